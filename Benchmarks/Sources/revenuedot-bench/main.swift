@@ -1,0 +1,114 @@
+// revenuedot-bench: the verification benchmark behind `make bench`.
+//
+//   revenuedot-bench generate --out DIR [--count N]
+//       makes a test chain and N signed notifications (outer + transaction + renewal info),
+//       writing DIR/root.pem and DIR/payloads.txt (one signedPayload per line)
+//   revenuedot-bench verify --root PEM --payloads FILE [--min-seconds S]
+//       verifies them on one core, with the chain cache off (cold) and warm, and prints JSON
+import AppStore
+import Foundation
+
+let bundleId = "com.example.app"
+let appAppleId: Int64 = 1234
+
+func argument(_ name: String, _ arguments: [String]) -> String? {
+    guard let index = arguments.firstIndex(of: "--\(name)"), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("revenuedot-bench: \(message)\n".utf8))
+    exit(2)
+}
+
+func json(_ object: [String: Any]) throws -> Data {
+    try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+}
+
+func generate(_ arguments: [String]) throws {
+    guard let out = argument("out", arguments) else { fail("generate needs --out DIR") }
+    let count = Int(argument("count", arguments) ?? "200") ?? 200
+    let chain = try TestChain()
+    try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    try chain.root.pem.write(toFile: "\(out)/root.pem", atomically: true, encoding: .utf8)
+    let now = Int64(Date().timeIntervalSince1970 * 1000)
+    var lines: [String] = []
+    for index in 0..<count {
+        let original = "20000000\(String(format: "%08d", index))"
+        let transaction: [String: Any] = [
+            "transactionId": "30000000\(String(format: "%08d", index))", "originalTransactionId": original,
+            "webOrderLineItemId": "40000000\(String(format: "%08d", index))", "bundleId": bundleId,
+            "productId": "pro.monthly", "subscriptionGroupIdentifier": "21000001", "purchaseDate": now - 1000,
+            "originalPurchaseDate": now - 86_400_000, "expiresDate": now + 30 * 86_400_000, "quantity": 1,
+            "type": "Auto-Renewable Subscription", "inAppOwnershipType": "PURCHASED", "signedDate": now,
+            "environment": "Sandbox", "transactionReason": "RENEWAL", "storefront": "USA", "storefrontId": "143441",
+            "price": 9990, "currency": "USD", "appTransactionId": "704289572311513457",
+            "appAccountToken": UUID().uuidString.lowercased(),
+        ]
+        let renewal: [String: Any] = [
+            "originalTransactionId": original, "productId": "pro.monthly", "autoRenewProductId": "pro.monthly",
+            "autoRenewStatus": 1, "signedDate": now, "environment": "Sandbox", "renewalDate": now + 30 * 86_400_000,
+            "recentSubscriptionStartDate": now - 86_400_000, "renewalPrice": 9990, "currency": "USD",
+            "appTransactionId": "704289572311513457",
+        ]
+        let notification: [String: Any] = [
+            "notificationType": "DID_RENEW", "notificationUUID": UUID().uuidString.lowercased(), "version": "2.0",
+            "signedDate": now,
+            "data": [
+                "appAppleId": appAppleId, "bundleId": bundleId, "bundleVersion": "42", "environment": "Sandbox",
+                "status": 1, "signedTransactionInfo": try chain.sign(payload: json(transaction)),
+                "signedRenewalInfo": try chain.sign(payload: json(renewal)),
+            ],
+        ]
+        lines.append(try chain.sign(payload: json(notification)))
+    }
+    try (lines.joined(separator: "\n") + "\n").write(toFile: "\(out)/payloads.txt", atomically: true, encoding: .utf8)
+}
+
+/// Verifies `payloads` over and over for at least `minSeconds`; returns notifications per second.
+func measure(_ verifier: SignedDataVerifier, _ payloads: [String], minSeconds: Double) -> (rate: Double, count: Int) {
+    let clock = ContinuousClock()
+    let start = clock.now
+    var count = 0
+    var elapsed = 0.0
+    repeat {
+        for payload in payloads {
+            do { _ = try verifier.verifyNotification(payload) } catch { fail("payload failed to verify: \(error)") }
+        }
+        count += payloads.count
+        let duration = clock.now - start
+        elapsed = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    } while elapsed < minSeconds
+    return (Double(count) / elapsed, count)
+}
+
+func verify(_ arguments: [String]) throws {
+    guard let rootPath = argument("root", arguments), let payloadPath = argument("payloads", arguments) else {
+        fail("verify needs --root PEM --payloads FILE")
+    }
+    let minSeconds = Double(argument("min-seconds", arguments) ?? "3") ?? 3
+    let roots = try Certificate.parsePEM(try String(contentsOfFile: rootPath, encoding: .utf8))
+    let payloads = try String(contentsOfFile: payloadPath, encoding: .utf8).split(separator: "\n").map(String.init)
+    let policy = VerificationPolicy(bundleId: bundleId, appAppleId: appAppleId, environments: [.sandbox])
+    let cold = try SignedDataVerifier(rootCertificates: roots, policy: policy, chainCache: nil)
+    let warm = try SignedDataVerifier(rootCertificates: roots, policy: policy)
+    _ = measure(warm, Array(payloads.prefix(1)), minSeconds: 0)  // prime the cache
+    let coldResult = measure(cold, payloads, minSeconds: minSeconds / 2)
+    let warmResult = measure(warm, payloads, minSeconds: minSeconds)
+    let result: [String: Any] = [
+        "cold_notifications_per_second": coldResult.rate.rounded(), "cold_notifications": coldResult.count,
+        "warm_notifications_per_second": warmResult.rate.rounded(), "warm_notifications": warmResult.count,
+    ]
+    FileHandle.standardOutput.write(try json(result) + Data("\n".utf8))
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    switch arguments.first {
+    case "generate": try generate(arguments)
+    case "verify": try verify(arguments)
+    default: fail("usage: revenuedot-bench generate --out DIR [--count N] | verify --root PEM --payloads FILE [--min-seconds S]")
+    }
+} catch {
+    fail("\(error)")
+}

@@ -1,0 +1,40 @@
+# RevenueDot: `make run` and `make test` are the two set-up commands (see README.md).
+SHELL := /bin/bash
+SWIFT ?= swift
+
+# C libraries the package links (system-library targets), and the tools to find them.
+BUILD_PACKAGES := pkg-config libssl-dev libsqlite3-dev libpq-dev libmicrohttpd-dev
+# `make bench` compares against `openssl speed` and Apple's Python library.
+BENCH_PACKAGES := $(BUILD_PACKAGES) openssl python3 python3-venv
+
+BENCH_DIR := .build/bench
+
+.PHONY: all deps build run test bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh $(BUILD_PACKAGES)
+
+## Release build; the binary is .build/release/revenuedot.
+build: deps
+	$(SWIFT) build -c release --product revenuedot
+
+## Installs what is missing, builds, and runs RevenueDot.
+run: build
+	.build/release/revenuedot verify --help
+
+## Installs what is missing, builds warning-free, and runs every test.
+test: deps
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	$(SWIFT) test --skip-build
+
+## Verification throughput against `openssl speed` and Apple's Python library, same run.
+bench: deps
+	@scripts/install-deps.sh $(BENCH_PACKAGES)
+	$(SWIFT) build -c release --product revenuedot-bench
+	$(SWIFT) build -c release --product revenuedot
+	Benchmarks/run.sh $(BENCH_DIR)
+
+clean:
+	rm -rf .build

@@ -1,0 +1,52 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "RevenueDot",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "revenuedot", targets: ["revenuedot"]),
+        .library(name: "AppStore", targets: ["AppStore"]),
+    ],
+    targets: [
+        // MARK: - C libraries from Debian, one system-library target each (module.modulemap + shim.h).
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CPostgres", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
+
+        // MARK: - RevenueDot modules
+        .target(
+            name: "AppStore",
+            dependencies: ["COpenSSL"],
+            resources: [.copy("Resources/AppleRootCA-G3.pem")]),
+        .target(
+            name: "RevenueDot",
+            dependencies: ["AppStore"]),
+        .executableTarget(
+            name: "revenuedot",
+            dependencies: ["RevenueDot"]),
+        .executableTarget(
+            name: "revenuedot-bench",
+            dependencies: ["AppStore"],
+            path: "Benchmarks/Sources/revenuedot-bench"),
+
+        // MARK: - Tests
+        .testTarget(
+            name: "AppStoreTests",
+            dependencies: ["AppStore"],
+            resources: [.copy("Resources")]),
+        .testTarget(
+            name: "PlatformTests",
+            dependencies: ["CSQLite", "CPostgres", "CMicroHTTPD", "COpenSSL"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,42 @@
+import COpenSSL
+import Foundation
+
+/// SHA-256 and HMAC-SHA256 from OpenSSL.
+public enum Digest {
+    /// The SHA-256 hash of `data`.
+    public static func sha256(_ data: some ContiguousBytes) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let ok = data.withUnsafeBytes { bytes in
+            EVP_Digest(bytes.baseAddress, bytes.count, &output, &length, EVP_sha256(), nil)
+        }
+        precondition(ok == 1, "EVP_Digest(SHA-256) cannot fail on valid input")
+        return Array(output.prefix(Int(length)))
+    }
+
+    /// The HMAC-SHA256 of `data` keyed by `key`.
+    public static func hmacSHA256(key: some ContiguousBytes, data: some ContiguousBytes) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let result = key.withUnsafeBytes { keyBytes in
+            data.withUnsafeBytes { dataBytes in
+                HMAC(
+                    EVP_sha256(), keyBytes.baseAddress, Int32(keyBytes.count),
+                    dataBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), dataBytes.count, &output, &length)
+            }
+        }
+        precondition(result != nil, "HMAC-SHA256 cannot fail on valid input")
+        return Array(output.prefix(Int(length)))
+    }
+
+    /// Lower-case hexadecimal text of bytes.
+    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}

@@ -1,0 +1,61 @@
+import COpenSSL
+
+/// A set of trusted root certificates that X.509 chains are verified against with OpenSSL.
+///
+/// Verification uses `X509_V_FLAG_X509_STRICT` (RFC 5280 checks such as key identifiers,
+/// critical basic constraints and named curves, as Apple's Python library does) at a given
+/// time. Only the roots given here are trust anchors; no partial chains are accepted.
+final class TrustStore: @unchecked Sendable {
+    /// The `X509_STORE *` this object owns; OpenSSL locks it internally for concurrent use.
+    private let handle: OpaquePointer
+    let roots: [Certificate]
+
+    init(roots: [Certificate]) throws(OpenSSLError) {
+        guard let store = X509_STORE_new() else { throw OpenSSLError("X509_STORE_new") }
+        handle = store
+        self.roots = roots
+        for root in roots {
+            try checkOne(X509_STORE_add_cert(store, root.handle), "X509_STORE_add_cert")
+        }
+    }
+
+    deinit { X509_STORE_free(handle) }
+
+    /// The result of a chain verification.
+    enum Outcome {
+        /// The chain is leaf → intermediate → `root`, valid at the time given.
+        case trusted(root: Certificate)
+        /// OpenSSL rejected the chain; the reason is OpenSSL's text.
+        case rejected(String)
+    }
+
+    /// Verifies that `leaf` chains through exactly `intermediate` to one of the roots, with
+    /// every certificate valid at `time` (seconds since 1970).
+    func verify(leaf: Certificate, intermediate: Certificate, at time: Int64) -> Outcome {
+        guard let context = X509_STORE_CTX_new(), let untrusted = COpenSSL_sk_X509_new_null() else {
+            return .rejected(OpenSSLError("X509_STORE_CTX_new").description)
+        }
+        defer {
+            COpenSSL_sk_X509_free(untrusted)
+            X509_STORE_CTX_free(context)
+        }
+        guard COpenSSL_sk_X509_push(untrusted, intermediate.handle) > 0,
+            X509_STORE_CTX_init(context, handle, leaf.handle, untrusted) == 1
+        else { return .rejected(OpenSSLError("X509_STORE_CTX_init").description) }
+        X509_STORE_CTX_set_flags(context, UInt(X509_V_FLAG_X509_STRICT))
+        X509_STORE_CTX_set_time(context, 0, time_t(time))
+
+        guard X509_verify_cert(context) == 1 else {
+            let code = X509_STORE_CTX_get_error(context)
+            ERR_clear_error()
+            return .rejected(String(cString: X509_verify_cert_error_string(Int(code))))
+        }
+        // The chain OpenSSL built must be exactly leaf, the given intermediate, and a root.
+        guard let chain = X509_STORE_CTX_get0_chain(context), COpenSSL_sk_X509_num(chain) == 3,
+            let built = COpenSSL_sk_X509_value(chain, 1), X509_cmp(built, intermediate.handle) == 0,
+            let anchor = COpenSSL_sk_X509_value(chain, 2),
+            let root = roots.first(where: { X509_cmp($0.handle, anchor) == 0 })
+        else { return .rejected("the chain is not leaf, intermediate and a configured root") }
+        return .trusted(root: root)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Synchronization
+
+/// Remembers certificate chains already verified, so a payload signed by a known chain costs
+/// one P-256 signature check instead of two P-384 certificate checks more.
+///
+/// Entries are keyed by the exact DER bytes of leaf and intermediate and belong to one trust
+/// set of trusted roots, so one cache may serve several verifiers. An entry answers only for effective times inside every
+/// certificate's validity window (leaf, intermediate and the root it chained to), judged as
+/// OpenSSL judges them, so a hit can never accept what a full check would reject. The cache
+/// is bounded; when full, the least recently used entry goes. Thread-safe.
+public final class ChainCache: Sendable {
+    struct Key: Hashable {
+        /// Identifies the set of trusted roots: a chain good for one set is unknown to another.
+        var anchors: String
+        var leaf: Data
+        var intermediate: Data
+    }
+
+    struct Entry {
+        /// The leaf's P-256 public key, which verifies the JWS signature.
+        var leafKey: ECPublicKey
+        /// The intersection of the three validity windows: `notBefore <= t < notAfter`.
+        var notBefore: Int64
+        var notAfter: Int64
+        var lastUse: UInt64
+    }
+
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        var clock: UInt64 = 0
+        var hits = 0
+        var misses = 0
+    }
+
+    /// The most entries kept.
+    public let capacity: Int
+    private let state = Mutex(State())
+
+    /// A cache holding at most `capacity` chains (Apple uses 32; a handful of chains are live).
+    public init(capacity: Int = 64) {
+        precondition(capacity > 0, "a chain cache needs room for one chain")
+        self.capacity = capacity
+    }
+
+    /// The leaf key of a verified chain valid at `time`, or nil.
+    func lookup(_ key: Key, at time: Int64) -> ECPublicKey? {
+        state.withLock { state in
+            state.clock += 1
+            guard var entry = state.entries[key], entry.notBefore <= time, time < entry.notAfter else {
+                state.misses += 1
+                return nil
+            }
+            entry.lastUse = state.clock
+            state.entries[key] = entry
+            state.hits += 1
+            return entry.leafKey
+        }
+    }
+
+    /// Records a chain that passed every check, valid inside `[notBefore, notAfter)`.
+    func insert(_ key: Key, leafKey: ECPublicKey, notBefore: Int64, notAfter: Int64) {
+        state.withLock { state in
+            state.clock += 1
+            if state.entries[key] == nil, state.entries.count >= capacity,
+                let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+            {
+                state.entries[oldest] = nil
+            }
+            state.entries[key] = Entry(leafKey: leafKey, notBefore: notBefore, notAfter: notAfter, lastUse: state.clock)
+        }
+    }
+
+    /// Forgets every chain.
+    public func removeAll() {
+        state.withLock { $0.entries.removeAll() }
+    }
+
+    /// How many chains are held, and how many lookups hit and missed so far.
+    public var statistics: (count: Int, hits: Int, misses: Int) {
+        state.withLock { ($0.entries.count, $0.hits, $0.misses) }
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+
+/// Decides whether App Store signed data is really from Apple, with Apple's semantics.
+///
+/// In order (as `apple/app-store-server-library-python` `SignedDataVerifier` does, offline):
+/// compact JWS; `alg` exactly ES256; `x5c` of exactly three certificates; leaf and
+/// intermediate base64 DER; leaf → intermediate → a configured root verified by OpenSSL with
+/// strict X.509 checks at the payload's `signedDate` (`x5c[2]` is never trusted); Apple's
+/// marker OIDs on leaf and intermediate; the ES256 signature with the leaf key; then the
+/// claims of the payload type against the `VerificationPolicy`.
+/// https://developer.apple.com/documentation/appstoreservernotifications/responsebodyv2
+public struct SignedDataVerifier: Sendable {
+    /// Marks a certificate App Store uses to sign receipts and transactions.
+    public static let leafMarkerOID = "1.2.840.113635.100.6.11.1"
+    /// Marks Apple's WWDR intermediate certificate authority.
+    public static let intermediateMarkerOID = "1.2.840.113635.100.6.2.1"
+
+    public let policy: VerificationPolicy
+    /// Shared by copies of this verifier; nil verifies every chain in full.
+    public let chainCache: ChainCache?
+    private let trustStore: TrustStore
+    /// SHA-256 over the roots' DER, naming this trust store in the shared chain cache.
+    private let anchors: String
+
+    /// A verifier trusting exactly `rootCertificates`.
+    ///
+    /// Production with a bundle ID check needs an app Apple ID, as Apple's libraries require.
+    public init(rootCertificates: [Certificate], policy: VerificationPolicy, chainCache: ChainCache? = ChainCache()) throws {
+        guard !rootCertificates.isEmpty else {
+            throw ConfigurationError("no root certificates: a verifier with no trust anchor accepts nothing")
+        }
+        if policy.bundleId != nil, policy.appAppleId == nil, policy.environments?.contains(.production) ?? false {
+            throw ConfigurationError("appAppleId is required when the environment is Production")
+        }
+        self.trustStore = try TrustStore(roots: rootCertificates)
+        self.anchors = Digest.hex(Digest.sha256(Data(rootCertificates.map { Digest.sha256($0.der) }.sorted { $0.lexicographicallyPrecedes($1) }.joined())))
+        self.policy = policy
+        self.chainCache = chainCache
+    }
+
+    /// The roots this verifier trusts.
+    public var rootCertificates: [Certificate] { trustStore.roots }
+
+    // MARK: - Typed entry points
+
+    /// Verifies a notification's `signedPayload` and the signed objects nested in it.
+    public func verifyNotification(_ signedPayload: String, now: Date = Date()) throws(VerificationError) -> VerifiedNotification {
+        let outer: VerifiedPayload<ResponseBodyV2DecodedPayload> = try verify(signedPayload, now: now)
+        var result = VerifiedNotification(notification: outer)
+        if let data = outer.payload.data {
+            if let signed = data.signedTransactionInfo {
+                result.transaction = try nested("data.signedTransactionInfo") { () throws(VerificationError) in try verify(signed, now: now) }
+            }
+            if let signed = data.signedRenewalInfo {
+                result.renewalInfo = try nested("data.signedRenewalInfo") { () throws(VerificationError) in try verify(signed, now: now) }
+            }
+        }
+        if let signed = outer.payload.appData?.signedAppTransactionInfo {
+            result.appTransaction = try nested("appData.signedAppTransactionInfo") { () throws(VerificationError) in try verify(signed, now: now) }
+        }
+        return result
+    }
+
+    /// Verifies a `signedTransactionInfo` or a StoreKit 2 `jwsRepresentation`.
+    public func verifyTransaction(_ signed: String, now: Date = Date()) throws(VerificationError) -> VerifiedPayload<JWSTransactionDecodedPayload> {
+        try verify(signed, now: now)
+    }
+
+    /// Verifies a `signedRenewalInfo`.
+    public func verifyRenewalInfo(_ signed: String, now: Date = Date()) throws(VerificationError) -> VerifiedPayload<JWSRenewalInfoDecodedPayload> {
+        try verify(signed, now: now)
+    }
+
+    /// Verifies a signed AppTransaction.
+    public func verifyAppTransaction(_ signed: String, now: Date = Date()) throws(VerificationError) -> VerifiedPayload<AppTransaction> {
+        try verify(signed, now: now)
+    }
+
+    private func nested<P>(_ location: String, _ body: () throws(VerificationError) -> P) throws(VerificationError) -> P {
+        do { return try body() } catch { throw error.at(location) }
+    }
+
+    // MARK: - The algorithm
+
+    /// Verifies one compact JWS whose payload is a `P`.
+    public func verify<P: SignedPayload>(_ text: String, as type: P.Type = P.self, now: Date = Date()) throws(VerificationError) -> VerifiedPayload<P> {
+        let jws = try CompactJWS(text)
+
+        // Xcode and LocalTesting data is not signed by the App Store; accepted only by choice.
+        if let environments = policy.environments, environments.contains(where: { !$0.isSignedByAppStore }) {
+            let payload: P = try decodePayload(jws.payload)
+            if policy.acceptsUnsigned(payload.claimedEnvironment) {
+                try payload.checkClaims(policy)
+                return VerifiedPayload(payload: payload, json: jws.payload, isSignedByAppStore: false)
+            }
+        }
+
+        let (leafDER, intermediateDER) = try certificates(of: jws)
+        let payload: P = try decodePayload(jws.payload)
+        let time = Self.seconds(payload.effectiveDate, now: now)
+        let leafKey = try verifiedLeafKey(leaf: leafDER, intermediate: intermediateDER, at: time)
+        guard leafKey.verify(rawSignature: jws.signature, message: Array(jws.signingInput.utf8)) else {
+            throw VerificationError(.verificationFailure, "the ES256 signature does not match the leaf certificate's key")
+        }
+        try payload.checkClaims(policy)
+        return VerifiedPayload(payload: payload, json: jws.payload, isSignedByAppStore: true)
+    }
+
+    /// The DER of `x5c[0]` and `x5c[1]` after the header checks.
+    private func certificates(of jws: CompactJWS) throws(VerificationError) -> (Data, Data) {
+        let header: JWSHeader
+        do {
+            header = try JSONDecoder().decode(JWSHeader.self, from: jws.header)
+        } catch {
+            throw VerificationError(.verificationFailure, "the JWS header is not a JSON object")
+        }
+        guard header.alg == "ES256" else {
+            throw VerificationError(.verificationFailure, "alg \(header.alg.map { "\"\($0)\"" } ?? "missing"), expected \"ES256\"")
+        }
+        let entries: [String?]
+        switch header.x5c {
+        case .missing: throw VerificationError(.verificationFailure, "the JWS header has no x5c")
+        case .notAnArray: throw VerificationError(.verificationFailure, "x5c is not an array")
+        case .entries(let list): entries = list
+        }
+        guard !entries.isEmpty else { throw VerificationError(.verificationFailure, "x5c is empty") }
+        guard entries.count == 3 else {
+            throw VerificationError(.invalidChainLength, "x5c holds \(entries.count) certificate(s), expected 3")
+        }
+        guard let leaf = entries[0].flatMap({ Base64.decode($0, alphabet: .standard) }) else {
+            throw VerificationError(.invalidCertificate, "x5c[0] is not base64")
+        }
+        guard let intermediate = entries[1].flatMap({ Base64.decode($0, alphabet: .standard) }) else {
+            throw VerificationError(.invalidCertificate, "x5c[1] is not base64")
+        }
+        return (leaf, intermediate)
+    }
+
+    /// The leaf's public key once the chain is known good at `time`, from the cache or in full.
+    private func verifiedLeafKey(leaf leafDER: Data, intermediate intermediateDER: Data, at time: Int64) throws(VerificationError) -> ECPublicKey {
+        let key = ChainCache.Key(anchors: anchors, leaf: leafDER, intermediate: intermediateDER)
+        if let cached = chainCache?.lookup(key, at: time) { return cached }
+
+        let leaf: Certificate
+        let intermediate: Certificate
+        do { leaf = try Certificate(der: leafDER) } catch {
+            throw VerificationError(.invalidCertificate, "x5c[0] is not a DER certificate: \(error.reason)")
+        }
+        do { intermediate = try Certificate(der: intermediateDER) } catch {
+            throw VerificationError(.invalidCertificate, "x5c[1] is not a DER certificate: \(error.reason)")
+        }
+        let root: Certificate
+        switch trustStore.verify(leaf: leaf, intermediate: intermediate, at: time) {
+        case .trusted(let anchor): root = anchor
+        case .rejected(let reason):
+            throw VerificationError(.verificationFailure, "certificate chain at \(Self.iso8601(time)): \(reason)")
+        }
+        guard leaf.hasExtension(oid: Self.leafMarkerOID) else {
+            throw VerificationError(.verificationFailure, "the leaf certificate lacks Apple's marker OID \(Self.leafMarkerOID)")
+        }
+        guard intermediate.hasExtension(oid: Self.intermediateMarkerOID) else {
+            throw VerificationError(.verificationFailure, "the intermediate certificate lacks Apple's marker OID \(Self.intermediateMarkerOID)")
+        }
+        let leafKey: ECPublicKey
+        do { leafKey = try leaf.publicKey() } catch {
+            throw VerificationError(.verificationFailure, "leaf key: \(error.reason)")
+        }
+        guard leafKey.curve == .p256 else {
+            throw VerificationError(.verificationFailure, "ES256 needs a P-256 leaf key, found \(leafKey.curve.rawValue)")
+        }
+        let certificates = [leaf, intermediate, root]
+        chainCache?.insert(
+            key, leafKey: leafKey,
+            notBefore: certificates.map(\.notBefore).max() ?? 0,
+            notAfter: certificates.map(\.notAfter).min() ?? 0)
+        return leafKey
+    }
+
+    private func decodePayload<P: SignedPayload>(_ json: Data) throws(VerificationError) -> P {
+        do {
+            return try JSONDecoder().decode(P.self, from: json)
+        } catch {
+            throw VerificationError(.verificationFailure, "the payload is not a valid \(P.payloadName): \(Self.describe(error))")
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Seconds since 1970 from Apple's milliseconds, rounded down; now when absent.
+    static func seconds(_ milliseconds: Int64?, now: Date) -> Int64 {
+        guard let milliseconds else { return Int64(now.timeIntervalSince1970.rounded(.down)) }
+        return milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+    }
+
+    static func iso8601(_ seconds: Int64) -> String {
+        Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+            DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        default:
+            return "\(error)"
+        }
+    }
+}
+
+/// A verifier configuration that cannot work, found before any payload is seen.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,34 @@
+/// Why a signed App Store payload was not accepted, named as Apple's libraries name it.
+///
+/// https://github.com/apple/app-store-server-library-python (`VerificationStatus`)
+public struct VerificationError: Error, Equatable, CustomStringConvertible, Sendable {
+    public enum Status: String, Sendable, CaseIterable {
+        /// The bundle ID or (in Production) the app Apple ID does not match the configuration.
+        case invalidAppIdentifier
+        /// The payload's environment is not one the configuration accepts.
+        case invalidEnvironment
+        /// `x5c` does not hold exactly three certificates.
+        case invalidChainLength
+        /// The leaf or intermediate certificate is not base64 DER.
+        case invalidCertificate
+        /// Anything else: malformed JWS, wrong algorithm, untrusted chain, missing marker OID,
+        /// expired certificate, bad signature.
+        case verificationFailure
+        /// A check that may pass later (online revocation checks); the caller should retry.
+        case retryableVerificationFailure
+    }
+
+    public var status: Status
+    /// What exactly failed, for logs and the reject log; never shown as a status.
+    public var detail: String
+
+    public init(_ status: Status, _ detail: String) {
+        self.status = status
+        self.detail = detail
+    }
+
+    public var description: String { "\(status.rawValue): \(detail)" }
+
+    /// The same error with a location prefixed to its detail (`data.signedTransactionInfo: ...`).
+    func at(_ location: String) -> VerificationError { VerificationError(status, "\(location): \(detail)") }
+}

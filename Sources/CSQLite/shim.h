@@ -1,0 +1,12 @@
+#ifndef CSQLITE_SHIM_H
+#define CSQLITE_SHIM_H
+
+#include <sqlite3.h>
+
+// SQLITE_TRANSIENT is a macro casting -1 to a destructor pointer, which Swift does not import.
+static inline sqlite3_destructor_type CSQLite_transient(void) { return SQLITE_TRANSIENT; }
+
+// sqlite3_config is variadic; this wrapper selects serialized threading mode.
+static inline int CSQLite_configSerialized(void) { return sqlite3_config(SQLITE_CONFIG_SERIALIZED); }
+
+#endif

@@ -1,0 +1,162 @@
+import AppStore
+import Dispatch
+import Foundation
+import Synchronization
+
+/// `revenuedot verify`: checks App Store signed data and prints its decoded payload.
+public struct VerifyCommand: Sendable {
+    public static let usage = """
+        usage: revenuedot verify [--root-cert PEM]... [--bundle-id ID] [--app-apple-id N]
+                                 [--environment Production|Sandbox|Xcode|LocalTesting]... [--lines] [FILE|-]
+
+        Verifies an App Store signed payload (notification, transaction, renewal info or app
+        transaction; or Apple's request body {"signedPayload": "..."}) against Apple Root CA - G3
+        and each --root-cert, and prints the decoded payload as JSON with nested signed objects
+        decoded (data.transactionInfo, data.renewalInfo).
+
+          --root-cert PEM     also trust the root certificate(s) in this PEM file (repeatable)
+          --bundle-id ID      require this bundle ID
+          --app-apple-id N    require this app Apple ID for Production payloads
+          --environment E     require this environment (repeatable); Xcode and LocalTesting
+                              data, which Apple does not sign, is accepted only when named here
+          --lines             the input holds one payload per line; print one JSON object per line
+          FILE                read from FILE; "-" or nothing reads standard input
+
+        Without --bundle-id and --environment only the signature and the chain are checked.
+        Exit 0 when everything verified; 1 with "verification failed: <status>: <detail>" on
+        standard error otherwise; 2 for a usage error.
+        """
+
+    let verifier: SignedDataVerifier
+    let lines: Bool
+    let input: String?
+
+    /// Parses the command's arguments and builds its verifier.
+    public init(arguments: [String]) throws {
+        let parsed = try ParsedArguments(
+            arguments, valueOptions: ["root-cert", "bundle-id", "app-apple-id", "environment", "config"],
+            flagOptions: ["lines", "help"])
+        guard parsed.positionals.count <= 1 else { throw UsageError("give at most one input file") }
+        input = parsed.positionals.first
+        lines = parsed.flags.contains("lines")
+
+        var roots = [try AppleRootCertificates.appleRootCAG3()]
+        for path in parsed.values("root-cert") {
+            let pem: String
+            do { pem = try String(contentsOfFile: path, encoding: .utf8) } catch {
+                throw UsageError("--root-cert \(path): cannot read the file")
+            }
+            do { roots += try Certificate.parsePEM(pem) } catch {
+                throw UsageError("--root-cert \(path): \(error)")
+            }
+        }
+        var appAppleId: Int64?
+        if let text = parsed.value("app-apple-id") {
+            guard let number = Int64(text) else { throw UsageError("--app-apple-id must be a number, not \"\(text)\"") }
+            appAppleId = number
+        }
+        var environments: Set<AppStoreEnvironment>?
+        let names = parsed.values("environment")
+        if !names.isEmpty {
+            environments = Set(try names.map { (name) throws(UsageError) -> AppStoreEnvironment in
+                let environment = AppStoreEnvironment(rawValue: name)
+                guard environment.isKnown else {
+                    throw UsageError("--environment must be Production, Sandbox, Xcode or LocalTesting, not \"\(name)\"")
+                }
+                return environment
+            })
+        }
+        let policy = VerificationPolicy(bundleId: parsed.value("bundle-id"), appAppleId: appAppleId, environments: environments)
+        do {
+            verifier = try SignedDataVerifier(rootCertificates: roots, policy: policy)
+        } catch let error as ConfigurationError {
+            throw UsageError(error.description)
+        }
+    }
+
+    /// Runs the command and returns the exit status.
+    public func run() -> Int32 {
+        let text: String
+        do { text = try readInput() } catch {
+            StandardStreams.error("revenuedot verify: \(error)\n")
+            return 2
+        }
+        return lines ? runLines(text) : runOne(text)
+    }
+
+    private func readInput() throws -> String {
+        let data: Data
+        if let input, input != "-" {
+            guard let contents = FileManager.default.contents(atPath: input) else {
+                throw UsageError("cannot read \(input)")
+            }
+            data = contents
+        } else {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private func runOne(_ text: String) -> Int32 {
+        do {
+            let verified = try verifier.verifyAny(text)
+            StandardStreams.out(try Self.render(verified, pretty: true) + "\n")
+            return 0
+        } catch let error as VerificationError {
+            StandardStreams.error("verification failed: \(error.status.rawValue): \(error.detail)\n")
+        } catch {
+            StandardStreams.error("verification failed: verificationFailure: \(error)\n")
+        }
+        return 1
+    }
+
+    /// Verifies every non-empty line, on every core, and prints the results in input order.
+    private func runLines(_ text: String) -> Int32 {
+        let inputs = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let outputs = Mutex([String?](repeating: nil, count: inputs.count))
+        let failures = Atomic<Int>(0)
+        let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let chunk = max(1, (inputs.count + workers - 1) / workers)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            let range = (worker * chunk)..<min(inputs.count, (worker + 1) * chunk)
+            guard !range.isEmpty else { return }
+            var results: [String?] = []
+            for index in range {
+                let line = inputs[index].trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !line.isEmpty else {
+                    results.append(nil)
+                    continue
+                }
+                do {
+                    results.append(try Self.render(try verifier.verifyAny(line), pretty: false))
+                } catch {
+                    failures.add(1, ordering: .relaxed)
+                    results.append(Self.renderFailure(error, line: index + 1))
+                }
+            }
+            outputs.withLock { $0.replaceSubrange(range, with: results) }
+        }
+        let rendered = outputs.withLock { $0 }.compactMap { $0 }
+        StandardStreams.out(rendered.map { $0 + "\n" }.joined())
+        let failed = failures.load(ordering: .relaxed)
+        if failed > 0 {
+            StandardStreams.error("verification failed: \(failed) of \(rendered.count) payload(s)\n")
+            return 1
+        }
+        return 0
+    }
+
+    static func render(_ verified: VerifiedSignedData, pretty: Bool) throws -> String {
+        var options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
+        if pretty { options.insert(.prettyPrinted) }
+        let data = try JSONSerialization.data(withJSONObject: try verified.decodedObject(), options: options)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func renderFailure(_ error: any Error, line: Int) -> String {
+        let failure = error as? VerificationError ?? VerificationError(.verificationFailure, "\(error)")
+        let object: [String: Any] = ["error": failure.status.rawValue, "detail": failure.detail, "line": line]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,4 @@
+import Foundation
+import RevenueDot
+
+exit(RevenueDotCLI.run(Array(CommandLine.arguments.dropFirst())))
