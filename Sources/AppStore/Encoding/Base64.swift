@@ -56,28 +56,50 @@ public enum Base64 {
             guard padding == 0 || padding == (4 - count % 4) % 4 else { return nil }
         }
         guard count % 4 != 1 else { return nil }
-        let table = alphabet == .standard ? standardTable : urlTable
         let outputCount = count / 4 * 3 + max(0, count % 4 - 1)
         var output = Data(count: outputCount)
-        let ok = output.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) -> Bool in
-            var accumulator: UInt32 = 0
-            var bits = 0
-            var written = 0
-            for index in 0..<count {
-                let value = table[Int(bytes[index])]
-                guard value != invalid else { return false }
-                accumulator = (accumulator << 6) | UInt32(value)
-                bits += 6
-                if bits >= 8 {
-                    bits -= 8
-                    out[written] = UInt8(truncatingIfNeeded: accumulator >> UInt32(bits))
-                    written += 1
-                }
+        let ok = (alphabet == .standard ? standardTable : urlTable).withUnsafeBufferPointer { table in
+            output.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) -> Bool in
+                decode(bytes, count: count, table: table, into: out)
             }
-            // Leftover bits must be zero: otherwise two texts would decode to the same bytes.
-            return accumulator & ((1 << UInt32(bits)) - 1) == 0
         }
         return ok ? output : nil
+    }
+
+    /// The inner loop: four symbols to three bytes at a time, then the tail.
+    private static func decode(
+        _ input: UnsafeRawBufferPointer, count: Int, table: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer
+    ) -> Bool {
+        var read = 0
+        var written = 0
+        var invalidSeen: UInt8 = 0
+        while read + 4 <= count {
+            let a = table[Int(input[read])]
+            let b = table[Int(input[read + 1])]
+            let c = table[Int(input[read + 2])]
+            let d = table[Int(input[read + 3])]
+            invalidSeen |= (a | b | c | d) & 0xC0
+            let chunk = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+            out[written] = UInt8(truncatingIfNeeded: chunk >> 16)
+            out[written + 1] = UInt8(truncatingIfNeeded: chunk >> 8)
+            out[written + 2] = UInt8(truncatingIfNeeded: chunk)
+            read += 4
+            written += 3
+        }
+        guard invalidSeen == 0 else { return false }
+        let rest = count - read
+        guard rest >= 2 else { return rest == 0 }
+        let a = table[Int(input[read])]
+        let b = table[Int(input[read + 1])]
+        let c = rest == 3 ? table[Int(input[read + 2])] : 0
+        guard (a | b | c) & 0xC0 == 0 else { return false }
+        out[written] = a << 2 | b >> 4
+        if rest == 3 {
+            out[written + 1] = b << 4 | c >> 2
+            // The unused low bits must be zero: otherwise two texts would decode to the same bytes.
+            return c & 0x03 == 0
+        }
+        return b & 0x0F == 0
     }
 
     /// Encodes bytes; `.url` omits padding as JWS requires.

@@ -45,18 +45,26 @@ public struct SignedDataVerifier: Sendable {
 
     /// Verifies a notification's `signedPayload` and the signed objects nested in it.
     public func verifyNotification(_ signedPayload: String, now: Date = Date()) throws(VerificationError) -> VerifiedNotification {
-        let outer: VerifiedPayload<ResponseBodyV2DecodedPayload> = try verify(signedPayload, now: now)
+        // The nested objects normally carry the outer header byte for byte: check it once.
+        var memo: CheckedHeader?
+        let outer: VerifiedPayload<ResponseBodyV2DecodedPayload> = try verify(signedPayload, now: now, memo: &memo)
         var result = VerifiedNotification(notification: outer)
         if let data = outer.payload.data {
             if let signed = data.signedTransactionInfo {
-                result.transaction = try nested("data.signedTransactionInfo") { () throws(VerificationError) in try verify(signed, now: now) }
+                result.transaction = try nested("data.signedTransactionInfo") { () throws(VerificationError) in
+                    try verify(signed, now: now, memo: &memo)
+                }
             }
             if let signed = data.signedRenewalInfo {
-                result.renewalInfo = try nested("data.signedRenewalInfo") { () throws(VerificationError) in try verify(signed, now: now) }
+                result.renewalInfo = try nested("data.signedRenewalInfo") { () throws(VerificationError) in
+                    try verify(signed, now: now, memo: &memo)
+                }
             }
         }
         if let signed = outer.payload.appData?.signedAppTransactionInfo {
-            result.appTransaction = try nested("appData.signedAppTransactionInfo") { () throws(VerificationError) in try verify(signed, now: now) }
+            result.appTransaction = try nested("appData.signedAppTransactionInfo") { () throws(VerificationError) in
+                try verify(signed, now: now, memo: &memo)
+            }
         }
         return result
     }
@@ -84,7 +92,19 @@ public struct SignedDataVerifier: Sendable {
 
     /// Verifies one compact JWS whose payload is a `P`.
     public func verify<P: SignedPayload>(_ text: String, as type: P.Type = P.self, now: Date = Date()) throws(VerificationError) -> VerifiedPayload<P> {
-        let jws = try CompactJWS(text)
+        var memo: CheckedHeader?
+        return try verify(text, now: now, memo: &memo)
+    }
+
+    /// A header segment that passed the header checks, with the DER of `x5c[0]` and `x5c[1]`.
+    struct CheckedHeader {
+        var segment: [UInt8]
+        var leaf: Data
+        var intermediate: Data
+    }
+
+    private func verify<P: SignedPayload>(_ text: String, now: Date, memo: inout CheckedHeader?) throws(VerificationError) -> VerifiedPayload<P> {
+        let jws = try CompactJWS(text, knownHeaderSegment: memo?.segment)
 
         // Xcode and LocalTesting data is not signed by the App Store; accepted only by choice.
         if let environments = policy.environments, environments.contains(where: { !$0.isSignedByAppStore }) {
@@ -95,11 +115,20 @@ public struct SignedDataVerifier: Sendable {
             }
         }
 
-        let (leafDER, intermediateDER) = try certificates(of: jws)
+        let leafDER: Data
+        let intermediateDER: Data
+        if let header = jws.header {
+            (leafDER, intermediateDER) = try certificates(in: header)
+            memo = CheckedHeader(segment: jws.headerSegment, leaf: leafDER, intermediate: intermediateDER)
+        } else if let memo {
+            (leafDER, intermediateDER) = (memo.leaf, memo.intermediate)
+        } else {
+            throw VerificationError(.verificationFailure, "the JWS header is missing")
+        }
         let payload: P = try decodePayload(jws.payload)
         let time = Self.seconds(payload.effectiveDate, now: now)
         let leafKey = try verifiedLeafKey(leaf: leafDER, intermediate: intermediateDER, at: time)
-        guard leafKey.verify(rawSignature: jws.signature, message: Array(jws.signingInput.utf8)) else {
+        guard jws.withSigningInput({ leafKey.verify(rawSignature: jws.signature, message: $0) }) else {
             throw VerificationError(.verificationFailure, "the ES256 signature does not match the leaf certificate's key")
         }
         try payload.checkClaims(policy)
@@ -107,10 +136,10 @@ public struct SignedDataVerifier: Sendable {
     }
 
     /// The DER of `x5c[0]` and `x5c[1]` after the header checks.
-    private func certificates(of jws: CompactJWS) throws(VerificationError) -> (Data, Data) {
+    private func certificates(in json: Data) throws(VerificationError) -> (Data, Data) {
         let header: JWSHeader
         do {
-            header = try JSONDecoder().decode(JWSHeader.self, from: jws.header)
+            header = try Self.decoder.decode(JWSHeader.self, from: json)
         } catch {
             throw VerificationError(.verificationFailure, "the JWS header is not a JSON object")
         }
@@ -178,13 +207,16 @@ public struct SignedDataVerifier: Sendable {
 
     private func decodePayload<P: SignedPayload>(_ json: Data) throws(VerificationError) -> P {
         do {
-            return try JSONDecoder().decode(P.self, from: json)
+            return try Self.decoder.decode(P.self, from: json)
         } catch {
             throw VerificationError(.verificationFailure, "the payload is not a valid \(P.payloadName): \(Self.describe(error))")
         }
     }
 
     // MARK: - Helpers
+
+    /// One decoder for every payload: it holds no per-call state.
+    private static let decoder = JSONDecoder()
 
     /// Seconds since 1970 from Apple's milliseconds, rounded down; now when absent.
     static func seconds(_ milliseconds: Int64?, now: Date) -> Int64 {
