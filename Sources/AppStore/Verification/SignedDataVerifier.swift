@@ -216,7 +216,7 @@ public struct SignedDataVerifier: Sendable {
     // MARK: - Helpers
 
     /// One decoder for every payload: it holds no per-call state.
-    private static let decoder = JSONDecoder()
+    static let decoder = JSONDecoder()
 
     /// Seconds since 1970 from Apple's milliseconds, rounded down; now when absent.
     static func seconds(_ milliseconds: Int64?, now: Date) -> Int64 {

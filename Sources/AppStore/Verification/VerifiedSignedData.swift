@@ -11,38 +11,31 @@ public enum VerifiedSignedData: Sendable {
     /// by their decoded payloads: `data.signedTransactionInfo` → `data.transactionInfo`,
     /// `data.signedRenewalInfo` → `data.renewalInfo`,
     /// `appData.signedAppTransactionInfo` → `appData.appTransactionInfo`.
-    public func decodedObject() throws -> [String: Any] {
+    public func decodedJSON() throws -> JSONValue {
         switch self {
-        case .transaction(let verified): return try Self.object(verified.json)
-        case .renewalInfo(let verified): return try Self.object(verified.json)
-        case .appTransaction(let verified): return try Self.object(verified.json)
+        case .transaction(let verified): return try JSONValue(parsing: verified.json)
+        case .renewalInfo(let verified): return try JSONValue(parsing: verified.json)
+        case .appTransaction(let verified): return try JSONValue(parsing: verified.json)
         case .notification(let verified):
-            var object = try Self.object(verified.notification.json)
-            if var data = object["data"] as? [String: Any] {
+            var object = try JSONValue(parsing: verified.notification.json)
+            if var data = object["data"] {
                 if let transaction = verified.transaction {
                     data["signedTransactionInfo"] = nil
-                    data["transactionInfo"] = try Self.object(transaction.json)
+                    data["transactionInfo"] = try JSONValue(parsing: transaction.json)
                 }
                 if let renewalInfo = verified.renewalInfo {
                     data["signedRenewalInfo"] = nil
-                    data["renewalInfo"] = try Self.object(renewalInfo.json)
+                    data["renewalInfo"] = try JSONValue(parsing: renewalInfo.json)
                 }
                 object["data"] = data
             }
-            if var appData = object["appData"] as? [String: Any], let appTransaction = verified.appTransaction {
+            if var appData = object["appData"], let appTransaction = verified.appTransaction {
                 appData["signedAppTransactionInfo"] = nil
-                appData["appTransactionInfo"] = try Self.object(appTransaction.json)
+                appData["appTransactionInfo"] = try JSONValue(parsing: appTransaction.json)
                 object["appData"] = appData
             }
             return object
         }
-    }
-
-    private static func object(_ json: Data) throws -> [String: Any] {
-        guard let object = try JSONSerialization.jsonObject(with: json) as? [String: Any] else {
-            throw VerificationError(.verificationFailure, "the payload is not a JSON object")
-        }
-        return object
     }
 }
 
@@ -66,7 +59,7 @@ extension SignedDataVerifier {
 
     /// The JWS inside `{"signedPayload": "..."}`, or the text itself, trimmed.
     public static func unwrapRequestBody(_ text: String) throws(VerificationError) -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = trimmingASCIIWhitespace(text)
         guard trimmed.hasPrefix("{") else { return trimmed }
         struct Body: Decodable { var signedPayload: String }
         do {
@@ -79,15 +72,48 @@ extension SignedDataVerifier {
     /// Which kind of payload an (unverified) JWS carries.
     public static func kind(of jws: String) throws(VerificationError) -> PayloadKind {
         let parsed = try CompactJWS(jws)
-        guard let object = try? JSONSerialization.jsonObject(with: parsed.payload) as? [String: Any] else {
+        guard let probe = try? decoder.decode(KindProbe.self, from: parsed.payload) else {
             throw VerificationError(.verificationFailure, "the payload is not a JSON object")
         }
-        if object["notificationType"] != nil { return .notification }
-        if object["receiptType"] != nil { return .appTransaction }
-        if object["transactionId"] != nil { return .transaction }
-        if object["autoRenewStatus"] != nil || object["autoRenewProductId"] != nil || object["renewalDate"] != nil {
-            return .renewalInfo
+        guard let kind = probe.kind else {
+            throw VerificationError(
+                .verificationFailure, "the payload is not a notification, transaction, renewal info or app transaction")
         }
-        throw VerificationError(.verificationFailure, "the payload is not a notification, transaction, renewal info or app transaction")
+        return kind
+    }
+
+    /// Tells payload kinds apart by which members are present.
+    private struct KindProbe: Decodable {
+        var kind: PayloadKind?
+
+        private enum Keys: String, CodingKey {
+            case notificationType, receiptType, transactionId, autoRenewStatus, autoRenewProductId, renewalDate
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Keys.self)
+            if container.contains(.notificationType) {
+                kind = .notification
+            } else if container.contains(.receiptType) {
+                kind = .appTransaction
+            } else if container.contains(.transactionId) {
+                kind = .transaction
+            } else if container.contains(.autoRenewStatus) || container.contains(.autoRenewProductId)
+                || container.contains(.renewalDate)
+            {
+                kind = .renewalInfo
+            }
+        }
+    }
+
+    /// `text` without leading and trailing spaces, tabs and line breaks.
+    static func trimmingASCIIWhitespace(_ text: String) -> String {
+        let utf8 = text.utf8
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        guard let first = utf8.firstIndex(where: { !isSpace($0) }), let last = utf8.lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        if first == utf8.startIndex, last == utf8.index(before: utf8.endIndex) { return text }
+        return String(text[first...last])
     }
 }

@@ -76,15 +76,15 @@ public struct VerifyCommand: Sendable {
 
     /// Runs the command and returns the exit status.
     public func run() -> Int32 {
-        let text: String
-        do { text = try readInput() } catch {
+        let data: Data
+        do { data = try readInput() } catch {
             StandardStreams.error("revenuedot verify: \(error)\n")
             return 2
         }
-        return lines ? runLines(text) : runOne(text)
+        return lines ? runLines(data) : runOne(String(decoding: data, as: UTF8.self))
     }
 
-    private func readInput() throws -> String {
+    private func readInput() throws -> Data {
         let data: Data
         if let input, input != "-" {
             guard let contents = FileManager.default.contents(atPath: input) else {
@@ -94,7 +94,7 @@ public struct VerifyCommand: Sendable {
         } else {
             data = FileHandle.standardInput.readDataToEndOfFile()
         }
-        return String(decoding: data, as: UTF8.self)
+        return data
     }
 
     private func runOne(_ text: String) -> Int32 {
@@ -111,8 +111,8 @@ public struct VerifyCommand: Sendable {
     }
 
     /// Verifies every non-empty line, on every core, and prints the results in input order.
-    private func runLines(_ text: String) -> Int32 {
-        let inputs = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    private func runLines(_ data: Data) -> Int32 {
+        let inputs = Self.lines(of: data)
         let outputs = Mutex([String?](repeating: nil, count: inputs.count))
         let failures = Atomic<Int>(0)
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -122,8 +122,8 @@ public struct VerifyCommand: Sendable {
             guard !range.isEmpty else { return }
             var results: [String?] = []
             for index in range {
-                let line = inputs[index].trimmingCharacters(in: .whitespacesAndNewlines)
-                guard !line.isEmpty else {
+                let line = inputs[index]
+                guard line.utf8.contains(where: { $0 > 0x20 }) else {
                     results.append(nil)
                     continue
                 }
@@ -146,17 +146,31 @@ public struct VerifyCommand: Sendable {
         return 0
     }
 
+    /// The lines of `data`, split at every line feed.
+    static func lines(of data: Data) -> [String] {
+        data.withUnsafeBytes { buffer -> [String] in
+            guard let base = buffer.baseAddress else { return [] }
+            var lines: [String] = []
+            var start = 0
+            while start <= buffer.count {
+                let end = memchr(base + start, Int32(UInt8(ascii: "\n")), buffer.count - start).map { UnsafeRawPointer($0) - base }
+                    ?? buffer.count
+                lines.append(String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self))
+                start = end + 1
+            }
+            return lines
+        }
+    }
+
     static func render(_ verified: VerifiedSignedData, pretty: Bool) throws -> String {
-        var options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
-        if pretty { options.insert(.prettyPrinted) }
-        let data = try JSONSerialization.data(withJSONObject: try verified.decodedObject(), options: options)
-        return String(decoding: data, as: UTF8.self)
+        try verified.decodedJSON().serialized(pretty: pretty)
     }
 
     static func renderFailure(_ error: any Error, line: Int) -> String {
         let failure = error as? VerificationError ?? VerificationError(.verificationFailure, "\(error)")
-        let object: [String: Any] = ["error": failure.status.rawValue, "detail": failure.detail, "line": line]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        let object = JSONValue.object([
+            "error": .string(failure.status.rawValue), "detail": .string(failure.detail), "line": .integer(Int64(line)),
+        ])
+        return object.serialized()
     }
 }

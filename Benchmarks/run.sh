@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# `make bench`: notification verification throughput on one core, reported as ratios against
+# baselines measured in this same run:
+#   - the raw OpenSSL P-256 verify rate (`openssl speed ecdsap256`), whose third is the ceiling
+#     for a notification (outer JWS + transaction + renewal info = 3 ES256 verifies);
+#   - Apple's official Python library (app-store-server-library, pinned in python/requirements.txt)
+#     verifying the same payloads.
+# Usage: Benchmarks/run.sh WORK_DIR   (expects release builds of revenuedot-bench and revenuedot)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work="${1:-.build/bench}"
+seconds="${BENCH_SECONDS:-5}"
+count="${BENCH_COUNT:-200}"
+bench=.build/release/revenuedot-bench
+mkdir -p "$work"
+
+echo "== generating $count signed notifications over a fresh test chain" >&2
+"$bench" generate --out "$work" --count "$count"
+
+echo "== RevenueDot verifier, one core (cold = no chain cache, warm = cache primed)" >&2
+ours=$(taskset -c 0 "$bench" verify --root "$work/root.pem" --payloads "$work/payloads.txt" --min-seconds "$seconds")
+echo "$ours" >&2
+
+echo "== openssl speed ecdsap256, one core" >&2
+speed=$(taskset -c 0 openssl speed -seconds "$seconds" ecdsap256 2>/dev/null | awk '/nistp256/ {print $NF}')
+echo "P-256 verify/s: $speed" >&2
+
+echo "== Apple's Python library (app-store-server-library), one core" >&2
+Benchmarks/python/make_venv.sh "$work/venv" >&2
+apple=$(taskset -c 0 "$work/venv/bin/python" Benchmarks/python/apple_verify_bench.py --root "$work/root.pem" \
+    --bundle-id com.example.app --app-apple-id 1234 --environment Sandbox \
+    --payloads "$work/payloads.txt" --min-seconds "$seconds")
+echo "$apple" >&2
+
+echo "== revenuedot verify --lines, both cores (end to end: read, verify, print JSON)" >&2
+lines=$( { for _ in 1 2 3 4 5 6 7 8 9 10; do cat "$work/payloads.txt"; done; } > "$work/lines.txt"; \
+    start=$(date +%s.%N); .build/release/revenuedot verify --root-cert "$work/root.pem" --bundle-id com.example.app \
+    --environment Sandbox --lines "$work/lines.txt" > /dev/null; end=$(date +%s.%N); \
+    echo "$(wc -l < "$work/lines.txt") $start $end" | awk '{printf "%.0f", $1 / ($3 - $2)}')
+echo "notifications/s: $lines" >&2
+
+python3 - "$ours" "$speed" "$apple" "$lines" <<'PY'
+import json, sys
+ours, speed, apple, lines = json.loads(sys.argv[1]), float(sys.argv[2]), json.loads(sys.argv[3]), float(sys.argv[4])
+warm, cold = ours["warm_notifications_per_second"], ours["cold_notifications_per_second"]
+ceiling = speed / 3
+python = apple["notifications_per_second"]
+rows = [
+    ("OpenSSL P-256 verify/s (openssl speed)", f"{speed:,.0f}", ""),
+    ("  ceiling: 3 verifies per notification", f"{ceiling:,.0f}", "1.00"),
+    ("Apple Python library, notifications/s", f"{python:,.1f}", ""),
+    ("RevenueDot cold (no chain cache)", f"{cold:,.0f}", f"{cold / python:.1f}x Python"),
+    ("RevenueDot warm (chain cached)", f"{warm:,.0f}", f"{warm / ceiling:.0%} of ceiling, {warm / python:.1f}x Python"),
+    ("revenuedot verify --lines, 2 cores", f"{lines:,.0f}", f"{lines / python:.1f}x Python (1 core)"),
+]
+print("\nVerification benchmark (notification = outer JWS + transaction + renewal info)")
+for name, value, ratio in rows:
+    print(f"  {name:<42} {value:>10}   {ratio}")
+goals = [("warm >= 2,000/s", warm >= 2000), ("warm >= 60% of OpenSSL ceiling", warm >= 0.6 * ceiling),
+         ("warm >= 40x Apple's Python library", warm >= 40 * python)]
+print("Goals: " + ", ".join(f"{name}: {'met' if ok else 'NOT met'}" for name, ok in goals))
+PY

@@ -1,0 +1,227 @@
+import Foundation
+
+/// A strict RFC 8259 JSON parser into `JSONValue`.
+///
+/// Used where every member of a payload must be kept and `JSONDecoder`'s generic machinery is
+/// too slow (printing verified payloads). Rejects trailing commas, comments, leading zeros,
+/// lone surrogates, control characters in strings, trailing text and nesting past 512 levels.
+struct JSONParser {
+    struct Failure: Error, CustomStringConvertible {
+        var offset: Int
+        var reason: String
+        var description: String { "invalid JSON at byte \(offset): \(reason)" }
+    }
+
+    private let bytes: UnsafeRawBufferPointer
+    private var index = 0
+    private var depth = 0
+
+    static func parse(_ data: Data) throws -> JSONValue {
+        try data.withUnsafeBytes { buffer in
+            var parser = JSONParser(bytes: buffer)
+            parser.skipWhitespace()
+            let value = try parser.value()
+            parser.skipWhitespace()
+            guard parser.index == buffer.count else { throw parser.failure("text after the value") }
+            return value
+        }
+    }
+
+    private init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    private func failure(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
+
+    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func skipWhitespace() {
+        while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+    }
+
+    private mutating func expect(_ literal: StaticString) throws {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= bytes.count,
+            memcmp(bytes.baseAddress! + index, literal.utf8Start, count) == 0
+        else { throw failure("expected \(literal)") }
+        index += count
+    }
+
+    private mutating func value() throws -> JSONValue {
+        guard let byte = current else { throw failure("unexpected end") }
+        switch byte {
+        case UInt8(ascii: "{"): return try object()
+        case UInt8(ascii: "["): return try array()
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"):
+            try expect("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expect("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expect("null")
+            return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        default: throw failure("unexpected character")
+        }
+    }
+
+    private mutating func enter() throws {
+        depth += 1
+        guard depth <= 512 else { throw failure("nested too deeply") }
+    }
+
+    private mutating func object() throws -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw failure("expected a member name") }
+            let key = try string()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw failure("expected ':'") }
+            index += 1
+            skipWhitespace()
+            members[key] = try value()
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                return .object(members)
+            default: throw failure("expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func array() throws -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try value())
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                return .array(elements)
+            default: throw failure("expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func string() throws -> String {
+        index += 1
+        let start = index
+        // Fast path: no escapes.
+        while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 { index += 1 }
+        if current == UInt8(ascii: "\"") {
+            let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            index += 1
+            return text
+        }
+        var output = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+        while true {
+            guard let byte = current else { throw failure("unterminated string") }
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""): return String(decoding: output, as: UTF8.self)
+            case UInt8(ascii: "\\"): try escape(into: &output)
+            case 0..<0x20: throw failure("control character in a string")
+            default: output.append(byte)
+            }
+        }
+    }
+
+    private mutating func escape(into output: inout [UInt8]) throws {
+        guard let byte = current else { throw failure("unterminated escape") }
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(byte)
+        case UInt8(ascii: "b"): output.append(0x08)
+        case UInt8(ascii: "f"): output.append(0x0C)
+        case UInt8(ascii: "n"): output.append(0x0A)
+        case UInt8(ascii: "r"): output.append(0x0D)
+        case UInt8(ascii: "t"): output.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = UInt32(try hex4())
+            if (0xD800..<0xDC00).contains(scalar) {
+                try expect("\\u")
+                let low = UInt32(try hex4())
+                guard (0xDC00..<0xE000).contains(low) else { throw failure("lone surrogate") }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw failure("lone surrogate") }
+            output.append(contentsOf: String(Character(unicode)).utf8)
+        default: throw failure("invalid escape")
+        }
+    }
+
+    private mutating func hex4() throws -> UInt16 {
+        guard index + 4 <= bytes.count else { throw failure("short \\u escape") }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw failure("bad \\u escape")
+            }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func number() throws -> JSONValue {
+        let start = index
+        if current == UInt8(ascii: "-") { index += 1 }
+        guard let first = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            throw failure("expected a digit")
+        }
+        index += 1
+        if first != UInt8(ascii: "0") { skipDigits() }
+        var integral = true
+        if current == UInt8(ascii: ".") {
+            integral = false
+            index += 1
+            guard try digitFollows() else { throw failure("expected a digit after '.'") }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            integral = false
+            index += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+            guard try digitFollows() else { throw failure("expected a digit in the exponent") }
+        }
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if integral, let value = Int64(text) { return .integer(value) }
+        guard let value = Double(text) else { throw failure("number out of range") }
+        return .number(value)
+    }
+
+    private mutating func digitFollows() throws -> Bool {
+        guard let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return false }
+        skipDigits()
+        return true
+    }
+
+    private mutating func skipDigits() {
+        while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { index += 1 }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+/// Any JSON value, for payloads whose every member must survive (unknown fields included) and
+/// for output with a stable member order.
+///
+/// Parsed and written by hand: `JSONDecoder`'s generic machinery is slow for untyped values,
+/// and `JSONSerialization` sorts keys by locale. Members are written sorted by their UTF-8
+/// bytes, which is deterministic.
+public enum JSONValue: Hashable, Sendable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// Parses JSON text.
+    public init(parsing data: Data) throws {
+        self = try JSONParser.parse(data)
+    }
+
+    /// The member `key` of an object, or nil.
+    public subscript(key: String) -> JSONValue? {
+        get {
+            guard case .object(let members) = self else { return nil }
+            return members[key]
+        }
+        set {
+            guard case .object(var members) = self else { return }
+            members[key] = newValue
+            self = .object(members)
+        }
+    }
+
+    /// The string value, or nil.
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// JSON text: compact on one line, or indented by two spaces per level.
+    public func serialized(pretty: Bool = false) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(1024)
+        write(into: &output, pretty: pretty, depth: 0)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private func write(into output: inout [UInt8], pretty: Bool, depth: Int) {
+        switch self {
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .integer(let value): output.append(contentsOf: String(value).utf8)
+        case .number(let value):
+            output.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
+        case .string(let value): Self.writeString(value, into: &output)
+        case .array(let elements):
+            writeContainer(
+                open: UInt8(ascii: "["), close: UInt8(ascii: "]"), count: elements.count, into: &output, pretty: pretty,
+                depth: depth
+            ) { index, output in
+                elements[index].write(into: &output, pretty: pretty, depth: depth + 1)
+            }
+        case .object(let members):
+            let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            writeContainer(
+                open: UInt8(ascii: "{"), close: UInt8(ascii: "}"), count: keys.count, into: &output, pretty: pretty,
+                depth: depth
+            ) { index, output in
+                Self.writeString(keys[index], into: &output)
+                output.append(contentsOf: pretty ? Array(": ".utf8) : [UInt8(ascii: ":")])
+                members[keys[index]]!.write(into: &output, pretty: pretty, depth: depth + 1)
+            }
+        }
+    }
+
+    private func writeContainer(
+        open: UInt8, close: UInt8, count: Int, into output: inout [UInt8], pretty: Bool, depth: Int,
+        element: (Int, inout [UInt8]) -> Void
+    ) {
+        output.append(open)
+        for index in 0..<count {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            if pretty { Self.newline(into: &output, depth: depth + 1) }
+            element(index, &output)
+        }
+        if pretty, count > 0 { Self.newline(into: &output, depth: depth) }
+        output.append(close)
+    }
+
+    private static func newline(into output: inout [UInt8], depth: Int) {
+        output.append(UInt8(ascii: "\n"))
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private static func writeString(_ value: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
+            case UInt8(ascii: "\n"): output.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): output.append(contentsOf: #"\r"#.utf8)
+            case UInt8(ascii: "\t"): output.append(contentsOf: #"\t"#.utf8)
+            case 0..<0x20:
+                output.append(contentsOf: #"\u00"#.utf8)
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0x0F)])
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}
+
+extension JSONValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        if var array = try? decoder.unkeyedContainer() {
+            var elements: [JSONValue] = []
+            while !array.isAtEnd { elements.append(try array.decode(JSONValue.self)) }
+            self = .array(elements)
+            return
+        }
+        if let object = try? decoder.container(keyedBy: AnyKey.self) {
+            var members: [String: JSONValue] = [:]
+            for key in object.allKeys { members[key.stringValue] = try object.decode(JSONValue.self, forKey: key) }
+            self = .object(members)
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() {
+            self = .null
+        } else if let value = try? single.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? single.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? single.decode(Double.self) {
+            self = .number(value)
+        } else {
+            self = .string(try single.decode(String.self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var single = encoder.singleValueContainer()
+        switch self {
+        case .null: try single.encodeNil()
+        case .bool(let value): try single.encode(value)
+        case .integer(let value): try single.encode(value)
+        case .number(let value): try single.encode(value)
+        case .string(let value): try single.encode(value)
+        case .array(let elements): try single.encode(elements)
+        case .object(let members): try single.encode(members)
+        }
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
