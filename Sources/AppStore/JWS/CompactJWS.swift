@@ -2,28 +2,26 @@ import Foundation
 
 /// A JWS in compact serialization (RFC 7515 §7.1), split and base64url-checked but not verified.
 ///
-/// The header segment is kept as its raw bytes: a notification and the transaction and renewal
-/// info nested in it carry byte-identical headers (the same `x5c`), so the verifier parses
-/// such a header once.
+/// The header segment is kept as its raw bytes and decoded only on request: App Store signs
+/// every payload of a period with one chain, so headers repeat byte for byte (a notification
+/// and the transaction and renewal info nested in it always share one), and the verifier
+/// checks a repeated header once.
 struct CompactJWS {
     /// The whole JWS text; its first two segments are the bytes the signature covers.
     private let text: String
     /// The UTF-8 length of `BASE64URL(header) '.' BASE64URL(payload)`.
     private let signingInputLength: Int
-    /// The header segment, still base64url (already checked to decode).
+    /// The header segment, still base64url.
     let headerSegment: [UInt8]
-    /// The decoded header; nil when the segment equals the `knownHeaderSegment` given.
-    let header: Data?
     let payload: Data
     let signature: Data
 
     /// Splits `text` into its three segments; anything else is `verificationFailure`.
-    /// A header segment byte-identical to `knownHeaderSegment` (already checked) is not decoded.
-    init(_ text: String, knownHeaderSegment: [UInt8]? = nil) throws(VerificationError) {
+    init(_ text: String) throws(VerificationError) {
         var text = text
         text.makeContiguousUTF8()
         let parsed = text.utf8.withContiguousStorageIfAvailable {
-            Self.split(UnsafeRawBufferPointer($0), knownHeaderSegment: knownHeaderSegment)
+            Self.split(UnsafeRawBufferPointer($0))
         }
         guard let parsed else { throw VerificationError(.verificationFailure, "not a compact JWS") }
         switch parsed {
@@ -32,7 +30,6 @@ struct CompactJWS {
             self.text = text
             signingInputLength = parts.signingInputLength
             headerSegment = parts.headerSegment
-            header = parts.header
             payload = parts.payload
             signature = parts.signature
         }
@@ -48,13 +45,12 @@ struct CompactJWS {
     private struct Parts {
         var signingInputLength: Int
         var headerSegment: [UInt8]
-        var header: Data?
         var payload: Data
         var signature: Data
     }
 
     private static func split(
-        _ bytes: UnsafeRawBufferPointer, knownHeaderSegment: [UInt8]?
+        _ bytes: UnsafeRawBufferPointer
     ) -> Result<Parts, VerificationError> {
         var dots: [Int] = []
         var from = 0
@@ -75,20 +71,22 @@ struct CompactJWS {
             return .failure(VerificationError(.verificationFailure, "not a compact JWS: the \(name) segment is empty"))
         }
         let headerSegment = Array(UnsafeRawBufferPointer(rebasing: bytes[ranges[0]]))
-        var decoded: [Data?] = []
-        for (range, name) in zip(ranges, names) {
-            if range == ranges[0], knownHeaderSegment == headerSegment {
-                decoded.append(nil)
-                continue
-            }
+        var decoded: [Data] = []
+        for (range, name) in zip(ranges, names).dropFirst() {
             guard let segment = Base64.decode(UnsafeRawBufferPointer(rebasing: bytes[range]), alphabet: .url) else {
                 return .failure(VerificationError(.verificationFailure, "JWS \(name) is not base64url"))
             }
             decoded.append(segment)
         }
         return .success(
-            Parts(
-                signingInputLength: dots[1], headerSegment: headerSegment, header: decoded[0], payload: decoded[1]!,
-                signature: decoded[2]!))
+            Parts(signingInputLength: dots[1], headerSegment: headerSegment, payload: decoded[0], signature: decoded[1]))
+    }
+
+    /// The decoded header segment.
+    func header() throws(VerificationError) -> Data {
+        guard let header = headerSegment.withUnsafeBytes({ Base64.decode($0, alphabet: .url) }) else {
+            throw VerificationError(.verificationFailure, "JWS header is not base64url")
+        }
+        return header
     }
 }

@@ -15,6 +15,15 @@ public final class ChainCache: Sendable {
         var anchors: String
         var leaf: Data
         var intermediate: Data
+
+        /// Buckets by the certificates' last bytes (their signatures, unique per certificate);
+        /// equality still compares every byte of both certificates and the anchors.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(leaf.count)
+            hasher.combine(intermediate.count)
+            leaf.suffix(32).withUnsafeBytes { hasher.combine(bytes: $0) }
+            intermediate.suffix(16).withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 
     struct Entry {
@@ -28,6 +37,7 @@ public final class ChainCache: Sendable {
 
     private struct State {
         var entries: [Key: Entry] = [:]
+        var lastHeader: SignedDataVerifier.CheckedHeader?
         var clock: UInt64 = 0
         var hits = 0
         var misses = 0
@@ -71,9 +81,29 @@ public final class ChainCache: Sendable {
         }
     }
 
+    /// The checked header last seen, if `segment` is byte-identical to it.
+    ///
+    /// Header checks (alg, x5c, base64 DER) depend on the header bytes alone, not on time or
+    /// roots, so an identical header needs no second check; App Store reuses one header for
+    /// every payload signed by one chain.
+    func checkedHeader(_ segment: [UInt8]) -> SignedDataVerifier.CheckedHeader? {
+        state.withLock { state in
+            guard let last = state.lastHeader, last.matches(segment) else { return nil }
+            return last
+        }
+    }
+
+    /// Remembers a header that passed the header checks.
+    func rememberHeader(_ header: SignedDataVerifier.CheckedHeader) {
+        state.withLock { $0.lastHeader = header }
+    }
+
     /// Forgets every chain.
     public func removeAll() {
-        state.withLock { $0.entries.removeAll() }
+        state.withLock {
+            $0.entries.removeAll()
+            $0.lastHeader = nil
+        }
     }
 
     /// How many chains are held, and how many lookups hit and missed so far.

@@ -101,10 +101,18 @@ public struct SignedDataVerifier: Sendable {
         var segment: [UInt8]
         var leaf: Data
         var intermediate: Data
+
+        /// Whether `other` is byte-identical to this header's segment.
+        func matches(_ other: [UInt8]) -> Bool {
+            segment.count == other.count && !segment.isEmpty
+                && segment.withUnsafeBytes { mine in
+                    other.withUnsafeBytes { theirs in memcmp(mine.baseAddress!, theirs.baseAddress!, mine.count) == 0 }
+                }
+        }
     }
 
     private func verify<P: SignedPayload>(_ text: String, now: Date, memo: inout CheckedHeader?) throws(VerificationError) -> VerifiedPayload<P> {
-        let jws = try CompactJWS(text, knownHeaderSegment: memo?.segment)
+        let jws = try CompactJWS(text)
 
         // Xcode and LocalTesting data is not signed by the App Store; accepted only by choice.
         if let environments = policy.environments, environments.contains(where: { !$0.isSignedByAppStore }) {
@@ -115,24 +123,29 @@ public struct SignedDataVerifier: Sendable {
             }
         }
 
-        let leafDER: Data
-        let intermediateDER: Data
-        if let header = jws.header {
-            (leafDER, intermediateDER) = try certificates(in: header)
-            memo = CheckedHeader(segment: jws.headerSegment, leaf: leafDER, intermediate: intermediateDER)
-        } else if let memo {
-            (leafDER, intermediateDER) = (memo.leaf, memo.intermediate)
-        } else {
-            throw VerificationError(.verificationFailure, "the JWS header is missing")
-        }
+        let checked = try checkedHeader(of: jws, memo: &memo)
         let payload: P = try decodePayload(jws.payload)
         let time = Self.seconds(payload.effectiveDate, now: now)
-        let leafKey = try verifiedLeafKey(leaf: leafDER, intermediate: intermediateDER, at: time)
+        let leafKey = try verifiedLeafKey(leaf: checked.leaf, intermediate: checked.intermediate, at: time)
         guard jws.withSigningInput({ leafKey.verify(rawSignature: jws.signature, message: $0) }) else {
             throw VerificationError(.verificationFailure, "the ES256 signature does not match the leaf certificate's key")
         }
         try payload.checkClaims(policy)
         return VerifiedPayload(payload: payload, json: jws.payload, isSignedByAppStore: true)
+    }
+
+    /// The header checks, skipped for a header byte-identical to one already checked.
+    private func checkedHeader(of jws: CompactJWS, memo: inout CheckedHeader?) throws(VerificationError) -> CheckedHeader {
+        if let known = memo, known.matches(jws.headerSegment) { return known }
+        if let known = chainCache?.checkedHeader(jws.headerSegment) {
+            memo = known
+            return known
+        }
+        let (leaf, intermediate) = try certificates(in: try jws.header())
+        let checked = CheckedHeader(segment: jws.headerSegment, leaf: leaf, intermediate: intermediate)
+        chainCache?.rememberHeader(checked)
+        memo = checked
+        return checked
     }
 
     /// The DER of `x5c[0]` and `x5c[1]` after the header checks.
