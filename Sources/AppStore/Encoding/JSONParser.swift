@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Used where every member of a payload must be kept and `JSONDecoder`'s generic machinery is
 /// too slow (printing verified payloads). Rejects trailing commas, comments, leading zeros,
-/// lone surrogates, control characters in strings, trailing text and nesting past 512 levels.
+/// lone surrogates, invalid UTF-8, control characters in strings, trailing text and nesting
+/// past 512 levels. A repeated member name keeps its last value, as `JSONDecoder` does.
 struct JSONParser {
     struct Failure: Error, CustomStringConvertible {
         var offset: Int
@@ -127,10 +128,18 @@ struct JSONParser {
     private mutating func string() throws -> String {
         index += 1
         let start = index
-        // Fast path: no escapes.
-        while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 { index += 1 }
+        // Fast path: plain bytes up to the closing quote (long JWS strings live here).
+        let base = bytes.baseAddress!
+        let end = bytes.count
+        while index < end {
+            let byte = base.load(fromByteOffset: index, as: UInt8.self)
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            index += 1
+        }
         if current == UInt8(ascii: "\"") {
-            let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) else {
+                throw failure("invalid UTF-8 in a string")
+            }
             index += 1
             return text
         }
@@ -139,7 +148,9 @@ struct JSONParser {
             guard let byte = current else { throw failure("unterminated string") }
             index += 1
             switch byte {
-            case UInt8(ascii: "\""): return String(decoding: output, as: UTF8.self)
+            case UInt8(ascii: "\""):
+                guard let text = String(validating: output, as: UTF8.self) else { throw failure("invalid UTF-8 in a string") }
+                return text
             case UInt8(ascii: "\\"): try escape(into: &output)
             case 0..<0x20: throw failure("control character in a string")
             default: output.append(byte)

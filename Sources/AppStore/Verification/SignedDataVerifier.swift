@@ -220,7 +220,7 @@ public struct SignedDataVerifier: Sendable {
 
     private func decodePayload<P: SignedPayload>(_ json: Data) throws(VerificationError) -> P {
         do {
-            return try Self.decoder.decode(P.self, from: json)
+            return try Self.payloadDecoder.decode(P.self, from: json)
         } catch {
             throw VerificationError(.verificationFailure, "the payload is not a valid \(P.payloadName): \(Self.describe(error))")
         }
@@ -228,8 +228,10 @@ public struct SignedDataVerifier: Sendable {
 
     // MARK: - Helpers
 
-    /// One decoder for every payload: it holds no per-call state.
+    /// One decoder for every header: it holds no per-call state.
     static let decoder = JSONDecoder()
+    /// Payloads are decoded by hand-parsed JSON: several times faster than `JSONDecoder` here.
+    static let payloadDecoder = JSONValueDecoder()
 
     /// Seconds since 1970 from Apple's milliseconds, rounded down; now when absent.
     static func seconds(_ milliseconds: Int64?, now: Date) -> Int64 {

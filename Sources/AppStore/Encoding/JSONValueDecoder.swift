@@ -1,0 +1,281 @@
+import Foundation
+
+/// Decodes `Decodable` types from JSON parsed by `JSONParser`.
+///
+/// Verification decodes three payloads per notification, and on Linux `JSONDecoder` spends
+/// more time on that than the ES256 check it guards. This decoder follows `JSONDecoder`'s
+/// default rules (integers must fit exactly, null is absent for `decodeIfPresent`, a missing
+/// key throws `keyNotFound`) and builds coding paths only when it reports an error.
+public struct JSONValueDecoder: Sendable {
+    public init() {}
+
+    /// Parses `data` and decodes a `T` from it.
+    public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        try decode(type, from: try JSONValue(parsing: data))
+    }
+
+    /// Decodes a `T` from an already parsed value.
+    public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
+        try T(from: ValueDecoder(value: value, path: nil))
+    }
+}
+
+/// A coding path as a linked list, materialized only for error messages.
+private final class PathNode: Sendable {
+    let parent: PathNode?
+    let key: PathKey
+
+    init(parent: PathNode?, key: PathKey) {
+        self.parent = parent
+        self.key = key
+    }
+
+    static func path(_ node: PathNode?) -> [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var current = node
+        while let node = current {
+            keys.append(node.key)
+            current = node.parent
+        }
+        return keys.reversed()
+    }
+}
+
+private struct PathKey: CodingKey, Sendable {
+    var stringValue: String
+    var intValue: Int?
+    init(stringValue: String) { self.stringValue = stringValue }
+    init(intValue: Int) {
+        self.stringValue = "Index \(intValue)"
+        self.intValue = intValue
+    }
+    init(_ key: any CodingKey) {
+        stringValue = key.stringValue
+        intValue = key.intValue
+    }
+}
+
+private func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
+    let found =
+        switch value {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .integer, .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    return DecodingError.typeMismatch(
+        type, DecodingError.Context(codingPath: path, debugDescription: "Expected \(type) but found \(found) instead."))
+}
+
+/// Reads scalars out of a `JSONValue` with `JSONDecoder`'s rules; `path` is built on failure only.
+private enum Scalar {
+    @inline(__always)
+    static func string(_ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> String {
+        guard case .string(let string) = value else { throw mismatch(String.self, value, path()) }
+        return string
+    }
+
+    @inline(__always)
+    static func bool(_ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> Bool {
+        guard case .bool(let bool) = value else { throw mismatch(Bool.self, value, path()) }
+        return bool
+    }
+
+    static func double(_ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> Double {
+        switch value {
+        case .integer(let integer): return Double(integer)
+        case .number(let number): return number
+        default: throw mismatch(Double.self, value, path())
+        }
+    }
+
+    static func integer<T: FixedWidthInteger>(
+        _ value: JSONValue, _ type: T.Type, _ path: @autoclosure () -> [any CodingKey]
+    ) throws -> T {
+        let exact: T?
+        switch value {
+        case .integer(let integer): exact = T(exactly: integer)
+        case .number(let number): exact = T(exactly: number)
+        default: throw mismatch(T.self, value, path())
+        }
+        guard let exact else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: path(), debugDescription: "Number does not fit in \(T.self)."))
+        }
+        return exact
+    }
+}
+
+private struct ValueDecoder: Decoder {
+    let value: JSONValue
+    let path: PathNode?
+    var codingPath: [any CodingKey] { PathNode.path(path) }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard case .object(let members) = value else { throw mismatch([String: Any].self, value, codingPath) }
+        return KeyedDecodingContainer(KeyedContainer<Key>(members: members, path: path))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard case .array(let elements) = value else { throw mismatch([Any].self, value, codingPath) }
+        return UnkeyedContainer(elements: elements, path: path)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleContainer(value: value, path: path) }
+}
+
+private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let members: [String: JSONValue]
+    let path: PathNode?
+    var codingPath: [any CodingKey] { PathNode.path(path) }
+
+    var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
+
+    func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
+
+    private func keyPath(_ key: Key) -> [any CodingKey] { codingPath + [key] }
+
+    private func child(_ key: Key) -> PathNode { PathNode(parent: path, key: PathKey(key)) }
+
+    private func value(_ key: Key) throws -> JSONValue {
+        guard let value = members[key.stringValue] else {
+            throw DecodingError.keyNotFound(
+                key, DecodingError.Context(codingPath: codingPath, debugDescription: "No value for key \(key.stringValue)."))
+        }
+        return value
+    }
+
+    @inline(__always)
+    private func present(_ key: Key) -> JSONValue? {
+        guard let value = members[key.stringValue] else { return nil }
+        if case .null = value { return nil }
+        return value
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try value(key) == .null }
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try Scalar.string(try value(key), keyPath(key)) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try Scalar.bool(try value(key), keyPath(key)) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try Scalar.integer(try value(key), type, keyPath(key))
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try Scalar.integer(try value(key), type, keyPath(key))
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try Scalar.integer(try value(key), type, keyPath(key)) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try Scalar.double(try value(key), keyPath(key)) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try T(from: ValueDecoder(value: try value(key), path: child(key)))
+    }
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        guard let value = present(key) else { return nil }
+        return try Scalar.string(value, keyPath(key))
+    }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        guard let value = present(key) else { return nil }
+        return try Scalar.bool(value, keyPath(key))
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        guard let value = present(key) else { return nil }
+        return try Scalar.integer(value, type, keyPath(key))
+    }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        guard let value = present(key) else { return nil }
+        return try Scalar.integer(value, type, keyPath(key))
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        guard let value = present(key) else { return nil }
+        return try Scalar.integer(value, type, keyPath(key))
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        guard let value = present(key) else { return nil }
+        return try Scalar.double(value, keyPath(key))
+    }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let value = present(key) else { return nil }
+        return try T(from: ValueDecoder(value: value, path: child(key)))
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        try ValueDecoder(value: try value(key), path: child(key)).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try ValueDecoder(value: try value(key), path: child(key)).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder {
+        ValueDecoder(value: members["super"] ?? .null, path: PathNode(parent: path, key: PathKey(stringValue: "super")))
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        ValueDecoder(value: members[key.stringValue] ?? .null, path: child(key))
+    }
+}
+
+private struct UnkeyedContainer: UnkeyedDecodingContainer {
+    let elements: [JSONValue]
+    let path: PathNode?
+    var currentIndex = 0
+    var codingPath: [any CodingKey] { PathNode.path(path) }
+
+    init(elements: [JSONValue], path: PathNode?) {
+        self.elements = elements
+        self.path = path
+    }
+
+    var count: Int? { elements.count }
+    var isAtEnd: Bool { currentIndex >= elements.count }
+
+    private mutating func next() throws -> ValueDecoder {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(
+                Any.self, DecodingError.Context(codingPath: codingPath, debugDescription: "Unkeyed container is at end."))
+        }
+        defer { currentIndex += 1 }
+        return ValueDecoder(value: elements[currentIndex], path: PathNode(parent: path, key: PathKey(intValue: currentIndex)))
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !isAtEnd, elements[currentIndex] == .null else { return false }
+        currentIndex += 1
+        return true
+    }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        guard !isAtEnd else { throw DecodingError.valueNotFound(T.self, DecodingError.Context(codingPath: codingPath, debugDescription: "Unkeyed container is at end.")) }
+        let decoder = ValueDecoder(value: elements[currentIndex], path: PathNode(parent: path, key: PathKey(intValue: currentIndex)))
+        let decoded = try T(from: decoder)
+        currentIndex += 1
+        return decoded
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        try next().container(keyedBy: type)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next().unkeyedContainer() }
+
+    mutating func superDecoder() throws -> any Decoder { try next() }
+}
+
+private struct SingleContainer: SingleValueDecodingContainer {
+    let value: JSONValue
+    let path: PathNode?
+    var codingPath: [any CodingKey] { PathNode.path(path) }
+
+    func decodeNil() -> Bool { value == .null }
+    func decode(_ type: String.Type) throws -> String { try Scalar.string(value, codingPath) }
+    func decode(_ type: Bool.Type) throws -> Bool { try Scalar.bool(value, codingPath) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try Scalar.integer(value, type, codingPath) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try Scalar.integer(value, type, codingPath) }
+    func decode(_ type: Int.Type) throws -> Int { try Scalar.integer(value, type, codingPath) }
+    func decode(_ type: Double.Type) throws -> Double { try Scalar.double(value, codingPath) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: ValueDecoder(value: value, path: path)) }
+}

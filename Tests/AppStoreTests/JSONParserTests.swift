@@ -1,0 +1,45 @@
+import AppStore
+import Foundation
+import Testing
+
+@Suite("JSONParser and JSONValue")
+struct JSONParserTests {
+    @Test(arguments: [
+        (#"{"a":1,"b":[true,false,null],"c":"x"}"#, JSONValue.object(["a": .integer(1), "b": .array([.bool(true), .bool(false), .null]), "c": .string("x")])),
+        (#" [ -0.5 , 1e3, 12 ] "#, .array([.number(-0.5), .number(1000), .integer(12)])),
+        (#""\u00e9\ud83d\ude00\n\"\\\/""#, .string("é😀\n\"\\/")),
+        (#"9223372036854775807"#, .integer(Int64.max)),
+        (#"9223372036854775808"#, .number(9_223_372_036_854_775_808)),
+        (#"{"a":1,"a":2}"#, .object(["a": .integer(2)])),
+    ])
+    func parsesValidJSON(text: String, expected: JSONValue) throws {
+        #expect(try JSONValue(parsing: Data(text.utf8)) == expected)
+    }
+
+    @Test(arguments: [
+        "", " ", "{", "[1,]", #"{"a":1,}"#, "01", "1.", ".5", "-", "+1", "1e", "tru", "nul", #""abc"#, "\"a\u{01}b\"",
+        #""\ud800""#, #""\ud800\u0041""#, #""\x""#, "{} {}", "[1 2]", #"{"a" 1}"#, #"{1:2}"#, "// comment", "NaN",
+        String(repeating: "[", count: 600) + String(repeating: "]", count: 600),
+    ])
+    func rejectsInvalidJSON(text: String) {
+        #expect(throws: (any Error).self) { try JSONValue(parsing: Data(text.utf8)) }
+    }
+
+    @Test func rejectsInvalidUTF8() {
+        #expect(throws: (any Error).self) { try JSONValue(parsing: Data([0x22, 0xC3, 0x28, 0x22])) }
+    }
+
+    @Test func serializesSortedAndEscaped() throws {
+        let value = JSONValue.object(["b": .string("line\n\"q\"\u{01}"), "a": .array([.integer(-3), .number(0.25), .null])])
+        #expect(value.serialized() == #"{"a":[-3,0.25,null],"b":"line\n\"q\"\u0001"}"#)
+        #expect(try JSONValue(parsing: Data(value.serialized(pretty: true).utf8)) == value)
+        #expect(value.serialized(pretty: true).contains("\n  \"a\": [\n    -3,"))
+    }
+
+    @Test func roundTripsThroughFoundation() throws {
+        let text = #"{"x":{"y":[1,2.5,"z",{"w":false}]},"u":"\u2603"}"#
+        let ours = try JSONValue(parsing: Data(text.utf8))
+        let viaFoundation = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(ours))
+        #expect(viaFoundation == ours)
+    }
+}
