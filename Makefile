@@ -24,9 +24,10 @@ build: deps
 run: build
 	.build/release/revenuedot verify --help
 
-## Installs what is missing, builds warning-free, and runs every test.
+## Installs what is missing, builds warning-free, checks formatting, and runs every test.
 test: deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	$(SWIFT) format lint --strict -r Sources Tests Benchmarks/Sources
 	$(SWIFT) test --skip-build
 
 ## Verification throughput against `openssl speed` and Apple's Python library, same run.

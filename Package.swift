@@ -45,6 +45,9 @@ let package = Package(
             dependencies: ["AppStore"],
             resources: [.copy("Resources")]),
         .testTarget(
+            name: "RevenueDotTests",
+            dependencies: ["RevenueDot", "AppStore"]),
+        .testTarget(
             name: "PlatformTests",
             dependencies: ["CSQLite", "CPostgres", "CMicroHTTPD", "COpenSSL"]),
     ],

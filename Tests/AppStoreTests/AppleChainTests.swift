@@ -1,6 +1,7 @@
-@testable import AppStore
 import Foundation
 import Testing
+
+@testable import AppStore
 
 /// The bundled trust anchor against Apple's real, public signing chain.
 @Suite("Apple's real chain")

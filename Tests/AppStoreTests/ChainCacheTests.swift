@@ -1,6 +1,8 @@
-@testable import AppStore
 import Foundation
+import Synchronization
 import Testing
+
+@testable import AppStore
 
 @Suite("ChainCache: fast, bounded, and never more lenient than a full check")
 struct ChainCacheTests {
@@ -110,8 +112,6 @@ struct ChainCacheTests {
         #expect(failures.count == 0)
     }
 }
-
-import Synchronization
 
 final class Failures: Sendable {
     private let value = Mutex(0)

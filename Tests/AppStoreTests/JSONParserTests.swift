@@ -5,7 +5,10 @@ import Testing
 @Suite("JSONParser and JSONValue")
 struct JSONParserTests {
     @Test(arguments: [
-        (#"{"a":1,"b":[true,false,null],"c":"x"}"#, JSONValue.object(["a": .integer(1), "b": .array([.bool(true), .bool(false), .null]), "c": .string("x")])),
+        (
+            #"{"a":1,"b":[true,false,null],"c":"x"}"#,
+            JSONValue.object(["a": .integer(1), "b": .array([.bool(true), .bool(false), .null]), "c": .string("x")])
+        ),
         (#" [ -0.5 , 1e3, 12 ] "#, .array([.number(-0.5), .number(1000), .integer(12)])),
         (#""\u00e9\ud83d\ude00\n\"\\\/""#, .string("é😀\n\"\\/")),
         (#"9223372036854775807"#, .integer(Int64.max)),

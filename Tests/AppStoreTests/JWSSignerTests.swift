@@ -1,6 +1,7 @@
-@testable import AppStore
 import Foundation
 import Testing
+
+@testable import AppStore
 
 @Suite("JWSSigner and TestChain")
 struct JWSSignerTests {
@@ -26,7 +27,9 @@ struct JWSSignerTests {
 
     @Test func p384KeyIsNotAnES256Signer() throws {
         #expect(throws: ConfigurationError.self) { _ = try JWSSigner(key: try ECPrivateKey(generating: .p384)) }
-        #expect(throws: OpenSSLError.self) { _ = try JWSSigner(p8: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n") }
+        #expect(throws: OpenSSLError.self) {
+            _ = try JWSSigner(p8: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+        }
     }
 
     @Test func testChainLooksLikeApples() throws {

@@ -26,7 +26,9 @@ struct SignedDataVerifierTests {
         var json = try Fixtures.notificationJSON()
         json["notificationType"] = "REFUND"
         parts[1] = Base64.encode(try JSONSerialization.data(withJSONObject: json), alphabet: .url)
-        expectRejected(.verificationFailure) { _ = try Fixtures.verifier().verifyNotification(parts.joined(separator: "."), now: now) }
+        expectRejected(.verificationFailure) {
+            _ = try Fixtures.verifier().verifyNotification(parts.joined(separator: "."), now: now)
+        }
     }
 
     @Test func tamperedSignatureIsRejected() throws {
@@ -35,13 +37,17 @@ struct SignedDataVerifierTests {
         var signature = Base64.decode(parts[2], alphabet: .url)!
         signature[10] ^= 0x01
         parts[2] = Base64.encode(signature, alphabet: .url)
-        expectRejected(.verificationFailure) { _ = try Fixtures.verifier().verifyNotification(parts.joined(separator: "."), now: now) }
+        expectRejected(.verificationFailure) {
+            _ = try Fixtures.verifier().verifyNotification(parts.joined(separator: "."), now: now)
+        }
     }
 
     @Test func signatureOfWrongLengthIsRejected() throws {
         var parts = try Fixtures.signedNotification().split(separator: ".").map(String.init)
         parts[2] = Base64.encode(Base64.decode(parts[2], alphabet: .url)!.prefix(63), alphabet: .url)
-        expectRejected(.verificationFailure) { _ = try Fixtures.verifier().verifyNotification(parts.joined(separator: "."), now: now) }
+        expectRejected(.verificationFailure) {
+            _ = try Fixtures.verifier().verifyNotification(parts.joined(separator: "."), now: now)
+        }
     }
 
     @Test func chainToAnotherRootIsRejected() throws {
@@ -98,11 +104,24 @@ struct SignedDataVerifierTests {
             (["alg": "ES256", "x5c": [String]()], .verificationFailure),
             (["alg": "ES256", "x5c": ["not base64!", chain.x5c[1], chain.x5c[2]]], .invalidCertificate),
             (["alg": "ES256", "x5c": [chain.x5c[0], "%%%%", chain.x5c[2]]], .invalidCertificate),
-            (["alg": "ES256", "x5c": [Base64.encode(Data("abc".utf8), alphabet: .standard), chain.x5c[1], chain.x5c[2]]], .invalidCertificate),
-            (["alg": "ES256", "x5c": [chain.x5c[0], Base64.encode(Data(repeating: 0x30, count: 40), alphabet: .standard), chain.x5c[2]]], .invalidCertificate),
+            (
+                ["alg": "ES256", "x5c": [Base64.encode(Data("abc".utf8), alphabet: .standard), chain.x5c[1], chain.x5c[2]]],
+                .invalidCertificate
+            ),
+            (
+                [
+                    "alg": "ES256",
+                    "x5c": [chain.x5c[0], Base64.encode(Data(repeating: 0x30, count: 40), alphabet: .standard), chain.x5c[2]],
+                ], .invalidCertificate
+            ),
             (["alg": "ES256", "x5c": [42, chain.x5c[1], chain.x5c[2]]], .invalidCertificate),
             // A certificate followed by extra bytes is not one DER certificate.
-            (["alg": "ES256", "x5c": [Base64.encode(chain.leaf.der + Data([0]), alphabet: .standard), chain.x5c[1], chain.x5c[2]]], .invalidCertificate),
+            (
+                [
+                    "alg": "ES256",
+                    "x5c": [Base64.encode(chain.leaf.der + Data([0]), alphabet: .standard), chain.x5c[1], chain.x5c[2]],
+                ], .invalidCertificate
+            ),
         ]
         for (header, status) in cases {
             let signed = try Fixtures.jws(header: header, payload: payload)
@@ -135,14 +154,17 @@ struct SignedDataVerifierTests {
         let json = try Fixtures.notificationJSON(
             signedDate: then, chain: chain,
             transaction: Fixtures.transactionJSON(signedDate: then), renewal: Fixtures.renewalJSON(signedDate: then))
-        let verified = try Fixtures.verifier(roots: [chain.root]).verifyNotification(try Fixtures.sign(json, with: chain), now: now)
+        let verified = try Fixtures.verifier(roots: [chain.root]).verifyNotification(
+            try Fixtures.sign(json, with: chain), now: now)
         #expect(verified.notification.payload.signedDate == then)
     }
 
     @Test func payloadWithoutSignedDateIsJudgedNow() throws {
         let chain = try TestChain(variant: .expiredLeaf, now: now)
         let signed = try Fixtures.sign(Fixtures.transactionJSON(signedDate: nil), with: chain)
-        expectRejected(.verificationFailure) { _ = try Fixtures.verifier(roots: [chain.root]).verifyTransaction(signed, now: now) }
+        expectRejected(.verificationFailure) {
+            _ = try Fixtures.verifier(roots: [chain.root]).verifyTransaction(signed, now: now)
+        }
         // The same payload checked at a moment when the leaf was valid passes.
         _ = try Fixtures.verifier(roots: [chain.root]).verifyTransaction(signed, now: now.addingTimeInterval(-60 * 86_400))
     }
@@ -150,7 +172,9 @@ struct SignedDataVerifierTests {
     @Test func notYetValidLeafIsRejected() throws {
         let chain = try TestChain(variant: .notYetValidLeaf, now: now)
         let signed = try Fixtures.sign(try Fixtures.notificationJSON(chain: chain), with: chain)
-        expectRejected(.verificationFailure) { _ = try Fixtures.verifier(roots: [chain.root]).verifyNotification(signed, now: now) }
+        expectRejected(.verificationFailure) {
+            _ = try Fixtures.verifier(roots: [chain.root]).verifyNotification(signed, now: now)
+        }
     }
 
     @Test(arguments: ["", ".", "..", "a.b", "a.b.c.d", "not a jws at all", "e30.e30.e30", "...."])

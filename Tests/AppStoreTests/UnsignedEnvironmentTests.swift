@@ -19,7 +19,8 @@ struct UnsignedEnvironmentTests {
         let signed = try xcodeTransaction(environment)
         expectRejected(.verificationFailure) { _ = try Fixtures.verifier().verifyTransaction(signed, now: now) }
         expectRejected(.verificationFailure) {
-            _ = try SignedDataVerifier(rootCertificates: [Fixtures.chain.root], policy: .signatureOnly).verifyTransaction(signed, now: now)
+            _ = try SignedDataVerifier(rootCertificates: [Fixtures.chain.root], policy: .signatureOnly).verifyTransaction(
+                signed, now: now)
         }
     }
 
@@ -34,12 +35,15 @@ struct UnsignedEnvironmentTests {
         expectRejected(.verificationFailure) { _ = try verifier.verifyTransaction(forged, now: now) }
         // And the app is still checked.
         let other = try JWSSigner(key: try ECPrivateKey(generating: .p256)).sign(
-            payload: JSONSerialization.data(withJSONObject: Fixtures.transactionJSON(environment: environment, bundleId: "com.other")))
+            payload: JSONSerialization.data(
+                withJSONObject: Fixtures.transactionJSON(environment: environment, bundleId: "com.other")))
         expectRejected(.invalidAppIdentifier) { _ = try verifier.verifyTransaction(other, now: now) }
     }
 
     @Test func enablingXcodeDoesNotAcceptLocalTesting() throws {
         let verifier = try Fixtures.verifier(environments: [.xcode])
-        expectRejected(.verificationFailure) { _ = try verifier.verifyTransaction(try xcodeTransaction("LocalTesting"), now: now) }
+        expectRejected(.verificationFailure) {
+            _ = try verifier.verifyTransaction(try xcodeTransaction("LocalTesting"), now: now)
+        }
     }
 }

@@ -103,7 +103,9 @@ struct VerificationClaimsTests {
         #expect(verified.notification.payload.summary?.succeededCount == 5)
         var wrong = json
         wrong["summary"] = ["environment": "Sandbox", "bundleId": "com.other"]
-        expectRejected(.invalidAppIdentifier) { _ = try Fixtures.verifier().verifyNotification(try Fixtures.sign(wrong), now: now) }
+        expectRejected(.invalidAppIdentifier) {
+            _ = try Fixtures.verifier().verifyNotification(try Fixtures.sign(wrong), now: now)
+        }
     }
 
     @Test func externalPurchaseTokenEnvironmentComesFromItsIdPrefix() throws {
@@ -135,7 +137,8 @@ struct VerificationClaimsTests {
 
     @Test func signatureOnlyPolicyAcceptsAnyAppButStillChecksTheChain() throws {
         let verifier = try SignedDataVerifier(rootCertificates: [Fixtures.chain.root], policy: .signatureOnly)
-        let other = try Fixtures.sign(try Fixtures.notificationJSON(environment: "Production", bundleId: "com.any", appAppleId: 7))
+        let other = try Fixtures.sign(
+            try Fixtures.notificationJSON(environment: "Production", bundleId: "com.any", appAppleId: 7))
         _ = try verifier.verifyNotification(other, now: now)
         let foreign = try Fixtures.signedNotification(chain: Fixtures.otherChain)
         expectRejected(.verificationFailure) { _ = try verifier.verifyNotification(foreign, now: now) }

@@ -67,7 +67,8 @@ func generate(_ arguments: [String]) throws {
 
 /// The median rate of `rounds` measurements of about `seconds` each: one slow or fast round
 /// (another process, a frequency change) does not move it.
-func medianRate(_ verifier: SignedDataVerifier, _ payloads: [String], seconds: Double, rounds: Int) -> (rate: Double, count: Int) {
+func medianRate(_ verifier: SignedDataVerifier, _ payloads: [String], seconds: Double, rounds: Int) -> (rate: Double, count: Int)
+{
     let results = (0..<rounds).map { _ in measure(verifier, payloads, minSeconds: seconds / Double(rounds)) }
     let rates = results.map(\.rate).sorted()
     return (rates[rates.count / 2], results.map(\.count).reduce(0, +))

@@ -18,7 +18,8 @@ public enum Base64 {
 
     private static func table(_ alphabet: Alphabet) -> [UInt8] {
         var table = [UInt8](repeating: invalid, count: 256)
-        let symbols = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        let symbols =
+            Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
             + (alphabet == .standard ? Array("+/".utf8) : Array("-_".utf8))
         for (value, symbol) in symbols.enumerated() { table[Int(symbol)] = UInt8(value) }
         return table

@@ -249,14 +249,19 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        guard !isAtEnd else { throw DecodingError.valueNotFound(T.self, DecodingError.Context(codingPath: codingPath, debugDescription: "Unkeyed container is at end.")) }
-        let decoder = ValueDecoder(value: elements[currentIndex], path: PathNode(parent: path, key: PathKey(intValue: currentIndex)))
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(
+                T.self, DecodingError.Context(codingPath: codingPath, debugDescription: "Unkeyed container is at end."))
+        }
+        let decoder = ValueDecoder(
+            value: elements[currentIndex], path: PathNode(parent: path, key: PathKey(intValue: currentIndex)))
         let decoded = try T(from: decoder)
         currentIndex += 1
         return decoded
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey>
+    {
         try next().container(keyedBy: type)
     }
 

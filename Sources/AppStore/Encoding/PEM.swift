@@ -9,7 +9,9 @@ public enum PEM {
         let end = "-----END \(label)-----"
         var result: [Data] = []
         var remainder = text[...]
-        while let start = remainder.range(of: begin), let stop = remainder.range(of: end, range: start.upperBound..<remainder.endIndex) {
+        while let start = remainder.range(of: begin),
+            let stop = remainder.range(of: end, range: start.upperBound..<remainder.endIndex)
+        {
             let body = remainder[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
             if let der = Base64.decode(body, alphabet: .standard) { result.append(der) }
             remainder = remainder[stop.upperBound...]

@@ -27,7 +27,9 @@ struct CertificateBuilder {
         return try Certificate(taking: cert)
     }
 
-    private func fill(_ cert: OpaquePointer, key: ECPrivateKey, issuer: Certificate?, issuerKey: ECPrivateKey) throws(OpenSSLError) {
+    private func fill(_ cert: OpaquePointer, key: ECPrivateKey, issuer: Certificate?, issuerKey: ECPrivateKey)
+        throws(OpenSSLError)
+    {
         try checkOne(X509_set_version(cert, Int(X509_VERSION_3)), "X509_set_version")
         var serial = [UInt8](repeating: 0, count: 16)
         try checkOne(RAND_bytes(&serial, Int32(serial.count)), "RAND_bytes")
@@ -44,7 +46,8 @@ struct CertificateBuilder {
 
         guard let name = X509_NAME_new() else { throw OpenSSLError("X509_NAME_new") }
         defer { X509_NAME_free(name) }
-        try checkOne(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, subjectCommonName, -1, -1, 0), "X509_NAME_add_entry_by_txt")
+        try checkOne(
+            X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, subjectCommonName, -1, -1, 0), "X509_NAME_add_entry_by_txt")
         try checkOne(X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, organization, -1, -1, 0), "X509_NAME_add_entry_by_txt")
         try checkOne(X509_NAME_add_entry_by_txt(name, "C", MBSTRING_UTF8, "US", -1, -1, 0), "X509_NAME_add_entry_by_txt")
         try checkOne(X509_set_subject_name(cert, name), "X509_set_subject_name")
@@ -67,7 +70,9 @@ struct CertificateBuilder {
         try checkPositive(X509_sign(cert, issuerKey.handle, digest), "X509_sign")
     }
 
-    private func addExtension(_ cert: OpaquePointer, _ context: inout X509V3_CTX, _ nid: Int32, _ value: String) throws(OpenSSLError) {
+    private func addExtension(_ cert: OpaquePointer, _ context: inout X509V3_CTX, _ nid: Int32, _ value: String)
+        throws(OpenSSLError)
+    {
         guard let ext = X509V3_EXT_conf_nid(nil, &context, nid, value) else { throw OpenSSLError("X509V3_EXT_conf_nid") }
         defer { X509_EXTENSION_free(ext) }
         try checkOne(X509_add_ext(cert, ext, -1), "X509_add_ext")

@@ -69,7 +69,10 @@ public struct TestChain: Sendable {
     }
 
     /// Loads a chain saved with `pemFiles()` (root, intermediate, leaf and their keys).
-    public init(root: Certificate, intermediate: Certificate, leaf: Certificate, rootKey: ECPrivateKey, intermediateKey: ECPrivateKey, leafKey: ECPrivateKey) {
+    public init(
+        root: Certificate, intermediate: Certificate, leaf: Certificate, rootKey: ECPrivateKey, intermediateKey: ECPrivateKey,
+        leafKey: ECPrivateKey
+    ) {
         self.root = root
         self.intermediate = intermediate
         self.leaf = leaf

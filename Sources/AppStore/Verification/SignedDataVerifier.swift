@@ -33,7 +33,9 @@ public struct SignedDataVerifier: Sendable {
             throw ConfigurationError("appAppleId is required when the environment is Production")
         }
         self.trustStore = try TrustStore(roots: rootCertificates)
-        self.anchors = Digest.hex(Digest.sha256(Data(rootCertificates.map { Digest.sha256($0.der) }.sorted { $0.lexicographicallyPrecedes($1) }.joined())))
+        self.anchors = Digest.hex(
+            Digest.sha256(
+                Data(rootCertificates.map { Digest.sha256($0.der) }.sorted { $0.lexicographicallyPrecedes($1) }.joined())))
         self.policy = policy
         self.chainCache = chainCache
     }
@@ -44,7 +46,8 @@ public struct SignedDataVerifier: Sendable {
     // MARK: - Typed entry points
 
     /// Verifies a notification's `signedPayload` and the signed objects nested in it.
-    public func verifyNotification(_ signedPayload: String, now: Date = Date()) throws(VerificationError) -> VerifiedNotification {
+    public func verifyNotification(_ signedPayload: String, now: Date = Date()) throws(VerificationError) -> VerifiedNotification
+    {
         // The nested objects normally carry the outer header byte for byte: check it once.
         var memo: CheckedHeader?
         let outer: VerifiedPayload<ResponseBodyV2DecodedPayload> = try verify(signedPayload, now: now, memo: &memo)
@@ -70,17 +73,23 @@ public struct SignedDataVerifier: Sendable {
     }
 
     /// Verifies a `signedTransactionInfo` or a StoreKit 2 `jwsRepresentation`.
-    public func verifyTransaction(_ signed: String, now: Date = Date()) throws(VerificationError) -> VerifiedPayload<JWSTransactionDecodedPayload> {
+    public func verifyTransaction(_ signed: String, now: Date = Date()) throws(VerificationError) -> VerifiedPayload<
+        JWSTransactionDecodedPayload
+    > {
         try verify(signed, now: now)
     }
 
     /// Verifies a `signedRenewalInfo`.
-    public func verifyRenewalInfo(_ signed: String, now: Date = Date()) throws(VerificationError) -> VerifiedPayload<JWSRenewalInfoDecodedPayload> {
+    public func verifyRenewalInfo(_ signed: String, now: Date = Date()) throws(VerificationError) -> VerifiedPayload<
+        JWSRenewalInfoDecodedPayload
+    > {
         try verify(signed, now: now)
     }
 
     /// Verifies a signed AppTransaction.
-    public func verifyAppTransaction(_ signed: String, now: Date = Date()) throws(VerificationError) -> VerifiedPayload<AppTransaction> {
+    public func verifyAppTransaction(_ signed: String, now: Date = Date()) throws(VerificationError) -> VerifiedPayload<
+        AppTransaction
+    > {
         try verify(signed, now: now)
     }
 
@@ -91,7 +100,9 @@ public struct SignedDataVerifier: Sendable {
     // MARK: - The algorithm
 
     /// Verifies one compact JWS whose payload is a `P`.
-    public func verify<P: SignedPayload>(_ text: String, as type: P.Type = P.self, now: Date = Date()) throws(VerificationError) -> VerifiedPayload<P> {
+    public func verify<P: SignedPayload>(_ text: String, as type: P.Type = P.self, now: Date = Date()) throws(VerificationError)
+        -> VerifiedPayload<P>
+    {
         var memo: CheckedHeader?
         return try verify(text, now: now, memo: &memo)
     }
@@ -111,7 +122,9 @@ public struct SignedDataVerifier: Sendable {
         }
     }
 
-    private func verify<P: SignedPayload>(_ text: String, now: Date, memo: inout CheckedHeader?) throws(VerificationError) -> VerifiedPayload<P> {
+    private func verify<P: SignedPayload>(_ text: String, now: Date, memo: inout CheckedHeader?) throws(VerificationError)
+        -> VerifiedPayload<P>
+    {
         let jws = try CompactJWS(text)
 
         // Xcode and LocalTesting data is not signed by the App Store; accepted only by choice.
@@ -157,7 +170,8 @@ public struct SignedDataVerifier: Sendable {
             throw VerificationError(.verificationFailure, "the JWS header is not a JSON object")
         }
         guard header.alg == "ES256" else {
-            throw VerificationError(.verificationFailure, "alg \(header.alg.map { "\"\($0)\"" } ?? "missing"), expected \"ES256\"")
+            throw VerificationError(
+                .verificationFailure, "alg \(header.alg.map { "\"\($0)\"" } ?? "missing"), expected \"ES256\"")
         }
         let entries: [String?]
         switch header.x5c {
@@ -179,7 +193,9 @@ public struct SignedDataVerifier: Sendable {
     }
 
     /// The leaf's public key once the chain is known good at `time`, from the cache or in full.
-    private func verifiedLeafKey(leaf leafDER: Data, intermediate intermediateDER: Data, at time: Int64) throws(VerificationError) -> ECPublicKey {
+    private func verifiedLeafKey(leaf leafDER: Data, intermediate intermediateDER: Data, at time: Int64) throws(VerificationError)
+        -> ECPublicKey
+    {
         let key = ChainCache.Key(anchors: anchors, leaf: leafDER, intermediate: intermediateDER)
         if let cached = chainCache?.lookup(key, at: time) { return cached }
 
@@ -201,7 +217,8 @@ public struct SignedDataVerifier: Sendable {
             throw VerificationError(.verificationFailure, "the leaf certificate lacks Apple's marker OID \(Self.leafMarkerOID)")
         }
         guard intermediate.hasExtension(oid: Self.intermediateMarkerOID) else {
-            throw VerificationError(.verificationFailure, "the intermediate certificate lacks Apple's marker OID \(Self.intermediateMarkerOID)")
+            throw VerificationError(
+                .verificationFailure, "the intermediate certificate lacks Apple's marker OID \(Self.intermediateMarkerOID)")
         }
         let leafKey: ECPublicKey
         do { leafKey = try leaf.publicKey() } catch {

@@ -25,12 +25,16 @@ public struct VerificationPolicy: Hashable, Sendable {
     }
 
     /// Apple's identifier check: bundle ID always, app Apple ID only for Production payloads.
-    func checkApp(bundleId claimed: String?, appAppleId claimedId: Int64?, environment: AppStoreEnvironment?) throws(VerificationError) {
+    func checkApp(bundleId claimed: String?, appAppleId claimedId: Int64?, environment: AppStoreEnvironment?)
+        throws(VerificationError)
+    {
         if let bundleId, claimed != bundleId {
-            throw VerificationError(.invalidAppIdentifier, "bundleId \(claimed.map { "\"\($0)\"" } ?? "missing"), expected \"\(bundleId)\"")
+            throw VerificationError(
+                .invalidAppIdentifier, "bundleId \(claimed.map { "\"\($0)\"" } ?? "missing"), expected \"\(bundleId)\"")
         }
         if let appAppleId, environment == .production, environments?.contains(.production) ?? true, claimedId != appAppleId {
-            throw VerificationError(.invalidAppIdentifier, "appAppleId \(claimedId.map(String.init) ?? "missing"), expected \(appAppleId)")
+            throw VerificationError(
+                .invalidAppIdentifier, "appAppleId \(claimedId.map(String.init) ?? "missing"), expected \(appAppleId)")
         }
     }
 

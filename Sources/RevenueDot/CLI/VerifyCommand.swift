@@ -58,13 +58,14 @@ public struct VerifyCommand: Sendable {
         var environments: Set<AppStoreEnvironment>?
         let names = parsed.values("environment")
         if !names.isEmpty {
-            environments = Set(try names.map { (name) throws(UsageError) -> AppStoreEnvironment in
-                let environment = AppStoreEnvironment(rawValue: name)
-                guard environment.isKnown else {
-                    throw UsageError("--environment must be Production, Sandbox, Xcode or LocalTesting, not \"\(name)\"")
-                }
-                return environment
-            })
+            environments = Set(
+                try names.map { (name) throws(UsageError) -> AppStoreEnvironment in
+                    let environment = AppStoreEnvironment(rawValue: name)
+                    guard environment.isKnown else {
+                        throw UsageError("--environment must be Production, Sandbox, Xcode or LocalTesting, not \"\(name)\"")
+                    }
+                    return environment
+                })
         }
         let policy = VerificationPolicy(bundleId: parsed.value("bundle-id"), appAppleId: appAppleId, environments: environments)
         do {
@@ -74,44 +75,53 @@ public struct VerifyCommand: Sendable {
         }
     }
 
-    /// Runs the command and returns the exit status.
-    public func run() -> Int32 {
-        let data: Data
-        do { data = try readInput() } catch {
-            StandardStreams.error("revenuedot verify: \(error)\n")
-            return 2
-        }
-        return lines ? runLines(data) : runOne(String(decoding: data, as: UTF8.self))
+    /// What a run printed and its exit status.
+    public struct Result: Sendable {
+        public var standardOutput = ""
+        public var standardError = ""
+        public var status: Int32 = 0
     }
 
-    private func readInput() throws -> Data {
+    /// Runs the command on its input file or standard input, printing the result.
+    public func run() -> Int32 {
         let data: Data
         if let input, input != "-" {
             guard let contents = FileManager.default.contents(atPath: input) else {
-                throw UsageError("cannot read \(input)")
+                StandardStreams.error("revenuedot verify: cannot read \(input)\n")
+                return 2
             }
             data = contents
         } else {
             data = FileHandle.standardInput.readDataToEndOfFile()
         }
-        return data
+        let result = execute(input: data)
+        StandardStreams.out(result.standardOutput)
+        StandardStreams.error(result.standardError)
+        return result.status
     }
 
-    private func runOne(_ text: String) -> Int32 {
+    /// Verifies `input` (one payload, or one per line with `--lines`) without touching the
+    /// process's streams.
+    public func execute(input: Data) -> Result {
+        lines ? executeLines(input) : executeOne(String(decoding: input, as: UTF8.self))
+    }
+
+    private func executeOne(_ text: String) -> Result {
+        var result = Result()
         do {
-            let verified = try verifier.verifyAny(text)
-            StandardStreams.out(try Self.render(verified, pretty: true) + "\n")
-            return 0
+            result.standardOutput = try Self.render(try verifier.verifyAny(text), pretty: true) + "\n"
         } catch let error as VerificationError {
-            StandardStreams.error("verification failed: \(error.status.rawValue): \(error.detail)\n")
+            result.standardError = "verification failed: \(error.status.rawValue): \(error.detail)\n"
+            result.status = 1
         } catch {
-            StandardStreams.error("verification failed: verificationFailure: \(error)\n")
+            result.standardError = "verification failed: verificationFailure: \(error)\n"
+            result.status = 1
         }
-        return 1
+        return result
     }
 
     /// Verifies every non-empty line, on every core, and prints the results in input order.
-    private func runLines(_ data: Data) -> Int32 {
+    private func executeLines(_ data: Data) -> Result {
         let inputs = Self.lines(of: data)
         let outputs = Mutex([String?](repeating: nil, count: inputs.count))
         let failures = Atomic<Int>(0)
@@ -137,13 +147,14 @@ public struct VerifyCommand: Sendable {
             outputs.withLock { $0.replaceSubrange(range, with: results) }
         }
         let rendered = outputs.withLock { $0 }.compactMap { $0 }
-        StandardStreams.out(rendered.map { $0 + "\n" }.joined())
+        var result = Result()
+        result.standardOutput = rendered.map { $0 + "\n" }.joined()
         let failed = failures.load(ordering: .relaxed)
         if failed > 0 {
-            StandardStreams.error("verification failed: \(failed) of \(rendered.count) payload(s)\n")
-            return 1
+            result.standardError = "verification failed: \(failed) of \(rendered.count) payload(s)\n"
+            result.status = 1
         }
-        return 0
+        return result
     }
 
     /// The lines of `data`, split at every line feed.
@@ -153,7 +164,8 @@ public struct VerifyCommand: Sendable {
             var lines: [String] = []
             var start = 0
             while start <= buffer.count {
-                let end = memchr(base + start, Int32(UInt8(ascii: "\n")), buffer.count - start).map { UnsafeRawPointer($0) - base }
+                let end =
+                    memchr(base + start, Int32(UInt8(ascii: "\n")), buffer.count - start).map { UnsafeRawPointer($0) - base }
                     ?? buffer.count
                 lines.append(String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self))
                 start = end + 1

@@ -57,7 +57,8 @@ enum Fixtures {
     ) throws -> [String: Any] {
         var data: [String: Any] = [
             "bundleId": bundleId, "bundleVersion": "42", "environment": environment, "status": 1,
-            "signedTransactionInfo": try sign(transaction ?? transactionJSON(environment: environment, bundleId: bundleId), with: chain),
+            "signedTransactionInfo": try sign(
+                transaction ?? transactionJSON(environment: environment, bundleId: bundleId), with: chain),
             "signedRenewalInfo": try sign(renewal ?? renewalJSON(environment: environment), with: chain),
         ]
         data["appAppleId"] = appAppleId
