@@ -235,4 +235,31 @@ struct SignedDataVerifierTests {
         }
         #expect(detail?.hasPrefix("data.signedRenewalInfo") == true)
     }
+
+    @Test func headerChecksComeBeforeThePayloadInApplesOrder() throws {
+        // Each case also has a payload that is not JSON: the header's own status still wins.
+        func jws(_ header: [String: Any]) throws -> String {
+            let input =
+                Base64.encode(try JSONSerialization.data(withJSONObject: header), alphabet: .url) + "."
+                + Base64.encode(Data("not json".utf8), alphabet: .url)
+            return input + "." + Base64.encode(try Fixtures.chain.leafKey.signRaw(Array(input.utf8)), alphabet: .url)
+        }
+        let chain = Fixtures.chain
+        expectRejected(.verificationFailure) {
+            _ = try Fixtures.verifier().verifyNotification(try jws(["alg": "HS256", "x5c": chain.x5c]), now: now)
+        }
+        expectRejected(.invalidChainLength) {
+            _ = try Fixtures.verifier().verifyNotification(
+                try jws(["alg": "ES256", "x5c": Array(chain.x5c.prefix(2))]), now: now)
+        }
+        let notDER = Base64.encode(Data("abc".utf8), alphabet: .standard)
+        expectRejected(.invalidCertificate) {
+            _ = try Fixtures.verifier().verifyNotification(
+                try jws(["alg": "ES256", "x5c": [notDER, chain.x5c[1], chain.x5c[2]]]), now: now)
+        }
+        let detail = expectRejected(.verificationFailure) {
+            _ = try Fixtures.verifier().verifyNotification(try jws(["alg": "ES256", "x5c": chain.x5c]), now: now)
+        }
+        #expect(detail?.contains("payload") == true)
+    }
 }

@@ -107,11 +107,11 @@ public struct SignedDataVerifier: Sendable {
         return try verify(text, now: now, memo: &memo)
     }
 
-    /// A header segment that passed the header checks, with the DER of `x5c[0]` and `x5c[1]`.
+    /// A header segment that passed the header checks, with `x5c[0]` and `x5c[1]` parsed.
     struct CheckedHeader {
         var segment: [UInt8]
-        var leaf: Data
-        var intermediate: Data
+        var leaf: Certificate
+        var intermediate: Certificate
 
         /// Whether `other` is byte-identical to this header's segment.
         func matches(_ other: [UInt8]) -> Bool {
@@ -139,7 +139,7 @@ public struct SignedDataVerifier: Sendable {
         let checked = try checkedHeader(of: jws, memo: &memo)
         let payload: P = try decodePayload(jws.payload)
         let time = Self.seconds(payload.effectiveDate, now: now)
-        let leafKey = try verifiedLeafKey(leaf: checked.leaf, intermediate: checked.intermediate, at: time)
+        let leafKey = try verifiedLeafKey(checked, at: time)
         guard jws.withSigningInput({ leafKey.verify(rawSignature: jws.signature, message: $0) }) else {
             throw VerificationError(.verificationFailure, "the ES256 signature does not match the leaf certificate's key")
         }
@@ -161,8 +161,8 @@ public struct SignedDataVerifier: Sendable {
         return checked
     }
 
-    /// The DER of `x5c[0]` and `x5c[1]` after the header checks.
-    private func certificates(in json: Data) throws(VerificationError) -> (Data, Data) {
+    /// `x5c[0]` and `x5c[1]`, parsed, after the header checks.
+    private func certificates(in json: Data) throws(VerificationError) -> (Certificate, Certificate) {
         let header: JWSHeader
         do {
             header = try Self.decoder.decode(JWSHeader.self, from: json)
@@ -183,30 +183,27 @@ public struct SignedDataVerifier: Sendable {
         guard entries.count == 3 else {
             throw VerificationError(.invalidChainLength, "x5c holds \(entries.count) certificate(s), expected 3")
         }
-        guard let leaf = entries[0].flatMap({ Base64.decode($0, alphabet: .standard) }) else {
-            throw VerificationError(.invalidCertificate, "x5c[0] is not base64")
+        return (try Self.certificate(entries[0], at: 0), try Self.certificate(entries[1], at: 1))
+    }
+
+    /// One `x5c` entry as a certificate; anything but base64 DER is `invalidCertificate`.
+    private static func certificate(_ entry: String?, at index: Int) throws(VerificationError) -> Certificate {
+        guard let der = entry.flatMap({ Base64.decode($0, alphabet: .standard) }) else {
+            throw VerificationError(.invalidCertificate, "x5c[\(index)] is not base64")
         }
-        guard let intermediate = entries[1].flatMap({ Base64.decode($0, alphabet: .standard) }) else {
-            throw VerificationError(.invalidCertificate, "x5c[1] is not base64")
+        do {
+            return try Certificate(der: der)
+        } catch {
+            throw VerificationError(.invalidCertificate, "x5c[\(index)] is not a DER certificate: \(error.reason)")
         }
-        return (leaf, intermediate)
     }
 
     /// The leaf's public key once the chain is known good at `time`, from the cache or in full.
-    private func verifiedLeafKey(leaf leafDER: Data, intermediate intermediateDER: Data, at time: Int64) throws(VerificationError)
-        -> ECPublicKey
-    {
-        let key = ChainCache.Key(anchors: anchors, leaf: leafDER, intermediate: intermediateDER)
+    private func verifiedLeafKey(_ header: CheckedHeader, at time: Int64) throws(VerificationError) -> ECPublicKey {
+        let (leaf, intermediate) = (header.leaf, header.intermediate)
+        let key = ChainCache.Key(anchors: anchors, leaf: leaf.der, intermediate: intermediate.der)
         if let cached = chainCache?.lookup(key, at: time) { return cached }
 
-        let leaf: Certificate
-        let intermediate: Certificate
-        do { leaf = try Certificate(der: leafDER) } catch {
-            throw VerificationError(.invalidCertificate, "x5c[0] is not a DER certificate: \(error.reason)")
-        }
-        do { intermediate = try Certificate(der: intermediateDER) } catch {
-            throw VerificationError(.invalidCertificate, "x5c[1] is not a DER certificate: \(error.reason)")
-        }
         let root: Certificate
         switch trustStore.verify(leaf: leaf, intermediate: intermediate, at: time) {
         case .trusted(let anchor): root = anchor
