@@ -1,0 +1,61 @@
+/// Brings a database's schema up to `Migration.all`, refusing one written by a newer build.
+struct Migrator {
+    let connection: SQLiteConnection
+    let migrations: [Migration]
+
+    init(connection: SQLiteConnection, migrations: [Migration] = Migration.all) {
+        self.connection = connection
+        self.migrations = migrations
+    }
+
+    /// Applies every missing migration, each in its own `BEGIN IMMEDIATE` transaction.
+    ///
+    /// Another process may be migrating the same file: the applied versions are read again once the
+    /// write lock is held, so each migration runs exactly once.
+    func migrate() throws(StoreError) {
+        try connection.execute(
+            script: """
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version INTEGER PRIMARY KEY,
+                    applied_at TEXT NOT NULL
+                );
+                """)
+        let applied = try appliedVersions()
+        for migration in migrations where !applied.contains(migration.version) {
+            try connection.run("BEGIN IMMEDIATE")
+            do {
+                if try !appliedVersions().contains(migration.version) {
+                    try apply(migration)
+                }
+                try connection.run("COMMIT")
+            } catch {
+                if connection.isInTransaction { _ = try? connection.run("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    /// The versions recorded in the database, after checking that this build knows all of them.
+    private func appliedVersions() throws(StoreError) -> Set<Int64> {
+        let applied = Set(try connection.query("SELECT version FROM schema_migrations").compactMap { $0.first?.integerValue })
+        let known = Set(migrations.map(\.version))
+        if let unknown = applied.subtracting(known).max() {
+            throw StoreError(
+                .invalid,
+                "the database has schema version \(unknown), which this build does not know (it knows up to "
+                    + "\(known.max() ?? 0)); it was written by a newer RevenueDot: refusing to open it")
+        }
+        return applied
+    }
+
+    private func apply(_ migration: Migration) throws(StoreError) {
+        do {
+            try connection.execute(script: migration.sql)
+            try connection.run(
+                "INSERT INTO schema_migrations (version, applied_at) VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+                [.integer(migration.version)])
+        } catch {
+            throw StoreError(error.code, "migration \(migration.version) (\(migration.name)): \(error.message)")
+        }
+    }
+}

@@ -1,0 +1,26 @@
+/// The step that applies a newly stored notification, inside the same write transaction.
+///
+/// The subscription reducer plugs in here, so that a notification, the subscription state it
+/// changes, and the events it emits commit together or not at all.
+public protocol NotificationHandOff: Sendable {
+    /// Called by the writer inside the write transaction for each newly inserted (non-duplicate)
+    /// notification, in commit order. It may run further SQL through `transaction` and returns the
+    /// notification's final state.
+    ///
+    /// If it throws, everything it wrote is rolled back, and the notification is still stored, in
+    /// state `failed` with the error as `stateReason` (the raw payload is never lost).
+    /// It runs on the writer thread, so it should be quick (every concurrent store waits for it), and it
+    /// must not call the `SQLiteStore` itself: the writer would wait for itself.
+    func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState
+}
+
+/// The hand-off used until the subscription logic exists: leaves every notification as it came.
+public struct KeepReceived: NotificationHandOff {
+    /// Creates the hand-off.
+    public init() {}
+
+    /// Returns `record.state` unchanged.
+    public func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState {
+        record.state
+    }
+}

@@ -1,0 +1,79 @@
+/// Where a stored notification stands in processing.
+public enum NotificationState: String, Sendable, CaseIterable {
+    /// Stored; not (yet) applied to subscription state.
+    case received
+    /// Applied to subscription state.
+    case applied
+    /// Validly signed but matching no configured app or environment; kept to re-apply after a config fix.
+    case held
+    /// Applying it failed; `stateReason` says why. The raw payload is kept for replay.
+    case failed
+}
+
+/// One App Store Server Notification as stored: the raw signed payload plus the fields we index on.
+///
+/// The raw JWS in `signedPayload` is the source of truth and is kept forever; every other field and
+/// table can be rebuilt from it. See
+/// https://developer.apple.com/documentation/appstoreservernotifications/responsebodyv2decodedpayload
+public struct NotificationRecord: Sendable, Equatable {
+    /// Apple's `notificationUUID`: the identity of the notification, unique in the store.
+    public var notificationUUID: String
+    /// The configured app it arrived for.
+    public var appId: String
+    public var notificationType: String
+    public var subtype: String?
+    public var environment: String?
+    public var bundleId: String?
+    /// When Apple signed the notification, in milliseconds since 1970.
+    public var signedDate: Int64?
+    public var originalTransactionId: String?
+    /// The transaction the notification carries; equals `transaction?.transactionId` when both are set.
+    public var transactionId: String?
+    /// When this server received it, in milliseconds since 1970.
+    public var receivedAt: Int64
+    public var state: NotificationState
+    /// Why the notification is in its state (for example why it is held or failed).
+    public var stateReason: String?
+    /// The raw JWS exactly as Apple sent it.
+    public var signedPayload: String
+    /// The decoded transaction. When read back, this is the newest snapshot stored for `transactionId`
+    /// (the store keeps one row per transaction, the one with the newest `signedDate`).
+    public var transaction: TransactionSnapshot?
+    /// The decoded renewal info this notification carried.
+    public var renewalInfo: RenewalSnapshot?
+
+    /// Creates a record; optional fields default to nil and the state to `.received`.
+    public init(
+        notificationUUID: String,
+        appId: String,
+        notificationType: String,
+        subtype: String? = nil,
+        environment: String? = nil,
+        bundleId: String? = nil,
+        signedDate: Int64? = nil,
+        originalTransactionId: String? = nil,
+        transactionId: String? = nil,
+        receivedAt: Int64,
+        state: NotificationState = .received,
+        stateReason: String? = nil,
+        signedPayload: String,
+        transaction: TransactionSnapshot? = nil,
+        renewalInfo: RenewalSnapshot? = nil
+    ) {
+        self.notificationUUID = notificationUUID
+        self.appId = appId
+        self.notificationType = notificationType
+        self.subtype = subtype
+        self.environment = environment
+        self.bundleId = bundleId
+        self.signedDate = signedDate
+        self.originalTransactionId = originalTransactionId
+        self.transactionId = transactionId
+        self.receivedAt = receivedAt
+        self.state = state
+        self.stateReason = stateReason
+        self.signedPayload = signedPayload
+        self.transaction = transaction
+        self.renewalInfo = renewalInfo
+    }
+}

@@ -1,0 +1,62 @@
+import Synchronization
+
+/// A few read-only connections, each behind its own `Mutex`, so reads run in parallel with each
+/// other and with the writer (WAL readers see the last commit and never block it).
+///
+/// A connection never leaves its mutex: reads run inside the lock. Connections open on first use.
+final class ReaderPool: Sendable {
+    private enum Slot {
+        case unopened
+        case open(SQLiteConnection)
+        case closed
+    }
+
+    private final class Guarded: Sendable {
+        let slot = Mutex<Slot>(.unopened)
+    }
+
+    private let path: String
+    private let slots: [Guarded]
+    private let nextSlot = Atomic<UInt>(0)
+
+    init(path: String, size: Int) {
+        self.path = path
+        self.slots = (0..<max(1, size)).map { _ in Guarded() }
+    }
+
+    /// Runs `body` with a free reader connection, waiting for one only if all are busy.
+    func read<T: Sendable>(_ body: @Sendable (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        let start = Int(nextSlot.wrappingAdd(1, ordering: .relaxed).newValue % UInt(slots.count))
+        for offset in 0..<slots.count {
+            let guarded = slots[(start + offset) % slots.count]
+            if let result = try guarded.slot.withLockIfAvailable({ (slot) throws(StoreError) -> T in
+                try use(&slot, body)
+            }) {
+                return result
+            }
+        }
+        return try slots[start % slots.count].slot.withLock { (slot) throws(StoreError) -> T in try use(&slot, body) }
+    }
+
+    /// Closes every connection (after any read in progress) and refuses reads from now on.
+    func close() {
+        for guarded in slots {
+            guarded.slot.withLock { $0 = .closed }
+        }
+    }
+
+    private func use<T>(
+        _ slot: inout Slot, _ body: @Sendable (SQLiteConnection) throws(StoreError) -> T
+    ) throws(StoreError) -> T {
+        switch slot {
+        case .open(let connection):
+            return try body(connection)
+        case .unopened:
+            let connection = try SQLiteConnection(path: path, role: .reader)
+            slot = .open(connection)
+            return try body(connection)
+        case .closed:
+            throw StoreError(.unavailable, "the store is closed")
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/// One refused request (for example a payload whose signature did not verify).
+public struct Reject: Sendable, Equatable {
+    /// The app the request was addressed to.
+    public var appId: String
+    /// The verification status, in Apple's naming (`verificationFailure`, `invalidCertificate`, …).
+    public var status: String
+    /// Details for the operator.
+    public var reason: String
+    /// When it happened, in milliseconds since 1970.
+    public var at: Int64
+
+    /// Creates a reject entry.
+    public init(appId: String, status: String, reason: String, at: Int64) {
+        self.appId = appId
+        self.status = status
+        self.reason = reason
+        self.at = at
+    }
+}
+
+/// The bounded reject log: counts since the database was created, and the most recent entries.
+public struct RejectLog: Sendable, Equatable {
+    /// How many rejects were recorded, by status.
+    public var counts: [String: Int]
+    /// The newest rejects first, at most `RejectLog.recentLimit`.
+    public var recent: [Reject]
+
+    /// How many recent rejects the store keeps.
+    public static let recentLimit = 100
+
+    /// Creates a log.
+    public init(counts: [String: Int], recent: [Reject]) {
+        self.counts = counts
+        self.recent = recent
+    }
+}

@@ -1,0 +1,115 @@
+import CSQLite
+
+/// One SQLite connection (`sqlite3 *`), closed when the object goes away.
+///
+/// Part of the C adapter. Connections are opened with `SQLITE_OPEN_NOMUTEX` (SQLite's multi-thread
+/// mode), so a connection must never be used by two threads at once. The store keeps that
+/// discipline by construction: the writer connection lives on the writer thread only, and each
+/// reader connection lives inside a `Mutex`.
+final class SQLiteConnection {
+    /// What the connection is for; it decides the open flags and PRAGMAs.
+    enum Role {
+        /// The one connection that writes: creates the file and switches it to WAL.
+        case writer
+        /// A connection that only reads (`PRAGMA query_only`); the file must exist.
+        case reader
+    }
+
+    private let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+    private static let statementCacheLimit = 64
+    /// How long a statement waits for another connection's lock before failing with `.busy`.
+    static let busyTimeoutMilliseconds: Int32 = 5000
+
+    /// Opens `path` and applies the store's PRAGMAs (WAL, synchronous=FULL, busy timeout, foreign keys).
+    init(path: String, role: Role) throws(StoreError) {
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        if role == .writer { flags |= SQLITE_OPEN_CREATE }
+        var connection: OpaquePointer?
+        let result = sqlite3_open_v2(path, &connection, flags, nil)
+        guard result == SQLITE_OK, let connection else {
+            let error = StoreError(sqlite: result, connection: connection, context: "open \(path)")
+            // A failed open may still allocate a handle; it must be closed (close_v2 of NULL is a no-op).
+            sqlite3_close_v2(connection)
+            throw error
+        }
+        self.handle = connection
+        try configure(role: role)
+    }
+
+    deinit {
+        statements.removeAll()
+        // close_v2 only fails for a handle that is not a connection; it defers the close until any
+        // statement still alive elsewhere is finalized, so it is safe regardless of release order.
+        sqlite3_close_v2(handle)
+    }
+
+    private func configure(role: Role) throws(StoreError) {
+        let busy = sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
+        guard busy == SQLITE_OK else { throw StoreError(sqlite: busy, connection: handle, context: "busy_timeout") }
+        // The first statement reads the file header: a file that is not a database fails here.
+        if role == .writer {
+            let mode = try query("PRAGMA journal_mode = WAL").first?.first?.textValue
+            guard mode?.lowercased() == "wal" else {
+                throw StoreError(.unavailable, "PRAGMA journal_mode = WAL: the database stayed in \(mode ?? "no") mode")
+            }
+        }
+        try execute(script: "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
+        if role == .reader { try execute(script: "PRAGMA query_only = ON;") }
+    }
+
+    // MARK: - Running SQL
+
+    /// Runs one or more statements without arguments (migrations, PRAGMAs).
+    func execute(script: String) throws(StoreError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let result = sqlite3_exec(handle, script, nil, nil, &message)
+        defer { sqlite3_free(message) }
+        guard result == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? StoreError.describe(result)
+            let extended = sqlite3_extended_errcode(handle)
+            throw StoreError(
+                StoreError.code(forSQLite: result), "\(StoreError.abbreviate(script)): \(text) [SQLite result code \(extended)]")
+        }
+    }
+
+    /// Runs one statement to completion and returns how many rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> Int {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        while try statement.step() {}
+        return Int(sqlite3_changes64(handle))
+    }
+
+    /// Runs one statement and returns all its rows.
+    func query(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> [[SQLValue]] {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        var rows: [[SQLValue]] = []
+        while try statement.step() { rows.append(statement.row()) }
+        return rows
+    }
+
+    // MARK: - Connection state
+
+    /// The rowid of the last row inserted through this connection.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Whether a transaction is open. SQLite rolls a transaction back on its own after some errors
+    /// (disk full, I/O error), so the writer asks this after every failure.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    // MARK: - Statement cache
+
+    private func cachedStatement(_ sql: String) throws(StoreError) -> SQLiteStatement {
+        if let statement = statements[sql] { return statement }
+        let statement = try SQLiteStatement(connection: handle, sql: sql, persistent: true)
+        // Bounded so that callers generating SQL cannot grow it without limit.
+        if statements.count >= Self.statementCacheLimit { statements.removeAll(keepingCapacity: true) }
+        statements[sql] = statement
+        return statement
+    }
+}

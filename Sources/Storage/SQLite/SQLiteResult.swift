@@ -1,0 +1,39 @@
+import CSQLite
+
+// MARK: - SQLite result codes to StoreError
+//
+// Part of the C adapter: only the files in this folder import CSQLite or see an OpaquePointer.
+
+extension StoreError {
+    /// The error for SQLite result `result`, with the connection's `sqlite3_errmsg` text when there is one.
+    ///
+    /// `context` says what was being done ("BEGIN IMMEDIATE", "open /path"), because SQLite's own
+    /// message ("database is locked") does not.
+    init(sqlite result: Int32, connection: OpaquePointer?, context: String) {
+        let extended = connection.map { sqlite3_extended_errcode($0) } ?? result
+        let detail = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? Self.describe(result)
+        self.init(Self.code(forSQLite: result), "\(context): \(detail) [SQLite result code \(extended)]")
+    }
+
+    /// The English text SQLite gives for a result code, for when no connection holds a message.
+    static func describe(_ result: Int32) -> String {
+        sqlite3_errstr(result).map { String(cString: $0) } ?? "unknown SQLite result \(result)"
+    }
+
+    /// `sql` on one line and cut to a readable length, to say which statement failed.
+    static func abbreviate(_ sql: String) -> String {
+        let words = sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return words.count <= 100 ? words : words.prefix(100) + "…"
+    }
+
+    /// Maps an SQLite (primary or extended) result code to a stable `Code`.
+    static func code(forSQLite result: Int32) -> Code {
+        switch result & 0xff {
+        case SQLITE_BUSY, SQLITE_LOCKED: .busy
+        case SQLITE_CORRUPT, SQLITE_NOTADB: .corrupt
+        case SQLITE_IOERR, SQLITE_FULL, SQLITE_READONLY, SQLITE_PROTOCOL: .io
+        case SQLITE_CANTOPEN, SQLITE_NOMEM, SQLITE_PERM, SQLITE_AUTH, SQLITE_ABORT, SQLITE_INTERRUPT: .unavailable
+        default: .invalid
+        }
+    }
+}

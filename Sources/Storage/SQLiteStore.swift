@@ -1,0 +1,173 @@
+import Dispatch
+import Foundation
+
+/// The notification store on one SQLite file: one writer thread with group commit, parallel readers.
+///
+/// Many threads call `store(_:)` at once; each blocks until the transaction holding its
+/// notification has committed with `synchronous=FULL`, because the HTTP answer 200 promises
+/// durability. The writer takes everything queued, writes it in one `BEGIN IMMEDIATE` … `COMMIT`,
+/// and wakes every waiter with its own outcome, so one fsync serves many requests.
+public final class SQLiteStore: Sendable {
+    /// The database file.
+    public let path: String
+    private let queue = WriteQueue()
+    private let readers: ReaderPool
+    /// Left by the writer thread when it has drained the queue, checkpointed and closed its connection.
+    private let writerFinished = DispatchGroup()
+
+    /// How long `healthCheck()` waits for the writer before reporting `.busy`.
+    public static let healthCheckTimeout: Duration = .seconds(2)
+
+    /// Opens (creating if needed) the database file, applies migrations, starts the writer thread.
+    ///
+    /// - Parameters:
+    ///   - handOff: runs inside the write transaction for each newly stored notification.
+    ///   - maxBatch: the most items one transaction holds.
+    ///   - readers: how many read connections may run at once.
+    ///   - onCommit: called on the writer thread after each commit with the number of items it held
+    ///     (for metrics), before the waiters are woken: keep it cheap, and do not call the store from it.
+    ///     An init parameter rather than a settable property, so the store stays immutable and `Sendable`.
+    public init(
+        path: String,
+        handOff: any NotificationHandOff = KeepReceived(),
+        maxBatch: Int = 512,
+        readers: Int = 4,
+        onCommit: (@Sendable (Int) -> Void)? = nil
+    ) throws(StoreError) {
+        guard maxBatch >= 1 else { throw StoreError(.invalid, "maxBatch must be at least 1, got \(maxBatch)") }
+        self.path = path
+        self.readers = ReaderPool(path: path, size: readers)
+        let ready = Completion<Void>()
+        let queue = queue
+        let finished = writerFinished
+        finished.enter()
+        let thread = Thread {
+            Writer.serve(
+                path: path, handOff: handOff, onCommit: onCommit, queue: queue, maxBatch: maxBatch, ready: ready)
+            finished.leave()
+        }
+        thread.name = "storage-writer"
+        thread.start()
+        if case .failure(let error) = ready.wait() {
+            queue.close()
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    // MARK: - Writing
+
+    /// Stores a notification and blocks until the commit holding it returns.
+    ///
+    /// - Returns: `.stored`, or `.duplicate` when a notification with the same UUID is already stored
+    ///   (nothing is written then: no snapshot, no hand-off).
+    /// - Throws: `.invalid` for a record that cannot be stored; `.unavailable` after `close()`;
+    ///   otherwise the error of the failed commit (the caller answers 503 so Apple retries).
+    public func store(_ record: NotificationRecord) throws(StoreError) -> StoreOutcome {
+        try Self.validate(record)
+        let completion = Completion<StoreOutcome>()
+        guard queue.enqueue(.store(record, completion)) else {
+            throw StoreError(.unavailable, "the store is closed")
+        }
+        return try completion.wait().get()
+    }
+
+    /// Records a refused request. Best effort: it is queued for the writer and does not wait for a commit.
+    ///
+    /// Bumps the per-status count and appends to the recent list, trimmed to the newest
+    /// `RejectLog.recentLimit`. Dropped silently once the store is closed.
+    public func recordReject(_ reject: Reject) {
+        _ = queue.enqueue(.reject(reject))
+    }
+
+    /// Items (stores, rejects, health checks) waiting for the writer, for metrics.
+    public var queueDepth: Int { queue.depth }
+
+    private static func validate(_ record: NotificationRecord) throws(StoreError) {
+        guard !record.notificationUUID.isEmpty else {
+            throw StoreError(.invalid, "notificationUUID is empty")
+        }
+        guard !record.signedPayload.isEmpty else {
+            throw StoreError(.invalid, "signedPayload of \(record.notificationUUID) is empty")
+        }
+        if let transaction = record.transaction, transaction.transactionId != record.transactionId {
+            throw StoreError(
+                .invalid,
+                "transactionId \(record.transactionId ?? "nil") of \(record.notificationUUID) differs from its "
+                    + "transaction snapshot's \(transaction.transactionId)")
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Notifications matching `filter`, newest first (by `receivedAt`, then by insertion order).
+    public func notifications(_ filter: NotificationFilter) throws(StoreError) -> [NotificationRecord] {
+        let (sql, arguments) = NotificationSQL.selectMatching(filter)
+        return try readers.read { (connection) throws(StoreError) in
+            try connection.query(sql, arguments).map { (row) throws(StoreError) in try NotificationSQL.record(row) }
+        }
+    }
+
+    /// The notification with this UUID, or nil.
+    public func notification(uuid: String) throws(StoreError) -> NotificationRecord? {
+        try readers.read { (connection) throws(StoreError) in
+            try connection.query(NotificationSQL.selectByUUID, [.text(uuid)]).first.map {
+                (row) throws(StoreError) in try NotificationSQL.record(row)
+            }
+        }
+    }
+
+    /// The reject counts by status and the newest rejects (newest first).
+    public func rejectLog() throws(StoreError) -> RejectLog {
+        try readers.read { (connection) throws(StoreError) in
+            var counts: [String: Int] = [:]
+            for row in try connection.query("SELECT status, count FROM reject_counts") {
+                if let status = row[0].textValue, let count = row[1].integerValue { counts[status] = Int(count) }
+            }
+            let recent = try connection.query(
+                "SELECT app_id, status, reason, at FROM rejects ORDER BY id DESC LIMIT ?",
+                [.integer(Int64(RejectLog.recentLimit))]
+            ).map { row in
+                Reject(
+                    appId: row[0].textValue ?? "", status: row[1].textValue ?? "", reason: row[2].textValue ?? "",
+                    at: row[3].integerValue ?? 0)
+            }
+            return RejectLog(counts: counts, recent: recent)
+        }
+    }
+
+    // MARK: - Health and shutdown
+
+    /// Succeeds when the database answers a read and the writer can take the write lock
+    /// (`BEGIN IMMEDIATE; ROLLBACK` on the writer's own connection, so it never competes with it).
+    ///
+    /// Waits at most `healthCheckTimeout` for the writer, then throws `.busy`.
+    public func healthCheck() throws(StoreError) {
+        _ = try readers.read { (connection) throws(StoreError) in
+            try connection.query("SELECT count(*) FROM schema_migrations")
+        }
+        let completion = Completion<Void>()
+        guard queue.enqueue(.healthCheck(completion)) else {
+            throw StoreError(.unavailable, "the store is closed")
+        }
+        let timeout = Self.healthCheckTimeout.components
+        let nanoseconds = Int(timeout.seconds) * 1_000_000_000 + Int(timeout.attoseconds / 1_000_000_000)
+        guard let result = completion.wait(until: .now() + .nanoseconds(nanoseconds)) else {
+            throw StoreError(
+                .busy, "the writer did not answer within \(Self.healthCheckTimeout); \(queue.depth) writes queued")
+        }
+        try result.get()
+    }
+
+    /// Stops accepting, drains and commits everything queued, checkpoints the WAL, closes. Idempotent.
+    ///
+    /// `store(_:)` calls made after this begins throw `.unavailable`; calls already queued complete normally.
+    public func close() {
+        queue.close()
+        readers.close()
+        writerFinished.wait()
+    }
+}

@@ -1,0 +1,32 @@
+/// A storage failure with a stable code and a message that keeps the database's own words.
+///
+/// The code is what callers branch on (the ingest server answers 503 for every code, so Apple
+/// retries); the message keeps the SQLite result code and `sqlite3_errmsg` text for the log.
+public struct StoreError: Error, CustomStringConvertible, Sendable {
+    /// The kind of failure, stable across releases and back ends.
+    public enum Code: String, Sendable {
+        /// The store is closed, or the database cannot be opened at all.
+        case unavailable
+        /// The file is not a database, or its content is damaged.
+        case corrupt
+        /// Another connection or process held a lock for longer than the busy timeout.
+        case busy
+        /// The request or the database schema is not acceptable (bad input, bad SQL, unknown schema version).
+        case invalid
+        /// The operating system failed to read, write or sync the file (disk full, I/O error).
+        case io
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// What happened, including the SQLite result code and message when SQLite reported it.
+    public var message: String
+
+    /// Creates an error with a code and a human-readable message.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "storage \(code.rawValue): \(message)" }
+}

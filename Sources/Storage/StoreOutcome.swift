@@ -1,0 +1,7 @@
+/// What `SQLiteStore.store(_:)` did with a notification once its commit returned.
+public enum StoreOutcome: Sendable, Equatable {
+    /// The notification was inserted and is durably committed.
+    case stored
+    /// A notification with the same `notificationUUID` was already stored; nothing changed.
+    case duplicate
+}

@@ -1,0 +1,86 @@
+import Dispatch
+import Synchronization
+
+/// Work for the writer thread.
+enum WriteItem: Sendable {
+    /// Store a notification; the caller waits on the completion.
+    case store(NotificationRecord, Completion<StoreOutcome>)
+    /// Record a reject; nobody waits.
+    case reject(Reject)
+    /// Prove the writer can take the write lock; the caller waits with a deadline.
+    case healthCheck(Completion<Void>)
+}
+
+/// The queue between the threads that store and the one writer thread.
+///
+/// Producers append under a `Mutex`; the writer takes everything queued (up to a batch size) in one
+/// go, which is what makes group commit batch: while one commit syncs, the next batch accumulates.
+/// The writer sleeps on a semaphore that is signalled only when it is known to be asleep, so an
+/// enqueue costs one lock and at most one wake-up.
+final class WriteQueue: Sendable {
+    private struct State {
+        var items: [WriteItem] = []
+        var accepting = true
+        var writerAsleep = false
+    }
+
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+
+    /// Queues `item`; false once the queue was closed.
+    func enqueue(_ item: WriteItem) -> Bool {
+        let outcome: (accepted: Bool, wakeWriter: Bool) = state.withLock { state in
+            guard state.accepting else { return (false, false) }
+            state.items.append(item)
+            let asleep = state.writerAsleep
+            state.writerAsleep = false
+            return (true, asleep)
+        }
+        if outcome.wakeWriter { wake.signal() }
+        return outcome.accepted
+    }
+
+    /// How many items wait for the writer.
+    var depth: Int { state.withLock { $0.items.count } }
+
+    /// Refuses further items; the writer still drains what is queued.
+    func close() {
+        let wakeWriter = state.withLock { state in
+            state.accepting = false
+            let asleep = state.writerAsleep
+            state.writerAsleep = false
+            return asleep
+        }
+        if wakeWriter { wake.signal() }
+    }
+
+    /// For the writer: the next batch of at most `maximum` items, blocking while the queue is empty;
+    /// nil once the queue is closed and drained.
+    func next(maximum: Int) -> [WriteItem]? {
+        enum Step {
+            case batch([WriteItem])
+            case sleep
+            case finished
+        }
+        while true {
+            let step: Step = state.withLock { state in
+                if state.items.isEmpty {
+                    guard state.accepting else { return .finished }
+                    state.writerAsleep = true
+                    return .sleep
+                }
+                guard state.items.count > maximum else {
+                    defer { state.items.removeAll(keepingCapacity: true) }
+                    return .batch(state.items)
+                }
+                defer { state.items.removeFirst(maximum) }
+                return .batch(Array(state.items.prefix(maximum)))
+            }
+            switch step {
+            case .batch(let items): return items
+            case .finished: return nil
+            case .sleep: wake.wait()
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Synchronization
+import Testing
+
+@testable import Storage
+
+/// A hand-off that checks it runs inside the transaction, logs each call in a table, and fails on demand.
+final class RecordingHandOff: NotificationHandOff {
+    let calls = Collected<String>()
+    let failing: Set<String>
+
+    init(failing: Set<String> = []) {
+        self.failing = failing
+    }
+
+    func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState {
+        calls.append(record.notificationUUID)
+        let visible = try transaction.query(
+            "SELECT state FROM notifications WHERE notification_uuid = ?", [.text(record.notificationUUID)])
+        guard visible == [[.text(record.state.rawValue)]] else {
+            throw TestFailure(description: "the notification is not visible inside the transaction: \(visible)")
+        }
+        try transaction.execute("CREATE TABLE IF NOT EXISTS hand_off_log (uuid TEXT PRIMARY KEY)")
+        try transaction.execute("INSERT INTO hand_off_log (uuid) VALUES (?)", [.text(record.notificationUUID)])
+        if failing.contains(record.notificationUUID) {
+            throw TestFailure(description: "boom \(record.notificationUUID)")
+        }
+        return .applied
+    }
+}
+
+@Suite struct HandOffTests {
+    @Test func handOffSeesEachNewRecordOnceAndCommitsWithIt() throws {
+        let directory = try TemporaryDirectory()
+        let handOff = RecordingHandOff()
+        let store = try SQLiteStore(path: directory.databasePath, handOff: handOff)
+        let uuids = (0..<50).map { "n\($0 % 40)" }  // ten repeats
+
+        concurrently(uuids.count, threads: 25) { index in _ = try? store.store(makeRecord(uuids[index])) }
+        store.close()
+
+        #expect(handOff.calls.all.sorted() == Set(uuids).sorted())
+        let logged = try rawQuery(directory.databasePath, "SELECT uuid FROM hand_off_log ORDER BY uuid")
+        #expect(logged.compactMap { $0[0].textValue } == Set(uuids).sorted())
+        let states = try rawQuery(directory.databasePath, "SELECT DISTINCT state FROM notifications")
+        #expect(states == [[.text("applied")]])
+    }
+
+    @Test func throwingHandOffMarksOnlyThatRecordFailedAndKeepsIt() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(path: directory.databasePath, handOff: RecordingHandOff(failing: ["b"]))
+        defer { store.close() }
+        let results = Collected<(String, StoreOutcome)>()
+
+        concurrently(3, threads: 3) { index in
+            let uuid = ["a", "b", "c"][index]
+            if let outcome = try? store.store(makeRecord(uuid)) { results.append((uuid, outcome)) }
+        }
+
+        #expect(results.all.map(\.1) == [.stored, .stored, .stored])
+        let failed = try #require(try store.notification(uuid: "b"))
+        #expect(failed.state == .failed)
+        #expect(failed.stateReason == "hand-off failed: boom b")
+        #expect(failed.signedPayload == makeRecord("b").signedPayload)
+        #expect(try store.notification(uuid: "a")?.state == .applied)
+        #expect(try store.notification(uuid: "c")?.state == .applied)
+        let logged = try rawQuery(directory.databasePath, "SELECT uuid FROM hand_off_log ORDER BY uuid")
+        #expect(logged == [[.text("a")], [.text("c")]])
+    }
+
+    struct CommittingHandOff: NotificationHandOff {
+        func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState {
+            try transaction.execute("COMMIT")
+            return .applied
+        }
+    }
+
+    @Test func handOffCannotEndTheWritersTransaction() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(path: directory.databasePath, handOff: CommittingHandOff())
+        defer { store.close() }
+
+        #expect(try store.store(makeRecord("a")) == .stored)
+        let record = try #require(try store.notification(uuid: "a"))
+        #expect(record.state == .failed)
+        #expect(record.stateReason?.contains("the writer owns the transaction") == true)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+@testable import Storage
+
+/// Reads the writer connection's settings from inside its transaction.
+final class PragmaProbe: NotificationHandOff {
+    let values = Collected<[String: SQLValue]>()
+
+    func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState {
+        var values: [String: SQLValue] = [:]
+        for pragma in ["journal_mode", "synchronous", "foreign_keys", "busy_timeout"] {
+            values[pragma] = try transaction.query("PRAGMA \(pragma)").first?.first
+        }
+        self.values.append(values)
+        return record.state
+    }
+}
+
+@Suite struct LifecycleTests {
+    @Test func writerRunsInWALWithFullSynchronousCommits() throws {
+        let directory = try TemporaryDirectory()
+        let probe = PragmaProbe()
+        let store = try SQLiteStore(path: directory.databasePath, handOff: probe)
+        defer { store.close() }
+
+        _ = try store.store(makeRecord("a"))
+
+        let expected: [String: SQLValue] = [
+            "journal_mode": .text("wal"), "synchronous": .integer(2), "foreign_keys": .integer(1),
+            "busy_timeout": .integer(5000),
+        ]
+        #expect(probe.values.all == [expected])
+        #expect(try rawQuery(directory.databasePath, "PRAGMA journal_mode") == [[.text("wal")]])
+    }
+
+    @Test func closeDrainsQueuedWritesAndLaterStoresAreRefused() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(path: directory.databasePath)
+        let stored = Collected<String>()
+        let refused = Collected<StoreError.Code>()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            concurrently(400, threads: 40) { index in
+                do throws(StoreError) {
+                    if try store.store(makeRecord("n\(index)")) == .stored { stored.append("n\(index)") }
+                } catch {
+                    refused.append(error.code)
+                }
+            }
+        }
+        while stored.all.count < 50 { Thread.sleep(forTimeInterval: 0.001) }
+        store.close()
+        group.wait()
+        store.close()  // idempotent
+
+        #expect(Set(refused.all).isSubset(of: [.unavailable]))
+        #expect(stored.all.count + refused.all.count == 400)
+        let error = #expect(throws: StoreError.self) { try store.store(makeRecord("late")) }
+        #expect(error?.code == .unavailable)
+        #expect(throws: StoreError.self) { try store.notifications(NotificationFilter()) }
+        #expect(throws: StoreError.self) { try store.healthCheck() }
+        store.recordReject(Reject(appId: "demo", status: "late", reason: "after close", at: 0))
+
+        let reopened = try SQLiteStore(path: directory.databasePath)
+        defer { reopened.close() }
+        let found = try reopened.notifications(NotificationFilter(limit: 1000)).map(\.notificationUUID)
+        #expect(Set(found) == Set(stored.all))
+        #expect(try reopened.rejectLog().counts.isEmpty)
+    }
+
+    @Test func closeCheckpointsTheWAL() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(path: directory.databasePath)
+        for index in 0..<20 { _ = try store.store(makeRecord("n\(index)")) }
+        _ = try store.notifications(NotificationFilter())
+        store.close()
+
+        let wal = directory.databasePath + "-wal"
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+        #expect(walSize == 0)
+        #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications") == [[.integer(20)]])
+    }
+
+    /// What a commit returned must be in the file, whoever opens it next.
+    @Test func committedNotificationsAreReadByAFreshStore() throws {
+        let directory = try TemporaryDirectory()
+        let first = try SQLiteStore(path: directory.databasePath)
+        defer { first.close() }
+        let records = (0..<10).map { makeRecord("n\($0)", receivedAt: Int64($0)) }
+        for record in records { #expect(try first.store(record) == .stored) }
+
+        // No close: a second store (its own writer and readers) opens the same file while the first is live.
+        let second = try SQLiteStore(path: directory.databasePath)
+        defer { second.close() }
+        #expect(try second.notifications(NotificationFilter()) == records.reversed())
+        #expect(try second.store(records[0]) == .duplicate)
+    }
+
+    @Test func healthCheckAnswersAndReportsALockedDatabaseAsBusy() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(path: directory.databasePath)
+        defer { store.close() }
+        try store.healthCheck()
+
+        let other = try SQLiteConnection(path: directory.databasePath, role: .writer)
+        try other.run("BEGIN IMMEDIATE")
+        let error = #expect(throws: StoreError.self) { try store.healthCheck() }
+        try other.run("ROLLBACK")
+        #expect(error?.code == .busy)
+    }
+}
