@@ -20,9 +20,10 @@ deps:
 build: deps
 	$(SWIFT) build -c release --product revenuedot
 
-## Installs what is missing, builds, and runs RevenueDot.
+## Installs what is missing, builds, writes a demo config on first run, and serves it (SQLite).
 run: build
-	.build/release/revenuedot verify --help
+	@[ -f revenuedot.json ] || .build/release/revenuedot init --config revenuedot.json
+	.build/release/revenuedot serve --config revenuedot.json
 
 ## Installs what is missing, builds warning-free, checks formatting, and runs every test.
 test: deps

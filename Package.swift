@@ -29,14 +29,23 @@ let package = Package(
             dependencies: ["COpenSSL"],
             resources: [.copy("Resources/AppleRootCA-G3.pem")]),
         .target(
+            name: "HTTP",
+            dependencies: ["CMicroHTTPD"]),
+        .target(
+            name: "Storage",
+            dependencies: ["CSQLite", "CPostgres"]),
+        .target(
             name: "RevenueDot",
-            dependencies: ["AppStore"]),
+            dependencies: ["AppStore", "HTTP", "Storage"]),
+        // A small blocking HTTP/1.1 client over loopback sockets, for tests and benchmarks.
+        .target(
+            name: "LoopbackClient"),
         .executableTarget(
             name: "revenuedot",
             dependencies: ["RevenueDot"]),
         .executableTarget(
             name: "revenuedot-bench",
-            dependencies: ["AppStore"],
+            dependencies: ["AppStore", "LoopbackClient"],
             path: "Benchmarks/Sources/revenuedot-bench"),
 
         // MARK: - Tests
@@ -46,7 +55,13 @@ let package = Package(
             resources: [.copy("Resources")]),
         .testTarget(
             name: "RevenueDotTests",
-            dependencies: ["RevenueDot", "AppStore"]),
+            dependencies: ["RevenueDot", "AppStore", "Storage", "LoopbackClient"]),
+        .testTarget(
+            name: "HTTPTests",
+            dependencies: ["HTTP", "LoopbackClient"]),
+        .testTarget(
+            name: "StorageTests",
+            dependencies: ["Storage"]),
         .testTarget(
             name: "PlatformTests",
             dependencies: ["CSQLite", "CPostgres", "CMicroHTTPD", "COpenSSL"]),

@@ -39,9 +39,42 @@ lines=$( { for _ in 1 2 3 4 5 6 7 8 9 10; do cat "$work/payloads.txt"; done; } >
     echo "$(wc -l < "$work/lines.txt") $start $end" | awk '{printf "%.0f", $1 / ($3 - $2)}')
 echo "notifications/s: $lines" >&2
 
-python3 - "$ours" "$speed" "$apple" "$lines" <<'PY'
+ingest_count="${BENCH_INGEST_COUNT:-12000}"
+echo "== ingest: $ingest_count unique notifications signed before timing" >&2
+mkdir -p "$work/ingest"
+"$bench" generate --out "$work/ingest" --count "$ingest_count"
+bulk=$(start=$(date +%s.%N); .build/release/revenuedot verify --root-cert "$work/ingest/root.pem" --bundle-id com.example.app \
+    --environment Sandbox --lines "$work/ingest/payloads.txt" > /dev/null; end=$(date +%s.%N); \
+    echo "$ingest_count $start $end" | awk '{printf "%.0f", $1 / ($3 - $2)}')
+echo "bulk verify --lines of the same payloads, notifications/s: $bulk" >&2
+rm -f "$work/ingest/revenuedot.sqlite"*
+cat > "$work/ingest/revenuedot.json" <<JSON
+{
+  "listen": "127.0.0.1:0",
+  "database": "sqlite:revenuedot.sqlite",
+  "apps": [{"id": "bench", "bundleId": "com.example.app", "appAppleId": 1234, "environments": ["Sandbox"],
+            "rootCertificates": ["root.pem"]}],
+  "http": {"threads": 16}
+}
+JSON
+.build/release/revenuedot serve --config "$work/ingest/revenuedot.json" > "$work/ingest/serve.log" 2>&1 &
+server=$!
+port=""
+for _ in $(seq 1 100); do
+    port=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$work/ingest/serve.log" | grep -o '[0-9]*$' || true)
+    [ -n "$port" ] && break
+    sleep 0.1
+done
+[ -n "$port" ] || { cat "$work/ingest/serve.log" >&2; kill "$server"; exit 1; }
+ingest=$("$bench" ingest --port "$port" --app bench --payloads "$work/ingest/payloads.txt" --connections 16)
+echo "$ingest" >&2
+kill -TERM "$server"
+wait "$server"
+
+python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" <<'PY'
 import json, sys
 ours, speed, apple, lines = json.loads(sys.argv[1]), float(sys.argv[2]), json.loads(sys.argv[3]), float(sys.argv[4])
+bulk, ingest = float(sys.argv[5]), json.loads(sys.argv[6])
 warm, cold = ours["warm_notifications_per_second"], ours["cold_notifications_per_second"]
 ceiling = speed / 3
 python = apple["notifications_per_second"]
@@ -56,7 +89,14 @@ rows = [
 print("\nVerification benchmark (notification = outer JWS + transaction + renewal info)")
 for name, value, ratio in rows:
     print(f"  {name:<42} {value:>10}   {ratio}")
+rate = ingest["requests_per_second"]
+print("\nIngest over loopback (revenuedot serve, SQLite, 16 keep-alive connections, unique notifications)")
+print(f"  {'bulk revenuedot verify --lines, same payloads':<42} {bulk:>10,.0f}   1.00")
+print(f"  {'ingest, notifications/s':<42} {rate:>10,.0f}   {rate / bulk:.2f}x bulk verify")
+print(f"  {'latency p50 / p99 (ms)':<42} {ingest['p50_ms']:>5} / {ingest['p99_ms']:<5}   failures: {ingest['failures']}")
 goals = [("warm >= 2,000/s", warm >= 2000), ("warm >= 60% of OpenSSL ceiling", warm >= 0.6 * ceiling),
-         ("warm >= 40x Apple's Python library", warm >= 40 * python)]
+         ("warm >= 40x Apple's Python library", warm >= 40 * python),
+         ("ingest >= 0.6x bulk verify", rate >= 0.6 * bulk), ("ingest p99 <= 25 ms", ingest["p99_ms"] <= 25),
+         ("no ingest failures", ingest["failures"] == 0)]
 print("Goals: " + ", ".join(f"{name}: {'met' if ok else 'NOT met'}" for name, ok in goals))
 PY

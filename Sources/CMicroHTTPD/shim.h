@@ -7,20 +7,43 @@
 #include <microhttpd.h>
 
 // MHD_start_daemon is variadic (options as a va_list of pairs), which Swift cannot call.
-// This wrapper passes a fixed option set: a thread pool, a per-connection memory limit,
-// a connection timeout and a connection-notification callback may all be added here.
+// This wrapper passes the fixed option set the HTTP module uses. Every callback gets the
+// same context pointer (the server's state, passed unretained from Swift).
+// - address: the bind address, port included (MHD_OPTION_SOCK_ADDR); the `port` argument of
+//   MHD_start_daemon is ignored when it is given, so it is taken from here.
+// - threadPoolSize: worker threads, each running its own event loop (MHD_OPTION_THREAD_POOL_SIZE);
+//   0 means no pool: the one internal polling thread does all the work.
+// - connectionTimeoutSeconds: idle connections, and clients that stall mid-request, are closed
+//   after this long without traffic (MHD_OPTION_CONNECTION_TIMEOUT).
+// - connectionLimit: connections beyond it are refused at accept (MHD_OPTION_CONNECTION_LIMIT).
+// - connectionMemoryLimit: per-connection buffer for headers and body reads.
+// - logger: receives MHD's error messages instead of stderr (MHD_OPTION_EXTERNAL_LOGGER).
 static inline struct MHD_Daemon *CMicroHTTPD_startDaemon(
-    unsigned int flags, uint16_t port,
-    MHD_AccessHandlerCallback handler, void *handlerContext,
+    unsigned int flags, uint16_t port, const struct sockaddr *address,
+    MHD_AccessHandlerCallback handler, void *context,
     unsigned int threadPoolSize, unsigned int connectionTimeoutSeconds,
-    size_t connectionMemoryLimit,
-    MHD_RequestCompletedCallback completed, void *completedContext) {
-    return MHD_start_daemon(flags, port, NULL, NULL, handler, handlerContext,
+    unsigned int connectionLimit, size_t connectionMemoryLimit,
+    MHD_RequestCompletedCallback completed,
+    MHD_NotifyConnectionCallback notifyConnection,
+    MHD_LogCallback logger) {
+    // The logger comes first: MHD reports problems with later options through it.
+    return MHD_start_daemon(flags, port, NULL, NULL, handler, context,
+        MHD_OPTION_EXTERNAL_LOGGER, logger, context,
+        MHD_OPTION_SOCK_ADDR, address,
         MHD_OPTION_THREAD_POOL_SIZE, threadPoolSize,
         MHD_OPTION_CONNECTION_TIMEOUT, connectionTimeoutSeconds,
+        MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connectionMemoryLimit,
-        MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, context,
+        MHD_OPTION_NOTIFY_CONNECTION, notifyConnection, context,
         MHD_OPTION_END);
+}
+
+// MHD_get_daemon_info is variadic; this asks it for the port the daemon is bound to,
+// which is how a server started on port 0 learns its ephemeral port. Returns 0 on failure.
+static inline uint16_t CMicroHTTPD_boundPort(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
 }
 
 #endif

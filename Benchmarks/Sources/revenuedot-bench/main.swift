@@ -5,8 +5,13 @@
 //       writing DIR/root.pem and DIR/payloads.txt (one signedPayload per line)
 //   revenuedot-bench verify --root PEM --payloads FILE [--min-seconds S]
 //       verifies them on one core, with the chain cache off (cold) and warm, and prints JSON
+//   revenuedot-bench ingest --port P --app ID --payloads FILE [--connections N]
+//       POSTs every payload once to a running server over N keep-alive connections and prints
+//       throughput and latency percentiles as JSON
 import AppStore
 import Foundation
+import LoopbackClient
+import Synchronization
 
 let bundleId = "com.example.app"
 let appAppleId: Int64 = 1234
@@ -113,11 +118,54 @@ func verify(_ arguments: [String]) throws {
     FileHandle.standardOutput.write(try json(result) + Data("\n".utf8))
 }
 
+func ingest(_ arguments: [String]) throws {
+    guard let portText = argument("port", arguments), let port = UInt16(portText), let app = argument("app", arguments),
+        let payloadPath = argument("payloads", arguments)
+    else { fail("ingest needs --port P --app ID --payloads FILE") }
+    let connections = Int(argument("connections", arguments) ?? "16") ?? 16
+    let payloads = try String(contentsOfFile: payloadPath, encoding: .utf8).split(separator: "\n").map {
+        Data(#"{"signedPayload":""#.utf8) + Data($0.utf8) + Data(#""}"#.utf8)
+    }
+    let latencies = Mutex<[Double]>([])
+    let failures = Atomic<Int>(0)
+    let clock = ContinuousClock()
+    let start = clock.now
+    DispatchQueue.concurrentPerform(iterations: connections) { worker in
+        guard let connection = try? LoopbackConnection(port: port) else {
+            failures.add(1, ordering: .relaxed)
+            return
+        }
+        var mine: [Double] = []
+        for index in stride(from: worker, to: payloads.count, by: connections) {
+            let sent = clock.now
+            let status =
+                (try? connection.request(
+                    "POST", "/v1/apple/notifications/\(app)", headers: ["Content-Type": "application/json"], body: payloads[index]
+                ))?.status
+            let elapsed = clock.now - sent
+            if status != 200 { failures.add(1, ordering: .relaxed) }
+            mine.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+        }
+        latencies.withLock { $0 += mine }
+    }
+    let total = clock.now - start
+    let seconds = Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18
+    let sorted = latencies.withLock { $0 }.sorted()
+    func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+    let result: [String: Any] = [
+        "requests": sorted.count, "seconds": seconds, "requests_per_second": (Double(sorted.count) / seconds).rounded(),
+        "p50_ms": (percentile(0.5) * 100).rounded() / 100, "p99_ms": (percentile(0.99) * 100).rounded() / 100,
+        "failures": failures.load(ordering: .relaxed), "connections": connections,
+    ]
+    FileHandle.standardOutput.write(try json(result) + Data("\n".utf8))
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch arguments.first {
     case "generate": try generate(arguments)
     case "verify": try verify(arguments)
+    case "ingest": try ingest(arguments)
     default: fail("usage: revenuedot-bench generate --out DIR [--count N] | verify --root PEM --payloads FILE [--min-seconds S]")
     }
 } catch {

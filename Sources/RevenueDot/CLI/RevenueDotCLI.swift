@@ -6,8 +6,13 @@ public enum RevenueDotCLI {
         usage: revenuedot <command> [options]
 
         commands:
-          verify    verify App Store signed data and print its decoded payload
-          help      show this text
+          serve          run the server (Apple's notifications, the HTTP API)
+          init           write a demo configuration, a dev CA and a sample notification
+          notifications  list, show and count what was received and what was refused
+          verify         verify App Store signed data and print its decoded payload
+          help           show this text
+
+        Every command takes --config FILE (default revenuedot.json).
 
         Run `revenuedot <command> --help` for a command's options.
         """
@@ -24,22 +29,35 @@ public enum RevenueDotCLI {
             StandardStreams.out(usage + "\n")
             return 0
         case "verify":
-            if rest.contains("--help") || rest.contains("-h") {
-                StandardStreams.out(VerifyCommand.usage + "\n")
-                return 0
-            }
-            do {
-                return try VerifyCommand(arguments: rest).run()
-            } catch let error as UsageError {
-                StandardStreams.error("revenuedot verify: \(error)\n\n\(VerifyCommand.usage)\n")
-                return 2
-            } catch {
-                StandardStreams.error("revenuedot verify: \(error)\n")
-                return 2
+            return runCommand("verify", rest, usage: VerifyCommand.usage) { try VerifyCommand(arguments: rest).run() }
+        case "serve":
+            return runCommand("serve", rest, usage: ServeCommand.usage) { try ServeCommand(arguments: rest).run() }
+        case "init":
+            return runCommand("init", rest, usage: InitCommand.usage) { try InitCommand(arguments: rest).run() }
+        case "notifications":
+            return runCommand("notifications", rest, usage: NotificationsCommand.usage) {
+                try NotificationsCommand(arguments: rest).run()
             }
         default:
             StandardStreams.error("revenuedot: unknown command \"\(command)\"\n\n\(usage)\n")
             return 2
+        }
+    }
+
+    /// Runs one command: `--help` prints its usage; a usage error prints it too and exits 2.
+    private static func runCommand(_ name: String, _ arguments: [String], usage: String, _ body: () throws -> Int32) -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            StandardStreams.out(usage + "\n")
+            return 0
+        }
+        do {
+            return try body()
+        } catch let error as UsageError {
+            StandardStreams.error("revenuedot \(name): \(error)\n\n\(usage)\n")
+            return 2
+        } catch {
+            StandardStreams.error("revenuedot \(name): \(error)\n")
+            return 1
         }
     }
 }

@@ -1,0 +1,41 @@
+import Foundation
+
+/// One HTTP request as the server hands it to a handler, with the whole body read.
+///
+/// Header names are lower-cased so lookups do not depend on how the client spelled them;
+/// a header sent more than once is joined with ", " (RFC 9110, section 5.3).
+public struct HTTPRequest: Sendable {
+    /// The request method, such as "GET" or "POST".
+    public var method: String
+    /// The request path without the query string.
+    public var path: String
+    /// The query arguments, decoded.
+    public var query: [String: String]
+    /// The request headers, names lower-cased.
+    public var headers: [String: String]
+    /// The request body; empty when the request has none.
+    public var body: Data
+    /// The values of the `{name}` segments of the route that matched, filled by the router.
+    public var pathParameters: [String: String]
+
+    /// Creates a request; the server builds these, tests may too.
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        body: Data = Data(), pathParameters: [String: String] = [:]
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = [:]
+        for (name, value) in headers {
+            self.headers[name.lowercased()] = value
+        }
+        self.body = body
+        self.pathParameters = pathParameters
+    }
+
+    /// The value of the header `name`, whatever its case.
+    public func header(_ name: String) -> String? {
+        headers[name.lowercased()]
+    }
+}

@@ -1,0 +1,103 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// An HTTP/1.1 server on libmicrohttpd: a pool of worker threads, each running an epoll event
+/// loop over its connections and calling handlers synchronously once a request's body is in.
+///
+/// Reads are event-driven, so a client that stalls mid-request holds a socket, not a thread,
+/// and is dropped after `connectionTimeoutSeconds`. Keep-alive is libmicrohttpd's.
+public final class HTTPServer: Sendable {
+    private enum State {
+        case idle
+        case running(MicroHTTPDDaemon)
+        case stopped
+    }
+
+    private let configuration: HTTPServerConfiguration
+    private let core: ServerCore
+    private let state = Mutex<State>(.idle)
+
+    /// Creates a server; nothing listens until `start()`.
+    public init(configuration: HTTPServerConfiguration, router: Router, observer: (any HTTPServerObserver)? = nil) {
+        self.configuration = configuration
+        self.core = ServerCore(configuration: configuration, router: router, observer: observer)
+    }
+
+    /// Binds and starts the workers; returns the bound port (the kernel's choice when the
+    /// configured port is 0).
+    ///
+    /// Throws `HTTPServerError` for an invalid configuration, or with libmicrohttpd's reason
+    /// (for example "Address already in use") when it cannot listen.
+    @discardableResult
+    public func start() throws -> UInt16 {
+        try validate(configuration)
+        return try state.withLock { state throws(HTTPServerError) -> UInt16 in
+            guard case .idle = state else {
+                throw HTTPServerError(code: .invalidState, message: "The server was already started.")
+            }
+            let daemon = try MicroHTTPDDaemon(configuration: configuration, core: core)
+            state = .running(daemon)
+            return daemon.port
+        }
+    }
+
+    /// The bound port while running; 0 before `start()` and after `shutdown()`.
+    public var port: UInt16 {
+        state.withLock { state in
+            if case .running(let daemon) = state { daemon.port } else { 0 }
+        }
+    }
+
+    /// Stops gracefully: new connections are refused at once, requests already being answered
+    /// finish (their handlers return and their responses are sent) for up to `timeout` seconds,
+    /// and then every connection is closed.
+    ///
+    /// Responses sent while draining carry `Connection: close`. A request whose body is still
+    /// arriving is not waited for. Blocks the caller; call it from outside the handlers.
+    public func shutdown(timeout: Double = 30) {
+        let daemon = state.withLock { state -> MicroHTTPDDaemon? in
+            defer { state = .stopped }
+            if case .running(let daemon) = state { return daemon }
+            return nil
+        }
+        guard let daemon else { return }
+        core.draining.store(true, ordering: .relaxed)
+        daemon.quiesce()
+        let deadline = ContinuousClock.now + .milliseconds(Int(max(timeout, 0) * 1000))
+        while core.respondingRequests.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
+            usleep(2_000)
+        }
+        daemon.stop()
+    }
+
+    /// Handler invocations in progress.
+    public var inFlightRequests: Int { core.inFlightRequests.load(ordering: .relaxed) }
+
+    /// Client connections currently open.
+    public var openConnections: Int { core.openConnections.load(ordering: .relaxed) }
+
+    private func validate(_ configuration: HTTPServerConfiguration) throws(HTTPServerError) {
+        func invalid(_ message: String) -> HTTPServerError {
+            HTTPServerError(code: .invalidConfiguration, message: message)
+        }
+        guard (1...1024).contains(configuration.threads) else {
+            throw invalid("threads must be between 1 and 1024, not \(configuration.threads).")
+        }
+        guard configuration.maxBodyBytes >= 0 else {
+            throw invalid("maxBodyBytes must not be negative.")
+        }
+        guard (0...Int(UInt32.max)).contains(configuration.connectionTimeoutSeconds) else {
+            throw invalid("connectionTimeoutSeconds must be between 0 (none) and \(UInt32.max).")
+        }
+        // libmicrohttpd splits the limit between the workers; each needs at least one connection.
+        guard configuration.connectionLimit >= configuration.threads, configuration.connectionLimit <= Int(UInt32.max)
+        else {
+            throw invalid("connectionLimit must be at least threads (\(configuration.threads)).")
+        }
+    }
+}

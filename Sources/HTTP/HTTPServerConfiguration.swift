@@ -1,0 +1,36 @@
+/// Where the server listens and the limits that keep slow or greedy clients from hurting others.
+public struct HTTPServerConfiguration: Sendable {
+    /// The address to bind: an IPv4 literal, `0.0.0.0` for all IPv4 interfaces, or `::`/`::1` for IPv6.
+    public var host: String = "127.0.0.1"
+    /// The TCP port; 0 asks the kernel for an ephemeral one, which `HTTPServer.start()` returns.
+    public var port: UInt16 = 8080
+    /// Worker threads. Each runs its own event loop over its connections and runs handlers,
+    /// so this is also how many handlers can block at once.
+    public var threads: Int = 16
+    /// The largest request body accepted. A larger declared `Content-Length` is answered 413
+    /// before any of the body is read, and a chunked body is cut off once it grows past it.
+    public var maxBodyBytes: Int = 1 << 20
+    /// A connection with no traffic for this long (idle keep-alive, or a client stalled
+    /// mid-request) is closed.
+    public var connectionTimeoutSeconds: Int = 10
+    /// Connections beyond this many are refused at accept.
+    public var connectionLimit: Int = 4096
+    /// Receives libmicrohttpd's own error messages while the server runs (start-up failures
+    /// are thrown instead). Nil drops them.
+    public var errorLog: (@Sendable (String) -> Void)? = nil
+
+    /// Creates a configuration; every value has a production default.
+    public init(
+        host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 16, maxBodyBytes: Int = 1 << 20,
+        connectionTimeoutSeconds: Int = 10, connectionLimit: Int = 4096,
+        errorLog: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.threads = threads
+        self.maxBodyBytes = maxBodyBytes
+        self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.connectionLimit = connectionLimit
+        self.errorLog = errorLog
+    }
+}

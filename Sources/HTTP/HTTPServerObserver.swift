@@ -1,0 +1,11 @@
+/// Receives the server's events, for metrics. Called on worker threads, so it must be cheap
+/// and thread-safe.
+public protocol HTTPServerObserver: Sendable {
+    /// A request was answered. `route` is the matched pattern, or "unmatched" when no route
+    /// matched; `seconds` runs from the request headers' arrival to the response being ready.
+    func requestFinished(method: String, route: String, status: Int, seconds: Double)
+    /// A client connection was accepted.
+    func connectionOpened()
+    /// A client connection was closed, by either side or by a timeout.
+    func connectionClosed()
+}

@@ -1,0 +1,114 @@
+import CMicroHTTPD
+import Foundation
+
+// libmicrohttpd's callbacks. They are top-level functions in a file that is not main.swift, so
+// they carry no actor isolation: libmicrohttpd calls them on its own worker threads. Each gets
+// the `ServerCore` through its `cls` pointer, passed unretained (the daemon handle retains it).
+
+// MARK: - Requests
+
+/// The access handler: called once when the headers are in, once per piece of body, and once
+/// more when the request is complete (see `RequestContext`).
+func microHTTPDAccess(
+    cls: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
+    method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,
+    uploadDataSize: UnsafeMutablePointer<Int>?, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let cls, let connection, let uploadDataSize, let requestContext else { return .NO }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+
+    guard let existing = requestContext.pointee else {
+        // First call: the headers are in, none of the body is read yet.
+        let context = RequestContext(
+            method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+            started: .now)
+        requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
+        guard let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+            let length = Int(String(cString: declared))
+        else { return .YES }
+        if length > core.maxBodyBytes {
+            // Answering now makes libmicrohttpd skip the body and close the connection after the answer.
+            context.rejected = true
+            return queueRejection(context, core: core, connection: connection)
+        }
+        context.body.reserveCapacity(length)
+        return .YES
+    }
+
+    let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+    let size = uploadDataSize.pointee
+    if size > 0 {
+        // A piece of body. libmicrohttpd refuses a response queued during these calls, so a chunked
+        // body that outgrows the limit is read and dropped up to its end and answered 413 then; one
+        // that goes on for another limit's worth (64 KiB at least) is cut off by closing the connection.
+        uploadDataSize.pointee = 0
+        context.received += size
+        guard let uploadData, !context.rejected, context.received <= core.maxBodyBytes else {
+            context.rejected = true
+            context.body = Data()
+            return context.received - core.maxBodyBytes > max(core.maxBodyBytes, 1 << 16) ? .NO : .YES
+        }
+        context.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: size)
+        return .YES
+    }
+
+    // The whole request is in.
+    if context.rejected {
+        return queueRejection(context, core: core, connection: connection)
+    }
+    let request = HTTPRequest(
+        method: context.method, path: context.path, query: values(of: .GET_ARGUMENT_KIND, in: connection),
+        headers: values(of: .HEADER_KIND, in: connection), body: context.body)
+    context.body = Data()
+    context.responded = true
+    core.respondingRequests.add(1, ordering: .relaxed)
+    let response = core.respond(to: request, started: context.started)
+    return queue(response, on: connection, close: core.draining.load(ordering: .relaxed))
+}
+
+/// Called once for every request the access handler saw, when it is done or abandoned:
+/// releases the request's context.
+func microHTTPDRequestCompleted(
+    cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+    requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, reason: MHD_RequestTerminationCode
+) {
+    guard let cls, let pointer = requestContext?.pointee else { return }
+    requestContext?.pointee = nil
+    let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
+    if context.responded {
+        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().respondingRequests.subtract(1, ordering: .relaxed)
+    }
+}
+
+private func queueRejection(_ context: RequestContext, core: ServerCore, connection: OpaquePointer) -> MHD_Result {
+    context.responded = true
+    core.respondingRequests.add(1, ordering: .relaxed)
+    let response = core.payloadTooLarge(method: context.method, path: context.path, started: context.started)
+    return queue(response, on: connection, close: true)
+}
+
+// MARK: - Connections and logging
+
+/// Counts connections as libmicrohttpd accepts and closes them.
+func microHTTPDConnectionNotified(
+    cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+    socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, event: MHD_ConnectionNotificationCode
+) {
+    guard let cls else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    switch event {
+    case .CONNECTION_NOTIFY_STARTED: core.connectionOpened()
+    case .CONNECTION_NOTIFY_CLOSED: core.connectionClosed()
+    }
+}
+
+/// Formats one of libmicrohttpd's printf-style messages and hands it to the core.
+func microHTTPDLog(cls: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVaListPointer?) {
+    guard let cls, let format, let arguments else { return }
+    var message = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 512) { buffer in
+        guard vsnprintf(buffer.baseAddress, buffer.count, format, arguments) >= 0 else { return String(cString: format) }
+        return String(cString: buffer.baseAddress!)
+    }
+    while message.last?.isNewline == true { message.removeLast() }
+    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().log(message)
+}

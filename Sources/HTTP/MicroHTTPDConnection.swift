@@ -1,0 +1,69 @@
+import CMicroHTTPD
+import Foundation
+
+// Reading a request's values from, and queueing a response on, a libmicrohttpd connection.
+
+// MARK: - Request values
+
+/// The request's headers (`.HEADER_KIND`, names lower-cased, repeats joined with ", ") or
+/// query arguments (`.GET_ARGUMENT_KIND`, decoded by libmicrohttpd; a bare `?flag` is "").
+func values(of kind: MHD_ValueKind, in connection: OpaquePointer) -> [String: String] {
+    var values: [String: String] = [:]
+    withUnsafeMutablePointer(to: &values) { pointer in
+        let collect: MHD_KeyValueIterator = kind == .HEADER_KIND ? collectHeader : collectArgument
+        _ = MHD_get_connection_values(connection, kind, collect, pointer)
+    }
+    return values
+}
+
+private func collectHeader(
+    cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind, key: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?
+) -> MHD_Result {
+    guard let cls, let key else { return .YES }
+    let values = cls.assumingMemoryBound(to: [String: String].self)
+    let name = String(cString: key).lowercased()
+    let text = value.map { String(cString: $0) } ?? ""
+    if let earlier = values.pointee[name] {
+        values.pointee[name] = earlier + ", " + text
+    } else {
+        values.pointee[name] = text
+    }
+    return .YES
+}
+
+private func collectArgument(
+    cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind, key: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?
+) -> MHD_Result {
+    guard let cls, let key else { return .YES }
+    let values = cls.assumingMemoryBound(to: [String: String].self)
+    values.pointee[String(cString: key)] = value.map { String(cString: $0) } ?? ""
+    return .YES
+}
+
+// MARK: - Responses
+
+/// Headers libmicrohttpd writes itself from the body and the connection state; a handler's
+/// copy would be refused or contradict them (`Connection: close` is honoured, see `queue`).
+private let managedHeaders: Set<String> = ["content-length", "transfer-encoding", "connection"]
+
+/// Queues `response` on `connection`, copying the body (`.RESPMEM_MUST_COPY`). With `close`,
+/// (or when the handler asked for it) the response carries `Connection: close` and
+/// libmicrohttpd closes the connection after it.
+func queue(_ response: HTTPResponse, on connection: OpaquePointer, close: Bool) -> MHD_Result {
+    let created = response.body.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    }
+    guard let created else { return .NO }
+    let close =
+        close || response.headers.contains { $0.key.lowercased() == "connection" && $0.value.lowercased() == "close" }
+    defer { MHD_destroy_response(created) }
+    for (name, value) in response.headers where !managedHeaders.contains(name.lowercased()) {
+        // Refused only for a name or value with a line break; skipping it keeps the rest of the answer.
+        _ = MHD_add_response_header(created, name, value)
+    }
+    if close {
+        _ = MHD_add_response_header(created, "Connection", "close")
+    }
+    return MHD_queue_response(connection, UInt32(clamping: response.status), created)
+}

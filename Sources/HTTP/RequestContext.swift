@@ -1,0 +1,27 @@
+import Foundation
+
+/// What the server keeps about one request between libmicrohttpd's calls for it.
+///
+/// libmicrohttpd calls the access handler once for the headers, once per piece of body and
+/// once more when the request is complete, always on the worker thread that owns the
+/// connection; this object carries the body across those calls. It is retained into the
+/// request's `con_cls` pointer on the first call and released by the completion callback,
+/// which libmicrohttpd calls exactly once for every request it called the handler for.
+final class RequestContext {
+    let method: String
+    let path: String
+    let started: ContinuousClock.Instant
+    var body = Data()
+    /// The body outgrew the limit: the rest is discarded and the answer is 413.
+    var rejected = false
+    /// Body bytes received so far, kept or not.
+    var received = 0
+    /// A response was queued; the request counts as responding until it completes.
+    var responded = false
+
+    init(method: String, path: String, started: ContinuousClock.Instant) {
+        self.method = method
+        self.path = path
+        self.started = started
+    }
+}

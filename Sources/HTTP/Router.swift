@@ -1,0 +1,93 @@
+/// A request handler. It runs synchronously on a server worker thread and may block, so the
+/// worker pool size bounds how many handlers run at once.
+public typealias HTTPHandler = @Sendable (HTTPRequest) -> HTTPResponse
+
+/// Maps a method and a path to a handler, with `{name}` segments captured as path parameters.
+///
+/// A route with more literal segments wins over one with parameters in their place, so
+/// `/v1/items/latest` can sit beside `/v1/items/{id}`; among equals, the first added wins.
+/// `HEAD` is answered by the `GET` route (the server sends no body for it).
+public struct Router: Sendable {
+    /// The outcome of matching a request against the routes.
+    public enum Match: Sendable {
+        /// A route matched; `route` is its pattern, stable enough for metric labels.
+        case found(HTTPHandler, route: String, parameters: [String: String])
+        /// No route has this path.
+        case notFound
+        /// Some route has this path, but not for this method; `allowed` is for the `Allow` header.
+        case methodNotAllowed(allowed: [String])
+    }
+
+    private enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    private struct Route: Sendable {
+        var method: String
+        var pattern: String
+        var segments: [Segment]
+        var handler: HTTPHandler
+        var literalCount: Int
+    }
+
+    private var routes: [Route] = []
+
+    /// Creates a router with no routes.
+    public init() {}
+
+    /// Adds a route. `pattern` is a path like `/v1/apple/notifications/{appId}`, where each
+    /// `{name}` matches exactly one non-empty segment.
+    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping HTTPHandler) {
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
+            segment -> Segment in
+            if segment.count > 2, segment.first == "{", segment.last == "}" {
+                return .parameter(String(segment.dropFirst().dropLast()))
+            }
+            return .literal(String(segment))
+        }
+        let literalCount = segments.filter { if case .literal = $0 { true } else { false } }.count
+        let route = Route(
+            method: method.uppercased(), pattern: pattern, segments: segments, handler: handler,
+            literalCount: literalCount)
+        // Keep routes sorted by specificity; a stable insertion keeps the first-added order among equals.
+        let index = routes.firstIndex { $0.literalCount < literalCount } ?? routes.endIndex
+        routes.insert(route, at: index)
+    }
+
+    /// Finds the route for `method` and `path` (the path without its query string).
+    public func match(method: String, path: String) -> Match {
+        let pathSegments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard path.first == "/" else { return .notFound }
+        var allowed: [String] = []
+        let wanted = method == "HEAD" ? "GET" : method
+        for route in routes {
+            guard let parameters = Self.parameters(route.segments, pathSegments) else { continue }
+            if route.method == wanted || route.method == method {
+                return .found(route.handler, route: route.pattern, parameters: parameters)
+            }
+            if !allowed.contains(route.method) {
+                allowed.append(route.method)
+            }
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed.sorted())
+    }
+
+    /// The captured parameters when `segments` matches `path`, or nil.
+    private static func parameters(
+        _ segments: [Segment], _ path: ArraySlice<Substring>
+    ) -> [String: String]? {
+        guard segments.count == path.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (segment, value) in zip(segments, path) {
+            switch segment {
+            case .literal(let literal):
+                guard value == literal else { return nil }
+            case .parameter(let name):
+                guard !value.isEmpty else { return nil }
+                parameters[name] = String(value)
+            }
+        }
+        return parameters
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// One blocking HTTP/1.1 keep-alive connection over a loopback socket, for tests and benchmarks.
+///
+/// Not `Sendable`: use one per thread. Requests go out one at a time, each waiting for its
+/// whole response; the connection stays open between them unless the server closes it.
+public final class LoopbackConnection {
+    private let socket: LoopbackSocket
+    private let reader: ResponseReader
+    private let hostHeader: String
+
+    /// Connects to `host` (an IPv4 or IPv6 literal, or "localhost") on `port`. Sends and
+    /// receives that wait longer than `timeoutSeconds` fail with `.timedOut`.
+    public init(host: String = "127.0.0.1", port: UInt16, timeoutSeconds: Double = 30) throws {
+        socket = try LoopbackSocket(host: host, port: port, timeoutSeconds: timeoutSeconds)
+        reader = ResponseReader(socket: socket)
+        hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    /// Sends one request and reads its whole response (`Content-Length`, chunked, or up to close).
+    ///
+    /// `Host` and `Content-Length` are added unless given in `headers`; a caller that sets
+    /// `Transfer-Encoding` sends `body` already encoded. When the server answers early and closes
+    /// (a 413 before the body is read), writing the rest fails and the early answer is returned.
+    public func request(
+        _ method: String, _ path: String, headers: [String: String] = [:], body: Data = Data()
+    ) throws -> LoopbackResponse {
+        var head = "\(method) \(path) HTTP/1.1\r\n"
+        var hasHost = false
+        var framed = false
+        for (name, value) in headers {
+            head += "\(name): \(value)\r\n"
+            switch name.lowercased() {
+            case "host": hasHost = true
+            case "content-length", "transfer-encoding": framed = true
+            default: break
+            }
+        }
+        if !hasHost {
+            head += "Host: \(hostHeader)\r\n"
+        }
+        if !framed && (!body.isEmpty || ["POST", "PUT", "PATCH"].contains(method)) {
+            head += "Content-Length: \(body.count)\r\n"
+        }
+        head += "\r\n"
+        var bytes = Data(head.utf8)
+        bytes.append(body)
+        do {
+            try sendRaw(bytes)
+        } catch let error as LoopbackClientError where error.code == .sendFailed {
+            guard let early = try? readResponse(bodyless: method == "HEAD") else { throw error }
+            return early
+        }
+        return try readResponse(bodyless: method == "HEAD")
+    }
+
+    /// Writes `bytes` as they are: for requests written by hand, such as one that stops half-way.
+    public func sendRaw(_ bytes: Data) throws {
+        try bytes.withUnsafeBytes { raw in try socket.sendAll(raw) }
+    }
+
+    /// Reads the next response, for a request written with `sendRaw`. `bodyless` is for HEAD.
+    public func readResponse(bodyless: Bool = false) throws -> LoopbackResponse {
+        do {
+            let (response, closes) = try reader.readResponse(bodyless: bodyless)
+            if closes {
+                socket.disconnect()
+            }
+            return response
+        } catch {
+            if error.code != .timedOut {
+                socket.disconnect()
+            }
+            throw error
+        }
+    }
+
+    /// Closes the connection; further requests fail with `.notOpen`.
+    public func close() {
+        socket.disconnect()
+    }
+
+    /// Whether the connection is usable: false after `close()`, after a response that closed it,
+    /// and once the server has closed its side (checked without blocking).
+    public var isOpen: Bool {
+        if !socket.isClosed, socket.peerClosed {
+            socket.disconnect()
+        }
+        return !socket.isClosed
+    }
+}

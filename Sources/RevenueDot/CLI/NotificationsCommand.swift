@@ -1,0 +1,151 @@
+import AppStore
+import Foundation
+import Storage
+
+/// `revenuedot notifications list|show|rejects`: what was received, read from storage.
+public struct NotificationsCommand {
+    public static let usage = """
+        usage: revenuedot notifications list [--held] [--app ID] [--type T] [--limit N] [--json] [--config FILE]
+               revenuedot notifications show UUID [--config FILE]
+               revenuedot notifications rejects [--json] [--config FILE]
+
+          list     newest first; --held shows only held ones (validly signed, but for another
+                   bundle or environment); --json prints one object per line
+          show     one notification with its payload decoded (nested JWS decoded too)
+          rejects  counts of refused payloads by status, and the last 100 reasons
+        """
+
+    let subcommand: String
+    let parsed: ParsedArguments
+
+    public init(arguments: [String]) throws {
+        guard let first = arguments.first, ["list", "show", "rejects"].contains(first) else {
+            throw UsageError("expected list, show or rejects")
+        }
+        subcommand = first
+        parsed = try ParsedArguments(
+            Array(arguments.dropFirst()), valueOptions: ["config", "app", "type", "limit"], flagOptions: ["held", "json"])
+        switch subcommand {
+        case "show": guard parsed.positionals.count == 1 else { throw UsageError("show needs one notificationUUID") }
+        default: guard parsed.positionals.isEmpty else { throw UsageError("\(subcommand) takes no arguments") }
+        }
+    }
+
+    public func run() throws -> Int32 {
+        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
+        guard case .sqlite(let path) = config.database else {
+            throw UsageError("PostgreSQL storage is not available yet")
+        }
+        let store = try SQLiteStore(path: path)
+        defer { store.close() }
+        switch subcommand {
+        case "list": return try list(store)
+        case "show": return try show(store, config: config, uuid: parsed.positionals[0])
+        default: return try rejects(store)
+        }
+    }
+
+    private func list(_ store: SQLiteStore) throws -> Int32 {
+        var filter = NotificationFilter()
+        filter.appId = parsed.value("app")
+        filter.notificationType = parsed.value("type")
+        if parsed.flags.contains("held") { filter.state = .held }
+        if let text = parsed.value("limit") {
+            guard let limit = Int(text), limit > 0 else { throw UsageError("--limit must be a positive number") }
+            filter.limit = limit
+        }
+        let records = try store.notifications(filter)
+        if parsed.flags.contains("json") {
+            StandardStreams.out(records.map { Self.summary($0).serialized() + "\n" }.joined())
+            return 0
+        }
+        var lines = ["RECEIVED                  STATE     APP        TYPE / SUBTYPE                          ENVIRONMENT  UUID"]
+        for record in records {
+            let type = record.subtype.map { "\(record.notificationType) / \($0)" } ?? record.notificationType
+            lines.append(
+                [
+                    Self.iso(record.receivedAt).padding(26), record.state.rawValue.padding(10), record.appId.padding(11),
+                    type.padding(40), (record.environment ?? "-").padding(13), record.notificationUUID,
+                ].joined())
+        }
+        if records.isEmpty { lines.append("(no notifications)") }
+        StandardStreams.out(lines.joined(separator: "\n") + "\n")
+        return 0
+    }
+
+    private func show(_ store: SQLiteStore, config: RevenueDotConfig, uuid: String) throws -> Int32 {
+        guard let record = try store.notification(uuid: uuid) else {
+            StandardStreams.error("revenuedot notifications show: no notification \(uuid)\n")
+            return 1
+        }
+        var object = Self.summary(record)
+        let roots = try config.app(record.appId)?.rootCertificates ?? [AppleRootCertificates.appleRootCAG3()]
+        let verifier = try SignedDataVerifier(rootCertificates: roots, policy: .signatureOnly)
+        let signedAt = record.signedDate.map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? Date()
+        do {
+            object["payload"] = try VerifiedSignedData.notification(
+                verifier.verifyNotification(record.signedPayload, now: signedAt)
+            )
+            .decodedJSON()
+            object["signatureVerified"] = .bool(true)
+        } catch {
+            object["signatureVerified"] = .bool(false)
+            object["verificationError"] = .string("\(error)")
+        }
+        StandardStreams.out(object.serialized(pretty: true) + "\n")
+        return 0
+    }
+
+    private func rejects(_ store: SQLiteStore) throws -> Int32 {
+        let log = try store.rejectLog()
+        if parsed.flags.contains("json") {
+            let object = JSONValue.object([
+                "counts": .object(log.counts.mapValues { .integer(Int64($0)) }),
+                "recent": .array(
+                    log.recent.map {
+                        .object([
+                            "appId": .string($0.appId), "status": .string($0.status), "reason": .string($0.reason),
+                            "at": .string(Self.iso($0.at)),
+                        ])
+                    }),
+            ])
+            StandardStreams.out(object.serialized(pretty: true) + "\n")
+            return 0
+        }
+        var lines = ["Rejected payloads by status:"]
+        for (status, count) in log.counts.sorted(by: { $0.key < $1.key }) { lines.append("  \(status.padding(32)) \(count)") }
+        if log.counts.isEmpty { lines.append("  (none)") }
+        lines.append("Most recent (newest first, at most 100):")
+        for reject in log.recent {
+            lines.append("  \(Self.iso(reject.at))  \(reject.appId)  \(reject.status): \(reject.reason)")
+        }
+        StandardStreams.out(lines.joined(separator: "\n") + "\n")
+        return 0
+    }
+
+    /// The fields `list --json` promises, and a few more.
+    static func summary(_ record: NotificationRecord) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "notificationUUID": .string(record.notificationUUID), "notificationType": .string(record.notificationType),
+            "subtype": record.subtype.map(JSONValue.string) ?? .null, "appId": .string(record.appId),
+            "environment": record.environment.map(JSONValue.string) ?? .null, "state": .string(record.state.rawValue),
+            "receivedAt": .string(iso(record.receivedAt)),
+        ]
+        object["stateReason"] = record.stateReason.map(JSONValue.string)
+        object["signedDate"] = record.signedDate.map { .string(iso($0)) }
+        object["originalTransactionId"] = record.originalTransactionId.map(JSONValue.string)
+        object["transactionId"] = record.transactionId.map(JSONValue.string)
+        return .object(object)
+    }
+
+    static func iso(_ milliseconds: Int64) -> String {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601)
+    }
+}
+
+extension String {
+    /// The string padded with spaces (or cut) to `width` characters.
+    func padding(_ width: Int) -> String {
+        count >= width ? String(prefix(width - 1)) + " " : self + String(repeating: " ", count: width - count)
+    }
+}

@@ -1,0 +1,73 @@
+import Dispatch
+import Foundation
+
+/// `revenuedot serve`: runs the service until SIGTERM or SIGINT, then stops gracefully.
+public struct ServeCommand {
+    public static let usage = """
+        usage: revenuedot serve [--config FILE]
+
+        Serves the HTTP API with the configuration in FILE (default revenuedot.json).
+        SIGTERM or SIGINT stops it gracefully: no new connections, in-flight requests finish,
+        storage is flushed, exit 0.
+        """
+
+    let configPath: String
+
+    public init(arguments: [String]) throws {
+        let parsed = try ParsedArguments(arguments, valueOptions: ["config"], flagOptions: [])
+        guard parsed.positionals.isEmpty else { throw UsageError("serve takes no arguments") }
+        configPath = parsed.value("config") ?? "revenuedot.json"
+    }
+
+    public func run() -> Int32 {
+        let service: RevenueDotService
+        do {
+            let config = try ConfigLoader.load(path: configPath)
+            service = try RevenueDotService(config: config)
+            try service.start()
+        } catch {
+            StandardStreams.error("revenuedot serve: \(error)\n")
+            return 1
+        }
+        let config = service.config
+        let host = config.listen.host.contains(":") ? "[\(config.listen.host)]" : config.listen.host
+        let base = "http://\(host):\(service.port)"
+        StandardStreams.out(
+            """
+            RevenueDot is listening on \(base) (database \(config.database), \(config.apps.count) app(s))
+              Apple's notification URL for app "\(config.apps[0].id)": \(base)/v1/apple/notifications/\(config.apps[0].id)
+              health: \(base)/health   metrics: \(base)/metrics
+
+            """)
+        let sample = URL(fileURLWithPath: config.file).deletingLastPathComponent()
+            .appendingPathComponent(".revenuedot/sample-notification.json")
+        if FileManager.default.fileExists(atPath: sample.path), let demo = config.app("demo") {
+            StandardStreams.out(
+                """
+                Next: POST the sample notification signed by the local dev CA, then list what was stored:
+                  curl -s -X POST --data @\(sample.path) \(base)/v1/apple/notifications/\(demo.id)
+                  .build/release/revenuedot notifications list --config \(configPath)
+
+                """)
+        }
+        Self.waitForTermination()
+        StandardStreams.out("revenuedot serve: stopping: finishing in-flight requests and flushing storage\n")
+        service.shutdown()
+        StandardStreams.out("revenuedot serve: stopped\n")
+        return 0
+    }
+
+    /// Blocks until SIGTERM or SIGINT arrives.
+    static func waitForTermination() {
+        let stop = DispatchSemaphore(value: 0)
+        let signals = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            return source
+        }
+        stop.wait()
+        signals.forEach { $0.cancel() }
+    }
+}

@@ -1,0 +1,128 @@
+import AppStore
+import Foundation
+
+/// Reads and validates one entry of `apps`.
+enum AppConfigLoader {
+    static let keys: Set<String> = [
+        "id", "bundleId", "appAppleId", "environments", "rootCertificates", "trackNewPurchasesFromServerNotifications",
+        "secretApiKey", "publicApiKey", "entitlements", "webhook", "inAppPurchaseKey",
+    ]
+
+    static func load(_ app: ConfigReader, directory: URL) throws(ConfigError) -> AppConfig {
+        try app.rejectUnknownKeys(keys)
+        let id = try app.requiredString("id")
+        guard id.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
+            throw app.fail("id", "\"\(id)\" may hold only letters, digits, '-', '_' and '.' (it is part of a URL)")
+        }
+        let bundleId = try app.requiredString("bundleId")
+        let appAppleId = try app.integer("appAppleId", in: 1...Int64.max)
+        let environments = try environmentSet(app)
+        if environments.contains(.production), appAppleId == nil {
+            throw app.fail("appAppleId", "missing: required when environments include Production")
+        }
+        let secret = try app.string("secretApiKey")
+        let publishable = try app.string("publicApiKey")
+        if let secret, secret == publishable {
+            throw app.fail("publicApiKey", "must differ from secretApiKey")
+        }
+        return AppConfig(
+            id: id, bundleId: bundleId, appAppleId: appAppleId, environments: environments,
+            rootCertificates: try roots(app, directory: directory),
+            trackNewPurchasesFromServerNotifications: try app.bool("trackNewPurchasesFromServerNotifications") ?? false,
+            secretApiKey: secret, publicApiKey: publishable,
+            entitlements: try entitlements(app),
+            webhook: try webhook(app),
+            inAppPurchaseKey: try inAppPurchaseKey(app, directory: directory))
+    }
+
+    private static func environmentSet(_ app: ConfigReader) throws(ConfigError) -> Set<AppStoreEnvironment> {
+        let names = try app.strings("environments") ?? ["Production", "Sandbox"]
+        guard !names.isEmpty else { throw app.fail("environments", "must name at least one environment") }
+        var result: Set<AppStoreEnvironment> = []
+        for (index, name) in names.enumerated() {
+            let environment = AppStoreEnvironment(rawValue: name)
+            guard environment.isKnown else {
+                throw app.fail("environments[\(index)]", "\"\(name)\" is not Production, Sandbox, Xcode or LocalTesting")
+            }
+            result.insert(environment)
+        }
+        return result
+    }
+
+    private static func roots(_ app: ConfigReader, directory: URL) throws(ConfigError) -> [Certificate] {
+        var roots: [Certificate]
+        do { roots = [try AppleRootCertificates.appleRootCAG3()] } catch {
+            throw app.fail("rootCertificates", "the bundled Apple Root CA - G3 cannot be read: \(error)")
+        }
+        for (index, path) in (try app.strings("rootCertificates") ?? []).enumerated() {
+            let resolved = ConfigLoader.resolve(path, in: directory)
+            guard let data = FileManager.default.contents(atPath: resolved) else {
+                throw app.fail("rootCertificates[\(index)]", "cannot read \(resolved)")
+            }
+            do {
+                if let text = String(data: data, encoding: .utf8), text.contains("-----BEGIN CERTIFICATE-----") {
+                    roots += try Certificate.parsePEM(text)
+                } else {
+                    roots.append(try Certificate(der: data))
+                }
+            } catch {
+                throw app.fail("rootCertificates[\(index)]", "\(resolved) is not a PEM or DER certificate: \(error)")
+            }
+        }
+        return roots
+    }
+
+    private static func entitlements(_ app: ConfigReader) throws(ConfigError) -> [String: [String]] {
+        guard let map = try app.object("entitlements") else { return [:] }
+        var result: [String: [String]] = [:]
+        for name in map.rawMembers.keys.sorted() {
+            guard let products = try map.strings(name), !products.isEmpty else {
+                throw map.fail(name, "must list at least one product ID")
+            }
+            result[name] = products
+        }
+        return result
+    }
+
+    private static func webhook(_ app: ConfigReader) throws(ConfigError) -> WebhookConfig? {
+        guard let hook = try app.object("webhook") else { return nil }
+        try hook.rejectUnknownKeys([
+            "url", "authorization", "signingSecret", "timeoutSeconds", "retryDelaysSeconds", "concurrency",
+        ])
+        let text = try hook.requiredString("url")
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            url.host != nil
+        else { throw hook.fail("url", "\"\(text)\" is not an http or https URL") }
+        var delays = WebhookConfig.defaultRetryDelaysSeconds
+        if let values = try hook.array("retryDelaysSeconds") {
+            delays = []
+            for (index, value) in values.enumerated() {
+                guard case .integer(let seconds) = value, seconds >= 0 else {
+                    throw hook.fail("retryDelaysSeconds[\(index)]", "must be a whole number of seconds, 0 or more")
+                }
+                delays.append(Int(seconds))
+            }
+        }
+        return WebhookConfig(
+            url: url, authorization: try hook.string("authorization"), signingSecret: try hook.string("signingSecret"),
+            timeoutSeconds: Int(try hook.integer("timeoutSeconds", in: 1...600) ?? 30), retryDelaysSeconds: delays,
+            concurrency: Int(try hook.integer("concurrency", in: 1...256) ?? 8))
+    }
+
+    private static func inAppPurchaseKey(_ app: ConfigReader, directory: URL) throws(ConfigError) -> InAppPurchaseKeyConfig? {
+        guard let key = try app.object("inAppPurchaseKey") else { return nil }
+        try key.rejectUnknownKeys(["keyId", "issuerId", "privateKeyPath"])
+        let path = ConfigLoader.resolve(try key.requiredString("privateKeyPath"), in: directory)
+        guard let data = FileManager.default.contents(atPath: path), let pem = String(data: data, encoding: .utf8) else {
+            throw key.fail("privateKeyPath", "cannot read \(path)")
+        }
+        let privateKey: ECPrivateKey
+        do { privateKey = try ECPrivateKey(pem: pem) } catch {
+            throw key.fail("privateKeyPath", "\(path) is not a PKCS#8 EC private key: \(error)")
+        }
+        guard privateKey.curve == .p256 else { throw key.fail("privateKeyPath", "\(path) is not a P-256 key") }
+        return InAppPurchaseKeyConfig(
+            keyId: try key.requiredString("keyId"), issuerId: try key.requiredString("issuerId"), privateKeyPath: path,
+            privateKey: privateKey)
+    }
+}

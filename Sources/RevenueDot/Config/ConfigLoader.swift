@@ -1,0 +1,99 @@
+import AppStore
+import Foundation
+
+/// Reads and validates `revenuedot.json`; the first problem found stops it with one line.
+public enum ConfigLoader {
+    /// Loads the file at `path`. Relative paths inside it are relative to its directory.
+    public static func load(path: String) throws(ConfigError) -> RevenueDotConfig {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(file: path, key: "", problem: "cannot read the file (run `make run` once to write a demo config)")
+        }
+        return try parse(data, file: path)
+    }
+
+    /// Parses configuration text; `file` names it in errors and anchors relative paths.
+    public static func parse(_ data: Data, file: String) throws(ConfigError) -> RevenueDotConfig {
+        let json: JSONValue
+        do { json = try JSONValue(parsing: data) } catch {
+            throw ConfigError(file: file, key: "", problem: "not valid JSON (\(error))")
+        }
+        let root = try ConfigReader(file: file, path: "", value: json)
+        try root.rejectUnknownKeys(["listen", "database", "apps", "scheduler", "http"])
+        let directory = URL(fileURLWithPath: file).deletingLastPathComponent()
+
+        let listen = try listenAddress(root)
+        let database = try databaseLocation(root, directory: directory)
+        guard let appValues = try root.array("apps"), !appValues.isEmpty else {
+            throw root.fail("apps", "missing: configure at least one app")
+        }
+        var apps: [AppConfig] = []
+        for (index, value) in appValues.enumerated() {
+            let app = try AppConfigLoader.load(
+                try ConfigReader(file: file, path: "apps[\(index)]", value: value), directory: directory)
+            if apps.contains(where: { $0.id == app.id }) {
+                throw ConfigError(file: file, key: "apps[\(index)].id", problem: "\"\(app.id)\" is used by two apps")
+            }
+            apps.append(app)
+        }
+        let scheduler = try root.object("scheduler")
+        try scheduler?.rejectUnknownKeys(["intervalMs"])
+        let intervalMs = try scheduler?.integer("intervalMs", in: 10...3_600_000) ?? 1000
+        let http = try root.object("http")
+        try http?.rejectUnknownKeys(["threads", "maxBodyBytes", "timeoutSeconds"])
+        return RevenueDotConfig(
+            file: file, listen: listen, database: database, apps: apps,
+            scheduler: SchedulerConfig(intervalMs: Int(intervalMs)),
+            http: HTTPConfig(
+                threads: Int(try http?.integer("threads", in: 1...1024) ?? 16),
+                maxBodyBytes: Int(try http?.integer("maxBodyBytes", in: 1024...(64 << 20)) ?? (1 << 20)),
+                timeoutSeconds: Int(try http?.integer("timeoutSeconds", in: 1...3600) ?? 10)))
+    }
+
+    private static func listenAddress(_ root: ConfigReader) throws(ConfigError) -> ListenAddress {
+        let text = try root.string("listen") ?? "127.0.0.1:8080"
+        guard let address = parseListen(text) else {
+            throw root.fail("listen", "\"\(text)\" is not HOST:PORT (an IPv4 address, [IPv6] or localhost, and a port 0-65535)")
+        }
+        return address
+    }
+
+    /// `127.0.0.1:8080`, `0.0.0.0:80`, `[::1]:8080`, `localhost:8080`.
+    static func parseListen(_ text: String) -> ListenAddress? {
+        let host: String
+        let portText: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            portText = text[text.index(close, offsetBy: 2)...]
+            var address = in6_addr()
+            guard inet_pton(AF_INET6, host, &address) == 1 else { return nil }
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            let name = String(text[..<colon])
+            host = name == "localhost" ? "127.0.0.1" : name
+            portText = text[text.index(after: colon)...]
+            var address = in_addr()
+            guard inet_pton(AF_INET, host, &address) == 1 else { return nil }
+        }
+        guard let port = UInt16(portText) else { return nil }
+        return ListenAddress(host: host, port: port)
+    }
+
+    private static func databaseLocation(_ root: ConfigReader, directory: URL) throws(ConfigError) -> DatabaseLocation {
+        let text = try root.string("database") ?? "sqlite:revenuedot.sqlite"
+        if text.hasPrefix("sqlite:") {
+            let path = String(text.dropFirst("sqlite:".count))
+            guard !path.isEmpty else { throw root.fail("database", "sqlite: needs a file path, as in sqlite:revenuedot.sqlite") }
+            return .sqlite(path: resolve(path, in: directory))
+        }
+        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            return .postgres(url: text)
+        }
+        throw root.fail("database", "\"\(text)\" is neither sqlite:PATH nor postgres://USER@HOST:PORT/DB")
+    }
+
+    /// `path` if absolute, else relative to `directory`.
+    static func resolve(_ path: String, in directory: URL) -> String {
+        path.hasPrefix("/") ? path : directory.appendingPathComponent(path).standardizedFileURL.path
+    }
+}

@@ -1,0 +1,98 @@
+import AppStore
+import Foundation
+
+/// `revenuedot.json`, loaded and validated: everything the service needs to start.
+///
+/// The keys are a contract (DESIGN.md "Config"); `http` is an addition for the server's
+/// worker pool and limits.
+public struct RevenueDotConfig: Sendable {
+    /// The file it was read from, for messages and for resolving relative paths.
+    public var file: String
+    public var listen: ListenAddress
+    public var database: DatabaseLocation
+    public var apps: [AppConfig]
+    public var scheduler: SchedulerConfig
+    public var http: HTTPConfig
+
+    /// The app with this id.
+    public func app(_ id: String) -> AppConfig? { apps.first { $0.id == id } }
+}
+
+/// Where the HTTP server listens: `host:port`, with `[v6]:port` for IPv6.
+public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: UInt16
+
+    public init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// `sqlite:PATH` (the default, embedded) or `postgres://...` (several nodes).
+public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
+    case sqlite(path: String)
+    case postgres(url: String)
+
+    public var description: String {
+        switch self {
+        case .sqlite(let path): "sqlite:\(path)"
+        case .postgres(let url): url
+        }
+    }
+}
+
+/// One App Store app this server accepts notifications for.
+public struct AppConfig: Sendable {
+    public var id: String
+    public var bundleId: String
+    public var appAppleId: Int64?
+    public var environments: Set<AppStoreEnvironment>
+    /// Apple Root CA - G3 first, then the configured extra roots.
+    public var rootCertificates: [Certificate]
+    public var trackNewPurchasesFromServerNotifications: Bool
+    public var secretApiKey: String?
+    public var publicApiKey: String?
+    /// Entitlement identifier → the product IDs that grant it.
+    public var entitlements: [String: [String]]
+    public var webhook: WebhookConfig?
+    public var inAppPurchaseKey: InAppPurchaseKeyConfig?
+
+    /// The verification policy for this app's notifications.
+    public var policy: VerificationPolicy {
+        VerificationPolicy(bundleId: bundleId, appAppleId: appAppleId, environments: environments)
+    }
+}
+
+/// Where and how events are delivered to the app's backend.
+public struct WebhookConfig: Sendable {
+    public var url: URL
+    public var authorization: String?
+    public var signingSecret: String?
+    public var timeoutSeconds: Int
+    public var retryDelaysSeconds: [Int]
+    public var concurrency: Int
+
+    public static let defaultRetryDelaysSeconds = [10, 60, 300, 1800, 7200, 21600, 43200, 86400, 86400, 86400]
+}
+
+/// The App Store Connect In-App Purchase key that signs requests (`.p8`, P-256).
+public struct InAppPurchaseKeyConfig: Sendable {
+    public var keyId: String
+    public var issuerId: String
+    public var privateKeyPath: String
+    public var privateKey: ECPrivateKey
+}
+
+public struct SchedulerConfig: Sendable {
+    public var intervalMs: Int
+}
+
+/// The HTTP server's worker pool and limits.
+public struct HTTPConfig: Sendable {
+    public var threads: Int
+    public var maxBodyBytes: Int
+    public var timeoutSeconds: Int
+}

@@ -1,0 +1,98 @@
+import AppStore
+import Foundation
+import Storage
+
+/// Receives Apple's notification POSTs: verify, store durably, and only then say 200.
+///
+/// https://developer.apple.com/documentation/appstoreservernotifications/responding-to-app-store-server-notifications
+final class Ingest: Sendable {
+    private let verifiers: [String: AppVerifiers]
+    private let store: SQLiteStore
+    private let metrics: Metrics
+    private let clock: @Sendable () -> Date
+
+    init(config: RevenueDotConfig, store: SQLiteStore, metrics: Metrics, clock: @escaping @Sendable () -> Date = Date.init) throws
+    {
+        var verifiers: [String: AppVerifiers] = [:]
+        for app in config.apps { verifiers[app.id] = try AppVerifiers(app: app) }
+        self.verifiers = verifiers
+        self.store = store
+        self.metrics = metrics
+        self.clock = clock
+    }
+
+    /// Handles one request body for the app `appId`.
+    func receive(appId: String, body: Data) -> IngestOutcome {
+        guard let app = verifiers[appId] else { return .unknownApp(appId) }
+        metrics.notificationsReceived.increment()
+        let signedPayload: String
+        do {
+            signedPayload = try Self.signedPayload(of: body)
+        } catch {
+            metrics.notificationsRejected.increment(label: "badRequest")
+            return .badRequest(error.description)
+        }
+        let now = clock()
+        let receivedAt = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        let record: NotificationRecord
+        do {
+            let verified = try app.strict.verifyNotification(signedPayload, now: now)
+            record = NotificationRecord(
+                verified: verified, appId: appId, signedPayload: signedPayload, receivedAt: receivedAt, state: .received,
+                stateReason: nil)
+        } catch let failure where failure.status == .invalidAppIdentifier || failure.status == .invalidEnvironment {
+            // Apple signed it, but not for this app's bundle or environments: keep it, held.
+            guard let verified = try? app.signatureOnly.verifyNotification(signedPayload, now: now) else {
+                return reject(appId: appId, failure, at: receivedAt)
+            }
+            record = NotificationRecord(
+                verified: verified, appId: appId, signedPayload: signedPayload, receivedAt: receivedAt, state: .held,
+                stateReason: "\(failure.status.rawValue): \(failure.detail)")
+        } catch {
+            return reject(appId: appId, error, at: receivedAt)
+        }
+        return commit(record)
+    }
+
+    private func commit(_ record: NotificationRecord) -> IngestOutcome {
+        do {
+            switch try store.store(record) {
+            case .duplicate:
+                metrics.notificationsDuplicate.increment()
+                return .duplicate(uuid: record.notificationUUID)
+            case .stored where record.state == .held:
+                metrics.notificationsHeld.increment()
+                metrics.notificationsStored.increment()
+                return .held(uuid: record.notificationUUID, reason: record.stateReason ?? "")
+            case .stored:
+                metrics.notificationsStored.increment()
+                return .stored(uuid: record.notificationUUID)
+            }
+        } catch {
+            metrics.storageFailures.increment()
+            return .unavailable(error.description)
+        }
+    }
+
+    private func reject(appId: String, _ failure: VerificationError, at time: Int64) -> IngestOutcome {
+        metrics.notificationsRejected.increment(label: failure.status.rawValue)
+        store.recordReject(Reject(appId: appId, status: failure.status.rawValue, reason: failure.detail, at: time))
+        return .rejected(status: failure.status.rawValue, detail: failure.detail)
+    }
+
+    /// The `signedPayload` of Apple's body `{"signedPayload": "..."}`.
+    static func signedPayload(of body: Data) throws(BodyError) -> String {
+        let json: JSONValue
+        do { json = try JSONValue(parsing: body) } catch { throw BodyError(description: "the body is not JSON: \(error)") }
+        guard case .object = json else { throw BodyError(description: "the body must be a JSON object") }
+        guard let value = json["signedPayload"] else { throw BodyError(description: "the body has no signedPayload") }
+        guard let text = value.stringValue, !text.isEmpty else {
+            throw BodyError(description: "signedPayload must be a non-empty string")
+        }
+        return text
+    }
+
+    struct BodyError: Error, CustomStringConvertible {
+        var description: String
+    }
+}

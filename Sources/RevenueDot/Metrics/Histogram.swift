@@ -1,0 +1,57 @@
+import Synchronization
+
+/// A Prometheus histogram: cumulative bucket counts, a sum and a count, per label set.
+final class Histogram: Sendable {
+    /// Upper bounds of the buckets, ascending; `+Inf` is implied.
+    let bounds: [Double]
+
+    private struct Series {
+        var buckets: [Int]
+        var sum: Double = 0
+        var count = 0
+    }
+
+    private let series = Mutex<[String: Series]>([:])
+
+    init(bounds: [Double]) {
+        precondition(bounds == bounds.sorted(), "histogram bounds must ascend")
+        self.bounds = bounds
+    }
+
+    /// Records one observation under `labels` (already formatted, as `route="/x",method="GET"`).
+    func observe(_ value: Double, labels: String = "") {
+        let index = bounds.firstIndex { value <= $0 } ?? bounds.count
+        series.withLock { all in
+            var entry = all[labels] ?? Series(buckets: Array(repeating: 0, count: bounds.count + 1))
+            entry.buckets[index] += 1
+            entry.sum += value
+            entry.count += 1
+            all[labels] = entry
+        }
+    }
+
+    /// Text-format lines for metric `name`.
+    func render(name: String) -> [String] {
+        let snapshot = series.withLock { $0 }
+        var lines: [String] = []
+        for labels in snapshot.keys.sorted() {
+            let entry = snapshot[labels]!
+            let prefix = labels.isEmpty ? "" : labels + ","
+            var cumulative = 0
+            for (index, bound) in bounds.enumerated() {
+                cumulative += entry.buckets[index]
+                lines.append("\(name)_bucket{\(prefix)le=\"\(Self.format(bound))\"} \(cumulative)")
+            }
+            cumulative += entry.buckets[bounds.count]
+            lines.append("\(name)_bucket{\(prefix)le=\"+Inf\"} \(cumulative)")
+            let suffix = labels.isEmpty ? "" : "{\(labels)}"
+            lines.append("\(name)_sum\(suffix) \(Self.format(entry.sum))")
+            lines.append("\(name)_count\(suffix) \(entry.count)")
+        }
+        return lines
+    }
+
+    static func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}

@@ -1,0 +1,75 @@
+import HTTP
+
+/// Everything `GET /metrics` reports, in the Prometheus text format.
+///
+/// https://prometheus.io/docs/instrumenting/exposition_formats/
+final class Metrics: Sendable {
+    let notificationsReceived = Counter()
+    let notificationsStored = Counter()
+    let notificationsDuplicate = Counter()
+    let notificationsHeld = Counter()
+    let notificationsRejected = LabeledCounter()
+    let storageFailures = Counter()
+    let requestSeconds = Histogram(bounds: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
+    let commitBatchSize = Histogram(bounds: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
+    let openConnections = Gauge()
+
+    /// The exposition text.
+    func render() -> String {
+        var lines: [String] = []
+        func counter(_ name: String, _ help: String, _ value: Int) {
+            lines += ["# HELP \(name) \(help)", "# TYPE \(name) counter", "\(name) \(value)"]
+        }
+        counter(
+            "revenuedot_notifications_received_total", "Notification POSTs for a configured app.", notificationsReceived.count)
+        counter(
+            "revenuedot_notifications_stored_total", "Notifications committed to storage (held included).",
+            notificationsStored.count)
+        counter(
+            "revenuedot_notifications_duplicate_total", "Notifications already stored under their notificationUUID.",
+            notificationsDuplicate.count)
+        counter(
+            "revenuedot_notifications_held_total", "Validly signed notifications for another bundle or environment.",
+            notificationsHeld.count)
+        counter(
+            "revenuedot_storage_failures_total", "Notifications answered 503 because storage could not commit.",
+            storageFailures.count)
+        lines += [
+            "# HELP revenuedot_notifications_rejected_total Notifications refused, by verification status.",
+            "# TYPE revenuedot_notifications_rejected_total counter",
+        ]
+        for (status, count) in notificationsRejected.counts.sorted(by: { $0.key < $1.key }) {
+            lines.append("revenuedot_notifications_rejected_total{status=\"\(status)\"} \(count)")
+        }
+        lines += [
+            "# HELP revenuedot_http_request_duration_seconds Time from request to response, by route.",
+            "# TYPE revenuedot_http_request_duration_seconds histogram",
+        ]
+        lines += requestSeconds.render(name: "revenuedot_http_request_duration_seconds")
+        lines += [
+            "# HELP revenuedot_storage_commit_batch_size Notifications per group commit.",
+            "# TYPE revenuedot_storage_commit_batch_size histogram",
+        ]
+        lines += commitBatchSize.render(name: "revenuedot_storage_commit_batch_size")
+        lines += [
+            "# HELP revenuedot_http_open_connections Open HTTP connections.", "# TYPE revenuedot_http_open_connections gauge",
+            "revenuedot_http_open_connections \(openConnections.current)",
+        ]
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension Metrics: HTTPServerObserver {
+    func requestFinished(method: String, route: String, status: Int, seconds: Double) {
+        requestSeconds.observe(seconds, labels: "method=\"\(method)\",route=\"\(Self.escape(route))\"")
+    }
+
+    func connectionOpened() { openConnections.add(1) }
+    func connectionClosed() { openConnections.add(-1) }
+
+    /// Escapes a label value as the text format requires.
+    static func escape(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+}

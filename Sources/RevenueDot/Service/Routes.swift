@@ -1,0 +1,43 @@
+import AppStore
+import Foundation
+import HTTP
+import Storage
+
+/// The HTTP API of the service (DESIGN.md "HTTP API"): routes and how outcomes become answers.
+enum Routes {
+    static func router(ingest: Ingest, store: SQLiteStore, metrics: Metrics) -> Router {
+        var router = Router()
+        router.add("POST", "/v1/apple/notifications/{appId}") { request in
+            response(for: ingest.receive(appId: request.pathParameters["appId"] ?? "", body: request.body))
+        }
+        router.add("GET", "/health") { _ in
+            do {
+                try store.healthCheck()
+                return .json(Data(#"{"status":"ok"}"#.utf8))
+            } catch {
+                return .error(status: 503, code: "storage_unavailable", message: "\(error)")
+            }
+        }
+        router.add("GET", "/metrics") { _ in
+            .text(metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        }
+        return router
+    }
+
+    /// The answer Apple gets: 200 once stored (duplicates and held ones too), else an error body.
+    static func response(for outcome: IngestOutcome) -> HTTPResponse {
+        switch outcome {
+        case .stored(let uuid): stored("stored", uuid)
+        case .duplicate(let uuid): stored("duplicate", uuid)
+        case .held(let uuid, _): stored("held", uuid)
+        case .badRequest(let message): .error(status: 400, code: "bad_request", message: message)
+        case .rejected(let status, let detail): .error(status: 401, code: status, message: detail)
+        case .unknownApp(let id): .error(status: 404, code: "unknown_app", message: "no app \"\(id)\" is configured")
+        case .unavailable(let message): .error(status: 503, code: "storage_unavailable", message: message)
+        }
+    }
+
+    private static func stored(_ status: String, _ uuid: String) -> HTTPResponse {
+        .json(Data(JSONValue.object(["status": .string(status), "notificationUUID": .string(uuid)]).serialized().utf8))
+    }
+}

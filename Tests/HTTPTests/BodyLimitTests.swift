@@ -1,0 +1,104 @@
+import Foundation
+import HTTP
+import LoopbackClient
+import Testing
+
+@Suite("Request body limit")
+struct BodyLimitTests {
+    private static func server(maxBodyBytes: Int) throws -> HTTPServer {
+        try startServer(maxBodyBytes: maxBodyBytes) { router in
+            router.add("POST", "/v1/upload") { request in .text("\(request.body.count)") }
+            router.add("GET", "/health") { _ in .text("ok") }
+        }
+    }
+
+    /// A chunked request for `body` split into `chunkSize` pieces.
+    private static func chunked(_ body: Data, chunkSize: Int) -> Data {
+        var bytes = Data("POST /v1/upload HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        var offset = 0
+        while offset < body.count {
+            let piece = body[offset..<min(offset + chunkSize, body.count)]
+            bytes.append(Data("\(String(piece.count, radix: 16))\r\n".utf8))
+            bytes.append(piece)
+            bytes.append(Data("\r\n".utf8))
+            offset += piece.count
+        }
+        bytes.append(Data("0\r\n\r\n".utf8))
+        return bytes
+    }
+
+    @Test func tenMebibyteBodyIsRefusedBeforeItIsReadAndOthersAreServed() throws {
+        let server = try Self.server(maxBodyBytes: 1 << 20)
+        defer { server.shutdown(timeout: 1) }
+        let greedy = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        var response: LoopbackResponse?
+        let elapsed = try seconds {
+            // Headers and the first 64 KiB only: the answer must not wait for the rest.
+            var head = Data("POST /v1/upload HTTP/1.1\r\nHost: test\r\nContent-Length: \(10 << 20)\r\n\r\n".utf8)
+            head.append(Data(repeating: 0x61, count: 64 << 10))
+            try greedy.sendRaw(head)
+            response = try greedy.readResponse()
+        }
+        #expect(elapsed < 1)
+        #expect(response?.status == 413)
+        #expect(response?.headers["connection"]?.lowercased() == "close")
+        #expect(response.flatMap(errorCode) == "payload_too_large")
+        #expect(eventually { !greedy.isOpen })
+
+        let other = try LoopbackConnection(port: server.port)
+        #expect(try other.request("GET", "/health").text == "ok")
+        #expect(try other.request("POST", "/v1/upload", body: Data(count: 1000)).text == "1000")
+    }
+
+    @Test func clientWritingTheWholeBodyStillReadsTheEarly413() throws {
+        let server = try Self.server(maxBodyBytes: 1 << 20)
+        defer { server.shutdown(timeout: 1) }
+        // The server closes with body bytes still arriving, so the kernel resets the connection and the
+        // client's write may fail; Linux still hands the client the 413 that arrived before the reset.
+        for size in [(1 << 20) + 1, 10 << 20] {
+            let greedy = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+            var response: LoopbackResponse?
+            let elapsed = try seconds { response = try greedy.request("POST", "/v1/upload", body: Data(count: size)) }
+            #expect(response?.status == 413)
+            #expect(elapsed < 1)
+            #expect(!greedy.isOpen)
+        }
+        #expect(try LoopbackConnection(port: server.port).request("GET", "/health").text == "ok")
+    }
+
+    @Test func chunkedBodyGrowingPastTheLimitIs413() throws {
+        let server = try Self.server(maxBodyBytes: 4096)
+        defer { server.shutdown(timeout: 1) }
+        let connection = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        try connection.sendRaw(Self.chunked(Data(count: 5000), chunkSize: 1000))
+        let response = try connection.readResponse()
+        #expect(response.status == 413)
+        #expect(errorCode(response) == "payload_too_large")
+        #expect(eventually { !connection.isOpen })
+    }
+
+    @Test func chunkedBodyFarPastTheLimitIsCutOff() throws {
+        let server = try Self.server(maxBodyBytes: 4096)
+        defer { server.shutdown(timeout: 1) }
+        let connection = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        do {
+            try connection.sendRaw(Self.chunked(Data(count: 256 << 10), chunkSize: 8192))
+        } catch let error as LoopbackClientError {
+            #expect(error.code == .sendFailed)  // the server may close while the body is still going out
+        }
+        #expect(throws: LoopbackClientError.self) { try connection.readResponse() }
+        #expect(try LoopbackConnection(port: server.port).request("GET", "/health").text == "ok")
+    }
+
+    @Test func bodyExactlyAtTheLimitIsAccepted() throws {
+        let server = try Self.server(maxBodyBytes: 4096)
+        defer { server.shutdown(timeout: 1) }
+        let connection = try LoopbackConnection(port: server.port)
+        #expect(try connection.request("POST", "/v1/upload", body: Data(count: 4096)).text == "4096")
+        try connection.sendRaw(Self.chunked(Data(count: 4096), chunkSize: 1000))
+        #expect(try connection.readResponse().text == "4096")
+        #expect(connection.isOpen)
+        let over = try connection.request("POST", "/v1/upload", body: Data(count: 4097))
+        #expect(over.status == 413)
+    }
+}

@@ -1,0 +1,67 @@
+import HTTP
+import Testing
+
+@Suite("Router")
+struct RouterTests {
+    private static func router() -> Router {
+        var router = Router()
+        router.add("POST", "/v1/apple/notifications/{appId}") { _ in .text("notify") }
+        router.add("GET", "/v1/subscribers/{id}") { _ in .text("subscriber") }
+        router.add("DELETE", "/v1/subscribers/{id}") { _ in .text("delete") }
+        router.add("GET", "/v1/subscribers/{id}/entitlements/{name}") { _ in .text("entitlement") }
+        router.add("GET", "/v1/subscribers/count") { _ in .text("count") }
+        router.add("GET", "/health") { _ in .text("ok") }
+        return router
+    }
+
+    struct Found: Sendable, CustomTestStringConvertible {
+        var method: String
+        var path: String
+        var route: String
+        var parameters: [String: String]
+        var testDescription: String { "\(method) \(path)" }
+    }
+
+    @Test(arguments: [
+        Found(
+            method: "POST", path: "/v1/apple/notifications/com.example.app", route: "/v1/apple/notifications/{appId}",
+            parameters: ["appId": "com.example.app"]),
+        Found(method: "GET", path: "/v1/subscribers/42", route: "/v1/subscribers/{id}", parameters: ["id": "42"]),
+        Found(
+            method: "GET", path: "/v1/subscribers/42/entitlements/pro",
+            route: "/v1/subscribers/{id}/entitlements/{name}", parameters: ["id": "42", "name": "pro"]),
+        Found(method: "GET", path: "/v1/subscribers/count", route: "/v1/subscribers/count", parameters: [:]),
+        Found(method: "HEAD", path: "/health", route: "/health", parameters: [:]),
+    ])
+    func matchesRoutesAndCapturesParameters(_ expected: Found) throws {
+        guard
+            case .found(let handler, let route, let parameters) = Self.router().match(
+                method: expected.method, path: expected.path)
+        else {
+            Issue.record("no match")
+            return
+        }
+        #expect(route == expected.route)
+        #expect(parameters == expected.parameters)
+        #expect(handler(HTTPRequest(method: expected.method, path: expected.path)).status == 200)
+    }
+
+    @Test(arguments: [
+        "/", "/v1/apple/notifications/", "/v1/apple/notifications", "/v1/apple/notifications/a/b",
+        "/health/", "/v2/subscribers/1", "v1/subscribers/1", "",
+    ])
+    func unknownPathsAreNotFound(_ path: String) {
+        guard case .notFound = Self.router().match(method: "POST", path: path) else {
+            Issue.record("\(path) matched")
+            return
+        }
+    }
+
+    @Test func wrongMethodListsTheAllowedOnes() {
+        guard case .methodNotAllowed(let allowed) = Self.router().match(method: "PUT", path: "/v1/subscribers/7") else {
+            Issue.record("expected 405")
+            return
+        }
+        #expect(allowed == ["DELETE", "GET"])
+    }
+}

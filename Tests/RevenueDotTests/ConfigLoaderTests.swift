@@ -1,0 +1,121 @@
+import AppStore
+import Foundation
+import RevenueDot
+import Testing
+
+@Suite("revenuedot.json")
+struct ConfigLoaderTests {
+    let directory: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("revenuedot-config-\(UUID())")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    func parse(_ text: String) throws -> RevenueDotConfig {
+        try ConfigLoader.parse(Data(text.utf8), file: directory.appendingPathComponent("revenuedot.json").path)
+    }
+
+    /// The problem line for a configuration that must not load.
+    func failure(_ text: String) -> String {
+        do {
+            _ = try parse(text)
+            return "loaded"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    static let minimalApp = #"{"id": "demo", "bundleId": "com.example.app", "appAppleId": 1234}"#
+
+    @Test func designExampleLoadsWithEveryKey() throws {
+        let rootPath = directory.appendingPathComponent("root.pem").path
+        try TestChain().root.pem.write(toFile: rootPath, atomically: true, encoding: .utf8)
+        let keyPath = directory.appendingPathComponent("SubscriptionKey_ABC123.p8").path
+        try ECPrivateKey(generating: .p256).pkcs8PEM().write(toFile: keyPath, atomically: true, encoding: .utf8)
+        let config = try parse(
+            """
+            {
+              "listen": "127.0.0.1:8080",
+              "database": "sqlite:revenuedot.sqlite",
+              "apps": [{
+                "id": "demo",
+                "bundleId": "com.example.app",
+                "appAppleId": 1234567890,
+                "environments": ["Production", "Sandbox"],
+                "rootCertificates": ["root.pem"],
+                "trackNewPurchasesFromServerNotifications": false,
+                "secretApiKey": "sk_x", "publicApiKey": "pk_x",
+                "entitlements": { "pro": ["pro.monthly", "pro.yearly"] },
+                "webhook": { "url": "http://127.0.0.1:9000/hooks", "authorization": "Bearer t", "signingSecret": "s" },
+                "inAppPurchaseKey": { "keyId": "ABC123", "issuerId": "issuer", "privateKeyPath": "SubscriptionKey_ABC123.p8" }
+              }],
+              "scheduler": { "intervalMs": 1000 }
+            }
+            """)
+        #expect(config.listen == ListenAddress(host: "127.0.0.1", port: 8080))
+        #expect(config.database == .sqlite(path: directory.appendingPathComponent("revenuedot.sqlite").path))
+        let app = try #require(config.app("demo"))
+        #expect(app.environments == [.production, .sandbox])
+        #expect(app.rootCertificates.count == 2)  // Apple Root CA - G3 and the extra root
+        #expect(app.entitlements["pro"] == ["pro.monthly", "pro.yearly"])
+        #expect(app.webhook?.retryDelaysSeconds == WebhookConfig.defaultRetryDelaysSeconds)
+        #expect(app.webhook?.concurrency == 8)
+        #expect(app.inAppPurchaseKey?.keyId == "ABC123")
+        #expect(config.scheduler.intervalMs == 1000)
+        #expect(config.http.maxBodyBytes == 1 << 20)
+    }
+
+    @Test(arguments: [
+        (#"{"apps": [{"id": "a", "appAppleId": 1}]}"#, "apps[0].bundleId: missing"),
+        (#"{"apps": [\#(minimalApp), \#(minimalApp)]}"#, "apps[1].id: \"demo\" is used by two apps"),
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b"}]}"#,
+            "apps[0].appAppleId: missing: required when environments include Production"
+        ),
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "environments": ["Sandbox"], "rootCertificates": ["nope.pem"]}]}"#,
+            "apps[0].rootCertificates[0]: cannot read"
+        ),
+        (#"{"listen": "localhost", "apps": [\#(minimalApp)]}"#, "listen: \"localhost\" is not HOST:PORT"),
+        (#"{"listen": "127.0.0.1:99999", "apps": [\#(minimalApp)]}"#, "listen: "),
+        (#"{"listen": "example.com:80", "apps": [\#(minimalApp)]}"#, "listen: "),
+        (#"{"apps": []}"#, "apps: missing"),
+        (#"{}"#, "apps: missing"),
+        (#"{"apps": [\#(minimalApp)], "lisen": "x"}"#, "lisen: unknown key"),
+        (#"{"apps": [{"id": "a", "bundleID": "b", "appAppleId": 1}]}"#, "apps[0].bundleID: unknown key"),
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "environments": ["Staging"]}]}"#,
+            "apps[0].environments[0]: \"Staging\" is not"
+        ),
+        (#"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": "1"}]}"#, "apps[0].appAppleId: must be an integer"),
+        (#"{"database": "mysql://x", "apps": [\#(minimalApp)]}"#, "database: "),
+        (#"{"apps": [{"id": "a/b", "bundleId": "b", "appAppleId": 1}]}"#, "apps[0].id: "),
+        (#"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "ftp://x"}}]}"#, "apps[0].webhook.url: "),
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "inAppPurchaseKey": {"keyId": "k", "issuerId": "i", "privateKeyPath": "none.p8"}}]}"#,
+            "apps[0].inAppPurchaseKey.privateKeyPath: cannot read"
+        ),
+        (#"{"apps": [\#(minimalApp)], "scheduler": {"intervalMs": 0}}"#, "scheduler.intervalMs: must be between"),
+        ("{not json", "not valid JSON"),
+    ])
+    func wrongConfigGivesOneLineNamingTheKey(text: String, expected: String) {
+        let line = failure(text)
+        #expect(line.contains(expected), "\(line)")
+        #expect(!line.contains("\n"))
+        #expect(line.hasPrefix("config "))
+    }
+
+    @Test func listenAddresses() throws {
+        #expect(
+            try parse(#"{"listen": "[::1]:9000", "apps": [\#(Self.minimalApp)]}"#).listen
+                == ListenAddress(host: "::1", port: 9000))
+        #expect(try parse(#"{"listen": "0.0.0.0:0", "apps": [\#(Self.minimalApp)]}"#).listen.port == 0)
+        #expect(try parse(#"{"listen": "localhost:80", "apps": [\#(Self.minimalApp)]}"#).listen.host == "127.0.0.1")
+    }
+
+    @Test func sandboxOnlyAppNeedsNoAppAppleId() throws {
+        let config = try parse(#"{"apps": [{"id": "a", "bundleId": "b", "environments": ["Sandbox", "Xcode"]}]}"#)
+        #expect(config.apps[0].appAppleId == nil)
+        #expect(config.apps[0].environments == [.sandbox, .xcode])
+    }
+}

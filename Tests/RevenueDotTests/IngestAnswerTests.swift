@@ -1,0 +1,152 @@
+import AppStore
+import Foundation
+import LoopbackClient
+import Storage
+import Testing
+
+@testable import RevenueDot
+
+/// Every row of the answer table (DESIGN.md "Answers to Apple") against the real server.
+@Suite("POST /v1/apple/notifications/{appId}")
+struct IngestAnswerTests {
+    let fixture: ServerFixture
+    let service: RevenueDotService
+    let connection: LoopbackConnection
+
+    init() throws {
+        fixture = try ServerFixture()
+        service = try fixture.startService()
+        connection = try LoopbackConnection(port: service.port)
+    }
+
+    func stored(_ uuid: String) throws -> NotificationRecord? {
+        let store = try SQLiteStore(path: fixture.databasePath)
+        defer { store.close() }
+        return try store.notification(uuid: uuid)
+    }
+
+    func json(_ response: LoopbackResponse) throws -> JSONValue { try JSONValue(parsing: response.body) }
+
+    @Test func validNotificationIsStoredThenAnswered200() throws {
+        defer { service.shutdown() }
+        let uuid = UUID().uuidString.lowercased()
+        let response = try connection.postNotification(try fixture.signer.notification(uuid: uuid, originalTransactionId: "77"))
+        #expect(response.status == 200)
+        #expect(try json(response)["status"] == .string("stored"))
+        let record = try #require(try stored(uuid))
+        #expect(record.state == .received)
+        #expect(record.notificationType == "DID_RENEW")
+        #expect(record.environment == "Sandbox")
+        #expect(record.originalTransactionId == "77")
+        #expect(record.transaction?.productId == "pro.monthly")
+        #expect(record.renewalInfo?.originalTransactionId == "77")
+        #expect(record.signedPayload.split(separator: ".").count == 3)
+    }
+
+    @Test func duplicateUUIDIsAnswered200AndChangesNothing() throws {
+        defer { service.shutdown() }
+        let uuid = UUID().uuidString.lowercased()
+        let first = try fixture.signer.notification(uuid: uuid)
+        #expect(try connection.postNotification(first).status == 200)
+        let before = try #require(try stored(uuid))
+        // A retry (same payload) and a different payload reusing the UUID: both are duplicates.
+        for payload in [first, try fixture.signer.notification(uuid: uuid, type: "EXPIRED")] {
+            let response = try connection.postNotification(payload)
+            #expect(response.status == 200)
+            #expect(try json(response)["status"] == .string("duplicate"))
+        }
+        #expect(try stored(uuid) == before)
+    }
+
+    @Test func otherBundleOrEnvironmentIsHeldAndAnswered200() throws {
+        defer { service.shutdown() }
+        let otherBundle = UUID().uuidString.lowercased()
+        var response = try connection.postNotification(try fixture.signer.notification(uuid: otherBundle, bundleId: "com.other"))
+        #expect(response.status == 200)
+        #expect(try json(response)["status"] == .string("held"))
+        #expect(try stored(otherBundle)?.state == .held)
+        #expect(try stored(otherBundle)?.stateReason?.hasPrefix("invalidAppIdentifier") == true)
+
+        let production = UUID().uuidString.lowercased()
+        let payload = try fixture.signer.notification(uuid: production, environment: "Production")
+        response = try connection.postNotification(payload, app: "sandbox-only")
+        #expect(response.status == 200)
+        #expect(try stored(production)?.state == .held)
+        #expect(try stored(production)?.stateReason?.hasPrefix("invalidEnvironment") == true)
+    }
+
+    @Test(arguments: ["not json", "[]", #"{"signed": "x"}"#, #"{"signedPayload": 42}"#, #"{"signedPayload": ""}"#, ""])
+    func malformedBodyIs400(body: String) throws {
+        defer { service.shutdown() }
+        let response = try connection.request("POST", "/v1/apple/notifications/demo", body: Data(body.utf8))
+        #expect(response.status == 400)
+        #expect(try json(response)["error"]?["code"] == .string("bad_request"))
+    }
+
+    @Test func forgedPayloadIs401AndOnlyTheRejectLogRemembersIt() throws {
+        defer { service.shutdown() }
+        let forger = SignedNotifications(chain: try TestChain(name: "Forger"))
+        let uuid = UUID().uuidString.lowercased()
+        let response = try connection.postNotification(try forger.notification(uuid: uuid))
+        #expect(response.status == 401)
+        #expect(try json(response)["error"]?["code"] == .string("verificationFailure"))
+        let tampered = try fixture.signer.notification().replacingOccurrences(of: ".", with: ".e30", options: [], range: nil)
+        #expect(try connection.postNotification(tampered).status == 401)
+        service.shutdown()
+        let store = try SQLiteStore(path: fixture.databasePath)
+        defer { store.close() }
+        #expect(try store.notification(uuid: uuid) == nil)
+        #expect(try store.notifications(NotificationFilter()).isEmpty)
+        let log = try store.rejectLog()
+        #expect(log.counts["verificationFailure"] == 2)
+        #expect(log.recent.first?.appId == "demo")
+    }
+
+    @Test func unknownAppIs404() throws {
+        defer { service.shutdown() }
+        let response = try connection.postNotification(try fixture.signer.notification(), app: "nope")
+        #expect(response.status == 404)
+        #expect(try json(response)["error"]?["code"] == .string("unknown_app"))
+    }
+
+    @Test func bodyOverTheLimitIs413() throws {
+        defer { service.shutdown() }
+        let response = try connection.request("POST", "/v1/apple/notifications/demo", body: Data(count: (1 << 20) + 1))
+        #expect(response.status == 413)
+        // Others are still served.
+        let other = try LoopbackConnection(port: service.port)
+        #expect(try other.postNotification(try fixture.signer.notification()).status == 200)
+    }
+
+    @Test func storageThatCannotCommitIs503() throws {
+        defer { service.shutdown() }
+        let store = try SQLiteStore(path: fixture.directory.path("closed.sqlite"))
+        store.close()
+        let ingest = try Ingest(config: try fixture.config(), store: store, metrics: Metrics())
+        let outcome = ingest.receive(appId: "demo", body: SignedNotifications.body(try fixture.signer.notification()))
+        guard case .unavailable = outcome else {
+            Issue.record("expected unavailable, got \(outcome)")
+            return
+        }
+        #expect(Routes.response(for: outcome).status == 503)
+    }
+
+    @Test func healthAndMetrics() throws {
+        defer { service.shutdown() }
+        #expect(try connection.request("GET", "/health").status == 200)
+        _ = try connection.postNotification(try fixture.signer.notification())
+        _ = try connection.postNotification(try SignedNotifications(chain: try TestChain(name: "F")).notification())
+        let metrics = try connection.request("GET", "/metrics")
+        #expect(metrics.status == 200)
+        let text = String(decoding: metrics.body, as: UTF8.self)
+        #expect(text.contains("revenuedot_notifications_received_total 2"))
+        #expect(text.contains("revenuedot_notifications_stored_total 1"))
+        #expect(text.contains(#"revenuedot_notifications_rejected_total{status="verificationFailure"} 1"#))
+        #expect(
+            text.contains(
+                #"revenuedot_http_request_duration_seconds_bucket{method="POST",route="/v1/apple/notifications/{appId}",le="+Inf"} 2"#
+            ))
+        #expect(text.contains("revenuedot_storage_commit_batch_size_count"))
+        #expect(text.contains("revenuedot_http_open_connections "))
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Synchronization
+
+/// A `revenuedot serve` child process, for crash and shutdown tests.
+final class ChildServer: @unchecked Sendable {
+    let process = Process()
+    private let output = Pipe()
+    let port: UInt16
+
+    /// The debug build of the executable, next to the test bundle's build products.
+    static var executable: URL {
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        return packageRoot.appendingPathComponent(".build/debug/revenuedot")
+    }
+
+    /// Starts `revenuedot serve --config configPath` and waits until it prints its URL.
+    init(configPath: String) throws {
+        process.executableURL = Self.executable
+        process.arguments = ["serve", "--config", configPath]
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let handle = output.fileHandleForReading
+        var text = ""
+        let deadline = Date().addingTimeInterval(30)
+        var found: UInt16?
+        while found == nil, Date() < deadline {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                found = UInt16(text[range].split(separator: ":").last!)
+            }
+        }
+        guard let found else {
+            process.terminate()
+            throw ChildServerError(output: text)
+        }
+        port = found
+        // Keep draining output so the child never blocks on a full pipe.
+        handle.readabilityHandler = { $0.availableData.isEmpty ? ($0.readabilityHandler = nil) : () }
+    }
+
+    func kill(_ signal: Int32) { Glibc.kill(process.processIdentifier, signal) }
+
+    /// Waits for the child to exit and returns its status.
+    func wait() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+struct ChildServerError: Error, CustomStringConvertible {
+    var output: String
+    var description: String { "revenuedot serve did not start: \(output)" }
+}

@@ -1,0 +1,51 @@
+import AppStore
+import Foundation
+import LoopbackClient
+
+@testable import RevenueDot
+
+/// A configuration trusting the shared test chain: app "demo" (Sandbox and Production) and
+/// app "sandbox-only", listening on an ephemeral loopback port with a SQLite file.
+struct ServerFixture {
+    let directory = TestDirectory("revenuedot-server")
+    let configPath: String
+    let databasePath: String
+    let signer = SignedNotifications.shared
+
+    init(extraHTTP: String = "") throws {
+        let root = try directory.write("root.pem", signer.chain.root.pem)
+        databasePath = directory.path("revenuedot.sqlite")
+        configPath = try directory.write(
+            "revenuedot.json",
+            """
+            {
+              "listen": "127.0.0.1:0",
+              "database": "sqlite:\(databasePath)",
+              "apps": [
+                {"id": "demo", "bundleId": "com.example.app", "appAppleId": 1234,
+                 "environments": ["Sandbox", "Production"], "rootCertificates": ["\(root)"]},
+                {"id": "sandbox-only", "bundleId": "com.example.app", "environments": ["Sandbox"],
+                 "rootCertificates": ["\(root)"]}
+              ]\(extraHTTP)
+            }
+            """)
+    }
+
+    func config() throws -> RevenueDotConfig { try ConfigLoader.load(path: configPath) }
+
+    /// Starts an in-process service; the caller shuts it down.
+    func startService() throws -> RevenueDotService {
+        let service = try RevenueDotService(config: try config())
+        try service.start()
+        return service
+    }
+}
+
+extension LoopbackConnection {
+    /// POSTs Apple's body for `signedPayload` to app `appId`.
+    func postNotification(_ signedPayload: String, app appId: String = "demo") throws -> LoopbackResponse {
+        try request(
+            "POST", "/v1/apple/notifications/\(appId)", headers: ["Content-Type": "application/json"],
+            body: SignedNotifications.body(signedPayload))
+    }
+}
