@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "revenuedot", targets: ["revenuedot"]),
         .library(name: "AppStore", targets: ["AppStore"]),
+        .library(name: "Storage", targets: ["Storage"]),
     ],
     targets: [
         // MARK: - C libraries from Debian, one system-library target each (module.modulemap + shim.h).

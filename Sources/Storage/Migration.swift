@@ -14,7 +14,12 @@ struct Migration: Sendable {
 // MARK: - Version 1
 
 extension Migration {
-    /// Notifications (raw payload kept forever), transaction and renewal snapshots, and the reject log.
+    /// Notifications (raw payload kept forever) with their decoded transaction and renewal snapshots
+    /// in the same row, and the reject log.
+    ///
+    /// The snapshots live in the notification's row, not in tables of their own: ingest writes one
+    /// row and four index entries per notification, which keeps the group-commit writer cheap. The
+    /// newest state per transaction is the subscription logic's projection, rebuilt from these rows.
     static let v1 = Migration(
         version: 1,
         name: "notifications, snapshots and reject log",
@@ -33,34 +38,21 @@ extension Migration {
                 received_at INTEGER NOT NULL,
                 state TEXT NOT NULL CHECK (state IN ('received', 'applied', 'held', 'failed')),
                 state_reason TEXT,
-                signed_payload TEXT NOT NULL
+                signed_payload TEXT NOT NULL,
+                transaction_original_transaction_id TEXT,
+                transaction_product_id TEXT,
+                transaction_environment TEXT,
+                transaction_signed_date INTEGER,
+                transaction_json TEXT,
+                renewal_original_transaction_id TEXT,
+                renewal_product_id TEXT,
+                renewal_environment TEXT,
+                renewal_signed_date INTEGER,
+                renewal_json TEXT
             ) STRICT;
-            CREATE INDEX notifications_by_app ON notifications (app_id, received_at);
-            CREATE INDEX notifications_by_state ON notifications (state, received_at);
+            CREATE INDEX notifications_by_app ON notifications (app_id);
+            CREATE INDEX notifications_by_state ON notifications (state);
             CREATE INDEX notifications_by_original_transaction ON notifications (original_transaction_id);
-            CREATE INDEX notifications_by_received_at ON notifications (received_at);
-
-            CREATE TABLE transactions (
-                transaction_id TEXT PRIMARY KEY,
-                original_transaction_id TEXT,
-                product_id TEXT,
-                environment TEXT,
-                signed_date INTEGER,
-                json TEXT NOT NULL,
-                notification_uuid TEXT REFERENCES notifications (notification_uuid)
-            ) STRICT;
-            CREATE INDEX transactions_by_original_transaction ON transactions (original_transaction_id);
-
-            CREATE TABLE renewal_snapshots (
-                id INTEGER PRIMARY KEY,
-                notification_uuid TEXT NOT NULL UNIQUE REFERENCES notifications (notification_uuid),
-                original_transaction_id TEXT,
-                product_id TEXT,
-                environment TEXT,
-                signed_date INTEGER,
-                json TEXT NOT NULL
-            ) STRICT;
-            CREATE INDEX renewal_snapshots_by_original_transaction ON renewal_snapshots (original_transaction_id);
 
             CREATE TABLE rejects (
                 id INTEGER PRIMARY KEY,

@@ -36,8 +36,7 @@ public struct NotificationRecord: Sendable, Equatable {
     public var stateReason: String?
     /// The raw JWS exactly as Apple sent it.
     public var signedPayload: String
-    /// The decoded transaction. When read back, this is the newest snapshot stored for `transactionId`
-    /// (the store keeps one row per transaction, the one with the newest `signedDate`).
+    /// The decoded transaction this notification carried, exactly as it carried it.
     public var transaction: TransactionSnapshot?
     /// The decoded renewal info this notification carried.
     public var renewalInfo: RenewalSnapshot?

@@ -1,4 +1,4 @@
-/// Decoded renewal info carried by one notification, as stored in `renewal_snapshots`.
+/// Decoded renewal info carried by one notification, as stored with it.
 ///
 /// Mirrors https://developer.apple.com/documentation/appstoreserverapi/jwsrenewalinfodecodedpayload;
 /// `json` keeps the whole decoded payload, the other fields are the ones we index on.

@@ -1,4 +1,4 @@
-/// A decoded signed transaction, as stored in the `transactions` table (one row per transaction).
+/// A decoded signed transaction, as stored with the notification that carried it.
 ///
 /// Mirrors https://developer.apple.com/documentation/appstoreserverapi/jwstransactiondecodedpayload;
 /// `json` keeps the whole decoded payload, the other fields are the ones we index on.
@@ -7,7 +7,7 @@ public struct TransactionSnapshot: Sendable, Equatable {
     public var originalTransactionId: String?
     public var productId: String?
     public var environment: String?
-    /// When Apple signed it, in milliseconds since 1970; the store keeps the newest snapshot by this date.
+    /// When Apple signed it, in milliseconds since 1970.
     public var signedDate: Int64?
     /// The decoded payload as JSON.
     public var json: String

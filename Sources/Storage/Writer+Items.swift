@@ -55,18 +55,7 @@ extension Writer {
     private func store(_ record: NotificationRecord) throws(StoreError) -> StoreOutcome {
         let inserted = try connection.run(NotificationSQL.insert, NotificationSQL.insertArguments(record))
         guard inserted == 1 else { return .duplicate }
-        let rowID = connection.lastInsertRowID
-        let uuid = record.notificationUUID
-        if let snapshot = record.transaction {
-            try connection.run(
-                NotificationSQL.upsertTransaction,
-                NotificationSQL.upsertTransactionArguments(snapshot, notificationUUID: uuid))
-        }
-        if let snapshot = record.renewalInfo {
-            try connection.run(
-                NotificationSQL.insertRenewal, NotificationSQL.insertRenewalArguments(snapshot, notificationUUID: uuid))
-        }
-        try runHandOff(record, rowID: rowID)
+        try runHandOff(record, rowID: connection.lastInsertRowID)
         return .stored
     }
 

@@ -17,7 +17,7 @@ import Testing
             directory.databasePath, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
         #expect(
             tables.compactMap { $0[0].textValue } == [
-                "notifications", "reject_counts", "rejects", "renewal_snapshots", "schema_migrations", "transactions",
+                "notifications", "reject_counts", "rejects", "schema_migrations",
             ])
     }
 

@@ -42,7 +42,7 @@ import Testing
         #expect(try store.store(original) == .stored)
         #expect(try store.store(again) == .duplicate)
         #expect(try store.notification(uuid: "same") == original)
-        #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM transactions") == [[.integer(0)]])
+        #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications") == [[.integer(1)]])
     }
 
     @Test func filtersSelectAndOrderNewestFirst() throws {

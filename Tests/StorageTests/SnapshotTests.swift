@@ -13,21 +13,23 @@ import Testing
         return record
     }
 
-    @Test func transactionSnapshotKeepsTheNewestSignedDate() throws {
+    @Test func eachNotificationKeepsTheSnapshotsItCarried() throws {
         let directory = try TemporaryDirectory()
         let store = try SQLiteStore(path: directory.databasePath)
         defer { store.close() }
-        let snapshot = "SELECT product_id, signed_date, notification_uuid FROM transactions WHERE transaction_id = 't1'"
 
         _ = try store.store(notification("n1", transactionSignedAt: 200, product: "b"))
         _ = try store.store(notification("n2", transactionSignedAt: 100, product: "a"))
-        #expect(try rawQuery(directory.databasePath, snapshot) == [[.text("b"), .integer(200), .text("n1")]])
-
-        _ = try store.store(notification("n3", transactionSignedAt: 300, product: "c"))
-        #expect(try rawQuery(directory.databasePath, snapshot) == [[.text("c"), .integer(300), .text("n3")]])
-        #expect(try store.notification(uuid: "n2")?.transaction?.productId == "c")
-        // Renewal info is kept per notification.
-        #expect(try store.notification(uuid: "n2")?.renewalInfo?.productId == "a")
-        #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM renewal_snapshots") == [[.integer(3)]])
+        let n1 = try #require(try store.notification(uuid: "n1"))
+        let n2 = try #require(try store.notification(uuid: "n2"))
+        #expect(n1.transaction == notification("n1", transactionSignedAt: 200, product: "b").transaction)
+        #expect(n2.transaction?.productId == "a")
+        #expect(n2.transaction?.signedDate == 100)
+        #expect(n2.transaction?.json == #"{"productId":"a"}"#)
+        #expect(n2.renewalInfo == notification("n2", transactionSignedAt: 100, product: "a").renewalInfo)
+        // Without snapshots, none are read back.
+        _ = try store.store(makeRecord("n3"))
+        #expect(try store.notification(uuid: "n3")?.transaction == nil)
+        #expect(try store.notification(uuid: "n3")?.renewalInfo == nil)
     }
 }

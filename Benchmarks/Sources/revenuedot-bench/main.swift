@@ -118,36 +118,58 @@ func verify(_ arguments: [String]) throws {
     FileHandle.standardOutput.write(try json(result) + Data("\n".utf8))
 }
 
+/// The non-empty lines of a file, split with memchr (Data.split is slow on large files).
+func lines(_ path: String) throws -> [Data] {
+    let file = try Data(contentsOf: URL(fileURLWithPath: path))
+    return file.withUnsafeBytes { buffer -> [Data] in
+        guard let base = buffer.baseAddress else { return [] }
+        var result: [Data] = []
+        var start = 0
+        while start < buffer.count {
+            let end = memchr(base + start, 0x0A, buffer.count - start).map { UnsafeRawPointer($0) - base } ?? buffer.count
+            if end > start { result.append(Data(bytes: base + start, count: end - start)) }
+            start = end + 1
+        }
+        return result
+    }
+}
+
 func ingest(_ arguments: [String]) throws {
     guard let portText = argument("port", arguments), let port = UInt16(portText), let app = argument("app", arguments),
         let payloadPath = argument("payloads", arguments)
     else { fail("ingest needs --port P --app ID --payloads FILE") }
     let connections = Int(argument("connections", arguments) ?? "16") ?? 16
-    let payloads = try String(contentsOfFile: payloadPath, encoding: .utf8).split(separator: "\n").map {
-        Data(#"{"signedPayload":""#.utf8) + Data($0.utf8) + Data(#""}"#.utf8)
-    }
+    let payloads = try lines(payloadPath).map { Data(#"{"signedPayload":""#.utf8) + $0 + Data(#""}"#.utf8) }
     let latencies = Mutex<[Double]>([])
     let failures = Atomic<Int>(0)
     let clock = ContinuousClock()
     let start = clock.now
-    DispatchQueue.concurrentPerform(iterations: connections) { worker in
-        guard let connection = try? LoopbackConnection(port: port) else {
-            failures.add(1, ordering: .relaxed)
-            return
-        }
-        var mine: [Double] = []
-        for index in stride(from: worker, to: payloads.count, by: connections) {
-            let sent = clock.now
-            let status =
-                (try? connection.request(
-                    "POST", "/v1/apple/notifications/\(app)", headers: ["Content-Type": "application/json"], body: payloads[index]
-                ))?.status
-            let elapsed = clock.now - sent
-            if status != 200 { failures.add(1, ordering: .relaxed) }
-            mine.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
-        }
-        latencies.withLock { $0 += mine }
+    // Dedicated threads: concurrentPerform would run only as many connections as cores.
+    let group = DispatchGroup()
+    for worker in 0..<connections {
+        group.enter()
+        Thread {
+            defer { group.leave() }
+            guard let connection = try? LoopbackConnection(port: port) else {
+                failures.add(1, ordering: .relaxed)
+                return
+            }
+            var mine: [Double] = []
+            for index in stride(from: worker, to: payloads.count, by: connections) {
+                let sent = clock.now
+                let status =
+                    (try? connection.request(
+                        "POST", "/v1/apple/notifications/\(app)", headers: ["Content-Type": "application/json"],
+                        body: payloads[index]
+                    ))?.status
+                let elapsed = clock.now - sent
+                if status != 200 { failures.add(1, ordering: .relaxed) }
+                mine.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+            }
+            latencies.withLock { $0 += mine }
+        }.start()
     }
+    group.wait()
     let total = clock.now - start
     let seconds = Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18
     let sorted = latencies.withLock { $0 }.sorted()
