@@ -30,6 +30,9 @@ let package = Package(
             dependencies: ["COpenSSL"],
             resources: [.copy("Resources/AppleRootCA-G3.pem")]),
         .target(
+            name: "Subscriptions",
+            dependencies: ["AppStore"]),
+        .target(
             name: "HTTP",
             dependencies: ["CMicroHTTPD"]),
         .target(
@@ -57,6 +60,9 @@ let package = Package(
         .testTarget(
             name: "RevenueDotTests",
             dependencies: ["RevenueDot", "AppStore", "Storage", "LoopbackClient"]),
+        .testTarget(
+            name: "SubscriptionsTests",
+            dependencies: ["Subscriptions", "AppStore"]),
         .testTarget(
             name: "HTTPTests",
             dependencies: ["HTTP", "LoopbackClient"]),

@@ -1,0 +1,62 @@
+import AppStore
+import Foundation
+
+/// Filling an event from Apple's transaction payload.
+extension Event {
+    /// An event about `transaction`, with its id derived from `cause` and a price of 0.
+    ///
+    /// Revenue events set their price afterwards with `setPrice(milliunits:)`.
+    init(_ type: EventType, cause: String, transaction: JWSTransactionDecodedPayload?) {
+        self.init(type: type, id: EventID.make(cause: cause))
+        if let transaction { describe(transaction) }
+        setPrice(milliunits: 0)
+    }
+
+    /// Copies the transaction's product, period, dates, ids, ownership, storefront and currency.
+    mutating func describe(_ transaction: JWSTransactionDecodedPayload) {
+        productId = transaction.productId
+        periodType = SubscriptionState.periodType(of: transaction)
+        purchasedAtMs = transaction.purchaseDate
+        expirationAtMs = transaction.expiresDate
+        environment = transaction.environment.map(EventEnvironment.init)
+        transactionId = transaction.transactionId
+        originalTransactionId = transaction.originalTransactionId
+        isFamilyShare = transaction.inAppOwnershipType == .familyShared
+        currency = transaction.currency
+        offerCode = transaction.offerIdentifier
+        countryCode = transaction.storefront.map(CountryCode.alpha2(fromStorefront:))
+    }
+
+    /// Sets both prices from milliunits of `currency`.
+    ///
+    /// `price` (USD) is set only when the purchase currency is USD, or the amount is 0: RevenueDot
+    /// holds no exchange rates.
+    mutating func setPrice(milliunits: Int64) {
+        let amount = Self.decimal(milliunits: milliunits)
+        priceInPurchasedCurrency = amount
+        price = currency == "USD" || milliunits == 0 ? amount : nil
+    }
+
+    /// The refunded amount of a transaction as a negative number of milliunits.
+    ///
+    /// A prorated refund (`revocationPercentage`, milliunits of a percent) refunds that share.
+    static func refundedMilliunits(of transaction: JWSTransactionDecodedPayload) -> Int64 {
+        let price = transaction.price ?? 0
+        guard let percentage = transaction.revocationPercentage, transaction.revocationType == .refundProrated else {
+            return -price
+        }
+        return -(price * Int64(percentage) / 100_000)
+    }
+
+    /// Milliunits as an exact decimal amount (`4990` → `4.99`).
+    static func decimal(milliunits: Int64) -> Decimal {
+        Decimal(sign: milliunits < 0 ? .minus : .plus, exponent: -3, significand: Decimal(milliunits.magnitude))
+    }
+}
+
+extension EventEnvironment {
+    /// Production stays production; Sandbox, Xcode and LocalTesting are sandbox.
+    public init(_ environment: AppStoreEnvironment) {
+        self = environment == .production ? .production : .sandbox
+    }
+}

@@ -1,0 +1,85 @@
+/// A customer: an `app_user_id`, its aliases, first-seen time, purchases and event counter.
+///
+/// RevenueCat's `original_app_user_id` is `appUserId` (RevenueDot never renames a customer),
+/// and `aliases` lists every id the customer is known by, itself included.
+/// https://www.revenuecat.com/docs/api-v1
+public struct CustomerState: Codable, Hashable, Sendable {
+    /// The prefix of a customer created for a purchase nobody claimed, when
+    /// `trackNewPurchasesFromServerNotifications` is on.
+    public static let anonymousPrefix = "$RevenueDotAnonymous:"
+
+    /// The id the app knows the customer by (RevenueCat's `app_user_id`).
+    public let appUserId: String
+    /// Every id of this customer, sorted, `appUserId` included.
+    public internal(set) var aliases: [String]
+    /// The `now` at which the customer was created, UNIX milliseconds.
+    public let firstSeenMs: Int64
+    /// The subscriptions the customer owns, sorted.
+    public internal(set) var originalTransactionIds: [String] = []
+    /// The one-time purchases the customer owns, sorted.
+    public internal(set) var oneTimeTransactionIds: [String] = []
+    /// The `sequence` of the last event delivered to this customer; 0 before the first.
+    public internal(set) var lastSequence: Int64 = 0
+
+    /// A new customer with no purchases.
+    public init(appUserId: String, firstSeenMs: Int64) {
+        self.appUserId = appUserId
+        self.aliases = [appUserId]
+        self.firstSeenMs = firstSeenMs
+    }
+
+    /// Whether RevenueDot created the customer for an unclaimed purchase.
+    public var isAnonymous: Bool { appUserId.hasPrefix(Self.anonymousPrefix) }
+
+    /// Whether the customer owns this purchase.
+    public func owns(_ purchase: PurchaseKey) -> Bool {
+        switch purchase {
+        case .subscription(let id): originalTransactionIds.contains(id)
+        case .oneTime(let id): oneTimeTransactionIds.contains(id)
+        }
+    }
+
+    mutating func add(_ purchase: PurchaseKey) {
+        switch purchase {
+        case .subscription(let id): originalTransactionIds.insertSorted(id)
+        case .oneTime(let id): oneTimeTransactionIds.insertSorted(id)
+        }
+    }
+
+    mutating func remove(_ purchase: PurchaseKey) {
+        switch purchase {
+        case .subscription(let id): originalTransactionIds.removeAll { $0 == id }
+        case .oneTime(let id): oneTimeTransactionIds.removeAll { $0 == id }
+        }
+    }
+
+    /// The next event sequence number, counted.
+    mutating func nextSequence() -> Int64 {
+        lastSequence += 1
+        return lastSequence
+    }
+}
+
+/// Which purchase a fact or a link is about.
+public enum PurchaseKey: Codable, Hashable, Sendable {
+    /// An auto-renewable subscription, by `originalTransactionId`.
+    case subscription(originalTransactionId: String)
+    /// A consumable, non-consumable or non-renewing purchase, by `transactionId`.
+    case oneTime(transactionId: String)
+
+    /// The purchase's id: an `originalTransactionId` or a `transactionId` (unique across both).
+    public var id: String {
+        switch self {
+        case .subscription(let id), .oneTime(let id): id
+        }
+    }
+}
+
+extension Array where Element == String {
+    /// Inserts `value` in an ascending array unless present.
+    mutating func insertSorted(_ value: String) {
+        let index = sortedInsertionIndex(of: value)
+        if index < count && self[index] == value { return }
+        insert(value, at: index)
+    }
+}

@@ -1,0 +1,30 @@
+/// The per-app settings the reducer needs: app id, entitlement map, and the tracking switch.
+///
+/// Entitlements are computed here rather than left to the shell, so an event is complete when
+/// the reducer returns it; a changed map applies to events produced after the change.
+public struct LedgerConfiguration: Codable, Hashable, Sendable {
+    /// RevenueCat's `app_id`, copied into every event.
+    public var appId: String?
+    /// Entitlement id → the product ids that grant it.
+    public var entitlements: [String: [String]]
+    /// When on, a notification for a purchase no one claimed is applied at once to a new
+    /// anonymous customer; when off, its events wait until the purchase is linked.
+    public var trackNewPurchasesFromServerNotifications: Bool
+
+    /// A configuration; by default no app id, no entitlements, tracking off.
+    public init(
+        appId: String? = nil, entitlements: [String: [String]] = [:],
+        trackNewPurchasesFromServerNotifications: Bool = false
+    ) {
+        self.appId = appId
+        self.entitlements = entitlements
+        self.trackNewPurchasesFromServerNotifications = trackNewPurchasesFromServerNotifications
+    }
+
+    /// The entitlements a product grants, sorted; nil when it grants none (as RevenueCat sends).
+    public func entitlementIds(for productId: String?) -> [String]? {
+        guard let productId else { return nil }
+        let ids = entitlements.filter { $0.value.contains(productId) }.keys.sorted()
+        return ids.isEmpty ? nil : ids
+    }
+}

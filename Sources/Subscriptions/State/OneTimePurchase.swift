@@ -1,0 +1,111 @@
+import AppStore
+
+/// A consumable, non-consumable or non-renewing purchase, identified by its `transactionId`.
+///
+/// Folded from its facts like a subscription (see `FactFolding`): `ONE_TIME_CHARGE` or the app's
+/// posted transaction records it, `REFUND` / `REFUND_REVERSED` toggle its refund in signed-date
+/// order, `REVOKE` ends a Family Sharing grant.
+/// https://developer.apple.com/documentation/appstoreservernotifications/notificationtype
+public struct OneTimePurchase: Codable, Hashable, Sendable {
+    /// The purchase's identity.
+    public let transactionId: String
+    /// The newest snapshot of the transaction, by its own `signedDate`.
+    public internal(set) var transaction: JWSTransactionDecodedPayload?
+    /// The refund in force, if any.
+    public internal(set) var refund: Revocation?
+    /// The Family Sharing revocation, if any.
+    public internal(set) var revocation: Revocation?
+    /// The newest `signedDate` among the facts folded in.
+    public internal(set) var newestSignedDateMs: Int64?
+    /// History, owner and emitted event ids; not part of the fold.
+    public internal(set) var journal: PurchaseJournal
+
+    /// A purchase nobody has told anything yet.
+    public init(transactionId: String, journal: PurchaseJournal = PurchaseJournal()) {
+        self.transactionId = transactionId
+        self.journal = journal
+    }
+
+    /// The product bought.
+    public var productId: String? { transaction?.productId }
+    /// Consumable, non-consumable or non-renewing subscription.
+    public var productType: ProductType? { transaction?.type }
+    /// When it was bought.
+    public var purchaseDateMs: Int64? { transaction?.purchaseDate }
+    /// Sandbox or Production.
+    public var environment: AppStoreEnvironment? { transaction?.environment }
+    /// `PURCHASED`, or `FAMILY_SHARED` for a shared non-consumable.
+    public var ownershipType: InAppOwnershipType? { transaction?.inAppOwnershipType }
+    /// The price in milliunits of `currency`.
+    public var priceMilliunits: Int64? { transaction?.price }
+    /// ISO 4217.
+    public var currency: String? { transaction?.currency }
+    /// When it was refunded, if a refund is in force.
+    public var refundedAtMs: Int64? { refund?.atMs }
+
+    /// Whether the purchase still gives what it gave at `nowMs`: not refunded or revoked by then.
+    public func hasAccess(atMs nowMs: Int64) -> Bool {
+        guard transaction != nil else { return false }
+        let end = [refund?.atMs, revocation?.atMs].compactMap { $0 }.min()
+        return end.map { nowMs < $0 } ?? true
+    }
+}
+
+// MARK: - Fold and events
+
+extension OneTimePurchase: FactFolding {
+    func unfolded() -> OneTimePurchase {
+        OneTimePurchase(transactionId: transactionId, journal: journal)
+    }
+
+    mutating func absorb(_ fact: PurchaseFact) {
+        switch fact.source {
+        case .transactionPosted, .notification(.oneTimeCharge, nil):
+            note(fact)
+        case .notification(.refund, nil):
+            note(fact)
+            refund = Revocation(in: fact)
+        case .notification(.refundReversed, nil):
+            note(fact)
+            refund = nil
+        case .notification(.revoke, nil):
+            note(fact)
+            revocation = Revocation(in: fact)
+        case .notification(.refundDeclined, nil), .notification(.consumptionRequest, nil):
+            newestSignedDateMs = max(newestSignedDateMs ?? fact.signedDateMs, fact.signedDateMs)
+        default:
+            return
+        }
+    }
+
+    func events(for fact: PurchaseFact, before: OneTimePurchase, after: OneTimePurchase) -> [Event] {
+        guard let transaction = fact.transaction else { return [] }
+        let cause = "notification/\(fact.id)"
+        switch fact.source {
+        case .transactionPosted, .notification(.oneTimeCharge, nil):
+            var purchase = Event(.nonRenewingPurchase, cause: "\(transactionId)/NON_RENEWING_PURCHASE", transaction: transaction)
+            purchase.setPrice(milliunits: transaction.price ?? 0)
+            return [purchase]
+        case .notification(.refund, nil):
+            var cancellation = Event(.cancellation, cause: "\(cause)/CANCELLATION", transaction: transaction)
+            cancellation.cancelReason = .customerSupport
+            cancellation.setPrice(milliunits: Event.refundedMilliunits(of: transaction))
+            return [cancellation]
+        case .notification(.refundReversed, nil):
+            var reversed = Event(.refundReversed, cause: "\(cause)/REFUND_REVERSED", transaction: transaction)
+            reversed.setPrice(milliunits: transaction.price ?? 0)
+            return [reversed]
+        default:
+            return []
+        }
+    }
+
+    /// Keeps the newest transaction snapshot and the newest date.
+    private mutating func note(_ fact: PurchaseFact) {
+        newestSignedDateMs = max(newestSignedDateMs ?? fact.signedDateMs, fact.signedDateMs)
+        guard let snapshot = fact.transaction else { return }
+        if let known = transaction, (known.signedDate ?? 0) > fact.transactionSignedDateMs { return }
+        transaction = snapshot
+        transaction?.signedDate = fact.transactionSignedDateMs
+    }
+}

@@ -1,0 +1,72 @@
+/// What a purchase has been told and has said: kept as is when its state is refolded.
+///
+/// The facts are the input history (sorted in fold order); the event ids are every event the
+/// purchase ever produced, which is what makes "never twice" structural: an event whose id is
+/// here is not produced again, whatever order or number of times its cause arrives.
+public struct PurchaseJournal: Codable, Hashable, Sendable {
+    /// The customer the purchase belongs to; nil while no one has claimed it.
+    public internal(set) var ownerAppUserId: String?
+    /// Every fact received, sorted by `PurchaseFact.isFoldedBefore`; unknown types included.
+    public internal(set) var facts: [PurchaseFact] = []
+    /// Every event id produced, sorted (a stable encoding and a binary search).
+    public internal(set) var emittedEventIds: [String] = []
+    /// Events produced while the purchase had no owner, released in order when it is linked.
+    public internal(set) var heldEvents: [Event] = []
+    /// How many times the purchase changed owner (numbers `TRANSFER` causes).
+    public internal(set) var transferCount = 0
+
+    /// An empty journal, optionally already owned.
+    public init(ownerAppUserId: String? = nil) {
+        self.ownerAppUserId = ownerAppUserId
+    }
+
+    /// Whether a fact with this id was already received.
+    public func hasFact(id: String) -> Bool {
+        facts.contains { $0.id == id }
+    }
+
+    /// Whether an event with this id was already produced.
+    public func hasEmitted(_ eventId: String) -> Bool {
+        let index = emittedEventIds.sortedInsertionIndex(of: eventId)
+        return index < emittedEventIds.count && emittedEventIds[index] == eventId
+    }
+
+    /// Records an event id; false when it was already recorded.
+    mutating func recordEmission(_ eventId: String) -> Bool {
+        let index = emittedEventIds.sortedInsertionIndex(of: eventId)
+        if index < emittedEventIds.count && emittedEventIds[index] == eventId { return false }
+        emittedEventIds.insert(eventId, at: index)
+        return true
+    }
+
+    /// Inserts a fact at its place in fold order and returns that place.
+    mutating func insert(_ fact: PurchaseFact) -> Int {
+        let index = insertionIndex(of: fact)
+        facts.insert(fact, at: index)
+        return index
+    }
+
+    /// Where `fact` belongs in fold order.
+    func insertionIndex(of fact: PurchaseFact) -> Int {
+        var low = 0
+        var high = facts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if PurchaseFact.isFoldedBefore(facts[middle], fact) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
+
+extension Array where Element == String {
+    /// The first index whose element is not less than `value`, in an ascending array.
+    func sortedInsertionIndex(of value: String) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}

@@ -1,0 +1,38 @@
+import AppStore
+
+/// A refund or Family Sharing revocation of one transaction.
+///
+/// https://developer.apple.com/documentation/appstoreserverapi/revocationdate
+public struct Revocation: Codable, Hashable, Sendable {
+    /// The refunded or revoked transaction.
+    public var transactionId: String
+    /// Apple's `revocationDate`, else the notification's signed date.
+    public var atMs: Int64
+    /// Apple's `revocationReason`.
+    public var reason: RevocationReason?
+    /// `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`.
+    public var type: RevocationType?
+    /// Milliunits of a percent (`100000` is all); nil means all.
+    public var percentage: Int32?
+
+    /// A revocation from its parts.
+    public init(
+        transactionId: String, atMs: Int64, reason: RevocationReason? = nil, type: RevocationType? = nil,
+        percentage: Int32? = nil
+    ) {
+        self.transactionId = transactionId
+        self.atMs = atMs
+        self.reason = reason
+        self.type = type
+        self.percentage = percentage
+    }
+
+    /// The revocation a fact's transaction carries: its `revocationDate`, else the fact's date.
+    init?(in fact: PurchaseFact) {
+        guard let transaction = fact.transaction, let id = transaction.transactionId else { return nil }
+        self.init(
+            transactionId: id, atMs: transaction.revocationDate ?? fact.signedDateMs,
+            reason: transaction.revocationReason, type: transaction.revocationType,
+            percentage: transaction.revocationPercentage)
+    }
+}

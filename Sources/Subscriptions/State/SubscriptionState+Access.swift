@@ -1,0 +1,141 @@
+import AppStore
+
+/// Access, lapses and their reasons, computed from the current period and the registers.
+extension SubscriptionState {
+    /// The billing issue of the current period, if any (a renewal ends the streak).
+    public var currentBillingIssue: BillingIssue? {
+        guard let issue = billingIssue, issue.transactionId == transactionId else { return nil }
+        return issue
+    }
+
+    /// When the current billing issue was detected (`billing_issues_detected_at`).
+    public var billingIssueDetectedAtMs: Int64? { currentBillingIssue?.detectedAtMs }
+    /// Whether Apple is still retrying to bill the current period.
+    public var isInBillingRetry: Bool { currentBillingIssue?.isInBillingRetry ?? false }
+    /// The grace period's end while one runs for the current period.
+    public var gracePeriodExpiresDateMs: Int64? { currentBillingIssue?.gracePeriodExpiresDateMs }
+    /// The refund of the current period, if it was refunded.
+    public var currentRefund: Revocation? { transactionId.flatMap { refunds[$0] } }
+    /// When the current period was refunded (`refunded_at`).
+    public var refundedAtMs: Int64? { currentRefund?.atMs }
+    /// Apple's reason for refunding the current period.
+    public var refundReason: RevocationReason? { currentRefund?.reason }
+    /// When Family Sharing access to the current period was revoked.
+    public var revokedAtMs: Int64? {
+        guard let revocation, revocation.transactionId == transactionId else { return nil }
+        return revocation.atMs
+    }
+    /// The price-increase status reported during the current period.
+    public var priceIncreaseStatus: PriceIncreaseStatus? {
+        guard let priceIncrease, priceIncrease.transactionId == transactionId else { return nil }
+        return priceIncrease.status
+    }
+
+    /// When access ends, grace period included; nil while no period with an expiry is known.
+    ///
+    /// A paid period always runs to its `expiresDate`. A grace period extends it, up to Apple's
+    /// `gracePeriodExpiresDate`, cut short by `GRACE_PERIOD_EXPIRED` or `EXPIRED`. A refund or a
+    /// Family Sharing revocation of the current period ends access at its `revocationDate`.
+    public var accessEndsAtMs: Int64? {
+        guard let current = currentTransaction, let transactionId = current.transactionId,
+            let expires = current.expiresDate
+        else { return nil }
+        var end = expires
+        if let issue = currentBillingIssue, var graceEnd = issue.gracePeriodExpiresDateMs {
+            if let cut = issue.gracePeriodEndedAtMs { graceEnd = min(graceEnd, cut) }
+            if let notice = expiredNotice, notice.transactionId == transactionId {
+                graceEnd = min(graceEnd, notice.signedDateMs)
+            }
+            end = max(end, graceEnd)
+        }
+        if let refund = refunds[transactionId] { end = min(end, refund.atMs) }
+        if let revokedAtMs { end = min(end, revokedAtMs) }
+        return end
+    }
+
+    /// Whether the subscription gives access at `nowMs`.
+    public func hasAccess(atMs nowMs: Int64) -> Bool {
+        accessEndsAtMs.map { nowMs < $0 } ?? false
+    }
+
+    /// Names the lapse that follows the current period: its `transactionId`, plus the last fact
+    /// that restored access to that same period, if any.
+    ///
+    /// A renewal starts a new period and so a new lapse; moving the end of the same lapse (a late
+    /// `EXPIRED`, `GRACE_PERIOD_EXPIRED`, a refund) keeps the key, so one lapse gets one
+    /// `EXPIRATION`. A `REFUND_REVERSED` or `RENEWAL_EXTENDED` gives access back, and the end
+    /// that follows is a new lapse.
+    public var lapseKey: String? {
+        guard let transactionId else { return nil }
+        return accessRestorations[transactionId].map { "\(transactionId)+\($0)" } ?? transactionId
+    }
+
+    /// The id the `EXPIRATION` of the current lapse has (or will have).
+    public var expirationEventId: String? {
+        lapseKey.map { EventID.make(cause: "\(originalTransactionId)/EXPIRATION/\($0)") }
+    }
+
+    /// The timer to feed back in: the end of access, while its `EXPIRATION` is not yet recorded.
+    public var pendingTimer: ExpirationTimer? {
+        guard let end = accessEndsAtMs, let id = expirationEventId, !journal.hasEmitted(id) else { return nil }
+        return ExpirationTimer(originalTransactionId: originalTransactionId, fireAtMs: end)
+    }
+
+    /// The timer rule: the `EXPIRATION` of the current lapse, once access (grace included) has
+    /// ended by `nowMs`, unless that lapse already has one.
+    ///
+    /// Access ending is read from the state, not from the timer, so a stale or repeated timer,
+    /// an `EXPIRED` Apple sends later, or one that never comes all give exactly one `EXPIRATION`
+    /// per lapse; and a renewal that arrived before the timer leaves nothing to expire.
+    mutating func expire(atMs nowMs: Int64) -> Event? {
+        guard let end = accessEndsAtMs, nowMs >= end, let expiration = expirationEvent(),
+            journal.recordEmission(expiration.id)
+        else { return nil }
+        return expiration
+    }
+
+    /// The `expiration_reason` an `EXPIRATION` of the current lapse carries.
+    ///
+    /// In order: a refund of the period (CUSTOMER_SUPPORT); a Family Sharing revocation
+    /// (UNKNOWN: the member did nothing, and Apple does not say why); an `EXPIRED` subtype or Apple's
+    /// expiration intent (VOLUNTARY → UNSUBSCRIBE, BILLING_RETRY → BILLING_ERROR, PRICE_INCREASE,
+    /// PRODUCT_NOT_FOR_SALE → UNKNOWN); a billing issue (BILLING_ERROR); auto-renew off
+    /// (UNSUBSCRIBE); a price increase still awaiting consent (PRICE_INCREASE); else UNKNOWN.
+    public var expirationReason: LapseReason {
+        if currentRefund != nil { return .customerSupport }
+        if revokedAtMs != nil { return .unknown }
+        if let notice = expiredNotice, notice.transactionId == transactionId, let reason = Self.reason(of: notice) {
+            return reason
+        }
+        if currentBillingIssue != nil { return .billingError }
+        if autoRenewEnabled == false { return .unsubscribe }
+        if priceIncreaseStatus == .customerHasNotResponded { return .priceIncrease }
+        return .unknown
+    }
+
+    /// The reason the current period will not renew, once something cancelled it; nil otherwise.
+    public var cancelReason: LapseReason? {
+        if currentRefund != nil { return .customerSupport }
+        if currentBillingIssue != nil { return .billingError }
+        if let notice = expiredNotice, notice.transactionId == transactionId { return expirationReason }
+        if autoRenewEnabled == false { return .unsubscribe }
+        return nil
+    }
+
+    static func reason(of notice: ExpiredNotice) -> LapseReason? {
+        switch notice.subtype {
+        case .voluntary?: return .unsubscribe
+        case .billingRetry?: return .billingError
+        case .priceIncrease?: return .priceIncrease
+        case .productNotForSale?: return .unknown
+        default:
+            switch notice.expirationIntent {
+            case .customerCancelled?: return .unsubscribe
+            case .billingError?: return .billingError
+            case .customerDidNotConsentToPriceIncrease?: return .priceIncrease
+            case .productNotAvailable?, .other?, .unknown?: return .unknown
+            case nil: return nil
+            }
+        }
+    }
+}

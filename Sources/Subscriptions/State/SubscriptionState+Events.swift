@@ -1,0 +1,109 @@
+import AppStore
+
+/// The event table: which events a subscription fact causes.
+///
+/// Every event is a function of its fact and the states just before and after it in fold
+/// order, with an id from its cause (see `EventID`). Owner, sequence, entitlements and the
+/// timestamp are added by the ledger.
+extension SubscriptionState {
+    func events(for fact: PurchaseFact, before: SubscriptionState, after: SubscriptionState) -> [Event] {
+        guard let transaction = fact.transaction else { return [] }
+        guard case .notification(let type, let subtype) = fact.source else {
+            return [periodEvent(transaction, first: transaction.transactionId == originalTransactionId, before, after)]
+        }
+        let cause = "notification/\(fact.id)"
+        switch (type, subtype) {
+        case (.subscribed, .initialBuy?):
+            return [periodEvent(transaction, first: true, before, after)]
+        case (.subscribed, .resubscribe?), (.didRenew, nil), (.didRenew, .billingRecovery?):
+            return [periodEvent(transaction, first: false, before, after)]
+        case (.didChangeRenewalPref, .upgrade?), (.offerRedeemed, .upgrade?):
+            let previous = before.currentTransaction.flatMap { $0.transactionId == transaction.transactionId ? nil : $0 }
+            var change = Event(.productChange, cause: "\(cause)/PRODUCT_CHANGE", transaction: previous ?? transaction)
+            change.newProductId = transaction.productId
+            change.renewalNumber = previous?.transactionId.flatMap(after.periodNumber(of:))
+            return [change, periodEvent(transaction, first: false, before, after)]
+        case (.didChangeRenewalPref, .downgrade?), (.offerRedeemed, .downgrade?):
+            var change = event(.productChange, cause: "\(cause)/PRODUCT_CHANGE", transaction, after)
+            change.newProductId = fact.renewalInfo?.autoRenewProductId ?? after.autoRenewProductId
+            return [change]
+        case (.didChangeRenewalPref, nil):
+            var change = event(.productChange, cause: "\(cause)/PRODUCT_CHANGE", transaction, after)
+            change.newProductId = transaction.productId
+            return [change]
+        case (.didChangeRenewalStatus, .autoRenewDisabled?):
+            var cancellation = event(.cancellation, cause: "\(cause)/CANCELLATION", transaction, after)
+            cancellation.cancelReason = .unsubscribe
+            return [cancellation]
+        case (.didChangeRenewalStatus, .autoRenewEnabled?):
+            return [event(.uncancellation, cause: "\(cause)/UNCANCELLATION", transaction, after)]
+        case (.didFailToRenew, nil), (.didFailToRenew, .gracePeriod?):
+            return billingIssueEvents(transaction, fact: fact, after)
+        case (.refund, nil):
+            var cancellation = event(.cancellation, cause: "\(cause)/CANCELLATION", transaction, after)
+            cancellation.cancelReason = .customerSupport
+            cancellation.setPrice(milliunits: Event.refundedMilliunits(of: transaction))
+            return [cancellation]
+        case (.refundReversed, nil):
+            var reversed = event(.refundReversed, cause: "\(cause)/REFUND_REVERSED", transaction, after)
+            reversed.setPrice(milliunits: transaction.price ?? 0)
+            return [reversed]
+        case (.renewalExtended, nil):
+            return [event(.subscriptionExtended, cause: "\(cause)/SUBSCRIPTION_EXTENDED", transaction, after)]
+        default:
+            return []
+        }
+    }
+
+    /// The `EXPIRATION` of the current lapse, described by the current period.
+    func expirationEvent() -> Event? {
+        guard let lapseKey else { return nil }
+        var expiration = event(.expiration, cause: "\(originalTransactionId)/EXPIRATION/\(lapseKey)", currentTransaction, self)
+        expiration.expirationReason = expirationReason
+        return expiration
+    }
+
+    // MARK: - Builders
+
+    /// `INITIAL_PURCHASE` or `RENEWAL` for a period: one per period, whoever reports it first.
+    private func periodEvent(
+        _ transaction: JWSTransactionDecodedPayload, first: Bool, _ before: SubscriptionState, _ after: SubscriptionState
+    ) -> Event {
+        let period = transaction.transactionId ?? ""
+        var purchase = event(
+            first ? .initialPurchase : .renewal, cause: "\(originalTransactionId)/PERIOD/\(period)", transaction, after)
+        purchase.setPrice(milliunits: transaction.price ?? 0)
+        if !first {
+            let previous = after.periodsInOrder.last { Self.isEarlierPeriod($0, transaction) }
+            purchase.isTrialConversion =
+                previous.map { Self.periodType(of: $0) == .trial && purchase.periodType != .trial } ?? false
+        }
+        return purchase
+    }
+
+    /// `BILLING_ISSUE` and `CANCELLATION(BILLING_ERROR)`: one pair per failure streak.
+    private func billingIssueEvents(
+        _ transaction: JWSTransactionDecodedPayload, fact: PurchaseFact, _ after: SubscriptionState
+    ) -> [Event] {
+        let streak = "\(originalTransactionId)/BILLING_ISSUE/\(transaction.transactionId ?? "")"
+        var issue = event(.billingIssue, cause: streak, transaction, after)
+        if fact.source == .notification(type: .didFailToRenew, subtype: .gracePeriod) {
+            issue.gracePeriodExpirationAtMs = fact.renewalInfo?.gracePeriodExpiresDate
+        }
+        var cancellation = event(
+            .cancellation, cause: "\(originalTransactionId)/CANCELLATION/BILLING_ERROR/\(transaction.transactionId ?? "")",
+            transaction, after)
+        cancellation.cancelReason = .billingError
+        return [issue, cancellation]
+    }
+
+    /// An event about `transaction`, numbered by its place among `state`'s periods.
+    private func event(
+        _ type: EventType, cause: String, _ transaction: JWSTransactionDecodedPayload?, _ state: SubscriptionState
+    ) -> Event {
+        var result = Event(type, cause: cause, transaction: transaction)
+        result.renewalNumber = transaction?.transactionId.flatMap(state.periodNumber(of:))
+        result.originalTransactionId = result.originalTransactionId ?? originalTransactionId
+        return result
+    }
+}

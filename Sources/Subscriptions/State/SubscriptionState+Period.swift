@@ -1,0 +1,102 @@
+import AppStore
+
+/// The current period's view, computed from the newest snapshot of each transaction.
+///
+/// The current period is the transaction with the latest `purchaseDate`: a renewal, a
+/// resubscription and an upgrade each start a later one, while a downgrade only changes
+/// `autoRenewProductId` until its renewal arrives.
+extension SubscriptionState {
+    /// The newest snapshot of the current period's transaction.
+    public var currentTransaction: JWSTransactionDecodedPayload? {
+        transactions.values.max(by: Self.isEarlierPeriod)
+    }
+
+    /// The transactions in the order their periods started.
+    public var periodsInOrder: [JWSTransactionDecodedPayload] {
+        transactions.values.sorted(by: Self.isEarlierPeriod)
+    }
+
+    /// The current period's `transactionId`.
+    public var transactionId: String? { currentTransaction?.transactionId }
+    /// The product of the current period: the plan in effect now.
+    public var productId: String? { currentTransaction?.productId }
+    /// The subscription group of the current period.
+    public var subscriptionGroupIdentifier: String? { currentTransaction?.subscriptionGroupIdentifier }
+    /// Sandbox or Production, from the current period.
+    public var environment: AppStoreEnvironment? { currentTransaction?.environment }
+    /// `PURCHASED` or `FAMILY_SHARED`.
+    public var ownershipType: InAppOwnershipType? { currentTransaction?.inAppOwnershipType }
+    /// The token the app set at purchase, if any.
+    public var appAccountToken: String? { currentTransaction?.appAccountToken ?? renewalInfo?.appAccountToken }
+    /// ISO 3166-1 alpha-3 storefront of the current period.
+    public var storefront: String? { currentTransaction?.storefront }
+    /// When the current period started.
+    public var purchaseDateMs: Int64? { currentTransaction?.purchaseDate }
+    /// When the subscription was first bought.
+    public var originalPurchaseDateMs: Int64? {
+        currentTransaction?.originalPurchaseDate ?? periodsInOrder.first?.purchaseDate
+    }
+    /// When the current period ends (before any grace period).
+    public var expiresDateMs: Int64? { currentTransaction?.expiresDate }
+    /// Trial, intro, promotional or normal, from the current period's offer fields.
+    public var periodType: PeriodType? { currentTransaction.map(Self.periodType(of:)) }
+    /// The offer of the current period, if any.
+    public var offer: Offer? { currentTransaction.flatMap(Self.offer(of:)) }
+    /// The current period's price in milliunits of `currency`.
+    public var priceMilliunits: Int64? { currentTransaction?.price }
+    /// ISO 4217.
+    public var currency: String? { currentTransaction?.currency }
+    /// The current period's number, 1 for the first known one.
+    public var renewalNumber: Int? { transactionId.flatMap(periodNumber(of:)) }
+    /// The Advanced Commerce items, descriptors and prices of the current period, when present.
+    public var advancedCommerce: TransactionAdvancedCommerceInfo? { currentTransaction?.advancedCommerceInfo }
+    /// The Advanced Commerce items and prices of the next renewal, when present.
+    public var renewalAdvancedCommerce: RenewalAdvancedCommerceInfo? { renewalInfo?.advancedCommerceInfo }
+    /// The product a scheduled plan change moves to at the next renewal; nil when none.
+    public var scheduledProductId: String? {
+        guard let next = autoRenewProductId, next != productId else { return nil }
+        return next
+    }
+
+    /// The 1-based position of a period among the known ones, in the order they started.
+    public func periodNumber(of transactionId: String) -> Int? {
+        periodsInOrder.firstIndex { $0.transactionId == transactionId }.map { $0 + 1 }
+    }
+
+    // MARK: - Derivations
+
+    /// RevenueCat's period type from Apple's offer fields.
+    ///
+    /// A free-trial discount is a trial whatever the offer type; other introductory offers are
+    /// intro; promotional offers, offer codes and win-back offers are promotional; no offer is
+    /// normal. Old payloads without `offerDiscountType` count a free introductory offer as a trial.
+    public static func periodType(of transaction: JWSTransactionDecodedPayload) -> PeriodType {
+        if transaction.offerDiscountType == .freeTrial { return .trial }
+        switch transaction.offerType {
+        case .none: return .normal
+        case .introductory?:
+            return transaction.offerDiscountType == nil && transaction.price == 0 ? .trial : .intro
+        case .promotional?, .offerCode?, .winBack?, .unknown?: return .promotional
+        }
+    }
+
+    static func offer(of transaction: JWSTransactionDecodedPayload) -> Offer? {
+        guard transaction.offerType != nil || transaction.offerIdentifier != nil else { return nil }
+        return Offer(
+            type: transaction.offerType, identifier: transaction.offerIdentifier,
+            discountType: transaction.offerDiscountType, period: transaction.offerPeriod)
+    }
+
+    static func offer(of renewal: JWSRenewalInfoDecodedPayload) -> Offer? {
+        guard renewal.offerType != nil || renewal.offerIdentifier != nil else { return nil }
+        return Offer(
+            type: renewal.offerType, identifier: renewal.offerIdentifier,
+            discountType: renewal.offerDiscountType, period: renewal.offerPeriod)
+    }
+
+    /// Orders periods by start, then end, then id (a total order, so the current one is unique).
+    static func isEarlierPeriod(_ lhs: JWSTransactionDecodedPayload, _ rhs: JWSTransactionDecodedPayload) -> Bool {
+        (lhs.purchaseDate ?? 0, lhs.expiresDate ?? 0, lhs.transactionId ?? "")
+            < (rhs.purchaseDate ?? 0, rhs.expiresDate ?? 0, rhs.transactionId ?? "")
+    }
+}

@@ -1,0 +1,190 @@
+import AppStore
+
+/// The transition table: how one fact changes a subscription's registers.
+///
+/// Facts arrive here in fold order (oldest `signedDate` first), so each case can write what its
+/// notification says without checking dates; a newer fact folded later overwrites it.
+extension SubscriptionState: FactFolding {
+    func unfolded() -> SubscriptionState {
+        SubscriptionState(originalTransactionId: originalTransactionId, journal: journal)
+    }
+
+    mutating func absorb(_ fact: PurchaseFact) {
+        guard case .notification(let type, let subtype) = fact.source else {
+            absorbPosted(fact)
+            return
+        }
+        let signedDate = fact.signedDateMs
+        let reported = fact.transactionId
+        switch (type, subtype) {
+        case (.subscribed, .initialBuy?), (.subscribed, .resubscribe?),
+            (.didRenew, nil), (.didRenew, .billingRecovery?),
+            (.didChangeRenewalPref, .upgrade?), (.offerRedeemed, .upgrade?):
+            startPeriod(fact)
+        case (.didChangeRenewalPref, .downgrade?), (.offerRedeemed, .downgrade?):
+            note(fact)
+            if let next = fact.renewalInfo?.autoRenewProductId { autoRenewProductId = next }
+            if type == .offerRedeemed { redeemedOffer = fact.renewalInfo.flatMap(Self.offer(of:)) }
+        case (.didChangeRenewalPref, nil):
+            note(fact)
+            autoRenewProductId = fact.transaction?.productId ?? productId
+        case (.offerRedeemed, nil):
+            note(fact)
+            redeemedOffer = fact.renewalInfo.flatMap(Self.offer(of:)) ?? fact.transaction.flatMap(Self.offer(of:))
+        case (.didChangeRenewalStatus, .autoRenewDisabled?):
+            note(fact)
+            setAutoRenew(false, at: signedDate)
+        case (.didChangeRenewalStatus, .autoRenewEnabled?):
+            note(fact)
+            setAutoRenew(true, at: signedDate)
+        case (.didFailToRenew, nil), (.didFailToRenew, .gracePeriod?):
+            note(fact)
+            let grace = subtype == .gracePeriod ? fact.renewalInfo?.gracePeriodExpiresDate : nil
+            markBillingIssue(reported, at: signedDate, inRetry: fact.renewalInfo?.isInBillingRetryPeriod ?? true)
+            billingIssue?.gracePeriodExpiresDateMs = grace
+        case (.gracePeriodExpired, nil):
+            note(fact)
+            markBillingIssue(reported, at: signedDate, inRetry: true)
+            billingIssue?.gracePeriodEndedAtMs = signedDate
+        case (.expired, nil), (.expired, .voluntary?), (.expired, .billingRetry?),
+            (.expired, .priceIncrease?), (.expired, .productNotForSale?):
+            note(fact)
+            absorbExpired(fact, subtype: subtype)
+        case (.priceIncrease, .pending?), (.priceIncrease, .accepted?):
+            note(fact)
+            if let reported {
+                let status: PriceIncreaseStatus =
+                    subtype == .pending ? .customerHasNotResponded : .customerConsentedOrWasNotifiedWithoutNeedingConsent
+                priceIncrease = PriceIncrease(transactionId: reported, status: status)
+            }
+        case (.refund, nil):
+            note(fact)
+            if let refund = Revocation(in: fact) { refunds[refund.transactionId] = refund }
+        case (.refundReversed, nil):
+            note(fact)
+            if let reported {
+                refunds[reported] = nil
+                accessRestorations[reported] = fact.id
+            }
+        case (.revoke, nil):
+            note(fact)
+            revocation = Revocation(in: fact)
+        case (.renewalExtended, nil):
+            note(fact)
+            if let reported { accessRestorations[reported] = fact.id }
+        case (.metadataUpdate, nil), (.migration, nil), (.priceChange, nil):
+            note(fact)
+        case (.refundDeclined, nil), (.consumptionRequest, nil), (.renewalExtension, .summary?),
+            (.renewalExtension, .failure?), (.test, nil), (.oneTimeCharge, nil), (.rescindConsent, nil),
+            (.externalPurchaseToken, .unreported?), (.externalPurchaseToken, .created?),
+            (.externalPurchaseToken, .activeTokenReminder?):
+            stamp(signedDate)
+        default:
+            return
+        }
+    }
+
+    // MARK: - Cases
+
+    /// A posted transaction adds its snapshot; if it starts a later period, that period begins.
+    private mutating func absorbPosted(_ fact: PurchaseFact) {
+        let previous = transactionId
+        stamp(fact.signedDateMs)
+        merge(fact)
+        if transactionId != previous, transactionId == fact.transactionId { endStreaks(for: fact) }
+    }
+
+    /// A purchase, renewal, resubscription or upgrade: a new period on the transaction's product.
+    ///
+    /// Without renewal info, a period that just started implies auto-renew on and no plan change.
+    private mutating func startPeriod(_ fact: PurchaseFact) {
+        note(fact)
+        if fact.renewalInfo?.autoRenewStatus == nil { setAutoRenew(true, at: fact.signedDateMs) }
+        if fact.renewalInfo?.autoRenewProductId == nil, let product = fact.transaction?.productId {
+            autoRenewProductId = product
+        }
+        endStreaks(for: fact)
+    }
+
+    /// A new period ends the previous one's billing issue and any redeemed offer.
+    private mutating func endStreaks(for fact: PurchaseFact) {
+        if billingIssue?.transactionId != fact.transactionId { billingIssue = nil }
+        redeemedOffer = nil
+    }
+
+    private mutating func absorbExpired(_ fact: PurchaseFact, subtype: Subtype?) {
+        guard let transactionId = fact.transactionId else { return }
+        expiredNotice = ExpiredNotice(
+            transactionId: transactionId, subtype: subtype,
+            expirationIntent: fact.renewalInfo?.expirationIntent, signedDateMs: fact.signedDateMs)
+        switch subtype {
+        case .voluntary?:
+            setAutoRenew(false, at: fact.signedDateMs)
+            billingIssue = nil
+        case .billingRetry?:
+            markBillingIssue(transactionId, at: fact.signedDateMs, inRetry: false)
+        default:
+            break
+        }
+    }
+
+    // MARK: - Register writes
+
+    /// The common part of every known notification: its snapshots and its date.
+    private mutating func note(_ fact: PurchaseFact) {
+        stamp(fact.signedDateMs)
+        merge(fact)
+        guard let renewal = fact.renewalInfo else { return }
+        renewalInfo = renewal
+        switch renewal.autoRenewStatus {
+        case .on?: setAutoRenew(true, at: fact.signedDateMs)
+        case .off?: setAutoRenew(false, at: fact.signedDateMs)
+        case .unknown?, nil: break
+        }
+        if let next = renewal.autoRenewProductId { autoRenewProductId = next }
+        // Renewal info describes the subscription as of the fact, whichever (possibly older)
+        // transaction the fact carries: tie what it says to the period current at that point.
+        let current = transactionId
+        if let status = renewal.priceIncreaseStatus, let current {
+            priceIncrease = PriceIncrease(transactionId: current, status: status)
+        }
+        if renewal.isInBillingRetryPeriod == true {
+            markBillingIssue(current, at: fact.signedDateMs, inRetry: true)
+            if let grace = renewal.gracePeriodExpiresDate { billingIssue?.gracePeriodExpiresDateMs = grace }
+        } else if let inRetry = renewal.isInBillingRetryPeriod, billingIssue?.transactionId == current {
+            billingIssue?.isInBillingRetry = inRetry
+        }
+    }
+
+    /// Keeps the newest snapshot of the fact's transaction, by the transaction's own signed date.
+    private mutating func merge(_ fact: PurchaseFact) {
+        guard let transaction = fact.transaction, let id = transaction.transactionId else { return }
+        if let known = transactions[id], (known.signedDate ?? 0) > fact.transactionSignedDateMs { return }
+        var snapshot = transaction
+        snapshot.signedDate = fact.transactionSignedDateMs
+        transactions[id] = snapshot
+    }
+
+    private mutating func stamp(_ signedDate: Int64) {
+        newestSignedDateMs = max(newestSignedDateMs ?? signedDate, signedDate)
+    }
+
+    private mutating func setAutoRenew(_ enabled: Bool, at signedDate: Int64) {
+        if enabled {
+            unsubscribeDetectedAtMs = nil
+        } else if autoRenewEnabled != false || unsubscribeDetectedAtMs == nil {
+            unsubscribeDetectedAtMs = signedDate
+        }
+        autoRenewEnabled = enabled
+    }
+
+    /// Starts a streak for `transactionId`, or keeps the one already running for it.
+    private mutating func markBillingIssue(_ transactionId: String?, at signedDate: Int64, inRetry: Bool) {
+        guard let transactionId else { return }
+        if billingIssue?.transactionId == transactionId {
+            billingIssue?.isInBillingRetry = inRetry
+        } else {
+            billingIssue = BillingIssue(transactionId: transactionId, detectedAtMs: signedDate, isInBillingRetry: inRetry)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import AppStore
+import Testing
+
+@testable import Subscriptions
+
+/// Billing failures, refunds and price increases over time, with the scheduler's timers.
+@Suite struct BillingLifecycleTests {
+    let day = Fixture.day
+
+    @Test func billingFailureInGraceThenRecovery() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        let failure = shop.send(Fixture.failWithGrace)
+        #expect(failure.types == [.billingIssue, .cancellation])
+        #expect(failure[0].gracePeriodExpirationAtMs == day(46))
+        #expect(failure[1].cancelReason == .billingError)
+        #expect(shop.advance(to: day(40)).isEmpty)
+        #expect(shop.subscription.hasAccess(atMs: day(40)))
+        let recovery = shop.send(
+            Apple.notification(
+                .didRenew, .billingRecovery, uuid: "n-recover", signed: day(40),
+                transaction: Apple.transaction("1001", purchase: day(40)), renewal: Apple.renewal(retry: false)))
+        #expect(recovery.types == [.renewal])
+        #expect(shop.advance(to: day(47)).isEmpty)
+        #expect(shop.advance(to: day(69)).isEmpty)
+        #expect(shop.subscription.billingIssueDetectedAtMs == nil)
+    }
+
+    @Test func billingFailureGraceOverThenExpiredBillingRetry() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        #expect(shop.send(Fixture.failWithGrace).types == [.billingIssue, .cancellation])
+        #expect(shop.advance(to: day(46) - 1).isEmpty)
+        let expiration = shop.advance(to: day(46))
+        #expect(expiration.types == [.expiration])
+        #expect(expiration.first?.expirationReason == .billingError)
+        let graceOver = Apple.notification(
+            .gracePeriodExpired, uuid: "n-grace-over", signed: day(46) + 60_000, transaction: Fixture.p1,
+            renewal: Apple.renewal(retry: true))
+        #expect(shop.send(graceOver).isEmpty)
+        #expect(shop.advance(to: day(60)).isEmpty)
+        let retryOver = Apple.notification(
+            .expired, .billingRetry, uuid: "n-expired", signed: day(90), transaction: Fixture.p1,
+            renewal: Apple.renewal(autoRenew: false, retry: false, intent: .billingError))
+        #expect(shop.send(retryOver).isEmpty)
+        #expect(shop.advance(to: day(100)).isEmpty)
+        #expect(shop.outbox.types == [.initialPurchase, .billingIssue, .cancellation, .expiration])
+    }
+
+    @Test func billingFailureWithoutGraceExpiresAtOnce() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        shop.send(Fixture.failNoGrace)
+        let expiration = shop.advance(to: day(30) + 1_000)
+        #expect(expiration.types == [.expiration])
+        #expect(expiration.first?.expirationReason == .billingError)
+    }
+
+    @Test func secondFailureInOneStreakReportsNothingNew() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        shop.send(Fixture.failNoGrace)
+        let again = Apple.notification(
+            .didFailToRenew, uuid: "n-fail-again", signed: day(31), transaction: Fixture.p1,
+            renewal: Apple.renewal(retry: true))
+        #expect(shop.send(again).isEmpty)
+        #expect(shop.subscription.billingIssueDetectedAtMs == day(30))
+    }
+
+    @Test func refundThenRefundReversed() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        let refund = shop.send(Fixture.refund)
+        #expect(refund.types == [.cancellation])
+        #expect(refund.first?.cancelReason == .customerSupport)
+        #expect(refund.first?.priceInPurchasedCurrency == -9.99)
+        let expiration = shop.advance(to: day(10))
+        #expect(expiration.types == [.expiration])
+        #expect(expiration.first?.expirationReason == .customerSupport)
+        let reversed = shop.send(
+            Apple.notification(.refundReversed, uuid: "n-reversed", signed: day(12), transaction: Fixture.p1))
+        #expect(reversed.types == [.refundReversed])
+        #expect(reversed.first?.priceInPurchasedCurrency == 9.99)
+        #expect(shop.subscription.hasAccess(atMs: day(12)))
+        #expect(shop.send(Fixture.disable.with(uuid: "n-disable-later", signed: day(15))).types == [.cancellation])
+        let end = shop.advance(to: day(30))
+        #expect(end.types == [.expiration])
+        #expect(end.first?.expirationReason == .unsubscribe)
+        #expect(Set(shop.outbox.map(\.id)).count == shop.outbox.count)
+    }
+
+    @Test func priceIncreaseIgnoredThenExpiredAfterTheTimer() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        #expect(shop.send(Fixture.pricePending).isEmpty)
+        let expiration = shop.advance(to: day(30))
+        #expect(expiration.types == [.expiration])
+        #expect(expiration.first?.expirationReason == .priceIncrease)
+        let expired = Apple.notification(
+            .expired, .priceIncrease, uuid: "n-expired", signed: day(30) + 60_000, transaction: Fixture.p1,
+            renewal: Apple.renewal(autoRenew: false, intent: .customerDidNotConsentToPriceIncrease))
+        #expect(shop.send(expired).isEmpty)
+        #expect(shop.advance(to: day(31)).isEmpty)
+    }
+
+    @Test func priceIncreaseIgnoredThenExpiredBeforeTheTimer() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        shop.send(Fixture.pricePending)
+        let expired = Apple.notification(
+            .expired, .priceIncrease, uuid: "n-expired", signed: day(30), transaction: Fixture.p1,
+            renewal: Apple.renewal(autoRenew: false, intent: .customerDidNotConsentToPriceIncrease))
+        #expect(shop.send(expired).isEmpty)
+        let expiration = shop.advance(to: day(30))
+        #expect(expiration.types == [.expiration])
+        #expect(expiration.first?.expirationReason == .priceIncrease)
+    }
+}
+
+extension VerifiedNotificationFacts {
+    /// The same notification under another UUID and date, as a new one Apple might send.
+    func with(uuid: String, signed: Int64) -> VerifiedNotificationFacts {
+        var copy = self
+        copy.notificationUUID = uuid
+        copy.signedDateMs = signed
+        copy.transaction?.signedDate = signed
+        copy.renewalInfo?.signedDate = signed
+        return copy
+    }
+}

@@ -1,0 +1,92 @@
+import AppStore
+import Foundation
+import Testing
+
+@testable import Subscriptions
+
+/// Event ids, prices, country codes, period types and RevenueCat's JSON field names.
+@Suite struct EventTests {
+    @Test(arguments: [
+        ("", "da39a3ee5e6b4b0d3255bfef95601890afd80709"),
+        ("abc", "a9993e364706816aba3e25717850c26c9cd0d89d"),
+        ("The quick brown fox jumps over the lazy dog", "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12"),
+        (
+            "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "84983e441c3bd26ebaae4aa1f95129e5e54670f1"
+        ),
+    ])
+    func sha1MatchesTheStandardVectors(message: String, hex: String) {
+        let digest = SHA1.digest(Array(message.utf8))
+        #expect(digest.map { String($0, radix: 16).leftPadded }.joined() == hex)
+    }
+
+    @Test func uuid5MatchesRFCExample() {
+        let dns = EventID.uuidBytes("6ba7b810-9dad-11d1-80b4-00c04fd430c8")
+        #expect(EventID.uuid5(namespace: dns, name: "python.org") == "886313e1-3b8a-5372-9b90-0c9aee199e5d")
+    }
+
+    @Test func idsDependOnTheCauseOnly() {
+        let id = EventID.make(cause: "1000/PERIOD/1001")
+        #expect(id == EventID.make(cause: "1000/PERIOD/1001"))
+        #expect(id != EventID.make(cause: "1000/PERIOD/1002"))
+        #expect(id.count == 36 && id.split(separator: "-").map(\.count) == [8, 4, 4, 4, 12])
+        #expect(Array(id)[14] == "5")
+    }
+
+    @Test(arguments: [("USA", "US"), ("GBR", "GB"), ("deu", "DE"), ("XKS", "XK"), ("ZZZ", "ZZZ")])
+    func storefrontsMapToAlpha2(storefront: String, alpha2: String) {
+        #expect(CountryCode.alpha2(fromStorefront: storefront) == alpha2)
+    }
+
+    @Test func pricesAreExactDecimalsAndUSDOnlyInUSD() {
+        var event = Event(type: .renewal, id: "x")
+        event.currency = "EUR"
+        event.setPrice(milliunits: 39_990)
+        #expect(event.priceInPurchasedCurrency == Decimal(string: "39.99"))
+        #expect(event.price == nil)
+        event.setPrice(milliunits: 0)
+        #expect(event.price == 0)
+        event.currency = "USD"
+        event.setPrice(milliunits: -9_990)
+        #expect(event.price == Decimal(string: "-9.99"))
+        var prorated = Apple.transaction("1", purchase: 0, revokedAt: 1, revocationType: .refundProrated)
+        prorated.revocationPercentage = 50_000
+        #expect(Event.refundedMilliunits(of: prorated) == -4_995)
+    }
+
+    @Test(arguments: [
+        (OfferType?.none, OfferDiscountType?.none, PeriodType.normal),
+        (.introductory, .freeTrial, .trial),
+        (.introductory, .payAsYouGo, .intro),
+        (.promotional, .payUpFront, .promotional),
+        (.offerCode, .freeTrial, .trial),
+        (.winBack, .oneTime, .promotional),
+    ])
+    func periodTypeComesFromTheOfferFields(offer: OfferType?, discount: OfferDiscountType?, expected: PeriodType) {
+        let transaction = Apple.transaction("1", purchase: 0, offer: offer, discount: discount)
+        #expect(SubscriptionState.periodType(of: transaction) == expected)
+    }
+
+    @Test func encodesRevenueCatFieldNames() throws {
+        var shop = Harness(ledger: Ledger(configuration: LedgerConfiguration(entitlements: ["pro": [Apple.monthly]])))
+        let event = try #require(shop.send(Fixture.buy).first)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = String(decoding: try encoder.encode(event), as: UTF8.self)
+        for fragment in [
+            #""type":"INITIAL_PURCHASE""#, #""app_user_id":"user""#, #""product_id":"pro.monthly""#,
+            #""entitlement_ids":["pro"]"#, #""period_type":"NORMAL""#, #""purchased_at_ms":1700000000000"#,
+            #""environment":"PRODUCTION""#, #""store":"APP_STORE""#, #""is_family_share":false"#,
+            #""price_in_purchased_currency":9.99"#, #""price":9.99"#, #""country_code":"US""#,
+            #""renewal_number":1"#, #""sequence":1"#, #""original_transaction_id":"1000""#,
+        ] {
+            #expect(json.contains(fragment), "missing \(fragment) in \(json)")
+        }
+        #expect(try JSONDecoder().decode(Event.self, from: encoder.encode(event)) == event)
+    }
+}
+
+extension String {
+    /// Two hex digits.
+    fileprivate var leftPadded: String { count == 1 ? "0" + self : self }
+}

@@ -1,0 +1,101 @@
+import AppStore
+import Testing
+
+@testable import Subscriptions
+
+/// Issue 4 item 4, the reducer's part: the three ways a purchase becomes a customer's, held
+/// history released on link, and transfers.
+@Suite struct LinkingTests {
+    let day = Fixture.day
+    let configuration = LedgerConfiguration(appId: "app1", entitlements: ["pro": [Apple.monthly, Apple.yearly]])
+
+    func posted(_ transaction: JWSTransactionDecodedPayload, at signed: Int64) -> JWSTransactionDecodedPayload {
+        var copy = transaction
+        copy.signedDate = signed
+        return copy
+    }
+
+    @Test func postingATransactionLinksAndApplies() {
+        var shop = Harness(ledger: Ledger(configuration: configuration), owner: nil)
+        let events = shop.apply(.transactionPosted(posted(Fixture.p1, at: Apple.t0 + 1), appUserId: "alice"))
+        #expect(events.types == [.initialPurchase])
+        #expect(events.first?.appUserId == "alice")
+        #expect(events.first?.originalAppUserId == "alice")
+        #expect(events.first?.aliases == ["alice"])
+        #expect(events.first?.appId == "app1")
+        #expect(events.first?.entitlementIds == ["pro"])
+        #expect(events.first?.sequence == 1)
+        #expect(shop.ledger.customers["alice"]?.originalTransactionIds == [Apple.original])
+        #expect(shop.ledger.customers["alice"]?.firstSeenMs == Apple.t0)
+        #expect(shop.timers.values.map(\.fireAtMs) == [day(30)])
+    }
+
+    @Test func appAccountTokenOfAnExistingCustomerClaimsThePurchase() {
+        var shop = Harness(ledger: Ledger(configuration: configuration), owner: nil)
+        shop.apply(.linked(.oneTime(transactionId: "unrelated"), appUserId: "bob"))
+        var buy = Fixture.buy
+        buy.transaction?.appAccountToken = "bob"
+        #expect(shop.send(buy).first?.appUserId == "bob")
+        #expect(shop.subscription.journal.ownerAppUserId == "bob")
+    }
+
+    @Test func trackingOnGivesAnUnclaimedPurchaseToAnAnonymousCustomer() {
+        let tracking = LedgerConfiguration(trackNewPurchasesFromServerNotifications: true)
+        var shop = Harness(ledger: Ledger(configuration: tracking), owner: nil)
+        var buy = Fixture.buy
+        buy.transaction?.appAccountToken = "not-a-customer"
+        let events = shop.send(buy)
+        let anonymous = "$RevenueDotAnonymous:\(Apple.original)"
+        #expect(events.first?.appUserId == anonymous)
+        #expect(shop.ledger.customers[anonymous]?.isAnonymous == true)
+        let moved = shop.apply(.transactionPosted(posted(Fixture.p1, at: day(1)), appUserId: "carol"), atMs: day(1))
+        #expect(moved.types == [.transfer])
+        #expect(moved.first?.appUserId == nil)
+        #expect(moved.first?.transferredFrom == [anonymous])
+        #expect(moved.first?.transferredTo == ["carol"])
+        #expect(moved.first?.customerId == "carol")
+        #expect(moved.first?.sequence == 1)
+        #expect(shop.ledger.customers[anonymous]?.originalTransactionIds == [])
+    }
+
+    @Test func trackingOffHoldsEventsUntilTheAppLinksThePurchase() {
+        var shop = Harness(ledger: Ledger(configuration: configuration), owner: nil)
+        #expect(shop.send(Fixture.buy).isEmpty)
+        #expect(shop.send(Fixture.disable).isEmpty)
+        #expect(shop.advance(to: day(30)).isEmpty)
+        #expect(shop.subscription.journal.heldEvents.types == [.initialPurchase, .cancellation, .expiration])
+        #expect(shop.ledger.customers.isEmpty)
+        let released = shop.apply(.transactionPosted(posted(Fixture.p1, at: day(31)), appUserId: "dave"), atMs: day(31))
+        #expect(released.types == [.initialPurchase, .cancellation, .expiration])
+        #expect(released.map(\.sequence) == [1, 2, 3])
+        #expect(released.allSatisfy { $0.appUserId == "dave" && $0.eventTimestampMs == day(31) })
+        #expect(shop.subscription.journal.heldEvents.isEmpty)
+    }
+
+    @Test func linkingAnOwnedPurchaseToAnotherCustomerTransfersIt() {
+        var shop = Harness(ledger: Ledger(configuration: configuration), owner: "erin")
+        shop.send(Fixture.buy)
+        let key = PurchaseKey.subscription(originalTransactionId: Apple.original)
+        #expect(shop.apply(.linked(key, appUserId: "erin")).isEmpty)
+        let first = shop.apply(.linked(key, appUserId: "frank"))
+        let back = shop.apply(.linked(key, appUserId: "erin"))
+        #expect(first.types == [.transfer])
+        #expect(back.types == [.transfer])
+        #expect(first.first?.id != back.first?.id)
+        #expect(back.first?.sequence == 2)
+        #expect(shop.ledger.customers["frank"]?.owns(key) == false)
+        #expect(shop.ledger.customers["erin"]?.owns(key) == true)
+        #expect(shop.subscription.journal.transferCount == 2)
+    }
+
+    @Test func migratedSubscriptionKeepsItsOwner() {
+        var shop = Harness(ledger: Ledger(configuration: configuration), owner: "gina")
+        shop.send(Fixture.buy)
+        var migrated = Apple.transaction("5000", original: "5000", purchase: day(10))
+        migrated.previousOriginalTransactionId = Apple.original
+        let migration = Apple.notification(.migration, uuid: "n-migrate", signed: day(10), transaction: migrated)
+        #expect(shop.send(migration).isEmpty)
+        #expect(shop.ledger.subscriptions["5000"]?.journal.ownerAppUserId == "gina")
+        #expect(shop.ledger.customers["gina"]?.originalTransactionIds == [Apple.original, "5000"])
+    }
+}

@@ -1,0 +1,103 @@
+import AppStore
+import Testing
+
+@testable import Subscriptions
+
+/// Issue 4 item 3: duplicates change nothing; older snapshots never roll state back, yet what
+/// only they carry still applies; a fact reported twice makes one event.
+@Suite struct OrderingTests {
+    let day = Fixture.day
+    let renewal = Apple.notification(
+        .didRenew, uuid: "n-renew", signed: Fixture.day(30), transaction: Fixture.p2, renewal: Apple.renewal())
+
+    @Test func duplicateNotificationChangesNothing() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        shop.send(Fixture.disable)
+        let before = shop.ledger
+        var altered = Fixture.disable
+        altered.renewalInfo?.autoRenewStatus = .on
+        #expect(shop.send(Fixture.disable).isEmpty)
+        #expect(shop.send(altered).isEmpty)
+        #expect(shop.ledger == before)
+        #expect(shop.apply(.timerFired(ExpirationTimer(originalTransactionId: Apple.original, fireAtMs: day(1)))).isEmpty)
+    }
+
+    @Test func olderSnapshotDoesNotRollBack() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        shop.send(renewal)
+        let lateCancel = shop.apply(.notificationReceived(Fixture.disable), atMs: day(31))
+        #expect(lateCancel.types == [.cancellation])
+        let state = shop.subscription
+        #expect(state.transactionId == "1001")
+        #expect(state.autoRenewEnabled == true)
+        #expect(state.unsubscribeDetectedAtMs == nil)
+        #expect(state.newestSignedDateMs == day(30))
+        #expect(state.journal.facts.map(\.id) == ["n-buy", "n-disable", "n-renew"])
+    }
+
+    @Test func lateInitialBuyKeepsTheNewerPeriodAndReportsThePurchaseOnce() {
+        var shop = Harness()
+        #expect(shop.send(renewal).types == [.renewal])
+        #expect(shop.apply(.notificationReceived(Fixture.buy), atMs: day(31)).types == [.initialPurchase])
+        #expect(shop.subscription.transactionId == "1001")
+        #expect(shop.subscription.renewalNumber == 2)
+        #expect(shop.apply(.notificationReceived(Fixture.buy), atMs: day(32)).isEmpty)
+    }
+
+    @Test(arguments: [Fixture.day(20), Fixture.day(40)])
+    func refundOfAnOlderPeriodStillApplies(signed: Int64) {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        shop.send(renewal)
+        let refund = Apple.notification(
+            .refund, uuid: "n-refund-old", signed: signed,
+            transaction: Apple.transaction("1000", purchase: Apple.t0, revokedAt: day(15)))
+        let events = shop.apply(.notificationReceived(refund), atMs: day(41))
+        #expect(events.types == [.cancellation])
+        #expect(events.first?.transactionId == "1000")
+        let state = shop.subscription
+        #expect(state.refunds["1000"]?.atMs == day(15))
+        #expect(state.transactions["1000"]?.revocationDate == day(15))
+        #expect(state.transactionId == "1001")
+        #expect(state.hasAccess(atMs: day(41)))
+        #expect(state.refundedAtMs == nil)
+    }
+
+    @Test func postedTransactionAndNotificationMakeOnePurchaseEvent() {
+        var shop = Harness(owner: nil)
+        var posted = Fixture.p1
+        posted.signedDate = Apple.t0 + 5_000
+        let first = shop.apply(.transactionPosted(posted, appUserId: "user"), atMs: Apple.t0 + 5_000)
+        #expect(first.types == [.initialPurchase])
+        #expect(shop.send(Fixture.buy).isEmpty)
+        var renewed = Fixture.p2
+        renewed.signedDate = day(30) + 1
+        #expect(shop.apply(.transactionPosted(renewed, appUserId: "user"), atMs: day(30) + 1).types == [.renewal])
+        #expect(shop.send(renewal).isEmpty)
+        #expect(shop.outbox.map(\.sequence) == [1, 2])
+    }
+
+    @Test func lateRenewalAfterTheTimerRevivesAndTheNextLapseExpiresAgain() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        #expect(shop.advance(to: day(30)).types == [.expiration])
+        #expect(shop.apply(.notificationReceived(renewal), atMs: day(30) + 7_200_000).types == [.renewal])
+        #expect(shop.advance(to: day(59)).isEmpty)
+        #expect(shop.advance(to: day(60)).types == [.expiration])
+        #expect(Set(shop.outbox.map(\.id)).count == shop.outbox.count)
+    }
+
+    @Test func earlyOrRepeatedTimersAreHarmless() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        let early = ExpirationTimer(originalTransactionId: Apple.original, fireAtMs: day(1))
+        #expect(shop.apply(.timerFired(early), atMs: day(1)).isEmpty)
+        #expect(shop.timers.values.map(\.fireAtMs) == [day(30)])
+        let due = ExpirationTimer(originalTransactionId: Apple.original, fireAtMs: day(30))
+        #expect(shop.apply(.timerFired(due), atMs: day(30)).types == [.expiration])
+        #expect(shop.apply(.timerFired(due), atMs: day(31)).isEmpty)
+        #expect(shop.apply(.timerFired(ExpirationTimer(originalTransactionId: "nobody", fireAtMs: 0))).isEmpty)
+    }
+}
