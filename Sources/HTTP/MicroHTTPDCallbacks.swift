@@ -36,6 +36,12 @@ func microHTTPDAccess(
     }
 
     let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+    if context.deferredReply.pending.load(ordering: .relaxed) {
+        // Called again after a deferred handler resumed the connection: its answer is ready.
+        guard let response = context.deferredReply.take() else { return .YES }
+        context.deferredReply.pending.store(false, ordering: .relaxed)
+        return queue(response, on: connection, close: core.draining.load(ordering: .relaxed))
+    }
     let size = uploadDataSize.pointee
     if size > 0 {
         // A piece of body. libmicrohttpd refuses a response queued during these calls, so a chunked
@@ -62,8 +68,21 @@ func microHTTPDAccess(
     context.body = Data()
     context.responded = true
     core.respondingRequests.add(1, ordering: .relaxed)
-    let response = core.respond(to: request, started: context.started)
-    return queue(response, on: connection, close: core.draining.load(ordering: .relaxed))
+    let handle = ConnectionHandle(connection)
+    let dispatched = core.dispatch(
+        request, started: context.started, reply: context.deferredReply,
+        suspend: { MHD_suspend_connection(connection) }, resume: { MHD_resume_connection(handle.connection) })
+    switch dispatched {
+    case .now(let response): return queue(response, on: connection, close: core.draining.load(ordering: .relaxed))
+    case .later: return .YES
+    }
+}
+
+/// A connection pointer handed to the thread that resumes it. libmicrohttpd keeps a suspended
+/// connection alive until it is resumed, and allows resuming from any thread.
+private struct ConnectionHandle: @unchecked Sendable {
+    let connection: OpaquePointer
+    init(_ connection: OpaquePointer) { self.connection = connection }
 }
 
 /// Called once for every request the access handler saw, when it is done or abandoned:

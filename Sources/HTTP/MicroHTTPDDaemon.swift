@@ -34,6 +34,8 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         flags |= MHD_USE_ITC.rawValue
         // Messages go to `microHTTPDLog`, not stderr.
         flags |= MHD_USE_ERROR_LOG.rawValue
+        // Deferred handlers suspend their connection while they wait (a storage commit) and resume it.
+        flags |= MHD_ALLOW_SUSPEND_RESUME.rawValue
         if address.isIPv6 {
             flags |= MHD_USE_IPv6.rawValue
         }

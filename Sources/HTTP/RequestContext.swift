@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What the server keeps about one request between libmicrohttpd's calls for it.
 ///
@@ -18,10 +19,28 @@ final class RequestContext {
     var received = 0
     /// A response was queued; the request counts as responding until it completes.
     var responded = false
+    /// A deferred handler's answer, set on its thread before the connection is resumed.
+    let deferredReply = DeferredReply()
 
     init(method: String, path: String, started: ContinuousClock.Instant) {
         self.method = method
         self.path = path
         self.started = started
+    }
+}
+
+/// The answer of a deferred handler, handed from the thread that produced it to the worker
+/// thread that queues it once libmicrohttpd resumes the connection.
+final class DeferredReply: Sendable {
+    private let response = Mutex<HTTPResponse?>(nil)
+    /// Set when the connection was suspended for this request.
+    let pending = Atomic<Bool>(false)
+
+    func set(_ value: HTTPResponse) { response.withLock { $0 = value } }
+
+    func take() -> HTTPResponse? {
+        response.withLock { value in
+            defer { value = nil }; return value
+        }
     }
 }

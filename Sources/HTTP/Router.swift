@@ -2,6 +2,20 @@
 /// worker pool size bounds how many handlers run at once.
 public typealias HTTPHandler = @Sendable (HTTPRequest) -> HTTPResponse
 
+/// A handler that answers later: it calls `reply` exactly once, on any thread, and must not block.
+///
+/// The server suspends the connection while the answer is pending, so the worker thread serves
+/// other connections meanwhile; use it for work that waits on something else (a storage commit).
+public typealias HTTPDeferredHandler = @Sendable (HTTPRequest, _ reply: @escaping @Sendable (HTTPResponse) -> Void) -> Void
+
+/// What a route runs.
+public enum RouteHandler: Sendable {
+    /// Answers on the worker thread before returning.
+    case immediate(HTTPHandler)
+    /// Answers later through its reply closure.
+    case deferred(HTTPDeferredHandler)
+}
+
 /// Maps a method and a path to a handler, with `{name}` segments captured as path parameters.
 ///
 /// A route with more literal segments wins over one with parameters in their place, so
@@ -11,7 +25,7 @@ public struct Router: Sendable {
     /// The outcome of matching a request against the routes.
     public enum Match: Sendable {
         /// A route matched; `route` is its pattern, stable enough for metric labels.
-        case found(HTTPHandler, route: String, parameters: [String: String])
+        case found(RouteHandler, route: String, parameters: [String: String])
         /// No route has this path.
         case notFound
         /// Some route has this path, but not for this method; `allowed` is for the `Allow` header.
@@ -27,7 +41,7 @@ public struct Router: Sendable {
         var method: String
         var pattern: String
         var segments: [Segment]
-        var handler: HTTPHandler
+        var handler: RouteHandler
         var literalCount: Int
     }
 
@@ -39,6 +53,15 @@ public struct Router: Sendable {
     /// Adds a route. `pattern` is a path like `/v1/apple/notifications/{appId}`, where each
     /// `{name}` matches exactly one non-empty segment.
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping HTTPHandler) {
+        add(method, pattern, handler: .immediate(handler))
+    }
+
+    /// Adds a route whose handler answers later (see `HTTPDeferredHandler`).
+    public mutating func addDeferred(_ method: String, _ pattern: String, _ handler: @escaping HTTPDeferredHandler) {
+        add(method, pattern, handler: .deferred(handler))
+    }
+
+    private mutating func add(_ method: String, _ pattern: String, handler: RouteHandler) {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
             segment -> Segment in
             if segment.count > 2, segment.first == "{", segment.last == "}" {

@@ -28,37 +28,63 @@ final class ServerCore: Sendable {
 
     // MARK: - Answering
 
-    /// Routes a complete request and runs its handler; the result is ready to queue.
-    func respond(to request: HTTPRequest, started: ContinuousClock.Instant) -> HTTPResponse {
-        let response: HTTPResponse
-        let route: String
+    /// What became of a complete request.
+    enum Dispatched {
+        /// The answer, ready to queue.
+        case now(HTTPResponse)
+        /// A deferred handler runs; `suspend` has been asked for, and the reply arrives through
+        /// `resume` once it is ready.
+        case later
+    }
+
+    /// Routes a complete request and runs its handler. For a deferred handler, `suspend` runs
+    /// before the handler starts and `resume` after its answer is stored in `reply`.
+    func dispatch(
+        _ request: HTTPRequest, started: ContinuousClock.Instant, reply: DeferredReply, suspend: () -> Void,
+        resume: @escaping @Sendable () -> Void
+    ) -> Dispatched {
         switch router.match(method: request.method, path: request.path) {
         case .found(let handler, let pattern, let parameters):
             var request = request
             request.pathParameters = parameters
             inFlightRequests.add(1, ordering: .relaxed)
-            let answer = handler(request)
-            inFlightRequests.subtract(1, ordering: .relaxed)
-            // libmicrohttpd drops the connection for a status outside 100...999; answer 500 instead.
-            response =
-                (100...999).contains(answer.status)
-                ? answer
-                : .error(
-                    status: 500, code: "internal_error", message: "The handler answered with status \(answer.status).")
-            route = pattern
+            switch handler {
+            case .immediate(let handler):
+                let answer = Self.sanitize(handler(request))
+                inFlightRequests.subtract(1, ordering: .relaxed)
+                finished(method: request.method, route: pattern, status: answer.status, started: started)
+                return .now(answer)
+            case .deferred(let handler):
+                reply.pending.store(true, ordering: .relaxed)
+                suspend()
+                let method = request.method
+                handler(request) { [self] answer in
+                    let answer = Self.sanitize(answer)
+                    finished(method: method, route: pattern, status: answer.status, started: started)
+                    reply.set(answer)
+                    inFlightRequests.subtract(1, ordering: .relaxed)
+                    resume()
+                }
+                return .later
+            }
         case .notFound:
-            response = .error(status: 404, code: "not_found", message: "No route for \(request.path).")
-            route = "unmatched"
+            finished(method: request.method, route: "unmatched", status: 404, started: started)
+            return .now(.error(status: 404, code: "not_found", message: "No route for \(request.path)."))
         case .methodNotAllowed(let allowed):
             var refusal = HTTPResponse.error(
                 status: 405, code: "method_not_allowed",
                 message: "\(request.method) is not allowed on \(request.path).")
             refusal.headers["Allow"] = allowed.joined(separator: ", ")
-            response = refusal
-            route = "unmatched"
+            finished(method: request.method, route: "unmatched", status: 405, started: started)
+            return .now(refusal)
         }
-        finished(method: request.method, route: route, status: response.status, started: started)
-        return response
+    }
+
+    /// libmicrohttpd drops the connection for a status outside 100...999; answer 500 instead.
+    private static func sanitize(_ answer: HTTPResponse) -> HTTPResponse {
+        (100...999).contains(answer.status)
+            ? answer
+            : .error(status: 500, code: "internal_error", message: "The handler answered with status \(answer.status).")
     }
 
     /// The answer to a body over the limit.

@@ -5,9 +5,21 @@ import Synchronization
 final class Completion<Value: Sendable>: Sendable {
     private let result = Mutex<Result<Value, StoreError>?>(nil)
     private let signal = DispatchSemaphore(value: 0)
+    /// Called with the result instead of waking a waiter, for callers that do not block.
+    private let callback: (@Sendable (Result<Value, StoreError>) -> Void)?
 
-    /// Publishes the result and wakes the waiter. Called once.
+    /// A completion someone waits for with `wait()`.
+    init() { callback = nil }
+
+    /// A completion that hands its result to `callback` on the writer thread; nobody waits.
+    init(callback: @escaping @Sendable (Result<Value, StoreError>) -> Void) { self.callback = callback }
+
+    /// Publishes the result and wakes the waiter (or calls the callback). Called once.
     func resolve(_ outcome: Result<Value, StoreError>) {
+        if let callback {
+            callback(outcome)
+            return
+        }
         result.withLock { $0 = outcome }
         signal.signal()
     }

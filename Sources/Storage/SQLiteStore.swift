@@ -75,6 +75,26 @@ public final class SQLiteStore: Sendable {
         return try completion.wait().get()
     }
 
+    /// Stores a notification without blocking: `completion` runs on the writer thread once the
+    /// commit holding it returns (or at once, when the record is invalid or the store closed).
+    ///
+    /// For servers that must not hold a thread while the commit is on its way; the outcomes are
+    /// those of `store(_:)`. `completion` must be quick and must not call back into this store.
+    public func store(
+        _ record: NotificationRecord, completion: @escaping @Sendable (Result<StoreOutcome, StoreError>) -> Void
+    ) {
+        do throws(StoreError) {
+            try Self.validate(record)
+        } catch {
+            completion(.failure(error))
+            return
+        }
+        guard queue.enqueue(.store(record, Completion(callback: completion))) else {
+            completion(.failure(StoreError(.unavailable, "the store is closed")))
+            return
+        }
+    }
+
     /// Records a refused request. Best effort: it is queued for the writer and does not wait for a commit.
     ///
     /// Bumps the per-status count and appends to the recent list, trimmed to the newest

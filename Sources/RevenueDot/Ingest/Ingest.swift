@@ -21,54 +21,84 @@ final class Ingest: Sendable {
         self.clock = clock
     }
 
-    /// Handles one request body for the app `appId`.
+    /// Handles one request body for the app `appId`, blocking until the answer is known.
     func receive(appId: String, body: Data) -> IngestOutcome {
-        guard let app = verifiers[appId] else { return .unknownApp(appId) }
+        switch prepare(appId: appId, body: body) {
+        case .answered(let outcome): return outcome
+        case .store(let record):
+            do {
+                return outcome(of: record, .success(try store.store(record)))
+            } catch {
+                return outcome(of: record, .failure(error))
+            }
+        }
+    }
+
+    /// Handles one request body without holding the thread while the commit is on its way:
+    /// verification runs here, and `reply` runs once the notification is committed (on the
+    /// storage writer's thread), or at once when there is nothing to store.
+    func receive(appId: String, body: Data, reply: @escaping @Sendable (IngestOutcome) -> Void) {
+        switch prepare(appId: appId, body: body) {
+        case .answered(let outcome): reply(outcome)
+        case .store(let record):
+            store.store(record) { [self] result in reply(outcome(of: record, result)) }
+        }
+    }
+
+    private enum Prepared {
+        /// Nothing to store: the answer is known.
+        case answered(IngestOutcome)
+        /// Verified (or held): store it, then answer.
+        case store(NotificationRecord)
+    }
+
+    /// Parses and verifies; returns the record to store or the answer when there is none.
+    private func prepare(appId: String, body: Data) -> Prepared {
+        guard let app = verifiers[appId] else { return .answered(.unknownApp(appId)) }
         metrics.notificationsReceived.increment()
         let signedPayload: String
         do {
             signedPayload = try Self.signedPayload(of: body)
         } catch {
             metrics.notificationsRejected.increment(label: "badRequest")
-            return .badRequest(error.description)
+            return .answered(.badRequest(error.description))
         }
         let now = clock()
         let receivedAt = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
-        let record: NotificationRecord
         do {
             let verified = try app.strict.verifyNotification(signedPayload, now: now)
-            record = NotificationRecord(
-                verified: verified, appId: appId, signedPayload: signedPayload, receivedAt: receivedAt, state: .received,
-                stateReason: nil)
+            return .store(
+                NotificationRecord(
+                    verified: verified, appId: appId, signedPayload: signedPayload, receivedAt: receivedAt, state: .received,
+                    stateReason: nil))
         } catch let failure where failure.status == .invalidAppIdentifier || failure.status == .invalidEnvironment {
             // Apple signed it, but not for this app's bundle or environments: keep it, held.
             guard let verified = try? app.signatureOnly.verifyNotification(signedPayload, now: now) else {
-                return reject(appId: appId, failure, at: receivedAt)
+                return .answered(reject(appId: appId, failure, at: receivedAt))
             }
-            record = NotificationRecord(
-                verified: verified, appId: appId, signedPayload: signedPayload, receivedAt: receivedAt, state: .held,
-                stateReason: "\(failure.status.rawValue): \(failure.detail)")
+            return .store(
+                NotificationRecord(
+                    verified: verified, appId: appId, signedPayload: signedPayload, receivedAt: receivedAt, state: .held,
+                    stateReason: "\(failure.status.rawValue): \(failure.detail)"))
         } catch {
-            return reject(appId: appId, error, at: receivedAt)
+            return .answered(reject(appId: appId, error, at: receivedAt))
         }
-        return commit(record)
     }
 
-    private func commit(_ record: NotificationRecord) -> IngestOutcome {
-        do {
-            switch try store.store(record) {
-            case .duplicate:
-                metrics.notificationsDuplicate.increment()
-                return .duplicate(uuid: record.notificationUUID)
-            case .stored where record.state == .held:
-                metrics.notificationsHeld.increment()
-                metrics.notificationsStored.increment()
-                return .held(uuid: record.notificationUUID, reason: record.stateReason ?? "")
-            case .stored:
-                metrics.notificationsStored.increment()
-                return .stored(uuid: record.notificationUUID)
-            }
-        } catch {
+    /// The answer for a record once storage has spoken.
+    private func outcome(of record: NotificationRecord, _ result: Result<StoreOutcome, StoreError>) -> IngestOutcome {
+        switch result {
+        case .success(.duplicate):
+            metrics.notificationsDuplicate.increment()
+            return .duplicate(uuid: record.notificationUUID)
+        case .success(.stored) where record.state == .held:
+            metrics.notificationsHeld.increment()
+            metrics.notificationsStored.increment()
+            return .held(uuid: record.notificationUUID, reason: record.stateReason ?? "")
+        case .success(.stored):
+            metrics.notificationsStored.increment()
+            return .stored(uuid: record.notificationUUID)
+        case .failure(let error):
             metrics.storageFailures.increment()
             return .unavailable(error.description)
         }

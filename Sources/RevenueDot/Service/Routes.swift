@@ -7,8 +7,9 @@ import Storage
 enum Routes {
     static func router(ingest: Ingest, store: SQLiteStore, metrics: Metrics) -> Router {
         var router = Router()
-        router.add("POST", "/v1/apple/notifications/{appId}") { request in
-            response(for: ingest.receive(appId: request.pathParameters["appId"] ?? "", body: request.body))
+        // Deferred: the worker verifies, then serves other connections while the commit is on its way.
+        router.addDeferred("POST", "/v1/apple/notifications/{appId}") { request, reply in
+            ingest.receive(appId: request.pathParameters["appId"] ?? "", body: request.body) { reply(response(for: $0)) }
         }
         router.add("GET", "/health") { _ in
             do {

@@ -1,0 +1,78 @@
+import Foundation
+import HTTP
+import LoopbackClient
+import Synchronization
+import Testing
+
+/// Handlers that answer later: the connection is suspended, the worker serves others meanwhile.
+@Suite("Deferred handlers")
+struct DeferredHandlerTests {
+    @Test func answerFromAnotherThreadReachesTheClientOnAKeptAliveConnection() throws {
+        let server = try startServer(threads: 1) { router in
+            router.addDeferred("POST", "/later/{id}") { request, reply in
+                let id = request.pathParameters["id"] ?? "?"
+                let body = request.body
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.02) {
+                    reply(.text("\(id):\(body.count)"))
+                }
+            }
+        }
+        defer { server.shutdown() }
+        let connection = try LoopbackConnection(port: server.port)
+        for index in 0..<5 {
+            let response = try connection.request("POST", "/later/\(index)", body: Data(count: index * 10))
+            #expect(response.status == 200)
+            #expect(response.text == "\(index):\(index * 10)")
+        }
+    }
+
+    @Test func oneWorkerServesOthersWhileAnswersArePending() throws {
+        let release = DispatchSemaphore(value: 0)
+        let server = try startServer(threads: 1) { router in
+            router.addDeferred("GET", "/wait") { _, reply in
+                DispatchQueue.global().async {
+                    release.wait()
+                    reply(.text("released"))
+                }
+            }
+            router.add("GET", "/health") { _ in .text("ok") }
+        }
+        defer { server.shutdown() }
+        let port = server.port
+        let waiting = (0..<4).map { _ in Background { try LoopbackConnection(port: port).request("GET", "/wait") } }
+        #expect(eventually { server.inFlightRequests == 4 })
+        // The single worker is free: other requests are answered while four wait.
+        #expect(try LoopbackConnection(port: port).request("GET", "/health").text == "ok")
+        for _ in 0..<4 { release.signal() }
+        for request in waiting { #expect(try request.value().text == "released") }
+        #expect(eventually { server.inFlightRequests == 0 })
+    }
+
+    @Test func immediateReplyInsideTheHandlerWorks() throws {
+        let server = try startServer(threads: 2) { router in
+            router.addDeferred("GET", "/now") { _, reply in reply(.text("now", status: 202)) }
+        }
+        defer { server.shutdown() }
+        let connection = try LoopbackConnection(port: server.port)
+        for _ in 0..<20 {
+            let response = try connection.request("GET", "/now")
+            #expect(response.status == 202)
+            #expect(response.text == "now")
+        }
+    }
+
+    @Test func shutdownWaitsForPendingAnswers() throws {
+        let server = try startServer(threads: 2) { router in
+            router.addDeferred("GET", "/slow") { _, reply in
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { reply(.text("done")) }
+            }
+        }
+        let port = server.port
+        let slow = Background { try LoopbackConnection(port: port).request("GET", "/slow") }
+        #expect(eventually { server.inFlightRequests == 1 })
+        server.shutdown(timeout: 5)
+        let response = try slow.value()
+        #expect(response.status == 200)
+        #expect(response.text == "done")
+    }
+}
