@@ -53,8 +53,7 @@ cat > "$work/ingest/revenuedot.json" <<JSON
   "listen": "127.0.0.1:0",
   "database": "sqlite:revenuedot.sqlite",
   "apps": [{"id": "bench", "bundleId": "com.example.app", "appAppleId": 1234, "environments": ["Sandbox"],
-            "rootCertificates": ["root.pem"]}],
-  "http": {"threads": 16}
+            "rootCertificates": ["root.pem"]}]
 }
 JSON
 .build/release/revenuedot serve --config "$work/ingest/revenuedot.json" > "$work/ingest/serve.log" 2>&1 &

@@ -47,7 +47,9 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
             CMicroHTTPD_startDaemon(
                 flags, configuration.port, sockAddr, microHTTPDAccess, context,
                 poolSize, UInt32(configuration.connectionTimeoutSeconds),
-                UInt32(configuration.connectionLimit), 32 * 1024,
+                // 128 KiB per connection: a whole App Store notification (about 14 KiB) arrives in one
+                // read, with room for headers; pages a connection never touches stay unallocated.
+                UInt32(configuration.connectionLimit), 128 * 1024,
                 microHTTPDRequestCompleted, microHTTPDConnectionNotified, microHTTPDLog)
         }
         let messages = core.endCollectingMessages()

@@ -44,10 +44,14 @@ public enum ConfigLoader {
             file: file, listen: listen, database: database, apps: apps,
             scheduler: SchedulerConfig(intervalMs: Int(intervalMs)),
             http: HTTPConfig(
-                threads: Int(try http?.integer("threads", in: 1...1024) ?? 16),
+                threads: Int(try http?.integer("threads", in: 1...1024) ?? Int64(defaultThreads)),
                 maxBodyBytes: Int(try http?.integer("maxBodyBytes", in: 1024...(64 << 20)) ?? (1 << 20)),
                 timeoutSeconds: Int(try http?.integer("timeoutSeconds", in: 1...3600) ?? 10)))
     }
+
+    /// Workers verify and then hand the request to storage without waiting for the commit, so
+    /// twice the cores keeps every core busy.
+    static var defaultThreads: Int { max(4, 2 * ProcessInfo.processInfo.activeProcessorCount) }
 
     private static func listenAddress(_ root: ConfigReader) throws(ConfigError) -> ListenAddress {
         let text = try root.string("listen") ?? "127.0.0.1:8080"
