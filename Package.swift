@@ -40,7 +40,7 @@ let package = Package(
             dependencies: ["CSQLite", "CPostgres"]),
         .target(
             name: "RevenueDot",
-            dependencies: ["AppStore", "HTTP", "Storage"]),
+            dependencies: ["AppStore", "HTTP", "Storage", "Subscriptions"]),
         // A small blocking HTTP/1.1 client over loopback sockets, for tests and benchmarks.
         .target(
             name: "LoopbackClient"),

@@ -8,7 +8,7 @@ struct Migration: Sendable {
     let sql: String
 
     /// Every migration this build knows, in order.
-    static let all: [Migration] = [.v1]
+    static let all: [Migration] = [.v1, .v2]
 }
 
 // MARK: - Version 1
@@ -66,5 +66,79 @@ extension Migration {
                 status TEXT PRIMARY KEY,
                 count INTEGER NOT NULL
             ) STRICT, WITHOUT ROWID;
+            """)
+}
+
+// MARK: - Version 2
+
+extension Migration {
+    /// The subscription logic's projection of the notifications: purchases, customers, events,
+    /// timers, posted StoreKit transactions, and the order inputs were applied in (for replay).
+    ///
+    /// State is kept as JSON documents keyed the way the reducer loads slices; every row here can
+    /// be rebuilt from `notifications` and `posted_transactions` by replaying `applied_inputs`.
+    static let v2 = Migration(
+        version: 2,
+        name: "subscription state, events, timers and replay log",
+        sql: """
+            CREATE TABLE purchases (
+                app_id TEXT NOT NULL,
+                purchase_key TEXT NOT NULL,
+                owner TEXT,
+                json TEXT NOT NULL,
+                PRIMARY KEY (app_id, purchase_key)
+            ) STRICT;
+            CREATE INDEX purchases_by_owner ON purchases (app_id, owner);
+
+            CREATE TABLE customers (
+                app_id TEXT NOT NULL,
+                app_user_id TEXT NOT NULL,
+                json TEXT NOT NULL,
+                PRIMARY KEY (app_id, app_user_id)
+            ) STRICT;
+
+            CREATE TABLE unattached_facts (
+                app_id TEXT NOT NULL,
+                fact_id TEXT NOT NULL,
+                json TEXT NOT NULL,
+                PRIMARY KEY (app_id, fact_id)
+            ) STRICT;
+
+            CREATE TABLE events (
+                id TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                customer TEXT,
+                sequence INTEGER,
+                type TEXT NOT NULL,
+                json TEXT NOT NULL,
+                created_at INTEGER NOT NULL
+            ) STRICT;
+            CREATE INDEX events_by_customer ON events (app_id, customer, sequence);
+
+            CREATE TABLE timers (
+                app_id TEXT NOT NULL,
+                id TEXT NOT NULL,
+                fire_at INTEGER NOT NULL,
+                json TEXT NOT NULL,
+                PRIMARY KEY (app_id, id)
+            ) STRICT;
+            CREATE INDEX timers_by_fire_at ON timers (fire_at);
+
+            CREATE TABLE posted_transactions (
+                id INTEGER PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                app_user_id TEXT NOT NULL,
+                transaction_id TEXT,
+                signed_transaction TEXT NOT NULL,
+                received_at INTEGER NOT NULL
+            ) STRICT;
+
+            CREATE TABLE applied_inputs (
+                seq INTEGER PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('notification', 'posted_transaction')),
+                ref TEXT NOT NULL,
+                at INTEGER NOT NULL
+            ) STRICT;
             """)
 }

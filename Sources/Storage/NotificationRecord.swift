@@ -15,7 +15,7 @@ public enum NotificationState: String, Sendable, CaseIterable {
 /// The raw JWS in `signedPayload` is the source of truth and is kept forever; every other field and
 /// table can be rebuilt from it. See
 /// https://developer.apple.com/documentation/appstoreservernotifications/responsebodyv2decodedpayload
-public struct NotificationRecord: Sendable, Equatable {
+public struct NotificationRecord: Sendable {
     /// Apple's `notificationUUID`: the identity of the notification, unique in the store.
     public var notificationUUID: String
     /// The configured app it arrived for.
@@ -40,6 +40,9 @@ public struct NotificationRecord: Sendable, Equatable {
     public var transaction: TransactionSnapshot?
     /// The decoded renewal info this notification carried.
     public var renewalInfo: RenewalSnapshot?
+    /// What the producer already decoded for the hand-off (so the single writer does not decode it
+    /// again). Not stored, not compared; nil on records read back.
+    public var handOffContext: (any Sendable)?
 
     /// Creates a record; optional fields default to nil and the state to `.received`.
     public init(
@@ -74,5 +77,18 @@ public struct NotificationRecord: Sendable, Equatable {
         self.signedPayload = signedPayload
         self.transaction = transaction
         self.renewalInfo = renewalInfo
+    }
+}
+
+extension NotificationRecord: Equatable {
+    /// Equal when every stored field is; `handOffContext` is not stored and not compared.
+    public static func == (lhs: NotificationRecord, rhs: NotificationRecord) -> Bool {
+        lhs.notificationUUID == rhs.notificationUUID && lhs.appId == rhs.appId
+            && lhs.notificationType == rhs.notificationType && lhs.subtype == rhs.subtype
+            && lhs.environment == rhs.environment && lhs.bundleId == rhs.bundleId && lhs.signedDate == rhs.signedDate
+            && lhs.originalTransactionId == rhs.originalTransactionId && lhs.transactionId == rhs.transactionId
+            && lhs.receivedAt == rhs.receivedAt && lhs.state == rhs.state && lhs.stateReason == rhs.stateReason
+            && lhs.signedPayload == rhs.signedPayload && lhs.transaction == rhs.transaction
+            && lhs.renewalInfo == rhs.renewalInfo
     }
 }

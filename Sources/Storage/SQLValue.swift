@@ -23,13 +23,13 @@ extension SQLValue {
     }
 
     /// The text, when this is a text value.
-    var textValue: String? {
+    public var textValue: String? {
         if case .text(let value) = self { return value }
         return nil
     }
 
     /// The integer, when this is an integer value.
-    var integerValue: Int64? {
+    public var integerValue: Int64? {
         if case .integer(let value) = self { return value }
         return nil
     }

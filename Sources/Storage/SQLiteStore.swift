@@ -95,6 +95,26 @@ public final class SQLiteStore: Sendable {
         }
     }
 
+    /// Runs `body` inside a write transaction (group-committed like notifications) and blocks
+    /// until it is committed. If `body` throws, its writes are undone and the error is rethrown;
+    /// other work in the same batch is unaffected. `body` must not call back into this store.
+    public func write(_ body: @escaping @Sendable (WriteTransaction) throws -> Void) throws(StoreError) {
+        let completion = Completion<Void>()
+        guard queue.enqueue(.work(WriteWork(body: body), completion)) else {
+            throw StoreError(.unavailable, "the store is closed")
+        }
+        try completion.wait().get()
+    }
+
+    /// Runs `body` with a read-only connection; it sees a consistent snapshot of committed data.
+    public func read<T: Sendable>(_ body: @Sendable (ReadTransaction) throws(StoreError) -> T) throws(StoreError) -> T {
+        try readers.read { (connection) throws(StoreError) in
+            try connection.run("BEGIN")
+            defer { _ = try? connection.run("COMMIT") }
+            return try body(ReadTransaction(connection: connection))
+        }
+    }
+
     /// Records a refused request. Best effort: it is queued for the writer and does not wait for a commit.
     ///
     /// Bumps the per-status count and appends to the recent list, trimmed to the newest

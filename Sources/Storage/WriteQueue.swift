@@ -9,6 +9,13 @@ enum WriteItem: Sendable {
     case reject(Reject)
     /// Prove the writer can take the write lock; the caller waits with a deadline.
     case healthCheck(Completion<Void>)
+    /// Run caller-supplied work inside the write transaction (posted transactions, timers).
+    case work(WriteWork, Completion<Void>)
+}
+
+/// Work run by the writer inside its transaction, with the same `WriteTransaction` a hand-off gets.
+struct WriteWork: Sendable {
+    let body: @Sendable (WriteTransaction) throws -> Void
 }
 
 /// The queue between the threads that store and the one writer thread.

@@ -12,6 +12,8 @@ extension Writer {
                 outcome = .success(try savepoint("item") { () throws(StoreError) in try store(record) })
             case .reject(let reject):
                 try savepoint("item") { () throws(StoreError) in try record(reject) }
+            case .work(let work, _):
+                outcome = .success(try savepoint("item") { () throws(StoreError) in try perform(work) })
             case .healthCheck:
                 break
             }
@@ -86,6 +88,20 @@ extension Writer {
     }
 
     private static let maximumReasonLength = 2000
+
+    /// Runs caller work with the transaction lent for the call; its error fails only this item.
+    private func perform(_ work: WriteWork) throws(StoreError) -> StoreOutcome {
+        let transaction = WriteTransaction(connection: connection)
+        defer { transaction.invalidate() }
+        do {
+            try work.body(transaction)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.invalid, "\(error)")
+        }
+        return .stored
+    }
 
     // MARK: - Rejects
 

@@ -141,8 +141,12 @@ final class Writer {
     }
 
     private func resolve(_ item: WriteItem, _ outcome: Result<StoreOutcome, StoreError>?) {
-        guard case .store(_, let completion) = item else { return }
-        completion.resolve(outcome ?? .failure(StoreError(.unavailable, "the writer produced no outcome")))
+        let result = outcome ?? .failure(StoreError(.unavailable, "the writer produced no outcome"))
+        switch item {
+        case .store(_, let completion): completion.resolve(result)
+        case .work(_, let completion): completion.resolve(result.map { _ in () })
+        case .reject, .healthCheck: break
+        }
     }
 }
 

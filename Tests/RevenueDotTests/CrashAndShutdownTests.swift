@@ -27,6 +27,19 @@ struct CrashAndShutdownTests {
         }
     }
 
+    /// Waits until `count` answers came back; fails (instead of waiting forever) when the child
+    /// exits first or 60 seconds pass.
+    static func waitUntil(_ answered: Locked<[String]>, reach count: Int, orChildExits child: ChildServer) throws {
+        let deadline = Date().addingTimeInterval(60)
+        while answered.value.count < count {
+            guard child.process.isRunning, Date() < deadline else {
+                child.kill(SIGKILL)
+                throw ChildServerError(output: "only \(answered.value.count) answers before the server stopped or time ran out")
+            }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+    }
+
     static func storedUUIDs(_ path: String) throws -> [String] {
         let store = try SQLiteStore(path: path)
         defer { store.close() }
@@ -43,10 +56,11 @@ struct CrashAndShutdownTests {
         let loader = Thread { Self.load(port: child.port, payloads: payloads, connections: 8, answered: answered) }
         loader.start()
         // Kill once a few hundred are in, mid-stream.
-        while answered.withLock({ $0.count }) < 300 { Thread.sleep(forTimeInterval: 0.005) }
+        try Self.waitUntil(answered, reach: 300, orChildExits: child)
         child.kill(SIGKILL)
         _ = child.wait()
-        while !loader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        let loaderDeadline = Date().addingTimeInterval(60)
+        while !loader.isFinished, Date() < loaderDeadline { Thread.sleep(forTimeInterval: 0.01) }
         let acknowledged = answered.value
         #expect(acknowledged.count >= 300)
         #expect(acknowledged.count < payloads.count, "the kill landed after the load finished")
@@ -67,10 +81,11 @@ struct CrashAndShutdownTests {
         let child = try ChildServer(configPath: fixture.configPath)
         let loader = Thread { Self.load(port: child.port, payloads: payloads, connections: 8, answered: answered) }
         loader.start()
-        while answered.withLock({ $0.count }) < 300 { Thread.sleep(forTimeInterval: 0.005) }
+        try Self.waitUntil(answered, reach: 300, orChildExits: child)
         child.kill(SIGTERM)
         #expect(child.wait() == 0)
-        while !loader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        let loaderDeadline = Date().addingTimeInterval(60)
+        while !loader.isFinished, Date() < loaderDeadline { Thread.sleep(forTimeInterval: 0.01) }
         let acknowledged = answered.value
         let stored = try Self.storedUUIDs(fixture.databasePath)
         #expect(Set(acknowledged).isSubset(of: Set(stored)))

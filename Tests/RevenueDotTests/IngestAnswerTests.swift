@@ -34,7 +34,7 @@ struct IngestAnswerTests {
         #expect(response.status == 200)
         #expect(try json(response)["status"] == .string("stored"))
         let record = try #require(try stored(uuid))
-        #expect(record.state == .received)
+        #expect(record.state == .applied)
         #expect(record.notificationType == "DID_RENEW")
         #expect(record.environment == "Sandbox")
         #expect(record.originalTransactionId == "77")

@@ -17,7 +17,8 @@ import Testing
             directory.databasePath, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
         #expect(
             tables.compactMap { $0[0].textValue } == [
-                "notifications", "reject_counts", "rejects", "schema_migrations",
+                "applied_inputs", "customers", "events", "notifications", "posted_transactions", "purchases",
+                "reject_counts", "rejects", "schema_migrations", "timers", "unattached_facts",
             ])
     }
 

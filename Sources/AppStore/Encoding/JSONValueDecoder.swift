@@ -108,6 +108,30 @@ private enum Scalar {
     }
 }
 
+extension Scalar {
+    /// A string, boolean or number of any width decoded directly, or nil for other types.
+    ///
+    /// Every integer and floating-point type must be caught here: the standard library decodes
+    /// them through `singleValueContainer().decode(_:)`, which would land back in `T(from:)`.
+    static func direct<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> T?
+    {
+        if T.self == String.self { return try string(value, path()) as? T }
+        if T.self == Bool.self { return try bool(value, path()) as? T }
+        if T.self == Double.self { return try double(value, path()) as? T }
+        if T.self == Float.self { return Float(try double(value, path())) as? T }
+        if let integerType = T.self as? any FixedWidthInteger.Type {
+            return try openInteger(integerType, value, path()) as? T
+        }
+        return nil
+    }
+
+    private static func openInteger<I: FixedWidthInteger>(
+        _ type: I.Type, _ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]
+    ) throws -> I {
+        try integer(value, type, path())
+    }
+}
+
 private struct ValueDecoder: Decoder {
     let value: JSONValue
     let path: PathNode?
@@ -168,7 +192,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try Scalar.integer(try value(key), type, keyPath(key)) }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try Scalar.double(try value(key), keyPath(key)) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try T(from: ValueDecoder(value: try value(key), path: child(key)))
+        let value = try value(key)
+        if let direct = try Scalar.direct(type, value, keyPath(key)) { return direct }
+        return try T(from: ValueDecoder(value: value, path: child(key)))
     }
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
@@ -197,6 +223,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = present(key) else { return nil }
+        if let direct = try Scalar.direct(type, value, keyPath(key)) { return direct }
         return try T(from: ValueDecoder(value: value, path: child(key)))
     }
 
@@ -253,9 +280,11 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
             throw DecodingError.valueNotFound(
                 T.self, DecodingError.Context(codingPath: codingPath, debugDescription: "Unkeyed container is at end."))
         }
-        let decoder = ValueDecoder(
-            value: elements[currentIndex], path: PathNode(parent: path, key: PathKey(intValue: currentIndex)))
-        let decoded = try T(from: decoder)
+        let element = elements[currentIndex]
+        let elementPath = PathNode(parent: path, key: PathKey(intValue: currentIndex))
+        let decoded =
+            try Scalar.direct(type, element, PathNode.path(elementPath))
+            ?? T(from: ValueDecoder(value: element, path: elementPath))
         currentIndex += 1
         return decoded
     }
@@ -282,5 +311,8 @@ private struct SingleContainer: SingleValueDecodingContainer {
     func decode(_ type: Int32.Type) throws -> Int32 { try Scalar.integer(value, type, codingPath) }
     func decode(_ type: Int.Type) throws -> Int { try Scalar.integer(value, type, codingPath) }
     func decode(_ type: Double.Type) throws -> Double { try Scalar.double(value, codingPath) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: ValueDecoder(value: value, path: path)) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        if let direct = try Scalar.direct(type, value, codingPath) { return direct }
+        return try T(from: ValueDecoder(value: value, path: path))
+    }
 }

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import Storage
+import Subscriptions
 
 extension NotificationRecord {
     /// The storage row for a verified notification, with its decoded snapshots.
@@ -40,6 +41,8 @@ extension NotificationRecord {
                     environment: verified.payload.environment?.rawValue, signedDate: verified.payload.signedDate,
                     json: String(decoding: verified.json, as: UTF8.self))
             })
+        handOffContext = VerifiedNotificationFacts(
+            notificationUUID: notificationUUID, payload: payload, transaction: transaction, renewalInfo: renewal)
     }
 
     /// Apple's `notificationUUID`; a payload without one (never seen from Apple) gets a stable

@@ -19,7 +19,8 @@ public final class RevenueDotService: Sendable {
             throw ConfigError(
                 file: config.file, key: "database", problem: "PostgreSQL storage is not available yet; use sqlite:PATH")
         }
-        store = try SQLiteStore(path: path, onCommit: { metrics.commitBatchSize.observe(Double($0)) })
+        store = try SQLiteStore(
+            path: path, handOff: LedgerHandOff(config: config), onCommit: { metrics.commitBatchSize.observe(Double($0)) })
         let ingest = try Ingest(config: config, store: store, metrics: metrics)
         let http = HTTPServerConfiguration(
             host: config.listen.host, port: config.listen.port, threads: config.http.threads,

@@ -8,9 +8,10 @@ extension Ledger {
         public var entitlementId: String
         /// The granting product: the active one lasting longest, else the one that ended last.
         public var productId: String?
-        /// nil for a one-time purchase (lifetime).
+        /// When access ends, grace period excluded; for a one-time purchase nil (lifetime) unless a
+        /// refund or revocation ended it. A refund or revocation of a subscription ends it too.
         public var expiresDateMs: Int64?
-        /// The end of a running grace period.
+        /// The end of a grace period of the current period (see `gracePeriodAccessEndsAtMs`).
         public var gracePeriodExpiresDateMs: Int64?
         /// When the granting period (or purchase) started.
         public var purchaseDateMs: Int64?
@@ -28,12 +29,12 @@ extension Ledger {
                 Entitlement(
                     entitlementId: "", productId: subscription.productId,
                     expiresDateMs: subscription.accessEndsAtMs.map { min($0, subscription.expiresDateMs ?? $0) },
-                    gracePeriodExpiresDateMs: subscription.gracePeriodExpiresDateMs,
+                    gracePeriodExpiresDateMs: subscription.gracePeriodAccessEndsAtMs,
                     purchaseDateMs: subscription.purchaseDateMs, isActive: subscription.hasAccess(atMs: nowMs))
             }
             + customer.oneTimeTransactionIds.compactMap { oneTimePurchases[$0] }.map { purchase in
                 Entitlement(
-                    entitlementId: "", productId: purchase.productId, expiresDateMs: nil,
+                    entitlementId: "", productId: purchase.productId, expiresDateMs: purchase.accessEndsAtMs,
                     gracePeriodExpiresDateMs: nil, purchaseDateMs: purchase.purchaseDateMs,
                     isActive: purchase.hasAccess(atMs: nowMs))
             }

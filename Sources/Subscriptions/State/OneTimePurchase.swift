@@ -43,11 +43,13 @@ public struct OneTimePurchase: Codable, Hashable, Sendable {
     /// When it was refunded, if a refund is in force.
     public var refundedAtMs: Int64? { refund?.atMs }
 
+    /// When a refund or Family Sharing revocation ended what the purchase gives; nil while in force.
+    public var accessEndsAtMs: Int64? { [refund?.atMs, revocation?.atMs].compactMap { $0 }.min() }
+
     /// Whether the purchase still gives what it gave at `nowMs`: not refunded or revoked by then.
     public func hasAccess(atMs nowMs: Int64) -> Bool {
         guard transaction != nil else { return false }
-        let end = [refund?.atMs, revocation?.atMs].compactMap { $0 }.min()
-        return end.map { nowMs < $0 } ?? true
+        return accessEndsAtMs.map { nowMs < $0 } ?? true
     }
 }
 

@@ -53,6 +53,16 @@ extension SubscriptionState {
         return end
     }
 
+    /// The end of access a grace period of the current period gives (RevenueCat's
+    /// `grace_period_expires_date`); nil when Apple granted none.
+    ///
+    /// Apple's `gracePeriodExpiresDate` as cut short by `GRACE_PERIOD_EXPIRED`, `EXPIRED`, a refund or
+    /// a revocation: `accessEndsAtMs`, so a client reading the later of `expires_date` and this
+    /// date sees access end exactly when `hasAccess` says it does.
+    public var gracePeriodAccessEndsAtMs: Int64? {
+        gracePeriodExpiresDateMs == nil ? nil : accessEndsAtMs
+    }
+
     /// Whether the subscription gives access at `nowMs`.
     public func hasAccess(atMs nowMs: Int64) -> Bool {
         accessEndsAtMs.map { nowMs < $0 } ?? false

@@ -12,8 +12,10 @@ struct SignedNotifications {
     /// A DID_RENEW (by default) with nested transaction and renewal info; returns the JWS.
     func notification(
         uuid: String = UUID().uuidString.lowercased(), type: String = "DID_RENEW", subtype: String? = nil,
-        environment: String = "Sandbox", bundleId: String? = nil, originalTransactionId: String = "1000000001"
+        environment: String = "Sandbox", bundleId: String? = nil, originalTransactionId: String? = nil
     ) throws -> String {
+        // Each notification is about its own purchase unless told otherwise, as under real load.
+        let originalTransactionId = originalTransactionId ?? String(UInt64.random(in: 1_000_000_000...9_999_999_999))
         let bundle = bundleId ?? self.bundleId
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let transaction: [String: JSONValue] = [

@@ -1,0 +1,55 @@
+import AppStore
+import Foundation
+import Storage
+import Subscriptions
+
+/// The single place a stored notification reaches the subscription logic: inside the storage
+/// transaction that holds it, the reducer applies it to the purchase's slice of state, and the
+/// new state, its events and its timers commit together with the notification.
+struct LedgerHandOff: NotificationHandOff {
+    let apps: [String: AppConfig]
+
+    init(config: RevenueDotConfig) {
+        apps = Dictionary(uniqueKeysWithValues: config.apps.map { ($0.id, $0) })
+    }
+
+    func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState {
+        // Held notifications (another bundle or environment) wait for a configuration fix.
+        guard record.state == .received, let app = apps[record.appId] else { return record.state }
+        let facts = try record.handOffContext as? VerifiedNotificationFacts ?? Self.facts(of: record)
+        try LedgerInputs.apply(.notificationReceived(facts), app: app, atMs: record.receivedAt, in: transaction)
+        try LedgerInputs.log(
+            kind: "notification", ref: record.notificationUUID, app: app, atMs: record.receivedAt, in: transaction)
+        return .applied
+    }
+
+    /// The reducer's view of a stored notification, from its row and decoded snapshots.
+    static func facts(of record: NotificationRecord) throws -> VerifiedNotificationFacts {
+        let transaction = try record.transaction.map { try LedgerRows.decode(JWSTransactionDecodedPayload.self, $0.json) }
+        let renewal = try record.renewalInfo.map { try LedgerRows.decode(JWSRenewalInfoDecodedPayload.self, $0.json) }
+        return VerifiedNotificationFacts(
+            notificationUUID: record.notificationUUID,
+            notificationType: NotificationTypeV2(rawValue: record.notificationType),
+            subtype: record.subtype.map { Subtype(rawValue: $0) },
+            signedDateMs: record.signedDate ?? transaction?.signedDate ?? renewal?.signedDate ?? 0,
+            environment: record.environment.map { AppStoreEnvironment(rawValue: $0) },
+            transaction: transaction, renewalInfo: renewal)
+    }
+}
+
+/// Applying reducer inputs to stored state, shared by ingest, posted transactions and replay.
+enum LedgerInputs {
+    /// Loads the slice `input` touches, applies it at `atMs`, and writes state and effects back.
+    static func apply(_ input: Ledger.Input, app: AppConfig, atMs: Int64, in transaction: WriteTransaction) throws {
+        var ledger = try LedgerRows.slice(for: input, app: app, from: transaction)
+        let effects = ledger.apply(input, at: Date(timeIntervalSince1970: Double(atMs) / 1000))
+        try LedgerRows.save(ledger, effects: effects, appId: app.id, at: atMs, in: transaction)
+    }
+
+    /// Records that an input was applied, in order, so `revenuedot replay` can apply it again.
+    static func log(kind: String, ref: String, app: AppConfig, atMs: Int64, in transaction: WriteTransaction) throws {
+        try transaction.execute(
+            "INSERT INTO applied_inputs (app_id, kind, ref, at) VALUES (?, ?, ?, ?)",
+            [.text(app.id), .text(kind), .text(ref), .integer(atMs)])
+    }
+}

@@ -1,0 +1,156 @@
+import AppStore
+import Foundation
+import Storage
+import Subscriptions
+
+/// Something that answers SQL queries: the writer's transaction or a reader's snapshot.
+protocol RowReader {
+    func query(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> [[SQLValue]]
+}
+
+extension WriteTransaction: RowReader {}
+extension ReadTransaction: RowReader {}
+
+/// Loads the slice of a `Ledger` an input touches from the state tables, and writes it back.
+///
+/// Purchases, customers and unattached facts are JSON documents (sorted keys, so replay gives
+/// byte-identical rows), keyed the way the reducer names them (`Ledger.Input.purchaseKey`,
+/// `namedCustomerIds`, the purchase's owner).
+enum LedgerRows {
+    /// `s:<originalTransactionId>` or `o:<transactionId>`.
+    static func key(_ purchase: PurchaseKey) -> String {
+        switch purchase {
+        case .subscription(let id): "s:\(id)"
+        case .oneTime(let id): "o:\(id)"
+        }
+    }
+
+    // MARK: - Loading
+
+    /// The rows `input` reads: its purchase, the replaced subscription of a migration, their
+    /// owners, and the customers it names.
+    static func slice(for input: Ledger.Input, app: AppConfig, from rows: some RowReader) throws -> Ledger {
+        var ledger = Ledger(configuration: configuration(app))
+        var keys: [PurchaseKey] = []
+        if let key = input.purchaseKey { keys.append(key) }
+        if let replaced = input.replacedOriginalTransactionId { keys.append(.subscription(originalTransactionId: replaced)) }
+        var customerIds = Set(input.namedCustomerIds)
+        for key in keys {
+            guard
+                let json = try text(
+                    rows, "SELECT json FROM purchases WHERE app_id = ? AND purchase_key = ?", app.id, Self.key(key))
+            else { continue }
+            switch key {
+            case .subscription(let id):
+                let state = try decode(SubscriptionState.self, json)
+                ledger.subscriptions[id] = state
+                if let owner = state.journal.ownerAppUserId { customerIds.insert(owner) }
+            case .oneTime(let id):
+                let purchase = try decode(OneTimePurchase.self, json)
+                ledger.oneTimePurchases[id] = purchase
+                if let owner = purchase.journal.ownerAppUserId { customerIds.insert(owner) }
+            }
+        }
+        for id in customerIds {
+            if let customer = try customer(id, app: app, from: rows) { ledger.customers[id] = customer }
+        }
+        return ledger
+    }
+
+    /// A customer and every purchase it owns: what `GET /v1/subscribers/{id}` shows.
+    static func customerSlice(_ appUserId: String, app: AppConfig, from rows: some RowReader) throws -> Ledger {
+        var ledger = Ledger(configuration: configuration(app))
+        guard let customer = try customer(appUserId, app: app, from: rows) else { return ledger }
+        ledger.customers[appUserId] = customer
+        let owned = try rows.query(
+            "SELECT purchase_key, json FROM purchases WHERE app_id = ? AND owner = ?", [.text(app.id), .text(appUserId)])
+        for row in owned {
+            guard let key = row[0].textValue, let json = row[1].textValue else { continue }
+            if key.hasPrefix("s:") {
+                ledger.subscriptions[String(key.dropFirst(2))] = try decode(SubscriptionState.self, json)
+            } else {
+                ledger.oneTimePurchases[String(key.dropFirst(2))] = try decode(OneTimePurchase.self, json)
+            }
+        }
+        return ledger
+    }
+
+    static func configuration(_ app: AppConfig) -> LedgerConfiguration {
+        LedgerConfiguration(
+            appId: app.id, entitlements: app.entitlements,
+            trackNewPurchasesFromServerNotifications: app.trackNewPurchasesFromServerNotifications)
+    }
+
+    private static func customer(_ id: String, app: AppConfig, from rows: some RowReader) throws -> CustomerState? {
+        try text(rows, "SELECT json FROM customers WHERE app_id = ? AND app_user_id = ?", app.id, id)
+            .map { try decode(CustomerState.self, $0) }
+    }
+
+    private static func text(_ rows: some RowReader, _ sql: String, _ first: String, _ second: String) throws -> String? {
+        try rows.query(sql, [.text(first), .text(second)]).first?.first?.textValue
+    }
+
+    // MARK: - Saving
+
+    /// Writes back every entry of `ledger` and executes `effects`: events into `events`
+    /// (insert-or-ignore by their stable id), timers replacing the pending one.
+    static func save(_ ledger: Ledger, effects: [Ledger.Effect], appId: String, at nowMs: Int64, in transaction: WriteTransaction)
+        throws
+    {
+        for (id, state) in ledger.subscriptions {
+            try upsertPurchase(
+                .subscription(originalTransactionId: id), owner: state.journal.ownerAppUserId, json: encode(state), appId: appId,
+                transaction)
+        }
+        for (id, purchase) in ledger.oneTimePurchases {
+            try upsertPurchase(
+                .oneTime(transactionId: id), owner: purchase.journal.ownerAppUserId, json: encode(purchase), appId: appId,
+                transaction)
+        }
+        for (id, customer) in ledger.customers {
+            try transaction.execute(
+                "INSERT INTO customers (app_id, app_user_id, json) VALUES (?, ?, ?) ON CONFLICT (app_id, app_user_id) DO UPDATE SET json = excluded.json",
+                [.text(appId), .text(id), .text(try encode(customer))])
+        }
+        for (id, fact) in ledger.unattachedFacts {
+            try transaction.execute(
+                "INSERT INTO unattached_facts (app_id, fact_id, json) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                [.text(appId), .text(id), .text(try encode(fact))])
+        }
+        for effect in effects {
+            switch effect {
+            case .emit(let event):
+                try transaction.execute(
+                    "INSERT INTO events (id, app_id, customer, sequence, type, json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                    [
+                        .text(event.id), .text(appId), event.customerId.map(SQLValue.text) ?? .null,
+                        event.sequence.map(SQLValue.integer) ?? .null, .text(event.type.rawValue), .text(try encode(event)),
+                        .integer(nowMs),
+                    ])
+            case .schedule(let timer):
+                try transaction.execute(
+                    "INSERT INTO timers (app_id, id, fire_at, json) VALUES (?, ?, ?, ?) ON CONFLICT (app_id, id) DO UPDATE SET fire_at = excluded.fire_at, json = excluded.json",
+                    [.text(appId), .text(timer.id), .integer(timer.fireAtMs), .text(try encode(timer))])
+            }
+        }
+    }
+
+    private static func upsertPurchase(
+        _ key: PurchaseKey, owner: String?, json: String, appId: String, _ transaction: WriteTransaction
+    ) throws {
+        try transaction.execute(
+            "INSERT INTO purchases (app_id, purchase_key, owner, json) VALUES (?, ?, ?, ?) ON CONFLICT (app_id, purchase_key) DO UPDATE SET owner = excluded.owner, json = excluded.json",
+            [.text(appId), .text(Self.key(key)), owner.map(SQLValue.text) ?? .null, .text(json)])
+    }
+
+    // MARK: - JSON
+
+    /// Compact JSON with sorted keys (byte-identical across runs, so replay can be compared).
+    static func encode(_ value: some Encodable) throws -> String {
+        try JSONValueEncoder().encode(value)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
+        try JSONValueDecoder().decode(type, from: Data(json.utf8))
+    }
+}

@@ -1,0 +1,11 @@
+/// A read-only view of committed data, lent to `SQLiteStore.read`'s body.
+///
+/// Not `Sendable`: it wraps one reader connection for the duration of the call.
+public struct ReadTransaction {
+    let connection: SQLiteConnection
+
+    /// Runs one query and returns its rows.
+    public func query(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> [[SQLValue]] {
+        try connection.query(sql, arguments)
+    }
+}

@@ -1,0 +1,61 @@
+import AppStore
+import Foundation
+import Testing
+
+@Suite("JSONValueEncoder")
+struct JSONValueEncoderTests {
+    struct Mixed: Codable, Equatable {
+        var text: String
+        var small: UInt8
+        var unsigned: UInt32
+        var big: UInt64
+        var signed: Int16
+        var ratio: Float
+        var double: Double
+        var flag: Bool
+        var missing: String?
+        var list: [Int]
+        var nested: [String: [String]]
+        var deep: [Mixed]
+    }
+
+    static func foundation(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    @Test func matchesJSONEncoderWithSortedKeys() throws {
+        let inner = Mixed(
+            text: "é \"q\" /", small: 7, unsigned: 4_000_000_000, big: 18_000_000_000_000_000_000, signed: -3, ratio: 0.5,
+            double: 9.99, flag: true, missing: nil, list: [3, 1, 2], nested: ["b": ["x"], "a": []], deep: [])
+        var outer = inner
+        outer.deep = [inner, inner]
+        let ours = try JSONValueEncoder().encode(outer)
+        #expect(try JSONDecoder().decode(Mixed.self, from: Data(ours.utf8)) == outer)
+        #expect(!ours.contains("missing"))
+    }
+
+    @Test func encodesAppleModelsExactlyAsJSONEncoderDoes() throws {
+        let transaction = try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: Data(Fixture.transaction.utf8))
+        #expect(try JSONValueEncoder().encode(transaction) == Self.foundation(transaction))
+        let renewal = try JSONDecoder().decode(JWSRenewalInfoDecodedPayload.self, from: Data(Fixture.renewalInfo.utf8))
+        #expect(try JSONValueEncoder().encode(renewal) == Self.foundation(renewal))
+    }
+}
+
+@Suite("JSONValueDecoder with every number width")
+struct JSONValueDecoderWidthTests {
+    @Test func roundTripsThroughOurEncoderAndDecoder() throws {
+        let inner = JSONValueEncoderTests.Mixed(
+            text: "t", small: 255, unsigned: 4_000_000_000, big: 9_000_000_000_000_000_000, signed: -32768, ratio: 1.5,
+            double: -0.25, flag: false, missing: "here", list: [1], nested: ["k": ["v"]], deep: [])
+        var outer = inner
+        outer.deep = [inner]
+        let text = try JSONValueEncoder().encode(outer)
+        #expect(try JSONValueDecoder().decode(JSONValueEncoderTests.Mixed.self, from: Data(text.utf8)) == outer)
+        #expect(throws: DecodingError.self) {
+            try JSONValueDecoder().decode(UInt8.self, from: Data("256".utf8))
+        }
+    }
+}

@@ -1,0 +1,310 @@
+import AppStore
+import Foundation
+import Testing
+
+@testable import Subscriptions
+
+/// Issue 4 item 6, the pure part: `GET /v1/subscribers/{app_user_id}` rendered from the ledger.
+@Suite struct SubscriberInfoTests {
+    let day = Fixture.day
+    let configuration = LedgerConfiguration(
+        entitlements: ["pro": [Apple.monthly, Apple.yearly], "lifetime": ["forever"], "unused": ["nothing"]])
+
+    /// A ledger whose subscription `1000` belongs to `user`, with the notifications applied.
+    func shop(_ notifications: VerifiedNotificationFacts...) -> Harness {
+        var shop = Harness(ledger: Ledger(configuration: configuration))
+        for facts in notifications { shop.send(facts) }
+        return shop
+    }
+
+    func render(_ shop: Harness, atMs: Int64, user: String = "user") -> JSONValue {
+        SubscriberInfo.json(for: user, in: shop.ledger, at: Date(milliseconds: atMs))
+    }
+
+    func iso(_ milliseconds: Int64) -> JSONValue { .string(ISO8601UTC.string(fromMilliseconds: milliseconds)) }
+
+    // MARK: - Subscriptions
+
+    @Test func activeMonthlySubscriptionWithEntitlement() {
+        let info = render(shop(Fixture.buy), atMs: day(10))
+        let expected: JSONValue = .object([
+            "request_date": "2023-11-24T22:13:20Z",
+            "request_date_ms": .integer(day(10)),
+            "subscriber": .object([
+                "original_app_user_id": "user",
+                "first_seen": "2023-11-14T22:13:20Z",
+                "last_seen": "2023-11-24T22:13:20Z",
+                "management_url": "https://apps.apple.com/account/subscriptions",
+                "original_application_version": .null,
+                "original_purchase_date": .null,
+                "entitlements": .object([
+                    "pro": .object([
+                        "expires_date": "2023-12-14T22:13:20Z",
+                        "grace_period_expires_date": .null,
+                        "product_identifier": "pro.monthly",
+                        "purchase_date": "2023-11-14T22:13:20Z",
+                    ])
+                ]),
+                "subscriptions": .object([
+                    "pro.monthly": .object([
+                        "store": "app_store",
+                        "is_sandbox": false,
+                        "purchase_date": "2023-11-14T22:13:20Z",
+                        "original_purchase_date": "2023-11-14T22:13:20Z",
+                        "expires_date": "2023-12-14T22:13:20Z",
+                        "period_type": "normal",
+                        "unsubscribe_detected_at": .null,
+                        "billing_issues_detected_at": .null,
+                        "grace_period_expires_date": .null,
+                        "refunded_at": .null,
+                        "auto_resume_date": .null,
+                        "ownership_type": "PURCHASED",
+                        "store_transaction_id": "1000",
+                        "price": .object(["amount": .number(9.99), "currency": "USD"]),
+                        "display_name": .null,
+                    ])
+                ]),
+                "non_subscriptions": .object([:]),
+                "other_purchases": .object([:]),
+                "subscriber_attributes": .object([:]),
+            ]),
+        ])
+        #expect(info == expected)
+        #expect(info.serialized().contains(#""price":{"amount":9.99,"currency":"USD"}"#))
+        #expect(info.serialized().hasPrefix(#"{"request_date":"2023-11-24T22:13:20Z","request_date_ms":1700864000000,"#))
+    }
+
+    @Test func expiredSubscriptionKeepsItsEntitlementListed() {
+        let info = render(shop(Fixture.buy, Fixture.disable), atMs: day(40))
+        let subscriber = info["subscriber"]
+        #expect(subscriber?["management_url"] == .null)
+        #expect(subscriber?["entitlements"]?["pro"]?["expires_date"] == iso(day(30)))
+        #expect(subscriber?["entitlements"]?["pro"]?["product_identifier"] == "pro.monthly")
+        #expect(subscriber?["entitlements"]?["unused"] == nil)
+        #expect(subscriber?["entitlements"]?["lifetime"] == nil)
+        let monthly = subscriber?["subscriptions"]?["pro.monthly"]
+        #expect(monthly?["expires_date"] == iso(day(30)))
+        #expect(monthly?["unsubscribe_detected_at"] == iso(day(5)))
+    }
+
+    @Test func billingIssueInGracePeriod() {
+        let info = render(shop(Fixture.buy, Fixture.failWithGrace), atMs: day(40))
+        let subscriber = info["subscriber"]
+        #expect(subscriber?["management_url"] == .string(SubscriberInfo.managementURL))
+        let monthly = subscriber?["subscriptions"]?["pro.monthly"]
+        #expect(monthly?["billing_issues_detected_at"] == iso(day(30)))
+        #expect(monthly?["grace_period_expires_date"] == iso(day(46)))
+        #expect(monthly?["expires_date"] == iso(day(30)))
+        let pro = subscriber?["entitlements"]?["pro"]
+        #expect(pro?["expires_date"] == iso(day(30)))
+        #expect(pro?["grace_period_expires_date"] == iso(day(46)))
+        let recovered = Apple.notification(
+            .didRenew, .billingRecovery, uuid: "n-recover", signed: day(41),
+            transaction: Apple.transaction("1001", purchase: day(41)), renewal: Apple.renewal(retry: false))
+        let after = render(shop(Fixture.buy, Fixture.failWithGrace, recovered), atMs: day(42))
+        #expect(after["subscriber"]?["subscriptions"]?["pro.monthly"]?["billing_issues_detected_at"] == .null)
+        #expect(after["subscriber"]?["subscriptions"]?["pro.monthly"]?["grace_period_expires_date"] == .null)
+        #expect(after["subscriber"]?["entitlements"]?["pro"]?["expires_date"] == iso(day(71)))
+    }
+
+    @Test func refundEndsTheEntitlementAtTheRevocation() {
+        let info = render(shop(Fixture.buy, Fixture.refund), atMs: day(11))
+        let subscriber = info["subscriber"]
+        #expect(subscriber?["management_url"] == .null)
+        #expect(subscriber?["subscriptions"]?["pro.monthly"]?["refunded_at"] == iso(day(10)))
+        #expect(subscriber?["subscriptions"]?["pro.monthly"]?["expires_date"] == iso(day(30)))
+        #expect(subscriber?["entitlements"]?["pro"]?["expires_date"] == iso(day(10)))
+    }
+
+    @Test func familySharedSubscriptionAndItsRevocation() {
+        var shared = Apple.transaction("1000", purchase: Apple.t0, ownership: .familyShared)
+        shared.environment = .sandbox
+        let buy = Apple.notification(
+            .subscribed, .initialBuy, uuid: "n-buy", signed: Apple.t0, transaction: shared, renewal: Apple.renewal())
+        let monthly = render(shop(buy), atMs: day(5))["subscriber"]?["subscriptions"]?["pro.monthly"]
+        #expect(monthly?["ownership_type"] == "FAMILY_SHARED")
+        #expect(monthly?["is_sandbox"] == true)
+        var revoked = shared
+        revoked.revocationDate = day(8)
+        revoked.revocationType = .familyRevoke
+        let revoke = Apple.notification(.revoke, uuid: "n-revoke", signed: day(8), transaction: revoked)
+        let subscriber = render(shop(buy, revoke), atMs: day(9))["subscriber"]
+        #expect(subscriber?["entitlements"]?["pro"]?["expires_date"] == iso(day(8)))
+        #expect(subscriber?["subscriptions"]?["pro.monthly"]?["refunded_at"] == .null)
+        #expect(subscriber?["management_url"] == .null)
+    }
+
+    @Test func trialPeriodType() {
+        let trial = Apple.transaction(
+            "1000", purchase: Apple.t0, expires: day(7), offer: .introductory, discount: .freeTrial)
+        let buy = Apple.notification(
+            .subscribed, .initialBuy, uuid: "n-buy", signed: Apple.t0, transaction: trial, renewal: Apple.renewal())
+        let monthly = render(shop(buy), atMs: day(1))["subscriber"]?["subscriptions"]?["pro.monthly"]
+        #expect(monthly?["period_type"] == "trial")
+        #expect(monthly?["price"] == .object(["amount": .integer(0), "currency": "USD"]))
+        #expect(monthly?["expires_date"] == iso(day(7)))
+    }
+
+    @Test func twoSubscriptionsOfOneProductShowTheLaterExpiry() {
+        let again = Apple.transaction("2000", original: "2000", purchase: day(40), token: "user")
+        let resubscribe = Apple.notification(
+            .subscribed, .initialBuy, uuid: "n-again", signed: day(40), transaction: again,
+            renewal: Apple.renewal(original: "2000"))
+        for order in [[Fixture.buy, resubscribe], [resubscribe, Fixture.buy]] {
+            var shop = Harness(ledger: Ledger(configuration: configuration))
+            for facts in order { shop.send(facts) }
+            #expect(shop.ledger.customers["user"]?.originalTransactionIds == ["1000", "2000"])
+            let subscriber = render(shop, atMs: day(45))["subscriber"]
+            let monthly = subscriber?["subscriptions"]?["pro.monthly"]
+            #expect(monthly?["store_transaction_id"] == "2000")
+            #expect(monthly?["expires_date"] == iso(day(70)))
+            #expect(subscriber?["entitlements"]?["pro"]?["expires_date"] == iso(day(70)))
+            #expect(subscriber?["entitlements"]?["pro"]?["purchase_date"] == iso(day(40)))
+        }
+    }
+
+    // MARK: - Non-subscriptions
+
+    @Test func nonConsumableIsListedWithALifetimeEntitlement() {
+        let lifetime = Apple.transaction(
+            "7000", original: "7000", product: "forever", purchase: day(2), price: 230_000, currency: "JPY",
+            type: .nonConsumable, token: "user")
+        let charge = Apple.notification(.oneTimeCharge, uuid: "n-life", signed: day(2), transaction: lifetime)
+        let subscriber = render(shop(Fixture.buy, charge), atMs: day(500))["subscriber"]
+        #expect(
+            subscriber?["non_subscriptions"]
+                == .object([
+                    "forever": .array([
+                        .object([
+                            "id": "7000",
+                            "is_sandbox": false,
+                            "purchase_date": iso(day(2)),
+                            "store": "app_store",
+                            "store_transaction_id": "7000",
+                            "price": .object(["amount": .integer(230), "currency": "JPY"]),
+                            "display_name": .null,
+                        ])
+                    ])
+                ]))
+        #expect(
+            subscriber?["entitlements"]?["lifetime"]
+                == .object([
+                    "expires_date": .null,
+                    "grace_period_expires_date": .null,
+                    "product_identifier": "forever",
+                    "purchase_date": iso(day(2)),
+                ]))
+        #expect(subscriber?["entitlements"]?["pro"]?["expires_date"] == iso(day(30)))
+        var refunded = lifetime
+        refunded.revocationDate = day(600)
+        let refund = Apple.notification(.refund, uuid: "n-life-refund", signed: day(600), transaction: refunded)
+        let after = render(shop(Fixture.buy, charge, refund), atMs: day(601))["subscriber"]
+        #expect(after?["entitlements"]?["lifetime"]?["expires_date"] == iso(day(600)))
+    }
+
+    // MARK: - Unknown customer
+
+    @Test func unknownCustomerGetsAnEmptySubscriber() {
+        let info = render(shop(Fixture.buy), atMs: day(10), user: "nobody")
+        let now = iso(day(10))
+        #expect(
+            info
+                == .object([
+                    "request_date": now,
+                    "request_date_ms": .integer(day(10)),
+                    "subscriber": .object([
+                        "original_app_user_id": "nobody",
+                        "first_seen": now,
+                        "last_seen": now,
+                        "management_url": .null,
+                        "original_application_version": .null,
+                        "original_purchase_date": .null,
+                        "entitlements": .object([:]),
+                        "subscriptions": .object([:]),
+                        "non_subscriptions": .object([:]),
+                        "other_purchases": .object([:]),
+                        "subscriber_attributes": .object([:]),
+                    ]),
+                ]))
+        #expect(SubscriberInfo.json(for: "nobody", in: Ledger(), at: Date(milliseconds: day(10))) == info)
+    }
+
+    // MARK: - Values
+
+    @Test(arguments: [
+        (9_990, "USD", JSONValue.number(9.99)), (230_000, "JPY", .integer(230)), (10_000, "USD", .integer(10)),
+        (990, "EUR", .number(0.99)), (0, "USD", .integer(0)), (1_500, "KWD", .number(1.5)),
+        (1_234, "BHD", .number(1.234)), (99_990, "usd", .number(99.99)), (230_400, "JPY", .integer(230)),
+        (230_500, "JPY", .integer(231)), (-9_990, "USD", .number(-9.99)), (1_005, "USD", .number(1.01)),
+    ])
+    func priceInTheCurrencyDecimals(milliunits: Int64, currency: String, amount: JSONValue) {
+        #expect(PriceAmount.amount(milliunits: milliunits, currency: currency) == amount)
+    }
+
+    @Test func pricesSerializeAsShortDecimals() {
+        #expect(PriceAmount.json(milliunits: 9_990, currency: "USD").serialized() == #"{"amount":9.99,"currency":"USD"}"#)
+        #expect(PriceAmount.json(milliunits: 230_000, currency: "JPY").serialized() == #"{"amount":230,"currency":"JPY"}"#)
+        #expect(PriceAmount.json(milliunits: 4_990, currency: "EUR").serialized() == #"{"amount":4.99,"currency":"EUR"}"#)
+    }
+
+    @Test(arguments: [
+        (Int64(0), "1970-01-01T00:00:00Z"), (1_564_162_810_884, "2019-07-26T17:40:10Z"),
+        (-1, "1969-12-31T23:59:59Z"), (951_782_400_000, "2000-02-29T00:00:00Z"),
+        (951_868_799_999, "2000-02-29T23:59:59Z"), (4_102_444_800_000, "2100-01-01T00:00:00Z"),
+        (253_402_300_799_000, "9999-12-31T23:59:59Z"), (-62_135_596_800_000, "0001-01-01T00:00:00Z"),
+    ])
+    func isoDates(milliseconds: Int64, text: String) {
+        #expect(ISO8601UTC.string(fromMilliseconds: milliseconds) == text)
+    }
+
+    @Test func isoDatesAgreeWithFoundation() {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.formatOptions = [.withInternetDateTime]
+        var random = SplitMix64(seed: 8601)
+        for _ in 0..<2_000 {
+            let milliseconds = random.int64(in: -2_000_000_000_000...7_000_000_000_000)
+            let date = Date(timeIntervalSince1970: Double(milliseconds.floorDivided(by: 1000)))
+            #expect(ISO8601UTC.string(fromMilliseconds: milliseconds) == formatter.string(from: date))
+        }
+    }
+
+    @Test func everyRenderedDateIsISO8601UTCToTheSecond() throws {
+        let lifetime = Apple.transaction(
+            "7000", original: "7000", product: "forever", purchase: day(2) + 123, type: .nonConsumable, token: "user")
+        let charge = Apple.notification(.oneTimeCharge, uuid: "n-life", signed: day(2), transaction: lifetime)
+        let info = render(shop(Fixture.buy, Fixture.disable, Fixture.failWithGrace, charge), atMs: day(40) + 987)
+        let pattern = try Regex(#"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"#)
+        var dates: [String] = []
+        collectDates(info, key: "", into: &dates)
+        #expect(dates.count == 13)
+        for text in dates { #expect(text.wholeMatch(of: pattern) != nil, "\(text)") }
+        #expect(info["request_date"] == "2023-12-24T22:13:20Z")
+    }
+
+    /// Every string under a key naming a date (`*_date`, `*_at`, `first_seen`, `last_seen`).
+    private func collectDates(_ value: JSONValue, key: String, into dates: inout [String]) {
+        switch value {
+        case .object(let members):
+            for (key, member) in members { collectDates(member, key: key, into: &dates) }
+        case .array(let elements):
+            for element in elements { collectDates(element, key: key, into: &dates) }
+        case .string(let text) where key.hasSuffix("_date") || key.hasSuffix("_at") || key.hasSuffix("_seen"):
+            dates.append(text)
+        default:
+            break
+        }
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
+extension Int64 {
+    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return self % divisor < 0 ? quotient - 1 : quotient
+    }
+}
