@@ -22,11 +22,15 @@ public final class RevenueDotService: Sendable {
         store = try SQLiteStore(
             path: path, handOff: LedgerHandOff(config: config), onCommit: { metrics.commitBatchSize.observe(Double($0)) })
         let ingest = try Ingest(config: config, store: store, metrics: metrics)
+        var verifiers: [String: AppVerifiers] = [:]
+        for app in config.apps { verifiers[app.id] = try AppVerifiers(app: app) }
+        let subscribers = SubscribersAPI(keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, clock: Date.init)
         let http = HTTPServerConfiguration(
             host: config.listen.host, port: config.listen.port, threads: config.http.threads,
             maxBodyBytes: config.http.maxBodyBytes, connectionTimeoutSeconds: config.http.timeoutSeconds)
         server = HTTPServer(
-            configuration: http, router: Routes.router(ingest: ingest, store: store, metrics: metrics), observer: metrics)
+            configuration: http, router: Routes.router(ingest: ingest, subscribers: subscribers, store: store, metrics: metrics),
+            observer: metrics)
     }
 
     /// Starts listening; returns the bound port.

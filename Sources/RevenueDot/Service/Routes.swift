@@ -5,8 +5,10 @@ import Storage
 
 /// The HTTP API of the service (DESIGN.md "HTTP API"): routes and how outcomes become answers.
 enum Routes {
-    static func router(ingest: Ingest, store: SQLiteStore, metrics: Metrics) -> Router {
+    static func router(ingest: Ingest, subscribers: SubscribersAPI, store: SQLiteStore, metrics: Metrics) -> Router {
         var router = Router()
+        router.add("GET", "/v1/subscribers/{app_user_id}") { subscribers.subscriber($0) }
+        router.add("POST", "/v1/subscribers/{app_user_id}/transactions") { subscribers.postTransaction($0) }
         // Deferred: the worker verifies, then serves other connections while the commit is on its way.
         router.addDeferred("POST", "/v1/apple/notifications/{appId}") { request, reply in
             ingest.receive(appId: request.pathParameters["appId"] ?? "", body: request.body) { reply(response(for: $0)) }

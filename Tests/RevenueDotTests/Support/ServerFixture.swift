@@ -23,7 +23,9 @@ struct ServerFixture {
               "database": "sqlite:\(databasePath)",
               "apps": [
                 {"id": "demo", "bundleId": "com.example.app", "appAppleId": 1234,
-                 "environments": ["Sandbox", "Production"], "rootCertificates": ["\(root)"]},
+                 "environments": ["Sandbox", "Production"], "rootCertificates": ["\(root)"],
+                 "secretApiKey": "sk_test_secret", "publicApiKey": "pk_test_public",
+                 "entitlements": {"pro": ["pro.monthly", "pro.yearly"]}},
                 {"id": "sandbox-only", "bundleId": "com.example.app", "environments": ["Sandbox"],
                  "rootCertificates": ["\(root)"]}
               ]\(extraHTTP)

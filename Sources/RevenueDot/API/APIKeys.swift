@@ -1,0 +1,41 @@
+import HTTP
+
+/// Finds the app a request's `Authorization: Bearer <key>` belongs to, comparing keys in
+/// constant time so response timing does not reveal how much of a key was right.
+struct APIKeys: Sendable {
+    enum Access: Sendable {
+        /// The app's secret key: its backend.
+        case secret
+        /// The app's public key: the app itself.
+        case publishable
+    }
+
+    private let apps: [AppConfig]
+
+    init(apps: [AppConfig]) { self.apps = apps }
+
+    /// The app and the kind of key, or nil when the key matches no app.
+    func authenticate(_ request: HTTPRequest) -> (app: AppConfig, access: Access)? {
+        guard let header = request.header("Authorization"), header.hasPrefix("Bearer ") else { return nil }
+        let presented = Array(header.dropFirst("Bearer ".count).utf8)
+        var found: (AppConfig, Access)?
+        // Every key is compared, whatever matched earlier, so the time does not depend on which.
+        for app in apps {
+            if let secret = app.secretApiKey, Self.equal(presented, Array(secret.utf8)) { found = (app, .secret) }
+            if let key = app.publicApiKey, Self.equal(presented, Array(key.utf8)) { found = (app, .publishable) }
+        }
+        return found
+    }
+
+    /// Constant-time equality for the length of the longer input.
+    static func equal(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        var difference = UInt8(lhs.count == rhs.count ? 0 : 1)
+        for index in 0..<max(lhs.count, rhs.count) {
+            difference |= (index < lhs.count ? lhs[index] : 0) ^ (index < rhs.count ? rhs[index] : 0)
+        }
+        return difference == 0
+    }
+
+    static let unauthorized = HTTPResponse.error(
+        status: 401, code: "unauthorized", message: "Authorization: Bearer <the app's secret or public API key> is required")
+}

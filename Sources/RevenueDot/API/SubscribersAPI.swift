@@ -1,0 +1,71 @@
+import AppStore
+import Foundation
+import HTTP
+import Storage
+import Subscriptions
+
+/// `GET /v1/subscribers/{app_user_id}` and `POST /v1/subscribers/{app_user_id}/transactions`.
+///
+/// https://www.revenuecat.com/docs/api-v1 (the v1 subscriber shape RevenueDot stays compatible with)
+struct SubscribersAPI: Sendable {
+    let keys: APIKeys
+    let verifiers: [String: AppVerifiers]
+    let store: SQLiteStore
+    let clock: @Sendable () -> Date
+
+    /// What this customer has now; an unknown customer gets an empty subscriber, as RevenueCat does.
+    func subscriber(_ request: HTTPRequest) -> HTTPResponse {
+        guard let (app, _) = keys.authenticate(request) else { return APIKeys.unauthorized }
+        let appUserId = request.pathParameters["app_user_id"] ?? ""
+        guard !appUserId.isEmpty else { return .error(status: 400, code: "bad_request", message: "app_user_id is empty") }
+        do {
+            let ledger = try store.read { (rows) throws(StoreError) -> Ledger in
+                do { return try LedgerRows.customerSlice(appUserId, app: app, from: rows) } catch let error as StoreError {
+                    throw error
+                } catch {
+                    throw StoreError(.corrupt, "stored state of \(appUserId) does not decode: \(error)")
+                }
+            }
+            let body = SubscriberInfo.json(for: appUserId, in: ledger, at: clock())
+            return .json(Data(body.serialized().utf8))
+        } catch {
+            return .error(status: 503, code: "storage_unavailable", message: "\(error)")
+        }
+    }
+
+    /// Links a StoreKit 2 transaction (its `jwsRepresentation`) to the customer and applies it.
+    func postTransaction(_ request: HTTPRequest) -> HTTPResponse {
+        guard let (app, _) = keys.authenticate(request), let verifier = verifiers[app.id] else { return APIKeys.unauthorized }
+        let appUserId = request.pathParameters["app_user_id"] ?? ""
+        guard !appUserId.isEmpty else { return .error(status: 400, code: "bad_request", message: "app_user_id is empty") }
+        guard let body = try? JSONValue(parsing: request.body), let signed = body["signedTransaction"]?.stringValue else {
+            return .error(
+                status: 400, code: "bad_request", message: #"the body must be {"signedTransaction": "<jwsRepresentation>"}"#)
+        }
+        let now = clock()
+        let transaction: JWSTransactionDecodedPayload
+        do {
+            transaction = try verifier.strict.verifyTransaction(signed, now: now).payload
+        } catch {
+            return .error(status: 401, code: error.status.rawValue, message: error.detail)
+        }
+        let atMs = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        do {
+            try store.write { transactionRows in
+                try transactionRows.execute(
+                    "INSERT INTO posted_transactions (app_id, app_user_id, transaction_id, signed_transaction, received_at) VALUES (?, ?, ?, ?, ?)",
+                    [
+                        .text(app.id), .text(appUserId), transaction.transactionId.map(SQLValue.text) ?? .null, .text(signed),
+                        .integer(atMs),
+                    ])
+                let id = try transactionRows.query("SELECT last_insert_rowid()").first?.first?.integerValue ?? 0
+                try LedgerInputs.apply(
+                    .transactionPosted(transaction, appUserId: appUserId), app: app, atMs: atMs, in: transactionRows)
+                try LedgerInputs.log(kind: "posted_transaction", ref: String(id), app: app, atMs: atMs, in: transactionRows)
+            }
+        } catch {
+            return .error(status: 503, code: "storage_unavailable", message: "\(error)")
+        }
+        return subscriber(request)
+    }
+}
