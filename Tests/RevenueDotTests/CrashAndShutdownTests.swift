@@ -48,22 +48,30 @@ struct CrashAndShutdownTests {
         return try store.notifications(filter).map(\.notificationUUID)
     }
 
-    @Test func sigkillDuringLoadLosesNothingAnswered200() throws {
+    /// Starts a child server on a fresh database, loads it from 8 connections, and once 300
+    /// notifications were answered 200 sends `signal`; returns the fixture, the child's exit
+    /// status and the UUIDs that were answered 200.
+    static func interruptUnderLoad(with signal: Int32) throws -> (
+        ServerFixture, status: Int32, acknowledged: [String], posted: Int
+    ) {
         let fixture = try ServerFixture()
         let payloads = try Self.payloads(1500)
         let answered = Locked<[String]>([])
         let child = try ChildServer(configPath: fixture.configPath)
         let loader = Thread { Self.load(port: child.port, payloads: payloads, connections: 8, answered: answered) }
         loader.start()
-        // Kill once a few hundred are in, mid-stream.
         try Self.waitUntil(answered, reach: 300, orChildExits: child)
-        child.kill(SIGKILL)
-        _ = child.wait()
+        child.kill(signal)
+        let status = child.wait()
         let loaderDeadline = Date().addingTimeInterval(60)
         while !loader.isFinished, Date() < loaderDeadline { Thread.sleep(forTimeInterval: 0.01) }
-        let acknowledged = answered.value
+        return (fixture, status, answered.value, payloads.count)
+    }
+
+    @Test func sigkillDuringLoadLosesNothingAnswered200() throws {
+        let (fixture, _, acknowledged, posted) = try Self.interruptUnderLoad(with: SIGKILL)
         #expect(acknowledged.count >= 300)
-        #expect(acknowledged.count < payloads.count, "the kill landed after the load finished")
+        #expect(acknowledged.count < posted, "the kill landed after the load finished")
 
         // Restart on the same database: everything answered 200 is there, once.
         let restarted = try ChildServer(configPath: fixture.configPath)
@@ -75,18 +83,8 @@ struct CrashAndShutdownTests {
     }
 
     @Test func sigtermDuringLoadFinishesInFlightAndExitsZero() throws {
-        let fixture = try ServerFixture()
-        let payloads = try Self.payloads(1500)
-        let answered = Locked<[String]>([])
-        let child = try ChildServer(configPath: fixture.configPath)
-        let loader = Thread { Self.load(port: child.port, payloads: payloads, connections: 8, answered: answered) }
-        loader.start()
-        try Self.waitUntil(answered, reach: 300, orChildExits: child)
-        child.kill(SIGTERM)
-        #expect(child.wait() == 0)
-        let loaderDeadline = Date().addingTimeInterval(60)
-        while !loader.isFinished, Date() < loaderDeadline { Thread.sleep(forTimeInterval: 0.01) }
-        let acknowledged = answered.value
+        let (fixture, status, acknowledged, _) = try Self.interruptUnderLoad(with: SIGTERM)
+        #expect(status == 0)
         let stored = try Self.storedUUIDs(fixture.databasePath)
         #expect(Set(acknowledged).isSubset(of: Set(stored)))
         #expect(Set(stored).count == stored.count)
