@@ -9,6 +9,7 @@ public enum RevenueDotCLI {
           serve          run the server (Apple's notifications, the HTTP API)
           init           write a demo configuration, a dev CA and a sample notification
           notifications  list, show and count what was received and what was refused
+          replay         rebuild subscription state, events and timers from the stored inputs
           verify         verify App Store signed data and print its decoded payload
           help           show this text
 
@@ -34,6 +35,8 @@ public enum RevenueDotCLI {
             return runCommand("serve", rest, usage: ServeCommand.usage) { try ServeCommand(arguments: rest).run() }
         case "init":
             return runCommand("init", rest, usage: InitCommand.usage) { try InitCommand(arguments: rest).run() }
+        case "replay":
+            return runCommand("replay", rest, usage: ReplayCommand.usage) { try ReplayCommand(arguments: rest).run() }
         case "notifications":
             return runCommand("notifications", rest, usage: NotificationsCommand.usage) {
                 try NotificationsCommand(arguments: rest).run()

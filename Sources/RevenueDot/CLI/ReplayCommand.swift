@@ -1,0 +1,32 @@
+import Foundation
+import Storage
+
+/// `revenuedot replay`: rebuilds the subscription state, events and timers from the stored raw
+/// notifications and posted transactions.
+public struct ReplayCommand {
+    public static let usage = """
+        usage: revenuedot replay [--config FILE]
+
+        Rebuilds purchases, customers, events and timers from the stored raw notifications and
+        posted StoreKit transactions, applied again in their original order at their original
+        times. Run it with the server stopped; the result equals the live state, event ids included.
+        """
+
+    let configPath: String
+
+    public init(arguments: [String]) throws {
+        let parsed = try ParsedArguments(arguments, valueOptions: ["config"], flagOptions: [])
+        guard parsed.positionals.isEmpty else { throw UsageError("replay takes no arguments") }
+        configPath = parsed.value("config") ?? "revenuedot.json"
+    }
+
+    public func run() throws -> Int32 {
+        let config = try ConfigLoader.load(path: configPath)
+        guard case .sqlite(let path) = config.database else { throw UsageError("PostgreSQL storage is not available yet") }
+        let store = try SQLiteStore(path: path)
+        defer { store.close() }
+        let count = try Replay.run(config: config, store: store)
+        StandardStreams.out("revenuedot replay: applied \(count) input(s) again\n")
+        return 0
+    }
+}

@@ -1,0 +1,80 @@
+import AppStore
+import Foundation
+import Storage
+import Subscriptions
+
+/// Rebuilds every derived table (purchases, customers, unattached facts, events, timers) from
+/// the stored raw inputs, applied again in the order they were first applied, at the times they
+/// were first applied: the result equals the live state byte for byte, event ids included.
+enum Replay {
+    /// The tables replay rebuilds.
+    static let derivedTables = ["purchases", "customers", "unattached_facts", "events", "timers"]
+
+    /// Replays every applied input in one write transaction; returns how many were applied.
+    static func run(config: RevenueDotConfig, store: SQLiteStore) throws -> Int {
+        let apps = Dictionary(uniqueKeysWithValues: config.apps.map { ($0.id, $0) })
+        var verifiers: [String: AppVerifiers] = [:]
+        for app in config.apps { verifiers[app.id] = try AppVerifiers(app: app) }
+        let finalVerifiers = verifiers
+        let count = Counter()
+        try store.write { transaction in
+            let inputs = try transaction.query("SELECT app_id, kind, ref, at FROM applied_inputs ORDER BY seq")
+            for table in derivedTables { try transaction.execute("DELETE FROM \(table)") }
+            for row in inputs {
+                guard let appId = row[0].textValue, let kind = row[1].textValue, let ref = row[2].textValue,
+                    let at = row[3].integerValue, let app = apps[appId]
+                else { throw ReplayError("applied input \(row) names no configured app") }
+                let input: Ledger.Input
+                switch kind {
+                case "notification": input = .notificationReceived(try facts(uuid: ref, in: transaction))
+                case "posted_transaction":
+                    guard let verifier = finalVerifiers[appId] else { throw ReplayError("no verifier for \(appId)") }
+                    input = try postedTransaction(id: ref, verifier: verifier, in: transaction)
+                default: throw ReplayError("unknown applied input kind \(kind)")
+                }
+                try LedgerInputs.apply(input, app: app, atMs: at, in: transaction)
+                count.increment()
+            }
+        }
+        return count.count
+    }
+
+    private static func facts(uuid: String, in transaction: WriteTransaction) throws -> VerifiedNotificationFacts {
+        let rows = try transaction.query(
+            """
+            SELECT notification_type, subtype, environment, signed_date, transaction_id, transaction_json, renewal_json,
+                received_at, app_id, signed_payload
+            FROM notifications WHERE notification_uuid = ?
+            """, [.text(uuid)])
+        guard let row = rows.first, let type = row[0].textValue, let appId = row[8].textValue else {
+            throw ReplayError("applied notification \(uuid) is not stored")
+        }
+        let record = NotificationRecord(
+            notificationUUID: uuid, appId: appId, notificationType: type, subtype: row[1].textValue,
+            environment: row[2].textValue, signedDate: row[3].integerValue, transactionId: row[4].textValue,
+            receivedAt: row[7].integerValue ?? 0, signedPayload: row[9].textValue ?? "",
+            transaction: row[5].textValue.map { TransactionSnapshot(transactionId: row[4].textValue ?? "", json: $0) },
+            renewalInfo: row[6].textValue.map { RenewalSnapshot(json: $0) })
+        return try LedgerHandOff.facts(of: record)
+    }
+
+    /// A posted StoreKit transaction, verified again (signature and chain, judged at its signedDate).
+    private static func postedTransaction(id: String, verifier: AppVerifiers, in transaction: WriteTransaction) throws
+        -> Ledger.Input
+    {
+        guard let number = Int64(id),
+            let row = try transaction.query(
+                "SELECT app_user_id, signed_transaction, received_at FROM posted_transactions WHERE id = ?", [.integer(number)]
+            ).first,
+            let user = row[0].textValue, let signed = row[1].textValue
+        else { throw ReplayError("applied posted transaction \(id) is not stored") }
+        let at = Date(timeIntervalSince1970: Double(row[2].integerValue ?? 0) / 1000)
+        let payload = try verifier.signatureOnly.verifyTransaction(signed, now: at).payload
+        return .transactionPosted(payload, appUserId: user)
+    }
+}
+
+struct ReplayError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

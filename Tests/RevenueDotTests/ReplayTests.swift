@@ -1,0 +1,61 @@
+import AppStore
+import Foundation
+import LoopbackClient
+import Storage
+import Testing
+
+@testable import RevenueDot
+
+@Suite("revenuedot replay")
+struct ReplayTests {
+    /// Every derived table, each row as text, in a stable order.
+    static func snapshot(_ store: SQLiteStore) throws -> [String: [String]] {
+        try store.read { (rows) throws(StoreError) -> [String: [String]] in
+            var tables: [String: [String]] = [:]
+            for table in Replay.derivedTables {
+                tables[table] = try rows.query("SELECT * FROM \(table) ORDER BY 1, 2").map { "\($0)" }
+            }
+            return tables
+        }
+    }
+
+    @Test func replayGivesTheLiveStateByteForByte() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        let signer = fixture.signer
+        // A lifecycle of one purchase, other purchases, a TEST, and a posted transaction.
+        for (type, subtype) in [
+            ("SUBSCRIBED", "INITIAL_BUY"), ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED"), ("DID_RENEW", nil),
+            ("DID_FAIL_TO_RENEW", "GRACE_PERIOD"), ("EXPIRED", "BILLING_RETRY"),
+        ] {
+            let payload = try signer.notification(type: type, subtype: subtype, originalTransactionId: "7000000001")
+            #expect(try connection.postNotification(payload).status == 200)
+        }
+        for _ in 0..<5 { #expect(try connection.postNotification(try signer.notification()).status == 200) }
+        #expect(try connection.postNotification(try signer.notification(type: "TEST")).status == 200)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let posted = try signer.sign(
+            .object([
+                "transactionId": .string("8000000001"), "originalTransactionId": .string("8000000001"),
+                "bundleId": .string("com.example.app"), "productId": .string("pro.yearly"), "purchaseDate": .integer(now),
+                "expiresDate": .integer(now + 86_400_000), "type": .string("Auto-Renewable Subscription"),
+                "environment": .string("Sandbox"), "signedDate": .integer(now),
+            ]))
+        let response = try connection.request(
+            "POST", "/v1/subscribers/bob/transactions", headers: ["Authorization": "Bearer pk_test_public"],
+            body: Data(JSONValue.object(["signedTransaction": .string(posted)]).serialized().utf8))
+        #expect(response.status == 200)
+        service.shutdown()
+
+        let store = try SQLiteStore(path: fixture.databasePath)
+        defer { store.close() }
+        let live = try Self.snapshot(store)
+        #expect((live["purchases"]?.count ?? 0) >= 7)
+        #expect((live["events"]?.count ?? 0) > 0)
+        #expect(live["customers"]?.contains { $0.contains("bob") } == true)
+        let applied = try Replay.run(config: try fixture.config(), store: store)
+        #expect(applied == 12)
+        #expect(try Self.snapshot(store) == live)
+    }
+}
