@@ -20,6 +20,9 @@ public struct ServeCommand {
     }
 
     public func run() -> Int32 {
+        // Watch for SIGTERM and SIGINT before anything can announce readiness: a signal that
+        // arrived between ignoring it and watching it would be lost, and the server would never stop.
+        let termination = Termination()
         let service: RevenueDotService
         do {
             let config = try ConfigLoader.load(path: configPath)
@@ -50,24 +53,34 @@ public struct ServeCommand {
 
                 """)
         }
-        Self.waitForTermination()
+        termination.wait()
         StandardStreams.out("revenuedot serve: stopping: finishing in-flight requests and flushing storage\n")
         service.shutdown()
         StandardStreams.out("revenuedot serve: stopped\n")
         return 0
     }
+}
 
-    /// Blocks until SIGTERM or SIGINT arrives.
-    static func waitForTermination() {
-        let stop = DispatchSemaphore(value: 0)
-        let signals = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
+/// SIGTERM and SIGINT, turned from process-killing signals into an event to wait for.
+final class Termination {
+    private let stop = DispatchSemaphore(value: 0)
+    private let sources: [any DispatchSourceSignal]
+
+    init() {
+        let stop = self.stop
+        sources = [SIGTERM, SIGINT].map { number in
+            // Ignored first (libdispatch still reports it), so the default action cannot kill us.
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { stop.signal() }
             source.resume()
             return source
         }
+    }
+
+    /// Blocks until one of the signals arrives.
+    func wait() {
         stop.wait()
-        signals.forEach { $0.cancel() }
+        sources.forEach { $0.cancel() }
     }
 }
