@@ -44,9 +44,16 @@ final class ChildServer: @unchecked Sendable {
 
     func kill(_ signal: Int32) { Glibc.kill(process.processIdentifier, signal) }
 
-    /// Waits for the child to exit and returns its status.
-    func wait() -> Int32 {
-        process.waitUntilExit()
+    /// Waits for the child to exit and returns its status; after `timeout` seconds it is killed
+    /// and the status is -1, so a server that never stops fails the test instead of hanging it.
+    func wait(timeout: Double = 60) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        guard !process.isRunning else {
+            kill(SIGKILL)
+            process.waitUntilExit()
+            return -1
+        }
         return process.terminationStatus
     }
 }
