@@ -125,7 +125,7 @@ struct IngestAnswerTests {
         defer { service.shutdown() }
         let store = try SQLiteStore(path: fixture.directory.path("closed.sqlite"))
         store.close()
-        let ingest = try Ingest(config: try fixture.config(), store: store, metrics: Metrics())
+        let ingest = Ingest(verifiers: try AppVerifiers.forApps(of: try fixture.config()), store: store, metrics: Metrics())
         let outcome = ingest.receive(appId: "demo", body: SignedNotifications.body(try fixture.signer.notification()))
         guard case .unavailable = outcome else {
             Issue.record("expected unavailable, got \(outcome)")

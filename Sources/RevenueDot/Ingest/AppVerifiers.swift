@@ -16,4 +16,11 @@ struct AppVerifiers: Sendable {
         strict = try SignedDataVerifier(rootCertificates: app.rootCertificates, policy: app.policy, chainCache: cache)
         signatureOnly = try SignedDataVerifier(rootCertificates: app.rootCertificates, policy: .signatureOnly, chainCache: cache)
     }
+
+    /// One pair per configured app, by app id.
+    static func forApps(of config: RevenueDotConfig) throws -> [String: AppVerifiers] {
+        var verifiers: [String: AppVerifiers] = [:]
+        for app in config.apps { verifiers[app.id] = try AppVerifiers(app: app) }
+        return verifiers
+    }
 }

@@ -11,10 +11,9 @@ final class Ingest: Sendable {
     private let metrics: Metrics
     private let clock: @Sendable () -> Date
 
-    init(config: RevenueDotConfig, store: SQLiteStore, metrics: Metrics, clock: @escaping @Sendable () -> Date = Date.init) throws
-    {
-        var verifiers: [String: AppVerifiers] = [:]
-        for app in config.apps { verifiers[app.id] = try AppVerifiers(app: app) }
+    init(
+        verifiers: [String: AppVerifiers], store: SQLiteStore, metrics: Metrics, clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.verifiers = verifiers
         self.store = store
         self.metrics = metrics

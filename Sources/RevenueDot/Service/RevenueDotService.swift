@@ -21,9 +21,9 @@ public final class RevenueDotService: Sendable {
         }
         store = try SQLiteStore(
             path: path, handOff: LedgerHandOff(config: config), onCommit: { metrics.commitBatchSize.observe(Double($0)) })
-        let ingest = try Ingest(config: config, store: store, metrics: metrics)
-        var verifiers: [String: AppVerifiers] = [:]
-        for app in config.apps { verifiers[app.id] = try AppVerifiers(app: app) }
+        // One set of verifiers (and chain caches) serves ingest and the subscriber API.
+        let verifiers = try AppVerifiers.forApps(of: config)
+        let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics)
         let subscribers = SubscribersAPI(keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, clock: Date.init)
         let http = HTTPServerConfiguration(
             host: config.listen.host, port: config.listen.port, threads: config.http.threads,

@@ -13,9 +13,7 @@ enum Replay {
     /// Replays every applied input in one write transaction; returns how many were applied.
     static func run(config: RevenueDotConfig, store: SQLiteStore) throws -> Int {
         let apps = Dictionary(uniqueKeysWithValues: config.apps.map { ($0.id, $0) })
-        var verifiers: [String: AppVerifiers] = [:]
-        for app in config.apps { verifiers[app.id] = try AppVerifiers(app: app) }
-        let finalVerifiers = verifiers
+        let verifiers = try AppVerifiers.forApps(of: config)
         let count = Counter()
         try store.write { transaction in
             let inputs = try transaction.query("SELECT app_id, kind, ref, at FROM applied_inputs ORDER BY seq")
@@ -28,7 +26,7 @@ enum Replay {
                 switch kind {
                 case "notification": input = .notificationReceived(try facts(uuid: ref, in: transaction))
                 case "posted_transaction":
-                    guard let verifier = finalVerifiers[appId] else { throw ReplayError("no verifier for \(appId)") }
+                    guard let verifier = verifiers[appId] else { throw ReplayError("no verifier for \(appId)") }
                     input = try postedTransaction(id: ref, verifier: verifier, in: transaction)
                 default: throw ReplayError("unknown applied input kind \(kind)")
                 }
