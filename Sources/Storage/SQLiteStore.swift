@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
 
-/// The notification store on one SQLite file: one writer thread with group commit, parallel readers.
+/// The notification store on one SQLite file: one writer thread with group commit, parallel readers,
+/// and a checkpointer thread that copies the WAL into the database off the writer's path.
 ///
 /// Many threads call `store(_:)` at once; each blocks until the transaction holding its
 /// notification has committed with `synchronous=FULL`, because the HTTP answer 200 promises
@@ -12,6 +13,7 @@ public final class SQLiteStore: Sendable {
     public let path: String
     private let queue = WriteQueue()
     private let readers: ReaderPool
+    private let checkpointer = Checkpointer()
     /// Left by the writer thread when it has drained the queue, checkpointed and closed its connection.
     private let writerFinished = DispatchGroup()
 
@@ -40,16 +42,24 @@ public final class SQLiteStore: Sendable {
         let ready = Completion<Void>()
         let queue = queue
         let finished = writerFinished
+        let checkpointer = checkpointer
         finished.enter()
         let thread = Thread {
             Writer.serve(
-                path: path, handOff: handOff, onCommit: onCommit, queue: queue, maxBatch: maxBatch, ready: ready)
+                path: path, handOff: handOff, onCommit: onCommit, checkpointer: checkpointer, queue: queue,
+                maxBatch: maxBatch, ready: ready)
             finished.leave()
         }
         thread.name = "storage-writer"
         thread.start()
         if case .failure(let error) = ready.wait() {
             queue.close()
+            throw error
+        }
+        do throws(StoreError) {
+            try checkpointer.start(path: path)
+        } catch {
+            close()
             throw error
         }
     }
@@ -207,6 +217,7 @@ public final class SQLiteStore: Sendable {
     /// `store(_:)` calls made after this begins throw `.unavailable`; calls already queued complete normally.
     public func close() {
         queue.close()
+        checkpointer.stop()
         readers.close()
         writerFinished.wait()
     }

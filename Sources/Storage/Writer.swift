@@ -9,8 +9,11 @@ final class Writer {
     var transactionIsSound = true
 
     /// Opens the writer connection and brings the schema up to date.
-    init(path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?) throws(StoreError) {
+    init(
+        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?, checkpointer: Checkpointer
+    ) throws(StoreError) {
         self.connection = try SQLiteConnection(path: path, role: .writer)
+        connection.onWALCommit { frames in checkpointer.committed(walFrames: frames) }
         self.handOff = handOff
         self.onCommit = onCommit
         try Migrator(connection: connection).migrate()
@@ -20,12 +23,12 @@ final class Writer {
     /// closed and drained, checkpoint. The connection is closed when this returns, since the writer
     /// does not outlive the call.
     static func serve(
-        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?, queue: WriteQueue,
-        maxBatch: Int, ready: Completion<Void>
+        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?, checkpointer: Checkpointer,
+        queue: WriteQueue, maxBatch: Int, ready: Completion<Void>
     ) {
         let writer: Writer
         do throws(StoreError) {
-            writer = try Writer(path: path, handOff: handOff, onCommit: onCommit)
+            writer = try Writer(path: path, handOff: handOff, onCommit: onCommit, checkpointer: checkpointer)
         } catch {
             ready.resolve(.failure(error))
             return

@@ -36,6 +36,23 @@ struct JSONValueEncoderTests {
         #expect(!ours.contains("missing"))
     }
 
+    struct Priced: Codable, Equatable {
+        var price: Decimal
+        var refund: Decimal?
+        var whole: Decimal
+    }
+
+    /// `Decimal` is a number in JSON (as `JSONEncoder` writes it), not its keyed internal layout,
+    /// and it comes back exactly, without binary rounding noise.
+    @Test func encodesDecimalsAsNumbers() throws {
+        let value = Priced(price: Decimal(string: "9.99")!, refund: Decimal(string: "-1.234")!, whole: 100)
+        let text = try JSONValueEncoder().encode(value)
+        #expect(text == #"{"price":9.99,"refund":-1.234,"whole":100}"#)
+        #expect(text == (try Self.foundation(value)))
+        #expect(try JSONValueDecoder().decode(Priced.self, from: Data(text.utf8)) == value)
+        #expect(try JSONDecoder().decode(Priced.self, from: Data(text.utf8)) == value)
+    }
+
     @Test func encodesAppleModelsExactlyAsJSONEncoderDoes() throws {
         let transaction = try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: Data(Fixture.transaction.utf8))
         #expect(try JSONValueEncoder().encode(transaction) == Self.foundation(transaction))

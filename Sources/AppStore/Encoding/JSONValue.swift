@@ -47,6 +47,11 @@ public enum JSONValue: Hashable, Sendable {
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// Appends compact JSON text (object keys sorted) to `output`.
+    func write(into output: inout [UInt8]) {
+        write(into: &output, pretty: false, depth: 0)
+    }
+
     private func write(into output: inout [UInt8], pretty: Bool, depth: Int) {
         switch self {
         case .null: output.append(contentsOf: "null".utf8)

@@ -119,10 +119,32 @@ extension Scalar {
         if T.self == Bool.self { return try bool(value, path()) as? T }
         if T.self == Double.self { return try double(value, path()) as? T }
         if T.self == Float.self { return Float(try double(value, path())) as? T }
+        if T.self == Decimal.self { return try decimal(value, path()) as? T }
+        if T.self == Int.self { return try integer(value, Int.self, path()) as? T }
+        if T.self == Int64.self { return try integer(value, Int64.self, path()) as? T }
+        if T.self == Int32.self { return try integer(value, Int32.self, path()) as? T }
+        // Other widths: a metatype test first, since a failed cast searches the conformance tables.
+        guard
+            T.self == Int8.self || T.self == Int16.self || T.self == UInt.self || T.self == UInt8.self
+                || T.self == UInt16.self || T.self == UInt32.self || T.self == UInt64.self
+        else { return nil }
         if let integerType = T.self as? any FixedWidthInteger.Type {
             return try openInteger(integerType, value, path()) as? T
         }
         return nil
+    }
+
+    /// A JSON number as a `Decimal`, from its shortest decimal text (no binary rounding noise).
+    private static func decimal(_ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> Decimal {
+        switch value {
+        case .integer(let integer): return Decimal(integer)
+        case .number(let number):
+            guard let decimal = Decimal(string: "\(number)", locale: Locale(identifier: "en_US_POSIX")) else {
+                throw mismatch(Decimal.self, value, path())
+            }
+            return decimal
+        default: throw mismatch(Decimal.self, value, path())
+        }
     }
 
     private static func openInteger<I: FixedWidthInteger>(

@@ -16,23 +16,61 @@ public struct JSONValueEncoder: Sendable {
         return root.resolved
     }
 
-    /// The value as compact JSON text with sorted keys.
+    /// The value as compact JSON text with sorted keys, written straight from the encoding tree.
     public func encode(_ value: some Encodable) throws -> String {
-        try encodeValue(value).serialized()
+        let root = EncodingBox()
+        try value.encode(to: ValueEncoder(box: root, key: nil))
+        var output: [UInt8] = []
+        output.reserveCapacity(2048)
+        root.write(into: &output)
+        return String(decoding: output, as: UTF8.self)
     }
 }
 
 /// A mutable slot in the tree being built: containers write into their parent's box.
+///
+/// Members stay in encoding order and are sorted only when written; a key encoded twice keeps
+/// its last value, as `JSONEncoder` does.
 private final class EncodingBox {
     var value: JSONValue = .null
-    var members: [String: EncodingBox]?
+    var members: [(key: String, box: EncodingBox)]?
     var elements: [EncodingBox]?
 
     /// The finished value of this slot.
     var resolved: JSONValue {
-        if let members { return .object(members.mapValues(\.resolved)) }
+        if let members { return .object(Dictionary(members.map { ($0.key, $0.box.resolved) }) { _, last in last }) }
         if let elements { return .array(elements.map(\.resolved)) }
         return value
+    }
+
+    /// Compact JSON text, keys sorted by their UTF-8 bytes.
+    func write(into output: inout [UInt8]) {
+        if let members {
+            output.append(UInt8(ascii: "{"))
+            let order = members.indices.sorted { left, right in
+                let (a, b) = (members[left].key, members[right].key)
+                return a == b ? left < right : a.utf8.lexicographicallyPrecedes(b.utf8)
+            }
+            var first = true
+            for (position, index) in order.enumerated() {
+                if position + 1 < order.count, members[order[position + 1]].key == members[index].key { continue }
+                if !first { output.append(UInt8(ascii: ",")) }
+                first = false
+                JSONValue.string(members[index].key).write(into: &output)
+                output.append(UInt8(ascii: ":"))
+                members[index].box.write(into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        } else if let elements {
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                element.write(into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        } else {
+            value.write(into: &output)
+        }
     }
 }
 
@@ -43,7 +81,7 @@ private struct ValueEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if box.members == nil { box.members = [:] }
+        if box.members == nil { box.members = [] }
         return KeyedEncodingContainer(KeyedContainer<Key>(box: box))
     }
 
@@ -67,21 +105,41 @@ private enum Scalars {
         return box
     }
 
-    /// The JSON value of a string, boolean or number of any width, or nil for anything else.
+    /// The JSON value of a string, boolean, number of any width or `Decimal`, or nil for anything else.
     ///
     /// Every integer and floating-point type must be caught here: the standard library encodes
     /// them through `singleValueContainer().encode(_:)`, which lands back in this function.
-    static func scalar(_ value: some Encodable) -> JSONValue? {
+    /// Types are compared by metatype first: a failed dynamic cast to a protocol existential
+    /// searches the conformance tables, and every struct, array and optional passes through here.
+    static func scalar<T: Encodable>(_ value: T) -> JSONValue? {
+        if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+        if T.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
+        if T.self == Int64.self { return .integer(unsafeBitCast(value, to: Int64.self)) }
+        if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+        if T.self == Double.self { return .number(unsafeBitCast(value, to: Double.self)) }
+        if T.self == Int32.self { return .integer(Int64(unsafeBitCast(value, to: Int32.self))) }
+        if T.self == Decimal.self { return decimal(value as! Decimal) }
+        guard Self.isOtherNumber(T.self) else { return nil }
         switch value {
-        case let string as String: return .string(string)
-        case let flag as Bool: return .bool(flag)
         case let integer as any BinaryInteger:
             if let exact = Int64(exactly: integer) { return .integer(exact) }
             return .number(Double(integer))
-        case let number as Double: return .number(number)
         case let number as Float: return .number(Double(number))
         default: return nil
         }
+    }
+
+    private static func isOtherNumber(_ type: Any.Type) -> Bool {
+        type == Int8.self || type == Int16.self || type == UInt.self || type == UInt8.self || type == UInt16.self
+            || type == UInt32.self || type == UInt64.self || type == Float.self
+    }
+
+    /// A `Decimal` as a JSON number, as `JSONEncoder` writes it (not its keyed internal layout).
+    private static func decimal(_ value: Decimal) -> JSONValue {
+        if let integer = Int64(exactly: NSDecimalNumber(decimal: value).doubleValue), Decimal(integer) == value {
+            return .integer(integer)
+        }
+        return .number(Double(value.description) ?? NSDecimalNumber(decimal: value).doubleValue)
     }
 }
 
@@ -92,7 +150,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     private func set(_ value: JSONValue, _ key: Key) {
         let slot = EncodingBox()
         slot.value = value
-        box.members![key.stringValue] = slot
+        box.members!.append((key.stringValue, slot))
     }
 
     mutating func encodeNil(forKey key: Key) throws { set(.null, key) }
@@ -103,34 +161,34 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: Int, forKey key: Key) throws { set(.integer(Int64(value)), key) }
     mutating func encode(_ value: Double, forKey key: Key) throws { set(.number(value), key) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        box.members![key.stringValue] = try Scalars.value(of: value)
+        box.members!.append((key.stringValue, try Scalars.value(of: value)))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
         let child = EncodingBox()
-        child.members = [:]
-        box.members![key.stringValue] = child
+        child.members = []
+        box.members!.append((key.stringValue, child))
         return KeyedEncodingContainer(KeyedContainer<NestedKey>(box: child))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let child = EncodingBox()
         child.elements = []
-        box.members![key.stringValue] = child
+        box.members!.append((key.stringValue, child))
         return UnkeyedContainer(box: child)
     }
 
     mutating func superEncoder() -> any Encoder {
         let child = EncodingBox()
-        box.members!["super"] = child
+        box.members!.append(("super", child))
         return ValueEncoder(box: child, key: nil)
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
         let child = EncodingBox()
-        box.members![key.stringValue] = child
+        box.members!.append((key.stringValue, child))
         return ValueEncoder(box: child, key: key)
     }
 }
@@ -156,7 +214,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         let child = EncodingBox()
-        child.members = [:]
+        child.members = []
         box.elements!.append(child)
         return KeyedEncodingContainer(KeyedContainer<NestedKey>(box: child))
     }

@@ -13,9 +13,13 @@ final class SQLiteConnection {
         case writer
         /// A connection that only reads (`PRAGMA query_only`); the file must exist.
         case reader
+        /// The connection that copies the WAL into the database file; the file must exist.
+        case checkpointer
     }
 
     private let handle: OpaquePointer
+    /// Kept alive while SQLite holds a pointer to it (see `onWALCommit`).
+    private var walObserver: WALObserver?
     private var statements: [String: SQLiteStatement] = [:]
     private static let statementCacheLimit = 64
     /// How long a statement waits for another connection's lock before failing with `.busy`.
@@ -38,6 +42,7 @@ final class SQLiteConnection {
     }
 
     deinit {
+        if walObserver != nil { sqlite3_wal_hook(handle, nil, nil) }
         statements.removeAll()
         // close_v2 only fails for a handle that is not a connection; it defers the close until any
         // statement still alive elsewhere is finalized, so it is safe regardless of release order.
@@ -93,6 +98,25 @@ final class SQLiteConnection {
         return rows
     }
 
+    // MARK: - WAL
+
+    /// Calls `observer` after each commit with the number of frames now in the WAL.
+    ///
+    /// Registering it turns off SQLite's automatic checkpoints on this connection (they share the
+    /// hook), so whoever observes takes over checkpointing. `observer` runs on the committing thread.
+    func onWALCommit(_ observer: @escaping @Sendable (Int) -> Void) {
+        let box = WALObserver(observer)
+        walObserver = box
+        sqlite3_wal_hook(
+            handle,
+            { context, _, _, frames in
+                guard let context else { return SQLITE_OK }
+                Unmanaged<WALObserver>.fromOpaque(context).takeUnretainedValue().call(Int(frames))
+                return SQLITE_OK
+            },
+            Unmanaged.passUnretained(box).toOpaque())
+    }
+
     // MARK: - Connection state
 
     /// The rowid of the last row inserted through this connection.
@@ -112,4 +136,10 @@ final class SQLiteConnection {
         statements[sql] = statement
         return statement
     }
+}
+
+/// The Swift closure behind `sqlite3_wal_hook`'s context pointer.
+private final class WALObserver {
+    let call: @Sendable (Int) -> Void
+    init(_ call: @escaping @Sendable (Int) -> Void) { self.call = call }
 }

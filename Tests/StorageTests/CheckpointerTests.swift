@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+
+@testable import Storage
+
+@Suite struct CheckpointerTests {
+    /// The writer never checkpoints while it serves (its WAL hook replaces SQLite's automatic
+    /// checkpoints), so the database file grows while the store is open only if the checkpointer
+    /// thread copies the WAL into it; and the WAL is reused from the top instead of growing forever.
+    @Test func walIsCopiedIntoTheDatabaseWhileTheStoreIsOpen() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(path: directory.databasePath)
+        defer { store.close() }
+        let filler = String(repeating: "x", count: 12_000)
+        concurrently(600, threads: 16) { index in
+            var record = makeRecord("uuid-\(index)")
+            record.signedPayload = "eyJhbGciOiJFUzI1NiJ9.\(filler).c2ln\(index)"
+            _ = try? store.store(record)
+        }
+        // 600 rows of 12 kB are about 1,800 WAL frames: past the checkpointer's threshold.
+        let databaseBytes = { () -> Int in
+            (try? FileManager.default.attributesOfItem(atPath: directory.databasePath)[.size] as? Int) ?? 0
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while databaseBytes() < 600 * 12_000, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(databaseBytes() >= 600 * 12_000)
+        #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications") == [[.integer(600)]])
+    }
+}
