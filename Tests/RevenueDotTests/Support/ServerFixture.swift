@@ -12,7 +12,8 @@ struct ServerFixture {
     let databasePath: String
     let signer = SignedNotifications.shared
 
-    init(extraHTTP: String = "") throws {
+    /// - Parameter demoOptions: extra members of app "demo", such as `"trackNewPurchasesFromServerNotifications": true`.
+    init(extraHTTP: String = "", demoOptions: String = "") throws {
         let root = try directory.write("root.pem", signer.chain.root.pem)
         databasePath = directory.path("revenuedot.sqlite")
         configPath = try directory.write(
@@ -25,7 +26,7 @@ struct ServerFixture {
                 {"id": "demo", "bundleId": "com.example.app", "appAppleId": 1234,
                  "environments": ["Sandbox", "Production"], "rootCertificates": ["\(root)"],
                  "secretApiKey": "sk_test_secret", "publicApiKey": "pk_test_public",
-                 "entitlements": {"pro": ["pro.monthly", "pro.yearly"]}},
+                 "entitlements": {"pro": ["pro.monthly", "pro.yearly"]}\(demoOptions.isEmpty ? "" : ", " + demoOptions)},
                 {"id": "sandbox-only", "bundleId": "com.example.app", "environments": ["Sandbox"],
                  "rootCertificates": ["\(root)"]}
               ]\(extraHTTP)

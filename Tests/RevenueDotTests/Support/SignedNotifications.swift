@@ -12,22 +12,24 @@ struct SignedNotifications {
     /// A DID_RENEW (by default) with nested transaction and renewal info; returns the JWS.
     func notification(
         uuid: String = UUID().uuidString.lowercased(), type: String = "DID_RENEW", subtype: String? = nil,
-        environment: String = "Sandbox", bundleId: String? = nil, originalTransactionId: String? = nil
+        environment: String = "Sandbox", bundleId: String? = nil, originalTransactionId: String? = nil,
+        appAccountToken: String? = nil, productId: String = "pro.monthly", transactionId: String? = nil
     ) throws -> String {
         // Each notification is about its own purchase unless told otherwise, as under real load.
         let originalTransactionId = originalTransactionId ?? String(UInt64.random(in: 1_000_000_000...9_999_999_999))
         let bundle = bundleId ?? self.bundleId
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let transaction: [String: JSONValue] = [
-            "transactionId": .string("\(originalTransactionId)-\(uuid.prefix(8))"),
+        var transaction: [String: JSONValue] = [
+            "transactionId": .string(transactionId ?? "\(originalTransactionId)-\(uuid.prefix(8))"),
             "originalTransactionId": .string(originalTransactionId), "bundleId": .string(bundle),
-            "productId": .string("pro.monthly"), "purchaseDate": .integer(now), "expiresDate": .integer(now + 2_592_000_000),
+            "productId": .string(productId), "purchaseDate": .integer(now), "expiresDate": .integer(now + 2_592_000_000),
             "type": .string("Auto-Renewable Subscription"), "inAppOwnershipType": .string("PURCHASED"),
             "environment": .string(environment), "signedDate": .integer(now), "price": .integer(9990), "currency": .string("USD"),
         ]
+        transaction["appAccountToken"] = appAccountToken.map(JSONValue.string)
         let renewal: [String: JSONValue] = [
-            "originalTransactionId": .string(originalTransactionId), "productId": .string("pro.monthly"),
-            "autoRenewProductId": .string("pro.monthly"), "autoRenewStatus": .integer(1), "environment": .string(environment),
+            "originalTransactionId": .string(originalTransactionId), "productId": .string(productId),
+            "autoRenewProductId": .string(productId), "autoRenewStatus": .integer(1), "environment": .string(environment),
             "signedDate": .integer(now),
         ]
         var notification: [String: JSONValue] = [
