@@ -50,7 +50,9 @@ final class Checkpointer: Sendable {
     }
 
     private func run(_ connection: SQLiteConnection) {
-        while true {
+        // `stop` sets `stopping` before it signals, so even when the drain below swallows that
+        // signal, the check at the top of the next round sees it.
+        while !stopping.load(ordering: .acquiring) {
             wake.wait()
             if stopping.load(ordering: .acquiring) { return }
             // Nudges that queued up while a checkpoint ran are answered by the next one.

@@ -37,16 +37,19 @@ enum LedgerRows {
         var customerIds = Set(input.namedCustomerIds)
         for key in keys {
             guard
-                let json = try text(
-                    rows, "SELECT json FROM purchases WHERE app_id = ? AND purchase_key = ?", app.id, Self.key(key))
+                let row = try rows.query(
+                    "SELECT json, history FROM purchases WHERE app_id = ? AND purchase_key = ?",
+                    [.text(app.id), .text(Self.key(key))]
+                ).first, let json = row[0].textValue
             else { continue }
+            let history = row[1].textValue
             switch key {
             case .subscription(let id):
-                let state = try decode(SubscriptionState.self, json)
+                let state = try withHistory(decode(SubscriptionState.self, json), history)
                 ledger.subscriptions[id] = state
                 if let owner = state.journal.ownerAppUserId { customerIds.insert(owner) }
             case .oneTime(let id):
-                let purchase = try decode(OneTimePurchase.self, json)
+                let purchase = try withHistory(decode(OneTimePurchase.self, json), history)
                 ledger.oneTimePurchases[id] = purchase
                 if let owner = purchase.journal.ownerAppUserId { customerIds.insert(owner) }
             }
@@ -57,7 +60,14 @@ enum LedgerRows {
         return ledger
     }
 
-    /// A customer and every purchase it owns: what `GET /v1/subscribers/{id}` shows.
+    /// A purchase joined with its stored history; rows written before migration 3 carry theirs inside.
+    private static func withHistory<Purchase: HasPurchaseJournal>(_ purchase: Purchase, _ history: String?) throws -> Purchase {
+        guard let history else { return purchase }
+        return purchase.replacingJournal(try decode(PurchaseJournal.self, history))
+    }
+
+    /// A customer and every purchase it owns, without their histories: what `GET /v1/subscribers/{id}`
+    /// shows. Not for applying inputs: use `slice(for:app:from:)`.
     static func customerSlice(_ appUserId: String, app: AppConfig, from rows: some RowReader) throws -> Ledger {
         var ledger = Ledger(configuration: configuration(app))
         guard let customer = try customer(appUserId, app: app, from: rows) else { return ledger }
@@ -98,14 +108,10 @@ enum LedgerRows {
         throws
     {
         for (id, state) in ledger.subscriptions {
-            try upsertPurchase(
-                .subscription(originalTransactionId: id), owner: state.journal.ownerAppUserId, json: encode(state), appId: appId,
-                transaction)
+            try upsertPurchase(.subscription(originalTransactionId: id), state, appId: appId, transaction)
         }
         for (id, purchase) in ledger.oneTimePurchases {
-            try upsertPurchase(
-                .oneTime(transactionId: id), owner: purchase.journal.ownerAppUserId, json: encode(purchase), appId: appId,
-                transaction)
+            try upsertPurchase(.oneTime(transactionId: id), purchase, appId: appId, transaction)
         }
         for (id, customer) in ledger.customers {
             try transaction.execute(
@@ -135,12 +141,16 @@ enum LedgerRows {
         }
     }
 
+    /// The current state goes to `json`, the history to `history`.
     private static func upsertPurchase(
-        _ key: PurchaseKey, owner: String?, json: String, appId: String, _ transaction: WriteTransaction
+        _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & Encodable, appId: String, _ transaction: WriteTransaction
     ) throws {
         try transaction.execute(
-            "INSERT INTO purchases (app_id, purchase_key, owner, json) VALUES (?, ?, ?, ?) ON CONFLICT (app_id, purchase_key) DO UPDATE SET owner = excluded.owner, json = excluded.json",
-            [.text(appId), .text(Self.key(key)), owner.map(SQLValue.text) ?? .null, .text(json)])
+            "INSERT INTO purchases (app_id, purchase_key, owner, json, history) VALUES (?, ?, ?, ?, ?) ON CONFLICT (app_id, purchase_key) DO UPDATE SET owner = excluded.owner, json = excluded.json, history = excluded.history",
+            [
+                .text(appId), .text(Self.key(key)), purchase.journal.ownerAppUserId.map(SQLValue.text) ?? .null,
+                .text(try encode(purchase.withoutHistory)), .text(try encode(purchase.journal)),
+            ])
     }
 
     // MARK: - JSON

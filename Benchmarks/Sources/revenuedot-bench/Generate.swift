@@ -1,0 +1,42 @@
+import AppStore
+import Foundation
+
+func generate(_ arguments: [String]) throws {
+    guard let out = argument("out", arguments) else { fail("generate needs --out DIR") }
+    let count = Int(argument("count", arguments) ?? "200") ?? 200
+    let chain = try TestChain()
+    try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    try chain.root.pem.write(toFile: "\(out)/root.pem", atomically: true, encoding: .utf8)
+    let now = Int64(Date().timeIntervalSince1970 * 1000)
+    var lines: [String] = []
+    for index in 0..<count {
+        let original = "20000000\(String(format: "%08d", index))"
+        let transaction: [String: Any] = [
+            "transactionId": "30000000\(String(format: "%08d", index))", "originalTransactionId": original,
+            "webOrderLineItemId": "40000000\(String(format: "%08d", index))", "bundleId": bundleId,
+            "productId": "pro.monthly", "subscriptionGroupIdentifier": "21000001", "purchaseDate": now - 1000,
+            "originalPurchaseDate": now - 86_400_000, "expiresDate": now + 30 * 86_400_000, "quantity": 1,
+            "type": "Auto-Renewable Subscription", "inAppOwnershipType": "PURCHASED", "signedDate": now,
+            "environment": "Sandbox", "transactionReason": "RENEWAL", "storefront": "USA", "storefrontId": "143441",
+            "price": 9990, "currency": "USD", "appTransactionId": "704289572311513457",
+            "appAccountToken": UUID().uuidString.lowercased(),
+        ]
+        let renewal: [String: Any] = [
+            "originalTransactionId": original, "productId": "pro.monthly", "autoRenewProductId": "pro.monthly",
+            "autoRenewStatus": 1, "signedDate": now, "environment": "Sandbox", "renewalDate": now + 30 * 86_400_000,
+            "recentSubscriptionStartDate": now - 86_400_000, "renewalPrice": 9990, "currency": "USD",
+            "appTransactionId": "704289572311513457",
+        ]
+        let notification: [String: Any] = [
+            "notificationType": "DID_RENEW", "notificationUUID": UUID().uuidString.lowercased(), "version": "2.0",
+            "signedDate": now,
+            "data": [
+                "appAppleId": appAppleId, "bundleId": bundleId, "bundleVersion": "42", "environment": "Sandbox",
+                "status": 1, "signedTransactionInfo": try chain.sign(payload: json(transaction)),
+                "signedRenewalInfo": try chain.sign(payload: json(renewal)),
+            ],
+        ]
+        lines.append(try chain.sign(payload: json(notification)))
+    }
+    try (lines.joined(separator: "\n") + "\n").write(toFile: "\(out)/payloads.txt", atomically: true, encoding: .utf8)
+}
