@@ -70,10 +70,51 @@ echo "$ingest" >&2
 kill -TERM "$server"
 wait "$server"
 
-python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" <<'PY'
+customers="${BENCH_CUSTOMERS:-100000}"
+reads="${BENCH_READS:-50000}"
+echo "== subscribers: $customers customers, each linked by a posted StoreKit 2 transaction" >&2
+mkdir -p "$work/subscribers"
+[ -s "$work/subscribers/transactions.txt" ] && [ "$(wc -l < "$work/subscribers/transactions.txt")" = "$customers" ] \
+    || "$bench" customers --out "$work/subscribers" --count "$customers"
+rm -f "$work/subscribers/revenuedot.sqlite"*
+cat > "$work/subscribers/revenuedot.json" <<JSON
+{
+  "listen": "127.0.0.1:0",
+  "database": "sqlite:revenuedot.sqlite",
+  "apps": [{"id": "bench", "bundleId": "com.example.app", "appAppleId": 1234, "environments": ["Sandbox"],
+            "rootCertificates": ["root.pem"], "secretApiKey": "sk_bench", "publicApiKey": "pk_bench",
+            "entitlements": {"pro": ["pro.monthly", "pro.yearly"]}}]
+}
+JSON
+.build/release/revenuedot serve --config "$work/subscribers/revenuedot.json" > "$work/subscribers/serve.log" 2>&1 &
+server=$!
+port=""
+for _ in $(seq 1 100); do
+    port=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$work/subscribers/serve.log" | grep -o '[0-9]*$' || true)
+    [ -n "$port" ] && break
+    sleep 0.1
+done
+[ -n "$port" ] || { cat "$work/subscribers/serve.log" >&2; kill "$server"; exit 1; }
+seed=$("$bench" link --port "$port" --transactions "$work/subscribers/transactions.txt" --key pk_bench)
+echo "seeding: $seed" >&2
+# Warm both paths once, then alternate health and subscribers twice; the better of each is kept.
+"$bench" get --port "$port" --path /health --requests 5000 > /dev/null
+health=""; subscribers=""
+for _ in 1 2; do
+    health="$health$("$bench" get --port "$port" --path /health --requests "$reads")"$'\n'
+    subscribers="$subscribers$("$bench" get --port "$port" --transactions "$work/subscribers/transactions.txt" \
+        --key sk_bench --requests "$reads")"$'\n'
+done
+echo "$health$subscribers" >&2
+kill -TERM "$server"
+wait "$server"
+
+python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" <<'PY'
 import json, sys
 ours, speed, apple, lines = json.loads(sys.argv[1]), float(sys.argv[2]), json.loads(sys.argv[3]), float(sys.argv[4])
 bulk, ingest = float(sys.argv[5]), json.loads(sys.argv[6])
+best = lambda text: max((json.loads(l) for l in text.splitlines() if l.strip()), key=lambda r: r["requests_per_second"])
+health, subscribers, seed, customers = best(sys.argv[7]), best(sys.argv[8]), json.loads(sys.argv[9]), int(sys.argv[10])
 warm, cold = ours["warm_notifications_per_second"], ours["cold_notifications_per_second"]
 ceiling = speed / 3
 python = apple["notifications_per_second"]
@@ -93,9 +134,16 @@ print("\nIngest over loopback (revenuedot serve, SQLite, 16 keep-alive connectio
 print(f"  {'bulk revenuedot verify --lines, same payloads':<42} {bulk:>10,.0f}   1.00")
 print(f"  {'ingest, notifications/s':<42} {rate:>10,.0f}   {rate / bulk:.2f}x bulk verify")
 print(f"  {'latency p50 / p99 (ms)':<42} {ingest['p50_ms']:>5} / {ingest['p99_ms']:<5}   failures: {ingest['failures']}")
+h, g = health["requests_per_second"], subscribers["requests_per_second"]
+print(f"\nGET /v1/subscribers over loopback ({customers:,} customers, random ids, 16 keep-alive connections)")
+print(f"  {'seeding: POST .../transactions, per second':<42} {seed['requests_per_second']:>10,.0f}   failures: {seed['failures']}")
+print(f"  {'GET /health, requests/s':<42} {h:>10,.0f}   1.00   p50 / p99 {health['p50_ms']} / {health['p99_ms']} ms")
+print(f"  {'GET /v1/subscribers/{id}, requests/s':<42} {g:>10,.0f}   {g / h:.2f}x health   p50 / p99 {subscribers['p50_ms']} / {subscribers['p99_ms']} ms")
 goals = [("warm >= 2,000/s", warm >= 2000), ("warm >= 60% of OpenSSL ceiling", warm >= 0.6 * ceiling),
          ("warm >= 40x Apple's Python library", warm >= 40 * python),
          ("ingest >= 0.6x bulk verify", rate >= 0.6 * bulk), ("ingest p99 <= 25 ms", ingest["p99_ms"] <= 25),
-         ("no ingest failures", ingest["failures"] == 0)]
+         ("no ingest failures", ingest["failures"] == 0),
+         ("subscribers >= 0.5x health", g >= 0.5 * h), ("subscribers p99 <= 5 ms", subscribers["p99_ms"] <= 5),
+         ("no seeding or read failures", seed["failures"] + subscribers["failures"] + health["failures"] == 0)]
 print("Goals: " + ", ".join(f"{name}: {'met' if ok else 'NOT met'}" for name, ok in goals))
 PY

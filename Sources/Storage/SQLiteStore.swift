@@ -116,6 +116,19 @@ public final class SQLiteStore: Sendable {
         try completion.wait().get()
     }
 
+    /// Runs `body` inside a write transaction without blocking: `completion` runs on the writer
+    /// thread once the commit holding it returns (or with the error of `body` or of the commit).
+    /// `completion` must be quick and must not call back into this store.
+    public func write(
+        _ body: @escaping @Sendable (WriteTransaction) throws -> Void,
+        completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
+    ) {
+        guard queue.enqueue(.work(WriteWork(body: body), Completion(callback: completion))) else {
+            completion(.failure(StoreError(.unavailable, "the store is closed")))
+            return
+        }
+    }
+
     /// Runs `body` with a read-only connection; it sees a consistent snapshot of committed data.
     public func read<T: Sendable>(_ body: @Sendable (ReadTransaction) throws(StoreError) -> T) throws(StoreError) -> T {
         try readers.read { (connection) throws(StoreError) in

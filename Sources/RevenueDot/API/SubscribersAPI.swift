@@ -33,25 +33,33 @@ struct SubscribersAPI: Sendable {
         }
     }
 
-    /// Links a StoreKit 2 transaction (its `jwsRepresentation`) to the customer and applies it.
-    func postTransaction(_ request: HTTPRequest) -> HTTPResponse {
-        guard let (app, _) = keys.authenticate(request), let verifier = verifiers[app.id] else { return APIKeys.unauthorized }
+    /// Links a StoreKit 2 transaction (its `jwsRepresentation`) to the customer, applies it, and
+    /// answers with the customer as `GET` would. Deferred: the worker verifies, then serves other
+    /// connections while the commit is on its way; the answer is read off the writer thread.
+    func postTransaction(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let (app, _) = keys.authenticate(request), let verifier = verifiers[app.id] else {
+            return reply(APIKeys.unauthorized)
+        }
         let appUserId = request.pathParameters["app_user_id"] ?? ""
-        guard !appUserId.isEmpty else { return .error(status: 400, code: "bad_request", message: "app_user_id is empty") }
+        guard !appUserId.isEmpty else {
+            return reply(.error(status: 400, code: "bad_request", message: "app_user_id is empty"))
+        }
         guard let body = try? JSONValue(parsing: request.body), let signed = body["signedTransaction"]?.stringValue else {
-            return .error(
-                status: 400, code: "bad_request", message: #"the body must be {"signedTransaction": "<jwsRepresentation>"}"#)
+            return reply(
+                .error(
+                    status: 400, code: "bad_request",
+                    message: #"the body must be {"signedTransaction": "<jwsRepresentation>"}"#))
         }
         let now = clock()
         let transaction: JWSTransactionDecodedPayload
         do {
             transaction = try verifier.strict.verifyTransaction(signed, now: now).payload
         } catch {
-            return .error(status: 401, code: error.status.rawValue, message: error.detail)
+            return reply(.error(status: 401, code: error.status.rawValue, message: error.detail))
         }
         let atMs = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
-        do {
-            try store.write { transactionRows in
+        store.write(
+            { transactionRows in
                 try transactionRows.execute(
                     "INSERT INTO posted_transactions (app_id, app_user_id, transaction_id, signed_transaction, received_at) VALUES (?, ?, ?, ?, ?)",
                     [
@@ -62,10 +70,12 @@ struct SubscribersAPI: Sendable {
                 try LedgerInputs.apply(
                     .transactionPosted(transaction, appUserId: appUserId), app: app, atMs: atMs, in: transactionRows)
                 try LedgerInputs.log(kind: "posted_transaction", ref: String(id), app: app, atMs: atMs, in: transactionRows)
-            }
-        } catch {
-            return .error(status: 503, code: "storage_unavailable", message: "\(error)")
-        }
-        return subscriber(request)
+            },
+            completion: { result in
+                if case .failure(let error) = result {
+                    return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
+                }
+                DispatchQueue.global().async { reply(subscriber(request)) }
+            })
     }
 }

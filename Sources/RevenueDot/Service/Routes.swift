@@ -8,7 +8,9 @@ enum Routes {
     static func router(ingest: Ingest, subscribers: SubscribersAPI, store: SQLiteStore, metrics: Metrics) -> Router {
         var router = Router()
         router.add("GET", "/v1/subscribers/{app_user_id}") { subscribers.subscriber($0) }
-        router.add("POST", "/v1/subscribers/{app_user_id}/transactions") { subscribers.postTransaction($0) }
+        router.addDeferred("POST", "/v1/subscribers/{app_user_id}/transactions") { request, reply in
+            subscribers.postTransaction(request, reply: reply)
+        }
         // Deferred: the worker verifies, then serves other connections while the commit is on its way.
         router.addDeferred("POST", "/v1/apple/notifications/{appId}") { request, reply in
             ingest.receive(appId: request.pathParameters["appId"] ?? "", body: request.body) { reply(response(for: $0)) }
