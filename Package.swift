@@ -59,7 +59,7 @@ let package = Package(
             resources: [.copy("Resources")]),
         .testTarget(
             name: "RevenueDotTests",
-            dependencies: ["RevenueDot", "AppStore", "Storage", "LoopbackClient"]),
+            dependencies: ["RevenueDot", "AppStore", "Storage", "LoopbackClient", "HTTP"]),
         .testTarget(
             name: "SubscriptionsTests",
             dependencies: ["Subscriptions", "AppStore"]),

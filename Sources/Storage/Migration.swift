@@ -8,7 +8,7 @@ struct Migration: Sendable {
     let sql: String
 
     /// Every migration this build knows, in order.
-    static let all: [Migration] = [.v1, .v2, .v3]
+    static let all: [Migration] = [.v1, .v2, .v3, .v4]
 }
 
 // MARK: - Version 1
@@ -154,5 +154,53 @@ extension Migration {
         name: "purchase history apart from the current state",
         sql: """
             ALTER TABLE purchases ADD COLUMN history TEXT;
+            """)
+}
+
+// MARK: - Version 4
+
+extension Migration {
+    /// Webhook delivery and the scheduler.
+    ///
+    /// - `deliveries`: one row per event bound for an app's webhook, written in the transaction
+    ///   that commits the event. Operational state, not derived: replay keeps it, so an event
+    ///   already answered 2xx is never sent again after a replay either.
+    /// - `events.position`: a global, increasing cursor (`GET /v1/events?after=`), assigned in
+    ///   commit order; explicit because an implicit rowid may change on VACUUM.
+    /// - `applied_inputs` also logs timer firings (`kind` 'timer'), so replay repeats them.
+    static let v4 = Migration(
+        version: 4,
+        name: "webhook deliveries, event cursor, timer firings in the replay log",
+        sql: """
+            CREATE TABLE deliveries (
+                event_id TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                customer TEXT,
+                status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'dead')),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at INTEGER NOT NULL,
+                created_at INTEGER NOT NULL,
+                delivered_at INTEGER,
+                last_status INTEGER,
+                last_error TEXT
+            ) STRICT;
+            CREATE INDEX deliveries_due ON deliveries (app_id, status, next_attempt_at);
+            CREATE INDEX deliveries_by_customer ON deliveries (app_id, customer, status);
+            CREATE INDEX deliveries_by_status ON deliveries (status, created_at);
+
+            ALTER TABLE events ADD COLUMN position INTEGER;
+            UPDATE events SET position = rowid;
+            CREATE UNIQUE INDEX events_by_position ON events (position);
+
+            CREATE TABLE applied_inputs_v4 (
+                seq INTEGER PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('notification', 'posted_transaction', 'timer')),
+                ref TEXT NOT NULL,
+                at INTEGER NOT NULL
+            ) STRICT;
+            INSERT INTO applied_inputs_v4 (seq, app_id, kind, ref, at) SELECT seq, app_id, kind, ref, at FROM applied_inputs;
+            DROP TABLE applied_inputs;
+            ALTER TABLE applied_inputs_v4 RENAME TO applied_inputs;
             """)
 }

@@ -33,6 +33,18 @@ public enum JSONValue: Hashable, Sendable {
         }
     }
 
+    /// The elements of an array, or nil.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
+
+    /// The members of an object, or nil.
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+
     /// The string value, or nil.
     public var stringValue: String? {
         if case .string(let value) = self { return value }

@@ -13,9 +13,15 @@ final class Metrics: Sendable {
     let requestSeconds = Histogram(bounds: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
     let commitBatchSize = Histogram(bounds: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
     let openConnections = Gauge()
+    /// Webhook delivery attempts by outcome: delivered, retry, dead, unrecorded.
+    let deliveries = LabeledCounter()
+    /// From the commit of an event (the notification answered 200) to its webhook answered 2xx.
+    let deliveryLatency = Histogram(bounds: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600])
+    /// Timers the scheduler fired.
+    let timersFired = Counter()
 
-    /// The exposition text.
-    func render() -> String {
+    /// The exposition text; `outbox` adds the delivery backlog read from storage.
+    func render(outbox: OutboxStatus? = nil) -> String {
         var lines: [String] = []
         func counter(_ name: String, _ help: String, _ value: Int) {
             lines += ["# HELP \(name) \(help)", "# TYPE \(name) counter", "\(name) \(value)"]
@@ -55,6 +61,32 @@ final class Metrics: Sendable {
             "# HELP revenuedot_http_open_connections Open HTTP connections.", "# TYPE revenuedot_http_open_connections gauge",
             "revenuedot_http_open_connections \(openConnections.current)",
         ]
+        lines += [
+            "# HELP revenuedot_webhook_deliveries_total Webhook delivery attempts, by outcome.",
+            "# TYPE revenuedot_webhook_deliveries_total counter",
+        ]
+        for (outcome, count) in deliveries.counts.sorted(by: { $0.key < $1.key }) {
+            lines.append("revenuedot_webhook_deliveries_total{outcome=\"\(outcome)\"} \(count)")
+        }
+        lines += [
+            "# HELP revenuedot_webhook_delivery_latency_seconds From the event's commit to its webhook answered 2xx.",
+            "# TYPE revenuedot_webhook_delivery_latency_seconds histogram",
+        ]
+        lines += deliveryLatency.render(name: "revenuedot_webhook_delivery_latency_seconds")
+        counter("revenuedot_timers_fired_total", "Timers the scheduler fed to the reducer.", timersFired.count)
+        if let outbox {
+            lines += [
+                "# HELP revenuedot_webhook_pending Events waiting for delivery.", "# TYPE revenuedot_webhook_pending gauge",
+                "revenuedot_webhook_pending \(outbox.pending)",
+                "# HELP revenuedot_webhook_retry_backlog Pending events that failed at least once.",
+                "# TYPE revenuedot_webhook_retry_backlog gauge", "revenuedot_webhook_retry_backlog \(outbox.retrying)",
+                "# HELP revenuedot_webhook_dead Events dead-lettered after every retry.",
+                "# TYPE revenuedot_webhook_dead gauge", "revenuedot_webhook_dead \(outbox.dead)",
+                "# HELP revenuedot_webhook_oldest_pending_age_seconds Age of the oldest pending event.",
+                "# TYPE revenuedot_webhook_oldest_pending_age_seconds gauge",
+                "revenuedot_webhook_oldest_pending_age_seconds \(outbox.oldestPendingAgeSeconds)",
+            ]
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 }
@@ -84,4 +116,12 @@ extension Metrics: HTTPServerObserver {
         }
         return escaped
     }
+}
+
+/// The delivery backlog, read from storage when `/metrics` is scraped.
+struct OutboxStatus: Sendable {
+    var pending = 0
+    var retrying = 0
+    var dead = 0
+    var oldestPendingAgeSeconds = 0.0
 }

@@ -3,15 +3,25 @@ import Foundation
 import HTTP
 import Storage
 
-/// The running service: storage, ingest and the HTTP server, started and stopped together.
+/// The running service: storage, ingest, the HTTP server, the scheduler and the webhook workers,
+/// started and stopped together.
 public final class RevenueDotService: Sendable {
     public let config: RevenueDotConfig
     private let store: SQLiteStore
     private let server: HTTPServer
     let metrics: Metrics
+    private let scheduler: Scheduler
+    private let workers: [DeliveryWorker]
 
     /// Opens storage and prepares the server; nothing listens until `start()`.
-    public init(config: RevenueDotConfig) throws {
+    ///
+    /// - Parameters:
+    ///   - clock: the time the scheduler and the webhook workers go by (tests move it forward).
+    ///   - deliveryPollInterval: how often workers look for due deliveries besides the nudge each
+    ///     commit gives them (retries come due without one).
+    public init(
+        config: RevenueDotConfig, clock: @escaping @Sendable () -> Date = Date.init, deliveryPollInterval: Double = 0.2
+    ) throws {
         self.config = config
         let metrics = Metrics()
         self.metrics = metrics
@@ -19,8 +29,24 @@ public final class RevenueDotService: Sendable {
             throw ConfigError(
                 file: config.file, key: "database", problem: "PostgreSQL storage is not available yet; use sqlite:PATH")
         }
-        store = try SQLiteStore(
-            path: path, handOff: LedgerHandOff(config: config), onCommit: { metrics.commitBatchSize.observe(Double($0)) })
+        // Commits may carry new events: the workers are nudged (they exist once the store does).
+        let nudge = Locked<[DeliveryWorker]>([])
+        let store = try SQLiteStore(
+            path: path, handOff: LedgerHandOff(config: config),
+            onCommit: { size in
+                metrics.commitBatchSize.observe(Double(size))
+                for worker in nudge.withLock({ $0 }) { worker.nudge() }
+            })
+        self.store = store
+        let workers = config.apps.compactMap { app in
+            app.webhook.map {
+                DeliveryWorker(
+                    app: app, webhook: $0, store: store, metrics: metrics, clock: clock, pollInterval: deliveryPollInterval)
+            }
+        }
+        self.workers = workers
+        nudge.withLock { $0 = workers }
+        scheduler = Scheduler(config: config, store: store, clock: clock) { fired in metrics.timersFired.increment(by: fired) }
         // One set of verifiers (and chain caches) serves ingest and the subscriber API.
         let verifiers = try AppVerifiers.forApps(of: config)
         let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics)
@@ -29,20 +55,36 @@ public final class RevenueDotService: Sendable {
             host: config.listen.host, port: config.listen.port, threads: config.http.threads,
             maxBodyBytes: config.http.maxBodyBytes, connectionTimeoutSeconds: config.http.timeoutSeconds)
         server = HTTPServer(
-            configuration: http, router: Routes.router(ingest: ingest, subscribers: subscribers, store: store, metrics: metrics),
+            configuration: http,
+            router: Routes.router(
+                ingest: ingest, subscribers: subscribers, events: EventsAPI(keys: APIKeys(apps: config.apps), store: store),
+                store: store, metrics: metrics),
             observer: metrics)
     }
 
     /// Starts listening; returns the bound port.
     @discardableResult
-    public func start() throws -> UInt16 { try server.start() }
+    public func start() throws -> UInt16 {
+        let port = try server.start()
+        scheduler.start()
+        for worker in workers { worker.start() }
+        return port
+    }
+
+    /// Fires due timers now (tests; the scheduler does this every `scheduler.intervalMs`).
+    @discardableResult
+    func fireDueTimers() throws -> Int { try scheduler.tick() }
 
     /// The port the server listens on.
     public var port: UInt16 { server.port }
 
     /// Graceful stop: no new connections, in-flight requests finish, storage is flushed.
+    /// Webhook deliveries in flight get a moment to finish; one that does not is sent again
+    /// after the restart.
     public func shutdown() {
         server.shutdown()
+        scheduler.stop()
+        for worker in workers { worker.stop() }
         store.close()
     }
 }

@@ -5,8 +5,11 @@ import Storage
 
 /// The HTTP API of the service (DESIGN.md "HTTP API"): routes and how outcomes become answers.
 enum Routes {
-    static func router(ingest: Ingest, subscribers: SubscribersAPI, store: SQLiteStore, metrics: Metrics) -> Router {
+    static func router(
+        ingest: Ingest, subscribers: SubscribersAPI, events: EventsAPI, store: SQLiteStore, metrics: Metrics
+    ) -> Router {
         var router = Router()
+        router.add("GET", "/v1/events") { events.events($0) }
         router.add("GET", "/v1/subscribers/{app_user_id}") { subscribers.subscriber($0) }
         router.addDeferred("POST", "/v1/subscribers/{app_user_id}/transactions") { request, reply in
             subscribers.postTransaction(request, reply: reply)
@@ -24,7 +27,13 @@ enum Routes {
             }
         }
         router.add("GET", "/metrics") { _ in
-            .text(metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            let nowMs = DeliveryWorker.milliseconds(Date())
+            let outbox = try? store.read { (rows) throws(StoreError) -> OutboxStatus in
+                do { return try Deliveries.status(nowMs: nowMs, from: rows) } catch let error as StoreError {
+                    throw error
+                } catch { throw StoreError(.corrupt, "\(error)") }
+            }
+            return .text(metrics.render(outbox: outbox), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         return router
     }

@@ -40,10 +40,16 @@ struct LedgerHandOff: NotificationHandOff {
 /// Applying reducer inputs to stored state, shared by ingest, posted transactions and replay.
 enum LedgerInputs {
     /// Loads the slice `input` touches, applies it at `atMs`, and writes state and effects back.
-    static func apply(_ input: Ledger.Input, app: AppConfig, atMs: Int64, in transaction: WriteTransaction) throws {
+    ///
+    /// - Parameter deliver: whether new events get a pending webhook delivery (when the app has a
+    ///   webhook). Replay passes false: rebuilding state never sends history again.
+    static func apply(
+        _ input: Ledger.Input, app: AppConfig, atMs: Int64, deliver: Bool = true, in transaction: WriteTransaction
+    ) throws {
         var ledger = try LedgerRows.slice(for: input, app: app, from: transaction)
         let effects = ledger.apply(input, at: Date(timeIntervalSince1970: Double(atMs) / 1000))
-        try LedgerRows.save(ledger, effects: effects, appId: app.id, at: atMs, in: transaction)
+        try LedgerRows.save(
+            ledger, effects: effects, appId: app.id, at: atMs, deliver: deliver && app.webhook != nil, in: transaction)
     }
 
     /// Records that an input was applied, in order, so `revenuedot replay` can apply it again.

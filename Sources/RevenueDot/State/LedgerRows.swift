@@ -104,9 +104,12 @@ enum LedgerRows {
 
     /// Writes back every entry of `ledger` and executes `effects`: events into `events`
     /// (insert-or-ignore by their stable id), timers replacing the pending one.
-    static func save(_ ledger: Ledger, effects: [Ledger.Effect], appId: String, at nowMs: Int64, in transaction: WriteTransaction)
-        throws
-    {
+    ///
+    /// - Parameter deliver: whether the app has a webhook: each new event then gets a pending delivery.
+    static func save(
+        _ ledger: Ledger, effects: [Ledger.Effect], appId: String, at nowMs: Int64, deliver: Bool,
+        in transaction: WriteTransaction
+    ) throws {
         for (id, state) in ledger.subscriptions {
             try upsertPurchase(.subscription(originalTransactionId: id), state, appId: appId, transaction)
         }
@@ -126,13 +129,7 @@ enum LedgerRows {
         for effect in effects {
             switch effect {
             case .emit(let event):
-                try transaction.execute(
-                    "INSERT INTO events (id, app_id, customer, sequence, type, json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-                    [
-                        .text(event.id), .text(appId), event.customerId.map(SQLValue.text) ?? .null,
-                        event.sequence.map(SQLValue.integer) ?? .null, .text(event.type.rawValue), .text(try encode(event)),
-                        .integer(nowMs),
-                    ])
+                try Outbox.insert(event, appId: appId, at: nowMs, deliver: deliver, in: transaction)
             case .schedule(let timer):
                 try transaction.execute(
                     "INSERT INTO timers (app_id, id, fire_at, json) VALUES (?, ?, ?, ?) ON CONFLICT (app_id, id) DO UPDATE SET fire_at = excluded.fire_at, json = excluded.json",

@@ -6,6 +6,7 @@ import Subscriptions
 /// Rebuilds every derived table (purchases, customers, unattached facts, events, timers) from
 /// the stored raw inputs, applied again in the order they were first applied, at the times they
 /// were first applied: the result equals the live state byte for byte, event ids included.
+/// Webhook deliveries are not derived state: replay keeps them and schedules none.
 enum Replay {
     /// The tables replay rebuilds.
     static let derivedTables = ["purchases", "customers", "unattached_facts", "events", "timers"]
@@ -28,9 +29,14 @@ enum Replay {
                 case "posted_transaction":
                     guard let verifier = verifiers[appId] else { throw ReplayError("no verifier for \(appId)") }
                     input = try postedTransaction(id: ref, verifier: verifier, in: transaction)
+                case "timer":
+                    try TimerFiring.fire(
+                        try LedgerRows.decode(ExpirationTimer.self, ref), app: app, atMs: at, deliver: false, in: transaction)
+                    count.increment()
+                    continue
                 default: throw ReplayError("unknown applied input kind \(kind)")
                 }
-                try LedgerInputs.apply(input, app: app, atMs: at, in: transaction)
+                try LedgerInputs.apply(input, app: app, atMs: at, deliver: false, in: transaction)
                 count.increment()
             }
         }

@@ -69,7 +69,7 @@ public struct Event: Codable, Hashable, Sendable {
     /// The customer whose stream the event belongs to: the owner, or a transfer's destination.
     public var customerId: String? { appUserId ?? transferredTo?.first }
 
-    public enum CodingKeys: String, CodingKey {
+    public enum CodingKeys: String, CodingKey, CaseIterable {
         case type
         case id
         case appId = "app_id"

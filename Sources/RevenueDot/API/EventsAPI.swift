@@ -1,0 +1,49 @@
+import AppStore
+import Foundation
+import HTTP
+import Storage
+
+/// `GET /v1/events?after=<cursor>&limit=<n>`: the event stream, for consumers who poll instead of
+/// receiving webhooks (secret key only).
+///
+/// Events come in commit order as the webhook envelopes (`{"api_version", "event"}`), each with
+/// its `cursor`; `next_cursor` is the cursor to pass as `after` next time (unchanged when there
+/// is nothing new), so a consumer never misses or repeats an event.
+struct EventsAPI: Sendable {
+    let keys: APIKeys
+    let store: SQLiteStore
+    static let defaultLimit = 100
+    static let maxLimit = 1000
+
+    func events(_ request: HTTPRequest) -> HTTPResponse {
+        guard let (app, access) = keys.authenticate(request), access == .secret else { return APIKeys.unauthorized }
+        let after = request.query["after"].map { Int64($0) } ?? 0
+        let limit = request.query["limit"].map { Int($0) } ?? Self.defaultLimit
+        guard let after, after >= 0 else {
+            return .error(status: 400, code: "bad_request", message: "after must be a cursor (a whole number, 0 or more)")
+        }
+        guard let limit, (1...Self.maxLimit).contains(limit) else {
+            return .error(status: 400, code: "bad_request", message: "limit must be between 1 and \(Self.maxLimit)")
+        }
+        do {
+            let rows = try store.read { (rows) throws(StoreError) -> [[SQLValue]] in
+                try rows.query(
+                    "SELECT position, json FROM events WHERE app_id = ? AND position > ? ORDER BY position LIMIT ?",
+                    [.text(app.id), .integer(after), .integer(Int64(limit))])
+            }
+            var items: [JSONValue] = []
+            var next = after
+            for row in rows {
+                guard let position = row[0].integerValue, let json = row[1].textValue else { continue }
+                guard case .object(var envelope) = try WebhookBody.envelope(fromStored: json) else { continue }
+                envelope["cursor"] = .integer(position)
+                items.append(.object(envelope))
+                next = position
+            }
+            let body = JSONValue.object(["events": .array(items), "next_cursor": .integer(next)])
+            return .json(Data(body.serialized().utf8))
+        } catch {
+            return .error(status: 503, code: "storage_unavailable", message: "\(error)")
+        }
+    }
+}

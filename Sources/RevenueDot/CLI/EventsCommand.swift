@@ -1,0 +1,131 @@
+import AppStore
+import Foundation
+import Storage
+
+/// `revenuedot events list|resend`: the outbox and its webhook deliveries, read from storage.
+public struct EventsCommand {
+    public static let usage = """
+        usage: revenuedot events list [--customer ID] [--app ID] [--status pending|delivered|dead|none] [--limit N]
+                                      [--json] [--config FILE]
+               revenuedot events resend EVENT_ID [--config FILE]
+
+          list     newest first, with each event's delivery: pending (waiting or retrying),
+                   delivered, dead (every retry failed), none (the app has no webhook);
+                   --json prints one object per line (the event as sent, plus its delivery)
+          resend   makes an event due again at once (a dead letter, or a delivered event sent
+                   again on purpose); a running server sends it within a moment
+        """
+
+    let subcommand: String
+    let parsed: ParsedArguments
+    static let statuses = ["pending", "delivered", "dead", "none"]
+
+    public init(arguments: [String]) throws {
+        guard let first = arguments.first, ["list", "resend"].contains(first) else {
+            throw UsageError("expected list or resend")
+        }
+        subcommand = first
+        parsed = try ParsedArguments(
+            Array(arguments.dropFirst()), valueOptions: ["config", "customer", "app", "status", "limit"],
+            flagOptions: ["json"])
+        switch subcommand {
+        case "resend": guard parsed.positionals.count == 1 else { throw UsageError("resend needs one event id") }
+        default: guard parsed.positionals.isEmpty else { throw UsageError("list takes no arguments") }
+        }
+        if let status = parsed.value("status"), !Self.statuses.contains(status) {
+            throw UsageError("--status must be one of \(Self.statuses.joined(separator: ", "))")
+        }
+    }
+
+    public func run() throws -> Int32 {
+        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
+        guard case .sqlite(let path) = config.database else {
+            throw UsageError("PostgreSQL storage is not available yet")
+        }
+        let store = try SQLiteStore(path: path)
+        defer { store.close() }
+        return subcommand == "resend" ? try resend(store, id: parsed.positionals[0]) : try list(store)
+    }
+
+    private func list(_ store: SQLiteStore) throws -> Int32 {
+        var conditions: [String] = []
+        var arguments: [SQLValue] = []
+        if let customer = parsed.value("customer") {
+            conditions.append("e.customer = ?")
+            arguments.append(.text(customer))
+        }
+        if let app = parsed.value("app") {
+            conditions.append("e.app_id = ?")
+            arguments.append(.text(app))
+        }
+        if let status = parsed.value("status") {
+            conditions.append(status == "none" ? "d.status IS NULL" : "d.status = ?")
+            if status != "none" { arguments.append(.text(status)) }
+        }
+        var limit: Int64 = 100
+        if let text = parsed.value("limit") {
+            guard let value = Int64(text), value > 0 else { throw UsageError("--limit must be a positive number") }
+            limit = value
+        }
+        arguments.append(.integer(limit))
+        let sql = """
+            SELECT e.id, e.app_id, e.customer, e.sequence, e.type, e.json, e.created_at, e.position,
+                   d.status, d.attempts, d.next_attempt_at, d.delivered_at, d.last_status, d.last_error
+            FROM events e LEFT JOIN deliveries d ON d.event_id = e.id
+            \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
+            ORDER BY e.position DESC LIMIT ?
+            """
+        let bound = arguments
+        let rows = try store.read { (rows) throws(StoreError) in try rows.query(sql, bound) }
+        if parsed.flags.contains("json") {
+            var output = ""
+            for row in rows {
+                var delivery: [String: JSONValue] = ["status": .string(row[8].textValue ?? "none")]
+                delivery["attempts"] = row[9].integerValue.map(JSONValue.integer) ?? .integer(0)
+                delivery["nextAttemptAt"] = row[8].textValue == "pending" ? row[10].integerValue.map(JSONValue.integer) : nil
+                delivery["deliveredAt"] = row[11].integerValue.map(JSONValue.integer)
+                delivery["lastStatus"] = row[12].integerValue.map(JSONValue.integer)
+                delivery["lastError"] = row[13].textValue.map(JSONValue.string)
+                let event = try WebhookBody.event(fromStored: row[5].textValue ?? "{}")
+                let line = JSONValue.object([
+                    "cursor": row[7].integerValue.map(JSONValue.integer) ?? .null, "event": event,
+                    "delivery": .object(delivery),
+                ])
+                output += line.serialized() + "\n"
+            }
+            StandardStreams.out(output)
+            return 0
+        }
+        var lines = ["CREATED                   TYPE                     CUSTOMER              SEQ   DELIVERY        ID"]
+        for row in rows {
+            let status = row[8].textValue ?? "none"
+            let attempts = row[9].integerValue ?? 0
+            let delivery = attempts > 0 && status != "delivered" ? "\(status) (\(attempts))" : status
+            lines.append(
+                [
+                    NotificationsCommand.iso(row[6].integerValue ?? 0).padding(26), (row[4].textValue ?? "").padding(25),
+                    (row[2].textValue ?? "-").padding(22), (row[3].integerValue.map(String.init) ?? "-").padding(6),
+                    delivery.padding(16), row[0].textValue ?? "",
+                ].joined())
+            if let error = row[13].textValue, status != "delivered" { lines.append("    last error: \(error)") }
+        }
+        if rows.isEmpty { lines.append("(no events)") }
+        StandardStreams.out(lines.joined(separator: "\n") + "\n")
+        return 0
+    }
+
+    private func resend(_ store: SQLiteStore, id: String) throws -> Int32 {
+        let nowMs = DeliveryWorker.milliseconds(Date())
+        let found = Locked(false)
+        try store.write { transaction in
+            let resent = try Deliveries.resend(eventId: id, at: nowMs, in: transaction)
+            found.withLock { $0 = resent }
+        }
+        guard found.withLock({ $0 }) else {
+            StandardStreams.error("revenuedot events resend: no event \(id)\n")
+            return 1
+        }
+        StandardStreams.out("event \(id) is due for delivery again\n")
+        return 0
+    }
+}

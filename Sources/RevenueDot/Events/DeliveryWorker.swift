@@ -1,0 +1,162 @@
+import Foundation
+import Storage
+
+/// Delivers one app's outbox to its webhook: at least once, in order per customer, several
+/// customers at a time.
+///
+/// A dispatcher thread picks due deliveries (`Deliveries.due`: the earliest pending event of
+/// each customer) and hands them to `webhook.concurrency` sender threads. A delivery stays
+/// `pending` in storage while it is in flight, which keeps the customer's later events back;
+/// its outcome is committed before the next one of that customer can start. A restart resumes
+/// from storage: anything not recorded as delivered is sent again, with the same body and id.
+final class DeliveryWorker: Sendable {
+    let appId: String
+    private let sender: WebhookSender
+    private let store: SQLiteStore
+    private let metrics: Metrics
+    private let clock: @Sendable () -> Date
+    private let pollInterval: Double
+    private let state = Locked(State())
+    private let wake = DispatchSemaphore(value: 0)
+    private let work = DispatchSemaphore(value: 0)
+    private let finished = DispatchGroup()
+
+    private struct State {
+        var running = false
+        var inFlight: Set<String> = []
+        var queue: [DueDelivery] = []
+    }
+
+    init(
+        app: AppConfig, webhook: WebhookConfig, store: SQLiteStore, metrics: Metrics,
+        clock: @escaping @Sendable () -> Date = Date.init, pollInterval: Double = 0.2
+    ) {
+        appId = app.id
+        sender = WebhookSender(config: webhook)
+        self.store = store
+        self.metrics = metrics
+        self.clock = clock
+        self.pollInterval = pollInterval
+    }
+
+    func start() {
+        state.withLock { $0.running = true }
+        for index in 0..<sender.config.concurrency {
+            finished.enter()
+            let thread = Thread { [self] in
+                sendLoop()
+                finished.leave()
+            }
+            thread.name = "webhook-\(appId)-\(index)"
+            thread.start()
+        }
+        finished.enter()
+        let dispatcher = Thread { [self] in
+            dispatchLoop()
+            finished.leave()
+        }
+        dispatcher.name = "webhook-\(appId)"
+        dispatcher.start()
+    }
+
+    /// Looks for due deliveries now instead of at the next poll (new events were committed).
+    func nudge() { wake.signal() }
+
+    /// Stops picking deliveries and waits up to `grace` seconds for the ones in flight; one that
+    /// has not finished by then stays pending and is sent again after the restart.
+    func stop(grace: Double = 2) {
+        let wasRunning = state.withLock { state -> Bool in
+            defer { state.running = false }
+            return state.running
+        }
+        guard wasRunning else { return }
+        wake.signal()
+        for _ in 0..<sender.config.concurrency { work.signal() }
+        _ = finished.wait(timeout: .now() + grace)
+    }
+
+    // MARK: - Threads
+
+    private func dispatchLoop() {
+        while state.withLock({ $0.running }) {
+            dispatchDue()
+            _ = wake.wait(timeout: .now() + pollInterval)
+            while wake.wait(timeout: .now()) == .success {}
+        }
+    }
+
+    /// Queues every due delivery not already in flight, up to twice the concurrency.
+    private func dispatchDue() {
+        let capacity = sender.config.concurrency * 2
+        let (inFlight, running) = state.withLock { ($0.inFlight, $0.running) }
+        guard running, inFlight.count < capacity else { return }
+        let nowMs = Self.milliseconds(clock())
+        let appId = appId
+        guard
+            let due = try? store.read({ (rows) throws(StoreError) -> [DueDelivery] in
+                do {
+                    return try Deliveries.due(appId: appId, nowMs: nowMs, limit: capacity + inFlight.count, from: rows)
+                } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
+            })
+        else { return }
+        let picked = state.withLock { state -> Int in
+            var picked = 0
+            for delivery in due where state.inFlight.count < capacity && !state.inFlight.contains(delivery.eventId) {
+                state.inFlight.insert(delivery.eventId)
+                state.queue.append(delivery)
+                picked += 1
+            }
+            return picked
+        }
+        for _ in 0..<picked { work.signal() }
+    }
+
+    private func sendLoop() {
+        while true {
+            work.wait()
+            let next = state.withLock { state -> DueDelivery?? in
+                guard state.running else { return .some(nil) }
+                return state.queue.isEmpty ? nil : state.queue.removeFirst()
+            }
+            guard let next else { continue }
+            guard let delivery = next else { return }
+            deliver(delivery)
+            state.withLock { _ = $0.inFlight.remove(delivery.eventId) }
+            // The customer's next event may go now.
+            wake.signal()
+        }
+    }
+
+    private func deliver(_ delivery: DueDelivery) {
+        let outcome: DeliveryOutcome
+        do {
+            outcome = sender.send(try WebhookBody.body(fromStored: delivery.eventJSON), eventId: delivery.eventId, at: clock())
+        } catch {
+            outcome = .failed(status: nil, reason: "stored event cannot be sent: \(error)")
+        }
+        let nowMs = Self.milliseconds(clock())
+        let delays = sender.config.retryDelaysSeconds
+        let status = Locked("pending")
+        do {
+            try store.write { transaction in
+                let recorded = try Deliveries.record(
+                    outcome, of: delivery, retryDelaysSeconds: delays, at: nowMs, in: transaction)
+                status.withLock { $0 = recorded }
+            }
+        } catch {
+            // Not recorded: it stays pending and is attempted again (at least once, never lost).
+            metrics.deliveries.increment(label: "unrecorded")
+            return
+        }
+        let recorded = status.withLock { $0 }
+        switch (outcome, recorded) {
+        case (.delivered, _):
+            metrics.deliveries.increment(label: "delivered")
+            metrics.deliveryLatency.observe(Double(max(0, nowMs - delivery.createdAtMs)) / 1000)
+        case (_, "dead"): metrics.deliveries.increment(label: "dead")
+        default: metrics.deliveries.increment(label: "retry")
+        }
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Storage
+import Subscriptions
+
+/// The events table as an outbox: events are written in the transaction that made them, and,
+/// for apps with a webhook, a pending delivery beside each.
+///
+/// Delivery rows are operational state (`deliveries`): replay rebuilds `events` but keeps them,
+/// so an event already delivered stays delivered.
+enum Outbox {
+    /// Inserts `event` unless an event with its id exists (re-processing repeats ids exactly),
+    /// with the next global `position`; with `deliver`, also its pending delivery, due at once.
+    static func insert(_ event: Event, appId: String, at nowMs: Int64, deliver: Bool, in transaction: WriteTransaction)
+        throws
+    {
+        let inserted = try transaction.execute(
+            """
+            INSERT INTO events (id, app_id, customer, sequence, type, json, created_at, position)
+            VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(position), 0) + 1 FROM events))
+            ON CONFLICT (id) DO NOTHING
+            """,
+            [
+                .text(event.id), .text(appId), event.customerId.map(SQLValue.text) ?? .null,
+                event.sequence.map(SQLValue.integer) ?? .null, .text(event.type.rawValue),
+                .text(try LedgerRows.encode(event)), .integer(nowMs),
+            ])
+        guard inserted > 0, deliver else { return }
+        try transaction.execute(
+            """
+            INSERT INTO deliveries (event_id, app_id, customer, status, next_attempt_at, created_at)
+            VALUES (?, ?, ?, 'pending', ?, ?) ON CONFLICT (event_id) DO NOTHING
+            """,
+            [.text(event.id), .text(appId), event.customerId.map(SQLValue.text) ?? .null, .integer(nowMs), .integer(nowMs)])
+    }
+}
+
+/// One event on its way to a webhook.
+struct DueDelivery: Sendable, Hashable {
+    var eventId: String
+    var customer: String?
+    /// Attempts made before this one.
+    var attempts: Int
+    /// The stored event JSON (sorted keys), from which the body is made.
+    var eventJSON: String
+    /// When the event was committed (UNIX ms), for the notification-to-delivery latency.
+    var createdAtMs: Int64
+}
+
+/// What became of one attempt.
+enum DeliveryOutcome: Sendable, Equatable {
+    case delivered(status: Int)
+    /// A non-2xx answer (`status`) or no answer at all (`status` nil), with a reason.
+    case failed(status: Int?, reason: String)
+}
+
+/// The delivery rows of the outbox: what is due, what happened, what operators see and change.
+enum Deliveries {
+    /// Pending deliveries of `appId` due at `nowMs`, oldest first, each the earliest pending event
+    /// of its customer: a later event waits while an earlier one is pending (in flight or waiting
+    /// for its retry). Dead-lettered and delivered events do not block.
+    static func due(appId: String, nowMs: Int64, limit: Int, from rows: some RowReader) throws -> [DueDelivery] {
+        try rows.query(
+            """
+            SELECT d.event_id, d.customer, d.attempts, e.json, d.created_at
+            FROM deliveries d JOIN events e ON e.id = d.event_id
+            WHERE d.app_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
+              AND NOT EXISTS (
+                SELECT 1 FROM deliveries p JOIN events pe ON pe.id = p.event_id
+                WHERE p.app_id = ?1 AND p.customer = d.customer AND p.status = 'pending' AND pe.position < e.position)
+            ORDER BY e.position LIMIT ?3
+            """, [.text(appId), .integer(nowMs), .integer(Int64(limit))]
+        ).compactMap { row in
+            guard let id = row[0].textValue, let json = row[3].textValue else { return nil }
+            return DueDelivery(
+                eventId: id, customer: row[1].textValue, attempts: Int(row[2].integerValue ?? 0), eventJSON: json,
+                createdAtMs: row[4].integerValue ?? 0)
+        }
+    }
+
+    /// Records an attempt: delivered, or retried after `retryDelaysSeconds[attempt - 1]`, or dead
+    /// once every delay is used. Returns the new status.
+    @discardableResult
+    static func record(
+        _ outcome: DeliveryOutcome, of delivery: DueDelivery, retryDelaysSeconds: [Int], at nowMs: Int64,
+        in transaction: WriteTransaction
+    ) throws -> String {
+        let attempts = delivery.attempts + 1
+        switch outcome {
+        case .delivered(let status):
+            try transaction.execute(
+                """
+                UPDATE deliveries SET status = 'delivered', attempts = ?, delivered_at = ?, last_status = ?, last_error = NULL
+                WHERE event_id = ? AND status = 'pending'
+                """, [.integer(Int64(attempts)), .integer(nowMs), .integer(Int64(status)), .text(delivery.eventId)])
+            return "delivered"
+        case .failed(let status, let reason):
+            let dead = attempts > retryDelaysSeconds.count
+            let next = dead ? nowMs : nowMs + Int64(retryDelaysSeconds[attempts - 1]) * 1000
+            try transaction.execute(
+                """
+                UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_error = ?
+                WHERE event_id = ? AND status = 'pending'
+                """,
+                [
+                    .text(dead ? "dead" : "pending"), .integer(Int64(attempts)), .integer(next),
+                    status.map { .integer(Int64($0)) } ?? .null, .text(reason), .text(delivery.eventId),
+                ])
+            return dead ? "dead" : "pending"
+        }
+    }
+
+    /// Makes an event due again at once (a dead letter, or a delivered event sent again on
+    /// purpose); creates its delivery if it never had one. False when no such event exists.
+    static func resend(eventId: String, at nowMs: Int64, in transaction: WriteTransaction) throws -> Bool {
+        guard
+            let row = try transaction.query("SELECT app_id, customer FROM events WHERE id = ?", [.text(eventId)]).first,
+            let appId = row[0].textValue
+        else { return false }
+        try transaction.execute(
+            """
+            INSERT INTO deliveries (event_id, app_id, customer, status, next_attempt_at, created_at)
+            VALUES (?, ?, ?, 'pending', ?, ?)
+            ON CONFLICT (event_id) DO UPDATE SET status = 'pending', attempts = 0, next_attempt_at = excluded.next_attempt_at,
+                last_error = NULL
+            """, [.text(eventId), .text(appId), row[1], .integer(nowMs), .integer(nowMs)])
+        return true
+    }
+}
+
+extension Deliveries {
+    /// Counts for `/metrics`.
+    static func status(nowMs: Int64, from rows: some RowReader) throws -> OutboxStatus {
+        var status = OutboxStatus()
+        let pending = try rows.query(
+            """
+            SELECT count(*), count(*) FILTER (WHERE attempts > 0), min(created_at)
+            FROM deliveries WHERE status = 'pending'
+            """, []
+        ).first
+        status.pending = Int(pending?[0].integerValue ?? 0)
+        status.retrying = Int(pending?[1].integerValue ?? 0)
+        status.dead = Int(
+            try rows.query("SELECT count(*) FROM deliveries WHERE status = 'dead'", []).first?.first?.integerValue ?? 0)
+        if let oldest = pending?[2].integerValue { status.oldestPendingAgeSeconds = Double(max(0, nowMs - oldest)) / 1000 }
+        return status
+    }
+}

@@ -1,0 +1,12 @@
+import Synchronization
+
+/// A value behind a lock that escaping closures may capture (a `Mutex` cannot be captured).
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) { mutex = Mutex(value) }
+
+    func withLock<Result>(_ body: (inout sending Value) throws -> sending Result) rethrows -> sending Result {
+        try mutex.withLock(body)
+    }
+}

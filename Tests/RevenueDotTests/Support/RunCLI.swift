@@ -1,0 +1,16 @@
+import Foundation
+
+/// Runs the built `revenuedot` executable with `arguments`; returns its exit status and output
+/// (standard output and standard error together).
+func runCLI(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = ChildServer.executable
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
