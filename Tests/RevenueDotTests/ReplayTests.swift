@@ -59,3 +59,47 @@ struct ReplayTests {
         #expect(try Self.snapshot(store) == live)
     }
 }
+
+@Suite("revenuedot replay with timers and deliveries")
+struct ReplayTimerTests {
+    /// Timer firings are logged and replayed at the time they fired, so the EXPIRATION they made
+    /// comes back with the same id; deliveries are not derived state and survive untouched.
+    @Test func replayRepeatsTimerFiringsAndKeepsDeliveries() throws {
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url)
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        let story = Story(signer: fixture.signer)
+        let now = Story.nowMs
+        let period = Story.Period(
+            transactionId: "\(story.originalTransactionId)1", productId: "pro.monthly", purchaseMs: now, expiresMs: now + 300)
+        for payload in [
+            try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period),
+            try story.notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", period: period, autoRenewStatus: 0),
+        ] {
+            #expect(try connection.postNotification(payload).status == 200)
+        }
+        while Story.nowMs <= period.expiresMs { Thread.sleep(forTimeInterval: 0.02) }
+        // The scheduler's own tick may have fired it already; either way it fires once.
+        try service.fireDueTimers()
+        receiver.wait { $0.count >= 3 }
+        Thread.sleep(forTimeInterval: 0.3)
+        service.shutdown()
+        #expect(receiver.received.map(\.type) == ["INITIAL_PURCHASE", "CANCELLATION", "EXPIRATION"])
+
+        let store = try SQLiteStore(path: fixture.databasePath)
+        defer { store.close() }
+        let deliveries = { () throws -> [String] in
+            try store.read { (rows) throws(StoreError) in
+                try rows.query("SELECT * FROM deliveries ORDER BY event_id", []).map { "\($0)" }
+            }
+        }
+        let live = try ReplayTests.snapshot(store)
+        let liveDeliveries = try deliveries()
+        #expect(liveDeliveries.count == 3)
+        #expect(try Replay.run(config: try fixture.config(), store: store) == 3)
+        #expect(try ReplayTests.snapshot(store) == live)
+        #expect(try deliveries() == liveDeliveries)
+    }
+}
