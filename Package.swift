@@ -40,8 +40,9 @@ let package = Package(
             dependencies: ["CSQLite", "CPostgres"]),
         .target(
             name: "RevenueDot",
-            dependencies: ["AppStore", "HTTP", "Storage", "Subscriptions"]),
-        // A small blocking HTTP/1.1 client over loopback sockets, for tests and benchmarks.
+            dependencies: ["AppStore", "HTTP", "Storage", "Subscriptions", "LoopbackClient"]),
+        // A small blocking HTTP/1.1 client over TCP to address literals: tests, benchmarks, and
+        // webhooks to plain-http endpoints given by IP address.
         .target(
             name: "LoopbackClient"),
         .executableTarget(
@@ -49,7 +50,7 @@ let package = Package(
             dependencies: ["RevenueDot"]),
         .executableTarget(
             name: "revenuedot-bench",
-            dependencies: ["AppStore", "LoopbackClient"],
+            dependencies: ["AppStore", "LoopbackClient", "HTTP"],
             path: "Benchmarks/Sources/revenuedot-bench"),
 
         // MARK: - Tests

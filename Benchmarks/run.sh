@@ -70,6 +70,10 @@ echo "$ingest" >&2
 kill -TERM "$server"
 wait "$server"
 
+echo "== webhooks: the same $ingest_count notifications, one event each, delivered to a local receiver" >&2
+webhooks=$("$bench" webhooks --dir "$work/ingest" --revenuedot .build/release/revenuedot --connections 16)
+echo "$webhooks" >&2
+
 customers="${BENCH_CUSTOMERS:-100000}"
 reads="${BENCH_READS:-50000}"
 echo "== subscribers: $customers customers, each linked by a posted StoreKit 2 transaction" >&2
@@ -109,12 +113,13 @@ echo "$health$subscribers" >&2
 kill -TERM "$server"
 wait "$server"
 
-python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" <<'PY'
+python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" <<'PY'
 import json, sys
 ours, speed, apple, lines = json.loads(sys.argv[1]), float(sys.argv[2]), json.loads(sys.argv[3]), float(sys.argv[4])
 bulk, ingest = float(sys.argv[5]), json.loads(sys.argv[6])
 best = lambda text: max((json.loads(l) for l in text.splitlines() if l.strip()), key=lambda r: r["requests_per_second"])
 health, subscribers, seed, customers = best(sys.argv[7]), best(sys.argv[8]), json.loads(sys.argv[9]), int(sys.argv[10])
+hooks = json.loads(sys.argv[11])
 warm, cold = ours["warm_notifications_per_second"], ours["cold_notifications_per_second"]
 ceiling = speed / 3
 python = apple["notifications_per_second"]
@@ -134,6 +139,13 @@ print("\nIngest over loopback (revenuedot serve, SQLite, 16 keep-alive connectio
 print(f"  {'bulk revenuedot verify --lines, same payloads':<42} {bulk:>10,.0f}   1.00")
 print(f"  {'ingest, notifications/s':<42} {rate:>10,.0f}   {rate / bulk:.2f}x bulk verify")
 print(f"  {'latency p50 / p99 (ms)':<42} {ingest['p50_ms']:>5} / {ingest['p99_ms']:<5}   failures: {ingest['failures']}")
+hook_ingest, hook_rate = hooks["ingest"]["requests_per_second"], hooks["webhooks_per_second"]
+print("\nWebhooks (one event per notification, receiver answering at once, ingest running alongside)")
+print(f"  {'ingest in the same run, notifications/s':<42} {hook_ingest:>10,.0f}   1.00")
+print(f"  {'webhooks delivered/s':<42} {hook_rate:>10,.0f}   {hook_rate / hook_ingest:.2f}x ingest   "
+      f"received {hooks['webhooks_received']:,} of {hooks['notifications']:,}")
+print(f"  {'answered 200 -> webhook received p50 / p99':<42} {hooks['latency_p50_ms']:>5} / {hooks['latency_p99_ms']} ms   "
+      f"max {hooks['latency_max_ms']} ms")
 h, g = health["requests_per_second"], subscribers["requests_per_second"]
 print(f"\nGET /v1/subscribers over loopback ({customers:,} customers, random ids, 16 keep-alive connections)")
 print(f"  {'seeding: POST .../transactions, per second':<42} {seed['requests_per_second']:>10,.0f}   failures: {seed['failures']}")
@@ -144,6 +156,9 @@ goals = [("warm >= 2,000/s", warm >= 2000), ("warm >= 60% of OpenSSL ceiling", w
          ("ingest >= 0.6x bulk verify", rate >= 0.6 * bulk), ("ingest p99 <= 25 ms", ingest["p99_ms"] <= 25),
          ("no ingest failures", ingest["failures"] == 0),
          ("subscribers >= 0.5x health", g >= 0.5 * h), ("subscribers p99 <= 5 ms", subscribers["p99_ms"] <= 5),
-         ("no seeding or read failures", seed["failures"] + subscribers["failures"] + health["failures"] == 0)]
+         ("no seeding or read failures", seed["failures"] + subscribers["failures"] + health["failures"] == 0),
+         ("webhooks keep up with ingest (>= 0.95x over the run)", hook_rate >= 0.95 * hook_ingest),
+         ("webhook latency p99 <= 1 s", hooks["latency_p99_ms"] <= 1000),
+         ("every webhook received", hooks["webhooks_received"] == hooks["notifications"])]
 print("Goals: " + ", ".join(f"{name}: {'met' if ok else 'NOT met'}" for name, ok in goals))
 PY

@@ -163,7 +163,7 @@ extension Migration {
     /// Webhook delivery and the scheduler.
     ///
     /// - `deliveries`: one row per event bound for an app's webhook, written in the transaction
-    ///   that commits the event. Operational state, not derived: replay keeps it, so an event
+    ///   that commits the event, with the event's position (the delivery order within a customer). Operational state, not derived: replay keeps it, so an event
     ///   already answered 2xx is never sent again after a replay either.
     /// - `events.position`: a global, increasing cursor (`GET /v1/events?after=`), assigned in
     ///   commit order; explicit because an implicit rowid may change on VACUUM.
@@ -176,6 +176,7 @@ extension Migration {
                 event_id TEXT PRIMARY KEY,
                 app_id TEXT NOT NULL,
                 customer TEXT,
+                position INTEGER NOT NULL,
                 status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'dead')),
                 attempts INTEGER NOT NULL DEFAULT 0,
                 next_attempt_at INTEGER NOT NULL,
@@ -184,8 +185,7 @@ extension Migration {
                 last_status INTEGER,
                 last_error TEXT
             ) STRICT;
-            CREATE INDEX deliveries_due ON deliveries (app_id, status, next_attempt_at);
-            CREATE INDEX deliveries_by_customer ON deliveries (app_id, customer, status);
+            CREATE INDEX deliveries_pending ON deliveries (app_id, status, position);
             CREATE INDEX deliveries_by_status ON deliveries (status, created_at);
 
             ALTER TABLE events ADD COLUMN position INTEGER;

@@ -14,8 +14,11 @@ struct LoadRequest: Sendable {
 /// keep-alive connections on dedicated threads, and returns throughput and latency as JSON fields.
 ///
 /// A request counts as a failure unless it is answered `expectedStatus`.
+///
+/// `answered`, when given, is called with each request's index and the moment its answer arrived.
 func runLoad(
     port: UInt16, count: Int, connections: Int, expectedStatus: Int = 200,
+    answered: (@Sendable (Int, ContinuousClock.Instant) -> Void)? = nil,
     _ request: @escaping @Sendable (Int) -> LoadRequest
 ) -> [String: Any] {
     let latencies = Mutex<[Double]>([])
@@ -38,7 +41,9 @@ func runLoad(
                 let sent = clock.now
                 let status = (try? connection.request(next.method, next.path, headers: next.headers, body: next.body ?? Data()))?
                     .status
-                let elapsed = clock.now - sent
+                let now = clock.now
+                answered?(index, now)
+                let elapsed = now - sent
                 if status != expectedStatus { failures.add(1, ordering: .relaxed) }
                 mine.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
             }

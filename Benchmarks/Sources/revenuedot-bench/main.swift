@@ -14,6 +14,9 @@
 //       POSTs each to /v1/subscribers/{id}/transactions (seeds the customers)
 //   revenuedot-bench get --port P (--path PATH | --transactions FILE) [--key KEY] [--requests N] [--connections N]
 //       N GETs of PATH, or of /v1/subscribers/{id} for random customers; throughput and latency as JSON
+//   revenuedot-bench webhooks --dir DIR --revenuedot PATH [--connections N] [--concurrency N]
+//       ingest with one webhook per notification to a local receiver: ingest rate, webhooks per
+//       second, and notification-answered-200 to webhook-received latency, as JSON
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -25,6 +28,7 @@ do {
     case "customers": try customers(arguments)
     case "link": try link(arguments)
     case "get": try get(arguments)
+    case "webhooks": try webhooks(arguments)
     default: fail("usage: revenuedot-bench generate|verify|ingest|customers|link|get (see the head of main.swift)")
     }
 } catch {

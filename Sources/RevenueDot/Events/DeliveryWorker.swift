@@ -92,10 +92,11 @@ final class DeliveryWorker: Sendable {
         guard running, inFlight.count < capacity else { return }
         let nowMs = Self.milliseconds(clock())
         let appId = appId
+        let room = capacity - inFlight.count
         guard
             let due = try? store.read({ (rows) throws(StoreError) -> [DueDelivery] in
                 do {
-                    return try Deliveries.due(appId: appId, nowMs: nowMs, limit: capacity + inFlight.count, from: rows)
+                    return try Deliveries.due(appId: appId, nowMs: nowMs, limit: room, inFlight: inFlight, from: rows)
                 } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
             })
         else { return }
@@ -121,12 +122,12 @@ final class DeliveryWorker: Sendable {
             guard let next else { continue }
             guard let delivery = next else { return }
             deliver(delivery)
-            state.withLock { _ = $0.inFlight.remove(delivery.eventId) }
-            // The customer's next event may go now.
-            wake.signal()
         }
     }
 
+    /// Sends one event and records the outcome without waiting for the commit: the sender takes
+    /// the next event at once, and the delivery leaves `inFlight` (letting the customer's next
+    /// event go) only once its outcome is committed.
     private func deliver(_ delivery: DueDelivery) {
         let outcome: DeliveryOutcome
         do {
@@ -136,26 +137,25 @@ final class DeliveryWorker: Sendable {
         }
         let nowMs = Self.milliseconds(clock())
         let delays = sender.config.retryDelaysSeconds
-        let status = Locked("pending")
-        do {
-            try store.write { transaction in
-                let recorded = try Deliveries.record(
-                    outcome, of: delivery, retryDelaysSeconds: delays, at: nowMs, in: transaction)
-                status.withLock { $0 = recorded }
-            }
-        } catch {
-            // Not recorded: it stays pending and is attempted again (at least once, never lost).
-            metrics.deliveries.increment(label: "unrecorded")
-            return
-        }
-        let recorded = status.withLock { $0 }
-        switch (outcome, recorded) {
-        case (.delivered, _):
-            metrics.deliveries.increment(label: "delivered")
-            metrics.deliveryLatency.observe(Double(max(0, nowMs - delivery.createdAtMs)) / 1000)
-        case (_, "dead"): metrics.deliveries.increment(label: "dead")
-        default: metrics.deliveries.increment(label: "retry")
-        }
+        let recorded = Locked("pending")
+        store.write(
+            { transaction in
+                let status = try Deliveries.record(outcome, of: delivery, retryDelaysSeconds: delays, at: nowMs, in: transaction)
+                recorded.withLock { $0 = status }
+            },
+            completion: { [self] result in
+                state.withLock { _ = $0.inFlight.remove(delivery.eventId) }
+                wake.signal()
+                // Not recorded: it stays pending and is attempted again (at least once, never lost).
+                guard case .success = result else { return metrics.deliveries.increment(label: "unrecorded") }
+                switch (outcome, recorded.withLock { $0 }) {
+                case (.delivered, _):
+                    metrics.deliveries.increment(label: "delivered")
+                    metrics.deliveryLatency.observe(Double(max(0, nowMs - delivery.createdAtMs)) / 1000)
+                case (_, "dead"): metrics.deliveries.increment(label: "dead")
+                default: metrics.deliveries.increment(label: "retry")
+                }
+            })
     }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }

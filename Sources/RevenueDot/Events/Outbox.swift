@@ -13,24 +13,27 @@ enum Outbox {
     static func insert(_ event: Event, appId: String, at nowMs: Int64, deliver: Bool, in transaction: WriteTransaction)
         throws
     {
-        let inserted = try transaction.execute(
+        let inserted = try transaction.query(
             """
             INSERT INTO events (id, app_id, customer, sequence, type, json, created_at, position)
             VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(position), 0) + 1 FROM events))
-            ON CONFLICT (id) DO NOTHING
+            ON CONFLICT (id) DO NOTHING RETURNING position
             """,
             [
                 .text(event.id), .text(appId), event.customerId.map(SQLValue.text) ?? .null,
                 event.sequence.map(SQLValue.integer) ?? .null, .text(event.type.rawValue),
                 .text(try LedgerRows.encode(event)), .integer(nowMs),
             ])
-        guard inserted > 0, deliver else { return }
+        guard deliver, let position = inserted.first?.first?.integerValue else { return }
         try transaction.execute(
             """
-            INSERT INTO deliveries (event_id, app_id, customer, status, next_attempt_at, created_at)
-            VALUES (?, ?, ?, 'pending', ?, ?) ON CONFLICT (event_id) DO NOTHING
+            INSERT INTO deliveries (event_id, app_id, customer, position, status, next_attempt_at, created_at)
+            VALUES (?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (event_id) DO NOTHING
             """,
-            [.text(event.id), .text(appId), event.customerId.map(SQLValue.text) ?? .null, .integer(nowMs), .integer(nowMs)])
+            [
+                .text(event.id), .text(appId), event.customerId.map(SQLValue.text) ?? .null, .integer(position),
+                .integer(nowMs), .integer(nowMs),
+            ])
     }
 }
 
@@ -56,24 +59,42 @@ enum DeliveryOutcome: Sendable, Equatable {
 /// The delivery rows of the outbox: what is due, what happened, what operators see and change.
 enum Deliveries {
     /// Pending deliveries of `appId` due at `nowMs`, oldest first, each the earliest pending event
-    /// of its customer: a later event waits while an earlier one is pending (in flight or waiting
-    /// for its retry). Dead-lettered and delivered events do not block.
-    static func due(appId: String, nowMs: Int64, limit: Int, from rows: some RowReader) throws -> [DueDelivery] {
-        try rows.query(
+    /// of its customer: a later event waits while an earlier one is pending (in flight, listed
+    /// in `inFlight`, or waiting for its retry). Dead-lettered and delivered events do not block.
+    ///
+    /// Walks the pending index in position order (at most `window` rows) and decides in Swift:
+    /// the first pending row seen for a customer is that customer's earliest.
+    static func due(
+        appId: String, nowMs: Int64, limit: Int, window: Int = 2000, inFlight: Set<String>, from rows: some RowReader
+    ) throws -> [DueDelivery] {
+        let pending = try rows.query(
             """
-            SELECT d.event_id, d.customer, d.attempts, e.json, d.created_at
-            FROM deliveries d JOIN events e ON e.id = d.event_id
-            WHERE d.app_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
-              AND NOT EXISTS (
-                SELECT 1 FROM deliveries p JOIN events pe ON pe.id = p.event_id
-                WHERE p.app_id = ?1 AND p.customer = d.customer AND p.status = 'pending' AND pe.position < e.position)
-            ORDER BY e.position LIMIT ?3
-            """, [.text(appId), .integer(nowMs), .integer(Int64(limit))]
-        ).compactMap { row in
-            guard let id = row[0].textValue, let json = row[3].textValue else { return nil }
-            return DueDelivery(
-                eventId: id, customer: row[1].textValue, attempts: Int(row[2].integerValue ?? 0), eventJSON: json,
-                createdAtMs: row[4].integerValue ?? 0)
+            SELECT event_id, customer, attempts, next_attempt_at, created_at FROM deliveries
+            WHERE app_id = ? AND status = 'pending' ORDER BY position LIMIT ?
+            """, [.text(appId), .integer(Int64(window))])
+        var blocked: Set<String> = []
+        var picked: [(id: String, customer: String?, attempts: Int, createdAt: Int64)] = []
+        for row in pending {
+            guard picked.count < limit, let id = row[0].textValue else { break }
+            let customer = row[1].textValue
+            if let customer {
+                guard blocked.insert(customer).inserted else { continue }
+            }
+            guard !inFlight.contains(id), (row[3].integerValue ?? 0) <= nowMs else { continue }
+            picked.append((id, customer, Int(row[2].integerValue ?? 0), row[4].integerValue ?? 0))
+        }
+        guard !picked.isEmpty else { return [] }
+        let placeholders = Array(repeating: "?", count: picked.count).joined(separator: ", ")
+        var json: [String: String] = [:]
+        for row in try rows.query("SELECT id, json FROM events WHERE id IN (\(placeholders))", picked.map { .text($0.id) }) {
+            if let id = row[0].textValue, let text = row[1].textValue { json[id] = text }
+        }
+        return picked.compactMap { entry in
+            json[entry.id].map {
+                DueDelivery(
+                    eventId: entry.id, customer: entry.customer, attempts: entry.attempts, eventJSON: $0,
+                    createdAtMs: entry.createdAt)
+            }
         }
     }
 
@@ -113,16 +134,17 @@ enum Deliveries {
     /// purpose); creates its delivery if it never had one. False when no such event exists.
     static func resend(eventId: String, at nowMs: Int64, in transaction: WriteTransaction) throws -> Bool {
         guard
-            let row = try transaction.query("SELECT app_id, customer FROM events WHERE id = ?", [.text(eventId)]).first,
+            let row = try transaction.query("SELECT app_id, customer, position FROM events WHERE id = ?", [.text(eventId)])
+                .first,
             let appId = row[0].textValue
         else { return false }
         try transaction.execute(
             """
-            INSERT INTO deliveries (event_id, app_id, customer, status, next_attempt_at, created_at)
-            VALUES (?, ?, ?, 'pending', ?, ?)
+            INSERT INTO deliveries (event_id, app_id, customer, position, status, next_attempt_at, created_at)
+            VALUES (?, ?, ?, ?, 'pending', ?, ?)
             ON CONFLICT (event_id) DO UPDATE SET status = 'pending', attempts = 0, next_attempt_at = excluded.next_attempt_at,
                 last_error = NULL
-            """, [.text(eventId), .text(appId), row[1], .integer(nowMs), .integer(nowMs)])
+            """, [.text(eventId), .text(appId), row[1], row[2], .integer(nowMs), .integer(nowMs)])
         return true
     }
 }

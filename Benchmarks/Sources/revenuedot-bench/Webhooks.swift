@@ -1,0 +1,117 @@
+import AppStore
+import Foundation
+import HTTP
+import Synchronization
+
+/// `webhooks`: ingest with a webhook per event, measured from Apple's side to the app's backend.
+///
+/// Starts a receiver that answers 200 at once, serves `revenuedot` with the app's webhook
+/// pointing at it (new purchases tracked, so every notification makes one event), POSTs every
+/// payload over `--connections` keep-alive connections, and waits for every webhook. Prints the
+/// ingest rate, the delivery rate (webhooks per second over their own span), and the latency
+/// from a notification answered 200 to its webhook received.
+func webhooks(_ arguments: [String]) throws {
+    guard let directory = argument("dir", arguments), let executable = argument("revenuedot", arguments) else {
+        fail("webhooks needs --dir DIR (root.pem, payloads.txt from generate) --revenuedot PATH")
+    }
+    let connections = Int(argument("connections", arguments) ?? "16") ?? 16
+    let concurrency = Int(argument("concurrency", arguments) ?? "8") ?? 8
+    let payloads = try lines("\(directory)/payloads.txt").map { Data(#"{"signedPayload":""#.utf8) + $0 + Data(#""}"#.utf8) }
+    let clock = ContinuousClock()
+
+    // The receiver: the original transaction id of each event → when its webhook arrived.
+    let arrivals = Mutex<[String: ContinuousClock.Instant]>([:])
+    var router = Router()
+    router.add("POST", "/hooks") { request in
+        let now = clock.now
+        if let event = (try? JSONValue(parsing: request.body))?["event"],
+            let original = event["original_transaction_id"]?.stringValue
+        {
+            arrivals.withLock { if $0[original] == nil { $0[original] = now } }
+        }
+        return HTTPResponse(status: 200)
+    }
+    var configuration = HTTPServerConfiguration()
+    configuration.port = 0
+    configuration.threads = 4
+    let receiver = HTTPServer(configuration: configuration, router: router)
+    let receiverPort = try receiver.start()
+    defer { receiver.shutdown() }
+
+    let configPath = "\(directory)/webhooks.json"
+    try? FileManager.default.removeItem(atPath: "\(directory)/webhooks.sqlite")
+    try """
+    {
+      "listen": "127.0.0.1:0",
+      "database": "sqlite:webhooks.sqlite",
+      "apps": [{"id": "bench", "bundleId": "com.example.app", "appAppleId": 1234, "environments": ["Sandbox"],
+                "rootCertificates": ["root.pem"], "trackNewPurchasesFromServerNotifications": true,
+                "webhook": {"url": "http://127.0.0.1:\(receiverPort)/hooks", "concurrency": \(concurrency)}}]
+    }
+    """.write(toFile: configPath, atomically: true, encoding: .utf8)
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: executable)
+    server.arguments = ["serve", "--config", configPath]
+    let output = Pipe()
+    server.standardOutput = output
+    server.standardError = FileHandle.standardError
+    try server.run()
+    defer {
+        server.terminate()
+        server.waitUntilExit()
+    }
+    guard let port = readPort(output.fileHandleForReading) else { fail("revenuedot serve did not start") }
+
+    // Payload i is about original transaction 20000000<i> (see `generate`).
+    let answers = Mutex<[Int: ContinuousClock.Instant]>([:])
+    let started = clock.now
+    let ingest = runLoad(
+        port: port, count: payloads.count, connections: connections,
+        answered: { index, at in answers.withLock { $0[index] = at } }
+    ) { index in
+        LoadRequest(
+            method: "POST", path: "/v1/apple/notifications/bench", headers: ["Content-Type": "application/json"],
+            body: payloads[index])
+    }
+    let deadline = clock.now + .seconds(120)
+    while arrivals.withLock({ $0.count }) < payloads.count, clock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+
+    let received = arrivals.withLock { $0 }
+    let answered = answers.withLock { $0 }
+    var latencies: [Double] = []
+    for (index, answer) in answered {
+        guard let arrival = received["20000000\(String(format: "%08d", index))"] else { continue }
+        latencies.append(seconds(arrival - answer) * 1000)
+    }
+    latencies.sort()
+    func percentile(_ p: Double) -> Double {
+        latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+    }
+    let firstArrival = received.values.min() ?? started
+    let lastArrival = received.values.max() ?? started
+    let span = max(seconds(lastArrival - firstArrival), 1e-9)
+    try printJSON([
+        "notifications": payloads.count, "ingest": ingest, "webhooks_received": received.count,
+        "webhooks_per_second": (Double(received.count) / span).rounded(),
+        "first_post_to_last_webhook_seconds": seconds(lastArrival - started),
+        "latency_p50_ms": (percentile(0.5) * 100).rounded() / 100, "latency_p99_ms": (percentile(0.99) * 100).rounded() / 100,
+        "latency_max_ms": ((latencies.last ?? 0) * 100).rounded() / 100,
+    ])
+}
+
+private func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+/// The port from `revenuedot serve`'s "listening on http://127.0.0.1:PORT" line.
+private func readPort(_ handle: FileHandle) -> UInt16? {
+    var text = ""
+    while let chunk = try? handle.read(upToCount: 256), !chunk.isEmpty {
+        text += String(decoding: chunk, as: UTF8.self)
+        if let range = text.range(of: "listening on http://127.0.0.1:") {
+            let digits = text[range.upperBound...].prefix { $0.isNumber }
+            if digits.count < text[range.upperBound...].count { return UInt16(digits) }
+        }
+    }
+    return nil
+}
