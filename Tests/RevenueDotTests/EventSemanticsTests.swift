@@ -193,3 +193,44 @@ struct EventSemanticsTests {
         #expect(all.last?["expiration_reason"] == .string("PRICE_INCREASE"))
     }
 }
+
+@Suite("Timers across restarts")
+struct TimerRestartTests {
+    /// A timer that came due while the server was down fires on the first tick after the start,
+    /// and its EXPIRATION is delivered; `/metrics` shows the delivery and an empty backlog.
+    @Test func aTimerDueWhileDownFiresAfterTheRestart() throws {
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url)
+        var service = try fixture.startService()
+        let story = Story(signer: fixture.signer)
+        let now = Story.nowMs
+        let period = Story.Period(
+            transactionId: "\(story.originalTransactionId)1", productId: "pro.monthly", purchaseMs: now, expiresMs: now + 600)
+        let connection = try LoopbackConnection(port: service.port)
+        for payload in [
+            try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period),
+            try story.notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", period: period, autoRenewStatus: 0),
+        ] {
+            #expect(try connection.postNotification(payload).status == 200)
+        }
+        receiver.wait { $0.count >= 2 }
+        service.shutdown()
+        #expect(receiver.received.map(\.type) == ["INITIAL_PURCHASE", "CANCELLATION"])
+
+        while Story.nowMs <= period.expiresMs + 100 { Thread.sleep(forTimeInterval: 0.02) }
+        service = try fixture.startService()
+        defer { service.shutdown() }
+        let received = receiver.wait { $0.count >= 3 }
+        #expect(received.map(\.type) == ["INITIAL_PURCHASE", "CANCELLATION", "EXPIRATION"])
+        #expect(received.last?.event["expiration_reason"] == .string("UNSUBSCRIBE"))
+
+        Thread.sleep(forTimeInterval: 0.3)
+        let metrics = String(decoding: try LoopbackConnection(port: service.port).request("GET", "/metrics").body, as: UTF8.self)
+        #expect(metrics.contains(#"revenuedot_webhook_deliveries_total{outcome="delivered"} 1"#))
+        #expect(metrics.contains("revenuedot_webhook_pending 0"))
+        #expect(metrics.contains("revenuedot_webhook_dead 0"))
+        #expect(metrics.contains("revenuedot_timers_fired_total 1"))
+        #expect(metrics.contains("revenuedot_webhook_delivery_latency_seconds_count 1"))
+    }
+}

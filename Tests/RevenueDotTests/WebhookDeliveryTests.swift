@@ -86,6 +86,10 @@ struct WebhookDeliveryTests {
         #expect(event["store"] == .string("APP_STORE"))
         #expect(event["environment"] == .string("SANDBOX"))
         #expect(event["sequence"] == .integer(1))
+        // Prices are numbers (USD here, so both are set), as RevenueCat sends them.
+        #expect(event["price"] == .number(9.99))
+        #expect(event["price_in_purchased_currency"] == .number(9.99))
+        #expect(event["currency"] == .string("USD"))
     }
 
     @Test func aDuplicateNotificationMakesNoNewDelivery() throws {
