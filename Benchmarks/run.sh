@@ -14,6 +14,19 @@ count="${BENCH_COUNT:-200}"
 bench=.build/release/revenuedot-bench
 mkdir -p "$work"
 
+# Serves DIR/revenuedot.json in the background; sets $server (its pid) and $port.
+start_server() {
+    .build/release/revenuedot serve --config "$1/revenuedot.json" > "$1/serve.log" 2>&1 &
+    server=$!
+    port=""
+    for _ in $(seq 1 100); do
+        port=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$1/serve.log" | grep -o '[0-9]*$' || true)
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+    [ -n "$port" ] || { cat "$1/serve.log" >&2; kill "$server"; exit 1; }
+}
+
 echo "== generating $count signed notifications over a fresh test chain" >&2
 "$bench" generate --out "$work" --count "$count"
 
@@ -56,15 +69,7 @@ cat > "$work/ingest/revenuedot.json" <<JSON
             "rootCertificates": ["root.pem"]}]
 }
 JSON
-.build/release/revenuedot serve --config "$work/ingest/revenuedot.json" > "$work/ingest/serve.log" 2>&1 &
-server=$!
-port=""
-for _ in $(seq 1 100); do
-    port=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$work/ingest/serve.log" | grep -o '[0-9]*$' || true)
-    [ -n "$port" ] && break
-    sleep 0.1
-done
-[ -n "$port" ] || { cat "$work/ingest/serve.log" >&2; kill "$server"; exit 1; }
+start_server "$work/ingest"
 ingest=$("$bench" ingest --port "$port" --app bench --payloads "$work/ingest/payloads.txt" --connections 16)
 echo "$ingest" >&2
 kill -TERM "$server"
@@ -90,15 +95,7 @@ cat > "$work/subscribers/revenuedot.json" <<JSON
             "entitlements": {"pro": ["pro.monthly", "pro.yearly"]}}]
 }
 JSON
-.build/release/revenuedot serve --config "$work/subscribers/revenuedot.json" > "$work/subscribers/serve.log" 2>&1 &
-server=$!
-port=""
-for _ in $(seq 1 100); do
-    port=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$work/subscribers/serve.log" | grep -o '[0-9]*$' || true)
-    [ -n "$port" ] && break
-    sleep 0.1
-done
-[ -n "$port" ] || { cat "$work/subscribers/serve.log" >&2; kill "$server"; exit 1; }
+start_server "$work/subscribers"
 seed=$("$bench" link --port "$port" --transactions "$work/subscribers/transactions.txt" --key pk_bench)
 echo "seeding: $seed" >&2
 # Warm both paths once, then alternate health and subscribers twice; the better of each is kept.

@@ -62,9 +62,7 @@ struct EventSemanticsTests {
     @Test func downgradeIsScheduledThenTakesEffectAtTheRenewal() throws {
         defer { stop() }
         let now = Story.nowMs
-        let yearly = Story.Period(
-            transactionId: "\(story.originalTransactionId)1", productId: "pro.yearly", purchaseMs: now,
-            expiresMs: now + 86_400_000)
+        let yearly = story.period(1, "pro.yearly", from: now, until: now + 86_400_000)
         try post(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: yearly))
         try post(
             try story.notification("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", period: yearly, autoRenewProductId: "pro.monthly"))
@@ -73,9 +71,7 @@ struct EventSemanticsTests {
         #expect(change.last?["product_id"] == .string("pro.yearly"))
         #expect(change.last?["new_product_id"] == .string("pro.monthly"))
 
-        let monthly = Story.Period(
-            transactionId: "\(story.originalTransactionId)2", productId: "pro.monthly", purchaseMs: yearly.expiresMs,
-            expiresMs: yearly.expiresMs + 86_400_000)
+        let monthly = story.period(2, from: yearly.expiresMs, until: yearly.expiresMs + 86_400_000)
         try post(try story.notification("DID_RENEW", period: monthly))
         let renewed = events(count: 3)
         #expect(Self.types(renewed) == ["INITIAL_PURCHASE", "PRODUCT_CHANGE", "RENEWAL"])
@@ -85,13 +81,9 @@ struct EventSemanticsTests {
     @Test func upgradeSwitchesNowWithProductChangeAndRenewal() throws {
         defer { stop() }
         let now = Story.nowMs
-        let monthly = Story.Period(
-            transactionId: "\(story.originalTransactionId)1", productId: "pro.monthly", purchaseMs: now,
-            expiresMs: now + 86_400_000)
+        let monthly = story.period(1, from: now, until: now + 86_400_000)
         try post(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: monthly))
-        let yearly = Story.Period(
-            transactionId: "\(story.originalTransactionId)2", productId: "pro.yearly", purchaseMs: now + 1000,
-            expiresMs: now + 365 * 86_400_000)
+        let yearly = story.period(2, "pro.yearly", from: now + 1000, until: now + 365 * 86_400_000)
         try post(try story.notification("DID_CHANGE_RENEWAL_PREF", "UPGRADE", period: yearly))
         let all = events(count: 3)
         #expect(Self.types(all) == ["INITIAL_PURCHASE", "PRODUCT_CHANGE", "RENEWAL"])
@@ -103,8 +95,7 @@ struct EventSemanticsTests {
     @Test func autoRenewOffThenExpiredVoluntaryGivesOneExpirationWhenAccessEnds() throws {
         defer { stop() }
         let now = Story.nowMs
-        let period = Story.Period(
-            transactionId: "\(story.originalTransactionId)1", productId: "pro.monthly", purchaseMs: now, expiresMs: now + 1500)
+        let period = story.period(1, from: now, until: now + 1500)
         try post(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period))
         try post(try story.notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", period: period, autoRenewStatus: 0))
         let cancelled = events(count: 2)
@@ -124,9 +115,7 @@ struct EventSemanticsTests {
     @Test func billingIssueInGraceExpiresWhenGraceEndsEvenWithoutApple() throws {
         defer { stop() }
         let now = Story.nowMs
-        let period = Story.Period(
-            transactionId: "\(story.originalTransactionId)1", productId: "pro.monthly", purchaseMs: now - 1000,
-            expiresMs: now + 500)
+        let period = story.period(1, from: now - 1000, until: now + 500)
         try post(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period))
         let graceEnd = now + 2500
         let failing: [String: JSONValue] = [
@@ -155,9 +144,7 @@ struct EventSemanticsTests {
     @Test func recoveryWithinGraceMeansNoExpirationAtAll() throws {
         defer { stop() }
         let now = Story.nowMs
-        let period = Story.Period(
-            transactionId: "\(story.originalTransactionId)1", productId: "pro.monthly", purchaseMs: now - 1000,
-            expiresMs: now + 500)
+        let period = story.period(1, from: now - 1000, until: now + 500)
         try post(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period))
         let graceEnd = now + 2000
         try post(
@@ -165,9 +152,7 @@ struct EventSemanticsTests {
                 "DID_FAIL_TO_RENEW", "GRACE_PERIOD", period: period,
                 renewal: ["gracePeriodExpiresDate": .integer(graceEnd), "isInBillingRetryPeriod": .bool(true)]))
         events(count: 3)
-        let renewed = Story.Period(
-            transactionId: "\(story.originalTransactionId)2", productId: "pro.monthly", purchaseMs: now + 700,
-            expiresMs: now + 86_400_000)
+        let renewed = story.period(2, from: now + 700, until: now + 86_400_000)
         try post(try story.notification("DID_RENEW", "BILLING_RECOVERY", period: renewed))
         try fireTimers(after: graceEnd)
         let all = settled()
@@ -177,8 +162,7 @@ struct EventSemanticsTests {
     @Test func priceIncreaseNotAcceptedExpiresWithThatReason() throws {
         defer { stop() }
         let now = Story.nowMs
-        let period = Story.Period(
-            transactionId: "\(story.originalTransactionId)1", productId: "pro.monthly", purchaseMs: now, expiresMs: now + 1000)
+        let period = story.period(1, from: now, until: now + 1000)
         try post(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period))
         try post(
             try story.notification("PRICE_INCREASE", "PENDING", period: period, renewal: ["priceIncreaseStatus": .integer(0)]))
@@ -205,8 +189,7 @@ struct TimerRestartTests {
         var service = try fixture.startService()
         let story = Story(signer: fixture.signer)
         let now = Story.nowMs
-        let period = Story.Period(
-            transactionId: "\(story.originalTransactionId)1", productId: "pro.monthly", purchaseMs: now, expiresMs: now + 600)
+        let period = story.period(1, from: now, until: now + 600)
         let connection = try LoopbackConnection(port: service.port)
         for payload in [
             try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period),

@@ -72,8 +72,7 @@ struct ReplayTimerTests {
         let connection = try LoopbackConnection(port: service.port)
         let story = Story(signer: fixture.signer)
         let now = Story.nowMs
-        let period = Story.Period(
-            transactionId: "\(story.originalTransactionId)1", productId: "pro.monthly", purchaseMs: now, expiresMs: now + 300)
+        let period = story.period(1, from: now, until: now + 300)
         for payload in [
             try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period),
             try story.notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", period: period, autoRenewStatus: 0),

@@ -38,11 +38,7 @@ public struct EventsCommand {
     }
 
     public func run() throws -> Int32 {
-        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
-        guard case .sqlite(let path) = config.database else {
-            throw UsageError("PostgreSQL storage is not available yet")
-        }
-        let store = try SQLiteStore(path: path)
+        let (_, store) = try CommandStore.open(parsed)
         defer { store.close() }
         return subcommand == "resend" ? try resend(store, id: parsed.positionals[0]) : try list(store)
     }

@@ -32,11 +32,7 @@ public struct NotificationsCommand {
     }
 
     public func run() throws -> Int32 {
-        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
-        guard case .sqlite(let path) = config.database else {
-            throw UsageError("PostgreSQL storage is not available yet")
-        }
-        let store = try SQLiteStore(path: path)
+        let (config, store) = try CommandStore.open(parsed)
         defer { store.close() }
         switch subcommand {
         case "list": return try list(store)
@@ -147,5 +143,17 @@ extension String {
     /// The string padded with spaces (or cut) to `width` characters.
     func padding(_ width: Int) -> String {
         count >= width ? String(prefix(width - 1)) + " " : self + String(repeating: " ", count: width - count)
+    }
+}
+
+/// What commands that read or change storage start with: the configuration and its store.
+enum CommandStore {
+    /// Loads `--config` (default `revenuedot.json`) and opens its database; the caller closes it.
+    static func open(_ parsed: ParsedArguments) throws -> (RevenueDotConfig, SQLiteStore) {
+        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
+        guard case .sqlite(let path) = config.database else {
+            throw UsageError("PostgreSQL storage is not available yet")
+        }
+        return (config, try SQLiteStore(path: path))
     }
 }

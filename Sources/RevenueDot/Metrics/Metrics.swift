@@ -40,13 +40,15 @@ final class Metrics: Sendable {
         counter(
             "revenuedot_storage_failures_total", "Notifications answered 503 because storage could not commit.",
             storageFailures.count)
-        lines += [
-            "# HELP revenuedot_notifications_rejected_total Notifications refused, by verification status.",
-            "# TYPE revenuedot_notifications_rejected_total counter",
-        ]
-        for (status, count) in notificationsRejected.counts.sorted(by: { $0.key < $1.key }) {
-            lines.append("revenuedot_notifications_rejected_total{status=\"\(status)\"} \(count)")
+        func labeled(_ name: String, _ help: String, _ label: String, _ counter: LabeledCounter) {
+            lines += ["# HELP \(name) \(help)", "# TYPE \(name) counter"]
+            for (value, count) in counter.counts.sorted(by: { $0.key < $1.key }) {
+                lines.append("\(name){\(label)=\"\(Self.escape(value))\"} \(count)")
+            }
         }
+        labeled(
+            "revenuedot_notifications_rejected_total", "Notifications refused, by verification status.", "status",
+            notificationsRejected)
         lines += [
             "# HELP revenuedot_http_request_duration_seconds Time from request to response, by route.",
             "# TYPE revenuedot_http_request_duration_seconds histogram",
@@ -61,13 +63,7 @@ final class Metrics: Sendable {
             "# HELP revenuedot_http_open_connections Open HTTP connections.", "# TYPE revenuedot_http_open_connections gauge",
             "revenuedot_http_open_connections \(openConnections.current)",
         ]
-        lines += [
-            "# HELP revenuedot_webhook_deliveries_total Webhook delivery attempts, by outcome.",
-            "# TYPE revenuedot_webhook_deliveries_total counter",
-        ]
-        for (outcome, count) in deliveries.counts.sorted(by: { $0.key < $1.key }) {
-            lines.append("revenuedot_webhook_deliveries_total{outcome=\"\(outcome)\"} \(count)")
-        }
+        labeled("revenuedot_webhook_deliveries_total", "Webhook delivery attempts, by outcome.", "outcome", deliveries)
         lines += [
             "# HELP revenuedot_webhook_delivery_latency_seconds From the event's commit to its webhook answered 2xx.",
             "# TYPE revenuedot_webhook_delivery_latency_seconds histogram",

@@ -26,6 +26,11 @@ final class Story: Sendable {
         var expiresMs: Int64
     }
 
+    /// Period `number` of this subscription: `product` from `startMs` until `endMs`.
+    func period(_ number: Int, _ product: String = "pro.monthly", from startMs: Int64, until endMs: Int64) -> Period {
+        Period(transactionId: "\(originalTransactionId)\(number)", productId: product, purchaseMs: startMs, expiresMs: endMs)
+    }
+
     /// A signed notification; `renewal` members override the renewal info's defaults.
     func notification(
         _ type: String, _ subtype: String? = nil, period: Period, autoRenewProductId: String? = nil,
