@@ -62,26 +62,33 @@ enum Deliveries {
     /// of its customer: a later event waits while an earlier one is pending (in flight, listed
     /// in `inFlight`, or waiting for its retry). Dead-lettered and delivered events do not block.
     ///
-    /// Walks the pending index in position order (at most `window` rows) and decides in Swift:
-    /// the first pending row seen for a customer is that customer's earliest.
+    /// Walks the pending index in position order, `window` rows at a time (at most `maxWindows`
+    /// of them, so that one customer's long backlog cannot hide everyone behind it), and decides
+    /// in Swift: the first pending row seen for a customer is that customer's earliest.
     static func due(
-        appId: String, nowMs: Int64, limit: Int, window: Int = 2000, inFlight: Set<String>, from rows: some RowReader
+        appId: String, nowMs: Int64, limit: Int, window: Int = 2000, maxWindows: Int = 10, inFlight: Set<String>,
+        from rows: some RowReader
     ) throws -> [DueDelivery] {
-        let pending = try rows.query(
-            """
-            SELECT event_id, customer, attempts, next_attempt_at, created_at FROM deliveries
-            WHERE app_id = ? AND status = 'pending' ORDER BY position LIMIT ?
-            """, [.text(appId), .integer(Int64(window))])
         var blocked: Set<String> = []
         var picked: [(id: String, customer: String?, attempts: Int, createdAt: Int64)] = []
-        for row in pending {
-            guard picked.count < limit, let id = row[0].textValue else { break }
-            let customer = row[1].textValue
-            if let customer {
-                guard blocked.insert(customer).inserted else { continue }
+        var after: Int64 = 0
+        for _ in 0..<maxWindows {
+            let pending = try rows.query(
+                """
+                SELECT event_id, customer, attempts, next_attempt_at, created_at, position FROM deliveries
+                WHERE app_id = ? AND status = 'pending' AND position > ? ORDER BY position LIMIT ?
+                """, [.text(appId), .integer(after), .integer(Int64(window))])
+            for row in pending {
+                guard picked.count < limit, let id = row[0].textValue else { break }
+                let customer = row[1].textValue
+                if let customer {
+                    guard blocked.insert(customer).inserted else { continue }
+                }
+                guard !inFlight.contains(id), (row[3].integerValue ?? 0) <= nowMs else { continue }
+                picked.append((id, customer, Int(row[2].integerValue ?? 0), row[4].integerValue ?? 0))
             }
-            guard !inFlight.contains(id), (row[3].integerValue ?? 0) <= nowMs else { continue }
-            picked.append((id, customer, Int(row[2].integerValue ?? 0), row[4].integerValue ?? 0))
+            guard picked.count < limit, pending.count == window, let last = pending.last?[5].integerValue else { break }
+            after = last
         }
         guard !picked.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: picked.count).joined(separator: ", ")

@@ -1,0 +1,57 @@
+import Foundation
+import Storage
+import Testing
+
+@testable import RevenueDot
+
+/// Which pending deliveries are due: the earliest pending event of each customer, in commit order.
+@Suite("Due deliveries")
+struct DueDeliveriesTests {
+    /// Inserts events (customer, next attempt) in commit order, each with a pending delivery.
+    static func store(_ rows: [(customer: String?, nextAttemptMs: Int64)]) throws -> (SQLiteStore, TestDirectory) {
+        let directory = TestDirectory("due-deliveries")
+        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        try store.write { transaction in
+            for (index, row) in rows.enumerated() {
+                let position = Int64(index + 1)
+                let customer = row.customer.map(SQLValue.text) ?? .null
+                try transaction.execute(
+                    "INSERT INTO events (id, app_id, customer, sequence, type, json, created_at, position) VALUES (?, 'demo', ?, ?, 'RENEWAL', '{}', 0, ?)",
+                    [.text("e\(position)"), customer, .integer(position), .integer(position)])
+                try transaction.execute(
+                    "INSERT INTO deliveries (event_id, app_id, customer, position, status, next_attempt_at, created_at) VALUES (?, 'demo', ?, ?, 'pending', ?, 0)",
+                    [.text("e\(position)"), customer, .integer(position), .integer(row.nextAttemptMs)])
+            }
+        }
+        return (store, directory)
+    }
+
+    static func due(_ store: SQLiteStore, window: Int, inFlight: Set<String> = []) throws -> [String] {
+        try store.read { (rows) throws(StoreError) in
+            do {
+                return try Deliveries.due(
+                    appId: "demo", nowMs: 1000, limit: 16, window: window, inFlight: inFlight, from: rows
+                ).map(\.eventId)
+            } catch { throw StoreError(.corrupt, "\(error)") }
+        }
+    }
+
+    @Test func theEarliestPendingEventOfEachCustomerGoesFirst() throws {
+        let (store, directory) = try Self.store([("a", 0), ("a", 0), ("b", 0), (nil, 0), ("b", 0), (nil, 0)])
+        defer { store.close() }
+        _ = directory
+        #expect(try Self.due(store, window: 100) == ["e1", "e3", "e4", "e6"])
+        // In flight: still pending in storage, so the customer's next event waits behind it.
+        #expect(try Self.due(store, window: 100, inFlight: ["e1", "e3"]) == ["e4", "e6"])
+    }
+
+    /// A customer whose head waits for its retry holds back only that customer, even when its
+    /// backlog is longer than one window of the scan.
+    @Test func aLongBacklogInRetryDoesNotHideOtherCustomers() throws {
+        let backlog = [(customer: String?, nextAttemptMs: Int64)]([("a", 5000)]) + Array(repeating: ("a", 0), count: 7)
+        let (store, directory) = try Self.store(backlog + [("b", 0), ("c", 9999)])
+        defer { store.close() }
+        _ = directory
+        #expect(try Self.due(store, window: 3) == ["e9"])
+    }
+}
