@@ -41,6 +41,10 @@ let package = Package(
         .target(
             name: "RevenueDot",
             dependencies: ["AppStore", "HTTP", "Storage", "Subscriptions", "LoopbackClient"]),
+        // Advanced Commerce in-app requests: models and Apple's validation rules.
+        .target(
+            name: "AdvancedCommerce",
+            dependencies: ["AppStore"]),
         // A small blocking HTTP/1.1 client over TCP to address literals: tests, benchmarks, and
         // webhooks to plain-http endpoints given by IP address.
         .target(
@@ -61,6 +65,9 @@ let package = Package(
         .testTarget(
             name: "RevenueDotTests",
             dependencies: ["RevenueDot", "AppStore", "Storage", "LoopbackClient", "HTTP"]),
+        .testTarget(
+            name: "AdvancedCommerceTests",
+            dependencies: ["AdvancedCommerce", "AppStore"]),
         .testTarget(
             name: "SubscriptionsTests",
             dependencies: ["Subscriptions", "AppStore"]),

@@ -1,0 +1,86 @@
+import Foundation
+
+// MARK: - version, operation, requestInfo
+
+extension ValidationReport {
+    /// `version` must be the string "1" and `operation` must name this request type.
+    mutating func checkEnvelope(version: String?, operation: InAppOperation?, expected: InAppOperation) {
+        switch version {
+        case nil: fail(.nullVersion, "version")
+        case "1": break
+        case let version?: fail(.unexpectedVersion, "version", "Expected \"1\", got \"\(version)\".")
+        }
+        // Apple defines no NullOperationError: a missing operation is reported as an invalid one.
+        if operation != expected {
+            fail(.invalidOperation, "operation", "Expected \(expected.rawValue), got \(operation?.rawValue ?? "nothing").")
+        }
+    }
+
+    mutating func checkRequestInfo(_ info: RequestInfo?) {
+        guard let info else { return fail(.nullRequestInfo, "requestInfo") }
+        switch info.requestReferenceId {
+        case nil:
+            fail(.nullRequestReferenceID, "requestInfo.requestReferenceId")
+        case let id? where !Self.isUUID(id):
+            fail(.invalidRequestReferenceID, "requestInfo.requestReferenceId", "Must be a UUID (36 characters).")
+        default: break
+        }
+        // Apple: "must contain a valid UUID or an empty string".
+        if let token = info.appAccountToken, !token.isEmpty, !Self.isUUID(token) {
+            fail(.invalidAppAccountToken, "requestInfo.appAccountToken")
+        }
+        // The token is opaque, so only an empty one is known to be wrong; omit the field when there is none.
+        if let token = info.consistencyToken, token.isEmpty {
+            fail(.invalidConsistencyToken, "requestInfo.consistencyToken", "Omit it instead of sending an empty string.")
+        }
+    }
+
+    /// Apple's transaction identifiers are decimal digit strings (e.g. "2000000123456789").
+    mutating func checkTransactionId(
+        _ id: String?, field: String, null: AdvancedCommerceErrorCode?, invalid: AdvancedCommerceErrorCode
+    ) {
+        guard let id else {
+            if let null { fail(null, field) }
+            return
+        }
+        if id.isEmpty || !id.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            fail(invalid, field, "Expected decimal digits.")
+        }
+    }
+
+    static func isUUID(_ value: String) -> Bool {
+        value.count == 36 && UUID(uuidString: value) != nil
+    }
+}
+
+// MARK: - currency, storefront, taxCode
+
+extension ValidationReport {
+    /// Returns the currency when it is a known code, so prices can be checked against its decimals.
+    mutating func checkCurrency(_ currency: String?, required: Bool) -> String? {
+        guard let currency else {
+            if required { fail(.nullCurrency, "currency") }
+            return nil
+        }
+        guard CurrencyCodes.all.contains(currency) else {
+            fail(.invalidCurrency, "currency", "\"\(currency)\" is not an ISO 4217 code.")
+            return nil
+        }
+        return currency
+    }
+
+    mutating func checkStorefront(_ storefront: String?) {
+        if let storefront, !StorefrontCodes.all.contains(storefront) {
+            fail(.invalidStorefront, "storefront", "\"\(storefront)\" is not an ISO 3166-1 alpha-3 code.")
+        }
+    }
+
+    /// Apple's tax-code table is not embedded, so only a missing or empty code is caught here.
+    mutating func checkTaxCode(_ taxCode: String?, required: Bool) {
+        switch taxCode {
+        case nil where required: fail(.nullTaxCode, "taxCode")
+        case ""?: fail(.invalidTaxProductCode, "taxCode")
+        default: break
+        }
+    }
+}

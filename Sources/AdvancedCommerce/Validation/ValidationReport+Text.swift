@@ -1,0 +1,45 @@
+// MARK: - SKU, displayName, description
+
+/// Apple's length limits, counted in Characters (grapheme clusters), as Apple's Swift library counts them.
+enum TextLimits {
+    static let sku = 128
+    static let displayName = 30
+    static let description = 45
+}
+
+extension ValidationReport {
+    mutating func checkSKU(
+        _ sku: String?, field: String,
+        null: AdvancedCommerceErrorCode = .nullSKU,
+        tooLong: AdvancedCommerceErrorCode = .skuLengthExceeded
+    ) {
+        checkText(sku, field: field, limit: TextLimits.sku, null: null, empty: .invalidSKU, tooLong: tooLong)
+    }
+
+    mutating func checkDisplayName(_ name: String?, field: String, required: Bool = true) {
+        checkText(
+            name, field: field, limit: TextLimits.displayName, null: required ? .nullDisplayName : nil,
+            empty: .invalidDisplayName, tooLong: .displayNameLengthExceeded)
+    }
+
+    mutating func checkDescription(_ text: String?, field: String, required: Bool = true) {
+        checkText(
+            text, field: field, limit: TextLimits.description, null: required ? .nullDescription : nil,
+            empty: .invalidDescription, tooLong: .descriptionLengthExceeded)
+    }
+
+    private mutating func checkText(
+        _ text: String?, field: String, limit: Int,
+        null: AdvancedCommerceErrorCode?, empty: AdvancedCommerceErrorCode, tooLong: AdvancedCommerceErrorCode
+    ) {
+        guard let text else {
+            if let null { fail(null, field) }
+            return
+        }
+        if text.isEmpty {
+            fail(empty, field, "Must not be empty.")
+        } else if text.count > limit {
+            fail(tooLong, field, "\(text.count) characters, at most \(limit) allowed.")
+        }
+    }
+}

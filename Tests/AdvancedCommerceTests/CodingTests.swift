@@ -1,0 +1,66 @@
+import AdvancedCommerce
+import Foundation
+import Testing
+
+@Suite struct CodingTests {
+    private func jsonObject(_ value: some Encodable) throws -> [String: Any] {
+        let data = try JSONEncoder().encode(value)
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test func roundTripKeepsAppleNames() throws {
+        let request = try AppleExamples.decode(
+            AppleExamples.modifyUpgradeWithPeriodChange, as: SubscriptionModifyInAppRequest.self)
+        let data = try JSONEncoder().encode(request)
+        #expect(try JSONDecoder().decode(SubscriptionModifyInAppRequest.self, from: data) == request)
+        let object = try jsonObject(request)
+        let item = try #require((object["changeItems"] as? [[String: Any]])?.first)
+        #expect(Set(item.keys) == ["currentSKU", "SKU", "displayName", "description", "effective", "price", "reason"])
+        #expect(object["version"] as? String == "1")
+        #expect(object["operation"] as? String == "MODIFY_SUBSCRIPTION")
+    }
+
+    @Test func absentOptionalsAreOmitted() throws {
+        let request = SubscriptionModifyInAppRequest(
+            requestInfo: RequestInfo(requestReferenceId: "e2a88501-25ba-403a-9c46-d7b8eecc56ba"),
+            transactionId: "12345", retainBillingCycle: true,
+            removeItems: [SubscriptionModifyRemoveItem(sku: "LIVE_SPORTS")])
+        let object = try jsonObject(request)
+        #expect(
+            Set(object.keys) == ["operation", "version", "requestInfo", "transactionId", "retainBillingCycle", "removeItems"])
+        #expect(Set((object["requestInfo"] as? [String: Any] ?? [:]).keys) == ["requestReferenceId"])
+        #expect((object["removeItems"] as? [[String: Any]])?.first?.keys.sorted() == ["SKU"])
+    }
+
+    @Test func everyRequestTypeRoundTrips() throws {
+        let oneTime = try AppleExamples.decode(AppleExamples.oneTimeCharge, as: OneTimeChargeCreateRequest.self)
+        #expect(try AppleExamples.decode(String(decoding: JSONEncoder().encode(oneTime), as: UTF8.self)) == oneTime)
+        let create = try AppleExamples.decode(AppleExamples.subscriptionCreate, as: SubscriptionCreateRequest.self)
+        #expect(try AppleExamples.decode(String(decoding: JSONEncoder().encode(create), as: UTF8.self)) == create)
+        let reactivate = try AppleExamples.decode(
+            AppleExamples.subscriptionReactivate, as: SubscriptionReactivateInAppRequest.self)
+        #expect(
+            try AppleExamples.decode(String(decoding: JSONEncoder().encode(reactivate), as: UTF8.self)) == reactivate)
+        #expect(try jsonObject(oneTime.item).keys.contains("SKU"))
+    }
+
+    @Test func unknownEnumValuesAreKeptAndReported() throws {
+        let json = AppleExamples.modifyDowngrade
+            .replacingOccurrences(of: "\"DOWNGRADE\"", with: "\"SIDEGRADE\"")
+        let request = try AppleExamples.decode(json, as: SubscriptionModifyInAppRequest.self)
+        let item = try #require(request.changeItems?.first)
+        #expect(item.reason == .unknown("SIDEGRADE"))
+        #expect(try jsonObject(item)["reason"] as? String == "SIDEGRADE")
+        #expect(
+            AdvancedCommerceValidator.validate(request).map(\.name) == ["InvalidChangeReasonError"])
+    }
+
+    @Test func decodesNewerEnumValuesEverywhere() throws {
+        #expect(Effective(rawValue: "LATER") == .unknown("LATER"))
+        #expect(Period(rawValue: "P9M") == .unknown("P9M"))
+        #expect(OfferPeriod(rawValue: "P9M") == .nineMonths)
+        #expect(OfferReason(rawValue: "WIN_BACK") == .winBack)
+        #expect(ChangeReason(rawValue: "APPLY_OFFER") == .applyOffer)
+        #expect(InAppOperation(rawValue: "REACTIVATE_SUBSCRIPTION") == .reactivateSubscription)
+    }
+}

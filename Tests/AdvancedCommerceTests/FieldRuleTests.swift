@@ -1,0 +1,106 @@
+import AdvancedCommerce
+import Testing
+
+/// Required fields, lengths, codes and enumerations of the create and reactivate requests.
+@Suite struct FieldRuleTests {
+    static let oneTime: [RuleCase] = [
+        RuleCase("currency missing", with(Valid.oneTime) { $0.currency = nil }, "NullCurrencyError", 4000098, at: "currency"),
+        RuleCase(
+            "currency unknown", with(Valid.oneTime) { $0.currency = "USX" }, "InvalidCurrencyError", 4000053, at: "currency"),
+        RuleCase("taxCode missing", with(Valid.oneTime) { $0.taxCode = nil }, "NullTaxCodeError", 4000099, at: "taxCode"),
+        RuleCase("taxCode empty", with(Valid.oneTime) { $0.taxCode = "" }, "InvalidTaxProductCodeError", 4000127, at: "taxCode"),
+        RuleCase(
+            "storefront alpha-2", with(Valid.oneTime) { $0.storefront = "US" }, "InvalidStorefrontError", 4000028,
+            at: "storefront"),
+        RuleCase("item missing", with(Valid.oneTime) { $0.item = nil }, "NullItemError", 4000102, at: "item"),
+        RuleCase("SKU missing", with(Valid.oneTime) { $0.item?.sku = nil }, "NullSKUError", 4000105, at: "item.SKU"),
+        RuleCase("SKU empty", with(Valid.oneTime) { $0.item?.sku = "" }, "InvalidSKUError", 4000122, at: "item.SKU"),
+        RuleCase("SKU 129", with(Valid.oneTime) { $0.item?.sku = text(129) }, "SKULengthExceededError", 4000087, at: "item.SKU"),
+        RuleCase(
+            "displayName missing", with(Valid.oneTime) { $0.item?.displayName = nil }, "NullDisplayNameError", 4000106,
+            at: "item.displayName"),
+        RuleCase(
+            "displayName empty", with(Valid.oneTime) { $0.item?.displayName = "" }, "InvalidDisplayNameError", 4000118,
+            at: "item.displayName"),
+        RuleCase(
+            "displayName 31", with(Valid.oneTime) { $0.item?.displayName = text(31) }, "DisplayNameLengthExceededError",
+            4000089, at: "item.displayName"),
+        RuleCase(
+            "description missing", with(Valid.oneTime) { $0.item?.description = nil }, "NullDescriptionError", 4000107,
+            at: "item.description"),
+        RuleCase(
+            "description empty", with(Valid.oneTime) { $0.item?.description = "" }, "InvalidDescriptionError", 4000119,
+            at: "item.description"),
+        RuleCase(
+            "description 46", with(Valid.oneTime) { $0.item?.description = text(46) }, "DescriptionLengthExceededError",
+            4000088, at: "item.description"),
+        RuleCase("price missing", with(Valid.oneTime) { $0.item?.price = nil }, "NullPriceError", 4000109, at: "item.price"),
+        RuleCase("price negative", with(Valid.oneTime) { $0.item?.price = -10 }, "NegativePriceError", 4000086, at: "item.price"),
+    ]
+
+    static let create: [RuleCase] = [
+        RuleCase(
+            "descriptors missing", with(Valid.create) { $0.descriptors = nil }, "NullDescriptorsError", 4000103, at: "descriptors"
+        ),
+        RuleCase(
+            "descriptors.displayName missing", with(Valid.create) { $0.descriptors?.displayName = nil }, "NullDisplayNameError",
+            4000106, at: "descriptors.displayName"),
+        RuleCase(
+            "descriptors.description 46", with(Valid.create) { $0.descriptors?.description = text(46) },
+            "DescriptionLengthExceededError", 4000088, at: "descriptors.description"),
+        RuleCase("period missing", with(Valid.create) { $0.period = nil }, "NullPeriodError", 4000104, at: "period"),
+        RuleCase(
+            "period offer-only value", with(Valid.create) { $0.period = .unknown("P3D") }, "InvalidRenewalPeriodError", 4000130,
+            at: "period"),
+        RuleCase("items missing", with(Valid.create) { $0.items = nil }, "NullItemsError", 4000101, at: "items"),
+        RuleCase("items empty", with(Valid.create) { $0.items = [] }, "AtLeastOneItemError", 4000160, at: "items"),
+        RuleCase(
+            "same SKU twice", with(Valid.create) { $0.items?[1].sku = "LIVE_SPORTS" }, "ItemCannotBeSpecifiedMultipleTimesError",
+            4000194, at: "items[1].SKU"),
+        RuleCase(
+            "item SKU 129", with(Valid.create) { $0.items?[0].sku = text(129) }, "SKULengthExceededError", 4000087,
+            at: "items[0].SKU"),
+        RuleCase(
+            "previousTransactionId not digits", with(Valid.create) { $0.previousTransactionId = "abc" },
+            "InvalidPreviousTransactionIDError", 4000096, at: "previousTransactionId"),
+    ]
+
+    static let reactivate: [RuleCase] = [
+        RuleCase(
+            "transactionId missing", with(Valid.reactivate) { $0.transactionId = nil }, "NullTransactionIdError", 4000085,
+            at: "transactionId"),
+        RuleCase(
+            "transactionId not digits", with(Valid.reactivate) { $0.transactionId = "tx-1" }, "InvalidTransactionIdError",
+            4000006, at: "transactionId"),
+        RuleCase("items empty", with(Valid.reactivate) { $0.items = [] }, "AtLeastOneItemError", 4000160, at: "items"),
+        RuleCase(
+            "item SKU missing", with(Valid.reactivate) { $0.items?[0].sku = nil }, "NullSKUError", 4000105, at: "items[0].SKU"),
+        RuleCase(
+            "item SKU 129", with(Valid.reactivate) { $0.items?[0].sku = text(129) }, "SKULengthExceededError", 4000087,
+            at: "items[0].SKU"),
+        RuleCase(
+            "same SKU twice", with(Valid.reactivate) { $0.items = [.init(sku: "A"), .init(sku: "A")] },
+            "ItemCannotBeSpecifiedMultipleTimesError", 4000194, at: "items[1].SKU"),
+        RuleCase(
+            "storefront unknown", with(Valid.reactivate) { $0.storefront = "XXX" }, "InvalidStorefrontError", 4000028,
+            at: "storefront"),
+    ]
+
+    @Test(arguments: oneTime + create + reactivate)
+    func reportsAppleError(_ rule: RuleCase) {
+        #expect(rule.isReported, "got \(rule.errors)")
+    }
+
+    /// Limits count Characters, as Apple's Swift library does: 128/30/45 combining-accent Characters pass.
+    @Test func limitsCountCharacters() {
+        let atLimit = with(Valid.oneTime) {
+            $0.item = OneTimeChargeItem(sku: text(128), displayName: text(30), description: text(45), price: 4990)
+        }
+        #expect(text(30).unicodeScalars.count == 60)
+        #expect(AdvancedCommerceValidator.validate(atLimit) == [])
+    }
+
+    @Test func reactivateWithoutItemsIsValid() {
+        #expect(AdvancedCommerceValidator.validate(with(Valid.reactivate) { $0.items = nil }) == [])
+    }
+}
