@@ -95,7 +95,7 @@ struct EventSemanticsTests {
     @Test func autoRenewOffThenExpiredVoluntaryGivesOneExpirationWhenAccessEnds() throws {
         defer { stop() }
         let now = Story.nowMs
-        let period = story.period(1, from: now, until: now + 1500)
+        let period = story.period(1, from: now, until: now + 3000)
         try post(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period))
         try post(try story.notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", period: period, autoRenewStatus: 0))
         let cancelled = events(count: 2)
@@ -117,7 +117,7 @@ struct EventSemanticsTests {
         let now = Story.nowMs
         let period = story.period(1, from: now - 1000, until: now + 500)
         try post(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period))
-        let graceEnd = now + 2500
+        let graceEnd = now + 4000
         let failing: [String: JSONValue] = [
             "gracePeriodExpiresDate": .integer(graceEnd), "isInBillingRetryPeriod": .bool(true),
             "expirationIntent": .integer(2),
@@ -146,7 +146,7 @@ struct EventSemanticsTests {
         let now = Story.nowMs
         let period = story.period(1, from: now - 1000, until: now + 500)
         try post(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period))
-        let graceEnd = now + 2000
+        let graceEnd = now + 4000
         try post(
             try story.notification(
                 "DID_FAIL_TO_RENEW", "GRACE_PERIOD", period: period,
@@ -189,7 +189,7 @@ struct TimerRestartTests {
         var service = try fixture.startService()
         let story = Story(signer: fixture.signer)
         let now = Story.nowMs
-        let period = story.period(1, from: now, until: now + 600)
+        let period = story.period(1, from: now, until: now + 2000)
         let connection = try LoopbackConnection(port: service.port)
         for payload in [
             try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period),
