@@ -1,0 +1,15 @@
+/// The errors only a check against the live subscription can find (reference §4).
+extension AdvancedCommerceErrorCode {
+    public static let transactionIdNotFound = Self("TransactionIdNotFoundError", 4_040_010, "Transaction id not found.")
+    public static let inactiveACASub = Self("InactiveACASubError", 4_030_015, "The subscription is not active.")
+    public static let changeItemNotFound = Self(
+        "ChangeItemNotFoundError", 4_000_146, "The targeted item in changeItems wasn't found.")
+    public static let removeItemNotFound = Self(
+        "RemoveItemNotFoundError", 4_000_145, "A product in removeItems wasn't found for the given subscription.")
+    public static let productAlreadyExists = Self("ProductAlreadyExistsError", 4_000_114, "Provided SKU is already owned.")
+    public static let removeAllItemsNotAllowed = Self(
+        "RemoveAllItemsNotAllowedError", 4_000_168,
+        "The active subscription must contain at least one item and cannot be completely empty.")
+    public static let repeatedRequestReferenceId = Self(
+        "RepeatedRequestReferenceIdError", 4_000_097, "The requestReferenceId was repeated.")
+}

@@ -1,0 +1,84 @@
+/// What RevenueDot knows of the subscription a modify request targets, from the latest signed
+/// transaction and renewal info Apple sent for it.
+public struct LiveSubscription: Sendable, Equatable {
+    /// Every transaction id of the subscription (the original one included): a request may name any.
+    public var transactionIds: Set<String>
+    /// The SKUs of the items the customer has now (revoked ones excluded).
+    public var items: [String]
+    /// `advancedCommerceInfo.consistencyToken` of the latest renewal info, if any.
+    public var consistencyToken: String?
+    /// Whether the subscription gives access now.
+    public var isActive: Bool
+
+    public init(transactionIds: Set<String>, items: [String], consistencyToken: String?, isActive: Bool) {
+        self.transactionIds = transactionIds
+        self.items = items
+        self.consistencyToken = consistencyToken
+        self.isActive = isActive
+    }
+}
+
+/// Checks a modify request against the customer's live subscription, after the request-only
+/// rules (`AdvancedCommerceValidator`).
+public enum LiveValidator {
+    /// The request with `requestInfo.consistencyToken` filled from the renewal info when the
+    /// caller left it out, and every live-state error found.
+    ///
+    /// - Parameters:
+    ///   - subscriptions: the customer's Advanced Commerce subscriptions; the request's
+    ///     `transactionId` must belong to one of them.
+    ///   - usedRequestReferenceIds: ids of requests already signed for this app.
+    public static func validate(
+        _ request: SubscriptionModifyInAppRequest, subscriptions: [LiveSubscription], usedRequestReferenceIds: Set<String>
+    ) -> (request: SubscriptionModifyInAppRequest, errors: [ValidationError]) {
+        var request = request
+        var errors: [ValidationError] = []
+        if let reference = request.requestInfo?.requestReferenceId, usedRequestReferenceIds.contains(reference) {
+            errors.append(ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId"))
+        }
+        guard let transactionId = request.transactionId,
+            let live = subscriptions.first(where: { $0.transactionIds.contains(transactionId) })
+        else {
+            errors.append(
+                ValidationError(
+                    .transactionIdNotFound, field: "transactionId",
+                    detail: "It is not a transaction of this customer's subscriptions."))
+            return (request, errors)
+        }
+        if !live.isActive { errors.append(ValidationError(.inactiveACASub, field: "transactionId")) }
+        if request.requestInfo != nil, request.requestInfo?.consistencyToken == nil {
+            request.requestInfo?.consistencyToken = live.consistencyToken
+        }
+        let current = Set(live.items)
+        for (index, item) in (request.changeItems ?? []).enumerated() {
+            if let sku = item.currentSKU, !current.contains(sku) {
+                errors.append(ValidationError(.changeItemNotFound, field: "changeItems[\(index)].currentSKU", detail: sku))
+            }
+        }
+        for (index, item) in (request.removeItems ?? []).enumerated() {
+            if let sku = item.sku, !current.contains(sku) {
+                errors.append(ValidationError(.removeItemNotFound, field: "removeItems[\(index)].SKU", detail: sku))
+            }
+        }
+        for (index, item) in (request.addItems ?? []).enumerated() {
+            if let sku = item.sku, current.contains(sku) {
+                errors.append(ValidationError(.productAlreadyExists, field: "addItems[\(index)].SKU", detail: sku))
+            }
+        }
+        let removed = Set((request.removeItems ?? []).compactMap(\.sku))
+        if !current.isEmpty, current.isSubset(of: removed), (request.addItems ?? []).isEmpty, (request.changeItems ?? []).isEmpty
+        {
+            errors.append(ValidationError(.removeAllItemsNotAllowed, field: "removeItems"))
+        }
+        if request.periodChange != nil {
+            let changed = Set((request.changeItems ?? []).compactMap(\.currentSKU))
+            for sku in live.items where !changed.contains(sku) {
+                errors.append(
+                    ValidationError(
+                        .missingUpdatedItemsWithPeriodChange, field: "changeItems",
+                        detail: "Current item \(sku) is not in changeItems."))
+            }
+        }
+        return (request, errors)
+    }
+}

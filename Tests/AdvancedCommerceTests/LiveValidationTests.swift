@@ -1,0 +1,74 @@
+import AdvancedCommerce
+import Testing
+
+@Suite struct LiveValidationTests {
+    static func live(_ items: [String], token: String? = "1.12345.932c6903", active: Bool = true) -> LiveSubscription {
+        LiveSubscription(transactionIds: ["12340", "12345"], items: items, consistencyToken: token, isActive: active)
+    }
+
+    static func modify(_ json: String) throws -> SubscriptionModifyInAppRequest {
+        try AppleExamples.decode(json, as: SubscriptionModifyInAppRequest.self)
+    }
+
+    static func codes(
+        _ json: String, _ items: [String], used: Set<String> = [], active: Bool = true,
+        edit: (inout SubscriptionModifyInAppRequest) -> Void = { _ in }
+    ) throws -> [String] {
+        var request = try modify(json)
+        edit(&request)
+        return LiveValidator.validate(request, subscriptions: [live(items, active: active)], usedRequestReferenceIds: used)
+            .errors.map { "\($0.name) \($0.code) \($0.field)" }
+    }
+
+    /// Apple's four examples against subscriptions they fit.
+    @Test(arguments: [
+        (AppleExamples.modifyUpgradeWithPeriodChange, ["ANNES_GOLD_TIER_1M"]),
+        (AppleExamples.modifyAddItem, ["ANNES_GOLD_TIER_1M"]),
+        (AppleExamples.modifyRemoveItem, ["ANNES_GOLD_TIER_1M", "LIVE_SPORTS"]),
+        (AppleExamples.modifyDowngrade, ["ANNES_PLATINUM_TIER_1M"]),
+    ])
+    func appleExamplesFitMatchingSubscriptions(json: String, items: [String]) throws {
+        #expect(try Self.codes(json, items) == [])
+    }
+
+    @Test func consistencyTokenIsFilledFromTheRenewalInfoWhenLeftOut() throws {
+        let request = try Self.modify(AppleExamples.modifyAddItem)
+        #expect(request.requestInfo?.consistencyToken == nil)
+        let filled = LiveValidator.validate(
+            request, subscriptions: [Self.live(["ANNES_GOLD_TIER_1M"])], usedRequestReferenceIds: []
+        ).request
+        #expect(filled.requestInfo?.consistencyToken == "1.12345.932c6903")
+        var given = request
+        given.requestInfo?.consistencyToken = "mine"
+        #expect(
+            LiveValidator.validate(given, subscriptions: [Self.live(["ANNES_GOLD_TIER_1M"])], usedRequestReferenceIds: [])
+                .request.requestInfo?.consistencyToken == "mine")
+    }
+
+    @Test func eachLiveRuleGivesItsCode() throws {
+        #expect(
+            try Self.codes(AppleExamples.modifyDowngrade, ["ANNES_GOLD_TIER_1M"])
+                == ["ChangeItemNotFoundError 4000146 changeItems[0].currentSKU"])
+        #expect(
+            try Self.codes(AppleExamples.modifyRemoveItem, ["ANNES_GOLD_TIER_1M"])
+                == ["RemoveItemNotFoundError 4000145 removeItems[0].SKU"])
+        #expect(
+            try Self.codes(AppleExamples.modifyAddItem, ["ANNES_GOLD_TIER_1M", "NEWS_CHANNELS"])
+                == ["ProductAlreadyExistsError 4000114 addItems[0].SKU"])
+        #expect(
+            try Self.codes(AppleExamples.modifyRemoveItem, ["LIVE_SPORTS"])
+                == ["RemoveAllItemsNotAllowedError 4000168 removeItems"])
+        #expect(
+            try Self.codes(AppleExamples.modifyUpgradeWithPeriodChange, ["ANNES_GOLD_TIER_1M", "LIVE_SPORTS"])
+                == ["MissingUpdatedItemsWithPeriodChangeError 4000140 changeItems"])
+        #expect(
+            try Self.codes(AppleExamples.modifyAddItem, ["ANNES_GOLD_TIER_1M"], used: ["e2a88501-25ba-403a-9c46-d7b8eecc56ba"])
+                == ["RepeatedRequestReferenceIdError 4000097 requestInfo.requestReferenceId"])
+        #expect(
+            try Self.codes(AppleExamples.modifyAddItem, ["ANNES_GOLD_TIER_1M"], active: false)
+                == ["InactiveACASubError 4030015 transactionId"])
+        #expect(
+            try Self.codes(AppleExamples.modifyAddItem, ["ANNES_GOLD_TIER_1M"]) { $0.transactionId = "99999" }
+                == ["TransactionIdNotFoundError 4040010 transactionId"])
+    }
+}
