@@ -40,7 +40,7 @@ let package = Package(
             dependencies: ["CSQLite", "CPostgres"]),
         .target(
             name: "RevenueDot",
-            dependencies: ["AppStore", "HTTP", "Storage", "Subscriptions", "LoopbackClient"]),
+            dependencies: ["AppStore", "AdvancedCommerce", "HTTP", "Storage", "Subscriptions", "LoopbackClient"]),
         // Advanced Commerce in-app requests: models and Apple's validation rules.
         .target(
             name: "AdvancedCommerce",

@@ -8,7 +8,7 @@ struct Migration: Sendable {
     let sql: String
 
     /// Every migration this build knows, in order.
-    static let all: [Migration] = [.v1, .v2, .v3, .v4]
+    static let all: [Migration] = [.v1, .v2, .v3, .v4, .v5]
 }
 
 // MARK: - Version 1
@@ -202,5 +202,31 @@ extension Migration {
             INSERT INTO applied_inputs_v4 (seq, app_id, kind, ref, at) SELECT seq, app_id, kind, ref, at FROM applied_inputs;
             DROP TABLE applied_inputs;
             ALTER TABLE applied_inputs_v4 RENAME TO applied_inputs;
+            """)
+}
+
+// MARK: - Version 5
+
+extension Migration {
+    /// Advanced Commerce in-app requests RevenueDot signed: `pending` until a transaction or
+    /// renewal info with the same `requestReferenceId` arrives (`completed`, with that
+    /// transaction). Operational state, like deliveries: replay keeps it.
+    static let v5 = Migration(
+        version: 5,
+        name: "advanced commerce requests",
+        sql: """
+            CREATE TABLE commerce_requests (
+                app_id TEXT NOT NULL,
+                request_reference_id TEXT NOT NULL,
+                app_user_id TEXT NOT NULL,
+                operation TEXT NOT NULL,
+                request_json TEXT NOT NULL,
+                token TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('pending', 'completed')),
+                transaction_id TEXT,
+                created_at INTEGER NOT NULL,
+                completed_at INTEGER,
+                PRIMARY KEY (app_id, request_reference_id)
+            ) STRICT;
             """)
 }

@@ -17,7 +17,8 @@ import Testing
             directory.databasePath, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
         #expect(
             tables.compactMap { $0[0].textValue } == [
-                "applied_inputs", "customers", "deliveries", "events", "notifications", "posted_transactions", "purchases",
+                "applied_inputs", "commerce_requests", "customers", "deliveries", "events", "notifications",
+                "posted_transactions", "purchases",
                 "reject_counts", "rejects", "schema_migrations", "timers", "unattached_facts",
             ])
     }

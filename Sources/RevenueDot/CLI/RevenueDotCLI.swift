@@ -10,6 +10,7 @@ public enum RevenueDotCLI {
           init           write a demo configuration, a dev CA and a sample notification
           notifications  list, show and count what was received and what was refused
           events         list events and their webhook deliveries; resend one
+          commerce       validate or sign an Advanced Commerce in-app request for a customer
           replay         rebuild subscription state, events and timers from the stored inputs
           verify         verify App Store signed data and print its decoded payload
           help           show this text
@@ -38,6 +39,8 @@ public enum RevenueDotCLI {
             return runCommand("init", rest, usage: InitCommand.usage) { try InitCommand(arguments: rest).run() }
         case "replay":
             return runCommand("replay", rest, usage: ReplayCommand.usage) { try ReplayCommand(arguments: rest).run() }
+        case "commerce":
+            return runCommand("commerce", rest, usage: CommerceCommand.usage) { try CommerceCommand(arguments: rest).run() }
         case "events":
             return runCommand("events", rest, usage: EventsCommand.usage) { try EventsCommand(arguments: rest).run() }
         case "notifications":

@@ -58,7 +58,8 @@ public final class RevenueDotService: Sendable {
             configuration: http,
             router: Routes.router(
                 ingest: ingest, subscribers: subscribers, events: EventsAPI(keys: APIKeys(apps: config.apps), store: store),
-                store: store, metrics: metrics),
+                commerce: CommerceAPI(keys: APIKeys(apps: config.apps), store: store, clock: Date.init), store: store,
+                metrics: metrics),
             observer: metrics)
     }
 

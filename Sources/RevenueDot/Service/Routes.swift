@@ -6,9 +6,12 @@ import Storage
 /// The HTTP API of the service (DESIGN.md "HTTP API"): routes and how outcomes become answers.
 enum Routes {
     static func router(
-        ingest: Ingest, subscribers: SubscribersAPI, events: EventsAPI, store: SQLiteStore, metrics: Metrics
+        ingest: Ingest, subscribers: SubscribersAPI, events: EventsAPI, commerce: CommerceAPI, store: SQLiteStore,
+        metrics: Metrics
     ) -> Router {
         var router = Router()
+        router.add("POST", "/v1/advanced-commerce/{appId}/requests") { commerce.create($0) }
+        router.add("GET", "/v1/advanced-commerce/{appId}/requests/{requestReferenceId}") { commerce.show($0) }
         router.add("GET", "/v1/events") { events.events($0) }
         router.add("GET", "/v1/subscribers/{app_user_id}") { subscribers.subscriber($0) }
         router.addDeferred("POST", "/v1/subscribers/{app_user_id}/transactions") { request, reply in

@@ -50,6 +50,7 @@ enum LedgerInputs {
         let effects = ledger.apply(input, at: Date(timeIntervalSince1970: Double(atMs) / 1000))
         try LedgerRows.save(
             ledger, effects: effects, appId: app.id, at: atMs, deliver: deliver && app.webhook != nil, in: transaction)
+        try CommerceTracking.complete(after: input, app: app, atMs: atMs, in: transaction)
     }
 
     /// Records that an input was applied, in order, so `revenuedot replay` can apply it again.

@@ -84,7 +84,7 @@ public enum SubscriberInfo {
     /// `expires_date` is the current period's end as Apple sent it; a refund or revocation shows
     /// in `refunded_at` and in the entitlement, whose access it ends.
     static func json(_ subscription: SubscriptionState) -> JSONValue {
-        .object([
+        var object: [String: JSONValue] = [
             "store": .string("app_store"),
             "is_sandbox": .bool(isSandbox(subscription.environment)),
             "purchase_date": date(subscription.purchaseDateMs),
@@ -100,7 +100,9 @@ public enum SubscriberInfo {
             "store_transaction_id": subscription.transactionId.map(JSONValue.string) ?? .null,
             "price": price(subscription.priceMilliunits, subscription.currency),
             "display_name": .null,
-        ])
+        ]
+        object["advanced_commerce"] = advancedCommerce(subscription)
+        return .object(object)
     }
 
     // MARK: - Non-subscriptions

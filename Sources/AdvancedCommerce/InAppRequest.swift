@@ -1,0 +1,119 @@
+import AppStore
+import Foundation
+
+/// An in-app request of any of the four kinds, told apart by its `operation`.
+public enum InAppRequest: Sendable, Equatable {
+    case oneTimeCharge(OneTimeChargeCreateRequest)
+    case createSubscription(SubscriptionCreateRequest)
+    case modifySubscription(SubscriptionModifyInAppRequest)
+    case reactivateSubscription(SubscriptionReactivateInAppRequest)
+
+    /// Decodes a request by its `operation`; an unknown or missing one is Apple's
+    /// `InvalidOperationError`, text that is not a JSON object its `MalformedPayloadError`.
+    public init(json: Data) throws(ValidationError) {
+        let operation: InAppOperation?
+        do {
+            operation = try JSONDecoder().decode(OperationOnly.self, from: json).operation
+        } catch {
+            throw ValidationError(.malformedPayload, field: "", detail: "The request is not a JSON object.")
+        }
+        do {
+            switch operation {
+            case .createOneTimeCharge:
+                self = .oneTimeCharge(try JSONDecoder().decode(OneTimeChargeCreateRequest.self, from: json))
+            case .createSubscription:
+                self = .createSubscription(try JSONDecoder().decode(SubscriptionCreateRequest.self, from: json))
+            case .modifySubscription:
+                self = .modifySubscription(try JSONDecoder().decode(SubscriptionModifyInAppRequest.self, from: json))
+            case .reactivateSubscription:
+                self = .reactivateSubscription(try JSONDecoder().decode(SubscriptionReactivateInAppRequest.self, from: json))
+            case .unknown, nil:
+                throw ValidationError(
+                    .invalidOperation, field: "operation", detail: "Expected one of \(InAppOperation.knownValues).")
+            }
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw ValidationError(.malformedPayload, field: "", detail: "\(error)")
+        }
+    }
+
+    private struct OperationOnly: Decodable {
+        var operation: InAppOperation?
+    }
+
+    public var operation: InAppOperation {
+        switch self {
+        case .oneTimeCharge: .createOneTimeCharge
+        case .createSubscription: .createSubscription
+        case .modifySubscription: .modifySubscription
+        case .reactivateSubscription: .reactivateSubscription
+        }
+    }
+
+    /// `requestInfo.requestReferenceId`; setting it creates `requestInfo` when absent.
+    public var requestReferenceId: String? {
+        get { requestInfo?.requestReferenceId }
+        set {
+            var info = requestInfo ?? RequestInfo()
+            info.requestReferenceId = newValue
+            requestInfo = info
+        }
+    }
+
+    var requestInfo: RequestInfo? {
+        get {
+            switch self {
+            case .oneTimeCharge(let request): request.requestInfo
+            case .createSubscription(let request): request.requestInfo
+            case .modifySubscription(let request): request.requestInfo
+            case .reactivateSubscription(let request): request.requestInfo
+            }
+        }
+        set {
+            switch self {
+            case .oneTimeCharge(var request):
+                request.requestInfo = newValue
+                self = .oneTimeCharge(request)
+            case .createSubscription(var request):
+                request.requestInfo = newValue
+                self = .createSubscription(request)
+            case .modifySubscription(var request):
+                request.requestInfo = newValue
+                self = .modifySubscription(request)
+            case .reactivateSubscription(var request):
+                request.requestInfo = newValue
+                self = .reactivateSubscription(request)
+            }
+        }
+    }
+
+    /// The problems found from the request alone.
+    public func validationErrors() -> [ValidationError] {
+        switch self {
+        case .oneTimeCharge(let request): AdvancedCommerceValidator.validate(request)
+        case .createSubscription(let request): AdvancedCommerceValidator.validate(request)
+        case .modifySubscription(let request): AdvancedCommerceValidator.validate(request)
+        case .reactivateSubscription(let request): AdvancedCommerceValidator.validate(request)
+        }
+    }
+
+    /// The JSON that is signed (Apple's names, absent fields omitted, keys sorted).
+    public func json() throws -> Data {
+        switch self {
+        case .oneTimeCharge(let request): try InAppRequestSigner.json(request)
+        case .createSubscription(let request): try InAppRequestSigner.json(request)
+        case .modifySubscription(let request): try InAppRequestSigner.json(request)
+        case .reactivateSubscription(let request): try InAppRequestSigner.json(request)
+        }
+    }
+
+    public func sign(with signer: InAppRequestSigner, at now: Date) throws -> String {
+        switch self {
+        case .oneTimeCharge(let request): try signer.sign(request, at: now)
+        case .createSubscription(let request): try signer.sign(request, at: now)
+        case .modifySubscription(let request): try signer.sign(request, at: now)
+        case .reactivateSubscription(let request): try signer.sign(request, at: now)
+        }
+    }
+}

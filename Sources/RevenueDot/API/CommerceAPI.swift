@@ -1,0 +1,94 @@
+import AdvancedCommerce
+import AppStore
+import Foundation
+import HTTP
+import Storage
+
+/// `POST /v1/advanced-commerce/{appId}/requests` and `GET …/requests/{requestReferenceId}` (secret key).
+///
+/// The POST takes `{"app_user_id": "...", "request": {...}}`, checks the request against Apple's
+/// rules and the customer's live subscription, signs it with the app's In-App Purchase key and
+/// answers `{"token", "requestReferenceId", "advancedCommerceData": {"signatureInfo": {"token"}}}`
+/// (the last is what the app passes to StoreKit), or 422 with Apple's error name and code.
+struct CommerceAPI: Sendable {
+    let keys: APIKeys
+    let store: SQLiteStore
+    let clock: @Sendable () -> Date
+
+    private func app(for request: HTTPRequest) -> AppConfig? {
+        guard let (app, access) = keys.authenticate(request), access == .secret,
+            app.id == request.pathParameters["appId"]
+        else { return nil }
+        return app
+    }
+
+    func create(_ request: HTTPRequest) -> HTTPResponse {
+        guard let app = app(for: request) else { return APIKeys.unauthorized }
+        guard let body = try? JSONValue(parsing: request.body), let user = body["app_user_id"]?.stringValue, !user.isEmpty,
+            let inner = body["request"], case .object = inner
+        else {
+            return .error(
+                status: 400, code: "bad_request", message: #"the body must be {"app_user_id": "...", "request": {...}}"#)
+        }
+        do {
+            let outcome = try CommerceRequests(app: app, store: store, clock: clock)
+                .prepare(Data(inner.serialized().utf8), for: user, sign: true)
+            switch outcome {
+            case .invalid(let errors): return Self.unprocessable(errors)
+            case .valid(let signed, let token):
+                let token = JSONValue.string(token ?? "")
+                return .json(
+                    Data(
+                        JSONValue.object([
+                            "token": token, "requestReferenceId": .string(signed.requestReferenceId ?? ""),
+                            "advancedCommerceData": .object(["signatureInfo": .object(["token": token])]),
+                        ]).serialized().utf8))
+            }
+        } catch let failure as CommerceRequests.Failure {
+            if case .noKey = failure {
+                return .error(status: 409, code: "no_in_app_purchase_key", message: failure.description)
+            }
+            return .error(status: 503, code: "storage_unavailable", message: failure.description)
+        } catch {
+            return .error(status: 500, code: "signing_failed", message: "\(error)")
+        }
+    }
+
+    /// 422 with the first of Apple's errors in `error`, and all of them in `errors`.
+    static func unprocessable(_ errors: [ValidationError]) -> HTTPResponse {
+        func json(_ error: ValidationError) -> JSONValue {
+            .object([
+                "code": .string(error.name), "appleErrorCode": .integer(Int64(error.code)), "message": .string(error.message),
+                "field": .string(error.field),
+            ])
+        }
+        let body = JSONValue.object(["error": errors.first.map(json) ?? .null, "errors": .array(errors.map(json))])
+        return .json(Data(body.serialized().utf8), status: 422)
+    }
+
+    func show(_ request: HTTPRequest) -> HTTPResponse {
+        guard let app = app(for: request) else { return APIKeys.unauthorized }
+        let reference = request.pathParameters["requestReferenceId"] ?? ""
+        let row = try? store.read { (rows) throws(StoreError) -> [SQLValue]? in
+            try rows.query(
+                """
+                SELECT app_user_id, operation, request_json, status, transaction_id, created_at, completed_at
+                FROM commerce_requests WHERE app_id = ? AND request_reference_id = ?
+                """, [.text(app.id), .text(reference)]
+            ).first
+        }
+        guard let found = row ?? nil else {
+            return .error(status: 404, code: "not_found", message: "no request \(reference) for app \(app.id)")
+        }
+        let body = JSONValue.object([
+            "requestReferenceId": .string(reference), "app_user_id": found[0].textValue.map(JSONValue.string) ?? .null,
+            "operation": found[1].textValue.map(JSONValue.string) ?? .null,
+            "request": (try? JSONValue(parsing: Data((found[2].textValue ?? "null").utf8))) ?? .null,
+            "status": found[3].textValue.map(JSONValue.string) ?? .null,
+            "transactionId": found[4].textValue.map(JSONValue.string) ?? .null,
+            "createdAtMs": found[5].integerValue.map(JSONValue.integer) ?? .null,
+            "completedAtMs": found[6].integerValue.map(JSONValue.integer) ?? .null,
+        ])
+        return .json(Data(body.serialized().utf8))
+    }
+}

@@ -1,0 +1,139 @@
+import AdvancedCommerce
+import AppStore
+import Foundation
+import Storage
+import Subscriptions
+
+/// Preparing an Advanced Commerce in-app request for a customer: Apple's rules on the request,
+/// then (for a modify) the customer's live subscription, then the signature. Shared by
+/// `POST /v1/advanced-commerce/{appId}/requests` and `revenuedot commerce validate|sign`.
+struct CommerceRequests: Sendable {
+    let app: AppConfig
+    let store: SQLiteStore
+    let clock: @Sendable () -> Date
+
+    enum Outcome {
+        /// Valid; `token` and `stored` only when signing was asked for.
+        case valid(InAppRequest, token: String?)
+        case invalid([ValidationError])
+    }
+
+    enum Failure: Error, CustomStringConvertible {
+        case noKey(String)
+        case storage(String)
+        var description: String {
+            switch self {
+            case .noKey(let app): "app \"\(app)\" has no inAppPurchaseKey to sign with"
+            case .storage(let message): message
+            }
+        }
+    }
+
+    /// Validates `json` for `appUserId`; with `sign`, signs it and records it as `pending`.
+    /// A missing `requestInfo.requestReferenceId` is generated.
+    func prepare(_ json: Data, for appUserId: String, sign: Bool) throws -> Outcome {
+        var request: InAppRequest
+        do throws(ValidationError) {
+            request = try InAppRequest(json: json)
+        } catch {
+            return .invalid([error])
+        }
+        if request.requestReferenceId == nil { request.requestReferenceId = UUID().uuidString.lowercased() }
+        var errors = request.validationErrors()
+        let nowMs = DeliveryWorker.milliseconds(clock())
+        let (live, used) = try liveState(of: appUserId, atMs: nowMs)
+        if case .modifySubscription(let modify) = request {
+            let checked = LiveValidator.validate(modify, subscriptions: live, usedRequestReferenceIds: used)
+            request = .modifySubscription(checked.request)
+            errors += checked.errors
+        } else if let reference = request.requestReferenceId, used.contains(reference) {
+            errors.append(ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId"))
+        }
+        guard errors.isEmpty else { return .invalid(errors) }
+        guard sign else { return .valid(request, token: nil) }
+        guard let key = app.inAppPurchaseKey else { throw Failure.noKey(app.id) }
+        let signer = try InAppRequestSigner(key: key.privateKey, keyId: key.keyId, issuerId: key.issuerId, bundleId: app.bundleId)
+        let token = try request.sign(with: signer, at: clock())
+        let stored = try record(request, token: token, for: appUserId, atMs: nowMs)
+        return stored
+            ? .valid(request, token: token)
+            : .invalid([
+                ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId")
+            ])
+    }
+
+    /// The customer's Advanced Commerce subscriptions and the request ids already used by the app.
+    private func liveState(of appUserId: String, atMs nowMs: Int64) throws -> ([LiveSubscription], Set<String>) {
+        let app = app
+        do {
+            return try store.read { (rows) throws(StoreError) -> ([LiveSubscription], Set<String>) in
+                let ledger: Ledger
+                do { ledger = try LedgerRows.customerSlice(appUserId, app: app, from: rows) } catch let error as StoreError {
+                    throw error
+                } catch { throw StoreError(.corrupt, "stored state of \(appUserId) does not decode: \(error)") }
+                let live = ledger.subscriptions.values.compactMap { state -> LiveSubscription? in
+                    guard state.journal.ownerAppUserId == appUserId, let info = state.advancedCommerce else { return nil }
+                    return LiveSubscription(
+                        transactionIds: Set(state.transactions.keys).union([state.originalTransactionId]),
+                        items: (info.items ?? []).filter { $0.revocationDate == nil }.compactMap(\.sku),
+                        consistencyToken: state.renewalAdvancedCommerce?.consistencyToken,
+                        isActive: state.hasAccess(atMs: nowMs))
+                }
+                let used = try rows.query(
+                    "SELECT request_reference_id FROM commerce_requests WHERE app_id = ?", [.text(app.id)]
+                ).compactMap { $0[0].textValue }
+                return (live, Set(used))
+            }
+        } catch {
+            throw Failure.storage("\(error)")
+        }
+    }
+
+    /// Stores a signed request as pending; false when its requestReferenceId was taken meanwhile.
+    private func record(_ request: InAppRequest, token: String, for appUserId: String, atMs nowMs: Int64) throws -> Bool {
+        let json = String(decoding: try request.json(), as: UTF8.self)
+        let inserted = Locked(false)
+        let (appId, reference, operation) = (app.id, request.requestReferenceId ?? "", request.operation.rawValue)
+        do {
+            try store.write { transaction in
+                let changed = try transaction.execute(
+                    """
+                    INSERT INTO commerce_requests (app_id, request_reference_id, app_user_id, operation, request_json, token, status, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT DO NOTHING
+                    """,
+                    [
+                        .text(appId), .text(reference), .text(appUserId), .text(operation), .text(json), .text(token),
+                        .integer(nowMs),
+                    ])
+                inserted.withLock { $0 = changed > 0 }
+            }
+        } catch {
+            throw Failure.storage("\(error)")
+        }
+        return inserted.withLock { $0 }
+    }
+}
+
+/// Completing signed requests when Apple reports what became of them, in the transaction that
+/// applies the transaction or renewal info carrying their `requestReferenceId`.
+enum CommerceTracking {
+    static func complete(after input: Ledger.Input, app: AppConfig, atMs: Int64, in transaction: WriteTransaction) throws {
+        let (signed, renewal): (JWSTransactionDecodedPayload?, JWSRenewalInfoDecodedPayload?) =
+            switch input {
+            case .notificationReceived(let facts): (facts.transaction, facts.renewalInfo)
+            case .transactionPosted(let posted, _): (posted, nil)
+            case .linked, .timerFired: (nil, nil)
+            }
+        let references = [signed?.advancedCommerceInfo?.requestReferenceId, renewal?.advancedCommerceInfo?.requestReferenceId]
+        for reference in Set(references.compactMap { $0 }) {
+            try transaction.execute(
+                """
+                UPDATE commerce_requests SET status = 'completed', transaction_id = ?, completed_at = ?
+                WHERE app_id = ? AND request_reference_id = ? AND status = 'pending'
+                """,
+                [
+                    signed?.transactionId.map(SQLValue.text) ?? .null, .integer(atMs), .text(app.id), .text(reference),
+                ])
+        }
+    }
+}

@@ -1,0 +1,222 @@
+import AppStore
+import Foundation
+import LoopbackClient
+import Testing
+
+@testable import RevenueDot
+
+/// Advanced Commerce requests through the real server: validated against the customer's live
+/// subscription, signed, stored as pending, completed by the transaction that carries their id.
+@Suite("POST /v1/advanced-commerce/{appId}/requests")
+struct CommerceAPITests {
+    let key: ECPrivateKey
+    let fixture: ServerFixture
+    let service: RevenueDotService
+    let connection: LoopbackConnection
+    let user = "customer-1"
+
+    init() throws {
+        key = try ECPrivateKey(generating: .p256)
+        let directory = TestDirectory("commerce-key")
+        let keyPath = try directory.write("SubscriptionKey_KEY123.p8", try key.pkcs8PEM())
+        fixture = try ServerFixture(
+            demoOptions: #""inAppPurchaseKey": {"keyId": "KEY123", "issuerId": "issuer-1", "privateKeyPath": "\#(keyPath)"}"#)
+        service = try fixture.startService()
+        connection = try LoopbackConnection(port: service.port)
+    }
+
+    static let upgrade: JSONValue = try! JSONValue(parsing: Data(AppleExamplesJSON.upgrade.utf8))
+
+    /// An Advanced Commerce transaction of subscription 12345 with `items` (and renewal info, in a notification).
+    func transaction(id: String, items: [String], period: String, reference: String? = nil) -> JSONValue {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        var info: [String: JSONValue] = [
+            "items": .array(
+                items.map { .object(["SKU": .string($0), "displayName": .string($0), "price": .integer(9990)]) }),
+            "period": .string(period),
+        ]
+        info["requestReferenceId"] = reference.map(JSONValue.string)
+        return .object([
+            "transactionId": .string(id), "originalTransactionId": .string("12345"), "bundleId": .string("com.example.app"),
+            "productId": .string("com.example.generic"), "purchaseDate": .integer(now - 1000),
+            "originalPurchaseDate": .integer(now - 1000), "expiresDate": .integer(now + 30 * 86_400_000),
+            "type": .string("Auto-Renewable Subscription"), "inAppOwnershipType": .string("PURCHASED"),
+            "environment": .string("Sandbox"), "signedDate": .integer(now - 1000), "price": .integer(9990),
+            "currency": .string("USD"), "advancedCommerceInfo": .object(info),
+        ])
+    }
+
+    func post(_ body: JSONValue, key: String = "sk_test_secret", app: String = "demo") throws -> (Int, JSONValue) {
+        let response = try connection.request(
+            "POST", "/v1/advanced-commerce/\(app)/requests", headers: ["Authorization": "Bearer \(key)"],
+            body: Data(body.serialized().utf8))
+        return (response.status, (try? JSONValue(parsing: response.body)) ?? .null)
+    }
+
+    func requestStatus(_ reference: String) throws -> JSONValue {
+        let response = try connection.request(
+            "GET", "/v1/advanced-commerce/demo/requests/\(reference)", headers: ["Authorization": "Bearer sk_test_secret"])
+        return (try? JSONValue(parsing: response.body)) ?? .null
+    }
+
+    func subscriber() throws -> JSONValue {
+        let response = try connection.request(
+            "GET", "/v1/subscribers/\(user)", headers: ["Authorization": "Bearer sk_test_secret"])
+        return (try JSONValue(parsing: response.body))["subscriber"]?["subscriptions"]?["com.example.generic"] ?? .null
+    }
+
+    @Test func upgradeIsValidatedSignedAndCompletedByAppleTransaction() throws {
+        defer { service.shutdown() }
+        // The customer's live subscription: transaction 12345 with the Gold tier, monthly.
+        let signed = try fixture.signer.sign(transaction(id: "12345", items: ["ANNES_GOLD_TIER_1M"], period: "P1M"))
+        let linked = try connection.request(
+            "POST", "/v1/subscribers/\(user)/transactions", headers: ["Authorization": "Bearer pk_test_public"],
+            body: Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8))
+        #expect(linked.status == 200)
+        #expect(try subscriber()["advanced_commerce"]?["items"]?.arrayValue?.first?["SKU"] == .string("ANNES_GOLD_TIER_1M"))
+        #expect(try subscriber()["advanced_commerce"]?["period"] == .string("P1M"))
+
+        // Apple's upgrade example, signed for that customer.
+        let (code, answer) = try post(.object(["app_user_id": .string(user), "request": Self.upgrade]))
+        #expect(code == 200, "\(answer)")
+        let reference = answer["requestReferenceId"]?.stringValue ?? ""
+        #expect(reference == "e2a88501-25ba-403a-9c46-d7b8eecc56ba")
+        let token = try #require(answer["token"]?.stringValue)
+        #expect(answer["advancedCommerceData"]?["signatureInfo"]?["token"] == .string(token))
+        #expect(key.verifiesES256(token))
+        let claims = try JSONValue(parsing: Base64.decode(token.split(separator: ".")[1], alphabet: .url) ?? Data())
+        #expect(claims["bid"] == .string("com.example.app"))
+        #expect(claims["iss"] == .string("issuer-1"))
+        let request = try JSONValue(parsing: Base64.decode(claims["request"]?.stringValue ?? "", alphabet: .standard) ?? Data())
+        #expect(request["changeItems"] == Self.upgrade["changeItems"])
+        #expect(try requestStatus(reference)["status"] == .string("pending"))
+
+        // The same requestReferenceId again is Apple's RepeatedRequestReferenceIdError.
+        let (again, repeated) = try post(.object(["app_user_id": .string(user), "request": Self.upgrade]))
+        #expect(again == 422)
+        #expect(repeated["error"]?["code"] == .string("RepeatedRequestReferenceIdError"))
+        #expect(repeated["error"]?["appleErrorCode"] == .integer(4_000_097))
+
+        // Apple charges it: the new transaction carries the requestReferenceId and the new items.
+        let upgraded = transaction(id: "12346", items: ["ANNES_PLATINUM_TIER_1Y"], period: "P1Y", reference: reference)
+        let notification = try fixture.signer.sign(
+            .object([
+                "notificationType": .string("DID_CHANGE_RENEWAL_PREF"), "subtype": .string("UPGRADE"),
+                "notificationUUID": .string(UUID().uuidString.lowercased()), "version": .string("2.0"),
+                "signedDate": .integer(Int64(Date().timeIntervalSince1970 * 1000)),
+                "data": .object([
+                    "appAppleId": .integer(1234), "bundleId": .string("com.example.app"), "environment": .string("Sandbox"),
+                    "signedTransactionInfo": .string(try fixture.signer.sign(upgraded)),
+                ]),
+            ]))
+        #expect(try connection.postNotification(notification).status == 200)
+        let completed = try requestStatus(reference)
+        #expect(completed["status"] == .string("completed"))
+        #expect(completed["transactionId"] == .string("12346"))
+        #expect(try subscriber()["advanced_commerce"]?["items"]?.arrayValue?.first?["SKU"] == .string("ANNES_PLATINUM_TIER_1Y"))
+        #expect(try subscriber()["advanced_commerce"]?["period"] == .string("P1Y"))
+    }
+
+    @Test func invalidRequestsGetAppleErrorsAndNothingIsStored() throws {
+        defer { service.shutdown() }
+        let signed = try fixture.signer.sign(transaction(id: "12345", items: ["ANNES_GOLD_TIER_1M"], period: "P1M"))
+        _ = try connection.request(
+            "POST", "/v1/subscribers/\(user)/transactions", headers: ["Authorization": "Bearer pk_test_public"],
+            body: Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8))
+        var wrong = Self.upgrade
+        wrong["changeItems"] = .array([
+            .object([
+                "effective": .string("IMMEDIATELY"), "currentSKU": .string("NOT_OWNED"), "SKU": .string("ANNES_PLATINUM_TIER_1Y"),
+                "price": .integer(99990), "displayName": .string("Platinum Tier"), "description": .string("Access"),
+                "reason": .string("UPGRADE"),
+            ])
+        ])
+        let (code, answer) = try post(.object(["app_user_id": .string(user), "request": wrong]))
+        #expect(code == 422)
+        let codes = answer["errors"]?.arrayValue?.compactMap { $0["code"]?.stringValue } ?? []
+        #expect(codes.contains("ChangeItemNotFoundError"))
+        #expect(
+            answer["errors"]?.arrayValue?.contains {
+                $0["appleErrorCode"] == .integer(4_000_146) && $0["field"] == .string("changeItems[0].currentSKU")
+            } == true)
+        let missing = try connection.request(
+            "GET", "/v1/advanced-commerce/demo/requests/e2a88501-25ba-403a-9c46-d7b8eecc56ba",
+            headers: ["Authorization": "Bearer sk_test_secret"])
+        #expect(missing.status == 404)
+
+        // Someone else's subscription is not this customer's to modify.
+        let (other, otherAnswer) = try post(.object(["app_user_id": .string("stranger"), "request": Self.upgrade]))
+        #expect(other == 422)
+        #expect(otherAnswer["error"]?["code"] == .string("TransactionIdNotFoundError"))
+
+        #expect(try post(.object(["app_user_id": .string(user), "request": Self.upgrade]), key: "pk_test_public").0 == 401)
+        #expect(try post(.object(["request": Self.upgrade])).0 == 400)
+        #expect(
+            try post(.object(["app_user_id": .string(user), "request": .object(["operation": .string("NOPE")])])).1["error"]?[
+                "code"]
+                == .string("InvalidOperationError"))
+    }
+}
+
+extension CommerceAPITests {
+    @Test func commandLineValidatesAndSigns() throws {
+        let signed = try fixture.signer.sign(transaction(id: "12345", items: ["ANNES_GOLD_TIER_1M"], period: "P1M"))
+        _ = try connection.request(
+            "POST", "/v1/subscribers/\(user)/transactions", headers: ["Authorization": "Bearer pk_test_public"],
+            body: Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8))
+        service.shutdown()
+        let directory = TestDirectory("commerce-cli")
+        let file = try directory.write("upgrade.json", AppleExamplesJSON.upgrade)
+        let common = ["--app", "demo", "--customer", user, file, "--config", fixture.configPath]
+        let valid = try runCLI(["commerce", "validate"] + common)
+        #expect(valid.status == 0, "\(valid.output)")
+        #expect(valid.output.contains("ANNES_PLATINUM_TIER_1Y"))
+        let wrong = try runCLI([
+            "commerce", "validate", "--app", "demo", "--customer", "stranger", file, "--config", fixture.configPath,
+        ])
+        #expect(wrong.status == 1)
+        #expect(wrong.output.contains("TransactionIdNotFoundError (4040010)"))
+        let sign = try runCLI(["commerce", "sign"] + common)
+        #expect(sign.status == 0, "\(sign.output)")
+        let token = try JSONValue(parsing: Data(sign.output.utf8))["token"]?.stringValue ?? ""
+        #expect(key.verifiesES256(token))
+        #expect(try runCLI(["commerce", "sign"] + common).status == 1, "the requestReferenceId is used now")
+    }
+}
+
+/// Apple's upgrade example (reference: advanced-commerce.md, SubscriptionModifyInAppRequest example 1).
+enum AppleExamplesJSON {
+    static let upgrade = """
+        {
+            "operation": "MODIFY_SUBSCRIPTION",
+            "version": "1",
+            "transactionId": "12345",
+            "requestInfo": {
+                "requestReferenceId": "e2a88501-25ba-403a-9c46-d7b8eecc56ba"
+            },
+            "currency": "USD",
+            "storefront": "USA",
+            "descriptors": {
+                "effective": "IMMEDIATELY",
+                "displayName": "Anne's Game Stream",
+                "description": "Streaming Service for Anne's Game"
+            },
+            "periodChange": {
+                "effective": "IMMEDIATELY",
+                "period": "P1Y"
+            },
+            "retainBillingCycle": false,
+            "changeItems": [
+                {
+                    "effective": "IMMEDIATELY",
+                    "currentSKU": "ANNES_GOLD_TIER_1M",
+                    "SKU": "ANNES_PLATINUM_TIER_1Y",
+                    "price": 99990,
+                    "displayName": "Platinum Tier",
+                    "description": "Access to Anne's Game Stream & chat",
+                    "reason": "UPGRADE"
+                }
+            ]
+        }
+        """
+}
