@@ -72,3 +72,28 @@ import Testing
                 == ["TransactionIdNotFoundError 4040010 transactionId"])
     }
 }
+
+@Suite struct ReactivateLiveValidationTests {
+    static func request() throws -> SubscriptionReactivateInAppRequest {
+        var request = try AppleExamples.decode(AppleExamples.subscriptionReactivate, as: SubscriptionReactivateInAppRequest.self)
+        request.transactionId = "12345"
+        return request
+    }
+
+    @Test func aLapsedSubscriptionOfTheCustomerCanBeReactivated() throws {
+        let lapsed = LiveSubscription(transactionIds: ["12345"], items: ["LIVE_SPORTS"], consistencyToken: "t", isActive: false)
+        let checked = LiveValidator.validate(try Self.request(), subscriptions: [lapsed], usedRequestReferenceIds: [])
+        #expect(checked.errors == [])
+        #expect(checked.request.requestInfo?.consistencyToken == "t")
+    }
+
+    @Test func anActiveOrUnknownSubscriptionCannot() throws {
+        let active = LiveSubscription(transactionIds: ["12345"], items: ["LIVE_SPORTS"], consistencyToken: nil, isActive: true)
+        #expect(
+            LiveValidator.validate(try Self.request(), subscriptions: [active], usedRequestReferenceIds: []).errors.map(\.code)
+                == [4_030_011])
+        #expect(
+            LiveValidator.validate(try Self.request(), subscriptions: [], usedRequestReferenceIds: []).errors.map(\.code)
+                == [4_040_010])
+    }
+}

@@ -159,6 +159,47 @@ struct CommerceAPITests {
 }
 
 extension CommerceAPITests {
+    /// Renewal info whose items differ from the current ones shows as the scheduled change.
+    @Test func aScheduledDowngradeShowsUnderTheSubscription() throws {
+        defer { service.shutdown() }
+        let current = transaction(id: "12345", items: ["ANNES_PLATINUM_TIER_1M"], period: "P1M")
+        _ = try connection.request(
+            "POST", "/v1/subscribers/\(user)/transactions", headers: ["Authorization": "Bearer pk_test_public"],
+            body: Data(
+                JSONValue.object(["signedTransaction": .string(try fixture.signer.sign(current))]).serialized().utf8))
+        #expect(try subscriber()["advanced_commerce"]?["scheduled_changes"] == .null)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let renewal = JSONValue.object([
+            "originalTransactionId": .string("12345"), "productId": .string("com.example.generic"),
+            "autoRenewProductId": .string("com.example.generic"), "autoRenewStatus": .integer(1),
+            "environment": .string("Sandbox"), "signedDate": .integer(now),
+            "advancedCommerceInfo": .object([
+                "consistencyToken": .string("1.2.3"), "period": .string("P1M"),
+                "items": .array([
+                    .object(["SKU": .string("ANNES_GOLD_TIER_1M"), "displayName": .string("Gold"), "price": .integer(7990)])
+                ]),
+            ]),
+        ])
+        let notification = try fixture.signer.sign(
+            .object([
+                "notificationType": .string("DID_CHANGE_RENEWAL_PREF"), "subtype": .string("DOWNGRADE"),
+                "notificationUUID": .string(UUID().uuidString.lowercased()), "version": .string("2.0"),
+                "signedDate": .integer(now),
+                "data": .object([
+                    "appAppleId": .integer(1234), "bundleId": .string("com.example.app"), "environment": .string("Sandbox"),
+                    "signedTransactionInfo": .string(try fixture.signer.sign(current)),
+                    "signedRenewalInfo": .string(try fixture.signer.sign(renewal)),
+                ]),
+            ]))
+        #expect(try connection.postNotification(notification).status == 200)
+        let commerce = try subscriber()["advanced_commerce"]
+        #expect(commerce?["items"]?.arrayValue?.first?["SKU"] == .string("ANNES_PLATINUM_TIER_1M"))
+        #expect(commerce?["scheduled_changes"]?["items"]?.arrayValue?.first?["SKU"] == .string("ANNES_GOLD_TIER_1M"))
+        #expect(
+            commerce?["scheduled_changes"]?["items"]?.arrayValue?.first?["price"]
+                == .object(["amount": .number(7.99), "currency": .string("USD")]))
+    }
+
     @Test func commandLineValidatesAndSigns() throws {
         let signed = try fixture.signer.sign(transaction(id: "12345", items: ["ANNES_GOLD_TIER_1M"], period: "P1M"))
         _ = try connection.request(

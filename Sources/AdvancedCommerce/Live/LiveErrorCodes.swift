@@ -10,6 +10,9 @@ extension AdvancedCommerceErrorCode {
     public static let removeAllItemsNotAllowed = Self(
         "RemoveAllItemsNotAllowedError", 4_000_168,
         "The active subscription must contain at least one item and cannot be completely empty.")
+    public static let subscriptionAlreadyActive = Self(
+        "SubscriptionAlreadyActiveError", 4_030_011,
+        "The subscription is already active, and cannot be reactivated or renewed at this time.")
     public static let repeatedRequestReferenceId = Self(
         "RepeatedRequestReferenceIdError", 4_000_097, "The requestReferenceId was repeated.")
 }

@@ -82,3 +82,31 @@ public enum LiveValidator {
         return (request, errors)
     }
 }
+
+extension LiveValidator {
+    /// A reactivation names a transaction of one of the customer's subscriptions, and that
+    /// subscription must have lapsed (Apple: `SubscriptionAlreadyActiveError`).
+    public static func validate(
+        _ request: SubscriptionReactivateInAppRequest, subscriptions: [LiveSubscription], usedRequestReferenceIds: Set<String>
+    ) -> (request: SubscriptionReactivateInAppRequest, errors: [ValidationError]) {
+        var request = request
+        var errors: [ValidationError] = []
+        if let reference = request.requestInfo?.requestReferenceId, usedRequestReferenceIds.contains(reference) {
+            errors.append(ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId"))
+        }
+        guard let transactionId = request.transactionId,
+            let live = subscriptions.first(where: { $0.transactionIds.contains(transactionId) })
+        else {
+            errors.append(
+                ValidationError(
+                    .transactionIdNotFound, field: "transactionId",
+                    detail: "It is not a transaction of this customer's subscriptions."))
+            return (request, errors)
+        }
+        if live.isActive { errors.append(ValidationError(.subscriptionAlreadyActive, field: "transactionId")) }
+        if request.requestInfo != nil, request.requestInfo?.consistencyToken == nil {
+            request.requestInfo?.consistencyToken = live.consistencyToken
+        }
+        return (request, errors)
+    }
+}

@@ -42,12 +42,19 @@ struct CommerceRequests: Sendable {
         var errors = request.validationErrors()
         let nowMs = DeliveryWorker.milliseconds(clock())
         let (live, used) = try liveState(of: appUserId, atMs: nowMs)
-        if case .modifySubscription(let modify) = request {
+        switch request {
+        case .modifySubscription(let modify):
             let checked = LiveValidator.validate(modify, subscriptions: live, usedRequestReferenceIds: used)
             request = .modifySubscription(checked.request)
             errors += checked.errors
-        } else if let reference = request.requestReferenceId, used.contains(reference) {
-            errors.append(ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId"))
+        case .reactivateSubscription(let reactivate):
+            let checked = LiveValidator.validate(reactivate, subscriptions: live, usedRequestReferenceIds: used)
+            request = .reactivateSubscription(checked.request)
+            errors += checked.errors
+        case .oneTimeCharge, .createSubscription:
+            if let reference = request.requestReferenceId, used.contains(reference) {
+                errors.append(ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId"))
+            }
         }
         guard errors.isEmpty else { return .invalid(errors) }
         guard sign else { return .valid(request, token: nil) }
