@@ -11,6 +11,8 @@ public enum RevenueDotCLI {
           notifications  list, show and count what was received and what was refused
           events         list events and their webhook deliveries; resend one
           commerce       validate or sign an Advanced Commerce in-app request for a customer
+          explain        what a notification means, what to do, and what RevenueDot does with it
+          docs           write the notification reference as Markdown
           replay         rebuild subscription state, events and timers from the stored inputs
           verify         verify App Store signed data and print its decoded payload
           help           show this text
@@ -39,6 +41,10 @@ public enum RevenueDotCLI {
             return runCommand("init", rest, usage: InitCommand.usage) { try InitCommand(arguments: rest).run() }
         case "replay":
             return runCommand("replay", rest, usage: ReplayCommand.usage) { try ReplayCommand(arguments: rest).run() }
+        case "explain":
+            return runCommand("explain", rest, usage: ExplainCommand.usage) { try ExplainCommand(arguments: rest).run() }
+        case "docs":
+            return runCommand("docs", rest, usage: DocsCommand.usage) { try DocsCommand(arguments: rest).run() }
         case "commerce":
             return runCommand("commerce", rest, usage: CommerceCommand.usage) { try CommerceCommand(arguments: rest).run() }
         case "events":
