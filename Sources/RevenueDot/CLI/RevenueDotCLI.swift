@@ -13,6 +13,7 @@ public enum RevenueDotCLI {
           commerce       validate or sign an Advanced Commerce in-app request for a customer
           explain        what a notification means, what to do, and what RevenueDot does with it
           docs           write the notification reference as Markdown
+          simulate       a local App Store: sign and post notification stories to a running server
           replay         rebuild subscription state, events and timers from the stored inputs
           verify         verify App Store signed data and print its decoded payload
           help           show this text
@@ -41,6 +42,8 @@ public enum RevenueDotCLI {
             return runCommand("init", rest, usage: InitCommand.usage) { try InitCommand(arguments: rest).run() }
         case "replay":
             return runCommand("replay", rest, usage: ReplayCommand.usage) { try ReplayCommand(arguments: rest).run() }
+        case "simulate":
+            return runCommand("simulate", rest, usage: SimulateCommand.usage) { try SimulateCommand(arguments: rest).run() }
         case "explain":
             return runCommand("explain", rest, usage: ExplainCommand.usage) { try ExplainCommand(arguments: rest).run() }
         case "docs":

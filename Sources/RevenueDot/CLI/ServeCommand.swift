@@ -50,6 +50,10 @@ public struct ServeCommand {
                 Next: POST the sample notification signed by the local dev CA, then list what was stored:
                   curl -s -X POST --data @\(sample.path) \(base)/v1/apple/notifications/\(demo.id)
                   .build/release/revenuedot notifications list --config \(configPath)
+                Or play the App Store: a subscription, an upgrade, and the events they made:
+                  .build/release/revenuedot simulate subscribe --user alice --config \(configPath)
+                  .build/release/revenuedot simulate upgrade --user alice --config \(configPath)
+                  .build/release/revenuedot events list --customer alice --config \(configPath)
 
                 """)
         }

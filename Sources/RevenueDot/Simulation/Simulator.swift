@@ -1,0 +1,287 @@
+import AppStore
+import Foundation
+import LoopbackClient
+
+/// A local App Store: plays named stories against a running RevenueDot, signing each
+/// notification over the dev chain as Apple would, and remembering the subscription between runs.
+struct Simulator {
+    enum Story: String, CaseIterable {
+        case subscribe, renew, upgrade, downgrade, revert, cancel, uncancel
+        case billingFailure = "billing-failure"
+        case billingRecovery = "billing-recovery"
+        case expire, refund
+        case refundReversed = "refund-reversed"
+        case familyRevoke = "family-revoke"
+        case priceIncrease = "price-increase"
+        case lifecycle
+    }
+
+    struct Options {
+        var appId: String
+        var user: String
+        var bundleId: String
+        var appAppleId: Int64?
+        var product: String?
+        var periodMs: Int64
+        var environment: String
+        var host: String
+        var port: UInt16
+        var grace = true
+        var accept = false
+        /// The app's public (or secret) API key: with it, a purchase is also posted by "the app"
+        /// to `/v1/subscribers/{user}/transactions`, linking it to `--user` as a real app would.
+        var apiKey: String?
+    }
+
+    let options: Options
+    let chain: TestChain
+    let stateFile: URL
+    var state: SimulatedSubscription?
+    /// Where each step's lines go.
+    let print: (String) -> Void
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    // MARK: - Stories
+
+    mutating func play(_ story: Story) throws {
+        let now = Self.nowMs()
+        // Copies: the closures below run while `state` (part of self) is being changed.
+        let periodMs = options.periodMs
+        let productOption = options.product
+        switch story {
+        case .subscribe:
+            if var current = state {
+                guard current.expired else {
+                    throw Failure(
+                        description: "\(options.user) is already subscribed (\(current.productId)); try renew, upgrade or expire")
+                }
+                current.nextPeriod(productId: options.product ?? current.productId, startMs: now, periodMs: options.periodMs)
+                current.autoRenew = true
+                current.autoRenewProductId = current.productId
+                state = current
+                try postFromApp()
+                try send("SUBSCRIBED", "RESUBSCRIBE")
+            } else {
+                state = SimulatedSubscription(
+                    productId: options.product ?? "pro.monthly", periodMs: options.periodMs, nowMs: now, user: options.user,
+                    environment: options.environment, bundleId: options.bundleId, trial: false)
+                try postFromApp()
+                try send("SUBSCRIBED", "INITIAL_BUY")
+            }
+        case .renew:
+            // Apple renews shortly before the period ends: the next period starts where this one ends.
+            try change { $0.nextPeriod(productId: $0.autoRenewProductId, startMs: max(now, $0.expiresMs), periodMs: periodMs) }
+            try send("DID_RENEW", nil)
+        case .upgrade:
+            let product = options.product ?? "pro.yearly"
+            try change {
+                $0.autoRenewProductId = product
+                $0.nextPeriod(productId: product, startMs: now, periodMs: periodMs)
+            }
+            try send("DID_CHANGE_RENEWAL_PREF", "UPGRADE")
+        case .downgrade:
+            try change { $0.autoRenewProductId = productOption ?? ($0.productId == "pro.yearly" ? "pro.monthly" : "pro.basic") }
+            try send("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE")
+        case .revert:
+            try change { $0.autoRenewProductId = $0.productId }
+            try send("DID_CHANGE_RENEWAL_PREF", nil)
+        case .cancel:
+            try change { $0.autoRenew = false }
+            try send("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED")
+        case .uncancel:
+            try change { $0.autoRenew = true }
+            try send("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED")
+        case .billingFailure:
+            let grace = options.grace
+            try change {
+                $0.billingIssue = true
+                $0.expiresMs = min($0.expiresMs, now)
+                $0.graceEndsMs = grace ? now + max(periodMs / 2, 1000) : nil
+            }
+            try send("DID_FAIL_TO_RENEW", grace ? "GRACE_PERIOD" : nil, expirationIntent: 2)
+        case .billingRecovery:
+            try change { $0.nextPeriod(productId: $0.autoRenewProductId, startMs: now, periodMs: periodMs) }
+            try send("DID_RENEW", "BILLING_RECOVERY")
+        case .expire:
+            let current = try existing()
+            let (subtype, intent): (String?, Int) =
+                !current.autoRenew
+                ? ("VOLUNTARY", 1)
+                : current.billingIssue
+                    ? ("BILLING_RETRY", 2)
+                    : current.priceIncreasePending ? ("PRICE_INCREASE", 3) : (nil, 5)
+            try change {
+                $0.expiresMs = min($0.expiresMs, now)
+                $0.expired = true
+                if subtype == "PRICE_INCREASE" { $0.autoRenew = false }
+            }
+            try send("EXPIRED", subtype, expirationIntent: intent)
+        case .refund:
+            try change { $0.refundedMs = now }
+            try send("REFUND", nil)
+        case .refundReversed:
+            try change { $0.refundedMs = nil }
+            try send("REFUND_REVERSED", nil)
+        case .familyRevoke:
+            try change {
+                $0.familyShared = true
+                $0.refundedMs = now
+            }
+            try send("REVOKE", nil)
+        case .priceIncrease:
+            let accept = options.accept
+            try change { $0.priceIncreasePending = !accept }
+            try send("PRICE_INCREASE", accept ? "ACCEPTED" : "PENDING")
+        case .lifecycle:
+            try lifecycle()
+        }
+        try save()
+    }
+
+    /// A free trial that converts, an upgrade, a downgrade taken back, a cancellation, and the
+    /// expiry: a whole customer story in about three periods of `--period`.
+    private mutating func lifecycle() throws {
+        let now = Self.nowMs()
+        state = SimulatedSubscription(
+            productId: options.product ?? "pro.monthly", periodMs: options.periodMs, nowMs: now, user: options.user,
+            environment: options.environment, bundleId: options.bundleId, trial: true)
+        try postFromApp()
+        try send("SUBSCRIBED", "INITIAL_BUY")
+        // The renewal comes just before the trial ends, as Apple charges ahead of the expiry.
+        try wait(until: (state?.expiresMs ?? now) - min(options.periodMs / 10, 60_000) - 500)
+        try play(.renew)
+        try wait(milliseconds: options.periodMs / 2)
+        try play(.upgrade)
+        try wait(milliseconds: options.periodMs / 2)
+        try play(.downgrade)
+        try play(.revert)
+        try play(.cancel)
+        try wait(until: state?.expiresMs ?? Self.nowMs())
+        try play(.expire)
+    }
+
+    // MARK: - Steps
+
+    private func existing() throws -> SimulatedSubscription {
+        guard let state else {
+            throw Failure(
+                description: "no simulated subscription for \(options.user) yet; start with: revenuedot simulate subscribe")
+        }
+        return state
+    }
+
+    private mutating func change(_ body: (inout SimulatedSubscription) -> Void) throws {
+        var current = try existing()
+        body(&current)
+        state = current
+    }
+
+    private func wait(milliseconds: Int64) throws {
+        guard milliseconds > 0 else { return }
+        print("   … waiting \(Self.duration(milliseconds))")
+        Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
+    }
+
+    private func wait(until ms: Int64) throws { try wait(milliseconds: ms - Self.nowMs() + 500) }
+
+    /// Signs and POSTs one notification about the current state; prints what went and what came back.
+    private func send(_ type: String, _ subtype: String?, expirationIntent: Int? = nil) throws {
+        let subscription = try existing()
+        let now = Self.nowMs()
+        var data: [String: JSONValue] = [
+            "bundleId": .string(options.bundleId), "bundleVersion": .string("1"), "environment": .string(options.environment),
+            "signedTransactionInfo": .string(try sign(subscription.transactionJSON(signedMs: now))),
+            "signedRenewalInfo": .string(try sign(subscription.renewalJSON(signedMs: now, expirationIntent: expirationIntent))),
+            "status": .integer(subscription.expired ? 2 : subscription.refundedMs != nil ? 5 : subscription.billingIssue ? 3 : 1),
+        ]
+        data["appAppleId"] = options.appAppleId.map(JSONValue.integer)
+        var notification: [String: JSONValue] = [
+            "notificationType": .string(type), "notificationUUID": .string(UUID().uuidString.lowercased()),
+            "version": .string("2.0"), "signedDate": .integer(now), "data": .object(data),
+        ]
+        notification["subtype"] = subtype.map(JSONValue.string)
+        let signed = try sign(.object(notification))
+        let title = subtype.map { "\(type) / \($0)" } ?? type
+        let renews =
+            subscription.autoRenew
+            ? "auto-renew on"
+                + (subscription.autoRenewProductId != subscription.productId
+                    ? " → \(subscription.autoRenewProductId)" : "") : "auto-renew off"
+        print(
+            "→ \(title)  \(subscription.productId)  transaction \(subscription.transactionId)  expires \(Self.iso(subscription.expiresMs))  \(renews)"
+        )
+        let body = Data(JSONValue.object(["signedPayload": .string(signed)]).serialized().utf8)
+        let response: LoopbackResponse
+        do {
+            response = try LoopbackConnection(host: options.host, port: options.port, timeoutSeconds: 10).request(
+                "POST", "/v1/apple/notifications/\(options.appId)", headers: ["Content-Type": "application/json"], body: body)
+        } catch {
+            throw Failure(description: "cannot reach RevenueDot at http://\(options.host):\(options.port): \(error)")
+        }
+        print("← \(response.status) \(String(decoding: response.body, as: UTF8.self))")
+        guard response.status == 200 else {
+            throw Failure(
+                description: "RevenueDot answered \(response.status); is the dev CA root in the app's rootCertificates?")
+        }
+    }
+
+    /// What the app does after a purchase: posts the StoreKit 2 transaction to RevenueDot for its
+    /// user (here just before Apple's notification arrives, as often happens).
+    private func postFromApp() throws {
+        guard let key = options.apiKey else { return }
+        let subscription = try existing()
+        let signed = try sign(subscription.transactionJSON(signedMs: Self.nowMs()))
+        let body = Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8)
+        let user = options.user.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? options.user
+        print("→ the app posts its StoreKit transaction for \(options.user)")
+        do {
+            let response = try LoopbackConnection(host: options.host, port: options.port, timeoutSeconds: 10).request(
+                "POST", "/v1/subscribers/\(user)/transactions",
+                headers: ["Content-Type": "application/json", "Authorization": "Bearer \(key)"], body: body)
+            let entitlements = (try? JSONValue(parsing: response.body))?["subscriber"]?["entitlements"]?.objectValue?.keys
+                .sorted()
+            print(
+                "← \(response.status) entitlements: \(entitlements.map { $0.isEmpty ? "none" : $0.joined(separator: ", ") } ?? "?")"
+            )
+        } catch {
+            throw Failure(description: "cannot reach RevenueDot at http://\(options.host):\(options.port): \(error)")
+        }
+    }
+
+    private func sign(_ value: JSONValue) throws -> String { try chain.sign(payload: Data(value.serialized().utf8)) }
+
+    private func save() throws {
+        guard let state else { return }
+        try FileManager.default.createDirectory(at: stateFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(state).write(to: stateFile)
+    }
+
+    static func load(_ file: URL) -> SimulatedSubscription? {
+        guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        return try? JSONDecoder().decode(SimulatedSubscription.self, from: data)
+    }
+
+    // MARK: - Time
+
+    static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    static func iso(_ ms: Int64) -> String { Date(timeIntervalSince1970: Double(ms) / 1000).formatted(.iso8601) }
+
+    /// `30s`, `5m`, `2h`, `30d`: a period length in milliseconds.
+    static func period(_ text: String) -> Int64? {
+        let units: [Character: Int64] = ["s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000]
+        guard let unit = text.last.flatMap({ units[$0] }), let count = Int64(text.dropLast()), count > 0 else { return nil }
+        return count * unit
+    }
+
+    static func duration(_ ms: Int64) -> String {
+        ms >= 86_400_000
+            ? "\(ms / 86_400_000)d"
+            : ms >= 3_600_000 ? "\(ms / 3_600_000)h" : ms >= 60_000 ? "\(ms / 60_000)m" : "\(max(1, ms / 1000))s"
+    }
+}

@@ -1,0 +1,91 @@
+import AppStore
+import Foundation
+import LoopbackClient
+import Testing
+
+@testable import RevenueDot
+
+/// `revenuedot simulate` against a real server trusting the dev CA it creates.
+@Suite("revenuedot simulate")
+struct SimulateCommandTests {
+    let directory = TestDirectory("simulate")
+    let service: RevenueDotService
+    let configPath: String
+    let connection: LoopbackConnection
+
+    init() throws {
+        let ca = try runCLI(["simulate", "ca"], in: directory.path(""))
+        #expect(ca.status == 0)
+        let root = ca.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(root == directory.path(".revenuedot/dev-ca/root.pem"))
+        configPath = try directory.write(
+            "revenuedot.json",
+            """
+            {"listen": "127.0.0.1:0", "database": "sqlite:revenuedot.sqlite",
+             "apps": [{"id": "demo", "bundleId": "com.example.app", "appAppleId": 1234, "environments": ["Sandbox"],
+                       "rootCertificates": ["\(root)"], "trackNewPurchasesFromServerNotifications": true,
+                       "secretApiKey": "sk_sim", "publicApiKey": "pk_sim",
+                       "entitlements": {"pro": ["pro.monthly", "pro.yearly"]}}]}
+            """)
+        service = try RevenueDotService(config: try ConfigLoader.load(path: configPath))
+        try service.start()
+        connection = try LoopbackConnection(port: service.port)
+    }
+
+    func simulate(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try runCLI(
+            ["simulate"] + arguments + ["--server", "http://127.0.0.1:\(service.port)", "--config", configPath],
+            in: directory.path(""))
+    }
+
+    func events(of user: String) throws -> [JSONValue] {
+        let response = try connection.request("GET", "/v1/events?limit=1000", headers: ["Authorization": "Bearer sk_sim"])
+        return (try JSONValue(parsing: response.body))["events"]?.arrayValue?.compactMap { $0["event"] }
+            .filter { $0["app_user_id"] == .string(user) } ?? []
+    }
+
+    @Test func theDevCAIsMadeOnce() throws {
+        defer { service.shutdown() }
+        let before = try String(contentsOfFile: directory.path(".revenuedot/dev-ca/root.pem"), encoding: .utf8)
+        #expect(try runCLI(["simulate", "ca"], in: directory.path("")).status == 0)
+        #expect(try String(contentsOfFile: directory.path(".revenuedot/dev-ca/root.pem"), encoding: .utf8) == before)
+        let unknown = try simulate(["upgrdae"])
+        #expect(unknown.status == 2)
+        #expect(unknown.output.contains("upgrade"))
+    }
+
+    /// `subscribe` then `upgrade` continue one subscription, and the customer sees the events.
+    @Test func storiesContinueOneSubscription() throws {
+        defer { service.shutdown() }
+        let subscribed = try simulate(["subscribe", "--user", "alice"])
+        #expect(subscribed.status == 0, "\(subscribed.output)")
+        #expect(subscribed.output.contains("→ SUBSCRIBED / INITIAL_BUY"))
+        #expect(subscribed.output.contains("← 200"))
+        #expect(try simulate(["subscribe", "--user", "alice"]).status == 1, "already subscribed")
+        #expect(try simulate(["upgrade", "--user", "alice"]).status == 0)
+        #expect(try simulate(["cancel", "--user", "alice"]).status == 0)
+        #expect(try simulate(["expire", "--user", "alice"]).status == 0)
+        try service.fireDueTimers()
+        let types = try events(of: "alice").compactMap { $0["type"]?.stringValue }
+        #expect(types == ["INITIAL_PURCHASE", "PRODUCT_CHANGE", "RENEWAL", "CANCELLATION", "EXPIRATION"])
+        #expect(try events(of: "alice").last?["expiration_reason"] == .string("UNSUBSCRIBE"))
+        #expect(try simulate(["renew", "--user", "nobody"]).status == 1, "no subscription to renew")
+    }
+
+    /// A whole story in seconds: trial, conversion, plan changes, cancellation, expiry.
+    @Test func lifecyclePlaysOutWithAShortPeriod() throws {
+        defer { service.shutdown() }
+        let played = try simulate(["lifecycle", "--user", "bob", "--period", "2s"])
+        #expect(played.status == 0, "\(played.output)")
+        try service.fireDueTimers()
+        let bob = try events(of: "bob")
+        let types = bob.compactMap { $0["type"]?.stringValue }
+        #expect(types.first == "INITIAL_PURCHASE")
+        #expect(bob.first?["period_type"] == .string("TRIAL"))
+        #expect(bob.contains { $0["type"] == .string("RENEWAL") && $0["is_trial_conversion"] == .bool(true) })
+        #expect(types.contains("PRODUCT_CHANGE"))
+        #expect(types.contains("CANCELLATION"))
+        #expect(types.last == "EXPIRATION")
+        #expect(types.filter { $0 == "EXPIRATION" }.count == 1)
+    }
+}
