@@ -1,3 +1,4 @@
+import AdvancedCommerce
 import AppStore
 import Foundation
 import LoopbackClient
@@ -225,39 +226,7 @@ extension CommerceAPITests {
     }
 }
 
-/// Apple's upgrade example (reference: advanced-commerce.md, SubscriptionModifyInAppRequest example 1).
+/// Apple's upgrade example (SubscriptionModifyInAppRequest example 1).
 enum AppleExamplesJSON {
-    static let upgrade = """
-        {
-            "operation": "MODIFY_SUBSCRIPTION",
-            "version": "1",
-            "transactionId": "12345",
-            "requestInfo": {
-                "requestReferenceId": "e2a88501-25ba-403a-9c46-d7b8eecc56ba"
-            },
-            "currency": "USD",
-            "storefront": "USA",
-            "descriptors": {
-                "effective": "IMMEDIATELY",
-                "displayName": "Anne's Game Stream",
-                "description": "Streaming Service for Anne's Game"
-            },
-            "periodChange": {
-                "effective": "IMMEDIATELY",
-                "period": "P1Y"
-            },
-            "retainBillingCycle": false,
-            "changeItems": [
-                {
-                    "effective": "IMMEDIATELY",
-                    "currentSKU": "ANNES_GOLD_TIER_1M",
-                    "SKU": "ANNES_PLATINUM_TIER_1Y",
-                    "price": 99990,
-                    "displayName": "Platinum Tier",
-                    "description": "Access to Anne's Game Stream & chat",
-                    "reason": "UPGRADE"
-                }
-            ]
-        }
-        """
+    static let upgrade = AppleExamples.modifyUpgradeWithPeriodChange
 }

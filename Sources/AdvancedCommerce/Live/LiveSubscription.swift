@@ -32,19 +32,10 @@ public enum LiveValidator {
         _ request: SubscriptionModifyInAppRequest, subscriptions: [LiveSubscription], usedRequestReferenceIds: Set<String>
     ) -> (request: SubscriptionModifyInAppRequest, errors: [ValidationError]) {
         var request = request
-        var errors: [ValidationError] = []
-        if let reference = request.requestInfo?.requestReferenceId, usedRequestReferenceIds.contains(reference) {
-            errors.append(ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId"))
-        }
-        guard let transactionId = request.transactionId,
-            let live = subscriptions.first(where: { $0.transactionIds.contains(transactionId) })
-        else {
-            errors.append(
-                ValidationError(
-                    .transactionIdNotFound, field: "transactionId",
-                    detail: "It is not a transaction of this customer's subscriptions."))
-            return (request, errors)
-        }
+        var (live, errors) = locate(
+            request.transactionId, reference: request.requestInfo?.requestReferenceId, in: subscriptions,
+            used: usedRequestReferenceIds)
+        guard let live else { return (request, errors) }
         if !live.isActive { errors.append(ValidationError(.inactiveACASub, field: "transactionId")) }
         if request.requestInfo != nil, request.requestInfo?.consistencyToken == nil {
             request.requestInfo?.consistencyToken = live.consistencyToken
@@ -90,23 +81,35 @@ extension LiveValidator {
         _ request: SubscriptionReactivateInAppRequest, subscriptions: [LiveSubscription], usedRequestReferenceIds: Set<String>
     ) -> (request: SubscriptionReactivateInAppRequest, errors: [ValidationError]) {
         var request = request
-        var errors: [ValidationError] = []
-        if let reference = request.requestInfo?.requestReferenceId, usedRequestReferenceIds.contains(reference) {
-            errors.append(ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId"))
-        }
-        guard let transactionId = request.transactionId,
-            let live = subscriptions.first(where: { $0.transactionIds.contains(transactionId) })
-        else {
-            errors.append(
-                ValidationError(
-                    .transactionIdNotFound, field: "transactionId",
-                    detail: "It is not a transaction of this customer's subscriptions."))
-            return (request, errors)
-        }
+        var (live, errors) = locate(
+            request.transactionId, reference: request.requestInfo?.requestReferenceId, in: subscriptions,
+            used: usedRequestReferenceIds)
+        guard let live else { return (request, errors) }
         if live.isActive { errors.append(ValidationError(.subscriptionAlreadyActive, field: "transactionId")) }
         if request.requestInfo != nil, request.requestInfo?.consistencyToken == nil {
             request.requestInfo?.consistencyToken = live.consistencyToken
         }
         return (request, errors)
+    }
+}
+
+extension LiveValidator {
+    /// The subscription `transactionId` belongs to (else `TransactionIdNotFoundError`), and
+    /// `RepeatedRequestReferenceIdError` when `reference` was used before.
+    static func locate(
+        _ transactionId: String?, reference: String?, in subscriptions: [LiveSubscription], used: Set<String>
+    ) -> (LiveSubscription?, [ValidationError]) {
+        var errors: [ValidationError] = []
+        if let reference, used.contains(reference) {
+            errors.append(ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId"))
+        }
+        guard let transactionId, let live = subscriptions.first(where: { $0.transactionIds.contains(transactionId) }) else {
+            errors.append(
+                ValidationError(
+                    .transactionIdNotFound, field: "transactionId",
+                    detail: "It is not a transaction of this customer's subscriptions."))
+            return (nil, errors)
+        }
+        return (live, errors)
     }
 }

@@ -1,10 +1,10 @@
-import AdvancedCommerce
 import Foundation
 
-/// Apple's published request examples, verbatim, from the Advanced Commerce API documentation.
-enum AppleExamples {
+/// Apple's published request examples, verbatim, from the Advanced Commerce API documentation:
+/// what tests validate and sign, and a starting point for `revenuedot commerce validate`.
+public enum AppleExamples {
     /// SubscriptionModifyInAppRequest: upgrade monthly to annual, immediately, billing cycle resets.
-    static let modifyUpgradeWithPeriodChange = """
+    public static let modifyUpgradeWithPeriodChange = """
         {
             "operation": "MODIFY_SUBSCRIPTION",
             "version": "1",
@@ -39,7 +39,7 @@ enum AppleExamples {
         """
 
     /// SubscriptionModifyInAppRequest: add an item, retaining the billing cycle.
-    static let modifyAddItem = """
+    public static let modifyAddItem = """
         {
             "operation": "MODIFY_SUBSCRIPTION",
             "version": "1",
@@ -67,7 +67,7 @@ enum AppleExamples {
         """
 
     /// SubscriptionModifyInAppRequest: remove an item at the next renewal (removeItems alone).
-    static let modifyRemoveItem = """
+    public static let modifyRemoveItem = """
         {
             "operation": "MODIFY_SUBSCRIPTION",
             "version": "1",
@@ -87,7 +87,7 @@ enum AppleExamples {
         """
 
     /// SubscriptionModifyInAppRequest: downgrade at the next renewal.
-    static let modifyDowngrade = """
+    public static let modifyDowngrade = """
         {
             "operation": "MODIFY_SUBSCRIPTION",
             "version": "1",
@@ -118,7 +118,7 @@ enum AppleExamples {
         """
 
     /// OneTimeChargeCreateRequest example.
-    static let oneTimeCharge = """
+    public static let oneTimeCharge = """
         {"operation":"CREATE_ONE_TIME_CHARGE","version":"1",
          "requestInfo":{"requestReferenceId":"f55df048-4cd8-4261-b404-b6f813ff70e5"},
          "currency":"USD","taxCode":"C003-00-2","storefront":"USA",
@@ -127,7 +127,7 @@ enum AppleExamples {
         """
 
     /// SubscriptionCreateRequest example with two items and an offer.
-    static let subscriptionCreate = """
+    public static let subscriptionCreate = """
         {"operation":"CREATE_SUBSCRIPTION","version":"1",
          "requestInfo":{"requestReferenceId":"74ad2401-488d-4e1a-9c9d-80cdf0efed67"},
          "currency":"USD","taxCode":"C003-00-1",
@@ -140,7 +140,7 @@ enum AppleExamples {
         """
 
     /// SubscriptionReactivateInAppRequest; Apple publishes no example, so this one follows the field table.
-    static let subscriptionReactivate = """
+    public static let subscriptionReactivate = """
         {"operation":"REACTIVATE_SUBSCRIPTION","version":"1",
          "requestInfo":{"requestReferenceId":"0b6a4d0e-3c5f-4a52-9a43-0d3a7c9bd1f2",
                         "appAccountToken":"7e3fb20b-4cdb-47cc-936d-99d65f608138"},
@@ -148,7 +148,7 @@ enum AppleExamples {
          "items":[{"SKU":"LIVE_SPORTS"}]}
         """
 
-    static func decode<Request: Decodable>(_ json: String, as type: Request.Type = Request.self) throws -> Request {
+    public static func decode<Request: Decodable>(_ json: String, as type: Request.Type = Request.self) throws -> Request {
         try JSONDecoder().decode(Request.self, from: Data(json.utf8))
     }
 }
