@@ -39,4 +39,26 @@ struct WebhookSenderTests {
         }
         #expect(status == nil)
     }
+
+    /// A receiver slower than `timeoutSeconds` is a failed attempt (retried later), and the late
+    /// connection is not reused for the next event.
+    @Test(arguments: [true, false])
+    func aSlowReceiverTimesOut(direct: Bool) throws {
+        let receiver = try WebhookReceiver { index, _ in
+            if index == 0 { Thread.sleep(forTimeInterval: 2.5) }
+            return 200
+        }
+        defer { receiver.stop() }
+        var config = Self.config(receiver.url)
+        config.timeoutSeconds = 1
+        let sender = WebhookSender(config: config, direct: direct)
+        let started = Date()
+        guard case .failed(let status, _) = sender.send(Data("{}".utf8), eventId: "e", at: Date()) else {
+            Issue.record("a receiver slower than the timeout must fail the attempt")
+            return
+        }
+        #expect(status == nil)
+        #expect(Date().timeIntervalSince(started) < 2.4)
+        #expect(sender.send(Data("{}".utf8), eventId: "e", at: Date()) == .delivered(status: 200))
+    }
 }
