@@ -156,6 +156,7 @@ goals = [("warm >= 2,000/s", warm >= 2000), ("warm >= 60% of OpenSSL ceiling", w
          ("no seeding or read failures", seed["failures"] + subscribers["failures"] + health["failures"] == 0),
          ("webhooks keep up with ingest (>= 0.95x over the run)", hook_rate >= 0.95 * hook_ingest),
          ("webhook latency p99 <= 1 s", hooks["latency_p99_ms"] <= 1000),
-         ("every webhook received", hooks["webhooks_received"] == hooks["notifications"])]
+         ("every webhook received", hooks["webhooks_received"] == hooks["notifications"]),
+         ("no webhook delivered twice", hooks.get("duplicate_webhooks", 0) == 0)]
 print("Goals: " + ", ".join(f"{name}: {'met' if ok else 'NOT met'}" for name, ok in goals))
 PY

@@ -207,6 +207,11 @@ struct WebhookDeliveryTests {
             byCustomer[customer, default: []].append(sequence)
         }
         #expect(byCustomer.count == purchases.count)
+        // An event answered 2xx is never sent again: one successful answer per event id.
+        var answered: [String: Int] = [:]
+        for (index, request) in receiver.received.enumerated() where index % 3 != 1 { answered[request.id, default: 0] += 1 }
+        #expect(answered.count == total)
+        #expect(answered.values.allSatisfy { $0 == 1 }, "\(answered.filter { $0.value > 1 })")
         for (customer, sequences) in byCustomer {
             #expect(sequences == sequences.sorted(), "\(customer) received \(sequences)")
             #expect(Set(sequences) == Set(1...Int64(perPurchase)), "\(customer) received \(sequences)")

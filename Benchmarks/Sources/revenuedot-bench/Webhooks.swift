@@ -21,13 +21,19 @@ func webhooks(_ arguments: [String]) throws {
 
     // The receiver: the original transaction id of each event → when its webhook arrived.
     let arrivals = Mutex<[String: ContinuousClock.Instant]>([:])
+    let duplicates = Atomic<Int>(0)
     var router = Router()
     router.add("POST", "/hooks") { request in
         let now = clock.now
         if let event = (try? JSONValue(parsing: request.body))?["event"],
             let original = event["original_transaction_id"]?.stringValue
         {
-            arrivals.withLock { if $0[original] == nil { $0[original] = now } }
+            let repeated = arrivals.withLock { arrivals -> Bool in
+                guard arrivals[original] == nil else { return true }
+                arrivals[original] = now
+                return false
+            }
+            if repeated { duplicates.add(1, ordering: .relaxed) }
         }
         return HTTPResponse(status: 200)
     }
@@ -96,6 +102,7 @@ func webhooks(_ arguments: [String]) throws {
         "first_post_to_last_webhook_seconds": seconds(lastArrival - started),
         "latency_p50_ms": (percentile(0.5) * 100).rounded() / 100, "latency_p99_ms": (percentile(0.99) * 100).rounded() / 100,
         "latency_max_ms": ((latencies.last ?? 0) * 100).rounded() / 100,
+        "duplicate_webhooks": duplicates.load(ordering: .relaxed),
     ])
 }
 

@@ -24,6 +24,9 @@ final class DeliveryWorker: Sendable {
     private struct State {
         var running = false
         var inFlight: Set<String> = []
+        /// Deliveries whose outcome is committed, still counted in `inFlight` until the next
+        /// dispatch starts: a read that began before that commit must not see them as due again.
+        var finished: Set<String> = []
         var queue: [DueDelivery] = []
     }
 
@@ -88,7 +91,13 @@ final class DeliveryWorker: Sendable {
     /// Queues every due delivery not already in flight, up to twice the concurrency.
     private func dispatchDue() {
         let capacity = sender.config.concurrency * 2
-        let (inFlight, running) = state.withLock { ($0.inFlight, $0.running) }
+        // Outcomes committed before this point are visible to the read below, so their events
+        // may leave `inFlight`; ones that finish during the read stay in it until next time.
+        let (inFlight, running) = state.withLock { state in
+            state.inFlight.subtract(state.finished)
+            state.finished.removeAll()
+            return (state.inFlight, state.running)
+        }
         guard running, inFlight.count < capacity else { return }
         let nowMs = Self.milliseconds(clock())
         let appId = appId
@@ -144,7 +153,7 @@ final class DeliveryWorker: Sendable {
                 recorded.withLock { $0 = status }
             },
             completion: { [self] result in
-                state.withLock { _ = $0.inFlight.remove(delivery.eventId) }
+                state.withLock { _ = $0.finished.insert(delivery.eventId) }
                 wake.signal()
                 // Not recorded: it stays pending and is attempted again (at least once, never lost).
                 guard case .success = result else { return metrics.deliveries.increment(label: "unrecorded") }
