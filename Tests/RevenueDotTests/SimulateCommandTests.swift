@@ -72,10 +72,10 @@ struct SimulateCommandTests {
         #expect(try simulate(["renew", "--user", "nobody"]).status == 1, "no subscription to renew")
     }
 
-    /// A whole story in seconds: trial, conversion, plan changes, cancellation, expiry.
+    /// A whole story in seconds (3 s periods leave room on a loaded machine): trial, conversion, plan changes, cancellation, expiry.
     @Test func lifecyclePlaysOutWithAShortPeriod() throws {
         defer { service.shutdown() }
-        let played = try simulate(["lifecycle", "--user", "bob", "--period", "2s"])
+        let played = try simulate(["lifecycle", "--user", "bob", "--period", "3s"])
         #expect(played.status == 0, "\(played.output)")
         try service.fireDueTimers()
         let bob = try events(of: "bob")
