@@ -10,6 +10,9 @@ public struct LoopbackClientError: Error, CustomStringConvertible {
         case receiveFailed
         /// No data arrived within the connection's timeout.
         case timedOut
+        /// The server closed the connection before any of a response arrived (a keep-alive
+        /// connection the server had already given up: the request may safely go again).
+        case closedBeforeResponse
         /// The server closed the connection before a whole response arrived.
         case closed
         /// The response is not HTTP/1.x as this client reads it.

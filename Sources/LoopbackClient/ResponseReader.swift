@@ -51,7 +51,9 @@ final class ResponseReader {
             }
             scanned = max(0, end - start - 3)
             guard try fill() else {
-                throw LoopbackClientError(code: .closed, message: "The server closed the connection before answering.")
+                throw LoopbackClientError(
+                    code: scanned == 0 && end == start ? .closedBeforeResponse : .closed,
+                    message: "The server closed the connection before answering.")
             }
         }
     }

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import LoopbackClient
+import Storage
 import Testing
 
 @testable import RevenueDot
@@ -215,5 +216,46 @@ struct TimerRestartTests {
         #expect(metrics.contains("revenuedot_webhook_dead 0"))
         #expect(metrics.contains("revenuedot_timers_fired_total 1"))
         #expect(metrics.contains("revenuedot_webhook_delivery_latency_seconds_count 1"))
+    }
+}
+
+@Suite("Scheduler isolation")
+struct SchedulerIsolationTests {
+    /// A timer that cannot fire is reported and pushed back; the others still fire.
+    @Test func aBrokenTimerDoesNotStopTheOthers() throws {
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let story = Story(signer: fixture.signer)
+        let now = Story.nowMs
+        let period = story.period(1, from: now, until: now + 300)
+        let connection = try LoopbackConnection(port: service.port)
+        for payload in [
+            try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period),
+            try story.notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", period: period, autoRenewStatus: 0),
+        ] {
+            #expect(try connection.postNotification(payload).status == 200)
+        }
+        let other = try SQLiteStore(path: fixture.databasePath)
+        try other.write { transaction in
+            try transaction.execute(
+                "INSERT INTO timers (app_id, id, fire_at, json) VALUES ('demo', 'expiration/broken', 0, 'not a timer')")
+        }
+        other.close()
+        while Story.nowMs <= period.expiresMs { Thread.sleep(forTimeInterval: 0.02) }
+        try service.fireDueTimers()
+        let received = receiver.wait { $0.count >= 3 }
+        #expect(received.map(\.type) == ["INITIAL_PURCHASE", "CANCELLATION", "EXPIRATION"])
+        Thread.sleep(forTimeInterval: 0.2)
+        let check = try SQLiteStore(path: fixture.databasePath)
+        defer { check.close() }
+        let broken = try check.read { (rows) throws(StoreError) in
+            try rows.query("SELECT fire_at FROM timers WHERE id = 'expiration/broken'", []).first?.first?.integerValue
+        }
+        #expect((broken ?? 0) > Story.nowMs, "pushed back, not retried on every tick")
+        let metrics = String(decoding: try connection.request("GET", "/metrics").body, as: UTF8.self)
+        #expect(metrics.contains("revenuedot_timers_failed_total 1") || metrics.contains("revenuedot_timers_failed_total 2"))
     }
 }

@@ -253,5 +253,24 @@ struct WebhookDeliveryTests {
         #expect(empty["next_cursor"] == .integer(last))
         let ids = (first["events"]?.arrayValue ?? []) + (second["events"]?.arrayValue ?? [])
         #expect(Set(ids.compactMap { $0["event"]?["id"]?.stringValue }).count == 3)
+
+        // A stored event that does not decode is listed with an error, and the cursor moves past it.
+        let other = try SQLiteStore(path: fixture.databasePath)
+        try other.write { transaction in
+            try transaction.execute(
+                "INSERT INTO events (id, app_id, type, json, created_at, position) VALUES ('broken', 'demo', 'TEST', 'not json', 0, ?)",
+                [.integer(last + 1)])
+        }
+        other.close()
+        let (brokenStatus, broken) = try page("?after=\(last)")
+        #expect(brokenStatus == 200)
+        #expect(broken["events"]?.arrayValue?.first?["error"] != nil)
+        #expect(broken["next_cursor"] == .integer(last + 1))
+
+        // No webhook is configured for this app: resending would leave the event waiting forever.
+        let eventId = ids.first?["event"]?["id"]?.stringValue ?? ""
+        let resend = try runCLI(["events", "resend", eventId, "--config", fixture.configPath])
+        #expect(resend.status == 1)
+        #expect(resend.output.contains("has no webhook"))
     }
 }

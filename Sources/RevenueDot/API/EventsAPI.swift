@@ -34,10 +34,14 @@ struct EventsAPI: Sendable {
             var items: [JSONValue] = []
             var next = after
             for row in rows {
-                guard let position = row[0].integerValue, let json = row[1].textValue else { continue }
-                guard case .object(var envelope) = try WebhookBody.envelope(fromStored: json) else { continue }
-                envelope["cursor"] = .integer(position)
-                items.append(.object(envelope))
+                guard let position = row[0].integerValue else { continue }
+                // A row that does not decode is still listed (with an error), so the cursor moves past it.
+                if let json = row[1].textValue, case .object(var envelope)? = try? WebhookBody.envelope(fromStored: json) {
+                    envelope["cursor"] = .integer(position)
+                    items.append(.object(envelope))
+                } else {
+                    items.append(.object(["cursor": .integer(position), "error": .string("the stored event does not decode")]))
+                }
                 next = position
             }
             let body = JSONValue.object(["events": .array(items), "next_cursor": .integer(next)])

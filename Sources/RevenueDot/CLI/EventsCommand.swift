@@ -38,9 +38,9 @@ public struct EventsCommand {
     }
 
     public func run() throws -> Int32 {
-        let (_, store) = try CommandStore.open(parsed)
+        let (config, store) = try CommandStore.open(parsed)
         defer { store.close() }
-        return subcommand == "resend" ? try resend(store, id: parsed.positionals[0]) : try list(store)
+        return subcommand == "resend" ? try resend(store, config: config, id: parsed.positionals[0]) : try list(store)
     }
 
     private func list(_ store: SQLiteStore) throws -> Int32 {
@@ -110,8 +110,16 @@ public struct EventsCommand {
         return 0
     }
 
-    private func resend(_ store: SQLiteStore, id: String) throws -> Int32 {
+    private func resend(_ store: SQLiteStore, config: RevenueDotConfig, id: String) throws -> Int32 {
         let nowMs = DeliveryWorker.milliseconds(Date())
+        // Only an app with a webhook has a worker to send it: anything else would wait forever.
+        let appId = try store.read { (rows) throws(StoreError) in
+            try rows.query("SELECT app_id FROM events WHERE id = ?", [.text(id)]).first?.first?.textValue
+        }
+        if let appId, config.app(appId)?.webhook == nil {
+            StandardStreams.error("revenuedot events resend: app \"\(appId)\" has no webhook configured to send \(id) to\n")
+            return 1
+        }
         let found = Locked(false)
         try store.write { transaction in
             let resent = try Deliveries.resend(eventId: id, at: nowMs, in: transaction)

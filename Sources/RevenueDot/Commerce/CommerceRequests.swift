@@ -41,7 +41,7 @@ struct CommerceRequests: Sendable {
         if request.requestReferenceId == nil { request.requestReferenceId = UUID().uuidString.lowercased() }
         var errors = request.validationErrors()
         let nowMs = DeliveryWorker.milliseconds(clock())
-        let (live, used) = try liveState(of: appUserId, atMs: nowMs)
+        let (live, used) = try liveState(of: appUserId, atMs: nowMs, reference: request.requestReferenceId)
         switch request {
         case .modifySubscription(let modify):
             let checked = LiveValidator.validate(modify, subscriptions: live, usedRequestReferenceIds: used)
@@ -69,8 +69,11 @@ struct CommerceRequests: Sendable {
             ])
     }
 
-    /// The customer's Advanced Commerce subscriptions and the request ids already used by the app.
-    private func liveState(of appUserId: String, atMs nowMs: Int64) throws -> ([LiveSubscription], Set<String>) {
+    /// The customer's Advanced Commerce subscriptions, and `reference` if the app already used it
+    /// (one indexed lookup; the insert's conflict check catches a race between two requests).
+    private func liveState(of appUserId: String, atMs nowMs: Int64, reference: String?) throws -> (
+        [LiveSubscription], Set<String>
+    ) {
         let app = app
         do {
             return try store.read { (rows) throws(StoreError) -> ([LiveSubscription], Set<String>) in
@@ -86,10 +89,11 @@ struct CommerceRequests: Sendable {
                         consistencyToken: state.renewalAdvancedCommerce?.consistencyToken,
                         isActive: state.hasAccess(atMs: nowMs))
                 }
+                guard let reference else { return (live, []) }
                 let used = try rows.query(
-                    "SELECT request_reference_id FROM commerce_requests WHERE app_id = ?", [.text(app.id)]
-                ).compactMap { $0[0].textValue }
-                return (live, Set(used))
+                    "SELECT 1 FROM commerce_requests WHERE app_id = ? AND request_reference_id = ?",
+                    [.text(app.id), .text(reference)])
+                return (live, used.isEmpty ? [] : [reference])
             }
         } catch {
             throw Failure.storage("\(error)")

@@ -65,9 +65,8 @@ final class DeliveryWorker: Sendable {
     /// Looks for due deliveries now instead of at the next poll (new events were committed).
     func nudge() { wake.signal() }
 
-    /// Stops picking deliveries and waits up to `grace` seconds for the ones in flight; one that
-    /// has not finished by then stays pending and is sent again after the restart.
-    func stop(grace: Double = 2) {
+    /// Stops picking deliveries; sends in progress go on (see `waitStopped`).
+    func beginStop() {
         let wasRunning = state.withLock { state -> Bool in
             defer { state.running = false }
             return state.running
@@ -75,8 +74,17 @@ final class DeliveryWorker: Sendable {
         guard wasRunning else { return }
         wake.signal()
         for _ in 0..<sender.config.concurrency { work.signal() }
-        _ = finished.wait(timeout: .now() + grace)
     }
+
+    /// Waits until every send in progress has its answer (at most the webhook timeout) or
+    /// `deadline` passes, so that their outcomes reach storage before it closes. A send still
+    /// running then stays pending and is sent again after the restart.
+    func waitStopped(until deadline: DispatchTime) {
+        _ = finished.wait(timeout: deadline)
+    }
+
+    /// How long a stop may wait for sends in progress: one webhook timeout and a little more.
+    var stopGrace: Double { Double(sender.config.timeoutSeconds) + 1 }
 
     // MARK: - Threads
 
@@ -144,7 +152,15 @@ final class DeliveryWorker: Sendable {
         } catch {
             outcome = .failed(status: nil, reason: "stored event cannot be sent: \(error)")
         }
-        let nowMs = Self.milliseconds(clock())
+        record(outcome, of: delivery, atMs: Self.milliseconds(clock()), attempt: 1)
+    }
+
+    /// Commits what became of an attempt. If the commit fails (storage busy or full), the known
+    /// outcome is committed again after a pause, rather than the event sent again: a 2xx
+    /// answer must not lead to a second delivery. The delivery stays in flight meanwhile, so
+    /// nothing else of that customer goes out; a stop abandons it, and after the restart it is
+    /// sent again (at least once).
+    private func record(_ outcome: DeliveryOutcome, of delivery: DueDelivery, atMs nowMs: Int64, attempt: Int) {
         let delays = sender.config.retryDelaysSeconds
         let recorded = Locked("pending")
         store.write(
@@ -153,10 +169,17 @@ final class DeliveryWorker: Sendable {
                 recorded.withLock { $0 = status }
             },
             completion: { [self] result in
+                guard case .success = result else {
+                    metrics.deliveries.increment(label: "unrecorded")
+                    guard state.withLock({ $0.running }) else { return }
+                    let pause = min(Double(attempt), 30)
+                    DispatchQueue.global().asyncAfter(deadline: .now() + pause) { [self] in
+                        record(outcome, of: delivery, atMs: nowMs, attempt: attempt + 1)
+                    }
+                    return
+                }
                 state.withLock { _ = $0.finished.insert(delivery.eventId) }
                 wake.signal()
-                // Not recorded: it stays pending and is attempted again (at least once, never lost).
-                guard case .success = result else { return metrics.deliveries.increment(label: "unrecorded") }
                 switch (outcome, recorded.withLock { $0 }) {
                 case (.delivered, _):
                     metrics.deliveries.increment(label: "delivered")

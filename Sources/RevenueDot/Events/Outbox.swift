@@ -62,6 +62,8 @@ enum Deliveries {
     /// of its customer: a later event waits while an earlier one is pending (in flight, listed
     /// in `inFlight`, or waiting for its retry). Dead-lettered and delivered events do not block.
     ///
+    /// A delivery whose event no longer exists (see `Replay`) is skipped, so it never blocks its customer.
+    ///
     /// Walks the pending index in position order, `window` rows at a time (at most `maxWindows`
     /// of them, so that one customer's long backlog cannot hide everyone behind it), and decides
     /// in Swift: the first pending row seen for a customer is that customer's earliest.
@@ -75,8 +77,9 @@ enum Deliveries {
         for _ in 0..<maxWindows {
             let pending = try rows.query(
                 """
-                SELECT event_id, customer, attempts, next_attempt_at, created_at, position FROM deliveries
-                WHERE app_id = ? AND status = 'pending' AND position > ? ORDER BY position LIMIT ?
+                SELECT d.event_id, d.customer, d.attempts, d.next_attempt_at, d.created_at, d.position
+                FROM deliveries d JOIN events e ON e.id = d.event_id
+                WHERE d.app_id = ? AND d.status = 'pending' AND d.position > ? ORDER BY d.position LIMIT ?
                 """, [.text(appId), .integer(after), .integer(Int64(window))])
             for row in pending {
                 guard picked.count < limit, let id = row[0].textValue else { break }

@@ -73,7 +73,11 @@ final class WebhookSender: Sendable {
                 let response = try connection.connection.request("POST", target.path, headers: headers, body: body)
                 if connection.connection.isOpen { pool.withLock { $0.append(connection) } }
                 return outcome(status: response.status)
-            } catch let error as LoopbackClientError where wasReused && error.code != .timedOut {
+            } catch let error as LoopbackClientError
+                where wasReused && [.sendFailed, .closedBeforeResponse].contains(error.code)
+            {
+                // The server had closed this idle connection: nothing of an answer came, so the
+                // request goes once more on a new one. Any answer read, even partly, is final.
                 continue
             } catch {
                 return .failed(status: nil, reason: "no answer: \(error)")

@@ -17,8 +17,9 @@ final class Metrics: Sendable {
     let deliveries = LabeledCounter()
     /// From the commit of an event (the notification answered 200) to its webhook answered 2xx.
     let deliveryLatency = Histogram(bounds: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600])
-    /// Timers the scheduler fired.
+    /// Timers the scheduler fired, and those that failed to (retried a minute later).
     let timersFired = Counter()
+    let timersFailed = Counter()
 
     /// The exposition text; `outbox` adds the delivery backlog read from storage.
     func render(outbox: OutboxStatus? = nil) -> String {
@@ -70,6 +71,7 @@ final class Metrics: Sendable {
         ]
         lines += deliveryLatency.render(name: "revenuedot_webhook_delivery_latency_seconds")
         counter("revenuedot_timers_fired_total", "Timers the scheduler fed to the reducer.", timersFired.count)
+        counter("revenuedot_timers_failed_total", "Timers that failed to fire (tried again a minute later).", timersFailed.count)
         if let outbox {
             lines += [
                 "# HELP revenuedot_webhook_pending Events waiting for delivery.", "# TYPE revenuedot_webhook_pending gauge",

@@ -46,7 +46,12 @@ public final class RevenueDotService: Sendable {
         }
         self.workers = workers
         nudge.withLock { $0 = workers }
-        scheduler = Scheduler(config: config, store: store, clock: clock) { fired in metrics.timersFired.increment(by: fired) }
+        scheduler = Scheduler(
+            config: config, store: store, clock: clock, afterFiring: { fired in metrics.timersFired.increment(by: fired) },
+            onFailure: { message in
+                metrics.timersFailed.increment()
+                StandardStreams.error("revenuedot: \(message)\n")
+            })
         // One set of verifiers (and chain caches) serves ingest and the subscriber API.
         let verifiers = try AppVerifiers.forApps(of: config)
         let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics)
@@ -85,7 +90,11 @@ public final class RevenueDotService: Sendable {
     public func shutdown() {
         server.shutdown()
         scheduler.stop()
-        for worker in workers { worker.stop() }
+        // All workers stop together, so apps do not add up their grace periods.
+        for worker in workers { worker.beginStop() }
+        let grace = workers.map(\.stopGrace).max() ?? 0
+        let deadline = DispatchTime.now() + grace
+        for worker in workers { worker.waitStopped(until: deadline) }
         store.close()
     }
 }

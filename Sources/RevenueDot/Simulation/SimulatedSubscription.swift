@@ -58,7 +58,6 @@ struct SimulatedSubscription: Codable, Sendable {
         transactions += 1
         transactionId = String(Int64(originalTransactionId).map { $0 + Int64(transactions - 1) } ?? 0)
         self.productId = productId
-        autoRenewProductId = autoRenewProductId == self.productId ? productId : autoRenewProductId
         purchaseMs = startMs
         expiresMs = startMs + periodMs
         trial = false

@@ -39,6 +39,13 @@ enum Replay {
                 try LedgerInputs.apply(input, app: app, atMs: at, deliver: false, in: transaction)
                 count.increment()
             }
+            // A replay under changed code or config may not make every event again: a delivery
+            // left without its event can never be sent, so it becomes a dead letter that says why.
+            try transaction.execute(
+                """
+                UPDATE deliveries SET status = 'dead', last_error = 'the event no longer exists after revenuedot replay'
+                WHERE status = 'pending' AND event_id NOT IN (SELECT id FROM events)
+                """)
         }
         return count.count
     }

@@ -15,20 +15,24 @@ final class Scheduler: Sendable {
     private let interval: Double
     private let clock: @Sendable () -> Date
     private let afterFiring: @Sendable (Int) -> Void
+    private let onFailure: @Sendable (String) -> Void
     private let running = Flag()
     private let stopped = DispatchSemaphore(value: 0)
     private let wake = DispatchSemaphore(value: 0)
 
-    /// - Parameter afterFiring: called with the number of timers fired by a tick (when any fired).
+    /// - Parameters:
+    ///   - afterFiring: called with the number of timers fired by a tick (when any fired).
+    ///   - onFailure: called with a description of each timer that failed to fire.
     init(
         config: RevenueDotConfig, store: SQLiteStore, clock: @escaping @Sendable () -> Date = Date.init,
-        afterFiring: @escaping @Sendable (Int) -> Void = { _ in }
+        afterFiring: @escaping @Sendable (Int) -> Void = { _ in }, onFailure: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         apps = Dictionary(uniqueKeysWithValues: config.apps.map { ($0.id, $0) })
         self.store = store
         interval = Double(config.scheduler.intervalMs) / 1000
         self.clock = clock
         self.afterFiring = afterFiring
+        self.onFailure = onFailure
     }
 
     func start() {
@@ -52,47 +56,75 @@ final class Scheduler: Sendable {
         stopped.wait()
     }
 
+    /// How long a timer that failed to fire waits before the next attempt.
+    static let retryAfterFailureMs: Int64 = 60_000
+
     /// Fires every timer due now; returns how many fired.
+    ///
+    /// Each timer is its own write (group-committed together, each in its own savepoint), so one
+    /// that cannot fire (a state row that no longer decodes, say) fails alone: it is reported
+    /// through `onFailure`, pushed back by `retryAfterFailureMs`, and the others still fire.
     @discardableResult
     func tick() throws -> Int {
         let now = clock()
         let nowMs = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
         var fired = 0
+        var seen: Set<String> = []
         while true {
             let due = try store.read { (rows) throws(StoreError) -> [[SQLValue]] in
                 try rows.query(
-                    "SELECT app_id, id, json FROM timers WHERE fire_at <= ? ORDER BY fire_at, app_id, id LIMIT 256",
+                    "SELECT app_id, id FROM timers WHERE fire_at <= ? ORDER BY fire_at, app_id, id LIMIT 256",
                     [.integer(nowMs)])
             }
-            if due.isEmpty { break }
-            let apps = apps
-            let count = Locked(0)
-            try store.write { transaction in
-                for row in due {
-                    guard let appId = row[0].textValue, let id = row[1].textValue, let app = apps[appId] else { continue }
-                    // Re-read inside the write: a notification may have moved or removed it meanwhile.
-                    guard
-                        let json = try transaction.query(
-                            "SELECT json FROM timers WHERE app_id = ? AND id = ? AND fire_at <= ?",
-                            [.text(appId), .text(id), .integer(nowMs)]
-                        ).first?.first?.textValue
-                    else { continue }
-                    let timer = try LedgerRows.decode(ExpirationTimer.self, json)
-                    try TimerFiring.fire(timer, app: app, atMs: nowMs, deliver: true, in: transaction)
-                    try LedgerInputs.log(kind: "timer", ref: json, app: app, atMs: nowMs, in: transaction)
-                    count.withLock { $0 += 1 }
-                }
-                // Rows of apps no longer configured would come back on every tick: drop them.
-                for row in due where row[0].textValue.flatMap({ apps[$0] }) == nil {
-                    try transaction.execute("DELETE FROM timers WHERE app_id = ? AND id = ?", [row[0], row[1]])
-                }
+            // A timer already handled in this tick (the reducer set it again, still due) waits for the next one.
+            let fresh = due.filter { seen.insert("\($0[0].textValue ?? "")/\($0[1].textValue ?? "")").inserted }
+            if fresh.isEmpty { break }
+            let outcomes = Locked<[Bool]>([])
+            let group = DispatchGroup()
+            for row in fresh {
+                guard let appId = row[0].textValue, let id = row[1].textValue else { continue }
+                group.enter()
+                store.write(
+                    { [apps] transaction in
+                        guard let app = apps[appId] else {
+                            // An app no longer configured: its timers would come back on every tick.
+                            try transaction.execute("DELETE FROM timers WHERE app_id = ? AND id = ?", [.text(appId), .text(id)])
+                            return
+                        }
+                        // Re-read inside the write: a notification may have moved or removed it meanwhile.
+                        guard
+                            let json = try transaction.query(
+                                "SELECT json FROM timers WHERE app_id = ? AND id = ? AND fire_at <= ?",
+                                [.text(appId), .text(id), .integer(nowMs)]
+                            ).first?.first?.textValue
+                        else { return }
+                        let timer = try LedgerRows.decode(ExpirationTimer.self, json)
+                        try TimerFiring.fire(timer, app: app, atMs: nowMs, deliver: true, in: transaction)
+                        try LedgerInputs.log(kind: "timer", ref: json, app: app, atMs: nowMs, in: transaction)
+                    },
+                    completion: { [self] result in
+                        if case .failure(let error) = result { postpone(appId: appId, id: id, nowMs: nowMs, error: error) }
+                        outcomes.withLock { $0.append((try? result.get()) != nil) }
+                        group.leave()
+                    })
             }
-            let firedNow = count.withLock { $0 }
-            fired += firedNow
+            group.wait()
+            fired += outcomes.withLock { $0.filter { $0 }.count }
             if due.count < 256 { break }
         }
         if fired > 0 { afterFiring(fired) }
         return fired
+    }
+
+    /// Reports a timer that failed to fire and moves it out of the way for a while.
+    private func postpone(appId: String, id: String, nowMs: Int64, error: StoreError) {
+        onFailure("timer \(id) of app \(appId) failed to fire: \(error)")
+        store.write(
+            { transaction in
+                try transaction.execute(
+                    "UPDATE timers SET fire_at = ? WHERE app_id = ? AND id = ? AND fire_at <= ?",
+                    [.integer(nowMs + Self.retryAfterFailureMs), .text(appId), .text(id), .integer(nowMs)])
+            }, completion: { _ in })
     }
 }
 

@@ -50,7 +50,9 @@ final class SQLiteConnection {
     }
 
     private func configure(role: Role) throws(StoreError) {
-        let busy = sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
+        // The checkpointer waits only briefly: a RESTART checkpoint holds up the writer while it
+        // waits, and the writer's own busy timeout must not run out behind it.
+        let busy = sqlite3_busy_timeout(handle, role == .checkpointer ? 200 : Self.busyTimeoutMilliseconds)
         guard busy == SQLITE_OK else { throw StoreError(sqlite: busy, connection: handle, context: "busy_timeout") }
         // The first statement reads the file header: a file that is not a database fails here.
         if role == .writer {
