@@ -18,6 +18,7 @@ enum Replay {
         let count = Counter()
         try store.write { transaction in
             let inputs = try transaction.query("SELECT app_id, kind, ref, at FROM applied_inputs ORDER BY seq")
+            let positions = try transaction.query("SELECT id, position FROM events")
             for table in derivedTables { try transaction.execute("DELETE FROM \(table)") }
             for row in inputs {
                 guard let appId = row[0].textValue, let kind = row[1].textValue, let ref = row[2].textValue,
@@ -39,6 +40,7 @@ enum Replay {
                 try LedgerInputs.apply(input, app: app, atMs: at, deliver: false, in: transaction)
                 count.increment()
             }
+            try keepPositions(positions, in: transaction)
             // A replay under changed code or config may not make every event again: a delivery
             // left without its event can never be sent, so it becomes a dead letter that says why.
             try transaction.execute(
@@ -48,6 +50,24 @@ enum Replay {
                 """)
         }
         return count.count
+    }
+
+    /// Gives every event made again the `position` it had, so `/v1/events` consumers neither miss
+    /// nor repeat one; events new to this replay follow after the highest old position, in order.
+    private static func keepPositions(_ old: [[SQLValue]], in transaction: WriteTransaction) throws {
+        guard !old.isEmpty else { return }
+        try transaction.execute("UPDATE events SET position = -position")
+        var highest: Int64 = 0
+        for row in old {
+            guard let id = row[0].textValue, let position = row[1].integerValue else { continue }
+            highest = max(highest, position)
+            try transaction.execute("UPDATE events SET position = ? WHERE id = ?", [.integer(position), .text(id)])
+        }
+        let fresh = try transaction.query("SELECT id FROM events WHERE position < 0 ORDER BY position DESC")
+        for (offset, row) in fresh.enumerated() {
+            try transaction.execute(
+                "UPDATE events SET position = ? WHERE id = ?", [.integer(highest + Int64(offset) + 1), row[0]])
+        }
     }
 
     private static func facts(uuid: String, in transaction: WriteTransaction) throws -> VerifiedNotificationFacts {
