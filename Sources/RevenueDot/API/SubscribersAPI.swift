@@ -57,7 +57,7 @@ struct SubscribersAPI: Sendable {
         } catch {
             return reply(.error(status: 401, code: error.status.rawValue, message: error.detail))
         }
-        let atMs = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        let atMs = UnixTime.milliseconds(now)
         store.write(
             { transactionRows in
                 try transactionRows.execute(

@@ -99,7 +99,7 @@ public struct EventsCommand {
             let delivery = attempts > 0 && status != "delivered" ? "\(status) (\(attempts))" : status
             lines.append(
                 [
-                    NotificationsCommand.iso(row[6].integerValue ?? 0).padding(26), (row[4].textValue ?? "").padding(25),
+                    UnixTime.iso8601(row[6].integerValue ?? 0).padding(26), (row[4].textValue ?? "").padding(25),
                     (row[2].textValue ?? "-").padding(22), (row[3].integerValue.map(String.init) ?? "-").padding(6),
                     delivery.padding(16), row[0].textValue ?? "",
                 ].joined())
@@ -111,7 +111,7 @@ public struct EventsCommand {
     }
 
     private func resend(_ store: SQLiteStore, config: RevenueDotConfig, id: String) throws -> Int32 {
-        let nowMs = DeliveryWorker.milliseconds(Date())
+        let nowMs = UnixTime.nowMs
         // Only an app with a webhook has a worker to send it: anything else would wait forever.
         let appId = try store.read { (rows) throws(StoreError) in
             try rows.query("SELECT app_id FROM events WHERE id = ?", [.text(id)]).first?.first?.textValue

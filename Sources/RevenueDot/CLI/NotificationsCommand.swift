@@ -60,7 +60,7 @@ public struct NotificationsCommand {
             let type = record.subtype.map { "\(record.notificationType) / \($0)" } ?? record.notificationType
             lines.append(
                 [
-                    Self.iso(record.receivedAt).padding(26), record.state.rawValue.padding(10), record.appId.padding(11),
+                    UnixTime.iso8601(record.receivedAt).padding(26), record.state.rawValue.padding(10), record.appId.padding(11),
                     type.padding(40), (record.environment ?? "-").padding(13), record.notificationUUID,
                 ].joined())
         }
@@ -101,7 +101,7 @@ public struct NotificationsCommand {
                     log.recent.map {
                         .object([
                             "appId": .string($0.appId), "status": .string($0.status), "reason": .string($0.reason),
-                            "at": .string(Self.iso($0.at)),
+                            "at": .string(UnixTime.iso8601($0.at)),
                         ])
                     }),
             ])
@@ -113,7 +113,7 @@ public struct NotificationsCommand {
         if log.counts.isEmpty { lines.append("  (none)") }
         lines.append("Most recent (newest first, at most 100):")
         for reject in log.recent {
-            lines.append("  \(Self.iso(reject.at))  \(reject.appId)  \(reject.status): \(reject.reason)")
+            lines.append("  \(UnixTime.iso8601(reject.at))  \(reject.appId)  \(reject.status): \(reject.reason)")
         }
         StandardStreams.out(lines.joined(separator: "\n") + "\n")
         return 0
@@ -125,18 +125,15 @@ public struct NotificationsCommand {
             "notificationUUID": .string(record.notificationUUID), "notificationType": .string(record.notificationType),
             "subtype": record.subtype.map(JSONValue.string) ?? .null, "appId": .string(record.appId),
             "environment": record.environment.map(JSONValue.string) ?? .null, "state": .string(record.state.rawValue),
-            "receivedAt": .string(iso(record.receivedAt)),
+            "receivedAt": .string(UnixTime.iso8601(record.receivedAt)),
         ]
         object["stateReason"] = record.stateReason.map(JSONValue.string)
-        object["signedDate"] = record.signedDate.map { .string(iso($0)) }
+        object["signedDate"] = record.signedDate.map { .string(UnixTime.iso8601($0)) }
         object["originalTransactionId"] = record.originalTransactionId.map(JSONValue.string)
         object["transactionId"] = record.transactionId.map(JSONValue.string)
         return .object(object)
     }
 
-    static func iso(_ milliseconds: Int64) -> String {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601)
-    }
 }
 
 extension String {

@@ -40,7 +40,7 @@ struct CommerceRequests: Sendable {
         }
         if request.requestReferenceId == nil { request.requestReferenceId = UUID().uuidString.lowercased() }
         var errors = request.validationErrors()
-        let nowMs = DeliveryWorker.milliseconds(clock())
+        let nowMs = UnixTime.milliseconds(clock())
         let (live, used) = try liveState(of: appUserId, atMs: nowMs, reference: request.requestReferenceId)
         switch request {
         case .modifySubscription(let modify):

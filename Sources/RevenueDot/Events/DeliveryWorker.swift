@@ -107,7 +107,7 @@ final class DeliveryWorker: Sendable {
             return (state.inFlight, state.running)
         }
         guard running, inFlight.count < capacity else { return }
-        let nowMs = Self.milliseconds(clock())
+        let nowMs = UnixTime.milliseconds(clock())
         let appId = appId
         let room = capacity - inFlight.count
         guard
@@ -152,7 +152,7 @@ final class DeliveryWorker: Sendable {
         } catch {
             outcome = .failed(status: nil, reason: "stored event cannot be sent: \(error)")
         }
-        record(outcome, of: delivery, atMs: Self.milliseconds(clock()), attempt: 1)
+        record(outcome, of: delivery, atMs: UnixTime.milliseconds(clock()), attempt: 1)
     }
 
     /// Commits what became of an attempt. If the commit fails (storage busy or full), the known
@@ -190,5 +190,4 @@ final class DeliveryWorker: Sendable {
             })
     }
 
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
 }

@@ -63,7 +63,7 @@ final class Ingest: Sendable {
             return .answered(.badRequest(error.description))
         }
         let now = clock()
-        let receivedAt = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        let receivedAt = UnixTime.milliseconds(now)
         do {
             let verified = try app.strict.verifyNotification(signedPayload, now: now)
             return .store(

@@ -24,7 +24,7 @@ struct CatalogOutcome: Equatable, Sendable {
         for effect in effects {
             switch effect {
             case .emit(let event): events.append(Self.describe(event))
-            case .schedule(let timer): timers.append("Expiration check scheduled for \(Self.date(timer.fireAtMs)).")
+            case .schedule(let timer): timers.append("Expiration check scheduled for \(UnixTime.iso8601(timer.fireAtMs)).")
             }
         }
         self.events = events
@@ -41,7 +41,7 @@ struct CatalogOutcome: Equatable, Sendable {
         if let price = event.priceInPurchasedCurrency, price != 0 {
             details.append("price_in_purchased_currency \(price) \(event.currency ?? "")")
         }
-        if let ends = event.gracePeriodExpirationAtMs { details.append("grace_period_expiration_at \(date(ends))") }
+        if let ends = event.gracePeriodExpirationAtMs { details.append("grace_period_expiration_at \(UnixTime.iso8601(ends))") }
         return details.isEmpty ? event.type.rawValue : "\(event.type.rawValue) (\(details.joined(separator: ", ")))"
     }
 
@@ -49,7 +49,7 @@ struct CatalogOutcome: Equatable, Sendable {
         if let subscription = ledger.subscriptions[CatalogScenario.originalTransactionId] {
             var lines: [String] = []
             if subscription.hasAccess(atMs: nowMs) {
-                let ends = subscription.accessEndsAtMs.map { " until \(date($0))" } ?? ""
+                let ends = subscription.accessEndsAtMs.map { " until \(UnixTime.iso8601($0))" } ?? ""
                 lines.append("Access: yes, \(subscription.productId ?? "?")\(ends).")
             } else {
                 lines.append("Access: no.")
@@ -66,12 +66,12 @@ struct CatalogOutcome: Equatable, Sendable {
                 lines.append(line + ".")
             }
             if let detected = subscription.billingIssueDetectedAtMs {
-                let grace = subscription.gracePeriodExpiresDateMs.map { ", grace period until \(date($0))" } ?? ""
-                lines.append("Billing issue since \(date(detected))\(grace).")
+                let grace = subscription.gracePeriodExpiresDateMs.map { ", grace period until \(UnixTime.iso8601($0))" } ?? ""
+                lines.append("Billing issue since \(UnixTime.iso8601(detected))\(grace).")
             }
-            if let refunded = subscription.refundedAtMs { lines.append("Refunded at \(date(refunded)).") }
+            if let refunded = subscription.refundedAtMs { lines.append("Refunded at \(UnixTime.iso8601(refunded)).") }
             if let revoked = subscription.revokedAtMs, subscription.refundedAtMs == nil {
-                lines.append("Revoked at \(date(revoked)).")
+                lines.append("Revoked at \(UnixTime.iso8601(revoked)).")
             }
             return lines
         }
@@ -82,7 +82,4 @@ struct CatalogOutcome: Equatable, Sendable {
         return ["Stored; no purchase state changes."]
     }
 
-    static func date(_ milliseconds: Int64) -> String {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601)
-    }
 }

@@ -30,7 +30,7 @@ enum Routes {
             }
         }
         router.add("GET", "/metrics") { _ in
-            let nowMs = DeliveryWorker.milliseconds(Date())
+            let nowMs = UnixTime.nowMs
             let outbox = try? store.read { (rows) throws(StoreError) -> OutboxStatus in
                 do { return try Deliveries.status(nowMs: nowMs, from: rows) } catch let error as StoreError {
                     throw error

@@ -47,7 +47,7 @@ struct Simulator {
     // MARK: - Stories
 
     mutating func play(_ story: Story) throws {
-        let now = Self.nowMs()
+        let now = UnixTime.nowMs
         // Copies: the closures below run while `state` (part of self) is being changed.
         let periodMs = options.periodMs
         let productOption = options.product
@@ -144,7 +144,7 @@ struct Simulator {
     /// A free trial that converts, an upgrade, a downgrade taken back, a cancellation, and the
     /// expiry: a whole customer story in about three periods of `--period`.
     private mutating func lifecycle() throws {
-        let now = Self.nowMs()
+        let now = UnixTime.nowMs
         state = SimulatedSubscription(
             productId: options.product ?? "pro.monthly", periodMs: options.periodMs, nowMs: now, user: options.user,
             environment: options.environment, bundleId: options.bundleId, trial: true)
@@ -159,7 +159,7 @@ struct Simulator {
         try play(.downgrade)
         try play(.revert)
         try play(.cancel)
-        try wait(until: state?.expiresMs ?? Self.nowMs())
+        try wait(until: state?.expiresMs ?? UnixTime.nowMs)
         try play(.expire)
     }
 
@@ -185,12 +185,12 @@ struct Simulator {
         Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
     }
 
-    private func wait(until ms: Int64) throws { try wait(milliseconds: ms - Self.nowMs() + 500) }
+    private func wait(until ms: Int64) throws { try wait(milliseconds: ms - UnixTime.nowMs + 500) }
 
     /// Signs and POSTs one notification about the current state; prints what went and what came back.
     private func send(_ type: String, _ subtype: String?, expirationIntent: Int? = nil) throws {
         let subscription = try existing()
-        let now = Self.nowMs()
+        let now = UnixTime.nowMs
         var data: [String: JSONValue] = [
             "bundleId": .string(options.bundleId), "bundleVersion": .string("1"), "environment": .string(options.environment),
             "signedTransactionInfo": .string(try sign(subscription.transactionJSON(signedMs: now))),
@@ -211,7 +211,7 @@ struct Simulator {
                 + (subscription.autoRenewProductId != subscription.productId
                     ? " → \(subscription.autoRenewProductId)" : "") : "auto-renew off"
         print(
-            "→ \(title)  \(subscription.productId)  transaction \(subscription.transactionId)  expires \(Self.iso(subscription.expiresMs))  \(renews)"
+            "→ \(title)  \(subscription.productId)  transaction \(subscription.transactionId)  expires \(UnixTime.iso8601(subscription.expiresMs))  \(renews)"
         )
         let body = Data(JSONValue.object(["signedPayload": .string(signed)]).serialized().utf8)
         let response: LoopbackResponse
@@ -233,7 +233,7 @@ struct Simulator {
     private func postFromApp() throws {
         guard let key = options.apiKey else { return }
         let subscription = try existing()
-        let signed = try sign(subscription.transactionJSON(signedMs: Self.nowMs()))
+        let signed = try sign(subscription.transactionJSON(signedMs: UnixTime.nowMs))
         let body = Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8)
         let user = options.user.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? options.user
         print("→ the app posts its StoreKit transaction for \(options.user)")
@@ -267,10 +267,6 @@ struct Simulator {
     }
 
     // MARK: - Time
-
-    static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
-
-    static func iso(_ ms: Int64) -> String { Date(timeIntervalSince1970: Double(ms) / 1000).formatted(.iso8601) }
 
     /// `30s`, `5m`, `2h`, `30d`: a period length in milliseconds.
     static func period(_ text: String) -> Int64? {

@@ -67,7 +67,7 @@ final class Scheduler: Sendable {
     @discardableResult
     func tick() throws -> Int {
         let now = clock()
-        let nowMs = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        let nowMs = UnixTime.milliseconds(now)
         var fired = 0
         var seen: Set<String> = []
         while true {
