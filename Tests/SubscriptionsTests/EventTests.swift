@@ -25,6 +25,14 @@ import Testing
         #expect(EventID.uuid5(namespace: dns, name: "python.org") == "886313e1-3b8a-5372-9b90-0c9aee199e5d")
     }
 
+    /// Event ids are the name-based UUIDs of their causes under `revenuedot:event`; other
+    /// namespaces give other ids for the same name.
+    @Test func nameBasedUUIDsShareTheEventIdMechanism() {
+        #expect(EventID.nameBased("a/b", in: "revenuedot:event") == EventID.make(cause: "a/b"))
+        #expect(EventID.nameBased("a/b", in: "revenuedot:docs") != EventID.make(cause: "a/b"))
+        #expect(UUID(uuidString: EventID.nameBased("alice", in: "revenuedot:simulator")) != nil)
+    }
+
     @Test func idsDependOnTheCauseOnly() {
         let id = EventID.make(cause: "1000/PERIOD/1001")
         #expect(id == EventID.make(cause: "1000/PERIOD/1001"))

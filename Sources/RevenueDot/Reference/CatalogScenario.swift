@@ -114,7 +114,7 @@ struct CatalogScenario {
     func decodedNotification() -> JSONValue {
         var members: [String: JSONValue] = [
             "notificationType": .string(type),
-            "notificationUUID": .string(EventUUID.make("revenuedot-docs/\(type)/\(subtype ?? "-")")),
+            "notificationUUID": .string(EventID.nameBased("\(type)/\(subtype ?? "-")", in: "revenuedot:docs")),
             "version": .string("2.0"), "signedDate": .integer(Self.baseMs),
         ]
         members["subtype"] = subtype.map(JSONValue.string)
@@ -221,7 +221,7 @@ struct CatalogScenario {
             renewalInfo.merge(renewal) { _, new in new }
             let decoder = JSONValueDecoder()
             let facts = VerifiedNotificationFacts(
-                notificationUUID: EventUUID.make("revenuedot-docs/before/\(type)/\(subtype ?? "-")/\(atMs)"),
+                notificationUUID: EventID.nameBased("before/\(type)/\(subtype ?? "-")/\(atMs)", in: "revenuedot:docs"),
                 notificationType: NotificationTypeV2(rawValue: type), subtype: subtype.map { Subtype(rawValue: $0) },
                 signedDateMs: atMs, environment: .production,
                 transaction: try decoder.decode(JWSTransactionDecodedPayload.self, from: .object(transaction)),
@@ -259,20 +259,5 @@ struct CatalogScenario {
             try apply("REFUND", nil, atMs: Self.baseMs - 2 * Self.dayMs, revoked: true)
         }
         return ledger
-    }
-}
-
-/// Deterministic UUIDs (version 5 style, from SHA-256) for example ids.
-enum EventUUID {
-    static func make(_ name: String) -> String {
-        var bytes = Array(Digest.sha256(Array(name.utf8)).prefix(16))
-        bytes[6] = (bytes[6] & 0x0F) | 0x50
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = Digest.hex(bytes)
-        let parts = [
-            hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
-            hex.dropFirst(20),
-        ]
-        return parts.joined(separator: "-")
     }
 }

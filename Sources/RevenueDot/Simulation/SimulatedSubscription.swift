@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import Subscriptions
 
 /// One simulated customer's subscription, kept between `revenuedot simulate` runs under
 /// `.revenuedot/simulator/<app>/<user>.json`, so `subscribe` then `upgrade` continue one story.
@@ -41,17 +42,7 @@ struct SimulatedSubscription: Codable, Sendable {
     }
 
     /// A stable UUID for an `app_user_id` that is not one (Apple's `appAccountToken` must be a UUID).
-    static func token(for user: String) -> String {
-        var bytes = Array(Digest.sha256(Array("revenuedot-simulator/\(user)".utf8)).prefix(16))
-        bytes[6] = (bytes[6] & 0x0F) | 0x40
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = Digest.hex(bytes)
-        return [
-            hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
-            hex.dropFirst(20),
-        ]
-        .joined(separator: "-")
-    }
+    static func token(for user: String) -> String { EventID.nameBased(user, in: "revenuedot:simulator") }
 
     /// Starts the next transaction of the subscription: `productId` from `startMs` for one period.
     mutating func nextPeriod(productId: String, startMs: Int64, periodMs: Int64) {

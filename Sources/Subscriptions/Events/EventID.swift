@@ -20,6 +20,13 @@ public enum EventID {
         uuid5(namespace: namespace, name: cause)
     }
 
+    /// A version-5 UUID of `name` under the namespace named `namespace` (itself the version-5
+    /// UUID of that name under the URL namespace): stable ids for things other than events, such
+    /// as the docs' example notifications (`make(cause:)` is this under `revenuedot:event`).
+    public static func nameBased(_ name: String, in namespace: String) -> String {
+        uuid5(namespace: uuidBytes(uuid5(namespace: urlNamespace, name: namespace)), name: name)
+    }
+
     /// RevenueDot's namespace: the version-5 UUID of `revenuedot:event` under the URL namespace.
     static let namespace: [UInt8] = uuidBytes(uuid5(namespace: urlNamespace, name: "revenuedot:event"))
 
