@@ -70,9 +70,7 @@ struct CommerceAPITests {
         defer { service.shutdown() }
         // The customer's live subscription: transaction 12345 with the Gold tier, monthly.
         let signed = try fixture.signer.sign(transaction(id: "12345", items: ["ANNES_GOLD_TIER_1M"], period: "P1M"))
-        let linked = try connection.request(
-            "POST", "/v1/subscribers/\(user)/transactions", headers: ["Authorization": "Bearer pk_test_public"],
-            body: Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8))
+        let linked = try connection.postTransaction(signed, for: user)
         #expect(linked.status == 200)
         #expect(try subscriber()["advanced_commerce"]?["items"]?.arrayValue?.first?["SKU"] == .string("ANNES_GOLD_TIER_1M"))
         #expect(try subscriber()["advanced_commerce"]?["period"] == .string("P1M"))
@@ -121,9 +119,7 @@ struct CommerceAPITests {
     @Test func invalidRequestsGetAppleErrorsAndNothingIsStored() throws {
         defer { service.shutdown() }
         let signed = try fixture.signer.sign(transaction(id: "12345", items: ["ANNES_GOLD_TIER_1M"], period: "P1M"))
-        _ = try connection.request(
-            "POST", "/v1/subscribers/\(user)/transactions", headers: ["Authorization": "Bearer pk_test_public"],
-            body: Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8))
+        _ = try connection.postTransaction(signed, for: user)
         var wrong = Self.upgrade
         wrong["changeItems"] = .array([
             .object([
@@ -164,10 +160,7 @@ extension CommerceAPITests {
     @Test func aScheduledDowngradeShowsUnderTheSubscription() throws {
         defer { service.shutdown() }
         let current = transaction(id: "12345", items: ["ANNES_PLATINUM_TIER_1M"], period: "P1M")
-        _ = try connection.request(
-            "POST", "/v1/subscribers/\(user)/transactions", headers: ["Authorization": "Bearer pk_test_public"],
-            body: Data(
-                JSONValue.object(["signedTransaction": .string(try fixture.signer.sign(current))]).serialized().utf8))
+        _ = try connection.postTransaction(try fixture.signer.sign(current), for: user)
         #expect(try subscriber()["advanced_commerce"]?["scheduled_changes"] == .null)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let renewal = JSONValue.object([
@@ -203,9 +196,7 @@ extension CommerceAPITests {
 
     @Test func commandLineValidatesAndSigns() throws {
         let signed = try fixture.signer.sign(transaction(id: "12345", items: ["ANNES_GOLD_TIER_1M"], period: "P1M"))
-        _ = try connection.request(
-            "POST", "/v1/subscribers/\(user)/transactions", headers: ["Authorization": "Bearer pk_test_public"],
-            body: Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8))
+        _ = try connection.postTransaction(signed, for: user)
         service.shutdown()
         let directory = TestDirectory("commerce-cli")
         let file = try directory.write("upgrade.json", AppleExamplesJSON.upgrade)

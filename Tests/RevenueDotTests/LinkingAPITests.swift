@@ -38,10 +38,7 @@ struct LinkingAPITests {
     }
 
     static func link(_ connection: LoopbackConnection, _ user: String, _ signed: String) throws -> Int {
-        try connection.request(
-            "POST", "/v1/subscribers/\(user)/transactions", headers: ["Authorization": "Bearer pk_test_public"],
-            body: Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8)
-        ).status
+        try connection.postTransaction(signed, for: user).status
     }
 
     /// The StoreKit 2 transaction an app posts for purchase `original`.

@@ -42,9 +42,7 @@ struct ReplayTests {
                 "expiresDate": .integer(now + 86_400_000), "type": .string("Auto-Renewable Subscription"),
                 "environment": .string("Sandbox"), "signedDate": .integer(now),
             ]))
-        let response = try connection.request(
-            "POST", "/v1/subscribers/bob/transactions", headers: ["Authorization": "Bearer pk_test_public"],
-            body: Data(JSONValue.object(["signedTransaction": .string(posted)]).serialized().utf8))
+        let response = try connection.postTransaction(posted, for: "bob")
         #expect(response.status == 200)
         service.shutdown()
 

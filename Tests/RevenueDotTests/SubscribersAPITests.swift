@@ -22,9 +22,7 @@ struct SubscribersAPITests {
     }
 
     func post(_ user: String, _ signed: String, key: String = "pk_test_public") throws -> LoopbackResponse {
-        try connection.request(
-            "POST", "/v1/subscribers/\(user)/transactions", headers: ["Authorization": "Bearer \(key)"],
-            body: Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8))
+        try connection.postTransaction(signed, for: user, key: key)
     }
 
     /// A StoreKit 2 transaction for `product`, signed over the test chain.

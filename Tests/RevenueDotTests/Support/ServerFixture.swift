@@ -51,4 +51,11 @@ extension LoopbackConnection {
             "POST", "/v1/apple/notifications/\(appId)", headers: ["Content-Type": "application/json"],
             body: SignedNotifications.body(signedPayload))
     }
+
+    /// POSTs a StoreKit 2 transaction as the app would, to link it to `user` (public key by default).
+    func postTransaction(_ signed: String, for user: String, key: String = "pk_test_public") throws -> LoopbackResponse {
+        try request(
+            "POST", "/v1/subscribers/\(user)/transactions", headers: ["Authorization": "Bearer \(key)"],
+            body: Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8))
+    }
 }
