@@ -4,6 +4,8 @@ import Storage
 import Synchronization
 import Testing
 
+@testable import RevenueDot
+
 /// A real `revenuedot serve` process under load: SIGKILL must lose nothing answered 200, and
 /// SIGTERM must finish what is in flight and exit 0.
 @Suite("Crash and shutdown", .serialized)

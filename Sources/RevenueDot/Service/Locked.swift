@@ -9,4 +9,7 @@ final class Locked<Value: Sendable>: Sendable {
     func withLock<Result>(_ body: (inout sending Value) throws -> sending Result) rethrows -> sending Result {
         try mutex.withLock(body)
     }
+
+    /// The current value (a copy).
+    var value: Value { mutex.withLock { $0 } }
 }

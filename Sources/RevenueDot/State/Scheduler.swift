@@ -16,7 +16,7 @@ final class Scheduler: Sendable {
     private let clock: @Sendable () -> Date
     private let afterFiring: @Sendable (Int) -> Void
     private let onFailure: @Sendable (String) -> Void
-    private let running = Flag()
+    private let running = Locked(false)
     private let stopped = DispatchSemaphore(value: 0)
     private let wake = DispatchSemaphore(value: 0)
 
@@ -36,7 +36,7 @@ final class Scheduler: Sendable {
     }
 
     func start() {
-        running.set(true)
+        running.withLock { $0 = true }
         let thread = Thread { [self] in
             while running.value {
                 _ = try? tick()
@@ -51,7 +51,7 @@ final class Scheduler: Sendable {
     /// Stops after the tick in progress.
     func stop() {
         guard running.value else { return }
-        running.set(false)
+        running.withLock { $0 = false }
         wake.signal()
         stopped.wait()
     }
@@ -137,11 +137,4 @@ enum TimerFiring {
         try transaction.execute("DELETE FROM timers WHERE app_id = ? AND id = ?", [.text(app.id), .text(timer.id)])
         try LedgerInputs.apply(.timerFired(timer), app: app, atMs: atMs, deliver: deliver, in: transaction)
     }
-}
-
-/// A thread-safe boolean.
-final class Flag: Sendable {
-    private let storage = Locked(false)
-    var value: Bool { storage.withLock { $0 } }
-    func set(_ value: Bool) { storage.withLock { $0 = value } }
 }

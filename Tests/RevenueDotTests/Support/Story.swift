@@ -1,6 +1,8 @@
 import AppStore
 import Foundation
 
+@testable import RevenueDot
+
 /// One subscription's notifications, signed in order as Apple would send them, with explicit
 /// products and dates (each step's `signedDate` one millisecond after the last).
 final class Story: Sendable {

@@ -2,6 +2,8 @@ import AppStore
 import Foundation
 import HTTP
 
+@testable import RevenueDot
+
 /// A real HTTP server on a loopback port standing in for an app's backend: it records every
 /// webhook it receives and answers with the status `answer` picks for it.
 final class WebhookReceiver: Sendable {
