@@ -91,15 +91,15 @@ final class WebhookSender: Sendable {
         request.httpMethod = "POST"
         request.httpBody = body
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let answer = Answer()
+        let answer = Locked<DeliveryOutcome?>(nil)
         let done = DispatchSemaphore(value: 0)
         let task = session.dataTask(with: request) { _, response, error in
             if let error {
-                answer.set(.failed(status: nil, reason: "no answer: \(error.localizedDescription)"))
+                answer.withLock { $0 = .failed(status: nil, reason: "no answer: \(error.localizedDescription)") }
             } else if let status = (response as? HTTPURLResponse)?.statusCode {
-                answer.set(self.outcome(status: status))
+                answer.withLock { $0 = self.outcome(status: status) }
             } else {
-                answer.set(.failed(status: nil, reason: "the answer was not HTTP"))
+                answer.withLock { $0 = .failed(status: nil, reason: "the answer was not HTTP") }
             }
             done.signal()
         }
@@ -109,16 +109,8 @@ final class WebhookSender: Sendable {
             task.cancel()
             return .failed(status: nil, reason: "no answer within \(config.timeoutSeconds) s")
         }
-        return answer.get() ?? .failed(status: nil, reason: "no outcome")
+        return answer.value ?? .failed(status: nil, reason: "no outcome")
     }
-}
-
-/// The outcome handed from URLSession's delegate queue to the waiting thread.
-private final class Answer: @unchecked Sendable {
-    private let lock = NSLock()
-    private var outcome: DeliveryOutcome?
-    func set(_ value: DeliveryOutcome) { lock.withLock { outcome = value } }
-    func get() -> DeliveryOutcome? { lock.withLock { outcome } }
 }
 
 /// Where a plain-http webhook goes, when its host is an address literal or `localhost`.

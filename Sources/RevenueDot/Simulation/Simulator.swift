@@ -214,13 +214,7 @@ struct Simulator {
             "→ \(title)  \(subscription.productId)  transaction \(subscription.transactionId)  expires \(UnixTime.iso8601(subscription.expiresMs))  \(renews)"
         )
         let body = Data(JSONValue.object(["signedPayload": .string(signed)]).serialized().utf8)
-        let response: LoopbackResponse
-        do {
-            response = try LoopbackConnection(host: options.host, port: options.port, timeoutSeconds: 10).request(
-                "POST", "/v1/apple/notifications/\(options.appId)", headers: ["Content-Type": "application/json"], body: body)
-        } catch {
-            throw Failure(description: "cannot reach RevenueDot at http://\(options.host):\(options.port): \(error)")
-        }
+        let response = try post("/v1/apple/notifications/\(options.appId)", body: body)
         print("← \(response.status) \(String(decoding: response.body, as: UTF8.self))")
         guard response.status == 200 else {
             throw Failure(
@@ -237,15 +231,17 @@ struct Simulator {
         let body = Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8)
         let user = options.user.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? options.user
         print("→ the app posts its StoreKit transaction for \(options.user)")
+        let response = try post("/v1/subscribers/\(user)/transactions", body: body, headers: ["Authorization": "Bearer \(key)"])
+        let entitlements = (try? JSONValue(parsing: response.body))?["subscriber"]?["entitlements"]?.objectValue?.keys.sorted()
+        print(
+            "← \(response.status) entitlements: \(entitlements.map { $0.isEmpty ? "none" : $0.joined(separator: ", ") } ?? "?")")
+    }
+
+    /// POSTs JSON to the running server; an unreachable server is a `Failure` naming its address.
+    private func post(_ path: String, body: Data, headers: [String: String] = [:]) throws -> LoopbackResponse {
         do {
-            let response = try LoopbackConnection(host: options.host, port: options.port, timeoutSeconds: 10).request(
-                "POST", "/v1/subscribers/\(user)/transactions",
-                headers: ["Content-Type": "application/json", "Authorization": "Bearer \(key)"], body: body)
-            let entitlements = (try? JSONValue(parsing: response.body))?["subscriber"]?["entitlements"]?.objectValue?.keys
-                .sorted()
-            print(
-                "← \(response.status) entitlements: \(entitlements.map { $0.isEmpty ? "none" : $0.joined(separator: ", ") } ?? "?")"
-            )
+            return try LoopbackConnection(host: options.host, port: options.port, timeoutSeconds: 10).request(
+                "POST", path, headers: headers.merging(["Content-Type": "application/json"]) { mine, _ in mine }, body: body)
         } catch {
             throw Failure(description: "cannot reach RevenueDot at http://\(options.host):\(options.port): \(error)")
         }
