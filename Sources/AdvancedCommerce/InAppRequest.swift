@@ -88,32 +88,21 @@ public enum InAppRequest: Sendable, Equatable {
         }
     }
 
-    /// The problems found from the request alone.
-    public func validationErrors() -> [ValidationError] {
+    /// The request itself, whichever kind it is.
+    public var payload: any AdvancedCommerceInAppRequest {
         switch self {
-        case .oneTimeCharge(let request): AdvancedCommerceValidator.validate(request)
-        case .createSubscription(let request): AdvancedCommerceValidator.validate(request)
-        case .modifySubscription(let request): AdvancedCommerceValidator.validate(request)
-        case .reactivateSubscription(let request): AdvancedCommerceValidator.validate(request)
+        case .oneTimeCharge(let request): request
+        case .createSubscription(let request): request
+        case .modifySubscription(let request): request
+        case .reactivateSubscription(let request): request
         }
     }
+
+    /// The problems found from the request alone.
+    public func validationErrors() -> [ValidationError] { payload.validationErrors() }
 
     /// The JSON that is signed (Apple's names, absent fields omitted, keys sorted).
-    public func json() throws -> Data {
-        switch self {
-        case .oneTimeCharge(let request): try InAppRequestSigner.json(request)
-        case .createSubscription(let request): try InAppRequestSigner.json(request)
-        case .modifySubscription(let request): try InAppRequestSigner.json(request)
-        case .reactivateSubscription(let request): try InAppRequestSigner.json(request)
-        }
-    }
+    public func json() throws -> Data { try InAppRequestSigner.json(payload) }
 
-    public func sign(with signer: InAppRequestSigner, at now: Date) throws -> String {
-        switch self {
-        case .oneTimeCharge(let request): try signer.sign(request, at: now)
-        case .createSubscription(let request): try signer.sign(request, at: now)
-        case .modifySubscription(let request): try signer.sign(request, at: now)
-        case .reactivateSubscription(let request): try signer.sign(request, at: now)
-        }
-    }
+    public func sign(with signer: InAppRequestSigner, at now: Date) throws -> String { try signer.sign(payload, at: now) }
 }
