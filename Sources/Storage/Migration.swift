@@ -8,7 +8,7 @@ struct Migration: Sendable {
     let sql: String
 
     /// Every migration this build knows, in order.
-    static let all: [Migration] = [.v1, .v2, .v3, .v4, .v5]
+    static let all: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v6]
 }
 
 // MARK: - Version 1
@@ -228,5 +228,28 @@ extension Migration {
                 completed_at INTEGER,
                 PRIMARY KEY (app_id, request_reference_id)
             ) STRICT;
+            """)
+}
+
+// MARK: - Version 6
+
+extension Migration {
+    /// What `GET /v1/subscribers` shows of each purchase (`PurchaseView`), written beside the state
+    /// whenever the purchase is: small rows keyed by owner, so answering a customer reads a few
+    /// hundred bytes per purchase instead of decoding its stored snapshots. Derived, like
+    /// `purchases`: replay rebuilds it. A purchase written before has no view until its next write,
+    /// and readers fall back to its state.
+    static let v6 = Migration(
+        version: 6,
+        name: "purchase views for reading customers",
+        sql: """
+            CREATE TABLE purchase_views (
+                app_id TEXT NOT NULL,
+                owner TEXT NOT NULL,
+                purchase_key TEXT NOT NULL,
+                view TEXT NOT NULL,
+                PRIMARY KEY (app_id, owner, purchase_key)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX purchase_views_by_key ON purchase_views (app_id, purchase_key);
             """)
 }

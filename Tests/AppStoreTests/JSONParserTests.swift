@@ -39,6 +39,17 @@ struct JSONParserTests {
         #expect(value.serialized(pretty: true).contains("\n  \"a\": [\n    -3,"))
     }
 
+    /// Keys sort by UTF-8 bytes (`Z` < `a` < `é` < `😀`); escapes at the start, the end and next
+    /// to each other, around plain runs and non-ASCII text.
+    @Test func sortsKeysByUTF8AndEscapesEveryRun() throws {
+        let value = JSONValue.object([
+            "😀": .integer(1), "é": .integer(2), "a": .integer(3), "Z": .integer(4), "ab": .string("\"\\x\t\u{1F}é\r\n"),
+        ])
+        #expect(value.serialized() == #"{"Z":4,"a":3,"ab":"\"\\x\t\u001fé\r\n","é":2,"😀":1}"#)
+        #expect(try JSONValue(parsing: Data(value.serialized().utf8)) == value)
+        #expect(JSONValue.string("").serialized() == #""""#)
+    }
+
     @Test func roundTripsThroughFoundation() throws {
         let text = #"{"x":{"y":[1,2.5,"z",{"w":false}]},"u":"\u2603"}"#
         let ours = try JSONValue(parsing: Data(text.utf8))

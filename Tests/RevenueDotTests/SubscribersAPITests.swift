@@ -1,6 +1,8 @@
 import AppStore
 import Foundation
 import LoopbackClient
+import Storage
+import Subscriptions
 import Testing
 
 @testable import RevenueDot
@@ -80,5 +82,53 @@ struct SubscribersAPITests {
         let forged = try forger.sign(.object(["transactionId": .string("1"), "bundleId": .string("com.example.app")]))
         #expect(try post("mallory", forged).status == 401)
         #expect(try JSONValue(parsing: try get("mallory").body)["subscriber"]?["subscriptions"] == .object([:]))
+    }
+
+    /// `GET` renders the stored views; they must say what the full state says, also for a purchase
+    /// written before views existed (no view row: read from its state), and after a transfer.
+    @Test func storedViewsAnswerAsTheFullStateDoes() throws {
+        try #require(try post("alice", try transaction(original: "5100000001")).status == 200)
+        try #require(try post("alice", try transaction(original: "5100000002", product: "pro.yearly")).status == 200)
+        try #require(try post("bob", try transaction(original: "5100000003", product: "pro.weekly")).status == 200)
+        for (type, subtype, original, product) in [
+            ("DID_FAIL_TO_RENEW", "GRACE_PERIOD", "5100000001", "pro.monthly"), ("REFUND", nil, "5100000003", "pro.weekly"),
+        ] {
+            let payload = try fixture.signer.notification(
+                type: type, subtype: subtype, originalTransactionId: original, productId: product, transactionId: original)
+            try #require(try connection.postNotification(payload).status == 200)
+        }
+        // bob's purchase moves to alice: its view must move with it.
+        try #require(try post("alice", try transaction(original: "5100000003", product: "pro.weekly")).status == 200)
+        service.shutdown()
+
+        let app = try fixture.config().apps[0]
+        let store = try SQLiteStore(path: fixture.databasePath)
+        defer { store.close() }
+        let now = Date()
+        func fromViews(_ user: String) throws -> JSONValue {
+            let found = try store.read { rows in try? LedgerRows.customerView(user, app: app, from: rows) }
+            return SubscriberInfo.json(
+                for: user, customer: found?.customer, purchases: found?.purchases ?? [], entitlements: app.entitlements, at: now)
+        }
+        func fromState(_ user: String) throws -> JSONValue {
+            let ledger = try store.read { rows in (try? LedgerRows.customerSlice(user, app: app, from: rows)) ?? Ledger() }
+            return SubscriberInfo.json(for: user, in: ledger, at: now)
+        }
+        let alice = try fromViews("alice")
+        #expect(alice == (try fromState("alice")))
+        let subscriptions = alice["subscriber"]?["subscriptions"]
+        #expect(subscriptions?["pro.monthly"]?["billing_issues_detected_at"]?.stringValue != nil)
+        #expect(subscriptions?["pro.weekly"]?["refunded_at"]?.stringValue != nil)
+        #expect(subscriptions?["pro.yearly"]?["expires_date"]?.stringValue != nil)
+        #expect(try fromViews("bob") == (try fromState("bob")))
+        #expect(try fromViews("bob")["subscriber"]?["subscriptions"] == .object([:]))
+        let views = try store.read { (rows) throws(StoreError) -> [[SQLValue]] in
+            try rows.query("SELECT owner, count(*) FROM purchase_views GROUP BY owner")
+        }
+        #expect(views == [[SQLValue.text("alice"), SQLValue.integer(3)]])
+
+        // Rows from before migration 6 have no view: the answer is the same, read from the state.
+        try store.write { transaction in try transaction.execute("DELETE FROM purchase_views") }
+        #expect(try fromViews("alice") == alice)
     }
 }

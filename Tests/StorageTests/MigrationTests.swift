@@ -18,7 +18,7 @@ import Testing
         #expect(
             tables.compactMap { $0[0].textValue } == [
                 "applied_inputs", "commerce_requests", "customers", "deliveries", "events", "notifications",
-                "posted_transactions", "purchases",
+                "posted_transactions", "purchase_views", "purchases",
                 "reject_counts", "rejects", "schema_migrations", "timers", "unattached_facts",
             ])
     }

@@ -49,7 +49,7 @@ private final class EncodingBox {
             output.append(UInt8(ascii: "{"))
             let order = members.indices.sorted { left, right in
                 let (a, b) = (members[left].key, members[right].key)
-                return a == b ? left < right : a.utf8.lexicographicallyPrecedes(b.utf8)
+                return a == b ? left < right : JSONValue.precedesInUTF8(a, b)
             }
             var first = true
             for (position, index) in order.enumerated() {

@@ -19,14 +19,15 @@ struct SubscribersAPI: Sendable {
         let appUserId = request.pathParameters["app_user_id"] ?? ""
         guard !appUserId.isEmpty else { return .error(status: 400, code: "bad_request", message: "app_user_id is empty") }
         do {
-            let ledger = try store.read { (rows) throws(StoreError) -> Ledger in
-                do { return try LedgerRows.customerSlice(appUserId, app: app, from: rows) } catch let error as StoreError {
+            let found = try store.read { (rows) throws(StoreError) -> (CustomerState, [PurchaseView])? in
+                do { return try LedgerRows.customerView(appUserId, app: app, from: rows) } catch let error as StoreError {
                     throw error
                 } catch {
                     throw StoreError(.corrupt, "stored state of \(appUserId) does not decode: \(error)")
                 }
             }
-            let body = SubscriberInfo.json(for: appUserId, in: ledger, at: clock())
+            let body = SubscriberInfo.json(
+                for: appUserId, customer: found?.0, purchases: found?.1 ?? [], entitlements: app.entitlements, at: clock())
             return .json(Data(body.serialized().utf8))
         } catch {
             return .error(status: 503, code: "storage_unavailable", message: "\(error)")

@@ -85,6 +85,40 @@ enum LedgerRows {
         return ledger
     }
 
+    /// A customer and the views of the purchases it owns, in the order `Ledger.views(of:)` gives:
+    /// what `GET /v1/subscribers/{id}` shows. A purchase written before views existed (migration 6)
+    /// is read from its state instead.
+    static func customerView(
+        _ appUserId: String, app: AppConfig, from rows: some RowReader
+    ) throws -> (customer: CustomerState, purchases: [PurchaseView])? {
+        guard let customer = try customer(appUserId, app: app, from: rows) else { return nil }
+        var stored: [String: PurchaseView] = [:]
+        for row in try rows.query(
+            "SELECT purchase_key, view FROM purchase_views WHERE app_id = ? AND owner = ?", [.text(app.id), .text(appUserId)])
+        {
+            guard let key = row[0].textValue, let json = row[1].textValue else { continue }
+            stored[key] = try decode(PurchaseView.self, json)
+        }
+        let keys =
+            customer.originalTransactionIds.map { PurchaseKey.subscription(originalTransactionId: $0) }
+            + customer.oneTimeTransactionIds.map { PurchaseKey.oneTime(transactionId: $0) }
+        let purchases = try keys.compactMap { (purchase) throws -> PurchaseView? in
+            if let view = stored[Self.key(purchase)] { return view }
+            return try storedState(purchase, app: app, from: rows)
+        }
+        return (customer, purchases)
+    }
+
+    /// The view of a purchase made from its stored state; nil when it has none yet.
+    private static func storedState(_ purchase: PurchaseKey, app: AppConfig, from rows: some RowReader) throws -> PurchaseView? {
+        guard let json = try text(rows, "SELECT json FROM purchases WHERE app_id = ? AND purchase_key = ?", app.id, key(purchase))
+        else { return nil }
+        switch purchase {
+        case .subscription: return try decode(SubscriptionState.self, json).view
+        case .oneTime: return try decode(OneTimePurchase.self, json).view
+        }
+    }
+
     static func configuration(_ app: AppConfig) -> LedgerConfiguration {
         LedgerConfiguration(
             appId: app.id, entitlements: app.entitlements,
@@ -111,10 +145,10 @@ enum LedgerRows {
         in transaction: WriteTransaction
     ) throws {
         for (id, state) in ledger.subscriptions {
-            try upsertPurchase(.subscription(originalTransactionId: id), state, appId: appId, transaction)
+            try upsertPurchase(.subscription(originalTransactionId: id), state, view: state.view, appId: appId, transaction)
         }
         for (id, purchase) in ledger.oneTimePurchases {
-            try upsertPurchase(.oneTime(transactionId: id), purchase, appId: appId, transaction)
+            try upsertPurchase(.oneTime(transactionId: id), purchase, view: purchase.view, appId: appId, transaction)
         }
         for (id, customer) in ledger.customers {
             try transaction.execute(
@@ -138,16 +172,27 @@ enum LedgerRows {
         }
     }
 
-    /// The current state goes to `json`, the history to `history`.
+    /// The current state goes to `json`, the history to `history`, and what a read of the owner
+    /// shows to `purchase_views` (a purchase nobody owns, or one without a transaction yet, has none).
     private static func upsertPurchase(
-        _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & Encodable, appId: String, _ transaction: WriteTransaction
+        _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & Encodable, view: PurchaseView?, appId: String,
+        _ transaction: WriteTransaction
     ) throws {
+        let owner = purchase.journal.ownerAppUserId
         try transaction.execute(
             "INSERT INTO purchases (app_id, purchase_key, owner, json, history) VALUES (?, ?, ?, ?, ?) ON CONFLICT (app_id, purchase_key) DO UPDATE SET owner = excluded.owner, json = excluded.json, history = excluded.history",
             [
-                .text(appId), .text(Self.key(key)), purchase.journal.ownerAppUserId.map(SQLValue.text) ?? .null,
+                .text(appId), .text(Self.key(key)), owner.map(SQLValue.text) ?? .null,
                 .text(try encode(purchase.withoutHistory)), .text(try encode(purchase.journal)),
             ])
+        // A transfer leaves the view under the previous owner: it goes first.
+        try transaction.execute(
+            "DELETE FROM purchase_views WHERE app_id = ? AND purchase_key = ? AND owner IS NOT ?",
+            [.text(appId), .text(Self.key(key)), view == nil ? .null : owner.map(SQLValue.text) ?? .null])
+        guard let owner, let view else { return }
+        try transaction.execute(
+            "INSERT INTO purchase_views (app_id, owner, purchase_key, view) VALUES (?, ?, ?, ?) ON CONFLICT (app_id, owner, purchase_key) DO UPDATE SET view = excluded.view",
+            [.text(appId), .text(owner), .text(Self.key(key)), .text(try encode(view))])
     }
 
     // MARK: - JSON

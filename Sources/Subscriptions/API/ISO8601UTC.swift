@@ -12,8 +12,29 @@ enum ISO8601UTC {
         let days = floorDivide(milliseconds, millisecondsPerDay)
         let secondOfDay = (milliseconds - days * millisecondsPerDay) / 1000
         let (year, month, day) = civil(fromDays: days)
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
-            + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "Z"
+        guard (0...9999).contains(year) else {
+            return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
+                + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "Z"
+        }
+        // The common case, four-digit years, written straight into the string's storage.
+        return String(unsafeUninitializedCapacity: 20) { text in
+            func put(_ value: Int64, _ width: Int, at offset: Int) {
+                var rest = value
+                for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                    text[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, 4, at: 0)
+            put(month, 2, at: 5)
+            put(day, 2, at: 8)
+            put(secondOfDay / 3600, 2, at: 11)
+            put(secondOfDay / 60 % 60, 2, at: 14)
+            put(secondOfDay % 60, 2, at: 17)
+            (text[4], text[7], text[10]) = (UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"))
+            (text[13], text[16], text[19]) = (UInt8(ascii: ":"), UInt8(ascii: ":"), UInt8(ascii: "Z"))
+            return 20
+        }
     }
 
     /// Year, month (1–12) and day (1–31) of a count of days since 1970-01-01.

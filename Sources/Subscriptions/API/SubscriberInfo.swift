@@ -3,35 +3,49 @@ import Foundation
 
 /// What a customer has now, in RevenueCat's REST v1 shape (`GET /v1/subscribers/{app_user_id}`).
 ///
-/// A pure view of a `Ledger` slice: the customer and the purchases it owns, plus the configured
-/// entitlements. Access, grace and refunds come from the same logic the reducer uses for events and
-/// timers (`SubscriptionState+Access`, `Ledger.entitlements(of:atMs:)`), so the API and the webhooks
-/// agree. Dates are ISO 8601 UTC to the second (`2019-07-26T17:40:10Z`).
+/// A pure rendering of a customer, the views of the purchases it owns (`PurchaseView`) and the
+/// configured entitlements. Access, grace and refunds in a view come from the same logic the
+/// reducer uses for events and timers (`SubscriptionState+Access`), and entitlements from
+/// `Ledger.entitlements(_:from:atMs:)`, so the API and the webhooks agree. Dates are ISO 8601 UTC to the second (`2019-07-26T17:40:10Z`).
 /// https://www.revenuecat.com/docs/api-v1
 public enum SubscriberInfo {
     /// Where an App Store customer manages subscriptions; sent while one gives access.
     public static let managementURL = "https://apps.apple.com/account/subscriptions"
 
-    /// The v1 response body for `appUserId` at `now`.
+    /// The v1 response body for `appUserId` at `now`, from a ledger slice that holds the customer
+    /// and its purchases.
     ///
     /// A customer the ledger does not hold gets an empty subscriber first seen now, as RevenueCat,
     /// which creates it; persisting that customer is the caller's business.
     public static func json(for appUserId: String, in ledger: Ledger, at now: Date) -> JSONValue {
+        json(
+            for: appUserId, customer: ledger.customers[appUserId], purchases: ledger.views(of: appUserId),
+            entitlements: ledger.configuration.entitlements, at: now)
+    }
+
+    /// The v1 response body from stored views: `purchases` are the customer's (see `PurchaseView`),
+    /// `entitlements` the app's configuration (entitlement id → product ids).
+    public static func json(
+        for appUserId: String, customer: CustomerState?, purchases: [PurchaseView], entitlements: [String: [String]],
+        at now: Date
+    ) -> JSONValue {
         let nowMs = Int64((now.timeIntervalSince1970 * 1000).rounded())
         return .object([
             "request_date": date(nowMs),
             "request_date_ms": .integer(nowMs),
-            "subscriber": subscriber(appUserId, in: ledger, nowMs: nowMs),
+            "subscriber": subscriber(
+                appUserId, customer: customer, purchases: purchases, entitlements: entitlements, nowMs: nowMs),
         ])
     }
 
     // MARK: - Subscriber
 
-    static func subscriber(_ appUserId: String, in ledger: Ledger, nowMs: Int64) -> JSONValue {
-        let customer = ledger.customers[appUserId]
-        let subscriptions = customer?.originalTransactionIds.compactMap { ledger.subscriptions[$0] } ?? []
-        let oneTimePurchases = customer?.oneTimeTransactionIds.compactMap { ledger.oneTimePurchases[$0] } ?? []
-        let entitlements = ledger.entitlements(of: appUserId, atMs: nowMs)
+    static func subscriber(
+        _ appUserId: String, customer: CustomerState?, purchases: [PurchaseView], entitlements: [String: [String]],
+        nowMs: Int64
+    ) -> JSONValue {
+        let subscriptions = purchases.filter { $0.kind == .subscription }
+        let held = Ledger.entitlements(entitlements, from: purchases, atMs: nowMs)
         let hasActiveSubscription = subscriptions.contains { $0.hasAccess(atMs: nowMs) }
         return .object([
             "original_app_user_id": .string(customer?.appUserId ?? appUserId),
@@ -42,10 +56,9 @@ public enum SubscriberInfo {
             // The app's first version and download date come from the app receipt, never seen here.
             "original_application_version": .null,
             "original_purchase_date": .null,
-            "entitlements": .object(
-                Dictionary(uniqueKeysWithValues: entitlements.map { ($0.entitlementId, json($0)) })),
-            "subscriptions": .object(latestPerProduct(subscriptions).mapValues(json)),
-            "non_subscriptions": .object(nonSubscriptions(oneTimePurchases)),
+            "entitlements": .object(Dictionary(uniqueKeysWithValues: held.map { ($0.entitlementId, json($0)) })),
+            "subscriptions": .object(latestPerProduct(subscriptions).mapValues(subscriptionJSON)),
+            "non_subscriptions": .object(nonSubscriptions(purchases.filter { $0.kind == .oneTime })),
             "other_purchases": .object([:]),
             "subscriber_attributes": .object([:]),
         ])
@@ -66,8 +79,8 @@ public enum SubscriberInfo {
 
     /// One subscription per product: after a resubscription under a new `originalTransactionId`,
     /// the one that expires last (then the one bought last).
-    static func latestPerProduct(_ subscriptions: [SubscriptionState]) -> [String: SubscriptionState] {
-        var latest: [String: SubscriptionState] = [:]
+    static func latestPerProduct(_ subscriptions: [PurchaseView]) -> [String: PurchaseView] {
+        var latest: [String: PurchaseView] = [:]
         for subscription in subscriptions {
             guard let productId = subscription.productId else { continue }
             if let known = latest[productId], !expiresBefore(known, subscription) { continue }
@@ -76,14 +89,15 @@ public enum SubscriberInfo {
         return latest
     }
 
-    private static func expiresBefore(_ lhs: SubscriptionState, _ rhs: SubscriptionState) -> Bool {
-        (lhs.expiresDateMs ?? .min, lhs.purchaseDateMs ?? .min, lhs.originalTransactionId)
-            < (rhs.expiresDateMs ?? .min, rhs.purchaseDateMs ?? .min, rhs.originalTransactionId)
+    private static func expiresBefore(_ lhs: PurchaseView, _ rhs: PurchaseView) -> Bool {
+        (lhs.expiresDateMs ?? .min, lhs.purchaseDateMs ?? .min, lhs.id) < (
+            rhs.expiresDateMs ?? .min, rhs.purchaseDateMs ?? .min, rhs.id
+        )
     }
 
     /// `expires_date` is the current period's end as Apple sent it; a refund or revocation shows
     /// in `refunded_at` and in the entitlement, whose access it ends.
-    static func json(_ subscription: SubscriptionState) -> JSONValue {
+    static func subscriptionJSON(_ subscription: PurchaseView) -> JSONValue {
         var object: [String: JSONValue] = [
             "store": .string("app_store"),
             "is_sandbox": .bool(isSandbox(subscription.environment)),
@@ -101,33 +115,31 @@ public enum SubscriberInfo {
             "price": price(subscription.priceMilliunits, subscription.currency),
             "display_name": .null,
         ]
-        object["advanced_commerce"] = advancedCommerce(subscription)
+        object["advanced_commerce"] = subscription.advancedCommerce
         return .object(object)
     }
 
     // MARK: - Non-subscriptions
 
     /// Product id → its one-time purchases, oldest first.
-    static func nonSubscriptions(_ purchases: [OneTimePurchase]) -> [String: JSONValue] {
-        let ordered = purchases.sorted {
-            ($0.purchaseDateMs ?? .min, $0.transactionId) < ($1.purchaseDateMs ?? .min, $1.transactionId)
-        }
+    static func nonSubscriptions(_ purchases: [PurchaseView]) -> [String: JSONValue] {
+        let ordered = purchases.sorted { ($0.purchaseDateMs ?? .min, $0.id) < ($1.purchaseDateMs ?? .min, $1.id) }
         var byProduct: [String: [JSONValue]] = [:]
         for purchase in ordered {
             guard let productId = purchase.productId else { continue }
-            byProduct[productId, default: []].append(json(purchase))
+            byProduct[productId, default: []].append(oneTimeJSON(purchase))
         }
         return byProduct.mapValues(JSONValue.array)
     }
 
     /// `id` is the `transactionId`: stable, and unique among the customer's purchases.
-    static func json(_ purchase: OneTimePurchase) -> JSONValue {
+    static func oneTimeJSON(_ purchase: PurchaseView) -> JSONValue {
         .object([
-            "id": .string(purchase.transactionId),
+            "id": .string(purchase.id),
             "is_sandbox": .bool(isSandbox(purchase.environment)),
             "purchase_date": date(purchase.purchaseDateMs),
             "store": .string("app_store"),
-            "store_transaction_id": .string(purchase.transactionId),
+            "store_transaction_id": .string(purchase.id),
             "price": price(purchase.priceMilliunits, purchase.currency),
             "display_name": .null,
         ])

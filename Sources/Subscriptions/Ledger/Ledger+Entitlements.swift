@@ -23,28 +23,39 @@ extension Ledger {
     /// The configured entitlements `appUserId` holds or held at `nowMs`, sorted by id; those no
     /// purchase of the customer ever granted are left out.
     public func entitlements(of appUserId: String, atMs nowMs: Int64) -> [Entitlement] {
-        guard let customer = customers[appUserId] else { return [] }
-        let candidates =
-            customer.originalTransactionIds.compactMap { subscriptions[$0] }.map { subscription in
-                Entitlement(
-                    entitlementId: "", productId: subscription.productId,
-                    expiresDateMs: subscription.accessEndsAtMs.map { min($0, subscription.expiresDateMs ?? $0) },
-                    gracePeriodExpiresDateMs: subscription.gracePeriodAccessEndsAtMs,
-                    purchaseDateMs: subscription.purchaseDateMs, isActive: subscription.hasAccess(atMs: nowMs))
-            }
-            + customer.oneTimeTransactionIds.compactMap { oneTimePurchases[$0] }.map { purchase in
-                Entitlement(
-                    entitlementId: "", productId: purchase.productId, expiresDateMs: purchase.accessEndsAtMs,
-                    gracePeriodExpiresDateMs: nil, purchaseDateMs: purchase.purchaseDateMs,
-                    isActive: purchase.hasAccess(atMs: nowMs))
-            }
-        return configuration.entitlements.keys.sorted().compactMap { entitlementId in
-            let products = configuration.entitlements[entitlementId] ?? []
+        guard customers[appUserId] != nil else { return [] }
+        return Self.entitlements(configuration.entitlements, from: views(of: appUserId), atMs: nowMs)
+    }
+
+    /// The entitlements (`entitlement id → product ids`) that `purchases`, one customer's, grant or
+    /// granted at `nowMs`, sorted by id.
+    public static func entitlements(
+        _ configured: [String: [String]], from purchases: [PurchaseView], atMs nowMs: Int64
+    ) -> [Entitlement] {
+        let candidates = purchases.map { purchase in
+            Entitlement(
+                entitlementId: "", productId: purchase.productId,
+                // A subscription's entitlement ends with its access, grace excluded; a one-time
+                // purchase's only when a refund or revocation ended it.
+                expiresDateMs: purchase.kind == .subscription
+                    ? purchase.accessEndsAtMs.map { min($0, purchase.expiresDateMs ?? $0) } : purchase.accessEndsAtMs,
+                gracePeriodExpiresDateMs: purchase.gracePeriodAccessEndsAtMs,
+                purchaseDateMs: purchase.purchaseDateMs, isActive: purchase.hasAccess(atMs: nowMs))
+        }
+        return configured.keys.sorted().compactMap { entitlementId in
+            let products = configured[entitlementId] ?? []
             let granting = candidates.filter { $0.productId.map(products.contains) ?? false }
-            guard var best = granting.max(by: Self.grantsLess) else { return nil }
+            guard var best = granting.max(by: grantsLess) else { return nil }
             best.entitlementId = entitlementId
             return best
         }
+    }
+
+    /// The views of the purchases `appUserId` owns: its subscriptions, then its one-time purchases.
+    public func views(of appUserId: String) -> [PurchaseView] {
+        guard let customer = customers[appUserId] else { return [] }
+        return customer.originalTransactionIds.compactMap { subscriptions[$0]?.view }
+            + customer.oneTimeTransactionIds.compactMap { oneTimePurchases[$0]?.view }
     }
 
     /// Active before inactive; then the later end, lifetime (nil) last of all.
