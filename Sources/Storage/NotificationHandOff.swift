@@ -3,9 +3,9 @@
 /// The subscription reducer plugs in here, so that a notification, the subscription state it
 /// changes, and the events it emits commit together or not at all.
 public protocol NotificationHandOff: Sendable {
-    /// Called by the writer inside the write transaction for each newly inserted (non-duplicate)
-    /// notification, in commit order. It may run further SQL through `transaction` and returns the
-    /// notification's final state.
+    /// Called by the writer inside the write transaction for each new (non-duplicate)
+    /// notification, in commit order, just before its row is inserted with the state returned. It
+    /// may run further SQL through `transaction` (the notification's own row is not there yet).
     ///
     /// If it throws, everything it wrote is rolled back, and the notification is still stored, in
     /// state `failed` with the error as `stateReason` (the raw payload is never lost).

@@ -32,10 +32,8 @@ enum NotificationSQL {
         ]
     }
 
-    static let updateState = "UPDATE notifications SET state = ?, state_reason = ? WHERE id = ?"
-
-    /// Leaves `state_reason` as the hand-off may have written it.
-    static let updateStateOnly = "UPDATE notifications SET state = ? WHERE id = ?"
+    /// Whether a notification with this UUID is stored (a row means a duplicate).
+    static let exists = "SELECT 1 FROM notifications WHERE notification_uuid = ?"
 
     // MARK: - Reading
 

@@ -45,12 +45,13 @@ public final class SQLiteStore: Sendable {
         let checkpointer = checkpointer
         finished.enter()
         let thread = Thread {
+            // Set from the thread itself: on Linux only that names the OS thread (top, perf, /proc).
+            Thread.current.name = "storage-writer"
             Writer.serve(
                 path: path, handOff: handOff, onCommit: onCommit, checkpointer: checkpointer, queue: queue,
                 maxBatch: maxBatch, ready: ready)
             finished.leave()
         }
-        thread.name = "storage-writer"
         thread.start()
         if case .failure(let error) = ready.wait() {
             queue.close()

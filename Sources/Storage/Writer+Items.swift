@@ -54,36 +54,40 @@ extension Writer {
 
     // MARK: - Notifications
 
+    /// Stores a new notification once, with the state its hand-off gives it.
+    ///
+    /// The hand-off runs before the row is inserted, so the row is written once with its final
+    /// state: an `UPDATE` afterwards would make SQLite rewrite the whole record, raw payload and
+    /// its overflow pages included, doubling what every notification costs the disk.
     private func store(_ record: NotificationRecord) throws(StoreError) -> StoreOutcome {
-        let inserted = try connection.run(NotificationSQL.insert, NotificationSQL.insertArguments(record))
-        guard inserted == 1 else { return .duplicate }
-        try runHandOff(record, rowID: connection.lastInsertRowID)
+        if try !connection.query(NotificationSQL.exists, [.text(record.notificationUUID)]).isEmpty { return .duplicate }
+        var final = record
+        (final.state, final.stateReason) = try runHandOff(record)
+        let inserted = try connection.run(NotificationSQL.insert, NotificationSQL.insertArguments(final))
+        // Only this thread writes, and the UUID was absent a moment ago in this same transaction.
+        guard inserted == 1 else {
+            throw StoreError(.corrupt, "notification \(record.notificationUUID) appeared during its own hand-off")
+        }
         return .stored
     }
 
-    /// Lends the transaction to the hand-off in a nested savepoint. If it throws, its writes are undone
-    /// and the notification stays stored as `failed`, with the error as the reason.
-    private func runHandOff(_ record: NotificationRecord, rowID: Int64) throws(StoreError) {
+    /// Lends the transaction to the hand-off in a nested savepoint and returns the notification's
+    /// state and reason. If the hand-off throws, its writes are undone and the notification will be
+    /// stored as `failed`, with the error as the reason.
+    private func runHandOff(_ record: NotificationRecord) throws(StoreError) -> (NotificationState, String?) {
         let transaction = WriteTransaction(connection: connection)
         defer { transaction.invalidate() }
         try connection.run("SAVEPOINT hand_off")
-        let state: NotificationState
         do {
-            state = try handOff.handOff(record, in: transaction)
+            let state = try handOff.handOff(record, in: transaction)
             try connection.run("RELEASE hand_off")
+            return (state, record.stateReason)
         } catch {
             undo(to: "hand_off")
             guard connection.isInTransaction, transactionIsSound else {
                 throw (error as? StoreError) ?? StoreError(.io, "the write transaction ended during the hand-off")
             }
-            let reason = String("hand-off failed: \(error)".prefix(Self.maximumReasonLength))
-            try connection.run(
-                NotificationSQL.updateState,
-                [.text(NotificationState.failed.rawValue), .text(reason), .integer(rowID)])
-            return
-        }
-        if state != record.state {
-            try connection.run(NotificationSQL.updateStateOnly, [.text(state.rawValue), .integer(rowID)])
+            return (.failed, String("hand-off failed: \(error)".prefix(Self.maximumReasonLength)))
         }
     }
 

@@ -12,21 +12,22 @@ import Testing
         let store = try SQLiteStore(path: directory.databasePath)
         defer { store.close() }
         let filler = String(repeating: "x", count: 12_000)
-        concurrently(600, threads: 16) { index in
+        // Each row takes about 3 WAL frames: enough rows for twice the checkpointer's threshold.
+        let rows = Checkpointer.passiveFrames * 2 / 3
+        concurrently(rows, threads: 16) { index in
             var record = makeRecord("uuid-\(index)")
             record.signedPayload = "eyJhbGciOiJFUzI1NiJ9.\(filler).c2ln\(index)"
             _ = try? store.store(record)
         }
-        // 600 rows of 12 kB are about 1,800 WAL frames: past the checkpointer's threshold at least
-        // once. Frames committed after the last checkpoint may stay in the WAL (as with SQLite's
+        // The rows pass the checkpointer's threshold at least once. Frames committed after the last checkpoint may stay in the WAL (as with SQLite's
         // own automatic checkpoints), so expect a good part of the data, not all of it. Without a
         // checkpoint the file would keep its size after the migrations: a few pages.
         let databaseBytes = { () -> Int in
             (try? FileManager.default.attributesOfItem(atPath: directory.databasePath)[.size] as? Int) ?? 0
         }
         let deadline = Date().addingTimeInterval(10)
-        while databaseBytes() < 600 * 12_000 / 4, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        #expect(databaseBytes() >= 600 * 12_000 / 4)
-        #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications") == [[.integer(600)]])
+        while databaseBytes() < rows * 12_000 / 4, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(databaseBytes() >= rows * 12_000 / 4)
+        #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications") == [[.integer(Int64(rows))]])
     }
 }
