@@ -37,7 +37,7 @@ let package = Package(
             dependencies: ["CMicroHTTPD"]),
         .target(
             name: "Storage",
-            dependencies: ["CSQLite", "CPostgres"]),
+            dependencies: ["CSQLite", "CPostgres", "AppStore"]),
         .target(
             name: "RevenueDot",
             dependencies: ["AppStore", "AdvancedCommerce", "HTTP", "Storage", "Subscriptions", "LoopbackClient"]),
@@ -76,7 +76,7 @@ let package = Package(
             dependencies: ["HTTP", "LoopbackClient"]),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage"]),
+            dependencies: ["Storage", "AppStore"]),
         .testTarget(
             name: "PlatformTests",
             dependencies: ["CSQLite", "CPostgres", "CMicroHTTPD", "COpenSSL"]),

@@ -1,3 +1,6 @@
+import AppStore
+import Foundation
+
 /// The SQL that stores and reads notifications and their snapshots, shared by the writer and readers.
 enum NotificationSQL {
     // MARK: - Writing
@@ -11,12 +14,14 @@ enum NotificationSQL {
             signed_date, original_transaction_id, transaction_id, received_at, state, state_reason, signed_payload,
             transaction_original_transaction_id, transaction_product_id, transaction_environment,
             transaction_signed_date, transaction_json, renewal_original_transaction_id, renewal_product_id,
-            renewal_environment, renewal_signed_date, renewal_json)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            renewal_environment, renewal_signed_date, renewal_json, compact_payload)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (notification_uuid) DO NOTHING
         """
 
-    static func insertArguments(_ record: NotificationRecord) -> [SQLValue] {
+    /// - Parameter compact: the payload's compact form (`JWSCompaction`); when given, it is stored
+    ///   instead of `signedPayload`, which is left empty.
+    static func insertArguments(_ record: NotificationRecord, compact: JWSCompaction.Compacted? = nil) -> [SQLValue] {
         let transaction = record.transaction
         let renewal = record.renewalInfo
         return [
@@ -24,11 +29,11 @@ enum NotificationSQL {
             SQLValue(record.subtype), SQLValue(record.environment), SQLValue(record.bundleId),
             SQLValue(record.signedDate), SQLValue(record.originalTransactionId), SQLValue(record.transactionId),
             .integer(record.receivedAt), .text(record.state.rawValue), SQLValue(record.stateReason),
-            .text(record.signedPayload),
+            .text(compact == nil ? record.signedPayload : ""),
             SQLValue(transaction?.originalTransactionId), SQLValue(transaction?.productId),
             SQLValue(transaction?.environment), SQLValue(transaction?.signedDate), SQLValue(transaction?.json),
             SQLValue(renewal?.originalTransactionId), SQLValue(renewal?.productId), SQLValue(renewal?.environment),
-            SQLValue(renewal?.signedDate), SQLValue(renewal?.json),
+            SQLValue(renewal?.signedDate), SQLValue(renewal?.json), compact.map { .blob($0.body) } ?? .null,
         ]
     }
 
@@ -44,7 +49,7 @@ enum NotificationSQL {
             n.transaction_original_transaction_id, n.transaction_product_id, n.transaction_environment,
             n.transaction_signed_date, n.transaction_json,
             n.renewal_original_transaction_id, n.renewal_product_id, n.renewal_environment, n.renewal_signed_date,
-            n.renewal_json
+            n.renewal_json, n.compact_payload
         FROM notifications n
         """
 
@@ -70,12 +75,12 @@ enum NotificationSQL {
         return (select + whereClause + "\nORDER BY n.id DESC LIMIT ?", arguments)
     }
 
-    /// Decodes a row of `select`.
-    static func record(_ row: [SQLValue]) throws(StoreError) -> NotificationRecord {
+    /// Decodes a row of `select`; a compact payload is expanded with the headers `connection` holds.
+    static func record(_ row: [SQLValue], in connection: SQLiteConnection) throws(StoreError) -> NotificationRecord {
         func text(_ index: Int) -> String? { row[index].textValue }
         func integer(_ index: Int) -> Int64? { row[index].integerValue }
-        guard row.count == 23 else {
-            throw StoreError(.corrupt, "notification row has \(row.count) columns, expected 23")
+        guard row.count == 24 else {
+            throw StoreError(.corrupt, "notification row has \(row.count) columns, expected 24")
         }
         guard let uuid = text(0), let state = text(10).flatMap(NotificationState.init(rawValue:)) else {
             throw StoreError(.corrupt, "notification \(row[0]) does not decode: state \(row[10])")
@@ -96,6 +101,37 @@ enum NotificationSQL {
             notificationUUID: uuid, appId: text(1) ?? "", notificationType: text(2) ?? "", subtype: text(3),
             environment: text(4), bundleId: text(5), signedDate: integer(6), originalTransactionId: text(7),
             transactionId: text(8), receivedAt: integer(9) ?? 0, state: state, stateReason: text(11),
-            signedPayload: text(12) ?? "", transaction: transaction, renewalInfo: renewal)
+            signedPayload: try signedPayload(stored: text(12), compact: row[23], uuid: uuid, in: connection),
+            transaction: transaction, renewalInfo: renewal)
+    }
+
+    // MARK: - Compact payloads
+
+    /// The `signedPayload` a row holds, expanding a compact one; a compact payload that does not
+    /// expand is corruption, reported rather than answered with a wrong JWS.
+    static func signedPayload(
+        stored: String?, compact: SQLValue, uuid: String, in connection: SQLiteConnection
+    ) throws(StoreError) -> String {
+        guard case .blob(let body) = compact else { return stored ?? "" }
+        let expanded = try JWSCompaction.expand(body) { (id) throws(StoreError) -> String? in
+            try header(id, in: connection)
+        }
+        guard let expanded else {
+            throw StoreError(.corrupt, "the stored payload of notification \(uuid) does not expand")
+        }
+        return expanded
+    }
+
+    static func header(_ sha256: String, in connection: SQLiteConnection) throws(StoreError) -> String? {
+        try connection.query("SELECT header FROM jws_headers WHERE sha256 = ?", [.text(sha256)]).first?.first?.textValue
+    }
+
+    /// Keeps the headers a compact payload names (each once; a header already stored is left alone).
+    static func saveHeaders(of compact: JWSCompaction.Compacted, in connection: SQLiteConnection) throws(StoreError) {
+        for (sha256, header) in compact.headers {
+            try connection.run(
+                "INSERT INTO jws_headers (sha256, header) VALUES (?, ?) ON CONFLICT (sha256) DO NOTHING",
+                [.text(sha256), .text(header)])
+        }
     }
 }

@@ -1,3 +1,4 @@
+import AppStore
 import Dispatch
 import Foundation
 
@@ -80,7 +81,7 @@ public final class SQLiteStore: Sendable {
     public func store(_ record: NotificationRecord) throws(StoreError) -> StoreOutcome {
         try Self.validate(record)
         let completion = Completion<StoreOutcome>()
-        guard queue.enqueue(.store(record, completion)) else {
+        guard queue.enqueue(.store(record, JWSCompaction.compact(record.signedPayload), completion)) else {
             throw StoreError(.unavailable, "the store is closed")
         }
         return try completion.wait().get()
@@ -100,7 +101,9 @@ public final class SQLiteStore: Sendable {
             completion(.failure(error))
             return
         }
-        guard queue.enqueue(.store(record, Completion(callback: completion))) else {
+        // Compacting runs here, on the caller's thread, not on the single writer.
+        guard queue.enqueue(.store(record, JWSCompaction.compact(record.signedPayload), Completion(callback: completion)))
+        else {
             completion(.failure(StoreError(.unavailable, "the store is closed")))
             return
         }
@@ -171,7 +174,8 @@ public final class SQLiteStore: Sendable {
     public func notifications(_ filter: NotificationFilter) throws(StoreError) -> [NotificationRecord] {
         let (sql, arguments) = NotificationSQL.selectMatching(filter)
         return try readers.read { (connection) throws(StoreError) in
-            try connection.query(sql, arguments).map { (row) throws(StoreError) in try NotificationSQL.record(row) }
+            try connection.query(sql, arguments).map { (row) throws(StoreError) in try NotificationSQL.record(row, in: connection)
+            }
         }
     }
 
@@ -179,7 +183,7 @@ public final class SQLiteStore: Sendable {
     public func notification(uuid: String) throws(StoreError) -> NotificationRecord? {
         try readers.read { (connection) throws(StoreError) in
             try connection.query(NotificationSQL.selectByUUID, [.text(uuid)]).first.map {
-                (row) throws(StoreError) in try NotificationSQL.record(row)
+                (row) throws(StoreError) in try NotificationSQL.record(row, in: connection)
             }
         }
     }

@@ -1,10 +1,13 @@
+import AppStore
 import Dispatch
 import Synchronization
 
 /// Work for the writer thread.
 enum WriteItem: Sendable {
     /// Store a notification; the caller waits on the completion.
-    case store(NotificationRecord, Completion<StoreOutcome>)
+    /// A notification, with its payload's compact form when it has one (made by the caller, off
+    /// the writer thread).
+    case store(NotificationRecord, JWSCompaction.Compacted?, Completion<StoreOutcome>)
     /// Record a reject; nobody waits.
     case reject(Reject)
     /// Prove the writer can take the write lock; the caller waits with a deadline.

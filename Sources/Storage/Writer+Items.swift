@@ -1,3 +1,6 @@
+import AppStore
+import Foundation
+
 // MARK: - Applying one item inside the open transaction
 
 extension Writer {
@@ -8,8 +11,8 @@ extension Writer {
         var outcome: Result<StoreOutcome, StoreError>?
         do throws(StoreError) {
             switch item {
-            case .store(let record, _):
-                outcome = .success(try savepoint("item") { () throws(StoreError) in try store(record) })
+            case .store(let record, let compact, _):
+                outcome = .success(try savepoint("item") { () throws(StoreError) in try store(record, compact: compact) })
             case .reject(let reject):
                 try savepoint("item") { () throws(StoreError) in try record(reject) }
             case .work(let work, _):
@@ -59,11 +62,12 @@ extension Writer {
     /// The hand-off runs before the row is inserted, so the row is written once with its final
     /// state: an `UPDATE` afterwards would make SQLite rewrite the whole record, raw payload and
     /// its overflow pages included, doubling what every notification costs the disk.
-    private func store(_ record: NotificationRecord) throws(StoreError) -> StoreOutcome {
+    private func store(_ record: NotificationRecord, compact: JWSCompaction.Compacted?) throws(StoreError) -> StoreOutcome {
         if try !connection.query(NotificationSQL.exists, [.text(record.notificationUUID)]).isEmpty { return .duplicate }
         var final = record
         (final.state, final.stateReason) = try runHandOff(record)
-        let inserted = try connection.run(NotificationSQL.insert, NotificationSQL.insertArguments(final))
+        if let compact { try NotificationSQL.saveHeaders(of: compact, in: connection) }
+        let inserted = try connection.run(NotificationSQL.insert, NotificationSQL.insertArguments(final, compact: compact))
         // Only this thread writes, and the UUID was absent a moment ago in this same transaction.
         guard inserted == 1 else {
             throw StoreError(.corrupt, "notification \(record.notificationUUID) appeared during its own hand-off")

@@ -146,7 +146,7 @@ final class Writer {
     private func resolve(_ item: WriteItem, _ outcome: Result<StoreOutcome, StoreError>?) {
         let result = outcome ?? .failure(StoreError(.unavailable, "the writer produced no outcome"))
         switch item {
-        case .store(_, let completion): completion.resolve(result)
+        case .store(_, _, let completion): completion.resolve(result)
         case .work(_, let completion): completion.resolve(result.map { _ in () })
         case .reject, .healthCheck: break
         }

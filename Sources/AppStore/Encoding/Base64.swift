@@ -106,24 +106,42 @@ public enum Base64 {
     /// Encodes bytes; `.url` omits padding as JWS requires.
     public static func encode<D: DataProtocol>(_ data: D, alphabet: Alphabet) -> String {
         let symbols = alphabet == .standard ? standardSymbols : urlSymbols
-        let bytes = Array(data)
-        var output: [UInt8] = []
-        output.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var index = 0
-        while index + 3 <= bytes.count {
-            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-            for shift in stride(from: 18, through: 0, by: -6) { output.append(symbols[Int(chunk >> UInt32(shift) & 63)]) }
-            index += 3
+        let bytes = [UInt8](data)
+        let rest = bytes.count % 3
+        let padded = alphabet == .standard && rest > 0
+        let length = bytes.count / 3 * 4 + (rest == 0 ? 0 : padded ? 4 : rest + 1)
+        return String(unsafeUninitializedCapacity: length) { output in
+            bytes.withUnsafeBufferPointer { input in
+                symbols.withUnsafeBufferPointer { symbols in
+                    var index = 0
+                    var written = 0
+                    while index + 3 <= input.count {
+                        let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                        output[written] = symbols[Int(chunk >> 18 & 63)]
+                        output[written + 1] = symbols[Int(chunk >> 12 & 63)]
+                        output[written + 2] = symbols[Int(chunk >> 6 & 63)]
+                        output[written + 3] = symbols[Int(chunk & 63)]
+                        index += 3
+                        written += 4
+                    }
+                    if rest > 0 {
+                        var chunk = UInt32(input[index]) << 16
+                        if rest == 2 { chunk |= UInt32(input[index + 1]) << 8 }
+                        output[written] = symbols[Int(chunk >> 18 & 63)]
+                        output[written + 1] = symbols[Int(chunk >> 12 & 63)]
+                        written += 2
+                        if rest == 2 {
+                            output[written] = symbols[Int(chunk >> 6 & 63)]
+                            written += 1
+                        }
+                        while padded, written < length {
+                            output[written] = UInt8(ascii: "=")
+                            written += 1
+                        }
+                    }
+                }
+            }
+            return length
         }
-        let rest = bytes.count - index
-        if rest > 0 {
-            var chunk = UInt32(bytes[index]) << 16
-            if rest == 2 { chunk |= UInt32(bytes[index + 1]) << 8 }
-            output.append(symbols[Int(chunk >> 18 & 63)])
-            output.append(symbols[Int(chunk >> 12 & 63)])
-            if rest == 2 { output.append(symbols[Int(chunk >> 6 & 63)]) }
-            if alphabet == .standard { output.append(contentsOf: Array(repeating: UInt8(ascii: "="), count: 3 - rest)) }
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 }

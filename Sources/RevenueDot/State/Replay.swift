@@ -74,7 +74,7 @@ enum Replay {
         let rows = try transaction.query(
             """
             SELECT notification_type, subtype, environment, signed_date, transaction_id, transaction_json, renewal_json,
-                received_at, app_id, signed_payload
+                received_at, app_id
             FROM notifications WHERE notification_uuid = ?
             """, [.text(uuid)])
         guard let row = rows.first, let type = row[0].textValue, let appId = row[8].textValue else {
@@ -83,7 +83,8 @@ enum Replay {
         let record = NotificationRecord(
             notificationUUID: uuid, appId: appId, notificationType: type, subtype: row[1].textValue,
             environment: row[2].textValue, signedDate: row[3].integerValue, transactionId: row[4].textValue,
-            receivedAt: row[7].integerValue ?? 0, signedPayload: row[9].textValue ?? "",
+            // The reducer reads the decoded snapshots, never the raw payload.
+            receivedAt: row[7].integerValue ?? 0, signedPayload: "",
             transaction: row[5].textValue.map { TransactionSnapshot(transactionId: row[4].textValue ?? "", json: $0) },
             renewalInfo: row[6].textValue.map { RenewalSnapshot(json: $0) })
         return try LedgerHandOff.facts(of: record)

@@ -1,0 +1,177 @@
+import Foundation
+
+/// A compact JWS without its repeated certificate chains, and back, byte for byte.
+///
+/// Apple's notification is a JWS whose payload holds two more (the transaction and the renewal
+/// info); each of the three carries its `x5c` chain in its header, base64url-encoded, the nested
+/// ones a second time through the payload's encoding. Those headers are about 80% of the bytes and
+/// are the same in every notification signed by the same certificate. The compact form names each
+/// header by its SHA-256 (stored once, elsewhere) and keeps the payload as its decoded JSON text:
+///
+///     NUL <outer header SHA-256, hex> NUL "." <payload, each nested header as NUL <hex> NUL> "." <signature>
+///
+/// NUL never occurs in a JWS segment, and `compact` refuses a payload holding one, so references
+/// cannot be confused with content. `compact` is pure (it can run on any thread) and only returns
+/// a form that `expand` turns back into exactly the input: it checks. Anything else (a header too
+/// short to gain from, a payload that is not canonical base64url) gives nil, and the caller keeps
+/// the JWS as it is.
+public enum JWSCompaction {
+    /// A compact form and the headers it names.
+    public struct Compacted: Sendable, Equatable {
+        /// The compact bytes.
+        public var body: Data
+        /// Every header `body` names, by the lowercase hex SHA-256 of its text.
+        public var headers: [String: String]
+    }
+
+    /// Headers shorter than this are left in place: a reference would save next to nothing.
+    public static let minimumHeaderBytes = 256
+
+    private static let reference = UInt8(0)
+    private static let dot = UInt8(ascii: ".")
+
+    /// The compact form of `jws`; nil when the JWS gains nothing or would not come back exactly.
+    public static func compact(_ jws: String) -> Compacted? {
+        var text = jws
+        return text.withUTF8 { compact(UnsafeRawBufferPointer($0), original: jws) }
+    }
+
+    private static func compact(_ text: UnsafeRawBufferPointer, original: String) -> Compacted? {
+        guard let firstDot = text.firstIndex(of: dot), let lastDot = text.lastIndex(of: dot), firstDot < lastDot,
+            firstDot >= minimumHeaderBytes, !contains(UnsafeRawBufferPointer(rebasing: text[(lastDot + 1)...]), reference),
+            !contains(UnsafeRawBufferPointer(rebasing: text[(firstDot + 1)..<lastDot]), dot),
+            let payload = Base64.decode(UnsafeRawBufferPointer(rebasing: text[(firstDot + 1)..<lastDot]), alphabet: .url),
+            !payload.withUnsafeBytes({ contains($0, reference) })
+        else { return nil }
+        var headers: [String: String] = [:]
+        var body = Data()
+        body.reserveCapacity(payload.count + text.count - lastDot + 256)
+        func refer(to header: UnsafeRawBufferPointer) {
+            let text = String(decoding: header, as: UTF8.self)
+            // The nested headers usually repeat the outer one: hash each distinct text once.
+            let hash = headers.first { $0.value == text }?.key ?? hex(Digest.sha256(header))
+            headers[hash] = text
+            body.append(reference)
+            body.append(contentsOf: hash.utf8)
+            body.append(reference)
+        }
+        refer(to: UnsafeRawBufferPointer(rebasing: text[..<firstDot]))
+        body.append(dot)
+        payload.withUnsafeBytes { bytes in
+            var copied = 0
+            for (start, end) in nestedHeaders(in: bytes) {
+                body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[copied..<start]))
+                refer(to: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                copied = end
+            }
+            body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[copied...]))
+        }
+        body.append(dot)
+        body.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[(lastDot + 1)...]))
+        guard expand(body, header: { headers[$0] }) == original else { return nil }
+        return Compacted(body: body, headers: headers)
+    }
+
+    /// The JWS a compact form stands for; nil when `body` is not one or names a header `header`
+    /// (given the hex SHA-256) does not know.
+    public static func expand<Failure: Error>(
+        _ body: Data, header: (String) throws(Failure) -> String?
+    ) throws(Failure) -> String? {
+        let parts = body.withUnsafeBytes { (bytes) -> (outer: String, segments: [Segment], signature: String)? in
+            split(bytes)
+        }
+        guard let parts, let outer = try header(parts.outer) else { return nil }
+        var payload: [UInt8] = []
+        payload.reserveCapacity(body.count + 8 * 1024)
+        for segment in parts.segments {
+            switch segment {
+            case .bytes(let range): body.withUnsafeBytes { payload.append(contentsOf: $0[range]) }
+            case .header(let hash):
+                guard let nested = try header(hash) else { return nil }
+                payload.append(contentsOf: nested.utf8)
+            }
+        }
+        return outer + "." + Base64.encode(payload, alphabet: .url) + "." + parts.signature
+    }
+
+    /// A run of a compact payload: bytes as they are, or a reference to a header.
+    private enum Segment {
+        case bytes(Range<Int>)
+        case header(String)
+    }
+
+    /// The outer header's hash, the payload's runs and the signature of a compact form.
+    private static func split(_ bytes: UnsafeRawBufferPointer) -> (outer: String, segments: [Segment], signature: String)? {
+        guard bytes.first == reference, let signatureDot = bytes.lastIndex(of: dot),
+            let (outer, afterOuter) = readReference(bytes, at: 0), afterOuter < signatureDot, bytes[afterOuter] == dot
+        else { return nil }
+        var segments: [Segment] = []
+        var index = afterOuter + 1
+        while index < signatureDot {
+            let found = memchr(bytes.baseAddress! + index, Int32(reference), signatureDot - index)
+            guard let found else {
+                segments.append(.bytes(index..<signatureDot))
+                break
+            }
+            let next = UnsafeRawPointer(found) - bytes.baseAddress!
+            if next > index { segments.append(.bytes(index..<next)) }
+            guard let (hash, after) = readReference(bytes, at: next), after <= signatureDot else { return nil }
+            segments.append(.header(hash))
+            index = after
+        }
+        let signature = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(signatureDot + 1)...]), as: UTF8.self)
+        return (outer, segments, signature)
+    }
+
+    // MARK: - Parts
+
+    /// The ranges of JWS header segments nested in JSON text: a string that starts with `eyJ`
+    /// (`{"` encoded), runs on in base64url, is followed by a dot, and is long enough to matter.
+    static func nestedHeaders(in bytes: UnsafeRawBufferPointer) -> [(Int, Int)] {
+        var found: [(Int, Int)] = []
+        var index = 0
+        while index + 4 < bytes.count {
+            guard bytes[index] == UInt8(ascii: "\""), bytes[index + 1] == UInt8(ascii: "e"),
+                bytes[index + 2] == UInt8(ascii: "y"), bytes[index + 3] == UInt8(ascii: "J")
+            else {
+                index += 1
+                continue
+            }
+            var end = index + 1
+            while end < bytes.count, isBase64URL(bytes[end]) { end += 1 }
+            if end < bytes.count, bytes[end] == dot, end - (index + 1) >= minimumHeaderBytes {
+                found.append((index + 1, end))
+            }
+            index = end
+        }
+        return found
+    }
+
+    private static func contains(_ bytes: UnsafeRawBufferPointer, _ byte: UInt8) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        return memchr(base, Int32(byte), bytes.count) != nil
+    }
+
+    private static func isBase64URL(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            true
+        default: false
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes.flatMap { [hexDigits[Int($0 >> 4)], hexDigits[Int($0 & 0x0F)]] }, as: UTF8.self)
+    }
+
+    /// The hash named by the reference at `index` and the index after it.
+    private static func readReference(_ bytes: UnsafeRawBufferPointer, at index: Int) -> (String, Int)? {
+        let hashLength = 64
+        let end = index + 1 + hashLength
+        guard bytes[index] == reference, end < bytes.count, bytes[end] == reference else { return nil }
+        return (String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(index + 1)..<end]), as: UTF8.self), end + 1)
+    }
+}

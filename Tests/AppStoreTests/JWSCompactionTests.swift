@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+@testable import AppStore
+
+@Suite("JWS compaction")
+struct JWSCompactionTests {
+    @Test func notificationsComeBackByteForByteWithOneSharedHeader() throws {
+        var seen: Set<String> = []
+        for type in ["SUBSCRIBED", "DID_RENEW", "REFUND"] {
+            let jws = try Fixtures.sign(try Fixtures.notificationJSON(type: type))
+            let compact = try #require(JWSCompaction.compact(jws))
+            #expect(JWSCompaction.expand(compact.body) { compact.headers[$0] } == jws)
+            // The outer and both nested headers carry the same chain: named once, referenced thrice.
+            #expect(compact.headers.count == 1)
+            seen.formUnion(compact.headers.keys)
+            #expect(compact.body.count * 3 < jws.utf8.count, "\(compact.body.count) of \(jws.utf8.count) bytes")
+            let header = try #require(compact.headers.values.first)
+            #expect(compact.headers.keys.first == JWSCompaction.hex(Digest.sha256(Data(header.utf8))))
+        }
+        #expect(seen.count == 1)
+    }
+
+    @Test func eachDistinctChainIsItsOwnHeader() throws {
+        let mixed = try Fixtures.sign(try Fixtures.notificationJSON(chain: Fixtures.otherChain), with: Fixtures.chain)
+        let compact = try #require(JWSCompaction.compact(mixed))
+        #expect(compact.headers.count == 2)
+        #expect(JWSCompaction.expand(compact.body) { compact.headers[$0] } == mixed)
+        // A header the store does not know cannot be expanded into something else.
+        let known = try #require(compact.headers.keys.first)
+        #expect(JWSCompaction.expand(compact.body) { $0 == known ? compact.headers[$0] : nil } == nil)
+    }
+
+    @Test func whatWouldNotComeBackExactlyIsLeftAsItIs() throws {
+        let jws = try Fixtures.sign(try Fixtures.notificationJSON())
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        // Non-canonical base64url (padding), a payload with a NUL byte, a short header, not a JWS.
+        let padded = parts[0] + "." + Base64.encode(Data("{\"a\":1}".utf8), alphabet: .standard) + "." + parts[2]
+        let withNul = parts[0] + "." + Base64.encode(Data("{\"a\":\"\u{0}\"}".utf8), alphabet: .url) + "." + parts[2]
+        let short = "eyJhbGciOiJFUzI1NiJ9." + parts[1] + "." + parts[2]
+        for text in [padded, withNul, short, "not a jws", parts[0] + "." + parts[1], jws + ".extra", ""] {
+            #expect(JWSCompaction.compact(text) == nil, "\(text.prefix(40))")
+        }
+        #expect(JWSCompaction.expand(Data("plain".utf8)) { _ in "x" } == nil)
+    }
+
+    @Test func payloadsWithDotsAndLookalikesSurvive() throws {
+        let jws = try Fixtures.sign(
+            try Fixtures.notificationJSON(
+                transaction: Fixtures.transactionJSON().merging(
+                    ["productId": "com.example.pro.v1.0", "appAccountToken": "eyJ.not.a.header"]) { $1 }))
+        let compact = try #require(JWSCompaction.compact(jws))
+        #expect(JWSCompaction.expand(compact.body) { compact.headers[$0] } == jws)
+    }
+
+    @Test func base64EncodesEveryLengthAsBefore() {
+        for length in 0..<40 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 * 91 + 7) }
+            #expect(Base64.encode(bytes, alphabet: .standard) == Data(bytes).base64EncodedString())
+            let url = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Base64.encode(bytes, alphabet: .url) == url)
+        }
+    }
+}
