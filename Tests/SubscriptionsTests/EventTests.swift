@@ -16,7 +16,7 @@ import Testing
         ),
     ])
     func sha1MatchesTheStandardVectors(message: String, hex: String) {
-        let digest = SHA1.digest(Array(message.utf8))
+        let digest = Digest.sha1(Array(message.utf8))
         #expect(digest.map { String($0, radix: 16).leftPadded }.joined() == hex)
     }
 

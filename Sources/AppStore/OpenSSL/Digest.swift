@@ -5,12 +5,21 @@ import Foundation
 public enum Digest {
     /// The SHA-256 hash of `data`.
     public static func sha256(_ data: some ContiguousBytes) -> [UInt8] {
+        digest(data, EVP_sha256(), name: "SHA-256")
+    }
+
+    /// The SHA-1 hash of `data`: only for name-based UUIDs (RFC 9562 version 5), never for security.
+    public static func sha1(_ data: some ContiguousBytes) -> [UInt8] {
+        digest(data, EVP_sha1(), name: "SHA-1")
+    }
+
+    private static func digest(_ data: some ContiguousBytes, _ type: OpaquePointer?, name: String) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let ok = data.withUnsafeBytes { bytes in
-            EVP_Digest(bytes.baseAddress, bytes.count, &output, &length, EVP_sha256(), nil)
+            EVP_Digest(bytes.baseAddress, bytes.count, &output, &length, type, nil)
         }
-        precondition(ok == 1, "EVP_Digest(SHA-256) cannot fail on valid input")
+        precondition(ok == 1, "EVP_Digest(\(name)) cannot fail on valid input")
         return Array(output.prefix(Int(length)))
     }
 

@@ -1,3 +1,5 @@
+import AppStore
+
 /// Event ids derived from their cause, so processing the same fact twice yields the same id.
 ///
 /// An id is the RFC 9562 version-5 (name-based, SHA-1) UUID of a cause string under RevenueDot's
@@ -37,17 +39,26 @@ public enum EventID {
 
     /// The version-5 UUID of `name` in `namespace` (16 bytes), as a lowercase string.
     static func uuid5(namespace: [UInt8], name: String) -> String {
-        var bytes = Array(SHA1.digest(namespace + Array(name.utf8)).prefix(16))
+        var bytes = Array(Digest.sha1(namespace + Array(name.utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x50
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+        // 8-4-4-4-12 lowercase hex digits, written straight into the string's storage.
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var written = 0
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[written] = UInt8(ascii: "-")
+                    written += 1
+                }
+                text[written] = hexDigits[Int(byte >> 4)]
+                text[written + 1] = hexDigits[Int(byte & 0x0F)]
+                written += 2
+            }
+            return written
         }
-        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]]
-            .map { $0.joined() }
-            .joined(separator: "-")
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The 16 bytes of a UUID string written with hyphens.
     static func uuidBytes(_ text: String) -> [UInt8] {
