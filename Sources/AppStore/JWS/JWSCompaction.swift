@@ -49,7 +49,7 @@ public enum JWSCompaction {
         func refer(to header: UnsafeRawBufferPointer) {
             let text = String(decoding: header, as: UTF8.self)
             // The nested headers usually repeat the outer one: hash each distinct text once.
-            let hash = headers.first { $0.value == text }?.key ?? hex(Digest.sha256(header))
+            let hash = headers.first { $0.value == text }?.key ?? Digest.hex(Digest.sha256(header))
             headers[hash] = text
             body.append(reference)
             body.append(contentsOf: hash.utf8)
@@ -159,12 +159,6 @@ public enum JWSCompaction {
             true
         default: false
         }
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        String(decoding: bytes.flatMap { [hexDigits[Int($0 >> 4)], hexDigits[Int($0 & 0x0F)]] }, as: UTF8.self)
     }
 
     /// The hash named by the reference at `index` and the index after it.
