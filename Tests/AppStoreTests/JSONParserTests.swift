@@ -57,3 +57,31 @@ struct JSONParserTests {
         #expect(viaFoundation == ours)
     }
 }
+
+@Suite("JSONWriter")
+struct JSONWriterTests {
+    @Test func writesCommasAndNestingAsSerializedDoes() throws {
+        var out = JSONWriter()
+        out.beginObject()
+        out.key("a")
+        out.beginArray()
+        out.integer(1)
+        out.beginObject()
+        out.endObject()
+        out.beginArray()
+        out.endArray()
+        out.string(nil)
+        out.string("x\"y")
+        out.endArray()
+        out.key("b")
+        out.bool(true)
+        out.key("c")
+        out.value(.object(["z": .integer(2), "y": .null]))
+        out.key("d")
+        out.null()
+        out.endObject()
+        let text = String(decoding: out.bytes, as: UTF8.self)
+        #expect(text == #"{"a":[1,{},[],null,"x\"y"],"b":true,"c":{"y":null,"z":2},"d":null}"#)
+        #expect(try JSONValue(parsing: Data(out.bytes)).serialized() == text)
+    }
+}

@@ -17,8 +17,15 @@ import Testing
         return shop
     }
 
+    /// The rendered body, checked to be compact JSON with sorted keys (what `serialized()` writes).
     func render(_ shop: Harness, atMs: Int64, user: String = "user") -> JSONValue {
-        SubscriberInfo.json(for: user, in: shop.ledger, at: Date(milliseconds: atMs))
+        let at = Date(milliseconds: atMs)
+        let value = SubscriberInfo.json(for: user, in: shop.ledger, at: at)
+        let bytes = SubscriberInfo.body(
+            for: user, customer: shop.ledger.customers[user], purchases: shop.ledger.views(of: user),
+            entitlements: shop.ledger.configuration.entitlements, at: at)
+        #expect(String(decoding: bytes, as: UTF8.self) == value.serialized())
+        return value
     }
 
     func iso(_ milliseconds: Int64) -> JSONValue { .string(ISO8601UTC.string(fromMilliseconds: milliseconds)) }

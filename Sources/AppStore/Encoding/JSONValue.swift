@@ -60,7 +60,7 @@ public enum JSONValue: Hashable, Sendable {
     }
 
     /// Appends compact JSON text (object keys sorted) to `output`.
-    func write(into output: inout [UInt8]) {
+    public func write(into output: inout [UInt8]) {
         write(into: &output, pretty: false, depth: 0)
     }
 

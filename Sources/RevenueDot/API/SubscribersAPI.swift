@@ -26,9 +26,9 @@ struct SubscribersAPI: Sendable {
                     throw StoreError(.corrupt, "stored state of \(appUserId) does not decode: \(error)")
                 }
             }
-            let body = SubscriberInfo.json(
+            let body = SubscriberInfo.body(
                 for: appUserId, customer: found?.0, purchases: found?.1 ?? [], entitlements: app.entitlements, at: clock())
-            return .json(Data(body.serialized().utf8))
+            return .json(Data(body))
         } catch {
             return .error(status: 503, code: "storage_unavailable", message: "\(error)")
         }

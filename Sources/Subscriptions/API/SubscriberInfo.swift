@@ -23,56 +23,103 @@ public enum SubscriberInfo {
             entitlements: ledger.configuration.entitlements, at: now)
     }
 
-    /// The v1 response body from stored views: `purchases` are the customer's (see `PurchaseView`),
-    /// `entitlements` the app's configuration (entitlement id → product ids).
+    /// `body(for:customer:purchases:entitlements:at:)` as a `JSONValue`.
     public static func json(
         for appUserId: String, customer: CustomerState?, purchases: [PurchaseView], entitlements: [String: [String]],
         at now: Date
     ) -> JSONValue {
+        let bytes = body(for: appUserId, customer: customer, purchases: purchases, entitlements: entitlements, at: now)
+        guard let value = try? JSONValue(parsing: Data(bytes)) else {
+            preconditionFailure("SubscriberInfo wrote JSON that does not parse: \(String(decoding: bytes, as: UTF8.self))")
+        }
+        return value
+    }
+
+    /// The v1 response body from stored views, as compact JSON with sorted keys: `purchases` are
+    /// the customer's (see `PurchaseView`), `entitlements` the app's configuration (entitlement
+    /// id → product ids).
+    ///
+    /// Written straight to bytes (it answers every `GET /v1/subscribers`); members appear in
+    /// key order, so the text equals `JSONValue.serialized()` of the same value.
+    public static func body(
+        for appUserId: String, customer: CustomerState?, purchases: [PurchaseView], entitlements: [String: [String]],
+        at now: Date
+    ) -> [UInt8] {
         let nowMs = Int64((now.timeIntervalSince1970 * 1000).rounded())
-        return .object([
-            "request_date": date(nowMs),
-            "request_date_ms": .integer(nowMs),
-            "subscriber": subscriber(
-                appUserId, customer: customer, purchases: purchases, entitlements: entitlements, nowMs: nowMs),
-        ])
+        var out = JSONWriter(capacity: 512 + 768 * purchases.count)
+        out.beginObject()
+        out.key("request_date")
+        out.string(date(nowMs))
+        out.key("request_date_ms")
+        out.integer(nowMs)
+        out.key("subscriber")
+        subscriber(appUserId, customer: customer, purchases: purchases, entitlements: entitlements, nowMs: nowMs, into: &out)
+        out.endObject()
+        return out.bytes
     }
 
     // MARK: - Subscriber
 
     static func subscriber(
         _ appUserId: String, customer: CustomerState?, purchases: [PurchaseView], entitlements: [String: [String]],
-        nowMs: Int64
-    ) -> JSONValue {
+        nowMs: Int64, into out: inout JSONWriter
+    ) {
         let subscriptions = purchases.filter { $0.kind == .subscription }
         let held = Ledger.entitlements(entitlements, from: purchases, atMs: nowMs)
         let hasActiveSubscription = subscriptions.contains { $0.hasAccess(atMs: nowMs) }
-        return .object([
-            "original_app_user_id": .string(customer?.appUserId ?? appUserId),
-            "first_seen": date(customer?.firstSeenMs ?? nowMs),
-            // RevenueDot does not track when the app last asked; the request is the latest sighting.
-            "last_seen": date(nowMs),
-            "management_url": hasActiveSubscription ? .string(managementURL) : .null,
-            // The app's first version and download date come from the app receipt, never seen here.
-            "original_application_version": .null,
-            "original_purchase_date": .null,
-            "entitlements": .object(Dictionary(uniqueKeysWithValues: held.map { ($0.entitlementId, json($0)) })),
-            "subscriptions": .object(latestPerProduct(subscriptions).mapValues(subscriptionJSON)),
-            "non_subscriptions": .object(nonSubscriptions(purchases.filter { $0.kind == .oneTime })),
-            "other_purchases": .object([:]),
-            "subscriber_attributes": .object([:]),
-        ])
+        out.beginObject()
+        out.key("entitlements")
+        out.beginObject()
+        for entitlement in held.sorted(by: { $0.entitlementId < $1.entitlementId }) {
+            out.key(entitlement.entitlementId)
+            write(entitlement, into: &out)
+        }
+        out.endObject()
+        out.key("first_seen")
+        out.string(date(customer?.firstSeenMs ?? nowMs))
+        // RevenueDot does not track when the app last asked; the request is the latest sighting.
+        out.key("last_seen")
+        out.string(date(nowMs))
+        out.key("management_url")
+        out.string(hasActiveSubscription ? managementURL : nil)
+        out.key("non_subscriptions")
+        writeNonSubscriptions(purchases.filter { $0.kind == .oneTime }, into: &out)
+        out.key("original_app_user_id")
+        out.string(customer?.appUserId ?? appUserId)
+        // The app's first version and download date come from the app receipt, never seen here.
+        out.key("original_application_version")
+        out.null()
+        out.key("original_purchase_date")
+        out.null()
+        out.key("other_purchases")
+        out.beginObject()
+        out.endObject()
+        out.key("subscriber_attributes")
+        out.beginObject()
+        out.endObject()
+        out.key("subscriptions")
+        out.beginObject()
+        for (productId, subscription) in latestPerProduct(subscriptions).sorted(by: { $0.key < $1.key }) {
+            out.key(productId)
+            write(subscription: subscription, into: &out)
+        }
+        out.endObject()
+        out.endObject()
     }
 
     // MARK: - Entitlements
 
-    static func json(_ entitlement: Ledger.Entitlement) -> JSONValue {
-        .object([
-            "expires_date": date(entitlement.expiresDateMs),
-            "grace_period_expires_date": date(entitlement.gracePeriodExpiresDateMs),
-            "product_identifier": entitlement.productId.map(JSONValue.string) ?? .null,
-            "purchase_date": date(entitlement.purchaseDateMs),
-        ])
+    static func write(_ entitlement: Ledger.Entitlement, into out: inout JSONWriter) {
+        out.beginObject()
+        out.key("expires_date")
+        out.string(date(entitlement.expiresDateMs))
+        out.key("grace_period_expires_date")
+        out.string(date(entitlement.gracePeriodExpiresDateMs))
+        out.key("product_identifier")
+        out.string(entitlement.productId)
+        out.key("purchase_date")
+        out.string(date(entitlement.purchaseDateMs))
+        out.endObject()
     }
 
     // MARK: - Subscriptions
@@ -97,58 +144,89 @@ public enum SubscriberInfo {
 
     /// `expires_date` is the current period's end as Apple sent it; a refund or revocation shows
     /// in `refunded_at` and in the entitlement, whose access it ends.
-    static func subscriptionJSON(_ subscription: PurchaseView) -> JSONValue {
-        var object: [String: JSONValue] = [
-            "store": .string("app_store"),
-            "is_sandbox": .bool(isSandbox(subscription.environment)),
-            "purchase_date": date(subscription.purchaseDateMs),
-            "original_purchase_date": date(subscription.originalPurchaseDateMs),
-            "expires_date": date(subscription.expiresDateMs),
-            "period_type": subscription.periodType.map { .string($0.rawValue.lowercased()) } ?? .null,
-            "unsubscribe_detected_at": date(subscription.unsubscribeDetectedAtMs),
-            "billing_issues_detected_at": date(subscription.billingIssueDetectedAtMs),
-            "grace_period_expires_date": date(subscription.gracePeriodAccessEndsAtMs),
-            "refunded_at": date(subscription.refundedAtMs),
-            "auto_resume_date": .null,
-            "ownership_type": ownership(subscription.ownershipType),
-            "store_transaction_id": subscription.transactionId.map(JSONValue.string) ?? .null,
-            "price": price(subscription.priceMilliunits, subscription.currency),
-            "display_name": .null,
-        ]
-        object["advanced_commerce"] = subscription.advancedCommerce
-        return .object(object)
+    static func write(subscription: PurchaseView, into out: inout JSONWriter) {
+        out.beginObject()
+        if let advancedCommerce = subscription.advancedCommerce {
+            out.key("advanced_commerce")
+            out.value(advancedCommerce)
+        }
+        out.key("auto_resume_date")
+        out.null()
+        out.key("billing_issues_detected_at")
+        out.string(date(subscription.billingIssueDetectedAtMs))
+        out.key("display_name")
+        out.null()
+        out.key("expires_date")
+        out.string(date(subscription.expiresDateMs))
+        out.key("grace_period_expires_date")
+        out.string(date(subscription.gracePeriodAccessEndsAtMs))
+        out.key("is_sandbox")
+        out.bool(isSandbox(subscription.environment))
+        out.key("original_purchase_date")
+        out.string(date(subscription.originalPurchaseDateMs))
+        out.key("ownership_type")
+        out.string(ownership(subscription.ownershipType))
+        out.key("period_type")
+        out.string(subscription.periodType.map { $0.rawValue.lowercased() })
+        out.key("price")
+        out.value(price(subscription.priceMilliunits, subscription.currency))
+        out.key("purchase_date")
+        out.string(date(subscription.purchaseDateMs))
+        out.key("refunded_at")
+        out.string(date(subscription.refundedAtMs))
+        out.key("store")
+        out.string("app_store")
+        out.key("store_transaction_id")
+        out.string(subscription.transactionId)
+        out.key("unsubscribe_detected_at")
+        out.string(date(subscription.unsubscribeDetectedAtMs))
+        out.endObject()
     }
 
     // MARK: - Non-subscriptions
 
     /// Product id → its one-time purchases, oldest first.
-    static func nonSubscriptions(_ purchases: [PurchaseView]) -> [String: JSONValue] {
+    static func writeNonSubscriptions(_ purchases: [PurchaseView], into out: inout JSONWriter) {
         let ordered = purchases.sorted { ($0.purchaseDateMs ?? .min, $0.id) < ($1.purchaseDateMs ?? .min, $1.id) }
-        var byProduct: [String: [JSONValue]] = [:]
+        var byProduct: [String: [PurchaseView]] = [:]
         for purchase in ordered {
             guard let productId = purchase.productId else { continue }
-            byProduct[productId, default: []].append(oneTimeJSON(purchase))
+            byProduct[productId, default: []].append(purchase)
         }
-        return byProduct.mapValues(JSONValue.array)
+        out.beginObject()
+        for (productId, bought) in byProduct.sorted(by: { $0.key < $1.key }) {
+            out.key(productId)
+            out.beginArray()
+            for purchase in bought { write(oneTime: purchase, into: &out) }
+            out.endArray()
+        }
+        out.endObject()
     }
 
     /// `id` is the `transactionId`: stable, and unique among the customer's purchases.
-    static func oneTimeJSON(_ purchase: PurchaseView) -> JSONValue {
-        .object([
-            "id": .string(purchase.id),
-            "is_sandbox": .bool(isSandbox(purchase.environment)),
-            "purchase_date": date(purchase.purchaseDateMs),
-            "store": .string("app_store"),
-            "store_transaction_id": .string(purchase.id),
-            "price": price(purchase.priceMilliunits, purchase.currency),
-            "display_name": .null,
-        ])
+    static func write(oneTime purchase: PurchaseView, into out: inout JSONWriter) {
+        out.beginObject()
+        out.key("display_name")
+        out.null()
+        out.key("id")
+        out.string(purchase.id)
+        out.key("is_sandbox")
+        out.bool(isSandbox(purchase.environment))
+        out.key("price")
+        out.value(price(purchase.priceMilliunits, purchase.currency))
+        out.key("purchase_date")
+        out.string(date(purchase.purchaseDateMs))
+        out.key("store")
+        out.string("app_store")
+        out.key("store_transaction_id")
+        out.string(purchase.id)
+        out.endObject()
     }
 
     // MARK: - Values
 
-    static func date(_ milliseconds: Int64?) -> JSONValue {
-        milliseconds.map { .string(ISO8601UTC.string(fromMilliseconds: $0)) } ?? .null
+    static func date(_ milliseconds: Int64?) -> String? {
+        milliseconds.map(ISO8601UTC.string(fromMilliseconds:))
     }
 
     /// Sandbox, Xcode and LocalTesting are all sandbox; an unknown environment counts as production.
@@ -156,8 +234,8 @@ public enum SubscriberInfo {
         environment.map { $0 != .production } ?? false
     }
 
-    static func ownership(_ type: InAppOwnershipType?) -> JSONValue {
-        .string((type ?? .purchased).rawValue)
+    static func ownership(_ type: InAppOwnershipType?) -> String {
+        (type ?? .purchased).rawValue
     }
 
     static func price(_ milliunits: Int64?, _ currency: String?) -> JSONValue {
