@@ -302,6 +302,38 @@ import Testing
             break
         }
     }
+    // MARK: - Stored documents
+
+    /// The hand-written readers of stored views and customers agree with `Codable` on every field.
+    @Test func storedViewsAndCustomersReadAsCodableDoes() throws {
+        let lifetime = Apple.transaction(
+            "7000", original: "7000", product: "forever", purchase: day(2) + 123, type: .nonConsumable, token: "user")
+        let ledgers = [
+            shop(Fixture.buy, Fixture.disable), shop(Fixture.buy, Fixture.failWithGrace), shop(Fixture.buy, Fixture.refund),
+            shop(Fixture.buy, Apple.notification(.oneTimeCharge, uuid: "n-life", signed: day(2), transaction: lifetime)),
+        ]
+        var checked = 0
+        for shop in ledgers {
+            for (_, customer) in shop.ledger.customers {
+                let json = try JSONValue(parsing: Data(try JSONValueEncoder().encode(customer).utf8))
+                #expect(try CustomerState(stored: json) == customer)
+                for view in shop.ledger.views(of: customer.appUserId) {
+                    let stored = try JSONValue(parsing: Data(try JSONValueEncoder().encode(view).utf8))
+                    #expect(try PurchaseView(stored: stored) == view)
+                    #expect(try JSONValueDecoder().decode(PurchaseView.self, from: Data(stored.serialized().utf8)) == view)
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked >= 5)
+        #expect(throws: StoredViewError.self) { try PurchaseView(stored: .object(["kind": "subscription"])) }
+        #expect(throws: StoredViewError.self) {
+            try PurchaseView(stored: .object(["kind": "subscription", "id": "1", "expiresDateMs": "soon"]))
+        }
+        #expect(throws: StoredViewError.self) {
+            try CustomerState(stored: .object(["appUserId": "u", "firstSeenMs": .integer(1)]))
+        }
+    }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral {
@@ -314,4 +346,5 @@ extension Int64 {
         let quotient = self / divisor
         return self % divisor < 0 ? quotient - 1 : quotient
     }
+
 }

@@ -91,13 +91,19 @@ enum LedgerRows {
     static func customerView(
         _ appUserId: String, app: AppConfig, from rows: some RowReader
     ) throws -> (customer: CustomerState, purchases: [PurchaseView])? {
-        guard let customer = try customer(appUserId, app: app, from: rows) else { return nil }
+        // One statement: the customer and its views side by side (the customer's columns repeat).
+        let found = try rows.query(
+            """
+            SELECT c.json, v.purchase_key, v.view FROM customers c
+            LEFT JOIN purchase_views v ON v.app_id = c.app_id AND v.owner = c.app_user_id
+            WHERE c.app_id = ? AND c.app_user_id = ?
+            """, [.text(app.id), .text(appUserId)])
+        guard let first = found.first, let customerJSON = first[0].textValue else { return nil }
+        let customer = try CustomerState(stored: JSONValue(parsing: Data(customerJSON.utf8)))
         var stored: [String: PurchaseView] = [:]
-        for row in try rows.query(
-            "SELECT purchase_key, view FROM purchase_views WHERE app_id = ? AND owner = ?", [.text(app.id), .text(appUserId)])
-        {
-            guard let key = row[0].textValue, let json = row[1].textValue else { continue }
-            stored[key] = try decode(PurchaseView.self, json)
+        for row in found {
+            guard let key = row[1].textValue, let json = row[2].textValue else { continue }
+            stored[key] = try PurchaseView(stored: JSONValue(parsing: Data(json.utf8)))
         }
         let keys =
             customer.originalTransactionIds.map { PurchaseKey.subscription(originalTransactionId: $0) }

@@ -1,0 +1,102 @@
+import AppStore
+
+/// Reading the documents `GET /v1/subscribers` needs (a customer and its purchase views) straight
+/// from parsed JSON, without `Decodable`'s per-field generic machinery, which cost more than the
+/// database reads on that path.
+///
+/// The documents are written by `Codable` (`JSONValueEncoder`); these readers accept exactly
+/// that shape (absent optionals, the same member names and raw values) and throw on anything
+/// else. Tests check every field against `Codable`'s own decoding.
+public struct StoredViewError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+extension PurchaseView {
+    /// A view from its stored JSON.
+    public init(stored json: JSONValue) throws(StoredViewError) {
+        guard case .object(let members) = json else { throw StoredViewError(description: "a purchase view is not an object") }
+        let fields = StoredFields(members: members, document: "purchase view")
+        guard let kind = Kind(rawValue: try fields.string("kind") ?? "") else {
+            throw StoredViewError(description: "purchase view kind \(members["kind"] ?? .null) is unknown")
+        }
+        self.init(
+            kind: kind, id: try fields.required(fields.string("id"), "id"), productId: try fields.string("productId"),
+            environment: try fields.string("environment").map(AppStoreEnvironment.init(rawValue:)),
+            ownershipType: try fields.string("ownershipType").map(InAppOwnershipType.init(rawValue:)),
+            transactionId: try fields.string("transactionId"), purchaseDateMs: try fields.integer("purchaseDateMs"),
+            originalPurchaseDateMs: try fields.integer("originalPurchaseDateMs"),
+            expiresDateMs: try fields.integer("expiresDateMs"), accessEndsAtMs: try fields.integer("accessEndsAtMs"),
+            gracePeriodAccessEndsAtMs: try fields.integer("gracePeriodAccessEndsAtMs"),
+            periodType: try fields.string("periodType").map { (raw) throws(StoredViewError) -> PeriodType in
+                guard let type = PeriodType(rawValue: raw) else {
+                    throw StoredViewError(description: "purchase view periodType \(raw) is unknown")
+                }
+                return type
+            },
+            unsubscribeDetectedAtMs: try fields.integer("unsubscribeDetectedAtMs"),
+            billingIssueDetectedAtMs: try fields.integer("billingIssueDetectedAtMs"),
+            refundedAtMs: try fields.integer("refundedAtMs"), priceMilliunits: try fields.integer("priceMilliunits"),
+            currency: try fields.string("currency"), advancedCommerce: members["advancedCommerce"])
+    }
+}
+
+extension CustomerState {
+    /// A customer from its stored JSON.
+    public init(stored json: JSONValue) throws(StoredViewError) {
+        guard case .object(let members) = json else { throw StoredViewError(description: "a customer is not an object") }
+        let fields = StoredFields(members: members, document: "customer")
+        self.init(
+            appUserId: try fields.required(fields.string("appUserId"), "appUserId"),
+            firstSeenMs: try fields.required(fields.integer("firstSeenMs"), "firstSeenMs"))
+        aliases = try fields.required(fields.strings("aliases"), "aliases")
+        originalTransactionIds = try fields.strings("originalTransactionIds") ?? []
+        oneTimeTransactionIds = try fields.strings("oneTimeTransactionIds") ?? []
+        lastSequence = try fields.integer("lastSequence") ?? 0
+    }
+}
+
+/// Typed access to the members of a stored object; a member of the wrong type throws.
+private struct StoredFields {
+    let members: [String: JSONValue]
+    let document: String
+
+    func string(_ key: String) throws(StoredViewError) -> String? {
+        switch members[key] {
+        case nil, .null?: return nil
+        case .string(let value)?: return value
+        case let other?: throw mismatch(key, other)
+        }
+    }
+
+    func integer(_ key: String) throws(StoredViewError) -> Int64? {
+        switch members[key] {
+        case nil, .null?: return nil
+        case .integer(let value)?: return value
+        case let other?: throw mismatch(key, other)
+        }
+    }
+
+    func strings(_ key: String) throws(StoredViewError) -> [String]? {
+        switch members[key] {
+        case nil, .null?: return nil
+        case .array(let elements)?:
+            var values: [String] = []
+            values.reserveCapacity(elements.count)
+            for element in elements {
+                guard case .string(let value) = element else { throw mismatch(key, element) }
+                values.append(value)
+            }
+            return values
+        case let other?: throw mismatch(key, other)
+        }
+    }
+
+    func required<T>(_ value: T?, _ key: String) throws(StoredViewError) -> T {
+        guard let value else { throw StoredViewError(description: "\(document) has no \(key)") }
+        return value
+    }
+
+    private func mismatch(_ key: String, _ value: JSONValue) -> StoredViewError {
+        StoredViewError(description: "\(document) member \(key) has the wrong type: \(value.serialized())")
+    }
+}
