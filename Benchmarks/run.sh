@@ -14,6 +14,15 @@ count="${BENCH_COUNT:-200}"
 bench=.build/release/revenuedot-bench
 mkdir -p "$work"
 
+# CPU time (user, system; clock ticks) and bytes written of each server thread, one line per
+# thread: "name user system written". Linux /proc only.
+thread_usage() {
+    for task in /proc/"$1"/task/*; do
+        printf '%s %s %s\n' "$(tr ' ' _ < "$task/comm")" "$(awk '{print $14, $15}' "$task/stat")" \
+            "$(awk '/^wchar/ {print $2}' "$task/io" 2>/dev/null || echo 0)"
+    done
+}
+
 # Serves DIR/revenuedot.json in the background; sets $server (its pid) and $port.
 start_server() {
     .build/release/revenuedot serve --config "$1/revenuedot.json" > "$1/serve.log" 2>&1 &
@@ -70,8 +79,14 @@ cat > "$work/ingest/revenuedot.json" <<JSON
 }
 JSON
 start_server "$work/ingest"
+before=$(thread_usage "$server")
 ingest=$("$bench" ingest --port "$port" --app bench --payloads "$work/ingest/payloads.txt" --connections 16)
+after=$(thread_usage "$server")
 echo "$ingest" >&2
+# Where the server's CPU went, per notification and thread kind (HTTP workers, storage writer,
+# checkpointer), and what each wrote: the figures to move when the ratio falls short.
+ingest_threads=$(python3 Benchmarks/thread_usage.py "$before" "$after" "$ingest_count" "$(getconf CLK_TCK)")
+echo "server CPU per notification by thread: $ingest_threads" >&2
 kill -TERM "$server"
 wait "$server"
 
@@ -112,7 +127,7 @@ echo "$health$subscribers" >&2
 kill -TERM "$server"
 wait "$server"
 
-python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" <<'PY'
+python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" <<'PY'
 import json, sys
 ours, speed, apple, lines = json.loads(sys.argv[1]), float(sys.argv[2]), json.loads(sys.argv[3]), float(sys.argv[4])
 bulk, ingest = float(sys.argv[5]), json.loads(sys.argv[6])
@@ -139,6 +154,9 @@ print("\nIngest over loopback (revenuedot serve, SQLite, 16 keep-alive connectio
 print(f"  {'bulk revenuedot verify --lines, same payloads':<42} {bulk:>10,.0f}   1.00")
 print(f"  {'ingest, notifications/s':<42} {rate:>10,.0f}   {rate / bulk:.2f}x bulk verify")
 print(f"  {'latency p50 / p99 (ms)':<42} {ingest['p50_ms']:>5} / {ingest['p99_ms']:<5}   failures: {ingest['failures']}")
+for thread, use in sorted(json.loads(sys.argv[12]).items()):
+    print(f"  {'server CPU per notification, ' + thread:<42} {use['user_us'] + use['system_us']:>7.0f} us   "
+          f"(user {use['user_us']}, system {use['system_us']}; wrote {use['written_kib']} KiB)")
 hook_ingest, hook_rate = hooks["ingest"]["requests_per_second"], hooks["webhooks_per_second"]
 print("\nWebhooks (one event per notification, receiver answering at once, ingest running alongside)")
 print(f"  {'ingest in the same run, notifications/s':<42} {hook_ingest:>10,.0f}   1.00")
