@@ -28,6 +28,25 @@ struct JSONParserTests {
         #expect(throws: (any Error).self) { try JSONValue(parsing: Data(text.utf8)) }
     }
 
+    /// Long strings are scanned 16 bytes at a time: an escape or a control character at any
+    /// offset, on either side of a 16-byte boundary, is still seen.
+    @Test func longStringsKeepEveryEscapeAndRejectEveryControlCharacter() throws {
+        for length in [15, 16, 17, 31, 32, 33, 47, 100] {
+            for position in 0..<length {
+                var plain = Array(repeating: UInt8(ascii: "a"), count: length)
+                plain[position] = UInt8(ascii: "\\")
+                plain.insert(UInt8(ascii: "n"), at: position + 1)
+                let text = Data([UInt8(ascii: "\"")] + plain + [UInt8(ascii: "\"")])
+                let expected =
+                    String(repeating: "a", count: position) + "\n" + String(repeating: "a", count: length - position - 1)
+                #expect(try JSONValue(parsing: text) == .string(expected))
+                var control = Array(repeating: UInt8(ascii: "a"), count: length)
+                control[position] = 0x1F
+                #expect(throws: (any Error).self) { try JSONValue(parsing: Data([0x22] + control + [0x22])) }
+            }
+        }
+    }
+
     @Test func rejectsInvalidUTF8() {
         #expect(throws: (any Error).self) { try JSONValue(parsing: Data([0x22, 0xC3, 0x28, 0x22])) }
     }

@@ -131,6 +131,15 @@ struct JSONParser {
         // Fast path: plain bytes up to the closing quote (long JWS strings live here).
         let base = bytes.baseAddress!
         let end = bytes.count
+        // Sixteen bytes at a time while none of them ends the run (quote, backslash, control).
+        let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
+        let backslash = SIMD16<UInt8>(repeating: UInt8(ascii: "\\"))
+        let space = SIMD16<UInt8>(repeating: 0x20)
+        while index + 16 <= end {
+            let chunk = base.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+            if any((chunk .== quote) .| (chunk .== backslash) .| (chunk .< space)) { break }
+            index += 16
+        }
         while index < end {
             let byte = base.load(fromByteOffset: index, as: UInt8.self)
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }

@@ -131,8 +131,13 @@ public enum JWSCompaction {
         var found: [(Int, Int)] = []
         var index = 0
         while index + 4 < bytes.count {
-            guard bytes[index] == UInt8(ascii: "\""), bytes[index + 1] == UInt8(ascii: "e"),
-                bytes[index + 2] == UInt8(ascii: "y"), bytes[index + 3] == UInt8(ascii: "J")
+            // Only a quote can open one: jump from quote to quote.
+            guard let quote = memchr(bytes.baseAddress! + index, Int32(UInt8(ascii: "\"")), bytes.count - index) else {
+                break
+            }
+            index = UnsafeRawPointer(quote) - bytes.baseAddress!
+            guard index + 4 < bytes.count, bytes[index + 1] == UInt8(ascii: "e"), bytes[index + 2] == UInt8(ascii: "y"),
+                bytes[index + 3] == UInt8(ascii: "J")
             else {
                 index += 1
                 continue
