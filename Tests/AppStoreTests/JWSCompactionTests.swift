@@ -62,4 +62,20 @@ struct JWSCompactionTests {
             #expect(Base64.encode(bytes, alphabet: .url) == url)
         }
     }
+
+    /// Headers are matched by bytes: an outer header canonically equivalent to a nested one
+    /// (U+212A KELVIN SIGN ≡ "K") is a different header, and the JWS comes back byte for byte.
+    @Test func canonicallyEquivalentHeadersStayDistinct() throws {
+        let nested = "eyJ" + String(repeating: "K", count: 300)
+        let outer = "eyJ" + String(repeating: "\u{212A}", count: 300)
+        let payload = #"{"signedTransactionInfo":"\#(nested).eyJhIjoxfQ.c2ln"}"#
+        let jws = outer + "." + Base64.encode(Data(payload.utf8), alphabet: .url) + ".c2lnbmF0dXJl"
+        let compact = try #require(JWSCompaction.compact(jws))
+        #expect(compact.headers.count == 2)
+        let expanded = try #require(JWSCompaction.expand(compact.body) { compact.headers[$0] })
+        #expect(expanded.utf8.elementsEqual(jws.utf8))
+        for (hash, text) in compact.headers {
+            #expect(hash == Digest.hex(Digest.sha256(Data(text.utf8))))
+        }
+    }
 }

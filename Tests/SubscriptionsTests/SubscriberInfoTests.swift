@@ -334,6 +334,21 @@ import Testing
             try CustomerState(stored: .object(["appUserId": "u", "firstSeenMs": .integer(1)]))
         }
     }
+    /// Keys sort by UTF-8 bytes, as `serialized()` sorts them, also for ids that are not in NFC
+    /// ("cafe" + U+0301 sorts before "cafz" by bytes, after it by `String <`).
+    @Test func entitlementIdsSortByUTF8Bytes() throws {
+        func view(_ id: String, _ product: String) -> PurchaseView {
+            PurchaseView(
+                kind: .oneTime, id: id, productId: product, environment: nil, ownershipType: nil, transactionId: id,
+                purchaseDateMs: 1, originalPurchaseDateMs: 1, expiresDateMs: nil, accessEndsAtMs: nil,
+                gracePeriodAccessEndsAtMs: nil, periodType: nil, unsubscribeDetectedAtMs: nil, billingIssueDetectedAtMs: nil,
+                refundedAtMs: nil, priceMilliunits: nil, currency: nil, advancedCommerce: nil)
+        }
+        let bytes = SubscriberInfo.body(
+            for: "u", customer: CustomerState(appUserId: "u", firstSeenMs: 0), purchases: [view("1", "p1"), view("2", "p2")],
+            entitlements: ["cafe\u{301}": ["p1"], "cafz": ["p2"]], at: Date(timeIntervalSince1970: 100))
+        #expect(String(decoding: bytes, as: UTF8.self) == (try JSONValue(parsing: Data(bytes))).serialized())
+    }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral {

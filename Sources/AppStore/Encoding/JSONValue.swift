@@ -142,7 +142,7 @@ public enum JSONValue: Hashable, Sendable {
     }
 
     /// Byte order of the UTF-8 encodings: the key order of sorted output, the same as `JSONEncoder`'s.
-    static func precedesInUTF8(_ lhs: String, _ rhs: String) -> Bool {
+    public static func precedesInUTF8(_ lhs: String, _ rhs: String) -> Bool {
         var lhs = lhs
         var rhs = rhs
         return lhs.withUTF8 { left in

@@ -47,11 +47,9 @@ private final class EncodingBox {
     func write(into output: inout [UInt8]) {
         if let members {
             output.append(UInt8(ascii: "{"))
-            // Swift's `<` orders by Unicode scalars, which is UTF-8 byte order for the normalized
-            // keys Codable produces, and has a fast path for the short ASCII keys of CodingKeys.
             let order = members.indices.sorted { left, right in
                 let (a, b) = (members[left].key, members[right].key)
-                return a == b ? left < right : a < b
+                return a == b ? left < right : JSONValue.precedesInUTF8(a, b)
             }
             var first = true
             for (position, index) in order.enumerated() {

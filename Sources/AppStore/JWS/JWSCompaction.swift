@@ -49,7 +49,8 @@ public enum JWSCompaction {
         func refer(to header: UnsafeRawBufferPointer) {
             let text = String(decoding: header, as: UTF8.self)
             // The nested headers usually repeat the outer one: hash each distinct text once.
-            let hash = headers.first { $0.value == text }?.key ?? Digest.hex(Digest.sha256(header))
+            // Bytes, not `String ==`, which would match canonically equivalent but different text.
+            let hash = headers.first { $0.value.utf8.elementsEqual(text.utf8) }?.key ?? Digest.hex(Digest.sha256(header))
             headers[hash] = text
             body.append(reference)
             body.append(contentsOf: hash.utf8)
@@ -68,7 +69,9 @@ public enum JWSCompaction {
         }
         body.append(dot)
         body.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[(lastDot + 1)...]))
-        guard expand(body, header: { headers[$0] }) == original else { return nil }
+        guard let expanded = expand(body, header: { headers[$0] }), expanded.utf8.elementsEqual(original.utf8) else {
+            return nil
+        }
         return Compacted(body: body, headers: headers)
     }
 

@@ -40,7 +40,7 @@ public enum SubscriberInfo {
     /// id → product ids).
     ///
     /// Written straight to bytes (it answers every `GET /v1/subscribers`); members appear in
-    /// key order, so the text equals `JSONValue.serialized()` of the same value.
+    /// UTF-8 byte order of their keys, so the text equals `JSONValue.serialized()` of the same value.
     public static func body(
         for appUserId: String, customer: CustomerState?, purchases: [PurchaseView], entitlements: [String: [String]],
         at now: Date
@@ -70,7 +70,7 @@ public enum SubscriberInfo {
         out.beginObject()
         out.key("entitlements")
         out.beginObject()
-        for entitlement in held.sorted(by: { $0.entitlementId < $1.entitlementId }) {
+        for entitlement in held.sorted(by: { JSONValue.precedesInUTF8($0.entitlementId, $1.entitlementId) }) {
             out.key(entitlement.entitlementId)
             write(entitlement, into: &out)
         }
@@ -99,7 +99,8 @@ public enum SubscriberInfo {
         out.endObject()
         out.key("subscriptions")
         out.beginObject()
-        for (productId, subscription) in latestPerProduct(subscriptions).sorted(by: { $0.key < $1.key }) {
+        for (productId, subscription) in latestPerProduct(subscriptions).sorted(by: { JSONValue.precedesInUTF8($0.key, $1.key) })
+        {
             out.key(productId)
             write(subscription: subscription, into: &out)
         }
@@ -194,7 +195,7 @@ public enum SubscriberInfo {
             byProduct[productId, default: []].append(purchase)
         }
         out.beginObject()
-        for (productId, bought) in byProduct.sorted(by: { $0.key < $1.key }) {
+        for (productId, bought) in byProduct.sorted(by: { JSONValue.precedesInUTF8($0.key, $1.key) }) {
             out.key(productId)
             out.beginArray()
             for purchase in bought { write(oneTime: purchase, into: &out) }
