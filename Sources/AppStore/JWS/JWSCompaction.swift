@@ -50,7 +50,7 @@ public enum JWSCompaction {
             let text = String(decoding: header, as: UTF8.self)
             // The nested headers usually repeat the outer one: hash each distinct text once.
             // Bytes, not `String ==`, which would match canonically equivalent but different text.
-            let hash = headers.first { $0.value.utf8.elementsEqual(text.utf8) }?.key ?? Digest.hex(Digest.sha256(header))
+            let hash = headers.first { sameBytes($0.value, text) }?.key ?? Digest.hex(Digest.sha256(header))
             headers[hash] = text
             body.append(reference)
             body.append(contentsOf: hash.utf8)
@@ -69,7 +69,7 @@ public enum JWSCompaction {
         }
         body.append(dot)
         body.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[(lastDot + 1)...]))
-        guard let expanded = expand(body, header: { headers[$0] }), expanded.utf8.elementsEqual(original.utf8) else {
+        guard let expanded = expand(body, header: { headers[$0] }), sameBytes(expanded, original) else {
             return nil
         }
         return Compacted(body: body, headers: headers)
@@ -153,6 +153,15 @@ public enum JWSCompaction {
             index = end
         }
         return found
+    }
+
+    /// Whether two strings have the same UTF-8 bytes (`==` compares canonical equivalence).
+    static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        var (lhs, rhs) = (lhs, rhs)
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
+        }
     }
 
     private static func contains(_ bytes: UnsafeRawBufferPointer, _ byte: UInt8) -> Bool {
