@@ -15,9 +15,10 @@ final class Checkpointer: Sendable {
     ///
     /// A page rewritten by many commits (an index leaf, the last page of a table) is copied once
     /// per checkpoint, so a longer window copies less: under the ingest benchmark the checkpointer
-    /// copied 34.5 KiB per notification at 1000 frames, 28.6 at 4000, and (with compact payloads)
-    /// 12 at 8000 (32 MiB of WAL), against 15–19 at 4000.
-    static let passiveFrames = 8000
+    /// copied 34.5 KiB per notification at 1000 frames and 28.6 at 4000 (15–19 with compact
+    /// payloads). 8000 copied 12, but let the WAL reach `restartFrames` more often, and a RESTART
+    /// holds the writer while readers finish: webhook latency showed spikes of 100–300 ms.
+    static let passiveFrames = 4000
     /// Frames in the WAL after which the checkpoint may briefly hold up the writer to restart the WAL.
     static let restartFrames = 16_384
 
