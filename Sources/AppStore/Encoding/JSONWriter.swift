@@ -14,26 +14,20 @@ public struct JSONWriter {
         bytes.reserveCapacity(capacity)
     }
 
-    public mutating func beginObject() {
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    private mutating func open(_ bracket: UInt8) {
         prefix()
-        bytes.append(UInt8(ascii: "{"))
+        bytes.append(bracket)
         empty.append(true)
     }
 
-    public mutating func endObject() {
+    private mutating func close(_ bracket: UInt8) {
         empty.removeLast()
-        bytes.append(UInt8(ascii: "}"))
-    }
-
-    public mutating func beginArray() {
-        prefix()
-        bytes.append(UInt8(ascii: "["))
-        empty.append(true)
-    }
-
-    public mutating func endArray() {
-        empty.removeLast()
-        bytes.append(UInt8(ascii: "]"))
+        bytes.append(bracket)
     }
 
     /// A member's key; its value follows.
@@ -42,6 +36,12 @@ public struct JSONWriter {
         JSONValue.string(key).write(into: &bytes)
         bytes.append(UInt8(ascii: ":"))
         afterKey = true
+    }
+
+    /// A member whose value is a string, or null.
+    public mutating func member(_ key: String, _ text: String?) {
+        self.key(key)
+        string(text)
     }
 
     public mutating func value(_ value: JSONValue) {
