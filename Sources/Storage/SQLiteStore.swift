@@ -81,7 +81,7 @@ public final class SQLiteStore: Sendable {
     public func store(_ record: NotificationRecord) throws(StoreError) -> StoreOutcome {
         try Self.validate(record)
         let completion = Completion<StoreOutcome>()
-        guard queue.enqueue(.store(record, JWSCompaction.compact(record.signedPayload), completion)) else {
+        guard queue.enqueue(Self.storeItem(record, completion)) else {
             throw StoreError(.unavailable, "the store is closed")
         }
         return try completion.wait().get()
@@ -101,9 +101,7 @@ public final class SQLiteStore: Sendable {
             completion(.failure(error))
             return
         }
-        // Compacting runs here, on the caller's thread, not on the single writer.
-        guard queue.enqueue(.store(record, JWSCompaction.compact(record.signedPayload), Completion(callback: completion)))
-        else {
+        guard queue.enqueue(Self.storeItem(record, Completion(callback: completion))) else {
             completion(.failure(StoreError(.unavailable, "the store is closed")))
             return
         }
@@ -152,6 +150,12 @@ public final class SQLiteStore: Sendable {
 
     /// Items (stores, rejects, health checks) waiting for the writer, for metrics.
     public var queueDepth: Int { queue.depth }
+
+    /// The writer's item for `record`, its payload compacted here, on the caller's thread, not on
+    /// the single writer.
+    private static func storeItem(_ record: NotificationRecord, _ completion: Completion<StoreOutcome>) -> WriteItem {
+        .store(record, JWSCompaction.compact(record.signedPayload), completion)
+    }
 
     private static func validate(_ record: NotificationRecord) throws(StoreError) {
         guard !record.notificationUUID.isEmpty else {

@@ -4,9 +4,8 @@ import Synchronization
 
 /// Work for the writer thread.
 enum WriteItem: Sendable {
-    /// Store a notification; the caller waits on the completion.
-    /// A notification, with its payload's compact form when it has one (made by the caller, off
-    /// the writer thread).
+    /// Store a notification, with its payload's compact form when it has one (made off the writer
+    /// thread); the caller waits on the completion.
     case store(NotificationRecord, JWSCompaction.Compacted?, Completion<StoreOutcome>)
     /// Record a reject; nobody waits.
     case reject(Reject)

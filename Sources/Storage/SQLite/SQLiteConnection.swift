@@ -129,9 +129,6 @@ final class SQLiteConnection {
 
     // MARK: - Connection state
 
-    /// The rowid of the last row inserted through this connection.
-    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-
     /// Whether a transaction is open. SQLite rolls a transaction back on its own after some errors
     /// (disk full, I/O error), so the writer asks this after every failure.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
