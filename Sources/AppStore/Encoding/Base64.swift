@@ -30,6 +30,11 @@ public enum Base64 {
     private static let standardSymbols = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
     private static let urlSymbols = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
+    /// Whether `byte` is one of the 64 symbols of `alphabet` (padding is not).
+    public static func isSymbol(_ byte: UInt8, alphabet: Alphabet) -> Bool {
+        (alphabet == .standard ? standardTable : urlTable)[Int(byte)] != invalid
+    }
+
     /// Decodes `text`, or returns nil when it is not valid in `alphabet`.
     public static func decode(_ text: String, alphabet: Alphabet) -> Data? {
         var text = text

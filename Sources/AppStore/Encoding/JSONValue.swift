@@ -143,6 +143,13 @@ public enum JSONValue: Hashable, Sendable {
 
     /// Byte order of the UTF-8 encodings: the key order of sorted output, the same as `JSONEncoder`'s.
     public static func precedesInUTF8(_ lhs: String, _ rhs: String) -> Bool {
+        compareUTF8(lhs, rhs) < 0
+    }
+
+    /// The UTF-8 bytes of `lhs` against those of `rhs`: negative, zero or positive, as `memcmp`,
+    /// a shorter prefix first. Bytes, unlike `String`'s `<` and `==`, which compare canonical
+    /// equivalence.
+    static func compareUTF8(_ lhs: String, _ rhs: String) -> Int {
         var lhs = lhs
         var rhs = rhs
         return lhs.withUTF8 { left in
@@ -150,9 +157,9 @@ public enum JSONValue: Hashable, Sendable {
                 let common = min(left.count, right.count)
                 if common > 0, let a = left.baseAddress, let b = right.baseAddress {
                     let order = memcmp(a, b, common)
-                    if order != 0 { return order < 0 }
+                    if order != 0 { return Int(order) }
                 }
-                return left.count < right.count
+                return left.count - right.count
             }
         }
     }

@@ -50,7 +50,7 @@ public enum JWSCompaction {
             let text = String(decoding: header, as: UTF8.self)
             // The nested headers usually repeat the outer one: hash each distinct text once.
             // Bytes, not `String ==`, which would match canonically equivalent but different text.
-            let hash = headers.first { sameBytes($0.value, text) }?.key ?? Digest.hex(Digest.sha256(header))
+            let hash = headers.first { JSONValue.compareUTF8($0.value, text) == 0 }?.key ?? Digest.hex(Digest.sha256(header))
             headers[hash] = text
             body.append(reference)
             body.append(contentsOf: hash.utf8)
@@ -69,7 +69,7 @@ public enum JWSCompaction {
         }
         body.append(dot)
         body.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[(lastDot + 1)...]))
-        guard let expanded = expand(body, header: { headers[$0] }), sameBytes(expanded, original) else {
+        guard let expanded = expand(body, header: { headers[$0] }), JSONValue.compareUTF8(expanded, original) == 0 else {
             return nil
         }
         return Compacted(body: body, headers: headers)
@@ -146,7 +146,7 @@ public enum JWSCompaction {
                 continue
             }
             var end = index + 1
-            while end < bytes.count, isBase64URL(bytes[end]) { end += 1 }
+            while end < bytes.count, Base64.isSymbol(bytes[end], alphabet: .url) { end += 1 }
             if end < bytes.count, bytes[end] == dot, end - (index + 1) >= minimumHeaderBytes {
                 found.append((index + 1, end))
             }
@@ -155,27 +155,9 @@ public enum JWSCompaction {
         return found
     }
 
-    /// Whether two strings have the same UTF-8 bytes (`==` compares canonical equivalence).
-    static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
-        guard lhs.utf8.count == rhs.utf8.count else { return false }
-        var (lhs, rhs) = (lhs, rhs)
-        return lhs.withUTF8 { left in
-            rhs.withUTF8 { right in left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
-        }
-    }
-
     private static func contains(_ bytes: UnsafeRawBufferPointer, _ byte: UInt8) -> Bool {
         guard let base = bytes.baseAddress else { return false }
         return memchr(base, Int32(byte), bytes.count) != nil
-    }
-
-    private static func isBase64URL(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-            true
-        default: false
-        }
     }
 
     /// The hash named by the reference at `index` and the index after it.

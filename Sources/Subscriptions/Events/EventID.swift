@@ -42,23 +42,16 @@ public enum EventID {
         var bytes = Array(Digest.sha1(namespace + Array(name.utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x50
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        // 8-4-4-4-12 lowercase hex digits, written straight into the string's storage.
-        return String(unsafeUninitializedCapacity: 36) { text in
-            var written = 0
-            for (index, byte) in bytes.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 {
-                    text[written] = UInt8(ascii: "-")
-                    written += 1
-                }
-                text[written] = hexDigits[Int(byte >> 4)]
-                text[written + 1] = hexDigits[Int(byte & 0x0F)]
-                written += 2
-            }
-            return written
+        // 8-4-4-4-12 lowercase hex digits.
+        let hex = Array(Digest.hex(bytes).utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, digit) in hex.enumerated() {
+            if index == 8 || index == 12 || index == 16 || index == 20 { text.append(UInt8(ascii: "-")) }
+            text.append(digit)
         }
+        return String(decoding: text, as: UTF8.self)
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The 16 bytes of a UUID string written with hyphens.
     static func uuidBytes(_ text: String) -> [UInt8] {
