@@ -1,11 +1,9 @@
 extension OneTimeChargeCreateRequest {
     public func validationErrors() -> [ValidationError] {
         var report = ValidationReport()
-        report.checkEnvelope(version: version, operation: operation, expected: Self.expectedOperation)
-        report.checkRequestInfo(requestInfo)
-        let currency = report.checkCurrency(currency, required: true)
-        report.checkTaxCode(taxCode, required: true)
-        report.checkStorefront(storefront)
+        let currency = report.checkCreateFields(
+            version: version, operation: operation, expected: Self.expectedOperation, requestInfo: requestInfo,
+            currency: currency, taxCode: taxCode, storefront: storefront)
         if let item {
             report.checkSKU(item.sku, field: "item.SKU")
             report.checkDisplayName(item.displayName, field: "item.displayName")

@@ -1,11 +1,9 @@
 extension SubscriptionCreateRequest {
     public func validationErrors() -> [ValidationError] {
         var report = ValidationReport()
-        report.checkEnvelope(version: version, operation: operation, expected: Self.expectedOperation)
-        report.checkRequestInfo(requestInfo)
-        let currency = report.checkCurrency(currency, required: true)
-        report.checkTaxCode(taxCode, required: true)
-        report.checkStorefront(storefront)
+        let currency = report.checkCreateFields(
+            version: version, operation: operation, expected: Self.expectedOperation, requestInfo: requestInfo,
+            currency: currency, taxCode: taxCode, storefront: storefront)
         if let descriptors {
             report.checkDisplayName(descriptors.displayName, field: "descriptors.displayName")
             report.checkDescription(descriptors.description, field: "descriptors.description")
@@ -20,7 +18,7 @@ extension SubscriptionCreateRequest {
         case let items? where items.isEmpty: report.fail(.atLeastOneItem, "items")
         case let items?:
             for (index, item) in items.enumerated() {
-                report.checkCreateItem(item, field: path("items", index), currency: currency)
+                report.checkOfferedItem(item, field: path("items", index), currency: currency)
             }
             report.checkDuplicateSKUs(items.map(\.sku), list: "items")
         }
@@ -28,8 +26,21 @@ extension SubscriptionCreateRequest {
     }
 }
 
+/// An item sold with a price and an optional offer: what a created subscription and an added
+/// item have in common, and are checked alike.
+protocol OfferedItem {
+    var sku: String? { get }
+    var displayName: String? { get }
+    var description: String? { get }
+    var price: Int64? { get }
+    var offer: Offer? { get }
+}
+
+extension SubscriptionCreateItem: OfferedItem {}
+extension SubscriptionModifyAddItem: OfferedItem {}
+
 extension ValidationReport {
-    mutating func checkCreateItem(_ item: SubscriptionCreateItem, field: String, currency: String?) {
+    mutating func checkOfferedItem(_ item: some OfferedItem, field: String, currency: String?) {
         checkSKU(item.sku, field: path(field, "SKU"))
         checkDisplayName(item.displayName, field: path(field, "displayName"))
         checkDescription(item.description, field: path(field, "description"))

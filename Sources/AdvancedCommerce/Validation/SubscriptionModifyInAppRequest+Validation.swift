@@ -60,11 +60,7 @@ extension SubscriptionModifyInAppRequest {
 
 extension ValidationReport {
     mutating func checkAddItem(_ item: SubscriptionModifyAddItem, field: String, currency: String?) {
-        checkSKU(item.sku, field: path(field, "SKU"))
-        checkDisplayName(item.displayName, field: path(field, "displayName"))
-        checkDescription(item.description, field: path(field, "description"))
-        checkPrice(item.price, field: path(field, "price"), currency: currency)
-        checkOffer(item.offer, field: path(field, "offer"), itemPrice: item.price, currency: currency)
+        checkOfferedItem(item, field: field, currency: currency)
         checkProratedPrice(item.proratedPrice, field: path(field, "proratedPrice"), currency: currency)
         if item.offer != nil, item.proratedPrice != nil {
             fail(.multiplePrices, path(field, "proratedPrice"))

@@ -16,6 +16,21 @@ extension ValidationReport {
         }
     }
 
+    /// The fields both create requests (subscription and one-time charge) carry, checked in the
+    /// same order: envelope, request info, currency and tax code (both required), storefront.
+    /// Returns the currency when it is valid, for the price checks that follow.
+    mutating func checkCreateFields(
+        version: String?, operation: InAppOperation?, expected: InAppOperation, requestInfo: RequestInfo?,
+        currency: String?, taxCode: String?, storefront: String?
+    ) -> String? {
+        checkEnvelope(version: version, operation: operation, expected: expected)
+        checkRequestInfo(requestInfo)
+        let checked = checkCurrency(currency, required: true)
+        checkTaxCode(taxCode, required: true)
+        checkStorefront(storefront)
+        return checked
+    }
+
     mutating func checkRequestInfo(_ info: RequestInfo?) {
         guard let info else { return fail(.nullRequestInfo, "requestInfo") }
         switch info.requestReferenceId {
