@@ -61,6 +61,71 @@ struct JSONValueEncoderTests {
     }
 }
 
+/// Apple's transaction and renewal info write themselves (`writeSortedJSON`); every field, left
+/// out or not, must come out as `Codable` through `JSONEncoder` writes it.
+@Suite("JSONValueEncoder fast paths for Apple models")
+struct SortedJSONModelTests {
+    /// Each fixture sets every field, so each member's writing is compared.
+    static func fields<T>(_ value: T) -> [String: Bool] {
+        var set: [String: Bool] = [:]
+        for child in Mirror(reflecting: value).children {
+            guard let label = child.label else { continue }
+            set[label] = "\(child.value)" != "nil"
+        }
+        return set
+    }
+
+    static func check<T: Codable>(_ type: T.Type, fixture: String) throws {
+        let object = try #require(try JSONValue(parsing: Data(fixture.utf8)).objectValue)
+        var variants: [JSONValue] = [.object(object)]
+        for key in object.keys {
+            var without = object
+            without[key] = nil
+            variants.append(.object(without))
+        }
+        for variant in variants {
+            let value = try JSONDecoder().decode(T.self, from: Data(variant.serialized().utf8))
+            #expect(try JSONValueEncoder().encode(value) == JSONValueEncoderTests.foundation(value))
+            #expect(
+                try JSONValueEncoder().encodeValue(value)
+                    == JSONValue(parsing: Data(JSONValueEncoderTests.foundation(value).utf8)))
+        }
+    }
+
+    @Test func transactionMatchesCodableWithAndWithoutEachField() throws {
+        let full = try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: Data(Fixture.transaction.utf8))
+        #expect(Self.fields(full).values.allSatisfy { $0 }, "the fixture leaves a field out: \(Self.fields(full))")
+        try Self.check(JWSTransactionDecodedPayload.self, fixture: Fixture.transaction)
+    }
+
+    @Test func renewalInfoMatchesCodableWithAndWithoutEachField() throws {
+        let full = try JSONDecoder().decode(JWSRenewalInfoDecodedPayload.self, from: Data(Fixture.renewalInfo.utf8))
+        #expect(Self.fields(full).values.allSatisfy { $0 }, "the fixture leaves a field out: \(Self.fields(full))")
+        try Self.check(JWSRenewalInfoDecodedPayload.self, fixture: Fixture.renewalInfo)
+    }
+
+    struct Holder: Codable {
+        var transactions: [String: JWSTransactionDecodedPayload]
+        var renewal: JWSRenewalInfoDecodedPayload?
+        var list: [JWSTransactionDecodedPayload?]
+    }
+
+    @Test func unknownValuesAndNestingMatchCodable() throws {
+        let transaction = JWSTransactionDecodedPayload(
+            transactionId: "1", quantity: -2, type: ProductType(rawValue: "Future \"Type\""), offerType: OfferType(rawValue: 99),
+            environment: AppStoreEnvironment(rawValue: "Elsewhere é"))
+        let renewal = JWSRenewalInfoDecodedPayload(
+            autoRenewStatus: AutoRenewStatus(rawValue: 7), eligibleWinBackOfferIds: [],
+            renewalBillingPlanType: BillingPlanType(rawValue: "NEW"))
+        let holder = Holder(
+            transactions: ["b": transaction, "a": JWSTransactionDecodedPayload()], renewal: renewal, list: [nil, transaction])
+        let ours = try JSONValueEncoder().encode(holder)
+        #expect(ours == (try JSONValueEncoderTests.foundation(holder)))
+        #expect(ours.contains(#""type":"Future \"Type\"""#))
+        #expect(ours.contains(#""a":{}"#))
+    }
+}
+
 @Suite("JSONValueDecoder with every number width")
 struct JSONValueDecoderWidthTests {
     @Test func roundTripsThroughOurEncoderAndDecoder() throws {

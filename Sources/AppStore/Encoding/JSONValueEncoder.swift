@@ -11,15 +11,12 @@ public struct JSONValueEncoder: Sendable {
 
     /// The value as a `JSONValue` tree.
     public func encodeValue(_ value: some Encodable) throws -> JSONValue {
-        let root = EncodingBox()
-        try value.encode(to: ValueEncoder(box: root, key: nil))
-        return root.resolved
+        try Scalars.value(of: value).resolved
     }
 
     /// The value as compact JSON text with sorted keys, written straight from the encoding tree.
     public func encode(_ value: some Encodable) throws -> String {
-        let root = EncodingBox()
-        try value.encode(to: ValueEncoder(box: root, key: nil))
+        let root = try Scalars.value(of: value)
         var output: [UInt8] = []
         output.reserveCapacity(2048)
         root.write(into: &output)
@@ -35,9 +32,12 @@ private final class EncodingBox {
     var value: JSONValue = .null
     var members: [(key: String, box: EncodingBox)]?
     var elements: [EncodingBox]?
+    /// JSON text a type wrote for itself (`Scalars.sortedJSON`).
+    var raw: [UInt8]?
 
     /// The finished value of this slot.
     var resolved: JSONValue {
+        if let raw { return (try? JSONParser.parse(Data(raw))) ?? .null }
         if let members { return .object(Dictionary(members.map { ($0.key, $0.box.resolved) }) { _, last in last }) }
         if let elements { return .array(elements.map(\.resolved)) }
         return value
@@ -45,7 +45,9 @@ private final class EncodingBox {
 
     /// Compact JSON text, keys sorted by their UTF-8 bytes.
     func write(into output: inout [UInt8]) {
-        if let members {
+        if let raw {
+            output.append(contentsOf: raw)
+        } else if let members {
             output.append(UInt8(ascii: "{"))
             let order = members.indices.sorted { left, right in
                 let (a, b) = (members[left].key, members[right].key)
@@ -99,10 +101,26 @@ private enum Scalars {
         let box = EncodingBox()
         if let scalar = scalar(value) {
             box.value = scalar
+        } else if let raw = try sortedJSON(value) {
+            box.raw = raw
         } else {
             try value.encode(to: ValueEncoder(box: box, key: nil))
         }
         return box
+    }
+
+    /// The JSON text of a model that writes itself (the same bytes its `Codable` conformance
+    /// gives), or nil. Apple's transaction and renewal info are in every stored fact and state.
+    static func sortedJSON<T: Encodable>(_ value: T) throws -> [UInt8]? {
+        var writer = JSONWriter(capacity: 1024)
+        if T.self == JWSTransactionDecodedPayload.self {
+            try (value as! JWSTransactionDecodedPayload).writeSortedJSON(into: &writer)
+        } else if T.self == JWSRenewalInfoDecodedPayload.self {
+            try (value as! JWSRenewalInfoDecodedPayload).writeSortedJSON(into: &writer)
+        } else {
+            return nil
+        }
+        return writer.bytes
     }
 
     /// The JSON value of a string, boolean, number of any width or `Decimal`, or nil for anything else.
@@ -247,8 +265,10 @@ private struct SingleContainer: SingleValueEncodingContainer {
     mutating func encode<T: Encodable>(_ value: T) throws {
         if let scalar = Scalars.scalar(value) {
             box.value = scalar
-            return
+        } else if let raw = try Scalars.sortedJSON(value) {
+            box.raw = raw
+        } else {
+            try value.encode(to: ValueEncoder(box: box, key: nil))
         }
-        try value.encode(to: ValueEncoder(box: box, key: nil))
     }
 }

@@ -70,7 +70,7 @@ public struct JSONWriter {
     }
 
     /// The comma before anything but the first element of a container or a member's value.
-    private mutating func prefix() {
+    fileprivate mutating func prefix() {
         if afterKey {
             afterKey = false
             return
@@ -81,5 +81,52 @@ public struct JSONWriter {
         } else {
             bytes.append(UInt8(ascii: ","))
         }
+    }
+}
+
+// MARK: - Members left out when nil
+
+extension JSONWriter {
+    /// A member with a string value; nothing when the value is nil, as synthesized `Codable` does.
+    public mutating func optional(_ key: String, _ text: String?) {
+        guard let text else { return }
+        member(key, text)
+    }
+
+    public mutating func optional(_ key: String, _ number: Int64?) {
+        guard let number else { return }
+        self.key(key)
+        integer(number)
+    }
+
+    public mutating func optional(_ key: String, _ number: Int32?) {
+        optional(key, number.map(Int64.init))
+    }
+
+    public mutating func optional(_ key: String, _ flag: Bool?) {
+        guard let flag else { return }
+        self.key(key)
+        bool(flag)
+    }
+
+    public mutating func optional(_ key: String, _ texts: [String]?) {
+        guard let texts else { return }
+        self.key(key)
+        beginArray()
+        for text in texts { string(text) }
+        endArray()
+    }
+
+    /// A member whose value goes through `JSONValueEncoder`; nothing when it is nil.
+    public mutating func encoded(_ key: String, _ value: (some Encodable)?) throws {
+        guard let value else { return }
+        self.key(key)
+        raw(Array(try JSONValueEncoder().encode(value).utf8))
+    }
+
+    /// JSON text already written elsewhere, as the next value.
+    public mutating func raw(_ json: [UInt8]) {
+        prefix()
+        bytes.append(contentsOf: json)
     }
 }
