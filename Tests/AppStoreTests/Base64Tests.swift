@@ -23,4 +23,16 @@ struct Base64Tests {
     func rejectsMalformedURL(text: String) {
         #expect(Base64.decode(text, alphabet: .url) == nil)
     }
+
+    @Test func endOfSymbolsStopsAtTheFirstByteOutsideTheAlphabet() {
+        let text = Array("eyJ-_09.ab+/=".utf8)
+        text.withUnsafeBytes { bytes in
+            #expect(Base64.endOfSymbols(in: bytes, from: 0, alphabet: .url) == 7)
+            #expect(Base64.endOfSymbols(in: bytes, from: 7, alphabet: .url) == 7)
+            #expect(Base64.endOfSymbols(in: bytes, from: 8, alphabet: .url) == 10)
+            #expect(Base64.endOfSymbols(in: bytes, from: 8, alphabet: .standard) == 12)
+            #expect(Base64.endOfSymbols(in: bytes, from: 0, alphabet: .standard) == 3)
+            #expect(Base64.endOfSymbols(in: bytes, from: text.count, alphabet: .url) == text.count)
+        }
+    }
 }

@@ -30,9 +30,14 @@ public enum Base64 {
     private static let standardSymbols = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
     private static let urlSymbols = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    /// Whether `byte` is one of the 64 symbols of `alphabet` (padding is not).
-    public static func isSymbol(_ byte: UInt8, alphabet: Alphabet) -> Bool {
-        (alphabet == .standard ? standardTable : urlTable)[Int(byte)] != invalid
+    /// The index of the first byte from `start` on that is not a symbol of `alphabet`, or
+    /// `bytes.count`: one table lookup per byte, for scans over kilobytes.
+    public static func endOfSymbols(in bytes: UnsafeRawBufferPointer, from start: Int, alphabet: Alphabet) -> Int {
+        (alphabet == .standard ? standardTable : urlTable).withUnsafeBufferPointer { table in
+            var index = start
+            while index < bytes.count, table[Int(bytes[index])] != invalid { index += 1 }
+            return index
+        }
     }
 
     /// Decodes `text`, or returns nil when it is not valid in `alphabet`.

@@ -37,7 +37,7 @@ public enum JWSCompaction {
     }
 
     private static func compact(_ text: UnsafeRawBufferPointer, original: String) -> Compacted? {
-        guard let firstDot = text.firstIndex(of: dot), let lastDot = text.lastIndex(of: dot), firstDot < lastDot,
+        guard let firstDot = firstIndex(of: dot, in: text), let lastDot = text.lastIndex(of: dot), firstDot < lastDot,
             firstDot >= minimumHeaderBytes, !contains(UnsafeRawBufferPointer(rebasing: text[(lastDot + 1)...]), reference),
             !contains(UnsafeRawBufferPointer(rebasing: text[(firstDot + 1)..<lastDot]), dot),
             let payload = Base64.decode(UnsafeRawBufferPointer(rebasing: text[(firstDot + 1)..<lastDot]), alphabet: .url),
@@ -145,8 +145,7 @@ public enum JWSCompaction {
                 index += 1
                 continue
             }
-            var end = index + 1
-            while end < bytes.count, Base64.isSymbol(bytes[end], alphabet: .url) { end += 1 }
+            let end = Base64.endOfSymbols(in: bytes, from: index + 1, alphabet: .url)
             if end < bytes.count, bytes[end] == dot, end - (index + 1) >= minimumHeaderBytes {
                 found.append((index + 1, end))
             }
@@ -156,8 +155,12 @@ public enum JWSCompaction {
     }
 
     private static func contains(_ bytes: UnsafeRawBufferPointer, _ byte: UInt8) -> Bool {
-        guard let base = bytes.baseAddress else { return false }
-        return memchr(base, Int32(byte), bytes.count) != nil
+        firstIndex(of: byte, in: bytes) != nil
+    }
+
+    private static func firstIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let base = bytes.baseAddress, let found = memchr(base, Int32(byte), bytes.count) else { return nil }
+        return UnsafeRawPointer(found) - base
     }
 
     /// The hash named by the reference at `index` and the index after it.
