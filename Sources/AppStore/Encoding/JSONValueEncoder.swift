@@ -96,8 +96,8 @@ private struct ValueEncoder: Encoder {
 }
 
 /// Scalars as `JSONValue`; anything else is encoded into a fresh box.
-private enum Scalars {
-    static func value(of value: some Encodable) throws -> EncodingBox {
+enum Scalars {
+    fileprivate static func value(of value: some Encodable) throws -> EncodingBox {
         let box = EncodingBox()
         if let scalar = scalar(value) {
             box.value = scalar
@@ -109,17 +109,11 @@ private enum Scalars {
         return box
     }
 
-    /// The JSON text of a model that writes itself (the same bytes its `Codable` conformance
-    /// gives), or nil. Apple's transaction and renewal info are in every stored fact and state.
+    /// The JSON text of a value that writes itself (`SortedJSONWritable`), or nil.
     static func sortedJSON<T: Encodable>(_ value: T) throws -> [UInt8]? {
+        guard let writable = value as? any SortedJSONWritable else { return nil }
         var writer = JSONWriter(capacity: 1024)
-        if T.self == JWSTransactionDecodedPayload.self {
-            try (value as! JWSTransactionDecodedPayload).writeSortedJSON(into: &writer)
-        } else if T.self == JWSRenewalInfoDecodedPayload.self {
-            try (value as! JWSRenewalInfoDecodedPayload).writeSortedJSON(into: &writer)
-        } else {
-            return nil
-        }
+        try writable.writeSortedJSON(into: &writer)
         return writer.bytes
     }
 
@@ -153,7 +147,7 @@ private enum Scalars {
     }
 
     /// A `Decimal` as a JSON number, as `JSONEncoder` writes it (not its keyed internal layout).
-    private static func decimal(_ value: Decimal) -> JSONValue {
+    static func decimal(_ value: Decimal) -> JSONValue {
         if let integer = Int64(exactly: NSDecimalNumber(decimal: value).doubleValue), Decimal(integer) == value {
             return .integer(integer)
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Compact JSON written straight to bytes, for responses on hot paths that would otherwise build
 /// a `JSONValue` tree only to serialize it.
 ///
@@ -99,6 +101,13 @@ extension JSONWriter {
         integer(number)
     }
 
+    /// A number member, as `JSONValueEncoder` writes a `Decimal`.
+    public mutating func optional(_ key: String, _ number: Decimal?) {
+        guard let number else { return }
+        self.key(key)
+        value(Scalars.decimal(number))
+    }
+
     public mutating func optional(_ key: String, _ number: Int32?) {
         optional(key, number.map(Int64.init))
     }
@@ -115,6 +124,11 @@ extension JSONWriter {
         beginArray()
         for text in texts { string(text) }
         endArray()
+    }
+
+    public mutating func member(_ key: String, _ number: Int64) {
+        self.key(key)
+        integer(number)
     }
 
     /// A member whose value goes through `JSONValueEncoder`; nothing when it is nil.
