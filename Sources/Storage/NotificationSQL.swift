@@ -126,12 +126,10 @@ enum NotificationSQL {
         try connection.query("SELECT header FROM jws_headers WHERE sha256 = ?", [.text(sha256)]).first?.first?.textValue
     }
 
-    /// Keeps the headers a compact payload names (each once; a header already stored is left alone).
-    static func saveHeaders(of compact: JWSCompaction.Compacted, in connection: SQLiteConnection) throws(StoreError) {
-        for (sha256, header) in compact.headers {
-            try connection.run(
-                "INSERT INTO jws_headers (sha256, header) VALUES (?, ?) ON CONFLICT (sha256) DO NOTHING",
-                [.text(sha256), .text(header)])
-        }
+    /// Keeps a header a compact payload names; one already stored is left alone.
+    static func saveHeader(sha256: String, header: String, in connection: SQLiteConnection) throws(StoreError) {
+        try connection.run(
+            "INSERT INTO jws_headers (sha256, header) VALUES (?, ?) ON CONFLICT (sha256) DO NOTHING",
+            [.text(sha256), .text(header)])
     }
 }

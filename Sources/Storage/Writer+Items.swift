@@ -12,7 +12,7 @@ extension Writer {
         do throws(StoreError) {
             switch item {
             case .store(let record, let compact, _):
-                outcome = .success(try savepoint("item") { () throws(StoreError) in try store(record, compact: compact) })
+                outcome = .success(try storeNotification(record, compact: compact))
             case .reject(let reject):
                 try savepoint("item") { () throws(StoreError) in try record(reject) }
             case .work(let work, _):
@@ -57,48 +57,74 @@ extension Writer {
 
     // MARK: - Notifications
 
-    /// Stores a new notification once, with the state its hand-off gives it.
+    /// Stores a new notification once, with the state its hand-off gives it, in its own savepoint.
     ///
     /// The hand-off runs before the row is inserted, so the row is written once with its final
     /// state: an `UPDATE` afterwards would make SQLite rewrite the whole record, raw payload and
-    /// its overflow pages included, doubling what every notification costs the disk.
-    private func store(_ record: NotificationRecord, compact: JWSCompaction.Compacted?) throws(StoreError) -> StoreOutcome {
-        if try !connection.query(NotificationSQL.exists, [.text(record.notificationUUID)]).isEmpty { return .duplicate }
-        var final = record
-        (final.state, final.stateReason) = try runHandOff(record)
-        if let compact { try NotificationSQL.saveHeaders(of: compact, in: connection) }
-        let inserted = try connection.run(NotificationSQL.insert, NotificationSQL.insertArguments(final, compact: compact))
-        // Only this thread writes, and the UUID was absent a moment ago in this same transaction.
-        guard inserted == 1 else {
-            throw StoreError(.corrupt, "notification \(record.notificationUUID) appeared during its own hand-off")
+    /// its overflow pages included, doubling what every notification costs the disk. If the
+    /// hand-off throws, rolling back to the savepoint undoes its writes, and the notification is
+    /// stored as `failed` with the error as the reason.
+    private func storeNotification(
+        _ record: NotificationRecord, compact: JWSCompaction.Compacted?
+    ) throws(StoreError) -> StoreOutcome {
+        try connection.run("SAVEPOINT item")
+        do throws(StoreError) {
+            if try !connection.query(NotificationSQL.exists, [.text(record.notificationUUID)]).isEmpty {
+                try connection.run("RELEASE item")
+                return .duplicate
+            }
+            var final = record
+            (final.state, final.stateReason) = try runHandOff(record)
+            let headers = try compact.map { (compact) throws(StoreError) in try saveHeaders(of: compact) } ?? []
+            let inserted = try connection.run(NotificationSQL.insert, NotificationSQL.insertArguments(final, compact: compact))
+            // Only this thread writes, and the UUID was absent a moment ago in this same transaction.
+            guard inserted == 1 else {
+                throw StoreError(.corrupt, "notification \(record.notificationUUID) appeared during its own hand-off")
+            }
+            try connection.run("RELEASE item")
+            headersInTransaction.formUnion(headers)
+            return .stored
+        } catch {
+            undo(to: "item")
+            throw error
         }
-        return .stored
     }
 
-    /// Lends the transaction to the hand-off in a nested savepoint and returns the notification's
-    /// state and reason. If the hand-off throws, its writes are undone and the notification will be
-    /// stored as `failed`, with the error as the reason.
+    /// Lends the transaction to the hand-off and returns the notification's state and reason; when
+    /// the hand-off throws, its writes are rolled back (the `item` savepoint stays open) and the
+    /// state is `failed`.
     private func runHandOff(_ record: NotificationRecord) throws(StoreError) -> (NotificationState, String?) {
         let transaction = WriteTransaction(connection: connection)
         defer { transaction.invalidate() }
-        try connection.run("SAVEPOINT hand_off")
         do {
-            let state = try handOff.handOff(record, in: transaction)
-            try connection.run("RELEASE hand_off")
-            return (state, record.stateReason)
+            return (try handOff.handOff(record, in: transaction), record.stateReason)
         } catch {
-            undo(to: "hand_off")
             guard connection.isInTransaction, transactionIsSound else {
                 throw (error as? StoreError) ?? StoreError(.io, "the write transaction ended during the hand-off")
             }
+            try connection.run("ROLLBACK TO item")
             return (.failed, String("hand-off failed: \(error)".prefix(Self.maximumReasonLength)))
         }
+    }
+
+    /// Stores the headers a compact payload names, skipping those known to be committed, and
+    /// returns the hashes it wrote.
+    private func saveHeaders(of compact: JWSCompaction.Compacted) throws(StoreError) -> [String] {
+        var written: [String] = []
+        for (sha256, header) in compact.headers where !committedHeaders.contains(sha256) {
+            try NotificationSQL.saveHeader(sha256: sha256, header: header, in: connection)
+            written.append(sha256)
+        }
+        return written
     }
 
     private static let maximumReasonLength = 2000
 
     /// Runs caller work with the transaction lent for the call; its error fails only this item.
+    /// Caller SQL could touch `jws_headers`, so the writer forgets which headers it knows.
     private func perform(_ work: WriteWork) throws(StoreError) -> StoreOutcome {
+        committedHeaders.removeAll()
+        headersInTransaction.removeAll()
         let transaction = WriteTransaction(connection: connection)
         defer { transaction.invalidate() }
         do {

@@ -7,6 +7,12 @@ final class Writer {
     private let onCommit: (@Sendable (Int) -> Void)?
     /// False once a savepoint could not be rolled back: the open transaction can no longer be trusted.
     var transactionIsSound = true
+    /// Hashes of JWS headers known to be in `jws_headers`, so a notification signed by a known
+    /// chain inserts none (a cache: only ever holds committed rows, and nothing deletes them).
+    var committedHeaders: Set<String> = []
+    /// Headers written by items of the open transaction; they join `committedHeaders` at commit.
+    var headersInTransaction: Set<String> = []
+    private static let maximumCachedHeaders = 1024
 
     /// Opens the writer connection and brings the schema up to date.
     init(
@@ -76,7 +82,7 @@ final class Writer {
                 outcomes.append(try apply(item))
             }
             if items.contains(where: \.isReject) { try trimRejects() }
-            try connection.run("COMMIT")
+            try commit()
         } catch {
             rollback()
             commitOneByOne(items)
@@ -109,7 +115,7 @@ final class Writer {
                 outcome = try apply(item)
                 if case .failure(let error) = outcome { throw error }
                 if item.isReject { try trimRejects() }
-                try connection.run("COMMIT")
+                try commit()
                 onCommit?(1)
             } catch {
                 rollback()
@@ -124,6 +130,13 @@ final class Writer {
     private func begin() throws(StoreError) {
         try connection.run("BEGIN IMMEDIATE")
         transactionIsSound = true
+        headersInTransaction.removeAll(keepingCapacity: true)
+    }
+
+    private func commit() throws(StoreError) {
+        try connection.run("COMMIT")
+        if committedHeaders.count + headersInTransaction.count > Self.maximumCachedHeaders { committedHeaders.removeAll() }
+        committedHeaders.formUnion(headersInTransaction)
     }
 
     private func rollback() {

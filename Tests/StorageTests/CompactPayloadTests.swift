@@ -65,4 +65,28 @@ import Testing
         try store.write { transaction in try transaction.execute("DELETE FROM jws_headers") }
         #expect(throws: StoreError.self) { try store.notification(uuid: "damaged") }
     }
+
+    /// The writer skips headers it has committed; caller work that deletes them makes it write them again.
+    @Test func headersDeletedByCallerWorkAreWrittenAgain() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(path: directory.databasePath)
+        defer { store.close() }
+        let chain = try TestChain()
+        var payloads: [String: String] = [:]
+        for uuid in ["first", "second"] {
+            var record = makeRecord(uuid)
+            record.signedPayload = try Self.signedNotification(chain, uuid: uuid)
+            payloads[uuid] = record.signedPayload
+            #expect(try store.store(record) == .stored)
+        }
+        #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM jws_headers") == [[.integer(1)]])
+        try store.write { transaction in try transaction.execute("DELETE FROM jws_headers") }
+        var record = makeRecord("third")
+        record.signedPayload = try Self.signedNotification(chain, uuid: "third")
+        #expect(try store.store(record) == .stored)
+        #expect(try store.notification(uuid: "third")?.signedPayload == record.signedPayload)
+        // The header written again serves the rows stored before the deletion too.
+        #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM jws_headers") == [[.integer(1)]])
+        #expect(try store.notification(uuid: "first")?.signedPayload == payloads["first"])
+    }
 }
