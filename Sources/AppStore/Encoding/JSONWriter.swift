@@ -131,6 +131,41 @@ extension JSONWriter {
         integer(number)
     }
 
+    /// A member that writes itself; nothing when it is nil.
+    public mutating func optional(_ key: String, _ value: (some SortedJSONWritable)?) throws {
+        guard let value else { return }
+        self.key(key)
+        try value.writeSortedJSON(into: &self)
+    }
+
+    /// An array member, each element written by `element`.
+    public mutating func array<Element>(
+        _ key: String, _ elements: [Element], _ element: (inout JSONWriter, Element) throws -> Void
+    ) rethrows {
+        self.key(key)
+        beginArray()
+        for value in elements { try element(&self, value) }
+        endArray()
+    }
+
+    /// An object member with `members`' keys sorted by their UTF-8 bytes, each value written by `value`.
+    public mutating func object<Value>(
+        _ key: String, _ members: [String: Value], _ value: (inout JSONWriter, Value) throws -> Void
+    ) rethrows {
+        self.key(key)
+        beginObject()
+        for name in members.keys.sorted(by: JSONValue.precedesInUTF8) {
+            self.key(name)
+            try value(&self, members[name]!)
+        }
+        endObject()
+    }
+
+    /// A value that goes through `JSONValueEncoder` (for rarely present nested types).
+    public mutating func encoded(_ value: some Encodable) throws {
+        raw(Array(try JSONValueEncoder().encode(value).utf8))
+    }
+
     /// A member whose value goes through `JSONValueEncoder`; nothing when it is nil.
     public mutating func encoded(_ key: String, _ value: (some Encodable)?) throws {
         guard let value else { return }

@@ -1,0 +1,27 @@
+import AppStore
+
+extension PurchaseView: SortedJSONWritable {
+    /// Written member by member: a purchase's view is stored on every notification it gets.
+    public func writeSortedJSON(into writer: inout JSONWriter) throws {
+        writer.beginObject()
+        writer.optional("accessEndsAtMs", accessEndsAtMs)
+        try writer.encoded("advancedCommerce", advancedCommerce)
+        writer.optional("billingIssueDetectedAtMs", billingIssueDetectedAtMs)
+        writer.optional("currency", currency)
+        writer.optional("environment", environment?.rawValue)
+        writer.optional("expiresDateMs", expiresDateMs)
+        writer.optional("gracePeriodAccessEndsAtMs", gracePeriodAccessEndsAtMs)
+        writer.member("id", id)
+        writer.member("kind", kind.rawValue)
+        writer.optional("originalPurchaseDateMs", originalPurchaseDateMs)
+        writer.optional("ownershipType", ownershipType?.rawValue)
+        writer.optional("periodType", periodType?.rawValue)
+        writer.optional("priceMilliunits", priceMilliunits)
+        writer.optional("productId", productId)
+        writer.optional("purchaseDateMs", purchaseDateMs)
+        writer.optional("refundedAtMs", refundedAtMs)
+        writer.optional("transactionId", transactionId)
+        writer.optional("unsubscribeDetectedAtMs", unsubscribeDetectedAtMs)
+        writer.endObject()
+    }
+}
