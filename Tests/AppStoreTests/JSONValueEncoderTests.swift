@@ -75,7 +75,20 @@ struct SortedJSONModelTests {
         return set
     }
 
-    static func check<T: Codable>(_ type: T.Type, fixture: String) throws {
+    /// `JSONValueDecoder` (through `JSONValueReadable`) and `JSONDecoder` agree: both fail, or both
+    /// give the same value.
+    static func expectSameDecoding<T: Codable & Equatable>(_ type: T.Type, _ json: JSONValue) throws {
+        let data = Data(json.serialized().utf8)
+        let ours = Result { try JSONValueDecoder().decode(T.self, from: data) }
+        let foundation = Result { try JSONDecoder().decode(T.self, from: data) }
+        switch (ours, foundation) {
+        case (.success(let mine), .success(let theirs)): #expect(mine == theirs, "\(json.serialized())")
+        case (.failure, .failure): break
+        default: Issue.record("decoders disagree on \(json.serialized()): ours \(ours), JSONDecoder \(foundation)")
+        }
+    }
+
+    static func check<T: Codable & Equatable>(_ type: T.Type, fixture: String) throws {
         let object = try #require(try JSONValue(parsing: Data(fixture.utf8)).objectValue)
         var variants: [JSONValue] = [.object(object)]
         for key in object.keys {
@@ -83,7 +96,15 @@ struct SortedJSONModelTests {
             without[key] = nil
             variants.append(.object(without))
         }
+        for key in object.keys {
+            for wrong in [JSONValue.null, .bool(true), .string("x"), .integer(1 << 40), .number(1.5), .array([]), .object([:])] {
+                var changed = object
+                changed[key] = wrong
+                try Self.expectSameDecoding(T.self, .object(changed))
+            }
+        }
         for variant in variants {
+            try Self.expectSameDecoding(T.self, variant)
             let value = try JSONDecoder().decode(T.self, from: Data(variant.serialized().utf8))
             #expect(try JSONValueEncoder().encode(value) == JSONValueEncoderTests.foundation(value))
             #expect(

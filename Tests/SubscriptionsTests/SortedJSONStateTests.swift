@@ -34,6 +34,28 @@ import Testing
         }
         for value in values {
             #expect(try JSONValueEncoder().encode(value) == Self.foundation(value))
+            try expectSameDecoding(T.self, JSONValue(parsing: Data(Self.foundation(value).utf8)))
+        }
+        for key in members.keys {
+            for wrong in [JSONValue.null, .bool(true), .string("x"), .integer(1 << 40), .array([]), .object([:])] {
+                var changed = members
+                changed[key] = wrong
+                try expectSameDecoding(T.self, .object(changed))
+            }
+        }
+    }
+
+    /// `JSONValueDecoder` (through `JSONValueReadable` where a type has it) and `JSONDecoder`
+    /// agree: both fail, or both give the same value.
+    static func expectSameDecoding<T: Codable>(_ type: T.Type, _ json: JSONValue) throws {
+        let data = Data(json.serialized().utf8)
+        let ours = Result { try JSONValueDecoder().decode(T.self, from: data) }
+        let foundation = Result { try JSONDecoder().decode(T.self, from: data) }
+        switch (ours, foundation) {
+        case (.success(let mine), .success(let theirs)):
+            #expect(try Self.foundation(mine) == Self.foundation(theirs), "\(json.serialized())")
+        case (.failure, .failure): break
+        default: Issue.record("decoders disagree on \(json.serialized()): ours \(ours), JSONDecoder \(foundation)")
         }
     }
 
@@ -92,6 +114,11 @@ import Testing
         try Self.check(Self.state)
         try Self.check(Self.state.withoutHistory)
         try Self.check(SubscriptionState(originalTransactionId: "bare"))
+    }
+
+    @Test func eventsDecodeAsCodableDoes() throws {
+        try Self.check(EventJSONTests.full)
+        try Self.check(Event(type: .test, id: "t"))
     }
 
     @Test func purchaseViewsMatchCodable() throws {

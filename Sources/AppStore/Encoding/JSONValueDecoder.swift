@@ -16,8 +16,17 @@ public struct JSONValueDecoder: Sendable {
 
     /// Decodes a `T` from an already parsed value.
     public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-        try T(from: ValueDecoder(value: value, path: nil))
+        if let direct = try Scalar.direct(type, value, []) { return direct }
+        return try decodeValue(type, value, path: nil)
     }
+}
+
+/// A non-scalar value: through its `JSONValueReadable` conformance when it has one, else `Decodable`.
+private func decodeValue<T: Decodable>(_ type: T.Type, _ value: JSONValue, path: PathNode?) throws -> T {
+    if let readable = T.self as? any JSONValueReadable.Type {
+        return try readable.init(json: value) as! T
+    }
+    return try T(from: ValueDecoder(value: value, path: path))
 }
 
 /// A coding path as a linked list, materialized only for error messages.
@@ -216,7 +225,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let value = try value(key)
         if let direct = try Scalar.direct(type, value, keyPath(key)) { return direct }
-        return try T(from: ValueDecoder(value: value, path: child(key)))
+        return try decodeValue(T.self, value, path: child(key))
     }
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
@@ -246,7 +255,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = present(key) else { return nil }
         if let direct = try Scalar.direct(type, value, keyPath(key)) { return direct }
-        return try T(from: ValueDecoder(value: value, path: child(key)))
+        return try decodeValue(T.self, value, path: child(key))
     }
 
     func nestedContainer<NestedKey: CodingKey>(
@@ -306,7 +315,7 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
         let elementPath = PathNode(parent: path, key: PathKey(intValue: currentIndex))
         let decoded =
             try Scalar.direct(type, element, PathNode.path(elementPath))
-            ?? T(from: ValueDecoder(value: element, path: elementPath))
+            ?? decodeValue(T.self, element, path: elementPath)
         currentIndex += 1
         return decoded
     }
@@ -335,6 +344,6 @@ private struct SingleContainer: SingleValueDecodingContainer {
     func decode(_ type: Double.Type) throws -> Double { try Scalar.double(value, codingPath) }
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if let direct = try Scalar.direct(type, value, codingPath) { return direct }
-        return try T(from: ValueDecoder(value: value, path: path))
+        return try decodeValue(T.self, value, path: path)
     }
 }

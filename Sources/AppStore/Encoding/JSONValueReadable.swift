@@ -1,0 +1,165 @@
+import Foundation
+
+/// A type that reads itself from parsed JSON, exactly as its `Decodable` conformance would: the
+/// same required members, the same types and number rules (`JSONValueDecoder`'s), `null` as
+/// absent for optionals, unknown members ignored.
+///
+/// For the models read back on every notification (stored states, journals, facts, Apple's
+/// payloads), where the generic `Decodable` path costs tens of microseconds a document.
+/// `JSONValueDecoder` uses the conformance wherever the type appears; each conformance has a test
+/// that holds it equal to `JSONDecoder`, with each field left out and given a wrong type.
+public protocol JSONValueReadable: Decodable {
+    init(json: JSONValue) throws
+}
+
+/// The members of a JSON object, read with `JSONValueDecoder`'s rules.
+public struct JSONFields {
+    private let members: [String: JSONValue]
+    private let type: Any.Type
+
+    /// The members of `value`, which must be an object; `type` names what is being read in errors.
+    public init(_ value: JSONValue, of type: Any.Type) throws {
+        guard case .object(let members) = value else {
+            throw Self.mismatch(type, "an object", found: value, key: nil)
+        }
+        self.members = members
+        self.type = type
+    }
+
+    // MARK: - Required
+
+    /// The member `key`; throws `keyNotFound` when it is missing.
+    public func value(_ key: String) throws -> JSONValue {
+        guard let value = members[key] else {
+            throw DecodingError.keyNotFound(
+                Key(key), DecodingError.Context(codingPath: [], debugDescription: "No value for key \(key) in \(type)."))
+        }
+        return value
+    }
+
+    public func string(_ key: String) throws -> String { try Self.string(value(key), key) }
+    public func int64(_ key: String) throws -> Int64 { try Self.integer(value(key), Int64.self, key) }
+    public func int(_ key: String) throws -> Int { try Self.integer(value(key), Int.self, key) }
+    public func bool(_ key: String) throws -> Bool { try Self.bool(value(key), key) }
+    public func strings(_ key: String) throws -> [String] { try Self.strings(value(key), key) }
+
+    /// A member that is an object whose members are read by `read`.
+    public func object<Value>(_ key: String, _ read: (JSONValue) throws -> Value) throws -> [String: Value] {
+        guard case .object(let members) = try value(key) else {
+            throw Self.mismatch([String: Value].self, "an object", found: try value(key), key: key)
+        }
+        return try members.mapValues(read)
+    }
+
+    /// A member that is an array whose elements are read by `read`.
+    public func array<Element>(_ key: String, _ read: (JSONValue) throws -> Element) throws -> [Element] {
+        guard case .array(let elements) = try value(key) else {
+            throw Self.mismatch([Element].self, "an array", found: try value(key), key: key)
+        }
+        return try elements.map(read)
+    }
+
+    // MARK: - Optional: nil when missing or null
+
+    public func present(_ key: String) -> JSONValue? {
+        guard let value = members[key] else { return nil }
+        if case .null = value { return nil }
+        return value
+    }
+
+    public func optionalString(_ key: String) throws -> String? { try present(key).map { try Self.string($0, key) } }
+    public func optionalInt64(_ key: String) throws -> Int64? {
+        try present(key).map { try Self.integer($0, Int64.self, key) }
+    }
+    public func optionalInt32(_ key: String) throws -> Int32? {
+        try present(key).map { try Self.integer($0, Int32.self, key) }
+    }
+    public func optionalInt(_ key: String) throws -> Int? { try present(key).map { try Self.integer($0, Int.self, key) } }
+    public func optionalBool(_ key: String) throws -> Bool? { try present(key).map { try Self.bool($0, key) } }
+    public func optionalStrings(_ key: String) throws -> [String]? { try present(key).map { try Self.strings($0, key) } }
+
+    /// A `Decimal` member, from the number's shortest decimal text, as `JSONValueDecoder` reads one.
+    public func optionalDecimal(_ key: String) throws -> Decimal? {
+        try present(key).map { try JSONValueDecoder().decode(Decimal.self, from: $0) }
+    }
+
+    /// An open enum member with a string raw value; unknown values are kept.
+    public func optional<E: OpenEnum>(_ key: String, _ type: E.Type) throws -> E? where E.RawValue == String {
+        try optionalString(key).map(E.resolve)
+    }
+
+    /// An open enum member with a number raw value; unknown values are kept.
+    public func optional<E: OpenEnum>(_ key: String, _ type: E.Type) throws -> E? where E.RawValue == Int32 {
+        try optionalInt32(key).map(E.resolve)
+    }
+
+    /// A closed enum member with a string raw value; a value outside it throws, as `Decodable` does.
+    public func optional<E: RawRepresentable & Decodable>(_ key: String, _ type: E.Type) throws -> E?
+    where E.RawValue == String {
+        try present(key).map { try Self.closed(E.self, $0, key) }
+    }
+
+    public func closed<E: RawRepresentable & Decodable>(_ key: String, _ type: E.Type) throws -> E where E.RawValue == String {
+        try Self.closed(E.self, value(key), key)
+    }
+
+    /// A member of any `Decodable` type, through `JSONValueDecoder` (for rarely present nested types).
+    public func optionalDecoded<T: Decodable>(_ key: String, _ type: T.Type) throws -> T? {
+        try present(key).map { try JSONValueDecoder().decode(T.self, from: $0) }
+    }
+
+    // MARK: - Scalars
+
+    private static func string(_ value: JSONValue, _ key: String) throws -> String {
+        guard case .string(let text) = value else { throw mismatch(String.self, "a string", found: value, key: key) }
+        return text
+    }
+
+    private static func bool(_ value: JSONValue, _ key: String) throws -> Bool {
+        guard case .bool(let flag) = value else { throw mismatch(Bool.self, "a boolean", found: value, key: key) }
+        return flag
+    }
+
+    private static func integer<T: FixedWidthInteger>(_ value: JSONValue, _ type: T.Type, _ key: String) throws -> T {
+        let exact: T?
+        switch value {
+        case .integer(let integer): exact = T(exactly: integer)
+        case .number(let number): exact = T(exactly: number)
+        default: throw mismatch(T.self, "a number", found: value, key: key)
+        }
+        guard let exact else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: [Key(key)], debugDescription: "Number does not fit in \(T.self)."))
+        }
+        return exact
+    }
+
+    private static func strings(_ value: JSONValue, _ key: String) throws -> [String] {
+        guard case .array(let elements) = value else { throw mismatch([String].self, "an array", found: value, key: key) }
+        return try elements.map { try string($0, key) }
+    }
+
+    private static func closed<E: RawRepresentable>(_ type: E.Type, _ value: JSONValue, _ key: String) throws -> E
+    where E.RawValue == String {
+        guard let known = E(rawValue: try string(value, key)) else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: [Key(key)], debugDescription: "Cannot initialize \(E.self) from \(value)."))
+        }
+        return known
+    }
+
+    private static func mismatch(_ type: Any.Type, _ expected: String, found: JSONValue, key: String?) -> DecodingError {
+        DecodingError.typeMismatch(
+            type,
+            DecodingError.Context(
+                codingPath: key.map { [Key($0)] } ?? [], debugDescription: "Expected \(expected) but found \(found) instead."))
+    }
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ key: String) { stringValue = key }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
