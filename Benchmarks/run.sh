@@ -90,6 +90,22 @@ echo "server CPU per notification by thread: $ingest_threads" >&2
 kill -TERM "$server"
 wait "$server"
 
+subscriptions="${BENCH_SUBSCRIPTIONS:-500}"
+echo "== ingest again: $ingest_count notifications about $subscriptions subscriptions, in signed-date order" >&2
+mkdir -p "$work/repeat"
+"$bench" generate --out "$work/repeat" --count "$ingest_count" --subscriptions "$subscriptions"
+rm -f "$work/repeat/revenuedot.sqlite"*
+cp "$work/ingest/revenuedot.json" "$work/repeat/revenuedot.json"
+start_server "$work/repeat"
+before=$(thread_usage "$server")
+repeat=$("$bench" ingest --port "$port" --app bench --payloads "$work/repeat/payloads.txt" --connections 16)
+after=$(thread_usage "$server")
+echo "$repeat" >&2
+repeat_threads=$(python3 Benchmarks/thread_usage.py "$before" "$after" "$ingest_count" "$(getconf CLK_TCK)")
+echo "server CPU per notification by thread: $repeat_threads" >&2
+kill -TERM "$server"
+wait "$server"
+
 echo "== webhooks: the same $ingest_count notifications, one event each, delivered to a local receiver" >&2
 webhooks=$("$bench" webhooks --dir "$work/ingest" --revenuedot .build/release/revenuedot --connections 16)
 echo "$webhooks" >&2
@@ -127,7 +143,7 @@ echo "$health$subscribers" >&2
 kill -TERM "$server"
 wait "$server"
 
-python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" <<'PY'
+python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" "$repeat" "$repeat_threads" "$subscriptions" <<'PY'
 import json, sys
 ours, speed, apple, lines = json.loads(sys.argv[1]), float(sys.argv[2]), json.loads(sys.argv[3]), float(sys.argv[4])
 bulk, ingest = float(sys.argv[5]), json.loads(sys.argv[6])
@@ -155,6 +171,14 @@ print(f"  {'bulk revenuedot verify --lines, same payloads':<42} {bulk:>10,.0f}  
 print(f"  {'ingest, notifications/s':<42} {rate:>10,.0f}   {rate / bulk:.2f}x bulk verify")
 print(f"  {'latency p50 / p99 (ms)':<42} {ingest['p50_ms']:>5} / {ingest['p99_ms']:<5}   failures: {ingest['failures']}")
 for thread, use in sorted(json.loads(sys.argv[12]).items()):
+    print(f"  {'server CPU per notification, ' + thread:<42} {use['user_us'] + use['system_us']:>7.0f} us   "
+          f"(user {use['user_us']}, system {use['system_us']}; wrote {use['written_kib']} KiB)")
+repeat, repeat_threads, subscriptions = json.loads(sys.argv[13]), json.loads(sys.argv[14]), int(sys.argv[15])
+again = repeat["requests_per_second"]
+print(f"\nIngest, {repeat['requests']:,} notifications about {subscriptions:,} subscriptions (each purchase's history grows)")
+print(f"  {'ingest, notifications/s':<42} {again:>10,.0f}   {again / bulk:.2f}x bulk verify above")
+print(f"  {'latency p50 / p99 (ms)':<42} {repeat['p50_ms']:>5} / {repeat['p99_ms']:<5}   failures: {repeat['failures']}")
+for thread, use in sorted(repeat_threads.items()):
     print(f"  {'server CPU per notification, ' + thread:<42} {use['user_us'] + use['system_us']:>7.0f} us   "
           f"(user {use['user_us']}, system {use['system_us']}; wrote {use['written_kib']} KiB)")
 hook_ingest, hook_rate = hooks["ingest"]["requests_per_second"], hooks["webhooks_per_second"]

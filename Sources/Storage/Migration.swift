@@ -8,7 +8,7 @@ struct Migration: Sendable {
     let sql: String
 
     /// Every migration this build knows, in order.
-    static let all: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v6, .v7]
+    static let all: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v6, .v7, .v8]
 }
 
 // MARK: - Version 1
@@ -272,5 +272,28 @@ extension Migration {
                 header TEXT NOT NULL
             ) STRICT, WITHOUT ROWID;
             ALTER TABLE notifications ADD COLUMN compact_payload BLOB;
+            """)
+}
+
+// MARK: - Version 8
+
+extension Migration {
+    /// A purchase's older facts as rows of their own (`purchase_facts`), each written once, while
+    /// `purchases.history` keeps only the newest: every write used to encode the whole history, so
+    /// what a notification cost grew with its purchase's age. A fact newer than the kept one (the
+    /// common case) is applied without reading these rows. Rows written before keep all their
+    /// facts in `history` and move them here the next time they are written. Derived: replay
+    /// rebuilds it.
+    static let v8 = Migration(
+        version: 8,
+        name: "older purchase facts as rows of their own",
+        sql: """
+            CREATE TABLE purchase_facts (
+                app_id TEXT NOT NULL,
+                purchase_key TEXT NOT NULL,
+                fact_id TEXT NOT NULL,
+                json TEXT NOT NULL,
+                PRIMARY KEY (app_id, purchase_key, fact_id)
+            ) STRICT;
             """)
 }

@@ -18,7 +18,7 @@ import Testing
         #expect(
             tables.compactMap { $0[0].textValue } == [
                 "applied_inputs", "commerce_requests", "customers", "deliveries", "events", "jws_headers", "notifications",
-                "posted_transactions", "purchase_views", "purchases",
+                "posted_transactions", "purchase_facts", "purchase_views", "purchases",
                 "reject_counts", "rejects", "schema_migrations", "timers", "unattached_facts",
             ])
     }

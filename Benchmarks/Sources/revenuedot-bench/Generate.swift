@@ -4,13 +4,17 @@ import Foundation
 func generate(_ arguments: [String]) throws {
     guard let out = argument("out", arguments) else { fail("generate needs --out DIR") }
     let count = Int(argument("count", arguments) ?? "200") ?? 200
+    // Notifications cycle over this many subscriptions (default: one each), in signed-date order,
+    // as renewals of long-lived subscriptions arrive.
+    let subscriptions = max(1, Int(argument("subscriptions", arguments) ?? "\(count)") ?? count)
     let chain = try TestChain()
     try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
     try chain.root.pem.write(toFile: "\(out)/root.pem", atomically: true, encoding: .utf8)
-    let now = Int64(Date().timeIntervalSince1970 * 1000)
+    let start = Int64(Date().timeIntervalSince1970 * 1000) - Int64(count)
     var lines: [String] = []
     for index in 0..<count {
-        let original = "20000000\(String(format: "%08d", index))"
+        let now = start + Int64(index)
+        let original = "20000000\(String(format: "%08d", index % subscriptions))"
         let transaction: [String: Any] = [
             "transactionId": "30000000\(String(format: "%08d", index))", "originalTransactionId": original,
             "webOrderLineItemId": "40000000\(String(format: "%08d", index))", "bundleId": bundleId,
@@ -19,7 +23,7 @@ func generate(_ arguments: [String]) throws {
             "type": "Auto-Renewable Subscription", "inAppOwnershipType": "PURCHASED", "signedDate": now,
             "environment": "Sandbox", "transactionReason": "RENEWAL", "storefront": "USA", "storefrontId": "143441",
             "price": 9990, "currency": "USD", "appTransactionId": "704289572311513457",
-            "appAccountToken": UUID().uuidString.lowercased(),
+            "appAccountToken": "00000000-0000-4000-8000-\(String(format: "%012d", index % subscriptions))",
         ]
         let renewal: [String: Any] = [
             "originalTransactionId": original, "productId": "pro.monthly", "autoRenewProductId": "pro.monthly",

@@ -1,8 +1,9 @@
 // revenuedot-bench: the verification benchmark behind `make bench`.
 //
-//   revenuedot-bench generate --out DIR [--count N]
-//       makes a test chain and N signed notifications (outer + transaction + renewal info),
-//       writing DIR/root.pem and DIR/payloads.txt (one signedPayload per line)
+//   revenuedot-bench generate --out DIR [--count N] [--subscriptions S]
+//       makes a test chain and N signed notifications (outer + transaction + renewal info), about
+//       S subscriptions in turn (default N: one each), writing DIR/root.pem and DIR/payloads.txt
+//       (one signedPayload per line)
 //   revenuedot-bench verify --root PEM --payloads FILE [--min-seconds S]
 //       verifies them on one core, with the chain cache off (cold) and warm, and prints JSON
 //   revenuedot-bench ingest --port P --app ID --payloads FILE [--connections N]

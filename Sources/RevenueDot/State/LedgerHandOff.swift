@@ -46,10 +46,12 @@ enum LedgerInputs {
     static func apply(
         _ input: Ledger.Input, app: AppConfig, atMs: Int64, deliver: Bool = true, in transaction: WriteTransaction
     ) throws {
-        var ledger = try LedgerRows.slice(for: input, app: app, from: transaction)
+        let sliced = try LedgerRows.slice(for: input, app: app, from: transaction)
+        var ledger = sliced.ledger
         let effects = ledger.apply(input, at: Date(timeIntervalSince1970: Double(atMs) / 1000))
         try LedgerRows.save(
-            ledger, effects: effects, appId: app.id, at: atMs, deliver: deliver && app.webhook != nil, in: transaction)
+            ledger, facts: sliced.facts, effects: effects, appId: app.id, at: atMs, deliver: deliver && app.webhook != nil,
+            in: transaction)
         try CommerceTracking.complete(after: input, app: app, atMs: atMs, in: transaction)
     }
 

@@ -28,12 +28,17 @@ enum LedgerRows {
     // MARK: - Loading
 
     /// The rows `input` reads: its purchase, the replaced subscription of a migration, their
-    /// owners, and the customers it names.
-    static func slice(for input: Ledger.Input, app: AppConfig, from rows: some RowReader) throws -> Ledger {
+    /// owners, and the customers it names; with what was learned of each purchase's stored facts
+    /// (`PurchaseFactRows`), keyed like `purchases.purchase_key`, for `save`.
+    static func slice(
+        for input: Ledger.Input, app: AppConfig, from rows: some RowReader
+    ) throws -> (ledger: Ledger, facts: [String: PurchaseFactRows.Loaded]) {
         var ledger = Ledger(configuration: configuration(app))
+        var facts: [String: PurchaseFactRows.Loaded] = [:]
         var keys: [PurchaseKey] = []
         if let key = input.purchaseKey { keys.append(key) }
         if let replaced = input.replacedOriginalTransactionId { keys.append(.subscription(originalTransactionId: replaced)) }
+        let incoming = PurchaseFactRows.incoming(input)
         var customerIds = Set(input.namedCustomerIds)
         for key in keys {
             guard
@@ -43,13 +48,22 @@ enum LedgerRows {
                 ).first, let json = row[0].textValue
             else { continue }
             let history = row[1].textValue
+            let fact = incoming?.key == key ? incoming?.fact : nil
             switch key {
             case .subscription(let id):
-                let state = try withHistory(decode(SubscriptionState.self, json), history)
+                var state = try withHistory(decode(SubscriptionState.self, json), history)
+                var journal = state.journal
+                facts[Self.key(key)] = try PurchaseFactRows.load(
+                    &journal, key: Self.key(key), incoming: fact, appId: app.id, from: rows)
+                state = state.replacingJournal(journal)
                 ledger.subscriptions[id] = state
                 if let owner = state.journal.ownerAppUserId { customerIds.insert(owner) }
             case .oneTime(let id):
-                let purchase = try withHistory(decode(OneTimePurchase.self, json), history)
+                var purchase = try withHistory(decode(OneTimePurchase.self, json), history)
+                var journal = purchase.journal
+                facts[Self.key(key)] = try PurchaseFactRows.load(
+                    &journal, key: Self.key(key), incoming: fact, appId: app.id, from: rows)
+                purchase = purchase.replacingJournal(journal)
                 ledger.oneTimePurchases[id] = purchase
                 if let owner = purchase.journal.ownerAppUserId { customerIds.insert(owner) }
             }
@@ -57,7 +71,7 @@ enum LedgerRows {
         for id in customerIds {
             if let customer = try customer(id, app: app, from: rows) { ledger.customers[id] = customer }
         }
-        return ledger
+        return (ledger, facts)
     }
 
     /// A purchase joined with its stored history; rows written before migration 3 carry theirs inside.
@@ -147,14 +161,17 @@ enum LedgerRows {
     ///
     /// - Parameter deliver: whether the app has a webhook: each new event then gets a pending delivery.
     static func save(
-        _ ledger: Ledger, effects: [Ledger.Effect], appId: String, at nowMs: Int64, deliver: Bool,
-        in transaction: WriteTransaction
+        _ ledger: Ledger, facts: [String: PurchaseFactRows.Loaded], effects: [Ledger.Effect], appId: String,
+        at nowMs: Int64, deliver: Bool, in transaction: WriteTransaction
     ) throws {
         for (id, state) in ledger.subscriptions {
-            try upsertPurchase(.subscription(originalTransactionId: id), state, view: state.view, appId: appId, transaction)
+            let key = PurchaseKey.subscription(originalTransactionId: id)
+            try upsertPurchase(key, state, view: state.view, facts: facts[Self.key(key)] ?? .init(), appId: appId, transaction)
         }
         for (id, purchase) in ledger.oneTimePurchases {
-            try upsertPurchase(.oneTime(transactionId: id), purchase, view: purchase.view, appId: appId, transaction)
+            let key = PurchaseKey.oneTime(transactionId: id)
+            try upsertPurchase(
+                key, purchase, view: purchase.view, facts: facts[Self.key(key)] ?? .init(), appId: appId, transaction)
         }
         for (id, customer) in ledger.customers {
             try transaction.execute(
@@ -181,15 +198,16 @@ enum LedgerRows {
     /// The current state goes to `json`, the history to `history`, and what a read of the owner
     /// shows to `purchase_views` (a purchase nobody owns, or one without a transaction yet, has none).
     private static func upsertPurchase(
-        _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & Encodable, view: PurchaseView?, appId: String,
-        _ transaction: WriteTransaction
+        _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & Encodable, view: PurchaseView?,
+        facts: PurchaseFactRows.Loaded, appId: String, _ transaction: WriteTransaction
     ) throws {
         let owner = purchase.journal.ownerAppUserId
+        let kept = try PurchaseFactRows.save(purchase.journal, key: Self.key(key), loaded: facts, appId: appId, in: transaction)
         try transaction.execute(
             "INSERT INTO purchases (app_id, purchase_key, owner, json, history) VALUES (?, ?, ?, ?, ?) ON CONFLICT (app_id, purchase_key) DO UPDATE SET owner = excluded.owner, json = excluded.json, history = excluded.history",
             [
                 .text(appId), .text(Self.key(key)), owner.map(SQLValue.text) ?? .null,
-                .text(try encode(purchase.withoutHistory)), .text(try encode(purchase.journal)),
+                .text(try encode(purchase.withoutHistory)), .text(try encode(kept)),
             ])
         // A transfer leaves the view under the previous owner: it goes first.
         try transaction.execute(

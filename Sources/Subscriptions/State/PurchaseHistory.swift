@@ -38,3 +38,14 @@ extension OneTimePurchase: HasPurchaseJournal {
         return copy
     }
 }
+
+// MARK: - Facts stored apart (older ones are rows of their own)
+
+extension PurchaseJournal {
+    /// The journal with `facts` (in any order) as its history, sorted into fold order.
+    public func replacingFacts(_ facts: [PurchaseFact]) -> PurchaseJournal {
+        var copy = self
+        copy.facts = facts.sorted(by: PurchaseFact.isFoldedBefore)
+        return copy
+    }
+}

@@ -1,0 +1,58 @@
+import AppStore
+import Storage
+import Subscriptions
+
+/// A purchase's older facts as rows of `purchase_facts` (migration 8): each written once, read
+/// only when the reducer needs them.
+///
+/// The reducer reads a purchase's facts only to refold it, when a fact arrives that is not newer
+/// than the newest it has (`FactFolding.receive`). So `purchases.history` keeps only the newest
+/// fact, and every other fact is a row here, written when it stops being the newest. A fact newer
+/// than the kept one, the common case, is applied without reading any row; an older one (or a
+/// duplicate) loads them all first. Rows written before migration 8 carry all their facts in
+/// `history`, and move them here the next time they are written.
+enum PurchaseFactRows {
+    /// What loading a purchase learned: the facts read from rows (not written again).
+    struct Loaded {
+        var ids: Set<String> = []
+    }
+
+    /// The fact `input` brings, and the purchase it is about.
+    static func incoming(_ input: Ledger.Input) -> (key: PurchaseKey, fact: PurchaseFact)? {
+        guard let key = input.purchaseKey else { return nil }
+        switch input {
+        case .notificationReceived(let facts): return (key, PurchaseFact(facts))
+        case .transactionPosted(let transaction, _): return (key, PurchaseFact(posted: transaction))
+        case .linked, .timerFired: return nil
+        }
+    }
+
+    /// Gives `journal` (as stored: its newest fact only) every fact when the reducer will need
+    /// them to receive `incoming`, that is when `incoming` is not newer than the newest kept one.
+    /// A newer fact cannot be a duplicate: a fact's id fixes its date.
+    static func load(
+        _ journal: inout PurchaseJournal, key: String, incoming: PurchaseFact?, appId: String, from rows: some RowReader
+    ) throws -> Loaded {
+        guard let incoming, let newest = journal.facts.last, !PurchaseFact.isFoldedBefore(newest, incoming) else {
+            return Loaded()
+        }
+        let found = try rows.query(
+            "SELECT json FROM purchase_facts WHERE app_id = ? AND purchase_key = ?", [.text(appId), .text(key)])
+        let older = try found.compactMap { try $0[0].textValue.map { try LedgerRows.decode(PurchaseFact.self, $0) } }
+        journal = journal.replacingFacts(older + journal.facts)
+        return Loaded(ids: Set(older.map(\.id)))
+    }
+
+    /// Writes every fact of `journal` but the newest as a row (those not read from rows), and
+    /// returns the journal to keep in `purchases.history`: with its newest fact only.
+    static func save(
+        _ journal: PurchaseJournal, key: String, loaded: Loaded, appId: String, in transaction: WriteTransaction
+    ) throws -> PurchaseJournal {
+        for fact in journal.facts.dropLast() where !loaded.ids.contains(fact.id) {
+            try transaction.execute(
+                "INSERT INTO purchase_facts (app_id, purchase_key, fact_id, json) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [.text(appId), .text(key), .text(fact.id), .text(try LedgerRows.encode(fact))])
+        }
+        return journal.replacingFacts(Array(journal.facts.suffix(1)))
+    }
+}
