@@ -36,6 +36,23 @@ start_server() {
     [ -n "$port" ] || { cat "$1/serve.log" >&2; kill "$server"; exit 1; }
 }
 
+# Serves DIR/revenuedot.json, POSTs DIR/payloads.txt once over 16 keep-alive connections, and
+# stops the server; sets $run_result (the load's JSON) and $run_threads (where the server's CPU
+# went, per notification and thread kind, and what each wrote: the figures to move when a ratio
+# falls short).
+ingest_run() {
+    start_server "$1"
+    local before after
+    before=$(thread_usage "$server")
+    run_result=$("$bench" ingest --port "$port" --app bench --payloads "$1/payloads.txt" --connections 16)
+    after=$(thread_usage "$server")
+    echo "$run_result" >&2
+    run_threads=$(python3 Benchmarks/thread_usage.py "$before" "$after" "$(wc -l < "$1/payloads.txt")" "$(getconf CLK_TCK)")
+    echo "server CPU per notification by thread: $run_threads" >&2
+    kill -TERM "$server"
+    wait "$server"
+}
+
 echo "== generating $count signed notifications over a fresh test chain" >&2
 "$bench" generate --out "$work" --count "$count"
 
@@ -78,17 +95,9 @@ cat > "$work/ingest/revenuedot.json" <<JSON
             "rootCertificates": ["root.pem"]}]
 }
 JSON
-start_server "$work/ingest"
-before=$(thread_usage "$server")
-ingest=$("$bench" ingest --port "$port" --app bench --payloads "$work/ingest/payloads.txt" --connections 16)
-after=$(thread_usage "$server")
-echo "$ingest" >&2
-# Where the server's CPU went, per notification and thread kind (HTTP workers, storage writer,
-# checkpointer), and what each wrote: the figures to move when the ratio falls short.
-ingest_threads=$(python3 Benchmarks/thread_usage.py "$before" "$after" "$ingest_count" "$(getconf CLK_TCK)")
-echo "server CPU per notification by thread: $ingest_threads" >&2
-kill -TERM "$server"
-wait "$server"
+ingest_run "$work/ingest"
+ingest=$run_result
+ingest_threads=$run_threads
 
 subscriptions="${BENCH_SUBSCRIPTIONS:-500}"
 echo "== ingest again: $ingest_count notifications about $subscriptions subscriptions, in signed-date order" >&2
@@ -96,15 +105,9 @@ mkdir -p "$work/repeat"
 "$bench" generate --out "$work/repeat" --count "$ingest_count" --subscriptions "$subscriptions"
 rm -f "$work/repeat/revenuedot.sqlite"*
 cp "$work/ingest/revenuedot.json" "$work/repeat/revenuedot.json"
-start_server "$work/repeat"
-before=$(thread_usage "$server")
-repeat=$("$bench" ingest --port "$port" --app bench --payloads "$work/repeat/payloads.txt" --connections 16)
-after=$(thread_usage "$server")
-echo "$repeat" >&2
-repeat_threads=$(python3 Benchmarks/thread_usage.py "$before" "$after" "$ingest_count" "$(getconf CLK_TCK)")
-echo "server CPU per notification by thread: $repeat_threads" >&2
-kill -TERM "$server"
-wait "$server"
+ingest_run "$work/repeat"
+repeat=$run_result
+repeat_threads=$run_threads
 
 echo "== webhooks: the same $ingest_count notifications, one event each, delivered to a local receiver" >&2
 webhooks=$("$bench" webhooks --dir "$work/ingest" --revenuedot .build/release/revenuedot --connections 16)
