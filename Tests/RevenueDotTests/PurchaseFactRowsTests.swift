@@ -103,4 +103,29 @@ import Testing
         #expect(stored.journal == expected.journal)
         #expect(stored.json == (try LedgerRows.encode(expected.withoutHistory)))
     }
+
+    /// Linking and a transfer between out-of-order facts read no facts; the result is still the pure reducer's.
+    @Test func linkingBetweenOutOfOrderFactsKeepsThePureReducersPurchase() throws {
+        let directory = TestDirectory("fact-rows-linking")
+        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        defer { store.close() }
+        let app = try Self.app()
+        var ledger = Ledger(configuration: LedgerRows.configuration(app))
+        let key = PurchaseKey.subscription(originalTransactionId: Self.original)
+        let inputs: [Ledger.Input] = [
+            .notificationReceived(Self.facts(2)), .linked(key, appUserId: "alice"), .notificationReceived(Self.facts(4)),
+            .linked(key, appUserId: "bob"), .notificationReceived(Self.facts(0)), .notificationReceived(Self.facts(5)),
+            .notificationReceived(Self.facts(3)), .notificationReceived(Self.facts(1)),
+        ]
+        for (offset, input) in inputs.enumerated() {
+            let at = Int64(1_800_000_000_000 + offset)
+            try store.write { transaction in try LedgerInputs.apply(input, app: app, atMs: at, in: transaction) }
+            _ = ledger.apply(input, at: Date(timeIntervalSince1970: Double(at) / 1000))
+        }
+        let pure = try #require(ledger.subscriptions[Self.original])
+        let stored = try Self.stored(store)
+        #expect(pure.journal.ownerAppUserId == "bob")
+        #expect(stored.journal == pure.journal)
+        #expect(stored.json == (try LedgerRows.encode(pure.withoutHistory)))
+    }
 }

@@ -116,6 +116,19 @@ import Testing
         try Self.check(SubscriptionState(originalTransactionId: "bare"))
     }
 
+    /// Synthesized enum decoding ignores members that name no case.
+    @Test(arguments: [
+        #"{"id":"n","signedDateMs":1,"source":{"notification":{"type":"DID_RENEW"},"note":1}}"#,
+        #"{"id":"n","signedDateMs":1,"source":{"transactionPosted":{},"note":1}}"#,
+        #"{"id":"n","signedDateMs":1,"source":{"note":{}}}"#,
+        #"{"id":"n","signedDateMs":1,"source":{"notification":{"type":"DID_RENEW"},"transactionPosted":{}}}"#,
+        #"{"id":"n","signedDateMs":1,"source":{"transactionPosted":1}}"#,
+        #"{"id":"n","signedDateMs":1,"source":[]}"#,
+    ])
+    func factSourcesDecodeAsCodableDoes(json: String) throws {
+        try Self.expectSameDecoding(PurchaseFact.self, try JSONValue(parsing: Data(json.utf8)))
+    }
+
     @Test func eventsDecodeAsCodableDoes() throws {
         try Self.check(EventJSONTests.full)
         try Self.check(Event(type: .test, id: "t"))

@@ -65,23 +65,23 @@ extension PurchaseFact: JSONValueReadable {
 }
 
 extension PurchaseFact.Source {
-    /// As synthesized `Decodable` reads an enum: an object with exactly one member, the case.
+    /// As synthesized `Decodable` reads an enum: an object with exactly one member that names a
+    /// case (members naming none are ignored).
     init(json: JSONValue) throws {
-        guard case .object(let members) = json, members.count == 1, let (name, payload) = members.first else {
-            throw DecodingError.typeMismatch(
-                Self.self, DecodingError.Context(codingPath: [], debugDescription: "Invalid number of keys found, expected one."))
-        }
+        guard case .object(let all) = json else { throw Self.notOneCase }
+        let cases = all.filter { $0.key == "notification" || $0.key == "transactionPosted" }
+        guard cases.count == 1, let (name, payload) = cases.first else { throw Self.notOneCase }
         let fields = try JSONFields(payload, of: Self.self)
         switch name {
         case "notification":
             self = .notification(
                 type: NotificationTypeV2.resolve(try fields.string("type")),
                 subtype: try fields.optional("subtype", Subtype.self))
-        case "transactionPosted":
-            self = .transactionPosted
         default:
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: [], debugDescription: "Unknown fact source \(name)."))
+            self = .transactionPosted
         }
     }
+
+    private static let notOneCase = DecodingError.typeMismatch(
+        Self.self, DecodingError.Context(codingPath: [], debugDescription: "Invalid number of keys found, expected one."))
 }
