@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where a stored notification stands in processing.
 public enum NotificationState: String, Sendable, CaseIterable {
     /// Stored; not (yet) applied to subscription state.
@@ -43,6 +45,10 @@ public struct NotificationRecord: Sendable {
     /// What the producer already decoded for the hand-off (so the single writer does not decode it
     /// again). Not stored, not compared; nil on records read back.
     public var handOffContext: (any Sendable)?
+    /// The JSON the payload segment of `signedPayload` decodes to, when the producer already has
+    /// it (the verifier does), so compacting the payload does not decode it again. Not stored; nil
+    /// on records read back. A wrong value costs nothing but the compaction: its check fails.
+    public var payloadJSON: Data?
 
     /// Creates a record; optional fields default to nil and the state to `.received`.
     public init(

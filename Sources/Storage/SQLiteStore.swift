@@ -154,7 +154,7 @@ public final class SQLiteStore: Sendable {
     /// The writer's item for `record`, its payload compacted here, on the caller's thread, not on
     /// the single writer.
     private static func storeItem(_ record: NotificationRecord, _ completion: Completion<StoreOutcome>) -> WriteItem {
-        .store(record, JWSCompaction.compact(record.signedPayload), completion)
+        .store(record, JWSCompaction.compact(record.signedPayload, payload: record.payloadJSON), completion)
     }
 
     private static func validate(_ record: NotificationRecord) throws(StoreError) {

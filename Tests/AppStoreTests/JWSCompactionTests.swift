@@ -21,6 +21,19 @@ struct JWSCompactionTests {
         #expect(seen.count == 1)
     }
 
+    /// The payload the verifier already decoded saves a decode; a wrong one cannot slip through.
+    @Test func anAlreadyDecodedPayloadIsTrustedNoMoreThanTheJWS() throws {
+        let jws = try Fixtures.sign(try Fixtures.notificationJSON(type: "DID_RENEW"))
+        let segment = jws.split(separator: ".", omittingEmptySubsequences: false)[1]
+        let payload = try #require(Base64.decode(segment, alphabet: .url))
+        #expect(JWSCompaction.compact(jws, payload: payload) == JWSCompaction.compact(jws))
+        var altered = payload
+        altered[altered.startIndex + 2] ^= 0x01
+        #expect(JWSCompaction.compact(jws, payload: altered) == nil)
+        #expect(JWSCompaction.compact(jws, payload: payload + Data("x".utf8)) == nil)
+        #expect(JWSCompaction.compact(jws, payload: Data()) == nil)
+    }
+
     @Test func eachDistinctChainIsItsOwnHeader() throws {
         let mixed = try Fixtures.sign(try Fixtures.notificationJSON(chain: Fixtures.otherChain), with: Fixtures.chain)
         let compact = try #require(JWSCompaction.compact(mixed))

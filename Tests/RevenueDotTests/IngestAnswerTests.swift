@@ -30,7 +30,8 @@ struct IngestAnswerTests {
     @Test func validNotificationIsStoredThenAnswered200() throws {
         defer { service.shutdown() }
         let uuid = UUID().uuidString.lowercased()
-        let response = try connection.postNotification(try fixture.signer.notification(uuid: uuid, originalTransactionId: "77"))
+        let payload = try fixture.signer.notification(uuid: uuid, originalTransactionId: "77")
+        let response = try connection.postNotification(payload)
         #expect(response.status == 200)
         #expect(try json(response)["status"] == .string("stored"))
         let record = try #require(try stored(uuid))
@@ -40,7 +41,14 @@ struct IngestAnswerTests {
         #expect(record.originalTransactionId == "77")
         #expect(record.transaction?.productId == "pro.monthly")
         #expect(record.renewalInfo?.originalTransactionId == "77")
-        #expect(record.signedPayload.split(separator: ".").count == 3)
+        #expect(record.signedPayload == payload)
+        // Stored compact (its chains once in jws_headers), from the payload the verifier decoded.
+        let store = try SQLiteStore(path: fixture.databasePath)
+        defer { store.close() }
+        let compacted = try store.read { (rows) throws(StoreError) -> [[SQLValue]] in
+            try rows.query("SELECT compact_payload IS NOT NULL FROM notifications WHERE notification_uuid = ?", [.text(uuid)])
+        }
+        #expect(compacted == [[SQLValue.integer(1)]])
     }
 
     @Test func duplicateUUIDIsAnswered200AndChangesNothing() throws {

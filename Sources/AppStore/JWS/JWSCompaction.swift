@@ -31,16 +31,20 @@ public enum JWSCompaction {
     private static let dot = UInt8(ascii: ".")
 
     /// The compact form of `jws`; nil when the JWS gains nothing or would not come back exactly.
-    public static func compact(_ jws: String) -> Compacted? {
+    ///
+    /// - Parameter payload: the payload segment already decoded, when the caller has it; it is
+    ///   trusted no more than the rest, since the result must expand to exactly `jws`.
+    public static func compact(_ jws: String, payload: Data? = nil) -> Compacted? {
         var text = jws
-        return text.withUTF8 { compact(UnsafeRawBufferPointer($0), original: jws) }
+        return text.withUTF8 { compact(UnsafeRawBufferPointer($0), original: jws, decoded: payload) }
     }
 
-    private static func compact(_ text: UnsafeRawBufferPointer, original: String) -> Compacted? {
+    private static func compact(_ text: UnsafeRawBufferPointer, original: String, decoded: Data?) -> Compacted? {
         guard let firstDot = firstIndex(of: dot, in: text), let lastDot = text.lastIndex(of: dot), firstDot < lastDot,
             firstDot >= minimumHeaderBytes, !contains(UnsafeRawBufferPointer(rebasing: text[(lastDot + 1)...]), reference),
             !contains(UnsafeRawBufferPointer(rebasing: text[(firstDot + 1)..<lastDot]), dot),
-            let payload = Base64.decode(UnsafeRawBufferPointer(rebasing: text[(firstDot + 1)..<lastDot]), alphabet: .url),
+            let payload = decoded
+                ?? Base64.decode(UnsafeRawBufferPointer(rebasing: text[(firstDot + 1)..<lastDot]), alphabet: .url),
             !payload.withUnsafeBytes({ contains($0, reference) })
         else { return nil }
         var headers: [String: String] = [:]
