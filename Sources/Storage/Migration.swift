@@ -8,7 +8,7 @@ struct Migration: Sendable {
     let sql: String
 
     /// Every migration this build knows, in order.
-    static let all: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v6, .v7, .v8]
+    static let all: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v6, .v7, .v8, .v9]
 }
 
 // MARK: - Version 1
@@ -295,5 +295,20 @@ extension Migration {
                 json TEXT NOT NULL,
                 PRIMARY KEY (app_id, purchase_key, fact_id)
             ) STRICT;
+            """)
+}
+
+// MARK: - Version 9
+
+extension Migration {
+    /// The index on `notifications.state` keeps only rows not `applied` (held, failed, received:
+    /// the ones a listing by state looks for), so storing an applied notification no longer
+    /// writes to it: about one page fewer per commit under the ingest benchmark.
+    static let v9 = Migration(
+        version: 9,
+        name: "state index on unapplied notifications only",
+        sql: """
+            DROP INDEX notifications_by_state;
+            CREATE INDEX notifications_not_applied ON notifications (state) WHERE state != 'applied';
             """)
 }

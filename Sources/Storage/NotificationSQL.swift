@@ -65,7 +65,10 @@ enum NotificationSQL {
             arguments.append(value)
         }
         add("n.app_id = ?", filter.appId.map(SQLValue.text))
-        add("n.state = ?", filter.state.map { .text($0.rawValue) })
+        // The literal second term lets SQLite use the partial index on rows not applied.
+        add(
+            filter.state == .applied ? "n.state = ?" : "n.state = ? AND n.state != 'applied'",
+            filter.state.map { .text($0.rawValue) })
         add("n.notification_type = ?", filter.notificationType.map(SQLValue.text))
         add("n.original_transaction_id = ?", filter.originalTransactionId.map(SQLValue.text))
         add("n.received_at < ?", filter.before.map(SQLValue.integer))

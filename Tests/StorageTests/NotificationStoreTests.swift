@@ -66,6 +66,9 @@ import Testing
         #expect(try uuids(NotificationFilter()) == ["n9", "n8", "n7", "n6", "n5", "n4", "n3", "n2", "n1", "n0"])
         #expect(try uuids(NotificationFilter(appId: "even")) == ["n8", "n6", "n4", "n2", "n0"])
         #expect(try uuids(NotificationFilter(state: .held)) == ["n3"])
+        // Unapplied states go through the partial index (migration 9); `applied` scans.
+        #expect(try uuids(NotificationFilter(state: .received, limit: 3)) == ["n9", "n8", "n7"])
+        #expect(try uuids(NotificationFilter(state: .applied)) == [])
         #expect(try uuids(NotificationFilter(notificationType: "EXPIRED", limit: 2)) == ["n9", "n8"])
         #expect(try uuids(NotificationFilter(originalTransactionId: "sub-1")) == ["n2", "n1", "n0"])
         #expect(try uuids(NotificationFilter(appId: "odd", before: 1005)) == ["n3", "n1"])
