@@ -209,10 +209,13 @@ enum LedgerRows {
                 .text(appId), .text(Self.key(key)), owner.map(SQLValue.text) ?? .null,
                 .text(try encode(purchase.withoutHistory)), .text(try encode(kept)),
             ])
-        // A transfer leaves the view under the previous owner: it goes first.
-        try transaction.execute(
-            "DELETE FROM purchase_views WHERE app_id = ? AND purchase_key = ? AND owner IS NOT ?",
-            [.text(appId), .text(Self.key(key)), view == nil ? .null : owner.map(SQLValue.text) ?? .null])
+        // A transfer leaves the view under the previous owner: it goes first. A purchase stored
+        // for the first time has no view anywhere yet.
+        if facts.isStored {
+            try transaction.execute(
+                "DELETE FROM purchase_views WHERE app_id = ? AND purchase_key = ? AND owner IS NOT ?",
+                [.text(appId), .text(Self.key(key)), view == nil ? .null : owner.map(SQLValue.text) ?? .null])
+        }
         guard let owner, let view else { return }
         try transaction.execute(
             "INSERT INTO purchase_views (app_id, owner, purchase_key, view) VALUES (?, ?, ?, ?) ON CONFLICT (app_id, owner, purchase_key) DO UPDATE SET view = excluded.view",

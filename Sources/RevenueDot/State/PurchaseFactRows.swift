@@ -12,8 +12,10 @@ import Subscriptions
 /// duplicate) loads them all first. Rows written before migration 8 carry all their facts in
 /// `history`, and move them here the next time they are written.
 enum PurchaseFactRows {
-    /// What loading a purchase learned: the facts read from rows (not written again).
+    /// What loading a purchase learned: that it is stored, and the facts read from rows (not
+    /// written again). A purchase the reducer created has the defaults.
     struct Loaded {
+        var isStored = false
         var ids: Set<String> = []
     }
 
@@ -34,13 +36,13 @@ enum PurchaseFactRows {
         _ journal: inout PurchaseJournal, key: String, incoming: PurchaseFact?, appId: String, from rows: some RowReader
     ) throws -> Loaded {
         guard let incoming, let newest = journal.facts.last, !PurchaseFact.isFoldedBefore(newest, incoming) else {
-            return Loaded()
+            return Loaded(isStored: true)
         }
         let found = try rows.query(
             "SELECT json FROM purchase_facts WHERE app_id = ? AND purchase_key = ?", [.text(appId), .text(key)])
         let older = try found.compactMap { try $0[0].textValue.map { try LedgerRows.decode(PurchaseFact.self, $0) } }
         journal = journal.replacingFacts(older + journal.facts)
-        return Loaded(ids: Set(older.map(\.id)))
+        return Loaded(isStored: true, ids: Set(older.map(\.id)))
     }
 
     /// Writes every fact of `journal` but the newest as a row (those not read from rows), and
