@@ -125,6 +125,16 @@ struct SortedJSONModelTests {
         try Self.check(JWSRenewalInfoDecodedPayload.self, fixture: Fixture.renewalInfo)
     }
 
+    /// A reader's errors name the type and member, since they carry no enclosing coding path.
+    @Test func readerErrorsNameTheTypeAndMember() throws {
+        do {
+            _ = try JSONValueDecoder().decode(JWSTransactionDecodedPayload.self, from: Data(#"{"price":"x"}"#.utf8))
+            Issue.record("a string price decoded")
+        } catch {
+            #expect("\(error)".contains("JWSTransactionDecodedPayload.price"), "\(error)")
+        }
+    }
+
     struct Holder: Codable {
         var transactions: [String: JWSTransactionDecodedPayload]
         var renewal: JWSRenewalInfoDecodedPayload?

@@ -37,16 +37,16 @@ public struct JSONFields {
         return value
     }
 
-    public func string(_ key: String) throws -> String { try Self.string(value(key), key) }
-    public func int64(_ key: String) throws -> Int64 { try Self.integer(value(key), Int64.self, key) }
-    public func int(_ key: String) throws -> Int { try Self.integer(value(key), Int.self, key) }
-    public func bool(_ key: String) throws -> Bool { try Self.bool(value(key), key) }
-    public func strings(_ key: String) throws -> [String] { try Self.strings(value(key), key) }
+    public func string(_ key: String) throws -> String { try readString(value(key), key) }
+    public func int64(_ key: String) throws -> Int64 { try readInteger(value(key), Int64.self, key) }
+    public func int(_ key: String) throws -> Int { try readInteger(value(key), Int.self, key) }
+    public func bool(_ key: String) throws -> Bool { try readBool(value(key), key) }
+    public func strings(_ key: String) throws -> [String] { try readStrings(value(key), key) }
 
     /// A member that is an object whose members are read by `read`.
     public func object<Value>(_ key: String, _ read: (JSONValue) throws -> Value) throws -> [String: Value] {
         guard case .object(let members) = try value(key) else {
-            throw Self.mismatch([String: Value].self, "an object", found: try value(key), key: key)
+            throw Self.mismatch([String: Value].self, "an object", found: try value(key), key: path(key))
         }
         return try members.mapValues(read)
     }
@@ -54,7 +54,7 @@ public struct JSONFields {
     /// A member that is an array whose elements are read by `read`.
     public func array<Element>(_ key: String, _ read: (JSONValue) throws -> Element) throws -> [Element] {
         guard case .array(let elements) = try value(key) else {
-            throw Self.mismatch([Element].self, "an array", found: try value(key), key: key)
+            throw Self.mismatch([Element].self, "an array", found: try value(key), key: path(key))
         }
         return try elements.map(read)
     }
@@ -67,16 +67,16 @@ public struct JSONFields {
         return value
     }
 
-    public func optionalString(_ key: String) throws -> String? { try present(key).map { try Self.string($0, key) } }
+    public func optionalString(_ key: String) throws -> String? { try present(key).map { try readString($0, key) } }
     public func optionalInt64(_ key: String) throws -> Int64? {
-        try present(key).map { try Self.integer($0, Int64.self, key) }
+        try present(key).map { try readInteger($0, Int64.self, key) }
     }
     public func optionalInt32(_ key: String) throws -> Int32? {
-        try present(key).map { try Self.integer($0, Int32.self, key) }
+        try present(key).map { try readInteger($0, Int32.self, key) }
     }
-    public func optionalInt(_ key: String) throws -> Int? { try present(key).map { try Self.integer($0, Int.self, key) } }
-    public func optionalBool(_ key: String) throws -> Bool? { try present(key).map { try Self.bool($0, key) } }
-    public func optionalStrings(_ key: String) throws -> [String]? { try present(key).map { try Self.strings($0, key) } }
+    public func optionalInt(_ key: String) throws -> Int? { try present(key).map { try readInteger($0, Int.self, key) } }
+    public func optionalBool(_ key: String) throws -> Bool? { try present(key).map { try readBool($0, key) } }
+    public func optionalStrings(_ key: String) throws -> [String]? { try present(key).map { try readStrings($0, key) } }
 
     /// A `Decimal` member, from the number's shortest decimal text, as `JSONValueDecoder` reads one.
     public func optionalDecimal(_ key: String) throws -> Decimal? {
@@ -96,11 +96,11 @@ public struct JSONFields {
     /// A closed enum member with a string raw value; a value outside it throws, as `Decodable` does.
     public func optional<E: RawRepresentable & Decodable>(_ key: String, _ type: E.Type) throws -> E?
     where E.RawValue == String {
-        try present(key).map { try Self.closed(E.self, $0, key) }
+        try present(key).map { try readClosed(E.self, $0, key) }
     }
 
     public func closed<E: RawRepresentable & Decodable>(_ key: String, _ type: E.Type) throws -> E where E.RawValue == String {
-        try Self.closed(E.self, value(key), key)
+        try readClosed(E.self, value(key), key)
     }
 
     /// A member of any `Decodable` type, through `JSONValueDecoder` (for rarely present nested types).
@@ -110,43 +110,50 @@ public struct JSONFields {
 
     // MARK: - Scalars
 
-    private static func string(_ value: JSONValue, _ key: String) throws -> String {
-        guard case .string(let text) = value else { throw mismatch(String.self, "a string", found: value, key: key) }
+    private func readString(_ value: JSONValue, _ key: String) throws -> String {
+        guard case .string(let text) = value else { throw Self.mismatch(String.self, "a string", found: value, key: path(key)) }
         return text
     }
 
-    private static func bool(_ value: JSONValue, _ key: String) throws -> Bool {
-        guard case .bool(let flag) = value else { throw mismatch(Bool.self, "a boolean", found: value, key: key) }
+    private func readBool(_ value: JSONValue, _ key: String) throws -> Bool {
+        guard case .bool(let flag) = value else { throw Self.mismatch(Bool.self, "a boolean", found: value, key: path(key)) }
         return flag
     }
 
-    private static func integer<T: FixedWidthInteger>(_ value: JSONValue, _ type: T.Type, _ key: String) throws -> T {
+    private func readInteger<T: FixedWidthInteger>(_ value: JSONValue, _ type: T.Type, _ key: String) throws -> T {
         let exact: T?
         switch value {
         case .integer(let integer): exact = T(exactly: integer)
         case .number(let number): exact = T(exactly: number)
-        default: throw mismatch(T.self, "a number", found: value, key: key)
+        default: throw Self.mismatch(T.self, "a number", found: value, key: path(key))
         }
         guard let exact else {
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: [Key(key)], debugDescription: "Number does not fit in \(T.self)."))
+                DecodingError.Context(codingPath: [Key(path(key))], debugDescription: "Number does not fit in \(T.self)."))
         }
         return exact
     }
 
-    private static func strings(_ value: JSONValue, _ key: String) throws -> [String] {
-        guard case .array(let elements) = value else { throw mismatch([String].self, "an array", found: value, key: key) }
-        return try elements.map { try string($0, key) }
+    private func readStrings(_ value: JSONValue, _ key: String) throws -> [String] {
+        guard case .array(let elements) = value else {
+            throw Self.mismatch([String].self, "an array", found: value, key: path(key))
+        }
+        return try elements.map { try readString($0, key) }
     }
 
-    private static func closed<E: RawRepresentable>(_ type: E.Type, _ value: JSONValue, _ key: String) throws -> E
+    private func readClosed<E: RawRepresentable>(_ type: E.Type, _ value: JSONValue, _ key: String) throws -> E
     where E.RawValue == String {
-        guard let known = E(rawValue: try string(value, key)) else {
+        guard let known = E(rawValue: try readString(value, key)) else {
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: [Key(key)], debugDescription: "Cannot initialize \(E.self) from \(value)."))
+                DecodingError.Context(
+                    codingPath: [Key(path(key))], debugDescription: "Cannot initialize \(E.self) from \(value)."))
         }
         return known
     }
+
+    /// `key` named with the type being read (`JWSTransactionDecodedPayload.price`): errors carry
+    /// no enclosing coding path, so this is what a reject reason shows.
+    private func path(_ key: String) -> String { "\(type).\(key)" }
 
     private static func mismatch(_ type: Any.Type, _ expected: String, found: JSONValue, key: String?) -> DecodingError {
         DecodingError.typeMismatch(
