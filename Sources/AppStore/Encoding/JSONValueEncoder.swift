@@ -99,6 +99,13 @@ private struct ValueEncoder: Encoder {
 enum Scalars {
     fileprivate static func value(of value: some Encodable) throws -> EncodingBox {
         let box = EncodingBox()
+        try fill(box, with: value)
+        return box
+    }
+
+    /// Puts `value` in `box`: a scalar as it is, a type that writes itself as its text, anything
+    /// else through its `encode(to:)`.
+    fileprivate static func fill(_ box: EncodingBox, with value: some Encodable) throws {
         if let scalar = scalar(value) {
             box.value = scalar
         } else if let raw = try sortedJSON(value) {
@@ -106,7 +113,6 @@ enum Scalars {
         } else {
             try value.encode(to: ValueEncoder(box: box, key: nil))
         }
-        return box
     }
 
     /// The JSON text of a value that writes itself (`SortedJSONWritable`), or nil.
@@ -256,13 +262,5 @@ private struct SingleContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: Int32) throws { box.value = .integer(Int64(value)) }
     mutating func encode(_ value: Int) throws { box.value = .integer(Int64(value)) }
     mutating func encode(_ value: Double) throws { box.value = .number(value) }
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        if let scalar = Scalars.scalar(value) {
-            box.value = scalar
-        } else if let raw = try Scalars.sortedJSON(value) {
-            box.raw = raw
-        } else {
-            try value.encode(to: ValueEncoder(box: box, key: nil))
-        }
-    }
+    mutating func encode<T: Encodable>(_ value: T) throws { try Scalars.fill(box, with: value) }
 }

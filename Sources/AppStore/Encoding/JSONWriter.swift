@@ -170,7 +170,7 @@ extension JSONWriter {
     public mutating func encoded(_ key: String, _ value: (some Encodable)?) throws {
         guard let value else { return }
         self.key(key)
-        raw(Array(try JSONValueEncoder().encode(value).utf8))
+        try encoded(value)
     }
 
     /// JSON text already written elsewhere, as the next value.
