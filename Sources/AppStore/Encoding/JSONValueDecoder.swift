@@ -50,7 +50,7 @@ private final class PathNode: Sendable {
     }
 }
 
-private struct PathKey: CodingKey, Sendable {
+struct PathKey: CodingKey, Sendable {
     var stringValue: String
     var intValue: Int?
     init(stringValue: String) { self.stringValue = stringValue }
@@ -64,7 +64,7 @@ private struct PathKey: CodingKey, Sendable {
     }
 }
 
-private func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
+func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
     let found =
         switch value {
         case .null: "null"
@@ -79,7 +79,8 @@ private func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingK
 }
 
 /// Reads scalars out of a `JSONValue` with `JSONDecoder`'s rules; `path` is built on failure only.
-private enum Scalar {
+/// `JSONFields` reads its members with these too.
+enum Scalar {
     @inline(__always)
     static func string(_ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> String {
         guard case .string(let string) = value else { throw mismatch(String.self, value, path()) }

@@ -20,7 +20,7 @@ public struct JSONFields {
     /// The members of `value`, which must be an object; `type` names what is being read in errors.
     public init(_ value: JSONValue, of type: Any.Type) throws {
         guard case .object(let members) = value else {
-            throw Self.mismatch(type, "an object", found: value, key: nil)
+            throw mismatch(type, value, [])
         }
         self.members = members
         self.type = type
@@ -32,7 +32,8 @@ public struct JSONFields {
     public func value(_ key: String) throws -> JSONValue {
         guard let value = members[key] else {
             throw DecodingError.keyNotFound(
-                Key(key), DecodingError.Context(codingPath: [], debugDescription: "No value for key \(key) in \(type)."))
+                PathKey(stringValue: key),
+                DecodingError.Context(codingPath: [], debugDescription: "No value for key \(key) in \(type)."))
         }
         return value
     }
@@ -46,7 +47,7 @@ public struct JSONFields {
     /// A member that is an object whose members are read by `read`.
     public func object<Value>(_ key: String, _ read: (JSONValue) throws -> Value) throws -> [String: Value] {
         guard case .object(let members) = try value(key) else {
-            throw Self.mismatch([String: Value].self, "an object", found: try value(key), key: path(key))
+            throw mismatch([String: Value].self, try value(key), path(key))
         }
         return try members.mapValues(read)
     }
@@ -54,7 +55,7 @@ public struct JSONFields {
     /// A member that is an array whose elements are read by `read`.
     public func array<Element>(_ key: String, _ read: (JSONValue) throws -> Element) throws -> [Element] {
         guard case .array(let elements) = try value(key) else {
-            throw Self.mismatch([Element].self, "an array", found: try value(key), key: path(key))
+            throw mismatch([Element].self, try value(key), path(key))
         }
         return try elements.map(read)
     }
@@ -111,32 +112,20 @@ public struct JSONFields {
     // MARK: - Scalars
 
     private func readString(_ value: JSONValue, _ key: String) throws -> String {
-        guard case .string(let text) = value else { throw Self.mismatch(String.self, "a string", found: value, key: path(key)) }
-        return text
+        try Scalar.string(value, path(key))
     }
 
     private func readBool(_ value: JSONValue, _ key: String) throws -> Bool {
-        guard case .bool(let flag) = value else { throw Self.mismatch(Bool.self, "a boolean", found: value, key: path(key)) }
-        return flag
+        try Scalar.bool(value, path(key))
     }
 
     private func readInteger<T: FixedWidthInteger>(_ value: JSONValue, _ type: T.Type, _ key: String) throws -> T {
-        let exact: T?
-        switch value {
-        case .integer(let integer): exact = T(exactly: integer)
-        case .number(let number): exact = T(exactly: number)
-        default: throw Self.mismatch(T.self, "a number", found: value, key: path(key))
-        }
-        guard let exact else {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: [Key(path(key))], debugDescription: "Number does not fit in \(T.self)."))
-        }
-        return exact
+        try Scalar.integer(value, type, path(key))
     }
 
     private func readStrings(_ value: JSONValue, _ key: String) throws -> [String] {
         guard case .array(let elements) = value else {
-            throw Self.mismatch([String].self, "an array", found: value, key: path(key))
+            throw mismatch([String].self, value, path(key))
         }
         return try elements.map { try readString($0, key) }
     }
@@ -146,27 +135,13 @@ public struct JSONFields {
         guard let known = E(rawValue: try readString(value, key)) else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
-                    codingPath: [Key(path(key))], debugDescription: "Cannot initialize \(E.self) from \(value)."))
+                    codingPath: path(key), debugDescription: "Cannot initialize \(E.self) from \(value).")
+            )
         }
         return known
     }
 
     /// `key` named with the type being read (`JWSTransactionDecodedPayload.price`): errors carry
     /// no enclosing coding path, so this is what a reject reason shows.
-    private func path(_ key: String) -> String { "\(type).\(key)" }
-
-    private static func mismatch(_ type: Any.Type, _ expected: String, found: JSONValue, key: String?) -> DecodingError {
-        DecodingError.typeMismatch(
-            type,
-            DecodingError.Context(
-                codingPath: key.map { [Key($0)] } ?? [], debugDescription: "Expected \(expected) but found \(found) instead."))
-    }
-
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ key: String) { stringValue = key }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
+    private func path(_ key: String) -> [any CodingKey] { [PathKey(stringValue: "\(type).\(key)")] }
 }
