@@ -67,11 +67,9 @@ extension Writer {
     private func storeNotification(
         _ record: NotificationRecord, compact: JWSCompaction.Compacted?
     ) throws(StoreError) -> StoreOutcome {
-        try connection.run("SAVEPOINT item")
-        do throws(StoreError) {
+        let (outcome, headers) = try savepoint("item") { () throws(StoreError) -> (StoreOutcome, [String]) in
             if try !connection.query(NotificationSQL.exists, [.text(record.notificationUUID)]).isEmpty {
-                try connection.run("RELEASE item")
-                return .duplicate
+                return (.duplicate, [])
             }
             var final = record
             (final.state, final.stateReason) = try runHandOff(record)
@@ -81,13 +79,11 @@ extension Writer {
             guard inserted == 1 else {
                 throw StoreError(.corrupt, "notification \(record.notificationUUID) appeared during its own hand-off")
             }
-            try connection.run("RELEASE item")
-            headersInTransaction.formUnion(headers)
-            return .stored
-        } catch {
-            undo(to: "item")
-            throw error
+            return (.stored, headers)
         }
+        // Known only once the savepoint is released: an undone item wrote no header.
+        headersInTransaction.formUnion(headers)
+        return outcome
     }
 
     /// Lends the transaction to the hand-off and returns the notification's state and reason; when

@@ -8,7 +8,8 @@ final class Writer {
     /// False once a savepoint could not be rolled back: the open transaction can no longer be trusted.
     var transactionIsSound = true
     /// Hashes of JWS headers known to be in `jws_headers`, so a notification signed by a known
-    /// chain inserts none (a cache: only ever holds committed rows, and nothing deletes them).
+    /// chain inserts none (a cache: only ever holds committed rows; caller work, which could
+    /// delete them, clears it).
     var committedHeaders: Set<String> = []
     /// Headers written by items of the open transaction; they join `committedHeaders` at commit.
     var headersInTransaction: Set<String> = []
