@@ -47,31 +47,39 @@ enum LedgerRows {
                     [.text(app.id), .text(Self.key(key))]
                 ).first, let json = row[0].textValue
             else { continue }
-            let history = row[1].textValue
+            let stored = (json: json, history: row[1].textValue)
             let fact = incoming?.key == key ? incoming?.fact : nil
+            let owner: String?
             switch key {
             case .subscription(let id):
-                var state = try withHistory(decode(SubscriptionState.self, json), history)
-                var journal = state.journal
-                facts[Self.key(key)] = try PurchaseFactRows.load(
-                    &journal, key: Self.key(key), incoming: fact, appId: app.id, from: rows)
-                state = state.replacingJournal(journal)
+                let state: SubscriptionState
+                (state, facts[Self.key(key)]) = try purchase(stored, key: key, incoming: fact, app: app, from: rows)
                 ledger.subscriptions[id] = state
-                if let owner = state.journal.ownerAppUserId { customerIds.insert(owner) }
+                owner = state.journal.ownerAppUserId
             case .oneTime(let id):
-                var purchase = try withHistory(decode(OneTimePurchase.self, json), history)
-                var journal = purchase.journal
-                facts[Self.key(key)] = try PurchaseFactRows.load(
-                    &journal, key: Self.key(key), incoming: fact, appId: app.id, from: rows)
-                purchase = purchase.replacingJournal(journal)
-                ledger.oneTimePurchases[id] = purchase
-                if let owner = purchase.journal.ownerAppUserId { customerIds.insert(owner) }
+                let oneTime: OneTimePurchase
+                (oneTime, facts[Self.key(key)]) = try purchase(stored, key: key, incoming: fact, app: app, from: rows)
+                ledger.oneTimePurchases[id] = oneTime
+                owner = oneTime.journal.ownerAppUserId
             }
+            if let owner { customerIds.insert(owner) }
         }
         for id in customerIds {
             if let customer = try customer(id, app: app, from: rows) { ledger.customers[id] = customer }
         }
         return (ledger, facts)
+    }
+
+    /// A stored purchase with its history, and the facts the reducer needs to receive `incoming`
+    /// (`PurchaseFactRows.load`).
+    private static func purchase<Purchase: HasPurchaseJournal & Decodable>(
+        _ stored: (json: String, history: String?), key: PurchaseKey, incoming: PurchaseFact?, app: AppConfig,
+        from rows: some RowReader
+    ) throws -> (Purchase, PurchaseFactRows.Loaded) {
+        let purchase = try withHistory(decode(Purchase.self, stored.json), stored.history)
+        var journal = purchase.journal
+        let loaded = try PurchaseFactRows.load(&journal, key: Self.key(key), incoming: incoming, appId: app.id, from: rows)
+        return (purchase.replacingJournal(journal), loaded)
     }
 
     /// A purchase joined with its stored history; rows written before migration 3 carry theirs inside.
