@@ -194,6 +194,7 @@ print(f"  (the round with the median ratio of 3, each bulk verify then ingest: {
 for thread, use in sorted(json.loads(sys.argv[12]).items()):
     print(f"  {'server CPU per notification, ' + thread:<42} {use['user_us'] + use['system_us']:>7.0f} us   "
           f"(user {use['user_us']}, system {use['system_us']}; wrote {use['written_kib']} KiB)")
+print(f"  {'bench client CPU per request (same cores)':<42} {ingest['client_cpu_us_per_request']:>7.0f} us")
 repeat, repeat_threads, subscriptions = json.loads(sys.argv[13]), json.loads(sys.argv[14]), int(sys.argv[15])
 again = repeat["requests_per_second"]
 print(f"\nIngest, {repeat['requests']:,} notifications about {subscriptions:,} subscriptions (each purchase's history grows)")

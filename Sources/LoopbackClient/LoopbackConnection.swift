@@ -25,6 +25,12 @@ public final class LoopbackConnection {
     public func request(
         _ method: String, _ path: String, headers: [String: String] = [:], body: Data = Data()
     ) throws -> LoopbackResponse {
+        try send(prepared: encoded(method, path, headers: headers, body: body), bodyless: method == "HEAD")
+    }
+
+    /// The bytes `request(method, path, headers:, body:)` sends on this connection, for callers
+    /// that prepare requests ahead (a load generator whose own work should not be timed).
+    public func encoded(_ method: String, _ path: String, headers: [String: String] = [:], body: Data = Data()) -> Data {
         var head = "\(method) \(path) HTTP/1.1\r\n"
         var hasHost = false
         var framed = false
@@ -45,13 +51,19 @@ public final class LoopbackConnection {
         head += "\r\n"
         var bytes = Data(head.utf8)
         bytes.append(body)
+        return bytes
+    }
+
+    /// Sends a request made by `encoded` and reads its response, as `request` does (an early
+    /// answer is returned when the server closed before taking the whole request).
+    public func send(prepared bytes: Data, bodyless: Bool = false) throws -> LoopbackResponse {
         do {
             try sendRaw(bytes)
         } catch let error as LoopbackClientError where error.code == .sendFailed {
-            guard let early = try? readResponse(bodyless: method == "HEAD") else { throw error }
+            guard let early = try? readResponse(bodyless: bodyless) else { throw error }
             return early
         }
-        return try readResponse(bodyless: method == "HEAD")
+        return try readResponse(bodyless: bodyless)
     }
 
     /// Writes `bytes` as they are: for requests written by hand, such as one that stops half-way.
