@@ -38,20 +38,32 @@ public enum EventID {
     ]
 
     /// The version-5 UUID of `name` in `namespace` (16 bytes), as a lowercase string.
+    ///
+    /// Written straight into the string's storage: the writer makes a few per notification.
     static func uuid5(namespace: [UInt8], name: String) -> String {
-        var bytes = Array(Digest.sha1(namespace + Array(name.utf8)).prefix(16))
-        bytes[6] = (bytes[6] & 0x0F) | 0x50
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        // 8-4-4-4-12 lowercase hex digits.
-        let hex = Array(Digest.hex(bytes).utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (index, digit) in hex.enumerated() {
-            if index == 8 || index == 12 || index == 16 || index == 20 { text.append(UInt8(ascii: "-")) }
-            text.append(digit)
+        var input = namespace
+        input.append(contentsOf: name.utf8)
+        let digest = Digest.sha1(input)
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var at = 0
+            for index in 0..<16 {
+                var byte = digest[index]
+                if index == 6 { byte = (byte & 0x0F) | 0x50 }  // version 5
+                if index == 8 { byte = (byte & 0x3F) | 0x80 }  // RFC 9562 variant
+                // 8-4-4-4-12 hex digits.
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[at] = UInt8(ascii: "-")
+                    at += 1
+                }
+                text[at] = hexDigits[Int(byte >> 4)]
+                text[at + 1] = hexDigits[Int(byte & 0x0F)]
+                at += 2
+            }
+            return at
         }
-        return String(decoding: text, as: UTF8.self)
     }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// The 16 bytes of a UUID string written with hyphens.
     static func uuidBytes(_ text: String) -> [UInt8] {
