@@ -44,6 +44,21 @@ struct JWSCompactionTests {
         #expect(JWSCompaction.expand(compact.body) { $0 == known ? compact.headers[$0] : nil } == nil)
     }
 
+    /// The last header's hash is remembered across calls: alternating chains must each keep
+    /// the hash of their own bytes.
+    @Test func alternatingChainsEachGetTheirOwnHash() throws {
+        let first = try Fixtures.sign(try Fixtures.notificationJSON(), with: Fixtures.chain)
+        let second = try Fixtures.sign(try Fixtures.notificationJSON(chain: Fixtures.otherChain), with: Fixtures.otherChain)
+        for jws in [first, second, second, first, second, first] {
+            let compact = try #require(JWSCompaction.compact(jws))
+            #expect(compact.headers.count == 1)
+            for (hash, header) in compact.headers {
+                #expect(hash == Digest.hex(Digest.sha256(Data(header.utf8))))
+            }
+            #expect(JWSCompaction.expand(compact.body) { compact.headers[$0] } == jws)
+        }
+    }
+
     @Test func whatWouldNotComeBackExactlyIsLeftAsItIs() throws {
         let jws = try Fixtures.sign(try Fixtures.notificationJSON())
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A compact JWS without its repeated certificate chains, and back, byte for byte.
 ///
@@ -28,6 +29,17 @@ public enum JWSCompaction {
     public static let minimumHeaderBytes = 256
 
     private static let reference = UInt8(0)
+    /// The last header hashed, with its hash: App Store signs with one chain for months, so
+    /// nearly every notification repeats it (one SHA-256 of about 2.5 kB saved per notification).
+    private static let lastHashed = Mutex<(text: String, hash: String)?>(nil)
+
+    /// `header`'s SHA-256 in hex (`text` is `header` as a string).
+    private static func hashOf(header: UnsafeRawBufferPointer, text: String) -> String {
+        if let last = lastHashed.withLock({ $0 }), JSONValue.compareUTF8(last.text, text) == 0 { return last.hash }
+        let hash = Digest.hex(Digest.sha256(header))
+        lastHashed.withLock { $0 = (text, hash) }
+        return hash
+    }
     private static let dot = UInt8(ascii: ".")
 
     /// The compact form of `jws`; nil when the JWS gains nothing or would not come back exactly.
@@ -54,7 +66,7 @@ public enum JWSCompaction {
             let text = String(decoding: header, as: UTF8.self)
             // The nested headers usually repeat the outer one: hash each distinct text once.
             // Bytes, not `String ==`, which would match canonically equivalent but different text.
-            let hash = headers.first { JSONValue.compareUTF8($0.value, text) == 0 }?.key ?? Digest.hex(Digest.sha256(header))
+            let hash = headers.first { JSONValue.compareUTF8($0.value, text) == 0 }?.key ?? hashOf(header: header, text: text)
             headers[hash] = text
             body.append(reference)
             body.append(contentsOf: hash.utf8)
