@@ -14,6 +14,9 @@ struct JSONParserTests {
         (#"9223372036854775807"#, .integer(Int64.max)),
         (#"9223372036854775808"#, .number(9_223_372_036_854_775_808)),
         (#"{"a":1,"a":2}"#, .object(["a": .integer(2)])),
+        (#"-9223372036854775808"#, .integer(Int64.min)),
+        (#"-9223372036854775809"#, .number(-9_223_372_036_854_775_808)),  // the nearest Double
+        (#"[-0, 0, -7, 1234567890123]"#, .array([.integer(0), .integer(0), .integer(-7), .integer(1_234_567_890_123)])),
     ])
     func parsesValidJSON(text: String, expected: JSONValue) throws {
         #expect(try JSONValue(parsing: Data(text.utf8)) == expected)
@@ -43,6 +46,25 @@ struct JSONParserTests {
                 var control = Array(repeating: UInt8(ascii: "a"), count: length)
                 control[position] = 0x1F
                 #expect(throws: (any Error).self) { try JSONValue(parsing: Data([0x22] + control + [0x22])) }
+            }
+        }
+    }
+
+    /// Plain strings skip UTF-8 validation only when every byte is ASCII: a non-ASCII byte at
+    /// any offset, inside a 16-byte block or in the tail, sends the string through validation.
+    @Test func longStringsValidateEveryNonASCIIByte() throws {
+        for length in [1, 15, 16, 17, 31, 32, 33, 100] {
+            for position in 0..<length {
+                var valid = Array(repeating: UInt8(ascii: "a"), count: length)
+                valid.replaceSubrange(position...position, with: Array("é".utf8))
+                let expected =
+                    String(repeating: "a", count: position) + "é" + String(repeating: "a", count: length - position - 1)
+                #expect(try JSONValue(parsing: Data([0x22] + valid + [0x22])) == .string(expected))
+                var invalid = Array(repeating: UInt8(ascii: "a"), count: length)
+                invalid[position] = 0xC3  // a lead byte followed by ASCII
+                #expect(throws: (any Error).self) { try JSONValue(parsing: Data([0x22] + invalid + [0x22])) }
+                invalid[position] = 0x80  // a lone continuation byte
+                #expect(throws: (any Error).self) { try JSONValue(parsing: Data([0x22] + invalid + [0x22])) }
             }
         }
     }

@@ -75,12 +75,14 @@ struct JSONParser {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object([:])
         }
+        // Members are collected first and the dictionary built at its final size: growing it
+        // member by member rehashed every key at each doubling.
+        var members: [(String, JSONValue)] = []
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw failure("expected a member name") }
@@ -89,13 +91,13 @@ struct JSONParser {
             guard current == UInt8(ascii: ":") else { throw failure("expected ':'") }
             index += 1
             skipWhitespace()
-            members[key] = try value()
+            members.append((key, try value()))
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "}"):
                 index += 1
-                return .object(members)
+                return .object(Dictionary(members) { _, last in last })
             default: throw failure("expected ',' or '}'")
             }
         }
@@ -135,18 +137,25 @@ struct JSONParser {
         let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
         let backslash = SIMD16<UInt8>(repeating: UInt8(ascii: "\\"))
         let space = SIMD16<UInt8>(repeating: 0x20)
+        // The bytes seen, OR-ed: no high bit means ASCII, which needs no UTF-8 validation.
+        var seen = SIMD16<UInt8>(repeating: 0)
         while index + 16 <= end {
             let chunk = base.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
             if any((chunk .== quote) .| (chunk .== backslash) .| (chunk .< space)) { break }
+            seen |= chunk
             index += 16
         }
+        var high = any(seen .>= SIMD16<UInt8>(repeating: 0x80))
         while index < end {
             let byte = base.load(fromByteOffset: index, as: UInt8.self)
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            if byte >= 0x80 { high = true }
             index += 1
         }
         if current == UInt8(ascii: "\"") {
-            guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) else {
+            let run = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+            // `String(validating:)` is generic and unspecialized: it cost more than the scan.
+            guard let text = high ? String(validating: run, as: UTF8.self) : String(decoding: run, as: UTF8.self) else {
                 throw failure("invalid UTF-8 in a string")
             }
             index += 1
@@ -229,10 +238,27 @@ struct JSONParser {
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
             guard try digitFollows() else { throw failure("expected a digit in the exponent") }
         }
+        if integral, let value = integer(from: start, to: index) { return .integer(value) }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        if integral, let value = Int64(text) { return .integer(value) }
         guard let value = Double(text) else { throw failure("number out of range") }
         return .number(value)
+    }
+
+    /// The integer written in `bytes[start..<end]` (an optional minus and digits, already
+    /// checked), or nil when it does not fit in `Int64`.
+    private func integer(from start: Int, to end: Int) -> Int64? {
+        let negative = bytes[start] == UInt8(ascii: "-")
+        var value: Int64 = 0
+        for offset in (negative ? start + 1 : start)..<end {
+            let digit = Int64(bytes[offset] &- UInt8(ascii: "0"))
+            // Accumulated as a negative number: Int64.min has no positive counterpart.
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (next, underflow) = shifted.subtractingReportingOverflow(digit)
+            if overflow || underflow { return nil }
+            value = next
+        }
+        if negative { return value }
+        return value == .min ? nil : -value
     }
 
     private mutating func digitFollows() throws -> Bool {
