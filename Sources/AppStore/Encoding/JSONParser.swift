@@ -141,11 +141,12 @@ struct JSONParser {
         var seen = SIMD16<UInt8>(repeating: 0)
         while index + 16 <= end {
             let chunk = base.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
-            if any((chunk .== quote) .| (chunk .== backslash) .| (chunk .< space)) { break }
+            if Self.anySet((chunk .== quote) .| (chunk .== backslash) .| (chunk .< space)) { break }
             seen |= chunk
             index += 16
         }
-        var high = any(seen .>= SIMD16<UInt8>(repeating: 0x80))
+        let words = unsafeBitCast(seen, to: SIMD2<UInt64>.self)
+        var high = (words[0] | words[1]) & 0x8080_8080_8080_8080 != 0
         while index < end {
             let byte = base.load(fromByteOffset: index, as: UInt8.self)
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
@@ -174,6 +175,14 @@ struct JSONParser {
             default: output.append(byte)
             }
         }
+    }
+
+    /// Whether any lane of `mask` is set. The standard `any(_:)` reduces the lanes through a
+    /// generic `min()` that is not specialized here: a call per 16 bytes scanned.
+    @inline(__always)
+    private static func anySet(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
+        let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        return words[0] | words[1] != 0
     }
 
     private mutating func escape(into output: inout [UInt8]) throws {

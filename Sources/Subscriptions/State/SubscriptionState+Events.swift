@@ -74,7 +74,7 @@ extension SubscriptionState {
             first ? .initialPurchase : .renewal, cause: "\(originalTransactionId)/PERIOD/\(period)", transaction, after)
         purchase.setPrice(milliunits: transaction.price ?? 0)
         if !first {
-            let previous = after.periodsInOrder.last { Self.isEarlierPeriod($0, transaction) }
+            let previous = after.period(before: transaction)
             purchase.isTrialConversion =
                 previous.map { Self.periodType(of: $0) == .trial && purchase.periodType != .trial } ?? false
         }

@@ -8,12 +8,12 @@ import AppStore
 extension SubscriptionState {
     /// The newest snapshot of the current period's transaction.
     public var currentTransaction: JWSTransactionDecodedPayload? {
-        transactions.values.max(by: Self.isEarlierPeriod)
+        periodKeys().max(by: Self.precedes).map { transactions.values[$0.index] }
     }
 
     /// The transactions in the order their periods started.
     public var periodsInOrder: [JWSTransactionDecodedPayload] {
-        transactions.values.sorted(by: Self.isEarlierPeriod)
+        periodKeys().sorted(by: Self.precedes).map { transactions.values[$0.index] }
     }
 
     /// The current period's `transactionId`.
@@ -34,7 +34,10 @@ extension SubscriptionState {
     public var purchaseDateMs: Int64? { currentTransaction?.purchaseDate }
     /// When the subscription was first bought.
     public var originalPurchaseDateMs: Int64? {
-        currentTransaction?.originalPurchaseDate ?? periodsInOrder.first?.purchaseDate
+        currentTransaction?.originalPurchaseDate
+            ?? periodKeys().min(by: Self.precedes).flatMap {
+                transactions.values[$0.index].purchaseDate
+            }
     }
     /// When the current period ends (before any grace period).
     public var expiresDateMs: Int64? { currentTransaction?.expiresDate }
@@ -60,7 +63,48 @@ extension SubscriptionState {
 
     /// The 1-based position of a period among the known ones, in the order they started.
     public func periodNumber(of transactionId: String) -> Int? {
-        periodsInOrder.firstIndex { $0.transactionId == transactionId }.map { $0 + 1 }
+        let keys = periodKeys()
+        guard let target = keys.filter({ $0.id == transactionId }).min(by: Self.precedes) else { return nil }
+        return 1 + keys.reduce(0) { $0 + (Self.precedes($1, target) ? 1 : 0) }
+    }
+
+    /// The latest period that started before `transaction`'s (by `isEarlierPeriod`), if any.
+    func period(before transaction: JWSTransactionDecodedPayload) -> JWSTransactionDecodedPayload? {
+        let bound = PeriodKey(of: transaction, at: transactions.startIndex)
+        return periodKeys().filter { Self.precedes($0, bound) }.max(by: Self.precedes).map { transactions.values[$0.index] }
+    }
+
+    /// What orders a period (`isEarlierPeriod`'s fields) and where its transaction is.
+    struct PeriodKey {
+        var purchaseDate: Int64
+        var expiresDate: Int64
+        var id: String
+        var index: [String: JWSTransactionDecodedPayload].Index
+
+        init(of transaction: JWSTransactionDecodedPayload, at index: [String: JWSTransactionDecodedPayload].Index) {
+            purchaseDate = transaction.purchaseDate ?? 0
+            expiresDate = transaction.expiresDate ?? 0
+            id = transaction.transactionId ?? ""
+            self.index = index
+        }
+    }
+
+    /// One key per transaction, read in place: sorting the transactions themselves copied every
+    /// field of every period (tens of microseconds for a subscription a few years old).
+    func periodKeys() -> [PeriodKey] {
+        var keys: [PeriodKey] = []
+        keys.reserveCapacity(transactions.count)
+        var index = transactions.startIndex
+        while index != transactions.endIndex {
+            keys.append(PeriodKey(of: transactions.values[index], at: index))
+            transactions.formIndex(after: &index)
+        }
+        return keys
+    }
+
+    /// `isEarlierPeriod` on keys.
+    static func precedes(_ lhs: PeriodKey, _ rhs: PeriodKey) -> Bool {
+        (lhs.purchaseDate, lhs.expiresDate, lhs.id) < (rhs.purchaseDate, rhs.expiresDate, rhs.id)
     }
 
     // MARK: - Derivations
