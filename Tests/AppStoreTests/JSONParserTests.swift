@@ -91,6 +91,23 @@ struct JSONParserTests {
         #expect(JSONValue.string("").serialized() == #""""#)
     }
 
+    /// Strings are written 16 bytes at a time between escapes: a byte to escape at any offset,
+    /// on either side of a 16-byte boundary, is escaped, and the runs around it are kept.
+    @Test func longStringsAreEscapedAtEveryOffset() throws {
+        let escapes: [(Character, String)] = [("\"", #"\""#), ("\\", #"\\"#), ("\n", #"\n"#), ("\u{1}", #"\u0001"#)]
+        for length in [1, 15, 16, 17, 31, 32, 33, 47, 100] {
+            for position in 0..<length {
+                for (special, escaped) in escapes {
+                    let before = String(repeating: "a", count: position)
+                    let after = String(repeating: "é", count: length - position - 1)
+                    let value = JSONValue.string(before + String(special) + after)
+                    #expect(value.serialized() == "\"" + before + escaped + after + "\"")
+                    #expect(try JSONValue(parsing: Data(value.serialized().utf8)) == value)
+                }
+            }
+        }
+    }
+
     @Test func roundTripsThroughFoundation() throws {
         let text = #"{"x":{"y":[1,2.5,"z",{"w":false}]},"u":"\u2603"}"#
         let ours = try JSONValue(parsing: Data(text.utf8))

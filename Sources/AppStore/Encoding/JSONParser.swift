@@ -134,19 +134,15 @@ struct JSONParser {
         let base = bytes.baseAddress!
         let end = bytes.count
         // Sixteen bytes at a time while none of them ends the run (quote, backslash, control).
-        let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
-        let backslash = SIMD16<UInt8>(repeating: UInt8(ascii: "\\"))
-        let space = SIMD16<UInt8>(repeating: 0x20)
         // The bytes seen, OR-ed: no high bit means ASCII, which needs no UTF-8 validation.
         var seen = SIMD16<UInt8>(repeating: 0)
         while index + 16 <= end {
             let chunk = base.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
-            if Self.anySet((chunk .== quote) .| (chunk .== backslash) .| (chunk .< space)) { break }
+            if ByteScan.anySet(ByteScan.stringSpecials(chunk)) { break }
             seen |= chunk
             index += 16
         }
-        let words = unsafeBitCast(seen, to: SIMD2<UInt64>.self)
-        var high = (words[0] | words[1]) & 0x8080_8080_8080_8080 != 0
+        var high = ByteScan.hasHighBit(seen)
         while index < end {
             let byte = base.load(fromByteOffset: index, as: UInt8.self)
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
@@ -175,14 +171,6 @@ struct JSONParser {
             default: output.append(byte)
             }
         }
-    }
-
-    /// Whether any lane of `mask` is set. The standard `any(_:)` reduces the lanes through a
-    /// generic `min()` that is not specialized here: a call per 16 bytes scanned.
-    @inline(__always)
-    private static func anySet(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
-        let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
-        return words[0] | words[1] != 0
     }
 
     private mutating func escape(into output: inout [UInt8]) throws {

@@ -118,12 +118,13 @@ public enum JSONValue: Hashable, Sendable {
         output.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { bytes in
-            // Most strings need no escape: copy runs of plain bytes at once.
+            // Most strings need no escape: find the bytes that do, 16 at a time, and copy the
+            // plain runs between them at once.
             var start = 0
-            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-            {
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                start = index + 1
+            var index = 0
+            while let special = ByteScan.firstStringSpecial(in: bytes, from: index) {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<special]))
+                let byte = bytes[special]
                 switch byte {
                 case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
                 case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
@@ -135,6 +136,8 @@ public enum JSONValue: Hashable, Sendable {
                     output.append(hexDigits[Int(byte >> 4)])
                     output.append(hexDigits[Int(byte & 0x0F)])
                 }
+                index = special + 1
+                start = index
             }
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
