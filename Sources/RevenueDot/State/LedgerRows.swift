@@ -205,8 +205,11 @@ enum LedgerRows {
 
     /// The current state goes to `json`, the history to `history`, and what a read of the owner
     /// shows to `purchase_views` (a purchase nobody owns, or one without a transaction yet, has none).
+    ///
+    /// `view` is only worked out for a purchase that has an owner (the bench's and many real
+    /// purchases arrive before anyone claims them).
     private static func upsertPurchase(
-        _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & Encodable, view: PurchaseView?,
+        _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & Encodable, view makeView: @autoclosure () -> PurchaseView?,
         facts: PurchaseFactRows.Loaded, appId: String, _ transaction: WriteTransaction
     ) throws {
         let owner = purchase.journal.ownerAppUserId
@@ -217,6 +220,7 @@ enum LedgerRows {
                 .text(appId), .text(Self.key(key)), owner.map(SQLValue.text) ?? .null,
                 .text(try encode(purchase.withoutHistory)), .text(try encode(kept)),
             ])
+        let view = owner == nil ? nil : makeView()
         // A transfer leaves the view under the previous owner: it goes first. A purchase stored
         // for the first time has no view anywhere yet.
         if facts.isStored {
