@@ -13,7 +13,7 @@ extension SubscriptionState {
 
     /// The transactions in the order their periods started.
     public var periodsInOrder: [JWSTransactionDecodedPayload] {
-        periodKeys().sorted(by: Self.precedes).map { transactions.values[$0.index] }
+        orderedPeriodKeys().map { transactions.values[$0.index] }
     }
 
     /// The current period's `transactionId`.
@@ -35,7 +35,7 @@ extension SubscriptionState {
     /// When the subscription was first bought.
     public var originalPurchaseDateMs: Int64? {
         currentTransaction?.originalPurchaseDate
-            ?? periodKeys().min(by: Self.precedes).flatMap {
+            ?? orderedPeriodKeys().first.flatMap {
                 transactions.values[$0.index].purchaseDate
             }
     }
@@ -63,15 +63,13 @@ extension SubscriptionState {
 
     /// The 1-based position of a period among the known ones, in the order they started.
     public func periodNumber(of transactionId: String) -> Int? {
-        let keys = periodKeys()
-        guard let target = keys.filter({ $0.id == transactionId }).min(by: Self.precedes) else { return nil }
-        return 1 + keys.reduce(0) { $0 + (Self.precedes($1, target) ? 1 : 0) }
+        orderedPeriodKeys().firstIndex { transactions.values[$0.index].transactionId == transactionId }.map { $0 + 1 }
     }
 
     /// The latest period that started before `transaction`'s (by `isEarlierPeriod`), if any.
     func period(before transaction: JWSTransactionDecodedPayload) -> JWSTransactionDecodedPayload? {
         let bound = PeriodKey(of: transaction, at: transactions.startIndex)
-        return periodKeys().filter { Self.precedes($0, bound) }.max(by: Self.precedes).map { transactions.values[$0.index] }
+        return orderedPeriodKeys().last { Self.precedes($0, bound) }.map { transactions.values[$0.index] }
     }
 
     /// What orders a period (`isEarlierPeriod`'s fields) and where its transaction is.
@@ -100,6 +98,12 @@ extension SubscriptionState {
             transactions.formIndex(after: &index)
         }
         return keys
+    }
+
+    /// The keys in the order `periodsInOrder` gives: the same sort over the same sequence, so
+    /// even periods that compare equal come out as they did when the transactions were sorted.
+    func orderedPeriodKeys() -> [PeriodKey] {
+        periodKeys().sorted(by: Self.precedes)
     }
 
     /// `isEarlierPeriod` on keys.
