@@ -20,10 +20,12 @@ struct LoadRequest: Sendable {
 ///
 /// A request counts as a failure unless it is answered `expectedStatus`.
 ///
-/// `answered`, when given, is called with each request's index and the moment its answer arrived.
+/// `answered`, when given, is called with each request's index and the moment its answer arrived;
+/// `started`, with the moment the clock started (after the requests were encoded).
 func runLoad(
     port: UInt16, count: Int, connections: Int, expectedStatus: Int = 200,
     answered: (@Sendable (Int, ContinuousClock.Instant) -> Void)? = nil,
+    started: ((ContinuousClock.Instant) -> Void)? = nil,
     _ request: @escaping @Sendable (Int) -> LoadRequest
 ) -> [String: Any] {
     let latencies = Mutex<[Double]>([])
@@ -70,6 +72,7 @@ func runLoad(
     prepared.wait()
     let cpuBefore = processCPUSeconds()
     let start = clock.now
+    started?(start)
     for _ in 0..<connections { go.signal() }
     group.wait()
     let total = clock.now - start

@@ -70,10 +70,10 @@ func webhooks(_ arguments: [String]) throws {
 
     // Payload i is about original transaction 20000000<i> (see `generate`).
     let answers = Mutex<[Int: ContinuousClock.Instant]>([:])
-    let started = clock.now
+    var started = clock.now
     let ingest = runLoad(
         port: port, count: payloads.count, connections: connections,
-        answered: { index, at in answers.withLock { $0[index] = at } }
+        answered: { index, at in answers.withLock { $0[index] = at } }, started: { started = $0 }
     ) { index in
         LoadRequest(
             method: "POST", path: "/v1/apple/notifications/bench", headers: ["Content-Type": "application/json"],
