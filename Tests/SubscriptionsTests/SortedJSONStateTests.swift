@@ -129,6 +129,13 @@ import Testing
         try Self.expectSameDecoding(PurchaseFact.self, try JSONValue(parsing: Data(json.utf8)))
     }
 
+    @Test func timersMatchCodable() throws {
+        let timer = ExpirationTimer(originalTransactionId: "1000", fireAtMs: -42)
+        #expect(Self.unset(timer).isEmpty)
+        try Self.check(timer)
+        try Self.check(ExpirationTimer(originalTransactionId: "a\"b\\c\u{1}é", fireAtMs: .max))
+    }
+
     @Test func eventsDecodeAsCodableDoes() throws {
         try Self.check(EventJSONTests.full)
         try Self.check(Event(type: .test, id: "t"))

@@ -1,0 +1,12 @@
+import AppStore
+
+extension ExpirationTimer: SortedJSONWritable {
+    /// Written member by member: a timer is stored with nearly every notification, and the
+    /// generic `Encodable` path cost more than the rest of its statement.
+    public func writeSortedJSON(into writer: inout JSONWriter) throws {
+        writer.beginObject()
+        writer.member("fireAtMs", fireAtMs)
+        writer.member("originalTransactionId", originalTransactionId)
+        writer.endObject()
+    }
+}
