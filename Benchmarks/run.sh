@@ -94,13 +94,14 @@ JSON
 # round with the median ratio is reported (single runs move by ±10% with host load).
 ingest_rounds=""
 for round in 1 2 3; do
-    bulk=$(start=$(date +%s.%N); .build/release/revenuedot verify --root-cert "$work/ingest/root.pem" \
-        --bundle-id com.example.app --environment Sandbox --lines "$work/ingest/payloads.txt" > /dev/null; \
-        end=$(date +%s.%N); echo "$ingest_count $start $end" | awk '{printf "%.0f", $1 / ($3 - $2)}')
+    read -r bulk_wall bulk_cpu < <(python3 Benchmarks/timed.py .build/release/revenuedot verify \
+        --root-cert "$work/ingest/root.pem" --bundle-id com.example.app --environment Sandbox \
+        --lines "$work/ingest/payloads.txt")
+    bulk=$(awk -v n="$ingest_count" -v s="$bulk_wall" 'BEGIN {printf "%.0f", n / s}')
     echo "round $round: bulk verify --lines of the same payloads, notifications/s: $bulk" >&2
     rm -f "$work/ingest/revenuedot.sqlite"*
     ingest_run "$work/ingest"
-    ingest_rounds="$ingest_rounds$(python3 -c 'import json, sys; print(json.dumps({"bulk": float(sys.argv[1]), "ingest": json.loads(sys.argv[2]), "threads": json.loads(sys.argv[3])}))' "$bulk" "$run_result" "$run_threads")"$'\n'
+    ingest_rounds="$ingest_rounds$(python3 -c 'import json, sys; print(json.dumps({"bulk": float(sys.argv[1]), "bulk_cpu_us": float(sys.argv[4]) * 1e6 / float(sys.argv[5]), "ingest": json.loads(sys.argv[2]), "threads": json.loads(sys.argv[3])}))' "$bulk" "$run_result" "$run_threads" "$bulk_cpu" "$ingest_count")"$'\n'
 done
 mapfile -t median < <(python3 - "$ingest_rounds" <<'PY'
 import json, sys
@@ -109,12 +110,14 @@ rounds = sorted((json.loads(l) for l in sys.argv[1].splitlines() if l.strip()),
 middle = rounds[len(rounds) // 2]
 print(middle["bulk"]); print(json.dumps(middle["ingest"])); print(json.dumps(middle["threads"]))
 print(", ".join(f'{r["ingest"]["requests_per_second"] / r["bulk"]:.2f}x' for r in rounds))
+print(middle["bulk_cpu_us"])
 PY
 )
 bulk=${median[0]}
 ingest=${median[1]}
 ingest_threads=${median[2]}
 ingest_spread=${median[3]}
+bulk_cpu_us=${median[4]}
 
 subscriptions="${BENCH_SUBSCRIPTIONS:-500}"
 echo "== ingest again: $ingest_count notifications about $subscriptions subscriptions, in signed-date order" >&2
@@ -163,7 +166,7 @@ echo "$health$subscribers" >&2
 kill -TERM "$server"
 wait "$server"
 
-python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" "$repeat" "$repeat_threads" "$subscriptions" "$ingest_spread" <<'PY'
+python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" "$repeat" "$repeat_threads" "$subscriptions" "$ingest_spread" "$bulk_cpu_us" <<'PY'
 import json, sys
 ours, speed, apple, lines = json.loads(sys.argv[1]), float(sys.argv[2]), json.loads(sys.argv[3]), float(sys.argv[4])
 bulk, ingest = float(sys.argv[5]), json.loads(sys.argv[6])
@@ -195,6 +198,14 @@ for thread, use in sorted(json.loads(sys.argv[12]).items()):
     print(f"  {'server CPU per notification, ' + thread:<42} {use['user_us'] + use['system_us']:>7.0f} us   "
           f"(user {use['user_us']}, system {use['system_us']}; wrote {use['written_kib']} KiB)")
 print(f"  {'bench client CPU per request (same cores)':<42} {ingest['client_cpu_us_per_request']:>7.0f} us")
+# CPU per notification moves less with host load than throughput: the ratio ingest would reach
+# if it kept the cores as busy as bulk verify does.
+server_us = sum(use['user_us'] + use['system_us'] for use in json.loads(sys.argv[12]).values())
+ingest_us = server_us + ingest['client_cpu_us_per_request']
+bulk_us = float(sys.argv[17])
+print(f"  {'CPU per notification: bulk verify':<42} {bulk_us:>7.0f} us")
+print(f"  {'CPU per notification: ingest (server+client)':<42} {ingest_us:>7.0f} us   "
+      f"{bulk_us / ingest_us:.2f}x: the ratio at equal use of the cores")
 repeat, repeat_threads, subscriptions = json.loads(sys.argv[13]), json.loads(sys.argv[14]), int(sys.argv[15])
 again = repeat["requests_per_second"]
 print(f"\nIngest, {repeat['requests']:,} notifications about {subscriptions:,} subscriptions (each purchase's history grows)")
