@@ -8,7 +8,7 @@ import AppStore
 extension SubscriptionState {
     /// The newest snapshot of the current period's transaction.
     public var currentTransaction: JWSTransactionDecodedPayload? {
-        periodKeys().max(by: Self.precedes).map { transactions.values[$0.index] }
+        periodKeys().max { $0.order < $1.order }.map { transactions.values[$0.index] }
     }
 
     /// The transactions in the order their periods started.
@@ -68,23 +68,14 @@ extension SubscriptionState {
 
     /// The latest period that started before `transaction`'s (by `isEarlierPeriod`), if any.
     func period(before transaction: JWSTransactionDecodedPayload) -> JWSTransactionDecodedPayload? {
-        let bound = PeriodKey(of: transaction, at: transactions.startIndex)
-        return orderedPeriodKeys().last { Self.precedes($0, bound) }.map { transactions.values[$0.index] }
+        let bound = Self.periodOrder(transaction)
+        return orderedPeriodKeys().last { $0.order < bound }.map { transactions.values[$0.index] }
     }
 
-    /// What orders a period (`isEarlierPeriod`'s fields) and where its transaction is.
+    /// What orders a period (`periodOrder`) and where its transaction is.
     struct PeriodKey {
-        var purchaseDate: Int64
-        var expiresDate: Int64
-        var id: String
+        var order: (Int64, Int64, String)
         var index: [String: JWSTransactionDecodedPayload].Index
-
-        init(of transaction: JWSTransactionDecodedPayload, at index: [String: JWSTransactionDecodedPayload].Index) {
-            purchaseDate = transaction.purchaseDate ?? 0
-            expiresDate = transaction.expiresDate ?? 0
-            id = transaction.transactionId ?? ""
-            self.index = index
-        }
     }
 
     /// One key per transaction, read in place: sorting the transactions themselves copied every
@@ -94,7 +85,7 @@ extension SubscriptionState {
         keys.reserveCapacity(transactions.count)
         var index = transactions.startIndex
         while index != transactions.endIndex {
-            keys.append(PeriodKey(of: transactions.values[index], at: index))
+            keys.append(PeriodKey(order: Self.periodOrder(transactions.values[index]), index: index))
             transactions.formIndex(after: &index)
         }
         return keys
@@ -103,12 +94,7 @@ extension SubscriptionState {
     /// The keys in the order `periodsInOrder` gives: the same sort over the same sequence, so
     /// even periods that compare equal come out as they did when the transactions were sorted.
     func orderedPeriodKeys() -> [PeriodKey] {
-        periodKeys().sorted(by: Self.precedes)
-    }
-
-    /// `isEarlierPeriod` on keys.
-    static func precedes(_ lhs: PeriodKey, _ rhs: PeriodKey) -> Bool {
-        (lhs.purchaseDate, lhs.expiresDate, lhs.id) < (rhs.purchaseDate, rhs.expiresDate, rhs.id)
+        periodKeys().sorted { $0.order < $1.order }
     }
 
     // MARK: - Derivations
@@ -144,7 +130,11 @@ extension SubscriptionState {
 
     /// Orders periods by start, then end, then id (a total order, so the current one is unique).
     static func isEarlierPeriod(_ lhs: JWSTransactionDecodedPayload, _ rhs: JWSTransactionDecodedPayload) -> Bool {
-        (lhs.purchaseDate ?? 0, lhs.expiresDate ?? 0, lhs.transactionId ?? "")
-            < (rhs.purchaseDate ?? 0, rhs.expiresDate ?? 0, rhs.transactionId ?? "")
+        periodOrder(lhs) < periodOrder(rhs)
+    }
+
+    /// What `isEarlierPeriod` compares: start, then end, then id.
+    static func periodOrder(_ transaction: JWSTransactionDecodedPayload) -> (Int64, Int64, String) {
+        (transaction.purchaseDate ?? 0, transaction.expiresDate ?? 0, transaction.transactionId ?? "")
     }
 }
