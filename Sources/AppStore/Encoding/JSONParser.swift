@@ -131,28 +131,12 @@ struct JSONParser {
         index += 1
         let start = index
         // Fast path: plain bytes up to the closing quote (long JWS strings live here).
-        let base = bytes.baseAddress!
-        let end = bytes.count
-        // Sixteen bytes at a time while none of them ends the run (quote, backslash, control).
-        // The bytes seen, OR-ed: no high bit means ASCII, which needs no UTF-8 validation.
-        var seen = SIMD16<UInt8>(repeating: 0)
-        while index + 16 <= end {
-            let chunk = base.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
-            if ByteScan.anySet(ByteScan.stringSpecials(chunk)) { break }
-            seen |= chunk
-            index += 16
-        }
-        var high = ByteScan.hasHighBit(seen)
-        while index < end {
-            let byte = base.load(fromByteOffset: index, as: UInt8.self)
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
-            if byte >= 0x80 { high = true }
-            index += 1
-        }
+        let (end, ascii) = ByteScan.plainRun(in: bytes, from: index)
+        index = end
         if current == UInt8(ascii: "\"") {
             let run = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
             // `String(validating:)` is generic and unspecialized: it cost more than the scan.
-            guard let text = high ? String(validating: run, as: UTF8.self) : String(decoding: run, as: UTF8.self) else {
+            guard let text = ascii ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self) else {
                 throw failure("invalid UTF-8 in a string")
             }
             index += 1

@@ -121,8 +121,9 @@ public enum JSONValue: Hashable, Sendable {
             // Most strings need no escape: find the bytes that do, 16 at a time, and copy the
             // plain runs between them at once.
             var start = 0
-            var index = 0
-            while let special = ByteScan.firstStringSpecial(in: bytes, from: index) {
+            while true {
+                let special = ByteScan.plainRun(in: UnsafeRawBufferPointer(bytes), from: start).end
+                guard special < bytes.count else { break }
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<special]))
                 let byte = bytes[special]
                 switch byte {
@@ -136,8 +137,7 @@ public enum JSONValue: Hashable, Sendable {
                     output.append(hexDigits[Int(byte >> 4)])
                     output.append(hexDigits[Int(byte & 0x0F)])
                 }
-                index = special + 1
-                start = index
+                start = special + 1
             }
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
