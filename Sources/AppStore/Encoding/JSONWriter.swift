@@ -97,8 +97,7 @@ extension JSONWriter {
 
     public mutating func optional(_ key: String, _ number: Int64?) {
         guard let number else { return }
-        self.key(key)
-        integer(number)
+        member(key, number)
     }
 
     /// A number member, as `JSONValueEncoder` writes a `Decimal`.
@@ -120,10 +119,7 @@ extension JSONWriter {
 
     public mutating func optional(_ key: String, _ texts: [String]?) {
         guard let texts else { return }
-        self.key(key)
-        beginArray()
-        for text in texts { string(text) }
-        endArray()
+        array(key, texts) { writer, text in writer.string(text) }
     }
 
     public mutating func member(_ key: String, _ number: Int64) {

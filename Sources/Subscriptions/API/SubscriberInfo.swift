@@ -172,10 +172,7 @@ public enum SubscriberInfo {
         }
         out.beginObject()
         for (productId, bought) in byProduct.sorted(by: { JSONValue.precedesInUTF8($0.key, $1.key) }) {
-            out.key(productId)
-            out.beginArray()
-            for purchase in bought { write(oneTime: purchase, into: &out) }
-            out.endArray()
+            out.array(productId, bought) { out, purchase in write(oneTime: purchase, into: &out) }
         }
         out.endObject()
     }
