@@ -106,4 +106,62 @@ struct JWSCompactionTests {
             #expect(hash == Digest.hex(Digest.sha256(Data(text.utf8))))
         }
     }
+    /// `compact` no longer expands its result to check it; it proves each part instead. Random
+    /// payloads with nested headers of every kind of length, dots and lookalikes must all come
+    /// back byte for byte, and a decoded payload one byte off must be refused.
+    @Test func randomPayloadsComeBackExactlyOrAreLeftAsTheyAre() throws {
+        var generator = SystemRandomNumberGenerator()
+        let symbols = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        func symbolRun(_ count: Int) -> [UInt8] { (0..<count).map { _ in symbols.randomElement(using: &generator)! } }
+        let outer = "eyJ" + String(decoding: symbolRun(400), as: UTF8.self)
+        var compacted = 0
+        for _ in 0..<300 {
+            var payload: [UInt8] = Array(#"{"a":""#.utf8)
+            for _ in 0..<Int.random(in: 0...4, using: &generator) {
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: payload += Array("\"eyJ".utf8) + symbolRun(Int.random(in: 250...300, using: &generator)) + Array(".".utf8)
+                case 1: payload += Array("\"".utf8) + Array(outer.utf8) + Array(".eyJ9.c2ln".utf8)
+                case 2: payload += Array("..eyJ.x\"".utf8)
+                default:
+                    payload += (0..<Int.random(in: 1...40, using: &generator)).map { _ in
+                        UInt8.random(in: 1...0x7F, using: &generator)
+                    }
+                }
+            }
+            payload += Array(#""}"#.utf8)
+            let jws = outer + "." + Base64.encode(payload, alphabet: .url) + "." + String(decoding: symbolRun(86), as: UTF8.self)
+            guard let compact = JWSCompaction.compact(jws, payload: Data(payload)) else { continue }
+            compacted += 1
+            #expect(compact == JWSCompaction.compact(jws))
+            let expanded = try #require(JWSCompaction.expand(compact.body) { compact.headers[$0] })
+            #expect(expanded.utf8.elementsEqual(jws.utf8))
+            var altered = payload
+            altered[Int.random(in: 0..<altered.count, using: &generator)] ^= UInt8.random(in: 1...0x3F, using: &generator)
+            #expect(JWSCompaction.compact(jws, payload: Data(altered)) == nil)
+        }
+        #expect(compacted == 300)
+    }
+
+    @Test func base64EncodingIsRecognizedExactly() {
+        for alphabet in [Base64.Alphabet.standard, .url] {
+            for length in 0..<40 {
+                let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 * 73 + 11) }
+                let text = Array(Base64.encode(bytes, alphabet: alphabet).utf8)
+                func recognized(_ text: [UInt8]) -> Bool {
+                    bytes.withUnsafeBytes { bytes in
+                        text.withUnsafeBytes { Base64.isEncoding(of: bytes, text: $0, alphabet: alphabet) }
+                    }
+                }
+                #expect(recognized(text))
+                #expect(!recognized(text + Array("A".utf8)))
+                #expect(!recognized(text + Array("=".utf8)))
+                if !text.isEmpty { #expect(!recognized(Array(text.dropLast()))) }
+                for index in text.indices {
+                    var changed = text
+                    changed[index] = changed[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+                    #expect(!recognized(changed), "\(alphabet) length \(length) position \(index)")
+                }
+            }
+        }
+    }
 }

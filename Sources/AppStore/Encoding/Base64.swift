@@ -113,6 +113,46 @@ public enum Base64 {
         return b & 0x0F == 0
     }
 
+    /// Whether `text` is exactly what `encode(bytes, alphabet:)` gives, compared as it is
+    /// encoded, without building the text: one valid, canonical encoding per byte string.
+    public static func isEncoding(of bytes: UnsafeRawBufferPointer, text: UnsafeRawBufferPointer, alphabet: Alphabet) -> Bool {
+        let rest = bytes.count % 3
+        let padded = alphabet == .standard && rest > 0
+        let length = bytes.count / 3 * 4 + (rest == 0 ? 0 : padded ? 4 : rest + 1)
+        guard text.count == length else { return false }
+        let symbols = alphabet == .standard ? standardSymbols : urlSymbols
+        return symbols.withUnsafeBufferPointer { symbols in
+            var index = 0
+            var read = 0
+            var differ: UInt8 = 0
+            while index + 3 <= bytes.count {
+                let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                differ |= text[read] ^ symbols[Int(chunk >> 18 & 63)]
+                differ |= text[read + 1] ^ symbols[Int(chunk >> 12 & 63)]
+                differ |= text[read + 2] ^ symbols[Int(chunk >> 6 & 63)]
+                differ |= text[read + 3] ^ symbols[Int(chunk & 63)]
+                index += 3
+                read += 4
+            }
+            if rest > 0 {
+                var chunk = UInt32(bytes[index]) << 16
+                if rest == 2 { chunk |= UInt32(bytes[index + 1]) << 8 }
+                differ |= text[read] ^ symbols[Int(chunk >> 18 & 63)]
+                differ |= text[read + 1] ^ symbols[Int(chunk >> 12 & 63)]
+                read += 2
+                if rest == 2 {
+                    differ |= text[read] ^ symbols[Int(chunk >> 6 & 63)]
+                    read += 1
+                }
+                while padded, read < length {
+                    differ |= text[read] ^ UInt8(ascii: "=")
+                    read += 1
+                }
+            }
+            return differ == 0
+        }
+    }
+
     /// Encodes bytes; `.url` omits padding as JWS requires.
     public static func encode<D: DataProtocol>(_ data: D, alphabet: Alphabet) -> String {
         let symbols = alphabet == .standard ? standardSymbols : urlSymbols

@@ -29,18 +29,38 @@ public enum JWSCompaction {
     public static let minimumHeaderBytes = 256
 
     private static let reference = UInt8(0)
-    /// The last header hashed, with its hash: App Store signs with one chain for months, so
-    /// nearly every notification repeats it (one SHA-256 of about 2.5 kB saved per notification).
-    private static let lastHashed = Mutex<(text: String, hash: String)?>(nil)
-
-    /// `header`'s SHA-256 in hex (`text` is `header` as a string).
-    private static func hashOf(header: UnsafeRawBufferPointer, text: String) -> String {
-        if let last = lastHashed.withLock({ $0 }), JSONValue.compareUTF8(last.text, text) == 0 { return last.hash }
-        let hash = Digest.hex(Digest.sha256(header))
-        lastHashed.withLock { $0 = (text, hash) }
-        return hash
-    }
     private static let dot = UInt8(ascii: ".")
+
+    /// A header already hashed: its bytes, its text and the hex SHA-256 of those bytes.
+    private struct KnownHeader: Sendable {
+        var bytes: [UInt8]
+        var text: String
+        var hash: String
+
+        init(_ header: UnsafeRawBufferPointer) {
+            bytes = Array(header)
+            text = String(decoding: header, as: UTF8.self)
+            hash = Digest.hex(Digest.sha256(header))
+        }
+
+        func matches(_ other: UnsafeRawBufferPointer) -> Bool {
+            bytes.count == other.count
+                && bytes.withUnsafeBytes { memcmp($0.baseAddress!, other.baseAddress!, other.count) == 0 }
+        }
+    }
+
+    /// The last header hashed: App Store signs with one chain for months, so nearly every
+    /// notification repeats it (one SHA-256 of about 2.5 kB, and its copies, saved per
+    /// notification). Matched by bytes, never by `String ==`.
+    private static let lastHashed = Mutex<KnownHeader?>(nil)
+
+    /// `header` as a known header, from the last one when its bytes are the same.
+    private static func known(_ header: UnsafeRawBufferPointer) -> KnownHeader {
+        if let last = lastHashed.withLock({ $0 }), last.matches(header) { return last }
+        let entry = KnownHeader(header)
+        lastHashed.withLock { $0 = entry }
+        return entry
+    }
 
     /// The compact form of `jws`; nil when the JWS gains nothing or would not come back exactly.
     ///
@@ -48,31 +68,41 @@ public enum JWSCompaction {
     ///   trusted no more than the rest, since the result must expand to exactly `jws`.
     public static func compact(_ jws: String, payload: Data? = nil) -> Compacted? {
         var text = jws
-        return text.withUTF8 { compact(UnsafeRawBufferPointer($0), original: jws, decoded: payload) }
+        return text.withUTF8 { compact(UnsafeRawBufferPointer($0), decoded: payload) }
     }
 
-    private static func compact(_ text: UnsafeRawBufferPointer, original: String, decoded: Data?) -> Compacted? {
+    /// Builds the compact form and proves, part by part, that `expand` gives `text` back:
+    /// - the outer header and the signature are kept as text: `text` is a `String`'s UTF-8 and
+    ///   they end at dots, so they are valid UTF-8 and a `String` of them has the same bytes;
+    /// - the payload segment must be exactly the base64url encoding of `payload` (which rules out
+    ///   a wrong decoded payload and any non-canonical encoding), and `payload` holds no NUL, so
+    ///   the references put in place of the nested headers are the only NULs and `expand` puts
+    ///   back exactly the bytes they replaced (base64url symbols, which are ASCII);
+    /// - the signature holds no dot and no NUL, so `expand` finds where it starts.
+    private static func compact(_ text: UnsafeRawBufferPointer, decoded: Data?) -> Compacted? {
         guard let firstDot = firstIndex(of: dot, in: text), let lastDot = text.lastIndex(of: dot), firstDot < lastDot,
-            firstDot >= minimumHeaderBytes, !contains(UnsafeRawBufferPointer(rebasing: text[(lastDot + 1)...]), reference),
-            !contains(UnsafeRawBufferPointer(rebasing: text[(firstDot + 1)..<lastDot]), dot),
-            let payload = decoded
-                ?? Base64.decode(UnsafeRawBufferPointer(rebasing: text[(firstDot + 1)..<lastDot]), alphabet: .url),
-            !payload.withUnsafeBytes({ contains($0, reference) })
+            firstDot >= minimumHeaderBytes
         else { return nil }
-        var headers: [String: String] = [:]
+        let outer = UnsafeRawBufferPointer(rebasing: text[..<firstDot])
+        let segment = UnsafeRawBufferPointer(rebasing: text[(firstDot + 1)..<lastDot])
+        let signature = UnsafeRawBufferPointer(rebasing: text[(lastDot + 1)...])
+        guard !contains(signature, reference),
+            let payload = decoded ?? Base64.decode(segment, alphabet: .url),
+            !payload.withUnsafeBytes({ contains($0, reference) }),
+            payload.withUnsafeBytes({ Base64.isEncoding(of: $0, text: segment, alphabet: .url) })
+        else { return nil }
+        var seen: [KnownHeader] = []
         var body = Data()
-        body.reserveCapacity(payload.count + text.count - lastDot + 256)
+        body.reserveCapacity(payload.count + signature.count + 256)
         func refer(to header: UnsafeRawBufferPointer) {
-            let text = String(decoding: header, as: UTF8.self)
-            // The nested headers usually repeat the outer one: hash each distinct text once.
-            // Bytes, not `String ==`, which would match canonically equivalent but different text.
-            let hash = headers.first { JSONValue.compareUTF8($0.value, text) == 0 }?.key ?? hashOf(header: header, text: text)
-            headers[hash] = text
+            // The nested headers usually repeat the outer one: hash each distinct header once.
+            let entry = seen.first { $0.matches(header) } ?? known(header)
+            if !seen.contains(where: { $0.hash == entry.hash }) { seen.append(entry) }
             body.append(reference)
-            body.append(contentsOf: hash.utf8)
+            body.append(contentsOf: entry.hash.utf8)
             body.append(reference)
         }
-        refer(to: UnsafeRawBufferPointer(rebasing: text[..<firstDot]))
+        refer(to: outer)
         body.append(dot)
         payload.withUnsafeBytes { bytes in
             var copied = 0
@@ -84,11 +114,8 @@ public enum JWSCompaction {
             body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[copied...]))
         }
         body.append(dot)
-        body.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[(lastDot + 1)...]))
-        guard let expanded = expand(body, header: { headers[$0] }), JSONValue.compareUTF8(expanded, original) == 0 else {
-            return nil
-        }
-        return Compacted(body: body, headers: headers)
+        body.append(contentsOf: signature)
+        return Compacted(body: body, headers: Dictionary(seen.map { ($0.hash, $0.text) }) { first, _ in first })
     }
 
     /// The JWS a compact form stands for; nil when `body` is not one or names a header `header`
