@@ -44,8 +44,9 @@ public enum JWSCompaction {
         }
 
         func matches(_ other: UnsafeRawBufferPointer) -> Bool {
-            bytes.count == other.count
-                && bytes.withUnsafeBytes { memcmp($0.baseAddress!, other.baseAddress!, other.count) == 0 }
+            guard bytes.count == other.count else { return false }
+            guard !other.isEmpty else { return true }
+            return bytes.withUnsafeBytes { memcmp($0.baseAddress!, other.baseAddress!, other.count) == 0 }
         }
     }
 
@@ -78,7 +79,8 @@ public enum JWSCompaction {
     ///   a wrong decoded payload and any non-canonical encoding), and `payload` holds no NUL, so
     ///   the references put in place of the nested headers are the only NULs and `expand` puts
     ///   back exactly the bytes they replaced (base64url symbols, which are ASCII);
-    /// - the signature holds no dot and no NUL, so `expand` finds where it starts.
+    /// - the signature follows the last dot, so it holds none and `expand` finds where it starts
+    ///   (a signature with a NUL is left alone, as before).
     private static func compact(_ text: UnsafeRawBufferPointer, decoded: Data?) -> Compacted? {
         guard let firstDot = firstIndex(of: dot, in: text), let lastDot = text.lastIndex(of: dot), firstDot < lastDot,
             firstDot >= minimumHeaderBytes
