@@ -116,82 +116,66 @@ public enum Base64 {
     /// Whether `text` is exactly what `encode(bytes, alphabet:)` gives, compared as it is
     /// encoded, without building the text: one valid, canonical encoding per byte string.
     public static func isEncoding(of bytes: UnsafeRawBufferPointer, text: UnsafeRawBufferPointer, alphabet: Alphabet) -> Bool {
-        let rest = bytes.count % 3
-        let padded = alphabet == .standard && rest > 0
-        let length = bytes.count / 3 * 4 + (rest == 0 ? 0 : padded ? 4 : rest + 1)
-        guard text.count == length else { return false }
-        let symbols = alphabet == .standard ? standardSymbols : urlSymbols
-        return symbols.withUnsafeBufferPointer { symbols in
-            var index = 0
-            var read = 0
-            var differ: UInt8 = 0
-            while index + 3 <= bytes.count {
-                let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-                differ |= text[read] ^ symbols[Int(chunk >> 18 & 63)]
-                differ |= text[read + 1] ^ symbols[Int(chunk >> 12 & 63)]
-                differ |= text[read + 2] ^ symbols[Int(chunk >> 6 & 63)]
-                differ |= text[read + 3] ^ symbols[Int(chunk & 63)]
-                index += 3
-                read += 4
-            }
-            if rest > 0 {
-                var chunk = UInt32(bytes[index]) << 16
-                if rest == 2 { chunk |= UInt32(bytes[index + 1]) << 8 }
-                differ |= text[read] ^ symbols[Int(chunk >> 18 & 63)]
-                differ |= text[read + 1] ^ symbols[Int(chunk >> 12 & 63)]
-                read += 2
-                if rest == 2 {
-                    differ |= text[read] ^ symbols[Int(chunk >> 6 & 63)]
-                    read += 1
-                }
-                while padded, read < length {
-                    differ |= text[read] ^ UInt8(ascii: "=")
-                    read += 1
-                }
-            }
-            return differ == 0
-        }
+        guard text.count == encodedLength(bytes.count, alphabet) else { return false }
+        var differ: UInt8 = 0
+        forEachSymbol(of: bytes, alphabet: alphabet) { position, symbol in differ |= text[position] ^ symbol }
+        return differ == 0
     }
 
     /// Encodes bytes; `.url` omits padding as JWS requires.
     public static func encode<D: DataProtocol>(_ data: D, alphabet: Alphabet) -> String {
-        let symbols = alphabet == .standard ? standardSymbols : urlSymbols
         let bytes = [UInt8](data)
-        let rest = bytes.count % 3
-        let padded = alphabet == .standard && rest > 0
-        let length = bytes.count / 3 * 4 + (rest == 0 ? 0 : padded ? 4 : rest + 1)
+        let length = encodedLength(bytes.count, alphabet)
         return String(unsafeUninitializedCapacity: length) { output in
-            bytes.withUnsafeBufferPointer { input in
-                symbols.withUnsafeBufferPointer { symbols in
-                    var index = 0
-                    var written = 0
-                    while index + 3 <= input.count {
-                        let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-                        output[written] = symbols[Int(chunk >> 18 & 63)]
-                        output[written + 1] = symbols[Int(chunk >> 12 & 63)]
-                        output[written + 2] = symbols[Int(chunk >> 6 & 63)]
-                        output[written + 3] = symbols[Int(chunk & 63)]
-                        index += 3
-                        written += 4
-                    }
-                    if rest > 0 {
-                        var chunk = UInt32(input[index]) << 16
-                        if rest == 2 { chunk |= UInt32(input[index + 1]) << 8 }
-                        output[written] = symbols[Int(chunk >> 18 & 63)]
-                        output[written + 1] = symbols[Int(chunk >> 12 & 63)]
-                        written += 2
-                        if rest == 2 {
-                            output[written] = symbols[Int(chunk >> 6 & 63)]
-                            written += 1
-                        }
-                        while padded, written < length {
-                            output[written] = UInt8(ascii: "=")
-                            written += 1
-                        }
-                    }
-                }
+            bytes.withUnsafeBytes { input in
+                forEachSymbol(of: input, alphabet: alphabet) { position, symbol in output[position] = symbol }
             }
             return length
+        }
+    }
+
+    /// The length of the text `encode` makes of `count` bytes.
+    private static func encodedLength(_ count: Int, _ alphabet: Alphabet) -> Int {
+        let rest = count % 3
+        return count / 3 * 4 + (rest == 0 ? 0 : alphabet == .standard ? 4 : rest + 1)
+    }
+
+    /// Each symbol of the encoding of `input`, padding included, with its position: the one loop
+    /// behind `encode` and `isEncoding`.
+    @inline(__always)
+    private static func forEachSymbol(
+        of input: UnsafeRawBufferPointer, alphabet: Alphabet, _ body: (Int, UInt8) -> Void
+    ) {
+        let symbols = alphabet == .standard ? standardSymbols : urlSymbols
+        let rest = input.count % 3
+        symbols.withUnsafeBufferPointer { symbols in
+            var index = 0
+            var written = 0
+            while index + 3 <= input.count {
+                let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                body(written, symbols[Int(chunk >> 18 & 63)])
+                body(written + 1, symbols[Int(chunk >> 12 & 63)])
+                body(written + 2, symbols[Int(chunk >> 6 & 63)])
+                body(written + 3, symbols[Int(chunk & 63)])
+                index += 3
+                written += 4
+            }
+            guard rest > 0 else { return }
+            var chunk = UInt32(input[index]) << 16
+            if rest == 2 { chunk |= UInt32(input[index + 1]) << 8 }
+            body(written, symbols[Int(chunk >> 18 & 63)])
+            body(written + 1, symbols[Int(chunk >> 12 & 63)])
+            written += 2
+            if rest == 2 {
+                body(written, symbols[Int(chunk >> 6 & 63)])
+                written += 1
+            }
+            if alphabet == .standard {
+                while written % 4 != 0 {
+                    body(written, UInt8(ascii: "="))
+                    written += 1
+                }
+            }
         }
     }
 }
