@@ -98,8 +98,13 @@ public enum JWSCompaction {
         body.reserveCapacity(payload.count + signature.count + 256)
         func refer(to header: UnsafeRawBufferPointer) {
             // The nested headers usually repeat the outer one: hash each distinct header once.
-            let entry = seen.first { $0.matches(header) } ?? known(header)
-            if !seen.contains(where: { $0.hash == entry.hash }) { seen.append(entry) }
+            let entry: KnownHeader
+            if let found = seen.first(where: { $0.matches(header) }) {
+                entry = found
+            } else {
+                entry = known(header)
+                seen.append(entry)
+            }
             body.append(reference)
             body.append(contentsOf: entry.hash.utf8)
             body.append(reference)
@@ -117,7 +122,10 @@ public enum JWSCompaction {
         }
         body.append(dot)
         body.append(contentsOf: signature)
-        return Compacted(body: body, headers: Dictionary(seen.map { ($0.hash, $0.text) }) { first, _ in first })
+        // Distinct headers under one hash (a SHA-256 collision) could not be told apart again.
+        let headers = Dictionary(seen.map { ($0.hash, $0.text) }) { first, _ in first }
+        guard headers.count == seen.count else { return nil }
+        return Compacted(body: body, headers: headers)
     }
 
     /// The JWS a compact form stands for; nil when `body` is not one or names a header `header`
