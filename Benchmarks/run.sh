@@ -168,6 +168,13 @@ wait "$server"
 
 python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" "$repeat" "$repeat_threads" "$subscriptions" "$ingest_spread" "$bulk_cpu_us" <<'PY'
 import json, sys
+
+def print_threads(threads):
+    """Server CPU per notification by thread kind, and what each wrote."""
+    for thread, use in sorted(threads.items()):
+        print(f"  {'server CPU per notification, ' + thread:<42} {use['user_us'] + use['system_us']:>7.0f} us   "
+              f"(user {use['user_us']}, system {use['system_us']}; wrote {use['written_kib']} KiB)")
+
 ours, speed, apple, lines = json.loads(sys.argv[1]), float(sys.argv[2]), json.loads(sys.argv[3]), float(sys.argv[4])
 bulk, ingest = float(sys.argv[5]), json.loads(sys.argv[6])
 rounds = lambda text: sorted((json.loads(l) for l in text.splitlines() if l.strip()), key=lambda r: r["requests_per_second"])
@@ -194,9 +201,7 @@ print(f"  {'bulk revenuedot verify --lines, same payloads':<42} {bulk:>10,.0f}  
 print(f"  {'ingest, notifications/s':<42} {rate:>10,.0f}   {rate / bulk:.2f}x bulk verify")
 print(f"  {'latency p50 / p99 (ms)':<42} {ingest['p50_ms']:>5} / {ingest['p99_ms']:<5}   failures: {ingest['failures']}")
 print(f"  (the round with the median ratio of 3, each bulk verify then ingest: {sys.argv[16]})")
-for thread, use in sorted(json.loads(sys.argv[12]).items()):
-    print(f"  {'server CPU per notification, ' + thread:<42} {use['user_us'] + use['system_us']:>7.0f} us   "
-          f"(user {use['user_us']}, system {use['system_us']}; wrote {use['written_kib']} KiB)")
+print_threads(json.loads(sys.argv[12]))
 print(f"  {'bench client CPU per request (same cores)':<42} {ingest['client_cpu_us_per_request']:>7.0f} us")
 # CPU per notification moves less with host load than throughput: the ratio ingest would reach
 # if it kept the cores as busy as bulk verify does.
@@ -211,9 +216,7 @@ again = repeat["requests_per_second"]
 print(f"\nIngest, {repeat['requests']:,} notifications about {subscriptions:,} subscriptions (each purchase's history grows)")
 print(f"  {'ingest, notifications/s':<42} {again:>10,.0f}   {again / bulk:.2f}x bulk verify above")
 print(f"  {'latency p50 / p99 (ms)':<42} {repeat['p50_ms']:>5} / {repeat['p99_ms']:<5}   failures: {repeat['failures']}")
-for thread, use in sorted(repeat_threads.items()):
-    print(f"  {'server CPU per notification, ' + thread:<42} {use['user_us'] + use['system_us']:>7.0f} us   "
-          f"(user {use['user_us']}, system {use['system_us']}; wrote {use['written_kib']} KiB)")
+print_threads(repeat_threads)
 hook_ingest, hook_rate = hooks["ingest"]["requests_per_second"], hooks["webhooks_per_second"]
 print("\nWebhooks (one event per notification, receiver answering at once, ingest running alongside)")
 print(f"  {'ingest in the same run, notifications/s':<42} {hook_ingest:>10,.0f}   1.00")
