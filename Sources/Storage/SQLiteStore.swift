@@ -2,13 +2,16 @@ import AppStore
 import Dispatch
 import Foundation
 
-/// The notification store on one SQLite file: one writer thread with group commit, parallel readers,
-/// and a checkpointer thread that copies the WAL into the database off the writer's path.
+/// The notification store on one SQLite file: one writer thread with group commit, a flusher thread
+/// that puts each commit on disk, parallel readers, and a checkpointer thread that copies the WAL
+/// into the database off the writer's path.
 ///
 /// Many threads call `store(_:)` at once; each blocks until the transaction holding its
-/// notification has committed with `synchronous=FULL`, because the HTTP answer 200 promises
-/// durability. The writer takes everything queued, writes it in one `BEGIN IMMEDIATE` … `COMMIT`,
-/// and wakes every waiter with its own outcome, so one fsync serves many requests.
+/// notification is committed and on disk (`fdatasync` of the WAL), because the HTTP answer 200
+/// promises durability. The writer takes everything queued, writes it in one `BEGIN IMMEDIATE` …
+/// `COMMIT`, and hands the waiters to the flusher (`WALFlusher`), which wakes each with its own
+/// outcome once its commit is on disk, so one fsync serves many requests. While a flush runs, the
+/// writer already applies the items that arrive into its next transaction.
 public final class SQLiteStore: Sendable {
     /// The database file.
     public let path: String
@@ -27,15 +30,26 @@ public final class SQLiteStore: Sendable {
     ///   - handOff: runs inside the write transaction for each newly stored notification.
     ///   - maxBatch: the most items one transaction holds.
     ///   - readers: how many read connections may run at once.
-    ///   - onCommit: called on the writer thread after each commit with the number of items it held
-    ///     (for metrics), before the waiters are woken: keep it cheap, and do not call the store from it.
-    ///     An init parameter rather than a settable property, so the store stays immutable and `Sendable`.
-    public init(
+    ///   - onCommit: called after each commit is on disk with the number of items it held (for
+    ///     metrics), before the waiters are woken, on the thread that flushes the WAL: keep it cheap,
+    ///     and do not call the store from it. An init parameter rather than a settable property, so
+    ///     the store stays immutable and `Sendable`.
+    public convenience init(
         path: String,
         handOff: any NotificationHandOff = KeepReceived(),
         maxBatch: Int = 512,
         readers: Int = 4,
         onCommit: (@Sendable (Int) -> Void)? = nil
+    ) throws(StoreError) {
+        try self.init(
+            path: path, handOff: handOff, maxBatch: maxBatch, readers: readers, onCommit: onCommit,
+            flush: WALFlusher.fdatasync)
+    }
+
+    /// The store, with `flush` putting the WAL on disk instead of `fdatasync` (tests hold or fail it).
+    init(
+        path: String, handOff: any NotificationHandOff, maxBatch: Int, readers: Int, onCommit: (@Sendable (Int) -> Void)?,
+        flush: @escaping WALFlusher.Flush
     ) throws(StoreError) {
         guard maxBatch >= 1 else { throw StoreError(.invalid, "maxBatch must be at least 1, got \(maxBatch)") }
         self.path = path
@@ -49,8 +63,8 @@ public final class SQLiteStore: Sendable {
             // Set from the thread itself: on Linux only that names the OS thread (top, perf, /proc).
             Thread.current.name = "storage-writer"
             Writer.serve(
-                path: path, handOff: handOff, onCommit: onCommit, checkpointer: checkpointer, queue: queue,
-                maxBatch: maxBatch, ready: ready)
+                path: path, handOff: handOff, onCommit: onCommit, flush: flush, checkpointer: checkpointer,
+                queue: queue, maxBatch: maxBatch, ready: ready)
             finished.leave()
         }
         thread.start()
@@ -72,7 +86,7 @@ public final class SQLiteStore: Sendable {
 
     // MARK: - Writing
 
-    /// Stores a notification and blocks until the commit holding it returns.
+    /// Stores a notification and blocks until the commit holding it is on disk.
     ///
     /// - Returns: `.stored`, or `.duplicate` when a notification with the same UUID is already stored
     ///   (nothing is written then: no snapshot, no hand-off).
@@ -88,7 +102,7 @@ public final class SQLiteStore: Sendable {
     }
 
     /// Stores a notification without blocking: `completion` runs on the writer thread once the
-    /// commit holding it returns (or at once, when the record is invalid or the store closed).
+    /// commit holding it is on disk (or at once, when the record is invalid or the store closed).
     ///
     /// For servers that must not hold a thread while the commit is on its way; the outcomes are
     /// those of `store(_:)`. `completion` must be quick and must not call back into this store.
@@ -119,7 +133,7 @@ public final class SQLiteStore: Sendable {
     }
 
     /// Runs `body` inside a write transaction without blocking: `completion` runs on the writer
-    /// thread once the commit holding it returns (or with the error of `body` or of the commit).
+    /// thread once the commit holding it is on disk (or with the error of `body`, of the commit or of the flush).
     /// `completion` must be quick and must not call back into this store.
     public func write(
         _ body: @escaping @Sendable (WriteTransaction) throws -> Void,

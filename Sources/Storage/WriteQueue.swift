@@ -26,11 +26,16 @@ struct WriteWork: Sendable {
 /// go, which is what makes group commit batch: while one commit syncs, the next batch accumulates.
 /// The writer sleeps on a semaphore that is signalled only when it is known to be asleep, so an
 /// enqueue costs one lock and at most one wake-up.
+///
+/// The queue also counts the commits the flusher has not yet put on disk: while one is, the writer
+/// keeps its transaction open for more items (`nextWhileFlushing`), and the flusher wakes it when done.
 final class WriteQueue: Sendable {
     private struct State {
         var items: [WriteItem] = []
         var accepting = true
         var writerAsleep = false
+        /// Commits handed to the flusher and not yet answered.
+        var flushing = 0
     }
 
     private let state = Mutex(State())
@@ -63,9 +68,38 @@ final class WriteQueue: Sendable {
         if wakeWriter { wake.signal() }
     }
 
+    /// For the writer: a commit was handed to the flusher.
+    func flushStarted() {
+        state.withLock { $0.flushing += 1 }
+    }
+
+    /// For the flusher: a commit is on disk and answered; wakes the writer if it waits for that.
+    func flushFinished() {
+        let wakeWriter = state.withLock { state in
+            state.flushing -= 1
+            let asleep = state.writerAsleep
+            state.writerAsleep = false
+            return asleep
+        }
+        if wakeWriter { wake.signal() }
+    }
+
     /// For the writer: the next batch of at most `maximum` items, blocking while the queue is empty;
     /// nil once the queue is closed and drained.
     func next(maximum: Int) -> [WriteItem]? {
+        take(maximum: maximum) { _ in true }
+    }
+
+    /// For the writer with a transaction open: items queued now (at most `maximum`); while none are
+    /// and a commit is still being flushed, waits for an item or the end of the flush. Nil once
+    /// nothing is queued and nothing is being flushed (time to commit), or the queue is closed.
+    func nextWhileFlushing(maximum: Int) -> [WriteItem]? {
+        take(maximum: maximum) { state in state.flushing > 0 && state.accepting }
+    }
+
+    /// Up to `maximum` queued items; when there are none, sleeps while `wait` holds and the queue
+    /// accepts items, and otherwise gives nil.
+    private func take(maximum: Int, waitingWhile wait: (State) -> Bool) -> [WriteItem]? {
         enum Step {
             case batch([WriteItem])
             case sleep
@@ -74,7 +108,7 @@ final class WriteQueue: Sendable {
         while true {
             let step: Step = state.withLock { state in
                 if state.items.isEmpty {
-                    guard state.accepting else { return .finished }
+                    guard state.accepting, wait(state) else { return .finished }
                     state.writerAsleep = true
                     return .sleep
                 }

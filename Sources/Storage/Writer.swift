@@ -5,6 +5,8 @@ final class Writer {
     let connection: SQLiteConnection
     let handOff: any NotificationHandOff
     private let onCommit: (@Sendable (Int) -> Void)?
+    /// Answers each commit once the WAL holding it is on disk (the writer commits without waiting).
+    private let flusher: WALFlusher
     /// False once a savepoint could not be rolled back: the open transaction can no longer be trusted.
     var transactionIsSound = true
     /// Hashes of JWS headers known to be in `jws_headers`, so a notification signed by a known
@@ -17,25 +19,31 @@ final class Writer {
 
     /// Opens the writer connection and brings the schema up to date.
     init(
-        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?, checkpointer: Checkpointer
+        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?,
+        flush: @escaping WALFlusher.Flush, checkpointer: Checkpointer
     ) throws(StoreError) {
         self.connection = try SQLiteConnection(path: path, role: .writer)
         connection.onWALCommit { frames in checkpointer.committed(walFrames: frames) }
         self.handOff = handOff
         self.onCommit = onCommit
         try Migrator(connection: connection).migrate()
+        // Commits no longer wait for the disk; `flusher` holds every answer until they are on it.
+        try connection.execute(script: "PRAGMA synchronous = NORMAL;")
+        flusher = try WALFlusher(databasePath: path, flush: flush)
     }
 
     /// The writer thread's whole life: open and migrate, report on `ready`, write until the queue is
     /// closed and drained, checkpoint. The connection is closed when this returns, since the writer
     /// does not outlive the call.
     static func serve(
-        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?, checkpointer: Checkpointer,
-        queue: WriteQueue, maxBatch: Int, ready: Completion<Void>
+        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?,
+        flush: @escaping WALFlusher.Flush, checkpointer: Checkpointer, queue: WriteQueue, maxBatch: Int,
+        ready: Completion<Void>
     ) {
         let writer: Writer
         do throws(StoreError) {
-            writer = try Writer(path: path, handOff: handOff, onCommit: onCommit, checkpointer: checkpointer)
+            writer = try Writer(
+                path: path, handOff: handOff, onCommit: onCommit, flush: flush, checkpointer: checkpointer)
         } catch {
             ready.resolve(.failure(error))
             return
@@ -46,69 +54,102 @@ final class Writer {
 
     /// Writes batches until the queue is closed and drained, then checkpoints the WAL into the database.
     func run(queue: WriteQueue, maxBatch: Int) {
-        while let batch = queue.next(maximum: maxBatch) {
-            write(batch)
+        while let first = queue.next(maximum: maxBatch) {
+            write(first, from: queue, maxBatch: maxBatch)
         }
+        flusher.stop()
         // Best effort: a failed checkpoint leaves the WAL in place, and SQLite replays it on the next open.
         _ = try? connection.query("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
     // MARK: - Batches
 
-    private func write(_ batch: [WriteItem]) {
+    /// One transaction for `first` and for what arrives while the previous commit is being flushed;
+    /// if it cannot commit, each item gets its own transaction.
+    ///
+    /// The transaction stays open, taking in new items, until the flusher has put the previous
+    /// commit on disk. So the writer works while the disk does, and a commit holds everything that
+    /// arrived during one flush: as few commits (and WAL pages) as when the writer waited for each.
+    private func write(_ first: [WriteItem], from queue: WriteQueue, maxBatch: Int) {
         var healthChecks: [Completion<Void>] = []
         var work: [WriteItem] = []
-        work.reserveCapacity(batch.count)
-        for item in batch {
-            if case .healthCheck(let completion) = item {
-                healthChecks.append(completion)
-            } else {
+        var outcomes: [Result<StoreOutcome, StoreError>?] = []
+        work.reserveCapacity(first.count)
+        outcomes.reserveCapacity(first.count)
+        // Once the shared transaction failed, the rest of the batch is only collected for the fallback.
+        var failure: StoreError?
+        var next: [WriteItem]? = first
+        while let items = next {
+            for item in items {
+                if case .healthCheck(let completion) = item {
+                    healthChecks.append(completion)
+                    continue
+                }
                 work.append(item)
+                guard failure == nil else { continue }
+                do throws(StoreError) {
+                    if work.count == 1 { try begin() }
+                    outcomes.append(try apply(item))
+                } catch {
+                    failure = error
+                }
             }
+            let room = maxBatch - work.count
+            next = work.isEmpty || room <= 0 || failure != nil ? nil : queue.nextWhileFlushing(maximum: room)
         }
-        if !work.isEmpty { commitTogether(work) }
+        if !work.isEmpty { commit(work, outcomes, failure: failure, queue: queue) }
         if !healthChecks.isEmpty {
             let result = checkWriteLock()
             for completion in healthChecks { completion.resolve(result) }
         }
     }
 
-    /// One transaction for the whole batch; if it cannot commit, each item gets its own transaction.
-    private func commitTogether(_ items: [WriteItem]) {
-        var outcomes: [Result<StoreOutcome, StoreError>?] = []
-        outcomes.reserveCapacity(items.count)
+    /// Commits the open transaction holding `items` and hands their answers to the flusher; after
+    /// `failure` (or a failed commit) rolls back and commits each item alone.
+    private func commit(
+        _ items: [WriteItem], _ outcomes: [Result<StoreOutcome, StoreError>?], failure: StoreError?, queue: WriteQueue
+    ) {
         do throws(StoreError) {
-            try begin()
-            for item in items {
-                outcomes.append(try apply(item))
-            }
+            if let failure { throw failure }
             if items.contains(where: \.isReject) { try trimRejects() }
             try commit()
         } catch {
             rollback()
-            commitOneByOne(items)
+            commitOneByOne(items, queue: queue)
             return
         }
-        onCommit?(items.count)
-        for (item, outcome) in zip(items, outcomes) {
-            resolve(item, outcome)
+        answerAfterFlush(items, outcomes, queue: queue)
+    }
+
+    /// Gives the answers of a commit to the flusher: they are released once the commit is on disk.
+    private func answerAfterFlush(
+        _ items: [WriteItem], _ outcomes: [Result<StoreOutcome, StoreError>?], queue: WriteQueue
+    ) {
+        let onCommit = onCommit
+        queue.flushStarted()
+        flusher.afterFlush { failure in
+            if failure == nil { onCommit?(items.count) }
+            for (item, outcome) in zip(items, outcomes) {
+                Self.resolve(item, failure.map { .failure($0) } ?? outcome)
+            }
+            queue.flushFinished()
         }
     }
 
     /// The fallback: so that one bad item cannot fail the others, each item commits (or fails) alone.
-    private func commitOneByOne(_ items: [WriteItem]) {
+    private func commitOneByOne(_ items: [WriteItem], queue: WriteQueue) {
         var lockFailure: StoreError?
         for item in items {
             // BEGIN does not depend on the item: once it failed after the busy timeout, do not wait again per item.
             if let lockFailure {
-                resolve(item, .failure(lockFailure))
+                Self.resolve(item, .failure(lockFailure))
                 continue
             }
             do throws(StoreError) {
                 try begin()
             } catch {
                 lockFailure = error
-                resolve(item, .failure(error))
+                Self.resolve(item, .failure(error))
                 continue
             }
             var outcome: Result<StoreOutcome, StoreError>?
@@ -117,12 +158,12 @@ final class Writer {
                 if case .failure(let error) = outcome { throw error }
                 if item.isReject { try trimRejects() }
                 try commit()
-                onCommit?(1)
             } catch {
                 rollback()
-                outcome = .failure(error)
+                Self.resolve(item, .failure(error))
+                continue
             }
-            resolve(item, outcome)
+            answerAfterFlush([item], [outcome], queue: queue)
         }
     }
 
@@ -147,6 +188,7 @@ final class Writer {
 
     /// Takes and releases the write lock: the database is reachable, writable and not locked by others.
     private func checkWriteLock() -> Result<Void, StoreError> {
+        if let failure = flusher.failure { return .failure(failure) }
         do throws(StoreError) {
             try connection.run("BEGIN IMMEDIATE")
             try connection.run("ROLLBACK")
@@ -157,7 +199,7 @@ final class Writer {
         }
     }
 
-    private func resolve(_ item: WriteItem, _ outcome: Result<StoreOutcome, StoreError>?) {
+    private static func resolve(_ item: WriteItem, _ outcome: Result<StoreOutcome, StoreError>?) {
         let result = outcome ?? .failure(StoreError(.unavailable, "the writer produced no outcome"))
         switch item {
         case .store(_, _, let completion): completion.resolve(result)

@@ -1,0 +1,113 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Makes the writer's commits durable on a thread of its own, so the writer starts its next batch
+/// while the disk takes the last one.
+///
+/// The writer connection commits with `synchronous=NORMAL`: a commit writes its frames to the WAL
+/// but does not wait for the disk. The writer then hands the batch's answers here, and this thread
+/// releases them only after an `fdatasync` of the WAL that began after that hand-over. So nothing is
+/// answered before the frames that hold it are on disk, which is what `synchronous=FULL` promises,
+/// and one flush under load covers every batch committed while the previous flush ran.
+///
+/// Checkpoints stay safe: in WAL mode SQLite syncs the WAL before it copies frames into the database,
+/// syncs the database after, and syncs the WAL header when the WAL starts over (`synchronous`
+/// documentation), at `NORMAL` as at `FULL`.
+///
+/// The first failed flush is final. The kernel may have dropped the pages it failed to write, so a
+/// later flush could succeed without them. Every answer after it is that error (503: Apple retries),
+/// and the health check fails until a restart lets SQLite recover the WAL.
+final class WALFlusher: Sendable {
+    /// An answer waiting for the flush: called with nil once its commit is on disk, or with the error.
+    typealias Release = @Sendable (StoreError?) -> Void
+    /// Puts a file descriptor's data on disk; 0 or the `errno` of the failure.
+    typealias Flush = @Sendable (Int32) -> Int32
+
+    private struct State {
+        var waiting: [Release] = []
+        var stopping = false
+        var failure: StoreError?
+    }
+
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchGroup()
+    private let walPath: String
+    /// A descriptor of the WAL file of its own: `fdatasync` flushes the file, whichever descriptor asks.
+    private let descriptor: Int32
+    private let flushFile: Flush
+
+    /// Opens the WAL of the database at `databasePath` (the writer must have opened the database in
+    /// WAL mode, which creates it) and starts the flushing thread.
+    ///
+    /// SQLite removes a WAL file only when the last connection to the database closes, and the
+    /// writer's connection outlives this object, so the file stays the one opened here.
+    init(databasePath: String, flush: @escaping Flush = WALFlusher.fdatasync) throws(StoreError) {
+        walPath = databasePath + "-wal"
+        flushFile = flush
+        descriptor = open(walPath, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw StoreError(.unavailable, "open \(walPath) to flush it: \(String(cString: strerror(errno)))")
+        }
+        finished.enter()
+        let thread = Thread { [self] in
+            Thread.current.name = "wal-flusher"
+            run()
+            finished.leave()
+        }
+        thread.start()
+    }
+
+    /// Calls `release` after the next flush that starts after this call.
+    func afterFlush(_ release: @escaping Release) {
+        state.withLock { $0.waiting.append(release) }
+        wake.signal()
+    }
+
+    /// The flush failure that stopped durable answers, if one happened.
+    var failure: StoreError? { state.withLock { $0.failure } }
+
+    /// Flushes and releases everything handed over so far, then ends the thread and closes the
+    /// descriptor. Called once, by the writer, after its last commit.
+    func stop() {
+        state.withLock { $0.stopping = true }
+        wake.signal()
+        finished.wait()
+        close(descriptor)
+    }
+
+    private func run() {
+        while true {
+            wake.wait()
+            let (waiting, stopping) = state.withLock { state in
+                defer { state.waiting.removeAll(keepingCapacity: true) }
+                return (state.waiting, state.stopping)
+            }
+            if !waiting.isEmpty {
+                let error = flush()
+                for release in waiting { release(error) }
+            }
+            // `stop` comes after the writer's last hand-over, so `waiting` held everything.
+            if stopping { return }
+        }
+    }
+
+    /// One flush of the WAL; the first failure is kept and returned from then on.
+    private func flush() -> StoreError? {
+        if let failure = state.withLock({ $0.failure }) { return failure }
+        let code = flushFile(descriptor)
+        guard code != 0 else { return nil }
+        let error = StoreError(.io, "fdatasync \(walPath): \(String(cString: strerror(code)))")
+        state.withLock { $0.failure = error }
+        return error
+    }
+
+    /// `fdatasync(2)`, again when a signal interrupted it.
+    static let fdatasync: Flush = { descriptor in
+        while Glibc.fdatasync(descriptor) != 0 {
+            guard errno == EINTR else { return errno }
+        }
+        return 0
+    }
+}

@@ -1,0 +1,161 @@
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+@testable import Storage
+
+/// Stands in for `fdatasync` of the WAL: flushes for real, but can hold each flush until released,
+/// or fail them all with an `errno`.
+final class FlushGate: Sendable {
+    private let state = Mutex<(holding: Bool, started: Int, failure: Int32)>((true, 0, 0))
+    private let released = DispatchSemaphore(value: 0)
+
+    init(holding: Bool = true, failure: Int32 = 0) {
+        state.withLock { $0 = (holding, 0, failure) }
+    }
+
+    var flush: WALFlusher.Flush {
+        { [self] descriptor in
+            let (holding, failure) = state.withLock { state in
+                state.started += 1
+                return (state.holding, state.failure)
+            }
+            if holding { released.wait() }
+            return failure != 0 ? failure : WALFlusher.fdatasync(descriptor)
+        }
+    }
+
+    /// Flushes begun so far (including one being held).
+    var started: Int { state.withLock { $0.started } }
+
+    /// Lets the held flush finish, and every later one run without waiting.
+    func open() {
+        state.withLock { $0.holding = false }
+        released.signal()
+    }
+}
+
+/// Records the notifications the writer has applied (inside its open transaction).
+final class AppliedProbe: NotificationHandOff {
+    let applied = Collected<String>()
+
+    func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState {
+        applied.append(record.notificationUUID)
+        return record.state
+    }
+}
+
+/// Waits up to 10 s for `condition`.
+func waitFor(_ what: String, _ condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(10)
+    while try !condition() {
+        guard Date() < deadline else { throw TestFailure(description: "timed out waiting for \(what)") }
+        Thread.sleep(forTimeInterval: 0.005)
+    }
+}
+
+@Suite struct WALFlushTests {
+    private func makeStore(
+        _ directory: TemporaryDirectory, gate: FlushGate, handOff: any NotificationHandOff = KeepReceived(),
+        batches: Collected<Int>? = nil
+    ) throws -> SQLiteStore {
+        try SQLiteStore(
+            path: directory.databasePath, handOff: handOff, maxBatch: 512, readers: 2,
+            onCommit: { size in batches?.append(size) }, flush: gate.flush)
+    }
+
+    /// A commit is visible at once, but its answer waits until the WAL has been flushed.
+    @Test func answerWaitsForTheFlushOfItsCommit() throws {
+        let directory = try TemporaryDirectory()
+        let gate = FlushGate()
+        let store = try makeStore(directory, gate: gate)
+        defer {
+            gate.open()
+            store.close()
+        }
+        let answers = Collected<Result<StoreOutcome, StoreError>>()
+        store.store(makeRecord("a")) { answers.append($0) }
+
+        try waitFor("the flush of the commit") { gate.started == 1 }
+        #expect(try rawQuery(directory.databasePath, "SELECT notification_uuid FROM notifications") == [[.text("a")]])
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(answers.all.isEmpty, "no answer before the flush returns")
+
+        gate.open()
+        try waitFor("the answer") { answers.all.count == 1 }
+        #expect(try answers.all.map { try $0.get() } == [.stored])
+    }
+
+    /// While a commit is being flushed, the writer applies newly arrived items in an open transaction
+    /// and commits them together as soon as that flush is done.
+    @Test func itemsArrivingDuringAFlushShareTheNextCommit() throws {
+        let directory = try TemporaryDirectory()
+        let gate = FlushGate()
+        let probe = AppliedProbe()
+        let batches = Collected<Int>()
+        let store = try makeStore(directory, gate: gate, handOff: probe, batches: batches)
+        defer {
+            gate.open()
+            store.close()
+        }
+        let answers = Collected<Result<StoreOutcome, StoreError>>()
+        store.store(makeRecord("first")) { answers.append($0) }
+        try waitFor("the flush of the first commit") { gate.started == 1 }
+        for index in 0..<20 {
+            store.store(makeRecord("n\(index)")) { answers.append($0) }
+        }
+
+        try waitFor("the writer to apply all 20") { probe.applied.all.count == 21 }
+        #expect(
+            try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications") == [[.integer(1)]],
+            "the 20 wait in the open transaction")
+        #expect(gate.started == 1, "nothing else is flushed while the first flush runs")
+        #expect(answers.all.isEmpty)
+
+        gate.open()
+        try waitFor("21 answers") { answers.all.count == 21 }
+        #expect(try answers.all.map { try $0.get() } == Array(repeating: .stored, count: 21))
+        #expect(batches.all == [1, 20])
+        #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications") == [[.integer(21)]])
+    }
+
+    /// A failed flush fails its answers, and every later one: the kernel may have dropped the pages
+    /// it could not write, so a later flush that succeeds proves nothing. The health check fails too.
+    @Test func failedFlushFailsEveryAnswerFromThenOn() throws {
+        let directory = try TemporaryDirectory()
+        let gate = FlushGate(holding: false, failure: EIO)
+        let batches = Collected<Int>()
+        let store = try makeStore(directory, gate: gate, batches: batches)
+        defer { store.close() }
+
+        for uuid in ["a", "b"] {
+            let error = #expect(throws: StoreError.self) { try store.store(makeRecord(uuid)) }
+            #expect(error?.code == .io)
+            #expect(error?.message.contains("fdatasync") == true)
+            #expect(error?.message.contains("Input/output error") == true)
+        }
+        #expect(gate.started == 1, "the first failure is final: no flush is tried again")
+        #expect(batches.all.isEmpty, "no commit is reported as on disk")
+        let health = #expect(throws: StoreError.self) { try store.healthCheck() }
+        #expect(health?.code == .io)
+    }
+
+    /// Closing flushes and answers the last commits before the store is gone.
+    @Test func closeAnswersEveryQueuedStoreAfterItsFlush() throws {
+        let directory = try TemporaryDirectory()
+        let gate = FlushGate(holding: false)
+        let store = try makeStore(directory, gate: gate)
+        let answers = Collected<Result<StoreOutcome, StoreError>>()
+        for index in 0..<50 {
+            store.store(makeRecord("n\(index)")) { answers.append($0) }
+        }
+        store.close()
+
+        #expect(answers.all.count == 50, "every queued store is answered by close")
+        #expect(try answers.all.map { try $0.get() } == Array(repeating: .stored, count: 50))
+        #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications") == [[.integer(50)]])
+        #expect(gate.started >= 1)
+    }
+}
