@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 
-/// A one-shot result handed from the writer thread to the one thread waiting for it.
+/// A one-shot result handed from the writer or flusher thread to the one thread waiting for it.
 final class Completion<Value: Sendable>: Sendable {
     private let result = Mutex<Result<Value, StoreError>?>(nil)
     private let signal = DispatchSemaphore(value: 0)
@@ -11,7 +11,8 @@ final class Completion<Value: Sendable>: Sendable {
     /// A completion someone waits for with `wait()`.
     init() { callback = nil }
 
-    /// A completion that hands its result to `callback` on the writer thread; nobody waits.
+    /// A completion that hands its result to `callback` on the thread that resolves it (the flusher
+    /// for committed work, the writer for failures); nobody waits.
     init(callback: @escaping @Sendable (Result<Value, StoreError>) -> Void) { self.callback = callback }
 
     /// Publishes the result and wakes the waiter (or calls the callback). Called once.

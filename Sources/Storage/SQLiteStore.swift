@@ -101,7 +101,7 @@ public final class SQLiteStore: Sendable {
         return try completion.wait().get()
     }
 
-    /// Stores a notification without blocking: `completion` runs on the writer thread once the
+    /// Stores a notification without blocking: `completion` runs on the flusher thread once the
     /// commit holding it is on disk (or at once, when the record is invalid or the store closed).
     ///
     /// For servers that must not hold a thread while the commit is on its way; the outcomes are
@@ -132,7 +132,7 @@ public final class SQLiteStore: Sendable {
         try completion.wait().get()
     }
 
-    /// Runs `body` inside a write transaction without blocking: `completion` runs on the writer
+    /// Runs `body` inside a write transaction without blocking: `completion` runs on the flusher
     /// thread once the commit holding it is on disk (or with the error of `body`, of the commit or of the flush).
     /// `completion` must be quick and must not call back into this store.
     public func write(

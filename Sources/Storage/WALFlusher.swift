@@ -38,17 +38,23 @@ final class WALFlusher: Sendable {
     private let descriptor: Int32
     private let flushFile: Flush
 
-    /// Opens the WAL of the database at `databasePath` (the writer must have opened the database in
-    /// WAL mode, which creates it) and starts the flushing thread.
+    /// Opens the WAL at `walPath`, as the writer connection names it (`SQLiteConnection.walPath`:
+    /// beside the real database file, not beside a symbolic link to it), and starts the thread.
+    /// The writer must have opened the database in WAL mode, which creates the file.
     ///
     /// SQLite removes a WAL file only when the last connection to the database closes, and the
     /// writer's connection outlives this object, so the file stays the one opened here.
-    init(databasePath: String, flush: @escaping Flush = WALFlusher.fdatasync) throws(StoreError) {
-        walPath = databasePath + "-wal"
+    init(walPath: String, flush: @escaping Flush = WALFlusher.fdatasync) throws(StoreError) {
+        self.walPath = walPath
         flushFile = flush
         descriptor = open(walPath, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StoreError(.unavailable, "open \(walPath) to flush it: \(String(cString: strerror(errno)))")
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw StoreError(.unavailable, "\(walPath) is not a regular file: it cannot be the WAL")
         }
         finished.enter()
         let thread = Thread { [self] in

@@ -29,7 +29,10 @@ final class Writer {
         try Migrator(connection: connection).migrate()
         // Commits no longer wait for the disk; `flusher` holds every answer until they are on it.
         try connection.execute(script: "PRAGMA synchronous = NORMAL;")
-        flusher = try WALFlusher(databasePath: path, flush: flush)
+        guard let walPath = connection.walPath else {
+            throw StoreError(.unavailable, "SQLite names no WAL file for \(path)")
+        }
+        flusher = try WALFlusher(walPath: walPath, flush: flush)
     }
 
     /// The writer thread's whole life: open and migrate, report on `ready`, write until the queue is
@@ -175,7 +178,10 @@ final class Writer {
         headersInTransaction.removeAll(keepingCapacity: true)
     }
 
+    /// Commits the open transaction, unless a flush has failed: then nothing more is committed
+    /// (the caller rolls back), so no reader sees what could not be made durable.
     private func commit() throws(StoreError) {
+        if let failure = flusher.failure { throw failure }
         try connection.run("COMMIT")
         if committedHeaders.count + headersInTransaction.count > Self.maximumCachedHeaders { committedHeaders.removeAll() }
         committedHeaders.formUnion(headersInTransaction)

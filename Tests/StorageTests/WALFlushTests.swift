@@ -11,6 +11,10 @@ import Testing
 final class FlushGate: Sendable {
     private let state = Mutex<(holding: Bool, started: Int, failure: Int32)>((true, 0, 0))
     private let released = DispatchSemaphore(value: 0)
+    /// "flushed N" as each flush returns, in order; tests add their answers to the same log.
+    let log = Collected<String>()
+    /// The files flushed, from `/proc/self/fd`.
+    let files = Collected<String>()
 
     init(holding: Bool = true, failure: Int32 = 0) {
         state.withLock { $0 = (holding, 0, failure) }
@@ -18,11 +22,13 @@ final class FlushGate: Sendable {
 
     var flush: WALFlusher.Flush {
         { [self] descriptor in
-            let (holding, failure) = state.withLock { state in
+            let (number, holding, failure) = state.withLock { state in
                 state.started += 1
-                return (state.holding, state.failure)
+                return (state.started, state.holding, state.failure)
             }
+            files.append((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")) ?? "?")
             if holding { released.wait() }
+            defer { log.append("flushed \(number)") }
             return failure != 0 ? failure : WALFlusher.fdatasync(descriptor)
         }
     }
@@ -136,26 +142,83 @@ func waitFor(_ what: String, _ condition: () throws -> Bool) throws {
             #expect(error?.message.contains("fdatasync") == true)
             #expect(error?.message.contains("Input/output error") == true)
         }
+        let work = #expect(throws: StoreError.self) {
+            try store.write { transaction in try transaction.execute("CREATE TABLE after_failure (id INTEGER)") }
+        }
+        #expect(work?.code == .io)
         #expect(gate.started == 1, "the first failure is final: no flush is tried again")
         #expect(batches.all.isEmpty, "no commit is reported as on disk")
+        #expect(
+            try rawQuery(directory.databasePath, "SELECT notification_uuid FROM notifications") == [[.text("a")]],
+            "only the commit whose flush failed is in the file: nothing is committed after the failure")
+        #expect(try rawQuery(directory.databasePath, "SELECT name FROM sqlite_master WHERE name = 'after_failure'").isEmpty)
         let health = #expect(throws: StoreError.self) { try store.healthCheck() }
         #expect(health?.code == .io)
     }
 
-    /// Closing flushes and answers the last commits before the store is gone.
-    @Test func closeAnswersEveryQueuedStoreAfterItsFlush() throws {
+    /// A duplicate and caller work wait for the flush of their own commit too: a duplicate's
+    /// answer vouches for the original, which may be in the commit still being flushed.
+    @Test func duplicateAndWorkAnswersWaitForTheFlushOfTheirCommit() throws {
         let directory = try TemporaryDirectory()
+        let gate = FlushGate()
+        let store = try makeStore(directory, gate: gate)
+        defer {
+            gate.open()
+            store.close()
+        }
+        store.store(makeRecord("a")) { result in gate.log.append("a \((try? result.get()).map { "\($0)" } ?? "failed")") }
+        try waitFor("the flush of the first commit") { gate.started == 1 }
+        store.store(makeRecord("a")) { result in gate.log.append("again \((try? result.get()).map { "\($0)" } ?? "failed")") }
+        store.write({ transaction in try transaction.execute("CREATE TABLE work (id INTEGER)") }) { result in
+            gate.log.append("work \((try? result.get()) == nil ? "failed" : "done")")
+        }
+        try waitFor("the writer to take the duplicate and the work") { store.queueDepth == 0 }
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(gate.log.all.isEmpty, "no answer while the first flush is held")
+
+        gate.open()
+        try waitFor("three answers") { gate.log.all.filter { !$0.hasPrefix("flushed") }.count == 3 }
+        #expect(gate.log.all == ["flushed 1", "a stored", "flushed 2", "again duplicate", "work done"])
+    }
+
+    /// With the database path a symbolic link, SQLite keeps the WAL beside the real file, and
+    /// that is the file flushed.
+    @Test func flushesTheWALBesideTheRealFileOfALinkedDatabase() throws {
+        let directory = try TemporaryDirectory()
+        let real = directory.path + "/real"
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: real + "/db.sqlite", contents: nil)
+        try FileManager.default.createSymbolicLink(atPath: directory.databasePath, withDestinationPath: real + "/db.sqlite")
         let gate = FlushGate(holding: false)
         let store = try makeStore(directory, gate: gate)
+        defer { store.close() }
+
+        #expect(try store.store(makeRecord("a")) == .stored)
+        #expect(gate.files.all == [real + "/db.sqlite-wal"])
+        #expect(!FileManager.default.fileExists(atPath: directory.databasePath + "-wal"))
+    }
+
+    /// Closing while a flush is held answers nothing early: the last commits are answered once
+    /// their flushes are done, and then the store is gone.
+    @Test func closeAnswersEveryQueuedStoreAfterItsFlush() throws {
+        let directory = try TemporaryDirectory()
+        let gate = FlushGate()
+        let store = try makeStore(directory, gate: gate)
         let answers = Collected<Result<StoreOutcome, StoreError>>()
+        store.store(makeRecord("first")) { answers.append($0) }
+        try waitFor("the flush of the first commit") { gate.started == 1 }
         for index in 0..<50 {
             store.store(makeRecord("n\(index)")) { answers.append($0) }
         }
-        store.close()
+        let closed = DispatchGroup()
+        DispatchQueue.global().async(group: closed) { store.close() }
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(answers.all.isEmpty, "close does not answer before the flush")
 
-        #expect(answers.all.count == 50, "every queued store is answered by close")
-        #expect(try answers.all.map { try $0.get() } == Array(repeating: .stored, count: 50))
-        #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications") == [[.integer(50)]])
-        #expect(gate.started >= 1)
+        gate.open()
+        closed.wait()
+        #expect(answers.all.count == 51, "every queued store is answered by close")
+        #expect(try answers.all.map { try $0.get() } == Array(repeating: .stored, count: 51))
+        #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications") == [[.integer(51)]])
     }
 }

@@ -133,6 +133,15 @@ final class SQLiteConnection {
     /// (disk full, I/O error), so the writer asks this after every failure.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// The WAL file of the main database as SQLite names it: next to the real file when the path
+    /// given to `init` is a symbolic link. Nil for an in-memory or temporary database.
+    var walPath: String? {
+        guard let database = sqlite3_db_filename(handle, "main"), database.pointee != 0,
+            let wal = sqlite3_filename_wal(database)
+        else { return nil }
+        return String(cString: wal)
+    }
+
     // MARK: - Statement cache
 
     private func cachedStatement(_ sql: String) throws(StoreError) -> SQLiteStatement {
