@@ -87,6 +87,10 @@ public final class LoopbackConnection {
         }
     }
 
+    /// The socket's descriptor (-1 once closed), for a caller that polls many connections from
+    /// one thread: after `sendRaw`, the connection is readable once its response begins.
+    public var fileDescriptor: Int32 { socket.fileDescriptor }
+
     /// Closes the connection; further requests fail with `.notOpen`.
     public func close() {
         socket.disconnect()

@@ -64,6 +64,9 @@ final class LoopbackSocket {
 
     var isClosed: Bool { descriptor < 0 }
 
+    /// The socket's descriptor, for `poll`; -1 once closed.
+    var fileDescriptor: Int32 { descriptor }
+
     /// Writes all of `bytes`, retrying short writes. Never raises SIGPIPE.
     func sendAll(_ bytes: UnsafeRawBufferPointer) throws(LoopbackClientError) {
         var offset = 0
