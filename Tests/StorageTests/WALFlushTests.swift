@@ -62,79 +62,90 @@ func waitFor(_ what: String, _ condition: () throws -> Bool) throws {
     }
 }
 
-@Suite struct WALFlushTests {
-    private func makeStore(
-        _ directory: TemporaryDirectory, gate: FlushGate, handOff: any NotificationHandOff = KeepReceived(),
-        batches: Collected<Int>? = nil
-    ) throws -> SQLiteStore {
-        try SQLiteStore(
+/// A store on a fresh file whose flushes go through `gate`, with every `store` answer collected.
+/// Opens the gate and closes the store when it goes away, so a failing test cannot hang.
+final class GatedStore {
+    let directory: TemporaryDirectory
+    let gate: FlushGate
+    let store: SQLiteStore
+    let answers = Collected<Result<StoreOutcome, StoreError>>()
+    /// The size of each commit, as `onCommit` reports it once the commit is on disk.
+    let batches = Collected<Int>()
+
+    init(
+        gate: FlushGate = FlushGate(), handOff: any NotificationHandOff = KeepReceived(),
+        directory: TemporaryDirectory? = nil
+    ) throws {
+        let (directory, batches) = (try directory ?? TemporaryDirectory(), batches)
+        self.directory = directory
+        self.gate = gate
+        store = try SQLiteStore(
             path: directory.databasePath, handOff: handOff, maxBatch: 512, readers: 2,
-            onCommit: { size in batches?.append(size) }, flush: gate.flush)
+            onCommit: { size in batches.append(size) }, flush: gate.flush)
     }
 
+    deinit {
+        gate.open()
+        store.close()
+    }
+
+    /// Stores notification `uuid` without waiting; its answer joins `answers`.
+    func store(_ uuid: String) {
+        let answers = answers
+        store.store(makeRecord(uuid)) { answers.append($0) }
+    }
+
+    /// Stores `uuid` and waits until the flush of its commit has begun (and, held, goes no further).
+    func storeFirst(_ uuid: String) throws {
+        store(uuid)
+        try waitFor("the flush of the first commit") { gate.started == 1 }
+    }
+
+    func count() throws -> [[SQLValue]] {
+        try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications")
+    }
+}
+
+@Suite struct WALFlushTests {
     /// A commit is visible at once, but its answer waits until the WAL has been flushed.
     @Test func answerWaitsForTheFlushOfItsCommit() throws {
-        let directory = try TemporaryDirectory()
-        let gate = FlushGate()
-        let store = try makeStore(directory, gate: gate)
-        defer {
-            gate.open()
-            store.close()
-        }
-        let answers = Collected<Result<StoreOutcome, StoreError>>()
-        store.store(makeRecord("a")) { answers.append($0) }
+        let held = try GatedStore()
+        try held.storeFirst("a")
 
-        try waitFor("the flush of the commit") { gate.started == 1 }
-        #expect(try rawQuery(directory.databasePath, "SELECT notification_uuid FROM notifications") == [[.text("a")]])
+        #expect(try held.count() == [[.integer(1)]])
         Thread.sleep(forTimeInterval: 0.2)
-        #expect(answers.all.isEmpty, "no answer before the flush returns")
+        #expect(held.answers.all.isEmpty, "no answer before the flush returns")
 
-        gate.open()
-        try waitFor("the answer") { answers.all.count == 1 }
-        #expect(try answers.all.map { try $0.get() } == [.stored])
+        held.gate.open()
+        try waitFor("the answer") { held.answers.all.count == 1 }
+        #expect(try held.answers.all.map { try $0.get() } == [.stored])
     }
 
     /// While a commit is being flushed, the writer applies newly arrived items in an open transaction
     /// and commits them together as soon as that flush is done.
     @Test func itemsArrivingDuringAFlushShareTheNextCommit() throws {
-        let directory = try TemporaryDirectory()
-        let gate = FlushGate()
         let probe = AppliedProbe()
-        let batches = Collected<Int>()
-        let store = try makeStore(directory, gate: gate, handOff: probe, batches: batches)
-        defer {
-            gate.open()
-            store.close()
-        }
-        let answers = Collected<Result<StoreOutcome, StoreError>>()
-        store.store(makeRecord("first")) { answers.append($0) }
-        try waitFor("the flush of the first commit") { gate.started == 1 }
-        for index in 0..<20 {
-            store.store(makeRecord("n\(index)")) { answers.append($0) }
-        }
+        let held = try GatedStore(handOff: probe)
+        try held.storeFirst("first")
+        for index in 0..<20 { held.store("n\(index)") }
 
         try waitFor("the writer to apply all 20") { probe.applied.all.count == 21 }
-        #expect(
-            try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications") == [[.integer(1)]],
-            "the 20 wait in the open transaction")
-        #expect(gate.started == 1, "nothing else is flushed while the first flush runs")
-        #expect(answers.all.isEmpty)
+        #expect(try held.count() == [[.integer(1)]], "the 20 wait in the open transaction")
+        #expect(held.gate.started == 1, "nothing else is flushed while the first flush runs")
+        #expect(held.answers.all.isEmpty)
 
-        gate.open()
-        try waitFor("21 answers") { answers.all.count == 21 }
-        #expect(try answers.all.map { try $0.get() } == Array(repeating: .stored, count: 21))
-        #expect(batches.all == [1, 20])
-        #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications") == [[.integer(21)]])
+        held.gate.open()
+        try waitFor("21 answers") { held.answers.all.count == 21 }
+        #expect(try held.answers.all.map { try $0.get() } == Array(repeating: .stored, count: 21))
+        #expect(held.batches.all == [1, 20])
+        #expect(try held.count() == [[.integer(21)]])
     }
 
     /// A failed flush fails its answers, and every later one: the kernel may have dropped the pages
     /// it could not write, so a later flush that succeeds proves nothing. The health check fails too.
     @Test func failedFlushFailsEveryAnswerFromThenOn() throws {
-        let directory = try TemporaryDirectory()
-        let gate = FlushGate(holding: false, failure: EIO)
-        let batches = Collected<Int>()
-        let store = try makeStore(directory, gate: gate, batches: batches)
-        defer { store.close() }
+        let held = try GatedStore(gate: FlushGate(holding: false, failure: EIO))
+        let store = held.store
 
         for uuid in ["a", "b"] {
             let error = #expect(throws: StoreError.self) { try store.store(makeRecord(uuid)) }
@@ -146,12 +157,13 @@ func waitFor(_ what: String, _ condition: () throws -> Bool) throws {
             try store.write { transaction in try transaction.execute("CREATE TABLE after_failure (id INTEGER)") }
         }
         #expect(work?.code == .io)
-        #expect(gate.started == 1, "the first failure is final: no flush is tried again")
-        #expect(batches.all.isEmpty, "no commit is reported as on disk")
+        #expect(held.gate.started == 1, "the first failure is final: no flush is tried again")
+        #expect(held.batches.all.isEmpty, "no commit is reported as on disk")
+        let path = held.directory.databasePath
         #expect(
-            try rawQuery(directory.databasePath, "SELECT notification_uuid FROM notifications") == [[.text("a")]],
+            try rawQuery(path, "SELECT notification_uuid FROM notifications") == [[.text("a")]],
             "only the commit whose flush failed is in the file: nothing is committed after the failure")
-        #expect(try rawQuery(directory.databasePath, "SELECT name FROM sqlite_master WHERE name = 'after_failure'").isEmpty)
+        #expect(try rawQuery(path, "SELECT name FROM sqlite_master WHERE name = 'after_failure'").isEmpty)
         let health = #expect(throws: StoreError.self) { try store.healthCheck() }
         #expect(health?.code == .io)
     }
@@ -159,13 +171,8 @@ func waitFor(_ what: String, _ condition: () throws -> Bool) throws {
     /// A duplicate and caller work wait for the flush of their own commit too: a duplicate's
     /// answer vouches for the original, which may be in the commit still being flushed.
     @Test func duplicateAndWorkAnswersWaitForTheFlushOfTheirCommit() throws {
-        let directory = try TemporaryDirectory()
-        let gate = FlushGate()
-        let store = try makeStore(directory, gate: gate)
-        defer {
-            gate.open()
-            store.close()
-        }
+        let held = try GatedStore()
+        let (gate, store) = (held.gate, held.store)
         store.store(makeRecord("a")) { result in gate.log.append("a \((try? result.get()).map { "\($0)" } ?? "failed")") }
         try waitFor("the flush of the first commit") { gate.started == 1 }
         store.store(makeRecord("a")) { result in gate.log.append("again \((try? result.get()).map { "\($0)" } ?? "failed")") }
@@ -189,36 +196,29 @@ func waitFor(_ what: String, _ condition: () throws -> Bool) throws {
         try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: real + "/db.sqlite", contents: nil)
         try FileManager.default.createSymbolicLink(atPath: directory.databasePath, withDestinationPath: real + "/db.sqlite")
-        let gate = FlushGate(holding: false)
-        let store = try makeStore(directory, gate: gate)
-        defer { store.close() }
+        let held = try GatedStore(gate: FlushGate(holding: false), directory: directory)
 
-        #expect(try store.store(makeRecord("a")) == .stored)
-        #expect(gate.files.all == [real + "/db.sqlite-wal"])
+        #expect(try held.store.store(makeRecord("a")) == .stored)
+        #expect(held.gate.files.all == [real + "/db.sqlite-wal"])
         #expect(!FileManager.default.fileExists(atPath: directory.databasePath + "-wal"))
     }
 
     /// Closing while a flush is held answers nothing early: the last commits are answered once
     /// their flushes are done, and then the store is gone.
     @Test func closeAnswersEveryQueuedStoreAfterItsFlush() throws {
-        let directory = try TemporaryDirectory()
-        let gate = FlushGate()
-        let store = try makeStore(directory, gate: gate)
-        let answers = Collected<Result<StoreOutcome, StoreError>>()
-        store.store(makeRecord("first")) { answers.append($0) }
-        try waitFor("the flush of the first commit") { gate.started == 1 }
-        for index in 0..<50 {
-            store.store(makeRecord("n\(index)")) { answers.append($0) }
-        }
+        let held = try GatedStore()
+        try held.storeFirst("first")
+        for index in 0..<50 { held.store("n\(index)") }
         let closed = DispatchGroup()
+        let store = held.store
         DispatchQueue.global().async(group: closed) { store.close() }
         Thread.sleep(forTimeInterval: 0.2)
-        #expect(answers.all.isEmpty, "close does not answer before the flush")
+        #expect(held.answers.all.isEmpty, "close does not answer before the flush")
 
-        gate.open()
+        held.gate.open()
         closed.wait()
-        #expect(answers.all.count == 51, "every queued store is answered by close")
-        #expect(try answers.all.map { try $0.get() } == Array(repeating: .stored, count: 51))
-        #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications") == [[.integer(51)]])
+        #expect(held.answers.all.count == 51, "every queued store is answered by close")
+        #expect(try held.answers.all.map { try $0.get() } == Array(repeating: .stored, count: 51))
+        #expect(try held.count() == [[.integer(51)]])
     }
 }
