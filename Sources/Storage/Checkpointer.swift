@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// Copies the WAL back into the database file on its own thread and connection, so the writer
-/// (which answers every waiting request) only appends to the WAL and fsyncs it.
+/// only appends to the WAL (and the flusher only syncs it) on the way to every waiting answer.
 ///
 /// The writer connection runs with `wal_autocheckpoint = 0` and nudges this thread after each
 /// commit. A nudge runs a PASSIVE checkpoint once the WAL holds `passiveFrames` frames: it never

@@ -36,7 +36,8 @@ struct SubscribersAPI: Sendable {
 
     /// Links a StoreKit 2 transaction (its `jwsRepresentation`) to the customer, applies it, and
     /// answers with the customer as `GET` would. Deferred: the worker verifies, then serves other
-    /// connections while the commit is on its way; the answer is read off the writer thread.
+    /// connections while the commit is on its way; the answer is read once the commit is on disk,
+    /// off the store's flusher thread.
     func postTransaction(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
         guard let (app, _) = keys.authenticate(request), let verifier = verifiers[app.id] else {
             return reply(APIKeys.unauthorized)

@@ -28,7 +28,8 @@ final class SQLiteConnection {
     /// 2 GiB in Debian's build); the rest is read with read().
     static let readerMapBytes: Int64 = 1 << 31
 
-    /// Opens `path` and applies the store's PRAGMAs (WAL, synchronous=FULL, busy timeout, foreign keys).
+    /// Opens `path` and applies the store's PRAGMAs (WAL, synchronous=FULL, busy timeout, foreign
+    /// keys). The writer then lowers `synchronous` to NORMAL: its flusher syncs each commit instead.
     init(path: String, role: Role) throws(StoreError) {
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
         if role == .writer { flags |= SQLITE_OPEN_CREATE }
