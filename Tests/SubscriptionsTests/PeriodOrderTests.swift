@@ -6,6 +6,11 @@ import Testing
 /// The period helpers read sort keys in place instead of sorting the transactions; they must
 /// answer exactly as sorting the transactions by `isEarlierPeriod` does.
 @Suite struct PeriodOrderTests {
+    /// How the helpers compared whole transactions before they read keys in place.
+    private static func isEarlierPeriod(_ lhs: JWSTransactionDecodedPayload, _ rhs: JWSTransactionDecodedPayload) -> Bool {
+        SubscriptionState.periodOrder(lhs) < SubscriptionState.periodOrder(rhs)
+    }
+
     @Test(arguments: 0..<200)
     func helpersAgreeWithSortingTheTransactions(seed: UInt64) {
         var random = SplitMix64(seed: seed)
@@ -27,8 +32,8 @@ import Testing
             state.transactions["k\(index)"] = transaction
         }
         // What the helpers were before they read keys in place.
-        let sorted = state.transactions.values.sorted(by: SubscriptionState.isEarlierPeriod)
-        let current = state.transactions.values.max(by: SubscriptionState.isEarlierPeriod)
+        let sorted = state.transactions.values.sorted(by: Self.isEarlierPeriod)
+        let current = state.transactions.values.max(by: Self.isEarlierPeriod)
         #expect(state.periodsInOrder == sorted)
         #expect(state.currentTransaction == current)
         #expect(state.originalPurchaseDateMs == (current?.originalPurchaseDate ?? sorted.first?.purchaseDate))
@@ -36,7 +41,7 @@ import Testing
             if let id = transaction.transactionId {
                 #expect(state.periodNumber(of: id) == sorted.firstIndex { $0.transactionId == id }.map { $0 + 1 })
             }
-            #expect(state.period(before: transaction) == sorted.last { SubscriptionState.isEarlierPeriod($0, transaction) })
+            #expect(state.period(before: transaction) == sorted.last { Self.isEarlierPeriod($0, transaction) })
         }
         #expect(state.periodNumber(of: "") == nil)
         #expect(state.periodNumber(of: "unknown") == nil)

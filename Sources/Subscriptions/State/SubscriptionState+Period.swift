@@ -66,7 +66,7 @@ extension SubscriptionState {
         orderedPeriodKeys().firstIndex { transactions.values[$0.index].transactionId == transactionId }.map { $0 + 1 }
     }
 
-    /// The latest period that started before `transaction`'s (by `isEarlierPeriod`), if any.
+    /// The latest period that started before `transaction`'s (by `periodOrder`), if any.
     func period(before transaction: JWSTransactionDecodedPayload) -> JWSTransactionDecodedPayload? {
         let bound = Self.periodOrder(transaction)
         return orderedPeriodKeys().last { $0.order < bound }.map { transactions.values[$0.index] }
@@ -128,12 +128,7 @@ extension SubscriptionState {
             discountType: renewal.offerDiscountType, period: renewal.offerPeriod)
     }
 
-    /// Orders periods by start, then end, then id (a total order, so the current one is unique).
-    static func isEarlierPeriod(_ lhs: JWSTransactionDecodedPayload, _ rhs: JWSTransactionDecodedPayload) -> Bool {
-        periodOrder(lhs) < periodOrder(rhs)
-    }
-
-    /// What `isEarlierPeriod` compares: start, then end, then id.
+    /// What orders periods: start, then end, then id (a total order, so the current one is unique).
     static func periodOrder(_ transaction: JWSTransactionDecodedPayload) -> (Int64, Int64, String) {
         (transaction.purchaseDate ?? 0, transaction.expiresDate ?? 0, transaction.transactionId ?? "")
     }
