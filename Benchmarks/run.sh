@@ -201,11 +201,12 @@ print(f"  {'bulk revenuedot verify --lines, same payloads':<42} {bulk:>10,.0f}  
 print(f"  {'ingest, notifications/s':<42} {rate:>10,.0f}   {rate / bulk:.2f}x bulk verify")
 print(f"  {'latency p50 / p99 (ms)':<42} {ingest['p50_ms']:>5} / {ingest['p99_ms']:<5}   failures: {ingest['failures']}")
 print(f"  (the round with the median ratio of 3, each bulk verify then ingest: {sys.argv[16]})")
-print_threads(json.loads(sys.argv[12]))
+ingest_threads = json.loads(sys.argv[12])
+print_threads(ingest_threads)
 print(f"  {'bench client CPU per request (same cores)':<42} {ingest['client_cpu_us_per_request']:>7.0f} us")
 # CPU per notification moves less with host load than throughput: the ratio ingest would reach
 # if it kept the cores as busy as bulk verify does.
-server_us = sum(use['user_us'] + use['system_us'] for use in json.loads(sys.argv[12]).values())
+server_us = sum(use['user_us'] + use['system_us'] for use in ingest_threads.values())
 ingest_us = server_us + ingest['client_cpu_us_per_request']
 bulk_us = float(sys.argv[17])
 print(f"  {'CPU per notification: bulk verify':<42} {bulk_us:>7.0f} us")

@@ -61,30 +61,23 @@ func runLoad(
             go.wait()
             var elapsedMs: [Double] = []
             elapsedMs.reserveCapacity(lanes.reduce(0) { $0 + $1.requests.count })
-            func record(_ index: Int, _ sent: ContinuousClock.Instant, _ status: Int?) {
-                let now = clock.now
-                answered?(index, now)
-                if status != expectedStatus { failures.add(1, ordering: .relaxed) }
-                let elapsed = now - sent
-                elapsedMs.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
-            }
+            // One entry per lane; a lane with nothing on its way is left out of `poll` (fd -1).
             var waiting: [pollfd] = []
             for lane in lanes.indices {
                 lanes[lane].sendNext(clock, failures)
-                waiting.append(pollfd(fd: lanes[lane].descriptor, events: Int16(POLLIN), revents: 0))
+                waiting.append(pollfd(fd: lanes[lane].isSending ? lanes[lane].descriptor : -1, events: Int16(POLLIN), revents: 0))
             }
-            var open = lanes.filter(\.isSending).count
-            for lane in lanes.indices where !lanes[lane].isSending { waiting[lane].fd = -1 }
-            while open > 0 {
+            while waiting.contains(where: { $0.fd >= 0 }) {
                 guard poll(&waiting, nfds_t(waiting.count), -1) > 0 else { continue }
                 for lane in lanes.indices where waiting[lane].fd >= 0 && waiting[lane].revents != 0 {
                     let (index, sent, status) = lanes[lane].readAnswer()
-                    record(index, sent, status)
+                    let now = clock.now
+                    answered?(index, now)
+                    if status != expectedStatus { failures.add(1, ordering: .relaxed) }
+                    let elapsed = now - sent
+                    elapsedMs.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
                     lanes[lane].sendNext(clock, failures)
-                    if !lanes[lane].isSending {
-                        waiting[lane].fd = -1
-                        open -= 1
-                    }
+                    if !lanes[lane].isSending { waiting[lane].fd = -1 }
                 }
             }
             latencies.withLock { $0 += elapsedMs }
