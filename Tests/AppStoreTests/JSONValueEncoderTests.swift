@@ -1,4 +1,4 @@
-import AppStore
+@testable import AppStore
 import Foundation
 import Testing
 
@@ -51,6 +51,36 @@ struct JSONValueEncoderTests {
         #expect(text == (try Self.foundation(value)))
         #expect(try JSONValueDecoder().decode(Priced.self, from: Data(text.utf8)) == value)
         #expect(try JSONDecoder().decode(Priced.self, from: Data(text.utf8)) == value)
+    }
+
+    /// Fractions skip their text (`Scalars.fraction`); the double must be the one the text gives,
+    /// for prices and for awkward significands, exponents and signs alike, and whatever is not a
+    /// fraction within its bounds must take the text path.
+    @Test func writesFractionsAsTheirTextWould() throws {
+        var generator = SystemRandomNumberGenerator()
+        var samples: [Decimal] = ["9.99", "-1.234", "0.5", "0.001", "10.00", "-0.10", "1e-22", "123456789.123456789"]
+            .map { Decimal(string: $0)! }
+        for _ in 0..<20_000 {
+            let digits = Int.random(in: 1...17, using: &generator)
+            let significand = (0..<digits).map { _ in String(Int.random(in: 0...9, using: &generator)) }.joined()
+            let exponent = Int.random(in: -26...4, using: &generator)
+            let sign = Bool.random(using: &generator) ? "-" : ""
+            samples.append(Decimal(string: "\(sign)\(significand)e\(exponent)")!)
+        }
+        var fractions = 0
+        for value in samples {
+            let text = Scalars.decimalByText(value)
+            #expect(Scalars.decimal(value) == text, "\(value)")
+            guard let fraction = Scalars.fraction(value) else { continue }
+            fractions += 1
+            #expect(JSONValue.number(fraction) == text, "\(value)")
+            #expect(fraction == Double(value.description), "\(value)")
+        }
+        #expect(fractions > 5_000)
+        #expect(Scalars.fraction(Decimal(string: "12.50")!) == 12.5)
+        #expect(Scalars.fraction(Decimal(string: "12.00")!) == nil)
+        #expect(Scalars.fraction(Decimal(7)) == nil)
+        #expect(Scalars.fraction(Decimal.nan) == nil)
     }
 
     @Test func encodesAppleModelsExactlyAsJSONEncoderDoes() throws {
