@@ -142,4 +142,44 @@ struct JSONWriterTests {
         #expect(text == #"{"a":[1,{},[],null,"x\"y"],"b":true,"c":{"y":null,"z":2},"d":null}"#)
         #expect(try JSONValue(parsing: Data(out.bytes)).serialized() == text)
     }
+
+    /// Commas are tracked in a 64-bit mask and, past 64 levels, in an array: both must place
+    /// them as `serialized()` does, on the way in and on the way back out.
+    @Test func nestsBeyondSixtyFourLevels() throws {
+        var out = JSONWriter()
+        var expected = JSONValue.integer(0)
+        for level in 0..<100 { expected = .array([.integer(Int64(level)), expected, .string("k\(level)")]) }
+        func write(_ value: JSONValue, into out: inout JSONWriter) {
+            guard case .array(let elements) = value else { return out.value(value) }
+            out.beginArray()
+            for element in elements { write(element, into: &out) }
+            out.endArray()
+        }
+        write(expected, into: &out)
+        #expect(String(decoding: out.bytes, as: UTF8.self) == expected.serialized())
+    }
+
+    /// Integers are written digit by digit (no `String` made): the same text as `String(value)`.
+    @Test func writesIntegersAsTheirDescription() throws {
+        var samples: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, Int64.max, Int64.min, Int64.min + 1, 1_796_114_052_494]
+        var generator = SystemRandomNumberGenerator()
+        samples += (0..<2000).map { _ in Int64.random(in: Int64.min...Int64.max, using: &generator) >> Int64.random(in: 0...62) }
+        for value in samples {
+            var out = JSONWriter()
+            out.integer(value)
+            #expect(String(decoding: out.bytes, as: UTF8.self) == String(value))
+            #expect(JSONValue.integer(value).serialized() == String(value))
+        }
+    }
+
+    /// Keys that are data (entitlement and product identifiers) are escaped like any string.
+    @Test func escapesKeysThatAreData() throws {
+        var out = JSONWriter()
+        out.beginObject()
+        out.key(text: "pro \"plus\"\n")
+        out.integer(1)
+        out.array(text: "a\\b", [1, 2]) { out, value in out.integer(value) }
+        out.endObject()
+        #expect(String(decoding: out.bytes, as: UTF8.self) == #"{"pro \"plus\"\n":1,"a\\b":[1,2]}"#)
+    }
 }

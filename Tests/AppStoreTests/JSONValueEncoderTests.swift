@@ -1,6 +1,7 @@
-@testable import AppStore
 import Foundation
 import Testing
+
+@testable import AppStore
 
 @Suite("JSONValueEncoder")
 struct JSONValueEncoderTests {

@@ -68,7 +68,7 @@ public enum JSONValue: Hashable, Sendable {
         switch self {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
-        case .integer(let value): output.append(contentsOf: String(value).utf8)
+        case .integer(let value): Self.writeInteger(value, into: &output)
         case .number(let value):
             output.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
         case .string(let value): Self.writeString(value, into: &output)
@@ -114,7 +114,26 @@ public enum JSONValue: Hashable, Sendable {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    private static func writeString(_ value: String, into output: inout [UInt8]) {
+    /// The decimal digits of `value`, as `String(value)` spells them, without making that string.
+    static func writeInteger(_ value: Int64, into output: inout [UInt8]) {
+        // 20 bytes hold Int64.min's 19 digits and its sign.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            var magnitude = value.magnitude
+            var start = 20
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude != 0
+            if value < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<20]))
+        }
+    }
+
+    static func writeString(_ value: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { bytes in

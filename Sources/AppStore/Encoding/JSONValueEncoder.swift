@@ -14,6 +14,14 @@ public struct JSONValueEncoder: Sendable {
         try Scalars.value(of: value).resolved
     }
 
+    /// The JSON text of a value that writes itself: what `encode(_:)` gives for any value of its
+    /// type, without the encoding tree and the dynamic cast that finds the type's writer.
+    public func encode(_ value: some SortedJSONWritable) throws -> String {
+        var writer = JSONWriter(capacity: 2048)
+        try value.writeSortedJSON(into: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
     /// The value as compact JSON text with sorted keys, written straight from the encoding tree.
     public func encode(_ value: some Encodable) throws -> String {
         let root = try Scalars.value(of: value)

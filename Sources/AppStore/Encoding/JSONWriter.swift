@@ -7,8 +7,11 @@ import Foundation
 /// `JSONValue.serialized()`, sorted by key); commas and string escapes are the writer's business.
 public struct JSONWriter {
     public private(set) var bytes: [UInt8] = []
-    /// Per open container: whether nothing has been written in it yet.
-    private var empty: [Bool] = []
+    /// Bit `d` is set once the container open at depth `d` (the outermost is 0) holds something:
+    /// the next element needs a comma. Containers nested deeper than 64 use `deeper`.
+    private var nonEmpty: UInt64 = 0
+    private var depth = 0
+    private var deeper: [Bool] = []
     /// A key was just written: the next value needs no comma.
     private var afterKey = false
 
@@ -24,24 +27,44 @@ public struct JSONWriter {
     private mutating func open(_ bracket: UInt8) {
         prefix()
         bytes.append(bracket)
-        empty.append(true)
+        if depth < 64 {
+            nonEmpty &= ~(1 << UInt64(depth))
+        } else {
+            deeper.append(false)
+        }
+        depth += 1
     }
 
     private mutating func close(_ bracket: UInt8) {
-        empty.removeLast()
+        depth -= 1
+        if depth >= 64 { deeper.removeLast() }
         bytes.append(bracket)
     }
 
-    /// A member's key; its value follows.
-    public mutating func key(_ key: String) {
+    /// A member's key; its value follows. Keys are the literals of the types that write
+    /// themselves, so they are copied as they are: they must need no escape.
+    public mutating func key(_ key: StaticString) {
+        assert(
+            key.withUTF8Buffer { name in !name.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") } },
+            "JSON key \(key) needs escaping")
         prefix()
-        JSONValue.string(key).write(into: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        afterKey = true
+    }
+
+    /// A key that is data (a dictionary's, an identifier), escaped as a string.
+    public mutating func key(text: String) {
+        prefix()
+        JSONValue.writeString(text, into: &bytes)
         bytes.append(UInt8(ascii: ":"))
         afterKey = true
     }
 
     /// A member whose value is a string, or null.
-    public mutating func member(_ key: String, _ text: String?) {
+    public mutating func member(_ key: StaticString, _ text: String?) {
         self.key(key)
         string(text)
     }
@@ -53,12 +76,14 @@ public struct JSONWriter {
 
     /// A string, or null.
     public mutating func string(_ text: String?) {
-        value(text.map(JSONValue.string) ?? .null)
+        guard let text else { return null() }
+        prefix()
+        JSONValue.writeString(text, into: &bytes)
     }
 
     public mutating func integer(_ number: Int64) {
         prefix()
-        bytes.append(contentsOf: String(number).utf8)
+        JSONValue.writeInteger(number, into: &bytes)
     }
 
     public mutating func bool(_ flag: Bool) {
@@ -77,11 +102,17 @@ public struct JSONWriter {
             afterKey = false
             return
         }
-        guard !empty.isEmpty else { return }
-        if empty[empty.count - 1] {
-            empty[empty.count - 1] = false
-        } else {
+        guard depth > 0 else { return }
+        let level = depth - 1
+        if level >= 64 {
+            if deeper[level - 64] { bytes.append(UInt8(ascii: ",")) } else { deeper[level - 64] = true }
+            return
+        }
+        let bit: UInt64 = 1 << UInt64(level)
+        if nonEmpty & bit != 0 {
             bytes.append(UInt8(ascii: ","))
+        } else {
+            nonEmpty |= bit
         }
     }
 }
@@ -90,45 +121,45 @@ public struct JSONWriter {
 
 extension JSONWriter {
     /// A member with a string value; nothing when the value is nil, as synthesized `Codable` does.
-    public mutating func optional(_ key: String, _ text: String?) {
+    public mutating func optional(_ key: StaticString, _ text: String?) {
         guard let text else { return }
         member(key, text)
     }
 
-    public mutating func optional(_ key: String, _ number: Int64?) {
+    public mutating func optional(_ key: StaticString, _ number: Int64?) {
         guard let number else { return }
         member(key, number)
     }
 
     /// A number member, as `JSONValueEncoder` writes a `Decimal`.
-    public mutating func optional(_ key: String, _ number: Decimal?) {
+    public mutating func optional(_ key: StaticString, _ number: Decimal?) {
         guard let number else { return }
         self.key(key)
         value(Scalars.decimal(number))
     }
 
-    public mutating func optional(_ key: String, _ number: Int32?) {
+    public mutating func optional(_ key: StaticString, _ number: Int32?) {
         optional(key, number.map(Int64.init))
     }
 
-    public mutating func optional(_ key: String, _ flag: Bool?) {
+    public mutating func optional(_ key: StaticString, _ flag: Bool?) {
         guard let flag else { return }
         self.key(key)
         bool(flag)
     }
 
-    public mutating func optional(_ key: String, _ texts: [String]?) {
+    public mutating func optional(_ key: StaticString, _ texts: [String]?) {
         guard let texts else { return }
         array(key, texts) { writer, text in writer.string(text) }
     }
 
-    public mutating func member(_ key: String, _ number: Int64) {
+    public mutating func member(_ key: StaticString, _ number: Int64) {
         self.key(key)
         integer(number)
     }
 
     /// A member that writes itself; nothing when it is nil.
-    public mutating func optional(_ key: String, _ value: (some SortedJSONWritable)?) throws {
+    public mutating func optional(_ key: StaticString, _ value: (some SortedJSONWritable)?) throws {
         guard let value else { return }
         self.key(key)
         try value.writeSortedJSON(into: &self)
@@ -136,9 +167,23 @@ extension JSONWriter {
 
     /// An array member, each element written by `element`.
     public mutating func array<Element>(
-        _ key: String, _ elements: [Element], _ element: (inout JSONWriter, Element) throws -> Void
+        _ key: StaticString, _ elements: [Element], _ element: (inout JSONWriter, Element) throws -> Void
     ) rethrows {
         self.key(key)
+        try elementsOf(elements, element)
+    }
+
+    /// An array member whose key is data.
+    public mutating func array<Element>(
+        text key: String, _ elements: [Element], _ element: (inout JSONWriter, Element) throws -> Void
+    ) rethrows {
+        self.key(text: key)
+        try elementsOf(elements, element)
+    }
+
+    private mutating func elementsOf<Element>(
+        _ elements: [Element], _ element: (inout JSONWriter, Element) throws -> Void
+    ) rethrows {
         beginArray()
         for value in elements { try element(&self, value) }
         endArray()
@@ -146,12 +191,12 @@ extension JSONWriter {
 
     /// An object member with `members`' keys sorted by their UTF-8 bytes, each value written by `value`.
     public mutating func object<Value>(
-        _ key: String, _ members: [String: Value], _ value: (inout JSONWriter, Value) throws -> Void
+        _ key: StaticString, _ members: [String: Value], _ value: (inout JSONWriter, Value) throws -> Void
     ) rethrows {
         self.key(key)
         beginObject()
         for name in members.keys.sorted(by: JSONValue.precedesInUTF8) {
-            self.key(name)
+            self.key(text: name)
             try value(&self, members[name]!)
         }
         endObject()
@@ -163,7 +208,7 @@ extension JSONWriter {
     }
 
     /// A member whose value goes through `JSONValueEncoder`; nothing when it is nil.
-    public mutating func encoded(_ key: String, _ value: (some Encodable)?) throws {
+    public mutating func encoded(_ key: StaticString, _ value: (some Encodable)?) throws {
         guard let value else { return }
         self.key(key)
         try encoded(value)

@@ -244,6 +244,11 @@ enum LedgerRows {
         try JSONValueEncoder().encode(value)
     }
 
+    /// `encode` of a state, journal, event or timer, which write themselves (the same text).
+    static func encode(_ value: some SortedJSONWritable) throws -> String {
+        try JSONValueEncoder().encode(value)
+    }
+
     static func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
         try JSONValueDecoder().decode(type, from: Data(json.utf8))
     }

@@ -70,7 +70,7 @@ public enum SubscriberInfo {
         out.key("entitlements")
         out.beginObject()
         for entitlement in held.sorted(by: { JSONValue.precedesInUTF8($0.entitlementId, $1.entitlementId) }) {
-            out.key(entitlement.entitlementId)
+            out.key(text: entitlement.entitlementId)
             write(entitlement, into: &out)
         }
         out.endObject()
@@ -94,7 +94,7 @@ public enum SubscriberInfo {
         out.beginObject()
         for (productId, subscription) in latestPerProduct(subscriptions).sorted(by: { JSONValue.precedesInUTF8($0.key, $1.key) })
         {
-            out.key(productId)
+            out.key(text: productId)
             write(subscription: subscription, into: &out)
         }
         out.endObject()
@@ -172,7 +172,7 @@ public enum SubscriberInfo {
         }
         out.beginObject()
         for (productId, bought) in byProduct.sorted(by: { JSONValue.precedesInUTF8($0.key, $1.key) }) {
-            out.array(productId, bought) { out, purchase in write(oneTime: purchase, into: &out) }
+            out.array(text: productId, bought) { out, purchase in write(oneTime: purchase, into: &out) }
         }
         out.endObject()
     }
