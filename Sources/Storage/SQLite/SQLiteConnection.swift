@@ -93,20 +93,20 @@ final class SQLiteConnection {
     @discardableResult
     func run(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> Int {
         let statement = try cachedStatement(sql)
-        defer { statement.reset() }
-        try statement.bind(arguments)
-        while try statement.step() {}
-        return Int(sqlite3_changes64(handle))
+        return try statement.withBindings(arguments) { () throws(StoreError) -> Int in
+            while try statement.step() {}
+            return Int(sqlite3_changes64(handle))
+        }
     }
 
     /// Runs one statement and returns all its rows.
     func query(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> [[SQLValue]] {
         let statement = try cachedStatement(sql)
-        defer { statement.reset() }
-        try statement.bind(arguments)
-        var rows: [[SQLValue]] = []
-        while try statement.step() { rows.append(statement.row()) }
-        return rows
+        return try statement.withBindings(arguments) { () throws(StoreError) -> [[SQLValue]] in
+            var rows: [[SQLValue]] = []
+            while try statement.step() { rows.append(statement.row()) }
+            return rows
+        }
     }
 
     // MARK: - WAL

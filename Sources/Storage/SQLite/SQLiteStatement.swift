@@ -42,39 +42,76 @@ final class SQLiteStatement {
 
     // MARK: - Binding
 
-    /// Binds `values` to parameters 1...n, after clearing any previous bindings.
-    func bind(_ values: [SQLValue]) throws(StoreError) {
+    /// Binds `values` to parameters 1...n, runs `body` (which steps the statement), then resets
+    /// the statement and clears the bindings.
+    ///
+    /// Text and blobs are bound in place (`SQLITE_STATIC`): SQLite reads them while `body` steps,
+    /// inside the closures that pin their bytes, and the statement lets go of them before those
+    /// closures end. A 3 KiB row is then copied once, into its page, instead of first into a C
+    /// string and again into SQLite's own copy.
+    func withBindings<T>(_ values: [SQLValue], _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard values.count == expected else {
             throw StoreError(.invalid, "\"\(StoreError.abbreviate(sql))\" takes \(expected) arguments, got \(values.count)")
         }
         check(sqlite3_clear_bindings(handle))
-        for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            let result: Int32
-            switch value {
-            case .null:
-                result = sqlite3_bind_null(handle, index)
-            case .integer(let number):
-                result = sqlite3_bind_int64(handle, index, number)
-            case .real(let number):
-                result = sqlite3_bind_double(handle, index, number)
-            case .text(let text):
-                result = sqlite3_bind_text(handle, index, text, Int32(text.utf8.count), CSQLite_transient())
-            case .blob(let data) where data.isEmpty:
-                // An empty buffer has no base address, which SQLite would bind as NULL.
-                result = sqlite3_bind_zeroblob(handle, index, 0)
-            case .blob(let data):
-                result = data.withUnsafeBytes { bytes in
-                    sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), CSQLite_transient())
-                }
+        return try bind(values, from: 0, body).get()
+    }
+
+    /// Binds `values[index...]`, each inside the closure that pins its bytes, then runs `body`
+    /// and releases the statement's hold on them.
+    private func bind<T>(
+        _ values: [SQLValue], from index: Int, _ body: () throws(StoreError) -> T
+    ) -> Result<T, StoreError> {
+        guard index < values.count else {
+            let result = Result<T, StoreError> { () throws(StoreError) -> T in try body() }
+            sqlite3_reset(handle)
+            check(sqlite3_clear_bindings(handle))
+            return result
+        }
+        let position = Int32(index + 1)
+        let bound: Int32
+        switch values[index] {
+        case .null:
+            bound = sqlite3_bind_null(handle, position)
+        case .integer(let number):
+            bound = sqlite3_bind_int64(handle, position, number)
+        case .real(let number):
+            bound = sqlite3_bind_double(handle, position, number)
+        case .text(var text):
+            return text.withUTF8 { utf8 in
+                // An empty buffer may have no address, which SQLite would bind as NULL.
+                let status =
+                    utf8.isEmpty
+                    ? sqlite3_bind_text(handle, position, "", 0, CSQLite_transient())
+                    : utf8.withMemoryRebound(to: CChar.self) {
+                        sqlite3_bind_text(handle, position, $0.baseAddress, Int32($0.count), nil)
+                    }
+                return next(status, values, index, body)
             }
-            guard result == SQLITE_OK else {
-                throw StoreError(
-                    sqlite: result, connection: connection, context: "bind argument \(index) of \"\(StoreError.abbreviate(sql))\""
-                )
+        case .blob(let data) where data.isEmpty:
+            // An empty buffer has no base address, which SQLite would bind as NULL.
+            bound = sqlite3_bind_zeroblob(handle, position, 0)
+        case .blob(let data):
+            return data.withUnsafeBytes { bytes in
+                next(sqlite3_bind_blob(handle, position, bytes.baseAddress, Int32(bytes.count), nil), values, index, body)
             }
         }
+        return next(bound, values, index, body)
+    }
+
+    /// After binding `values[index]` with `status`: the rest, or the error.
+    private func next<T>(
+        _ status: Int32, _ values: [SQLValue], _ index: Int, _ body: () throws(StoreError) -> T
+    ) -> Result<T, StoreError> {
+        guard status == SQLITE_OK else {
+            check(sqlite3_clear_bindings(handle))
+            return .failure(
+                StoreError(
+                    sqlite: status, connection: connection,
+                    context: "bind argument \(index + 1) of \"\(StoreError.abbreviate(sql))\""))
+        }
+        return bind(values, from: index + 1, body)
     }
 
     // MARK: - Stepping
@@ -87,13 +124,6 @@ final class SQLiteStatement {
         case SQLITE_DONE: return false
         default: throw StoreError(sqlite: result, connection: connection, context: StoreError.abbreviate(sql))
         }
-    }
-
-    /// Makes the statement ready to run again and releases what it holds (read snapshot, bindings).
-    func reset() {
-        // sqlite3_reset repeats the error of the last step, which `step()` already reported.
-        sqlite3_reset(handle)
-        check(sqlite3_clear_bindings(handle))
     }
 
     /// The current row's values.
