@@ -31,16 +31,28 @@ public final class WriteTransaction {
 
     private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
 
-    private static let controlKeywords: Set<String> = ["BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"]
+    private static let controlKeywords: [String] = ["BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"]
+
+    /// Whether the statement's first word is one of `controlKeywords`, in any case; read from
+    /// its bytes, without making a string (every statement of every hand-off comes through here).
+    private static func isTransactionControl(_ sql: String) -> Bool {
+        var sql = sql
+        return sql.withUTF8 { bytes in
+            guard let start = bytes.firstIndex(where: isLetter) else { return false }
+            let word = bytes[start...].prefix(while: isLetter)
+            return controlKeywords.contains { keyword in
+                keyword.utf8.count == word.count
+                    && zip(keyword.utf8, word).allSatisfy { expected, byte in expected == byte & ~0x20 }
+            }
+        }
+    }
 
     private func check(_ sql: String) throws(StoreError) {
         guard isOpen else {
             throw StoreError(.invalid, "WriteTransaction used after its handOff call returned")
         }
-        // The first word only: splitting the whole statement would cost more than running it.
-        let keyword = sql.utf8.drop { !Self.isLetter($0) }.prefix { Self.isLetter($0) }.prefix(9)
-            .map { Character(Unicode.Scalar($0)) }.reduce(into: "") { $0.append($1) }.uppercased()
-        guard !Self.controlKeywords.contains(keyword) else {
+        guard !Self.isTransactionControl(sql) else {
+            let keyword = sql.drop { !$0.isLetter }.prefix { $0.isLetter }.uppercased()
             throw StoreError(.invalid, "\(keyword) inside a hand-off: the writer owns the transaction")
         }
     }

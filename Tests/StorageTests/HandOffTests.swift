@@ -85,4 +85,39 @@ final class RecordingHandOff: NotificationHandOff {
         #expect(record.state == .failed)
         #expect(record.stateReason?.contains("the writer owns the transaction") == true)
     }
+
+    struct RunningHandOff: NotificationHandOff {
+        let sql: String
+        func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState {
+            try transaction.execute(sql)
+            return .applied
+        }
+    }
+
+    /// Transaction control is recognised by its first word in any case and after any spacing;
+    /// other words that merely start the same way, and everything else, run.
+    @Test(arguments: [
+        ("commit", "COMMIT"), ("  Begin immediate", "BEGIN"), ("\n\tROLLBACK TO item", "ROLLBACK"),
+        ("savepoint other", "SAVEPOINT"), ("Release item", "RELEASE"), ("end", "END"),
+    ])
+    func handOffTransactionControlIsRefusedInAnyCase(sql: String, keyword: String) throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(path: directory.databasePath, handOff: RunningHandOff(sql: sql))
+        defer { store.close() }
+
+        #expect(try store.store(makeRecord("a")) == .stored)
+        let record = try #require(try store.notification(uuid: "a"))
+        #expect(record.state == .failed)
+        #expect(record.stateReason?.contains("\(keyword) inside a hand-off: the writer owns the transaction") == true)
+    }
+
+    @Test func handOffStatementsThatOnlyLookLikeControlRun() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(
+            path: directory.databasePath, handOff: RunningHandOff(sql: "  select 1 AS beginning, 2 AS ending"))
+        defer { store.close() }
+
+        #expect(try store.store(makeRecord("a")) == .stored)
+        #expect(try store.notification(uuid: "a")?.state == .applied)
+    }
 }

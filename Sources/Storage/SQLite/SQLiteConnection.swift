@@ -28,9 +28,19 @@ final class SQLiteConnection {
     /// 2 GiB in Debian's build); the rest is read with read().
     static let readerMapBytes: Int64 = 1 << 31
 
+    /// Turns off SQLite's memory statistics (`SQLITE_CONFIG_MEMSTATUS`) before the first connection
+    /// opens: with them, every allocation SQLite makes takes a process-wide mutex, about a hundred
+    /// times per stored notification, shared by the writer, the checkpointer and the readers.
+    /// RevenueDot never reads those statistics. Too late once SQLite is initialized (another
+    /// library opened a database first): the call then fails and changes nothing, which is harmless.
+    private static let configured: Void = {
+        _ = CSQLite_configNoMemoryStatistics()
+    }()
+
     /// Opens `path` and applies the store's PRAGMAs (WAL, synchronous=FULL, busy timeout, foreign
     /// keys). The writer then lowers `synchronous` to NORMAL: its flusher syncs each commit instead.
     init(path: String, role: Role) throws(StoreError) {
+        _ = Self.configured
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
         if role == .writer { flags |= SQLITE_OPEN_CREATE }
         var connection: OpaquePointer?
