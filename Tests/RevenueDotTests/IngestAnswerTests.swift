@@ -34,6 +34,7 @@ struct IngestAnswerTests {
         let response = try connection.postNotification(payload)
         #expect(response.status == 200)
         #expect(try json(response)["status"] == .string("stored"))
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"notificationUUID":"\#(uuid)","status":"stored"}"#)
         let record = try #require(try stored(uuid))
         #expect(record.state == .applied)
         #expect(record.notificationType == "DID_RENEW")

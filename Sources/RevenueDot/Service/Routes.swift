@@ -54,7 +54,13 @@ enum Routes {
         }
     }
 
+    /// `{"notificationUUID": uuid, "status": status}`, keys sorted as `serialized()` sorts them.
     private static func stored(_ status: String, _ uuid: String) -> HTTPResponse {
-        .json(Data(JSONValue.object(["status": .string(status), "notificationUUID": .string(uuid)]).serialized().utf8))
+        var body = JSONWriter(capacity: 96)
+        body.beginObject()
+        body.member("notificationUUID", uuid)
+        body.member("status", status)
+        body.endObject()
+        return .json(Data(body.bytes))
     }
 }
