@@ -5,13 +5,25 @@ import Foundation
 public enum Digest {
     /// The SHA-256 hash of `data`.
     public static func sha256(_ data: some ContiguousBytes) -> [UInt8] {
-        digest(data, EVP_sha256(), name: "SHA-256")
+        digest(data, sha256Implementation.md ?? EVP_sha256(), name: "SHA-256")
     }
 
     /// The SHA-1 hash of `data`: only for name-based UUIDs (RFC 9562 version 5), never for security.
     public static func sha1(_ data: some ContiguousBytes) -> [UInt8] {
-        digest(data, EVP_sha1(), name: "SHA-1")
+        digest(data, sha1Implementation.md ?? EVP_sha1(), name: "SHA-1")
     }
+
+    /// A digest implementation fetched from OpenSSL's default provider once. Given the legacy
+    /// `EVP_sha1()`, OpenSSL 3 looks the implementation up again on every digest (name map, locks),
+    /// which cost more than hashing the few dozen bytes of an event id. A fetched `EVP_MD` is
+    /// immutable and safe to use from any thread; it lives as long as the process.
+    private final class Fetched: @unchecked Sendable {
+        let md: OpaquePointer?
+        init(_ name: String) { md = EVP_MD_fetch(nil, name, nil) }
+    }
+
+    private static let sha1Implementation = Fetched("SHA1")
+    private static let sha256Implementation = Fetched("SHA256")
 
     private static func digest(_ data: some ContiguousBytes, _ type: OpaquePointer?, name: String) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
