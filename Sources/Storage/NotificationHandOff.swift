@@ -8,7 +8,10 @@ public protocol NotificationHandOff: Sendable {
     /// may run further SQL through `transaction` (the notification's own row is not there yet).
     ///
     /// If it throws, everything it wrote is rolled back, and the notification is still stored, in
-    /// state `failed` with the error as `stateReason` (the raw payload is never lost).
+    /// state `failed` with the error as `stateReason` (the raw payload is never lost). To get
+    /// there, the writer rolls back the whole batch and applies its items again one by one, so
+    /// the other hand-offs of that batch run a second time: a hand-off must do nothing outside
+    /// `transaction` (the ledger's does not).
     /// It runs on the writer thread, so it should be quick (every concurrent store waits for it), and it
     /// must not call the `SQLiteStore` itself: the writer would wait for itself.
     func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState

@@ -4,15 +4,32 @@ import Foundation
 // MARK: - Applying one item inside the open transaction
 
 extension Writer {
-    /// Applies `item` inside the open transaction, in a savepoint so that its failure undoes only its
-    /// own writes. Returns the item's outcome (nil for items nobody waits for); throws only when the
-    /// whole transaction is gone (SQLite rolls back on its own after disk-full or I/O errors).
-    func apply(_ item: WriteItem) throws(StoreError) -> Result<StoreOutcome, StoreError>? {
+    /// How the writes of one item can be undone if it fails.
+    enum Isolation {
+        /// In a savepoint of its own: a failure undoes only this item's writes, and a notification
+        /// whose hand-off failed is stored as `failed`.
+        case savepoint
+        /// A notification is written straight into the shared transaction: any failure of it
+        /// fails the transaction, which the writer rolls back to apply each item again alone, in
+        /// a savepoint. A savepoint costs its item a copy of every page the item is the first to
+        /// touch in it (SQLite's statement journal, 4 KiB each: the index leaves of a notification
+        /// and its purchase), so the batch, where nothing fails but rarely, goes without.
+        case transaction
+    }
+
+    /// Applies `item` inside the open transaction. Returns the item's outcome (nil for items
+    /// nobody waits for); throws when the whole transaction must be given up: SQLite rolled it
+    /// back on its own (disk-full or I/O errors), or a notification failed under `.transaction`.
+    /// Rejects and caller work always run in a savepoint.
+    func apply(_ item: WriteItem, isolation: Isolation) throws(StoreError) -> Result<StoreOutcome, StoreError>? {
+        if case .store(let record, let compact, _) = item, isolation == .transaction {
+            return .success(try storeNotification(record, compact: compact, inSavepoint: false))
+        }
         var outcome: Result<StoreOutcome, StoreError>?
         do throws(StoreError) {
             switch item {
             case .store(let record, let compact, _):
-                outcome = .success(try storeNotification(record, compact: compact))
+                outcome = .success(try storeNotification(record, compact: compact, inSavepoint: true))
             case .reject(let reject):
                 try savepoint("item") { () throws(StoreError) in try record(reject) }
             case .work(let work, _):
@@ -57,39 +74,44 @@ extension Writer {
 
     // MARK: - Notifications
 
-    /// Stores a new notification once, with the state its hand-off gives it, in its own savepoint.
+    /// Stores a new notification once, with the state its hand-off gives it; `inSavepoint`, in a
+    /// savepoint of its own (`Isolation`).
     ///
     /// The hand-off runs before the row is inserted, so the row is written once with its final
     /// state: an `UPDATE` afterwards would make SQLite rewrite the whole record, raw payload and
     /// its overflow pages included, doubling what every notification costs the disk. If the
-    /// hand-off throws, rolling back to the savepoint undoes its writes, and the notification is
-    /// stored as `failed` with the error as the reason.
+    /// hand-off throws in a savepoint, rolling back to it undoes the hand-off's writes, and the
+    /// notification is stored as `failed` with the error as the reason; without one, the error
+    /// fails the transaction.
     private func storeNotification(
-        _ record: NotificationRecord, compact: JWSCompaction.Compacted?
+        _ record: NotificationRecord, compact: JWSCompaction.Compacted?, inSavepoint: Bool
     ) throws(StoreError) -> StoreOutcome {
-        let (outcome, headers) = try savepoint("item") { () throws(StoreError) -> (StoreOutcome, [String]) in
-            if try !connection.query(NotificationSQL.exists, [.text(record.notificationUUID)]).isEmpty {
+        let store = { () throws(StoreError) -> (StoreOutcome, [String]) in
+            if try !self.connection.query(NotificationSQL.exists, [.text(record.notificationUUID)]).isEmpty {
                 return (.duplicate, [])
             }
             var final = record
-            (final.state, final.stateReason) = try runHandOff(record)
-            let headers = try compact.map { (compact) throws(StoreError) in try saveHeaders(of: compact) } ?? []
-            let inserted = try connection.run(NotificationSQL.insert, NotificationSQL.insertArguments(final, compact: compact))
+            (final.state, final.stateReason) = try self.runHandOff(record, inSavepoint: inSavepoint)
+            let headers = try compact.map { (compact) throws(StoreError) in try self.saveHeaders(of: compact) } ?? []
+            let inserted = try self.connection.run(
+                NotificationSQL.insert, NotificationSQL.insertArguments(final, compact: compact))
             // Only this thread writes, and the UUID was absent a moment ago in this same transaction.
             guard inserted == 1 else {
                 throw StoreError(.corrupt, "notification \(record.notificationUUID) appeared during its own hand-off")
             }
             return (.stored, headers)
         }
-        // Known only once the savepoint is released: an undone item wrote no header.
+        let (outcome, headers) = inSavepoint ? try savepoint("item", store) : try store()
+        // Known only once the savepoint is released: an undone item wrote no header. Without a
+        // savepoint, a failure ends the transaction, and `begin` forgets these.
         headersInTransaction.formUnion(headers)
         return outcome
     }
 
-    /// Lends the transaction to the hand-off and returns the notification's state and reason; when
-    /// the hand-off throws, its writes are rolled back (the `item` savepoint stays open) and the
-    /// state is `failed`.
-    private func runHandOff(_ record: NotificationRecord) throws(StoreError) -> (NotificationState, String?) {
+    /// Lends the transaction to the hand-off and returns the notification's state and reason. When
+    /// the hand-off throws in a savepoint, its writes are rolled back (the `item` savepoint stays
+    /// open) and the state is `failed`; without one, the error fails the transaction.
+    private func runHandOff(_ record: NotificationRecord, inSavepoint: Bool) throws(StoreError) -> (NotificationState, String?) {
         let transaction = WriteTransaction(connection: connection)
         defer { transaction.invalidate() }
         do {
@@ -97,6 +119,9 @@ extension Writer {
         } catch {
             guard connection.isInTransaction, transactionIsSound else {
                 throw (error as? StoreError) ?? StoreError(.io, "the write transaction ended during the hand-off")
+            }
+            guard inSavepoint else {
+                throw (error as? StoreError) ?? StoreError(.invalid, "hand-off of \(record.notificationUUID) failed: \(error)")
             }
             try connection.run("ROLLBACK TO item")
             return (.failed, String("hand-off failed: \(error)".prefix(Self.maximumReasonLength)))

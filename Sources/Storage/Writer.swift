@@ -68,7 +68,8 @@ final class Writer {
     // MARK: - Batches
 
     /// One transaction for `first` and for what arrives while the previous commit is being flushed;
-    /// if it cannot commit, each item gets its own transaction.
+    /// if it cannot commit, or a notification fails in it (they are written without savepoints,
+    /// `Isolation.transaction`), each item gets its own transaction.
     ///
     /// The transaction stays open, taking in new items, until the flusher has put the previous
     /// commit on disk. So the writer works while the disk does, and a commit holds everything that
@@ -92,7 +93,7 @@ final class Writer {
                 guard failure == nil else { continue }
                 do throws(StoreError) {
                     if work.count == 1 { try begin() }
-                    outcomes.append(try apply(item))
+                    outcomes.append(try apply(item, isolation: .transaction))
                 } catch {
                     failure = error
                 }
@@ -157,7 +158,7 @@ final class Writer {
             }
             var outcome: Result<StoreOutcome, StoreError>?
             do throws(StoreError) {
-                outcome = try apply(item)
+                outcome = try apply(item, isolation: .savepoint)
                 if case .failure(let error) = outcome { throw error }
                 if item.isReject { try trimRejects() }
                 try commit()

@@ -68,6 +68,30 @@ final class RecordingHandOff: NotificationHandOff {
         #expect(logged == [[.text("a")], [.text("c")]])
     }
 
+    /// A batch writes its notifications without savepoints; one failing hand-off sends the whole
+    /// batch back to be applied item by item. Every other notification must still be applied
+    /// once (the log's primary key would fail a hand-off whose first attempt had stayed), and
+    /// the failing one kept as failed, duplicates in the same batch included.
+    @Test func aFailingHandOffInABatchLeavesTheOthersAppliedOnce() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(path: directory.databasePath, handOff: RecordingHandOff(failing: ["n7"]))
+        let uuids = (0..<60).map { "n\($0 % 48)" }  // twelve repeats, in the same batches or not
+
+        concurrently(uuids.count, threads: 30) { index in _ = try? store.store(makeRecord(uuids[index])) }
+        store.close()
+
+        let states = try rawQuery(directory.databasePath, "SELECT notification_uuid, state FROM notifications")
+        let byUUID = Dictionary(
+            uniqueKeysWithValues: states.compactMap { row in
+                row[0].textValue.flatMap { uuid in row[1].textValue.map { (uuid, $0) } }
+            })
+        #expect(byUUID.count == 48)
+        #expect(byUUID["n7"] == "failed")
+        #expect(byUUID.filter { $0.value == "applied" }.count == 47)
+        let logged = try rawQuery(directory.databasePath, "SELECT uuid FROM hand_off_log ORDER BY uuid")
+        #expect(logged.compactMap { $0[0].textValue } == Set(uuids).subtracting(["n7"]).sorted())
+    }
+
     struct CommittingHandOff: NotificationHandOff {
         func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState {
             try transaction.execute("COMMIT")
