@@ -32,6 +32,11 @@ final class Writer {
         guard let walPath = connection.walPath else {
             throw StoreError(.unavailable, "SQLite names no WAL file for \(path)")
         }
+        // Best effort, and only a matter of speed: without the reserve the WAL grows as it is written.
+        let pageSize = try connection.query("PRAGMA page_size").first?.first?.integerValue ?? 4096
+        WALReserve.fill(
+            walPath: walPath, to: WALReserve.bytes(frames: Checkpointer.restartFrames, pageSize: Int(pageSize)),
+            holding: connection)
         flusher = try WALFlusher(walPath: walPath, flush: flush)
     }
 
