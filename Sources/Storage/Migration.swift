@@ -8,7 +8,7 @@ struct Migration: Sendable {
     let sql: String
 
     /// Every migration this build knows, in order.
-    static let all: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v6, .v7, .v8, .v9, .v10]
+    static let all: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v6, .v7, .v8, .v9, .v10, .v11]
 }
 
 // MARK: - Version 1
@@ -327,5 +327,31 @@ extension Migration {
         sql: """
             DROP INDEX purchases_by_owner;
             CREATE INDEX purchases_by_owner ON purchases (app_id, owner) WHERE owner IS NOT NULL;
+            """)
+}
+
+// MARK: - Version 11
+
+extension Migration {
+    /// Timers are stored in their primary key's B-tree (`WITHOUT ROWID`): a rowid table with a
+    /// primary key is two B-trees, the rows and the key's index, and every notification that sets
+    /// a timer wrote a page of each (plus `timers_by_fire_at`) to the WAL. A timer row is about
+    /// 120 bytes, small enough for SQLite's advice on `WITHOUT ROWID`. In the ingest benchmark
+    /// that is one WAL page fewer per commit, of about 17.
+    static let v11 = Migration(
+        version: 11,
+        name: "timers without rowid",
+        sql: """
+            CREATE TABLE timers_v11 (
+                app_id TEXT NOT NULL,
+                id TEXT NOT NULL,
+                fire_at INTEGER NOT NULL,
+                json TEXT NOT NULL,
+                PRIMARY KEY (app_id, id)
+            ) STRICT, WITHOUT ROWID;
+            INSERT INTO timers_v11 (app_id, id, fire_at, json) SELECT app_id, id, fire_at, json FROM timers;
+            DROP TABLE timers;
+            ALTER TABLE timers_v11 RENAME TO timers;
+            CREATE INDEX timers_by_fire_at ON timers (fire_at);
             """)
 }

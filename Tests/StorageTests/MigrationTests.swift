@@ -23,6 +23,37 @@ import Testing
             ])
     }
 
+    /// A database written before version 11 keeps its timers when they move to a table without rowid.
+    @Test func timersSurviveTheMoveToATableWithoutRowid() throws {
+        let directory = try TemporaryDirectory()
+        let connection = try SQLiteConnection(path: directory.databasePath, role: .writer)
+        try Migrator(connection: connection, migrations: Migration.all.filter { $0.version < 11 }).migrate()
+        try connection.execute(
+            script: """
+                INSERT INTO timers (app_id, id, fire_at, json) VALUES ('demo', 'expiration/1', 20, '{"a":1}');
+                INSERT INTO timers (app_id, id, fire_at, json) VALUES ('demo', 'expiration/2', 10, '{"b":2}');
+                INSERT INTO timers (app_id, id, fire_at, json) VALUES ('other', 'expiration/1', 30, '{"c":3}');
+                """)
+        try Migrator(connection: connection).migrate()
+
+        let rows = try connection.query("SELECT app_id, id, fire_at, json FROM timers ORDER BY fire_at")
+        #expect(
+            rows == [
+                [.text("demo"), .text("expiration/2"), .integer(10), .text(#"{"b":2}"#)],
+                [.text("demo"), .text("expiration/1"), .integer(20), .text(#"{"a":1}"#)],
+                [.text("other"), .text("expiration/1"), .integer(30), .text(#"{"c":3}"#)],
+            ])
+        let schema = try connection.query("SELECT sql FROM sqlite_schema WHERE name = 'timers'").first?.first?.textValue
+        #expect(schema?.contains("WITHOUT ROWID") == true)
+        #expect(
+            try connection.query("SELECT name FROM sqlite_schema WHERE tbl_name = 'timers' AND type = 'index' ORDER BY name")
+                == [[.text("timers_by_fire_at")]])
+        // The key still holds.
+        #expect(throws: StoreError.self) {
+            try connection.run("INSERT INTO timers (app_id, id, fire_at, json) VALUES ('demo', 'expiration/1', 1, '{}')")
+        }
+    }
+
     @Test func databaseFromANewerBuildIsRefused() throws {
         let directory = try TemporaryDirectory()
         try SQLiteStore(path: directory.databasePath).close()
