@@ -6,7 +6,8 @@ public struct NotificationFilter: Sendable {
     public var state: NotificationState?
     /// Only notifications of this type (Apple's `notificationType`, e.g. `DID_RENEW`).
     public var notificationType: String?
-    /// Only notifications about this subscription.
+    /// Only notifications about this subscription. No index serves it (migration 12): the store
+    /// reads notifications newest first until it has a page, like for `notificationType`.
     public var originalTransactionId: String?
     /// Only notifications received strictly before this time (ms since 1970), for paging backwards.
     public var before: Int64?

@@ -21,6 +21,14 @@ import Testing
                 "posted_transactions", "purchase_facts", "purchase_views", "purchases",
                 "reject_counts", "rejects", "schema_migrations", "timers", "unattached_facts",
             ])
+        // Each index on a table a notification writes costs WAL pages: only those a query needs.
+        let notificationIndexes = try rawQuery(
+            directory.databasePath,
+            "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'notifications' ORDER BY name")
+        #expect(
+            notificationIndexes.compactMap { $0[0].textValue } == [
+                "notifications_by_app", "notifications_not_applied", "sqlite_autoindex_notifications_1",
+            ])
     }
 
     /// A database written before version 11 keeps its timers when they move to a table without rowid.
