@@ -34,22 +34,25 @@ public final class SQLiteStore: Sendable {
     ///     metrics), before the waiters are woken, on the thread that flushes the WAL: keep it cheap,
     ///     and do not call the store from it. An init parameter rather than a settable property, so
     ///     the store stays immutable and `Sendable`.
+    ///   - reservesWAL: whether the WAL gets its full size at once (`WALReserve`): for a server,
+    ///     which writes under sustained load, not for a command that writes a little and exits.
     public convenience init(
         path: String,
         handOff: any NotificationHandOff = KeepReceived(),
         maxBatch: Int = 512,
         readers: Int = 4,
-        onCommit: (@Sendable (Int) -> Void)? = nil
+        onCommit: (@Sendable (Int) -> Void)? = nil,
+        reservesWAL: Bool = false
     ) throws(StoreError) {
         try self.init(
             path: path, handOff: handOff, maxBatch: maxBatch, readers: readers, onCommit: onCommit,
-            flush: WALFlusher.fdatasync)
+            reservesWAL: reservesWAL, flush: WALFlusher.fdatasync)
     }
 
     /// The store, with `flush` putting the WAL on disk instead of `fdatasync` (tests hold or fail it).
     init(
         path: String, handOff: any NotificationHandOff, maxBatch: Int, readers: Int, onCommit: (@Sendable (Int) -> Void)?,
-        flush: @escaping WALFlusher.Flush
+        reservesWAL: Bool = false, flush: @escaping WALFlusher.Flush
     ) throws(StoreError) {
         guard maxBatch >= 1 else { throw StoreError(.invalid, "maxBatch must be at least 1, got \(maxBatch)") }
         self.path = path
@@ -63,8 +66,8 @@ public final class SQLiteStore: Sendable {
             // Set from the thread itself: on Linux only that names the OS thread (top, perf, /proc).
             Thread.current.name = "storage-writer"
             Writer.serve(
-                path: path, handOff: handOff, onCommit: onCommit, flush: flush, checkpointer: checkpointer,
-                queue: queue, maxBatch: maxBatch, ready: ready)
+                path: path, handOff: handOff, onCommit: onCommit, reservesWAL: reservesWAL, flush: flush,
+                checkpointer: checkpointer, queue: queue, maxBatch: maxBatch, ready: ready)
             finished.leave()
         }
         thread.start()

@@ -19,7 +19,7 @@ final class Writer {
 
     /// Opens the writer connection and brings the schema up to date.
     init(
-        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?,
+        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?, reservesWAL: Bool,
         flush: @escaping WALFlusher.Flush, checkpointer: Checkpointer
     ) throws(StoreError) {
         self.connection = try SQLiteConnection(path: path, role: .writer)
@@ -33,10 +33,12 @@ final class Writer {
             throw StoreError(.unavailable, "SQLite names no WAL file for \(path)")
         }
         // Best effort, and only a matter of speed: without the reserve the WAL grows as it is written.
-        let pageSize = try connection.query("PRAGMA page_size").first?.first?.integerValue ?? 4096
-        WALReserve.fill(
-            walPath: walPath, to: WALReserve.bytes(frames: Checkpointer.restartFrames, pageSize: Int(pageSize)),
-            holding: connection)
+        if reservesWAL {
+            let pageSize = try connection.query("PRAGMA page_size").first?.first?.integerValue ?? 4096
+            WALReserve.fill(
+                walPath: walPath, to: WALReserve.bytes(frames: Checkpointer.restartFrames, pageSize: Int(pageSize)),
+                holding: connection)
+        }
         flusher = try WALFlusher(walPath: walPath, flush: flush)
     }
 
@@ -44,14 +46,15 @@ final class Writer {
     /// closed and drained, checkpoint. The connection is closed when this returns, since the writer
     /// does not outlive the call.
     static func serve(
-        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?,
+        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?, reservesWAL: Bool,
         flush: @escaping WALFlusher.Flush, checkpointer: Checkpointer, queue: WriteQueue, maxBatch: Int,
         ready: Completion<Void>
     ) {
         let writer: Writer
         do throws(StoreError) {
             writer = try Writer(
-                path: path, handOff: handOff, onCommit: onCommit, flush: flush, checkpointer: checkpointer)
+                path: path, handOff: handOff, onCommit: onCommit, reservesWAL: reservesWAL, flush: flush,
+                checkpointer: checkpointer)
         } catch {
             ready.resolve(.failure(error))
             return

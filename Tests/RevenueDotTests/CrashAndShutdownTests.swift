@@ -74,6 +74,10 @@ struct CrashAndShutdownTests {
         let (fixture, _, acknowledged, posted) = try Self.interruptUnderLoad(with: SIGKILL)
         #expect(acknowledged.count >= 300)
         #expect(acknowledged.count < posted, "the kill landed after the load finished")
+        // The server had reserved the WAL (65 MiB, `WALReserve`): recovery reads its frames and
+        // stops at the zeros after them.
+        let wal = try FileManager.default.attributesOfItem(atPath: fixture.databasePath + "-wal")[.size] as? Int
+        #expect(wal == 65 << 20)
 
         // Restart on the same database: everything answered 200 is there, once.
         let restarted = try ChildServer(configPath: fixture.configPath)

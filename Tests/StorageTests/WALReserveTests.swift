@@ -19,7 +19,7 @@ import Testing
 
     @Test func theStoreOpensWithTheWALAtTheSizeARestartCheckpointFindsIt() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try SQLiteStore(path: directory.databasePath, reservesWAL: true)
         let full = WALReserve.bytes(frames: Checkpointer.restartFrames, pageSize: 4096)
         #expect(full == 65 << 20)  // 32 + 16,384 × 4,120 bytes, rounded up to MiB
         #expect(Self.size(directory.databasePath + "-wal") == full)
@@ -33,9 +33,13 @@ import Testing
 
         // The TRUNCATE checkpoint at close gives the space back; a new store reserves it again.
         #expect(Self.size(directory.databasePath + "-wal") <= 0)
-        let reopened = try SQLiteStore(path: directory.databasePath)
-        defer { reopened.close() }
+        let reopened = try SQLiteStore(path: directory.databasePath, reservesWAL: true)
         #expect(Self.size(directory.databasePath + "-wal") == full)
+        reopened.close()
+        // A store for a command that writes a little leaves the WAL to grow as it is written.
+        let small = try SQLiteStore(path: directory.databasePath)
+        defer { small.close() }
+        #expect(Self.size(directory.databasePath + "-wal") < 1 << 20)
         #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications") == [[.integer(200)]])
     }
 

@@ -36,7 +36,7 @@ public final class RevenueDotService: Sendable {
             onCommit: { size in
                 metrics.commitBatchSize.observe(Double(size))
                 for worker in nudge.withLock({ $0 }) { worker.nudge() }
-            })
+            }, reservesWAL: true)
         self.store = store
         let workers = config.apps.compactMap { app in
             app.webhook.map {
