@@ -44,8 +44,8 @@ enum WALReserve {
             return error
         }
         // Now, so that the first commit's flush does not also commit the file's new size.
-        guard Glibc.fdatasync(descriptor) == 0 else { return failure("fdatasync", walPath) }
-        return nil
+        let code = WALFlusher.fdatasync(descriptor)
+        return code == 0 ? nil : failure("fdatasync", walPath, code: code)
     }
 
     /// The WAL's size when a RESTART checkpoint starts it over: `frames` frames of `pageSize`
@@ -71,7 +71,7 @@ enum WALReserve {
         return nil
     }
 
-    private static func failure(_ call: String, _ walPath: String) -> StoreError {
-        StoreError(.io, "\(call) \(walPath) to reserve its space: \(String(cString: strerror(errno)))")
+    private static func failure(_ call: String, _ walPath: String, code: Int32 = errno) -> StoreError {
+        StoreError(.io, "\(call) \(walPath) to reserve its space: \(String(cString: strerror(code)))")
     }
 }
