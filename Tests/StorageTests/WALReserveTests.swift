@@ -17,6 +17,17 @@ import Testing
         return copy
     }
 
+    /// A writer connection to a new file in `directory` whose WAL holds `rows` committed rows of
+    /// table `t` (`prefix` and the row's number), never checkpointed, and the WAL's path.
+    private static func walWithRows(
+        _ rows: Int, prefix: String = "", in directory: TemporaryDirectory
+    ) throws -> (SQLiteConnection, String) {
+        let connection = try SQLiteConnection(path: directory.databasePath, role: .writer)
+        try connection.execute(script: "PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (v TEXT NOT NULL);")
+        for index in 0..<rows { try connection.run("INSERT INTO t (v) VALUES (?)", [.text("\(prefix)\(index)")]) }
+        return (connection, try #require(connection.walPath))
+    }
+
     @Test func theStoreOpensWithTheWALAtTheSizeARestartCheckpointFindsIt() throws {
         let directory = try TemporaryDirectory()
         let store = try SQLiteStore(path: directory.databasePath, reservesWAL: true)
@@ -47,10 +58,7 @@ import Testing
     /// and recovery after a crash finds every committed row and stops at the zeros.
     @Test func fillingKeepsTheFramesAndRecoveryStopsAtTheZeros() throws {
         let directory = try TemporaryDirectory()
-        let connection = try SQLiteConnection(path: directory.databasePath, role: .writer)
-        try connection.execute(script: "PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (v TEXT NOT NULL);")
-        for index in 0..<20 { try connection.run("INSERT INTO t (v) VALUES (?)", [.text("before \(index)")]) }
-        let walPath = try #require(connection.walPath)
+        let (connection, walPath) = try Self.walWithRows(20, prefix: "before ", in: directory)
         let framed = Self.size(walPath)
         #expect(framed > 32)
         let before = try #require(FileManager.default.contents(atPath: walPath))
@@ -71,10 +79,7 @@ import Testing
 
     @Test func aWALAlreadyThatLargeIsLeftAlone() throws {
         let directory = try TemporaryDirectory()
-        let connection = try SQLiteConnection(path: directory.databasePath, role: .writer)
-        try connection.execute(script: "PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (v TEXT NOT NULL);")
-        for index in 0..<40 { try connection.run("INSERT INTO t (v) VALUES (?)", [.text("\(index)")]) }
-        let walPath = try #require(connection.walPath)
+        let (connection, walPath) = try Self.walWithRows(40, in: directory)
         let before = try #require(FileManager.default.contents(atPath: walPath))
 
         #expect(WALReserve.fill(walPath: walPath, to: before.count - 1, holding: connection) == nil)
@@ -84,9 +89,7 @@ import Testing
     /// Without the write lock nothing is written: another writer could be appending frames.
     @Test func withoutTheWriteLockTheFileIsNotTouched() throws {
         let directory = try TemporaryDirectory()
-        let connection = try SQLiteConnection(path: directory.databasePath, role: .writer)
-        try connection.execute(script: "CREATE TABLE t (v TEXT NOT NULL);")
-        let walPath = try #require(connection.walPath)
+        let (connection, walPath) = try Self.walWithRows(0, in: directory)
         let before = Self.size(walPath)
         // A transaction already open on the connection: BEGIN IMMEDIATE fails at once.
         try connection.execute(script: "BEGIN IMMEDIATE; INSERT INTO t (v) VALUES ('open');")
