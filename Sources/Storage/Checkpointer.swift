@@ -5,11 +5,13 @@ import Synchronization
 /// Copies the WAL back into the database file on its own thread and connection, so the writer
 /// only appends to the WAL (and the flusher only syncs it) on the way to every waiting answer.
 ///
-/// The writer connection runs with `wal_autocheckpoint = 0` and nudges this thread after each
-/// commit. A nudge runs a PASSIVE checkpoint once the WAL holds `passiveFrames` frames: it never
-/// waits for the writer. Under sustained load the writer keeps appending, so the WAL may never
-/// become free to restart from the top; past `restartFrames` a RESTART checkpoint waits for the
-/// write lock (up to the busy timeout), copies the rest, and makes the next commit start the WAL over.
+/// The writer connection runs with `wal_autocheckpoint = 0` and reports each commit here. Once the
+/// WAL holds `passiveFrames` frames, a PASSIVE checkpoint (which never waits for the writer) runs
+/// whenever `passiveStepFrames` frames were committed since the last one copied what it could.
+/// Under sustained load the writer keeps appending, so the WAL may never become free to restart
+/// from the top; past `restartFrames` a RESTART checkpoint waits for the write lock (up to the busy
+/// timeout), copies the rest, and makes the next commit start the WAL over. A PASSIVE one runs just
+/// before it, so the writer is held only for the frames committed in between.
 final class Checkpointer: Sendable {
     /// Frames (pages) in the WAL before a passive checkpoint runs (SQLite's own default is 1000).
     ///
@@ -21,12 +23,49 @@ final class Checkpointer: Sendable {
     static let passiveFrames = 4000
     /// Frames in the WAL after which the checkpoint may briefly hold up the writer to restart the WAL.
     static let restartFrames = 16_384
+    /// Frames committed since the last checkpoint before the next one runs.
+    ///
+    /// Each checkpoint copies every page committed since the one before, once, and syncs the WAL
+    /// and the database file. Running one per commit, as this thread did before, copied the pages
+    /// every commit rewrites (the last page of a table, the leaf an index appends to) once per
+    /// commit, and made two more syncs and a wake-up of this thread per commit: under the ingest
+    /// benchmark a checkpoint ran for about every fourth notification. 512 frames are about 20
+    /// commits there, and the RESTART that follows a PASSIVE one holds the writer for at most about
+    /// as many frames as one commit adds.
+    static let passiveStepFrames = 512
+
+    /// What the checkpointer knows of the WAL: frames after the newest commit, and how many of
+    /// them the last checkpoint copied (0 once the WAL started over).
+    struct Progress: Equatable {
+        var frames = 0
+        var copied = 0
+
+        /// Whether a checkpoint should run now.
+        var isDue: Bool {
+            frames >= Checkpointer.passiveFrames
+                && (frames - copied >= Checkpointer.passiveStepFrames || frames >= Checkpointer.restartFrames)
+        }
+
+        /// A commit left `frames` in the WAL; fewer than before means the WAL started over, so
+        /// none of them is copied yet.
+        mutating func committed(walFrames: Int) {
+            if walFrames < frames { copied = 0 }
+            frames = walFrames
+        }
+
+        /// A checkpoint found `log` frames in the WAL and copied `copied` of them. The writer may
+        /// have committed meanwhile, or started the WAL over: the count is kept only when it is
+        /// about the WAL the writer last reported.
+        mutating func checkpointed(log: Int, copied checkpointCopied: Int) {
+            guard log <= frames else { return }
+            copied = max(copied, checkpointCopied)
+        }
+    }
 
     private let wake = DispatchSemaphore(value: 0)
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchGroup()
-    /// WAL frames after the newest commit, as the writer last reported them.
-    private let walFrames = Atomic<Int>(0)
+    private let progress = Mutex(Progress())
 
     init() {}
 
@@ -45,8 +84,11 @@ final class Checkpointer: Sendable {
 
     /// Called by the writer after a commit with the WAL's size in frames.
     func committed(walFrames frames: Int) {
-        walFrames.store(frames, ordering: .relaxed)
-        if frames >= Self.passiveFrames { wake.signal() }
+        let due = progress.withLock { progress in
+            progress.committed(walFrames: frames)
+            return progress.isDue
+        }
+        if due { wake.signal() }
     }
 
     /// Stops the thread after the checkpoint in progress, if any. Idempotent; harmless before `start`.
@@ -63,12 +105,24 @@ final class Checkpointer: Sendable {
             if stopping.load(ordering: .acquiring) { return }
             // Nudges that queued up while a checkpoint ran are answered by the next one.
             while wake.wait(timeout: .now()) == .success {}
-            guard walFrames.load(ordering: .relaxed) >= Self.passiveFrames else { continue }
-            let mode = walFrames.load(ordering: .relaxed) >= Self.restartFrames ? "RESTART" : "PASSIVE"
+            let frames = progress.withLock { $0.isDue ? $0.frames : nil }
+            guard let frames else { continue }
             // Best effort: a checkpoint that fails or is cut short leaves the WAL as it was, and the
             // next nudge (or the writer's TRUNCATE at close) tries again. Frames are never lost.
-            _ = try? connection.query("PRAGMA wal_checkpoint(\(mode))")
+            checkpoint("PASSIVE", connection)
+            if frames >= Self.restartFrames { checkpoint("RESTART", connection) }
         }
+    }
+}
+
+extension Checkpointer {
+    /// Runs one checkpoint and records how far it got: `wal_checkpoint` answers with the WAL's
+    /// size in frames and how many of them are now in the database file.
+    fileprivate func checkpoint(_ mode: String, _ connection: SQLiteConnection) {
+        guard let row = try? connection.query("PRAGMA wal_checkpoint(\(mode))").first, row.count == 3,
+            case .integer(let log) = row[1], case .integer(let copied) = row[2]
+        else { return }
+        progress.withLock { $0.checkpointed(log: Int(log), copied: Int(copied)) }
     }
 }
 

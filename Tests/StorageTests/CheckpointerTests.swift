@@ -30,4 +30,41 @@ import Testing
         #expect(databaseBytes() >= rows * 12_000 / 4)
         #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications") == [[.integer(Int64(rows))]])
     }
+
+    /// A checkpoint runs once the WAL is long enough, then only after another step of frames, not
+    /// after every commit; past the restart size, after every commit until the WAL starts over.
+    @Test func checkpointsRunInStepsOfFrames() {
+        var progress = Checkpointer.Progress()
+        progress.committed(walFrames: Checkpointer.passiveFrames - 1)
+        #expect(!progress.isDue)
+        progress.committed(walFrames: Checkpointer.passiveFrames)
+        #expect(progress.isDue)
+        progress.checkpointed(log: Checkpointer.passiveFrames, copied: Checkpointer.passiveFrames)
+        #expect(!progress.isDue)
+        progress.committed(walFrames: Checkpointer.passiveFrames + Checkpointer.passiveStepFrames - 1)
+        #expect(!progress.isDue)
+        progress.committed(walFrames: Checkpointer.passiveFrames + Checkpointer.passiveStepFrames)
+        #expect(progress.isDue)
+        // Past the restart size every commit is due, copied or not.
+        progress.committed(walFrames: Checkpointer.restartFrames)
+        progress.checkpointed(log: Checkpointer.restartFrames, copied: Checkpointer.restartFrames)
+        #expect(progress.isDue)
+    }
+
+    /// Once the WAL starts over, its frames are new: the copy count of the old WAL is dropped, and
+    /// a late checkpoint result about the old WAL does not count for the new one.
+    @Test func aWALThatStartsOverCountsFromZero() {
+        var progress = Checkpointer.Progress()
+        progress.committed(walFrames: Checkpointer.restartFrames)
+        progress.checkpointed(log: Checkpointer.restartFrames, copied: Checkpointer.restartFrames)
+        progress.committed(walFrames: 30)
+        #expect(progress == Checkpointer.Progress(frames: 30, copied: 0))
+        progress.checkpointed(log: Checkpointer.restartFrames, copied: Checkpointer.restartFrames)
+        #expect(progress.copied == 0)
+        progress.committed(walFrames: Checkpointer.passiveFrames)
+        #expect(progress.isDue)
+        // A checkpoint held back by a reader copies part: the next is due after the step from there.
+        progress.checkpointed(log: Checkpointer.passiveFrames, copied: 100)
+        #expect(progress.isDue)
+    }
 }
