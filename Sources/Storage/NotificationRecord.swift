@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 
 /// Where a stored notification stands in processing.
@@ -45,10 +46,11 @@ public struct NotificationRecord: Sendable {
     /// What the producer already decoded for the hand-off (so the single writer does not decode it
     /// again). Not stored, not compared; nil on records read back.
     public var handOffContext: (any Sendable)?
-    /// The JSON the payload segment of `signedPayload` decodes to, when the producer already has
-    /// it (the verifier does), so compacting the payload does not decode it again. Not stored; nil
-    /// on records read back. A wrong value costs nothing but the compaction: its check fails.
-    public var payloadJSON: Data?
+    /// The payload segment of `signedPayload` as the verifier decoded it, when the producer has
+    /// it, so compacting the payload neither decodes it again nor (when it is tied to this very
+    /// text) encodes it again to check. Not stored; nil on records read back. One from another
+    /// JWS costs nothing but the compaction: its check fails.
+    public var decodedPayload: DecodedJWSPayload?
 
     /// Creates a record; optional fields default to nil and the state to `.received`.
     public init(

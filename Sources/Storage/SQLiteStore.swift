@@ -171,7 +171,13 @@ public final class SQLiteStore: Sendable {
     /// The writer's item for `record`, its payload compacted here, on the caller's thread, not on
     /// the single writer.
     private static func storeItem(_ record: NotificationRecord, _ completion: Completion<StoreOutcome>) -> WriteItem {
-        .store(record, JWSCompaction.compact(record.signedPayload, payload: record.payloadJSON), completion)
+        .store(record, compacted(record), completion)
+    }
+
+    /// The compact form of the record's payload, from the verifier's decoding when it has one.
+    private static func compacted(_ record: NotificationRecord) -> JWSCompaction.Compacted? {
+        guard let decoded = record.decodedPayload else { return JWSCompaction.compact(record.signedPayload) }
+        return JWSCompaction.compact(record.signedPayload, decoded: decoded)
     }
 
     private static func validate(_ record: NotificationRecord) throws(StoreError) {

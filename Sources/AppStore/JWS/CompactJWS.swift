@@ -8,13 +8,20 @@ import Foundation
 /// checks a repeated header once.
 struct CompactJWS {
     /// The whole JWS text; its first two segments are the bytes the signature covers.
-    private let text: String
+    let text: String
     /// The UTF-8 length of `BASE64URL(header) '.' BASE64URL(payload)`.
     private let signingInputLength: Int
     /// The header segment, still base64url.
     let headerSegment: [UInt8]
     let payload: Data
     let signature: Data
+    /// Whether the payload segment has no padding, so it is the one encoding of `payload`.
+    let payloadIsCanonical: Bool
+
+    /// The decoded payload, tied to this JWS text.
+    var decodedPayload: DecodedJWSPayload {
+        DecodedJWSPayload(json: payload, jws: text, isCanonical: payloadIsCanonical)
+    }
 
     /// Splits `text` into its three segments; anything else is `verificationFailure`.
     init(_ text: String) throws(VerificationError) {
@@ -32,6 +39,7 @@ struct CompactJWS {
             headerSegment = parts.headerSegment
             payload = parts.payload
             signature = parts.signature
+            payloadIsCanonical = parts.payloadIsCanonical
         }
     }
 
@@ -47,6 +55,7 @@ struct CompactJWS {
         var headerSegment: [UInt8]
         var payload: Data
         var signature: Data
+        var payloadIsCanonical: Bool
     }
 
     private static func split(
@@ -79,7 +88,9 @@ struct CompactJWS {
             decoded.append(segment)
         }
         return .success(
-            Parts(signingInputLength: dots[1], headerSegment: headerSegment, payload: decoded[0], signature: decoded[1]))
+            Parts(
+                signingInputLength: dots[1], headerSegment: headerSegment, payload: decoded[0], signature: decoded[1],
+                payloadIsCanonical: bytes[dots[1] - 1] != UInt8(ascii: "=")))
     }
 
     /// The decoded header segment.

@@ -36,11 +36,15 @@ public enum JWSCompaction {
         var bytes: [UInt8]
         var text: String
         var hash: String
+        /// Whether every byte is a base64url symbol: a nested header that repeats this one is then
+        /// found where it ends without scanning it (`nestedHeaders`).
+        var isSymbols: Bool
 
         init(_ header: UnsafeRawBufferPointer) {
             bytes = Array(header)
             text = String(decoding: header, as: UTF8.self)
             hash = Digest.hex(Digest.sha256(header))
+            isSymbols = Base64.endOfSymbols(in: header, from: 0, alphabet: .url) == header.count
         }
 
         func matches(_ other: UnsafeRawBufferPointer) -> Bool {
@@ -69,7 +73,16 @@ public enum JWSCompaction {
     ///   trusted no more than the rest, since the result must expand to exactly `jws`.
     public static func compact(_ jws: String, payload: Data? = nil) -> Compacted? {
         var text = jws
-        return text.withUTF8 { compact(UnsafeRawBufferPointer($0), decoded: payload) }
+        return text.withUTF8 { compact(UnsafeRawBufferPointer($0), decoded: payload, canonical: false) }
+    }
+
+    /// The compact form of `jws`, given its payload as the verifier decoded it from that text:
+    /// when that segment is the one encoding of the payload, it is not encoded again to check.
+    /// A `decoded` from another JWS is only a hint, checked as `compact(_:payload:)` checks one.
+    public static func compact(_ jws: String, decoded: DecodedJWSPayload) -> Compacted? {
+        var text = jws
+        let canonical = decoded.isCanonical && decoded.jws == jws
+        return text.withUTF8 { compact(UnsafeRawBufferPointer($0), decoded: decoded.json, canonical: canonical) }
     }
 
     /// Builds the compact form and proves, part by part, that `expand` gives `text` back:
@@ -81,7 +94,7 @@ public enum JWSCompaction {
     ///   back exactly the bytes they replaced (base64url symbols, which are ASCII);
     /// - the signature follows the last dot, so it holds none and `expand` finds where it starts
     ///   (a signature with a NUL is left alone, as before).
-    private static func compact(_ text: UnsafeRawBufferPointer, decoded: Data?) -> Compacted? {
+    private static func compact(_ text: UnsafeRawBufferPointer, decoded: Data?, canonical: Bool) -> Compacted? {
         guard let firstDot = firstIndex(of: dot, in: text), let lastDot = text.lastIndex(of: dot), firstDot < lastDot,
             firstDot >= minimumHeaderBytes
         else { return nil }
@@ -91,7 +104,8 @@ public enum JWSCompaction {
         guard !contains(signature, reference),
             let payload = decoded ?? Base64.decode(segment, alphabet: .url),
             !payload.withUnsafeBytes({ contains($0, reference) }),
-            payload.withUnsafeBytes({ Base64.isEncoding(of: $0, text: segment, alphabet: .url) })
+            canonical && decoded != nil
+                || payload.withUnsafeBytes({ Base64.isEncoding(of: $0, text: segment, alphabet: .url) })
         else { return nil }
         var seen: [KnownHeader] = []
         var body = Data()
@@ -113,7 +127,8 @@ public enum JWSCompaction {
         body.append(dot)
         payload.withUnsafeBytes { bytes in
             var copied = 0
-            for (start, end) in nestedHeaders(in: bytes) {
+            let likely = seen[0].isSymbols ? seen[0].bytes : nil
+            for (start, end) in nestedHeaders(in: bytes, likely: likely) {
                 body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[copied..<start]))
                 refer(to: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
                 copied = end
@@ -183,7 +198,11 @@ public enum JWSCompaction {
 
     /// The ranges of JWS header segments nested in JSON text: a string that starts with `eyJ`
     /// (`{"` encoded), runs on in base64url, is followed by a dot, and is long enough to matter.
-    static func nestedHeaders(in bytes: UnsafeRawBufferPointer) -> [(Int, Int)] {
+    ///
+    /// - Parameter likely: a header of base64url symbols only that the nested ones probably repeat
+    ///   (the outer one): where it is followed by a dot, that is where the run ends, found by one
+    ///   comparison instead of a scan of every symbol. The ranges are the same either way.
+    static func nestedHeaders(in bytes: UnsafeRawBufferPointer, likely: [UInt8]? = nil) -> [(Int, Int)] {
         var found: [(Int, Int)] = []
         var index = 0
         while index + 4 < bytes.count {
@@ -198,13 +217,22 @@ public enum JWSCompaction {
                 index += 1
                 continue
             }
-            let end = Base64.endOfSymbols(in: bytes, from: index + 1, alphabet: .url)
+            let end = repeated(likely, in: bytes, at: index + 1) ?? Base64.endOfSymbols(in: bytes, from: index + 1, alphabet: .url)
             if end < bytes.count, bytes[end] == dot, end - (index + 1) >= minimumHeaderBytes {
                 found.append((index + 1, end))
             }
             index = end
         }
         return found
+    }
+
+    /// The end of `header` when `bytes` holds it at `start` followed by a dot, else nil.
+    private static func repeated(_ header: [UInt8]?, in bytes: UnsafeRawBufferPointer, at start: Int) -> Int? {
+        guard let header, !header.isEmpty, start + header.count < bytes.count, bytes[start + header.count] == dot else {
+            return nil
+        }
+        let same = header.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress! + start, header.count) == 0 }
+        return same ? start + header.count : nil
     }
 
     private static func contains(_ bytes: UnsafeRawBufferPointer, _ byte: UInt8) -> Bool {

@@ -132,7 +132,7 @@ public struct SignedDataVerifier: Sendable {
             let payload: P = try decodePayload(jws.payload)
             if policy.acceptsUnsigned(payload.claimedEnvironment) {
                 try payload.checkClaims(policy)
-                return VerifiedPayload(payload: payload, json: jws.payload, isSignedByAppStore: false)
+                return VerifiedPayload(payload: payload, decoded: jws.decodedPayload, json: jws.payload, isSignedByAppStore: false)
             }
         }
 
@@ -144,7 +144,7 @@ public struct SignedDataVerifier: Sendable {
             throw VerificationError(.verificationFailure, "the ES256 signature does not match the leaf certificate's key")
         }
         try payload.checkClaims(policy)
-        return VerifiedPayload(payload: payload, json: jws.payload, isSignedByAppStore: true)
+        return VerifiedPayload(payload: payload, decoded: jws.decodedPayload, json: jws.payload, isSignedByAppStore: true)
     }
 
     /// The header checks, skipped for a header byte-identical to one already checked.

@@ -41,7 +41,7 @@ extension NotificationRecord {
                     environment: verified.payload.environment?.rawValue, signedDate: verified.payload.signedDate,
                     json: String(decoding: verified.json, as: UTF8.self))
             })
-        payloadJSON = verified.notification.json
+        decodedPayload = verified.notification.decodedPayload
         handOffContext = VerifiedNotificationFacts(
             notificationUUID: notificationUUID, payload: payload, transaction: transaction, renewalInfo: renewal)
     }
