@@ -70,7 +70,9 @@ struct JWSCompactionTests {
                 case 1: payload += Array("\"".utf8) + outer + Array("Qx.eyJ9".utf8)
                 case 2: payload += Array("\"".utf8) + outer + Array("\"".utf8)
                 case 3: payload += Array("\"".utf8) + outer.dropLast() + Array(".eyJ9".utf8)
-                default: payload += Array("\"eyJ".utf8) + (0..<280).map { _ in symbols.randomElement(using: &generator)! } + Array(".".utf8)
+                default:
+                    payload +=
+                        Array("\"eyJ".utf8) + (0..<280).map { _ in symbols.randomElement(using: &generator)! } + Array(".".utf8)
                 }
             }
             payload += Array(#""}"#.utf8)

@@ -217,7 +217,8 @@ public enum JWSCompaction {
                 index += 1
                 continue
             }
-            let end = repeated(likely, in: bytes, at: index + 1) ?? Base64.endOfSymbols(in: bytes, from: index + 1, alphabet: .url)
+            let end =
+                repeated(likely, in: bytes, at: index + 1) ?? Base64.endOfSymbols(in: bytes, from: index + 1, alphabet: .url)
             if end < bytes.count, bytes[end] == dot, end - (index + 1) >= minimumHeaderBytes {
                 found.append((index + 1, end))
             }

@@ -132,7 +132,8 @@ public struct SignedDataVerifier: Sendable {
             let payload: P = try decodePayload(jws.payload)
             if policy.acceptsUnsigned(payload.claimedEnvironment) {
                 try payload.checkClaims(policy)
-                return VerifiedPayload(payload: payload, decoded: jws.decodedPayload, json: jws.payload, isSignedByAppStore: false)
+                return VerifiedPayload(
+                    payload: payload, decoded: jws.decodedPayload, json: jws.payload, isSignedByAppStore: false)
             }
         }
 
