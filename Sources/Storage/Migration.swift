@@ -8,7 +8,7 @@ struct Migration: Sendable {
     let sql: String
 
     /// Every migration this build knows, in order.
-    static let all: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v6, .v7, .v8, .v9, .v10, .v11, .v12]
+    static let all: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v6, .v7, .v8, .v9, .v10, .v11, .v12, .v13]
 }
 
 // MARK: - Version 1
@@ -369,5 +369,32 @@ extension Migration {
         name: "no index on notifications by original transaction",
         sql: """
             DROP INDEX notifications_by_original_transaction;
+            """)
+}
+
+// MARK: - Version 13
+
+extension Migration {
+    /// A subscription's pending expiration timer lives in its own `purchases` row
+    /// (`timer_fire_at`; the timer is the original transaction id and that moment, nothing
+    /// else). Every notification that moves a subscription's expiry rewrites that row anyway, so
+    /// the timer no longer writes a leaf of `timers`, whose keys arrive in no order: 0.88 of the
+    /// 6.1 WAL pages a notification cost under the ingest benchmark. The partial index finds due
+    /// timers as `timers_by_fire_at` did. `timers` keeps any timer whose subscription has no row.
+    static let v13 = Migration(
+        version: 13,
+        name: "expiration timers in their purchase rows",
+        sql: """
+            ALTER TABLE purchases ADD COLUMN timer_fire_at INTEGER;
+            UPDATE purchases SET timer_fire_at = (
+                SELECT t.fire_at FROM timers t
+                WHERE t.app_id = purchases.app_id AND t.id = 'expiration/' || substr(purchases.purchase_key, 3)
+            ) WHERE purchase_key LIKE 's:%';
+            DELETE FROM timers WHERE EXISTS (
+                SELECT 1 FROM purchases p
+                WHERE p.app_id = timers.app_id AND p.purchase_key LIKE 's:%' AND p.timer_fire_at IS NOT NULL
+                    AND 'expiration/' || substr(p.purchase_key, 3) = timers.id
+            );
+            CREATE INDEX purchases_by_timer ON purchases (timer_fire_at) WHERE timer_fire_at IS NOT NULL;
             """)
 }

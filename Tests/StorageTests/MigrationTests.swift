@@ -62,6 +62,36 @@ import Testing
         }
     }
 
+    /// Migration 13 moves each subscription's timer into its purchase row; a timer whose
+    /// subscription has no row (in this app) stays in `timers`.
+    @Test func timersMoveIntoTheirPurchaseRows() throws {
+        let directory = try TemporaryDirectory()
+        let connection = try SQLiteConnection(path: directory.databasePath, role: .writer)
+        try Migrator(connection: connection, migrations: Migration.all.filter { $0.version < 13 }).migrate()
+        try connection.execute(
+            script: """
+                INSERT INTO purchases (app_id, purchase_key, json) VALUES ('demo', 's:1', '{}');
+                INSERT INTO purchases (app_id, purchase_key, json) VALUES ('demo', 's:2', '{}');
+                INSERT INTO purchases (app_id, purchase_key, json) VALUES ('demo', 'o:1', '{}');
+                INSERT INTO timers (app_id, id, fire_at, json) VALUES ('demo', 'expiration/1', 20, '{}');
+                INSERT INTO timers (app_id, id, fire_at, json) VALUES ('other', 'expiration/2', 10, '{}');
+                INSERT INTO timers (app_id, id, fire_at, json) VALUES ('demo', 'expiration/9', 30, '{}');
+                """)
+        try Migrator(connection: connection).migrate()
+
+        #expect(
+            try connection.query("SELECT purchase_key, timer_fire_at FROM purchases ORDER BY purchase_key")
+                == [[.text("o:1"), .null], [.text("s:1"), .integer(20)], [.text("s:2"), .null]])
+        #expect(
+            try connection.query("SELECT app_id, id, fire_at FROM timers ORDER BY fire_at")
+                == [
+                    [.text("other"), .text("expiration/2"), .integer(10)], [.text("demo"), .text("expiration/9"), .integer(30)],
+                ])
+        #expect(
+            try connection.query("SELECT sql FROM sqlite_schema WHERE name = 'purchases_by_timer'").first?.first?.textValue?
+                .contains("WHERE timer_fire_at IS NOT NULL") == true)
+    }
+
     @Test func databaseFromANewerBuildIsRefused() throws {
         let directory = try TemporaryDirectory()
         try SQLiteStore(path: directory.databasePath).close()

@@ -168,21 +168,27 @@ enum LedgerRows {
     // MARK: - Saving
 
     /// Writes back every entry of `ledger` and executes `effects`: events into `events`
-    /// (insert-or-ignore by their stable id), timers replacing the pending one.
+    /// (insert-or-ignore by their stable id), timers replacing the pending one (`PendingTimers`).
     ///
     /// - Parameter deliver: whether the app has a webhook: each new event then gets a pending delivery.
     static func save(
         _ ledger: Ledger, facts: [String: PurchaseFactRows.Loaded], effects: [Ledger.Effect], appId: String,
         at nowMs: Int64, deliver: Bool, in transaction: WriteTransaction
     ) throws {
+        // A subscription's new timer goes into the upsert of its row (`PendingTimers`).
+        var timers: [String: ExpirationTimer] = [:]
+        for case .schedule(let timer) in effects { timers[timer.originalTransactionId] = timer }
         for (id, state) in ledger.subscriptions {
             let key = PurchaseKey.subscription(originalTransactionId: id)
-            try upsertPurchase(key, state, view: state.view, facts: facts[Self.key(key)] ?? .init(), appId: appId, transaction)
+            try upsertPurchase(
+                key, state, view: state.view, facts: facts[Self.key(key)] ?? .init(), timer: timers.removeValue(forKey: id),
+                appId: appId, transaction)
         }
         for (id, purchase) in ledger.oneTimePurchases {
             let key = PurchaseKey.oneTime(transactionId: id)
             try upsertPurchase(
-                key, purchase, view: purchase.view, facts: facts[Self.key(key)] ?? .init(), appId: appId, transaction)
+                key, purchase, view: purchase.view, facts: facts[Self.key(key)] ?? .init(), timer: nil, appId: appId,
+                transaction)
         }
         for (id, customer) in ledger.customers {
             try transaction.execute(
@@ -199,9 +205,10 @@ enum LedgerRows {
             case .emit(let event):
                 try Outbox.insert(event, appId: appId, at: nowMs, deliver: deliver, in: transaction)
             case .schedule(let timer):
-                try transaction.execute(
-                    "INSERT INTO timers (app_id, id, fire_at, json) VALUES (?, ?, ?, ?) ON CONFLICT (app_id, id) DO UPDATE SET fire_at = excluded.fire_at, json = excluded.json",
-                    [.text(appId), .text(timer.id), .integer(timer.fireAtMs), .text(try encode(timer))])
+                // Carried by its purchase's upsert above, unless that subscription was not saved.
+                if let latest = timers.removeValue(forKey: timer.originalTransactionId) {
+                    try PendingTimers.schedule(latest, appId: appId, in: transaction)
+                }
             }
         }
     }
@@ -213,15 +220,16 @@ enum LedgerRows {
     /// purchases arrive before anyone claims them).
     private static func upsertPurchase(
         _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & Encodable, view makeView: @autoclosure () -> PurchaseView?,
-        facts: PurchaseFactRows.Loaded, appId: String, _ transaction: WriteTransaction
+        facts: PurchaseFactRows.Loaded, timer: ExpirationTimer?, appId: String, _ transaction: WriteTransaction
     ) throws {
         let owner = purchase.journal.ownerAppUserId
         let kept = try PurchaseFactRows.save(purchase.journal, key: Self.key(key), loaded: facts, appId: appId, in: transaction)
+        // Without a new timer the pending one stays.
         try transaction.execute(
-            "INSERT INTO purchases (app_id, purchase_key, owner, json, history) VALUES (?, ?, ?, ?, ?) ON CONFLICT (app_id, purchase_key) DO UPDATE SET owner = excluded.owner, json = excluded.json, history = excluded.history",
+            "INSERT INTO purchases (app_id, purchase_key, owner, json, history, timer_fire_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, purchase_key) DO UPDATE SET owner = excluded.owner, json = excluded.json, history = excluded.history, timer_fire_at = coalesce(excluded.timer_fire_at, purchases.timer_fire_at)",
             [
                 .text(appId), .text(Self.key(key)), owner.map(SQLValue.text) ?? .null,
-                .text(try encode(purchase.withoutHistory)), .text(try encode(kept)),
+                .text(try encode(purchase.withoutHistory)), .text(try encode(kept)), timer.map { .integer($0.fireAtMs) } ?? .null,
             ])
         let view = owner == nil ? nil : makeView()
         // A transfer leaves the view under the previous owner: it goes first. A purchase stored

@@ -69,41 +69,33 @@ final class Scheduler: Sendable {
         let now = clock()
         let nowMs = UnixTime.milliseconds(now)
         var fired = 0
-        var seen: Set<String> = []
+        var seen: Set<PendingTimers.Due> = []
         while true {
-            let due = try store.read { (rows) throws(StoreError) -> [[SQLValue]] in
-                try rows.query(
-                    "SELECT app_id, id FROM timers WHERE fire_at <= ? ORDER BY fire_at, app_id, id LIMIT 256",
-                    [.integer(nowMs)])
+            let due = try store.read { (rows) throws(StoreError) -> [PendingTimers.Due] in
+                try PendingTimers.due(atMs: nowMs, limit: 256, from: rows)
             }
             // A timer already handled in this tick (the reducer set it again, still due) waits for the next one.
-            let fresh = due.filter { seen.insert("\($0[0].textValue ?? "")/\($0[1].textValue ?? "")").inserted }
+            let fresh = due.filter { seen.insert($0).inserted }
             if fresh.isEmpty { break }
             let outcomes = Locked<[Bool]>([])
             let group = DispatchGroup()
-            for row in fresh {
-                guard let appId = row[0].textValue, let id = row[1].textValue else { continue }
+            for timer in fresh {
                 group.enter()
                 store.write(
                     { [apps] transaction in
-                        guard let app = apps[appId] else {
+                        guard let app = apps[timer.appId] else {
                             // An app no longer configured: its timers would come back on every tick.
-                            try transaction.execute("DELETE FROM timers WHERE app_id = ? AND id = ?", [.text(appId), .text(id)])
+                            try PendingTimers.remove(timer, in: transaction)
                             return
                         }
                         // Re-read inside the write: a notification may have moved or removed it meanwhile.
-                        guard
-                            let json = try transaction.query(
-                                "SELECT json FROM timers WHERE app_id = ? AND id = ? AND fire_at <= ?",
-                                [.text(appId), .text(id), .integer(nowMs)]
-                            ).first?.first?.textValue
-                        else { return }
-                        let timer = try LedgerRows.decode(ExpirationTimer.self, json)
-                        try TimerFiring.fire(timer, app: app, atMs: nowMs, deliver: true, in: transaction)
-                        try LedgerInputs.log(kind: "timer", ref: json, app: app, atMs: nowMs, in: transaction)
+                        guard let pending = try PendingTimers.load(timer, atMs: nowMs, in: transaction) else { return }
+                        try TimerFiring.fire(pending, app: app, atMs: nowMs, deliver: true, in: transaction)
+                        try LedgerInputs.log(
+                            kind: "timer", ref: try LedgerRows.encode(pending), app: app, atMs: nowMs, in: transaction)
                     },
                     completion: { [self] result in
-                        if case .failure(let error) = result { postpone(appId: appId, id: id, nowMs: nowMs, error: error) }
+                        if case .failure(let error) = result { postpone(timer, nowMs: nowMs, error: error) }
                         outcomes.withLock { $0.append((try? result.get()) != nil) }
                         group.leave()
                     })
@@ -117,13 +109,11 @@ final class Scheduler: Sendable {
     }
 
     /// Reports a timer that failed to fire and moves it out of the way for a while.
-    private func postpone(appId: String, id: String, nowMs: Int64, error: StoreError) {
-        onFailure("timer \(id) of app \(appId) failed to fire: \(error)")
+    private func postpone(_ timer: PendingTimers.Due, nowMs: Int64, error: StoreError) {
+        onFailure("timer \(timer.id) of app \(timer.appId) failed to fire: \(error)")
         store.write(
             { transaction in
-                try transaction.execute(
-                    "UPDATE timers SET fire_at = ? WHERE app_id = ? AND id = ? AND fire_at <= ?",
-                    [.integer(nowMs + Self.retryAfterFailureMs), .text(appId), .text(id), .integer(nowMs)])
+                try PendingTimers.postpone(timer, dueAtMs: nowMs, toMs: nowMs + Self.retryAfterFailureMs, in: transaction)
             }, completion: { _ in })
     }
 }
@@ -134,7 +124,7 @@ enum TimerFiring {
     static func fire(
         _ timer: ExpirationTimer, app: AppConfig, atMs: Int64, deliver: Bool, in transaction: WriteTransaction
     ) throws {
-        try transaction.execute("DELETE FROM timers WHERE app_id = ? AND id = ?", [.text(app.id), .text(timer.id)])
+        try PendingTimers.remove(PendingTimers.Due(appId: app.id, id: timer.id), in: transaction)
         try LedgerInputs.apply(.timerFired(timer), app: app, atMs: atMs, deliver: deliver, in: transaction)
     }
 }

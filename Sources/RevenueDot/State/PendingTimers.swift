@@ -1,0 +1,98 @@
+import Foundation
+import Storage
+import Subscriptions
+
+/// Where pending expiration timers are kept, and the one place that reads and writes them.
+///
+/// A subscription's timer is two columns' worth: its original transaction id and a moment. It is
+/// kept in the subscription's own `purchases` row (`timer_fire_at`, migration 13), written by the
+/// same upsert that writes the state, so setting it costs no B-tree but the due index. A timer
+/// whose subscription has no row (the reducer schedules only for subscriptions it saves, so none
+/// in practice) goes to `timers`, as every timer did before. Both are read as one list.
+enum PendingTimers {
+    /// A due timer, by app and timer id (`ExpirationTimer.id`).
+    struct Due: Hashable {
+        var appId: String
+        var id: String
+    }
+
+    private static let idPrefix = "expiration/"
+
+    /// The `purchases.purchase_key` of the subscription a timer id names, or nil for an id of
+    /// another form (which only `timers` can hold).
+    static func purchaseKey(ofTimer id: String) -> String? {
+        guard id.hasPrefix(idPrefix) else { return nil }
+        return LedgerRows.key(.subscription(originalTransactionId: String(id.dropFirst(idPrefix.count))))
+    }
+
+    /// Up to `limit` timers due at `nowMs`, soonest first.
+    static func due(atMs nowMs: Int64, limit: Int, from rows: some RowReader) throws(StoreError) -> [Due] {
+        let found = try rows.query(
+            """
+            SELECT app_id, '\(idPrefix)' || substr(purchase_key, 3), timer_fire_at FROM purchases WHERE timer_fire_at <= ?
+            UNION ALL SELECT app_id, id, fire_at FROM timers WHERE fire_at <= ?
+            ORDER BY 3, 1, 2 LIMIT ?
+            """, [.integer(nowMs), .integer(nowMs), .integer(Int64(limit))])
+        return found.compactMap { row in
+            guard let appId = row[0].textValue, let id = row[1].textValue else { return nil }
+            return Due(appId: appId, id: id)
+        }
+    }
+
+    /// The timer `id` of `appId` if it is still due at `nowMs`, read inside the write that fires
+    /// it (a notification may have moved it meanwhile); nil when it is not (any more).
+    static func load(_ due: Due, atMs nowMs: Int64, in transaction: WriteTransaction) throws -> ExpirationTimer? {
+        if let key = purchaseKey(ofTimer: due.id),
+            let fireAt = try transaction.query(
+                "SELECT timer_fire_at FROM purchases WHERE app_id = ? AND purchase_key = ? AND timer_fire_at <= ?",
+                [.text(due.appId), .text(key), .integer(nowMs)]
+            ).first?.first?.integerValue
+        {
+            return ExpirationTimer(originalTransactionId: String(key.dropFirst(2)), fireAtMs: fireAt)
+        }
+        guard
+            let json = try transaction.query(
+                "SELECT json FROM timers WHERE app_id = ? AND id = ? AND fire_at <= ?",
+                [.text(due.appId), .text(due.id), .integer(nowMs)]
+            ).first?.first?.textValue
+        else { return nil }
+        return try LedgerRows.decode(ExpirationTimer.self, json)
+    }
+
+    /// Removes the timer, wherever it is kept.
+    static func remove(_ due: Due, in transaction: WriteTransaction) throws(StoreError) {
+        if let key = purchaseKey(ofTimer: due.id) {
+            try transaction.execute(
+                "UPDATE purchases SET timer_fire_at = NULL WHERE app_id = ? AND purchase_key = ? AND timer_fire_at IS NOT NULL",
+                [.text(due.appId), .text(key)])
+        }
+        try transaction.execute("DELETE FROM timers WHERE app_id = ? AND id = ?", [.text(due.appId), .text(due.id)])
+    }
+
+    /// Moves a timer still due at `nowMs` to `laterMs`.
+    static func postpone(_ due: Due, dueAtMs nowMs: Int64, toMs laterMs: Int64, in transaction: WriteTransaction)
+        throws(StoreError)
+    {
+        if let key = purchaseKey(ofTimer: due.id) {
+            try transaction.execute(
+                "UPDATE purchases SET timer_fire_at = ? WHERE app_id = ? AND purchase_key = ? AND timer_fire_at <= ?",
+                [.integer(laterMs), .text(due.appId), .text(key), .integer(nowMs)])
+        }
+        try transaction.execute(
+            "UPDATE timers SET fire_at = ? WHERE app_id = ? AND id = ? AND fire_at <= ?",
+            [.integer(laterMs), .text(due.appId), .text(due.id), .integer(nowMs)])
+    }
+
+    /// Sets a timer that the upsert of its purchase did not carry: into the subscription's row
+    /// when there is one, else into `timers`. Either way it replaces the pending one.
+    static func schedule(_ timer: ExpirationTimer, appId: String, in transaction: WriteTransaction) throws {
+        let key = LedgerRows.key(.subscription(originalTransactionId: timer.originalTransactionId))
+        let moved = try transaction.execute(
+            "UPDATE purchases SET timer_fire_at = ? WHERE app_id = ? AND purchase_key = ?",
+            [.integer(timer.fireAtMs), .text(appId), .text(key)])
+        guard moved == 0 else { return }
+        try transaction.execute(
+            "INSERT INTO timers (app_id, id, fire_at, json) VALUES (?, ?, ?, ?) ON CONFLICT (app_id, id) DO UPDATE SET fire_at = excluded.fire_at, json = excluded.json",
+            [.text(appId), .text(timer.id), .integer(timer.fireAtMs), .text(try LedgerRows.encode(timer))])
+    }
+}
