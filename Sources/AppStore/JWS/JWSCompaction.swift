@@ -36,6 +36,8 @@ public enum JWSCompaction {
         var bytes: [UInt8]
         var text: String
         var hash: String
+        /// `hash` as the bytes a reference carries.
+        var hashBytes: [UInt8]
         /// Whether every byte is a base64url symbol: a nested header that repeats this one is then
         /// found where it ends without scanning it (`nestedHeaders`).
         var isSymbols: Bool
@@ -44,6 +46,7 @@ public enum JWSCompaction {
             bytes = Array(header)
             text = String(decoding: header, as: UTF8.self)
             hash = Digest.hex(Digest.sha256(header))
+            hashBytes = Array(hash.utf8)
             isSymbols = Base64.endOfSymbols(in: header, from: 0, alphabet: .url) == header.count
         }
 
@@ -120,7 +123,7 @@ public enum JWSCompaction {
                 seen.append(entry)
             }
             body.append(reference)
-            body.append(contentsOf: entry.hash.utf8)
+            body.append(contentsOf: entry.hashBytes)
             body.append(reference)
         }
         refer(to: outer)
@@ -129,14 +132,14 @@ public enum JWSCompaction {
             var copied = 0
             let likely = seen[0].isSymbols ? seen[0].bytes : nil
             for (start, end) in nestedHeaders(in: bytes, likely: likely) {
-                body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[copied..<start]))
+                append(UnsafeRawBufferPointer(rebasing: bytes[copied..<start]), to: &body)
                 refer(to: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
                 copied = end
             }
-            body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[copied...]))
+            append(UnsafeRawBufferPointer(rebasing: bytes[copied...]), to: &body)
         }
         body.append(dot)
-        body.append(contentsOf: signature)
+        append(signature, to: &body)
         // Distinct headers under one hash (a SHA-256 collision) could not be told apart again.
         let headers = Dictionary(seen.map { ($0.hash, $0.text) }) { first, _ in first }
         guard headers.count == seen.count else { return nil }
@@ -234,6 +237,12 @@ public enum JWSCompaction {
         }
         let same = header.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress! + start, header.count) == 0 }
         return same ? start + header.count : nil
+    }
+
+    /// Appends with one copy: `Data.append(contentsOf:)` takes a raw buffer as a generic sequence.
+    private static func append(_ bytes: UnsafeRawBufferPointer, to data: inout Data) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        data.append(base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
     }
 
     private static func contains(_ bytes: UnsafeRawBufferPointer, _ byte: UInt8) -> Bool {
