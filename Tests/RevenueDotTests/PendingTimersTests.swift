@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackClient
 import Storage
 import Subscriptions
 import Testing
@@ -81,5 +82,39 @@ import Testing
         }
         let details = plan.compactMap { $0.last?.textValue }
         #expect(details.contains { $0.contains("USING INDEX purchases_by_timer") }, "plan: \(details)")
+    }
+
+    /// A timer kept in `timers` for a subscription that had no row yet moves into the row the
+    /// subscription's first notification writes: never a timer in both places.
+    @Test func aSubscriptionsFirstRowTakesOverItsKeptTimer() throws {
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let story = Story(signer: fixture.signer)
+        let id = ExpirationTimer(originalTransactionId: story.originalTransactionId, fireAtMs: 0).id
+        let other = try SQLiteStore(path: fixture.databasePath)
+        try other.write { transaction in
+            try transaction.execute(
+                "INSERT INTO timers (app_id, id, fire_at, json) VALUES ('demo', ?, 5, '{}')", [.text(id)])
+        }
+        other.close()
+        let period = story.period(1, from: Story.nowMs, until: Story.nowMs + 60_000)
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(
+            try connection.postNotification(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period)).status == 200)
+        let check = try SQLiteStore(path: fixture.databasePath)
+        defer { check.close() }
+        let (kept, row) = try check.read { (rows) throws(StoreError) in
+            (
+                try rows.query("SELECT count(*) FROM timers WHERE id = ?", [.text(id)]),
+                try rows.query(
+                    "SELECT timer_fire_at FROM purchases WHERE purchase_key = ?", [.text("s:" + story.originalTransactionId)])
+            )
+        }
+        #expect(kept == [[.integer(0)]])
+        let fireAt = try #require(row.first?.first?.integerValue)
+        #expect(fireAt >= period.expiresMs, "the new timer, not the kept one at 5")
     }
 }

@@ -224,12 +224,20 @@ enum LedgerRows {
     ) throws {
         let owner = purchase.journal.ownerAppUserId
         let kept = try PurchaseFactRows.save(purchase.journal, key: Self.key(key), loaded: facts, appId: appId, in: transaction)
+        // A subscription's first row takes over a timer kept for it in `timers` (`PendingTimers`).
+        var timerFireAt = timer?.fireAtMs
+        if !facts.isStored, case .subscription(let id) = key,
+            let adopted = try PendingTimers.adoptKept(
+                ExpirationTimer(originalTransactionId: id, fireAtMs: 0).id, appId: appId, in: transaction)
+        {
+            timerFireAt = timerFireAt ?? adopted
+        }
         // Without a new timer the pending one stays.
         try transaction.execute(
             "INSERT INTO purchases (app_id, purchase_key, owner, json, history, timer_fire_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, purchase_key) DO UPDATE SET owner = excluded.owner, json = excluded.json, history = excluded.history, timer_fire_at = coalesce(excluded.timer_fire_at, purchases.timer_fire_at)",
             [
                 .text(appId), .text(Self.key(key)), owner.map(SQLValue.text) ?? .null,
-                .text(try encode(purchase.withoutHistory)), .text(try encode(kept)), timer.map { .integer($0.fireAtMs) } ?? .null,
+                .text(try encode(purchase.withoutHistory)), .text(try encode(kept)), timerFireAt.map(SQLValue.integer) ?? .null,
             ])
         let view = owner == nil ? nil : makeView()
         // A transfer leaves the view under the previous owner: it goes first. A purchase stored

@@ -83,6 +83,14 @@ enum PendingTimers {
             [.integer(laterMs), .text(due.appId), .text(due.id), .integer(nowMs)])
     }
 
+    /// Removes the timer `id` kept in `timers` and gives its moment, for the first row of its
+    /// subscription to carry: so a subscription never has a timer in both places.
+    static func adoptKept(_ id: String, appId: String, in transaction: WriteTransaction) throws(StoreError) -> Int64? {
+        try transaction.query(
+            "DELETE FROM timers WHERE app_id = ? AND id = ? RETURNING fire_at", [.text(appId), .text(id)]
+        ).first?.first?.integerValue
+    }
+
     /// Sets a timer that the upsert of its purchase did not carry: into the subscription's row
     /// when there is one, else into `timers`. Either way it replaces the pending one.
     static func schedule(_ timer: ExpirationTimer, appId: String, in transaction: WriteTransaction) throws {
