@@ -4,6 +4,16 @@ import Testing
 @testable import Storage
 
 @Suite struct MigrationTests {
+    /// A database migrated up to (not including) `version`, holding the rows `script` inserts;
+    /// keep the directory as long as the connection.
+    static func database(before version: Int, holding script: String) throws -> (TemporaryDirectory, SQLiteConnection) {
+        let directory = try TemporaryDirectory()
+        let connection = try SQLiteConnection(path: directory.databasePath, role: .writer)
+        try Migrator(connection: connection, migrations: Migration.all.filter { $0.version < version }).migrate()
+        try connection.execute(script: script)
+        return (directory, connection)
+    }
+
     @Test func migrationsAreAppliedOnceAndReopeningChangesNothing() throws {
         let directory = try TemporaryDirectory()
         try SQLiteStore(path: directory.databasePath).close()
@@ -33,15 +43,14 @@ import Testing
 
     /// A database written before version 11 keeps its timers when they move to a table without rowid.
     @Test func timersSurviveTheMoveToATableWithoutRowid() throws {
-        let directory = try TemporaryDirectory()
-        let connection = try SQLiteConnection(path: directory.databasePath, role: .writer)
-        try Migrator(connection: connection, migrations: Migration.all.filter { $0.version < 11 }).migrate()
-        try connection.execute(
-            script: """
+        let (directory, connection) = try Self.database(
+            before: 11,
+            holding: """
                 INSERT INTO timers (app_id, id, fire_at, json) VALUES ('demo', 'expiration/1', 20, '{"a":1}');
                 INSERT INTO timers (app_id, id, fire_at, json) VALUES ('demo', 'expiration/2', 10, '{"b":2}');
                 INSERT INTO timers (app_id, id, fire_at, json) VALUES ('other', 'expiration/1', 30, '{"c":3}');
                 """)
+        defer { withExtendedLifetime(directory) {} }
         try Migrator(connection: connection).migrate()
 
         let rows = try connection.query("SELECT app_id, id, fire_at, json FROM timers ORDER BY fire_at")
@@ -65,11 +74,9 @@ import Testing
     /// Migration 13 moves each subscription's timer into its purchase row; a timer whose
     /// subscription has no row (in this app) stays in `timers`.
     @Test func timersMoveIntoTheirPurchaseRows() throws {
-        let directory = try TemporaryDirectory()
-        let connection = try SQLiteConnection(path: directory.databasePath, role: .writer)
-        try Migrator(connection: connection, migrations: Migration.all.filter { $0.version < 13 }).migrate()
-        try connection.execute(
-            script: """
+        let (directory, connection) = try Self.database(
+            before: 13,
+            holding: """
                 INSERT INTO purchases (app_id, purchase_key, json) VALUES ('demo', 's:1', '{}');
                 INSERT INTO purchases (app_id, purchase_key, json) VALUES ('demo', 's:2', '{}');
                 INSERT INTO purchases (app_id, purchase_key, json) VALUES ('demo', 'o:1', '{}');
@@ -77,6 +84,7 @@ import Testing
                 INSERT INTO timers (app_id, id, fire_at, json) VALUES ('other', 'expiration/2', 10, '{}');
                 INSERT INTO timers (app_id, id, fire_at, json) VALUES ('demo', 'expiration/9', 30, '{}');
                 """)
+        defer { withExtendedLifetime(directory) {} }
         try Migrator(connection: connection).migrate()
 
         #expect(
@@ -96,16 +104,15 @@ import Testing
     /// that scanned the purchases once per timer took over a minute (and would take days on a
     /// million); by key it takes a fraction of a second. The bound only catches the scan.
     @Test func timersMoveByKeyNotByScanning() throws {
-        let directory = try TemporaryDirectory()
-        let connection = try SQLiteConnection(path: directory.databasePath, role: .writer)
-        try Migrator(connection: connection, migrations: Migration.all.filter { $0.version < 13 }).migrate()
-        try connection.execute(
-            script: """
+        let (directory, connection) = try Self.database(
+            before: 13,
+            holding: """
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
                 INSERT INTO purchases (app_id, purchase_key, json) SELECT 'demo', 's:' || i, '{}' FROM n;
                 INSERT INTO timers (app_id, id, fire_at, json)
                 SELECT app_id, 'expiration/' || substr(purchase_key, 3), 7, '{}' FROM purchases;
                 """)
+        defer { withExtendedLifetime(directory) {} }
         let started = Date()
         try Migrator(connection: connection).migrate()
         #expect(Date().timeIntervalSince(started) < 20)
