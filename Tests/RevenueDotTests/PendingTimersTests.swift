@@ -1,5 +1,4 @@
 import Foundation
-import LoopbackClient
 import Storage
 import Subscriptions
 import Testing
@@ -87,12 +86,9 @@ import Testing
     /// A timer kept in `timers` for a subscription that had no row yet moves into the row the
     /// subscription's first notification writes: never a timer in both places.
     @Test func aSubscriptionsFirstRowTakesOverItsKeptTimer() throws {
-        let receiver = try WebhookReceiver()
-        defer { receiver.stop() }
-        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url)
-        let service = try fixture.startService()
-        defer { service.shutdown() }
-        let story = Story(signer: fixture.signer)
+        let harness = try EventSemanticsTests()
+        defer { harness.stop() }
+        let (fixture, story) = (harness.fixture, harness.story)
         let id = ExpirationTimer(originalTransactionId: story.originalTransactionId, fireAtMs: 0).id
         let other = try SQLiteStore(path: fixture.databasePath)
         try other.write { transaction in
@@ -101,9 +97,7 @@ import Testing
         }
         other.close()
         let period = story.period(1, from: Story.nowMs, until: Story.nowMs + 60_000)
-        let connection = try LoopbackConnection(port: service.port)
-        #expect(
-            try connection.postNotification(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period)).status == 200)
+        try harness.post(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period))
         let check = try SQLiteStore(path: fixture.databasePath)
         defer { check.close() }
         let (kept, row) = try check.read { (rows) throws(StoreError) in

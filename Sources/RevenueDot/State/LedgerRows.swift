@@ -227,8 +227,7 @@ enum LedgerRows {
         // A subscription's first row takes over a timer kept for it in `timers` (`PendingTimers`).
         var timerFireAt = timer?.fireAtMs
         if !facts.isStored, case .subscription(let id) = key,
-            let adopted = try PendingTimers.adoptKept(
-                ExpirationTimer(originalTransactionId: id, fireAtMs: 0).id, appId: appId, in: transaction)
+            let adopted = try PendingTimers.adoptKept(forSubscription: id, appId: appId, in: transaction)
         {
             timerFireAt = timerFireAt ?? adopted
         }

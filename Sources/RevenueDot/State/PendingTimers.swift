@@ -18,11 +18,16 @@ enum PendingTimers {
 
     private static let idPrefix = "expiration/"
 
-    /// The `purchases.purchase_key` of the subscription a timer id names, or nil for an id of
+    /// The original transaction id of the subscription a timer id names, or nil for an id of
     /// another form (which only `timers` can hold).
-    static func purchaseKey(ofTimer id: String) -> String? {
+    static func originalTransactionId(ofTimer id: String) -> String? {
         guard id.hasPrefix(idPrefix) else { return nil }
-        return LedgerRows.key(.subscription(originalTransactionId: String(id.dropFirst(idPrefix.count))))
+        return String(id.dropFirst(idPrefix.count))
+    }
+
+    /// The `purchases.purchase_key` of the subscription a timer id names (`originalTransactionId`).
+    static func purchaseKey(ofTimer id: String) -> String? {
+        originalTransactionId(ofTimer: id).map { LedgerRows.key(.subscription(originalTransactionId: $0)) }
     }
 
     /// Up to `limit` timers due at `nowMs`, soonest first.
@@ -42,13 +47,13 @@ enum PendingTimers {
     /// The timer `id` of `appId` if it is still due at `nowMs`, read inside the write that fires
     /// it (a notification may have moved it meanwhile); nil when it is not (any more).
     static func load(_ due: Due, atMs nowMs: Int64, in transaction: WriteTransaction) throws -> ExpirationTimer? {
-        if let key = purchaseKey(ofTimer: due.id),
+        if let original = originalTransactionId(ofTimer: due.id),
             let fireAt = try transaction.query(
                 "SELECT timer_fire_at FROM purchases WHERE app_id = ? AND purchase_key = ? AND timer_fire_at <= ?",
-                [.text(due.appId), .text(key), .integer(nowMs)]
+                [.text(due.appId), .text(LedgerRows.key(.subscription(originalTransactionId: original))), .integer(nowMs)]
             ).first?.first?.integerValue
         {
-            return ExpirationTimer(originalTransactionId: String(key.dropFirst(2)), fireAtMs: fireAt)
+            return ExpirationTimer(originalTransactionId: original, fireAtMs: fireAt)
         }
         guard
             let json = try transaction.query(
@@ -83,10 +88,14 @@ enum PendingTimers {
             [.integer(laterMs), .text(due.appId), .text(due.id), .integer(nowMs)])
     }
 
-    /// Removes the timer `id` kept in `timers` and gives its moment, for the first row of its
-    /// subscription to carry: so a subscription never has a timer in both places.
-    static func adoptKept(_ id: String, appId: String, in transaction: WriteTransaction) throws(StoreError) -> Int64? {
-        try transaction.query(
+    /// Removes the timer of subscription `originalTransactionId` kept in `timers` and gives its
+    /// moment, for the subscription's first row to carry: so a subscription never has a timer in
+    /// both places.
+    static func adoptKept(forSubscription originalTransactionId: String, appId: String, in transaction: WriteTransaction)
+        throws(StoreError) -> Int64?
+    {
+        let id = ExpirationTimer(originalTransactionId: originalTransactionId, fireAtMs: 0).id
+        return try transaction.query(
             "DELETE FROM timers WHERE app_id = ? AND id = ? RETURNING fire_at", [.text(appId), .text(id)]
         ).first?.first?.integerValue
     }
