@@ -93,6 +93,8 @@ public struct Router: Sendable {
                 allowed.append(route.method)
             }
         }
+        // A GET route answers HEAD too.
+        if allowed.contains("GET"), !allowed.contains("HEAD") { allowed.append("HEAD") }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed.sorted())
     }
 

@@ -69,15 +69,22 @@ final class ServerCore: Sendable {
             }
         case .notFound:
             finished(method: request.method, route: "unmatched", status: 404, started: started)
-            return .now(.error(status: 404, code: "not_found", message: "No route for \(request.path)."))
+            return .now(.error(status: 404, code: "not_found", message: "No route for \(Self.quoted(request.path))."))
         case .methodNotAllowed(let allowed):
             var refusal = HTTPResponse.error(
                 status: 405, code: "method_not_allowed",
-                message: "\(request.method) is not allowed on \(request.path).")
+                message: "\(Self.quoted(request.method)) is not allowed on \(Self.quoted(request.path)).")
             refusal.headers["Allow"] = allowed.joined(separator: ", ")
             finished(method: request.method, route: "unmatched", status: 405, started: started)
             return .now(refusal)
         }
+    }
+
+    /// What the client sent, cut to its first 200 characters for an error message: a URL may be
+    /// as long as libmicrohttpd's buffer, and the error would send it all back.
+    static func quoted(_ sent: String) -> String {
+        let limit = 200
+        return sent.count > limit ? String(sent.prefix(limit)) + "…" : sent
     }
 
     /// libmicrohttpd drops the connection for a status outside 100...999; answer 500 instead.

@@ -50,9 +50,23 @@ struct HTTPServerTests {
         #expect(errorCode(missing) == "not_found")
         let wrongMethod = try connection.request("DELETE", "/v1/items/3")
         #expect(wrongMethod.status == 405)
-        #expect(wrongMethod.headers["allow"] == "GET")
+        #expect(wrongMethod.headers["allow"] == "GET, HEAD")
         #expect(errorCode(wrongMethod) == "method_not_allowed")
         #expect(connection.isOpen)
+    }
+
+    /// The error names what was asked for, but sends back no more than 200 characters of it.
+    @Test func errorMessagesCutALongPath() throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown(timeout: 1) }
+        let connection = try LoopbackConnection(port: server.port)
+        let path = "/" + String(repeating: "a", count: 20_000)
+        let missing = try connection.request("GET", path)
+        #expect(missing.status == 404)
+        let message = try #require(
+            try JSONSerialization.jsonObject(with: missing.body) as? [String: [String: String]])["error"]?["message"]
+        #expect(message == "No route for /\(String(repeating: "a", count: 199))….")
+        #expect(missing.body.count < 400)
     }
 
     @Test func keepAliveServesManyRequestsOnOneConnection() throws {

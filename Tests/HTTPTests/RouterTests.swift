@@ -66,6 +66,12 @@ struct RouterTests {
             Issue.record("expected 405")
             return
         }
-        #expect(allowed == ["DELETE", "GET"])
+        #expect(allowed == ["DELETE", "GET", "HEAD"])
+        guard case .methodNotAllowed(let onlyPost) = Self.router().match(method: "GET", path: "/v1/apple/notifications/a")
+        else {
+            Issue.record("expected 405")
+            return
+        }
+        #expect(onlyPost == ["POST"])
     }
 }

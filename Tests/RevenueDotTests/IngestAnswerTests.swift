@@ -161,4 +161,16 @@ struct IngestAnswerTests {
         #expect(text.contains("revenuedot_storage_commit_batch_size_count"))
         #expect(text.contains("revenuedot_http_open_connections "))
     }
+
+    /// The method is what the client sent: made-up ones share one series, so nobody can grow
+    /// `/metrics` (and the memory behind it) by inventing methods.
+    @Test func madeUpMethodsShareOneSeries() throws {
+        defer { service.shutdown() }
+        for index in 0..<20 { #expect(try connection.request("M\(index)", "/x").status == 404) }
+        #expect(try connection.request("get", "/health").status == 405)
+        let text = String(decoding: try connection.request("GET", "/metrics").body, as: UTF8.self)
+        #expect(text.contains(#"revenuedot_http_request_duration_seconds_count{method="other",route="unmatched"} 21"#))
+        #expect(!text.contains(#"method="M1""#))
+        #expect(!text.contains(#"method="get""#))
+    }
 }

@@ -8,6 +8,9 @@ public struct ExplainCommand {
                revenuedot explain TYPE [SUBTYPE]     one type (its first subtype when none is given)
                revenuedot explain TYPE [SUBTYPE] --json
 
+          --config FILE is accepted, as by every command, and not read: the reference is the
+          same for every configuration.
+
           What the notification means, what triggers it, what your server should do, and what
           RevenueDot does with it: the last part comes from running an example through RevenueDot's
           own verifier and reducer.
@@ -16,7 +19,7 @@ public struct ExplainCommand {
     let parsed: ParsedArguments
 
     public init(arguments: [String]) throws {
-        parsed = try ParsedArguments(arguments, valueOptions: [], flagOptions: ["json"])
+        parsed = try ParsedArguments(arguments, valueOptions: ["config"], flagOptions: ["json"])
         guard parsed.positionals.count <= 2 else { throw UsageError("explain takes at most TYPE and SUBTYPE") }
     }
 
@@ -61,7 +64,9 @@ public struct ExplainCommand {
 /// `revenuedot docs --out DIR`: the notification reference as Markdown, one page per type.
 public struct DocsCommand {
     public static let usage = """
-        usage: revenuedot docs --out DIR
+        usage: revenuedot docs --out DIR [--config FILE]
+
+          --config FILE is accepted, as by every command, and not read.
 
           Writes DIR/README.md (the index) and one page per notificationType. The repository keeps
           them in docs/notifications; a test fails when they differ from what this writes.
@@ -70,7 +75,7 @@ public struct DocsCommand {
     let parsed: ParsedArguments
 
     public init(arguments: [String]) throws {
-        parsed = try ParsedArguments(arguments, valueOptions: ["out"], flagOptions: [])
+        parsed = try ParsedArguments(arguments, valueOptions: ["out", "config"], flagOptions: [])
         guard parsed.value("out") != nil, parsed.positionals.isEmpty else { throw UsageError("docs needs --out DIR") }
     }
 

@@ -9,9 +9,11 @@ public struct NotificationsCommand {
                revenuedot notifications show UUID [--config FILE]
                revenuedot notifications rejects [--json] [--config FILE]
 
-          list     newest first; --held shows only held ones (validly signed, but for another
-                   bundle or environment); --json prints one object per line
-          show     one notification with its payload decoded (nested JWS decoded too)
+          list     newest first, 100 unless --limit says otherwise (at most 1000); --held shows
+                   only held ones (validly signed, but for another bundle or environment); --json
+                   prints one object per line
+          show     one notification with its payload decoded (nested JWS decoded too); the UUID
+                   is matched as Apple sends it, in lower case, whatever case it is given in
           rejects  counts of refused payloads by status, and the last 100 reasons
         """
 
@@ -48,6 +50,9 @@ public struct NotificationsCommand {
         if parsed.flags.contains("held") { filter.state = .held }
         if let text = parsed.value("limit") {
             guard let limit = Int(text), limit > 0 else { throw UsageError("--limit must be a positive number") }
+            guard limit <= NotificationFilter.maximumLimit else {
+                throw UsageError("--limit is at most \(NotificationFilter.maximumLimit), got \(limit)")
+            }
             filter.limit = limit
         }
         let records = try store.notifications(filter)
@@ -70,7 +75,9 @@ public struct NotificationsCommand {
     }
 
     private func show(_ store: SQLiteStore, config: RevenueDotConfig, uuid: String) throws -> Int32 {
-        guard let record = try store.notification(uuid: uuid) else {
+        // Apple's UUIDs are lower case; one typed or pasted in upper case is the same notification.
+        let found = try store.notification(uuid: uuid) ?? store.notification(uuid: uuid.lowercased())
+        guard let record = found else {
             StandardStreams.error("revenuedot notifications show: no notification \(uuid)\n")
             return 1
         }

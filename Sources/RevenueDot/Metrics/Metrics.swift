@@ -91,8 +91,19 @@ final class Metrics: Sendable {
 
 extension Metrics: HTTPServerObserver {
     func requestFinished(method: String, route: String, status: Int, seconds: Double) {
-        requestSeconds.observe(seconds, labels: "method=\"\(method)\",route=\"\(Self.escape(route))\"")
+        requestSeconds.observe(seconds, labels: "method=\"\(Self.methodLabel(method))\",route=\"\(Self.escape(route))\"")
     }
+
+    /// The standard methods by name, any other as `other`: the method is whatever the client
+    /// sent, and a series per made-up method would let anyone grow `/metrics` and the memory
+    /// behind it without end.
+    static func methodLabel(_ method: String) -> String {
+        standardMethods.contains(method) ? method : "other"
+    }
+
+    private static let standardMethods: Set<String> = [
+        "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "TRACE",
+    ]
 
     func connectionOpened() { openConnections.add(1) }
     func connectionClosed() { openConnections.add(-1) }

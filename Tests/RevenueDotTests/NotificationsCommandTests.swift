@@ -1,0 +1,125 @@
+import AppStore
+import Foundation
+import LoopbackClient
+import Testing
+
+@testable import RevenueDot
+
+/// `revenuedot notifications list|show|rejects`, run as the built executable against what a real
+/// server stored: one applied notification, one held, one refused.
+@Suite("revenuedot notifications")
+struct NotificationsCommandTests {
+    let fixture: ServerFixture
+    let applied = UUID().uuidString.lowercased()
+    let held = UUID().uuidString.lowercased()
+
+    init() throws {
+        fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let signer = fixture.signer
+        #expect(try connection.postNotification(signer.notification(uuid: applied, originalTransactionId: "77")).status == 200)
+        #expect(
+            try connection.postNotification(signer.notification(uuid: held, type: "EXPIRED", bundleId: "com.other")).status
+                == 200)
+        let forger = SignedNotifications(chain: try TestChain(name: "Forger"))
+        #expect(try connection.postNotification(forger.notification()).status == 401)
+    }
+
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try runCLI(["notifications"] + arguments + ["--config", fixture.configPath])
+    }
+
+    func lines(_ output: String) throws -> [JSONValue] {
+        try output.split(separator: "\n").map { try JSONValue(parsing: Data($0.utf8)) }
+    }
+
+    @Test func listJSONGivesOneObjectPerLineWithTheFieldsItPromises() throws {
+        let listed = try run(["list", "--json"])
+        #expect(listed.status == 0)
+        let objects = try lines(listed.output)
+        #expect(objects.count == 2)
+        // Newest first.
+        #expect(objects.map { $0["notificationUUID"] } == [.string(held), .string(applied)])
+        let first = try #require(objects.last)
+        #expect(first["notificationType"] == .string("DID_RENEW"))
+        #expect(first["subtype"] == .null)
+        #expect(first["appId"] == .string("demo"))
+        #expect(first["environment"] == .string("Sandbox"))
+        #expect(first["state"] == .string("applied"))
+        #expect(first["originalTransactionId"] == .string("77"))
+        let receivedAt = try #require(first["receivedAt"]?.stringValue)
+        #expect(receivedAt.hasPrefix("20") && receivedAt.hasSuffix("Z"))
+    }
+
+    @Test func listFilters() throws {
+        let heldOnly = try lines(try run(["list", "--held", "--json"]).output)
+        #expect(heldOnly.map { $0["notificationUUID"] } == [.string(held)])
+        #expect(heldOnly.first?["state"] == .string("held"))
+        #expect(try lines(try run(["list", "--type", "DID_RENEW", "--json"]).output).map { $0["notificationUUID"] } == [
+            .string(applied)
+        ])
+        #expect(try lines(try run(["list", "--app", "sandbox-only", "--json"]).output).isEmpty)
+        #expect(try lines(try run(["list", "--limit", "1", "--json"]).output).count == 1)
+        let table = try run(["list"])
+        #expect(table.status == 0)
+        #expect(table.output.contains(applied) && table.output.contains("DID_RENEW") && table.output.contains("held"))
+    }
+
+    @Test func aLimitOverTheLargestPageIsAUsageError() throws {
+        let refused = try run(["list", "--limit", "100000"])
+        #expect(refused.status == 2)
+        #expect(refused.output.contains("--limit is at most 1000, got 100000"))
+        #expect(try run(["list", "--limit", "0"]).status == 2)
+    }
+
+    @Test func showDecodesThePayloadAndItsNestedJWS() throws {
+        let shown = try run(["show", applied])
+        #expect(shown.status == 0)
+        let object = try JSONValue(parsing: Data(shown.output.utf8))
+        #expect(object["signatureVerified"] == .bool(true))
+        #expect(object["state"] == .string("applied"))
+        let data = try #require(object["payload"]?["data"])
+        #expect(data["transactionInfo"]?["originalTransactionId"] == .string("77"))
+        #expect(data["transactionInfo"]?["productId"] == .string("pro.monthly"))
+        #expect(data["renewalInfo"]?["originalTransactionId"] == .string("77"))
+        // The same notification, its UUID given in upper case.
+        let upper = try run(["show", applied.uppercased()])
+        #expect(upper.status == 0)
+        #expect(try JSONValue(parsing: Data(upper.output.utf8))["notificationUUID"] == .string(applied))
+    }
+
+    @Test func showOfAnUnknownUUIDFails() throws {
+        let missing = try run(["show", "00000000-0000-0000-0000-000000000000"])
+        #expect(missing.status == 1)
+        #expect(missing.output.contains("no notification 00000000-0000-0000-0000-000000000000"))
+        #expect(try run(["show"]).status == 2)
+    }
+
+    @Test func rejectsCountsByStatusAndKeepsTheReason() throws {
+        let text = try run(["rejects"])
+        #expect(text.status == 0)
+        #expect(text.output.contains("verificationFailure"))
+        let json = try JSONValue(parsing: Data(try run(["rejects", "--json"]).output.utf8))
+        #expect(json["counts"]?["verificationFailure"] == .integer(1))
+        guard case .array(let recent) = json["recent"] else {
+            Issue.record("no recent rejects")
+            return
+        }
+        #expect(recent.count == 1)
+        #expect(recent.first?["appId"] == .string("demo"))
+        #expect(recent.first?["status"] == .string("verificationFailure"))
+        #expect(recent.first?["reason"]?.stringValue?.isEmpty == false)
+    }
+
+    /// `--config` is accepted by every command, also by those that read no configuration.
+    @Test func everyCommandTakesConfig() throws {
+        let explained = try runCLI(["explain", "DID_RENEW", "--config", fixture.configPath])
+        #expect(explained.status == 0)
+        #expect(explained.output.contains("DID_RENEW"))
+        let docs = fixture.directory.path("docs")
+        #expect(try runCLI(["docs", "--out", docs, "--config", fixture.configPath]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: docs + "/README.md"))
+    }
+}
