@@ -57,9 +57,10 @@ struct NotificationsCommandTests {
         let heldOnly = try lines(try run(["list", "--held", "--json"]).output)
         #expect(heldOnly.map { $0["notificationUUID"] } == [.string(held)])
         #expect(heldOnly.first?["state"] == .string("held"))
-        #expect(try lines(try run(["list", "--type", "DID_RENEW", "--json"]).output).map { $0["notificationUUID"] } == [
-            .string(applied)
-        ])
+        #expect(
+            try lines(try run(["list", "--type", "DID_RENEW", "--json"]).output).map { $0["notificationUUID"] } == [
+                .string(applied)
+            ])
         #expect(try lines(try run(["list", "--app", "sandbox-only", "--json"]).output).isEmpty)
         #expect(try lines(try run(["list", "--limit", "1", "--json"]).output).count == 1)
         let table = try run(["list"])
