@@ -69,6 +69,20 @@ struct JSONParserTests {
         }
     }
 
+    @Test func aRepeatedNameKeepsTheLastValueUnlessRefused() throws {
+        let text = Data(#"{"a": [{"b": 1, "c": {"d": 2, "d": 3}}], "e": 4}"#.utf8)
+        #expect(try JSONValue(parsing: text)["a"]?.arrayValue?.first?["c"]?["d"] == .integer(3))
+        let nested = #expect(throws: JSONValue.RepeatedName.self) { try JSONValue(parsingWithoutRepeatedNames: text) }
+        #expect(nested?.path == "a[0].c.d")
+        #expect(nested?.offset == 30)
+        let top = Data(#"{"x": 1, "y": [], "x": 2}"#.utf8)
+        let repeated = #expect(throws: JSONValue.RepeatedName.self) { try JSONValue(parsingWithoutRepeatedNames: top) }
+        #expect(repeated?.description == "x is given twice (the second at byte 18)")
+        // The same name in different objects is no repetition.
+        let distinct = Data(#"{"x": {"x": 1}, "y": [{"x": 1}, {"x": 2}]}"#.utf8)
+        #expect(try JSONValue(parsingWithoutRepeatedNames: distinct) == JSONValue(parsing: distinct))
+    }
+
     @Test func rejectsInvalidUTF8() {
         #expect(throws: (any Error).self) { try JSONValue(parsing: Data([0x22, 0xC3, 0x28, 0x22])) }
     }

@@ -97,6 +97,15 @@ struct ConfigLoaderTests {
         ),
         (#"{"apps": [\#(minimalApp)], "scheduler": {"intervalMs": 0}}"#, "scheduler.intervalMs: must be between"),
         ("{not json", "not valid JSON"),
+        (
+            #"{"listen": "127.0.0.1:8095", "listen": "127.0.0.1:8096", "apps": [\#(minimalApp)]}"#,
+            "listen: given twice (the second at byte 29); give each key once"
+        ),
+        (
+            #"{"apps": [\#(minimalApp), {"id": "b", "bundleId": "x", "bundleId": "y", "appAppleId": 1}]}"#,
+            "apps[1].bundleId: given twice"
+        ),
+        (#"{"apps": [\#(minimalApp)], "http": {"threads": 2, "threads": 4}}"#, "http.threads: given twice"),
     ])
     func wrongConfigGivesOneLineNamingTheKey(text: String, expected: String) {
         let line = failure(text)

@@ -5,7 +5,8 @@ import Foundation
 /// Used where every member of a payload must be kept and `JSONDecoder`'s generic machinery is
 /// too slow (printing verified payloads). Rejects trailing commas, comments, leading zeros,
 /// lone surrogates, invalid UTF-8, control characters in strings, trailing text and nesting
-/// past 512 levels. A repeated member name keeps its last value, as `JSONDecoder` does.
+/// past 512 levels. A repeated member name keeps its last value, as `JSONDecoder` does, unless
+/// the caller asks for it to be refused (`JSONValue.RepeatedName`).
 struct JSONParser {
     struct Failure: Error, CustomStringConvertible {
         var offset: Int
@@ -16,10 +17,13 @@ struct JSONParser {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
     private var depth = 0
+    /// Set when repeated member names are refused: where the parser is, as in `apps[0].id`.
+    private var path: [String]?
 
-    static func parse(_ data: Data) throws -> JSONValue {
+    static func parse(_ data: Data, refusingRepeatedNames: Bool = false) throws -> JSONValue {
         try data.withUnsafeBytes { buffer in
             var parser = JSONParser(bytes: buffer)
+            if refusingRepeatedNames { parser.path = [] }
             parser.skipWhitespace()
             let value = try parser.value()
             parser.skipWhitespace()
@@ -86,12 +90,21 @@ struct JSONParser {
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw failure("expected a member name") }
+            let offset = index
             let key = try string()
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw failure("expected ':'") }
             index += 1
             skipWhitespace()
-            members.append((key, try value()))
+            if path != nil {
+                let named = JSONValue.RepeatedName.path(path!, key)
+                if members.contains(where: { $0.0 == key }) { throw JSONValue.RepeatedName(path: named, offset: offset) }
+                path!.append(named)
+                members.append((key, try value()))
+                path!.removeLast()
+            } else {
+                members.append((key, try value()))
+            }
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
@@ -115,7 +128,13 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
-            elements.append(try value())
+            if path != nil {
+                path!.append((path!.last ?? "") + "[\(elements.count)]")
+                elements.append(try value())
+                path!.removeLast()
+            } else {
+                elements.append(try value())
+            }
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1

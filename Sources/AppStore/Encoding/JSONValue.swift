@@ -20,6 +20,28 @@ public enum JSONValue: Hashable, Sendable {
         self = try JSONParser.parse(data)
     }
 
+    /// Parses JSON text in which no object names a member twice (a configuration, where the
+    /// second `listen` silently winning would hide a mistake); throws `RepeatedName` if one does.
+    public init(parsingWithoutRepeatedNames data: Data) throws {
+        self = try JSONParser.parse(data, refusingRepeatedNames: true)
+    }
+
+    /// A member name given twice in one object.
+    public struct RepeatedName: Error, CustomStringConvertible, Sendable {
+        /// Where the second one is, as `apps[0].bundleId` (a top-level member is its name).
+        public var path: String
+        /// The byte offset of the second one.
+        public var offset: Int
+
+        public var description: String { "\(path) is given twice (the second at byte \(offset))" }
+
+        /// The path of member `name` inside the value at `parent` (the innermost entry).
+        static func path(_ parent: [String], _ name: String) -> String {
+            guard let last = parent.last, !last.isEmpty else { return name }
+            return last + "." + name
+        }
+    }
+
     /// The member `key` of an object, or nil.
     public subscript(key: String) -> JSONValue? {
         get {

@@ -14,7 +14,11 @@ public enum ConfigLoader {
     /// Parses configuration text; `file` names it in errors and anchors relative paths.
     public static func parse(_ data: Data, file: String) throws(ConfigError) -> RevenueDotConfig {
         let json: JSONValue
-        do { json = try JSONValue(parsing: data) } catch {
+        do { json = try JSONValue(parsingWithoutRepeatedNames: data) } catch let repeated as JSONValue.RepeatedName {
+            throw ConfigError(
+                file: file, key: repeated.path, problem: "given twice (the second at byte \(repeated.offset)); give each key once"
+            )
+        } catch {
             throw ConfigError(file: file, key: "", problem: "not valid JSON (\(error))")
         }
         let root = try ConfigReader(file: file, path: "", value: json)

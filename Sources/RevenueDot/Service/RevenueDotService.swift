@@ -31,12 +31,18 @@ public final class RevenueDotService: Sendable {
         }
         // Commits may carry new events: the workers are nudged (they exist once the store does).
         let nudge = Locked<[DeliveryWorker]>([])
-        let store = try SQLiteStore(
-            path: path, handOff: LedgerHandOff(config: config),
-            onCommit: { size in
-                metrics.commitBatchSize.observe(Double(size))
-                for worker in nudge.withLock({ $0 }) { worker.nudge() }
-            }, reservesWAL: true)
+        let store: SQLiteStore
+        do {
+            store = try SQLiteStore(
+                path: path, handOff: LedgerHandOff(config: config),
+                onCommit: { size in
+                    metrics.commitBatchSize.observe(Double(size))
+                    for worker in nudge.withLock({ $0 }) { worker.nudge() }
+                }, reservesWAL: true)
+        } catch {
+            // The key to look at first; the error says what SQLite found.
+            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(path): \(error)")
+        }
         self.store = store
         let workers = config.apps.compactMap { app in
             app.webhook.map {
@@ -71,7 +77,13 @@ public final class RevenueDotService: Sendable {
     /// Starts listening; returns the bound port.
     @discardableResult
     public func start() throws -> UInt16 {
-        let port = try server.start()
+        let port: UInt16
+        do {
+            port = try server.start()
+        } catch let error as HTTPServerError where error.code == .startFailed || error.code == .invalidAddress {
+            // An address that parses but cannot be bound: in use, or not this machine's.
+            throw ConfigError(file: config.file, key: "listen", problem: error.message)
+        }
         scheduler.start()
         for worker in workers { worker.start() }
         return port
