@@ -41,3 +41,19 @@ final class Completion<Value: Sendable>: Sendable {
         result.withLock { $0 } ?? .failure(StoreError(.unavailable, "completion signalled without a result"))
     }
 }
+
+/// Passes on the first of several answers that race (the writer's and a timeout), once.
+final class FirstAnswer<Value: Sendable>: Sendable {
+    private let answered = Atomic<Bool>(false)
+    private let done: @Sendable (Result<Value, StoreError>) -> Void
+
+    init(_ done: @escaping @Sendable (Result<Value, StoreError>) -> Void) { self.done = done }
+
+    /// Calls `done` with `outcome` unless an answer came first.
+    @Sendable func give(_ outcome: Result<Value, StoreError>) {
+        guard answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            return
+        }
+        done(outcome)
+    }
+}

@@ -241,20 +241,35 @@ public final class SQLiteStore: Sendable {
     ///
     /// Waits at most `healthCheckTimeout` for the writer, then throws `.busy`.
     public func healthCheck() throws(StoreError) {
-        _ = try readers.read { (connection) throws(StoreError) in
-            try connection.query("SELECT count(*) FROM schema_migrations")
-        }
         let completion = Completion<Void>()
-        guard queue.enqueue(.healthCheck(completion)) else {
-            throw StoreError(.unavailable, "the store is closed")
+        healthCheck { completion.resolve($0) }
+        try completion.wait().get()
+    }
+
+    /// The health check without blocking: `done` runs once, on the writer thread when it
+    /// answered, or on a timer thread with `.busy` once `healthCheckTimeout` passed first. For
+    /// an HTTP worker, which must not be held while the writer waits for a lock.
+    public func healthCheck(_ done: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+        do throws(StoreError) {
+            _ = try readers.read { (connection) throws(StoreError) in
+                try connection.query("SELECT count(*) FROM schema_migrations")
+            }
+        } catch {
+            return done(.failure(error))
+        }
+        let answer = FirstAnswer(done)
+        guard queue.enqueue(.healthCheck(Completion(callback: answer.give))) else {
+            return answer.give(.failure(StoreError(.unavailable, "the store is closed")))
         }
         let timeout = Self.healthCheckTimeout.components
         let nanoseconds = Int(timeout.seconds) * 1_000_000_000 + Int(timeout.attoseconds / 1_000_000_000)
-        guard let result = completion.wait(until: .now() + .nanoseconds(nanoseconds)) else {
-            throw StoreError(
-                .busy, "the writer did not answer within \(Self.healthCheckTimeout); \(queue.depth) writes queued")
+        let queue = queue
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+            answer.give(
+                .failure(
+                    StoreError(
+                        .busy, "the writer did not answer within \(Self.healthCheckTimeout); \(queue.depth) writes queued")))
         }
-        try result.get()
     }
 
     /// Stops accepting, drains and commits everything queued, checkpoints the WAL, closes. Idempotent.

@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import LoopbackClient
 import Storage
+import Synchronization
 import Testing
 
 @testable import RevenueDot
@@ -172,5 +173,57 @@ struct IngestAnswerTests {
         #expect(text.contains(#"revenuedot_http_request_duration_seconds_count{method="other",route="unmatched"} 21"#))
         #expect(!text.contains(#"method="M1""#))
         #expect(!text.contains(#"method="get""#))
+    }
+}
+
+/// `GET /health` while another connection holds the database's write lock.
+@Suite("GET /health with a locked database")
+struct HealthWhileLockedTests {
+    /// A probe waits for the writer without holding an HTTP worker: with two workers and six
+    /// probes waiting, other requests are still answered at once; each probe gets 503 after the
+    /// health check's timeout, and 200 again once the lock is gone.
+    @Test func probesWaitWithoutHoldingWorkers() throws {
+        let fixture = try ServerFixture(extraHTTP: #", "http": {"threads": 2}"#)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let other = try SQLiteStore(path: fixture.databasePath)
+        defer { other.close() }
+        let locked = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            try? other.write { _ in
+                locked.signal()
+                release.wait()
+            }
+        }
+        holder.start()
+        locked.wait()
+
+        let statuses = Mutex<[Int]>([])
+        let probed = DispatchSemaphore(value: 0)
+        let port = service.port
+        let probes = Thread {
+            runOnThreads(6) { _ in
+                let status = (try? LoopbackConnection(port: port).request("GET", "/health").status) ?? 0
+                statuses.withLock { $0.append(status) }
+            }
+            probed.signal()
+        }
+        probes.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        let started = Date()
+        let metrics = try LoopbackConnection(port: port).request("GET", "/metrics")
+        #expect(metrics.status == 200)
+        #expect(Date().timeIntervalSince(started) < 1, "a worker was held by a waiting probe")
+        #expect(probed.wait(timeout: .now() + 10) == .success)
+        #expect(statuses.withLock { $0 } == Array(repeating: 503, count: 6))
+
+        release.signal()
+        var healthy = false
+        for _ in 0..<100 where !healthy {
+            healthy = (try? LoopbackConnection(port: port).request("GET", "/health").status) == 200
+            if !healthy { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        #expect(healthy)
     }
 }

@@ -21,12 +21,13 @@ enum Routes {
         router.addDeferred("POST", "/v1/apple/notifications/{appId}") { request, reply in
             ingest.receive(appId: request.pathParameters["appId"] ?? "", body: request.body) { reply(response(for: $0)) }
         }
-        router.add("GET", "/health") { _ in
-            do {
-                try store.healthCheck()
-                return .json(Data(#"{"status":"ok"}"#.utf8))
-            } catch {
-                return .error(status: 503, code: "storage_unavailable", message: "\(error)")
+        // Deferred: while the writer waits for a lock, a probe holds a connection, not a worker.
+        router.addDeferred("GET", "/health") { _, reply in
+            store.healthCheck { result in
+                switch result {
+                case .success: reply(.json(Data(#"{"status":"ok"}"#.utf8)))
+                case .failure(let error): reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
+                }
             }
         }
         router.add("GET", "/metrics") { _ in
