@@ -38,7 +38,6 @@ enum LedgerRows {
         var keys: [PurchaseKey] = []
         if let key = input.purchaseKey { keys.append(key) }
         if let replaced = input.replacedOriginalTransactionId { keys.append(.subscription(originalTransactionId: replaced)) }
-        let incoming = PurchaseFactRows.incoming(input)
         var customerIds = Set(input.namedCustomerIds)
         for key in keys {
             guard
@@ -48,7 +47,8 @@ enum LedgerRows {
                 ).first, let json = row[0].textValue
             else { continue }
             let stored = (json: json, history: row[1].textValue)
-            let fact = incoming?.key == key ? incoming?.fact : nil
+            // Made only for a purchase that is stored: a new one (most under load) needs no fact here.
+            let fact = input.purchaseKey == key ? PurchaseFactRows.incoming(input)?.fact : nil
             let owner: String?
             switch key {
             case .subscription(let id):
@@ -256,7 +256,9 @@ enum LedgerRows {
 
     /// Compact JSON with sorted keys (byte-identical across runs, so replay can be compared).
     static func encode(_ value: some Encodable) throws -> String {
-        try JSONValueEncoder().encode(value)
+        // A state reached through a generic purchase writes itself, without the encoding tree.
+        if let writable = value as? any SortedJSONWritable { return try JSONValueEncoder().encode(writable) }
+        return try JSONValueEncoder().encode(value)
     }
 
     /// `encode` of a state, journal, event or timer, which write themselves (the same text).
