@@ -46,4 +46,11 @@ static inline uint16_t CMicroHTTPD_boundPort(struct MHD_Daemon *daemon) {
     return info == NULL ? 0 : info->port;
 }
 
+// MHD_get_connection_info is variadic too; this asks it for the connection's socket, so the
+// server can shut down one that is too slow to send its request. Returns -1 on failure.
+static inline int CMicroHTTPD_connectionSocket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
 #endif

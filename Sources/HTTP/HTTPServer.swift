@@ -10,7 +10,9 @@ import Synchronization
 /// loop over its connections and calling handlers synchronously once a request's body is in.
 ///
 /// Reads are event-driven, so a client that stalls mid-request holds a socket, not a thread,
-/// and is dropped after `connectionTimeoutSeconds`. Keep-alive is libmicrohttpd's.
+/// and is dropped after `connectionTimeoutSeconds`; one that trickles bytes is cut off once its
+/// request takes longer than `requestTimeoutSeconds` (`RequestDeadlines`). Keep-alive is
+/// libmicrohttpd's.
 public final class HTTPServer: Sendable {
     private enum State {
         case idle
@@ -41,6 +43,7 @@ public final class HTTPServer: Sendable {
                 throw HTTPServerError(code: .invalidState, message: "The server was already started.")
             }
             let daemon = try MicroHTTPDDaemon(configuration: configuration, core: core)
+            core.deadlines?.start()
             state = .running(daemon)
             return daemon.port
         }
@@ -73,6 +76,7 @@ public final class HTTPServer: Sendable {
             usleep(2_000)
         }
         daemon.stop()
+        core.deadlines?.stop()
     }
 
     /// Handler invocations in progress.
@@ -93,6 +97,9 @@ public final class HTTPServer: Sendable {
         }
         guard (0...Int(UInt32.max)).contains(configuration.connectionTimeoutSeconds) else {
             throw invalid("connectionTimeoutSeconds must be between 0 (none) and \(UInt32.max).")
+        }
+        guard (0...Int(UInt32.max)).contains(configuration.requestTimeoutSeconds) else {
+            throw invalid("requestTimeoutSeconds must be between 0 (none) and \(UInt32.max).")
         }
         // libmicrohttpd splits the limit between the workers; each needs at least one connection.
         guard configuration.connectionLimit >= configuration.threads, configuration.connectionLimit <= Int(UInt32.max)

@@ -13,6 +13,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// A connection with no traffic for this long (idle keep-alive, or a client stalled
     /// mid-request) is closed.
     public var connectionTimeoutSeconds: Int = 10
+    /// A connection must send a whole request (headers and body) within this long of being
+    /// opened or of its previous answer, however steadily it trickles bytes; a late one is cut
+    /// off (`RequestDeadlines`). 0 turns the deadline off.
+    public var requestTimeoutSeconds: Int = 30
     /// Connections beyond this many are refused at accept.
     public var connectionLimit: Int = 4096
     /// Receives libmicrohttpd's own error messages while the server runs (start-up failures
@@ -22,7 +26,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// Creates a configuration; every value has a production default.
     public init(
         host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 16, maxBodyBytes: Int = 1 << 20,
-        connectionTimeoutSeconds: Int = 10, connectionLimit: Int = 4096,
+        connectionTimeoutSeconds: Int = 10, requestTimeoutSeconds: Int = 30, connectionLimit: Int = 4096,
         errorLog: (@Sendable (String) -> Void)? = nil
     ) {
         self.host = host
@@ -30,6 +34,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.threads = threads
         self.maxBodyBytes = maxBodyBytes
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.requestTimeoutSeconds = requestTimeoutSeconds
         self.connectionLimit = connectionLimit
         self.errorLog = errorLog
     }

@@ -8,4 +8,11 @@ public protocol HTTPServerObserver: Sendable {
     func connectionOpened()
     /// A client connection was closed, by either side or by a timeout.
     func connectionClosed()
+    /// A connection was cut off for not sending a whole request in time (`RequestDeadlines`);
+    /// `connectionClosed()` follows.
+    func connectionCutOff()
+}
+
+extension HTTPServerObserver {
+    public func connectionCutOff() {}
 }

@@ -28,6 +28,7 @@ func microHTTPDAccess(
         else { return .YES }
         if length > core.maxBodyBytes {
             // Answering now makes libmicrohttpd skip the body and close the connection after the answer.
+            core.deadlines?.received(connection)
             context.rejected = true
             return queueRejection(context, core: core, connection: connection)
         }
@@ -59,6 +60,7 @@ func microHTTPDAccess(
     }
 
     // The whole request is in.
+    core.deadlines?.received(connection)
     if context.rejected {
         return queueRejection(context, core: core, connection: connection)
     }
@@ -91,7 +93,12 @@ func microHTTPDRequestCompleted(
     cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, reason: MHD_RequestTerminationCode
 ) {
-    guard let cls, let pointer = requestContext?.pointee else { return }
+    guard let cls else { return }
+    if let connection {
+        // The next request on a kept-alive connection is owed from now.
+        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().deadlines?.answered(connection)
+    }
+    guard let pointer = requestContext?.pointee else { return }
     requestContext?.pointee = nil
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
     if context.responded {
@@ -108,7 +115,8 @@ private func queueRejection(_ context: RequestContext, core: ServerCore, connect
 
 // MARK: - Connections and logging
 
-/// Counts connections as libmicrohttpd accepts and closes them.
+/// Counts connections as libmicrohttpd accepts and closes them, and tells the request
+/// deadlines (libmicrohttpd reports a close before it closes the socket).
 func microHTTPDConnectionNotified(
     cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, event: MHD_ConnectionNotificationCode
@@ -116,8 +124,12 @@ func microHTTPDConnectionNotified(
     guard let cls else { return }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     switch event {
-    case .CONNECTION_NOTIFY_STARTED: core.connectionOpened()
-    case .CONNECTION_NOTIFY_CLOSED: core.connectionClosed()
+    case .CONNECTION_NOTIFY_STARTED:
+        core.connectionOpened()
+        if let connection { core.deadlines?.opened(connection, descriptor: CMicroHTTPD_connectionSocket(connection)) }
+    case .CONNECTION_NOTIFY_CLOSED:
+        if let connection { core.deadlines?.closed(connection) }
+        core.connectionClosed()
     }
 }
 

@@ -16,6 +16,8 @@ final class ServerCore: Sendable {
     let openConnections = Atomic<Int>(0)
     /// Set by shutdown: responses then carry `Connection: close` so keep-alive clients leave.
     let draining = Atomic<Bool>(false)
+    /// Cuts off connections too slow to send a request; nil when the deadline is off.
+    let deadlines: RequestDeadlines?
     /// libmicrohttpd's messages while the daemon starts, for the start error.
     private let startupMessages = Mutex<[String]?>(nil)
 
@@ -24,6 +26,10 @@ final class ServerCore: Sendable {
         self.maxBodyBytes = configuration.maxBodyBytes
         self.observer = observer
         self.errorLog = configuration.errorLog
+        let observer = observer
+        deadlines =
+            configuration.requestTimeoutSeconds > 0
+            ? RequestDeadlines(limit: .seconds(configuration.requestTimeoutSeconds)) { observer?.connectionCutOff() } : nil
     }
 
     // MARK: - Answering

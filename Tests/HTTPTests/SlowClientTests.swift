@@ -44,4 +44,77 @@ struct SlowClientTests {
         #expect(!stalled.isOpen)
         #expect(eventually { server.openConnections == 0 })
     }
+
+    /// Sends `first`, then one byte of `trickle` every 0.2 s, and returns how long the server
+    /// kept the connection (nil if it was still open after `patience` seconds).
+    private func trickle(_ first: String, _ trickle: String, port: UInt16, patience: Double = 8) throws -> Double? {
+        let connection = try LoopbackConnection(port: port, timeoutSeconds: 5)
+        let started = Date()
+        try connection.sendRaw(Data(first.utf8))
+        for byte in trickle.utf8.cycled() {
+            Thread.sleep(forTimeInterval: 0.2)
+            if (try? connection.sendRaw(Data([byte]))) == nil || !connection.isOpen {
+                return Date().timeIntervalSince(started)
+            }
+            if Date().timeIntervalSince(started) > patience { return nil }
+        }
+        return nil
+    }
+
+    /// A client that keeps sending, a byte at a time, is cut off at the request deadline
+    /// (2 s here), although it is never silent for the idle timeout (10 s); others are served.
+    @Test func tricklingClientsAreCutOffAtTheRequestDeadline() throws {
+        let observer = RecordingObserver()
+        let server = try startServer(threads: 2, requestTimeoutSeconds: 2, observer: observer) { router in
+            router.add("POST", "/v1/upload") { request in .text("\(request.body.count)") }
+            router.add("GET", "/health") { _ in .text("ok") }
+        }
+        defer { server.shutdown(timeout: 1) }
+        let port = server.port
+        let headers = Background { try self.trickle("POST /v1/upload HTTP/1.1\r\nHost: test\r\n", "X-Pad: aaaa\r\n", port: port) }
+        let body = Background {
+            try self.trickle("POST /v1/upload HTTP/1.1\r\nHost: test\r\nContent-Length: 1000\r\n\r\n", "a", port: port)
+        }
+        let other = try LoopbackConnection(port: port)
+        #expect(try other.request("GET", "/health").status == 200)
+        // Kept alive, it would owe its next request from now, and be cut off in 2 s as well.
+        other.close()
+        for kept in [try headers.value(), try body.value()] {
+            let seconds = try #require(kept, "the trickling connection was never cut off")
+            #expect(seconds > 1.8 && seconds < 4.5, "cut off after \(seconds) s")
+        }
+        #expect(observer.cut == 2)
+        #expect(eventually { server.openConnections == 0 })
+    }
+
+    /// The deadline counts from the previous answer: a kept-alive connection that sends a
+    /// request now and then is never cut off, however long it lives.
+    @Test func keptAliveConnectionsOweOnlyTheirNextRequest() throws {
+        let observer = RecordingObserver()
+        let server = try startServer(threads: 2, requestTimeoutSeconds: 1, observer: observer) { router in
+            router.add("GET", "/health") { _ in .text("ok") }
+        }
+        defer { server.shutdown(timeout: 1) }
+        let connection = try LoopbackConnection(port: server.port)
+        for _ in 0..<8 {
+            #expect(try connection.request("GET", "/health").status == 200)
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        #expect(connection.isOpen)
+        #expect(observer.cut == 0)
+    }
+}
+
+extension Sequence {
+    /// The elements over and over.
+    fileprivate func cycled() -> AnySequence<Element> {
+        let all = Array(self)
+        return AnySequence { () -> AnyIterator<Element> in
+            var index = 0
+            return AnyIterator {
+                defer { index = (index + 1) % all.count }
+                return all[index]
+            }
+        }
+    }
 }

@@ -5,14 +5,14 @@ import Synchronization
 
 /// Starts a server on an ephemeral loopback port with two workers, as most tests want.
 func startServer(
-    threads: Int = 2, maxBodyBytes: Int = 1 << 20, connectionTimeoutSeconds: Int = 10,
+    threads: Int = 2, maxBodyBytes: Int = 1 << 20, connectionTimeoutSeconds: Int = 10, requestTimeoutSeconds: Int = 30,
     observer: (any HTTPServerObserver)? = nil, routes: (inout Router) -> Void
 ) throws -> HTTPServer {
     var router = Router()
     routes(&router)
     let configuration = HTTPServerConfiguration(
         host: "127.0.0.1", port: 0, threads: threads, maxBodyBytes: maxBodyBytes,
-        connectionTimeoutSeconds: connectionTimeoutSeconds)
+        connectionTimeoutSeconds: connectionTimeoutSeconds, requestTimeoutSeconds: requestTimeoutSeconds)
     let server = HTTPServer(configuration: configuration, router: router, observer: observer)
     try server.start()
     return server
@@ -71,11 +71,12 @@ final class RecordingObserver: HTTPServerObserver {
         var status: Int
     }
 
-    private let state = Mutex<(finished: [Finished], opened: Int, closed: Int)>(([], 0, 0))
+    private let state = Mutex<(finished: [Finished], opened: Int, closed: Int, cut: Int)>(([], 0, 0, 0))
 
     var finished: [Finished] { state.withLock { $0.finished } }
     var opened: Int { state.withLock { $0.opened } }
     var closed: Int { state.withLock { $0.closed } }
+    var cut: Int { state.withLock { $0.cut } }
 
     func requestFinished(method: String, route: String, status: Int, seconds: Double) {
         state.withLock { $0.finished.append(Finished(method: method, route: route, status: status)) }
@@ -87,5 +88,9 @@ final class RecordingObserver: HTTPServerObserver {
 
     func connectionClosed() {
         state.withLock { $0.closed += 1 }
+    }
+
+    func connectionCutOff() {
+        state.withLock { $0.cut += 1 }
     }
 }

@@ -63,6 +63,8 @@ struct ConfigLoaderTests {
         #expect(app.inAppPurchaseKey?.keyId == "ABC123")
         #expect(config.scheduler.intervalMs == 1000)
         #expect(config.http.maxBodyBytes == 1 << 20)
+        #expect(config.http.timeoutSeconds == 10)
+        #expect(config.http.requestTimeoutSeconds == 30)
     }
 
     @Test(arguments: [
@@ -106,12 +108,24 @@ struct ConfigLoaderTests {
             "apps[1].bundleId: given twice"
         ),
         (#"{"apps": [\#(minimalApp)], "http": {"threads": 2, "threads": 4}}"#, "http.threads: given twice"),
+        (
+            #"{"apps": [\#(minimalApp)], "http": {"requestTimeoutSeconds": 5}}"#,
+            "http.requestTimeoutSeconds: must be between 10 and 3600"
+        ),
     ])
     func wrongConfigGivesOneLineNamingTheKey(text: String, expected: String) {
         let line = failure(text)
         #expect(line.contains(expected), "\(line)")
         #expect(!line.contains("\n"))
         #expect(line.hasPrefix("config "))
+    }
+
+    /// The request deadline follows a longer idle timeout unless it is given.
+    @Test func requestDeadlineDefaultsToTwiceTheIdleTimeout() throws {
+        let longer = try parse(#"{"apps": [\#(Self.minimalApp)], "http": {"timeoutSeconds": 40}}"#)
+        #expect(longer.http.requestTimeoutSeconds == 80)
+        let given = try parse(#"{"apps": [\#(Self.minimalApp)], "http": {"timeoutSeconds": 40, "requestTimeoutSeconds": 45}}"#)
+        #expect(given.http.requestTimeoutSeconds == 45)
     }
 
     @Test func listenAddresses() throws {

@@ -43,14 +43,18 @@ public enum ConfigLoader {
         try scheduler?.rejectUnknownKeys(["intervalMs"])
         let intervalMs = try scheduler?.integer("intervalMs", in: 10...3_600_000) ?? 1000
         let http = try root.object("http")
-        try http?.rejectUnknownKeys(["threads", "maxBodyBytes", "timeoutSeconds"])
+        try http?.rejectUnknownKeys(["threads", "maxBodyBytes", "timeoutSeconds", "requestTimeoutSeconds"])
+        let timeoutSeconds = Int(try http?.integer("timeoutSeconds", in: 1...3600) ?? 10)
+        // The deadline also bounds an idle kept-alive connection, so it must not undercut the idle timeout.
+        let requestTimeoutSeconds = Int(
+            try http?.integer("requestTimeoutSeconds", in: Int64(timeoutSeconds)...3600) ?? Int64(max(30, 2 * timeoutSeconds)))
         return RevenueDotConfig(
             file: file, listen: listen, database: database, apps: apps,
             scheduler: SchedulerConfig(intervalMs: Int(intervalMs)),
             http: HTTPConfig(
                 threads: Int(try http?.integer("threads", in: 1...1024) ?? Int64(defaultThreads)),
                 maxBodyBytes: Int(try http?.integer("maxBodyBytes", in: 1024...(64 << 20)) ?? (1 << 20)),
-                timeoutSeconds: Int(try http?.integer("timeoutSeconds", in: 1...3600) ?? 10)))
+                timeoutSeconds: timeoutSeconds, requestTimeoutSeconds: requestTimeoutSeconds))
     }
 
     /// Workers verify and then hand the request to storage without waiting for the commit, so

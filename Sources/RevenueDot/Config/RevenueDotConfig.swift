@@ -94,5 +94,9 @@ public struct SchedulerConfig: Sendable {
 public struct HTTPConfig: Sendable {
     public var threads: Int
     public var maxBodyBytes: Int
+    /// Idle timeout: a connection silent this long is closed.
     public var timeoutSeconds: Int
+    /// Request deadline: a whole request within this long of the connection's opening or its
+    /// previous answer, however steadily the client trickles bytes.
+    public var requestTimeoutSeconds: Int
 }

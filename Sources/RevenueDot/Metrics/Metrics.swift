@@ -13,6 +13,7 @@ final class Metrics: Sendable {
     let requestSeconds = Histogram(bounds: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
     let commitBatchSize = Histogram(bounds: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
     let openConnections = Gauge()
+    let connectionsCutOff = Counter()
     /// Webhook delivery attempts by outcome: delivered, retry, dead, unrecorded.
     let deliveries = LabeledCounter()
     /// From the commit of an event (the notification answered 200) to its webhook answered 2xx.
@@ -63,6 +64,9 @@ final class Metrics: Sendable {
         lines += [
             "# HELP revenuedot_http_open_connections Open HTTP connections.", "# TYPE revenuedot_http_open_connections gauge",
             "revenuedot_http_open_connections \(openConnections.current)",
+            "# HELP revenuedot_http_connections_cut_off_total Connections cut off for not sending a whole request within http.requestTimeoutSeconds.",
+            "# TYPE revenuedot_http_connections_cut_off_total counter",
+            "revenuedot_http_connections_cut_off_total \(connectionsCutOff.count)",
         ]
         labeled("revenuedot_webhook_deliveries_total", "Webhook delivery attempts, by outcome.", "outcome", deliveries)
         lines += [
@@ -107,6 +111,7 @@ extension Metrics: HTTPServerObserver {
 
     func connectionOpened() { openConnections.add(1) }
     func connectionClosed() { openConnections.add(-1) }
+    func connectionCutOff() { connectionsCutOff.increment() }
 
     /// Escapes a label value as the text format requires.
     /// Runs on every request: label values (route patterns) rarely need escaping, so check first.

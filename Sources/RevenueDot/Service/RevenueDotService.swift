@@ -64,7 +64,8 @@ public final class RevenueDotService: Sendable {
         let subscribers = SubscribersAPI(keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, clock: Date.init)
         let http = HTTPServerConfiguration(
             host: config.listen.host, port: config.listen.port, threads: config.http.threads,
-            maxBodyBytes: config.http.maxBodyBytes, connectionTimeoutSeconds: config.http.timeoutSeconds)
+            maxBodyBytes: config.http.maxBodyBytes, connectionTimeoutSeconds: config.http.timeoutSeconds,
+            requestTimeoutSeconds: config.http.requestTimeoutSeconds)
         server = HTTPServer(
             configuration: http,
             router: Routes.router(

@@ -1,0 +1,105 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Cuts off a connection that takes too long to send a whole request.
+///
+/// libmicrohttpd's connection timeout only counts silence, so a client that sends a byte now
+/// and then keeps its connection, and enough of them fill the connection limit. Here every
+/// connection owes a complete request (headers and body) within `limit` of being opened or of
+/// its previous answer. One that is late has its socket shut down; libmicrohttpd then reads
+/// the end of the stream and closes the connection as if the client had left. A connection
+/// whose request is in (being handled, suspended for a commit, or answered) owes nothing.
+///
+/// The socket is only shut down, never closed, and only while libmicrohttpd has not reported
+/// the connection closed: it reports that before it closes the socket, and the report and the
+/// shutdown take the same lock, so a descriptor number taken over by a newer connection is
+/// never touched.
+final class RequestDeadlines: Sendable {
+    private struct Entry {
+        let descriptor: Int32
+        /// Since when the connection owes a request; nil while its request is being handled.
+        var owingSince: ContinuousClock.Instant?
+    }
+
+    private let limit: Duration
+    private let entries = Mutex<[UInt: Entry]>([:])
+    private let onCut: @Sendable () -> Void
+    private let running = Atomic<Bool>(false)
+    private let stopping = DispatchSemaphore(value: 0)
+
+    /// - Parameter onCut: called once for every connection cut off (for metrics).
+    init(limit: Duration, onCut: @escaping @Sendable () -> Void = {}) {
+        self.limit = limit
+        self.onCut = onCut
+    }
+
+    /// Checks the connections every quarter of the limit (at most every second), on a thread of
+    /// its own, until `stop()`.
+    func start() {
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let period = min(limit / 4, .seconds(1))
+        let nanoseconds = Int(period.components.seconds) * 1_000_000_000 + Int(period.components.attoseconds / 1_000_000_000)
+        let thread = Thread { [self] in
+            Thread.current.name = "http-deadlines"
+            while stopping.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
+                _ = cutLate(at: .now)
+            }
+        }
+        thread.start()
+    }
+
+    func stop() {
+        if running.exchange(false, ordering: .acquiringAndReleasing) { stopping.signal() }
+    }
+
+    // MARK: - What libmicrohttpd reports
+
+    /// A connection was accepted: it owes its first request from now.
+    func opened(_ connection: OpaquePointer, descriptor: Int32) {
+        guard descriptor >= 0 else { return }
+        entries.withLock { $0[Self.key(connection)] = Entry(descriptor: descriptor, owingSince: .now) }
+    }
+
+    /// The connection's request is in: nothing is owed while it is handled and answered.
+    func received(_ connection: OpaquePointer) {
+        entries.withLock { $0[Self.key(connection)]?.owingSince = nil }
+    }
+
+    /// The connection's request is done: on a kept-alive connection the next one is owed from now.
+    func answered(_ connection: OpaquePointer) {
+        entries.withLock { $0[Self.key(connection)]?.owingSince = .now }
+    }
+
+    /// libmicrohttpd closed the connection (it closes the socket after this).
+    func closed(_ connection: OpaquePointer) {
+        _ = entries.withLock { $0.removeValue(forKey: Self.key(connection)) }
+    }
+
+    // MARK: - Cutting
+
+    /// Shuts down the socket of every connection that owes a request for longer than the limit
+    /// at `now`; returns how many. Each is cut once: it owes nothing more after that.
+    func cutLate(at now: ContinuousClock.Instant) -> Int {
+        let cut = entries.withLock { entries -> Int in
+            var cut = 0
+            for (key, entry) in entries {
+                guard let since = entry.owingSince, now - since > limit else { continue }
+                _ = shutdown(entry.descriptor, Int32(SHUT_RDWR))
+                entries[key]?.owingSince = nil
+                cut += 1
+            }
+            return cut
+        }
+        for _ in 0..<cut { onCut() }
+        return cut
+    }
+
+    private static func key(_ connection: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: connection)) }
+}
