@@ -46,10 +46,13 @@ final class RequestDeadlines: Sendable {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let period = min(limit / 4, .seconds(1))
         let nanoseconds = Int(period.components.seconds) * 1_000_000_000 + Int(period.components.attoseconds / 1_000_000_000)
-        let thread = Thread { [self] in
+        // Weak: a server dropped without `stop()` lets go of this, and the thread ends at its next check.
+        let stopping = stopping
+        let thread = Thread { [weak self] in
             Thread.current.name = "http-deadlines"
             while stopping.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
-                _ = cutLate(at: .now)
+                guard let self else { return }
+                _ = self.cutLate(at: .now)
             }
         }
         thread.start()
@@ -57,6 +60,10 @@ final class RequestDeadlines: Sendable {
 
     func stop() {
         if running.exchange(false, ordering: .acquiringAndReleasing) { stopping.signal() }
+    }
+
+    deinit {
+        stop()
     }
 
     // MARK: - What libmicrohttpd reports
@@ -88,14 +95,12 @@ final class RequestDeadlines: Sendable {
     /// at `now`; returns how many. Each is cut once: it owes nothing more after that.
     func cutLate(at now: ContinuousClock.Instant) -> Int {
         let cut = entries.withLock { entries -> Int in
-            var cut = 0
-            for (key, entry) in entries {
-                guard let since = entry.owingSince, now - since > limit else { continue }
+            let late = entries.filter { _, entry in entry.owingSince.map { now - $0 > limit } ?? false }
+            for (key, entry) in late {
                 _ = shutdown(entry.descriptor, Int32(SHUT_RDWR))
                 entries[key]?.owingSince = nil
-                cut += 1
             }
-            return cut
+            return late.count
         }
         for _ in 0..<cut { onCut() }
         return cut

@@ -249,18 +249,11 @@ public final class SQLiteStore: Sendable {
     /// The health check without blocking: `done` runs once, on the writer thread when it
     /// answered, or on a timer thread with `.busy` once `healthCheckTimeout` passed first. For
     /// an HTTP worker, which must not be held while the writer waits for a lock.
+    ///
+    /// The timeout covers the whole check: the read (a reader may wait for a busy database too)
+    /// runs on a dispatch thread, not on the caller's.
     public func healthCheck(_ done: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
-        do throws(StoreError) {
-            _ = try readers.read { (connection) throws(StoreError) in
-                try connection.query("SELECT count(*) FROM schema_migrations")
-            }
-        } catch {
-            return done(.failure(error))
-        }
         let answer = FirstAnswer(done)
-        guard queue.enqueue(.healthCheck(Completion(callback: answer.give))) else {
-            return answer.give(.failure(StoreError(.unavailable, "the store is closed")))
-        }
         let timeout = Self.healthCheckTimeout.components
         let nanoseconds = Int(timeout.seconds) * 1_000_000_000 + Int(timeout.attoseconds / 1_000_000_000)
         let queue = queue
@@ -268,7 +261,20 @@ public final class SQLiteStore: Sendable {
             answer.give(
                 .failure(
                     StoreError(
-                        .busy, "the writer did not answer within \(Self.healthCheckTimeout); \(queue.depth) writes queued")))
+                        .busy, "the database did not answer within \(Self.healthCheckTimeout); \(queue.depth) writes queued")))
+        }
+        let readers = readers
+        DispatchQueue.global().async {
+            do throws(StoreError) {
+                _ = try readers.read { (connection) throws(StoreError) in
+                    try connection.query("SELECT count(*) FROM schema_migrations")
+                }
+            } catch {
+                return answer.give(.failure(error))
+            }
+            guard queue.enqueue(.healthCheck(Completion(callback: answer.give))) else {
+                return answer.give(.failure(StoreError(.unavailable, "the store is closed")))
+            }
         }
     }
 

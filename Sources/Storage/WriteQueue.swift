@@ -9,7 +9,8 @@ enum WriteItem: Sendable {
     case store(NotificationRecord, JWSCompaction.Compacted?, Completion<StoreOutcome>)
     /// Record a reject; nobody waits.
     case reject(Reject)
-    /// Prove the writer can take the write lock; the caller waits with a deadline.
+    /// Prove the writer can take the write lock; the caller gives up after a deadline
+    /// (`SQLiteStore.healthCheck`), and the completion answers whoever is still listening.
     case healthCheck(Completion<Void>)
     /// Run caller-supplied work inside the write transaction (posted transactions, timers).
     case work(WriteWork, Completion<Void>)

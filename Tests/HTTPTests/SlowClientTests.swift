@@ -87,6 +87,47 @@ struct SlowClientTests {
         #expect(eventually { server.openConnections == 0 })
     }
 
+    /// One quick request buys no time: the next request on the connection owes the deadline
+    /// again from its answer, so trickling it is cut off as well.
+    @Test func aQuickRequestDoesNotExemptTheNextOne() throws {
+        let observer = RecordingObserver()
+        let server = try startServer(threads: 2, requestTimeoutSeconds: 2, observer: observer) { router in
+            router.add("GET", "/health") { _ in .text("ok") }
+        }
+        defer { server.shutdown(timeout: 1) }
+        let connection = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        #expect(try connection.request("GET", "/health").status == 200)
+        let answered = Date()
+        try connection.sendRaw(Data("GET /health HTTP/1.1\r\nHost: test\r\n".utf8))
+        var open = true
+        while open, Date().timeIntervalSince(answered) < 8 {
+            Thread.sleep(forTimeInterval: 0.2)
+            open = (try? connection.sendRaw(Data("X".utf8))) != nil && connection.isOpen
+        }
+        let seconds = Date().timeIntervalSince(answered)
+        #expect(!open)
+        #expect(seconds > 1.8 && seconds < 4.5, "cut off after \(seconds) s")
+        #expect(observer.cut == 1)
+    }
+
+    /// A request that is in owes nothing while its handler works: a deferred answer that takes
+    /// longer than the deadline still arrives, on a connection that stays open.
+    @Test func aSlowAnswerIsNotCutOff() throws {
+        let observer = RecordingObserver()
+        let server = try startServer(threads: 2, requestTimeoutSeconds: 1, observer: observer) { router in
+            router.addDeferred("GET", "/slow") { _, reply in
+                DispatchQueue.global().asyncAfter(deadline: .now() + 2.5) { reply(.text("late")) }
+            }
+        }
+        defer { server.shutdown(timeout: 1) }
+        let connection = try LoopbackConnection(port: server.port, timeoutSeconds: 10)
+        let response = try connection.request("GET", "/slow")
+        #expect(response.status == 200)
+        #expect(response.text == "late")
+        #expect(connection.isOpen)
+        #expect(observer.cut == 0)
+    }
+
     /// The deadline counts from the previous answer: a kept-alive connection that sends a
     /// request now and then is never cut off, however long it lives.
     @Test func keptAliveConnectionsOweOnlyTheirNextRequest() throws {

@@ -190,6 +190,8 @@ struct HealthWhileLockedTests {
         defer { other.close() }
         let locked = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
+        // Runs before `other.close()`, which waits for the holder: a failed expectation must not hang.
+        defer { release.signal() }
         let holder = Thread {
             try? other.write { _ in
                 locked.signal()

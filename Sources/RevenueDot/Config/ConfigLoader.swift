@@ -47,7 +47,12 @@ public enum ConfigLoader {
         let timeoutSeconds = Int(try http?.integer("timeoutSeconds", in: 1...3600) ?? 10)
         // The deadline also bounds an idle kept-alive connection, so it must not undercut the idle timeout.
         let requestTimeoutSeconds = Int(
-            try http?.integer("requestTimeoutSeconds", in: Int64(timeoutSeconds)...3600) ?? Int64(max(30, 2 * timeoutSeconds)))
+            try http?.integer("requestTimeoutSeconds", in: 1...7200) ?? Int64(max(30, 2 * timeoutSeconds)))
+        if let http, requestTimeoutSeconds < timeoutSeconds {
+            throw http.fail(
+                "requestTimeoutSeconds",
+                "must be at least timeoutSeconds (\(timeoutSeconds)): the deadline also bounds an idle kept-alive connection")
+        }
         return RevenueDotConfig(
             file: file, listen: listen, database: database, apps: apps,
             scheduler: SchedulerConfig(intervalMs: Int(intervalMs)),
