@@ -31,12 +31,24 @@ final class RequestContext {
 
 /// The answer of a deferred handler, handed from the thread that produced it to the worker
 /// thread that queues it once libmicrohttpd resumes the connection.
+///
+/// Settled once: by the handler, or by a shutdown that cannot wait for it any longer
+/// (`ServerCore.answerPendingReplies`); whichever comes second is dropped and must not resume
+/// the connection, which may be gone by then.
 final class DeferredReply: Sendable {
     private let response = Mutex<HTTPResponse?>(nil)
+    private let settled = Atomic<Bool>(false)
     /// Set when the connection was suspended for this request.
     let pending = Atomic<Bool>(false)
 
-    func set(_ value: HTTPResponse) { response.withLock { $0 = value } }
+    /// Stores the answer unless one was settled before; true when this one counts.
+    func settle(_ value: HTTPResponse) -> Bool {
+        guard settled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            return false
+        }
+        response.withLock { $0 = value }
+        return true
+    }
 
     func take() -> HTTPResponse? {
         response.withLock { value in

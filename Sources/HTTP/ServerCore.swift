@@ -18,6 +18,9 @@ final class ServerCore: Sendable {
     let draining = Atomic<Bool>(false)
     /// Cuts off connections too slow to send a request; nil when the deadline is off.
     let deadlines: RequestDeadlines?
+    /// Suspended connections whose deferred handler has not answered yet, with how to answer
+    /// them: libmicrohttpd refuses to stop (it aborts the process) while one is suspended.
+    private let suspended = Mutex<[ObjectIdentifier: Suspended]>([:])
     /// libmicrohttpd's messages while the daemon starts, for the start error.
     private let startupMessages = Mutex<[String]?>(nil)
 
@@ -63,14 +66,10 @@ final class ServerCore: Sendable {
             case .deferred(let handler):
                 reply.pending.store(true, ordering: .relaxed)
                 suspend()
-                let method = request.method
-                handler(request) { [self] answer in
-                    let answer = Self.sanitize(answer)
-                    finished(method: method, route: pattern, status: answer.status, started: started)
-                    reply.set(answer)
-                    inFlightRequests.subtract(1, ordering: .relaxed)
-                    resume()
-                }
+                let waiting = Suspended(
+                    reply: reply, method: request.method, route: pattern, started: started, resume: resume)
+                suspended.withLock { $0[ObjectIdentifier(reply)] = waiting }
+                handler(request) { [self] answer in settle(waiting, with: Self.sanitize(answer)) }
                 return .later
             }
         case .notFound:
@@ -92,6 +91,42 @@ final class ServerCore: Sendable {
         let limit = 200
         return sent.count > limit ? String(sent.prefix(limit)) + "…" : sent
     }
+
+    /// A suspended connection waiting for its deferred handler.
+    struct Suspended: Sendable {
+        let reply: DeferredReply
+        let method: String
+        let route: String
+        let started: ContinuousClock.Instant
+        let resume: @Sendable () -> Void
+    }
+
+    /// Gives a suspended request its answer and resumes its connection, unless it was answered
+    /// already (then this answer is dropped and the connection left alone).
+    private func settle(_ waiting: Suspended, with answer: HTTPResponse) {
+        guard waiting.reply.settle(answer) else { return }
+        finished(method: waiting.method, route: waiting.route, status: answer.status, started: waiting.started)
+        inFlightRequests.subtract(1, ordering: .relaxed)
+        waiting.resume()
+        // Out of the registry only once resumed: `stop` waits for it to be empty.
+        _ = suspended.withLock { $0.removeValue(forKey: ObjectIdentifier(waiting.reply)) }
+    }
+
+    /// Answers 503 to every request still waiting for its deferred handler, for a shutdown
+    /// that has waited long enough; returns how many. Their handlers' answers are dropped.
+    func answerPendingReplies() -> Int {
+        let waiting = suspended.withLock { Array($0.values) }
+        for request in waiting {
+            var refusal = HTTPResponse.error(
+                status: 503, code: "shutting_down", message: "The server stopped before this request was answered.")
+            refusal.headers["Retry-After"] = "1"
+            settle(request, with: refusal)
+        }
+        return waiting.count
+    }
+
+    /// Whether some connection is still suspended (its answer not yet handed to libmicrohttpd).
+    var hasSuspendedConnections: Bool { suspended.withLock { !$0.isEmpty } }
 
     /// libmicrohttpd drops the connection for a status outside 100...999; answer 500 instead.
     private static func sanitize(_ answer: HTTPResponse) -> HTTPResponse {

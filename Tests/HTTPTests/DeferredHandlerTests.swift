@@ -75,4 +75,33 @@ struct DeferredHandlerTests {
         #expect(response.status == 200)
         #expect(response.text == "done")
     }
+
+    /// A handler that does not answer within the shutdown's wait: its request is answered 503
+    /// (libmicrohttpd would abort the process if stopped with the connection suspended), and
+    /// the handler's late answer is dropped.
+    @Test func shutdownAnswers503ForAHandlerThatNeverAnswers() throws {
+        let observer = RecordingObserver()
+        let late = DispatchSemaphore(value: 0)
+        let server = try startServer(threads: 2, observer: observer) { router in
+            router.addDeferred("GET", "/stuck") { _, reply in
+                DispatchQueue.global().asyncAfter(deadline: .now() + 2) {
+                    reply(.text("too late"))
+                    late.signal()
+                }
+            }
+        }
+        let port = server.port
+        let stuck = Background { try LoopbackConnection(port: port).request("GET", "/stuck") }
+        #expect(eventually { server.inFlightRequests == 1 })
+        let elapsed = seconds { server.shutdown(timeout: 0.3) }
+        #expect(elapsed < 1.5)
+        let response = try stuck.value()
+        #expect(response.status == 503)
+        #expect(errorCode(response) == "shutting_down")
+        #expect(response.headers["retry-after"] == "1")
+        #expect(server.inFlightRequests == 0)
+        // The handler answers after the daemon is gone: dropped, nothing resumed.
+        #expect(late.wait(timeout: .now() + 5) == .success)
+        #expect(observer.finished == [.init(method: "GET", route: "/stuck", status: 503)])
+    }
 }
