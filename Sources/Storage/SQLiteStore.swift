@@ -15,6 +15,9 @@ import Foundation
 public final class SQLiteStore: Sendable {
     /// The database file.
     public let path: String
+    /// What went wrong at start without stopping it (a WAL that could not be reserved), for
+    /// the server to print.
+    public let warnings: [String]
     private let queue = WriteQueue()
     private let readers: ReaderPool
     private let checkpointer = Checkpointer()
@@ -57,7 +60,7 @@ public final class SQLiteStore: Sendable {
         guard maxBatch >= 1 else { throw StoreError(.invalid, "maxBatch must be at least 1, got \(maxBatch)") }
         self.path = path
         self.readers = ReaderPool(path: path, size: readers)
-        let ready = Completion<Void>()
+        let ready = Completion<[String]>()
         let queue = queue
         let finished = writerFinished
         let checkpointer = checkpointer
@@ -71,9 +74,12 @@ public final class SQLiteStore: Sendable {
             finished.leave()
         }
         thread.start()
-        if case .failure(let error) = ready.wait() {
+        switch ready.wait() {
+        case .failure(let error):
             queue.close()
             throw error
+        case .success(let warnings):
+            self.warnings = warnings
         }
         do throws(StoreError) {
             try checkpointer.start(path: path)

@@ -7,6 +7,8 @@ final class Writer {
     private let onCommit: (@Sendable (Int) -> Void)?
     /// Answers each commit once the WAL holding it is on disk (the writer commits without waiting).
     private let flusher: WALFlusher
+    /// Why the WAL could not be given its full size at start, if it could not (`WALReserve`).
+    private(set) var reserveFailure: StoreError?
     /// False once a savepoint could not be rolled back: the open transaction can no longer be trusted.
     var transactionIsSound = true
     /// Hashes of JWS headers known to be in `jws_headers`, so a notification signed by a known
@@ -35,7 +37,7 @@ final class Writer {
         // Best effort, and only a matter of speed: without the reserve the WAL grows as it is written.
         if reservesWAL {
             let pageSize = try connection.query("PRAGMA page_size").first?.first?.integerValue ?? 4096
-            WALReserve.fill(
+            reserveFailure = WALReserve.fill(
                 walPath: walPath, to: WALReserve.bytes(frames: Checkpointer.restartFrames, pageSize: Int(pageSize)),
                 holding: connection)
         }
@@ -48,7 +50,7 @@ final class Writer {
     static func serve(
         path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?, reservesWAL: Bool,
         flush: @escaping WALFlusher.Flush, checkpointer: Checkpointer, queue: WriteQueue, maxBatch: Int,
-        ready: Completion<Void>
+        ready: Completion<[String]>
     ) {
         let writer: Writer
         do throws(StoreError) {
@@ -59,7 +61,11 @@ final class Writer {
             ready.resolve(.failure(error))
             return
         }
-        ready.resolve(.success(()))
+        // Nothing a start must fail for, but worth a word to whoever runs the server.
+        let warnings = writer.reserveFailure.map {
+            ["the WAL could not be given its full size at start, so it grows as it is written (slower under load): \($0)"]
+        }
+        ready.resolve(.success(warnings ?? []))
         writer.run(queue: queue, maxBatch: maxBatch)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackClient
 import Testing
 
 @testable import RevenueDot
@@ -47,5 +48,24 @@ struct ServeStartTests {
         #expect(status == 1)
         #expect(line.hasPrefix("revenuedot serve: config \(path): database: cannot open \(missing): "), "\(line)")
         #expect(!line.contains("\n"))
+    }
+
+    /// A WAL that cannot get its full size at start (a full disk; here a file size limit) is
+    /// a warning, not a failure: the server says so, serves, and stores.
+    @Test func aWALThatCannotBeReservedIsAWarning() throws {
+        let child = try ChildServer(configPath: fixture.configPath, fileSizeLimitKiB: 16 * 1024)
+        #expect(
+            child.startupOutput.contains("revenuedot serve: warning: the WAL could not be given its full size at start"),
+            "\(child.startupOutput)")
+        #expect(child.startupOutput.contains("File too large"))
+        let connection = try LoopbackConnection(port: child.port)
+        #expect(try connection.postNotification(fixture.signer.notification()).status == 200)
+        child.kill(SIGTERM)
+        #expect(child.wait() == 0)
+
+        let normal = try ChildServer(configPath: fixture.configPath)
+        #expect(!normal.startupOutput.contains("warning"))
+        normal.kill(SIGTERM)
+        #expect(normal.wait() == 0)
     }
 }

@@ -32,6 +32,7 @@ public struct ServeCommand {
             StandardStreams.error("revenuedot serve: \(error)\n")
             return 1
         }
+        for warning in service.warnings { StandardStreams.error("revenuedot serve: warning: \(warning)\n") }
         let config = service.config
         let host = config.listen.host.contains(":") ? "[\(config.listen.host)]" : config.listen.host
         let base = "http://\(host):\(service.port)"

@@ -97,6 +97,9 @@ public final class RevenueDotService: Sendable {
     /// The port the server listens on.
     public var port: UInt16 { server.port }
 
+    /// What went wrong at start without stopping it, for `serve` to print.
+    public var warnings: [String] { store.warnings }
+
     /// Graceful stop: no new connections, in-flight requests finish, storage is flushed.
     /// Webhook deliveries in flight get a moment to finish; one that does not is sent again
     /// after the restart.

@@ -6,6 +6,8 @@ final class ChildServer: @unchecked Sendable {
     let process = Process()
     private let output = Pipe()
     let port: UInt16
+    /// What the child printed up to its URL.
+    let startupOutput: String
 
     /// The debug build of the executable, next to the test bundle's build products.
     static var executable: URL {
@@ -15,9 +17,21 @@ final class ChildServer: @unchecked Sendable {
     }
 
     /// Starts `revenuedot serve --config configPath` and waits until it prints its URL.
-    init(configPath: String) throws {
-        process.executableURL = Self.executable
-        process.arguments = ["serve", "--config", configPath]
+    ///
+    /// - Parameter fileSizeLimitKiB: a limit on the size of any file the child writes (`ulimit
+    ///   -f`, with SIGXFSZ ignored so that a write past it fails with EFBIG instead of killing it),
+    ///   to stand in for a full disk.
+    init(configPath: String, fileSizeLimitKiB: Int? = nil) throws {
+        if let fileSizeLimitKiB {
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = [
+                "-c", "trap '' XFSZ; ulimit -f \(fileSizeLimitKiB); exec \"$0\" serve --config \"$1\"", Self.executable.path,
+                configPath,
+            ]
+        } else {
+            process.executableURL = Self.executable
+            process.arguments = ["serve", "--config", configPath]
+        }
         process.standardOutput = output
         process.standardError = output
         try process.run()
@@ -38,6 +52,7 @@ final class ChildServer: @unchecked Sendable {
             throw ChildServerError(output: text)
         }
         port = found
+        startupOutput = text
         // Keep draining output so the child never blocks on a full pipe.
         handle.readabilityHandler = { $0.availableData.isEmpty ? ($0.readabilityHandler = nil) : () }
     }
