@@ -75,13 +75,12 @@ public final class HTTPServer: Sendable {
         while core.respondingRequests.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
             usleep(2_000)
         }
-        // Requests whose handler never answered get a 503 (Apple retries), so that no connection
-        // is left suspended: libmicrohttpd aborts the process if it is stopped with one.
-        if core.answerPendingReplies() > 0 {
+        // Requests whose handler never answered get a 503 (Apple retries), and new ones are no
+        // longer suspended, so that no connection is left suspended: libmicrohttpd aborts the
+        // process if it is stopped with one. The 503s get a moment to be sent.
+        if core.stopSuspending() > 0 {
             let sent = ContinuousClock.now + .seconds(1)
-            while core.hasSuspendedConnections || core.respondingRequests.load(ordering: .relaxed) > 0,
-                ContinuousClock.now < sent
-            {
+            while core.respondingRequests.load(ordering: .relaxed) > 0, ContinuousClock.now < sent {
                 usleep(2_000)
             }
         }

@@ -19,8 +19,9 @@ final class ServerCore: Sendable {
     /// Cuts off connections too slow to send a request; nil when the deadline is off.
     let deadlines: RequestDeadlines?
     /// Suspended connections whose deferred handler has not answered yet, with how to answer
-    /// them: libmicrohttpd refuses to stop (it aborts the process) while one is suspended.
-    private let suspended = Mutex<[ObjectIdentifier: Suspended]>([:])
+    /// them: libmicrohttpd refuses to stop (it aborts the process) while one is suspended. Once
+    /// `closed` (shutdown gave up waiting), no connection is suspended any more.
+    private let suspended = Mutex<(closed: Bool, waiting: [ObjectIdentifier: Suspended])>((false, [:]))
     /// libmicrohttpd's messages while the daemon starts, for the start error.
     private let startupMessages = Mutex<[String]?>(nil)
 
@@ -64,11 +65,22 @@ final class ServerCore: Sendable {
                 finished(method: request.method, route: pattern, status: answer.status, started: started)
                 return .now(answer)
             case .deferred(let handler):
-                reply.pending.store(true, ordering: .relaxed)
-                suspend()
                 let waiting = Suspended(
                     reply: reply, method: request.method, route: pattern, started: started, resume: resume)
-                suspended.withLock { $0[ObjectIdentifier(reply)] = waiting }
+                // Suspended under the registry's lock, so a shutdown that closed it never misses one.
+                let admitted = suspended.withLock { state -> Bool in
+                    guard !state.closed else { return false }
+                    reply.pending.store(true, ordering: .relaxed)
+                    suspend()
+                    state.waiting[ObjectIdentifier(reply)] = waiting
+                    return true
+                }
+                guard admitted else {
+                    inFlightRequests.subtract(1, ordering: .relaxed)
+                    let refusal = Self.shuttingDown
+                    finished(method: request.method, route: pattern, status: refusal.status, started: started)
+                    return .now(refusal)
+                }
                 handler(request) { [self] answer in settle(waiting, with: Self.sanitize(answer)) }
                 return .later
             }
@@ -108,25 +120,29 @@ final class ServerCore: Sendable {
         finished(method: waiting.method, route: waiting.route, status: answer.status, started: waiting.started)
         inFlightRequests.subtract(1, ordering: .relaxed)
         waiting.resume()
-        // Out of the registry only once resumed: `stop` waits for it to be empty.
-        _ = suspended.withLock { $0.removeValue(forKey: ObjectIdentifier(waiting.reply)) }
+        _ = suspended.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(waiting.reply)) }
     }
 
-    /// Answers 503 to every request still waiting for its deferred handler, for a shutdown
-    /// that has waited long enough; returns how many. Their handlers' answers are dropped.
-    func answerPendingReplies() -> Int {
-        let waiting = suspended.withLock { Array($0.values) }
-        for request in waiting {
-            var refusal = HTTPResponse.error(
-                status: 503, code: "shutting_down", message: "The server stopped before this request was answered.")
-            refusal.headers["Retry-After"] = "1"
-            settle(request, with: refusal)
+    /// For a shutdown that has waited long enough: from now on a deferred request is answered
+    /// 503 at once instead of suspending its connection, and every request still waiting for
+    /// its handler is answered 503 and resumed (their handlers' answers are dropped). After this
+    /// no connection is suspended, so libmicrohttpd can stop. Returns how many were answered.
+    func stopSuspending() -> Int {
+        let waiting = suspended.withLock { state in
+            state.closed = true
+            return Array(state.waiting.values)
         }
+        for request in waiting { settle(request, with: Self.shuttingDown) }
         return waiting.count
     }
 
-    /// Whether some connection is still suspended (its answer not yet handed to libmicrohttpd).
-    var hasSuspendedConnections: Bool { suspended.withLock { !$0.isEmpty } }
+    /// The answer to a request the server stopped before answering: Apple retries a 503.
+    private static var shuttingDown: HTTPResponse {
+        var refusal = HTTPResponse.error(
+            status: 503, code: "shutting_down", message: "The server stopped before this request was answered.")
+        refusal.headers["Retry-After"] = "1"
+        return refusal
+    }
 
     /// libmicrohttpd drops the connection for a status outside 100...999; answer 500 instead.
     private static func sanitize(_ answer: HTTPResponse) -> HTTPResponse {

@@ -104,4 +104,37 @@ struct DeferredHandlerTests {
         #expect(late.wait(timeout: .now() + 5) == .success)
         #expect(observer.finished == [.init(method: "GET", route: "/stuck", status: 503)])
     }
+
+    /// A deferred request that arrives on a kept-alive connection while the shutdown sends its
+    /// 503s is answered 503 at once, not suspended: a connection suspended then would make
+    /// libmicrohttpd abort the process when it stops. (A client that reads only the start of a
+    /// large answer keeps the shutdown waiting long enough for the request to arrive.)
+    @Test func aDeferredRequestDuringTheLastWaitIsNotSuspended() throws {
+        let server = try startServer(threads: 2) { router in
+            router.addDeferred("GET", "/stuck") { _, reply in
+                DispatchQueue.global().asyncAfter(deadline: .now() + 5) { reply(.text("too late")) }
+            }
+            router.add("GET", "/fast") { _ in .text("ok") }
+            router.add("GET", "/big") { _ in .text(String(repeating: "x", count: 64 << 20)) }
+        }
+        let port = server.port
+        let kept = try LoopbackConnection(port: port)
+        #expect(try kept.request("GET", "/fast").status == 200)
+        let slow = try LoopbackConnection(port: port)
+        try slow.sendRaw(slow.encoded("GET", "/big"))
+        var first: UInt8 = 0
+        #expect(recv(slow.fileDescriptor, &first, 1, 0) == 1, "the large answer has begun")
+        let stuck = Background { try LoopbackConnection(port: port).request("GET", "/stuck") }
+        #expect(eventually { server.inFlightRequests == 1 })
+        let began = Date()
+        let stopping = Background { server.shutdown(timeout: 0.3) }
+        Thread.sleep(forTimeInterval: 0.6)  // inside the wait that follows the first 503
+        let late = try kept.request("GET", "/stuck")
+        #expect(late.status == 503)
+        #expect(errorCode(late) == "shutting_down")
+        try stopping.value()
+        #expect(Date().timeIntervalSince(began) > 0.6, "the shutdown was still waiting when the request came")
+        #expect(try stuck.value().status == 503)
+        withExtendedLifetime(slow) {}
+    }
 }
