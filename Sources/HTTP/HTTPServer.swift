@@ -61,7 +61,10 @@ public final class HTTPServer: Sendable {
     /// and then every connection is closed.
     ///
     /// Responses sent while draining carry `Connection: close`. A request whose body is still
-    /// arriving is not waited for. Blocks the caller; call it from outside the handlers.
+    /// arriving is not waited for. A deferred handler that has not answered by then is answered
+    /// 503 for it (its own answer is dropped), as is a deferred request that comes in after
+    /// that, and the 503s get up to a second to be sent. Blocks the caller; call it from outside
+    /// the handlers.
     public func shutdown(timeout: Double = 30) {
         let daemon = state.withLock { state -> MicroHTTPDDaemon? in
             defer { state = .stopped }
