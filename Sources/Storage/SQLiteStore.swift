@@ -293,4 +293,18 @@ public final class SQLiteStore: Sendable {
         readers.close()
         writerFinished.wait()
     }
+
+    /// `close()`, giving up after `timeout`: false when the writer (or a checkpoint) is still
+    /// waiting for the disk then. For a process about to exit, which can: every commit whose
+    /// answer was given is on disk, and SQLite ignores a transaction that never committed. The
+    /// close goes on in the background.
+    public func close(waitingAtMost timeout: Duration) -> Bool {
+        let closed = DispatchSemaphore(value: 0)
+        Thread { [self] in
+            close()
+            closed.signal()
+        }.start()
+        let nanoseconds = Int(timeout.components.seconds) * 1_000_000_000 + Int(timeout.components.attoseconds / 1_000_000_000)
+        return closed.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success
+    }
 }

@@ -221,4 +221,18 @@ final class GatedStore {
         #expect(try held.answers.all.map { try $0.get() } == Array(repeating: .stored, count: 51))
         #expect(try held.count() == [[.integer(51)]])
     }
+
+    /// A disk that does not answer: `close(waitingAtMost:)` gives up and says so, and the close
+    /// finishes in the background once the disk does.
+    @Test func closeCanGiveUpOnADiskThatDoesNotAnswer() throws {
+        let gated = try GatedStore()
+        try gated.storeFirst("held")
+        let started = Date()
+        #expect(!gated.store.close(waitingAtMost: .milliseconds(300)))
+        let waited = Date().timeIntervalSince(started)
+        #expect(waited > 0.25 && waited < 2)
+        gated.gate.open()
+        try waitFor("the answer after the disk came back") { gated.answers.all.count == 1 }
+        #expect(gated.store.close(waitingAtMost: .seconds(10)))
+    }
 }

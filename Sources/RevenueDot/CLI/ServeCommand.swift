@@ -60,7 +60,12 @@ public struct ServeCommand {
         }
         termination.wait()
         StandardStreams.out("revenuedot serve: stopping: finishing in-flight requests and flushing storage\n")
-        service.shutdown()
+        guard service.shutdown() else {
+            StandardStreams.error(
+                "revenuedot serve: storage did not finish within 60 s (is the disk answering?); exiting anyway: "
+                    + "every notification answered 200 is on disk, and those not answered are sent again by Apple\n")
+            return 1
+        }
         StandardStreams.out("revenuedot serve: stopped\n")
         return 0
     }

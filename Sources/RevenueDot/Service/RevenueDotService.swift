@@ -103,7 +103,10 @@ public final class RevenueDotService: Sendable {
     /// Graceful stop: no new connections, in-flight requests finish, storage is flushed.
     /// Webhook deliveries in flight get a moment to finish; one that does not is sent again
     /// after the restart.
-    public func shutdown() {
+    /// Stops everything; false when storage did not finish within `storageTimeout` (a disk that
+    /// does not answer), and the caller should exit anyway: what was answered stored is on disk.
+    @discardableResult
+    public func shutdown(storageTimeout: Duration = .seconds(60)) -> Bool {
         server.shutdown()
         scheduler.stop()
         // All workers stop together, so apps do not add up their grace periods.
@@ -111,6 +114,6 @@ public final class RevenueDotService: Sendable {
         let grace = workers.map(\.stopGrace).max() ?? 0
         let deadline = DispatchTime.now() + grace
         for worker in workers { worker.waitStopped(until: deadline) }
-        store.close()
+        return store.close(waitingAtMost: storageTimeout)
     }
 }
