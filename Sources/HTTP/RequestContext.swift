@@ -33,7 +33,7 @@ final class RequestContext {
 /// thread that queues it once libmicrohttpd resumes the connection.
 ///
 /// Settled once: by the handler, or by a shutdown that cannot wait for it any longer
-/// (`ServerCore.answerPendingReplies`); whichever comes second is dropped and must not resume
+/// (`ServerCore.stopSuspending`); whichever comes second is dropped and must not resume
 /// the connection, which may be gone by then.
 final class DeferredReply: Sendable {
     private let response = Mutex<HTTPResponse?>(nil)

@@ -2,8 +2,12 @@ import Dispatch
 import Synchronization
 
 /// A one-shot result handed from the writer or flusher thread to the one thread waiting for it.
+///
+/// The first result counts: one resolved again (a health check's timeout racing the writer's
+/// answer) ignores the later ones.
 final class Completion<Value: Sendable>: Sendable {
     private let result = Mutex<Result<Value, StoreError>?>(nil)
+    private let resolved = Atomic<Bool>(false)
     private let signal = DispatchSemaphore(value: 0)
     /// Called with the result instead of waking a waiter, for callers that do not block.
     private let callback: (@Sendable (Result<Value, StoreError>) -> Void)?
@@ -15,8 +19,12 @@ final class Completion<Value: Sendable>: Sendable {
     /// for committed work, the writer for failures); nobody waits.
     init(callback: @escaping @Sendable (Result<Value, StoreError>) -> Void) { self.callback = callback }
 
-    /// Publishes the result and wakes the waiter (or calls the callback). Called once.
+    /// Publishes the result and wakes the waiter (or calls the callback), unless a result was
+    /// published before.
     func resolve(_ outcome: Result<Value, StoreError>) {
+        guard resolved.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            return
+        }
         if let callback {
             callback(outcome)
             return
@@ -39,21 +47,5 @@ final class Completion<Value: Sendable>: Sendable {
 
     private func published() -> Result<Value, StoreError> {
         result.withLock { $0 } ?? .failure(StoreError(.unavailable, "completion signalled without a result"))
-    }
-}
-
-/// Passes on the first of several answers that race (the writer's and a timeout), once.
-final class FirstAnswer<Value: Sendable>: Sendable {
-    private let answered = Atomic<Bool>(false)
-    private let done: @Sendable (Result<Value, StoreError>) -> Void
-
-    init(_ done: @escaping @Sendable (Result<Value, StoreError>) -> Void) { self.done = done }
-
-    /// Calls `done` with `outcome` unless an answer came first.
-    @Sendable func give(_ outcome: Result<Value, StoreError>) {
-        guard answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
-            return
-        }
-        done(outcome)
     }
 }

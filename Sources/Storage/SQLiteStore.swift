@@ -259,12 +259,11 @@ public final class SQLiteStore: Sendable {
     /// The timeout covers the whole check: the read (a reader may wait for a busy database too)
     /// runs on a dispatch thread, not on the caller's.
     public func healthCheck(_ done: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
-        let answer = FirstAnswer(done)
-        let timeout = Self.healthCheckTimeout.components
-        let nanoseconds = Int(timeout.seconds) * 1_000_000_000 + Int(timeout.attoseconds / 1_000_000_000)
+        // The writer's answer and the timeout race; the first resolves it.
+        let answer = Completion(callback: done)
         let queue = queue
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-            answer.give(
+        DispatchQueue.global().asyncAfter(deadline: Self.after(Self.healthCheckTimeout)) {
+            answer.resolve(
                 .failure(
                     StoreError(
                         .busy, "the database did not answer within \(Self.healthCheckTimeout); \(queue.depth) writes queued")))
@@ -276,10 +275,10 @@ public final class SQLiteStore: Sendable {
                     try connection.query("SELECT count(*) FROM schema_migrations")
                 }
             } catch {
-                return answer.give(.failure(error))
+                return answer.resolve(.failure(error))
             }
-            guard queue.enqueue(.healthCheck(Completion(callback: answer.give))) else {
-                return answer.give(.failure(StoreError(.unavailable, "the store is closed")))
+            guard queue.enqueue(.healthCheck(answer)) else {
+                return answer.resolve(.failure(StoreError(.unavailable, "the store is closed")))
             }
         }
     }
@@ -304,7 +303,12 @@ public final class SQLiteStore: Sendable {
             close()
             closed.signal()
         }.start()
-        let nanoseconds = Int(timeout.components.seconds) * 1_000_000_000 + Int(timeout.components.attoseconds / 1_000_000_000)
-        return closed.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success
+        return closed.wait(timeout: Self.after(timeout)) == .success
+    }
+
+    /// The moment `duration` from now, for Dispatch's waits.
+    private static func after(_ duration: Duration) -> DispatchTime {
+        let (seconds, attoseconds) = duration.components
+        return .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 }

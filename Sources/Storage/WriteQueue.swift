@@ -10,7 +10,7 @@ enum WriteItem: Sendable {
     /// Record a reject; nobody waits.
     case reject(Reject)
     /// Prove the writer can take the write lock; the caller gives up after a deadline
-    /// (`SQLiteStore.healthCheck`), and the completion answers whoever is still listening.
+    /// (`SQLiteStore.healthCheck`), and whichever of the two resolves the completion first counts.
     case healthCheck(Completion<Void>)
     /// Run caller-supplied work inside the write transaction (posted transactions, timers).
     case work(WriteWork, Completion<Void>)

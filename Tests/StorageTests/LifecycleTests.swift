@@ -100,6 +100,20 @@ final class PragmaProbe: NotificationHandOff {
         #expect(try second.store(records[0]) == .duplicate)
     }
 
+    /// A health check's timeout and the writer's answer race for one completion: the first
+    /// result counts, for a waiter and for a callback alike.
+    @Test func aCompletionKeepsItsFirstResult() throws {
+        let waited = Completion<Int>()
+        waited.resolve(.success(1))
+        waited.resolve(.success(2))
+        #expect(try waited.wait().get() == 1)
+        let calls = Collected<Int>()
+        let called = Completion<Int> { calls.append((try? $0.get()) ?? -1) }
+        called.resolve(.success(3))
+        called.resolve(.failure(StoreError(.busy, "late")))
+        #expect(calls.all == [3])
+    }
+
     @Test func healthCheckAnswersAndReportsALockedDatabaseAsBusy() throws {
         let directory = try TemporaryDirectory()
         let store = try SQLiteStore(path: directory.databasePath)

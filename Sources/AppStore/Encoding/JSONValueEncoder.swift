@@ -25,6 +25,8 @@ public struct JSONValueEncoder: Sendable {
     /// The value as compact JSON text with sorted keys, written straight from the encoding tree.
     public func encode(_ value: some Encodable) throws -> String {
         let root = try Scalars.value(of: value)
+        // A value that writes itself (reached through a generic type) is its text as written.
+        if let raw = root.raw { return String(decoding: raw, as: UTF8.self) }
         var output: [UInt8] = []
         output.reserveCapacity(2048)
         root.write(into: &output)

@@ -62,7 +62,7 @@ public struct ServeCommand {
         StandardStreams.out("revenuedot serve: stopping: finishing in-flight requests and flushing storage\n")
         guard service.shutdown() else {
             StandardStreams.error(
-                "revenuedot serve: storage did not finish within 60 s (is the disk answering?); exiting anyway: "
+                "revenuedot serve: storage did not finish within \(RevenueDotService.storageShutdownTimeout) (is the disk answering?); exiting anyway: "
                     + "every notification answered 200 is on disk, and those not answered are sent again by Apple\n")
             return 1
         }

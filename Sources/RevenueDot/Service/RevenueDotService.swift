@@ -100,13 +100,15 @@ public final class RevenueDotService: Sendable {
     /// What went wrong at start without stopping it, for `serve` to print.
     public var warnings: [String] { store.warnings }
 
+    /// How long `shutdown` waits for storage to finish after the HTTP drain.
+    public static let storageShutdownTimeout: Duration = .seconds(60)
+
     /// Graceful stop: no new connections, in-flight requests finish, storage is flushed.
     /// Webhook deliveries in flight get a moment to finish; one that does not is sent again
-    /// after the restart.
-    /// Stops everything; false when storage did not finish within `storageTimeout` (a disk that
-    /// does not answer), and the caller should exit anyway: what was answered stored is on disk.
+    /// after the restart. False when storage did not finish within `storageTimeout` (a disk that
+    /// does not answer): the caller should exit anyway, since what was answered stored is on disk.
     @discardableResult
-    public func shutdown(storageTimeout: Duration = .seconds(60)) -> Bool {
+    public func shutdown(storageTimeout: Duration = storageShutdownTimeout) -> Bool {
         server.shutdown()
         scheduler.stop()
         // All workers stop together, so apps do not add up their grace periods.

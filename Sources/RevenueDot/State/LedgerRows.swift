@@ -256,9 +256,7 @@ enum LedgerRows {
 
     /// Compact JSON with sorted keys (byte-identical across runs, so replay can be compared).
     static func encode(_ value: some Encodable) throws -> String {
-        // A state reached through a generic purchase writes itself, without the encoding tree.
-        if let writable = value as? any SortedJSONWritable { return try JSONValueEncoder().encode(writable) }
-        return try JSONValueEncoder().encode(value)
+        try JSONValueEncoder().encode(value)
     }
 
     /// `encode` of a state, journal, event or timer, which write themselves (the same text).
