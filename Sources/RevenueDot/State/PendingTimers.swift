@@ -16,13 +16,11 @@ enum PendingTimers {
         var id: String
     }
 
-    private static let idPrefix = "expiration/"
-
     /// The original transaction id of the subscription a timer id names, or nil for an id of
     /// another form (which only `timers` can hold).
     static func originalTransactionId(ofTimer id: String) -> String? {
-        guard id.hasPrefix(idPrefix) else { return nil }
-        return String(id.dropFirst(idPrefix.count))
+        guard id.hasPrefix(ExpirationTimer.idPrefix) else { return nil }
+        return String(id.dropFirst(ExpirationTimer.idPrefix.count))
     }
 
     /// The `purchases.purchase_key` of the subscription a timer id names (`originalTransactionId`).
@@ -34,7 +32,7 @@ enum PendingTimers {
     static func due(atMs nowMs: Int64, limit: Int, from rows: some RowReader) throws(StoreError) -> [Due] {
         let found = try rows.query(
             """
-            SELECT app_id, '\(idPrefix)' || substr(purchase_key, 3), timer_fire_at FROM purchases WHERE timer_fire_at <= ?
+            SELECT app_id, '\(ExpirationTimer.idPrefix)' || substr(purchase_key, 3), timer_fire_at FROM purchases WHERE timer_fire_at <= ?
             UNION ALL SELECT app_id, id, fire_at FROM timers WHERE fire_at <= ?
             ORDER BY 3, 1, 2 LIMIT ?
             """, [.integer(nowMs), .integer(nowMs), .integer(Int64(limit))])

@@ -17,5 +17,8 @@ public struct ExpirationTimer: Codable, Hashable, Sendable {
     }
 
     /// The key a pending timer is stored under: one per subscription.
-    public var id: String { "expiration/\(originalTransactionId)" }
+    public var id: String { Self.idPrefix + originalTransactionId }
+
+    /// What every timer id starts with; the original transaction id follows.
+    public static let idPrefix = "expiration/"
 }
