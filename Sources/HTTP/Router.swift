@@ -33,7 +33,8 @@ public struct Router: Sendable {
     }
 
     private enum Segment: Sendable, Equatable {
-        case literal(String)
+        /// A segment that must equal these UTF-8 bytes.
+        case literal([UInt8])
         case parameter(String)
     }
 
@@ -67,7 +68,7 @@ public struct Router: Sendable {
             if segment.count > 2, segment.first == "{", segment.last == "}" {
                 return .parameter(String(segment.dropFirst().dropLast()))
             }
-            return .literal(String(segment))
+            return .literal(Array(segment.utf8))
         }
         let literalCount = segments.filter { if case .literal = $0 { true } else { false } }.count
         let route = Route(
@@ -80,8 +81,8 @@ public struct Router: Sendable {
 
     /// Finds the route for `method` and `path` (the path without its query string).
     public func match(method: String, path: String) -> Match {
-        let pathSegments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        guard path.first == "/" else { return .notFound }
+        guard path.utf8.first == Self.slash else { return .notFound }
+        let pathSegments = Self.segments(of: path)
         var allowed: [String] = []
         let wanted = method == "HEAD" ? "GET" : method
         for route in routes {
@@ -98,19 +99,38 @@ public struct Router: Sendable {
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed.sorted())
     }
 
+    private static let slash = UInt8(ascii: "/")
+
+    /// The segments of `path` after its leading slash, empty ones included ("/a/" gives "a" and
+    /// ""), as UTF-8 views: matching compares bytes, without the Unicode-aware splitting and
+    /// comparison of `String` (7.5 us of every request to the ingest route, perf).
+    private static func segments(of path: String) -> [Substring.UTF8View] {
+        let utf8 = path.utf8
+        var segments: [Substring.UTF8View] = []
+        var start = utf8.index(after: utf8.startIndex)
+        var index = start
+        while index < utf8.endIndex {
+            if utf8[index] == slash {
+                segments.append(utf8[start..<index])
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        segments.append(utf8[start..<utf8.endIndex])
+        return segments
+    }
+
     /// The captured parameters when `segments` matches `path`, or nil.
-    private static func parameters(
-        _ segments: [Segment], _ path: ArraySlice<Substring>
-    ) -> [String: String]? {
+    private static func parameters(_ segments: [Segment], _ path: [Substring.UTF8View]) -> [String: String]? {
         guard segments.count == path.count else { return nil }
         var parameters: [String: String] = [:]
         for (segment, value) in zip(segments, path) {
             switch segment {
             case .literal(let literal):
-                guard value == literal else { return nil }
+                guard value.elementsEqual(literal) else { return nil }
             case .parameter(let name):
                 guard !value.isEmpty else { return nil }
-                parameters[name] = String(value)
+                parameters[name] = String(Substring(value))
             }
         }
         return parameters
