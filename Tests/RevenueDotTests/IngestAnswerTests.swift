@@ -161,7 +161,6 @@ struct IngestAnswerTests {
             ))
         #expect(text.contains("revenuedot_storage_commit_batch_size_count"))
         #expect(text.contains("revenuedot_http_open_connections "))
-        #expect(text.contains("revenuedot_verification_waiting 0"))
     }
 
     /// The method is what the client sent: made-up ones share one series, so nobody can grow

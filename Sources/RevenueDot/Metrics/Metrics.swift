@@ -22,9 +22,8 @@ final class Metrics: Sendable {
     let timersFired = Counter()
     let timersFailed = Counter()
 
-    /// The exposition text; `outbox` adds the delivery backlog read from storage, and
-    /// `verificationWaiting` the requests waiting for a verifier (`WorkPool`).
-    func render(outbox: OutboxStatus? = nil, verificationWaiting: Int? = nil) -> String {
+    /// The exposition text; `outbox` adds the delivery backlog read from storage.
+    func render(outbox: OutboxStatus? = nil) -> String {
         var lines: [String] = []
         func counter(_ name: String, _ help: String, _ value: Int) {
             lines += ["# HELP \(name) \(help)", "# TYPE \(name) counter", "\(name) \(value)"]
@@ -69,12 +68,6 @@ final class Metrics: Sendable {
             "# TYPE revenuedot_http_connections_cut_off_total counter",
             "revenuedot_http_connections_cut_off_total \(connectionsCutOff.count)",
         ]
-        if let verificationWaiting {
-            lines += [
-                "# HELP revenuedot_verification_waiting Signed requests waiting for a verifier thread.",
-                "# TYPE revenuedot_verification_waiting gauge", "revenuedot_verification_waiting \(verificationWaiting)",
-            ]
-        }
         labeled("revenuedot_webhook_deliveries_total", "Webhook delivery attempts, by outcome.", "outcome", deliveries)
         lines += [
             "# HELP revenuedot_webhook_delivery_latency_seconds From the event's commit to its webhook answered 2xx.",

@@ -40,9 +40,7 @@ enum Routes {
                     throw error
                 } catch { throw StoreError(.corrupt, "\(error)") }
             }
-            return .text(
-                metrics.render(outbox: outbox, verificationWaiting: verification.waiting),
-                contentType: "text/plain; version=0.0.4; charset=utf-8")
+            return .text(metrics.render(outbox: outbox), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         return router
     }
