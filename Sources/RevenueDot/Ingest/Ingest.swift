@@ -34,7 +34,7 @@ final class Ingest: Sendable {
     }
 
     /// Handles one request body without holding the thread while the commit is on its way:
-    /// verification runs here (the server calls it on its verification pool, `Routes`), and `reply` runs once the notification is committed and on disk
+    /// verification runs here, and `reply` runs once the notification is committed and on disk
     /// (on the store's flusher thread), or at once when there is nothing to store.
     func receive(appId: String, body: Data, reply: @escaping @Sendable (IngestOutcome) -> Void) {
         switch prepare(appId: appId, body: body) {

@@ -11,8 +11,6 @@ public final class RevenueDotService: Sendable {
     private let server: HTTPServer
     let metrics: Metrics
     private let scheduler: Scheduler
-    /// Where signed payloads are checked, off the HTTP workers (`WorkPool`).
-    let verification: WorkPool
     private let workers: [DeliveryWorker]
 
     /// Opens storage and prepares the server; nothing listens until `start()`.
@@ -68,15 +66,12 @@ public final class RevenueDotService: Sendable {
             host: config.listen.host, port: config.listen.port, threads: config.http.threads,
             maxBodyBytes: config.http.maxBodyBytes, connectionTimeoutSeconds: config.http.timeoutSeconds,
             requestTimeoutSeconds: config.http.requestTimeoutSeconds)
-        // Nothing below throws: the pool's threads start only for a service that will exist.
-        let verification = WorkPool(threads: WorkPool.defaultThreads, name: "verifier", limit: WorkPool.defaultLimit)
-        self.verification = verification
         server = HTTPServer(
             configuration: http,
             router: Routes.router(
                 ingest: ingest, subscribers: subscribers, events: EventsAPI(keys: APIKeys(apps: config.apps), store: store),
                 commerce: CommerceAPI(keys: APIKeys(apps: config.apps), store: store, clock: Date.init), store: store,
-                metrics: metrics, verification: verification),
+                metrics: metrics),
             observer: metrics)
     }
 
@@ -115,8 +110,6 @@ public final class RevenueDotService: Sendable {
     @discardableResult
     public func shutdown(storageTimeout: Duration = storageShutdownTimeout) -> Bool {
         server.shutdown()
-        // What the pool still holds stores before storage closes (its answers go nowhere: Apple retries).
-        verification.stop()
         scheduler.stop()
         // All workers stop together, so apps do not add up their grace periods.
         for worker in workers { worker.beginStop() }

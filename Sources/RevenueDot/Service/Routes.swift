@@ -7,22 +7,19 @@ import Storage
 enum Routes {
     static func router(
         ingest: Ingest, subscribers: SubscribersAPI, events: EventsAPI, commerce: CommerceAPI, store: SQLiteStore,
-        metrics: Metrics, verification: WorkPool
+        metrics: Metrics
     ) -> Router {
         var router = Router()
         router.add("POST", "/v1/advanced-commerce/{appId}/requests") { commerce.create($0) }
         router.add("GET", "/v1/advanced-commerce/{appId}/requests/{requestReferenceId}") { commerce.show($0) }
         router.add("GET", "/v1/events") { events.events($0) }
         router.add("GET", "/v1/subscribers/{app_user_id}") { subscribers.subscriber($0) }
-        // Deferred, and verified on the pool (`WorkPool`): the HTTP worker goes back to its other
-        // connections at once, and is not held while the commit is on its way either.
         router.addDeferred("POST", "/v1/subscribers/{app_user_id}/transactions") { request, reply in
-            verification.run { subscribers.postTransaction(request, reply: reply) }
+            subscribers.postTransaction(request, reply: reply)
         }
+        // Deferred: the worker verifies, then serves other connections while the commit is on its way.
         router.addDeferred("POST", "/v1/apple/notifications/{appId}") { request, reply in
-            verification.run {
-                ingest.receive(appId: request.pathParameters["appId"] ?? "", body: request.body) { reply(response(for: $0)) }
-            }
+            ingest.receive(appId: request.pathParameters["appId"] ?? "", body: request.body) { reply(response(for: $0)) }
         }
         // Deferred: while the writer waits for a lock, a probe holds a connection, not a worker.
         router.addDeferred("GET", "/health") { _, reply in
