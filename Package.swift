@@ -32,15 +32,18 @@ let package = Package(
         .target(
             name: "Subscriptions",
             dependencies: ["AppStore"]),
+        // Threads that the OS lists under their names.
+        .target(
+            name: "Threads"),
         .target(
             name: "HTTP",
-            dependencies: ["CMicroHTTPD"]),
+            dependencies: ["CMicroHTTPD", "Threads"]),
         .target(
             name: "Storage",
-            dependencies: ["CSQLite", "CPostgres", "AppStore"]),
+            dependencies: ["CSQLite", "CPostgres", "AppStore", "Threads"]),
         .target(
             name: "RevenueDot",
-            dependencies: ["AppStore", "AdvancedCommerce", "HTTP", "Storage", "Subscriptions", "LoopbackClient"]),
+            dependencies: ["AppStore", "AdvancedCommerce", "HTTP", "Storage", "Subscriptions", "LoopbackClient", "Threads"]),
         // Advanced Commerce in-app requests: models and Apple's validation rules.
         .target(
             name: "AdvancedCommerce",
@@ -77,6 +80,9 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: ["Storage", "AppStore"]),
+        .testTarget(
+            name: "ThreadsTests",
+            dependencies: ["Threads"]),
         .testTarget(
             name: "PlatformTests",
             dependencies: ["CSQLite", "CPostgres", "CMicroHTTPD", "COpenSSL"]),

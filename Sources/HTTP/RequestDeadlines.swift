@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import Threads
 
 #if canImport(Glibc)
     import Glibc
@@ -48,14 +49,12 @@ final class RequestDeadlines: Sendable {
         let nanoseconds = Int(period.components.seconds) * 1_000_000_000 + Int(period.components.attoseconds / 1_000_000_000)
         // Weak: a server dropped without `stop()` lets go of this, and the thread ends at its next check.
         let stopping = stopping
-        let thread = Thread { [weak self] in
-            Thread.current.name = "http-deadlines"
+        NamedThread.start("http-deadlines") { [weak self] in
             while stopping.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
                 guard let self else { return }
                 _ = self.cutLate(at: .now)
             }
         }
-        thread.start()
     }
 
     func stop() {

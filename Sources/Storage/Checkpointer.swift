@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import Threads
 
 /// Copies the WAL back into the database file on its own thread and connection, so the writer
 /// only appends to the WAL (and the flusher only syncs it) on the way to every waiting answer.
@@ -74,12 +75,10 @@ final class Checkpointer: Sendable {
         let connection = try SQLiteConnection(path: path, role: .checkpointer)
         let box = ConnectionBox(connection)
         finished.enter()
-        let thread = Thread { [self] in
-            Thread.current.name = "checkpointer"
+        NamedThread.start("checkpointer") { [self] in
             run(box.take())
             finished.leave()
         }
-        thread.start()
     }
 
     /// Called by the writer after a commit with the WAL's size in frames.

@@ -1,6 +1,7 @@
 import AppStore
 import Dispatch
 import Foundation
+import Threads
 
 /// The notification store on one SQLite file: one writer thread with group commit, a flusher thread
 /// that puts each commit on disk, parallel readers, and a checkpointer thread that copies the WAL
@@ -65,15 +66,12 @@ public final class SQLiteStore: Sendable {
         let finished = writerFinished
         let checkpointer = checkpointer
         finished.enter()
-        let thread = Thread {
-            // Set from the thread itself: on Linux only that names the OS thread (top, perf, /proc).
-            Thread.current.name = "storage-writer"
+        NamedThread.start("storage-writer") {
             Writer.serve(
                 path: path, handOff: handOff, onCommit: onCommit, reservesWAL: reservesWAL, flush: flush,
                 checkpointer: checkpointer, queue: queue, maxBatch: maxBatch, ready: ready)
             finished.leave()
         }
-        thread.start()
         switch ready.wait() {
         case .failure(let error):
             queue.close()

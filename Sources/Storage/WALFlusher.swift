@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import Threads
 
 /// Makes the writer's commits durable on a thread of its own, so the writer starts its next batch
 /// while the disk takes the last one.
@@ -57,12 +58,10 @@ final class WALFlusher: Sendable {
             throw StoreError(.unavailable, "\(walPath) is not a regular file: it cannot be the WAL")
         }
         finished.enter()
-        let thread = Thread { [self] in
-            Thread.current.name = "wal-flusher"
+        NamedThread.start("wal-flusher") { [self] in
             run()
             finished.leave()
         }
-        thread.start()
     }
 
     /// Calls `release` after the next flush that starts after this call.

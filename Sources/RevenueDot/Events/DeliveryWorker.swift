@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import Threads
 
 /// Delivers one app's outbox to its webhook: at least once, in order per customer, several
 /// customers at a time.
@@ -46,20 +47,16 @@ final class DeliveryWorker: Sendable {
         state.withLock { $0.running = true }
         for index in 0..<sender.config.concurrency {
             finished.enter()
-            let thread = Thread { [self] in
+            NamedThread.start("webhook-\(index)-\(appId)") { [self] in
                 sendLoop()
                 finished.leave()
             }
-            thread.name = "webhook-\(appId)-\(index)"
-            thread.start()
         }
         finished.enter()
-        let dispatcher = Thread { [self] in
+        NamedThread.start("webhooks-\(appId)") { [self] in
             dispatchLoop()
             finished.leave()
         }
-        dispatcher.name = "webhook-\(appId)"
-        dispatcher.start()
     }
 
     /// Looks for due deliveries now instead of at the next poll (new events were committed).

@@ -1,6 +1,7 @@
 import Foundation
 import Storage
 import Subscriptions
+import Threads
 
 /// Feeds due timers to the reducer: the clock input that records EXPIRATION when access, grace
 /// period included, has ended, whether or not Apple ever says so.
@@ -37,15 +38,13 @@ final class Scheduler: Sendable {
 
     func start() {
         running.withLock { $0 = true }
-        let thread = Thread { [self] in
+        NamedThread.start("scheduler") { [self] in
             while running.value {
                 _ = try? tick()
                 _ = wake.wait(timeout: .now() + interval)
             }
             stopped.signal()
         }
-        thread.name = "scheduler"
-        thread.start()
     }
 
     /// Stops after the tick in progress.
