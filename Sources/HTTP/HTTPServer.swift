@@ -74,21 +74,21 @@ public final class HTTPServer: Sendable {
         guard let daemon else { return }
         core.draining.store(true, ordering: .relaxed)
         daemon.quiesce()
-        let deadline = ContinuousClock.now + .milliseconds(Int(max(timeout, 0) * 1000))
-        while core.respondingRequests.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
-            usleep(2_000)
-        }
+        waitForResponses(for: .milliseconds(Int(max(timeout, 0) * 1000)))
         // Requests whose handler never answered get a 503 (Apple retries), and new ones are no
         // longer suspended, so that no connection is left suspended: libmicrohttpd aborts the
         // process if it is stopped with one. The 503s get a moment to be sent.
-        if core.stopSuspending() > 0 {
-            let sent = ContinuousClock.now + .seconds(1)
-            while core.respondingRequests.load(ordering: .relaxed) > 0, ContinuousClock.now < sent {
-                usleep(2_000)
-            }
-        }
+        if core.stopSuspending() > 0 { waitForResponses(for: .seconds(1)) }
         daemon.stop()
         core.deadlines?.stop()
+    }
+
+    /// Waits until no request is being answered, or `limit` has passed.
+    private func waitForResponses(for limit: Duration) {
+        let deadline = ContinuousClock.now + limit
+        while core.respondingRequests.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
+            usleep(2_000)
+        }
     }
 
     /// Handler invocations in progress.

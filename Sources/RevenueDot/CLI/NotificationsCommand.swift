@@ -76,7 +76,8 @@ public struct NotificationsCommand {
 
     private func show(_ store: SQLiteStore, config: RevenueDotConfig, uuid: String) throws -> Int32 {
         // Apple's UUIDs are lower case; one typed or pasted in upper case is the same notification.
-        let found = try store.notification(uuid: uuid) ?? store.notification(uuid: uuid.lowercased())
+        let lowered = uuid.lowercased()
+        let found = try store.notification(uuid: uuid) ?? (lowered == uuid ? nil : store.notification(uuid: lowered))
         guard let record = found else {
             StandardStreams.error("revenuedot notifications show: no notification \(uuid)\n")
             return 1
