@@ -21,6 +21,11 @@ final class SQLiteConnection {
     /// Kept alive while SQLite holds a pointer to it (see `onWALCommit`).
     private var walObserver: WALObserver?
     private var statements: [String: SQLiteStatement] = [:]
+    /// The same statements by the address of their SQL's UTF-8 bytes: a hint that spares hashing
+    /// the whole text (a few hundred bytes) on every call, since the writer's SQL is literals,
+    /// whose bytes never move. A hit is only taken when the text is equal too (the same literal
+    /// compares in constant time), so text built at run time at a reused address is never confused.
+    private var statementsByAddress: [UInt: SQLiteStatement] = [:]
     private static let statementCacheLimit = 64
     /// How long a statement waits for another connection's lock before failing with `.busy`.
     static let busyTimeoutMilliseconds: Int32 = 5000
@@ -58,6 +63,7 @@ final class SQLiteConnection {
     deinit {
         if walObserver != nil { sqlite3_wal_hook(handle, nil, nil) }
         statements.removeAll()
+        statementsByAddress.removeAll()
         // close_v2 only fails for a handle that is not a connection; it defers the close until any
         // statement still alive elsewhere is finalized, so it is safe regardless of release order.
         sqlite3_close_v2(handle)
@@ -156,10 +162,24 @@ final class SQLiteConnection {
     // MARK: - Statement cache
 
     private func cachedStatement(_ sql: String) throws(StoreError) -> SQLiteStatement {
-        if let statement = statements[sql] { return statement }
+        let address = sql.utf8.withContiguousStorageIfAvailable { UInt(bitPattern: $0.baseAddress) }
+        if let address, let statement = statementsByAddress[address], statement.sql == sql { return statement }
+        let statement: SQLiteStatement
+        if let cached = statements[sql] { statement = cached } else { statement = try newStatement(sql) }
+        if let address {
+            if statementsByAddress.count >= Self.statementCacheLimit { statementsByAddress.removeAll(keepingCapacity: true) }
+            statementsByAddress[address] = statement
+        }
+        return statement
+    }
+
+    private func newStatement(_ sql: String) throws(StoreError) -> SQLiteStatement {
         let statement = try SQLiteStatement(connection: handle, sql: sql, persistent: true)
         // Bounded so that callers generating SQL cannot grow it without limit.
-        if statements.count >= Self.statementCacheLimit { statements.removeAll(keepingCapacity: true) }
+        if statements.count >= Self.statementCacheLimit {
+            statements.removeAll(keepingCapacity: true)
+            statementsByAddress.removeAll(keepingCapacity: true)
+        }
         statements[sql] = statement
         return statement
     }
