@@ -36,8 +36,8 @@ public enum JWSCompaction {
         var bytes: [UInt8]
         var text: String
         var hash: String
-        /// `hash` as the bytes a reference carries.
-        var hashBytes: [UInt8]
+        /// The reference that stands for this header: NUL, `hash`, NUL.
+        var referenceBytes: [UInt8]
         /// Whether every byte is a base64url symbol: a nested header that repeats this one is then
         /// found where it ends without scanning it (`nestedHeaders`).
         var isSymbols: Bool
@@ -46,7 +46,7 @@ public enum JWSCompaction {
             bytes = Array(header)
             text = String(decoding: header, as: UTF8.self)
             hash = Digest.hex(Digest.sha256(header))
-            hashBytes = Array(hash.utf8)
+            referenceBytes = [JWSCompaction.reference] + Array(hash.utf8) + [JWSCompaction.reference]
             isSymbols = Base64.endOfSymbols(in: header, from: 0, alphabet: .url) == header.count
         }
 
@@ -122,9 +122,8 @@ public enum JWSCompaction {
                 entry = known(header)
                 seen.append(entry)
             }
-            body.append(reference)
-            body.append(contentsOf: entry.hashBytes)
-            body.append(reference)
+            // Appended through `append(_:to:)`: `Data.append` of single bytes goes through `replaceSubrange`.
+            entry.referenceBytes.withUnsafeBytes { append($0, to: &body) }
         }
         refer(to: outer)
         body.append(dot)
