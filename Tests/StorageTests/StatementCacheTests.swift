@@ -37,13 +37,15 @@ import Testing
         let directory = try TemporaryDirectory()
         let connection = try SQLiteConnection(path: directory.databasePath, role: .writer)
         for number in 0..<150 {
-            #expect(try connection.query("SELECT 'first literal, long enough for the heap check'") == [
-                [.text("first literal, long enough for the heap check")]
-            ])
+            #expect(
+                try connection.query("SELECT 'first literal, long enough for the heap check'") == [
+                    [.text("first literal, long enough for the heap check")]
+                ])
             _ = try connection.query("SELECT \(number) + 1000, 'filling the cache with other statements'")
-            #expect(try connection.query("SELECT 'second literal, long enough for the heap check'") == [
-                [.text("second literal, long enough for the heap check")]
-            ])
+            #expect(
+                try connection.query("SELECT 'second literal, long enough for the heap check'") == [
+                    [.text("second literal, long enough for the heap check")]
+                ])
         }
     }
 }
