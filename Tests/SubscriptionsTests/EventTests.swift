@@ -20,6 +20,29 @@ import Testing
         #expect(digest.map { String($0, radix: 16).leftPadded }.joined() == hex)
     }
 
+    @Test(arguments: [
+        ("", "da39a3ee5e6b4b0d3255bfef95601890afd80709"),
+        ("abc", "a9993e364706816aba3e25717850c26c9cd0d89d"),
+        (
+            "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "84983e441c3bd26ebaae4aa1f95129e5e54670f1"
+        ),
+        (String(repeating: "a", count: 1_000_000), "34aa973cd4c4daa4f61eeb2bdbad27316534016f"),
+    ])
+    func swiftSHA1MatchesTheStandardVectors(message: String, hex: String) {
+        #expect(SHA1.hash(Array(message.utf8)).map { String($0, radix: 16).leftPadded }.joined() == hex)
+    }
+
+    /// Every length up to five blocks, around each place the padding changes (55, 56, 63, 64
+    /// bytes in a block), against OpenSSL's SHA-1.
+    @Test func swiftSHA1MatchesOpenSSLAtEveryLength() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...320 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(SHA1.hash(bytes) == Digest.sha1(bytes), "length \(length)")
+        }
+    }
+
     @Test func uuid5MatchesRFCExample() {
         let dns = EventID.uuidBytes("6ba7b810-9dad-11d1-80b4-00c04fd430c8")
         #expect(EventID.uuid5(namespace: dns, name: "python.org") == "886313e1-3b8a-5372-9b90-0c9aee199e5d")

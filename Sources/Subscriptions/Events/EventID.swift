@@ -43,7 +43,7 @@ public enum EventID {
     static func uuid5(namespace: [UInt8], name: String) -> String {
         var input = namespace
         input.append(contentsOf: name.utf8)
-        let digest = Digest.sha1(input)
+        let digest = SHA1.hash(input)
         return String(unsafeUninitializedCapacity: 36) { text in
             var at = 0
             for index in 0..<16 {
