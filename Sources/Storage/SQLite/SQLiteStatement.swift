@@ -45,73 +45,86 @@ final class SQLiteStatement {
     /// Binds `values` to parameters 1...n, runs `body` (which steps the statement), then resets
     /// the statement and clears the bindings.
     ///
-    /// Text and blobs are bound in place (`SQLITE_STATIC`): SQLite reads them while `body` steps,
-    /// inside the closures that pin their bytes, and the statement lets go of them before those
-    /// closures end. A 3 KiB row is then copied once, into its page, instead of first into a C
-    /// string and again into SQLite's own copy.
+    /// The bytes of every text and blob are first copied, one after another, into one buffer that
+    /// lives until the statement has been reset, and bound from there in place (`SQLITE_STATIC`),
+    /// so SQLite makes no copy of its own. Binding each value in place inside the closure that
+    /// pins its bytes, as this did before, saved that one copy (a few KiB for a notification's
+    /// row) but nested one closure per argument, and the 25 arguments of that row cost more in
+    /// reference counting than copying them does (perf: 2.6% of the storage writer's time).
     func withBindings<T>(_ values: [SQLValue], _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard values.count == expected else {
             throw StoreError(.invalid, "\"\(StoreError.abbreviate(sql))\" takes \(expected) arguments, got \(values.count)")
         }
         check(sqlite3_clear_bindings(handle))
-        return try bind(values, from: 0, body).get()
-    }
-
-    /// Binds `values[index...]`, each inside the closure that pins its bytes, then runs `body`
-    /// and releases the statement's hold on them.
-    private func bind<T>(
-        _ values: [SQLValue], from index: Int, _ body: () throws(StoreError) -> T
-    ) -> Result<T, StoreError> {
-        guard index < values.count else {
-            let result = Result<T, StoreError> { () throws(StoreError) -> T in try body() }
+        var byteCount = 0
+        for value in values {
+            switch value {
+            case .text(let text): byteCount += text.utf8.count
+            case .blob(let data): byteCount += data.count
+            case .null, .integer, .real: break
+            }
+        }
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: max(byteCount, 1), alignment: 1)
+        defer { scratch.deallocate() }
+        let result: Result<T, StoreError>
+        if let failure = bind(values, copyingInto: scratch) {
+            result = .failure(failure)
+        } else {
+            result = Result { () throws(StoreError) -> T in try body() }
             sqlite3_reset(handle)
-            check(sqlite3_clear_bindings(handle))
-            return result
         }
-        let position = Int32(index + 1)
-        let bound: Int32
-        switch values[index] {
-        case .null:
-            bound = sqlite3_bind_null(handle, position)
-        case .integer(let number):
-            bound = sqlite3_bind_int64(handle, position, number)
-        case .real(let number):
-            bound = sqlite3_bind_double(handle, position, number)
-        case .text(var text):
-            return text.withUTF8 { utf8 in
-                // An empty buffer may have no address, which SQLite would bind as NULL.
-                let status =
-                    utf8.isEmpty
-                    ? sqlite3_bind_text(handle, position, "", 0, CSQLite_transient())
-                    : utf8.withMemoryRebound(to: CChar.self) {
-                        sqlite3_bind_text(handle, position, $0.baseAddress, Int32($0.count), nil)
-                    }
-                return next(status, values, index, body)
-            }
-        case .blob(let data) where data.isEmpty:
-            // An empty buffer has no base address, which SQLite would bind as NULL.
-            bound = sqlite3_bind_zeroblob(handle, position, 0)
-        case .blob(let data):
-            return data.withUnsafeBytes { bytes in
-                next(sqlite3_bind_blob(handle, position, bytes.baseAddress, Int32(bytes.count), nil), values, index, body)
-            }
-        }
-        return next(bound, values, index, body)
+        // Before `scratch` goes: the statement lets go of the bytes bound from it.
+        check(sqlite3_clear_bindings(handle))
+        return try result.get()
     }
 
-    /// After binding `values[index]` with `status`: the rest, or the error.
-    private func next<T>(
-        _ status: Int32, _ values: [SQLValue], _ index: Int, _ body: () throws(StoreError) -> T
-    ) -> Result<T, StoreError> {
-        guard status == SQLITE_OK else {
-            check(sqlite3_clear_bindings(handle))
-            return .failure(
-                StoreError(
+    /// Binds each of `values` to its parameter, texts and blobs from their copies in `scratch`;
+    /// the error of the first that fails, if one does.
+    private func bind(_ values: [SQLValue], copyingInto scratch: UnsafeMutableRawBufferPointer) -> StoreError? {
+        var offset = 0
+        for (index, value) in values.enumerated() {
+            let position = Int32(index + 1)
+            let status: Int32
+            switch value {
+            case .null:
+                status = sqlite3_bind_null(handle, position)
+            case .integer(let number):
+                status = sqlite3_bind_int64(handle, position, number)
+            case .real(let number):
+                status = sqlite3_bind_double(handle, position, number)
+            case .text(var text):
+                let count = text.withUTF8 { utf8 in
+                    precondition(offset + utf8.count <= scratch.count, "a text outgrew the size counted for it")
+                    if let base = utf8.baseAddress {
+                        (scratch.baseAddress! + offset).copyMemory(from: base, byteCount: utf8.count)
+                    }
+                    return utf8.count
+                }
+                // An empty text gets an address of its own: SQLite binds a NULL pointer as NULL.
+                status =
+                    count == 0
+                    ? sqlite3_bind_text(handle, position, "", 0, CSQLite_transient())
+                    : sqlite3_bind_text(
+                        handle, position, (scratch.baseAddress! + offset).assumingMemoryBound(to: CChar.self), Int32(count), nil)
+                offset += count
+            case .blob(let data) where data.isEmpty:
+                // An empty buffer has no base address, which SQLite would bind as NULL.
+                status = sqlite3_bind_zeroblob(handle, position, 0)
+            case .blob(let data):
+                data.withUnsafeBytes { bytes in
+                    (scratch.baseAddress! + offset).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                }
+                status = sqlite3_bind_blob(handle, position, scratch.baseAddress! + offset, Int32(data.count), nil)
+                offset += data.count
+            }
+            guard status == SQLITE_OK else {
+                return StoreError(
                     sqlite: status, connection: connection,
-                    context: "bind argument \(index + 1) of \"\(StoreError.abbreviate(sql))\""))
+                    context: "bind argument \(index + 1) of \"\(StoreError.abbreviate(sql))\"")
+            }
         }
-        return bind(values, from: index + 1, body)
+        return nil
     }
 
     // MARK: - Stepping
