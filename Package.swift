@@ -32,7 +32,7 @@ let package = Package(
         .target(
             name: "Subscriptions",
             dependencies: ["AppStore"]),
-        // Threads that the OS lists under their names.
+        // Threads that the OS lists under their names, and the Dispatch deadlines they wait for.
         .target(
             name: "Threads"),
         .target(

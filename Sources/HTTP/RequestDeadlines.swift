@@ -46,11 +46,10 @@ final class RequestDeadlines: Sendable {
     func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let period = min(limit / 4, .seconds(1))
-        let nanoseconds = Int(period.components.seconds) * 1_000_000_000 + Int(period.components.attoseconds / 1_000_000_000)
         // Weak: a server dropped without `stop()` lets go of this, and the thread ends at its next check.
         let stopping = stopping
         NamedThread.start("http-deadlines") { [weak self] in
-            while stopping.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
+            while stopping.wait(timeout: .after(period)) == .timedOut {
                 guard let self else { return }
                 _ = self.cutLate(at: .now)
             }

@@ -260,7 +260,7 @@ public final class SQLiteStore: Sendable {
         // The writer's answer and the timeout race; the first resolves it.
         let answer = Completion(callback: done)
         let queue = queue
-        DispatchQueue.global().asyncAfter(deadline: Self.after(Self.healthCheckTimeout)) {
+        DispatchQueue.global().asyncAfter(deadline: .after(Self.healthCheckTimeout)) {
             answer.resolve(
                 .failure(
                     StoreError(
@@ -297,16 +297,10 @@ public final class SQLiteStore: Sendable {
     /// close goes on in the background.
     public func close(waitingAtMost timeout: Duration) -> Bool {
         let closed = DispatchSemaphore(value: 0)
-        Thread { [self] in
+        NamedThread.start("storage-close") { [self] in
             close()
             closed.signal()
-        }.start()
-        return closed.wait(timeout: Self.after(timeout)) == .success
-    }
-
-    /// The moment `duration` from now, for Dispatch's waits.
-    private static func after(_ duration: Duration) -> DispatchTime {
-        let (seconds, attoseconds) = duration.components
-        return .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        }
+        return closed.wait(timeout: .after(timeout)) == .success
     }
 }

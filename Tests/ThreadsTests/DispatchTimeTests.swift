@@ -1,0 +1,21 @@
+import Dispatch
+import Testing
+
+@testable import Threads
+
+@Suite struct DispatchTimeTests {
+    /// Seconds and their fractions both count, down to the nanosecond.
+    @Test func afterIsTheDurationFromNow() {
+        let before = DispatchTime.now().uptimeNanoseconds
+        let deadline = DispatchTime.after(.seconds(2) + .nanoseconds(500_000_123)).uptimeNanoseconds
+        let after = DispatchTime.now().uptimeNanoseconds
+        #expect(deadline >= before + 2_500_000_123)
+        #expect(deadline <= after + 2_500_000_123)
+    }
+
+    @Test func zeroIsNow() {
+        let before = DispatchTime.now().uptimeNanoseconds
+        let deadline = DispatchTime.after(.zero).uptimeNanoseconds
+        #expect(deadline >= before && deadline <= DispatchTime.now().uptimeNanoseconds)
+    }
+}
