@@ -8,7 +8,7 @@ struct Migration: Sendable {
     let sql: String
 
     /// Every migration this build knows, in order.
-    static let all: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v6, .v7, .v8, .v9, .v10, .v11, .v12, .v13]
+    static let all: [Migration] = [.v1, .v2, .v3, .v4, .v5, .v6, .v7, .v8, .v9, .v10, .v11, .v12, .v13, .v14]
 }
 
 // MARK: - Version 1
@@ -396,5 +396,29 @@ extension Migration {
                 WHERE p.app_id = timers.app_id AND p.purchase_key = 's:' || substr(timers.id, 12)
             );
             CREATE INDEX purchases_by_timer ON purchases (timer_fire_at) WHERE timer_fire_at IS NOT NULL;
+            """)
+}
+
+// MARK: - Version 14
+
+extension Migration {
+    /// The held events of a purchase nobody has claimed (events are held until it is linked),
+    /// beyond the newest, as rows of their own: in `purchases.history` they were read and written
+    /// whole with every notification, so a subscription renewing for years without an owner cost
+    /// more each time (12.4 KB of its 13.7 KB history after 24 notifications under the bench).
+    /// Each is written once and read back only when the purchase is claimed, which deletes them.
+    /// Histories written before keep theirs inline and move them here the next time they are
+    /// written. Derived: replay rebuilds it.
+    static let v14 = Migration(
+        version: 14,
+        name: "held events as rows of their own",
+        sql: """
+            CREATE TABLE held_events (
+                app_id TEXT NOT NULL,
+                purchase_key TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                json TEXT NOT NULL,
+                PRIMARY KEY (app_id, purchase_key, seq)
+            ) STRICT, WITHOUT ROWID;
             """)
 }

@@ -74,6 +74,7 @@ import Testing
         var event = Event(type: .renewal, id: "e", eventTimestampMs: 7)
         event.price = Decimal(string: "4.99")
         journal.heldEvents = [event, Event(type: .cancellation, id: "f")]
+        journal.storedHeldEventCount = 3
         journal.transferCount = 2
         return journal
     }

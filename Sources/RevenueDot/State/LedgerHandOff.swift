@@ -41,14 +41,24 @@ struct LedgerHandOff: NotificationHandOff {
 enum LedgerInputs {
     /// Loads the slice `input` touches, applies it at `atMs`, and writes state and effects back.
     ///
+    /// Held events a purchase keeps apart are read only when the input claims the purchase: the
+    /// input is applied, and if it gave such a purchase its owner, applied again (the reducer is
+    /// pure) on a slice with them restored, so that the claim releases all of them, in order.
+    ///
     /// - Parameter deliver: whether new events get a pending webhook delivery (when the app has a
     ///   webhook). Replay passes false: rebuilding state never sends history again.
     static func apply(
         _ input: Ledger.Input, app: AppConfig, atMs: Int64, deliver: Bool = true, in transaction: WriteTransaction
     ) throws {
-        let sliced = try LedgerRows.slice(for: input, app: app, from: transaction)
+        let now = Date(timeIntervalSince1970: Double(atMs) / 1000)
+        var sliced = try LedgerRows.slice(for: input, app: app, from: transaction)
         var ledger = sliced.ledger
-        let effects = ledger.apply(input, at: Date(timeIntervalSince1970: Double(atMs) / 1000))
+        var effects = ledger.apply(input, at: now)
+        if LedgerRows.claimsHeldEventsKeptApart(before: sliced.ledger, after: ledger) {
+            sliced = try LedgerRows.slice(for: input, app: app, restoringHeldEvents: true, from: transaction)
+            ledger = sliced.ledger
+            effects = ledger.apply(input, at: now)
+        }
         try LedgerRows.save(
             ledger, facts: sliced.facts, effects: effects, appId: app.id, at: atMs, deliver: deliver && app.webhook != nil,
             in: transaction)

@@ -30,8 +30,11 @@ enum LedgerRows {
     /// The rows `input` reads: its purchase, the replaced subscription of a migration, their
     /// owners, and the customers it names; with what was learned of each purchase's stored facts
     /// (`PurchaseFactRows`), keyed like `purchases.purchase_key`, for `save`.
+    ///
+    /// - Parameter restoringHeldEvents: whether to read back the held events each purchase keeps
+    ///   apart (`HeldEventRows`), which an input that claims the purchase releases.
     static func slice(
-        for input: Ledger.Input, app: AppConfig, from rows: some RowReader
+        for input: Ledger.Input, app: AppConfig, restoringHeldEvents: Bool = false, from rows: some RowReader
     ) throws -> (ledger: Ledger, facts: [String: PurchaseFactRows.Loaded]) {
         var ledger = Ledger(configuration: configuration(app))
         var facts: [String: PurchaseFactRows.Loaded] = [:]
@@ -53,12 +56,14 @@ enum LedgerRows {
             switch key {
             case .subscription(let id):
                 let state: SubscriptionState
-                (state, facts[Self.key(key)]) = try purchase(stored, key: key, incoming: fact, app: app, from: rows)
+                (state, facts[Self.key(key)]) = try purchase(
+                    stored, key: key, incoming: fact, restoringHeldEvents: restoringHeldEvents, app: app, from: rows)
                 ledger.subscriptions[id] = state
                 owner = state.journal.ownerAppUserId
             case .oneTime(let id):
                 let oneTime: OneTimePurchase
-                (oneTime, facts[Self.key(key)]) = try purchase(stored, key: key, incoming: fact, app: app, from: rows)
+                (oneTime, facts[Self.key(key)]) = try purchase(
+                    stored, key: key, incoming: fact, restoringHeldEvents: restoringHeldEvents, app: app, from: rows)
                 ledger.oneTimePurchases[id] = oneTime
                 owner = oneTime.journal.ownerAppUserId
             }
@@ -70,16 +75,30 @@ enum LedgerRows {
         return (ledger, facts)
     }
 
-    /// A stored purchase with its history, and the facts the reducer needs to receive `incoming`
-    /// (`PurchaseFactRows.load`).
+    /// A stored purchase with its history, the facts the reducer needs to receive `incoming`
+    /// (`PurchaseFactRows.load`), and when asked the held events it keeps apart.
     private static func purchase<Purchase: HasPurchaseJournal & Decodable>(
-        _ stored: (json: String, history: String?), key: PurchaseKey, incoming: PurchaseFact?, app: AppConfig,
-        from rows: some RowReader
+        _ stored: (json: String, history: String?), key: PurchaseKey, incoming: PurchaseFact?, restoringHeldEvents: Bool,
+        app: AppConfig, from rows: some RowReader
     ) throws -> (Purchase, PurchaseFactRows.Loaded) {
         let purchase = try withHistory(decode(Purchase.self, stored.json), stored.history)
         var journal = purchase.journal
-        let loaded = try PurchaseFactRows.load(&journal, key: Self.key(key), incoming: incoming, appId: app.id, from: rows)
+        var loaded = try PurchaseFactRows.load(&journal, key: Self.key(key), incoming: incoming, appId: app.id, from: rows)
+        if restoringHeldEvents {
+            loaded.restoredHeldEvents = try HeldEventRows.restore(&journal, key: Self.key(key), appId: app.id, from: rows)
+        }
         return (purchase.replacingJournal(journal), loaded)
+    }
+
+    /// Whether applying an input to `before` gave an owner to a purchase whose held events were
+    /// kept apart: the input must then be applied again on a slice with them restored.
+    static func claimsHeldEventsKeptApart(before: Ledger, after: Ledger) -> Bool {
+        func claims(_ journal: PurchaseJournal?, _ later: PurchaseJournal?) -> Bool {
+            guard let journal, journal.storedHeldEventCount != nil, journal.ownerAppUserId == nil else { return false }
+            return later?.ownerAppUserId != nil
+        }
+        return before.subscriptions.contains { claims($0.value.journal, after.subscriptions[$0.key]?.journal) }
+            || before.oneTimePurchases.contains { claims($0.value.journal, after.oneTimePurchases[$0.key]?.journal) }
     }
 
     /// A purchase joined with its stored history; rows written before migration 3 carry theirs inside.
@@ -223,7 +242,9 @@ enum LedgerRows {
         facts: PurchaseFactRows.Loaded, timer: ExpirationTimer?, appId: String, _ transaction: WriteTransaction
     ) throws {
         let owner = purchase.journal.ownerAppUserId
-        let kept = try PurchaseFactRows.save(purchase.journal, key: Self.key(key), loaded: facts, appId: appId, in: transaction)
+        let kept = try HeldEventRows.save(
+            PurchaseFactRows.save(purchase.journal, key: Self.key(key), loaded: facts, appId: appId, in: transaction),
+            key: Self.key(key), restored: facts.restoredHeldEvents, appId: appId, in: transaction)
         // A subscription's first row takes over a timer kept for it in `timers` (`PendingTimers`).
         var timerFireAt = timer?.fireAtMs
         if !facts.isStored, case .subscription(let id) = key,

@@ -17,6 +17,8 @@ enum PurchaseFactRows {
     struct Loaded {
         var isStored = false
         var ids: Set<String> = []
+        /// How many held events were read from rows into the journal (`HeldEventRows.restore`).
+        var restoredHeldEvents = 0
     }
 
     /// The fact `input` brings, and the purchase it is about.

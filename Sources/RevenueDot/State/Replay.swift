@@ -3,14 +3,15 @@ import Foundation
 import Storage
 import Subscriptions
 
-/// Rebuilds every derived table (purchases, their facts and views, customers, unattached facts, events, timers) from
+/// Rebuilds every derived table (purchases, their facts, held events and views, customers, unattached facts, events, timers) from
 /// the stored raw inputs, applied again in the order they were first applied, at the times they
 /// were first applied: the result equals the live state byte for byte, event ids included.
 /// Webhook deliveries are not derived state: replay keeps them and schedules none.
 enum Replay {
     /// The tables replay rebuilds.
     static let derivedTables = [
-        "purchases", "purchase_facts", "purchase_views", "customers", "unattached_facts", "events", "timers",
+        "purchases", "purchase_facts", "held_events", "purchase_views", "customers", "unattached_facts", "events",
+        "timers",
     ]
 
     /// Replays every applied input in one write transaction; returns how many were applied.

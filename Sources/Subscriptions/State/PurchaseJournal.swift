@@ -10,14 +10,42 @@ public struct PurchaseJournal: Codable, Hashable, Sendable {
     public internal(set) var facts: [PurchaseFact] = []
     /// Every event id produced, sorted (a stable encoding and a binary search).
     public internal(set) var emittedEventIds: [String] = []
-    /// Events produced while the purchase had no owner, released in order when it is linked.
+    /// Events produced while the purchase had no owner, released in order when it is linked; after
+    /// the `storedHeldEventCount` older ones a shell keeps apart (`storingHeldEventsApart`).
     public internal(set) var heldEvents: [Event] = []
+    /// How many held events, older than `heldEvents`, a shell keeps apart instead of in the
+    /// journal (nil for none): the journal of a purchase nobody claims would otherwise grow with
+    /// every event, and be read and written whole with each one. They must be handed back
+    /// (`restoringHeldEvents`) before an input gives the purchase its owner, which releases them;
+    /// a shell that cannot tell beforehand applies the input, sees the purchase owned, and applies
+    /// it again on a slice with them restored.
+    public internal(set) var storedHeldEventCount: Int?
     /// How many times the purchase changed owner (numbers `TRANSFER` causes).
     public internal(set) var transferCount = 0
 
     /// An empty journal, optionally already owned.
     public init(ownerAppUserId: String? = nil) {
         self.ownerAppUserId = ownerAppUserId
+    }
+
+    /// The journal with the held events a shell kept apart put back in front of `heldEvents`.
+    /// `stored` must be all of them, oldest first (`storedHeldEventCount` of them).
+    public func restoringHeldEvents(_ stored: [Event]) -> PurchaseJournal {
+        var copy = self
+        copy.heldEvents = stored + heldEvents
+        copy.storedHeldEventCount = nil
+        return copy
+    }
+
+    /// The journal once the shell keeps the first `count` of `heldEvents` (all of them by default)
+    /// apart too: they join the stored count.
+    public func storingHeldEventsApart(first count: Int? = nil) -> PurchaseJournal {
+        var copy = self
+        let moved = min(count ?? heldEvents.count, heldEvents.count)
+        let total = (storedHeldEventCount ?? 0) + moved
+        copy.heldEvents.removeFirst(moved)
+        copy.storedHeldEventCount = total == 0 ? nil : total
+        return copy
     }
 
     /// Whether a fact with this id was already received.
