@@ -59,7 +59,9 @@ import Testing
         #expect(events.first?.transactionId == "1000")
         let state = shop.subscription
         #expect(state.refunds["1000"]?.atMs == day(15))
-        #expect(state.transactions["1000"]?.revocationDate == day(15))
+        // The refunded period is no longer the latest: its newest snapshot is kept summarized.
+        #expect(state.earlierPeriods?["1000"]?.signedDate == signed)
+        #expect(state.transactions.keys.sorted() == ["1001"])
         #expect(state.transactionId == "1001")
         #expect(state.hasAccess(atMs: day(41)))
         #expect(state.refundedAtMs == nil)

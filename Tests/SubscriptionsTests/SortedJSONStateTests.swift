@@ -79,9 +79,15 @@ import Testing
         return journal
     }
 
+    /// A summarized period with every field set.
+    static var earlier: EarlierPeriod {
+        EarlierPeriod(Apple.transaction("0", purchase: -1, offer: .introductory, signed: -1))
+    }
+
     static var state: SubscriptionState {
         var state = SubscriptionState(originalTransactionId: Apple.original, journal: journal)
         state.transactions = ["1": Apple.transaction("1", purchase: 0), "2": Apple.transaction("2", purchase: 1)]
+        state.earlierPeriods = ["0": earlier, "é": EarlierPeriod(Apple.transaction("é", purchase: -2, discount: .freeTrial))]
         state.renewalInfo = Apple.renewal(
             priceIncrease: .customerConsentedOrWasNotifiedWithoutNeedingConsent, intent: .billingError)
         state.autoRenewEnabled = false
@@ -115,6 +121,8 @@ import Testing
         try Self.check(Self.state)
         try Self.check(Self.state.withoutHistory)
         try Self.check(SubscriptionState(originalTransactionId: "bare"))
+        #expect(Self.unset(Self.earlier).isEmpty)
+        try Self.check(Self.earlier)
     }
 
     /// Synthesized enum decoding ignores members that name no case.

@@ -84,7 +84,7 @@ struct CommerceRequests: Sendable {
                 let live = ledger.subscriptions.values.compactMap { state -> LiveSubscription? in
                     guard state.journal.ownerAppUserId == appUserId, let info = state.advancedCommerce else { return nil }
                     return LiveSubscription(
-                        transactionIds: Set(state.transactions.keys).union([state.originalTransactionId]),
+                        transactionIds: state.knownTransactionIds.union([state.originalTransactionId]),
                         items: (info.items ?? []).filter { $0.revocationDate == nil }.compactMap(\.sku),
                         consistencyToken: state.renewalAdvancedCommerce?.consistencyToken,
                         isActive: state.hasAccess(atMs: nowMs))

@@ -74,9 +74,8 @@ extension SubscriptionState {
             first ? .initialPurchase : .renewal, cause: "\(originalTransactionId)/PERIOD/\(period)", transaction, after)
         purchase.setPrice(milliunits: transaction.price ?? 0)
         if !first {
-            let previous = after.period(before: transaction)
-            purchase.isTrialConversion =
-                previous.map { Self.periodType(of: $0) == .trial && purchase.periodType != .trial } ?? false
+            let previous = after.periodType(before: transaction)
+            purchase.isTrialConversion = previous.map { $0 == .trial && purchase.periodType != .trial } ?? false
         }
         return purchase
     }

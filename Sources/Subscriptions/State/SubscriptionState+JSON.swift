@@ -10,6 +10,9 @@ extension SubscriptionState: SortedJSONWritable {
         writer.optional("autoRenewEnabled", autoRenewEnabled)
         writer.optional("autoRenewProductId", autoRenewProductId)
         try writer.encoded("billingIssue", billingIssue)
+        if let earlierPeriods {
+            try writer.object("earlierPeriods", earlierPeriods) { writer, value in try value.writeSortedJSON(into: &writer) }
+        }
         try writer.encoded("expiredNotice", expiredNotice)
         writer.key("journal")
         try journal.writeSortedJSON(into: &writer)
@@ -34,6 +37,9 @@ extension SubscriptionState: JSONValueReadable {
             originalTransactionId: try fields.string("originalTransactionId"),
             journal: try PurchaseJournal(json: fields.value("journal")))
         transactions = try fields.object("transactions", JWSTransactionDecodedPayload.init(json:))
+        if fields.present("earlierPeriods") != nil {
+            earlierPeriods = try fields.object("earlierPeriods", EarlierPeriod.init(json:))
+        }
         renewalInfo = try fields.present("renewalInfo").map(JWSRenewalInfoDecodedPayload.init(json:))
         autoRenewEnabled = try fields.optionalBool("autoRenewEnabled")
         autoRenewProductId = try fields.optionalString("autoRenewProductId")

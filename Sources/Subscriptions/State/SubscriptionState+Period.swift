@@ -1,19 +1,21 @@
 import AppStore
 
-/// The current period's view, computed from the newest snapshot of each transaction.
+/// The current period's view, computed from the newest snapshot of its transaction; the other
+/// periods are known by their summaries (`EarlierPeriod`).
 ///
 /// The current period is the transaction with the latest `purchaseDate`: a renewal, a
 /// resubscription and an upgrade each start a later one, while a downgrade only changes
 /// `autoRenewProductId` until its renewal arrives.
 extension SubscriptionState {
-    /// The newest snapshot of the current period's transaction.
+    /// The newest snapshot of the current period's transaction: the latest period kept whole,
+    /// which is the latest period (`merge` summarizes the others).
     public var currentTransaction: JWSTransactionDecodedPayload? {
-        periodKeys().max { $0.order < $1.order }.map { transactions.values[$0.index] }
+        transactions.max { Self.periodRank($0.value, $0.key) < Self.periodRank($1.value, $1.key) }?.value
     }
 
-    /// The transactions in the order their periods started.
-    public var periodsInOrder: [JWSTransactionDecodedPayload] {
-        orderedPeriodKeys().map { transactions.values[$0.index] }
+    /// Every known period's transaction id (the current one and the earlier ones).
+    public var knownTransactionIds: Set<String> {
+        Set(transactions.keys).union(earlierPeriods?.keys ?? [:].keys)
     }
 
     /// The current period's `transactionId`.
@@ -34,10 +36,7 @@ extension SubscriptionState {
     public var purchaseDateMs: Int64? { currentTransaction?.purchaseDate }
     /// When the subscription was first bought.
     public var originalPurchaseDateMs: Int64? {
-        currentTransaction?.originalPurchaseDate
-            ?? orderedPeriodKeys().first.flatMap {
-                transactions.values[$0.index].purchaseDate
-            }
+        currentTransaction?.originalPurchaseDate ?? orderedPeriodKeys().first.flatMap(\.purchaseDate)
     }
     /// When the current period ends (before any grace period).
     public var expiresDateMs: Int64? { currentTransaction?.expiresDate }
@@ -63,36 +62,44 @@ extension SubscriptionState {
 
     /// The 1-based position of a period among the known ones, in the order they started.
     public func periodNumber(of transactionId: String) -> Int? {
-        orderedPeriodKeys().firstIndex { transactions.values[$0.index].transactionId == transactionId }.map { $0 + 1 }
+        orderedPeriodKeys().firstIndex { $0.transactionId == transactionId }.map { $0 + 1 }
     }
 
-    /// The latest period that started before `transaction`'s (by `periodOrder`), if any.
-    func period(before transaction: JWSTransactionDecodedPayload) -> JWSTransactionDecodedPayload? {
+    /// The period type of the latest period that started before `transaction`'s (by
+    /// `periodOrder`), if any.
+    func periodType(before transaction: JWSTransactionDecodedPayload) -> PeriodType? {
         let bound = Self.periodOrder(transaction)
-        return orderedPeriodKeys().last { $0.order < bound }.map { transactions.values[$0.index] }
+        return orderedPeriodKeys().last { $0.order < bound }?.periodType
     }
 
-    /// What orders a period (`periodOrder`) and where its transaction is.
+    /// What orders a period (`periodOrder`), and what the helpers read of it, whole or summarized.
     struct PeriodKey {
         var order: (Int64, Int64, String)
-        var index: [String: JWSTransactionDecodedPayload].Index
+        var transactionId: String?
+        var purchaseDate: Int64?
+        var periodType: PeriodType
     }
 
-    /// One key per transaction, read in place: sorting the transactions themselves copied every
-    /// field of every period (tens of microseconds for a subscription a few years old).
+    /// One key per known period: the one kept whole, then the summarized ones.
     func periodKeys() -> [PeriodKey] {
         var keys: [PeriodKey] = []
-        keys.reserveCapacity(transactions.count)
-        var index = transactions.startIndex
-        while index != transactions.endIndex {
-            keys.append(PeriodKey(order: Self.periodOrder(transactions.values[index]), index: index))
-            transactions.formIndex(after: &index)
+        keys.reserveCapacity(transactions.count + (earlierPeriods?.count ?? 0))
+        for transaction in transactions.values {
+            keys.append(
+                PeriodKey(
+                    order: Self.periodOrder(transaction), transactionId: transaction.transactionId,
+                    purchaseDate: transaction.purchaseDate, periodType: Self.periodType(of: transaction)))
+        }
+        for period in (earlierPeriods ?? [:]).values {
+            keys.append(
+                PeriodKey(
+                    order: (period.purchaseDate ?? 0, period.expiresDate ?? 0, period.transactionId ?? ""),
+                    transactionId: period.transactionId, purchaseDate: period.purchaseDate, periodType: period.periodType))
         }
         return keys
     }
 
-    /// The keys in the order `periodsInOrder` gives: the same sort over the same sequence, so
-    /// even periods that compare equal come out as they did when the transactions were sorted.
+    /// The keys in the order the periods started.
     func orderedPeriodKeys() -> [PeriodKey] {
         periodKeys().sorted { $0.order < $1.order }
     }
@@ -131,5 +138,11 @@ extension SubscriptionState {
     /// What orders periods: start, then end, then id (a total order, so the current one is unique).
     static func periodOrder(_ transaction: JWSTransactionDecodedPayload) -> (Int64, Int64, String) {
         (transaction.purchaseDate ?? 0, transaction.expiresDate ?? 0, transaction.transactionId ?? "")
+    }
+
+    /// `periodOrder`, then the key the snapshot is kept under: which snapshot `merge` keeps whole.
+    static func periodRank(_ transaction: JWSTransactionDecodedPayload, _ key: String) -> (Int64, Int64, String, String) {
+        let order = periodOrder(transaction)
+        return (order.0, order.1, order.2, key)
     }
 }

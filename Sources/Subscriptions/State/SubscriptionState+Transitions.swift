@@ -156,13 +156,29 @@ extension SubscriptionState: FactFolding {
         }
     }
 
-    /// Keeps the newest snapshot of the fact's transaction, by the transaction's own signed date.
+    /// Keeps the newest snapshot of the fact's transaction, by the transaction's own signed date,
+    /// whole if its period is the latest, else summarized (`EarlierPeriod`).
     private mutating func merge(_ fact: PurchaseFact) {
         guard let transaction = fact.transaction, let id = transaction.transactionId else { return }
-        if let known = transactions[id], (known.signedDate ?? 0) > fact.transactionSignedDateMs { return }
+        let known = transactions[id].map { $0.signedDate ?? 0 } ?? earlierPeriods?[id].map { $0.signedDate ?? 0 }
+        if let known, known > fact.transactionSignedDateMs { return }
         var snapshot = transaction
         snapshot.signedDate = fact.transactionSignedDateMs
+        earlierPeriods?[id] = nil
         transactions[id] = snapshot
+        summarizeEarlierPeriods()
+    }
+
+    /// Keeps only the latest period's snapshot whole (by `periodOrder`, then id) and summarizes
+    /// the others.
+    private mutating func summarizeEarlierPeriods() {
+        var earlier = earlierPeriods ?? [:]
+        if transactions.count > 1 {
+            let latest = transactions.max { Self.periodRank($0.value, $0.key) < Self.periodRank($1.value, $1.key) }
+            for (id, snapshot) in transactions where id != latest?.key { earlier[id] = EarlierPeriod(snapshot) }
+            transactions = latest.map { [$0.key: $0.value] } ?? [:]
+        }
+        earlierPeriods = earlier.isEmpty ? nil : earlier
     }
 
     private mutating func stamp(_ signedDate: Int64) {

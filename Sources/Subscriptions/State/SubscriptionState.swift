@@ -15,8 +15,12 @@ public struct SubscriptionState: Codable, Hashable, Sendable {
 
     // MARK: - Snapshots
 
-    /// The newest snapshot (by the transaction's own `signedDate`) of every known period.
+    /// The newest snapshot (by the transaction's own `signedDate`) of the latest known period, by
+    /// transaction id. States stored before `earlierPeriods` hold every period here, until their
+    /// next transaction.
     public internal(set) var transactions: [String: JWSTransactionDecodedPayload] = [:]
+    /// Every earlier known period, summarized (`EarlierPeriod`), by transaction id; nil for none.
+    public internal(set) var earlierPeriods: [String: EarlierPeriod]?
     /// The renewal info of the newest fact that carried one.
     public internal(set) var renewalInfo: JWSRenewalInfoDecodedPayload?
 
