@@ -61,6 +61,50 @@ struct ReplayTests {
     }
 }
 
+extension ReplayTests {
+    /// A purchase nobody claims keeps its held events as rows; after a posted transaction claims
+    /// it (releasing them), replay still gives every derived table byte for byte.
+    @Test func replayAfterHeldEventsWereKeptApartAndClaimed() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        let signer = fixture.signer
+        for (type, subtype) in [
+            ("SUBSCRIBED", "INITIAL_BUY"), ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED"), ("DID_RENEW", nil),
+            ("DID_FAIL_TO_RENEW", "GRACE_PERIOD"), ("EXPIRED", "BILLING_RETRY"),
+        ] {
+            let payload = try signer.notification(type: type, subtype: subtype, originalTransactionId: "7000000001")
+            #expect(try connection.postNotification(payload).status == 200)
+        }
+        // A second one stays unclaimed: its held events stay rows.
+        for (type, subtype) in [("DID_RENEW", nil), ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED"), ("DID_RENEW", nil)]
+            as [(String, String?)]
+        {
+            let payload = try signer.notification(type: type, subtype: subtype, originalTransactionId: "7000000002")
+            #expect(try connection.postNotification(payload).status == 200)
+        }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let posted = try signer.sign(
+            .object([
+                "transactionId": .string("7000000001-claim"), "originalTransactionId": .string("7000000001"),
+                "bundleId": .string("com.example.app"), "productId": .string("pro.yearly"), "purchaseDate": .integer(now),
+                "expiresDate": .integer(now + 86_400_000), "type": .string("Auto-Renewable Subscription"),
+                "environment": .string("Sandbox"), "signedDate": .integer(now),
+            ]))
+        #expect(try connection.postTransaction(posted, for: "bob").status == 200)
+        service.shutdown()
+
+        let store = try SQLiteStore(path: fixture.databasePath)
+        defer { store.close() }
+        let live = try Self.snapshot(store)
+        #expect(live["held_events"]?.isEmpty == false)
+        #expect(live["held_events"]?.allSatisfy { $0.contains("7000000002") } == true)
+        #expect(live["events"]?.filter { $0.contains("bob") }.count ?? 0 >= 5)
+        #expect(try Replay.run(config: try fixture.config(), store: store) == 9)
+        #expect(try Self.snapshot(store) == live)
+    }
+}
+
 @Suite("revenuedot replay with timers and deliveries")
 struct ReplayTimerTests {
     /// Timer firings are logged and replayed at the time they fired, so the EXPIRATION they made

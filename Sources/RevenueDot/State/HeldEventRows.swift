@@ -19,12 +19,14 @@ enum HeldEventRows {
     static func restore(_ journal: inout PurchaseJournal, key: String, appId: String, from rows: some RowReader) throws -> Int {
         guard let count = journal.storedHeldEventCount, count > 0 else { return 0 }
         let found = try rows.query(
-            "SELECT json FROM held_events WHERE app_id = ? AND purchase_key = ? ORDER BY seq", [.text(appId), .text(key)])
-        guard found.count == count else {
-            throw StoreError(.corrupt, "purchase \(key) keeps \(count) held events apart, but \(found.count) are stored")
+            "SELECT seq, json FROM held_events WHERE app_id = ? AND purchase_key = ? ORDER BY seq", [.text(appId), .text(key)])
+        // Rows are numbered from 0 with no gap: new ones are numbered from the count.
+        guard found.count == count, found.enumerated().allSatisfy({ $0.element[0].integerValue == Int64($0.offset) }) else {
+            throw StoreError(
+                .corrupt, "purchase \(key) keeps \(count) held events apart, numbered 0 to \(count - 1), but the rows differ")
         }
         let events = try found.map { (row) throws -> Event in
-            guard let json = row.first?.textValue else { throw StoreError(.corrupt, "a held event of \(key) has no JSON") }
+            guard let json = row[1].textValue else { throw StoreError(.corrupt, "a held event of \(key) has no JSON") }
             return try LedgerRows.decode(Event.self, json)
         }
         journal = journal.restoringHeldEvents(events)
