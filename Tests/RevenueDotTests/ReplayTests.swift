@@ -19,19 +19,30 @@ struct ReplayTests {
         }
     }
 
+    /// A purchase's life: bought, auto-renew turned off, renewed, failed to renew, expired.
+    static let lifecycle: [(type: String, subtype: String?)] = [
+        ("SUBSCRIBED", "INITIAL_BUY"), ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED"), ("DID_RENEW", nil),
+        ("DID_FAIL_TO_RENEW", "GRACE_PERIOD"), ("EXPIRED", "BILLING_RETRY"),
+    ]
+
+    /// Posts `notifications` about the subscription `original`, each answered 200.
+    static func post(
+        _ notifications: [(type: String, subtype: String?)], about original: String, signer: SignedNotifications,
+        over connection: LoopbackConnection
+    ) throws {
+        for (type, subtype) in notifications {
+            let payload = try signer.notification(type: type, subtype: subtype, originalTransactionId: original)
+            #expect(try connection.postNotification(payload).status == 200)
+        }
+    }
+
     @Test func replayGivesTheLiveStateByteForByte() throws {
         let fixture = try ServerFixture()
         let service = try fixture.startService()
         let connection = try LoopbackConnection(port: service.port)
         let signer = fixture.signer
         // A lifecycle of one purchase, other purchases, a TEST, and a posted transaction.
-        for (type, subtype) in [
-            ("SUBSCRIBED", "INITIAL_BUY"), ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED"), ("DID_RENEW", nil),
-            ("DID_FAIL_TO_RENEW", "GRACE_PERIOD"), ("EXPIRED", "BILLING_RETRY"),
-        ] {
-            let payload = try signer.notification(type: type, subtype: subtype, originalTransactionId: "7000000001")
-            #expect(try connection.postNotification(payload).status == 200)
-        }
+        try Self.post(Self.lifecycle, about: "7000000001", signer: signer, over: connection)
         for _ in 0..<5 { #expect(try connection.postNotification(try signer.notification()).status == 200) }
         #expect(try connection.postNotification(try signer.notification(type: "TEST")).status == 200)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
@@ -69,20 +80,9 @@ extension ReplayTests {
         let service = try fixture.startService()
         let connection = try LoopbackConnection(port: service.port)
         let signer = fixture.signer
-        for (type, subtype) in [
-            ("SUBSCRIBED", "INITIAL_BUY"), ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED"), ("DID_RENEW", nil),
-            ("DID_FAIL_TO_RENEW", "GRACE_PERIOD"), ("EXPIRED", "BILLING_RETRY"),
-        ] {
-            let payload = try signer.notification(type: type, subtype: subtype, originalTransactionId: "7000000001")
-            #expect(try connection.postNotification(payload).status == 200)
-        }
+        try Self.post(Self.lifecycle, about: "7000000001", signer: signer, over: connection)
         // A second one stays unclaimed: its held events stay rows.
-        for (type, subtype) in [("DID_RENEW", nil), ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED"), ("DID_RENEW", nil)]
-            as [(String, String?)]
-        {
-            let payload = try signer.notification(type: type, subtype: subtype, originalTransactionId: "7000000002")
-            #expect(try connection.postNotification(payload).status == 200)
-        }
+        try Self.post(Array(Self.lifecycle.prefix(3)), about: "7000000002", signer: signer, over: connection)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let posted = try signer.sign(
             .object([
