@@ -3,9 +3,10 @@ import Foundation
 import Storage
 import Subscriptions
 
-/// Rebuilds every derived table (purchases, their facts, held events and views, customers, unattached facts, events, timers) from
-/// the stored raw inputs, applied again in the order they were first applied, at the times they
-/// were first applied: the result equals the live state byte for byte, event ids included.
+/// Rebuilds every derived table (purchases, their facts, held events and views, customers,
+/// unattached facts, events, timers) from the stored raw inputs, applied again in the order they
+/// were first applied, at the times they were first applied: the result equals the live state
+/// byte for byte, event ids included.
 /// Rows last written by an older build (a history holding every fact or held event, a state
 /// holding every period whole) come back in today's form, which answers the same.
 /// Webhook deliveries are not derived state: replay keeps them and schedules none.
