@@ -53,24 +53,34 @@ import Testing
         )
     }
 
-    /// Applies the facts in `order` through storage, and the same to a pure ledger.
-    static func apply(_ order: [Int], to store: SQLiteStore, app: AppConfig) throws -> SubscriptionState {
+    /// Applies the facts in `order` through storage (with `cache`, if given), and the same to a pure ledger.
+    static func apply(_ order: [Int], to store: SQLiteStore, app: AppConfig, cache: FactCache? = nil) throws
+        -> SubscriptionState
+    {
         var ledger = Ledger(configuration: LedgerRows.configuration(app))
         for index in order {
             let input = Ledger.Input.notificationReceived(facts(index))
             let at = Int64(1_800_000_000_000 + index)
-            try store.write { transaction in try LedgerInputs.apply(input, app: app, atMs: at, in: transaction) }
+            try store.write { transaction in
+                try LedgerInputs.apply(input, app: app, atMs: at, factCache: cache, in: transaction)
+            }
             _ = ledger.apply(input, at: Date(timeIntervalSince1970: Double(at) / 1000))
         }
         return try #require(ledger.subscriptions[original])
     }
 
-    @Test(arguments: [[0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0], [2, 0, 5, 1, 1, 4, 3, 0], [0, 3, 1, 5, 2, 4, 5]])
-    func storedPurchaseIsThePureReducersWhateverTheOrder(order: [Int]) throws {
+    static let orders = [[0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0], [2, 0, 5, 1, 1, 4, 3, 0], [0, 3, 1, 5, 2, 4, 5]]
+
+    /// Without a fact cache, with one large enough, and with one that keeps two facts (refolds
+    /// then decode the rest).
+    @Test(arguments: orders, [nil, 1024, 2])
+    func storedPurchaseIsThePureReducersWhateverTheOrder(order: [Int], cacheCapacity: Int?) throws {
         let directory = TestDirectory("fact-rows")
         let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
-        let pure = try Self.apply(order, to: store, app: try Self.app())
+        let cache = cacheCapacity.map { FactCache(capacity: $0) }
+        let pure = try Self.apply(order, to: store, app: try Self.app(), cache: cache)
+        #expect((cache?.count ?? 0) <= (cacheCapacity ?? 0))
         let stored = try Self.stored(store)
         #expect(stored.json == (try LedgerRows.encode(pure.withoutHistory)))
         #expect(stored.journal == pure.journal)

@@ -110,6 +110,8 @@ import Testing
         app.webhook = nil
         var random = Random(state: UInt64(seed) &* 7919)
         var ledger = Ledger(configuration: LedgerRows.configuration(app))
+        // A store's cache of decoded facts, small enough that refolds also decode some.
+        let cache = FactCache(capacity: 8)
         var pureEvents: [Event] = []
         var seen = Set<String>()
         // Tracking off, on, or switched on partway.
@@ -123,7 +125,9 @@ import Testing
             if !inputs.isEmpty, random.below(8) == 0 { input = random.pick(inputs) }
             inputs.append(input)
             let (current, applied) = (app, input)
-            try store.write { transaction in try LedgerInputs.apply(applied, app: current, atMs: at, in: transaction) }
+            try store.write { transaction in
+                try LedgerInputs.apply(applied, app: current, atMs: at, factCache: cache, in: transaction)
+            }
             for case .emit(let event) in ledger.apply(input, at: Date(timeIntervalSince1970: Double(at) / 1000))
             where seen.insert(event.id).inserted {
                 pureEvents.append(event)

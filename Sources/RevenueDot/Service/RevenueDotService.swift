@@ -31,10 +31,12 @@ public final class RevenueDotService: Sendable {
         }
         // Commits may carry new events: the workers are nudged (they exist once the store does).
         let nudge = Locked<[DeliveryWorker]>([])
+        // Facts decoded for refolds, shared by every input applied to this store.
+        let factCache = FactCache()
         let store: SQLiteStore
         do {
             store = try SQLiteStore(
-                path: path, handOff: LedgerHandOff(config: config),
+                path: path, handOff: LedgerHandOff(config: config, factCache: factCache),
                 onCommit: { size in
                     metrics.commitBatchSize.observe(Double(size))
                     for worker in nudge.withLock({ $0 }) { worker.nudge() }
@@ -61,7 +63,8 @@ public final class RevenueDotService: Sendable {
         // One set of verifiers (and chain caches) serves ingest and the subscriber API.
         let verifiers = try AppVerifiers.forApps(of: config)
         let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics)
-        let subscribers = SubscribersAPI(keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, clock: Date.init)
+        let subscribers = SubscribersAPI(
+            keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, factCache: factCache, clock: Date.init)
         let http = HTTPServerConfiguration(
             host: config.listen.host, port: config.listen.port, threads: config.http.threads,
             maxBodyBytes: config.http.maxBodyBytes, connectionTimeoutSeconds: config.http.timeoutSeconds,

@@ -8,16 +8,20 @@ import Subscriptions
 /// new state, its events and its timers commit together with the notification.
 struct LedgerHandOff: NotificationHandOff {
     let apps: [String: AppConfig]
+    /// The store's decoded facts (`FactCache`), shared with the other inputs applied to it.
+    let factCache: FactCache?
 
-    init(config: RevenueDotConfig) {
+    init(config: RevenueDotConfig, factCache: FactCache? = nil) {
         apps = Dictionary(uniqueKeysWithValues: config.apps.map { ($0.id, $0) })
+        self.factCache = factCache
     }
 
     func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState {
         // Held notifications (another bundle or environment) wait for a configuration fix.
         guard record.state == .received, let app = apps[record.appId] else { return record.state }
         let facts = try record.handOffContext as? VerifiedNotificationFacts ?? Self.facts(of: record)
-        try LedgerInputs.apply(.notificationReceived(facts), app: app, atMs: record.receivedAt, in: transaction)
+        try LedgerInputs.apply(
+            .notificationReceived(facts), app: app, atMs: record.receivedAt, factCache: factCache, in: transaction)
         try LedgerInputs.log(
             kind: "notification", ref: record.notificationUUID, app: app, atMs: record.receivedAt, in: transaction)
         return .applied
@@ -45,23 +49,27 @@ enum LedgerInputs {
     /// input is applied, and if it gave such a purchase its owner, applied again (the reducer is
     /// pure) on a slice with them restored, so that the claim releases all of them, in order.
     ///
-    /// - Parameter deliver: whether new events get a pending webhook delivery (when the app has a
-    ///   webhook). Replay passes false: rebuilding state never sends history again.
+    /// - Parameters:
+    ///   - deliver: whether new events get a pending webhook delivery (when the app has a
+    ///     webhook). Replay passes false: rebuilding state never sends history again.
+    ///   - factCache: the store's decoded facts, so a refold decodes only facts it has not seen.
     static func apply(
-        _ input: Ledger.Input, app: AppConfig, atMs: Int64, deliver: Bool = true, in transaction: WriteTransaction
+        _ input: Ledger.Input, app: AppConfig, atMs: Int64, deliver: Bool = true, factCache: FactCache? = nil,
+        in transaction: WriteTransaction
     ) throws {
         let now = Date(timeIntervalSince1970: Double(atMs) / 1000)
-        var sliced = try LedgerRows.slice(for: input, app: app, from: transaction)
+        var sliced = try LedgerRows.slice(for: input, app: app, factCache: factCache, from: transaction)
         var ledger = sliced.ledger
         var effects = ledger.apply(input, at: now)
         if LedgerRows.claimsHeldEventsKeptApart(before: sliced.ledger, after: ledger) {
-            sliced = try LedgerRows.slice(for: input, app: app, restoringHeldEvents: true, from: transaction)
+            sliced = try LedgerRows.slice(
+                for: input, app: app, restoringHeldEvents: true, factCache: factCache, from: transaction)
             ledger = sliced.ledger
             effects = ledger.apply(input, at: now)
         }
         try LedgerRows.save(
             ledger, facts: sliced.facts, effects: effects, appId: app.id, at: atMs, deliver: deliver && app.webhook != nil,
-            in: transaction)
+            factCache: factCache, in: transaction)
         try CommerceTracking.complete(after: input, app: app, atMs: atMs, in: transaction)
     }
 

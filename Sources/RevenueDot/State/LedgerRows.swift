@@ -31,10 +31,13 @@ enum LedgerRows {
     /// owners, and the customers it names; with what was learned of each purchase's stored facts
     /// (`PurchaseFactRows`), keyed like `purchases.purchase_key`, for `save`.
     ///
-    /// - Parameter restoringHeldEvents: whether to read back the held events each purchase keeps
-    ///   apart (`HeldEventRows`), which an input that claims the purchase releases.
+    /// - Parameters:
+    ///   - restoringHeldEvents: whether to read back the held events each purchase keeps apart
+    ///     (`HeldEventRows`), which an input that claims the purchase releases.
+    ///   - factCache: the store's decoded facts, for a refold (`PurchaseFactRows.load`).
     static func slice(
-        for input: Ledger.Input, app: AppConfig, restoringHeldEvents: Bool = false, from rows: some RowReader
+        for input: Ledger.Input, app: AppConfig, restoringHeldEvents: Bool = false, factCache: FactCache? = nil,
+        from rows: some RowReader
     ) throws -> (ledger: Ledger, facts: [String: PurchaseFactRows.Loaded]) {
         var ledger = Ledger(configuration: configuration(app))
         var facts: [String: PurchaseFactRows.Loaded] = [:]
@@ -57,13 +60,15 @@ enum LedgerRows {
             case .subscription(let id):
                 let state: SubscriptionState
                 (state, facts[Self.key(key)]) = try purchase(
-                    stored, key: key, incoming: fact, restoringHeldEvents: restoringHeldEvents, app: app, from: rows)
+                    stored, key: key, incoming: fact, restoringHeldEvents: restoringHeldEvents, factCache: factCache, app: app,
+                    from: rows)
                 ledger.subscriptions[id] = state
                 owner = state.journal.ownerAppUserId
             case .oneTime(let id):
                 let oneTime: OneTimePurchase
                 (oneTime, facts[Self.key(key)]) = try purchase(
-                    stored, key: key, incoming: fact, restoringHeldEvents: restoringHeldEvents, app: app, from: rows)
+                    stored, key: key, incoming: fact, restoringHeldEvents: restoringHeldEvents, factCache: factCache, app: app,
+                    from: rows)
                 ledger.oneTimePurchases[id] = oneTime
                 owner = oneTime.journal.ownerAppUserId
             }
@@ -79,11 +84,12 @@ enum LedgerRows {
     /// (`PurchaseFactRows.load`), and when asked the held events it keeps apart.
     private static func purchase<Purchase: HasPurchaseJournal & Decodable>(
         _ stored: (json: String, history: String?), key: PurchaseKey, incoming: PurchaseFact?, restoringHeldEvents: Bool,
-        app: AppConfig, from rows: some RowReader
+        factCache: FactCache?, app: AppConfig, from rows: some RowReader
     ) throws -> (Purchase, PurchaseFactRows.Loaded) {
         let purchase = try withHistory(decode(Purchase.self, stored.json), stored.history)
         var journal = purchase.journal
-        var loaded = try PurchaseFactRows.load(&journal, key: Self.key(key), incoming: incoming, appId: app.id, from: rows)
+        var loaded = try PurchaseFactRows.load(
+            &journal, key: Self.key(key), incoming: incoming, appId: app.id, cache: factCache, from: rows)
         if restoringHeldEvents {
             loaded.restoredHeldEvents = try HeldEventRows.restore(&journal, key: Self.key(key), appId: app.id, from: rows)
         }
@@ -189,10 +195,12 @@ enum LedgerRows {
     /// Writes back every entry of `ledger` and executes `effects`: events into `events`
     /// (insert-or-ignore by their stable id), timers replacing the pending one (`PendingTimers`).
     ///
-    /// - Parameter deliver: whether the app has a webhook: each new event then gets a pending delivery.
+    /// - Parameters:
+    ///   - deliver: whether the app has a webhook: each new event then gets a pending delivery.
+    ///   - factCache: the store's decoded facts, which keep each fact written as a row.
     static func save(
         _ ledger: Ledger, facts: [String: PurchaseFactRows.Loaded], effects: [Ledger.Effect], appId: String,
-        at nowMs: Int64, deliver: Bool, in transaction: WriteTransaction
+        at nowMs: Int64, deliver: Bool, factCache: FactCache? = nil, in transaction: WriteTransaction
     ) throws {
         // A subscription's new timer goes into the upsert of its row (`PendingTimers`).
         var timers: [String: ExpirationTimer] = [:]
@@ -201,13 +209,13 @@ enum LedgerRows {
             let key = PurchaseKey.subscription(originalTransactionId: id)
             try upsertPurchase(
                 key, state, view: state.view, facts: facts[Self.key(key)] ?? .init(), timer: timers.removeValue(forKey: id),
-                appId: appId, transaction)
+                appId: appId, factCache: factCache, transaction)
         }
         for (id, purchase) in ledger.oneTimePurchases {
             let key = PurchaseKey.oneTime(transactionId: id)
             try upsertPurchase(
                 key, purchase, view: purchase.view, facts: facts[Self.key(key)] ?? .init(), timer: nil, appId: appId,
-                transaction)
+                factCache: factCache, transaction)
         }
         for (id, customer) in ledger.customers {
             try transaction.execute(
@@ -239,11 +247,13 @@ enum LedgerRows {
     /// purchases arrive before anyone claims them).
     private static func upsertPurchase(
         _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & Encodable, view makeView: @autoclosure () -> PurchaseView?,
-        facts: PurchaseFactRows.Loaded, timer: ExpirationTimer?, appId: String, _ transaction: WriteTransaction
+        facts: PurchaseFactRows.Loaded, timer: ExpirationTimer?, appId: String, factCache: FactCache?,
+        _ transaction: WriteTransaction
     ) throws {
         let owner = purchase.journal.ownerAppUserId
         let kept = try HeldEventRows.save(
-            PurchaseFactRows.save(purchase.journal, key: Self.key(key), loaded: facts, appId: appId, in: transaction),
+            PurchaseFactRows.save(
+                purchase.journal, key: Self.key(key), loaded: facts, appId: appId, cache: factCache, in: transaction),
             key: Self.key(key), restored: facts.restoredHeldEvents, appId: appId, in: transaction)
         // A subscription's first row takes over a timer kept for it in `timers` (`PendingTimers`).
         var timerFireAt = timer?.fireAtMs

@@ -34,28 +34,63 @@ enum PurchaseFactRows {
     /// Gives `journal` (as stored: its newest fact only) every fact when the reducer will need
     /// them to receive `incoming`, that is when `incoming` is not newer than the newest kept one.
     /// A newer fact cannot be a duplicate: a fact's id fixes its date.
+    ///
+    /// With `cache`, the facts it holds decoded are not read again: only their ids are (from the
+    /// primary key's index), and the JSON of the others.
     static func load(
-        _ journal: inout PurchaseJournal, key: String, incoming: PurchaseFact?, appId: String, from rows: some RowReader
+        _ journal: inout PurchaseJournal, key: String, incoming: PurchaseFact?, appId: String, cache: FactCache? = nil,
+        from rows: some RowReader
     ) throws -> Loaded {
         guard let incoming, let newest = journal.facts.last, !PurchaseFact.isFoldedBefore(newest, incoming) else {
             return Loaded(isStored: true)
         }
-        let found = try rows.query(
-            "SELECT json FROM purchase_facts WHERE app_id = ? AND purchase_key = ?", [.text(appId), .text(key)])
-        let older = try found.compactMap { try $0[0].textValue.map { try LedgerRows.decode(PurchaseFact.self, $0) } }
+        let older =
+            try cache.map { try cached(key: key, appId: appId, in: $0, from: rows) }
+            ?? decoded(key: key, appId: appId, from: rows)
         journal = journal.replacingFacts(older + journal.facts)
         return Loaded(isStored: true, ids: Set(older.map(\.id)))
     }
 
+    /// Every fact row of the purchase, decoded.
+    private static func decoded(key: String, appId: String, from rows: some RowReader) throws -> [PurchaseFact] {
+        let found = try rows.query(
+            "SELECT json FROM purchase_facts WHERE app_id = ? AND purchase_key = ?", [.text(appId), .text(key)])
+        return try found.compactMap { try $0[0].textValue.map { try LedgerRows.decode(PurchaseFact.self, $0) } }
+    }
+
+    /// Every fact row of the purchase, from `cache` where it has them, decoding (and keeping) the others.
+    private static func cached(key: String, appId: String, in cache: FactCache, from rows: some RowReader) throws
+        -> [PurchaseFact]
+    {
+        let ids = try rows.query(
+            "SELECT fact_id FROM purchase_facts WHERE app_id = ? AND purchase_key = ?", [.text(appId), .text(key)]
+        ).compactMap { $0[0].textValue }
+        var known = cache.facts(ids, appId: appId, purchase: key)
+        if known.count < ids.count {
+            let found = try rows.query(
+                "SELECT fact_id, json FROM purchase_facts WHERE app_id = ? AND purchase_key = ?", [.text(appId), .text(key)])
+            for row in found {
+                guard let id = row[0].textValue, known[id] == nil, let json = row[1].textValue else { continue }
+                let fact = try LedgerRows.decode(PurchaseFact.self, json)
+                known[id] = fact
+                cache.remember(fact, appId: appId, purchase: key)
+            }
+        }
+        return ids.compactMap { known[$0] }
+    }
+
     /// Writes every fact of `journal` but the newest as a row (those not read from rows), and
     /// returns the journal to keep in `purchases.history`: with its newest fact only.
+    /// With `cache`, each fact written is kept there decoded.
     static func save(
-        _ journal: PurchaseJournal, key: String, loaded: Loaded, appId: String, in transaction: WriteTransaction
+        _ journal: PurchaseJournal, key: String, loaded: Loaded, appId: String, cache: FactCache? = nil,
+        in transaction: WriteTransaction
     ) throws -> PurchaseJournal {
         for fact in journal.facts.dropLast() where !loaded.ids.contains(fact.id) {
             try transaction.execute(
                 "INSERT INTO purchase_facts (app_id, purchase_key, fact_id, json) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 [.text(appId), .text(key), .text(fact.id), .text(try LedgerRows.encode(fact))])
+            cache?.remember(fact, appId: appId, purchase: key)
         }
         return journal.replacingFacts(Array(journal.facts.suffix(1)))
     }
