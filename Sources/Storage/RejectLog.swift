@@ -9,11 +9,15 @@ public struct Reject: Sendable, Equatable {
     /// When it happened, in milliseconds since 1970.
     public var at: Int64
 
-    /// Creates a reject entry.
+    /// The longest reason kept (characters); a longer one is cut, so the log's size stays
+    /// bounded whatever a client sends.
+    public static let maximumReasonLength = 1000
+
+    /// Creates a reject entry; `reason` is cut to `maximumReasonLength` characters.
     public init(appId: String, status: String, reason: String, at: Int64) {
-        self.appId = appId
-        self.status = status
-        self.reason = reason
+        self.appId = String(appId.prefix(200))
+        self.status = String(status.prefix(100))
+        self.reason = reason.count > Self.maximumReasonLength ? String(reason.prefix(Self.maximumReasonLength)) + "…" : reason
         self.at = at
     }
 }

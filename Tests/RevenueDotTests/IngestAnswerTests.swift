@@ -59,8 +59,12 @@ struct IngestAnswerTests {
         let first = try fixture.signer.notification(uuid: uuid)
         #expect(try connection.postNotification(first).status == 200)
         let before = try #require(try stored(uuid))
-        // A retry (same payload) and a different payload reusing the UUID: both are duplicates.
-        for payload in [first, try fixture.signer.notification(uuid: uuid, type: "EXPIRED")] {
+        // A retry (same payload), a different payload reusing the UUID, and one giving it in
+        // upper case (UUIDs are compared in lower case): all are duplicates.
+        for payload in [
+            first, try fixture.signer.notification(uuid: uuid, type: "EXPIRED"),
+            try fixture.signer.notification(uuid: uuid.uppercased()),
+        ] {
             let response = try connection.postNotification(payload)
             #expect(response.status == 200)
             #expect(try json(response)["status"] == .string("duplicate"))
@@ -110,6 +114,24 @@ struct IngestAnswerTests {
         let log = try store.rejectLog()
         #expect(log.counts["verificationFailure"] == 2)
         #expect(log.recent.first?.appId == "demo")
+    }
+
+    /// A client chooses what a rejected payload says (here a 500,000-character `alg`); the 401
+    /// and the reject log keep a bounded part of it.
+    @Test func aRejectKeepsABoundedReason() throws {
+        defer { service.shutdown() }
+        let header = Data(#"{"alg":"\#(String(repeating: "A", count: 500_000))","x5c":[]}"#.utf8).base64EncodedString()
+            .replacingOccurrences(of: "=", with: "")
+        let response = try connection.postNotification("\(header).e30.c2ln")
+        #expect(response.status == 401)
+        #expect(response.body.count < 2000)
+        #expect(try json(response)["error"]?["message"]?.stringValue?.contains("more characters cut") == true)
+        service.shutdown()
+        let store = try SQLiteStore(path: fixture.databasePath)
+        defer { store.close() }
+        let reason = try #require(try store.rejectLog().recent.first?.reason)
+        #expect(reason.count <= Reject.maximumReasonLength + 1)
+        #expect(reason.hasPrefix("alg \"AAAA"))
     }
 
     @Test func unknownAppIs404() throws {

@@ -19,12 +19,24 @@ public struct VerificationError: Error, Equatable, CustomStringConvertible, Send
     }
 
     public var status: Status
-    /// What exactly failed, for logs and the reject log; never shown as a status.
+    /// What exactly failed, for logs and the reject log; never shown as a status. At most
+    /// `maximumDetailLength` characters: it may quote what a client sent (an `alg` value, a
+    /// field), and the reject log keeps it, so an unauthenticated client must not choose its size.
     public var detail: String
+
+    /// The longest `detail` kept; the rest is replaced by a note of how much was cut.
+    public static let maximumDetailLength = 500
 
     public init(_ status: Status, _ detail: String) {
         self.status = status
-        self.detail = detail
+        self.detail = Self.bounded(detail)
+    }
+
+    /// `text` cut to `maximumDetailLength` characters, saying so.
+    static func bounded(_ text: String) -> String {
+        guard text.utf8.count > maximumDetailLength, text.count > maximumDetailLength else { return text }
+        let kept = text.prefix(maximumDetailLength - 40)
+        return "\(kept)… (\(text.count - kept.count) more characters cut)"
     }
 
     public var description: String { "\(status.rawValue): \(detail)" }

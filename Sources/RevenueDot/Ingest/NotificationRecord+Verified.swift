@@ -46,10 +46,11 @@ extension NotificationRecord {
             notificationUUID: notificationUUID, payload: payload, transaction: transaction, renewalInfo: renewal)
     }
 
-    /// Apple's `notificationUUID`; a payload without one (never seen from Apple) gets a stable
-    /// id from its bytes, so a retry of it is still recognised as the same notification.
+    /// Apple's `notificationUUID`, in lower case as Apple sends it (the same UUID in upper case is
+    /// the same notification); a payload without one (never seen from Apple) gets a stable id
+    /// from its bytes, so a retry of it is still recognised as the same notification.
     static func uuid(of payload: ResponseBodyV2DecodedPayload, signedPayload: String) -> String {
-        if let uuid = payload.notificationUUID, !uuid.isEmpty { return uuid }
+        if let uuid = payload.notificationUUID, !uuid.isEmpty { return uuid.lowercased() }
         return "sha256:" + Digest.hex(Digest.sha256(Array(signedPayload.utf8)))
     }
 }
