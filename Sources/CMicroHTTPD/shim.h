@@ -18,6 +18,10 @@
 // - connectionLimit: connections beyond it are refused at accept (MHD_OPTION_CONNECTION_LIMIT).
 // - connectionMemoryLimit: per-connection buffer for headers and body reads.
 // - logger: receives MHD's error messages instead of stderr (MHD_OPTION_EXTERNAL_LOGGER).
+// - uriLog: sees each request target as sent, before MHD decodes its escapes; what it returns is
+//   the request's first context pointer (MHD_OPTION_URI_LOG_CALLBACK).
+typedef void *(*CMicroHTTPD_URILogCallback)(void *cls, const char *uri, struct MHD_Connection *connection);
+
 static inline struct MHD_Daemon *CMicroHTTPD_startDaemon(
     unsigned int flags, uint16_t port, const struct sockaddr *address,
     MHD_AccessHandlerCallback handler, void *context,
@@ -25,7 +29,8 @@ static inline struct MHD_Daemon *CMicroHTTPD_startDaemon(
     unsigned int connectionLimit, size_t connectionMemoryLimit,
     MHD_RequestCompletedCallback completed,
     MHD_NotifyConnectionCallback notifyConnection,
-    MHD_LogCallback logger) {
+    MHD_LogCallback logger,
+    CMicroHTTPD_URILogCallback uriLog) {
     // The logger comes first: MHD reports problems with later options through it.
     return MHD_start_daemon(flags, port, NULL, NULL, handler, context,
         MHD_OPTION_EXTERNAL_LOGGER, logger, context,
@@ -36,6 +41,7 @@ static inline struct MHD_Daemon *CMicroHTTPD_startDaemon(
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connectionMemoryLimit,
         MHD_OPTION_NOTIFY_COMPLETED, completed, context,
         MHD_OPTION_NOTIFY_CONNECTION, notifyConnection, context,
+        MHD_OPTION_URI_LOG_CALLBACK, uriLog, context,
         MHD_OPTION_END);
 }
 

@@ -7,7 +7,8 @@ import Foundation
 public struct HTTPRequest: Sendable {
     /// The request method, such as "GET" or "POST".
     public var method: String
-    /// The request path without the query string.
+    /// The request path as the client sent it, without the query string: percent-escapes are not
+    /// decoded here (the router decodes each segment, so `%2F` stays inside a path parameter).
     public var path: String
     /// The query arguments, decoded.
     public var query: [String: String]

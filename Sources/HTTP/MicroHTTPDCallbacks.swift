@@ -17,12 +17,17 @@ func microHTTPDAccess(
     guard let cls, let connection, let uploadDataSize, let requestContext else { return .NO }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
 
-    guard let existing = requestContext.pointee else {
-        // First call: the headers are in, none of the body is read yet.
-        let context = RequestContext(
-            method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-            started: .now)
-        requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
+    let seen = requestContext.pointee.map { Unmanaged<RequestContext>.fromOpaque($0).takeUnretainedValue() }
+    guard let existing = requestContext.pointee, seen?.headersSeen == true else {
+        // First call: the headers are in, none of the body is read yet. The context was made from
+        // the request line (`microHTTPDRequestTarget`), which keeps the path as sent; MHD's `url`
+        // has its escapes decoded already (`%2F` is `/` there), so it is only a fallback.
+        let context =
+            seen
+            ?? RequestContext(method: "", path: url.map { String(cString: $0) } ?? "/", started: .now, headersSeen: true)
+        context.method = method.map { String(cString: $0) } ?? "GET"
+        context.headersSeen = true
+        if seen == nil { requestContext.pointee = Unmanaged.passRetained(context).toOpaque() }
         guard let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
             let length = Int(String(cString: declared))
         else { return .YES }
@@ -78,6 +83,17 @@ func microHTTPDAccess(
     case .now(let response): return queue(response, on: connection, close: core.draining.load(ordering: .relaxed))
     case .later: return .YES
     }
+}
+
+/// Called with each request's target as sent, before libmicrohttpd decodes its escapes: makes
+/// the request's context, which libmicrohttpd hands to the access handler (and, once the request
+/// is done or abandoned, to `microHTTPDRequestCompleted`, which releases it).
+func microHTTPDRequestTarget(
+    cls: UnsafeMutableRawPointer?, uri: UnsafePointer<CChar>?, connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+    let target = uri.map { String(cString: $0) } ?? "/"
+    let context = RequestContext(method: "", path: RequestContext.path(ofTarget: target), started: .now, headersSeen: false)
+    return Unmanaged.passRetained(context).toOpaque()
 }
 
 /// A connection pointer handed to the thread that resumes it. libmicrohttpd keeps a suspended

@@ -51,7 +51,7 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
                 // one or two reads, with room for headers. MHD clears the pool after every request, so
                 // its size is paid on each one (128 KiB cost 2.4% of a GET /v1/subscribers profile).
                 UInt32(configuration.connectionLimit), 32 * 1024,
-                microHTTPDRequestCompleted, microHTTPDConnectionNotified, microHTTPDLog)
+                microHTTPDRequestCompleted, microHTTPDConnectionNotified, microHTTPDLog, microHTTPDRequestTarget)
         }
         let messages = core.endCollectingMessages()
         guard let handle else {

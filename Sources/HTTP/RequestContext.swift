@@ -9,8 +9,13 @@ import Synchronization
 /// request's `con_cls` pointer on the first call and released by the completion callback,
 /// which libmicrohttpd calls exactly once for every request it called the handler for.
 final class RequestContext {
-    let method: String
+    /// Set when the headers are in (the first call of the access handler).
+    var method: String
+    /// The path as the client sent it, escapes not decoded, without the query string.
     let path: String
+    /// Whether the access handler has seen the headers: a context made from the request line
+    /// (`microHTTPDRequestTarget`) has not yet.
+    var headersSeen: Bool
     let started: ContinuousClock.Instant
     var body = Data()
     /// The body outgrew the limit: the rest is discarded and the answer is 413.
@@ -22,10 +27,16 @@ final class RequestContext {
     /// A deferred handler's answer, set on its thread before the connection is resumed.
     let deferredReply = DeferredReply()
 
-    init(method: String, path: String, started: ContinuousClock.Instant) {
+    init(method: String, path: String, started: ContinuousClock.Instant, headersSeen: Bool = true) {
         self.method = method
         self.path = path
         self.started = started
+        self.headersSeen = headersSeen
+    }
+
+    /// The path part of a request target as sent: up to its query string.
+    static func path(ofTarget target: String) -> String {
+        String(decoding: target.utf8.prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }, as: UTF8.self)
     }
 }
 

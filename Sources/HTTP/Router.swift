@@ -79,10 +79,14 @@ public struct Router: Sendable {
         routes.insert(route, at: index)
     }
 
-    /// Finds the route for `method` and `path` (the path without its query string).
+    /// Finds the route for `method` and `path` (the path as sent, without its query string).
+    ///
+    /// Each segment is matched with its percent-escapes decoded, so `%2F` stays inside its
+    /// segment: `/v1/subscribers/team%2Fbob` gives `app_user_id` `team/bob`. An escape that is not
+    /// two hex digits is kept as it is.
     public func match(method: String, path: String) -> Match {
         guard path.utf8.first == Self.slash else { return .notFound }
-        let pathSegments = Self.segments(of: path)
+        let pathSegments = Self.segments(of: path).map { raw in PathSegment(raw: raw, decoded: Self.decoded(raw)) }
         var allowed: [String] = []
         let wanted = method == "HEAD" ? "GET" : method
         for route in routes {
@@ -120,17 +124,63 @@ public struct Router: Sendable {
         return segments
     }
 
-    /// The captured parameters when `segments` matches `path`, or nil.
-    private static func parameters(_ segments: [Segment], _ path: [Substring.UTF8View]) -> [String: String]? {
+    /// A segment of the request's path, and its bytes decoded when it has escapes (most have
+    /// none, and are compared in place).
+    private struct PathSegment {
+        var raw: Substring.UTF8View
+        var decoded: [UInt8]?
+
+        func equals(_ literal: [UInt8]) -> Bool { decoded.map { $0 == literal } ?? raw.elementsEqual(literal) }
+        var isEmpty: Bool { decoded?.isEmpty ?? raw.isEmpty }
+        var text: String { decoded.map { String(decoding: $0, as: UTF8.self) } ?? String(Substring(raw)) }
+    }
+
+    /// A segment's bytes with its percent-escapes decoded; nil when it has none.
+    private static func decoded(_ segment: Substring.UTF8View) -> [UInt8]? {
+        guard segment.contains(UInt8(ascii: "%")) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(segment.count)
+        var index = segment.startIndex
+        while index < segment.endIndex {
+            let byte = segment[index]
+            if byte == UInt8(ascii: "%"), let high = segment.index(index, offsetBy: 1, limitedBy: segment.endIndex),
+                high < segment.endIndex, let low = segment.index(high, offsetBy: 1, limitedBy: segment.endIndex),
+                low < segment.endIndex, let value = hex(segment[high], segment[low])
+            {
+                bytes.append(value)
+                index = segment.index(after: low)
+            } else {
+                bytes.append(byte)
+                index = segment.index(after: index)
+            }
+        }
+        return bytes
+    }
+
+    private static func hex(_ high: UInt8, _ low: UInt8) -> UInt8? {
+        func digit(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        guard let high = digit(high), let low = digit(low) else { return nil }
+        return high << 4 | low
+    }
+
+    /// The captured parameters when `segments` matches `path` (decoded segments), or nil.
+    private static func parameters(_ segments: [Segment], _ path: [PathSegment]) -> [String: String]? {
         guard segments.count == path.count else { return nil }
         var parameters: [String: String] = [:]
         for (segment, value) in zip(segments, path) {
             switch segment {
             case .literal(let literal):
-                guard value.elementsEqual(literal) else { return nil }
+                guard value.equals(literal) else { return nil }
             case .parameter(let name):
                 guard !value.isEmpty else { return nil }
-                parameters[name] = String(Substring(value))
+                parameters[name] = value.text
             }
         }
         return parameters

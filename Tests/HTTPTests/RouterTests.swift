@@ -34,6 +34,15 @@ struct RouterTests {
         Found(method: "HEAD", path: "/health", route: "/health", parameters: [:]),
         // Segments are compared and captured as bytes: a parameter keeps its characters as sent.
         Found(method: "GET", path: "/v1/subscribers/café ☕", route: "/v1/subscribers/{id}", parameters: ["id": "café ☕"]),
+        // Escapes are decoded segment by segment: an encoded slash stays inside its parameter.
+        Found(method: "GET", path: "/v1/subscribers/team%2Fbob", route: "/v1/subscribers/{id}", parameters: ["id": "team/bob"]),
+        Found(
+            method: "GET", path: "/v1/subscribers/a%2F%2fb%20c%C3%A9/entitlements/p%72o",
+            route: "/v1/subscribers/{id}/entitlements/{name}", parameters: ["id": "a//b cé", "name": "pro"]),
+        Found(method: "GET", path: "/v1/%73ubscribers/count", route: "/v1/subscribers/count", parameters: [:]),
+        // An escape that is not two hex digits is kept as sent.
+        Found(method: "GET", path: "/v1/subscribers/100%", route: "/v1/subscribers/{id}", parameters: ["id": "100%"]),
+        Found(method: "GET", path: "/v1/subscribers/%zz%4", route: "/v1/subscribers/{id}", parameters: ["id": "%zz%4"]),
     ])
     func matchesRoutesAndCapturesParameters(_ expected: Found) throws {
         guard
@@ -55,6 +64,7 @@ struct RouterTests {
     @Test(arguments: [
         "/", "/v1/apple/notifications/", "/v1/apple/notifications", "/v1/apple/notifications/a/b",
         "/health/", "/v2/subscribers/1", "v1/subscribers/1", "", "//health", "/v1//notifications/a", "/HEALTH",
+        "/v1/apple%2Fnotifications/a", "/health%2F",
     ])
     func unknownPathsAreNotFound(_ path: String) {
         guard case .notFound = Self.router().match(method: "POST", path: path) else {

@@ -76,6 +76,18 @@ struct SubscribersAPITests {
         #expect(after["subscriber"]?["subscriptions"]?["pro.monthly"] != nil)
     }
 
+    /// An `app_user_id` is one path segment whatever it holds: percent-encoded, a slash or a
+    /// space stays part of it (it used to be decoded before routing, so `team%2Fbob` was a 404).
+    @Test func customerIdsWithEscapedCharactersAreOneSegment() throws {
+        defer { service.shutdown() }
+        let response = try post("team%2Fbob%20%C3%A9", try transaction(original: "5000000004"))
+        #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
+        let body = try JSONValue(parsing: try get("team%2Fbob%20%C3%A9").body)
+        #expect(body["subscriber"]?["original_app_user_id"] == .string("team/bob é"))
+        #expect(body["subscriber"]?["subscriptions"]?["pro.monthly"]?["store_transaction_id"] == .string("5000000004"))
+        #expect(try get("team/bob%20%C3%A9").status == 404)
+    }
+
     @Test func forgedTransactionIsRefused() throws {
         defer { service.shutdown() }
         let forger = SignedNotifications(chain: try TestChain(name: "Forger"))
