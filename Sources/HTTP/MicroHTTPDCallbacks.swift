@@ -28,6 +28,15 @@ func microHTTPDAccess(
         context.method = method.map { String(cString: $0) } ?? "GET"
         context.headersSeen = true
         if seen == nil { requestContext.pointee = Unmanaged.passRetained(context).toOpaque() }
+        let lengths = contentLengths(in: connection)
+        // Several Content-Length headers must agree (one holding a list libmicrohttpd refuses itself).
+        if lengths.count > 1, Set(lengths.map { $0.trimmingCharacters(in: .whitespaces) }).count > 1 {
+            core.deadlines?.received(connection)
+            context.rejected = true
+            return queueRejection(
+                context, core.conflictingLengths(method: context.method, path: context.path, started: context.started),
+                core: core, connection: connection)
+        }
         guard let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
             let length = Int(String(cString: declared))
         else { return .YES }
@@ -35,7 +44,9 @@ func microHTTPDAccess(
             // Answering now makes libmicrohttpd skip the body and close the connection after the answer.
             core.deadlines?.received(connection)
             context.rejected = true
-            return queueRejection(context, core: core, connection: connection)
+            return queueRejection(
+                context, core.payloadTooLarge(method: context.method, path: context.path, started: context.started),
+                core: core, connection: connection)
         }
         context.body.reserveCapacity(length)
         return .YES
@@ -67,7 +78,9 @@ func microHTTPDAccess(
     // The whole request is in.
     core.deadlines?.received(connection)
     if context.rejected {
-        return queueRejection(context, core: core, connection: connection)
+        return queueRejection(
+            context, core.payloadTooLarge(method: context.method, path: context.path, started: context.started), core: core,
+            connection: connection)
     }
     let request = HTTPRequest(
         method: context.method, path: context.path, query: values(of: .GET_ARGUMENT_KIND, in: connection),
@@ -122,10 +135,13 @@ func microHTTPDRequestCompleted(
     }
 }
 
-private func queueRejection(_ context: RequestContext, core: ServerCore, connection: OpaquePointer) -> MHD_Result {
+/// Answers `response` before the body is read (libmicrohttpd then skips the body and closes
+/// the connection after the answer).
+private func queueRejection(
+    _ context: RequestContext, _ response: HTTPResponse, core: ServerCore, connection: OpaquePointer
+) -> MHD_Result {
     context.responded = true
     core.respondingRequests.add(1, ordering: .relaxed)
-    let response = core.payloadTooLarge(method: context.method, path: context.path, started: context.started)
     return queue(response, on: connection, close: true)
 }
 

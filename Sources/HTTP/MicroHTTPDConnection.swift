@@ -67,3 +67,20 @@ func queue(_ response: HTTPResponse, on connection: OpaquePointer, close: Bool) 
     }
     return MHD_queue_response(connection, UInt32(clamping: response.status), created)
 }
+
+/// Every `Content-Length` header of the request, as sent (a request may carry several).
+func contentLengths(in connection: OpaquePointer) -> [String] {
+    var lengths: [String] = []
+    withUnsafeMutablePointer(to: &lengths) { pointer in
+        _ = MHD_get_connection_values(connection, .HEADER_KIND, collectContentLength, pointer)
+    }
+    return lengths
+}
+
+private func collectContentLength(
+    cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind, key: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?
+) -> MHD_Result {
+    guard let cls, let key, strcasecmp(key, "Content-Length") == 0 else { return .YES }
+    cls.assumingMemoryBound(to: [String].self).pointee.append(value.map { String(cString: $0) } ?? "")
+    return .YES
+}

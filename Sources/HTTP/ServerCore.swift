@@ -153,16 +153,31 @@ final class ServerCore: Sendable {
 
     /// The answer to a body over the limit.
     func payloadTooLarge(method: String, path: String, started: ContinuousClock.Instant) -> HTTPResponse {
+        refused(
+            .error(status: 413, code: "payload_too_large", message: "The request body is larger than \(maxBodyBytes) bytes."),
+            method: method, path: path, started: started)
+    }
+
+    /// The answer to a request whose `Content-Length` headers disagree (RFC 9110, section 8.6):
+    /// where its body ends is unknowable, so it is refused before any of it is read.
+    func conflictingLengths(method: String, path: String, started: ContinuousClock.Instant) -> HTTPResponse {
+        refused(
+            .error(status: 400, code: "bad_request", message: "The request has Content-Length headers that disagree."),
+            method: method, path: path, started: started)
+    }
+
+    /// `answer`, counted in the metrics of the route `path` would have reached.
+    private func refused(_ answer: HTTPResponse, method: String, path: String, started: ContinuousClock.Instant)
+        -> HTTPResponse
+    {
         let route: String
         if case .found(_, let pattern, _) = router.match(method: method, path: path) {
             route = pattern
         } else {
             route = "unmatched"
         }
-        finished(method: method, route: route, status: 413, started: started)
-        return .error(
-            status: 413, code: "payload_too_large",
-            message: "The request body is larger than \(maxBodyBytes) bytes.")
+        finished(method: method, route: route, status: answer.status, started: started)
+        return answer
     }
 
     private func finished(method: String, route: String, status: Int, started: ContinuousClock.Instant) {
