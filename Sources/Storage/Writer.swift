@@ -18,6 +18,13 @@ final class Writer {
     /// Headers written by items of the open transaction; they join `committedHeaders` at commit.
     var headersInTransaction: Set<String> = []
     private static let maximumCachedHeaders = 1024
+    /// The last write that failed for lack of disk or an I/O error, until a commit succeeds: the
+    /// health check reports it for `recentFailureWindow`, since taking the write lock, which is
+    /// all it does otherwise, still works on a full disk.
+    private var recentIOFailure: (error: StoreError, at: ContinuousClock.Instant)?
+    /// How long a failed write keeps the health check failing when no commit succeeds after it
+    /// (without traffic none would, and a load balancer that trusts /health would send none).
+    static let recentFailureWindow: Duration = .seconds(30)
 
     /// Opens the writer connection and brings the schema up to date.
     init(
@@ -132,6 +139,7 @@ final class Writer {
             if items.contains(where: \.isReject) { try trimRejects() }
             try commit()
         } catch {
+            noteFailure(error)
             rollback()
             commitOneByOne(items, queue: queue)
             return
@@ -166,6 +174,7 @@ final class Writer {
             do throws(StoreError) {
                 try begin()
             } catch {
+                noteFailure(error)
                 lockFailure = error
                 Self.resolve(item, .failure(error))
                 continue
@@ -177,6 +186,7 @@ final class Writer {
                 if item.isReject { try trimRejects() }
                 try commit()
             } catch {
+                noteFailure(error)
                 rollback()
                 Self.resolve(item, .failure(error))
                 continue
@@ -198,6 +208,7 @@ final class Writer {
     private func commit() throws(StoreError) {
         if let failure = flusher.failure { throw failure }
         try connection.run("COMMIT")
+        recentIOFailure = nil
         if committedHeaders.count + headersInTransaction.count > Self.maximumCachedHeaders { committedHeaders.removeAll() }
         committedHeaders.formUnion(headersInTransaction)
     }
@@ -207,9 +218,20 @@ final class Writer {
         if connection.isInTransaction { _ = try? connection.run("ROLLBACK") }
     }
 
-    /// Takes and releases the write lock: the database is reachable, writable and not locked by others.
+    /// Keeps an I/O failure (a full disk among them) for the health check.
+    private func noteFailure(_ error: StoreError) {
+        if error.code == .io { recentIOFailure = (error, .now) }
+    }
+
+    /// Takes and releases the write lock: the database is reachable, writable and not locked by
+    /// others, and no write failed for lack of disk (or an I/O error) lately without a commit since.
     private func checkWriteLock() -> Result<Void, StoreError> {
         if let failure = flusher.failure { return .failure(failure) }
+        if let recent = recentIOFailure, recent.at.duration(to: .now) < Self.recentFailureWindow {
+            let seconds = recent.at.duration(to: .now).components.seconds
+            return .failure(
+                StoreError(.io, "a write failed \(seconds) s ago and none has committed since: \(recent.error.message)"))
+        }
         do throws(StoreError) {
             try connection.run("BEGIN IMMEDIATE")
             try connection.run("ROLLBACK")

@@ -114,6 +114,33 @@ final class PragmaProbe: NotificationHandOff {
         #expect(calls.all == [3])
     }
 
+    /// On a full disk the write lock is still taken, so that alone said healthy while every
+    /// notification was refused: a write that failed for lack of room fails the health check
+    /// until a commit succeeds again. (`max_page_count` stands in for the disk.)
+    @Test func healthCheckFailsWhileWritesFailForLackOfRoom() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(path: directory.databasePath)
+        defer { store.close() }
+        _ = try store.store(makeRecord("before"))
+        try store.healthCheck()
+        try store.write { transaction in
+            let pages = try transaction.query("PRAGMA page_count").first?.first?.integerValue ?? 0
+            try transaction.execute("PRAGMA max_page_count = \(pages)")
+        }
+        let big = String(repeating: "x", count: 64 << 10)
+        var refused = makeRecord("refused")
+        refused.signedPayload = big
+        let failed = #expect(throws: StoreError.self) { try store.store(refused) }
+        #expect(failed?.code == .io)
+        let error = #expect(throws: StoreError.self) { try store.healthCheck() }
+        #expect(error?.code == .io)
+        #expect(error?.message.contains("none has committed since") == true)
+
+        try store.write { transaction in try transaction.execute("PRAGMA max_page_count = 1000000") }
+        try store.healthCheck()
+        #expect(try store.store(refused) == .stored)
+    }
+
     @Test func healthCheckAnswersAndReportsALockedDatabaseAsBusy() throws {
         let directory = try TemporaryDirectory()
         let store = try SQLiteStore(path: directory.databasePath)
