@@ -72,6 +72,23 @@ struct SimulateCommandTests {
         #expect(try simulate(["renew", "--user", "nobody"]).status == 1, "no subscription to renew")
     }
 
+    /// Every transaction of a subscription carries the date it was first bought (Apple's
+    /// `originalPurchaseDate`), so a renewal does not move the customer's `original_purchase_date`.
+    @Test func renewalsKeepTheOriginalPurchaseDate() throws {
+        defer { service.shutdown() }
+        func subscription() throws -> JSONValue? {
+            let response = try connection.request("GET", "/v1/subscribers/carol", headers: ["Authorization": "Bearer sk_sim"])
+            return try JSONValue(parsing: response.body)["subscriber"]?["subscriptions"]?["pro.monthly"]
+        }
+        #expect(try simulate(["subscribe", "--user", "carol"]).status == 0)
+        let bought = try #require(try subscription()?["original_purchase_date"]?.stringValue)
+        #expect(try subscription()?["purchase_date"]?.stringValue == bought)
+        #expect(try simulate(["renew", "--user", "carol"]).status == 0)
+        let renewed = try #require(try subscription())
+        #expect(renewed["original_purchase_date"]?.stringValue == bought)
+        #expect(renewed["purchase_date"]?.stringValue != bought, "the renewal starts later")
+    }
+
     /// A whole story in seconds (3 s periods leave room on a loaded machine): trial, conversion, plan changes, cancellation, expiry.
     @Test func lifecyclePlaysOutWithAShortPeriod() throws {
         defer { service.shutdown() }

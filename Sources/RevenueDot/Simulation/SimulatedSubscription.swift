@@ -13,6 +13,9 @@ struct SimulatedSubscription: Codable, Sendable {
     var transactionId: String
     var purchaseMs: Int64
     var expiresMs: Int64
+    /// When the subscription was first bought: every transaction's `originalPurchaseDate`. Nil in
+    /// stories saved before it was kept, which then use the current purchase date as before.
+    var originalPurchaseMs: Int64?
     var trial = false
     /// How many transactions the subscription has had (ids are derived from it).
     var transactions = 1
@@ -35,6 +38,7 @@ struct SimulatedSubscription: Codable, Sendable {
         transactionId = originalTransactionId
         purchaseMs = nowMs
         expiresMs = nowMs + periodMs
+        originalPurchaseMs = nowMs
         self.trial = trial
         appAccountToken = UUID(uuidString: user)?.uuidString.lowercased() ?? SimulatedSubscription.token(for: user)
         self.environment = environment
@@ -65,7 +69,7 @@ struct SimulatedSubscription: Codable, Sendable {
             "transactionId": .string(transactionId), "originalTransactionId": .string(originalTransactionId),
             "webOrderLineItemId": .string("4\(transactionId.dropFirst())"), "bundleId": .string(bundleId),
             "productId": .string(productId), "subscriptionGroupIdentifier": .string("21000001"),
-            "purchaseDate": .integer(purchaseMs), "originalPurchaseDate": .integer(purchaseMs),
+            "purchaseDate": .integer(purchaseMs), "originalPurchaseDate": .integer(originalPurchaseMs ?? purchaseMs),
             "expiresDate": .integer(expiresMs),
             "quantity": .integer(1), "type": .string("Auto-Renewable Subscription"),
             "inAppOwnershipType": .string(familyShared ? "FAMILY_SHARED" : "PURCHASED"), "signedDate": .integer(signedMs),
