@@ -89,6 +89,28 @@ struct SimulateCommandTests {
         #expect(renewed["purchase_date"]?.stringValue != bought, "the renewal starts later")
     }
 
+    /// `renew` starts the next period where the current one ends, ahead of the wall clock; the
+    /// steps after it happen then, not before the period they follow (an upgrade or a billing
+    /// recovery dated earlier than the renewal left the renewal current).
+    @Test func stepsAfterARenewalFollowIt() throws {
+        defer { service.shutdown() }
+        func subscriber(_ user: String) throws -> JSONValue? {
+            let response = try connection.request("GET", "/v1/subscribers/\(user)", headers: ["Authorization": "Bearer sk_sim"])
+            return try JSONValue(parsing: response.body)["subscriber"]
+        }
+        for step in ["subscribe", "renew", "upgrade"] { #expect(try simulate([step, "--user", "dana"]).status == 0) }
+        #expect(try subscriber("dana")?["entitlements"]?["pro"]?["product_identifier"] == .string("pro.yearly"))
+
+        for step in ["subscribe", "renew", "billing-failure", "billing-recovery", "cancel"] {
+            #expect(try simulate([step, "--user", "gus"]).status == 0)
+        }
+        try service.fireDueTimers()
+        let expires = try #require(try subscriber("gus")?["entitlements"]?["pro"]?["expires_date"]?.stringValue)
+        let date = try #require(ISO8601DateFormatter().date(from: expires))
+        #expect(date.timeIntervalSinceNow > 20 * 86_400, "access runs to the recovered period's end: \(expires)")
+        #expect(try !events(of: "gus").contains { $0["type"] == .string("EXPIRATION") })
+    }
+
     /// A whole story in seconds (3 s periods leave room on a loaded machine): trial, conversion, plan changes, cancellation, expiry.
     @Test func lifecyclePlaysOutWithAShortPeriod() throws {
         defer { service.shutdown() }

@@ -16,6 +16,9 @@ struct SimulatedSubscription: Codable, Sendable {
     /// When the subscription was first bought: every transaction's `originalPurchaseDate`. Nil in
     /// stories saved before it was kept, which then use the current purchase date as before.
     var originalPurchaseMs: Int64?
+    /// The story's clock once `renew` has moved it past the wall clock (the next period starts
+    /// where the current one ends): later steps happen then, not before the period they follow.
+    var clockMs: Int64?
     var trial = false
     /// How many transactions the subscription has had (ids are derived from it).
     var transactions = 1

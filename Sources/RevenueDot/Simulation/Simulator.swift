@@ -46,8 +46,11 @@ struct Simulator {
 
     // MARK: - Stories
 
+    /// Now in the story: the wall clock, or later once `renew` started a period ahead of it.
+    private var storyNowMs: Int64 { max(UnixTime.nowMs, state?.clockMs ?? 0) }
+
     mutating func play(_ story: Story) throws {
-        let now = UnixTime.nowMs
+        let now = storyNowMs
         // Copies: the closures below run while `state` (part of self) is being changed.
         let periodMs = options.periodMs
         let productOption = options.product
@@ -73,7 +76,11 @@ struct Simulator {
             }
         case .renew:
             // Apple renews shortly before the period ends: the next period starts where this one ends.
-            try change { $0.nextPeriod(productId: $0.autoRenewProductId, startMs: max(now, $0.expiresMs), periodMs: periodMs) }
+            try change {
+                let start = max(now, $0.expiresMs)
+                $0.nextPeriod(productId: $0.autoRenewProductId, startMs: start, periodMs: periodMs)
+                $0.clockMs = start
+            }
             try send("DID_RENEW", nil)
         case .upgrade:
             let product = options.product ?? "pro.yearly"
@@ -190,7 +197,7 @@ struct Simulator {
     /// Signs and POSTs one notification about the current state; prints what went and what came back.
     private func send(_ type: String, _ subtype: String?, expirationIntent: Int? = nil) throws {
         let subscription = try existing()
-        let now = UnixTime.nowMs
+        let now = storyNowMs
         var data: [String: JSONValue] = [
             "bundleId": .string(options.bundleId), "bundleVersion": .string("1"), "environment": .string(options.environment),
             "signedTransactionInfo": .string(try sign(subscription.transactionJSON(signedMs: now))),
@@ -227,7 +234,7 @@ struct Simulator {
     private func postFromApp() throws {
         guard let key = options.apiKey else { return }
         let subscription = try existing()
-        let signed = try sign(subscription.transactionJSON(signedMs: UnixTime.nowMs))
+        let signed = try sign(subscription.transactionJSON(signedMs: storyNowMs))
         let body = Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8)
         let user = options.user.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? options.user
         print("→ the app posts its StoreKit transaction for \(options.user)")
