@@ -18,7 +18,7 @@ func microHTTPDAccess(
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
 
     let seen = requestContext.pointee.map { Unmanaged<RequestContext>.fromOpaque($0).takeUnretainedValue() }
-    guard let existing = requestContext.pointee, seen?.headersSeen == true else {
+    guard let context = seen, context.headersSeen else {
         // First call: the headers are in, none of the body is read yet. The context was made from
         // the request line (`microHTTPDRequestTarget`), which keeps the path as sent; MHD's `url`
         // has its escapes decoded already (`%2F` is `/` there), so it is only a fallback.
@@ -52,7 +52,6 @@ func microHTTPDAccess(
         return .YES
     }
 
-    let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
     if context.deferredReply.pending.load(ordering: .relaxed) {
         // Called again after a deferred handler resumed the connection: its answer is ready.
         guard let response = context.deferredReply.take() else { return .YES }

@@ -138,20 +138,17 @@ public struct Router: Sendable {
     /// A segment's bytes with its percent-escapes decoded; nil when it has none.
     private static func decoded(_ segment: Substring.UTF8View) -> [UInt8]? {
         guard segment.contains(UInt8(ascii: "%")) else { return nil }
+        let raw = Array(segment)
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(segment.count)
-        var index = segment.startIndex
-        while index < segment.endIndex {
-            let byte = segment[index]
-            if byte == UInt8(ascii: "%"), let high = segment.index(index, offsetBy: 1, limitedBy: segment.endIndex),
-                high < segment.endIndex, let low = segment.index(high, offsetBy: 1, limitedBy: segment.endIndex),
-                low < segment.endIndex, let value = hex(segment[high], segment[low])
-            {
+        bytes.reserveCapacity(raw.count)
+        var index = 0
+        while index < raw.count {
+            if raw[index] == UInt8(ascii: "%"), index + 2 < raw.count, let value = hex(raw[index + 1], raw[index + 2]) {
                 bytes.append(value)
-                index = segment.index(after: low)
+                index += 3
             } else {
-                bytes.append(byte)
-                index = segment.index(after: index)
+                bytes.append(raw[index])
+                index += 1
             }
         }
         return bytes

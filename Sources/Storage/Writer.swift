@@ -227,10 +227,10 @@ final class Writer {
     /// others, and no write failed for lack of disk (or an I/O error) lately without a commit since.
     private func checkWriteLock() -> Result<Void, StoreError> {
         if let failure = flusher.failure { return .failure(failure) }
-        if let recent = recentIOFailure, recent.at.duration(to: .now) < Self.recentFailureWindow {
-            let seconds = recent.at.duration(to: .now).components.seconds
+        if let recent = recentIOFailure, case let age = recent.at.duration(to: .now), age < Self.recentFailureWindow {
             return .failure(
-                StoreError(.io, "a write failed \(seconds) s ago and none has committed since: \(recent.error.message)"))
+                StoreError(
+                    .io, "a write failed \(age.components.seconds) s ago and none has committed since: \(recent.error.message)"))
         }
         do throws(StoreError) {
             try connection.run("BEGIN IMMEDIATE")

@@ -9,8 +9,11 @@ import AppStore
 extension SubscriptionState {
     /// The newest snapshot of the current period's transaction: the latest period kept whole,
     /// which is the latest period (`merge` summarizes the others).
-    public var currentTransaction: JWSTransactionDecodedPayload? {
-        transactions.max { Self.periodRank($0.value, $0.key) < Self.periodRank($1.value, $1.key) }?.value
+    public var currentTransaction: JWSTransactionDecodedPayload? { latestKeptWhole?.value }
+
+    /// The snapshot kept whole whose period is the latest (by `periodOrder`, then its key), with its key.
+    var latestKeptWhole: (key: String, value: JWSTransactionDecodedPayload)? {
+        transactions.max { Self.periodRank($0.value, $0.key) < Self.periodRank($1.value, $1.key) }
     }
 
     /// Every known period's transaction id (the current one and the earlier ones).

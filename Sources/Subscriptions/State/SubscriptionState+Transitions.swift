@@ -174,7 +174,7 @@ extension SubscriptionState: FactFolding {
     private mutating func summarizeEarlierPeriods() {
         var earlier = earlierPeriods ?? [:]
         if transactions.count > 1 {
-            let latest = transactions.max { Self.periodRank($0.value, $0.key) < Self.periodRank($1.value, $1.key) }
+            let latest = latestKeptWhole
             for (id, snapshot) in transactions where id != latest?.key { earlier[id] = EarlierPeriod(snapshot) }
             transactions = latest.map { [$0.key: $0.value] } ?? [:]
         }
