@@ -111,6 +111,32 @@ struct SimulateCommandTests {
         #expect(try !events(of: "gus").contains { $0["type"] == .string("EXPIRATION") })
     }
 
+    /// Apple revokes a family member's shared transaction, never the purchaser's own: the family
+    /// member's story starts with `subscribe --family-shared`, and `family-revoke` of a purchase is refused.
+    @Test func familyRevokeEndsAFamilyMembersSharedAccess() throws {
+        defer { service.shutdown() }
+        #expect(try simulate(["subscribe", "--user", "erin"]).status == 0)
+        let refused = try simulate(["family-revoke", "--user", "erin"])
+        #expect(refused.status == 1)
+        #expect(!refused.output.contains("REVOKE"), "nothing is sent for a purchase")
+        #expect(try events(of: "erin").compactMap { $0["type"]?.stringValue } == ["INITIAL_PURCHASE"])
+        #expect(try events(of: "erin").first?["is_family_share"] == .bool(false))
+
+        #expect(try simulate(["subscribe", "--user", "finn", "--family-shared"]).status == 0)
+        #expect(try simulate(["refund", "--user", "finn"]).status == 1, "a family member is never charged")
+        let revoked = try simulate(["family-revoke", "--user", "finn"])
+        #expect(revoked.status == 0, "\(revoked.output)")
+        #expect(revoked.output.contains("→ REVOKE"))
+        try service.fireDueTimers()
+        let finn = try events(of: "finn")
+        #expect(finn.compactMap { $0["type"]?.stringValue } == ["INITIAL_PURCHASE", "EXPIRATION"])
+        #expect(finn.first?["is_family_share"] == .bool(true))
+        let response = try connection.request("GET", "/v1/subscribers/finn", headers: ["Authorization": "Bearer sk_sim"])
+        let pro = try JSONValue(parsing: response.body)["subscriber"]?["entitlements"]?["pro"]
+        let expires = try #require(pro?["expires_date"]?.stringValue)
+        #expect(try #require(ISO8601DateFormatter().date(from: expires)) <= Date(), "access ended at the revocation: \(expires)")
+    }
+
     /// A whole story in seconds (3 s periods leave room on a loaded machine): trial, conversion, plan changes, cancellation, expiry.
     @Test func lifecyclePlaysOutWithAShortPeriod() throws {
         defer { service.shutdown() }

@@ -8,7 +8,8 @@ public struct SimulateCommand {
         usage: revenuedot simulate ca
                revenuedot simulate STORY [--app ID] [--user APP_USER_ID] [--bundle-id ID] [--product ID]
                                          [--period 30s|5m|2h|30d] [--environment Sandbox|Production]
-                                         [--server http://HOST:PORT] [--no-grace] [--accept] [--config FILE]
+                                         [--server http://HOST:PORT] [--no-grace] [--accept] [--family-shared]
+                                         [--config FILE]
 
           ca      creates (once) a test chain with Apple's marker OIDs under .revenuedot/dev-ca/ and
                   prints its root certificate's path: add it to the app's rootCertificates
@@ -18,6 +19,10 @@ public struct SimulateCommand {
                   refund-reversed, family-revoke, price-increase (--accept: ACCEPTED), lifecycle
                   (a trial that converts, an upgrade, a downgrade taken back, a cancellation and
                   the expiry, over about three --period lengths)
+
+          subscribe --family-shared (or lifecycle --family-shared) makes --user a family member
+          with access through Family Sharing: every transaction is FAMILY_SHARED, and
+          family-revoke (REVOKE) ends that access. A customer who bought it gets refund instead.
 
           The subscription of each --user is kept in .revenuedot/simulator/, so subscribe then
           upgrade continue one story. --user also sets appAccountToken (a UUID derived from it
@@ -41,7 +46,7 @@ public struct SimulateCommand {
         parsed = try ParsedArguments(
             Array(arguments.dropFirst()),
             valueOptions: ["config", "app", "user", "bundle-id", "product", "period", "environment", "server"],
-            flagOptions: ["no-grace", "accept"])
+            flagOptions: ["no-grace", "accept", "family-shared"])
         guard parsed.positionals.isEmpty else { throw UsageError("simulate takes options only after the story") }
     }
 
@@ -77,6 +82,7 @@ public struct SimulateCommand {
             host: host, port: port)
         options.grace = !parsed.flags.contains("no-grace")
         options.accept = parsed.flags.contains("accept")
+        options.familyShared = parsed.flags.contains("family-shared")
         options.apiKey = app.publicApiKey ?? app.secretApiKey
         var simulator = Simulator(
             options: options, chain: ca.chain, stateFile: file, state: Simulator.load(file),

@@ -26,6 +26,8 @@ struct SimulatedSubscription: Codable, Sendable {
     var graceEndsMs: Int64?
     var priceIncreasePending = false
     var refundedMs: Int64?
+    /// The customer is a family member with access through Family Sharing (`subscribe
+    /// --family-shared`): each family member has transactions of their own, all `FAMILY_SHARED`.
     var familyShared = false
     var expired = false
     var appAccountToken: String
@@ -33,7 +35,10 @@ struct SimulatedSubscription: Codable, Sendable {
     var bundleId: String
 
     /// A fresh subscription to `productId`, starting now.
-    init(productId: String, periodMs: Int64, nowMs: Int64, user: String, environment: String, bundleId: String, trial: Bool) {
+    init(
+        productId: String, periodMs: Int64, nowMs: Int64, user: String, environment: String, bundleId: String, trial: Bool,
+        familyShared: Bool = false
+    ) {
         let base = String(nowMs % 10_000_000_000)
         originalTransactionId = "2\(base.count < 10 ? String(repeating: "0", count: 10 - base.count) : "")\(base)00001"
         self.productId = productId
@@ -43,6 +48,7 @@ struct SimulatedSubscription: Codable, Sendable {
         expiresMs = nowMs + periodMs
         originalPurchaseMs = nowMs
         self.trial = trial
+        self.familyShared = familyShared
         appAccountToken = UUID(uuidString: user)?.uuidString.lowercased() ?? SimulatedSubscription.token(for: user)
         self.environment = environment
         self.bundleId = bundleId
@@ -88,6 +94,7 @@ struct SimulatedSubscription: Codable, Sendable {
         if revoked || refundedMs != nil {
             members["revocationDate"] = .integer(refundedMs ?? signedMs)
             members["revocationReason"] = .integer(0)
+            members["revocationType"] = .string(familyShared ? "FAMILY_REVOKE" : "REFUND_FULL")
         }
         return .object(members)
     }

@@ -28,6 +28,8 @@ struct Simulator {
         var port: UInt16
         var grace = true
         var accept = false
+        /// A new subscription is a family member's access through Family Sharing, not a purchase.
+        var familyShared = false
         /// The app's public (or secret) API key: with it, a purchase is also posted by "the app"
         /// to `/v1/subscribers/{user}/transactions`, linking it to `--user` as a real app would.
         var apiKey: String?
@@ -70,7 +72,8 @@ struct Simulator {
             } else {
                 state = SimulatedSubscription(
                     productId: options.product ?? "pro.monthly", periodMs: options.periodMs, nowMs: now, user: options.user,
-                    environment: options.environment, bundleId: options.bundleId, trial: false)
+                    environment: options.environment, bundleId: options.bundleId, trial: false,
+                    familyShared: options.familyShared)
                 try postFromApp()
                 try send("SUBSCRIBED", "INITIAL_BUY")
             }
@@ -127,16 +130,26 @@ struct Simulator {
             }
             try send("EXPIRED", subtype, expirationIntent: intent)
         case .refund:
+            guard try !existing().familyShared else {
+                throw Failure(
+                    description:
+                        "\(options.user) has the subscription through Family Sharing and was never charged; the purchaser's refund reaches a family member as family-revoke"
+                )
+            }
             try change { $0.refundedMs = now }
             try send("REFUND", nil)
         case .refundReversed:
             try change { $0.refundedMs = nil }
             try send("REFUND_REVERSED", nil)
         case .familyRevoke:
-            try change {
-                $0.familyShared = true
-                $0.refundedMs = now
+            // Apple revokes a family member's own shared transaction, never the purchaser's.
+            guard try existing().familyShared else {
+                throw Failure(
+                    description:
+                        "\(options.user) bought the subscription; family-revoke ends a family member's shared access: play a family member's story from subscribe --family-shared"
+                )
             }
+            try change { $0.refundedMs = now }
             try send("REVOKE", nil)
         case .priceIncrease:
             let accept = options.accept
@@ -154,7 +167,7 @@ struct Simulator {
         let now = UnixTime.nowMs
         state = SimulatedSubscription(
             productId: options.product ?? "pro.monthly", periodMs: options.periodMs, nowMs: now, user: options.user,
-            environment: options.environment, bundleId: options.bundleId, trial: true)
+            environment: options.environment, bundleId: options.bundleId, trial: true, familyShared: options.familyShared)
         try postFromApp()
         try send("SUBSCRIBED", "INITIAL_BUY")
         // The renewal comes just before the trial ends, as Apple charges ahead of the expiry.
