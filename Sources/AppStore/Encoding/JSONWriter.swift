@@ -166,6 +166,10 @@ extension JSONWriter {
     }
 
     /// An array member, each element written by `element`.
+    ///
+    /// Inlinable, like `object`, so the state types' writers get it specialized for their element
+    /// types: called across modules unspecialized, each element went through witness tables.
+    @inlinable
     public mutating func array<Element>(
         _ key: StaticString, _ elements: [Element], _ element: (inout JSONWriter, Element) throws -> Void
     ) rethrows {
@@ -174,6 +178,7 @@ extension JSONWriter {
     }
 
     /// An array member whose key is data.
+    @inlinable
     public mutating func array<Element>(
         text key: String, _ elements: [Element], _ element: (inout JSONWriter, Element) throws -> Void
     ) rethrows {
@@ -181,7 +186,8 @@ extension JSONWriter {
         try elementsOf(elements, element)
     }
 
-    private mutating func elementsOf<Element>(
+    @usableFromInline
+    mutating func elementsOf<Element>(
         _ elements: [Element], _ element: (inout JSONWriter, Element) throws -> Void
     ) rethrows {
         beginArray()
@@ -190,14 +196,23 @@ extension JSONWriter {
     }
 
     /// An object member with `members`' keys sorted by their UTF-8 bytes, each value written by `value`.
+    ///
+    /// A state's dictionaries mostly hold no member or one, which need no sort; inlinable so that
+    /// the sort of the others is specialized (unspecialized, it cost 2,400 instructions for one key).
+    @inlinable
     public mutating func object<Value>(
         _ key: StaticString, _ members: [String: Value], _ value: (inout JSONWriter, Value) throws -> Void
     ) rethrows {
         self.key(key)
         beginObject()
-        for name in members.keys.sorted(by: JSONValue.precedesInUTF8) {
-            self.key(text: name)
-            try value(&self, members[name]!)
+        if members.count == 1, let only = members.first {
+            self.key(text: only.key)
+            try value(&self, only.value)
+        } else if !members.isEmpty {
+            for (name, member) in members.sorted(by: { JSONValue.precedesInUTF8($0.key, $1.key) }) {
+                self.key(text: name)
+                try value(&self, member)
+            }
         }
         endObject()
     }
