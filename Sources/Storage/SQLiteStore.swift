@@ -210,6 +210,19 @@ public final class SQLiteStore: Sendable {
         }
     }
 
+    /// The UUIDs of every notification of `appId` in `state`, in the order they were stored: a
+    /// list to walk one `notification(uuid:)` at a time, however many there are.
+    public func notificationUUIDs(appId: String, state: NotificationState) throws(StoreError) -> [String] {
+        // The literal second term lets SQLite use the partial index on rows not applied.
+        let sql =
+            state == .applied
+            ? "SELECT notification_uuid FROM notifications WHERE app_id = ? AND state = ? ORDER BY id"
+            : "SELECT notification_uuid FROM notifications WHERE app_id = ? AND state = ? AND state != 'applied' ORDER BY id"
+        return try readers.read { (connection) throws(StoreError) in
+            try connection.query(sql, [.text(appId), .text(state.rawValue)]).compactMap { $0.first?.textValue }
+        }
+    }
+
     /// The notification with this UUID, or nil.
     public func notification(uuid: String) throws(StoreError) -> NotificationRecord? {
         try readers.read { (connection) throws(StoreError) in

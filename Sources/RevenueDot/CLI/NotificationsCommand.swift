@@ -10,7 +10,8 @@ public struct NotificationsCommand {
                revenuedot notifications rejects [--json] [--config FILE]
 
           list     newest first, 100 unless --limit says otherwise (at most 1000); --held shows
-                   only held ones (validly signed, but for another bundle or environment); --json
+                   only held ones (validly signed, but for another bundle or environment: each
+                   start of revenuedot serve applies those its configuration now accepts); --json
                    prints one object per line
           show     one notification with its payload decoded (nested JWS decoded too); the UUID
                    is matched as Apple sends it, in lower case, whatever case it is given in

@@ -33,6 +33,11 @@ public struct ServeCommand {
             return 1
         }
         for warning in service.warnings { StandardStreams.error("revenuedot serve: warning: \(warning)\n") }
+        if let held = service.heldNotifications, held.applied + held.stillHeld > 0 {
+            StandardStreams.out(
+                "held notifications: \(held.applied) applied now that the configuration accepts them, \(held.stillHeld) still held"
+                    + " (revenuedot notifications list --held)\n")
+        }
         let config = service.config
         let host = config.listen.host.contains(":") ? "[\(config.listen.host)]" : config.listen.host
         let base = "http://\(host):\(service.port)"

@@ -12,6 +12,8 @@ public final class RevenueDotService: Sendable {
     let metrics: Metrics
     private let scheduler: Scheduler
     private let workers: [DeliveryWorker]
+    private let held: HeldNotifications
+    private let heldOutcome = Locked<HeldNotifications.Outcome?>(nil)
 
     /// Opens storage and prepares the server; nothing listens until `start()`.
     ///
@@ -33,10 +35,11 @@ public final class RevenueDotService: Sendable {
         let nudge = Locked<[DeliveryWorker]>([])
         // Facts decoded for refolds, shared by every input applied to this store.
         let factCache = FactCache()
+        let handOff = LedgerHandOff(config: config, factCache: factCache)
         let store: SQLiteStore
         do {
             store = try SQLiteStore(
-                path: path, handOff: LedgerHandOff(config: config, factCache: factCache),
+                path: path, handOff: handOff,
                 onCommit: { size in
                     metrics.commitBatchSize.observe(Double(size))
                     for worker in nudge.withLock({ $0 }) { worker.nudge() }
@@ -63,6 +66,7 @@ public final class RevenueDotService: Sendable {
         // One set of verifiers (and chain caches) serves ingest and the subscriber API.
         let verifiers = try AppVerifiers.forApps(of: config)
         let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics)
+        held = HeldNotifications(verifiers: verifiers, store: store, handOff: handOff)
         let subscribers = SubscribersAPI(
             keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, factCache: factCache, clock: Date.init)
         let http = HTTPServerConfiguration(
@@ -78,9 +82,12 @@ public final class RevenueDotService: Sendable {
             observer: metrics)
     }
 
-    /// Starts listening; returns the bound port.
+    /// Takes up the held notifications the configuration now accepts (`HeldNotifications`), then
+    /// starts listening; returns the bound port.
     @discardableResult
     public func start() throws -> UInt16 {
+        let outcome = try held.reapply()
+        heldOutcome.withLock { $0 = outcome }
         let port: UInt16
         do {
             port = try server.start()
@@ -101,7 +108,15 @@ public final class RevenueDotService: Sendable {
     public var port: UInt16 { server.port }
 
     /// What went wrong at start without stopping it, for `serve` to print.
-    public var warnings: [String] { store.warnings }
+    public var warnings: [String] {
+        store.warnings + (heldOutcome.value?.failures.map { "a held notification could not be applied: \($0)" } ?? [])
+    }
+
+    /// What the start did with held notifications: applied now that the configuration accepts
+    /// them, or still held. Nil before `start()`.
+    public var heldNotifications: (applied: Int, stillHeld: Int)? {
+        heldOutcome.value.map { ($0.applied, $0.stillHeld + $0.failures.count) }
+    }
 
     /// How long `shutdown` waits for storage to finish after the HTTP drain.
     public static let storageShutdownTimeout: Duration = .seconds(60)

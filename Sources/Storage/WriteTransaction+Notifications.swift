@@ -1,0 +1,13 @@
+/// Notification rows, as the hand-offs outside the writer's own store path change them.
+extension WriteTransaction {
+    /// Moves a stored notification from `current` to `state` (with `reason`, or none); false when
+    /// it is not stored or no longer in `current`, so that two writers of the same change cannot
+    /// both make it.
+    public func setState(
+        ofNotification uuid: String, from current: NotificationState, to state: NotificationState, reason: String? = nil
+    ) throws(StoreError) -> Bool {
+        try execute(
+            "UPDATE notifications SET state = ?, state_reason = ? WHERE notification_uuid = ? AND state = ?",
+            [.text(state.rawValue), SQLValue(reason), .text(uuid), .text(current.rawValue)]) == 1
+    }
+}

@@ -1,0 +1,119 @@
+import AppStore
+import Foundation
+import LoopbackClient
+import Storage
+import Testing
+
+@testable import RevenueDot
+
+/// Held notifications are taken up again at every start: those the fixed configuration accepts
+/// are applied (and replayed from then on), the others stay held.
+@Suite("Held notifications after a configuration fix")
+struct HeldNotificationsTests {
+    let directory = TestDirectory("held-notifications")
+    let signer = SignedNotifications.shared
+
+    /// App "demo", accepting `environments`; new purchases go to anonymous customers, so their
+    /// events show in `/v1/events` without a link.
+    func config(environments: [String]) throws -> RevenueDotConfig {
+        let root = try directory.write("root.pem", signer.chain.root.pem)
+        let listed = environments.map { "\"\($0)\"" }.joined(separator: ", ")
+        let path = try directory.write(
+            "revenuedot.json",
+            """
+            {"listen": "127.0.0.1:0", "database": "sqlite:\(directory.path("revenuedot.sqlite"))",
+             "apps": [{"id": "demo", "bundleId": "com.example.app", "appAppleId": 1234, "environments": [\(listed)],
+                       "rootCertificates": ["\(root)"], "secretApiKey": "sk_held", "publicApiKey": "pk_held",
+                       "trackNewPurchasesFromServerNotifications": true,
+                       "entitlements": {"pro": ["pro.monthly"]}}]}
+            """)
+        return try ConfigLoader.load(path: path)
+    }
+
+    func stored(_ uuid: String) throws -> NotificationRecord? {
+        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        defer { store.close() }
+        return try store.notification(uuid: uuid)
+    }
+
+    /// The original transaction ids of the events the app's backend can read.
+    func eventPurchases(_ service: RevenueDotService) throws -> [String] {
+        let response = try LoopbackConnection(port: service.port).request(
+            "GET", "/v1/events?limit=1000", headers: ["Authorization": "Bearer sk_held"])
+        return (try JSONValue(parsing: response.body))["events"]?.arrayValue?.compactMap {
+            $0["event"]?["original_transaction_id"]?.stringValue
+        } ?? []
+    }
+
+    @Test func aFixedEnvironmentAppliesWhatWasHeldAndNothingElse() throws {
+        let sandbox = UUID().uuidString.lowercased()
+        let otherBundle = UUID().uuidString.lowercased()
+        let purchase = "7100000001"
+        var service = try RevenueDotService(config: try config(environments: ["Production"]))
+        try service.start()
+        #expect(service.heldNotifications! == (0, 0))
+        let connection = try LoopbackConnection(port: service.port)
+        let posted = [
+            try connection.postNotification(try signer.notification(uuid: sandbox, originalTransactionId: purchase)),
+            try connection.postNotification(try signer.notification(uuid: otherBundle, bundleId: "com.other")),
+        ]
+        #expect(try posted.map { try JSONValue(parsing: $0.body)["status"] } == [.string("held"), .string("held")])
+        #expect(try eventPurchases(service).isEmpty)
+        service.shutdown()
+
+        // Sandbox accepted from now on: the Sandbox notification is applied at start, the other bundle stays held.
+        service = try RevenueDotService(config: try config(environments: ["Sandbox", "Production"]))
+        try service.start()
+        #expect(service.heldNotifications! == (1, 1))
+        #expect(try eventPurchases(service) == [purchase])
+        // Apple's retry of it is the same notification, now applied.
+        let retry = try LoopbackConnection(port: service.port).postNotification(
+            try signer.notification(uuid: sandbox, originalTransactionId: purchase))
+        #expect(try JSONValue(parsing: retry.body)["status"] == .string("duplicate"))
+        service.shutdown()
+        #expect(try stored(sandbox)?.state == .applied)
+        #expect(try stored(sandbox)?.stateReason == nil)
+        #expect(try stored(otherBundle)?.state == .held)
+        #expect(try stored(otherBundle)?.stateReason?.hasPrefix("invalidAppIdentifier") == true)
+
+        // Once applied, it is applied once: the next start finds only the other bundle's.
+        service = try RevenueDotService(config: try config(environments: ["Sandbox", "Production"]))
+        try service.start()
+        #expect(service.heldNotifications! == (0, 1))
+        #expect(try eventPurchases(service) == [purchase])
+        service.shutdown()
+
+        // Replay rebuilds the state with it: it was logged as applied like any notification.
+        let replayed = try runCLI(["replay", "--config", directory.path("revenuedot.json")])
+        #expect(replayed.status == 0, "\(replayed.output)")
+        #expect(replayed.output.contains("applied 1 input(s)"), "\(replayed.output)")
+    }
+
+    /// Many held notifications, several in one millisecond and stored out of their arrival order:
+    /// each is examined once.
+    @Test func everyHeldNotificationIsExaminedOnce() throws {
+        let configured = try config(environments: ["Sandbox"])
+        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let receivedAt = Int64(Date().timeIntervalSince1970 * 1000)
+        let count = 60
+        let verifier = try SignedDataVerifier(rootCertificates: [signer.chain.root], policy: .signatureOnly)
+        for index in 0..<count {
+            let payload = try signer.notification()
+            let verified = try verifier.verifyNotification(payload)
+            // Three in each millisecond, the newest stored first.
+            _ = try store.store(
+                NotificationRecord(
+                    verified: verified, appId: "demo", signedPayload: payload, receivedAt: receivedAt - Int64(index / 3),
+                    state: .held, stateReason: "invalidEnvironment: Sandbox"))
+        }
+        store.close()
+        let service = try RevenueDotService(config: configured)
+        try service.start()
+        #expect(service.heldNotifications! == (count, 0))
+        service.shutdown()
+        let after = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        defer { after.close() }
+        #expect(try after.notificationUUIDs(appId: "demo", state: .applied).count == count)
+        #expect(try after.notificationUUIDs(appId: "demo", state: .held).isEmpty)
+    }
+}
