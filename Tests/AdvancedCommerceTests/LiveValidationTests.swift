@@ -80,20 +80,33 @@ import Testing
         return request
     }
 
-    @Test func aLapsedSubscriptionOfTheCustomerCanBeReactivated() throws {
-        let lapsed = LiveSubscription(transactionIds: ["12345"], items: ["LIVE_SPORTS"], consistencyToken: "t", isActive: false)
-        let checked = LiveValidator.validate(try Self.request(), subscriptions: [lapsed], usedRequestReferenceIds: [])
+    static func live(active: Bool, autoRenews: Bool, items: [String] = ["LIVE_SPORTS"]) -> LiveSubscription {
+        LiveSubscription(transactionIds: ["12345"], items: items, consistencyToken: "t", isActive: active, autoRenews: autoRenews)
+    }
+
+    static func codes(_ subscriptions: [LiveSubscription]) throws -> [Int] {
+        LiveValidator.validate(try request(), subscriptions: subscriptions, usedRequestReferenceIds: []).errors.map(\.code)
+    }
+
+    /// Apple: "reactivate a subscription that has automatic renewal turned off".
+    @Test func anActiveSubscriptionWhoseAutoRenewIsOffCanBeReactivated() throws {
+        let cancelled = Self.live(active: true, autoRenews: false)
+        let checked = LiveValidator.validate(try Self.request(), subscriptions: [cancelled], usedRequestReferenceIds: [])
         #expect(checked.errors == [])
         #expect(checked.request.requestInfo?.consistencyToken == "t")
     }
 
-    @Test func anActiveOrUnknownSubscriptionCannot() throws {
-        let active = LiveSubscription(transactionIds: ["12345"], items: ["LIVE_SPORTS"], consistencyToken: nil, isActive: true)
-        #expect(
-            LiveValidator.validate(try Self.request(), subscriptions: [active], usedRequestReferenceIds: []).errors.map(\.code)
-                == [4_030_011])
-        #expect(
-            LiveValidator.validate(try Self.request(), subscriptions: [], usedRequestReferenceIds: []).errors.map(\.code)
-                == [4_040_010])
+    @Test func aRenewingLapsedOrUnknownSubscriptionCannot() throws {
+        #expect(try Self.codes([Self.live(active: true, autoRenews: true)]) == [4_030_011], "it renews anyway")
+        // A lapsed subscription comes back with a create request naming previousTransactionId.
+        #expect(try Self.codes([Self.live(active: false, autoRenews: false)]) == [4_030_015])
+        #expect(try Self.codes([]) == [4_040_010])
+    }
+
+    @Test func itemsMustBeTheSubscriptionsOwn() throws {
+        let other = Self.live(active: true, autoRenews: false, items: ["NEWS_CHANNELS"])
+        let checked = LiveValidator.validate(try Self.request(), subscriptions: [other], usedRequestReferenceIds: [])
+        #expect(checked.errors.map(\.code) == [4_000_220])
+        #expect(checked.errors.first?.field == "items[0].SKU")
     }
 }

@@ -171,6 +171,13 @@ import Testing
             Self.add { $0.proratedPrice = 1990 },
             Self.add { $0.offer = Self.offer },
             with(Valid.upgrade) { $0.changeItems![0].proratedPrice = 50_000 },
+            // A period change at the next bill cycle keeps the current cycle to its end.
+            with(Valid.upgrade) {
+                $0.retainBillingCycle = true
+                $0.periodChange?.effective = .nextBillCycle
+                $0.descriptors?.effective = .nextBillCycle
+                $0.changeItems![0].effective = .nextBillCycle
+            },
             Self.change { ($0.sku, $0.reason, $0.offer) = ("ANNES_PLATINUM_TIER_1M", .applyOffer, Self.offer) },
             with(Valid.addItem) { $0.currency = nil },
             with(Valid.addItem) { ($0.descriptors, $0.addItems) = (.init(effective: .immediately, displayName: "Pass"), nil) },

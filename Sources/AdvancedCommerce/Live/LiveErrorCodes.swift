@@ -13,6 +13,9 @@ extension AdvancedCommerceErrorCode {
     public static let subscriptionAlreadyActive = Self(
         "SubscriptionAlreadyActiveError", 4_030_011,
         "The subscription is already active, and cannot be reactivated or renewed at this time.")
+    public static let invalidSKUMustBeCurrentSKUSetToRenew = Self(
+        "InvalidSKUProvidedMustBeCurrentSKUSetToRenewError", 4_000_220,
+        "The SKU provided must be a current SKU set to renew.")
     public static let repeatedRequestReferenceId = Self(
         "RepeatedRequestReferenceIdError", 4_000_097, "The requestReferenceId was repeated.")
 }

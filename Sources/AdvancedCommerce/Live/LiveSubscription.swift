@@ -9,12 +9,17 @@ public struct LiveSubscription: Sendable, Equatable {
     public var consistencyToken: String?
     /// Whether the subscription gives access now.
     public var isActive: Bool
+    /// Whether it renews at the end of the period (the latest renewal info's `autoRenewStatus`).
+    public var autoRenews: Bool
 
-    public init(transactionIds: Set<String>, items: [String], consistencyToken: String?, isActive: Bool) {
+    public init(
+        transactionIds: Set<String>, items: [String], consistencyToken: String?, isActive: Bool, autoRenews: Bool = true
+    ) {
         self.transactionIds = transactionIds
         self.items = items
         self.consistencyToken = consistencyToken
         self.isActive = isActive
+        self.autoRenews = autoRenews
     }
 }
 
@@ -75,8 +80,11 @@ public enum LiveValidator {
 }
 
 extension LiveValidator {
-    /// A reactivation names a transaction of one of the customer's subscriptions, and that
-    /// subscription must have lapsed (Apple: `SubscriptionAlreadyActiveError`).
+    /// A reactivation names a transaction of one of the customer's subscriptions: one still
+    /// active whose auto-renew is off (Apple: "reactivate a subscription that has automatic
+    /// renewal turned off"). One that renews anyway is `SubscriptionAlreadyActiveError`; one that
+    /// has lapsed is `InactiveACASubError` (it comes back with a create request naming
+    /// `previousTransactionId`). Items named must be the subscription's own (4000220).
     public static func validate(
         _ request: SubscriptionReactivateInAppRequest, subscriptions: [LiveSubscription], usedRequestReferenceIds: Set<String>
     ) -> (request: SubscriptionReactivateInAppRequest, errors: [ValidationError]) {
@@ -85,7 +93,18 @@ extension LiveValidator {
             request.transactionId, reference: request.requestInfo?.requestReferenceId, in: subscriptions,
             used: usedRequestReferenceIds)
         guard let live else { return (request, errors) }
-        if live.isActive { errors.append(ValidationError(.subscriptionAlreadyActive, field: "transactionId")) }
+        if !live.isActive {
+            errors.append(ValidationError(.inactiveACASub, field: "transactionId"))
+        } else if live.autoRenews {
+            errors.append(ValidationError(.subscriptionAlreadyActive, field: "transactionId"))
+        }
+        // A missing SKU is the request-only rules' error (NullSKUError), not this one.
+        for (index, item) in (request.items ?? []).enumerated() where item.sku.map({ !live.items.contains($0) }) ?? false {
+            errors.append(
+                ValidationError(
+                    .invalidSKUMustBeCurrentSKUSetToRenew, field: "items[\(index)].SKU",
+                    detail: "\(item.sku ?? "") is not an item of this subscription."))
+        }
         if request.requestInfo != nil, request.requestInfo?.consistencyToken == nil {
             request.requestInfo?.consistencyToken = live.consistencyToken
         }

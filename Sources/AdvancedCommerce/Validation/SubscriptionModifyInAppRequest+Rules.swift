@@ -42,9 +42,11 @@ extension SubscriptionModifyInAppRequest {
     }
 
     private func checkPeriodChange(_ report: inout ValidationReport) {
-        guard periodChange != nil else { return }
-        // A new period starts a new billing cycle, so it cannot keep the current one.
-        if retainBillingCycle == true {
+        guard let periodChange else { return }
+        // A new period starting now starts a new billing cycle, so it cannot keep the current one.
+        // One at the next bill cycle keeps the current cycle to its end (and then with
+        // retainBillingCycle false, nothing could wait for it: BillingCycleResetWithEffectiveLater).
+        if retainBillingCycle == true, periodChange.effective != .nextBillCycle {
             report.fail(.periodResetWithRetainBillingCycle, "retainBillingCycle")
         }
         // Every current item must be in changeItems. Which items exist needs the live subscription, but a

@@ -87,7 +87,7 @@ struct CommerceRequests: Sendable {
                         transactionIds: state.knownTransactionIds.union([state.originalTransactionId]),
                         items: (info.items ?? []).filter { $0.revocationDate == nil }.compactMap(\.sku),
                         consistencyToken: state.renewalAdvancedCommerce?.consistencyToken,
-                        isActive: state.hasAccess(atMs: nowMs))
+                        isActive: state.hasAccess(atMs: nowMs), autoRenews: state.autoRenewEnabled ?? true)
                 }
                 guard let reference else { return (live, []) }
                 let used = try rows.query(
