@@ -90,11 +90,23 @@ struct CommerceAPITests {
         #expect(request["changeItems"] == Self.upgrade["changeItems"])
         #expect(try requestStatus(reference)["status"] == .string("pending"))
 
-        // The same requestReferenceId again is Apple's RepeatedRequestReferenceIdError.
-        let (again, repeated) = try post(.object(["app_user_id": .string(user), "request": Self.upgrade]))
-        #expect(again == 422)
-        #expect(repeated["error"]?["code"] == .string("RepeatedRequestReferenceIdError"))
-        #expect(repeated["error"]?["appleErrorCode"] == .integer(4_000_097))
+        // A retry whose answer was lost gets the same token again; the same requestReferenceId
+        // for another request, or for another customer, is Apple's RepeatedRequestReferenceIdError.
+        let (retried, retry) = try post(.object(["app_user_id": .string(user), "request": Self.upgrade]))
+        #expect(retried == 200, "\(retry)")
+        #expect(retry["token"] == .string(token))
+        var other = Self.upgrade
+        var items = Self.upgrade["changeItems"]?.arrayValue ?? []
+        items[0]["price"] = .integer(89_990)
+        other["changeItems"] = .array(items)
+        for body in [
+            JSONValue.object(["app_user_id": .string(user), "request": other]),
+            .object(["app_user_id": .string("someone-else"), "request": Self.upgrade]),
+        ] {
+            let (again, repeated) = try post(body)
+            #expect(again == 422, "\(repeated)")
+            #expect(repeated["errors"]?.arrayValue?.contains { $0["code"] == .string("RepeatedRequestReferenceIdError") } == true)
+        }
 
         // Apple charges it: the new transaction carries the requestReferenceId and the new items.
         let upgraded = transaction(id: "12346", items: ["ANNES_PLATINUM_TIER_1Y"], period: "P1Y", reference: reference)
@@ -213,7 +225,12 @@ extension CommerceAPITests {
         #expect(sign.status == 0, "\(sign.output)")
         let token = try JSONValue(parsing: Data(sign.output.utf8))["token"]?.stringValue ?? ""
         #expect(key.verifiesES256(token))
-        #expect(try runCLI(["commerce", "sign"] + common).status == 1, "the requestReferenceId is used now")
+        // Signing the same request again (an answer lost) gives the same token; another customer cannot.
+        let again = try runCLI(["commerce", "sign"] + common)
+        #expect(again.status == 0, "\(again.output)")
+        #expect(try JSONValue(parsing: Data(again.output.utf8))["token"]?.stringValue == token)
+        let stranger = ["--app", "demo", "--customer", "stranger", file, "--config", fixture.configPath]
+        #expect(try runCLI(["commerce", "sign"] + stranger).status == 1)
     }
 }
 

@@ -41,7 +41,8 @@ struct CommerceRequests: Sendable {
         if request.requestReferenceId == nil { request.requestReferenceId = UUID().uuidString.lowercased() }
         var errors = request.validationErrors()
         let nowMs = UnixTime.milliseconds(clock())
-        let (live, used) = try liveState(of: appUserId, atMs: nowMs, reference: request.requestReferenceId)
+        let (live, earlier) = try liveState(of: appUserId, atMs: nowMs, reference: request.requestReferenceId)
+        let used: Set<String> = earlier == nil ? [] : [request.requestReferenceId ?? ""]
         switch request {
         case .modifySubscription(let modify):
             let checked = LiveValidator.validate(modify, subscriptions: live, usedRequestReferenceIds: used)
@@ -56,6 +57,14 @@ struct CommerceRequests: Sendable {
                 errors.append(ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId"))
             }
         }
+        // A retry of a request already signed and still pending (its answer was lost): the same
+        // customer and the same request, filled in the same way, get the same token again.
+        if let earlier, earlier.isPending, earlier.appUserId == appUserId, !errors.isEmpty,
+            errors.allSatisfy({ $0.code == AdvancedCommerceErrorCode.repeatedRequestReferenceId.code }),
+            earlier.requestJSON == String(decoding: try request.json(), as: UTF8.self)
+        {
+            return .valid(request, token: sign ? earlier.token : nil)
+        }
         guard errors.isEmpty else { return .invalid(errors) }
         guard sign else { return .valid(request, token: nil) }
         guard let key = app.inAppPurchaseKey else { throw Failure.noKey(app.id) }
@@ -69,14 +78,23 @@ struct CommerceRequests: Sendable {
             ])
     }
 
-    /// The customer's Advanced Commerce subscriptions, and `reference` if the app already used it
-    /// (one indexed lookup; the insert's conflict check catches a race between two requests).
+    /// A request already signed under a `requestReferenceId`.
+    struct Earlier: Sendable {
+        var appUserId: String
+        var requestJSON: String
+        var token: String
+        var isPending: Bool
+    }
+
+    /// The customer's Advanced Commerce subscriptions, and the request signed under `reference`
+    /// if the app already used it (one indexed lookup; the insert's conflict check catches a race
+    /// between two requests).
     private func liveState(of appUserId: String, atMs nowMs: Int64, reference: String?) throws -> (
-        [LiveSubscription], Set<String>
+        [LiveSubscription], Earlier?
     ) {
         let app = app
         do {
-            return try store.read { (rows) throws(StoreError) -> ([LiveSubscription], Set<String>) in
+            return try store.read { (rows) throws(StoreError) -> ([LiveSubscription], Earlier?) in
                 let ledger: Ledger
                 do { ledger = try LedgerRows.customerSlice(appUserId, app: app, from: rows) } catch let error as StoreError {
                     throw error
@@ -89,11 +107,16 @@ struct CommerceRequests: Sendable {
                         consistencyToken: state.renewalAdvancedCommerce?.consistencyToken,
                         isActive: state.hasAccess(atMs: nowMs), autoRenews: state.autoRenewEnabled ?? true)
                 }
-                guard let reference else { return (live, []) }
-                let used = try rows.query(
-                    "SELECT 1 FROM commerce_requests WHERE app_id = ? AND request_reference_id = ?",
-                    [.text(app.id), .text(reference)])
-                return (live, used.isEmpty ? [] : [reference])
+                guard let reference else { return (live, nil) }
+                let earlier = try rows.query(
+                    "SELECT app_user_id, request_json, token, status FROM commerce_requests WHERE app_id = ? AND request_reference_id = ?",
+                    [.text(app.id), .text(reference)]
+                ).first.map { row in
+                    Earlier(
+                        appUserId: row[0].textValue ?? "", requestJSON: row[1].textValue ?? "", token: row[2].textValue ?? "",
+                        isPending: row[3].textValue == "pending")
+                }
+                return (live, earlier)
             }
         } catch {
             throw Failure.storage("\(error)")
