@@ -47,7 +47,7 @@ import Testing
 
     @Test func eachLiveRuleGivesItsCode() throws {
         #expect(
-            try Self.codes(AppleExamples.modifyDowngrade, ["ANNES_GOLD_TIER_1M"])
+            try Self.codes(AppleExamples.modifyDowngrade, ["LIVE_SPORTS"])
                 == ["ChangeItemNotFoundError 4000146 changeItems[0].currentSKU"])
         #expect(
             try Self.codes(AppleExamples.modifyRemoveItem, ["ANNES_GOLD_TIER_1M"])
@@ -70,6 +70,35 @@ import Testing
         #expect(
             try Self.codes(AppleExamples.modifyAddItem, ["ANNES_GOLD_TIER_1M"]) { $0.transactionId = "99999" }
                 == ["TransactionIdNotFoundError 4040010 transactionId"])
+        #expect(
+            try Self.codes(AppleExamples.modifyDowngrade, ["ANNES_PLATINUM_TIER_1M", "ANNES_GOLD_TIER_1M"])
+                == ["ProductAlreadyExistsError 4000114 changeItems[0].SKU"])
+    }
+
+    /// The customer's storefront and currency, from the latest transaction, hold for what is signed.
+    @Test func storefrontAndCurrencyAreTheSubscriptions() throws {
+        let live = LiveSubscription(
+            transactionIds: ["12345"], items: ["ANNES_GOLD_TIER_1M"], consistencyToken: nil, isActive: true,
+            storefront: "USA", currency: "USD")
+        func codes(_ edit: (inout SubscriptionModifyInAppRequest) -> Void) throws -> [String] {
+            var request = try Self.modify(AppleExamples.modifyAddItem)
+            edit(&request)
+            return LiveValidator.validate(request, subscriptions: [live], usedRequestReferenceIds: []).errors.map {
+                "\($0.name) \($0.code) \($0.field)"
+            }
+        }
+        #expect(try codes { ($0.storefront, $0.currency) = ("USA", "USD") } == [])
+        #expect(try codes { ($0.storefront, $0.currency) = (nil, nil) } == [])
+        #expect(try codes { $0.storefront = "FRA" } == ["MismatchedStorefrontError 4000133 storefront"])
+        #expect(try codes { $0.currency = "EUR" } == ["InvalidCurrencyError 4000053 currency"])
+        var reactivate = try ReactivateLiveValidationTests.request()
+        reactivate.storefront = "FRA"
+        let cancelled = LiveSubscription(
+            transactionIds: ["12345"], items: ["LIVE_SPORTS"], consistencyToken: nil, isActive: true, autoRenews: false,
+            storefront: "USA")
+        #expect(
+            LiveValidator.validate(reactivate, subscriptions: [cancelled], usedRequestReferenceIds: []).errors.map(\.code)
+                == [4_000_133])
     }
 }
 

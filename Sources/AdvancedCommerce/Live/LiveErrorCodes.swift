@@ -16,6 +16,7 @@ extension AdvancedCommerceErrorCode {
     public static let invalidSKUMustBeCurrentSKUSetToRenew = Self(
         "InvalidSKUProvidedMustBeCurrentSKUSetToRenewError", 4_000_220,
         "The SKU provided must be a current SKU set to renew.")
+    public static let mismatchedStorefront = Self("MismatchedStorefrontError", 4_000_133, "The storefronts mismatch.")
     public static let repeatedRequestReferenceId = Self(
         "RepeatedRequestReferenceIdError", 4_000_097, "The requestReferenceId was repeated.")
 }

@@ -11,15 +11,29 @@ public struct LiveSubscription: Sendable, Equatable {
     public var isActive: Bool
     /// Whether it renews at the end of the period (the latest renewal info's `autoRenewStatus`).
     public var autoRenews: Bool
+    /// The latest transaction's storefront and currency, when Apple gave them.
+    public var storefront: String?
+    public var currency: String?
 
     public init(
-        transactionIds: Set<String>, items: [String], consistencyToken: String?, isActive: Bool, autoRenews: Bool = true
+        transactionIds: Set<String>, items: [String], consistencyToken: String?, isActive: Bool, autoRenews: Bool = true,
+        storefront: String? = nil, currency: String? = nil
     ) {
         self.transactionIds = transactionIds
         self.items = items
         self.consistencyToken = consistencyToken
         self.isActive = isActive
         self.autoRenews = autoRenews
+        self.storefront = storefront
+        self.currency = currency
+    }
+
+    /// `MismatchedStorefrontError` for a request naming another storefront than the customer's.
+    func storefrontErrors(_ requested: String?) -> [ValidationError] {
+        guard let requested, let storefront, requested != storefront else { return [] }
+        return [
+            ValidationError(.mismatchedStorefront, field: "storefront", detail: "The subscription's storefront is \(storefront).")
+        ]
     }
 }
 
@@ -45,10 +59,20 @@ public enum LiveValidator {
         if request.requestInfo != nil, request.requestInfo?.consistencyToken == nil {
             request.requestInfo?.consistencyToken = live.consistencyToken
         }
+        errors += live.storefrontErrors(request.storefront)
+        // Prices are in the subscription's currency: another one cannot be charged alongside it.
+        if let requested = request.currency, let currency = live.currency, requested != currency {
+            errors.append(
+                ValidationError(.invalidCurrency, field: "currency", detail: "The subscription is billed in \(currency)."))
+        }
         let current = Set(live.items)
         for (index, item) in (request.changeItems ?? []).enumerated() {
             if let sku = item.currentSKU, !current.contains(sku) {
                 errors.append(ValidationError(.changeItemNotFound, field: "changeItems[\(index)].currentSKU", detail: sku))
+            }
+            // Changing an item into another the customer already has would hold one SKU twice.
+            if let sku = item.sku, sku != item.currentSKU, current.contains(sku) {
+                errors.append(ValidationError(.productAlreadyExists, field: "changeItems[\(index)].SKU", detail: sku))
             }
         }
         for (index, item) in (request.removeItems ?? []).enumerated() {
@@ -93,6 +117,7 @@ extension LiveValidator {
             request.transactionId, reference: request.requestInfo?.requestReferenceId, in: subscriptions,
             used: usedRequestReferenceIds)
         guard let live else { return (request, errors) }
+        errors += live.storefrontErrors(request.storefront)
         if !live.isActive {
             errors.append(ValidationError(.inactiveACASub, field: "transactionId"))
         } else if live.autoRenews {

@@ -105,7 +105,8 @@ struct CommerceRequests: Sendable {
                         transactionIds: state.knownTransactionIds.union([state.originalTransactionId]),
                         items: (info.items ?? []).filter { $0.revocationDate == nil }.compactMap(\.sku),
                         consistencyToken: state.renewalAdvancedCommerce?.consistencyToken,
-                        isActive: state.hasAccess(atMs: nowMs), autoRenews: state.autoRenewEnabled ?? true)
+                        isActive: state.hasAccess(atMs: nowMs), autoRenews: state.autoRenewEnabled ?? true,
+                        storefront: state.currentTransaction?.storefront, currency: state.currentTransaction?.currency)
                 }
                 guard let reference else { return (live, nil) }
                 let earlier = try rows.query(
