@@ -10,7 +10,21 @@ public enum InAppRequest: Sendable, Equatable {
 
     /// Decodes a request by its `operation`; an unknown or missing one is Apple's
     /// `InvalidOperationError`, text that is not a JSON object its `MalformedPayloadError`.
+    /// `MalformedPayloadError` for a member given twice at `path` (`items[0].SKU`).
+    public static func repeated(_ path: String) -> ValidationError {
+        ValidationError(.malformedPayload, field: path, detail: "\(path) is given twice.")
+    }
+
     public init(json: Data) throws(ValidationError) {
+        // JSONDecoder keeps one of two members of the same name without a word; the request is
+        // refused instead, so what is signed is what was meant.
+        do {
+            _ = try JSONValue(parsingWithoutRepeatedNames: json)
+        } catch let repeated as JSONValue.RepeatedName {
+            throw Self.repeated(repeated.path)
+        } catch {
+            throw ValidationError(.malformedPayload, field: "", detail: "The request is not JSON: \(error)")
+        }
         let operation: InAppOperation?
         do {
             operation = try JSONDecoder().decode(OperationOnly.self, from: json).operation

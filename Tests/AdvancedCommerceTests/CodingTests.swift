@@ -63,4 +63,23 @@ import Testing
         #expect(ChangeReason(rawValue: "APPLY_OFFER") == .applyOffer)
         #expect(InAppOperation(rawValue: "REACTIVATE_SUBSCRIPTION") == .reactivateSubscription)
     }
+
+    /// A member given twice is refused with its path: JSONDecoder would keep one without a word.
+    @Test func aMemberGivenTwiceIsAMalformedPayload() throws {
+        let twice = #"{"operation":"CREATE_ONE_TIME_CHARGE","version":"1","item":{"SKU":"A"},"item":{"SKU":"B"}}"#
+        #expect(throws: ValidationError.self) { try InAppRequest(json: Data(twice.utf8)) }
+        do {
+            _ = try InAppRequest(json: Data(twice.utf8))
+        } catch {
+            #expect(error.name == "MalformedPayloadError")
+            #expect(error.field == "item")
+        }
+        let nested = #"{"operation":"REACTIVATE_SUBSCRIPTION","version":"1","items":[{"SKU":"A","SKU":"B"}]}"#
+        do {
+            _ = try InAppRequest(json: Data(nested.utf8))
+            Issue.record("a repeated SKU was accepted")
+        } catch {
+            #expect(error.field == "items[0].SKU")
+        }
+    }
 }

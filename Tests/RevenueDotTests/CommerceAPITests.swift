@@ -128,6 +128,26 @@ struct CommerceAPITests {
         #expect(try subscriber()["advanced_commerce"]?["period"] == .string("P1Y"))
     }
 
+    /// The API reads a request as `revenuedot commerce` does: a member given twice is refused.
+    @Test func aMemberGivenTwiceIsRefused() throws {
+        defer { service.shutdown() }
+        func post(_ raw: String) throws -> (Int, JSONValue) {
+            let response = try connection.request(
+                "POST", "/v1/advanced-commerce/demo/requests", headers: ["Authorization": "Bearer sk_test_secret"],
+                body: Data(raw.utf8))
+            return (response.status, (try? JSONValue(parsing: response.body)) ?? .null)
+        }
+        let item = #"{"SKU":"A","displayName":"A","description":"A","price":100}"#
+        let (code, answer) = try post(
+            #"{"app_user_id":"u","request":{"operation":"CREATE_ONE_TIME_CHARGE","version":"1","currency":"USD","#
+                + #""requestInfo":{"requestReferenceId":"0b6a4d0e-3c5f-4a52-9a43-0d3a7c9bd1f3"},"taxCode":"C003-00-1","#
+                + #""item":\#(item),"item":{"SKU":"X"}}}"#)
+        #expect(code == 422, "\(answer)")
+        #expect(answer["error"]?["code"] == .string("MalformedPayloadError"))
+        #expect(answer["error"]?["field"] == .string("item"))
+        #expect(try post(#"{"app_user_id":"u","app_user_id":"v","request":{}}"#).0 == 400)
+    }
+
     @Test func invalidRequestsGetAppleErrorsAndNothingIsStored() throws {
         defer { service.shutdown() }
         let signed = try fixture.signer.sign(transaction(id: "12345", items: ["ANNES_GOLD_TIER_1M"], period: "P1M"))

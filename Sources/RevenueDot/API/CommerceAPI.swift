@@ -24,6 +24,16 @@ struct CommerceAPI: Sendable {
 
     func create(_ request: HTTPRequest) -> HTTPResponse {
         guard let app = app(for: request) else { return APIKeys.unauthorized }
+        // A member given twice is refused, as `revenuedot commerce` refuses it in a request file:
+        // which of the two would be signed is not for the parser to pick.
+        if case .failure(let repeated as JSONValue.RepeatedName) = Result(catching: {
+            try JSONValue(parsingWithoutRepeatedNames: request.body)
+        }) {
+            if repeated.path.hasPrefix("request.") {
+                return Self.unprocessable([InAppRequest.repeated(String(repeated.path.dropFirst("request.".count)))])
+            }
+            return .error(status: 400, code: "bad_request", message: "\(repeated.path) is given twice")
+        }
         guard let body = try? JSONValue(parsing: request.body), let user = body["app_user_id"]?.stringValue, !user.isEmpty,
             let inner = body["request"], case .object = inner
         else {
