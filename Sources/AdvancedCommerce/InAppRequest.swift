@@ -18,29 +18,39 @@ public enum InAppRequest: Sendable, Equatable {
     public init(json: Data) throws(ValidationError) {
         // JSONDecoder keeps one of two members of the same name without a word; the request is
         // refused instead, so what is signed is what was meant.
+        let parsed: JSONValue
         do {
-            _ = try JSONValue(parsingWithoutRepeatedNames: json)
+            parsed = try JSONValue(parsingWithoutRepeatedNames: json)
         } catch let repeated as JSONValue.RepeatedName {
             throw Self.repeated(repeated.path)
         } catch {
             throw ValidationError(.malformedPayload, field: "", detail: "The request is not JSON: \(error)")
         }
-        let operation: InAppOperation?
-        do {
-            operation = try JSONDecoder().decode(OperationOnly.self, from: json).operation
-        } catch {
+        guard case .object(let members) = parsed else {
             throw ValidationError(.malformedPayload, field: "", detail: "The request is not a JSON object.")
         }
+        if let given = members["operation"], given.stringValue == nil, given != .null {
+            throw ValidationError(.invalidOperation, field: "operation", detail: "operation must be a string.")
+        }
+        let operation: InAppOperation?
+        do {
+            operation = try JSONValueDecoder().decode(OperationOnly.self, from: parsed).operation
+        } catch {
+            throw Self.malformed(error)
+        }
+        // JSONValueDecoder reads the value already parsed, as JSONDecoder would, and its errors
+        // name the member they are about.
+        let decoder = JSONValueDecoder()
         do {
             switch operation {
             case .createOneTimeCharge:
-                self = .oneTimeCharge(try JSONDecoder().decode(OneTimeChargeCreateRequest.self, from: json))
+                self = .oneTimeCharge(try decoder.decode(OneTimeChargeCreateRequest.self, from: parsed))
             case .createSubscription:
-                self = .createSubscription(try JSONDecoder().decode(SubscriptionCreateRequest.self, from: json))
+                self = .createSubscription(try decoder.decode(SubscriptionCreateRequest.self, from: parsed))
             case .modifySubscription:
-                self = .modifySubscription(try JSONDecoder().decode(SubscriptionModifyInAppRequest.self, from: json))
+                self = .modifySubscription(try decoder.decode(SubscriptionModifyInAppRequest.self, from: parsed))
             case .reactivateSubscription:
-                self = .reactivateSubscription(try JSONDecoder().decode(SubscriptionReactivateInAppRequest.self, from: json))
+                self = .reactivateSubscription(try decoder.decode(SubscriptionReactivateInAppRequest.self, from: parsed))
             case .unknown, nil:
                 throw ValidationError(
                     .invalidOperation, field: "operation", detail: "Expected one of \(InAppOperation.knownValues).")
@@ -48,7 +58,32 @@ public enum InAppRequest: Sendable, Equatable {
         } catch let error as ValidationError {
             throw error
         } catch {
-            throw ValidationError(.malformedPayload, field: "", detail: "\(error)")
+            throw Self.malformed(error)
+        }
+    }
+
+    /// `MalformedPayloadError` at the member a decoding error names (`item.price`), saying what
+    /// was wrong with it rather than JSONDecoder's account of itself.
+    static func malformed(_ error: any Error) -> ValidationError {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.reduce("") { path, key in
+                if let index = key.intValue { return "\(path)[\(index)]" }
+                return path.isEmpty ? key.stringValue : "\(path).\(key.stringValue)"
+            }
+        }
+        switch error as? DecodingError {
+        case .typeMismatch(let type, let context)?:
+            return ValidationError(
+                .malformedPayload, field: path(context.codingPath),
+                detail: "Expected \(type == Int64.self || type == Int.self ? "a whole number" : "\(type)") here.")
+        case .dataCorrupted(let context)?:
+            return ValidationError(
+                .malformedPayload, field: path(context.codingPath), detail: "This value does not fit: \(context.debugDescription)"
+            )
+        case .valueNotFound(_, let context)?, .keyNotFound(_, let context)?:
+            return ValidationError(.malformedPayload, field: path(context.codingPath), detail: context.debugDescription)
+        default:
+            return ValidationError(.malformedPayload, field: "", detail: "\(error)")
         }
     }
 

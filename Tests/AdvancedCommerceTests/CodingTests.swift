@@ -82,4 +82,26 @@ import Testing
             #expect(error.field == "items[0].SKU")
         }
     }
+
+    /// A value of the wrong kind is reported at its member, not as JSON that does not parse.
+    @Test func aWrongValueIsReportedWhereItIs() throws {
+        let base =
+            #"{"operation":"CREATE_ONE_TIME_CHARGE","version":"1","currency":"USD","taxCode":"C003-00-1","#
+            + #""item":{"SKU":"A","displayName":"A","description":"A","price":PRICE}}"#
+        for (price, field) in [("4990.5", "item.price"), ("99999999999999999999", "item.price"), ("\"10\"", "item.price")] {
+            do {
+                _ = try InAppRequest(json: Data(base.replacingOccurrences(of: "PRICE", with: price).utf8))
+                Issue.record("price \(price) was accepted")
+            } catch {
+                #expect(error.name == "MalformedPayloadError")
+                #expect(error.field == field, "price \(price)")
+            }
+        }
+        do {
+            _ = try InAppRequest(json: Data(#"{"operation":5,"version":"1"}"#.utf8))
+            Issue.record("operation 5 was accepted")
+        } catch {
+            #expect(error.name == "InvalidOperationError")
+        }
+    }
 }
