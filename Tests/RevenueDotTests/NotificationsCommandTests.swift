@@ -61,7 +61,14 @@ struct NotificationsCommandTests {
             try lines(try run(["list", "--type", "DID_RENEW", "--json"]).output).map { $0["notificationUUID"] } == [
                 .string(applied)
             ])
+        #expect(
+            try lines(try run(["list", "--type", "did_renew", "--json"]).output).map { $0["notificationUUID"] } == [
+                .string(applied)
+            ], "Apple's types are upper case")
         #expect(try lines(try run(["list", "--app", "sandbox-only", "--json"]).output).isEmpty)
+        let unknown = try run(["list", "--app", "nope"])
+        #expect(unknown.status == 0)
+        #expect(unknown.output.contains(#"no app "nope" is configured"#))
         #expect(try lines(try run(["list", "--limit", "1", "--json"]).output).count == 1)
         let table = try run(["list"])
         #expect(table.status == 0)

@@ -40,6 +40,9 @@ public struct EventsCommand {
     public func run() throws -> Int32 {
         let (config, store) = try CommandStore.open(parsed)
         defer { store.close() }
+        if let app = parsed.value("app"), !config.apps.contains(where: { $0.id == app }) {
+            StandardStreams.error("revenuedot events: warning: no app \"\(app)\" is configured\n")
+        }
         return subcommand == "resend" ? try resend(store, config: config, id: parsed.positionals[0]) : try list(store)
     }
 

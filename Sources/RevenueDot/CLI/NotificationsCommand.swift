@@ -38,7 +38,12 @@ public struct NotificationsCommand {
         let (config, store) = try CommandStore.open(parsed)
         defer { store.close() }
         switch subcommand {
-        case "list": return try list(store)
+        case "list":
+            // Notifications of an app since removed from the configuration can still be listed.
+            if let app = parsed.value("app"), !config.apps.contains(where: { $0.id == app }) {
+                StandardStreams.error("revenuedot notifications: warning: no app \"\(app)\" is configured\n")
+            }
+            return try list(store)
         case "show": return try show(store, config: config, uuid: parsed.positionals[0])
         default: return try rejects(store)
         }
@@ -47,7 +52,8 @@ public struct NotificationsCommand {
     private func list(_ store: SQLiteStore) throws -> Int32 {
         var filter = NotificationFilter()
         filter.appId = parsed.value("app")
-        filter.notificationType = parsed.value("type")
+        // Apple's types are upper case: `--type did_renew` means DID_RENEW.
+        filter.notificationType = parsed.value("type")?.uppercased()
         if parsed.flags.contains("held") { filter.state = .held }
         if let text = parsed.value("limit") {
             guard let limit = Int(text), limit > 0 else { throw UsageError("--limit must be a positive number") }
