@@ -251,6 +251,15 @@ extension CommerceAPITests {
         #expect(try JSONValue(parsing: Data(again.output.utf8))["token"]?.stringValue == token)
         let stranger = ["--app", "demo", "--customer", "stranger", file, "--config", fixture.configPath]
         #expect(try runCLI(["commerce", "sign"] + stranger).status == 1)
+        let nobody = try runCLI(["commerce", "sign", "--app", "demo", "--customer", "", file, "--config", fixture.configPath])
+        #expect(nobody.status == 2)
+        #expect(nobody.output.contains("--customer must not be empty"))
+        let missing = try runCLI([
+            "commerce", "validate", "--app", "demo", "--customer", user, directory.path("none.json"), "--config",
+            fixture.configPath,
+        ])
+        #expect(missing.status == 2)
+        #expect(missing.output.contains("cannot read the request file"))
     }
 }
 

@@ -87,6 +87,17 @@ struct HeldNotificationsTests {
         let replayed = try runCLI(["replay", "--config", directory.path("revenuedot.json")])
         #expect(replayed.status == 0, "\(replayed.output)")
         #expect(replayed.output.contains("applied 1 input(s)"), "\(replayed.output)")
+        // Without the app it was applied for, replay says so (and changes nothing).
+        let other = try directory.write(
+            "other.json",
+            """
+            {"listen": "127.0.0.1:0", "database": "sqlite:\(directory.path("revenuedot.sqlite"))",
+             "apps": [{"id": "other", "bundleId": "com.example.app", "environments": ["Sandbox"],
+                       "rootCertificates": ["\(directory.path("root.pem"))"]}]}
+            """)
+        let refused = try runCLI(["replay", "--config", other])
+        #expect(refused.status != 0)
+        #expect(refused.output.contains(#"applied for app "demo", which the configuration no longer has"#), "\(refused.output)")
     }
 
     /// Many held notifications, several in one millisecond and stored out of their arrival order:

@@ -38,4 +38,8 @@ struct APIKeys: Sendable {
 
     static let unauthorized = HTTPResponse.error(
         status: 401, code: "unauthorized", message: "Authorization: Bearer <the app's secret or public API key> is required")
+
+    /// For the routes only the app's backend may call: the public key, which ships in the app, is not enough.
+    static let secretKeyRequired = HTTPResponse.error(
+        status: 401, code: "unauthorized", message: "Authorization: Bearer <the app's secret API key> is required")
 }

@@ -23,7 +23,7 @@ struct CommerceAPI: Sendable {
     }
 
     func create(_ request: HTTPRequest) -> HTTPResponse {
-        guard let app = app(for: request) else { return APIKeys.unauthorized }
+        guard let app = app(for: request) else { return APIKeys.secretKeyRequired }
         // A member given twice is refused, as `revenuedot commerce` refuses it in a request file:
         // which of the two would be signed is not for the parser to pick.
         if case .failure(let repeated as JSONValue.RepeatedName) = Result(catching: {
@@ -77,7 +77,7 @@ struct CommerceAPI: Sendable {
     }
 
     func show(_ request: HTTPRequest) -> HTTPResponse {
-        guard let app = app(for: request) else { return APIKeys.unauthorized }
+        guard let app = app(for: request) else { return APIKeys.secretKeyRequired }
         let reference = request.pathParameters["requestReferenceId"] ?? ""
         let row = try? store.read { (rows) throws(StoreError) -> [SQLValue]? in
             try rows.query(

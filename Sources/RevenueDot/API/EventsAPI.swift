@@ -16,7 +16,7 @@ struct EventsAPI: Sendable {
     static let maxLimit = 1000
 
     func events(_ request: HTTPRequest) -> HTTPResponse {
-        guard let (app, access) = keys.authenticate(request), access == .secret else { return APIKeys.unauthorized }
+        guard let (app, access) = keys.authenticate(request), access == .secret else { return APIKeys.secretKeyRequired }
         let after = request.query["after"].map { Int64($0) } ?? 0
         let limit = request.query["limit"].map { Int($0) } ?? Self.defaultLimit
         guard let after, after >= 0 else {

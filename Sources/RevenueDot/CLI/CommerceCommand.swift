@@ -33,6 +33,8 @@ public struct CommerceCommand {
         guard parsed.value("app") != nil, parsed.value("customer") != nil else {
             throw UsageError("\(subcommand) needs --app ID and --customer APP_USER_ID")
         }
+        // The API refuses an empty app_user_id too: a request signed for nobody could never be matched.
+        guard parsed.value("customer")?.isEmpty == false else { throw UsageError("--customer must not be empty") }
     }
 
     public func run() throws -> Int32 {
@@ -43,7 +45,15 @@ public struct CommerceCommand {
             throw UsageError("no app \"\(appId)\" is configured")
         }
         let path = parsed.positionals[0]
-        let json = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+        let json: Data
+        if path == "-" {
+            json = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let read = FileManager.default.contents(atPath: path) else {
+                throw UsageError("cannot read the request file \(path)")
+            }
+            json = read
+        }
         let outcome = try CommerceRequests(app: app, store: store, clock: Date.init)
             .prepare(json, for: parsed.value("customer") ?? "", sign: subcommand == "sign")
         switch outcome {

@@ -28,8 +28,13 @@ enum Replay {
             for table in derivedTables { try transaction.execute("DELETE FROM \(table)") }
             for row in inputs {
                 guard let appId = row[0].textValue, let kind = row[1].textValue, let ref = row[2].textValue,
-                    let at = row[3].integerValue, let app = apps[appId]
-                else { throw ReplayError("applied input \(row) names no configured app") }
+                    let at = row[3].integerValue
+                else { throw ReplayError("an applied input row is incomplete: \(row.map { $0.textValue ?? "null" })") }
+                guard let app = apps[appId] else {
+                    throw ReplayError(
+                        "\(kind) \(ref) was applied for app \"\(appId)\", which the configuration no longer has: add it back to replay"
+                    )
+                }
                 let input: Ledger.Input
                 switch kind {
                 case "notification": input = .notificationReceived(try facts(uuid: ref, in: transaction))
