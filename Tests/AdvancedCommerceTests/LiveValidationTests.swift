@@ -75,6 +75,49 @@ import Testing
                 == ["ProductAlreadyExistsError 4000114 changeItems[0].SKU"])
     }
 
+    /// An item's price is changed with Apple's Change Subscription Price, not a modify; an item
+    /// whose period runs under an offer cannot change before the period ends.
+    @Test func itemsKeepTheirPriceAndOfferWithinTheCycle() throws {
+        let live = LiveSubscription(
+            transactionIds: ["12345"], items: ["ANNES_PLATINUM_TIER_1M"], consistencyToken: nil, isActive: true,
+            prices: ["ANNES_PLATINUM_TIER_1M": 9_990], offered: ["ANNES_PLATINUM_TIER_1M"])
+        func codes(_ edit: (inout SubscriptionModifyChangeItem) -> Void) throws -> [String] {
+            var request = try Self.modify(AppleExamples.modifyDowngrade)
+            edit(&request.changeItems![0])
+            return LiveValidator.validate(request, subscriptions: [live], usedRequestReferenceIds: []).errors.map {
+                "\($0.name) \($0.code) \($0.field)"
+            }
+        }
+        #expect(try codes { _ in } == [], "a change at the next bill cycle waits for the offer's period to end")
+        #expect(
+            try codes { ($0.sku, $0.price) = ("ANNES_PLATINUM_TIER_1M", 4_990) }
+                == ["PriceChangeNotSupportedThroughModifyItemsError 4000178 changeItems[0].price"])
+        #expect(try codes { ($0.sku, $0.price) = ("ANNES_PLATINUM_TIER_1M", 9_990) } == [])
+        #expect(
+            try codes { $0.effective = .immediately }
+                == ["OfferPreventsItemMidCycleChangeError 4000177 changeItems[0].currentSKU"])
+    }
+
+    /// A create request that resubscribes names a lapsed subscription of the customer, whose
+    /// consistency token it carries.
+    @Test func aResubscribeNamesALapsedSubscription() throws {
+        var request = try AppleExamples.decode(AppleExamples.subscriptionCreate, as: SubscriptionCreateRequest.self)
+        #expect(LiveValidator.validate(request, subscriptions: [], usedRequestReferenceIds: []).errors.isEmpty, "initial")
+        request.previousTransactionId = "12345"
+        let lapsed = LiveSubscription(transactionIds: ["12345"], items: ["A"], consistencyToken: "t", isActive: false)
+        let checked = LiveValidator.validate(request, subscriptions: [lapsed], usedRequestReferenceIds: [])
+        #expect(checked.errors.isEmpty)
+        #expect(checked.request.requestInfo?.consistencyToken == "t")
+        var active = lapsed
+        active.isActive = true
+        #expect(
+            LiveValidator.validate(request, subscriptions: [active], usedRequestReferenceIds: []).errors.map(\.code)
+                == [4_030_011])
+        let unknown = LiveValidator.validate(request, subscriptions: [], usedRequestReferenceIds: []).errors
+        #expect(unknown.map(\.code) == [4_040_010])
+        #expect(unknown.first?.field == "previousTransactionId")
+    }
+
     /// The customer's storefront and currency, from the latest transaction, hold for what is signed.
     @Test func storefrontAndCurrencyAreTheSubscriptions() throws {
         let live = LiveSubscription(

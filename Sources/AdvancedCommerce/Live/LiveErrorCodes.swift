@@ -16,6 +16,11 @@ extension AdvancedCommerceErrorCode {
     public static let invalidSKUMustBeCurrentSKUSetToRenew = Self(
         "InvalidSKUProvidedMustBeCurrentSKUSetToRenewError", 4_000_220,
         "The SKU provided must be a current SKU set to renew.")
+    public static let offerPreventsItemMidCycleChange = Self(
+        "OfferPreventsItemMidCycleChangeError", 4_000_177, "An existing offer prevents changes to the item mid-cycle.")
+    public static let priceChangeNotSupportedThroughModifyItems = Self(
+        "PriceChangeNotSupportedThroughModifyItemsError", 4_000_178,
+        "Changing the price isn't supported as part of a modify items request.")
     public static let mismatchedStorefront = Self("MismatchedStorefrontError", 4_000_133, "The storefronts mismatch.")
     public static let repeatedRequestReferenceId = Self(
         "RepeatedRequestReferenceIdError", 4_000_097, "The requestReferenceId was repeated.")

@@ -14,11 +14,16 @@ public struct LiveSubscription: Sendable, Equatable {
     /// The latest transaction's storefront and currency, when Apple gave them.
     public var storefront: String?
     public var currency: String?
+    /// Each current item's price, by SKU, and the SKUs whose current period runs under an offer.
+    public var prices: [String: Int64]
+    public var offered: Set<String>
 
     public init(
         transactionIds: Set<String>, items: [String], consistencyToken: String?, isActive: Bool, autoRenews: Bool = true,
-        storefront: String? = nil, currency: String? = nil
+        storefront: String? = nil, currency: String? = nil, prices: [String: Int64] = [:], offered: Set<String> = []
     ) {
+        self.prices = prices
+        self.offered = offered
         self.transactionIds = transactionIds
         self.items = items
         self.consistencyToken = consistencyToken
@@ -73,6 +78,17 @@ public enum LiveValidator {
             // Changing an item into another the customer already has would hold one SKU twice.
             if let sku = item.sku, sku != item.currentSKU, current.contains(sku) {
                 errors.append(ValidationError(.productAlreadyExists, field: "changeItems[\(index)].SKU", detail: sku))
+            }
+            // The same item at another price is a price change, which Apple's Change Subscription Price does.
+            if let sku = item.sku, sku == item.currentSKU, let price = item.price, let now = live.prices[sku], price != now {
+                errors.append(
+                    ValidationError(
+                        .priceChangeNotSupportedThroughModifyItems, field: "changeItems[\(index)].price",
+                        detail: "\(sku) costs \(now) now."))
+            }
+            if item.effective == .immediately, let sku = item.currentSKU, live.offered.contains(sku) {
+                errors.append(
+                    ValidationError(.offerPreventsItemMidCycleChange, field: "changeItems[\(index)].currentSKU", detail: sku))
             }
         }
         for (index, item) in (request.removeItems ?? []).enumerated() {

@@ -52,7 +52,11 @@ struct CommerceRequests: Sendable {
             let checked = LiveValidator.validate(reactivate, subscriptions: live, usedRequestReferenceIds: used)
             request = .reactivateSubscription(checked.request)
             errors += checked.errors
-        case .oneTimeCharge, .createSubscription:
+        case .createSubscription(let create):
+            let checked = LiveValidator.validate(create, subscriptions: live, usedRequestReferenceIds: used)
+            request = .createSubscription(checked.request)
+            errors += checked.errors
+        case .oneTimeCharge:
             if let reference = request.requestReferenceId, used.contains(reference) {
                 errors.append(ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId"))
             }
@@ -101,12 +105,18 @@ struct CommerceRequests: Sendable {
                 } catch { throw StoreError(.corrupt, "stored state of \(appUserId) does not decode: \(error)") }
                 let live = ledger.subscriptions.values.compactMap { state -> LiveSubscription? in
                     guard state.journal.ownerAppUserId == appUserId, let info = state.advancedCommerce else { return nil }
+                    let items = (info.items ?? []).filter { $0.revocationDate == nil }
                     return LiveSubscription(
                         transactionIds: state.knownTransactionIds.union([state.originalTransactionId]),
-                        items: (info.items ?? []).filter { $0.revocationDate == nil }.compactMap(\.sku),
+                        items: items.compactMap(\.sku),
                         consistencyToken: state.renewalAdvancedCommerce?.consistencyToken,
                         isActive: state.hasAccess(atMs: nowMs), autoRenews: state.autoRenewEnabled ?? true,
-                        storefront: state.currentTransaction?.storefront, currency: state.currentTransaction?.currency)
+                        storefront: state.currentTransaction?.storefront, currency: state.currentTransaction?.currency,
+                        prices: Dictionary(items.compactMap { item in item.sku.flatMap { sku in item.price.map { (sku, $0) } } })
+                        {
+                            first, _ in first
+                        },
+                        offered: Set(items.filter { $0.offer != nil }.compactMap(\.sku)))
                 }
                 guard let reference else { return (live, nil) }
                 let earlier = try rows.query(
