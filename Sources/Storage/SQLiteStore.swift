@@ -210,16 +210,16 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    /// The UUIDs of every notification of `appId` in `state`, in the order they were stored: a
+    /// The UUIDs of every notification in `state` (of `appId`, or of every app), in the order they were stored: a
     /// list to walk one `notification(uuid:)` at a time, however many there are.
-    public func notificationUUIDs(appId: String, state: NotificationState) throws(StoreError) -> [String] {
+    public func notificationUUIDs(appId: String? = nil, state: NotificationState) throws(StoreError) -> [String] {
         // The literal second term lets SQLite use the partial index on rows not applied.
         let sql =
-            state == .applied
-            ? "SELECT notification_uuid FROM notifications WHERE app_id = ? AND state = ? ORDER BY id"
-            : "SELECT notification_uuid FROM notifications WHERE app_id = ? AND state = ? AND state != 'applied' ORDER BY id"
+            "SELECT notification_uuid FROM notifications WHERE state = ?"
+            + (state == .applied ? "" : " AND state != 'applied'") + (appId == nil ? "" : " AND app_id = ?") + " ORDER BY id"
+        let arguments: [SQLValue] = [.text(state.rawValue)] + (appId.map { [.text($0)] } ?? [])
         return try readers.read { (connection) throws(StoreError) in
-            try connection.query(sql, [.text(appId), .text(state.rawValue)]).compactMap { $0.first?.textValue }
+            try connection.query(sql, arguments).compactMap { $0.first?.textValue }
         }
     }
 

@@ -36,13 +36,77 @@ struct HeldNotificationsTests {
         return try store.notification(uuid: uuid)
     }
 
-    /// The original transaction ids of the events the app's backend can read.
-    func eventPurchases(_ service: RevenueDotService) throws -> [String] {
+    /// The events the app's backend can read (`key`: the app's secret key).
+    func events(_ service: RevenueDotService, key: String = "sk_held") throws -> [JSONValue] {
         let response = try LoopbackConnection(port: service.port).request(
-            "GET", "/v1/events?limit=1000", headers: ["Authorization": "Bearer sk_held"])
-        return (try JSONValue(parsing: response.body))["events"]?.arrayValue?.compactMap {
-            $0["event"]?["original_transaction_id"]?.stringValue
-        } ?? []
+            "GET", "/v1/events?limit=1000", headers: ["Authorization": "Bearer \(key)"])
+        return (try JSONValue(parsing: response.body))["events"]?.arrayValue?.compactMap { $0["event"] } ?? []
+    }
+
+    /// The original transaction ids of those events.
+    func eventPurchases(_ service: RevenueDotService, key: String = "sk_held") throws -> [String] {
+        try events(service, key: key).compactMap { $0["original_transaction_id"]?.stringValue }
+    }
+
+    /// Apps `wrong` (another bundle) and `right`, and with `twin` a second app accepting what `right` does.
+    func twoApps(twin: Bool = false, listen: String = "127.0.0.1:0") throws -> RevenueDotConfig {
+        let root = try directory.write("root.pem", signer.chain.root.pem)
+        let app = { (id: String, bundle: String) in
+            """
+            {"id": "\(id)", "bundleId": "\(bundle)", "environments": ["Sandbox"], "rootCertificates": ["\(root)"],
+             "secretApiKey": "sk_\(id)", "trackNewPurchasesFromServerNotifications": true}
+            """
+        }
+        let apps =
+            [app("wrong", "com.wrong.app"), app("right", "com.example.app")] + (twin ? [app("twin", "com.example.app")] : [])
+        let path = try directory.write(
+            "apps.json",
+            """
+            {"listen": "\(listen)", "database": "sqlite:\(directory.path("revenuedot.sqlite"))", "apps": [\(apps.joined(separator: ", "))]}
+            """)
+        return try ConfigLoader.load(path: path)
+    }
+
+    /// A notification posted to the wrong app's URL belongs to the app that accepts it: it moves
+    /// there at the next start, unless several apps accept it. A start that cannot listen changes nothing.
+    @Test func aNotificationHeldUnderTheWrongAppGoesToTheOneThatAcceptsIt() throws {
+        let uuid = UUID().uuidString.lowercased()
+        let purchase = "7100000002"
+        var service = try RevenueDotService(config: try twoApps(twin: true))
+        try service.start()
+        let posted = try LoopbackConnection(port: service.port).postNotification(
+            try signer.notification(uuid: uuid, originalTransactionId: purchase), app: "wrong")
+        #expect(try JSONValue(parsing: posted.body)["status"] == .string("held"))
+        service.waitForHeldNotifications()
+        service.shutdown()
+
+        // Two apps accept it: which one it is for is not for RevenueDot to guess.
+        service = try RevenueDotService(config: try twoApps(twin: true))
+        try service.start()
+        service.waitForHeldNotifications()
+        #expect(service.heldNotifications! == (0, 1))
+        service.shutdown()
+        #expect(try stored(uuid)?.stateReason?.contains("right, twin all accept it") == true)
+
+        // A start that cannot listen (its port is taken) takes up nothing, though it would apply it.
+        let taken = try RevenueDotService(config: try twoApps(twin: true))
+        try taken.start()
+        taken.waitForHeldNotifications()
+        let refused = try RevenueDotService(config: try twoApps(listen: "127.0.0.1:\(taken.port)"))
+        #expect(throws: (any Error).self) { try refused.start() }
+        refused.shutdown()
+        taken.shutdown()
+        #expect(try stored(uuid)?.state == .held)
+
+        service = try RevenueDotService(config: try twoApps())
+        try service.start()
+        service.waitForHeldNotifications()
+        #expect(service.heldNotifications! == (1, 0))
+        #expect(try eventPurchases(service, key: "sk_right") == [purchase])
+        #expect(try eventPurchases(service, key: "sk_wrong").isEmpty)
+        service.shutdown()
+        #expect(try stored(uuid)?.appId == "right")
+        #expect(try stored(uuid)?.state == .applied)
     }
 
     @Test func aFixedEnvironmentAppliesWhatWasHeldAndNothingElse() throws {
@@ -51,6 +115,7 @@ struct HeldNotificationsTests {
         let purchase = "7100000001"
         var service = try RevenueDotService(config: try config(environments: ["Production"]))
         try service.start()
+        service.waitForHeldNotifications()
         #expect(service.heldNotifications! == (0, 0))
         let connection = try LoopbackConnection(port: service.port)
         let posted = [
@@ -63,9 +128,16 @@ struct HeldNotificationsTests {
 
         // Sandbox accepted from now on: the Sandbox notification is applied at start, the other bundle stays held.
         service = try RevenueDotService(config: try config(environments: ["Sandbox", "Production"]))
+        let restarted = Int64(Date().timeIntervalSince1970 * 1000)
         try service.start()
+        service.waitForHeldNotifications()
         #expect(service.heldNotifications! == (1, 1))
         #expect(try eventPurchases(service) == [purchase])
+        // Applied now, as a late delivery would be: its events are dated when they were made.
+        #expect(
+            try events(service).allSatisfy {
+                if case .integer(let at)? = $0["event_timestamp_ms"] { at >= restarted } else { false }
+            })
         // Apple's retry of it is the same notification, now applied.
         let retry = try LoopbackConnection(port: service.port).postNotification(
             try signer.notification(uuid: sandbox, originalTransactionId: purchase))
@@ -79,6 +151,7 @@ struct HeldNotificationsTests {
         // Once applied, it is applied once: the next start finds only the other bundle's.
         service = try RevenueDotService(config: try config(environments: ["Sandbox", "Production"]))
         try service.start()
+        service.waitForHeldNotifications()
         #expect(service.heldNotifications! == (0, 1))
         #expect(try eventPurchases(service) == [purchase])
         service.shutdown()
@@ -120,6 +193,7 @@ struct HeldNotificationsTests {
         store.close()
         let service = try RevenueDotService(config: configured)
         try service.start()
+        service.waitForHeldNotifications()
         #expect(service.heldNotifications! == (count, 0))
         service.shutdown()
         let after = try SQLiteStore(path: directory.path("revenuedot.sqlite"))

@@ -27,17 +27,17 @@ public struct ServeCommand {
         do {
             let config = try ConfigLoader.load(path: configPath)
             service = try RevenueDotService(config: config)
-            try service.start()
+            try service.start { applied, stillHeld in
+                guard applied + stillHeld > 0 else { return }
+                StandardStreams.out(
+                    "held notifications: \(applied) applied now that the configuration accepts them, \(stillHeld) still held"
+                        + " (revenuedot notifications list --held)\n")
+            }
         } catch {
             StandardStreams.error("revenuedot serve: \(error)\n")
             return 1
         }
         for warning in service.warnings { StandardStreams.error("revenuedot serve: warning: \(warning)\n") }
-        if let held = service.heldNotifications, held.applied + held.stillHeld > 0 {
-            StandardStreams.out(
-                "held notifications: \(held.applied) applied now that the configuration accepts them, \(held.stillHeld) still held"
-                    + " (revenuedot notifications list --held)\n")
-        }
         let config = service.config
         let host = config.listen.host.contains(":") ? "[\(config.listen.host)]" : config.listen.host
         let base = "http://\(host):\(service.port)"

@@ -1,16 +1,36 @@
 import AppStore
+import Dispatch
 import Foundation
 import Storage
+import Synchronization
 
 /// Held notifications taken up again: Apple signed them, but for a bundle or environment the
-/// configuration did not accept when they arrived. After a configuration fix (at the next start),
-/// each one the app's verifier now accepts is applied to subscription state as if it had just
-/// been received, and leaves the held state; the others stay held, with their new reason.
-struct HeldNotifications {
+/// configuration did not accept when they arrived. After a configuration fix (at the next start,
+/// while the server already answers), each one a configured app now accepts is applied to
+/// subscription state as if it had just been received, and leaves the held state; the others
+/// stay held, with the reason the configuration now gives.
+///
+/// A notification belongs to the app that accepts it, whatever URL it was posted to: one held
+/// under the wrong app (a wrong notification URL in App Store Connect) moves to the one app that
+/// accepts it, and is applied there. One that several apps accept stays held, saying so.
+final class HeldNotifications: Sendable {
     let verifiers: [String: AppVerifiers]
     let store: SQLiteStore
     /// The same hand-off ingest uses, so a re-applied notification is applied and logged for replay alike.
     let handOff: LedgerHandOff
+    /// When a re-applied notification is applied: now, as for a late delivery.
+    let clock: @Sendable () -> Date
+    private let stopping = Atomic(false)
+
+    /// Notifications applied at once: their commits group like ingest's.
+    static let inFlight = 64
+
+    init(verifiers: [String: AppVerifiers], store: SQLiteStore, handOff: LedgerHandOff, clock: @escaping @Sendable () -> Date) {
+        self.verifiers = verifiers
+        self.store = store
+        self.handOff = handOff
+        self.clock = clock
+    }
 
     struct Outcome: Equatable, Sendable {
         var applied = 0
@@ -19,68 +39,104 @@ struct HeldNotifications {
         var failures: [String] = []
     }
 
-    /// Examines every held notification of every configured app once.
+    /// Makes a running `reapply` stop after the notification it is at (the server is stopping).
+    func stop() { stopping.store(true, ordering: .relaxed) }
+
+    /// Examines every held notification once, in arrival order; returns when all it applied are committed.
     func reapply() throws -> Outcome {
-        var outcome = Outcome()
-        for (appId, app) in verifiers.sorted(by: { $0.key < $1.key }) {
-            try forEachHeld(appId: appId) { record in
-                // Verified at the time it arrived, as ingest did: a certificate that expired since
-                // does not make it less Apple's.
-                let arrived = Date(timeIntervalSince1970: Double(record.receivedAt) / 1000)
-                let verified: VerifiedNotification
-                do {
-                    verified = try app.strict.verifyNotification(record.signedPayload, now: arrived)
-                } catch {
-                    outcome.stillHeld += 1
-                    try keepHeld(record, because: error)
-                    return
-                }
-                let accepted = NotificationRecord(
-                    verified: verified, appId: appId, signedPayload: record.signedPayload, receivedAt: record.receivedAt,
-                    state: .received, stateReason: nil)
-                do {
-                    if try apply(accepted) { outcome.applied += 1 }
-                } catch {
-                    outcome.failures.append("\(record.notificationUUID): \(error)")
+        let outcome = Locked(Outcome())
+        let slots = DispatchSemaphore(value: Self.inFlight)
+        let pending = DispatchGroup()
+        defer { pending.wait() }
+        for uuid in try store.notificationUUIDs(state: .held) {
+            if stopping.load(ordering: .relaxed) { break }
+            guard let record = try store.notification(uuid: uuid), record.state == .held else { continue }
+            switch decide(record) {
+            case .stay(let reason):
+                outcome.withLock { $0.stillHeld += 1 }
+                if reason != record.stateReason { try keepHeld(record, because: reason) }
+            case .apply(let accepted):
+                slots.wait()
+                pending.enter()
+                apply(accepted, heldUnder: record.appId) { result in
+                    outcome.withLock { outcome in
+                        switch result {
+                        case .success(true): outcome.applied += 1
+                        case .success(false): break
+                        case .failure(let error): outcome.failures.append("\(record.notificationUUID): \(error)")
+                        }
+                    }
+                    slots.signal()
+                    pending.leave()
                 }
             }
         }
-        return outcome
+        pending.wait()
+        return outcome.value
     }
 
-    /// Applies a held notification the configuration now accepts, in one transaction with its
-    /// leaving the held state; false when it left it meanwhile (another start, for one).
-    private func apply(_ record: NotificationRecord) throws -> Bool {
+    private enum Decision {
+        case apply(NotificationRecord)
+        case stay(reason: String)
+    }
+
+    /// The app it was held under first, then the others: the one that accepts it, verified at
+    /// the time it arrived (a certificate that expired since does not make it less Apple's).
+    private func decide(_ record: NotificationRecord) -> Decision {
+        let arrived = Date(timeIntervalSince1970: Double(record.receivedAt) / 1000)
+        var accepting: [(appId: String, verified: VerifiedNotification)] = []
+        var refusal = "app \"\(record.appId)\" is no longer configured"
+        let others = verifiers.keys.filter { $0 != record.appId }.sorted()
+        for appId in (verifiers[record.appId] == nil ? [] : [record.appId]) + others {
+            guard let app = verifiers[appId] else { continue }
+            do {
+                accepting.append((appId, try app.strict.verifyNotification(record.signedPayload, now: arrived)))
+                if appId == record.appId { break }
+            } catch {
+                guard appId == record.appId else { continue }
+                refusal = "\(error.status.rawValue): \(error.detail)"
+            }
+        }
+        guard accepting.count == 1, let chosen = accepting.first else {
+            if accepting.isEmpty { return .stay(reason: refusal) }
+            return .stay(
+                reason: "apps \(accepting.map(\.appId).joined(separator: ", ")) all accept it: it stays held until one does")
+        }
+        return .apply(
+            NotificationRecord(
+                verified: chosen.verified, appId: chosen.appId, signedPayload: record.signedPayload,
+                receivedAt: UnixTime.milliseconds(clock()), state: .received, stateReason: nil))
+    }
+
+    /// Applies a held notification an app now accepts (moved to that app first), in one
+    /// transaction with its leaving the held state; false when it left it meanwhile.
+    private func apply(
+        _ record: NotificationRecord, heldUnder heldAppId: String, done: @escaping @Sendable (Result<Bool, StoreError>) -> Void
+    ) {
         let handOff = handOff
         let applied = Locked(false)
-        try store.write { transaction in
-            guard try transaction.setState(ofNotification: record.notificationUUID, from: .held, to: .applied) else {
-                return
-            }
-            let state = try handOff.handOff(record, in: transaction)
-            if state != .applied {
-                _ = try transaction.setState(ofNotification: record.notificationUUID, from: .applied, to: state)
-            }
-            applied.withLock { $0 = state == .applied }
-        }
-        return applied.value
+        store.write(
+            { transaction in
+                if record.appId != heldAppId,
+                    !(try transaction.moveHeldNotification(record.notificationUUID, toApp: record.appId))
+                {
+                    return
+                }
+                guard try transaction.setState(ofNotification: record.notificationUUID, from: .held, to: .applied) else {
+                    return
+                }
+                let state = try handOff.handOff(record, in: transaction)
+                if state != .applied {
+                    _ = try transaction.setState(ofNotification: record.notificationUUID, from: .applied, to: state)
+                }
+                applied.withLock { $0 = state == .applied }
+            }, completion: { result in done(result.map { applied.value }) })
     }
 
     /// Keeps the reason up to date: the configuration that still refuses it may say something else.
-    private func keepHeld(_ record: NotificationRecord, because error: any Error) throws {
-        let reason = (error as? VerificationError).map { "\($0.status.rawValue): \($0.detail)" } ?? "\(error)"
-        guard reason != record.stateReason else { return }
+    private func keepHeld(_ record: NotificationRecord, because reason: String) throws {
         try store.write { transaction in
             _ = try transaction.setState(ofNotification: record.notificationUUID, from: .held, to: .held, reason: reason)
-        }
-    }
-
-    /// Every held notification of `appId`, in the order they arrived, read one at a time.
-    private func forEachHeld(appId: String, _ body: (NotificationRecord) throws -> Void) throws {
-        for uuid in try store.notificationUUIDs(appId: appId, state: .held) {
-            // Gone or taken up meanwhile (by another start on the same database): nothing to do.
-            guard let record = try store.notification(uuid: uuid), record.state == .held else { continue }
-            try body(record)
         }
     }
 }

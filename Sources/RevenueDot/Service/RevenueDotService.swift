@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import HTTP
 import Storage
+import Threads
 
 /// The running service: storage, ingest, the HTTP server, the scheduler and the webhook workers,
 /// started and stopped together.
@@ -14,6 +15,8 @@ public final class RevenueDotService: Sendable {
     private let workers: [DeliveryWorker]
     private let held: HeldNotifications
     private let heldOutcome = Locked<HeldNotifications.Outcome?>(nil)
+    /// Left when the start's pass over held notifications is over (entered by `start()`).
+    private let heldPass = DispatchGroup()
 
     /// Opens storage and prepares the server; nothing listens until `start()`.
     ///
@@ -66,7 +69,7 @@ public final class RevenueDotService: Sendable {
         // One set of verifiers (and chain caches) serves ingest and the subscriber API.
         let verifiers = try AppVerifiers.forApps(of: config)
         let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics)
-        held = HeldNotifications(verifiers: verifiers, store: store, handOff: handOff)
+        held = HeldNotifications(verifiers: verifiers, store: store, handOff: handOff, clock: clock)
         let subscribers = SubscribersAPI(
             keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, factCache: factCache, clock: Date.init)
         let http = HTTPServerConfiguration(
@@ -82,12 +85,14 @@ public final class RevenueDotService: Sendable {
             observer: metrics)
     }
 
-    /// Takes up the held notifications the configuration now accepts (`HeldNotifications`), then
-    /// starts listening; returns the bound port.
+    /// Starts listening, then takes up the held notifications the configuration now accepts
+    /// (`HeldNotifications`) on a thread of its own, so the server answers meanwhile; returns the
+    /// bound port. A start that cannot listen has changed nothing.
+    ///
+    /// - Parameter heldDone: called once every held notification was examined, with how many
+    ///   were applied and how many stay held.
     @discardableResult
-    public func start() throws -> UInt16 {
-        let outcome = try held.reapply()
-        heldOutcome.withLock { $0 = outcome }
+    public func start(heldDone: (@Sendable (_ applied: Int, _ stillHeld: Int) -> Void)? = nil) throws -> UInt16 {
         let port: UInt16
         do {
             port = try server.start()
@@ -97,8 +102,22 @@ public final class RevenueDotService: Sendable {
         }
         scheduler.start()
         for worker in workers { worker.start() }
+        heldPass.enter()
+        NamedThread.start("held-reapply") { [held, heldOutcome, heldPass] in
+            let outcome: HeldNotifications.Outcome
+            do { outcome = try held.reapply() } catch { outcome = .init(failures: ["the held notifications: \(error)"]) }
+            heldOutcome.withLock { $0 = outcome }
+            heldDone?(outcome.applied, outcome.stillHeld + outcome.failures.count)
+            for failure in outcome.failures {
+                StandardStreams.error("revenuedot: a held notification could not be applied: \(failure)\n")
+            }
+            heldPass.leave()
+        }
         return port
     }
+
+    /// Waits until the start's pass over held notifications is over (tests).
+    func waitForHeldNotifications() { heldPass.wait() }
 
     /// Fires due timers now (tests; the scheduler does this every `scheduler.intervalMs`).
     @discardableResult
@@ -108,12 +127,10 @@ public final class RevenueDotService: Sendable {
     public var port: UInt16 { server.port }
 
     /// What went wrong at start without stopping it, for `serve` to print.
-    public var warnings: [String] {
-        store.warnings + (heldOutcome.value?.failures.map { "a held notification could not be applied: \($0)" } ?? [])
-    }
+    public var warnings: [String] { store.warnings }
 
     /// What the start did with held notifications: applied now that the configuration accepts
-    /// them, or still held. Nil before `start()`.
+    /// them, or still held. Nil until that pass is over.
     public var heldNotifications: (applied: Int, stillHeld: Int)? {
         heldOutcome.value.map { ($0.applied, $0.stillHeld + $0.failures.count) }
     }
@@ -128,6 +145,9 @@ public final class RevenueDotService: Sendable {
     @discardableResult
     public func shutdown(storageTimeout: Duration = storageShutdownTimeout) -> Bool {
         server.shutdown()
+        // What it applied so far is committed; the rest is taken up at the next start.
+        held.stop()
+        heldPass.wait()
         scheduler.stop()
         // All workers stop together, so apps do not add up their grace periods.
         for worker in workers { worker.beginStop() }
