@@ -8,13 +8,13 @@ public enum InAppRequest: Sendable, Equatable {
     case modifySubscription(SubscriptionModifyInAppRequest)
     case reactivateSubscription(SubscriptionReactivateInAppRequest)
 
-    /// Decodes a request by its `operation`; an unknown or missing one is Apple's
-    /// `InvalidOperationError`, text that is not a JSON object its `MalformedPayloadError`.
     /// `MalformedPayloadError` for a member given twice at `path` (`items[0].SKU`).
     public static func repeated(_ path: String) -> ValidationError {
         ValidationError(.malformedPayload, field: path, detail: "\(path) is given twice.")
     }
 
+    /// Decodes a request by its `operation`; an unknown or missing one is Apple's
+    /// `InvalidOperationError`, text that is not a JSON object its `MalformedPayloadError`.
     public init(json: Data) throws(ValidationError) {
         // JSONDecoder keeps one of two members of the same name without a word; the request is
         // refused instead, so what is signed is what was meant.

@@ -22,8 +22,6 @@ public struct LiveSubscription: Sendable, Equatable {
         transactionIds: Set<String>, items: [String], consistencyToken: String?, isActive: Bool, autoRenews: Bool = true,
         storefront: String? = nil, currency: String? = nil, prices: [String: Int64] = [:], offered: Set<String> = []
     ) {
-        self.prices = prices
-        self.offered = offered
         self.transactionIds = transactionIds
         self.items = items
         self.consistencyToken = consistencyToken
@@ -31,6 +29,13 @@ public struct LiveSubscription: Sendable, Equatable {
         self.autoRenews = autoRenews
         self.storefront = storefront
         self.currency = currency
+        self.prices = prices
+        self.offered = offered
+    }
+
+    /// Gives a request's `requestInfo` this subscription's consistency token when the caller left it out.
+    func fillConsistencyToken(_ info: inout RequestInfo?) {
+        if info != nil, info?.consistencyToken == nil { info?.consistencyToken = consistencyToken }
     }
 
     /// `MismatchedStorefrontError` for a request naming another storefront than the customer's.
@@ -61,9 +66,7 @@ public enum LiveValidator {
             used: usedRequestReferenceIds)
         guard let live else { return (request, errors) }
         if !live.isActive { errors.append(ValidationError(.inactiveACASub, field: "transactionId")) }
-        if request.requestInfo != nil, request.requestInfo?.consistencyToken == nil {
-            request.requestInfo?.consistencyToken = live.consistencyToken
-        }
+        live.fillConsistencyToken(&request.requestInfo)
         errors += live.storefrontErrors(request.storefront)
         // Prices are in the subscription's currency: another one cannot be charged alongside it.
         if let requested = request.currency, let currency = live.currency, requested != currency {
@@ -146,28 +149,29 @@ extension LiveValidator {
                     .invalidSKUMustBeCurrentSKUSetToRenew, field: "items[\(index)].SKU",
                     detail: "\(item.sku ?? "") is not an item of this subscription."))
         }
-        if request.requestInfo != nil, request.requestInfo?.consistencyToken == nil {
-            request.requestInfo?.consistencyToken = live.consistencyToken
-        }
+        live.fillConsistencyToken(&request.requestInfo)
         return (request, errors)
     }
 }
 
 extension LiveValidator {
-    /// The subscription `transactionId` belongs to (else `TransactionIdNotFoundError`), and
-    /// `RepeatedRequestReferenceIdError` when `reference` was used before.
+    /// `RepeatedRequestReferenceIdError` when `reference` was used before, for every operation.
+    public static func repeatedReference(_ reference: String?, used: Set<String>) -> [ValidationError] {
+        guard let reference, used.contains(reference) else { return [] }
+        return [ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId")]
+    }
+
+    /// The subscription `transactionId` belongs to (else `TransactionIdNotFoundError` at `field`),
+    /// and `RepeatedRequestReferenceIdError` when `reference` was used before.
     static func locate(
-        _ transactionId: String?, reference: String?, in subscriptions: [LiveSubscription], used: Set<String>
+        _ transactionId: String?, reference: String?, in subscriptions: [LiveSubscription], used: Set<String>,
+        field: String = "transactionId"
     ) -> (LiveSubscription?, [ValidationError]) {
-        var errors: [ValidationError] = []
-        if let reference, used.contains(reference) {
-            errors.append(ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId"))
-        }
+        var errors = repeatedReference(reference, used: used)
         guard let transactionId, let live = subscriptions.first(where: { $0.transactionIds.contains(transactionId) }) else {
             errors.append(
                 ValidationError(
-                    .transactionIdNotFound, field: "transactionId",
-                    detail: "It is not a transaction of this customer's subscriptions."))
+                    .transactionIdNotFound, field: field, detail: "It is not a transaction of this customer's subscriptions."))
             return (nil, errors)
         }
         return (live, errors)

@@ -9,22 +9,15 @@ extension LiveValidator {
         _ request: SubscriptionCreateRequest, subscriptions: [LiveSubscription], usedRequestReferenceIds: Set<String>
     ) -> (request: SubscriptionCreateRequest, errors: [ValidationError]) {
         var request = request
-        var errors: [ValidationError] = []
-        if let reference = request.requestInfo?.requestReferenceId, usedRequestReferenceIds.contains(reference) {
-            errors.append(ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId"))
+        let reference = request.requestInfo?.requestReferenceId
+        guard let previous = request.previousTransactionId else {
+            return (request, repeatedReference(reference, used: usedRequestReferenceIds))
         }
-        guard let previous = request.previousTransactionId else { return (request, errors) }
-        guard let live = subscriptions.first(where: { $0.transactionIds.contains(previous) }) else {
-            errors.append(
-                ValidationError(
-                    .transactionIdNotFound, field: "previousTransactionId",
-                    detail: "It is not a transaction of this customer's subscriptions."))
-            return (request, errors)
-        }
+        var (live, errors) = locate(
+            previous, reference: reference, in: subscriptions, used: usedRequestReferenceIds, field: "previousTransactionId")
+        guard let live else { return (request, errors) }
         if live.isActive { errors.append(ValidationError(.subscriptionAlreadyActive, field: "previousTransactionId")) }
-        if request.requestInfo != nil, request.requestInfo?.consistencyToken == nil {
-            request.requestInfo?.consistencyToken = live.consistencyToken
-        }
+        live.fillConsistencyToken(&request.requestInfo)
         return (request, errors)
     }
 }

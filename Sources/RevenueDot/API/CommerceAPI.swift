@@ -26,15 +26,18 @@ struct CommerceAPI: Sendable {
         guard let app = app(for: request) else { return APIKeys.secretKeyRequired }
         // A member given twice is refused, as `revenuedot commerce` refuses it in a request file:
         // which of the two would be signed is not for the parser to pick.
-        if case .failure(let repeated as JSONValue.RepeatedName) = Result(catching: {
-            try JSONValue(parsingWithoutRepeatedNames: request.body)
-        }) {
+        let parsed: JSONValue?
+        do {
+            parsed = try JSONValue(parsingWithoutRepeatedNames: request.body)
+        } catch let repeated as JSONValue.RepeatedName {
             if repeated.path.hasPrefix("request.") {
                 return Self.unprocessable([InAppRequest.repeated(String(repeated.path.dropFirst("request.".count)))])
             }
             return .error(status: 400, code: "bad_request", message: "\(repeated.path) is given twice")
+        } catch {
+            parsed = nil
         }
-        guard let body = try? JSONValue(parsing: request.body), let user = body["app_user_id"]?.stringValue, !user.isEmpty,
+        guard let body = parsed, let user = body["app_user_id"]?.stringValue, !user.isEmpty,
             let inner = body["request"], case .object = inner
         else {
             return .error(

@@ -57,9 +57,7 @@ struct CommerceRequests: Sendable {
             request = .createSubscription(checked.request)
             errors += checked.errors
         case .oneTimeCharge:
-            if let reference = request.requestReferenceId, used.contains(reference) {
-                errors.append(ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId"))
-            }
+            errors += LiveValidator.repeatedReference(request.requestReferenceId, used: used)
         }
         // A retry of a request already signed and still pending (its answer was lost): the same
         // customer and the same request, filled in the same way, get the same token again.
