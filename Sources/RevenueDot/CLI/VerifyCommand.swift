@@ -111,7 +111,7 @@ public struct VerifyCommand: Sendable {
         do {
             result.standardOutput = try Self.render(try verifier.verifyAny(text), pretty: true) + "\n"
         } catch let error as VerificationError {
-            result.standardError = "verification failed: \(error.status.rawValue): \(error.detail)\n"
+            result.standardError = "verification failed: \(error)\n"
             result.status = 1
         } catch {
             result.standardError = "verification failed: verificationFailure: \(error)\n"

@@ -37,6 +37,8 @@ final class HeldNotifications: Sendable {
         var stillHeld = 0
         /// Accepted now, but applying failed (the notification stays held; the message says why).
         var failures: [String] = []
+        /// Held still, refused or failed.
+        var notApplied: Int { stillHeld + failures.count }
     }
 
     /// Makes a running `reapply` stop after the notification it is at (the server is stopping).
@@ -86,15 +88,15 @@ final class HeldNotifications: Sendable {
         let arrived = Date(timeIntervalSince1970: Double(record.receivedAt) / 1000)
         var accepting: [(appId: String, verified: VerifiedNotification)] = []
         var refusal = "app \"\(record.appId)\" is no longer configured"
-        let others = verifiers.keys.filter { $0 != record.appId }.sorted()
-        for appId in (verifiers[record.appId] == nil ? [] : [record.appId]) + others {
-            guard let app = verifiers[appId] else { continue }
+        // Its own app first, then the others by id.
+        func order(_ appId: String) -> (Int, String) { (appId == record.appId ? 0 : 1, appId) }
+        for (appId, app) in verifiers.sorted(by: { order($0.key) < order($1.key) }) {
             do {
                 accepting.append((appId, try app.strict.verifyNotification(record.signedPayload, now: arrived)))
                 if appId == record.appId { break }
             } catch {
                 guard appId == record.appId else { continue }
-                refusal = "\(error.status.rawValue): \(error.detail)"
+                refusal = error.description
             }
         }
         guard accepting.count == 1, let chosen = accepting.first else {

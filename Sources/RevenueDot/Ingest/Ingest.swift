@@ -78,7 +78,7 @@ final class Ingest: Sendable {
             return .store(
                 NotificationRecord(
                     verified: verified, appId: appId, signedPayload: signedPayload, receivedAt: receivedAt, state: .held,
-                    stateReason: "\(failure.status.rawValue): \(failure.detail)"))
+                    stateReason: failure.description))
         } catch {
             return .answered(reject(appId: appId, error, at: receivedAt))
         }

@@ -107,7 +107,7 @@ public final class RevenueDotService: Sendable {
             let outcome: HeldNotifications.Outcome
             do { outcome = try held.reapply() } catch { outcome = .init(failures: ["the held notifications: \(error)"]) }
             heldOutcome.withLock { $0 = outcome }
-            heldDone?(outcome.applied, outcome.stillHeld + outcome.failures.count)
+            heldDone?(outcome.applied, outcome.notApplied)
             for failure in outcome.failures {
                 StandardStreams.error("revenuedot: a held notification could not be applied: \(failure)\n")
             }
@@ -132,7 +132,7 @@ public final class RevenueDotService: Sendable {
     /// What the start did with held notifications: applied now that the configuration accepts
     /// them, or still held. Nil until that pass is over.
     public var heldNotifications: (applied: Int, stillHeld: Int)? {
-        heldOutcome.value.map { ($0.applied, $0.stillHeld + $0.failures.count) }
+        heldOutcome.value.map { ($0.applied, $0.notApplied) }
     }
 
     /// How long `shutdown` waits for storage to finish after the HTTP drain.
