@@ -41,7 +41,7 @@ import Testing
         defer { store.close() }
         let app = try PurchaseFactRowsTests.app()
         let cache = FactCache()
-        _ = try PurchaseFactRowsTests.apply([0, 1, 2, 3], to: store, app: app, cache: cache)
+        _ = try PurchaseFactRowsTests.apply([0, 1, 2, 3], to: store, app: app, cache: LedgerCache(facts: cache))
         #expect(cache.count == 3)
         let key = "s:\(PurchaseFactRowsTests.original)"
         cache.remember(Self.fact("not-a-row"), appId: app.id, purchase: key)

@@ -54,7 +54,7 @@ import Testing
     }
 
     /// Applies the facts in `order` through storage (with `cache`, if given), and the same to a pure ledger.
-    static func apply(_ order: [Int], to store: SQLiteStore, app: AppConfig, cache: FactCache? = nil) throws
+    static func apply(_ order: [Int], to store: SQLiteStore, app: AppConfig, cache: LedgerCache? = nil) throws
         -> SubscriptionState
     {
         var ledger = Ledger(configuration: LedgerRows.configuration(app))
@@ -62,7 +62,7 @@ import Testing
             let input = Ledger.Input.notificationReceived(facts(index))
             let at = Int64(1_800_000_000_000 + index)
             try store.write { transaction in
-                try LedgerInputs.apply(input, app: app, atMs: at, factCache: cache, in: transaction)
+                try LedgerInputs.apply(input, app: app, atMs: at, cache: cache, in: transaction)
             }
             _ = ledger.apply(input, at: Date(timeIntervalSince1970: Double(at) / 1000))
         }
@@ -78,9 +78,9 @@ import Testing
         let directory = TestDirectory("fact-rows")
         let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
-        let cache = cacheCapacity.map { FactCache(capacity: $0) }
+        let cache = cacheCapacity.map { LedgerCache(facts: FactCache(capacity: $0)) }
         let pure = try Self.apply(order, to: store, app: try Self.app(), cache: cache)
-        #expect((cache?.count ?? 0) <= (cacheCapacity ?? 0))
+        #expect((cache?.facts.count ?? 0) <= (cacheCapacity ?? 0))
         let stored = try Self.stored(store)
         #expect(stored.json == (try LedgerRows.encode(pure.withoutHistory)))
         #expect(stored.journal == pure.journal)

@@ -110,8 +110,9 @@ import Testing
         app.webhook = nil
         var random = Random(state: UInt64(seed) &* 7919)
         var ledger = Ledger(configuration: LedgerRows.configuration(app))
-        // A store's cache of decoded facts, small enough that refolds also decode some.
-        let cache = FactCache(capacity: 8)
+        // A store's caches, small enough that refolds also decode some facts and some purchases
+        // are decoded from their rows (every hit is checked against its row in debug builds).
+        let cache = LedgerCache(facts: FactCache(capacity: 8), purchases: PurchaseCache(capacityBytes: 6_000))
         var pureEvents: [Event] = []
         var seen = Set<String>()
         // Tracking off, on, or switched on partway.
@@ -126,7 +127,7 @@ import Testing
             inputs.append(input)
             let (current, applied) = (app, input)
             try store.write { transaction in
-                try LedgerInputs.apply(applied, app: current, atMs: at, factCache: cache, in: transaction)
+                try LedgerInputs.apply(applied, app: current, atMs: at, cache: cache, in: transaction)
             }
             for case .emit(let event) in ledger.apply(input, at: Date(timeIntervalSince1970: Double(at) / 1000))
             where seen.insert(event.id).inserted {
@@ -137,6 +138,8 @@ import Testing
             try rows.query("SELECT json FROM events ORDER BY position").map { $0[0].textValue ?? "" }
         }
         #expect(stored == (try pureEvents.map { try LedgerRows.encode($0) }), "seed \(seed)")
+        // Most inputs found their purchase kept (each hit checked against its row, in debug).
+        #expect(cache.purchases.hits > 10, "seed \(seed)")
         for (id, state) in ledger.subscriptions {
             try Self.expectStored("s:\(id)", json: LedgerRows.encode(state.withoutHistory), journal: state.journal, store)
         }

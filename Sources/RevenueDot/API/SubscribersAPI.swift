@@ -11,8 +11,8 @@ struct SubscribersAPI: Sendable {
     let keys: APIKeys
     let verifiers: [String: AppVerifiers]
     let store: SQLiteStore
-    /// The store's decoded facts (`FactCache`), shared with ingest.
-    var factCache: FactCache?
+    /// What the store keeps decoded (`LedgerCache`), shared with ingest.
+    var cache: LedgerCache?
     let clock: @Sendable () -> Date
 
     /// What this customer has now; an unknown customer gets an empty subscriber, as RevenueCat does.
@@ -72,7 +72,7 @@ struct SubscribersAPI: Sendable {
                     ])
                 let id = try transactionRows.query("SELECT last_insert_rowid()").first?.first?.integerValue ?? 0
                 try LedgerInputs.apply(
-                    .transactionPosted(transaction, appUserId: appUserId), app: app, atMs: atMs, factCache: factCache,
+                    .transactionPosted(transaction, appUserId: appUserId), app: app, atMs: atMs, cache: cache,
                     in: transactionRows)
                 try LedgerInputs.log(kind: "posted_transaction", ref: String(id), app: app, atMs: atMs, in: transactionRows)
             },

@@ -37,8 +37,8 @@ public final class RevenueDotService: Sendable {
         // Commits may carry new events: the workers are nudged (they exist once the store does).
         let nudge = Locked<[DeliveryWorker]>([])
         // Facts decoded for refolds, shared by every input applied to this store.
-        let factCache = FactCache()
-        let handOff = LedgerHandOff(config: config, factCache: factCache)
+        let cache = LedgerCache()
+        let handOff = LedgerHandOff(config: config, cache: cache)
         let store: SQLiteStore
         do {
             store = try SQLiteStore(
@@ -65,13 +65,13 @@ public final class RevenueDotService: Sendable {
             onFailure: { message in
                 metrics.timersFailed.increment()
                 StandardStreams.error("revenuedot: \(message)\n")
-            })
+            }, cache: cache)
         // One set of verifiers (and chain caches) serves ingest and the subscriber API.
         let verifiers = try AppVerifiers.forApps(of: config)
         let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics)
         held = HeldNotifications(verifiers: verifiers, store: store, handOff: handOff, clock: clock)
         let subscribers = SubscribersAPI(
-            keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, factCache: factCache, clock: Date.init)
+            keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, cache: cache, clock: Date.init)
         let http = HTTPServerConfiguration(
             host: config.listen.host, port: config.listen.port, threads: config.http.threads,
             maxBodyBytes: config.http.maxBodyBytes, connectionTimeoutSeconds: config.http.timeoutSeconds,

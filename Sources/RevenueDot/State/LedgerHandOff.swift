@@ -8,12 +8,12 @@ import Subscriptions
 /// new state, its events and its timers commit together with the notification.
 struct LedgerHandOff: NotificationHandOff {
     let apps: [String: AppConfig]
-    /// The store's decoded facts (`FactCache`), shared with the other inputs applied to it.
-    let factCache: FactCache?
+    /// What the store keeps decoded (`LedgerCache`), shared with the other inputs applied to it.
+    let cache: LedgerCache?
 
-    init(config: RevenueDotConfig, factCache: FactCache? = nil) {
+    init(config: RevenueDotConfig, cache: LedgerCache? = nil) {
         apps = Dictionary(uniqueKeysWithValues: config.apps.map { ($0.id, $0) })
-        self.factCache = factCache
+        self.cache = cache
     }
 
     func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState {
@@ -21,7 +21,7 @@ struct LedgerHandOff: NotificationHandOff {
         guard record.state == .received, let app = apps[record.appId] else { return record.state }
         let facts = try record.handOffContext as? VerifiedNotificationFacts ?? Self.facts(of: record)
         try LedgerInputs.apply(
-            .notificationReceived(facts), app: app, atMs: record.receivedAt, factCache: factCache, in: transaction)
+            .notificationReceived(facts), app: app, atMs: record.receivedAt, cache: cache, in: transaction)
         try LedgerInputs.log(
             kind: "notification", ref: record.notificationUUID, app: app, atMs: record.receivedAt, in: transaction)
         return .applied
@@ -52,24 +52,25 @@ enum LedgerInputs {
     /// - Parameters:
     ///   - deliver: whether new events get a pending webhook delivery (when the app has a
     ///     webhook). Replay passes false: rebuilding state never sends history again.
-    ///   - factCache: the store's decoded facts, so a refold decodes only facts it has not seen.
+    ///   - cache: what the store keeps decoded, so a purchase whose row is as it was written is not
+    ///     decoded again, and a refold decodes only facts it has not seen.
     static func apply(
-        _ input: Ledger.Input, app: AppConfig, atMs: Int64, deliver: Bool = true, factCache: FactCache? = nil,
+        _ input: Ledger.Input, app: AppConfig, atMs: Int64, deliver: Bool = true, cache: LedgerCache? = nil,
         in transaction: WriteTransaction
     ) throws {
         let now = Date(timeIntervalSince1970: Double(atMs) / 1000)
-        var sliced = try LedgerRows.slice(for: input, app: app, factCache: factCache, from: transaction)
+        var sliced = try LedgerRows.slice(for: input, app: app, cache: cache, from: transaction)
         var ledger = sliced.ledger
         var effects = ledger.apply(input, at: now)
         if LedgerRows.claimsHeldEventsKeptApart(before: sliced.ledger, after: ledger) {
             sliced = try LedgerRows.slice(
-                for: input, app: app, restoringHeldEvents: true, factCache: factCache, from: transaction)
+                for: input, app: app, restoringHeldEvents: true, cache: cache, from: transaction)
             ledger = sliced.ledger
             effects = ledger.apply(input, at: now)
         }
         try LedgerRows.save(
             ledger, facts: sliced.facts, effects: effects, appId: app.id, at: atMs, deliver: deliver && app.webhook != nil,
-            factCache: factCache, in: transaction)
+            cache: cache, in: transaction)
         try CommerceTracking.complete(after: input, app: app, atMs: atMs, in: transaction)
     }
 

@@ -34,9 +34,10 @@ enum LedgerRows {
     /// - Parameters:
     ///   - restoringHeldEvents: whether to read back the held events each purchase keeps apart
     ///     (`HeldEventRows`), which an input that claims the purchase releases.
-    ///   - factCache: the store's decoded facts, for a refold (`PurchaseFactRows.load`).
+    ///   - cache: what the store keeps decoded: purchases whose rows are unchanged, and facts for a
+    ///     refold (`PurchaseFactRows.load`).
     static func slice(
-        for input: Ledger.Input, app: AppConfig, restoringHeldEvents: Bool = false, factCache: FactCache? = nil,
+        for input: Ledger.Input, app: AppConfig, restoringHeldEvents: Bool = false, cache: LedgerCache? = nil,
         from rows: some RowReader
     ) throws -> (ledger: Ledger, facts: [String: PurchaseFactRows.Loaded]) {
         var ledger = Ledger(configuration: configuration(app))
@@ -60,14 +61,14 @@ enum LedgerRows {
             case .subscription(let id):
                 let state: SubscriptionState
                 (state, facts[Self.key(key)]) = try purchase(
-                    stored, key: key, incoming: fact, restoringHeldEvents: restoringHeldEvents, factCache: factCache, app: app,
+                    stored, key: key, incoming: fact, restoringHeldEvents: restoringHeldEvents, cache: cache, app: app,
                     from: rows)
                 ledger.subscriptions[id] = state
                 owner = state.journal.ownerAppUserId
             case .oneTime(let id):
                 let oneTime: OneTimePurchase
                 (oneTime, facts[Self.key(key)]) = try purchase(
-                    stored, key: key, incoming: fact, restoringHeldEvents: restoringHeldEvents, factCache: factCache, app: app,
+                    stored, key: key, incoming: fact, restoringHeldEvents: restoringHeldEvents, cache: cache, app: app,
                     from: rows)
                 ledger.oneTimePurchases[id] = oneTime
                 owner = oneTime.journal.ownerAppUserId
@@ -82,14 +83,24 @@ enum LedgerRows {
 
     /// A stored purchase with its history, the facts the reducer needs to receive `incoming`
     /// (`PurchaseFactRows.load`), and when asked the held events it keeps apart.
-    private static func purchase<Purchase: HasPurchaseJournal & Decodable>(
+    private static func purchase<Purchase: HasPurchaseJournal & Decodable & Equatable>(
         _ stored: (json: String, history: String?), key: PurchaseKey, incoming: PurchaseFact?, restoringHeldEvents: Bool,
-        factCache: FactCache?, app: AppConfig, from rows: some RowReader
+        cache: LedgerCache?, app: AppConfig, from rows: some RowReader
     ) throws -> (Purchase, PurchaseFactRows.Loaded) {
-        let purchase = try withHistory(decode(Purchase.self, stored.json), stored.history)
+        let purchase: Purchase
+        if let kept = cache?.purchases.purchase(
+            Purchase.self, appId: app.id, key: Self.key(key), json: stored.json, history: stored.history)
+        {
+            assert(
+                (try? withHistory(decode(Purchase.self, stored.json), stored.history)) == kept,
+                "\(Self.key(key)): the kept purchase is not what its row decodes to")
+            purchase = kept
+        } else {
+            purchase = try withHistory(decode(Purchase.self, stored.json), stored.history)
+        }
         var journal = purchase.journal
         var loaded = try PurchaseFactRows.load(
-            &journal, key: Self.key(key), incoming: incoming, appId: app.id, cache: factCache, from: rows)
+            &journal, key: Self.key(key), incoming: incoming, appId: app.id, cache: cache?.facts, from: rows)
         if restoringHeldEvents {
             loaded.restoredHeldEvents = try HeldEventRows.restore(&journal, key: Self.key(key), appId: app.id, from: rows)
         }
@@ -197,10 +208,10 @@ enum LedgerRows {
     ///
     /// - Parameters:
     ///   - deliver: whether the app has a webhook: each new event then gets a pending delivery.
-    ///   - factCache: the store's decoded facts, which keep each fact written as a row.
+    ///   - cache: what the store keeps decoded, which keeps each purchase and fact written.
     static func save(
         _ ledger: Ledger, facts: [String: PurchaseFactRows.Loaded], effects: [Ledger.Effect], appId: String,
-        at nowMs: Int64, deliver: Bool, factCache: FactCache? = nil, in transaction: WriteTransaction
+        at nowMs: Int64, deliver: Bool, cache: LedgerCache? = nil, in transaction: WriteTransaction
     ) throws {
         // A subscription's new timer goes into the upsert of its row (`PendingTimers`).
         var timers: [String: ExpirationTimer] = [:]
@@ -209,13 +220,13 @@ enum LedgerRows {
             let key = PurchaseKey.subscription(originalTransactionId: id)
             try upsertPurchase(
                 key, state, view: state.view, facts: facts[Self.key(key)] ?? .init(), timer: timers.removeValue(forKey: id),
-                appId: appId, factCache: factCache, transaction)
+                appId: appId, cache: cache, transaction)
         }
         for (id, purchase) in ledger.oneTimePurchases {
             let key = PurchaseKey.oneTime(transactionId: id)
             try upsertPurchase(
                 key, purchase, view: purchase.view, facts: facts[Self.key(key)] ?? .init(), timer: nil, appId: appId,
-                factCache: factCache, transaction)
+                cache: cache, transaction)
         }
         for (id, customer) in ledger.customers {
             try transaction.execute(
@@ -246,14 +257,15 @@ enum LedgerRows {
     /// `view` is only worked out for a purchase that has an owner (the bench's and many real
     /// purchases arrive before anyone claims them).
     private static func upsertPurchase(
-        _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & Encodable, view makeView: @autoclosure () -> PurchaseView?,
-        facts: PurchaseFactRows.Loaded, timer: ExpirationTimer?, appId: String, factCache: FactCache?,
+        _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & Encodable & Sendable,
+        view makeView: @autoclosure () -> PurchaseView?,
+        facts: PurchaseFactRows.Loaded, timer: ExpirationTimer?, appId: String, cache: LedgerCache?,
         _ transaction: WriteTransaction
     ) throws {
         let owner = purchase.journal.ownerAppUserId
         let kept = try HeldEventRows.save(
             PurchaseFactRows.save(
-                purchase.journal, key: Self.key(key), loaded: facts, appId: appId, cache: factCache, in: transaction),
+                purchase.journal, key: Self.key(key), loaded: facts, appId: appId, cache: cache?.facts, in: transaction),
             key: Self.key(key), restored: facts.restoredHeldEvents, appId: appId, in: transaction)
         // A subscription's first row takes over a timer kept for it in `timers` (`PendingTimers`).
         var timerFireAt = timer?.fireAtMs
@@ -263,12 +275,15 @@ enum LedgerRows {
             timerFireAt = timerFireAt ?? adopted
         }
         // Without a new timer the pending one stays.
+        let (json, history) = (try encode(purchase.withoutHistory), try encode(kept))
         try transaction.execute(
             "INSERT INTO purchases (app_id, purchase_key, owner, json, history, timer_fire_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, purchase_key) DO UPDATE SET owner = excluded.owner, json = excluded.json, history = excluded.history, timer_fire_at = coalesce(excluded.timer_fire_at, purchases.timer_fire_at)",
             [
-                .text(appId), .text(Self.key(key)), owner.map(SQLValue.text) ?? .null,
-                .text(try encode(purchase.withoutHistory)), .text(try encode(kept)), timerFireAt.map(SQLValue.integer) ?? .null,
+                .text(appId), .text(Self.key(key)), owner.map(SQLValue.text) ?? .null, .text(json), .text(history),
+                timerFireAt.map(SQLValue.integer) ?? .null,
             ])
+        // What a later slice decodes from this row: the purchase with the history as kept.
+        cache?.purchases.remember(purchase.replacingJournal(kept), appId: appId, key: Self.key(key), json: json, history: history)
         let view = owner == nil ? nil : makeView()
         // A transfer leaves the view under the previous owner: it goes first. A purchase stored
         // for the first time has no view anywhere yet.

@@ -26,6 +26,8 @@ enum Replay {
             let inputs = try transaction.query("SELECT app_id, kind, ref, at FROM applied_inputs ORDER BY seq")
             let positions = try transaction.query("SELECT id, position FROM events")
             for table in derivedTables { try transaction.execute("DELETE FROM \(table)") }
+            // A purchase touched by many inputs is decoded once, not once per input.
+            let cache = LedgerCache()
             for row in inputs {
                 guard let appId = row[0].textValue, let kind = row[1].textValue, let ref = row[2].textValue,
                     let at = row[3].integerValue
@@ -43,12 +45,13 @@ enum Replay {
                     input = try postedTransaction(id: ref, verifier: verifier, in: transaction)
                 case "timer":
                     try TimerFiring.fire(
-                        try LedgerRows.decode(ExpirationTimer.self, ref), app: app, atMs: at, deliver: false, in: transaction)
+                        try LedgerRows.decode(ExpirationTimer.self, ref), app: app, atMs: at, deliver: false, cache: cache,
+                        in: transaction)
                     count.increment()
                     continue
                 default: throw ReplayError("unknown applied input kind \(kind)")
                 }
-                try LedgerInputs.apply(input, app: app, atMs: at, deliver: false, in: transaction)
+                try LedgerInputs.apply(input, app: app, atMs: at, deliver: false, cache: cache, in: transaction)
                 count.increment()
             }
             try keepPositions(positions, in: transaction)

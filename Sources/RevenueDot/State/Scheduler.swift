@@ -17,6 +17,8 @@ final class Scheduler: Sendable {
     private let clock: @Sendable () -> Date
     private let afterFiring: @Sendable (Int) -> Void
     private let onFailure: @Sendable (String) -> Void
+    /// What the store keeps decoded, shared with ingest (`LedgerCache`).
+    private let cache: LedgerCache?
     private let running = Locked(false)
     private let stopped = DispatchSemaphore(value: 0)
     private let wake = DispatchSemaphore(value: 0)
@@ -24,9 +26,11 @@ final class Scheduler: Sendable {
     /// - Parameters:
     ///   - afterFiring: called with the number of timers fired by a tick (when any fired).
     ///   - onFailure: called with a description of each timer that failed to fire.
+    ///   - cache: what the store keeps decoded, shared with the other inputs applied to it.
     init(
         config: RevenueDotConfig, store: SQLiteStore, clock: @escaping @Sendable () -> Date = Date.init,
-        afterFiring: @escaping @Sendable (Int) -> Void = { _ in }, onFailure: @escaping @Sendable (String) -> Void = { _ in }
+        afterFiring: @escaping @Sendable (Int) -> Void = { _ in }, onFailure: @escaping @Sendable (String) -> Void = { _ in },
+        cache: LedgerCache? = nil
     ) {
         apps = Dictionary(uniqueKeysWithValues: config.apps.map { ($0.id, $0) })
         self.store = store
@@ -34,6 +38,7 @@ final class Scheduler: Sendable {
         self.clock = clock
         self.afterFiring = afterFiring
         self.onFailure = onFailure
+        self.cache = cache
     }
 
     func start() {
@@ -81,7 +86,7 @@ final class Scheduler: Sendable {
             for timer in fresh {
                 group.enter()
                 store.write(
-                    { [apps] transaction in
+                    { [apps, cache] transaction in
                         guard let app = apps[timer.appId] else {
                             // An app no longer configured: its timers would come back on every tick.
                             try PendingTimers.remove(timer, in: transaction)
@@ -89,7 +94,7 @@ final class Scheduler: Sendable {
                         }
                         // Re-read inside the write: a notification may have moved or removed it meanwhile.
                         guard let pending = try PendingTimers.load(timer, atMs: nowMs, in: transaction) else { return }
-                        try TimerFiring.fire(pending, app: app, atMs: nowMs, deliver: true, in: transaction)
+                        try TimerFiring.fire(pending, app: app, atMs: nowMs, deliver: true, cache: cache, in: transaction)
                         try LedgerInputs.log(
                             kind: "timer", ref: try LedgerRows.encode(pending), app: app, atMs: nowMs, in: transaction)
                     },
@@ -121,9 +126,10 @@ final class Scheduler: Sendable {
 /// at `atMs`, and whatever it schedules next takes the row's place.
 enum TimerFiring {
     static func fire(
-        _ timer: ExpirationTimer, app: AppConfig, atMs: Int64, deliver: Bool, in transaction: WriteTransaction
+        _ timer: ExpirationTimer, app: AppConfig, atMs: Int64, deliver: Bool, cache: LedgerCache? = nil,
+        in transaction: WriteTransaction
     ) throws {
         try PendingTimers.remove(PendingTimers.Due(appId: app.id, id: timer.id), in: transaction)
-        try LedgerInputs.apply(.timerFired(timer), app: app, atMs: atMs, deliver: deliver, in: transaction)
+        try LedgerInputs.apply(.timerFired(timer), app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
     }
 }
