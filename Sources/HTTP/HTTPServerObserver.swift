@@ -4,15 +4,19 @@ public protocol HTTPServerObserver: Sendable {
     /// A request was answered. `route` is the matched pattern, or "unmatched" when no route
     /// matched; `seconds` runs from the request headers' arrival to the response being ready.
     func requestFinished(method: String, route: String, status: Int, seconds: Double)
+    /// A request was answered by the server itself, before any handler saw it (a body over the
+    /// limit, or a head it refuses: `RequestFraming`); `requestFinished` follows.
+    func requestRefused(method: String, route: String, status: Int)
     /// A client connection was accepted.
     func connectionOpened()
     /// A client connection was closed, by either side or by a timeout.
     func connectionClosed()
-    /// A connection was cut off for not sending a whole request in time (`RequestDeadlines`);
-    /// `connectionClosed()` follows.
+    /// A connection was cut off: it did not send a whole request in time (`RequestDeadlines`), or
+    /// its chunked body went on far past the limit; `connectionClosed()` follows.
     func connectionCutOff()
 }
 
 extension HTTPServerObserver {
     public func connectionCutOff() {}
+    public func requestRefused(method: String, route: String, status: Int) {}
 }

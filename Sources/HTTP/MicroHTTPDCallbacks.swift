@@ -28,14 +28,16 @@ func microHTTPDAccess(
         context.method = method.map { String(cString: $0) } ?? "GET"
         context.headersSeen = true
         if seen == nil { requestContext.pointee = Unmanaged.passRetained(context).toOpaque() }
-        let lengths = contentLengths(in: connection)
-        // Several Content-Length headers must agree (one holding a list libmicrohttpd refuses itself).
-        if lengths.count > 1, Set(lengths.map { $0.trimmingCharacters(in: .whitespaces) }).count > 1 {
+        func header(_ name: String) -> String? {
+            MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+        }
+        let framing = RequestFraming(
+            version: version.map { String(cString: $0) } ?? "HTTP/1.1", contentLengths: contentLengths(in: connection),
+            transferEncoding: header("Transfer-Encoding"), host: header("Host"), expect: header("Expect"))
+        if let refusal = core.refusal(of: framing, method: context.method, path: context.path, started: context.started) {
             core.deadlines?.received(connection)
             context.rejected = true
-            return queueRejection(
-                context, core.conflictingLengths(method: context.method, path: context.path, started: context.started),
-                core: core, connection: connection)
+            return queueRejection(context, refusal, core: core, connection: connection)
         }
         guard let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
             let length = Int(String(cString: declared))
@@ -68,7 +70,9 @@ func microHTTPDAccess(
         guard let uploadData, !context.rejected, context.received <= core.maxBodyBytes else {
             context.rejected = true
             context.body = Data()
-            return context.received - core.maxBodyBytes > max(core.maxBodyBytes, 1 << 16) ? .NO : .YES
+            guard context.received - core.maxBodyBytes > max(core.maxBodyBytes, 1 << 16) else { return .YES }
+            core.observer?.connectionCutOff()
+            return .NO
         }
         context.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: size)
         return .YES

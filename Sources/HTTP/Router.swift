@@ -81,7 +81,8 @@ public struct Router: Sendable {
 
     /// Finds the route for `method` and `path` (the path as sent, without its query string).
     ///
-    /// Each segment is matched with its percent-escapes decoded, so `%2F` stays inside its
+    /// A path may end in one slash (`/health/` is `/health`). Each segment is matched with its
+    /// percent-escapes decoded, so `%2F` stays inside its
     /// segment: `/v1/subscribers/team%2Fbob` gives `app_user_id` `team/bob`. An escape that is not
     /// two hex digits is kept as it is.
     public func match(method: String, path: String) -> Match {
@@ -121,6 +122,9 @@ public struct Router: Sendable {
             index = utf8.index(after: index)
         }
         segments.append(utf8[start..<utf8.endIndex])
+        // One trailing slash is the same path: a notification URL pasted into App Store Connect
+        // with one would otherwise lose every notification sent to it.
+        if segments.count > 1, segments.last?.isEmpty == true { segments.removeLast() }
         return segments
     }
 

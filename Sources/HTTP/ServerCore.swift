@@ -84,16 +84,28 @@ final class ServerCore: Sendable {
                 handler(request) { [self] answer in settle(waiting, with: Self.sanitize(answer)) }
                 return .later
             }
-        case .notFound:
-            finished(method: request.method, route: "unmatched", status: 404, started: started)
-            return .now(.error(status: 404, code: "not_found", message: "No route for \(Self.quoted(request.path))."))
+        case let match:
+            let refusal = Self.unrouted(match, method: request.method, path: request.path)
+            finished(method: request.method, route: "unmatched", status: refusal?.status ?? 404, started: started)
+            return .now(refusal ?? .error(status: 404, code: "not_found", message: "No route."))
+        }
+    }
+
+    /// The 404 or 405 for a request no route takes; nil when one does.
+    func unrouted(method: String, path: String) -> HTTPResponse? {
+        Self.unrouted(router.match(method: method, path: path), method: method, path: path)
+    }
+
+    private static func unrouted(_ match: Router.Match, method: String, path: String) -> HTTPResponse? {
+        switch match {
+        case .found: return nil
+        case .notFound: return .error(status: 404, code: "not_found", message: "No route for \(Self.quoted(path)).")
         case .methodNotAllowed(let allowed):
             var refusal = HTTPResponse.error(
-                status: 405, code: "method_not_allowed",
-                message: "\(Self.quoted(request.method)) is not allowed on \(Self.quoted(request.path)).")
+                status: 405, code: "method_not_allowed", message: "\(Self.quoted(method)) is not allowed on \(Self.quoted(path))."
+            )
             refusal.headers["Allow"] = allowed.joined(separator: ", ")
-            finished(method: request.method, route: "unmatched", status: 405, started: started)
-            return .now(refusal)
+            return refusal
         }
     }
 
@@ -158,16 +170,8 @@ final class ServerCore: Sendable {
             method: method, path: path, started: started)
     }
 
-    /// The answer to a request whose `Content-Length` headers disagree (RFC 9110, section 8.6):
-    /// where its body ends is unknowable, so it is refused before any of it is read.
-    func conflictingLengths(method: String, path: String, started: ContinuousClock.Instant) -> HTTPResponse {
-        refused(
-            .error(status: 400, code: "bad_request", message: "The request has Content-Length headers that disagree."),
-            method: method, path: path, started: started)
-    }
-
     /// `answer`, counted in the metrics of the route `path` would have reached.
-    private func refused(_ answer: HTTPResponse, method: String, path: String, started: ContinuousClock.Instant)
+    func refused(_ answer: HTTPResponse, method: String, path: String, started: ContinuousClock.Instant)
         -> HTTPResponse
     {
         let route: String
@@ -176,6 +180,7 @@ final class ServerCore: Sendable {
         } else {
             route = "unmatched"
         }
+        observer?.requestRefused(method: method, route: route, status: answer.status)
         finished(method: method, route: route, status: answer.status, started: started)
         return answer
     }

@@ -43,6 +43,11 @@ struct RouterTests {
         // An escape that is not two hex digits is kept as sent.
         Found(method: "GET", path: "/v1/subscribers/100%", route: "/v1/subscribers/{id}", parameters: ["id": "100%"]),
         Found(method: "GET", path: "/v1/subscribers/%zz%4", route: "/v1/subscribers/{id}", parameters: ["id": "%zz%4"]),
+        // One trailing slash is the same path (a URL pasted into App Store Connect with one).
+        Found(
+            method: "POST", path: "/v1/apple/notifications/com.example.app/", route: "/v1/apple/notifications/{appId}",
+            parameters: ["appId": "com.example.app"]),
+        Found(method: "GET", path: "/health/", route: "/health", parameters: [:]),
     ])
     func matchesRoutesAndCapturesParameters(_ expected: Found) throws {
         guard
@@ -63,7 +68,7 @@ struct RouterTests {
 
     @Test(arguments: [
         "/", "/v1/apple/notifications/", "/v1/apple/notifications", "/v1/apple/notifications/a/b",
-        "/health/", "/v2/subscribers/1", "v1/subscribers/1", "", "//health", "/v1//notifications/a", "/HEALTH",
+        "/health//", "/v2/subscribers/1", "v1/subscribers/1", "", "//health", "/v1//notifications/a", "/HEALTH",
         "/v1/apple%2Fnotifications/a", "/health%2F",
     ])
     func unknownPathsAreNotFound(_ path: String) {

@@ -89,7 +89,11 @@ struct IngestAnswerTests {
         #expect(try stored(production)?.stateReason?.hasPrefix("invalidEnvironment") == true)
     }
 
-    @Test(arguments: ["not json", "[]", #"{"signed": "x"}"#, #"{"signedPayload": 42}"#, #"{"signedPayload": ""}"#, ""])
+    @Test(arguments: [
+        "not json", "[]", #"{"signed": "x"}"#, #"{"signedPayload": 42}"#, #"{"signedPayload": ""}"#, "",
+        // Which of two would be Apple's is a guess.
+        #"{"signedPayload": "a.b.c", "signedPayload": "d.e.f"}"#,
+    ])
     func malformedBodyIs400(body: String) throws {
         defer { service.shutdown() }
         let response = try connection.request("POST", "/v1/apple/notifications/demo", body: Data(body.utf8))
@@ -151,6 +155,9 @@ struct IngestAnswerTests {
         // Others are still served.
         let other = try LoopbackConnection(port: service.port)
         #expect(try other.postNotification(try fixture.signer.notification()).status == 200)
+        // Answered by the server before ingest, and still counted as a refused notification.
+        let metrics = String(decoding: try other.request("GET", "/metrics").body, as: UTF8.self)
+        #expect(metrics.contains(#"revenuedot_notifications_rejected_total{status="payloadTooLarge"} 1"#))
     }
 
     @Test func storageThatCannotCommitIs503() throws {

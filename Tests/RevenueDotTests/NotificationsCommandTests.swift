@@ -121,6 +121,24 @@ struct NotificationsCommandTests {
         #expect(recent.first?["reason"]?.stringValue?.isEmpty == false)
     }
 
+    /// A reason quotes what the sender sent: the text output escapes its control characters, so
+    /// a forged header cannot run terminal escapes or add lines (JSON escapes them anyway).
+    @Test func rejectsShowsSentControlCharactersEscaped() throws {
+        let service = try fixture.startService()
+        let header = Data(#"{"alg":"ES256\n\u001b[31mred\u0000","x5c":["AAAA"]}"#.utf8).base64EncodedString()
+            .replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+        let status = try LoopbackConnection(port: service.port).postNotification("\(header).e30.c2ln").status
+        service.shutdown()
+        #expect(status == 401)
+        let text = try run(["rejects"]).output
+        #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+        #expect(text.contains(#"\u{A}\u{1B}[31mred\u{0}"#))
+        #expect(text.split(separator: "\n").allSatisfy { !$0.hasPrefix("[31m") && !$0.hasPrefix("red") })
+        #expect("tab\there\u{85}".escapingControls == #"tab\u{9}here\u{85}"#)
+        #expect("plain ☕".escapingControls == "plain ☕")
+    }
+
     /// `--config` is accepted by every command, also by those that read no configuration.
     @Test func everyCommandTakesConfig() throws {
         let explained = try runCLI(["explain", "DID_RENEW", "--config", fixture.configPath])

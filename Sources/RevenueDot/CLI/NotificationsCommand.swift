@@ -128,7 +128,10 @@ public struct NotificationsCommand {
         if log.counts.isEmpty { lines.append("  (none)") }
         lines.append("Most recent (newest first, at most 100):")
         for reject in log.recent {
-            lines.append("  \(UnixTime.iso8601(reject.at))  \(reject.appId)  \(reject.status): \(reject.reason)")
+            // A reason quotes what the sender sent: shown escaped, it cannot move the cursor or start a line.
+            lines.append(
+                "  \(UnixTime.iso8601(reject.at))  \(reject.appId.escapingControls)  \(reject.status.escapingControls): "
+                    + reject.reason.escapingControls)
         }
         StandardStreams.out(lines.joined(separator: "\n") + "\n")
         return 0
@@ -151,7 +154,27 @@ public struct NotificationsCommand {
 
 }
 
+extension Unicode.Scalar {
+    /// C0 controls, DEL and C1 controls.
+    fileprivate var isControl: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
+}
+
 extension String {
+    /// The string with control characters (C0, DEL and C1, line breaks included) written as
+    /// `\u{1B}`, for a terminal: text a sender chose cannot run escape sequences or fake lines.
+    var escapingControls: String {
+        guard unicodeScalars.contains(where: \.isControl) else { return self }
+        var escaped = ""
+        for scalar in unicodeScalars {
+            if scalar.isControl {
+                escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
     /// The string padded with spaces (or cut) to `width` characters.
     func padding(_ width: Int) -> String {
         count >= width ? String(prefix(width - 1)) + " " : self + String(repeating: " ", count: width - count)

@@ -41,13 +41,12 @@ public struct ServeCommand {
         let config = service.config
         let host = config.listen.host.contains(":") ? "[\(config.listen.host)]" : config.listen.host
         let base = "http://\(host):\(service.port)"
+        let urls = config.apps.map {
+            "  Apple's notification URL for app \"\($0.id)\": \(base)/v1/apple/notifications/\($0.id)\n"
+        }
         StandardStreams.out(
-            """
-            RevenueDot is listening on \(base) (database \(config.database), \(config.apps.count) app(s))
-              Apple's notification URL for app "\(config.apps[0].id)": \(base)/v1/apple/notifications/\(config.apps[0].id)
-              health: \(base)/health   metrics: \(base)/metrics
-
-            """)
+            "RevenueDot is listening on \(base) (database \(config.database), \(config.apps.count) app(s))\n"
+                + urls.joined() + "  health: \(base)/health   metrics: \(base)/metrics\n\n")
         let sample = URL(fileURLWithPath: config.file).deletingLastPathComponent()
             .appendingPathComponent(".revenuedot/sample-notification.json")
         if FileManager.default.fileExists(atPath: sample.path), let demo = config.app("demo") {

@@ -112,7 +112,14 @@ final class Ingest: Sendable {
     /// The `signedPayload` of Apple's body `{"signedPayload": "..."}`.
     static func signedPayload(of body: Data) throws(BodyError) -> String {
         let json: JSONValue
-        do { json = try JSONValue(parsing: body) } catch { throw BodyError(description: "the body is not JSON: \(error)") }
+        do {
+            json = try JSONValue(parsingWithoutRepeatedNames: body)
+        } catch let repeated as JSONValue.RepeatedName {
+            // Which of the two is Apple's would be a guess.
+            throw BodyError(description: "the body is not Apple's: \(repeated)")
+        } catch {
+            throw BodyError(description: "the body is not JSON: \(error)")
+        }
         guard case .object = json else { throw BodyError(description: "the body must be a JSON object") }
         guard let value = json["signedPayload"] else { throw BodyError(description: "the body has no signedPayload") }
         guard let text = value.stringValue, !text.isEmpty else {

@@ -49,7 +49,9 @@ final class Metrics: Sendable {
             }
         }
         labeled(
-            "revenuedot_notifications_rejected_total", "Notifications refused, by verification status.", "status",
+            "revenuedot_notifications_rejected_total",
+            "Notification POSTs refused, by status: badRequest (400), payloadTooLarge (413), notImplemented (501), expectationFailed (417), or the verification status (401).",
+            "status",
             notificationsRejected)
         lines += [
             "# HELP revenuedot_http_request_duration_seconds Time from request to response, by route.",
@@ -57,14 +59,14 @@ final class Metrics: Sendable {
         ]
         lines += requestSeconds.render(name: "revenuedot_http_request_duration_seconds")
         lines += [
-            "# HELP revenuedot_storage_commit_batch_size Notifications per group commit.",
+            "# HELP revenuedot_storage_commit_batch_size Writes per group commit: notifications, posted transactions, and the others that share the writer (reject log entries, timers, webhook outcomes).",
             "# TYPE revenuedot_storage_commit_batch_size histogram",
         ]
         lines += commitBatchSize.render(name: "revenuedot_storage_commit_batch_size")
         lines += [
             "# HELP revenuedot_http_open_connections Open HTTP connections.", "# TYPE revenuedot_http_open_connections gauge",
             "revenuedot_http_open_connections \(openConnections.current)",
-            "# HELP revenuedot_http_connections_cut_off_total Connections cut off for not sending a whole request within http.requestTimeoutSeconds.",
+            "# HELP revenuedot_http_connections_cut_off_total Connections cut off: no whole request within http.requestTimeoutSeconds, or a chunked body far past the limit.",
             "# TYPE revenuedot_http_connections_cut_off_total counter",
             "revenuedot_http_connections_cut_off_total \(connectionsCutOff.count)",
         ]
@@ -112,6 +114,17 @@ extension Metrics: HTTPServerObserver {
     func connectionOpened() { openConnections.add(1) }
     func connectionClosed() { openConnections.add(-1) }
     func connectionCutOff() { connectionsCutOff.increment() }
+
+    /// A notification POST the server answered before ingest saw it counts as rejected, by the
+    /// name of its status (ingest counts the ones it answers itself).
+    func requestRefused(method: String, route: String, status: Int) {
+        guard route == Routes.notificationRoute else { return }
+        notificationsRejected.increment(label: Self.refusalNames[status] ?? "status\(status)")
+    }
+
+    private static let refusalNames = [
+        400: "badRequest", 413: "payloadTooLarge", 417: "expectationFailed", 501: "notImplemented",
+    ]
 
     /// Escapes a label value as the text format requires.
     /// Runs on every request: label values (route patterns) rarely need escaping, so check first.

@@ -5,6 +5,9 @@ import Storage
 
 /// The HTTP API of the service (DESIGN.md "HTTP API"): routes and how outcomes become answers.
 enum Routes {
+    /// Where Apple posts an app's notifications.
+    static let notificationRoute = "/v1/apple/notifications/{appId}"
+
     static func router(
         ingest: Ingest, subscribers: SubscribersAPI, events: EventsAPI, commerce: CommerceAPI, store: SQLiteStore,
         metrics: Metrics
@@ -18,7 +21,7 @@ enum Routes {
             subscribers.postTransaction(request, reply: reply)
         }
         // Deferred: the worker verifies, then serves other connections while the commit is on its way.
-        router.addDeferred("POST", "/v1/apple/notifications/{appId}") { request, reply in
+        router.addDeferred("POST", notificationRoute) { request, reply in
             ingest.receive(appId: request.pathParameters["appId"] ?? "", body: request.body) { reply(response(for: $0)) }
         }
         // Deferred: while the writer waits for a lock, a probe holds a connection, not a worker.

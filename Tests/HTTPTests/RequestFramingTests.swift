@@ -1,0 +1,78 @@
+import Foundation
+import HTTP
+import LoopbackClient
+import Testing
+
+/// Requests refused from their head alone, at once and with a JSON error, before any body is
+/// read; the connection closes after the answer, so nothing after the head is taken for another
+/// request.
+@Suite("Request framing")
+struct RequestFramingTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        var head: String
+        var status: Int
+        var code: String?
+        var testDescription: String { head.split(separator: "\r\n").joined(separator: " | ") }
+    }
+
+    @Test(arguments: [
+        // Content-Length beside Transfer-Encoding: the smuggled GET after it must not be answered.
+        Case(
+            head:
+                "POST /v1/upload HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\nGET /health HTTP/1.1\r\nHost: t\r\n\r\n",
+            status: 400, code: "bad_request"),
+        Case(
+            head: "POST /v1/upload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\nxx", status: 501,
+            code: "not_implemented"),
+        Case(head: "GET /health HTTP/1.1\r\n\r\n", status: 400, code: "bad_request"),
+        Case(
+            head: "POST /v1/upload HTTP/1.1\r\nHost: t\r\nExpect: something\r\nContent-Length: 2\r\n\r\n", status: 417,
+            code: "expectation_failed"),
+        // A body, or a 100-continue, for no route: the 404 or 405 comes before any of it is read.
+        Case(head: "POST /nowhere HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n", status: 404, code: "not_found"),
+        Case(
+            head: "POST /nowhere HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 100000\r\n\r\n", status: 404,
+            code: "not_found"),
+        Case(head: "PUT /health HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n", status: 405, code: "method_not_allowed"),
+    ])
+    func refusedFromTheHeadAlone(_ sent: Case) throws {
+        let server = try startServer { router in
+            router.add("POST", "/v1/upload") { request in .text("\(request.body.count)") }
+            router.add("GET", "/health") { _ in .text("ok") }
+        }
+        defer { server.shutdown(timeout: 1) }
+        let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        var response: LoopbackResponse?
+        let elapsed = try seconds {
+            try client.sendRaw(Data(sent.head.utf8))
+            response = try client.readResponse()
+        }
+        #expect(elapsed < 1)
+        #expect(response?.status == sent.status)
+        #expect(response.flatMap(errorCode) == sent.code)
+        #expect(response?.headers["connection"]?.lowercased() == "close")
+        #expect(response?.status != 100)
+        #expect(eventually { !client.isOpen })
+    }
+
+    /// What stays accepted: HTTP/1.0 without Host, chunked, 100-continue for a route, and a
+    /// bodiless request for no route keeps its connection.
+    @Test func wellFormedRequestsAreServed() throws {
+        let server = try startServer { router in
+            router.add("POST", "/v1/upload") { request in .text("\(request.body.count)") }
+            router.add("GET", "/health") { _ in .text("ok") }
+        }
+        defer { server.shutdown(timeout: 1) }
+        let old = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        try old.sendRaw(Data("GET /health HTTP/1.0\r\n\r\n".utf8))
+        #expect(try old.readResponse().text == "ok")
+
+        let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        try client.sendRaw(
+            Data("POST /v1/upload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: Chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n".utf8))
+        #expect(try client.readResponse().text == "2")
+        #expect(try client.request("GET", "/nowhere").status == 404)
+        #expect(client.isOpen)
+        #expect(try client.request("POST", "/v1/upload", headers: ["Expect": "100-continue"], body: Data(count: 3)).text == "3")
+    }
+}
