@@ -56,12 +56,13 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Stops gracefully: new connections are refused at once, requests already being answered
-    /// finish (their handlers return and their responses are sent) for up to `timeout` seconds,
-    /// and then every connection is closed.
+    /// Stops gracefully: new connections are refused at once, requests already begun finish
+    /// (their bodies arrive, their handlers return and their responses are sent) for up to
+    /// `timeout` seconds, and then every connection is closed.
     ///
     /// Responses sent while draining carry `Connection: close`. A request whose body is still
-    /// arriving is not waited for. A deferred handler that has not answered by then is answered
+    /// arriving is waited for (Sandbox sends a notification once), within the request deadline
+    /// (`requestTimeoutSeconds`) that cuts off a client that stalls. A deferred handler that has not answered by then is answered
     /// 503 for it (its own answer is dropped), as is a deferred request that comes in after
     /// that, and the 503s get up to a second to be sent. Blocks the caller; call it from outside
     /// the handlers.
@@ -83,10 +84,12 @@ public final class HTTPServer: Sendable {
         core.deadlines?.stop()
     }
 
-    /// Waits until no request is being answered, or `limit` has passed.
+    /// Waits until no request is being received or answered, or `limit` has passed.
     private func waitForResponses(for limit: Duration) {
         let deadline = ContinuousClock.now + limit
-        while core.respondingRequests.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
+        while core.openRequests.load(ordering: .relaxed) > 0 || core.respondingRequests.load(ordering: .relaxed) > 0,
+            ContinuousClock.now < deadline
+        {
             usleep(2_000)
         }
     }

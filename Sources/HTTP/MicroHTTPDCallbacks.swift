@@ -109,6 +109,7 @@ func microHTTPDRequestTarget(
 ) -> UnsafeMutableRawPointer? {
     let target = uri.map { String(cString: $0) } ?? "/"
     let context = RequestContext(method: "", path: RequestContext.path(ofTarget: target), started: .now, headersSeen: false)
+    if let cls { Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().openRequests.add(1, ordering: .relaxed) }
     return Unmanaged.passRetained(context).toOpaque()
 }
 
@@ -133,9 +134,9 @@ func microHTTPDRequestCompleted(
     guard let pointer = requestContext?.pointee else { return }
     requestContext?.pointee = nil
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
-    if context.responded {
-        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().respondingRequests.subtract(1, ordering: .relaxed)
-    }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    if context.responded { core.respondingRequests.subtract(1, ordering: .relaxed) }
+    core.openRequests.subtract(1, ordering: .relaxed)
 }
 
 /// Answers `response` before the body is read (libmicrohttpd then skips the body and closes

@@ -13,6 +13,9 @@ final class ServerCore: Sendable {
     let inFlightRequests = Atomic<Int>(0)
     /// Requests with a queued response that libmicrohttpd has not finished sending.
     let respondingRequests = Atomic<Int>(0)
+    /// Requests begun (their request line is in) and not yet completed: being received, handled
+    /// or answered. A kept-alive connection between requests has none.
+    let openRequests = Atomic<Int>(0)
     let openConnections = Atomic<Int>(0)
     /// Set by shutdown: responses then carry `Connection: close` so keep-alive clients leave.
     let draining = Atomic<Bool>(false)

@@ -24,6 +24,8 @@ public final class SQLiteStore: Sendable {
     private let checkpointer = Checkpointer()
     /// Left by the writer thread when it has drained the queue, checkpointed and closed its connection.
     private let writerFinished = DispatchGroup()
+    /// Held while open by a store that must be the only writer (`exclusive`).
+    private let lock: DatabaseLock?
 
     /// How long `healthCheck()` waits for the writer before reporting `.busy`.
     public static let healthCheckTimeout: Duration = .seconds(2)
@@ -40,25 +42,31 @@ public final class SQLiteStore: Sendable {
     ///     the store stays immutable and `Sendable`.
     ///   - reservesWAL: whether the WAL gets its full size at once (`WALReserve`): for a server,
     ///     which writes under sustained load, not for a command that writes a little and exits.
+    ///   - exclusive: whether this process must be the only one writing the database (a server, a
+    ///     replay): the store then holds `DatabaseLock` while open, and fails with `.unavailable`
+    ///     before touching the database when another process holds it.
     public convenience init(
         path: String,
         handOff: any NotificationHandOff = KeepReceived(),
         maxBatch: Int = 512,
         readers: Int = 4,
         onCommit: (@Sendable (Int) -> Void)? = nil,
-        reservesWAL: Bool = false
+        reservesWAL: Bool = false,
+        exclusive: Bool = false
     ) throws(StoreError) {
         try self.init(
             path: path, handOff: handOff, maxBatch: maxBatch, readers: readers, onCommit: onCommit,
-            reservesWAL: reservesWAL, flush: WALFlusher.fdatasync)
+            reservesWAL: reservesWAL, exclusive: exclusive, flush: WALFlusher.fdatasync)
     }
 
     /// The store, with `flush` putting the WAL on disk instead of `fdatasync` (tests hold or fail it).
     init(
         path: String, handOff: any NotificationHandOff, maxBatch: Int, readers: Int, onCommit: (@Sendable (Int) -> Void)?,
-        reservesWAL: Bool = false, flush: @escaping WALFlusher.Flush
+        reservesWAL: Bool = false, exclusive: Bool = false, flush: @escaping WALFlusher.Flush
     ) throws(StoreError) {
         guard maxBatch >= 1 else { throw StoreError(.invalid, "maxBatch must be at least 1, got \(maxBatch)") }
+        let lock = exclusive ? try DatabaseLock(databasePath: path) : nil
+        self.lock = lock
         self.path = path
         self.readers = ReaderPool(path: path, size: readers)
         let ready = Completion<[String]>()
@@ -75,6 +83,8 @@ public final class SQLiteStore: Sendable {
         switch ready.wait() {
         case .failure(let error):
             queue.close()
+            finished.wait()
+            lock?.release()
             throw error
         case .success(let warnings):
             self.warnings = warnings
@@ -302,6 +312,7 @@ public final class SQLiteStore: Sendable {
         checkpointer.stop()
         readers.close()
         writerFinished.wait()
+        lock?.release()
     }
 
     /// `close()`, giving up after `timeout`: false when the writer (or a checkpoint) is still

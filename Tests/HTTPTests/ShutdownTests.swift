@@ -32,6 +32,45 @@ struct ShutdownTests {
         #expect(server.port == 0)
     }
 
+    /// A request whose body is still arriving when the stop begins is in flight too: it is read,
+    /// handled and answered (Sandbox sends a notification once).
+    @Test func requestWithItsBodyStillArrivingIsAnswered() throws {
+        let server = try startServer(threads: 2) { router in
+            router.add("POST", "/upload") { request in .text("\(request.body.count)") }
+        }
+        let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        try client.sendRaw(Data("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 10000\r\n\r\n".utf8) + Data(count: 5000))
+        usleep(50_000)
+        let shutdownSeconds = Background { seconds { server.shutdown(timeout: 5) } }
+        usleep(200_000)
+        try client.sendRaw(Data(count: 5000))
+        let response = try client.readResponse()
+        #expect(response.status == 200)
+        #expect(response.text == "10000")
+        #expect(response.headers["connection"]?.lowercased() == "close")
+        let elapsed = try shutdownSeconds.value()
+        #expect(elapsed > 0.15 && elapsed < 2)
+    }
+
+    /// Requests libmicrohttpd refuses itself (a head too large, a Content-Length that is not a
+    /// number) leave nothing for the stop to wait for.
+    @Test func serverStopsAtOnceAfterRequestsLibmicrohttpdRefused() throws {
+        let server = try startServer(threads: 1) { router in router.add("GET", "/health") { _ in .text("ok") } }
+        for head in [
+            "GET /health HTTP/1.1\r\nHost: t\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n",
+            "POST /health HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n",
+            "GET /\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\nHost: t\r\n\r\n",
+        ] {
+            let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+            try? client.sendRaw(Data(head.utf8))
+            _ = try? client.readResponse()
+            client.close()
+        }
+        usleep(100_000)
+        let elapsed = seconds { server.shutdown(timeout: 5) }
+        #expect(elapsed < 0.5)
+    }
+
     @Test(arguments: [1, 2])
     func idleServerStopsAtOnce(threads: Int) throws {
         let server = try startServer(threads: threads) { router in router.add("GET", "/health") { _ in .text("ok") } }

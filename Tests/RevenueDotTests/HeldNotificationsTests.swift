@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import HTTP
 import LoopbackClient
 import Storage
 import Testing
@@ -89,9 +90,9 @@ struct HeldNotificationsTests {
         #expect(try stored(uuid)?.stateReason?.contains("right, twin all accept it") == true)
 
         // A start that cannot listen (its port is taken) takes up nothing, though it would apply it.
-        let taken = try RevenueDotService(config: try twoApps(twin: true))
+        let taken = HTTPServer(
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 1), router: Router(), observer: nil)
         try taken.start()
-        taken.waitForHeldNotifications()
         let refused = try RevenueDotService(config: try twoApps(listen: "127.0.0.1:\(taken.port)"))
         #expect(throws: (any Error).self) { try refused.start() }
         refused.shutdown()

@@ -147,3 +147,38 @@ struct ReplayTimerTests {
         #expect(try deliveries() == liveDeliveries)
     }
 }
+
+extension ReplayTests {
+    /// One process writes a database at a time: while a server has it, `replay` and a second
+    /// `serve` stop with one line naming the database and the holder, and change nothing.
+    @Test func replayAndASecondServeAreRefusedWhileAServerRuns() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(try connection.postNotification(try fixture.signer.notification()).status == 200)
+        for command in [["replay"], ["serve"]] {
+            let refused = try runCLI(command + ["--config", fixture.configPath])
+            #expect(refused.status == 1, "\(command)")
+            #expect(refused.output.contains("database"), "\(command)")
+            #expect(refused.output.contains("is in use by another RevenueDot process (pid \(getpid()))"), "\(command)")
+        }
+        // Commands that only read go on working beside the server.
+        #expect(try runCLI(["notifications", "list", "--config", fixture.configPath]).status == 0)
+        #expect(try connection.postNotification(try fixture.signer.notification()).status == 200)
+        service.shutdown()
+        let replayed = try runCLI(["replay", "--config", fixture.configPath])
+        #expect(replayed.status == 0)
+        #expect(replayed.output.contains("applied 2 input(s) again"))
+    }
+
+    /// A command pointed at a database that does not exist says so, and creates nothing.
+    @Test func commandsOnADatabaseThatDoesNotExistFail() throws {
+        let fixture = try ServerFixture()
+        for command in [["notifications", "list"], ["notifications", "rejects"], ["events", "list"], ["replay"]] {
+            let missing = try runCLI(command + ["--config", fixture.configPath])
+            #expect(missing.status == 1, "\(command)")
+            #expect(missing.output.contains("does not exist"), "\(command)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: fixture.databasePath))
+    }
+}

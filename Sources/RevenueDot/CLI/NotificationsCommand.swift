@@ -185,10 +185,28 @@ extension String {
 enum CommandStore {
     /// Loads `--config` (default `revenuedot.json`) and opens its database; the caller closes it.
     static func open(_ parsed: ParsedArguments) throws -> (RevenueDotConfig, SQLiteStore) {
-        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
+        try open(configPath: parsed.value("config") ?? "revenuedot.json")
+    }
+
+    /// Loads the configuration at `configPath` and opens its database, which must exist: a
+    /// command pointed at the wrong file or directory says so, instead of creating an empty
+    /// database and reporting that nothing is stored. `exclusive` is for a command that must be
+    /// the only writer (`replay`): it fails while a server has the database.
+    static func open(configPath: String, exclusive: Bool = false) throws -> (RevenueDotConfig, SQLiteStore) {
+        let config = try ConfigLoader.load(path: configPath)
         guard case .sqlite(let path) = config.database else {
-            throw UsageError("PostgreSQL storage is not available yet")
+            throw ConfigError(
+                file: config.file, key: "database", problem: "PostgreSQL storage is not available yet; use sqlite:PATH")
         }
-        return (config, try SQLiteStore(path: path))
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ConfigError(
+                file: config.file, key: "database",
+                problem: "\(path) does not exist: nothing was stored with this configuration (revenuedot serve creates it)")
+        }
+        do {
+            return (config, try SQLiteStore(path: path, exclusive: exclusive))
+        } catch {
+            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(path): \(error)")
+        }
     }
 }

@@ -21,9 +21,8 @@ public struct ReplayCommand {
     }
 
     public func run() throws -> Int32 {
-        let config = try ConfigLoader.load(path: configPath)
-        guard case .sqlite(let path) = config.database else { throw UsageError("PostgreSQL storage is not available yet") }
-        let store = try SQLiteStore(path: path)
+        // The only writer while it runs: a server would go on writing under the rebuild.
+        let (config, store) = try CommandStore.open(configPath: configPath, exclusive: true)
         defer { store.close() }
         let count = try Replay.run(config: config, store: store)
         StandardStreams.out("revenuedot replay: applied \(count) input(s) again\n")

@@ -1,0 +1,61 @@
+import Foundation
+import Synchronization
+
+/// One process writing a database at a time: `revenuedot serve` and `revenuedot replay` hold an
+/// exclusive `flock` on `<database>.lock` for as long as their store is open.
+///
+/// SQLite would let two servers share the file, each with its own scheduler, webhook workers and
+/// WAL reservation (a second one stopping truncated the running one's); a replay under a running
+/// server would rebuild state beneath it. The lock is on a file of its own, not the database,
+/// whose descriptors belong to SQLite: closing another descriptor of the database would drop the
+/// POSIX locks SQLite holds on it. The kernel releases the lock when the process ends, however it
+/// ends, so a crash leaves nothing to clean up.
+final class DatabaseLock: Sendable {
+    let path: String
+    private let descriptor: Int32
+    private let released = Atomic<Bool>(false)
+
+    /// Takes the lock beside `databasePath` (through a symbolic link, beside the file it names),
+    /// or throws `.unavailable` naming the process that holds it.
+    init(databasePath: String) throws(StoreError) {
+        let resolved = URL(fileURLWithPath: databasePath).resolvingSymlinksInPath().path
+        path = resolved + ".lock"
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw StoreError(.unavailable, "open \(path) to lock the database: \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            let holder = Self.holder(descriptor)
+            close(descriptor)
+            guard code == EWOULDBLOCK else {
+                throw StoreError(.unavailable, "lock \(path): \(String(cString: strerror(code)))")
+            }
+            let who =
+                holder == getpid()
+                ? "this process already" : "another RevenueDot process\(holder.map { " (pid \($0))" } ?? "")"
+            throw StoreError(
+                .unavailable,
+                "\(databasePath) is in use by \(who), running serve or replay: one process writes a database at a time")
+        }
+        // Who holds it, for the message another process gives.
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(descriptor, 0)
+        _ = pwrite(descriptor, pid, pid.count, 0)
+    }
+
+    /// Lets the lock go (once; later calls do nothing). The store calls it when everything it
+    /// opened on the database is closed.
+    func release() {
+        guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        close(descriptor)
+    }
+
+    /// The pid the holder wrote, if it reads as one.
+    private static func holder(_ descriptor: Int32) -> Int32? {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = pread(descriptor, &buffer, buffer.count, 0)
+        guard count > 0 else { return nil }
+        return Int32(String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+@testable import Storage
+
+/// One writing process per database (`DatabaseLock`): a second exclusive store fails before it
+/// touches the database, others still open it, and closing lets the lock go.
+@Suite struct DatabaseLockTests {
+    @Test func aSecondExclusiveStoreIsRefusedUntilTheFirstCloses() throws {
+        let directory = try TemporaryDirectory()
+        let first = try SQLiteStore(path: directory.databasePath, exclusive: true)
+        _ = try first.store(makeRecord("a"))
+        let refused = #expect(throws: StoreError.self) { try SQLiteStore(path: directory.databasePath, exclusive: true) }
+        #expect(refused?.code == .unavailable)
+        #expect(refused?.message.contains("is in use by this process already") == true)
+        // Through a symbolic link it is the same database, and the same lock.
+        let link = directory.path + "/link.sqlite"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory.databasePath)
+        #expect(throws: StoreError.self) { try SQLiteStore(path: link, exclusive: true) }
+        // A store that is not exclusive (a command reading what is stored) opens beside it.
+        let reader = try SQLiteStore(path: directory.databasePath)
+        #expect(try reader.notification(uuid: "a") != nil)
+        reader.close()
+        first.close()
+        let second = try SQLiteStore(path: directory.databasePath, exclusive: true)
+        #expect(try second.notification(uuid: "a") != nil)
+        second.close()
+        #expect(try String(contentsOfFile: directory.databasePath + ".lock", encoding: .utf8) == "\(getpid())\n")
+    }
+}
