@@ -20,6 +20,7 @@ public final class SQLiteStore: Sendable {
     /// the server to print.
     public let warnings: [String]
     private let queue = WriteQueue()
+    private let pendingRejects = PendingRejects()
     private let readers: ReaderPool
     private let checkpointer = Checkpointer()
     /// Left by the writer thread when it has drained the queue, checkpointed and closed its connection.
@@ -171,12 +172,21 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    /// Records a refused request. Best effort: it is queued for the writer and does not wait for a commit.
+    /// Records a refused request. Best effort: it does not wait for a commit, and the rejects of a
+    /// second are written together (`PendingRejects`), so a flood of them costs the writer one
+    /// small write a second.
     ///
     /// Bumps the per-status count and appends to the recent list, trimmed to the newest
-    /// `RejectLog.recentLimit`. Dropped silently once the store is closed.
+    /// `RejectLog.recentLimit`. Written at the latest when the store closes; dropped silently
+    /// once it is closed.
     public func recordReject(_ reject: Reject) {
-        _ = queue.enqueue(.reject(reject))
+        guard let delay = pendingRejects.add(reject) else { return }
+        let item = WriteItem.rejects(pendingRejects, nil)
+        if delay == .zero {
+            _ = queue.enqueue(item)
+        } else {
+            DispatchQueue.global().asyncAfter(deadline: .after(delay)) { [queue] in _ = queue.enqueue(item) }
+        }
     }
 
     /// Items (stores, rejects, health checks) waiting for the writer, for metrics.
@@ -244,7 +254,10 @@ public final class SQLiteStore: Sendable {
 
     /// The reject counts by status and the newest rejects (newest first).
     public func rejectLog() throws(StoreError) -> RejectLog {
-        try readers.read { (connection) throws(StoreError) in
+        // What this process refused so far is written first, so it reads its own rejects.
+        let written = Completion<Void>()
+        if queue.enqueue(.rejects(pendingRejects, written)) { _ = written.wait() }
+        return try readers.read { (connection) throws(StoreError) in
             var counts: [String: Int] = [:]
             for row in try connection.query("SELECT status, count FROM reject_counts") {
                 if let status = row[0].textValue, let count = row[1].integerValue { counts[status] = Int(count) }
@@ -308,6 +321,8 @@ public final class SQLiteStore: Sendable {
     ///
     /// `store(_:)` calls made after this begins throw `.unavailable`; calls already queued complete normally.
     public func close() {
+        // The last rejects are written before the writer stops (a queue already closed refuses them).
+        if pendingRejects.hasPending { _ = queue.enqueue(.rejects(pendingRejects, nil)) }
         queue.close()
         checkpointer.stop()
         readers.close()

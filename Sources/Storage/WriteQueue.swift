@@ -7,8 +7,9 @@ enum WriteItem: Sendable {
     /// Store a notification, with its payload's compact form when it has one (made off the writer
     /// thread); the caller waits on the completion.
     case store(NotificationRecord, JWSCompaction.Compacted?, Completion<StoreOutcome>)
-    /// Record a reject; nobody waits.
-    case reject(Reject)
+    /// Write the rejects pending at the moment the writer gets to it (`PendingRejects.take`); a
+    /// caller that must read them afterwards waits on the completion.
+    case rejects(PendingRejects, Completion<Void>?)
     /// Prove the writer can take the write lock; the caller gives up after a deadline
     /// (`SQLiteStore.healthCheck`), and whichever of the two resolves the completion first counts.
     case healthCheck(Completion<Void>)

@@ -30,8 +30,9 @@ extension Writer {
             switch item {
             case .store(let record, let compact, _):
                 outcome = .success(try storeNotification(record, compact: compact, inSavepoint: true))
-            case .reject(let reject):
-                try savepoint("item") { () throws(StoreError) in try record(reject) }
+            case .rejects(let pending, _):
+                let batch = pending.take()
+                if !batch.isEmpty { try savepoint("item") { () throws(StoreError) in try record(batch) } }
             case .work(let work, _):
                 outcome = .success(try savepoint("item") { () throws(StoreError) in try perform(work) })
             case .healthCheck:
@@ -160,13 +161,17 @@ extension Writer {
 
     // MARK: - Rejects
 
-    private func record(_ reject: Reject) throws(StoreError) {
-        try connection.run(
-            "INSERT INTO rejects (app_id, status, reason, at) VALUES (?, ?, ?, ?)",
-            [.text(reject.appId), .text(reject.status), .text(reject.reason), .integer(reject.at)])
-        try connection.run(
-            "INSERT INTO reject_counts (status, count) VALUES (?, 1) ON CONFLICT (status) DO UPDATE SET count = count + 1",
-            [.text(reject.status)])
+    private func record(_ batch: PendingRejects.Batch) throws(StoreError) {
+        for reject in batch.recent {
+            try connection.run(
+                "INSERT INTO rejects (app_id, status, reason, at) VALUES (?, ?, ?, ?)",
+                [.text(reject.appId), .text(reject.status), .text(reject.reason), .integer(reject.at)])
+        }
+        for (status, count) in batch.counts {
+            try connection.run(
+                "INSERT INTO reject_counts (status, count) VALUES (?, ?) ON CONFLICT (status) DO UPDATE SET count = count + excluded.count",
+                [.text(status), .integer(Int64(count))])
+        }
     }
 
     /// Keeps the newest `RejectLog.recentLimit` rejects; once per transaction, not per reject.

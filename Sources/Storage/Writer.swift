@@ -247,14 +247,16 @@ final class Writer {
         switch item {
         case .store(_, _, let completion): completion.resolve(result)
         case .work(_, let completion): completion.resolve(result.map { _ in () })
-        case .reject, .healthCheck: break
+        // Nobody needs an outcome of rejects: written, or the failure that lost them.
+        case .rejects(_, let completion): completion?.resolve(outcome.map { $0.map { _ in () } } ?? .success(()))
+        case .healthCheck: break
         }
     }
 }
 
 extension WriteItem {
     var isReject: Bool {
-        if case .reject = self { return true }
+        if case .rejects = self { return true }
         return false
     }
 }

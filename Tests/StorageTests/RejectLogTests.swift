@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 import Testing
 
 @testable import Storage
@@ -12,14 +14,40 @@ import Testing
             let status = index.isMultiple(of: 3) ? "invalidCertificate" : "verificationFailure"
             store.recordReject(Reject(appId: "demo", status: status, reason: "reject \(index)", at: Int64(index)))
         }
-        // The health check goes through the same queue, behind the rejects: once it answers, they are committed.
-        try store.healthCheck()
+        // The log read by this process has every reject it recorded.
         let log = try store.rejectLog()
 
         #expect(log.counts == ["invalidCertificate": 50, "verificationFailure": 100])
         #expect(log.recent.count == 100)
         #expect(log.recent.first == Reject(appId: "demo", status: "verificationFailure", reason: "reject 149", at: 149))
         #expect(log.recent.map(\.at) == Array((50..<150).reversed()).map(Int64.init))
+        #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM rejects") == [[.integer(100)]])
+    }
+
+    /// A flood of rejects costs the writer a write a second, not one per reject: the first goes
+    /// at once, the rest of the second together after it; counts lose nothing.
+    @Test func aFloodOfRejectsIsWrittenOnceASecond() throws {
+        let directory = try TemporaryDirectory()
+        let commits = Atomic<Int>(0)
+        let store = try SQLiteStore(path: directory.databasePath, onCommit: { _ in commits.add(1, ordering: .relaxed) })
+        let started = ContinuousClock.now
+        for index in 0..<5000 {
+            store.recordReject(Reject(appId: "demo", status: "verificationFailure", reason: "junk \(index)", at: Int64(index)))
+        }
+        let recording = ContinuousClock.now - started
+        // The first reject's write, and perhaps one more if the loop outlasted the interval.
+        usleep(200_000)
+        #expect(commits.load(ordering: .relaxed) <= 1 + Int(recording / .seconds(1)))
+        // The rest are written within the second, without anything else asking.
+        usleep(1_100_000)
+        #expect(try rawQuery(directory.databasePath, "SELECT count FROM reject_counts") == [[.integer(5000)]])
+        #expect(commits.load(ordering: .relaxed) <= 2 + Int(recording / .seconds(1)))
+        store.recordReject(Reject(appId: "demo", status: "invalidCertificate", reason: "last", at: 5000))
+        store.close()
+        // Closing writes what was pending.
+        #expect(
+            try rawQuery(directory.databasePath, "SELECT status, count FROM reject_counts ORDER BY status")
+                == [[.text("invalidCertificate"), .integer(1)], [.text("verificationFailure"), .integer(5000)]])
         #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM rejects") == [[.integer(100)]])
     }
 }
