@@ -90,6 +90,10 @@ struct ConfigLoaderTests {
             "apps[0].environments[0]: \"Staging\" is not"
         ),
         (#"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": "1"}]}"#, "apps[0].appAppleId: must be an integer"),
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "environments": ["Sandbox", "Sandbox"]}]}"#,
+            "apps[0].environments[1]: \"Sandbox\" is given twice"
+        ),
         (#"{"database": "mysql://x", "apps": [\#(minimalApp)]}"#, "database: "),
         (#"{"apps": [{"id": "a/b", "bundleId": "b", "appAppleId": 1}]}"#, "apps[0].id: "),
         (#"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "ftp://x"}}]}"#, "apps[0].webhook.url: "),
@@ -134,6 +138,13 @@ struct ConfigLoaderTests {
                 == ListenAddress(host: "::1", port: 9000))
         #expect(try parse(#"{"listen": "0.0.0.0:0", "apps": [\#(Self.minimalApp)]}"#).listen.port == 0)
         #expect(try parse(#"{"listen": "localhost:80", "apps": [\#(Self.minimalApp)]}"#).listen.host == "127.0.0.1")
+    }
+
+    /// A byte order mark, which some editors write, is not a JSON error.
+    @Test func aByteOrderMarkIsSkipped() throws {
+        let text = "\u{FEFF}" + #"{"apps": [\#(Self.minimalApp)]}"#
+        #expect(Array(text.utf8.prefix(3)) == [0xEF, 0xBB, 0xBF])
+        #expect(try parse(text).apps.map(\.id) == ["demo"])
     }
 
     @Test func sandboxOnlyAppNeedsNoAppAppleId() throws {

@@ -1,6 +1,7 @@
 /// Splits a command line into options and positional arguments.
 ///
-/// Options are `--name value`, `--name=value`, or flags (`--lines`); each option may repeat.
+/// Options are `--name value`, `--name=value`, or flags (`--lines`); each option may repeat. A
+/// value that starts with `--` is given as `--name=value`.
 /// `-` alone is positional (standard input); `--` ends option parsing.
 public struct ParsedArguments: Sendable {
     public private(set) var options: [String: [String]] = [:]
@@ -33,7 +34,10 @@ public struct ParsedArguments: Sendable {
                 flags.insert(name)
             } else if valueOptions.contains(name) {
                 if value == nil {
-                    guard index < arguments.count else { throw UsageError("--\(name) needs a value") }
+                    // The next option is not this one's value (`--limit --config x`); `--name=--x` gives one.
+                    guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+                        throw UsageError("--\(name) needs a value")
+                    }
                     value = arguments[index]
                     index += 1
                 }

@@ -44,7 +44,9 @@ enum AppConfigLoader {
             guard environment.isKnown else {
                 throw app.fail("environments[\(index)]", "\"\(name)\" is not Production, Sandbox, Xcode or LocalTesting")
             }
-            result.insert(environment)
+            guard result.insert(environment).inserted else {
+                throw app.fail("environments[\(index)]", "\"\(name)\" is given twice; name each environment once")
+            }
         }
         return result
     }

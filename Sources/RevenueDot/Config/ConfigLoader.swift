@@ -13,6 +13,8 @@ public enum ConfigLoader {
 
     /// Parses configuration text; `file` names it in errors and anchors relative paths.
     public static func parse(_ data: Data, file: String) throws(ConfigError) -> RevenueDotConfig {
+        // Some editors start a UTF-8 file with a byte order mark, which JSON does not allow.
+        let data = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
         let json: JSONValue
         do { json = try JSONValue(parsingWithoutRepeatedNames: data) } catch let repeated as JSONValue.RepeatedName {
             throw ConfigError(
