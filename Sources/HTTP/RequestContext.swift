@@ -36,7 +36,18 @@ final class RequestContext {
 
     /// The path part of a request target as sent: up to its query string.
     static func path(ofTarget target: String) -> String {
-        String(decoding: target.utf8.prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }, as: UTF8.self)
+        var bytes = Substring(target).utf8
+        // The absolute form (`http://host/path`), which a server must accept (RFC 9112, section
+        // 3.2.2): the path is what follows the authority, `/` when nothing does.
+        for scheme in ["http://", "https://"] where target.utf8.count >= scheme.utf8.count {
+            let head = target.utf8.prefix(scheme.utf8.count)
+            guard head.elementsEqual(scheme.utf8, by: { $0 | 0x20 == $1 }) else { continue }
+            let authority = bytes.dropFirst(scheme.utf8.count)
+            guard let slash = authority.firstIndex(of: UInt8(ascii: "/")) else { return "/" }
+            bytes = authority[slash...]
+            break
+        }
+        return String(decoding: bytes.prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }, as: UTF8.self)
     }
 }
 

@@ -55,8 +55,8 @@ struct RequestFramingTests {
         #expect(eventually { !client.isOpen })
     }
 
-    /// What stays accepted: HTTP/1.0 without Host, chunked, 100-continue for a route, and a
-    /// bodiless request for no route keeps its connection.
+    /// What stays accepted: HTTP/1.0 without Host, a target in absolute form, chunked,
+    /// 100-continue for a route, and a bodiless request for no route keeps its connection.
     @Test func wellFormedRequestsAreServed() throws {
         let server = try startServer { router in
             router.add("POST", "/v1/upload") { request in .text("\(request.body.count)") }
@@ -66,6 +66,15 @@ struct RequestFramingTests {
         let old = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
         try old.sendRaw(Data("GET /health HTTP/1.0\r\n\r\n".utf8))
         #expect(try old.readResponse().text == "ok")
+
+        // The absolute form of a target is routed by its path.
+        let absolute = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        for target in ["http://t/health", "HTTPS://t:443/health?x=1", "http://t/health#f"] {
+            try absolute.sendRaw(Data("GET \(target) HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
+            #expect(try absolute.readResponse().text == "ok", "\(target)")
+        }
+        try absolute.sendRaw(Data("GET http://t HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
+        #expect(try absolute.readResponse().status == 404)
 
         let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
         try client.sendRaw(

@@ -282,8 +282,13 @@ enum LedgerRows {
                 .text(appId), .text(Self.key(key)), owner.map(SQLValue.text) ?? .null, .text(json), .text(history),
                 timerFireAt.map(SQLValue.integer) ?? .null,
             ])
-        // What a later slice decodes from this row: the purchase with the history as kept.
-        cache?.purchases.remember(purchase.replacingJournal(kept), appId: appId, key: Self.key(key), json: json, history: history)
+        // What a later slice decodes from this row: the purchase with the history as kept. Only
+        // from its second write on: most purchases written once (a first notification) are not
+        // touched again soon, and keeping each cost the writer more than decoding the few that are.
+        if facts.isStored {
+            cache?.purchases.remember(
+                purchase.replacingJournal(kept), appId: appId, key: Self.key(key), json: json, history: history)
+        }
         let view = owner == nil ? nil : makeView()
         // A transfer leaves the view under the previous owner: it goes first. A purchase stored
         // for the first time has no view anywhere yet.

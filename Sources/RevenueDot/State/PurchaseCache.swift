@@ -15,7 +15,9 @@ import Synchronization
 /// made from, so it is never stale: a write that rolled back, another writer, or a replay left
 /// other text, and the row is decoded. What is kept for a text is the value whose encoding that
 /// text is; debug builds decode every hit too and stop if the two differ (the encoding must read
-/// back exactly). Oldest writes go first once the kept text passes `capacityBytes`.
+/// back exactly). Oldest writes go first once the kept text passes `capacityBytes`. Purchases are
+/// kept from their second write on (`LedgerRows`): a purchase written once is rarely touched again
+/// soon, and keeping every one cost more than it saved.
 final class PurchaseCache: Sendable {
     private struct Entry {
         let json: String
