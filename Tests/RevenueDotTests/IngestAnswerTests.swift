@@ -87,6 +87,10 @@ struct IngestAnswerTests {
         #expect(response.status == 200)
         #expect(try stored(production)?.state == .held)
         #expect(try stored(production)?.stateReason?.hasPrefix("invalidEnvironment") == true)
+        // The backlog an operator watches for a configuration to fix.
+        let metrics = String(decoding: try connection.request("GET", "/metrics").body, as: UTF8.self)
+        #expect(metrics.contains("revenuedot_notifications_held_backlog 2\n"))
+        #expect(metrics.contains("revenuedot_notifications_held_total 2\n"))
     }
 
     @Test(arguments: [

@@ -22,8 +22,9 @@ final class Metrics: Sendable {
     let timersFired = Counter()
     let timersFailed = Counter()
 
-    /// The exposition text; `outbox` adds the delivery backlog read from storage.
-    func render(outbox: OutboxStatus? = nil) -> String {
+    /// The exposition text; `outbox` adds the delivery backlog read from storage, `heldBacklog`
+    /// the notifications stored held.
+    func render(outbox: OutboxStatus? = nil, heldBacklog: Int? = nil) -> String {
         var lines: [String] = []
         func counter(_ name: String, _ help: String, _ value: Int) {
             lines += ["# HELP \(name) \(help)", "# TYPE \(name) counter", "\(name) \(value)"]
@@ -78,6 +79,12 @@ final class Metrics: Sendable {
         lines += deliveryLatency.render(name: "revenuedot_webhook_delivery_latency_seconds")
         counter("revenuedot_timers_fired_total", "Timers the scheduler fed to the reducer.", timersFired.count)
         counter("revenuedot_timers_failed_total", "Timers that failed to fire (tried again a minute later).", timersFailed.count)
+        if let heldBacklog {
+            lines += [
+                "# HELP revenuedot_notifications_held_backlog Notifications stored held, waiting for a configuration that accepts them (applied at the next start that does).",
+                "# TYPE revenuedot_notifications_held_backlog gauge", "revenuedot_notifications_held_backlog \(heldBacklog)",
+            ]
+        }
         if let outbox {
             lines += [
                 "# HELP revenuedot_webhook_pending Events waiting for delivery.", "# TYPE revenuedot_webhook_pending gauge",

@@ -40,7 +40,14 @@ enum Routes {
                     throw error
                 } catch { throw StoreError(.corrupt, "\(error)") }
             }
-            return .text(metrics.render(outbox: outbox), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            // The partial index of notifications not applied serves it (SQLite needs its condition
+            // spelled out to use it): cheap however many are stored.
+            let held = try? store.read { (rows) throws(StoreError) in
+                let sql = "SELECT count(*) FROM notifications WHERE state = 'held' AND state != 'applied'"
+                return Int(try rows.query(sql).first?.first?.integerValue ?? 0)
+            }
+            return .text(
+                metrics.render(outbox: outbox, heldBacklog: held), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         return router
     }
