@@ -47,6 +47,9 @@ struct SubscribersAPITests {
         #expect(try get("alice", key: nil).status == 401)
         #expect(try get("alice", key: "sk_test_secreT").status == 401)
         #expect(try get("alice", key: "pk_test_public").status == 200)
+        // The scheme name is case-insensitive.
+        let lower = try connection.request("GET", "/v1/subscribers/alice", headers: ["Authorization": "bearer sk_test_secret"])
+        #expect(lower.status == 200)
         #expect(APIKeys.equal(Array("abc".utf8), Array("abc".utf8)))
         #expect(!APIKeys.equal(Array("abc".utf8), Array("abcd".utf8)))
     }
@@ -86,6 +89,24 @@ struct SubscribersAPITests {
         #expect(body["subscriber"]?["original_app_user_id"] == .string("team/bob é"))
         #expect(body["subscriber"]?["subscriptions"]?["pro.monthly"]?["store_transaction_id"] == .string("5000000004"))
         #expect(try get("team/bob%20%C3%A9").status == 404)
+    }
+
+    /// Signed, but about no purchase: refused with what is missing, and nothing is linked.
+    @Test func transactionWithoutItsIdsIsRefused() throws {
+        defer { service.shutdown() }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let signed = try fixture.signer.sign(
+            .object([
+                "transactionId": .string("5000000009"), "bundleId": .string("com.example.app"),
+                "productId": .string("pro.monthly"), "purchaseDate": .integer(now), "environment": .string("Sandbox"),
+                "signedDate": .integer(now), "type": .string("Auto-Renewable Subscription"),
+            ]))
+        let response = try post("nemo", signed)
+        #expect(response.status == 422)
+        #expect(
+            try JSONValue(parsing: response.body)["error"]?["message"]
+                == .string("the signed transaction has no originalTransactionId"))
+        #expect(try JSONValue(parsing: try get("nemo").body)["subscriber"]?["subscriptions"] == .object([:]))
     }
 
     @Test func forgedTransactionIsRefused() throws {

@@ -16,7 +16,10 @@ struct APIKeys: Sendable {
 
     /// The app and the kind of key, or nil when the key matches no app.
     func authenticate(_ request: HTTPRequest) -> (app: AppConfig, access: Access)? {
-        guard let header = request.header("Authorization"), header.hasPrefix("Bearer ") else { return nil }
+        // The scheme name is case-insensitive (RFC 9110, section 11.1): `bearer` is `Bearer`.
+        guard let header = request.header("Authorization"), header.utf8.count > 7,
+            header.prefix(7).lowercased() == "bearer "
+        else { return nil }
         let presented = Array(header.dropFirst("Bearer ".count).utf8)
         var found: (AppConfig, Access)?
         // Every key is compared, whatever matched earlier, so the time does not depend on which.

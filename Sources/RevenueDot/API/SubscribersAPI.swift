@@ -61,6 +61,13 @@ struct SubscribersAPI: Sendable {
         } catch {
             return reply(.error(status: 401, code: error.status.rawValue, message: error.detail))
         }
+        // Signed, but nothing to link: a purchase is known by these (it was answered 200 and linked nothing).
+        for (name, value) in [
+            ("transactionId", transaction.transactionId), ("originalTransactionId", transaction.originalTransactionId),
+        ] where value?.isEmpty ?? true {
+            return reply(
+                .error(status: 422, code: "invalid_transaction", message: "the signed transaction has no \(name)"))
+        }
         let atMs = UnixTime.milliseconds(now)
         store.write(
             { transactionRows in
