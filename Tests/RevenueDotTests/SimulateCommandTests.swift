@@ -111,6 +111,22 @@ struct SimulateCommandTests {
         #expect(try !events(of: "gus").contains { $0["type"] == .string("EXPIRATION") })
     }
 
+    /// After `renew` the story runs ahead of the wall clock, and each step is still signed after
+    /// the one before: a cancel and an uncancel signed at one millisecond were folded in the order
+    /// of their UUIDs, which left the subscription cancelled half of the time.
+    @Test func stepsAfterARenewalAreSignedOneAfterTheOther() throws {
+        defer { service.shutdown() }
+        for step in ["subscribe", "renew", "upgrade", "downgrade", "revert", "cancel", "uncancel"] {
+            #expect(try simulate([step, "--user", "hana"]).status == 0, "\(step)")
+        }
+        let response = try connection.request("GET", "/v1/subscribers/hana", headers: ["Authorization": "Bearer sk_sim"])
+        let subscription = try JSONValue(parsing: response.body)["subscriber"]?["subscriptions"]?["pro.yearly"]
+        #expect(subscription != nil)
+        #expect(subscription?["unsubscribe_detected_at"] == .null)
+        let types = try events(of: "hana").compactMap { $0["type"]?.stringValue }
+        #expect(types.suffix(2) == ["CANCELLATION", "UNCANCELLATION"], "\(types)")
+    }
+
     /// Apple revokes a family member's shared transaction, never the purchaser's own: the family
     /// member's story starts with `subscribe --family-shared`, and `family-revoke` of a purchase is refused.
     @Test func familyRevokeEndsAFamilyMembersSharedAccess() throws {

@@ -193,6 +193,15 @@ struct Simulator {
         return state
     }
 
+    /// Moves a story clock that runs ahead of the wall clock (after `renew`) past `signedMs`, so
+    /// that no two steps are signed at the same millisecond: the order of two notifications with
+    /// one `signedDate` is not what Apple's would be (a cancel and an uncancel, tied, were folded
+    /// by their UUIDs).
+    private mutating func tick(after signedMs: Int64) {
+        guard let clock = state?.clockMs, clock > UnixTime.nowMs else { return }
+        state?.clockMs = max(clock, signedMs + 1)
+    }
+
     private mutating func change(_ body: (inout SimulatedSubscription) -> Void) throws {
         var current = try existing()
         body(&current)
@@ -208,7 +217,7 @@ struct Simulator {
     private func wait(until ms: Int64) throws { try wait(milliseconds: ms - UnixTime.nowMs + 500) }
 
     /// Signs and POSTs one notification about the current state; prints what went and what came back.
-    private func send(_ type: String, _ subtype: String?, expirationIntent: Int? = nil) throws {
+    private mutating func send(_ type: String, _ subtype: String?, expirationIntent: Int? = nil) throws {
         let subscription = try existing()
         let now = storyNowMs
         var data: [String: JSONValue] = [
@@ -235,6 +244,7 @@ struct Simulator {
         )
         let body = Data(JSONValue.object(["signedPayload": .string(signed)]).serialized().utf8)
         let response = try post("/v1/apple/notifications/\(options.appId)", body: body)
+        tick(after: now)
         print("← \(response.status) \(String(decoding: response.body, as: UTF8.self))")
         guard response.status == 200 else {
             throw Failure(
@@ -244,10 +254,12 @@ struct Simulator {
 
     /// What the app does after a purchase: posts the StoreKit 2 transaction to RevenueDot for its
     /// user (here just before Apple's notification arrives, as often happens).
-    private func postFromApp() throws {
+    private mutating func postFromApp() throws {
         guard let key = options.apiKey else { return }
         let subscription = try existing()
-        let signed = try sign(subscription.transactionJSON(signedMs: storyNowMs))
+        let now = storyNowMs
+        let signed = try sign(subscription.transactionJSON(signedMs: now))
+        tick(after: now)
         let body = Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8)
         let user = options.user.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? options.user
         print("→ the app posts its StoreKit transaction for \(options.user)")
