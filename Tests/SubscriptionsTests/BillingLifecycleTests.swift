@@ -89,6 +89,39 @@ import Testing
         #expect(Set(shop.outbox.map(\.id)).count == shop.outbox.count)
     }
 
+    /// Apple's billing notice can come after the period's end (a retry after downtime, delivery
+    /// lag): the EXPIRATION at the end stands, the grace the notice grants gives access back, and
+    /// its end is another lapse with its own EXPIRATION (BILLING_ERROR), though Apple sends nothing more.
+    @Test func billingNoticeAfterTheExpirationGivesGraceAndItsOwnExpiration() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        let lapse = shop.advance(to: day(30))
+        #expect(lapse.types == [.expiration])
+        let late = Fixture.failWithGrace.with(uuid: "n-fail-late", signed: day(30) + 3_600_000)
+        #expect(shop.send(late).types == [.billingIssue, .cancellation])
+        #expect(shop.subscription.hasAccess(atMs: day(31)))
+        #expect(shop.advance(to: day(45)).isEmpty)
+        let graceEnd = shop.advance(to: day(46))
+        #expect(graceEnd.types == [.expiration])
+        #expect(graceEnd.first?.expirationReason == .billingError)
+        #expect(shop.advance(to: day(60)).isEmpty)
+        #expect(Set(shop.outbox.map(\.id)).count == shop.outbox.count)
+    }
+
+    /// A refund reversed once the period is over gives nothing back: no second EXPIRATION.
+    @Test func refundReversedAfterThePeriodEndedExpiresNothingAgain() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        shop.send(Fixture.refund)
+        #expect(shop.advance(to: day(10)).types == [.expiration])
+        let reversed = shop.send(
+            Apple.notification(.refundReversed, uuid: "n-reversed", signed: day(35), transaction: Fixture.p1))
+        #expect(reversed.types == [.refundReversed])
+        #expect(!shop.subscription.hasAccess(atMs: day(35)))
+        #expect(shop.advance(to: day(36)).isEmpty)
+        #expect(shop.outbox.types == [.initialPurchase, .cancellation, .expiration, .refundReversed])
+    }
+
     @Test func priceIncreaseIgnoredThenExpiredAfterTheTimer() {
         var shop = Harness()
         shop.send(Fixture.buy)

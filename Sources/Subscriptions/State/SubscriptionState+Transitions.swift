@@ -16,6 +16,11 @@ extension SubscriptionState: FactFolding {
         }
         let signedDate = fact.signedDateMs
         let reported = fact.transactionId
+        let (periodBefore, endBefore) = (transactionId, accessEndsAtMs)
+        // Access that had ended and runs again after this fact (grace granted by a billing notice
+        // that came after the period's end, a refund reversed while the period runs) is a new
+        // lapse, with an EXPIRATION of its own when it ends.
+        defer { if transactionId == periodBefore { restoreAccess(reported, endedBy: endBefore, fact) } }
         switch (type, subtype) {
         case (.subscribed, .initialBuy?), (.subscribed, .resubscribe?),
             (.didRenew, nil), (.didRenew, .billingRecovery?),
@@ -62,10 +67,7 @@ extension SubscriptionState: FactFolding {
             if let refund = Revocation(in: fact) { refunds[refund.transactionId] = refund }
         case (.refundReversed, nil):
             note(fact)
-            if let reported {
-                refunds[reported] = nil
-                accessRestorations[reported] = fact.id
-            }
+            if let reported { refunds[reported] = nil }
         case (.revoke, nil):
             note(fact)
             revocation = Revocation(in: fact)
@@ -85,6 +87,17 @@ extension SubscriptionState: FactFolding {
     }
 
     // MARK: - Cases
+
+    /// Starts a new lapse (`lapseKey`) when `fact` gave back access to the current period that
+    /// had ended: it ended by `endBefore`, at or before the fact was signed, and now runs past it.
+    /// A fact that only moves the end of access that never stopped, or gives back a period that is
+    /// over anyway (a refund reversed after the period's end), keeps the lapse and its one EXPIRATION.
+    private mutating func restoreAccess(_ reported: String?, endedBy endBefore: Int64?, _ fact: PurchaseFact) {
+        guard let current = transactionId, reported == current, let endBefore, endBefore <= fact.signedDateMs,
+            let endAfter = accessEndsAtMs, endAfter > fact.signedDateMs
+        else { return }
+        accessRestorations[current] = fact.id
+    }
 
     /// A posted transaction adds its snapshot; if it starts a later period, that period begins.
     private mutating func absorbPosted(_ fact: PurchaseFact) {
