@@ -158,6 +158,10 @@ import Testing
         view.billingIssueDetectedAtMs = 20
         view.gracePeriodAccessEndsAtMs = 21
         view.accessEndsAtMs = 22
+        view.earlierProducts = [
+            EarlierProduct(productId: "b", transactionId: "7", purchaseDateMs: 5, expiresDateMs: 6, periodType: .trial),
+            EarlierProduct(productId: "a\"é", transactionId: nil, purchaseDateMs: nil, expiresDateMs: nil, periodType: .normal),
+        ]
         #expect(Self.unset(view).isEmpty)
         try Self.check(view)
         var purchase = OneTimePurchase(transactionId: "9")

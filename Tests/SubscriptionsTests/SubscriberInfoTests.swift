@@ -302,6 +302,31 @@ import Testing
             break
         }
     }
+    /// After plan changes, every product the subscription had stays under `subscriptions` with
+    /// its access ended when the next plan began, and the entitlements it alone gave stay listed,
+    /// expired (RevenueCat's shape).
+    @Test func earlierProductsStayListedAfterPlanChanges() {
+        let upgrade = Apple.notification(
+            .didChangeRenewalPref, .upgrade, uuid: "n-up", signed: day(10),
+            transaction: Apple.transaction("1001", product: Apple.yearly, purchase: day(10)),
+            renewal: Apple.renewal(product: Apple.yearly))
+        let crossgrade = Apple.notification(
+            .didChangeRenewalPref, .upgrade, uuid: "n-cross", signed: day(20),
+            transaction: Apple.transaction("1002", product: "solo", purchase: day(20)), renewal: Apple.renewal(product: "solo"))
+        let shop = shop(Fixture.buy, upgrade, crossgrade)
+        let info = render(shop, atMs: day(25))
+        let subscriptions = info["subscriber"]?["subscriptions"]
+        #expect(subscriptions?.objectValue?.keys.sorted() == [Apple.monthly, Apple.yearly, "solo"])
+        #expect(subscriptions?[Apple.monthly]?["expires_date"] == iso(day(10)))
+        #expect(subscriptions?[Apple.monthly]?["store_transaction_id"] == "1000")
+        #expect(subscriptions?[Apple.yearly]?["expires_date"] == iso(day(20)))
+        #expect(subscriptions?["solo"]?["store_transaction_id"] == "1002")
+        // `pro` came from the earlier plans only: listed, expired at the crossgrade.
+        #expect(info["subscriber"]?["entitlements"]?["pro"]?["expires_date"] == iso(day(20)))
+        #expect(info["subscriber"]?["entitlements"]?["pro"]?["product_identifier"] == .string(Apple.yearly))
+        #expect(shop.subscription.earlierProducts.map(\.productId) == [Apple.monthly, Apple.yearly])
+    }
+
     // MARK: - Stored documents
 
     /// The hand-written readers of stored views and customers agree with `Codable` on every field.
@@ -311,6 +336,12 @@ import Testing
         let ledgers = [
             shop(Fixture.buy, Fixture.disable), shop(Fixture.buy, Fixture.failWithGrace), shop(Fixture.buy, Fixture.refund),
             shop(Fixture.buy, Apple.notification(.oneTimeCharge, uuid: "n-life", signed: day(2), transaction: lifetime)),
+            shop(
+                Fixture.buy,
+                Apple.notification(
+                    .didChangeRenewalPref, .upgrade, uuid: "n-up", signed: day(10),
+                    transaction: Apple.transaction("1001", product: Apple.yearly, purchase: day(10)),
+                    renewal: Apple.renewal(product: Apple.yearly))),
         ]
         var checked = 0
         for shop in ledgers {

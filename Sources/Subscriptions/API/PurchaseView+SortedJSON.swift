@@ -8,6 +8,9 @@ extension PurchaseView: SortedJSONWritable {
         try writer.encoded("advancedCommerce", advancedCommerce)
         writer.optional("billingIssueDetectedAtMs", billingIssueDetectedAtMs)
         writer.optional("currency", currency)
+        if let earlierProducts {
+            try writer.array("earlierProducts", earlierProducts) { writer, product in try product.writeSortedJSON(into: &writer) }
+        }
         writer.optional("environment", environment?.rawValue)
         writer.optional("expiresDateMs", expiresDateMs)
         writer.optional("gracePeriodAccessEndsAtMs", gracePeriodAccessEndsAtMs)

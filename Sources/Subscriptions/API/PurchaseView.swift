@@ -38,6 +38,8 @@ public struct PurchaseView: Codable, Hashable, Sendable {
     public var currency: String?
     /// The rendered `advanced_commerce` object of a subscription that has one.
     public var advancedCommerce: JSONValue?
+    /// The products of earlier periods (`SubscriptionState.earlierProducts`); nil when none.
+    public var earlierProducts: [EarlierProduct]? = nil
 
     /// Whether the purchase gives access at `nowMs`: a subscription until `accessEndsAtMs`
     /// (never before a period with an expiry is known), a one-time purchase until a refund or
@@ -60,7 +62,8 @@ extension SubscriptionState {
             gracePeriodAccessEndsAtMs: gracePeriodAccessEndsAtMs, periodType: periodType,
             unsubscribeDetectedAtMs: unsubscribeDetectedAtMs, billingIssueDetectedAtMs: billingIssueDetectedAtMs,
             refundedAtMs: refundedAtMs, priceMilliunits: priceMilliunits, currency: currency,
-            advancedCommerce: SubscriberInfo.advancedCommerce(self))
+            advancedCommerce: SubscriberInfo.advancedCommerce(self),
+            earlierProducts: earlierProducts.isEmpty ? nil : earlierProducts)
     }
 }
 

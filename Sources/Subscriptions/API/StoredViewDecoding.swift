@@ -36,7 +36,8 @@ extension PurchaseView {
             unsubscribeDetectedAtMs: try fields.integer("unsubscribeDetectedAtMs"),
             billingIssueDetectedAtMs: try fields.integer("billingIssueDetectedAtMs"),
             refundedAtMs: try fields.integer("refundedAtMs"), priceMilliunits: try fields.integer("priceMilliunits"),
-            currency: try fields.string("currency"), advancedCommerce: members["advancedCommerce"])
+            currency: try fields.string("currency"), advancedCommerce: members["advancedCommerce"],
+            earlierProducts: try fields.earlierProducts("earlierProducts"))
     }
 }
 
@@ -87,6 +88,28 @@ private struct StoredFields {
                 values.append(value)
             }
             return values
+        case let other?: throw mismatch(key, other)
+        }
+    }
+
+    func earlierProducts(_ key: String) throws(StoredViewError) -> [EarlierProduct]? {
+        switch members[key] {
+        case nil, .null?: return nil
+        case .array(let elements)?:
+            var products: [EarlierProduct] = []
+            for element in elements {
+                guard case .object(let product) = element else { throw mismatch(key, element) }
+                let fields = StoredFields(members: product, document: "earlier product")
+                guard let type = PeriodType(rawValue: try fields.string("periodType") ?? "") else {
+                    throw StoredViewError(description: "earlier product periodType \(product["periodType"] ?? .null) is unknown")
+                }
+                products.append(
+                    EarlierProduct(
+                        productId: try fields.required(fields.string("productId"), "productId"),
+                        transactionId: try fields.string("transactionId"), purchaseDateMs: try fields.integer("purchaseDateMs"),
+                        expiresDateMs: try fields.integer("expiresDateMs"), periodType: type))
+            }
+            return products
         case let other?: throw mismatch(key, other)
         }
     }

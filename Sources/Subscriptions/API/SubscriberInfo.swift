@@ -64,7 +64,10 @@ public enum SubscriberInfo {
         nowMs: Int64, into out: inout JSONWriter
     ) {
         let subscriptions = purchases.filter { $0.kind == .subscription }
-        let held = Ledger.entitlements(entitlements, from: purchases, atMs: nowMs)
+        // Products of earlier periods stay listed, as RevenueCat lists them, with the
+        // entitlements they gave shown expired.
+        let everyProduct = purchases.flatMap(\.withEarlierProducts)
+        let held = Ledger.entitlements(entitlements, from: everyProduct, atMs: nowMs)
         let hasActiveSubscription = subscriptions.contains { $0.hasAccess(atMs: nowMs) }
         out.beginObject()
         out.key("entitlements")
@@ -92,8 +95,8 @@ public enum SubscriberInfo {
         out.endObject()
         out.key("subscriptions")
         out.beginObject()
-        for (productId, subscription) in latestPerProduct(subscriptions).sorted(by: { JSONValue.precedesInUTF8($0.key, $1.key) })
-        {
+        let listed = latestPerProduct(everyProduct.filter { $0.kind == .subscription })
+        for (productId, subscription) in listed.sorted(by: { JSONValue.precedesInUTF8($0.key, $1.key) }) {
             out.key(text: productId)
             write(subscription: subscription, into: &out)
         }

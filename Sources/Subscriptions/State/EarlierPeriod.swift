@@ -15,6 +15,9 @@ public struct EarlierPeriod: Codable, Hashable, Sendable {
     public var signedDate: Int64?
     /// RevenueCat's period type of the period (`SubscriptionState.periodType(of:)`).
     public var periodType: PeriodType
+    /// The period's product: a subscription that changed plans shows each product it had
+    /// (`SubscriptionState.earlierProducts`). Nil in summaries stored before it was kept.
+    public var productId: String?
 
     /// The summary of `transaction`, a snapshot of the period.
     public init(_ transaction: JWSTransactionDecodedPayload) {
@@ -23,6 +26,7 @@ public struct EarlierPeriod: Codable, Hashable, Sendable {
         expiresDate = transaction.expiresDate
         signedDate = transaction.signedDate
         periodType = SubscriptionState.periodType(of: transaction)
+        productId = transaction.productId
     }
 }
 
@@ -31,6 +35,7 @@ extension EarlierPeriod: SortedJSONWritable {
         writer.beginObject()
         writer.optional("expiresDate", expiresDate)
         writer.member("periodType", periodType.rawValue)
+        writer.optional("productId", productId)
         writer.optional("purchaseDate", purchaseDate)
         writer.optional("signedDate", signedDate)
         writer.optional("transactionId", transactionId)
@@ -46,5 +51,6 @@ extension EarlierPeriod: JSONValueReadable {
         expiresDate = try fields.optionalInt64("expiresDate")
         signedDate = try fields.optionalInt64("signedDate")
         periodType = try fields.closed("periodType", PeriodType.self)
+        productId = try fields.optionalString("productId")
     }
 }

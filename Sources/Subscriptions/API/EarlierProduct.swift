@@ -1,0 +1,75 @@
+import AppStore
+
+/// A product a subscription had in an earlier period and has no longer (an upgrade, a
+/// downgrade, a crossgrade): RevenueCat keeps it under `subscriptions`, keyed by product, with
+/// its entitlements listed as expired.
+public struct EarlierProduct: Codable, Hashable, Sendable {
+    public var productId: String
+    /// The product's latest period.
+    public var transactionId: String?
+    public var purchaseDateMs: Int64?
+    /// When its access ended: the period's expiry, or the start of the period that replaced it
+    /// (an upgrade ends the old plan at once), whichever came first.
+    public var expiresDateMs: Int64?
+    public var periodType: PeriodType
+}
+
+extension EarlierProduct: SortedJSONWritable {
+    public func writeSortedJSON(into writer: inout JSONWriter) throws {
+        writer.beginObject()
+        writer.optional("expiresDateMs", expiresDateMs)
+        writer.member("periodType", periodType.rawValue)
+        writer.member("productId", productId)
+        writer.optional("purchaseDateMs", purchaseDateMs)
+        writer.optional("transactionId", transactionId)
+        writer.endObject()
+    }
+}
+
+extension SubscriptionState {
+    /// Every product of an earlier period other than the current one, each with its latest
+    /// period, by product id; empty while the subscription never changed plans. Periods
+    /// summarized before their product was kept (`EarlierPeriod.productId` nil) are not known.
+    public var earlierProducts: [EarlierProduct] {
+        guard let current = productId, let currentStart = purchaseDateMs else { return [] }
+        // A period ends, at the latest, when the next one starts (an upgrade ends the old plan at once).
+        let starts = periodKeys().compactMap(\.purchaseDate).sorted()
+        var latest: [String: EarlierProduct] = [:]
+        func consider(_ product: String?, _ transactionId: String?, _ purchase: Int64?, _ expires: Int64?, _ type: PeriodType) {
+            guard let product, product != current, let purchase, purchase < currentStart else { return }
+            if let known = latest[product], let knownPurchase = known.purchaseDateMs, knownPurchase >= purchase { return }
+            let next = starts.first { $0 > purchase } ?? currentStart
+            latest[product] = EarlierProduct(
+                productId: product, transactionId: transactionId, purchaseDateMs: purchase,
+                expiresDateMs: min(expires ?? next, next), periodType: type)
+        }
+        for transaction in transactions.values where transaction.transactionId != transactionId {
+            consider(
+                transaction.productId, transaction.transactionId, transaction.purchaseDate,
+                transaction.revocationDate.map { min($0, transaction.expiresDate ?? $0) } ?? transaction.expiresDate,
+                Self.periodType(of: transaction))
+        }
+        for period in (earlierPeriods ?? [:]).values {
+            consider(period.productId, period.transactionId, period.purchaseDate, period.expiresDate, period.periodType)
+        }
+        return latest.values.sorted { JSONValue.precedesInUTF8($0.productId, $1.productId) }
+    }
+}
+
+extension PurchaseView {
+    /// The view `GET /v1/subscribers` shows of an earlier product of this subscription.
+    public func view(of earlier: EarlierProduct) -> PurchaseView {
+        PurchaseView(
+            kind: .subscription, id: id, productId: earlier.productId, environment: environment, ownershipType: ownershipType,
+            transactionId: earlier.transactionId, purchaseDateMs: earlier.purchaseDateMs,
+            originalPurchaseDateMs: originalPurchaseDateMs, expiresDateMs: earlier.expiresDateMs,
+            accessEndsAtMs: earlier.expiresDateMs, gracePeriodAccessEndsAtMs: nil, periodType: earlier.periodType,
+            unsubscribeDetectedAtMs: nil, billingIssueDetectedAtMs: nil, refundedAtMs: nil, priceMilliunits: nil,
+            currency: nil, advancedCommerce: nil)
+    }
+
+    /// This view and the views of its earlier products.
+    public var withEarlierProducts: [PurchaseView] {
+        [self] + (earlierProducts ?? []).map(view(of:))
+    }
+}
