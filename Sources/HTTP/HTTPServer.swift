@@ -62,10 +62,10 @@ public final class HTTPServer: Sendable {
     ///
     /// Responses sent while draining carry `Connection: close`. A request whose body is still
     /// arriving is waited for (Sandbox sends a notification once), within the request deadline
-    /// (`requestTimeoutSeconds`) that cuts off a client that stalls. A deferred handler that has not answered by then is answered
-    /// 503 for it (its own answer is dropped), as is a deferred request that comes in after
-    /// that, and the 503s get up to a second to be sent. Blocks the caller; call it from outside
-    /// the handlers.
+    /// (`requestTimeoutSeconds`) that cuts off a client that stalls. A deferred handler that has
+    /// not answered by then is answered 503 for it (its own answer is dropped), as is a deferred
+    /// request that comes in after that, and the 503s get up to a second to be sent. Blocks the
+    /// caller; call it from outside the handlers.
     public func shutdown(timeout: Double = 30) {
         let daemon = state.withLock { state -> MicroHTTPDDaemon? in
             defer { state = .stopped }
@@ -87,9 +87,7 @@ public final class HTTPServer: Sendable {
     /// Waits until no request is being received or answered, or `limit` has passed.
     private func waitForResponses(for limit: Duration) {
         let deadline = ContinuousClock.now + limit
-        while core.openRequests.load(ordering: .relaxed) > 0 || core.respondingRequests.load(ordering: .relaxed) > 0,
-            ContinuousClock.now < deadline
-        {
+        while core.openRequests.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
             usleep(2_000)
         }
     }

@@ -27,7 +27,10 @@ func microHTTPDAccess(
             ?? RequestContext(method: "", path: url.map { String(cString: $0) } ?? "/", started: .now, headersSeen: true)
         context.method = method.map { String(cString: $0) } ?? "GET"
         context.headersSeen = true
-        if seen == nil { requestContext.pointee = Unmanaged.passRetained(context).toOpaque() }
+        if seen == nil {
+            core.openRequests.add(1, ordering: .relaxed)
+            requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
+        }
         func header(_ name: String) -> String? {
             MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
         }
@@ -37,18 +40,15 @@ func microHTTPDAccess(
         if let refusal = core.refusal(of: framing, method: context.method, path: context.path, started: context.started) {
             core.deadlines?.received(connection)
             context.rejected = true
-            return queueRejection(context, refusal, core: core, connection: connection)
+            return queueRejection(refusal, on: connection)
         }
-        guard let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-            let length = Int(String(cString: declared))
-        else { return .YES }
+        guard let declared = framing.contentLengths.first, let length = Int(declared) else { return .YES }
         if length > core.maxBodyBytes {
             // Answering now makes libmicrohttpd skip the body and close the connection after the answer.
             core.deadlines?.received(connection)
             context.rejected = true
             return queueRejection(
-                context, core.payloadTooLarge(method: context.method, path: context.path, started: context.started),
-                core: core, connection: connection)
+                core.payloadTooLarge(method: context.method, path: context.path, started: context.started), on: connection)
         }
         context.body.reserveCapacity(length)
         return .YES
@@ -82,15 +82,12 @@ func microHTTPDAccess(
     core.deadlines?.received(connection)
     if context.rejected {
         return queueRejection(
-            context, core.payloadTooLarge(method: context.method, path: context.path, started: context.started), core: core,
-            connection: connection)
+            core.payloadTooLarge(method: context.method, path: context.path, started: context.started), on: connection)
     }
     let request = HTTPRequest(
         method: context.method, path: context.path, query: values(of: .GET_ARGUMENT_KIND, in: connection),
         headers: values(of: .HEADER_KIND, in: connection), body: context.body)
     context.body = Data()
-    context.responded = true
-    core.respondingRequests.add(1, ordering: .relaxed)
     let handle = ConnectionHandle(connection)
     let dispatched = core.dispatch(
         request, started: context.started, reply: context.deferredReply,
@@ -127,26 +124,19 @@ func microHTTPDRequestCompleted(
     requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, reason: MHD_RequestTerminationCode
 ) {
     guard let cls else { return }
-    if let connection {
-        // The next request on a kept-alive connection is owed from now.
-        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().deadlines?.answered(connection)
-    }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    // The next request on a kept-alive connection is owed from now.
+    if let connection { core.deadlines?.answered(connection) }
     guard let pointer = requestContext?.pointee else { return }
     requestContext?.pointee = nil
-    let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
-    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-    if context.responded { core.respondingRequests.subtract(1, ordering: .relaxed) }
+    Unmanaged<RequestContext>.fromOpaque(pointer).release()
     core.openRequests.subtract(1, ordering: .relaxed)
 }
 
 /// Answers `response` before the body is read (libmicrohttpd then skips the body and closes
 /// the connection after the answer).
-private func queueRejection(
-    _ context: RequestContext, _ response: HTTPResponse, core: ServerCore, connection: OpaquePointer
-) -> MHD_Result {
-    context.responded = true
-    core.respondingRequests.add(1, ordering: .relaxed)
-    return queue(response, on: connection, close: true)
+private func queueRejection(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    queue(response, on: connection, close: true)
 }
 
 // MARK: - Connections and logging

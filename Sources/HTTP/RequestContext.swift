@@ -22,8 +22,6 @@ final class RequestContext {
     var rejected = false
     /// Body bytes received so far, kept or not.
     var received = 0
-    /// A response was queued; the request counts as responding until it completes.
-    var responded = false
     /// A deferred handler's answer, set on its thread before the connection is resumed.
     let deferredReply = DeferredReply()
 

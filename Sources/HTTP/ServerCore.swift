@@ -11,10 +11,9 @@ final class ServerCore: Sendable {
 
     /// Handler invocations in progress.
     let inFlightRequests = Atomic<Int>(0)
-    /// Requests with a queued response that libmicrohttpd has not finished sending.
-    let respondingRequests = Atomic<Int>(0)
-    /// Requests begun (their request line is in) and not yet completed: being received, handled
-    /// or answered. A kept-alive connection between requests has none.
+    /// Requests begun (their request line is in) and not yet completed: being received, handled,
+    /// or answered with a response libmicrohttpd has not finished sending. A kept-alive
+    /// connection between requests has none.
     let openRequests = Atomic<Int>(0)
     let openConnections = Atomic<Int>(0)
     /// Set by shutdown: responses then carry `Connection: close` so keep-alive clients leave.
@@ -87,29 +86,38 @@ final class ServerCore: Sendable {
                 handler(request) { [self] answer in settle(waiting, with: Self.sanitize(answer)) }
                 return .later
             }
-        case let match:
-            let refusal = Self.unrouted(match, method: request.method, path: request.path)
-            finished(method: request.method, route: "unmatched", status: refusal?.status ?? 404, started: started)
-            return .now(refusal ?? .error(status: 404, code: "not_found", message: "No route."))
+        case .notFound:
+            return .now(unmatched(Self.notFound(request.path), method: request.method, started: started))
+        case .methodNotAllowed(let allowed):
+            let refusal = Self.methodNotAllowed(request.method, on: request.path, allowed: allowed)
+            return .now(unmatched(refusal, method: request.method, started: started))
         }
     }
 
     /// The 404 or 405 for a request no route takes; nil when one does.
     func unrouted(method: String, path: String) -> HTTPResponse? {
-        Self.unrouted(router.match(method: method, path: path), method: method, path: path)
+        switch router.match(method: method, path: path) {
+        case .found: nil
+        case .notFound: Self.notFound(path)
+        case .methodNotAllowed(let allowed): Self.methodNotAllowed(method, on: path, allowed: allowed)
+        }
     }
 
-    private static func unrouted(_ match: Router.Match, method: String, path: String) -> HTTPResponse? {
-        switch match {
-        case .found: return nil
-        case .notFound: return .error(status: 404, code: "not_found", message: "No route for \(Self.quoted(path)).")
-        case .methodNotAllowed(let allowed):
-            var refusal = HTTPResponse.error(
-                status: 405, code: "method_not_allowed", message: "\(Self.quoted(method)) is not allowed on \(Self.quoted(path))."
-            )
-            refusal.headers["Allow"] = allowed.joined(separator: ", ")
-            return refusal
-        }
+    /// `refusal`, counted under the `unmatched` route.
+    private func unmatched(_ refusal: HTTPResponse, method: String, started: ContinuousClock.Instant) -> HTTPResponse {
+        finished(method: method, route: "unmatched", status: refusal.status, started: started)
+        return refusal
+    }
+
+    private static func notFound(_ path: String) -> HTTPResponse {
+        .error(status: 404, code: "not_found", message: "No route for \(quoted(path)).")
+    }
+
+    private static func methodNotAllowed(_ method: String, on path: String, allowed: [String]) -> HTTPResponse {
+        var refusal = HTTPResponse.error(
+            status: 405, code: "method_not_allowed", message: "\(quoted(method)) is not allowed on \(quoted(path)).")
+        refusal.headers["Allow"] = allowed.joined(separator: ", ")
+        return refusal
     }
 
     /// What the client sent, cut to its first 200 characters for an error message: a URL may be

@@ -11,15 +11,13 @@ import Synchronization
 /// POSIX locks SQLite holds on it. The kernel releases the lock when the process ends, however it
 /// ends, so a crash leaves nothing to clean up.
 final class DatabaseLock: Sendable {
-    let path: String
     private let descriptor: Int32
     private let released = Atomic<Bool>(false)
 
     /// Takes the lock beside `databasePath` (through a symbolic link, beside the file it names),
     /// or throws `.unavailable` naming the process that holds it.
     init(databasePath: String) throws(StoreError) {
-        let resolved = URL(fileURLWithPath: databasePath).resolvingSymlinksInPath().path
-        path = resolved + ".lock"
+        let path = URL(fileURLWithPath: databasePath).resolvingSymlinksInPath().path + ".lock"
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw StoreError(.unavailable, "open \(path) to lock the database: \(String(cString: strerror(errno)))")
