@@ -51,6 +51,7 @@ struct Migrator {
     private func apply(_ migration: Migration) throws(StoreError) {
         do {
             try connection.execute(script: migration.sql)
+            if !migration.rewrites.isEmpty { try ConstraintRewrite.apply(migration.rewrites, on: connection) }
             try connection.run(
                 "INSERT INTO schema_migrations (version, applied_at) VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
                 [.integer(migration.version)])

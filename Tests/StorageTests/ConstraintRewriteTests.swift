@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+@testable import Storage
+
+@Suite struct ConstraintRewriteTests {
+    /// The statements a stored notification and a webhook delivery run, as SQLite compiles them.
+    static let writes = [
+        "INSERT INTO notifications (notification_uuid, app_id, notification_type, received_at, state, signed_payload) VALUES ('u', 'a', 'TEST', 1, 'applied', 'x')",
+        "INSERT INTO applied_inputs (app_id, kind, ref, at) VALUES ('a', 'notification', 'u', 1)",
+        "UPDATE deliveries SET status = 'delivered' WHERE event_id = 'e'",
+    ]
+
+    /// The opcodes of `sql`'s program.
+    static func opcodes(_ sql: String, on connection: SQLiteConnection) throws -> [String] {
+        try connection.query("EXPLAIN " + sql).compactMap { $0[1].textValue }
+    }
+
+    /// A database written by the build before migration 15, with its rows, keeps them and
+    /// accepts and refuses exactly the same values, and its writes no longer build a temporary
+    /// B-tree for a constraint.
+    @Test func constraintsChangeTextNotMeaning() throws {
+        let (directory, connection) = try MigrationTests.database(
+            before: 15,
+            holding: """
+                INSERT INTO notifications (notification_uuid, app_id, notification_type, received_at, state, signed_payload)
+                    VALUES ('before', 'demo', 'TEST', 1, 'held', 'payload');
+                INSERT INTO applied_inputs (app_id, kind, ref, at) VALUES ('demo', 'timer', 'expiration/1', 2);
+                """)
+        defer { withExtendedLifetime(directory) {} }
+        for sql in Self.writes {
+            #expect(try Self.opcodes(sql, on: connection).contains("OpenEphemeral"), "before: \(sql)")
+        }
+        let versionBefore = try connection.query("PRAGMA schema_version").first?.first?.integerValue
+
+        try Migrator(connection: connection).migrate()
+
+        for sql in Self.writes {
+            #expect(try !Self.opcodes(sql, on: connection).contains("OpenEphemeral"), "after: \(sql)")
+        }
+        #expect(try connection.query("PRAGMA schema_version").first?.first?.integerValue == versionBefore.map { $0 + 1 })
+        #expect(try connection.query("PRAGMA integrity_check") == [[.text("ok")]])
+        #expect(
+            try connection.query("SELECT notification_uuid, state FROM notifications") == [[.text("before"), .text("held")]])
+        #expect(try connection.query("SELECT kind, ref FROM applied_inputs") == [[.text("timer"), .text("expiration/1")]])
+        // Every value the old constraints took is still taken; any other is still refused.
+        for state in ["received", "applied", "held", "failed"] {
+            try connection.run(
+                "INSERT INTO notifications (notification_uuid, app_id, notification_type, received_at, state, signed_payload) VALUES (?, 'demo', 'TEST', 1, ?, 'p')",
+                [.text(state), .text(state)])
+        }
+        for kind in ["notification", "posted_transaction", "timer"] {
+            try connection.run(
+                "INSERT INTO applied_inputs (app_id, kind, ref, at) VALUES ('demo', ?, 'r', 1)", [.text(kind)])
+        }
+        for status in ["pending", "delivered", "dead"] {
+            try connection.run(
+                "INSERT INTO deliveries (event_id, app_id, position, status, next_attempt_at, created_at) VALUES (?, 'demo', 1, ?, 1, 1)",
+                [.text(status), .text(status)])
+        }
+        for (sql, value) in [
+            (
+                "INSERT INTO notifications (notification_uuid, app_id, notification_type, received_at, state, signed_payload) VALUES ('x', 'demo', 'TEST', 1, ?, 'p')",
+                "done"
+            ),
+            ("INSERT INTO applied_inputs (app_id, kind, ref, at) VALUES ('demo', ?, 'r', 1)", "webhook"),
+            (
+                "INSERT INTO deliveries (event_id, app_id, position, status, next_attempt_at, created_at) VALUES ('x', 'demo', 1, ?, 1, 1)",
+                "lost"
+            ),
+        ] {
+            let error = #expect(throws: StoreError.self) { try connection.run(sql, [.text(value)]) }
+            #expect(error?.message.contains("CHECK constraint failed") == true, "\(value): \(error?.message ?? "")")
+        }
+    }
+
+    /// The new definitions are what a fresh database has, and other connections read them.
+    @Test func freshDatabaseHasTheNewDefinitions() throws {
+        let directory = try TemporaryDirectory()
+        try SQLiteStore(path: directory.databasePath).close()
+        let definitions = try rawQuery(
+            directory.databasePath,
+            "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name IN ('notifications', 'applied_inputs', 'deliveries')"
+        ).compactMap { $0[0].textValue }
+        #expect(definitions.count == 3)
+        for rewrite in Migration.v15.rewrites {
+            #expect(definitions.contains { $0.contains(rewrite.to) }, "\(rewrite.table)")
+            #expect(!definitions.contains { $0.contains(rewrite.from) }, "\(rewrite.table)")
+        }
+    }
+
+    /// A definition without the old text (a schema this build did not write) is left alone, and
+    /// a rewrite that changes nothing leaves the schema version alone too.
+    @Test func unknownDefinitionIsLeftAsItIs() throws {
+        let directory = try TemporaryDirectory()
+        let connection = try SQLiteConnection(path: directory.databasePath, role: .writer)
+        try connection.execute(script: "CREATE TABLE notifications (state TEXT CHECK (state IN ('a', 'b', 'c')));")
+        let before = try connection.query("SELECT sql, (SELECT schema_version FROM pragma_schema_version) FROM sqlite_schema")
+
+        try ConstraintRewrite.apply(Migration.v15.rewrites, on: connection)
+
+        #expect(
+            try connection.query("SELECT sql, (SELECT schema_version FROM pragma_schema_version) FROM sqlite_schema") == before)
+    }
+}
