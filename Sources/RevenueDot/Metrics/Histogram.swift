@@ -9,6 +9,12 @@ final class Histogram: Sendable {
         var buckets: [Int]
         var sum: Double = 0
         var count = 0
+
+        mutating func record(_ value: Double, at index: Int) {
+            buckets[index] += 1
+            sum += value
+            count += 1
+        }
     }
 
     private let series = Mutex<[String: Series]>([:])
@@ -21,12 +27,10 @@ final class Histogram: Sendable {
     /// Records one observation under `labels` (already formatted, as `route="/x",method="GET"`).
     func observe(_ value: Double, labels: String = "") {
         let index = bounds.firstIndex { value <= $0 } ?? bounds.count
+        let empty = bounds.count + 1
+        // Changed in place: a copy taken out of the dictionary would copy its buckets on the first write.
         series.withLock { all in
-            var entry = all[labels] ?? Series(buckets: Array(repeating: 0, count: bounds.count + 1))
-            entry.buckets[index] += 1
-            entry.sum += value
-            entry.count += 1
-            all[labels] = entry
+            all[labels, default: Series(buckets: Array(repeating: 0, count: empty))].record(value, at: index)
         }
     }
 
