@@ -13,4 +13,12 @@ static inline int CSQLite_configSerialized(void) { return sqlite3_config(SQLITE_
 // around every allocation SQLite makes. Only valid before sqlite3_initialize (the first open).
 static inline int CSQLite_configNoMemoryStatistics(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
 
+// sqlite3_db_config is variadic; this wrapper sets SQLITE_DBCONFIG_DEFENSIVE (1 on, 0 off, negative
+// to leave it) and returns the setting in force afterwards, or -1 when the call failed.
+static inline int CSQLite_defensive(sqlite3 *db, int on) {
+    int now = -1;
+    if (sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, on, &now) != SQLITE_OK) return -1;
+    return now;
+}
+
 #endif

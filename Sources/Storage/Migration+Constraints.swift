@@ -52,6 +52,10 @@ struct ConstraintRewrite: Sendable, Equatable {
             throw StoreError(.unavailable, "PRAGMA schema_version gave no value")
         }
         var rewritten: [ConstraintRewrite] = []
+        // Defensive mode would refuse the schema edit; it is put back as it was.
+        let defensive = connection.isDefensive
+        connection.isDefensive = false
+        defer { connection.isDefensive = defensive }
         try connection.execute(script: "PRAGMA writable_schema = ON;")
         do throws(StoreError) {
             for rewrite in rewrites {

@@ -89,6 +89,27 @@ import Testing
         }
     }
 
+    /// A connection in defensive mode (some SQLite builds' default) migrates too, and stays defensive.
+    @Test func defensiveConnectionMigratesAndStaysDefensive() throws {
+        let (directory, connection) = try MigrationTests.database(before: 15, holding: "")
+        defer { withExtendedLifetime(directory) {} }
+        connection.isDefensive = true
+        #expect(connection.isDefensive)
+        // Defensive mode refuses the edit this migration makes, unless the migration lifts it.
+        try connection.execute(script: "PRAGMA writable_schema = ON;")
+        #expect(throws: StoreError.self) {
+            try connection.run("UPDATE sqlite_schema SET sql = sql WHERE name = 'notifications'")
+        }
+        try connection.execute(script: "PRAGMA writable_schema = OFF;")
+
+        try Migrator(connection: connection).migrate()
+
+        #expect(connection.isDefensive)
+        for sql in Self.writes {
+            #expect(try !Self.opcodes(sql, on: connection).contains("OpenEphemeral"), "after: \(sql)")
+        }
+    }
+
     /// A definition without the old text (a schema this build did not write) is left alone, and
     /// a rewrite that changes nothing leaves the schema version alone too.
     @Test func unknownDefinitionIsLeftAsItIs() throws {

@@ -150,6 +150,13 @@ final class SQLiteConnection {
     /// (disk full, I/O error), so the writer asks this after every failure.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// SQLite's defensive mode (`SQLITE_DBCONFIG_DEFENSIVE`), which refuses writes to the schema
+    /// table even with `writable_schema` on. Some builds turn it on by default; Debian's does not.
+    var isDefensive: Bool {
+        get { CSQLite_defensive(handle, -1) == 1 }
+        set { _ = CSQLite_defensive(handle, newValue ? 1 : 0) }
+    }
+
     /// The WAL file of the main database as SQLite names it: next to the real file when the path
     /// given to `init` is a symbolic link. Nil for an in-memory or temporary database.
     var walPath: String? {
