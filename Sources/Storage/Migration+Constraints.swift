@@ -47,7 +47,10 @@ struct ConstraintRewrite: Sendable, Equatable {
     /// Rewrites every table of `rewrites` whose definition holds its `from` text exactly once. A
     /// definition without it (a schema this build did not write) is left as it is: the old
     /// constraint is just as correct, only slower.
+    /// Runs inside the caller's transaction (the migration's): outside one, each edit would commit
+    /// on its own.
     static func apply(_ rewrites: [ConstraintRewrite], on connection: SQLiteConnection) throws(StoreError) {
+        precondition(connection.isInTransaction, "constraint rewrites run inside the migration's transaction")
         guard let version = try connection.query("PRAGMA schema_version").first?.first?.integerValue else {
             throw StoreError(.unavailable, "PRAGMA schema_version gave no value")
         }

@@ -118,9 +118,62 @@ import Testing
         try connection.execute(script: "CREATE TABLE notifications (state TEXT CHECK (state IN ('a', 'b', 'c')));")
         let before = try connection.query("SELECT sql, (SELECT schema_version FROM pragma_schema_version) FROM sqlite_schema")
 
+        try connection.run("BEGIN IMMEDIATE")
         try ConstraintRewrite.apply(Migration.v15.rewrites, on: connection)
+        try connection.run("COMMIT")
 
         #expect(
             try connection.query("SELECT sql, (SELECT schema_version FROM pragma_schema_version) FROM sqlite_schema") == before)
+    }
+
+    /// A rewrite whose new text does not parse fails the migration when the definitions are read
+    /// back, and the rollback leaves the schema, its version and the migration record as they were.
+    @Test func unreadableRewriteRollsBack() throws {
+        let (directory, connection) = try MigrationTests.database(before: 15, holding: "")
+        defer { withExtendedLifetime(directory) {} }
+        let schema = "SELECT name, sql FROM sqlite_schema ORDER BY name"
+        let (before, version) = (try connection.query(schema), try connection.query("PRAGMA schema_version"))
+        var broken = Migration.v15
+        broken.rewrites = [
+            ConstraintRewrite(table: "notifications", from: Migration.v15.rewrites[0].from, to: "CHECK (state = 'received' OR )")
+        ]
+
+        let error = #expect(throws: StoreError.self) {
+            try Migrator(connection: connection, migrations: Migration.all.filter { $0.version < 15 } + [broken]).migrate()
+        }
+
+        #expect(error?.message.contains("malformed database schema") == true, "\(error?.message ?? "")")
+        #expect(!connection.isInTransaction)
+        #expect(try connection.query(schema) == before)
+        #expect(try connection.query("PRAGMA schema_version") == version)
+        #expect(try rawQuery(directory.databasePath, "SELECT max(version) FROM schema_migrations") == [[.integer(14)]])
+        #expect(try rawQuery(directory.databasePath, "PRAGMA integrity_check") == [[.text("ok")]])
+        try Migrator(connection: connection).migrate()
+        #expect(try !Self.opcodes(Self.writes[0], on: connection).contains("OpenEphemeral"))
+    }
+
+    /// A reader opened before the migration, with statements prepared on the old schema, takes up
+    /// the new definitions once it commits (the version bump makes it parse the schema again).
+    @Test func readerOpenedBeforeTakesUpTheNewDefinitions() throws {
+        let (directory, connection) = try MigrationTests.database(
+            before: 15,
+            holding: """
+                INSERT INTO notifications (notification_uuid, app_id, notification_type, received_at, state, signed_payload)
+                    VALUES ('held', 'demo', 'TEST', 1, 'held', 'p'), ('applied', 'demo', 'TEST', 2, 'applied', 'p');
+                """)
+        defer { withExtendedLifetime(directory) {} }
+        let reader = try SQLiteConnection(path: directory.databasePath, role: .reader)
+        let unapplied = "SELECT notification_uuid FROM notifications WHERE state != 'applied'"
+        #expect(try reader.query(unapplied) == [[.text("held")]])
+
+        try Migrator(connection: connection).migrate()
+
+        // Its next statement finds the schema changed and reads it again. (An EXPLAIN prepared
+        // before would list its old program: EXPLAIN does not check the schema version.)
+        #expect(try reader.query(unapplied) == [[.text("held")]])
+        #expect(try !Self.opcodes(Self.writes[0], on: reader).contains("OpenEphemeral"))
+        #expect(
+            try reader.query("SELECT sql FROM sqlite_schema WHERE name = 'notifications'").first?.first?.textValue?
+                .contains(Migration.v15.rewrites[0].to) == true)
     }
 }
