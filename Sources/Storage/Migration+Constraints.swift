@@ -62,10 +62,8 @@ struct ConstraintRewrite: Sendable, Equatable {
         try connection.execute(script: "PRAGMA writable_schema = ON;")
         do throws(StoreError) {
             for rewrite in rewrites {
-                let sql = try connection.query(
-                    "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(rewrite.table)]
-                ).first?.first?.textValue
-                guard let sql, sql.occurrences(of: rewrite.from) == 1 else { continue }
+                guard let sql = try definition(of: rewrite.table, on: connection), sql.occurrences(of: rewrite.from) == 1
+                else { continue }
                 try connection.run(
                     "UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?",
                     [.text(sql.replacingOccurrences(of: rewrite.from, with: rewrite.to)), .text(rewrite.table)])
@@ -79,13 +77,19 @@ struct ConstraintRewrite: Sendable, Equatable {
         }
         // Reading the definitions back parses the whole schema again (its version changed).
         for rewrite in rewritten {
-            let sql = try connection.query(
-                "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(rewrite.table)]
-            ).first?.first?.textValue
+            let sql = try definition(of: rewrite.table, on: connection)
             guard let sql, sql.occurrences(of: rewrite.to) == 1, sql.occurrences(of: rewrite.from) == 0 else {
                 throw StoreError(.unavailable, "the definition of \(rewrite.table) did not change as rewritten")
             }
         }
+    }
+}
+
+extension ConstraintRewrite {
+    /// The stored `CREATE TABLE` text of `table`, nil when there is no such table.
+    fileprivate static func definition(of table: String, on connection: SQLiteConnection) throws(StoreError) -> String? {
+        try connection.query("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(table)]).first?
+            .first?.textValue
     }
 }
 
