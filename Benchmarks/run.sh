@@ -96,14 +96,14 @@ JSON
 rounds_count="${BENCH_INGEST_ROUNDS:-5}"
 ingest_rounds=""
 for round in $(seq 1 "$rounds_count"); do
-    read -r bulk_wall bulk_cpu < <(python3 Benchmarks/timed.py .build/release/revenuedot verify \
+    read -r bulk_wall bulk_cpu bulk_busy bulk_steal < <(python3 Benchmarks/timed.py .build/release/revenuedot verify \
         --root-cert "$work/ingest/root.pem" --bundle-id com.example.app --environment Sandbox \
         --lines "$work/ingest/payloads.txt")
     bulk=$(awk -v n="$ingest_count" -v s="$bulk_wall" 'BEGIN {printf "%.0f", n / s}')
-    echo "round $round: bulk verify --lines of the same payloads, notifications/s: $bulk" >&2
+    echo "round $round: bulk verify --lines of the same payloads, notifications/s: $bulk (cores busy $bulk_busy%, steal $bulk_steal%)" >&2
     rm -f "$work/ingest/revenuedot.sqlite"*
     ingest_run "$work/ingest"
-    ingest_rounds="$ingest_rounds$(python3 -c 'import json, sys; print(json.dumps({"bulk": float(sys.argv[1]), "bulk_cpu_us": float(sys.argv[4]) * 1e6 / float(sys.argv[5]), "ingest": json.loads(sys.argv[2]), "threads": json.loads(sys.argv[3])}))' "$bulk" "$run_result" "$run_threads" "$bulk_cpu" "$ingest_count")"$'\n'
+    ingest_rounds="$ingest_rounds$(python3 -c 'import json, sys; print(json.dumps({"bulk": float(sys.argv[1]), "bulk_cpu_us": float(sys.argv[4]) * 1e6 / float(sys.argv[5]), "bulk_busy": float(sys.argv[6]), "bulk_steal": float(sys.argv[7]), "ingest": json.loads(sys.argv[2]), "threads": json.loads(sys.argv[3])}))' "$bulk" "$run_result" "$run_threads" "$bulk_cpu" "$ingest_count" "$bulk_busy" "$bulk_steal")"$'\n'
 done
 mapfile -t median < <(python3 - "$ingest_rounds" <<'PY'
 import json, sys
@@ -113,6 +113,7 @@ middle = rounds[len(rounds) // 2]
 print(middle["bulk"]); print(json.dumps(middle["ingest"])); print(json.dumps(middle["threads"]))
 print(", ".join(f'{r["ingest"]["requests_per_second"] / r["bulk"]:.2f}x' for r in rounds))
 print(middle["bulk_cpu_us"])
+print(middle["bulk_busy"]); print(middle["bulk_steal"])
 PY
 )
 bulk=${median[0]}
@@ -120,6 +121,8 @@ ingest=${median[1]}
 ingest_threads=${median[2]}
 ingest_spread=${median[3]}
 bulk_cpu_us=${median[4]}
+bulk_busy=${median[5]}
+bulk_steal=${median[6]}
 
 subscriptions="${BENCH_SUBSCRIPTIONS:-500}"
 echo "== ingest again: $ingest_count notifications about $subscriptions subscriptions, in signed-date order" >&2
@@ -168,7 +171,7 @@ echo "$health$subscribers" >&2
 kill -TERM "$server"
 wait "$server"
 
-python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" "$repeat" "$repeat_threads" "$subscriptions" "$ingest_spread" "$bulk_cpu_us" <<'PY'
+python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" "$repeat" "$repeat_threads" "$subscriptions" "$ingest_spread" "$bulk_cpu_us" "$bulk_busy" "$bulk_steal" <<'PY'
 import json, sys
 
 def print_threads(threads):
@@ -214,6 +217,10 @@ bulk_us = float(sys.argv[17])
 print(f"  {'CPU per notification: bulk verify':<42} {bulk_us:>7.0f} us")
 print(f"  {'CPU per notification: ingest (server+client)':<42} {ingest_us:>7.0f} us   "
       f"{bulk_us / ingest_us:.2f}x: the ratio at equal use of the cores")
+# The other factor of the ratio: how much of the machine each kept busy (idle cores are time spent
+# waiting: on the disk's flush, on wake-ups), and what a busy host took away (steal).
+print(f"  {'cores busy: bulk verify / ingest':<42} {float(sys.argv[18]):>5.1f}% / {ingest['cores_busy_percent']}%   "
+      f"steal {float(sys.argv[19])}% / {ingest['steal_percent']}%")
 repeat, repeat_threads, subscriptions = json.loads(sys.argv[13]), json.loads(sys.argv[14]), int(sys.argv[15])
 again = repeat["requests_per_second"]
 print(f"\nIngest, {repeat['requests']:,} notifications about {subscriptions:,} subscriptions (each purchase's history grows)")

@@ -22,7 +22,8 @@ struct LoadRequest: Sendable {
 /// Each thread connects and encodes all its requests before the clock starts, so the timed part
 /// is the load itself: send, wait, read the answer. The client's own CPU time per request over
 /// that part (`client_cpu_us_per_request`, user and system, every thread of this process) is
-/// reported too.
+/// reported too, and how busy the machine's cores were meanwhile (`cores_busy_percent`, with
+/// `steal_percent`, the time a busy host took away; -1 without `/proc/stat`).
 ///
 /// A request counts as a failure unless it is answered `expectedStatus`; when a connection fails,
 /// its remaining requests count as failures without being sent.
@@ -85,12 +86,14 @@ func runLoad(
     }
     prepared.wait()
     let cpuBefore = processCPUSeconds()
+    let machineBefore = MachineCPU.now()
     let start = clock.now
     started?(start)
     for _ in 0..<threads { go.signal() }
     group.wait()
     let total = clock.now - start
     let cpu = processCPUSeconds() - cpuBefore
+    let machine = machineBefore.flatMap { before in MachineCPU.now().map { before.shares(until: $0) } }
     let seconds = Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18
     let sorted = latencies.withLock { $0 }.sorted()
     func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
@@ -99,6 +102,7 @@ func runLoad(
         "p50_ms": (percentile(0.5) * 100).rounded() / 100, "p99_ms": (percentile(0.99) * 100).rounded() / 100,
         "failures": failures.load(ordering: .relaxed), "connections": connections,
         "client_cpu_us_per_request": sorted.isEmpty ? 0 : (cpu * 1e6 / Double(sorted.count)).rounded(),
+        "cores_busy_percent": machine?.busy ?? -1, "steal_percent": machine?.steal ?? -1,
     ]
 }
 
