@@ -27,10 +27,10 @@ final class Histogram: Sendable {
     /// Records one observation under `labels` (already formatted, as `route="/x",method="GET"`).
     func observe(_ value: Double, labels: String = "") {
         let index = bounds.firstIndex { value <= $0 } ?? bounds.count
-        let empty = bounds.count + 1
+        let bucketCount = bounds.count + 1
         // Changed in place: a copy taken out of the dictionary would copy its buckets on the first write.
         series.withLock { all in
-            all[labels, default: Series(buckets: Array(repeating: 0, count: empty))].record(value, at: index)
+            all[labels, default: Series(buckets: Array(repeating: 0, count: bucketCount))].record(value, at: index)
         }
     }
 

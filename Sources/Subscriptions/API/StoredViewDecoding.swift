@@ -27,12 +27,7 @@ extension PurchaseView {
             originalPurchaseDateMs: try fields.integer("originalPurchaseDateMs"),
             expiresDateMs: try fields.integer("expiresDateMs"), accessEndsAtMs: try fields.integer("accessEndsAtMs"),
             gracePeriodAccessEndsAtMs: try fields.integer("gracePeriodAccessEndsAtMs"),
-            periodType: try fields.string("periodType").map { (raw) throws(StoredViewError) -> PeriodType in
-                guard let type = PeriodType(rawValue: raw) else {
-                    throw StoredViewError(description: "purchase view periodType \(raw) is unknown")
-                }
-                return type
-            },
+            periodType: try fields.periodType("periodType"),
             unsubscribeDetectedAtMs: try fields.integer("unsubscribeDetectedAtMs"),
             billingIssueDetectedAtMs: try fields.integer("billingIssueDetectedAtMs"),
             refundedAtMs: try fields.integer("refundedAtMs"), priceMilliunits: try fields.integer("priceMilliunits"),
@@ -77,6 +72,15 @@ private struct StoredFields {
         }
     }
 
+    /// A RevenueCat period type; a value that names none is an error, not nil.
+    func periodType(_ key: String) throws(StoredViewError) -> PeriodType? {
+        guard let raw = try string(key) else { return nil }
+        guard let type = PeriodType(rawValue: raw) else {
+            throw StoredViewError(description: "\(document) \(key) \(raw) is unknown")
+        }
+        return type
+    }
+
     func strings(_ key: String) throws(StoredViewError) -> [String]? {
         switch members[key] {
         case nil, .null?: return nil
@@ -100,14 +104,12 @@ private struct StoredFields {
             for element in elements {
                 guard case .object(let product) = element else { throw mismatch(key, element) }
                 let fields = StoredFields(members: product, document: "earlier product")
-                guard let type = PeriodType(rawValue: try fields.string("periodType") ?? "") else {
-                    throw StoredViewError(description: "earlier product periodType \(product["periodType"] ?? .null) is unknown")
-                }
                 products.append(
                     EarlierProduct(
                         productId: try fields.required(fields.string("productId"), "productId"),
                         transactionId: try fields.string("transactionId"), purchaseDateMs: try fields.integer("purchaseDateMs"),
-                        expiresDateMs: try fields.integer("expiresDateMs"), periodType: type))
+                        expiresDateMs: try fields.integer("expiresDateMs"),
+                        periodType: try fields.required(fields.periodType("periodType"), "periodType")))
             }
             return products
         case let other?: throw mismatch(key, other)
