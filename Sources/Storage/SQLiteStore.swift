@@ -41,6 +41,9 @@ public final class SQLiteStore: Sendable {
     ///     metrics), before the waiters are woken, on the thread that flushes the WAL: keep it cheap,
     ///     and do not call the store from it. An init parameter rather than a settable property, so
     ///     the store stays immutable and `Sendable`.
+    ///   - onFlush: called with the time each `fdatasync` of the WAL took, on the same thread and with
+    ///     the same care, before the answers it releases: every answer of the commits it covers
+    ///     waited that long (for metrics: a disk that stalls holds every answer).
     ///   - reservesWAL: whether the WAL gets its full size at once (`WALReserve`): for a server,
     ///     which writes under sustained load, not for a command that writes a little and exits.
     ///   - exclusive: whether this process must be the only one writing the database (a server, a
@@ -52,18 +55,20 @@ public final class SQLiteStore: Sendable {
         maxBatch: Int = 512,
         readers: Int = 4,
         onCommit: (@Sendable (Int) -> Void)? = nil,
+        onFlush: (@Sendable (Duration) -> Void)? = nil,
         reservesWAL: Bool = false,
         exclusive: Bool = false
     ) throws(StoreError) {
         try self.init(
-            path: path, handOff: handOff, maxBatch: maxBatch, readers: readers, onCommit: onCommit,
+            path: path, handOff: handOff, maxBatch: maxBatch, readers: readers, onCommit: onCommit, onFlush: onFlush,
             reservesWAL: reservesWAL, exclusive: exclusive, flush: WALFlusher.fdatasync)
     }
 
     /// The store, with `flush` putting the WAL on disk instead of `fdatasync` (tests hold or fail it).
     init(
         path: String, handOff: any NotificationHandOff, maxBatch: Int, readers: Int, onCommit: (@Sendable (Int) -> Void)?,
-        reservesWAL: Bool = false, exclusive: Bool = false, flush: @escaping WALFlusher.Flush
+        onFlush: WALFlusher.Observe? = nil, reservesWAL: Bool = false, exclusive: Bool = false,
+        flush: @escaping WALFlusher.Flush
     ) throws(StoreError) {
         guard maxBatch >= 1 else { throw StoreError(.invalid, "maxBatch must be at least 1, got \(maxBatch)") }
         let lock = exclusive ? try DatabaseLock(databasePath: path) : nil
@@ -78,7 +83,7 @@ public final class SQLiteStore: Sendable {
         NamedThread.start("storage-writer") {
             Writer.serve(
                 path: path, handOff: handOff, onCommit: onCommit, reservesWAL: reservesWAL, flush: flush,
-                checkpointer: checkpointer, queue: queue, maxBatch: maxBatch, ready: ready)
+                onFlush: onFlush, checkpointer: checkpointer, queue: queue, maxBatch: maxBatch, ready: ready)
             finished.leave()
         }
         switch ready.wait() {

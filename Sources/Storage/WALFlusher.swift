@@ -24,6 +24,8 @@ final class WALFlusher: Sendable {
     typealias Release = @Sendable (StoreError?) -> Void
     /// Puts a file descriptor's data on disk; 0 or the `errno` of the failure.
     typealias Flush = @Sendable (Int32) -> Int32
+    /// Told how long each flush took (failed ones too), before the answers it releases go out.
+    public typealias Observe = @Sendable (Duration) -> Void
 
     private struct State {
         var waiting: [Release] = []
@@ -38,6 +40,7 @@ final class WALFlusher: Sendable {
     /// A descriptor of the WAL file of its own: `fdatasync` flushes the file, whichever descriptor asks.
     private let descriptor: Int32
     private let flushFile: Flush
+    private let observe: Observe?
 
     /// Opens the WAL at `walPath`, as the writer connection names it (`SQLiteConnection.walPath`:
     /// beside the real database file, not beside a symbolic link to it), and starts the thread.
@@ -45,9 +48,10 @@ final class WALFlusher: Sendable {
     ///
     /// SQLite removes a WAL file only when the last connection to the database closes, and the
     /// writer's connection outlives this object, so the file stays the one opened here.
-    init(walPath: String, flush: @escaping Flush = WALFlusher.fdatasync) throws(StoreError) {
+    init(walPath: String, flush: @escaping Flush = WALFlusher.fdatasync, observe: Observe? = nil) throws(StoreError) {
         self.walPath = walPath
         flushFile = flush
+        self.observe = observe
         descriptor = open(walPath, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StoreError(.unavailable, "open \(walPath) to flush it: \(String(cString: strerror(errno)))")
@@ -101,7 +105,9 @@ final class WALFlusher: Sendable {
     /// One flush of the WAL; the first failure is kept and returned from then on.
     private func flush() -> StoreError? {
         if let failure = state.withLock({ $0.failure }) { return failure }
+        let started = ContinuousClock.now
         let code = flushFile(descriptor)
+        observe?(.now - started)
         guard code != 0 else { return nil }
         let error = StoreError(.io, "fdatasync \(walPath): \(String(cString: strerror(code)))")
         state.withLock { $0.failure = error }

@@ -29,7 +29,7 @@ final class Writer {
     /// Opens the writer connection and brings the schema up to date.
     init(
         path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?, reservesWAL: Bool,
-        flush: @escaping WALFlusher.Flush, checkpointer: Checkpointer
+        flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?, checkpointer: Checkpointer
     ) throws(StoreError) {
         self.connection = try SQLiteConnection(path: path, role: .writer)
         connection.onWALCommit { frames in checkpointer.committed(walFrames: frames) }
@@ -48,7 +48,7 @@ final class Writer {
                 walPath: walPath, to: WALReserve.bytes(frames: Checkpointer.restartFrames, pageSize: Int(pageSize)),
                 holding: connection)
         }
-        flusher = try WALFlusher(walPath: walPath, flush: flush)
+        flusher = try WALFlusher(walPath: walPath, flush: flush, observe: onFlush)
     }
 
     /// The writer thread's whole life: open and migrate, report on `ready`, write until the queue is
@@ -56,14 +56,15 @@ final class Writer {
     /// does not outlive the call.
     static func serve(
         path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?, reservesWAL: Bool,
-        flush: @escaping WALFlusher.Flush, checkpointer: Checkpointer, queue: WriteQueue, maxBatch: Int,
+        flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?, checkpointer: Checkpointer, queue: WriteQueue,
+        maxBatch: Int,
         ready: Completion<[String]>
     ) {
         let writer: Writer
         do throws(StoreError) {
             writer = try Writer(
                 path: path, handOff: handOff, onCommit: onCommit, reservesWAL: reservesWAL, flush: flush,
-                checkpointer: checkpointer)
+                onFlush: onFlush, checkpointer: checkpointer)
         } catch {
             ready.resolve(.failure(error))
             return

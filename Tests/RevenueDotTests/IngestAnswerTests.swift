@@ -193,6 +193,10 @@ struct IngestAnswerTests {
                 #"revenuedot_http_request_duration_seconds_bucket{method="POST",route="/v1/apple/notifications/{appId}",le="+Inf"} 2"#
             ))
         #expect(text.contains("revenuedot_storage_commit_batch_size_count"))
+        // The stored notification's answer waited for a flush of the WAL, reported before it.
+        let flushes = text.split(separator: "\n").first { $0.hasPrefix("revenuedot_storage_flush_duration_seconds_count ") }
+        #expect(flushes.flatMap { Int($0.split(separator: " ")[1]) }.map { $0 >= 1 } == true)
+        #expect(text.contains(#"revenuedot_storage_flush_duration_seconds_bucket{le="+Inf"}"#))
         #expect(text.contains("revenuedot_http_open_connections "))
     }
 

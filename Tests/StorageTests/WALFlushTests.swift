@@ -71,17 +71,19 @@ final class GatedStore {
     let answers = Collected<Result<StoreOutcome, StoreError>>()
     /// The size of each commit, as `onCommit` reports it once the commit is on disk.
     let batches = Collected<Int>()
+    /// How long each flush took, as `onFlush` reports it.
+    let flushTimes = Collected<Duration>()
 
     init(
         gate: FlushGate = FlushGate(), handOff: any NotificationHandOff = KeepReceived(),
         directory: TemporaryDirectory? = nil
     ) throws {
-        let (directory, batches) = (try directory ?? TemporaryDirectory(), batches)
+        let (directory, batches, flushTimes) = (try directory ?? TemporaryDirectory(), batches, flushTimes)
         self.directory = directory
         self.gate = gate
         store = try SQLiteStore(
             path: directory.databasePath, handOff: handOff, maxBatch: 512, readers: 2,
-            onCommit: { size in batches.append(size) }, flush: gate.flush)
+            onCommit: { size in batches.append(size) }, onFlush: { flushTimes.append($0) }, flush: gate.flush)
     }
 
     deinit {
@@ -119,6 +121,32 @@ final class GatedStore {
         held.gate.open()
         try waitFor("the answer") { held.answers.all.count == 1 }
         #expect(try held.answers.all.map { try $0.get() } == [.stored])
+    }
+
+    /// Each flush reports how long it took, before the answers it releases: a flush held for
+    /// 300 ms reports at least that, and the answer that waited for it sees the report.
+    @Test func flushReportsItsDurationBeforeItsAnswers() throws {
+        let held = try GatedStore()
+        let (flushTimes, answers) = (held.flushTimes, held.answers)
+        let reportsSeen = Collected<Int>()
+        held.store.store(makeRecord("a")) { result in
+            reportsSeen.append(flushTimes.all.count)
+            answers.append(result)
+        }
+        try waitFor("the flush of the first commit") { held.gate.started == 1 }
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(held.flushTimes.all.isEmpty, "nothing is reported while the flush runs")
+
+        held.gate.open()
+        try waitFor("the answer") { held.answers.all.count == 1 }
+        #expect(reportsSeen.all == [1])
+        let first = try #require(held.flushTimes.all.first)
+        #expect(first >= .milliseconds(300))
+        #expect(first < .seconds(10))
+
+        held.store("b")
+        try waitFor("the second answer") { held.answers.all.count == 2 }
+        #expect(held.flushTimes.all.count == 2, "one report per flush")
     }
 
     /// While a commit is being flushed, the writer applies newly arrived items in an open transaction

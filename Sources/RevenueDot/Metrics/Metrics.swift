@@ -12,6 +12,9 @@ final class Metrics: Sendable {
     let storageFailures = Counter()
     let requestSeconds = Histogram(bounds: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
     let commitBatchSize = Histogram(bounds: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
+    /// Each `fdatasync` of the WAL, which every answer of the commits it covers waits for.
+    let storageFlushSeconds = Histogram(
+        bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
     let openConnections = Gauge()
     let connectionsCutOff = Counter()
     /// Webhook delivery attempts by outcome: delivered, retry, dead, unrecorded.
@@ -65,6 +68,11 @@ final class Metrics: Sendable {
         ]
         lines += commitBatchSize.render(name: "revenuedot_storage_commit_batch_size")
         lines += [
+            "# HELP revenuedot_storage_flush_duration_seconds Each fdatasync of the WAL: the answers of every commit it covers wait for it, so a disk that stalls holds them all (and Apple may deliver again).",
+            "# TYPE revenuedot_storage_flush_duration_seconds histogram",
+        ]
+        lines += storageFlushSeconds.render(name: "revenuedot_storage_flush_duration_seconds")
+        lines += [
             "# HELP revenuedot_http_open_connections Open HTTP connections.", "# TYPE revenuedot_http_open_connections gauge",
             "revenuedot_http_open_connections \(openConnections.current)",
             "# HELP revenuedot_http_connections_cut_off_total Connections cut off: no whole request within http.requestTimeoutSeconds, or a chunked body far past the limit.",
@@ -99,6 +107,14 @@ final class Metrics: Sendable {
             ]
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension Metrics {
+    /// One `fdatasync` of the WAL took `duration`.
+    func storageFlushed(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        storageFlushSeconds.observe(Double(seconds) + Double(attoseconds) / 1e18)
     }
 }
 

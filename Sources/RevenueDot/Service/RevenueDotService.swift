@@ -46,7 +46,8 @@ public final class RevenueDotService: Sendable {
                 onCommit: { size in
                     metrics.commitBatchSize.observe(Double(size))
                     for worker in nudge.withLock({ $0 }) { worker.nudge() }
-                }, reservesWAL: true, exclusive: true)
+                },
+                onFlush: { metrics.storageFlushed($0) }, reservesWAL: true, exclusive: true)
         } catch {
             // The key to look at first; the error says what SQLite found (or who holds the database).
             throw ConfigError(file: config.file, key: "database", problem: "cannot open \(path): \(error)")
