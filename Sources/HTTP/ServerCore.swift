@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Threads
 
 /// The state libmicrohttpd's callbacks reach through their context pointer: the routes, the
 /// limits, the counters and the observer. It outlives the daemon (the daemon handle retains it).
@@ -198,9 +199,7 @@ final class ServerCore: Sendable {
 
     private func finished(method: String, route: String, status: Int, started: ContinuousClock.Instant) {
         guard let observer else { return }
-        let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        observer.requestFinished(method: method, route: route, status: status, seconds: seconds)
+        observer.requestFinished(method: method, route: route, status: status, seconds: (ContinuousClock.now - started).inSeconds)
     }
 
     // MARK: - Connections and messages

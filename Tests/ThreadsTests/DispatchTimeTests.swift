@@ -18,4 +18,11 @@ import Testing
         let deadline = DispatchTime.after(.zero).uptimeNanoseconds
         #expect(deadline >= before && deadline <= DispatchTime.now().uptimeNanoseconds)
     }
+
+    /// Whole seconds and their fraction both count.
+    @Test func durationInSeconds() {
+        #expect((Duration.seconds(2) + .milliseconds(250)).inSeconds == 2.25)
+        #expect(Duration.nanoseconds(1).inSeconds == 1e-9)
+        #expect(Duration.zero.inSeconds == 0)
+    }
 }

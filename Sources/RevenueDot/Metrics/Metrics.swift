@@ -1,4 +1,5 @@
 import HTTP
+import Threads
 
 /// Everything `GET /metrics` reports, in the Prometheus text format.
 ///
@@ -113,8 +114,7 @@ final class Metrics: Sendable {
 extension Metrics {
     /// One `fdatasync` of the WAL took `duration`.
     func storageFlushed(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        storageFlushSeconds.observe(Double(seconds) + Double(attoseconds) / 1e18)
+        storageFlushSeconds.observe(duration.inSeconds)
     }
 }
 
