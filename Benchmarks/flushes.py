@@ -1,9 +1,9 @@
-"""The WAL flushes of a server's run so far, from its /metrics (the storage flush histogram).
+"""The WAL flushes of a server's load run, from its /metrics (the storage flush histogram).
 
-Usage: flushes.py PORT [RUN_SECONDS]
-Prints a JSON object: flushes, flush_seconds (their total), over_10ms and over_100ms (how many
-took longer), stalled_seconds (a lower bound of the time spent in flushes over 10 ms: each counts
-at its bucket's lower edge) and, given the run's length, stalled_percent of it. While a flush runs,
+Usage: flushes.py PORT LOAD_JSON   (LOAD_JSON: what `revenuedot-bench ingest` printed)
+Prints LOAD_JSON with "flushes" added: flushes, flush_seconds (their total), over_10ms and
+over_100ms (how many took longer), stalled_seconds (a lower bound of the time spent in flushes over
+10 ms: each counts at its bucket's lower edge) and stalled_percent of the load's seconds. While a flush runs,
 every answer of the commits it covers waits: with 16 connections all of them soon do, and the
 cores idle. The disk's weather, not RevenueDot's work, and worth reading beside a ratio.
 """
@@ -16,8 +16,7 @@ NAME = "revenuedot_storage_flush_duration_seconds"
 
 
 def main():
-    port = int(sys.argv[1])
-    run_seconds = float(sys.argv[2]) if len(sys.argv) > 2 else None
+    port, load = int(sys.argv[1]), json.loads(sys.argv[2])
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     text = opener.open(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
     buckets, total, count = [], 0.0, 0
@@ -40,11 +39,10 @@ def main():
         if previous_edge >= 0.01:
             stalled += (cumulative_count - previous_count) * previous_edge
         previous_edge, previous_count = edge, cumulative_count
-    result = {"flushes": count, "flush_seconds": round(total, 3), "over_10ms": over(0.01), "over_100ms": over(0.1),
-              "stalled_seconds": round(stalled, 3)}
-    if run_seconds:
-        result["stalled_percent"] = round(100 * stalled / run_seconds, 1)
-    print(json.dumps(result))
+    load["flushes"] = {"flushes": count, "flush_seconds": round(total, 3), "over_10ms": over(0.01),
+                       "over_100ms": over(0.1), "stalled_seconds": round(stalled, 3),
+                       "stalled_percent": round(100 * stalled / load["seconds"], 1) if load["seconds"] > 0 else 0}
+    print(json.dumps(load))
 
 
 main()

@@ -46,9 +46,7 @@ ingest_run() {
     before=$(thread_usage "$server")
     run_result=$("$bench" ingest --port "$port" --app bench --payloads "$1/payloads.txt" --connections 16)
     after=$(thread_usage "$server")
-    local flushes
-    flushes=$(python3 Benchmarks/flushes.py "$port" "$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["seconds"])' "$run_result")")
-    run_result=$(python3 -c 'import json, sys; r = json.loads(sys.argv[1]); r["flushes"] = json.loads(sys.argv[2]); print(json.dumps(r))' "$run_result" "$flushes")
+    run_result=$(python3 Benchmarks/flushes.py "$port" "$run_result")
     echo "$run_result" >&2
     run_threads=$(python3 Benchmarks/thread_usage.py "$before" "$after" "$(wc -l < "$1/payloads.txt")" "$(getconf CLK_TCK)")
     echo "server CPU per notification by thread: $run_threads" >&2
@@ -115,7 +113,7 @@ rounds = sorted((json.loads(l) for l in sys.argv[1].splitlines() if l.strip()),
 middle = rounds[len(rounds) // 2]
 print(middle["bulk"]); print(json.dumps(middle["ingest"])); print(json.dumps(middle["threads"]))
 print(", ".join(f'{r["ingest"]["requests_per_second"] / r["bulk"]:.2f}x'
-                + (f' (stalls {r["ingest"]["flushes"]["stalled_seconds"]:.2f} s)' if "flushes" in r["ingest"] else "")
+                + f' (stalls {r["ingest"]["flushes"]["stalled_seconds"]:.2f} s)'
                 for r in rounds))
 print(middle["bulk_cpu_us"])
 print(middle["bulk_busy"]); print(middle["bulk_steal"])
@@ -211,14 +209,13 @@ print(f"  {'bulk revenuedot verify --lines, same payloads':<42} {bulk:>10,.0f}  
 print(f"  {'ingest, notifications/s':<42} {rate:>10,.0f}   {rate / bulk:.2f}x bulk verify")
 print(f"  {'latency p50 / p99 (ms)':<42} {ingest['p50_ms']:>5} / {ingest['p99_ms']:<5}   failures: {ingest['failures']}")
 print(f"  (the round with the median ratio of {sys.argv[16].count('x')}, each bulk verify then ingest: {sys.argv[16]})")
-flushes = ingest.get("flushes")
-if flushes:
-    # While the disk holds a flush, the answers of its commits wait and, once every connection
-    # waits, the cores idle: time the ratio loses to the disk, not to RevenueDot's work.
-    print(f"  {'WAL flushes (fdatasync) in that round':<42} {flushes['flushes']:>10,}   {flushes['flush_seconds']:.2f} s in all; "
-          f"over 10 ms: {flushes['over_10ms']}, over 100 ms: {flushes['over_100ms']}")
-    print(f"  {'  stalls: time in flushes over 10 ms':<42} {flushes['stalled_seconds']:>8.2f} s   "
-          f"at least {flushes.get('stalled_percent', 0)}% of the round (the cores wait with the answers)")
+# While the disk holds a flush, the answers of its commits wait and, once every connection waits,
+# the cores idle: time the ratio loses to the disk, not to RevenueDot's work.
+flushes = ingest["flushes"]
+print(f"  {'WAL flushes (fdatasync) in that round':<42} {flushes['flushes']:>10,}   {flushes['flush_seconds']:.2f} s in all; "
+      f"over 10 ms: {flushes['over_10ms']}, over 100 ms: {flushes['over_100ms']}")
+print(f"  {'  stalls: time in flushes over 10 ms':<42} {flushes['stalled_seconds']:>8.2f} s   "
+      f"at least {flushes['stalled_percent']}% of the round (the cores wait with the answers)")
 ingest_threads = json.loads(sys.argv[12])
 print_threads(ingest_threads)
 print(f"  {'bench client CPU per request (same cores)':<42} {ingest['client_cpu_us_per_request']:>7.0f} us")

@@ -25,7 +25,7 @@ final class WALFlusher: Sendable {
     /// Puts a file descriptor's data on disk; 0 or the `errno` of the failure.
     typealias Flush = @Sendable (Int32) -> Int32
     /// Told how long each flush took (failed ones too), before the answers it releases go out.
-    public typealias Observe = @Sendable (Duration) -> Void
+    typealias Observe = @Sendable (Duration) -> Void
 
     private struct State {
         var waiting: [Release] = []
