@@ -41,13 +41,9 @@ import Testing
         // The rest are written when their second is over, without anything else asking. Waited
         // for rather than slept on: under a loaded test run the write and its flush took longer
         // than a fixed 1.1 s (1 run in 6). The commit count below is what bounds the writes.
-        let deadline = ContinuousClock.now + .seconds(10)
-        var counted = try rawQuery(directory.databasePath, "SELECT count FROM reject_counts")
-        while counted != [[.integer(5000)]], ContinuousClock.now < deadline {
-            usleep(20_000)
-            counted = try rawQuery(directory.databasePath, "SELECT count FROM reject_counts")
-        }
-        #expect(counted == [[.integer(5000)]])
+        let counted = { try rawQuery(directory.databasePath, "SELECT count FROM reject_counts") }
+        try waitFor("the rest of the rejects") { try counted() == [[.integer(5000)]] }
+        #expect(try counted() == [[.integer(5000)]])
         #expect(commits.load(ordering: .relaxed) <= 2 + Int(recording / .seconds(1)))
         store.recordReject(Reject(appId: "demo", status: "invalidCertificate", reason: "last", at: 5000))
         store.close()
