@@ -14,7 +14,7 @@ public final class LoopbackConnection {
     public init(host: String = "127.0.0.1", port: UInt16, timeoutSeconds: Double = 30) throws {
         socket = try LoopbackSocket(host: host, port: port, timeoutSeconds: timeoutSeconds)
         reader = ResponseReader(socket: socket)
-        hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        hostHeader = Self.hostHeader(host: host, port: port)
     }
 
     /// Sends one request and reads its whole response (`Content-Length`, chunked, or up to close).
@@ -31,6 +31,25 @@ public final class LoopbackConnection {
     /// The bytes `request(method, path, headers:, body:)` sends on this connection, for callers
     /// that prepare requests ahead (a load generator whose own work should not be timed).
     public func encoded(_ method: String, _ path: String, headers: [String: String] = [:], body: Data = Data()) -> Data {
+        Self.encoded(method, path, hostHeader: hostHeader, headers: headers, body: body)
+    }
+
+    /// The bytes `request(method, path, headers:, body:)` sends on any connection to `host` and
+    /// `port`, for a load generator that prepares requests before it knows which connection sends each.
+    public static func encoded(
+        _ method: String, _ path: String, host: String = "127.0.0.1", port: UInt16, headers: [String: String] = [:],
+        body: Data = Data()
+    ) -> Data {
+        encoded(method, path, hostHeader: hostHeader(host: host, port: port), headers: headers, body: body)
+    }
+
+    private static func hostHeader(host: String, port: UInt16) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    private static func encoded(
+        _ method: String, _ path: String, hostHeader: String, headers: [String: String], body: Data
+    ) -> Data {
         var head = "\(method) \(path) HTTP/1.1\r\n"
         var hasHost = false
         var framed = false

@@ -13,20 +13,25 @@ struct LoadRequest: Sendable {
 /// Sends `requests` (request `i` from `request(i)`) to a local server over `connections`
 /// keep-alive connections, and returns throughput and latency as JSON fields.
 ///
-/// Each connection carries one request at a time, and connection `c` sends requests `c`,
-/// `c + connections`, ... The connections are shared among `threads` client threads (at most one
-/// per core), each waiting with `poll` for whichever of its connections has an answer: the client
-/// runs on the same cores as the server, and a blocked thread per connection cost it a wake-up and
-/// a context switch per answer (client CPU per ingest request 28-30 us with 16 threads).
+/// Each connection carries one request at a time, and requests go out in index order: whichever
+/// connection is free takes the next one, as Apple sends a subscription's notifications in the
+/// order they happened. (Fixed shares per connection, `c`, `c + connections`, ..., drifted apart
+/// by hundreds of requests over a run, so a run about few subscriptions delivered many of each
+/// one's notifications after a later one.) The connections are shared among `threads` client
+/// threads (at most one per core), each waiting with `poll` for whichever of its connections has
+/// an answer: the client runs on the same cores as the server, and a blocked thread per
+/// connection cost it a wake-up and a context switch per answer (client CPU per ingest request
+/// 28-30 us with 16 threads).
 ///
-/// Each thread connects and encodes all its requests before the clock starts, so the timed part
-/// is the load itself: send, wait, read the answer. The client's own CPU time per request over
-/// that part (`client_cpu_us_per_request`, user and system, every thread of this process) is
-/// reported too, and how busy the machine's cores were meanwhile (`cores_busy_percent`, with
+/// Every request is encoded and every connection opened before the clock starts, so the timed
+/// part is the load itself: send, wait, read the answer. The client's own CPU time per request
+/// over that part (`client_cpu_us_per_request`, user and system, every thread of this process)
+/// is reported too, and how busy the machine's cores were meanwhile (`cores_busy_percent`, with
 /// `steal_percent`, the time a busy host took away; -1 without `/proc/stat`).
 ///
-/// A request counts as a failure unless it is answered `expectedStatus`; when a connection fails,
-/// its remaining requests count as failures without being sent.
+/// A request counts as a failure unless it is answered `expectedStatus`. A connection that fails
+/// takes no further request; the others carry on, and requests left when none is left count as
+/// failures without being sent.
 ///
 /// `answered`, when given, is called with each request's index and the moment its answer arrived;
 /// `started`, with the moment the clock started (after the requests were encoded).
@@ -37,6 +42,7 @@ func runLoad(
     started: ((ContinuousClock.Instant) -> Void)? = nil,
     _ request: @escaping @Sendable (Int) -> LoadRequest
 ) -> [String: Any] {
+    let queue = LoadQueue(port: port, count: count, request: request)
     let latencies = Mutex<[Double]>([])
     let failures = Atomic<Int>(0)
     let clock = ContinuousClock()
@@ -49,35 +55,29 @@ func runLoad(
         prepared.enter()
         Thread {
             defer { group.leave() }
-            var lanes: [LoadLane] = []
-            for connection in stride(from: thread, to: connections, by: threads) {
-                let indices = Array(stride(from: connection, to: count, by: connections))
-                guard let lane = try? LoadLane(port: port, indices: indices, request: request) else {
-                    failures.add(indices.count, ordering: .relaxed)
-                    continue
-                }
-                lanes.append(lane)
+            var lanes = stride(from: thread, to: connections, by: threads).compactMap { _ in
+                try? LoadLane(port: port)
             }
             prepared.leave()
             go.wait()
             var elapsedMs: [Double] = []
-            elapsedMs.reserveCapacity(lanes.reduce(0) { $0 + $1.requests.count })
+            elapsedMs.reserveCapacity(count / connections + 1)
             // One entry per lane; a lane with nothing on its way is left out of `poll` (fd -1).
             var waiting: [pollfd] = []
             for lane in lanes.indices {
-                lanes[lane].sendNext(clock, failures)
+                lanes[lane].sendNext(queue, clock, failures)
                 waiting.append(pollfd(fd: lanes[lane].isSending ? lanes[lane].descriptor : -1, events: Int16(POLLIN), revents: 0))
             }
             while waiting.contains(where: { $0.fd >= 0 }) {
                 guard poll(&waiting, nfds_t(waiting.count), -1) > 0 else { continue }
                 for lane in lanes.indices where waiting[lane].fd >= 0 && waiting[lane].revents != 0 {
-                    let (index, sent, status) = lanes[lane].readAnswer()
+                    let (index, sent, status) = lanes[lane].readAnswer(queue)
                     let now = clock.now
                     answered?(index, now)
                     if status != expectedStatus { failures.add(1, ordering: .relaxed) }
                     let elapsed = now - sent
                     elapsedMs.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
-                    lanes[lane].sendNext(clock, failures)
+                    lanes[lane].sendNext(queue, clock, failures)
                     if !lanes[lane].isSending { waiting[lane].fd = -1 }
                 }
             }
@@ -94,6 +94,7 @@ func runLoad(
     let total = clock.now - start
     let cpu = processCPUSeconds() - cpuBefore
     let machine = machineBefore.flatMap { before in MachineCPU.now().map { before.shares(until: $0) } }
+    failures.add(queue.untaken, ordering: .relaxed)
     let seconds = Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18
     let sorted = latencies.withLock { $0 }.sorted()
     func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
@@ -106,52 +107,68 @@ func runLoad(
     ]
 }
 
-/// One connection of a load run and the requests it sends, one at a time, in order.
+/// The requests of a load run, encoded ahead, handed out one at a time in index order.
+private final class LoadQueue: Sendable {
+    /// Each request's bytes, and whether it is a HEAD (its answer has no body).
+    let requests: [(bytes: Data, bodyless: Bool)]
+    private let next = Atomic<Int>(0)
+
+    init(port: UInt16, count: Int, request: (Int) -> LoadRequest) {
+        requests = (0..<count).map { index in
+            let made = request(index)
+            let bytes = LoopbackConnection.encoded(
+                made.method, made.path, port: port, headers: made.headers, body: made.body ?? Data())
+            return (bytes, made.method == "HEAD")
+        }
+    }
+
+    /// The next request's index; nil once every one was taken.
+    func take() -> Int? {
+        let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        return index < requests.count ? index : nil
+    }
+
+    /// How many requests no connection took (every connection failed before they were sent).
+    var untaken: Int { requests.count - min(next.load(ordering: .relaxed), requests.count) }
+}
+
+/// One connection of a load run, carrying one request at a time.
 private struct LoadLane {
     let connection: LoopbackConnection
-    /// Each request's index, bytes, and whether it is a HEAD (its answer has no body).
-    let requests: [(index: Int, bytes: Data, bodyless: Bool)]
-    /// The request on its way, and when it was sent.
-    private var current: (position: Int, sent: ContinuousClock.Instant)?
-    private var next = 0
+    /// The request on its way (its index), and when it was sent.
+    private var current: (index: Int, sent: ContinuousClock.Instant)?
+    /// Set once sending or reading failed: the connection takes no further request.
+    private var failed = false
 
-    init(port: UInt16, indices: [Int], request: (Int) -> LoadRequest) throws {
-        let connection = try LoopbackConnection(port: port)
-        self.connection = connection
-        requests = indices.map { index in
-            let made = request(index)
-            return (
-                index, connection.encoded(made.method, made.path, headers: made.headers, body: made.body ?? Data()),
-                made.method == "HEAD"
-            )
-        }
+    init(port: UInt16) throws {
+        connection = try LoopbackConnection(port: port)
     }
 
     var descriptor: Int32 { connection.fileDescriptor }
-    /// Whether a request is on its way (false once all are answered or the connection failed).
+    /// Whether a request is on its way (false once the queue is empty or the connection failed).
     var isSending: Bool { current != nil }
 
-    /// Sends the next request, if any; when sending fails, it and the rest count as failures.
-    mutating func sendNext(_ clock: ContinuousClock, _ failures: borrowing Atomic<Int>) {
+    /// Sends the next request of `queue`, if any; a request that cannot be sent counts as a failure.
+    mutating func sendNext(_ queue: LoadQueue, _ clock: ContinuousClock, _ failures: borrowing Atomic<Int>) {
         current = nil
-        guard next < requests.count else { return }
+        guard !failed, let index = queue.take() else { return }
         let sent = clock.now
         do {
-            try connection.sendRaw(requests[next].bytes)
+            try connection.sendRaw(queue.requests[index].bytes)
         } catch {
-            failures.add(requests.count - next, ordering: .relaxed)
-            next = requests.count
+            failures.add(1, ordering: .relaxed)
+            failed = true
             return
         }
-        current = (next, sent)
-        next += 1
+        current = (index, sent)
     }
 
     /// Reads the answer to the request on its way: its index, when it was sent, and its status (nil on failure).
-    mutating func readAnswer() -> (index: Int, sent: ContinuousClock.Instant, status: Int?) {
-        let (position, sent) = current!
-        let status = (try? connection.readResponse(bodyless: requests[position].bodyless))?.status
-        return (requests[position].index, sent, status)
+    mutating func readAnswer(_ queue: LoadQueue) -> (index: Int, sent: ContinuousClock.Instant, status: Int?) {
+        let (index, sent) = current!
+        let status = (try? connection.readResponse(bodyless: queue.requests[index].bodyless))?.status
+        if status == nil { failed = true }
+        return (index, sent, status)
     }
 }
 
