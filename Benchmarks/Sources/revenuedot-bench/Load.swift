@@ -61,7 +61,7 @@ func runLoad(
             prepared.leave()
             go.wait()
             var elapsedMs: [Double] = []
-            elapsedMs.reserveCapacity(count / connections + 1)
+            elapsedMs.reserveCapacity(count / threads + 1)
             // One entry per lane; a lane with nothing on its way is left out of `poll` (fd -1).
             var waiting: [pollfd] = []
             for lane in lanes.indices {
