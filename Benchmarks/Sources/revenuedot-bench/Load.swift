@@ -31,7 +31,7 @@ struct LoadRequest: Sendable {
 ///
 /// A request counts as a failure unless it is answered `expectedStatus`. A connection that fails
 /// takes no further request; the others carry on, and requests left when none is left count as
-/// failures without being sent.
+/// failures without being sent. The first failure's reason is reported (`first_failure`).
 ///
 /// `answered`, when given, is called with each request's index and the moment its answer arrived;
 /// `started`, with the moment the clock started (after the requests were encoded).
@@ -44,7 +44,7 @@ func runLoad(
 ) -> [String: Any] {
     let queue = LoadQueue(port: port, count: count, request: request)
     let latencies = Mutex<[Double]>([])
-    let failures = Atomic<Int>(0)
+    let failures = LoadFailures()
     let clock = ContinuousClock()
     let prepared = DispatchGroup()
     let go = DispatchSemaphore(value: 0)
@@ -56,7 +56,12 @@ func runLoad(
         Thread {
             defer { group.leave() }
             var lanes = stride(from: thread, to: connections, by: threads).compactMap { _ in
-                try? LoadLane(port: port)
+                do {
+                    return try LoadLane(port: port)
+                } catch {
+                    failures.note("\(error)")
+                    return nil
+                }
             }
             prepared.leave()
             go.wait()
@@ -74,7 +79,9 @@ func runLoad(
                     let (index, sent, status) = lanes[lane].readAnswer(queue)
                     let now = clock.now
                     answered?(index, now)
-                    if status != expectedStatus { failures.add(1, ordering: .relaxed) }
+                    if status != expectedStatus {
+                        failures.add(1, status.map { "answered \($0), expected \(expectedStatus)" } ?? "no answer read")
+                    }
                     let elapsed = now - sent
                     elapsedMs.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
                     lanes[lane].sendNext(queue, clock, failures)
@@ -94,17 +101,37 @@ func runLoad(
     let total = clock.now - start
     let cpu = processCPUSeconds() - cpuBefore
     let machine = machineBefore.flatMap { before in MachineCPU.now().map { before.shares(until: $0) } }
-    failures.add(queue.untaken, ordering: .relaxed)
+    if queue.untaken > 0 { failures.add(queue.untaken, "not sent: every connection had failed") }
     let seconds = Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18
     let sorted = latencies.withLock { $0 }.sorted()
     func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
     return [
         "requests": sorted.count, "seconds": seconds, "requests_per_second": (Double(sorted.count) / seconds).rounded(),
         "p50_ms": (percentile(0.5) * 100).rounded() / 100, "p99_ms": (percentile(0.99) * 100).rounded() / 100,
-        "failures": failures.load(ordering: .relaxed), "connections": connections,
+        "failures": failures.count, "connections": connections,
         "client_cpu_us_per_request": sorted.isEmpty ? 0 : (cpu * 1e6 / Double(sorted.count)).rounded(),
         "cores_busy_percent": machine?.busy ?? -1, "steal_percent": machine?.steal ?? -1,
-    ]
+    ].merging(failures.first.map { ["first_failure": $0] } ?? [:]) { value, _ in value }
+}
+
+/// How many requests of a load run failed, and why the first one did.
+private final class LoadFailures: Sendable {
+    private let counted = Atomic<Int>(0)
+    private let reason = Mutex<String?>(nil)
+
+    var count: Int { counted.load(ordering: .relaxed) }
+    var first: String? { reason.withLock { $0 } }
+
+    /// Counts `requests` failed requests.
+    func add(_ requests: Int, _ why: String) {
+        counted.add(requests, ordering: .relaxed)
+        note(why)
+    }
+
+    /// Keeps `why` if it is the first reason given (a connection that could not be opened fails no request by itself).
+    func note(_ why: String) {
+        reason.withLock { if $0 == nil { $0 = why } }
+    }
 }
 
 /// The requests of a load run, encoded ahead, handed out one at a time in index order.
@@ -149,14 +176,14 @@ private struct LoadLane {
     var isSending: Bool { current != nil }
 
     /// Sends the next request of `queue`, if any; a request that cannot be sent counts as a failure.
-    mutating func sendNext(_ queue: LoadQueue, _ clock: ContinuousClock, _ failures: borrowing Atomic<Int>) {
+    mutating func sendNext(_ queue: LoadQueue, _ clock: ContinuousClock, _ failures: LoadFailures) {
         current = nil
         guard !failed, let index = queue.take() else { return }
         let sent = clock.now
         do {
             try connection.sendRaw(queue.requests[index].bytes)
         } catch {
-            failures.add(1, ordering: .relaxed)
+            failures.add(1, "\(error)")
             failed = true
             return
         }
