@@ -43,8 +43,9 @@ final class ChildServer: @unchecked Sendable {
             let chunk = handle.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
-            if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
-                found = UInt16(text[range].split(separator: ":").last!)
+            // The digits count once a non-digit follows: a read may end inside the port.
+            if let range = text.range(of: #"listening on http://127\.0\.0\.1:\d+\D"#, options: .regularExpression) {
+                found = UInt16(text[range].split(separator: ":").last!.prefix { $0.isNumber })
             }
         }
         guard let found else {
