@@ -6,7 +6,7 @@ import Synchronization
     import Darwin
 #endif
 
-/// An HTTP/1.1 server on libmicrohttpd: a pool of worker threads, each running an epoll event
+/// An HTTP/1.1 server on libmicrohttpd: a pool of worker threads, each running a `poll` event
 /// loop over its connections and calling handlers synchronously once a request's body is in.
 ///
 /// Reads are event-driven, so a client that stalls mid-request holds a socket, not a thread,

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import LoopbackClient
+import Synchronization
 import Testing
 
 @Suite("Graceful shutdown")
@@ -82,5 +83,36 @@ struct ShutdownTests {
         #expect(eventually { !connection.isOpen })
         #expect(throws: LoopbackClientError.self) { try LoopbackConnection(port: port) }
         server.shutdown()  // a second call does nothing
+    }
+
+    /// Stopping while new connections keep arriving drains and ends cleanly, time after time.
+    /// With an epoll worker pool, libmicrohttpd 0.9.75 aborted the process now and then in such a
+    /// stop (its quiesce and a busy worker both took the listening socket out of the worker's
+    /// epoll set, and whichever came second panicked): a stress program saw it in anything from
+    /// none to all of its runs of 100 to 600 stops, depending on the machine's load, so this test
+    /// catches that only sometimes. The workers now run on `poll`, where a quiesce only tells them.
+    @Test func stopsUnderAStreamOfNewConnectionsNeverAbort() throws {
+        let answered = Atomic<Int>(0)
+        for _ in 0..<40 {
+            let server = try startServer(threads: 16) { router in router.add("POST", "/item") { _ in .text("ok") } }
+            let port = server.port
+            let stop = Atomic<Bool>(false)
+            let clients = (0..<24).map { _ in
+                Background {
+                    while !stop.load(ordering: .relaxed) {
+                        // Refused or cut off once the stop begins: expected, and retried until told to stop.
+                        let response = try? LoopbackConnection(port: port, timeoutSeconds: 2).request(
+                            "POST", "/item", headers: ["Connection": "close"], body: Data("{}".utf8))
+                        if response?.status == 200 { answered.add(1, ordering: .relaxed) }
+                    }
+                }
+            }
+            usleep(20_000)
+            server.shutdown(timeout: 0.2)
+            stop.store(true, ordering: .relaxed)
+            for client in clients { try client.value() }
+            #expect(server.inFlightRequests == 0)
+        }
+        #expect(answered.load(ordering: .relaxed) > 0, "the servers answered while the connections kept coming")
     }
 }
