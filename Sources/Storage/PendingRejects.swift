@@ -53,6 +53,17 @@ final class PendingRejects: Sendable {
     /// Whether rejects wait to be written.
     var hasPending: Bool { state.withLock { !$0.batch.isEmpty } }
 
+    /// Puts back a batch `take` gave to a write that did not commit, before what came since: the
+    /// next write takes it again (a rejects item applied again after a rollback, the next reject's
+    /// write, or the one the store queues when it closes).
+    func restore(_ batch: Batch) {
+        guard !batch.isEmpty else { return }
+        state.withLock { state in
+            for (status, count) in batch.counts { state.batch.counts[status, default: 0] += count }
+            state.batch.recent = Array((batch.recent + state.batch.recent).suffix(RejectLog.recentLimit))
+        }
+    }
+
     /// Everything pending, for the writer to write now; the next reject schedules another write.
     func take() -> Batch {
         state.withLock { state in

@@ -194,6 +194,9 @@ public final class SQLiteStore: Sendable {
         }
     }
 
+    /// Whether recorded rejects wait for the writer to take them (a write of them may be open).
+    var hasPendingRejects: Bool { pendingRejects.hasPending }
+
     /// Items (stores, rejects, health checks) waiting for the writer, for metrics.
     public var queueDepth: Int { queue.depth }
 

@@ -32,7 +32,15 @@ extension Writer {
                 outcome = .success(try storeNotification(record, compact: compact, inSavepoint: true))
             case .rejects(let pending, _):
                 let batch = pending.take()
-                if !batch.isEmpty { try savepoint("item") { () throws(StoreError) in try record(batch) } }
+                if !batch.isEmpty {
+                    do throws(StoreError) {
+                        try savepoint("item") { () throws(StoreError) in try record(batch) }
+                    } catch {
+                        pending.restore(batch)
+                        throw error
+                    }
+                    rejectsInTransaction.append((pending, batch))
+                }
             case .work(let work, _):
                 outcome = .success(try savepoint("item") { () throws(StoreError) in try perform(work) })
             case .healthCheck:

@@ -17,6 +17,9 @@ final class Writer {
     var committedHeaders: Set<String> = []
     /// Headers written by items of the open transaction; they join `committedHeaders` at commit.
     var headersInTransaction: Set<String> = []
+    /// The reject batches written in the open transaction: a rollback puts them back, so that the
+    /// item applied again (or the next write of rejects) takes them again.
+    var rejectsInTransaction: [(pending: PendingRejects, batch: PendingRejects.Batch)] = []
     private static let maximumCachedHeaders = 1024
     /// The last write that failed for lack of disk or an I/O error, until a commit succeeds: the
     /// health check reports it for `recentFailureWindow`, since taking the write lock, which is
@@ -202,6 +205,7 @@ final class Writer {
         try connection.run("BEGIN IMMEDIATE")
         transactionIsSound = true
         headersInTransaction.removeAll(keepingCapacity: true)
+        rejectsInTransaction.removeAll()
     }
 
     /// Commits the open transaction, unless a flush has failed: then nothing more is committed
@@ -209,6 +213,7 @@ final class Writer {
     private func commit() throws(StoreError) {
         if let failure = flusher.failure { throw failure }
         try connection.run("COMMIT")
+        rejectsInTransaction.removeAll()
         recentIOFailure = nil
         if committedHeaders.count + headersInTransaction.count > Self.maximumCachedHeaders { committedHeaders.removeAll() }
         committedHeaders.formUnion(headersInTransaction)
@@ -217,6 +222,8 @@ final class Writer {
     private func rollback() {
         // If ROLLBACK itself fails, SQLite has already ended the transaction or will on close.
         if connection.isInTransaction { _ = try? connection.run("ROLLBACK") }
+        for taken in rejectsInTransaction { taken.pending.restore(taken.batch) }
+        rejectsInTransaction.removeAll()
     }
 
     /// Keeps an I/O failure (a full disk among them) for the health check.

@@ -53,4 +53,38 @@ import Testing
                 == [[.text("invalidCertificate"), .integer(1)], [.text("verificationFailure"), .integer(5000)]])
         #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM rejects") == [[.integer(100)]])
     }
+
+    /// Rejects written in a shared transaction that is then rolled back (a notification in it
+    /// failed, so each item is applied again alone) are written again, not lost: their batch is
+    /// put back for the item's second try. Before, the second try found nothing left to write.
+    @Test func rejectsOfARolledBackBatchAreWrittenAgain() throws {
+        let held = try GatedStore(handOff: FailingHandOff(failing: "bad"))
+        try held.storeFirst("first")
+        // Written into the transaction kept open while the first commit is being flushed...
+        held.store.recordReject(Reject(appId: "demo", status: "verificationFailure", reason: "forged", at: 1))
+        try waitFor("the reject's write") { !held.store.hasPendingRejects }
+        // ...which this notification's failing hand-off makes the writer roll back.
+        held.store("bad")
+        Thread.sleep(forTimeInterval: 0.2)
+        held.gate.open()
+        try waitFor("both answers") { held.answers.all.count == 2 }
+        #expect(try held.answers.all.map { try $0.get() } == [.stored, .stored])
+        let log = try held.store.rejectLog()
+        #expect(log.counts == ["verificationFailure": 1])
+        #expect(log.recent == [Reject(appId: "demo", status: "verificationFailure", reason: "forged", at: 1)])
+        #expect(
+            try rawQuery(held.directory.databasePath, "SELECT state FROM notifications WHERE notification_uuid = 'bad'")
+                == [[.text("failed")]])
+    }
+}
+
+/// A hand-off that throws for one notification and keeps the others as they are.
+struct FailingHandOff: NotificationHandOff {
+    struct Failure: Error {}
+    let failing: String
+
+    func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState {
+        if record.notificationUUID == failing { throw Failure() }
+        return record.state
+    }
 }
