@@ -33,26 +33,47 @@ public final class WriteTransaction {
 
     private static let controlKeywords: [String] = ["BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"]
 
-    /// Whether the statement's first word is one of `controlKeywords`, in any case; read from
+    /// The statement's first word when it is one of `controlKeywords`, in any case; read from
     /// its bytes, without making a string (every statement of every hand-off comes through here).
-    private static func isTransactionControl(_ sql: String) -> Bool {
+    /// The first word is the first one SQLite reads: after spaces and comments (`-- ...` to the
+    /// end of the line, `/* ... */`), which SQLite skips too; "/* x */ COMMIT" is a COMMIT.
+    private static func transactionControl(_ sql: String) -> String? {
         var sql = sql
         return sql.withUTF8 { bytes in
-            guard let start = bytes.firstIndex(where: isLetter) else { return false }
+            let start = firstWord(in: bytes)
             let word = bytes[start...].prefix(while: isLetter)
-            return controlKeywords.contains { keyword in
+            return controlKeywords.first { keyword in
                 keyword.utf8.count == word.count
                     && zip(keyword.utf8, word).allSatisfy { expected, byte in expected == byte & ~0x20 }
             }
         }
     }
 
+    /// Where the statement's first token starts: past spaces and comments.
+    private static func firstWord(in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var index = 0
+        func at(_ offset: Int) -> UInt8? { index + offset < bytes.count ? bytes[index + offset] : nil }
+        while let byte = at(0) {
+            if byte == 0x20 || (0x09...0x0D).contains(byte) {
+                index += 1
+            } else if byte == UInt8(ascii: "-"), at(1) == UInt8(ascii: "-") {
+                while let next = at(0), next != 0x0A { index += 1 }
+            } else if byte == UInt8(ascii: "/"), at(1) == UInt8(ascii: "*") {
+                index += 2
+                while at(0) != nil, !(at(0) == UInt8(ascii: "*") && at(1) == UInt8(ascii: "/")) { index += 1 }
+                index = min(index + 2, bytes.count)
+            } else {
+                break
+            }
+        }
+        return index
+    }
+
     private func check(_ sql: String) throws(StoreError) {
         guard isOpen else {
             throw StoreError(.invalid, "WriteTransaction used after its handOff call returned")
         }
-        guard !Self.isTransactionControl(sql) else {
-            let keyword = sql.drop { !$0.isLetter }.prefix { $0.isLetter }.uppercased()
+        if let keyword = Self.transactionControl(sql) {
             throw StoreError(.invalid, "\(keyword) inside a hand-off: the writer owns the transaction")
         }
     }

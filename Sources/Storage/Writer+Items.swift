@@ -124,7 +124,12 @@ extension Writer {
         let transaction = WriteTransaction(connection: connection)
         defer { transaction.invalidate() }
         do {
-            return (try handOff.handOff(record, in: transaction), record.stateReason)
+            let state = try handOff.handOff(record, in: transaction)
+            // Transaction control is refused, so this only guards against a way around the check.
+            guard connection.isInTransaction else {
+                throw StoreError(.invalid, "the hand-off of \(record.notificationUUID) ended the writer's transaction")
+            }
+            return (state, record.stateReason)
         } catch {
             guard connection.isInTransaction, transactionIsSound else {
                 throw (error as? StoreError) ?? StoreError(.io, "the write transaction ended during the hand-off")

@@ -118,11 +118,13 @@ final class RecordingHandOff: NotificationHandOff {
         }
     }
 
-    /// Transaction control is recognised by its first word in any case and after any spacing;
+    /// Transaction control is recognised by its first word in any case and after any spacing or comment;
     /// other words that merely start the same way, and everything else, run.
     @Test(arguments: [
         ("commit", "COMMIT"), ("  Begin immediate", "BEGIN"), ("\n\tROLLBACK TO item", "ROLLBACK"),
         ("savepoint other", "SAVEPOINT"), ("Release item", "RELEASE"), ("end", "END"),
+        // SQLite skips comments before the first word: so does the check.
+        ("-- note\nCOMMIT", "COMMIT"), ("/* x */ ROLLBACK", "ROLLBACK"), ("/* a */ -- b\n /**/end", "END"),
     ])
     func handOffTransactionControlIsRefusedInAnyCase(sql: String, keyword: String) throws {
         let directory = try TemporaryDirectory()
@@ -135,10 +137,10 @@ final class RecordingHandOff: NotificationHandOff {
         #expect(record.stateReason?.contains("\(keyword) inside a hand-off: the writer owns the transaction") == true)
     }
 
-    @Test func handOffStatementsThatOnlyLookLikeControlRun() throws {
+    @Test(arguments: ["  select 1 AS beginning, 2 AS ending", "/* COMMIT */ SELECT 1", "-- ROLLBACK\nSELECT 2"])
+    func handOffStatementsThatOnlyLookLikeControlRun(sql: String) throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(
-            path: directory.databasePath, handOff: RunningHandOff(sql: "  select 1 AS beginning, 2 AS ending"))
+        let store = try SQLiteStore(path: directory.databasePath, handOff: RunningHandOff(sql: sql))
         defer { store.close() }
 
         #expect(try store.store(makeRecord("a")) == .stored)
