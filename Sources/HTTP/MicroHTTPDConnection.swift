@@ -68,19 +68,22 @@ func queue(_ response: HTTPResponse, on connection: OpaquePointer, close: Bool) 
     return MHD_queue_response(connection, UInt32(clamping: response.status), created)
 }
 
-/// Every `Content-Length` header of the request, as sent (a request may carry several).
-func contentLengths(in connection: OpaquePointer) -> [String] {
-    var lengths: [String] = []
-    withUnsafeMutablePointer(to: &lengths) { pointer in
-        _ = MHD_get_connection_values(connection, .HEADER_KIND, collectContentLength, pointer)
+/// Every value of the request's header `name` (any case), as sent: a request may carry several
+/// `Content-Length` or `Transfer-Encoding` headers, and libmicrohttpd's lookup gives the first.
+func headerValues(_ name: String, in connection: OpaquePointer) -> [String] {
+    var found = (name: name, values: [String]())
+    withUnsafeMutablePointer(to: &found) { pointer in
+        _ = MHD_get_connection_values(connection, .HEADER_KIND, collectHeaderValue, pointer)
     }
-    return lengths
+    return found.values
 }
 
-private func collectContentLength(
+private func collectHeaderValue(
     cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind, key: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?
 ) -> MHD_Result {
-    guard let cls, let key, strcasecmp(key, "Content-Length") == 0 else { return .YES }
-    cls.assumingMemoryBound(to: [String].self).pointee.append(value.map { String(cString: $0) } ?? "")
+    guard let cls, let key else { return .YES }
+    let found = cls.assumingMemoryBound(to: (name: String, values: [String]).self)
+    guard strcasecmp(key, found.pointee.name) == 0 else { return .YES }
+    found.pointee.values.append(value.map { String(cString: $0) } ?? "")
     return .YES
 }
