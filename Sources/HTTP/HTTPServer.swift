@@ -43,7 +43,8 @@ public final class HTTPServer: Sendable {
                 throw HTTPServerError(code: .invalidState, message: "The server was already started.")
             }
             let daemon = try MicroHTTPDDaemon(configuration: configuration, core: core)
-            core.deadlines?.start()
+            // Weak: the check must not keep the core of a server dropped without shutdown.
+            core.deadlines?.start { [weak core] now in core?.expireDeferred(at: now) }
             state = .running(daemon)
             return daemon.port
         }

@@ -17,6 +17,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// opened or of its previous answer, however steadily it trickles bytes; a late one is cut
     /// off (`RequestDeadlines`). 0 turns the deadline off.
     public var requestTimeoutSeconds: Int = 30
+    /// A deferred handler (a notification waiting for its commit) that has not answered this
+    /// long after it began has its request answered 503 for it, retryable, and its connection
+    /// back (`ServerCore.expireDeferred`); the handler's answer, if it comes, is dropped. Checked
+    /// with the request deadline, so 0 for either turns it off.
+    public var handlerTimeoutSeconds: Int = 60
     /// Connections beyond this many are refused at accept.
     public var connectionLimit: Int = 4096
     /// Receives libmicrohttpd's own error messages while the server runs (start-up failures
@@ -26,7 +31,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// Creates a configuration; every value has a production default.
     public init(
         host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 16, maxBodyBytes: Int = 1 << 20,
-        connectionTimeoutSeconds: Int = 10, requestTimeoutSeconds: Int = 30, connectionLimit: Int = 4096,
+        connectionTimeoutSeconds: Int = 10, requestTimeoutSeconds: Int = 30, handlerTimeoutSeconds: Int = 60,
+        connectionLimit: Int = 4096,
         errorLog: (@Sendable (String) -> Void)? = nil
     ) {
         self.host = host
@@ -35,6 +41,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.requestTimeoutSeconds = requestTimeoutSeconds
+        self.handlerTimeoutSeconds = handlerTimeoutSeconds
         self.connectionLimit = connectionLimit
         self.errorLog = errorLog
     }

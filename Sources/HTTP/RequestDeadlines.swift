@@ -42,8 +42,8 @@ final class RequestDeadlines: Sendable {
     }
 
     /// Checks the connections every quarter of the limit (at most every second), on a thread of
-    /// its own, until `stop()`.
-    func start() {
+    /// its own, until `stop()`; `alsoCheck` runs at each check too (the deferred handlers' deadline).
+    func start(alsoCheck: (@Sendable (ContinuousClock.Instant) -> Void)? = nil) {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let period = min(limit / 4, .seconds(1))
         // Weak: a server dropped without `stop()` lets go of this, and the thread ends at its next check.
@@ -52,6 +52,7 @@ final class RequestDeadlines: Sendable {
             while stopping.wait(timeout: .after(period)) == .timedOut {
                 guard let self else { return }
                 _ = self.cutLate(at: .now)
+                alsoCheck?(.now)
             }
         }
     }

@@ -21,6 +21,9 @@ final class ServerCore: Sendable {
     let draining = Atomic<Bool>(false)
     /// Cuts off connections too slow to send a request; nil when the deadline is off.
     let deadlines: RequestDeadlines?
+    /// How long a deferred handler may take to answer before its request is answered 503 for it
+    /// (`expireDeferred`); nil when that is off.
+    let deferredLimit: Duration?
     /// Suspended connections whose deferred handler has not answered yet, with how to answer
     /// them: libmicrohttpd refuses to stop (it aborts the process) while one is suspended. Once
     /// `closed` (shutdown gave up waiting), no connection is suspended any more.
@@ -37,6 +40,7 @@ final class ServerCore: Sendable {
         deadlines =
             configuration.requestTimeoutSeconds > 0
             ? RequestDeadlines(limit: .seconds(configuration.requestTimeoutSeconds)) { observer?.connectionCutOff() } : nil
+        deferredLimit = configuration.handlerTimeoutSeconds > 0 ? .seconds(configuration.handlerTimeoutSeconds) : nil
     }
 
     // MARK: - Answering
@@ -69,7 +73,8 @@ final class ServerCore: Sendable {
                 return .now(answer)
             case .deferred(let handler):
                 let waiting = Suspended(
-                    reply: reply, method: request.method, route: pattern, started: started, resume: resume)
+                    reply: reply, method: request.method, route: pattern, started: started, suspendedAt: .now,
+                    resume: resume)
                 // Suspended under the registry's lock, so a shutdown that closed it never misses one.
                 let admitted = suspended.withLock { state -> Bool in
                     guard !state.closed else { return false }
@@ -134,6 +139,8 @@ final class ServerCore: Sendable {
         let method: String
         let route: String
         let started: ContinuousClock.Instant
+        /// When its handler began: the deferred deadline counts from here.
+        let suspendedAt: ContinuousClock.Instant
         let resume: @Sendable () -> Void
     }
 
@@ -158,6 +165,28 @@ final class ServerCore: Sendable {
         }
         for request in waiting { settle(request, with: Self.shuttingDown) }
         return waiting.count
+    }
+
+    /// Answers 503 for every deferred handler that has not answered within `deferredLimit` of
+    /// starting at `now`, and resumes its connection (the handler's own answer, if it ever comes,
+    /// is dropped). A storage commit that never returns (a disk that hangs) would otherwise hold
+    /// the connection for good, and Apple's retries would pile up to the connection limit; a 503
+    /// is retried, and a commit that lands after all makes the retry a duplicate. Returns how many.
+    @discardableResult
+    func expireDeferred(at now: ContinuousClock.Instant) -> Int {
+        guard let limit = deferredLimit else { return 0 }
+        let late = suspended.withLock { state in state.waiting.values.filter { now - $0.suspendedAt > limit } }
+        for request in late { settle(request, with: Self.handlerTimedOut(limit)) }
+        return late.count
+    }
+
+    /// The answer to a request whose handler took longer than `limit`: Apple retries a 503.
+    private static func handlerTimedOut(_ limit: Duration) -> HTTPResponse {
+        var refusal = HTTPResponse.error(
+            status: 503, code: "timed_out",
+            message: "No answer within \(limit.components.seconds) s: the request may be sent again.")
+        refusal.headers["Retry-After"] = "1"
+        return refusal
     }
 
     /// The answer to a request the server stopped before answering: Apple retries a 503.

@@ -26,6 +26,38 @@ struct DeferredHandlerTests {
         }
     }
 
+    /// A deferred handler that does not answer within the handler deadline (a storage commit
+    /// stuck on a hanging disk) has its request answered 503 for it, retryable, and its
+    /// connection back; its own answer, when it comes at last, is dropped.
+    @Test func aHandlerThatNeverAnswersIsAnswered503AtTheDeadline() throws {
+        let release = DispatchSemaphore(value: 0)
+        let lateAnswers = Atomic<Int>(0)
+        let server = try startServer(threads: 1, requestTimeoutSeconds: 1, handlerTimeoutSeconds: 1) { router in
+            router.addDeferred("POST", "/stuck") { _, reply in
+                DispatchQueue.global().async {
+                    release.wait()
+                    reply(.text("too late"))
+                    lateAnswers.add(1, ordering: .relaxed)
+                }
+            }
+            router.add("GET", "/health") { _ in .text("ok") }
+        }
+        defer { server.shutdown(timeout: 1) }
+        let connection = try LoopbackConnection(port: server.port, timeoutSeconds: 10)
+        var response: LoopbackResponse?
+        let elapsed = try seconds { response = try connection.request("POST", "/stuck", body: Data("{}".utf8)) }
+        #expect(response?.status == 503)
+        #expect(response.flatMap(errorCode) == "timed_out")
+        #expect(response?.headers["retry-after"] == "1")
+        #expect(elapsed >= 1 && elapsed < 3, "answered once the 1 s deadline passed, at the next check")
+        #expect(server.inFlightRequests == 0)
+        // The connection is the client's again, and the handler's own answer goes nowhere.
+        #expect(try connection.request("GET", "/health").text == "ok")
+        release.signal()
+        #expect(eventually { lateAnswers.load(ordering: .relaxed) == 1 })
+        #expect(try connection.request("GET", "/health").text == "ok")
+    }
+
     @Test func oneWorkerServesOthersWhileAnswersArePending() throws {
         let release = DispatchSemaphore(value: 0)
         let server = try startServer(threads: 1) { router in

@@ -111,7 +111,8 @@ struct SlowClientTests {
     }
 
     /// A request that is in owes nothing while its handler works: a deferred answer that takes
-    /// longer than the deadline still arrives, on a connection that stays open.
+    /// longer than the request deadline (but not the handler's, 60 s) still arrives, on a
+    /// connection that stays open.
     @Test func aSlowAnswerIsNotCutOff() throws {
         let observer = RecordingObserver()
         let server = try startServer(threads: 2, requestTimeoutSeconds: 1, observer: observer) { router in
