@@ -209,7 +209,10 @@ final class Writer {
     }
 
     /// Commits the open transaction, unless a flush has failed: then nothing more is committed
-    /// (the caller rolls back), so no reader sees what could not be made durable.
+    /// (the caller rolls back), so no reader sees what could not be made durable. A commit made
+    /// while a flush runs (the fallback's one-by-one commits, a full batch, a closing queue) is
+    /// made before that flush's outcome is known: if it fails, such a commit stays visible, but its
+    /// answers fail with it, since every later flush reports the first failure.
     private func commit() throws(StoreError) {
         if let failure = flusher.failure { throw failure }
         try connection.run("COMMIT")
