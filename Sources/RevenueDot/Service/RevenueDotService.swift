@@ -143,18 +143,26 @@ public final class RevenueDotService: Sendable {
     /// Webhook deliveries in flight get a moment to finish; one that does not is sent again
     /// after the restart. False when storage did not finish within `storageTimeout` (a disk that
     /// does not answer): the caller should exit anyway, since what was answered stored is on disk.
+    ///
+    /// Once the HTTP server has stopped, everything else shares `storageTimeout`: the pass over
+    /// held notifications and a scheduler tick wait for their writes, and with a disk that does
+    /// not answer they would wait for good, before the storage's own close was ever timed.
     @discardableResult
     public func shutdown(storageTimeout: Duration = storageShutdownTimeout) -> Bool {
         server.shutdown()
+        let deadline = ContinuousClock.now + storageTimeout
+        let remaining = { max(.zero, ContinuousClock.now.duration(to: deadline)) }
         // What it applied so far is committed; the rest is taken up at the next start.
         held.stop()
-        heldPass.wait()
-        scheduler.stop()
+        let heldStopped = heldPass.wait(timeout: .after(remaining())) == .success
+        let schedulerStopped = scheduler.stop(waitingUntil: .after(remaining()))
         // All workers stop together, so apps do not add up their grace periods.
         for worker in workers { worker.beginStop() }
         let grace = workers.map(\.stopGrace).max() ?? 0
-        let deadline = DispatchTime.now() + grace
-        for worker in workers { worker.waitStopped(until: deadline) }
-        return store.close(waitingAtMost: storageTimeout)
+        let workersDeadline = DispatchTime.now() + grace
+        for worker in workers { worker.waitStopped(until: workersDeadline) }
+        // A second at least: a pass or tick that ended just in time leaves storage its close.
+        let closed = store.close(waitingAtMost: max(remaining(), .seconds(1)))
+        return closed && heldStopped && schedulerStopped
     }
 }

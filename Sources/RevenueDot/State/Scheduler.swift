@@ -20,6 +20,8 @@ final class Scheduler: Sendable {
     /// What the store keeps decoded, shared with ingest (`LedgerCache`).
     private let cache: LedgerCache?
     private let running = Locked(false)
+    /// Set by `stop`: a tick in progress ends after its batch instead of firing the whole backlog.
+    private let stopping = Locked(false)
     private let stopped = DispatchSemaphore(value: 0)
     private let wake = DispatchSemaphore(value: 0)
 
@@ -52,12 +54,15 @@ final class Scheduler: Sendable {
         }
     }
 
-    /// Stops after the tick in progress.
-    func stop() {
-        guard running.value else { return }
+    /// Stops after the batch of timers in progress, waiting for it until `deadline`; false when the
+    /// batch was still waiting for storage then (a disk that does not answer).
+    @discardableResult
+    func stop(waitingUntil deadline: DispatchTime = .distantFuture) -> Bool {
+        guard running.value else { return true }
         running.withLock { $0 = false }
+        stopping.withLock { $0 = true }
         wake.signal()
-        stopped.wait()
+        return stopped.wait(timeout: deadline) == .success
     }
 
     /// How long a timer that failed to fire waits before the next attempt.
@@ -106,7 +111,8 @@ final class Scheduler: Sendable {
             }
             group.wait()
             fired += outcomes.withLock { $0.filter { $0 }.count }
-            if due.count < 256 { break }
+            // What is left fires at the next start: a stop does not wait for a whole backlog.
+            if due.count < 256 || stopping.value { break }
         }
         if fired > 0 { afterFiring(fired) }
         return fired
