@@ -20,11 +20,12 @@ public struct ServeCommand {
     }
 
     public func run() -> Int32 {
-        // Watch for SIGTERM and SIGINT before anything can announce readiness: a signal that
-        // arrived between ignoring it and watching it would be lost, and the server would never stop.
-        let termination = Termination()
+        // Watch for SIGTERM and SIGINT first: one that comes while the service starts is kept
+        // (`Termination`), and the stop begins once the start is over.
+        let termination: Termination
         let service: RevenueDotService
         do {
+            termination = try Termination()
             let config = try ConfigLoader.load(path: configPath)
             service = try RevenueDotService(config: config)
             try service.start { applied, stillHeld in
@@ -76,25 +77,55 @@ public struct ServeCommand {
 }
 
 /// SIGTERM and SIGINT, turned from process-killing signals into an event to wait for.
+///
+/// A handler of its own, installed with `sigaction` before `init` returns, writes a byte to a
+/// pipe (`write` is one of the few calls a signal handler may make) and `wait` reads it. A
+/// signal that comes while the service is still starting waits in the pipe, so the stop begins
+/// as soon as the start is over. (The signal sources of libdispatch, used before, were set up on
+/// its own thread a moment after the signals were ignored, and a signal in between was lost: a
+/// SIGTERM a few milliseconds after the start left the server running.)
 final class Termination {
-    private let stop = DispatchSemaphore(value: 0)
-    private let sources: [any DispatchSourceSignal]
+    /// The pipe's ends: made once, before any handler can run, and never closed; nil when no
+    /// pipe could be made (no descriptor left).
+    private static let ends: (read: Int32, write: Int32)? = {
+        var ends: [Int32] = [-1, -1]
+        guard Glibc.pipe(&ends) == 0 else { return nil }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return (ends[0], ends[1])
+    }()
+    private let read: Int32
 
-    init() {
-        let stop = self.stop
-        sources = [SIGTERM, SIGINT].map { number in
-            // Ignored first (libdispatch still reports it), so the default action cannot kill us.
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            return source
+    init() throws {
+        guard let ends = Self.ends else {
+            throw UsageError("cannot watch for SIGTERM and SIGINT: \(String(cString: strerror(errno)))")
         }
+        read = ends.read
+        for number in [SIGTERM, SIGINT] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { _ in
+                var byte: UInt8 = 1
+                _ = write(Termination.ends?.write ?? -1, &byte, 1)
+            }
+            sigemptyset(&action.sa_mask)
+            // Other threads' system calls go on after the handler (most do; the rest retry on EINTR).
+            action.sa_flags = SA_RESTART
+            sigaction(number, &action, nil)
+        }
+        // A mask inherited from the parent may block them (a test runner's did): the handler
+        // would never run, and the stop would never come. This thread (and the threads it
+        // starts from now on) takes them.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGTERM)
+        sigaddset(&signals, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
-    /// Blocks until one of the signals arrives.
+    /// Blocks until one of the signals arrives (at once if one came already).
     func wait() {
-        stop.wait()
-        sources.forEach { $0.cancel() }
+        var byte: UInt8 = 0
+        while Glibc.read(read, &byte, 1) != 1 {
+            guard errno == EINTR else { return }
+        }
     }
 }
