@@ -116,6 +116,24 @@ struct ConfigLoaderTests {
             #"{"apps": [\#(minimalApp)], "http": {"requestTimeoutSeconds": 5}}"#,
             "http.requestTimeoutSeconds: must be at least timeoutSeconds (10)"
         ),
+        // A port past 65535 crashed the start; a retry delay past 30 days crashed the writer at the first retry.
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "http://127.0.0.1:99999/h"}}]}"#,
+            "apps[0].webhook.url: \"http://127.0.0.1:99999/h\": the port must be 1-65535"
+        ),
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "http://h/", "retryDelaysSeconds": [10, 9223372036854775807]}}]}"#,
+            "apps[0].webhook.retryDelaysSeconds[1]: must be a whole number of seconds from 0 to 2592000 (30 days)"
+        ),
+        // One app's public key must not pass for another's secret one.
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "publicApiKey": "k", "secretApiKey": "s1"}, {"id": "c", "bundleId": "d", "appAppleId": 2, "secretApiKey": "k"}]}"#,
+            "apps[1].secretApiKey: is also a key of apps[0]; give every app keys of its own"
+        ),
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "secretApiKey": "k"}, {"id": "c", "bundleId": "d", "appAppleId": 2, "secretApiKey": "k"}]}"#,
+            "apps[1].secretApiKey: is also a key of apps[0]"
+        ),
     ])
     func wrongConfigGivesOneLineNamingTheKey(text: String, expected: String) {
         let line = failure(text)

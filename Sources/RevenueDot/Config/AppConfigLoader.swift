@@ -95,12 +95,19 @@ enum AppConfigLoader {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
             url.host != nil
         else { throw hook.fail("url", "\"\(text)\" is not an http or https URL") }
+        if let port = url.port, !(1...65535).contains(port) {
+            throw hook.fail("url", "\"\(text)\": the port must be 1-65535")
+        }
         var delays = WebhookConfig.defaultRetryDelaysSeconds
         if let values = try hook.array("retryDelaysSeconds") {
             delays = []
             for (index, value) in values.enumerated() {
-                guard case .integer(let seconds) = value, seconds >= 0 else {
-                    throw hook.fail("retryDelaysSeconds[\(index)]", "must be a whole number of seconds, 0 or more")
+                // 30 days at most: a retry that waits longer is not a retry, and the moment it
+                // is due must fit in milliseconds.
+                guard case .integer(let seconds) = value, (0...WebhookConfig.maximumRetryDelaySeconds).contains(seconds) else {
+                    throw hook.fail(
+                        "retryDelaysSeconds[\(index)]",
+                        "must be a whole number of seconds from 0 to \(WebhookConfig.maximumRetryDelaySeconds) (30 days)")
                 }
                 delays.append(Int(seconds))
             }

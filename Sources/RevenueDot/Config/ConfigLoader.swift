@@ -39,6 +39,15 @@ public enum ConfigLoader {
             if apps.contains(where: { $0.id == app.id }) {
                 throw ConfigError(file: file, key: "apps[\(index)].id", problem: "\"\(app.id)\" is used by two apps")
             }
+            // A request's key names its app and its access: one key in two places would let one
+            // app's public key pass for another's secret one.
+            for (key, value) in [("secretApiKey", app.secretApiKey), ("publicApiKey", app.publicApiKey)] {
+                guard let value, let other = apps.firstIndex(where: { [$0.secretApiKey, $0.publicApiKey].contains(value) })
+                else { continue }
+                throw ConfigError(
+                    file: file, key: "apps[\(index)].\(key)",
+                    problem: "is also a key of apps[\(other)]; give every app keys of its own")
+            }
             apps.append(app)
         }
         let scheduler = try root.object("scheduler")

@@ -76,6 +76,8 @@ public struct WebhookConfig: Sendable {
     public var concurrency: Int
 
     public static let defaultRetryDelaysSeconds = [10, 60, 300, 1800, 7200, 21600, 43200, 86400, 86400, 86400]
+    /// The longest wait a `retryDelaysSeconds` entry may give: 30 days.
+    public static let maximumRetryDelaySeconds: Int64 = 30 * 86_400
 }
 
 /// The App Store Connect In-App Purchase key that signs requests (`.p8`, P-256).

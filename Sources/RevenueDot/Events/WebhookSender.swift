@@ -125,7 +125,9 @@ private struct DirectTarget: Sendable {
         let isLiteral = host == "localhost" || host.allSatisfy { $0.isNumber || $0 == "." } || host.contains(":")
         guard isLiteral else { return nil }
         self.host = host
-        port = UInt16(url.port ?? 80)
+        // Configuration refuses another port; a URL made elsewhere gets nil, not a crash.
+        guard let port = UInt16(exactly: url.port ?? 80), port > 0 else { return nil }
+        self.port = port
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let encoded = components?.percentEncodedPath ?? ""
         var path = encoded.isEmpty ? "/" : encoded
