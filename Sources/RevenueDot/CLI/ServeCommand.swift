@@ -22,6 +22,9 @@ public struct ServeCommand {
     public func run() -> Int32 {
         // Watch for SIGTERM and SIGINT first: one that comes while the service starts is kept
         // (`Termination`), and the stop begins once the start is over.
+        // A standard output nobody reads any more (a log pipe that died) must not end the server
+        // with SIGPIPE: its lines are lost, the server goes on and still stops gracefully.
+        signal(SIGPIPE, SIG_IGN)
         let termination: Termination
         let service: RevenueDotService
         do {
@@ -30,7 +33,7 @@ public struct ServeCommand {
             service = try RevenueDotService(config: config)
             try service.start { applied, stillHeld in
                 guard applied + stillHeld > 0 else { return }
-                StandardStreams.out(
+                StandardStreams.note(
                     "held notifications: \(applied) applied now that the configuration accepts them, \(stillHeld) still held"
                         + " (revenuedot notifications list --held)\n")
             }
@@ -45,13 +48,13 @@ public struct ServeCommand {
         let urls = config.apps.map {
             "  Apple's notification URL for app \"\($0.id)\": \(base)/v1/apple/notifications/\($0.id)\n"
         }
-        StandardStreams.out(
+        StandardStreams.note(
             "RevenueDot is listening on \(base) (database \(config.database), \(config.apps.count) app(s))\n"
                 + urls.joined() + "  health: \(base)/health   metrics: \(base)/metrics\n\n")
         let sample = URL(fileURLWithPath: config.file).deletingLastPathComponent()
             .appendingPathComponent(".revenuedot/sample-notification.json")
         if FileManager.default.fileExists(atPath: sample.path), let demo = config.app("demo") {
-            StandardStreams.out(
+            StandardStreams.note(
                 """
                 Next: POST the sample notification signed by the local dev CA, then list what was stored:
                   curl -s -X POST --data @\(sample.path) \(base)/v1/apple/notifications/\(demo.id)
@@ -64,14 +67,14 @@ public struct ServeCommand {
                 """)
         }
         termination.wait()
-        StandardStreams.out("revenuedot serve: stopping: finishing in-flight requests and flushing storage\n")
+        StandardStreams.note("revenuedot serve: stopping: finishing in-flight requests and flushing storage\n")
         guard service.shutdown() else {
             StandardStreams.error(
                 "revenuedot serve: storage did not finish within \(RevenueDotService.storageShutdownTimeout) (is the disk answering?); exiting anyway: "
                     + "every notification answered 200 is on disk, and those not answered are sent again by Apple\n")
             return 1
         }
-        StandardStreams.out("revenuedot serve: stopped\n")
+        StandardStreams.note("revenuedot serve: stopped\n")
         return 0
     }
 }
