@@ -142,6 +142,23 @@ struct ConfigLoaderTests {
         #expect(line.hasPrefix("config "))
     }
 
+    /// A root certificate must be one: an intermediate or a leaf of the chain would load, and
+    /// then every notification would be refused.
+    @Test(arguments: ["intermediate", "leaf"])
+    func onlyARootCAIsARootCertificate(which: String) throws {
+        let chain = try TestChain()
+        let path = directory.appendingPathComponent("\(which).pem").path
+        try (which == "leaf" ? chain.leaf : chain.intermediate).pem.write(toFile: path, atomically: true, encoding: .utf8)
+        let line = failure(#"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "rootCertificates": ["\#(which).pem"]}]}"#)
+        #expect(line.contains("apps[0].rootCertificates[0]: \(path) holds "), "\(line)")
+        #expect(line.contains("which is not a root CA certificate (self-signed, CA:TRUE): give the root of the chain"), "\(line)")
+        #expect(!line.contains("\n"))
+        let rootPath = directory.appendingPathComponent("root.pem").path
+        try chain.root.pem.write(toFile: rootPath, atomically: true, encoding: .utf8)
+        let rooted = #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "rootCertificates": ["root.pem"]}]}"#
+        #expect(failure(rooted) == "loaded")
+    }
+
     /// The request deadline follows a longer idle timeout unless it is given.
     @Test func requestDeadlineDefaultsToTwiceTheIdleTimeout() throws {
         let longer = try parse(#"{"apps": [\#(Self.minimalApp)], "http": {"timeoutSeconds": 40}}"#)

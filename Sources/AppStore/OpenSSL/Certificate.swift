@@ -67,6 +67,10 @@ public final class Certificate: @unchecked Sendable {
     /// `notBefore <= time < notAfter`.
     public func isValid(at time: Int64) -> Bool { notBefore <= time && time < notAfter }
 
+    /// Whether this can anchor a chain: self-signed (the signature checked with its own key) and
+    /// a CA by its basic constraints, as a root certificate is; an intermediate or a leaf is not.
+    public var isSelfSignedCA: Bool { X509_self_signed(handle, 1) == 1 && X509_check_ca(handle) >= 1 }
+
     /// Whether the certificate carries an extension with this dotted OID.
     public func hasExtension(oid: String) -> Bool {
         guard let object = OBJ_txt2obj(oid, 1) else { return false }

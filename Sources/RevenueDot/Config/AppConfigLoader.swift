@@ -61,15 +61,24 @@ enum AppConfigLoader {
             guard let data = FileManager.default.contents(atPath: resolved) else {
                 throw app.fail("rootCertificates[\(index)]", "cannot read \(resolved)")
             }
+            let parsed: [Certificate]
             do {
                 if let text = String(data: data, encoding: .utf8), text.contains("-----BEGIN CERTIFICATE-----") {
-                    roots += try Certificate.parsePEM(text)
+                    parsed = try Certificate.parsePEM(text)
                 } else {
-                    roots.append(try Certificate(der: data))
+                    parsed = [try Certificate(der: data)]
                 }
             } catch {
                 throw app.fail("rootCertificates[\(index)]", "\(resolved) is not a PEM or DER certificate: \(error)")
             }
+            // An intermediate or a leaf would load, and then every notification would fail to verify.
+            if let other = parsed.first(where: { !$0.isSelfSignedCA }) {
+                throw app.fail(
+                    "rootCertificates[\(index)]",
+                    "\(resolved) holds \(other.subject), which is not a root CA certificate (self-signed, CA:TRUE): "
+                        + "give the root of the chain")
+            }
+            roots += parsed
         }
         return roots
     }
