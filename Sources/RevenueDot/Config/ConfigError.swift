@@ -11,7 +11,9 @@ public struct ConfigError: Error, CustomStringConvertible, Sendable {
         self.problem = problem
     }
 
+    /// One line: control characters the file put in a key or a value (a line break in an app id)
+    /// are written as `\u{A}`.
     public var description: String {
-        key.isEmpty ? "config \(file): \(problem)" : "config \(file): \(key): \(problem)"
+        (key.isEmpty ? "config \(file): \(problem)" : "config \(file): \(key): \(problem)").escapingControls
     }
 }
