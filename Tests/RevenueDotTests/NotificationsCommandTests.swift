@@ -98,6 +98,25 @@ struct NotificationsCommandTests {
         #expect(try JSONValue(parsing: Data(upper.output.utf8))["notificationUUID"] == .string(applied))
     }
 
+    /// A notification whose signature no longer verifies (its root left the configuration) is
+    /// still shown decoded, nested JWS included, marked unverified with the reason.
+    @Test func showDecodesAPayloadThatNoLongerVerifies() throws {
+        let text = try String(contentsOfFile: fixture.configPath, encoding: .utf8)
+        let withoutRoot = text.replacingOccurrences(
+            of: #", "rootCertificates": \["[^"]*"\]"#, with: "", options: .regularExpression)
+        #expect(withoutRoot != text)
+        let path = try fixture.directory.write("without-root.json", withoutRoot)
+        let shown = try runCLI(["notifications", "show", applied, "--config", path])
+        #expect(shown.status == 0)
+        let object = try JSONValue(parsing: Data(shown.output.utf8))
+        #expect(object["signatureVerified"] == .bool(false))
+        #expect(object["verificationError"] != nil)
+        let data = try #require(object["payload"]?["data"])
+        #expect(data["transactionInfo"]?["originalTransactionId"] == .string("77"))
+        #expect(data["renewalInfo"]?["originalTransactionId"] == .string("77"))
+        #expect(data["signedTransactionInfo"] == nil)
+    }
+
     @Test func showOfAnUnknownUUIDFails() throws {
         let missing = try run(["show", "00000000-0000-0000-0000-000000000000"])
         #expect(missing.status == 1)

@@ -102,6 +102,8 @@ public struct NotificationsCommand {
         } catch {
             object["signatureVerified"] = .bool(false)
             object["verificationError"] = .string("\(error)")
+            // Still what was stored, decoded: the reason to look at a notification is often that it failed.
+            object["payload"] = try? UnverifiedPayload.json(of: record.signedPayload)
         }
         StandardStreams.out(object.serialized(pretty: true) + "\n")
         return 0

@@ -1,0 +1,26 @@
+import Foundation
+
+/// What a compact JWS says, read without verifying its signature: for showing a stored payload
+/// whose signature no longer verifies (its root was taken out of the configuration since).
+/// Never a basis for trusting anything.
+public enum UnverifiedPayload {
+    /// The payload as JSON; a notification's nested signed fields are decoded the same way and
+    /// named as `VerifiedSignedData.decodedJSON()` names them (`transactionInfo`, `renewalInfo`,
+    /// `appTransactionInfo`). A nested field that is not a readable JWS stays as it is.
+    public static func json(of jws: String) throws -> JSONValue {
+        var object = try JSONValue(parsing: CompactJWS(jws).payload)
+        let nested = [
+            ("data", "signedTransactionInfo", "transactionInfo"), ("data", "signedRenewalInfo", "renewalInfo"),
+            ("appData", "signedAppTransactionInfo", "appTransactionInfo"),
+        ]
+        for (container, signed, decoded) in nested {
+            guard var inner = object[container], case .string(let text)? = inner[signed],
+                let payload = try? CompactJWS(text).payload, let value = try? JSONValue(parsing: payload)
+            else { continue }
+            inner[signed] = nil
+            inner[decoded] = value
+            object[container] = inner
+        }
+        return object
+    }
+}
