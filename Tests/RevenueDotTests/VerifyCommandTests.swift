@@ -118,6 +118,37 @@ struct VerifyCommandTests {
         #expect(accepted.status == 0, "\(accepted.standardError)")
     }
 
+    /// A root in DER, as the configuration takes it; or the roots of a configuration's apps.
+    @Test func rootsComeInDERAndFromAConfiguration() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("revenuedot-verify-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let der = directory.appendingPathComponent("root.der").path
+        try Self.chain.root.der.write(to: URL(fileURLWithPath: der))
+        let input = Data(try Self.notification().utf8)
+        #expect(try VerifyCommand(arguments: ["--root-cert", der]).execute(input: input).status == 0)
+        let config = directory.appendingPathComponent("revenuedot.json").path
+        try #"{"apps": [{"id": "a", "bundleId": "b", "environments": ["Sandbox"], "rootCertificates": ["root.der"]}]}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(try VerifyCommand(arguments: ["--config", config]).execute(input: input).status == 0)
+        #expect(try VerifyCommand(arguments: []).execute(input: input).status == 1, "Apple's root alone does not verify it")
+    }
+
+    /// The input may be a pipe or a FIFO (`verify <(cat payload)`), not only a regular file.
+    @Test func readsItsInputFromAFIFO() throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("revenuedot-verify-\(UUID()).fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let payload = try Self.notification()
+        Thread {
+            guard let handle = FileHandle(forWritingAtPath: fifo) else { return }
+            handle.write(Data(payload.utf8))
+            try? handle.close()
+        }.start()
+        let result = try runCLI(["verify", "--root-cert", Self.rootPath, fifo])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("transactionInfo"))
+    }
+
     @Test(arguments: [
         ["--environment", "Staging"], ["--app-apple-id", "abc"], ["--bogus"], ["a", "b"], ["--root-cert", "/nonexistent.pem"],
         ["--environment", "Production", "--bundle-id", "com.example.app"],

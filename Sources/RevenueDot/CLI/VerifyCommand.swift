@@ -6,7 +6,7 @@ import Synchronization
 /// `revenuedot verify`: checks App Store signed data and prints its decoded payload.
 public struct VerifyCommand: Sendable {
     public static let usage = """
-        usage: revenuedot verify [--root-cert PEM]... [--bundle-id ID] [--app-apple-id N]
+        usage: revenuedot verify [--root-cert FILE]... [--config FILE] [--bundle-id ID] [--app-apple-id N]
                                  [--environment Production|Sandbox|Xcode|LocalTesting]... [--lines] [FILE|-]
 
         Verifies an App Store signed payload (notification, transaction, renewal info or app
@@ -14,7 +14,8 @@ public struct VerifyCommand: Sendable {
         and each --root-cert, and prints the decoded payload as JSON with nested signed objects
         decoded (data.transactionInfo, data.renewalInfo).
 
-          --root-cert PEM     also trust the root certificate(s) in this PEM file (repeatable)
+          --root-cert FILE    also trust the root certificate(s) in this PEM or DER file (repeatable)
+          --config FILE       also trust the root certificates of every app in this configuration
           --bundle-id ID      require this bundle ID
           --app-apple-id N    require this app Apple ID for Production payloads
           --environment E     require this environment (repeatable); Xcode and LocalTesting
@@ -42,12 +43,20 @@ public struct VerifyCommand: Sendable {
 
         var roots = [try AppleRootCertificates.appleRootCAG3()]
         for path in parsed.values("root-cert") {
-            let pem: String
-            do { pem = try String(contentsOfFile: path, encoding: .utf8) } catch {
-                throw UsageError("--root-cert \(path): cannot read the file")
+            guard let data = Self.contents(of: path) else { throw UsageError("--root-cert \(path): cannot read the file") }
+            do {
+                if let pem = String(data: data, encoding: .utf8), pem.contains("-----BEGIN CERTIFICATE-----") {
+                    roots += try Certificate.parsePEM(pem)
+                } else {
+                    roots.append(try Certificate(der: data))
+                }
+            } catch {
+                throw UsageError("--root-cert \(path): not a PEM or DER certificate: \(error)")
             }
-            do { roots += try Certificate.parsePEM(pem) } catch {
-                throw UsageError("--root-cert \(path): \(error)")
+        }
+        if let path = parsed.value("config") {
+            for app in try ConfigLoader.load(path: path).apps {
+                roots += app.rootCertificates.filter { !roots.contains($0) }
             }
         }
         var appAppleId: Int64?
@@ -75,6 +84,14 @@ public struct VerifyCommand: Sendable {
         }
     }
 
+    /// A file's bytes, read to its end: a pipe or a FIFO too (`verify <(...)`), which
+    /// `FileManager.contents(atPath:)` cannot read. Nil when it cannot be opened or read.
+    static func contents(of path: String) -> Data? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return try? handle.readToEnd() ?? Data()
+    }
+
     /// What a run printed and its exit status.
     public struct Result: Sendable {
         public var standardOutput = ""
@@ -86,7 +103,7 @@ public struct VerifyCommand: Sendable {
     public func run() -> Int32 {
         let data: Data
         if let input, input != "-" {
-            guard let contents = FileManager.default.contents(atPath: input) else {
+            guard let contents = Self.contents(of: input) else {
                 StandardStreams.error("revenuedot verify: cannot read \(input)\n")
                 return 2
             }
