@@ -162,6 +162,8 @@ struct IngestAnswerTests {
         // Answered by the server before ingest, and still counted as a refused notification.
         let metrics = String(decoding: try other.request("GET", "/metrics").body, as: UTF8.self)
         #expect(metrics.contains(#"revenuedot_notifications_rejected_total{status="payloadTooLarge"} 1"#))
+        // Received as well: the one refused and the one stored.
+        #expect(metrics.contains("revenuedot_notifications_received_total 2\n"))
     }
 
     @Test func storageThatCannotCommitIs503() throws {

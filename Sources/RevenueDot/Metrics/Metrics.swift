@@ -34,7 +34,10 @@ final class Metrics: Sendable {
             lines += ["# HELP \(name) \(help)", "# TYPE \(name) counter", "\(name) \(value)"]
         }
         counter(
-            "revenuedot_notifications_received_total", "Notification POSTs for a configured app.", notificationsReceived.count)
+            "revenuedot_notifications_received_total",
+            "Notification POSTs for a configured app, and those refused before their app was looked at "
+                + "(a body over the limit, bad framing): each ends stored, duplicate or rejected.",
+            notificationsReceived.count)
         counter(
             "revenuedot_notifications_stored_total", "Notifications committed to storage (held included).",
             notificationsStored.count)
@@ -142,6 +145,9 @@ extension Metrics: HTTPServerObserver {
     /// name of its status (ingest counts the ones it answers itself).
     func requestRefused(method: String, route: String, status: Int) {
         guard route == Routes.notificationRoute else { return }
+        // Received too, so that every POST counted received ends counted once: stored,
+        // duplicate or rejected. (Refused before ingest, its app was not looked at.)
+        notificationsReceived.increment()
         notificationsRejected.increment(label: Self.refusalNames[status] ?? "status\(status)")
     }
 
