@@ -202,4 +202,29 @@ struct HeldNotificationsTests {
         #expect(try after.notificationUUIDs(appId: "demo", state: .applied).count == count)
         #expect(try after.notificationUUIDs(appId: "demo", state: .held).isEmpty)
     }
+
+    /// A pass stopped before it looked at them (the server is stopping) counts them still held,
+    /// not as if there were none: they are taken up at the next start.
+    @Test func aStoppedPassCountsWhatItDidNotLookAtAsStillHeld() throws {
+        let configured = try config(environments: ["Sandbox"])
+        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        defer { store.close() }
+        let verifier = try SignedDataVerifier(rootCertificates: [signer.chain.root], policy: .signatureOnly)
+        for _ in 0..<5 {
+            let payload = try signer.notification()
+            _ = try store.store(
+                NotificationRecord(
+                    verified: try verifier.verifyNotification(payload), appId: "demo", signedPayload: payload,
+                    receivedAt: Int64(Date().timeIntervalSince1970 * 1000), state: .held,
+                    stateReason: "invalidEnvironment: Sandbox"))
+        }
+        let held = HeldNotifications(
+            verifiers: try AppVerifiers.forApps(of: configured), store: store,
+            handOff: LedgerHandOff(config: configured, cache: nil), clock: Date.init)
+        held.stop()
+        let outcome = try held.reapply()
+        #expect(outcome.applied == 0)
+        #expect(outcome.stillHeld == 5)
+        #expect(try store.notificationUUIDs(appId: "demo", state: .held).count == 5)
+    }
 }

@@ -50,8 +50,13 @@ final class HeldNotifications: Sendable {
         let slots = DispatchSemaphore(value: Self.inFlight)
         let pending = DispatchGroup()
         defer { pending.wait() }
-        for uuid in try store.notificationUUIDs(state: .held) {
-            if stopping.load(ordering: .relaxed) { break }
+        let uuids = try store.notificationUUIDs(state: .held)
+        for (position, uuid) in uuids.enumerated() {
+            if stopping.load(ordering: .relaxed) {
+                // Not looked at: still held, taken up at the next start.
+                outcome.withLock { $0.stillHeld += uuids.count - position }
+                break
+            }
             guard let record = try store.notification(uuid: uuid), record.state == .held else { continue }
             switch decide(record) {
             case .stay(let reason):
