@@ -125,6 +125,12 @@ struct ConfigLoaderTests {
             #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "http://h/", "retryDelaysSeconds": [10, 9223372036854775807]}}]}"#,
             "apps[0].webhook.retryDelaysSeconds[1]: must be a whole number of seconds from 0 to 2592000 (30 days)"
         ),
+        (#"{"listen": "127.0.0.1:+80", "apps": [\#(minimalApp)]}"#, "listen: \"127.0.0.1:+80\" is not HOST:PORT"),
+        (#"{"apps": [{"id": "..", "bundleId": "b", "appAppleId": 1}]}"#, #"apps[0].id: ".." is a path step"#),
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "entitlements": {"": ["p"]}}]}"#,
+            "apps[0].entitlements.: an entitlement needs a name"
+        ),
         // A line break in a value stays inside the one line.
         (#"{"apps": [{"id": "a\u000a", "bundleId": "b", "appAppleId": 1}]}"#, #"apps[0].id: "a\u{A}" may hold only"#),
         // One app's public key must not pass for another's secret one.

@@ -14,6 +14,8 @@ enum AppConfigLoader {
         guard id.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
             throw app.fail("id", "\"\(id)\" may hold only letters, digits, '-', '_' and '.' (it is part of a URL)")
         }
+        // "." and ".." are path steps: clients and proxies normalise them out of the URL.
+        guard id != ".", id != ".." else { throw app.fail("id", "\"\(id)\" is a path step, not a name (it is part of a URL)") }
         let bundleId = try app.requiredString("bundleId")
         let appAppleId = try app.integer("appAppleId", in: 1...Int64.max)
         let environments = try environmentSet(app)
@@ -87,6 +89,7 @@ enum AppConfigLoader {
         guard let map = try app.object("entitlements") else { return [:] }
         var result: [String: [String]] = [:]
         for name in map.rawMembers.keys.sorted() {
+            guard !name.isEmpty else { throw map.fail(name, "an entitlement needs a name") }
             guard let products = try map.strings(name), !products.isEmpty else {
                 throw map.fail(name, "must list at least one product ID")
             }

@@ -6,7 +6,9 @@ public enum ConfigLoader {
     /// Loads the file at `path`. Relative paths inside it are relative to its directory.
     public static func load(path: String) throws(ConfigError) -> RevenueDotConfig {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigError(file: path, key: "", problem: "cannot read the file (run `make run` once to write a demo config)")
+            throw ConfigError(
+                file: path, key: "", problem: "cannot read the file (revenuedot init writes a demo config; make run does it once)"
+            )
         }
         return try parse(data, file: path)
     }
@@ -103,7 +105,10 @@ public enum ConfigLoader {
             var address = in_addr()
             guard inet_pton(AF_INET, host, &address) == 1 else { return nil }
         }
-        guard let port = UInt16(portText) else { return nil }
+        // Digits only: UInt16("+80") would take a sign.
+        guard !portText.isEmpty, portText.allSatisfy(\.isASCII), portText.allSatisfy(\.isNumber),
+            let port = UInt16(portText)
+        else { return nil }
         return ListenAddress(host: host, port: port)
     }
 
