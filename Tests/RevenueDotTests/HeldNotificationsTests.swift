@@ -227,4 +227,31 @@ struct HeldNotificationsTests {
         #expect(outcome.stillHeld == 5)
         #expect(try store.notificationUUIDs(appId: "demo", state: .held).count == 5)
     }
+
+    /// A notification stored failed (its hand-off threw when it arrived) is tried again at the
+    /// next start and applied; one whose app is no longer configured stays failed. Nothing else
+    /// ever took failed notifications up.
+    @Test func failedNotificationsAreTriedAgainAtTheNextStart() throws {
+        let configured = try config(environments: ["Sandbox"])
+        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let verifier = try SignedDataVerifier(rootCertificates: [signer.chain.root], policy: .signatureOnly)
+        let (retried, orphan) = (UUID().uuidString.lowercased(), UUID().uuidString.lowercased())
+        for (uuid, app) in [(retried, "demo"), (orphan, "gone")] {
+            let payload = try signer.notification(uuid: uuid, environment: "Sandbox")
+            _ = try store.store(
+                NotificationRecord(
+                    verified: try verifier.verifyNotification(payload), appId: app, signedPayload: payload,
+                    receivedAt: Int64(Date().timeIntervalSince1970 * 1000), state: .failed,
+                    stateReason: "hand-off failed: disk I/O error"))
+        }
+        store.close()
+        let service = try RevenueDotService(config: configured)
+        try service.start()
+        service.waitForHeldNotifications()
+        #expect(service.failedNotifications! == (1, 1))
+        service.shutdown()
+        #expect(try stored(retried)?.state == .applied)
+        #expect(try stored(orphan)?.state == .failed)
+        #expect(try stored(orphan)?.stateReason == "hand-off failed: disk I/O error")
+    }
 }

@@ -31,12 +31,19 @@ public struct ServeCommand {
             termination = try Termination()
             let config = try ConfigLoader.load(path: configPath)
             service = try RevenueDotService(config: config)
-            try service.start { applied, stillHeld in
-                guard applied + stillHeld > 0 else { return }
-                StandardStreams.note(
-                    "held notifications: \(applied) applied now that the configuration accepts them, \(stillHeld) still held"
-                        + " (revenuedot notifications list --held)\n")
-            }
+            try service.start(
+                heldDone: { applied, stillHeld in
+                    guard applied + stillHeld > 0 else { return }
+                    StandardStreams.note(
+                        "held notifications: \(applied) applied now that the configuration accepts them, \(stillHeld) still held"
+                            + " (revenuedot notifications list --held)\n")
+                },
+                failedDone: { applied, stillFailed in
+                    guard applied + stillFailed > 0 else { return }
+                    StandardStreams.note(
+                        "notifications whose application had failed: \(applied) applied on this start, \(stillFailed) failed still"
+                            + " (revenuedot notifications list)\n")
+                })
         } catch {
             StandardStreams.error("revenuedot serve: \(error)\n")
             return 1

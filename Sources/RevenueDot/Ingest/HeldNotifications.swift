@@ -45,27 +45,34 @@ final class HeldNotifications: Sendable {
     func stop() { stopping.store(true, ordering: .relaxed) }
 
     /// Examines every held notification once, in arrival order; returns when all it applied are committed.
-    func reapply() throws -> Outcome {
+    ///
+    /// With `.failed`, the notifications whose hand-off threw when they arrived are tried again
+    /// the same way (a fixed build, a storage error that passed): each one its app still accepts
+    /// is applied, the others stay failed. Nothing else ever takes them up.
+    func reapply(_ state: NotificationState = .held) throws -> Outcome {
         let outcome = Locked(Outcome())
         let slots = DispatchSemaphore(value: Self.inFlight)
         let pending = DispatchGroup()
         defer { pending.wait() }
-        let uuids = try store.notificationUUIDs(state: .held)
+        let uuids = try store.notificationUUIDs(state: state)
         for (position, uuid) in uuids.enumerated() {
             if stopping.load(ordering: .relaxed) {
                 // Not looked at: still held, taken up at the next start.
                 outcome.withLock { $0.stillHeld += uuids.count - position }
                 break
             }
-            guard let record = try store.notification(uuid: uuid), record.state == .held else { continue }
+            guard let record = try store.notification(uuid: uuid), record.state == state else { continue }
             switch decide(record) {
             case .stay(let reason):
                 outcome.withLock { $0.stillHeld += 1 }
-                if reason != record.stateReason { try keepHeld(record, because: reason) }
+                if state == .held, reason != record.stateReason { try keepHeld(record, because: reason) }
+            case .apply(let accepted) where state != .held && accepted.appId != record.appId:
+                // Only a held notification moves to another app; a failed one stays its app's.
+                outcome.withLock { $0.stillHeld += 1 }
             case .apply(let accepted):
                 slots.wait()
                 pending.enter()
-                apply(accepted, heldUnder: record.appId) { result in
+                apply(accepted, from: state, under: record.appId) { result in
                     outcome.withLock { outcome in
                         switch result {
                         case .success(true): outcome.applied += 1
@@ -115,10 +122,11 @@ final class HeldNotifications: Sendable {
                 receivedAt: UnixTime.milliseconds(clock()), state: .received, stateReason: nil))
     }
 
-    /// Applies a held notification an app now accepts (moved to that app first), in one
-    /// transaction with its leaving the held state; false when it left it meanwhile.
+    /// Applies a held (or failed) notification an app now accepts (a held one moved to that app
+    /// first), in one transaction with its leaving that state; false when it left it meanwhile.
     private func apply(
-        _ record: NotificationRecord, heldUnder heldAppId: String, done: @escaping @Sendable (Result<Bool, StoreError>) -> Void
+        _ record: NotificationRecord, from state: NotificationState, under heldAppId: String,
+        done: @escaping @Sendable (Result<Bool, StoreError>) -> Void
     ) {
         let handOff = handOff
         let applied = Locked(false)
@@ -129,7 +137,7 @@ final class HeldNotifications: Sendable {
                 {
                     return
                 }
-                guard try transaction.setState(ofNotification: record.notificationUUID, from: .held, to: .applied) else {
+                guard try transaction.setState(ofNotification: record.notificationUUID, from: state, to: .applied) else {
                     return
                 }
                 let state = try handOff.handOff(record, in: transaction)

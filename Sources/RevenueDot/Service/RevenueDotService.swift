@@ -15,6 +15,7 @@ public final class RevenueDotService: Sendable {
     private let workers: [DeliveryWorker]
     private let held: HeldNotifications
     private let heldOutcome = Locked<HeldNotifications.Outcome?>(nil)
+    private let failedOutcome = Locked<HeldNotifications.Outcome?>(nil)
     /// Left when the start's pass over held notifications is over (entered by `start()`).
     private let heldPass = DispatchGroup()
 
@@ -93,7 +94,10 @@ public final class RevenueDotService: Sendable {
     /// - Parameter heldDone: called once every held notification was examined, with how many
     ///   were applied and how many stay held.
     @discardableResult
-    public func start(heldDone: (@Sendable (_ applied: Int, _ stillHeld: Int) -> Void)? = nil) throws -> UInt16 {
+    public func start(
+        heldDone: (@Sendable (_ applied: Int, _ stillHeld: Int) -> Void)? = nil,
+        failedDone: (@Sendable (_ applied: Int, _ stillFailed: Int) -> Void)? = nil
+    ) throws -> UInt16 {
         let port: UInt16
         do {
             port = try server.start()
@@ -104,13 +108,21 @@ public final class RevenueDotService: Sendable {
         scheduler.start()
         for worker in workers { worker.start() }
         heldPass.enter()
-        NamedThread.start("held-reapply") { [held, heldOutcome, heldPass] in
+        NamedThread.start("held-reapply") { [held, heldOutcome, failedOutcome, heldPass] in
             let outcome: HeldNotifications.Outcome
             do { outcome = try held.reapply() } catch { outcome = .init(failures: ["the held notifications: \(error)"]) }
             heldOutcome.withLock { $0 = outcome }
             heldDone?(outcome.applied, outcome.notApplied)
             for failure in outcome.failures {
                 StandardStreams.error("revenuedot: a held notification could not be applied: \(failure)\n")
+            }
+            // Then those whose hand-off failed when they arrived: tried again at every start.
+            let retried: HeldNotifications.Outcome
+            do { retried = try held.reapply(.failed) } catch { retried = .init(failures: ["the failed notifications: \(error)"]) }
+            failedOutcome.withLock { $0 = retried }
+            failedDone?(retried.applied, retried.notApplied)
+            for failure in retried.failures {
+                StandardStreams.error("revenuedot: a failed notification failed again: \(failure)\n")
             }
             heldPass.leave()
         }
@@ -134,6 +146,12 @@ public final class RevenueDotService: Sendable {
     /// them, or still held. Nil until that pass is over.
     public var heldNotifications: (applied: Int, stillHeld: Int)? {
         heldOutcome.value.map { ($0.applied, $0.notApplied) }
+    }
+
+    /// What the start did with notifications whose hand-off had failed: applied now, or failed
+    /// still. Nil until that pass is over.
+    public var failedNotifications: (applied: Int, stillFailed: Int)? {
+        failedOutcome.value.map { ($0.applied, $0.notApplied) }
     }
 
     /// How long `shutdown` waits for storage to finish after the HTTP drain.
