@@ -13,6 +13,8 @@ public struct NotificationFilter: Sendable {
     public var before: Int64?
     /// At most this many, capped at `NotificationFilter.maximumLimit`.
     public var limit: Int
+    /// How many of the matching notifications, newest first, to skip: the next page starts there.
+    public var offset: Int
 
     /// The largest page the store returns.
     public static let maximumLimit = 1000
@@ -24,7 +26,8 @@ public struct NotificationFilter: Sendable {
         notificationType: String? = nil,
         originalTransactionId: String? = nil,
         before: Int64? = nil,
-        limit: Int = 100
+        limit: Int = 100,
+        offset: Int = 0
     ) {
         self.appId = appId
         self.state = state
@@ -32,5 +35,6 @@ public struct NotificationFilter: Sendable {
         self.originalTransactionId = originalTransactionId
         self.before = before
         self.limit = limit
+        self.offset = offset
     }
 }

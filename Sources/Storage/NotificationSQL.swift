@@ -74,8 +74,9 @@ enum NotificationSQL {
         add("n.received_at < ?", filter.before.map(SQLValue.integer))
         let whereClause = conditions.isEmpty ? "" : "\nWHERE " + conditions.joined(separator: " AND ")
         arguments.append(.integer(Int64(max(0, min(filter.limit, NotificationFilter.maximumLimit)))))
+        arguments.append(.integer(Int64(max(0, filter.offset))))
         // Rows are inserted in the order they were received, so the rowid orders them newest first.
-        return (select + whereClause + "\nORDER BY n.id DESC LIMIT ?", arguments)
+        return (select + whereClause + "\nORDER BY n.id DESC LIMIT ? OFFSET ?", arguments)
     }
 
     /// Decodes a row of `select`; a compact payload is expanded with the headers `connection` holds.

@@ -70,6 +70,16 @@ struct NotificationsCommandTests {
         #expect(unknown.status == 0)
         #expect(unknown.output.contains(#"no app "nope" is configured"#))
         #expect(try lines(try run(["list", "--limit", "1", "--json"]).output).count == 1)
+        // Pages, newest first: the held one came after the applied one.
+        let pages = try [0, 1, 2].map { offset in
+            try lines(try run(["list", "--limit", "1", "--offset", "\(offset)", "--json"]).output).map { $0["notificationUUID"] }
+        }
+        #expect(pages == [[.string(held)], [.string(applied)], []])
+        #expect(try run(["list", "--offset", "-1"]).status == 2)
+        // A type Apple does not document: listed as asked (none here), with a warning.
+        let odd = try run(["list", "--type", "nope"])
+        #expect(odd.status == 0)
+        #expect(odd.output.contains(#"warning: "NOPE" is not a notification type Apple documents"#), "\(odd.output)")
         let table = try run(["list"])
         #expect(table.status == 0)
         #expect(table.output.contains(applied) && table.output.contains("DID_RENEW") && table.output.contains("held"))

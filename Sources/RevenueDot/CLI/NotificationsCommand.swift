@@ -5,11 +5,12 @@ import Storage
 /// `revenuedot notifications list|show|rejects`: what was received, read from storage.
 public struct NotificationsCommand {
     public static let usage = """
-        usage: revenuedot notifications list [--held] [--app ID] [--type T] [--limit N] [--json] [--config FILE]
+        usage: revenuedot notifications list [--held] [--app ID] [--type T] [--limit N] [--offset N] [--json] [--config FILE]
                revenuedot notifications show UUID [--config FILE]
                revenuedot notifications rejects [--json] [--config FILE]
 
-          list     newest first, 100 unless --limit says otherwise (at most 1000); --held shows
+          list     newest first, 100 unless --limit says otherwise (at most 1000), skipping the
+                   --offset newest (the next page: --offset 1000); --held shows
                    only held ones (validly signed, but for another bundle or environment: each
                    start of revenuedot serve applies those its configuration now accepts); --json
                    prints one object per line
@@ -27,7 +28,8 @@ public struct NotificationsCommand {
         }
         subcommand = first
         parsed = try ParsedArguments(
-            Array(arguments.dropFirst()), valueOptions: ["config", "app", "type", "limit"], flagOptions: ["held", "json"])
+            Array(arguments.dropFirst()), valueOptions: ["config", "app", "type", "limit", "offset"],
+            flagOptions: ["held", "json"])
         switch subcommand {
         case "show": guard parsed.positionals.count == 1 else { throw UsageError("show needs one notificationUUID") }
         default: guard parsed.positionals.isEmpty else { throw UsageError("\(subcommand) takes no arguments") }
@@ -42,6 +44,11 @@ public struct NotificationsCommand {
             // Notifications of an app since removed from the configuration can still be listed.
             if let app = parsed.value("app"), !config.apps.contains(where: { $0.id == app }) {
                 StandardStreams.error("revenuedot notifications: warning: no app \"\(app)\" is configured\n")
+            }
+            // Apple adds types now and then, and they are stored as sent: a warning, not a refusal.
+            if let type = parsed.value("type")?.uppercased(), !NotificationTypeV2(rawValue: type).isKnown {
+                StandardStreams.error(
+                    "revenuedot notifications: warning: \"\(type)\" is not a notification type Apple documents\n")
             }
             return try list(store)
         case "show": return try show(store, config: config, uuid: parsed.positionals[0])
@@ -61,6 +68,10 @@ public struct NotificationsCommand {
                 throw UsageError("--limit is at most \(NotificationFilter.maximumLimit), got \(limit)")
             }
             filter.limit = limit
+        }
+        if let text = parsed.value("offset") {
+            guard let offset = Int(text), offset >= 0 else { throw UsageError("--offset must be 0 or a positive number") }
+            filter.offset = offset
         }
         let records = try store.notifications(filter)
         if parsed.flags.contains("json") {
