@@ -55,6 +55,14 @@ public final class Certificate: @unchecked Sendable {
         return certificates
     }
 
+    /// Every certificate in a file's bytes: PEM text with one or more, or one in DER.
+    public static func parse(pemOrDER data: Data) throws(OpenSSLError) -> [Certificate] {
+        if let text = String(data: data, encoding: .utf8), text.contains("-----BEGIN CERTIFICATE-----") {
+            return try parsePEM(text)
+        }
+        return [try Certificate(der: data)]
+    }
+
     /// The certificate as PEM text.
     public var pem: String { PEM.encode(der, label: "CERTIFICATE") }
 

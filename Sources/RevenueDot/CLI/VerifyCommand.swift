@@ -45,11 +45,7 @@ public struct VerifyCommand: Sendable {
         for path in parsed.values("root-cert") {
             guard let data = Self.contents(of: path) else { throw UsageError("--root-cert \(path): cannot read the file") }
             do {
-                if let pem = String(data: data, encoding: .utf8), pem.contains("-----BEGIN CERTIFICATE-----") {
-                    roots += try Certificate.parsePEM(pem)
-                } else {
-                    roots.append(try Certificate(der: data))
-                }
+                roots += try Certificate.parse(pemOrDER: data)
             } catch {
                 throw UsageError("--root-cert \(path): not a PEM or DER certificate: \(error)")
             }

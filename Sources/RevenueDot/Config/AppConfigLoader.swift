@@ -65,11 +65,7 @@ enum AppConfigLoader {
             }
             let parsed: [Certificate]
             do {
-                if let text = String(data: data, encoding: .utf8), text.contains("-----BEGIN CERTIFICATE-----") {
-                    parsed = try Certificate.parsePEM(text)
-                } else {
-                    parsed = [try Certificate(der: data)]
-                }
+                parsed = try Certificate.parse(pemOrDER: data)
             } catch {
                 throw app.fail("rootCertificates[\(index)]", "\(resolved) is not a PEM or DER certificate: \(error)")
             }
