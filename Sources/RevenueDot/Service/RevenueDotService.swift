@@ -91,8 +91,10 @@ public final class RevenueDotService: Sendable {
     /// (`HeldNotifications`) on a thread of its own, so the server answers meanwhile; returns the
     /// bound port. A start that cannot listen has changed nothing.
     ///
-    /// - Parameter heldDone: called once every held notification was examined, with how many
-    ///   were applied and how many stay held.
+    /// - Parameters:
+    ///   - heldDone: called once every held notification was examined, with how many were applied
+    ///     and how many stay held.
+    ///   - failedDone: the same for the notifications whose hand-off had failed, examined next.
     @discardableResult
     public func start(
         heldDone: (@Sendable (_ applied: Int, _ stillHeld: Int) -> Void)? = nil,
@@ -109,21 +111,24 @@ public final class RevenueDotService: Sendable {
         for worker in workers { worker.start() }
         heldPass.enter()
         NamedThread.start("held-reapply") { [held, heldOutcome, failedOutcome, heldPass] in
-            let outcome: HeldNotifications.Outcome
-            do { outcome = try held.reapply() } catch { outcome = .init(failures: ["the held notifications: \(error)"]) }
-            heldOutcome.withLock { $0 = outcome }
-            heldDone?(outcome.applied, outcome.notApplied)
-            for failure in outcome.failures {
-                StandardStreams.error("revenuedot: a held notification could not be applied: \(failure)\n")
+            /// One pass over the notifications in `state`: its outcome kept, reported, and its failures told.
+            func pass(
+                _ state: NotificationState, into kept: Locked<HeldNotifications.Outcome?>,
+                done: (@Sendable (Int, Int) -> Void)?
+            ) {
+                let outcome: HeldNotifications.Outcome
+                do { outcome = try held.reapply(state) } catch {
+                    outcome = .init(failures: ["the \(state.rawValue) notifications: \(error)"])
+                }
+                kept.withLock { $0 = outcome }
+                done?(outcome.applied, outcome.notApplied)
+                for failure in outcome.failures {
+                    StandardStreams.error("revenuedot: a \(state.rawValue) notification could not be applied: \(failure)\n")
+                }
             }
+            pass(.held, into: heldOutcome, done: heldDone)
             // Then those whose hand-off failed when they arrived: tried again at every start.
-            let retried: HeldNotifications.Outcome
-            do { retried = try held.reapply(.failed) } catch { retried = .init(failures: ["the failed notifications: \(error)"]) }
-            failedOutcome.withLock { $0 = retried }
-            failedDone?(retried.applied, retried.notApplied)
-            for failure in retried.failures {
-                StandardStreams.error("revenuedot: a failed notification failed again: \(failure)\n")
-            }
+            pass(.failed, into: failedOutcome, done: failedDone)
             heldPass.leave()
         }
         return port
