@@ -68,8 +68,7 @@ public struct SimulateCommand {
         var host = config.listen.host == "0.0.0.0" ? "127.0.0.1" : config.listen.host
         var port = config.listen.port
         if let server = parsed.value("server") {
-            guard let url = URL(string: server), url.scheme == "http", let serverHost = url.host,
-                let serverPort = UInt16(exactly: url.port ?? 80), serverPort > 0
+            guard let url = URL(string: server), url.scheme == "http", let serverHost = url.host, let serverPort = url.httpPort
             else {
                 throw UsageError("--server must be an http URL with a port from 1 to 65535, such as http://127.0.0.1:8080")
             }

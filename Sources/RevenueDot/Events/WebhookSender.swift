@@ -126,7 +126,7 @@ private struct DirectTarget: Sendable {
         guard isLiteral else { return nil }
         self.host = host
         // Configuration refuses another port; a URL made elsewhere gets nil, not a crash.
-        guard let port = UInt16(exactly: url.port ?? 80), port > 0 else { return nil }
+        guard let port = url.httpPort else { return nil }
         self.port = port
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let encoded = components?.percentEncodedPath ?? ""
