@@ -20,14 +20,14 @@ public struct ServeCommand {
     }
 
     public func run() -> Int32 {
-        // Watch for SIGTERM and SIGINT first: one that comes while the service starts is kept
-        // (`Termination`), and the stop begins once the start is over.
         // A standard output nobody reads any more (a log pipe that died) must not end the server
         // with SIGPIPE: its lines are lost, the server goes on and still stops gracefully.
         signal(SIGPIPE, SIG_IGN)
         let termination: Termination
         let service: RevenueDotService
         do {
+            // Watch for SIGTERM and SIGINT first: one that comes while the service starts is kept
+            // (`Termination`), and the stop begins once the start is over.
             termination = try Termination()
             let config = try ConfigLoader.load(path: configPath)
             service = try RevenueDotService(config: config)

@@ -106,9 +106,9 @@ public enum ConfigLoader {
             guard inet_pton(AF_INET, host, &address) == 1 else { return nil }
         }
         // Digits only: UInt16("+80") would take a sign.
-        guard !portText.isEmpty, portText.allSatisfy(\.isASCII), portText.allSatisfy(\.isNumber),
-            let port = UInt16(portText)
-        else { return nil }
+        guard !portText.isEmpty, portText.allSatisfy({ $0.isASCII && $0.isNumber }), let port = UInt16(portText) else {
+            return nil
+        }
         return ListenAddress(host: host, port: port)
     }
 
