@@ -34,11 +34,10 @@ func microHTTPDAccess(
         func header(_ name: String) -> String? {
             MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
         }
+        let (contentLengths, transferEncodings) = framingHeaderValues(in: connection)
         let framing = RequestFraming(
-            version: version.map { String(cString: $0) } ?? "HTTP/1.1",
-            contentLengths: headerValues("Content-Length", in: connection),
-            transferEncodings: headerValues("Transfer-Encoding", in: connection), host: header("Host"),
-            expect: header("Expect"))
+            version: version.map { String(cString: $0) } ?? "HTTP/1.1", contentLengths: contentLengths,
+            transferEncodings: transferEncodings, host: header("Host"), expect: header("Expect"))
         if let refusal = core.refusal(of: framing, method: context.method, path: context.path, started: context.started) {
             core.deadlines?.received(connection)
             context.rejected = true

@@ -68,22 +68,26 @@ func queue(_ response: HTTPResponse, on connection: OpaquePointer, close: Bool) 
     return MHD_queue_response(connection, UInt32(clamping: response.status), created)
 }
 
-/// Every value of the request's header `name` (any case), as sent: a request may carry several
-/// `Content-Length` or `Transfer-Encoding` headers, and libmicrohttpd's lookup gives the first.
-func headerValues(_ name: String, in connection: OpaquePointer) -> [String] {
-    var found = (name: name, values: [String]())
+/// Every value of the request's `Content-Length` and `Transfer-Encoding` headers (any case), as
+/// sent, in one walk over the headers: a request may carry several of either, and libmicrohttpd's
+/// lookup gives the first.
+func framingHeaderValues(in connection: OpaquePointer) -> (contentLengths: [String], transferEncodings: [String]) {
+    var found = (contentLengths: [String](), transferEncodings: [String]())
     withUnsafeMutablePointer(to: &found) { pointer in
-        _ = MHD_get_connection_values(connection, .HEADER_KIND, collectHeaderValue, pointer)
+        _ = MHD_get_connection_values(connection, .HEADER_KIND, collectFramingValue, pointer)
     }
-    return found.values
+    return found
 }
 
-private func collectHeaderValue(
+private func collectFramingValue(
     cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind, key: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?
 ) -> MHD_Result {
     guard let cls, let key else { return .YES }
-    let found = cls.assumingMemoryBound(to: (name: String, values: [String]).self)
-    guard strcasecmp(key, found.pointee.name) == 0 else { return .YES }
-    found.pointee.values.append(value.map { String(cString: $0) } ?? "")
+    let found = cls.assumingMemoryBound(to: (contentLengths: [String], transferEncodings: [String]).self)
+    if strcasecmp(key, "Content-Length") == 0 {
+        found.pointee.contentLengths.append(value.map { String(cString: $0) } ?? "")
+    } else if strcasecmp(key, "Transfer-Encoding") == 0 {
+        found.pointee.transferEncodings.append(value.map { String(cString: $0) } ?? "")
+    }
     return .YES
 }
