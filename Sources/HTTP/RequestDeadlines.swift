@@ -33,7 +33,7 @@ final class RequestDeadlines: Sendable {
     private let entries = Mutex<[UInt: Entry]>([:])
     private let onCut: @Sendable () -> Void
     private let running = Atomic<Bool>(false)
-    private let stopping = DispatchSemaphore(value: 0)
+    private let stopping = MonotonicSemaphore()
 
     /// - Parameter onCut: called once for every connection cut off (for metrics).
     init(limit: Duration, onCut: @escaping @Sendable () -> Void = {}) {

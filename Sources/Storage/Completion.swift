@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import Threads
 
 /// A one-shot result handed from the writer or flusher thread to the one thread waiting for it.
 ///
@@ -8,7 +9,7 @@ import Synchronization
 final class Completion<Value: Sendable>: Sendable {
     private let result = Mutex<Result<Value, StoreError>?>(nil)
     private let resolved = Atomic<Bool>(false)
-    private let signal = DispatchSemaphore(value: 0)
+    private let signal = MonotonicSemaphore()
     /// Called with the result instead of waking a waiter, for callers that do not block.
     private let callback: (@Sendable (Result<Value, StoreError>) -> Void)?
 

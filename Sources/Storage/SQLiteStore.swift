@@ -343,7 +343,7 @@ public final class SQLiteStore: Sendable {
     /// answer was given is on disk, and SQLite ignores a transaction that never committed. The
     /// close goes on in the background.
     public func close(waitingAtMost timeout: Duration) -> Bool {
-        let closed = DispatchSemaphore(value: 0)
+        let closed = MonotonicSemaphore()
         NamedThread.start("storage-close") { [self] in
             close()
             closed.signal()

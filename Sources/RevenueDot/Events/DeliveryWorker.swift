@@ -18,7 +18,7 @@ final class DeliveryWorker: Sendable {
     private let clock: @Sendable () -> Date
     private let pollInterval: Double
     private let state = Locked(State())
-    private let wake = DispatchSemaphore(value: 0)
+    private let wake = MonotonicSemaphore()
     private let work = DispatchSemaphore(value: 0)
     private let finished = DispatchGroup()
 

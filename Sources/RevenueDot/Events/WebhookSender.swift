@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackClient
+import Threads
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -92,7 +93,7 @@ final class WebhookSender: Sendable {
         request.httpBody = body
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let answer = Locked<DeliveryOutcome?>(nil)
-        let done = DispatchSemaphore(value: 0)
+        let done = MonotonicSemaphore()
         let task = session.dataTask(with: request) { _, response, error in
             if let error {
                 answer.withLock { $0 = .failed(status: nil, reason: "no answer: \(error.localizedDescription)") }

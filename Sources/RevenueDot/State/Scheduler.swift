@@ -22,8 +22,8 @@ final class Scheduler: Sendable {
     private let running = Locked(false)
     /// Set by `stop`: a tick in progress ends after its batch instead of firing the whole backlog.
     private let stopping = Locked(false)
-    private let stopped = DispatchSemaphore(value: 0)
-    private let wake = DispatchSemaphore(value: 0)
+    private let stopped = MonotonicSemaphore()
+    private let wake = MonotonicSemaphore()
 
     /// - Parameters:
     ///   - afterFiring: called with the number of timers fired by a tick (when any fired).
