@@ -167,6 +167,20 @@ struct SimulateCommandTests {
         #expect(types.contains("PRODUCT_CHANGE"))
         #expect(types.contains("CANCELLATION"))
         #expect(types.last == "EXPIRATION")
-        #expect(types.filter { $0 == "EXPIRATION" }.count == 1)
+        // One EXPIRATION per lapse. On time, the story has one lapse, at its end. On a machine too
+        // busy to send the renewal before the trial ended (the story runs on the wall clock, and
+        // the server's scheduler ticks every second), access did lapse in between and came back
+        // with the renewal: that lapse has an EXPIRATION of its own, before the RENEWAL.
+        var accessSinceExpiration = false
+        for type in types {
+            if type == "EXPIRATION" {
+                #expect(accessSinceExpiration, "an EXPIRATION with no access given since the last: \(types)")
+                accessSinceExpiration = false
+            } else if ["INITIAL_PURCHASE", "RENEWAL", "PRODUCT_CHANGE"].contains(type) {
+                accessSinceExpiration = true
+            }
+        }
+        let ids = bob.compactMap { $0["id"]?.stringValue }
+        #expect(ids.count == bob.count && Set(ids).count == ids.count, "every event once: \(ids)")
     }
 }
