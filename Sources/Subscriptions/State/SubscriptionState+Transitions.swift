@@ -73,6 +73,10 @@ extension SubscriptionState: FactFolding {
             revocation = Revocation(in: fact)
         case (.renewalExtended, nil):
             note(fact)
+            // Always a new lapse, not only when access had ended by the fact's signedDate: an
+            // extension signed before the end but delivered after the timer recorded it gave
+            // access back here, and that access must end in an EXPIRATION of its own. Before
+            // the end, the lapse it replaces never had one (RenewalExtendedLapseTests).
             if let reported { accessRestorations[reported] = fact.id }
         case (.metadataUpdate, nil), (.migration, nil), (.priceChange, nil):
             note(fact)
