@@ -57,7 +57,7 @@ let package = Package(
             dependencies: ["RevenueDot"]),
         .executableTarget(
             name: "revenuedot-bench",
-            dependencies: ["AppStore", "LoopbackClient", "HTTP"],
+            dependencies: ["AppStore", "LoopbackClient", "HTTP", "Threads"],
             path: "Benchmarks/Sources/revenuedot-bench"),
 
         // MARK: - Tests

@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackClient
 import Synchronization
+import Threads
 
 /// One request of a load run.
 struct LoadRequest: Sendable {
@@ -83,7 +84,7 @@ func runLoad(
                         failures.add(1, status.map { "answered \($0), expected \(expectedStatus)" } ?? "no answer read")
                     }
                     let elapsed = now - sent
-                    elapsedMs.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+                    elapsedMs.append(elapsed.inSeconds * 1000)
                     lanes[lane].sendNext(queue, clock, failures)
                     if !lanes[lane].isSending { waiting[lane].fd = -1 }
                 }
@@ -102,7 +103,7 @@ func runLoad(
     let cpu = processCPUSeconds() - cpuBefore
     let machine = machineBefore.flatMap { before in MachineCPU.now().map { before.shares(until: $0) } }
     if queue.untaken > 0 { failures.add(queue.untaken, "not sent: every connection had failed") }
-    let seconds = Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18
+    let seconds = total.inSeconds
     let sorted = latencies.withLock { $0 }.sorted()
     func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
     return [

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import Threads
 
 /// The median rate of `rounds` measurements of about `seconds` each: one slow or fast round
 /// (another process, a frequency change) does not move it.
@@ -21,8 +22,7 @@ func measure(_ verifier: SignedDataVerifier, _ payloads: [String], minSeconds: D
             do { _ = try verifier.verifyNotification(payload) } catch { fail("payload failed to verify: \(error)") }
         }
         count += payloads.count
-        let duration = clock.now - start
-        elapsed = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        elapsed = (clock.now - start).inSeconds
     } while elapsed < minSeconds
     return (Double(count) / elapsed, count)
 }

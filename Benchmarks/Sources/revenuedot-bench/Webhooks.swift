@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import HTTP
 import Synchronization
+import Threads
 
 /// `webhooks`: ingest with a webhook per event, measured from Apple's side to the app's backend.
 ///
@@ -89,7 +90,7 @@ func webhooks(_ arguments: [String]) throws {
         guard let arrival = received["20000000\(String(format: "%08d", index))"] else { continue }
         // The answer and the webhook both leave once the commit returns: a webhook received
         // before the client has read its answer counts as 0, not as a negative latency.
-        latencies.append(max(0, seconds(arrival - answer) * 1000))
+        latencies.append(max(0, (arrival - answer).inSeconds * 1000))
     }
     latencies.sort()
     func percentile(_ p: Double) -> Double {
@@ -97,19 +98,15 @@ func webhooks(_ arguments: [String]) throws {
     }
     let firstArrival = received.values.min() ?? started
     let lastArrival = received.values.max() ?? started
-    let span = max(seconds(lastArrival - firstArrival), 1e-9)
+    let span = max((lastArrival - firstArrival).inSeconds, 1e-9)
     try printJSON([
         "notifications": payloads.count, "ingest": ingest, "webhooks_received": received.count,
         "webhooks_per_second": (Double(received.count) / span).rounded(),
-        "first_post_to_last_webhook_seconds": seconds(lastArrival - started),
+        "first_post_to_last_webhook_seconds": (lastArrival - started).inSeconds,
         "latency_p50_ms": (percentile(0.5) * 100).rounded() / 100, "latency_p99_ms": (percentile(0.99) * 100).rounded() / 100,
         "latency_max_ms": ((latencies.last ?? 0) * 100).rounded() / 100,
         "duplicate_webhooks": duplicates.load(ordering: .relaxed),
     ])
-}
-
-private func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
 /// The port from `revenuedot serve`'s "listening on http://127.0.0.1:PORT" line.
