@@ -27,8 +27,7 @@ let package = Package(
         // MARK: - RevenueDot modules
         .target(
             name: "AppStore",
-            dependencies: ["COpenSSL"],
-            resources: [.copy("Resources/AppleRootCA-G3.pem")]),
+            dependencies: ["COpenSSL"]),
         .target(
             name: "Subscriptions",
             dependencies: ["AppStore"]),

@@ -3,7 +3,7 @@ import Testing
 
 @testable import AppStore
 
-/// The bundled trust anchor against Apple's real, public signing chain.
+/// The built-in trust anchor against Apple's real, public signing chain.
 @Suite("Apple's real chain")
 struct AppleChainTests {
     /// Leaf and G6 intermediate from Apple's own library tests; the leaf was valid 2021-08-25 to 2023-09-24.
@@ -13,7 +13,7 @@ struct AppleChainTests {
         return (certificates[0], certificates[1])
     }
 
-    @Test func bundledRootIsAppleRootCAG3() throws {
+    @Test func builtInRootIsAppleRootCAG3() throws {
         let root = try AppleRootCertificates.appleRootCAG3()
         #expect(root.subject.contains("Apple Root CA - G3"))
         #expect(Digest.hex(Digest.sha256(root.der)) == AppleRootCertificates.appleRootCAG3SHA256)
