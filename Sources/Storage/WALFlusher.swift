@@ -19,6 +19,10 @@ import Threads
 /// The first failed flush is final. The kernel may have dropped the pages it failed to write, so a
 /// later flush could succeed without them. Every answer after it is that error (503: Apple retries),
 /// and the health check fails until a restart lets SQLite recover the WAL.
+///
+/// A flush also fails when the database or the WAL is no longer the file its path names (deleted,
+/// or replaced by another file): SQLite goes on writing through the descriptors it opened, to a
+/// file that nothing will read again, so an answer released then would be a notification lost.
 final class WALFlusher: Sendable {
     /// An answer waiting for the flush: called with nil once its commit is on disk, or with the error.
     typealias Release = @Sendable (StoreError?) -> Void
@@ -39,6 +43,11 @@ final class WALFlusher: Sendable {
     private let walPath: String
     /// A descriptor of the WAL file of its own: `fdatasync` flushes the file, whichever descriptor asks.
     private let descriptor: Int32
+    /// The database file, and which file it was when the flusher started.
+    private let databasePath: String
+    private let database: FileIdentity?
+    /// The WAL file this flusher opened.
+    private let wal: FileIdentity?
     private let flushFile: Flush
     private let observe: Observe?
 
@@ -47,9 +56,15 @@ final class WALFlusher: Sendable {
     /// The writer must have opened the database in WAL mode, which creates the file.
     ///
     /// SQLite removes a WAL file only when the last connection to the database closes, and the
-    /// writer's connection outlives this object, so the file stays the one opened here.
-    init(walPath: String, flush: @escaping Flush = WALFlusher.fdatasync, observe: Observe? = nil) throws(StoreError) {
+    /// writer's connection outlives this object, so the file stays the one opened here, unless
+    /// something outside removes or replaces it (each flush checks, with the database file at
+    /// `databasePath`, which the writer has just opened).
+    init(
+        walPath: String, databasePath: String, flush: @escaping Flush = WALFlusher.fdatasync, observe: Observe? = nil
+    ) throws(StoreError) {
         self.walPath = walPath
+        self.databasePath = databasePath
+        database = FileIdentity(path: databasePath)
         flushFile = flush
         self.observe = observe
         descriptor = open(walPath, O_RDONLY | O_CLOEXEC)
@@ -61,6 +76,7 @@ final class WALFlusher: Sendable {
             close(descriptor)
             throw StoreError(.unavailable, "\(walPath) is not a regular file: it cannot be the WAL")
         }
+        wal = FileIdentity(descriptor: descriptor)
         finished.enter()
         NamedThread.start("wal-flusher") { [self] in
             run()
@@ -108,10 +124,29 @@ final class WALFlusher: Sendable {
         let started = ContinuousClock.now
         let code = flushFile(descriptor)
         observe?(.now - started)
-        guard code != 0 else { return nil }
-        let error = StoreError(.io, "fdatasync \(walPath): \(String(cString: strerror(code)))")
+        let error: StoreError
+        if code != 0 {
+            error = StoreError(.io, "fdatasync \(walPath): \(String(cString: strerror(code)))")
+        } else if let moved = filesMoved() {
+            error = moved
+        } else {
+            return nil
+        }
         state.withLock { $0.failure = error }
         return error
+    }
+
+    /// Why the commits just flushed would be lost, if the database or the WAL is no longer the
+    /// file its path names.
+    private func filesMoved() -> StoreError? {
+        for (path, opened) in [(databasePath, database), (walPath, wal)] where FileIdentity(path: path) != opened {
+            let now = FileIdentity(path: path) == nil ? "is gone" : "is another file now"
+            return StoreError(
+                .io,
+                "\(path) \(now) (deleted or replaced while RevenueDot had it open): nothing more can be stored; restart RevenueDot to use the file there"
+            )
+        }
+        return nil
     }
 
     /// `fdatasync(2)`, again when a signal interrupted it.

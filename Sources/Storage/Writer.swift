@@ -41,7 +41,7 @@ final class Writer {
         try Migrator(connection: connection).migrate()
         // Commits no longer wait for the disk; `flusher` holds every answer until they are on it.
         try connection.execute(script: "PRAGMA synchronous = NORMAL;")
-        guard let walPath = connection.walPath else {
+        guard let walPath = connection.walPath, let databasePath = connection.databasePath else {
             throw StoreError(.unavailable, "SQLite names no WAL file for \(path)")
         }
         // Best effort, and only a matter of speed: without the reserve the WAL grows as it is written.
@@ -51,7 +51,7 @@ final class Writer {
                 walPath: walPath, to: WALReserve.bytes(frames: Checkpointer.restartFrames, pageSize: Int(pageSize)),
                 holding: connection)
         }
-        flusher = try WALFlusher(walPath: walPath, flush: flush, observe: onFlush)
+        flusher = try WALFlusher(walPath: walPath, databasePath: databasePath, flush: flush, observe: onFlush)
     }
 
     /// The writer thread's whole life: open and migrate, report on `ready`, write until the queue is

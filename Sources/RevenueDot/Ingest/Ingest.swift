@@ -10,14 +10,19 @@ final class Ingest: Sendable {
     private let store: SQLiteStore
     private let metrics: Metrics
     private let clock: @Sendable () -> Date
+    private let alarm: StorageAlarm?
 
+    /// - Parameter log: where a line goes when storage starts failing and when it works again
+    ///   (`StorageAlarm`).
     init(
-        verifiers: [String: AppVerifiers], store: SQLiteStore, metrics: Metrics, clock: @escaping @Sendable () -> Date = Date.init
+        verifiers: [String: AppVerifiers], store: SQLiteStore, metrics: Metrics, clock: @escaping @Sendable () -> Date = Date.init,
+        log: (@Sendable (String) -> Void)? = nil
     ) {
         self.verifiers = verifiers
         self.store = store
         self.metrics = metrics
         self.clock = clock
+        alarm = log.map(StorageAlarm.init(log:))
     }
 
     /// Handles one request body for the app `appId`, blocking until the answer is known.
@@ -88,16 +93,20 @@ final class Ingest: Sendable {
     private func outcome(of record: NotificationRecord, _ result: Result<StoreOutcome, StoreError>) -> IngestOutcome {
         switch result {
         case .success(.duplicate):
+            alarm?.stored()
             metrics.notificationsDuplicate.increment()
             return .duplicate(uuid: record.notificationUUID)
         case .success(.stored) where record.state == .held:
+            alarm?.stored()
             metrics.notificationsHeld.increment()
             metrics.notificationsStored.increment()
             return .held(uuid: record.notificationUUID, reason: record.stateReason ?? "")
         case .success(.stored):
+            alarm?.stored()
             metrics.notificationsStored.increment()
             return .stored(uuid: record.notificationUUID)
         case .failure(let error):
+            alarm?.failed(error.description)
             metrics.storageFailures.increment()
             return .unavailable(error.description)
         }

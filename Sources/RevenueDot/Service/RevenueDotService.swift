@@ -19,14 +19,19 @@ public final class RevenueDotService: Sendable {
     /// Left when the start's pass over held notifications is over (entered by `start()`).
     private let heldPass = DispatchGroup()
 
+    /// The default log: "revenuedot: LINE" on standard error.
+    public static let logToStandardError: @Sendable (String) -> Void = { StandardStreams.error("revenuedot: \($0)\n") }
+
     /// Opens storage and prepares the server; nothing listens until `start()`.
     ///
     /// - Parameters:
     ///   - clock: the time the scheduler and the webhook workers go by (tests move it forward).
     ///   - deliveryPollInterval: how often workers look for due deliveries besides the nudge each
     ///     commit gives them (retries come due without one).
+    ///   - log: takes the lines an operator should see while the server runs (standard error).
     public init(
-        config: RevenueDotConfig, clock: @escaping @Sendable () -> Date = Date.init, deliveryPollInterval: Double = 0.2
+        config: RevenueDotConfig, clock: @escaping @Sendable () -> Date = Date.init, deliveryPollInterval: Double = 0.2,
+        log: @escaping @Sendable (String) -> Void = RevenueDotService.logToStandardError
     ) throws {
         self.config = config
         let metrics = Metrics()
@@ -66,11 +71,11 @@ public final class RevenueDotService: Sendable {
             config: config, store: store, clock: clock, afterFiring: { fired in metrics.timersFired.increment(by: fired) },
             onFailure: { message in
                 metrics.timersFailed.increment()
-                StandardStreams.error("revenuedot: \(message)\n")
+                log(message)
             }, cache: cache)
         // One set of verifiers (and chain caches) serves ingest and the subscriber API.
         let verifiers = try AppVerifiers.forApps(of: config)
-        let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics)
+        let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics, log: log)
         held = HeldNotifications(verifiers: verifiers, store: store, handOff: handOff, clock: clock)
         let subscribers = SubscribersAPI(
             keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, cache: cache, clock: Date.init)

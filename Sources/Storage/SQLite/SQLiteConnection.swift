@@ -157,6 +157,12 @@ final class SQLiteConnection {
         set { _ = CSQLite_defensive(handle, newValue ? 1 : 0) }
     }
 
+    /// The database file, as SQLite opened it (symbolic links resolved); nil for an in-memory database.
+    var databasePath: String? {
+        guard let database = sqlite3_db_filename(handle, "main"), database.pointee != 0 else { return nil }
+        return String(cString: database)
+    }
+
     /// The WAL file of the main database as SQLite names it: next to the real file when the path
     /// given to `init` is a symbolic link. Nil for an in-memory or temporary database.
     var walPath: String? {

@@ -1,0 +1,28 @@
+import Glibc
+
+/// Which file a path names: its device and inode. A file deleted or replaced under its path (a
+/// `rm`, a `mv` over it, a restore from a backup) leaves the name to another file, or to none,
+/// while the descriptors SQLite opened still reach the old one.
+struct FileIdentity: Equatable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// The file `path` names now (symbolic links followed); nil when there is none.
+    init?(path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        self.init(status)
+    }
+
+    /// The file open as `descriptor`; nil when it cannot be read.
+    init?(descriptor: Int32) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        self.init(status)
+    }
+
+    private init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
+}
