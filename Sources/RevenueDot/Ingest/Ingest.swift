@@ -15,7 +15,8 @@ final class Ingest: Sendable {
     /// - Parameter log: where a line goes when storage starts failing and when it works again
     ///   (`StorageAlarm`).
     init(
-        verifiers: [String: AppVerifiers], store: SQLiteStore, metrics: Metrics, clock: @escaping @Sendable () -> Date = Date.init,
+        verifiers: [String: AppVerifiers], store: SQLiteStore, metrics: Metrics,
+        clock: @escaping @Sendable () -> Date = Date.init,
         log: (@Sendable (String) -> Void)? = nil
     ) {
         self.verifiers = verifiers
