@@ -25,6 +25,7 @@ public enum RevenueDotCLI {
 
     /// Runs the command line (without the program name) and returns the exit status.
     public static func run(_ arguments: [String]) -> Int32 {
+        StandardStreams.openClosedStandardDescriptors()
         guard let command = arguments.first else {
             StandardStreams.error(usage + "\n")
             return 2

@@ -1,14 +1,14 @@
 import Dispatch
 import Foundation
 
-/// `revenuedot serve`: runs the service until SIGTERM or SIGINT, then stops gracefully.
+/// `revenuedot serve`: runs the service until SIGTERM, SIGINT or SIGHUP, then stops gracefully.
 public struct ServeCommand {
     public static let usage = """
         usage: revenuedot serve [--config FILE]
 
         Serves the HTTP API with the configuration in FILE (default revenuedot.json).
-        SIGTERM or SIGINT stops it gracefully: no new connections, in-flight requests finish,
-        storage is flushed, exit 0.
+        SIGTERM, SIGINT or SIGHUP (its terminal closed; not under nohup) stops it gracefully: no
+        new connections, in-flight requests finish, storage is flushed, exit 0.
         """
 
     let configPath: String
@@ -26,7 +26,7 @@ public struct ServeCommand {
         let termination: Termination
         let service: RevenueDotService
         do {
-            // Watch for SIGTERM and SIGINT first: one that comes while the service starts is kept
+            // Watch for the stop signals first: one that comes while the service starts is kept
             // (`Termination`), and the stop begins once the start is over.
             termination = try Termination()
             let config = try ConfigLoader.load(path: configPath)
@@ -61,15 +61,17 @@ public struct ServeCommand {
         let sample = URL(fileURLWithPath: config.file).deletingLastPathComponent()
             .appendingPathComponent(".revenuedot/sample-notification.json")
         if FileManager.default.fileExists(atPath: sample.path), let demo = config.app("demo") {
+            // The commands as this one was run (an installed or copied binary is not in .build).
+            let revenuedot = CommandLine.arguments.first ?? "revenuedot"
             StandardStreams.note(
                 """
                 Next: POST the sample notification signed by the local dev CA, then list what was stored:
                   curl -s -X POST --data @\(sample.path) \(base)/v1/apple/notifications/\(demo.id)
-                  .build/release/revenuedot notifications list --config \(configPath)
+                  \(revenuedot) notifications list --config \(configPath)
                 Or play the App Store: a subscription, an upgrade, and the events they made:
-                  .build/release/revenuedot simulate subscribe --user alice --config \(configPath)
-                  .build/release/revenuedot simulate upgrade --user alice --config \(configPath)
-                  .build/release/revenuedot events list --customer alice --config \(configPath)
+                  \(revenuedot) simulate subscribe --user alice --config \(configPath)
+                  \(revenuedot) simulate upgrade --user alice --config \(configPath)
+                  \(revenuedot) events list --customer alice --config \(configPath)
 
                 """)
         }
@@ -86,7 +88,11 @@ public struct ServeCommand {
     }
 }
 
-/// SIGTERM and SIGINT, turned from process-killing signals into an event to wait for.
+/// SIGTERM, SIGINT and SIGHUP, turned from process-killing signals into an event to wait for.
+///
+/// SIGHUP is a stop too: it comes when the terminal running the server closes (`make run` in a
+/// window closed), and its default action ended the server at once, without the graceful stop.
+/// Unless it was ignored when the server started (`nohup revenuedot serve`): then it stays ignored.
 ///
 /// A handler of its own, installed with `sigaction` before `init` returns, writes a byte to a
 /// pipe (`write` is one of the few calls a signal handler may make) and `wait` reads it. A
@@ -104,13 +110,14 @@ final class Termination {
         return (ends[0], ends[1])
     }()
     private let read: Int32
+    static let signals = [SIGTERM, SIGINT, SIGHUP]
 
     init() throws {
         guard let ends = Self.ends else {
-            throw UsageError("cannot watch for SIGTERM and SIGINT: \(String(cString: strerror(errno)))")
+            throw UsageError("cannot watch for SIGTERM, SIGINT and SIGHUP: \(String(cString: strerror(errno)))")
         }
         read = ends.read
-        for number in [SIGTERM, SIGINT] {
+        for number in Self.signals where !(number == SIGHUP && Self.isIgnored(SIGHUP)) {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { _ in
                 var byte: UInt8 = 1
@@ -126,9 +133,15 @@ final class Termination {
         // starts from now on) takes them.
         var signals = sigset_t()
         sigemptyset(&signals)
-        sigaddset(&signals, SIGTERM)
-        sigaddset(&signals, SIGINT)
+        for number in Self.signals { sigaddset(&signals, number) }
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+    }
+
+    /// Whether `number` is ignored (as `nohup` leaves SIGHUP for the command it runs).
+    private static func isIgnored(_ number: Int32) -> Bool {
+        var current = sigaction()
+        guard sigaction(number, nil, &current) == 0 else { return false }
+        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 
     /// Blocks until one of the signals arrives (at once if one came already).

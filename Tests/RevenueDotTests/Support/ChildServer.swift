@@ -8,6 +8,8 @@ final class ChildServer: @unchecked Sendable {
     let port: UInt16
     /// What the child printed up to its URL.
     let startupOutput: String
+    /// Everything the child printed (standard output and error), its start included.
+    private let collected = CollectedOutput()
 
     /// The debug build of the executable, next to the test bundle's build products.
     static var executable: URL {
@@ -21,8 +23,17 @@ final class ChildServer: @unchecked Sendable {
     /// - Parameter fileSizeLimitKiB: a limit on the size of any file the child writes (`ulimit
     ///   -f`, with SIGXFSZ ignored so that a write past it fails with EFBIG instead of killing it),
     ///   to stand in for a full disk.
-    init(configPath: String, fileSizeLimitKiB: Int? = nil) throws {
-        if let fileSizeLimitKiB {
+    /// - Parameter sighup: the disposition of SIGHUP the child starts with, "SIG_DFL" or "SIG_IGN"
+    ///   (set through python3, since a shell cannot reset a signal ignored when it started).
+    init(configPath: String, fileSizeLimitKiB: Int? = nil, sighup: String? = nil) throws {
+        if let sighup {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = [
+                "-c",
+                "import os, signal, sys; signal.signal(signal.SIGHUP, signal.\(sighup)); os.execv(sys.argv[1], sys.argv[1:])",
+                Self.executable.path, "serve", "--config", configPath,
+            ]
+        } else if let fileSizeLimitKiB {
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments = [
                 "-c", "trap '' XFSZ; ulimit -f \(fileSizeLimitKiB); exec \"$0\" serve --config \"$1\"", Self.executable.path,
@@ -54,8 +65,24 @@ final class ChildServer: @unchecked Sendable {
         }
         port = found
         startupOutput = text
+        collected.text.withLock { $0 = text }
         // Keep draining output so the child never blocks on a full pipe.
-        handle.readabilityHandler = { $0.availableData.isEmpty ? ($0.readabilityHandler = nil) : () }
+        handle.readabilityHandler = { [collected] handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty { handle.readabilityHandler = nil }
+            collected.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+        }
+    }
+
+    /// What the child has printed so far, once it holds `text` (or after 10 s).
+    func output(containing text: String) -> String {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let output = collected.text.withLock { $0 }
+            if output.contains(text) { return output }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return collected.text.withLock { $0 }
     }
 
     func kill(_ signal: Int32) { Glibc.kill(process.processIdentifier, signal) }
@@ -72,6 +99,11 @@ final class ChildServer: @unchecked Sendable {
         }
         return process.terminationStatus
     }
+}
+
+/// A child's output, appended to by the pipe's handler.
+final class CollectedOutput: Sendable {
+    let text = Mutex<String>("")
 }
 
 struct ChildServerError: Error, CustomStringConvertible {
