@@ -48,7 +48,8 @@ public final class SQLiteStore: Sendable {
     ///     which writes under sustained load, not for a command that writes a little and exits.
     ///   - exclusive: whether this process must be the only one writing the database (a server, a
     ///     replay): the store then holds `DatabaseLock` while open, and fails with `.unavailable`
-    ///     before touching the database when another process holds it.
+    ///     before touching the database when another process holds it. Only an exclusive store
+    ///     truncates the WAL when it closes: another would take away a running server's reserve.
     public convenience init(
         path: String,
         handOff: any NotificationHandOff = KeepReceived(),
@@ -82,7 +83,8 @@ public final class SQLiteStore: Sendable {
         finished.enter()
         NamedThread.start("storage-writer") {
             Writer.serve(
-                path: path, handOff: handOff, onCommit: onCommit, reservesWAL: reservesWAL, flush: flush,
+                path: path, handOff: handOff, onCommit: onCommit, reservesWAL: reservesWAL,
+                truncatesWALOnClose: exclusive, flush: flush,
                 onFlush: onFlush, checkpointer: checkpointer, queue: queue, maxBatch: maxBatch, ready: ready)
             finished.leave()
         }

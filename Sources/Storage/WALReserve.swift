@@ -17,7 +17,8 @@ import Foundation
 /// Zeros are no frames: SQLite reads a WAL from its header, frame by frame, and stops at the
 /// first frame whose salt and checksum do not match, so a header or frame of zeros ends the log
 /// (an all-zero header is an empty WAL). SQLite never truncates the WAL on its own (no
-/// `journal_size_limit`); the writer's `wal_checkpoint(TRUNCATE)` at close gives the space back.
+/// `journal_size_limit`); the exclusive store's `wal_checkpoint(TRUNCATE)` at close gives the
+/// space back (a command reading beside the server never truncates it).
 enum WALReserve {
     /// Fills `walPath` with zeros up to `bytes`, holding the write lock so that no connection, of
     /// this process or another, writes a frame meanwhile; every frame lies below the file's size

@@ -7,6 +7,10 @@ final class Writer {
     private let onCommit: (@Sendable (Int) -> Void)?
     /// Answers each commit once the WAL holding it is on disk (the writer commits without waiting).
     private let flusher: WALFlusher
+    /// Whether closing checkpoints the WAL and truncates it: only for the one process that owns
+    /// the database (`SQLiteStore` `exclusive`). A command reading beside a running server would
+    /// otherwise take away the server's reserved WAL (`WALReserve`) when it exits.
+    private let truncatesWALOnClose: Bool
     /// Why the WAL could not be given its full size at start, if it could not (`WALReserve`).
     private(set) var reserveFailure: StoreError?
     /// False once a savepoint could not be rolled back: the open transaction can no longer be trusted.
@@ -32,8 +36,9 @@ final class Writer {
     /// Opens the writer connection and brings the schema up to date.
     init(
         path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?, reservesWAL: Bool,
-        flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?, checkpointer: Checkpointer
+        truncatesWALOnClose: Bool, flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?, checkpointer: Checkpointer
     ) throws(StoreError) {
+        self.truncatesWALOnClose = truncatesWALOnClose
         self.connection = try SQLiteConnection(path: path, role: .writer)
         connection.onWALCommit { frames in checkpointer.committed(walFrames: frames) }
         self.handOff = handOff
@@ -59,15 +64,16 @@ final class Writer {
     /// does not outlive the call.
     static func serve(
         path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?, reservesWAL: Bool,
-        flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?, checkpointer: Checkpointer, queue: WriteQueue,
+        truncatesWALOnClose: Bool, flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?,
+        checkpointer: Checkpointer, queue: WriteQueue,
         maxBatch: Int,
         ready: Completion<[String]>
     ) {
         let writer: Writer
         do throws(StoreError) {
             writer = try Writer(
-                path: path, handOff: handOff, onCommit: onCommit, reservesWAL: reservesWAL, flush: flush,
-                onFlush: onFlush, checkpointer: checkpointer)
+                path: path, handOff: handOff, onCommit: onCommit, reservesWAL: reservesWAL,
+                truncatesWALOnClose: truncatesWALOnClose, flush: flush, onFlush: onFlush, checkpointer: checkpointer)
         } catch {
             ready.resolve(.failure(error))
             return
@@ -87,7 +93,7 @@ final class Writer {
         }
         flusher.stop()
         // Best effort: a failed checkpoint leaves the WAL in place, and SQLite replays it on the next open.
-        _ = try? connection.query("PRAGMA wal_checkpoint(TRUNCATE)")
+        if truncatesWALOnClose { _ = try? connection.query("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
     // MARK: - Batches
