@@ -195,4 +195,25 @@ struct ConfigLoaderTests {
         #expect(config.apps[0].appAppleId == nil)
         #expect(config.apps[0].environments == [.sandbox, .xcode])
     }
+
+    /// A file that cannot be read says why: missing (with the way to make one), a directory.
+    /// (An unreadable file gives the system's reason, "Permission denied"; tests run as root,
+    /// which reads any file.)
+    @Test func unreadableConfigSaysWhy() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func problem(_ path: String) -> String? {
+            do {
+                _ = try ConfigLoader.load(path: path)
+                return nil
+            } catch {
+                return error.problem
+            }
+        }
+        #expect(
+            problem(directory + "/missing.json")
+                == "cannot read the file: no such file (revenuedot init writes a demo config; make run does it once)")
+        #expect(problem(directory) == "cannot read the file: it is a directory")
+    }
 }

@@ -5,10 +5,23 @@ import Foundation
 public enum ConfigLoader {
     /// Loads the file at `path`. Relative paths inside it are relative to its directory.
     public static func load(path: String) throws(ConfigError) -> RevenueDotConfig {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ConfigError(
-                file: path, key: "", problem: "cannot read the file (revenuedot init writes a demo config; make run does it once)"
-            )
+                file: path, key: "",
+                problem: "cannot read the file: no such file (revenuedot init writes a demo config; make run does it once)")
+        }
+        guard !isDirectory.boolValue else {
+            throw ConfigError(file: path, key: "", problem: "cannot read the file: it is a directory")
+        }
+        // Opened first: the system says why a file that is there cannot be read (its permissions).
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ConfigError(file: path, key: "", problem: "cannot read the file: \(String(cString: strerror(errno)))")
+        }
+        close(descriptor)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(file: path, key: "", problem: "cannot read the file")
         }
         return try parse(data, file: path)
     }

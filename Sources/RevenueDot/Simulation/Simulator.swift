@@ -247,8 +247,12 @@ struct Simulator {
         tick(after: now)
         print("← \(response.status) \(String(decoding: response.body, as: UTF8.self))")
         guard response.status == 200 else {
-            throw Failure(
-                description: "RevenueDot answered \(response.status); is the dev CA root in the app's rootCertificates?")
+            // The answer printed above says why; the hint is for the refusal a setup causes.
+            let hint =
+                response.status == 401
+                ? "is the dev CA root in the app's rootCertificates?"
+                : response.status == 503 ? "storage could not commit (the answer above says why; see /health)" : "see the answer above"
+            throw Failure(description: "RevenueDot answered \(response.status); \(hint)")
         }
     }
 
