@@ -251,7 +251,8 @@ struct Simulator {
             let hint =
                 response.status == 401
                 ? "is the dev CA root in the app's rootCertificates?"
-                : response.status == 503 ? "storage could not commit (the answer above says why; see /health)" : "see the answer above"
+                : response.status == 503
+                    ? "storage could not commit (the answer above says why; see /health)" : "see the answer above"
             throw Failure(description: "RevenueDot answered \(response.status); \(hint)")
         }
     }
