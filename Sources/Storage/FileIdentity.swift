@@ -14,6 +14,14 @@ struct FileIdentity: Equatable {
         self.init(status)
     }
 
+    /// The file `name` names now in the directory open as `directory` (one lookup, not a walk of
+    /// the whole path); nil when there is none.
+    init?(name: String, in directory: Int32) {
+        var status = stat()
+        guard fstatat(directory, name, &status, 0) == 0 else { return nil }
+        self.init(status)
+    }
+
     /// The file open as `descriptor`; nil when it cannot be read.
     init?(descriptor: Int32) {
         var status = stat()

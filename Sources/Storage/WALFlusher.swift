@@ -46,6 +46,10 @@ final class WALFlusher: Sendable {
     /// The database file, and which file it was when the flusher started.
     private let databasePath: String
     private let database: FileIdentity?
+    /// The directory holding both: each check looks their two names up in it, instead of walking
+    /// both paths from the root at every flush. -1 when it could not be opened.
+    private let directory: Int32
+    private let names: (database: String, wal: String)
     /// The WAL file this flusher opened.
     private let wal: FileIdentity?
     private let flushFile: Flush
@@ -65,15 +69,22 @@ final class WALFlusher: Sendable {
         self.walPath = walPath
         self.databasePath = databasePath
         database = FileIdentity(path: databasePath)
+        let folder = URL(fileURLWithPath: databasePath).deletingLastPathComponent()
+        let sameFolder = URL(fileURLWithPath: walPath).deletingLastPathComponent().path == folder.path
+        directory = sameFolder ? open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
+        names = (URL(fileURLWithPath: databasePath).lastPathComponent, URL(fileURLWithPath: walPath).lastPathComponent)
         flushFile = flush
         self.observe = observe
         descriptor = open(walPath, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw StoreError(.unavailable, "open \(walPath) to flush it: \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            if directory >= 0 { close(directory) }
+            throw StoreError(.unavailable, "open \(walPath) to flush it: \(reason)")
         }
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             close(descriptor)
+            if directory >= 0 { close(directory) }
             throw StoreError(.unavailable, "\(walPath) is not a regular file: it cannot be the WAL")
         }
         wal = FileIdentity(descriptor: descriptor)
@@ -100,6 +111,7 @@ final class WALFlusher: Sendable {
         wake.signal()
         finished.wait()
         close(descriptor)
+        if directory >= 0 { close(directory) }
     }
 
     private func run() {
@@ -139,8 +151,10 @@ final class WALFlusher: Sendable {
     /// Why the commits just flushed would be lost, if the database or the WAL is no longer the
     /// file its path names.
     private func filesMoved() -> StoreError? {
-        for (path, opened) in [(databasePath, database), (walPath, wal)] where FileIdentity(path: path) != opened {
-            let now = FileIdentity(path: path) == nil ? "is gone" : "is another file now"
+        for (path, name, opened) in [(databasePath, names.database, database), (walPath, names.wal, wal)] {
+            let current = directory >= 0 ? FileIdentity(name: name, in: directory) : FileIdentity(path: path)
+            guard current != opened else { continue }
+            let now = current == nil ? "is gone" : "is another file now"
             return StoreError(
                 .io,
                 "\(path) \(now) (deleted or replaced while RevenueDot had it open): nothing more can be stored; restart RevenueDot to use the file there"
