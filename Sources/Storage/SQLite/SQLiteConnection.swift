@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// One SQLite connection (`sqlite3 *`), closed when the object goes away.
 ///
@@ -42,12 +43,25 @@ final class SQLiteConnection {
         _ = CSQLite_configNoMemoryStatistics()
     }()
 
+    /// Creates an empty database file at `path`, readable and writable by its owner only, unless
+    /// something is there already. SQLite gives the WAL and shared-memory files the mode of the
+    /// database file, so all three stay private: they hold Apple's signed payloads and customers'
+    /// purchases. (SQLite alone would create them with the process's umask, usually 0644.) If
+    /// this fails, SQLite's own create says why.
+    private static func createPrivately(_ path: String) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
+    }
+
     /// Opens `path` and applies the store's PRAGMAs (WAL, synchronous=FULL, busy timeout, foreign
     /// keys). The writer then lowers `synchronous` to NORMAL: its flusher syncs each commit instead.
     init(path: String, role: Role) throws(StoreError) {
         _ = Self.configured
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
-        if role == .writer { flags |= SQLITE_OPEN_CREATE }
+        if role == .writer {
+            flags |= SQLITE_OPEN_CREATE
+            Self.createPrivately(path)
+        }
         var connection: OpaquePointer?
         let result = sqlite3_open_v2(path, &connection, flags, nil)
         guard result == SQLITE_OK, let connection else {
