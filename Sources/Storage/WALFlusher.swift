@@ -152,6 +152,8 @@ final class WALFlusher: Sendable {
     /// file its path names.
     private func filesMoved() -> StoreError? {
         for (path, name, opened) in [(databasePath, names.database, database), (walPath, names.wal, wal)] {
+            // A file that could not be looked up at the start is not compared (none so far).
+            guard let opened else { continue }
             let current = directory >= 0 ? FileIdentity(name: name, in: directory) : FileIdentity(path: path)
             guard current != opened else { continue }
             let now = current == nil ? "is gone" : "is another file now"
