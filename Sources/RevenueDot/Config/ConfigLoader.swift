@@ -5,25 +5,31 @@ import Foundation
 public enum ConfigLoader {
     /// Loads the file at `path`. Relative paths inside it are relative to its directory.
     public static func load(path: String) throws(ConfigError) -> RevenueDotConfig {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ConfigError(
-                file: path, key: "",
-                problem: "cannot read the file: no such file (revenuedot init writes a demo config; make run does it once)")
+        try parse(try contents(of: path), file: path)
+    }
+
+    /// The bytes of the file at `path`, read through one descriptor, or why they cannot be read:
+    /// no such file (with the way to make one), a directory, or the system's reason (its permissions).
+    private static func contents(of path: String) throws(ConfigError) -> Data {
+        func unreadable(_ why: String) -> ConfigError {
+            ConfigError(file: path, key: "", problem: "cannot read the file: \(why)")
         }
-        guard !isDirectory.boolValue else {
-            throw ConfigError(file: path, key: "", problem: "cannot read the file: it is a directory")
-        }
-        // Opened first: the system says why a file that is there cannot be read (its permissions).
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw ConfigError(file: path, key: "", problem: "cannot read the file: \(String(cString: strerror(errno)))")
+            let code = errno
+            throw code == ENOENT || code == ENOTDIR
+                ? unreadable("no such file (revenuedot init writes a demo config; make run does it once)")
+                : unreadable(String(cString: strerror(code)))
         }
-        close(descriptor)
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigError(file: path, key: "", problem: "cannot read the file")
+        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw unreadable(String(cString: strerror(errno))) }
+        guard status.st_mode & S_IFMT != S_IFDIR else { throw unreadable("it is a directory") }
+        do {
+            return try file.readToEnd() ?? Data()
+        } catch {
+            throw unreadable(error.localizedDescription)
         }
-        return try parse(data, file: path)
     }
 
     /// Parses configuration text; `file` names it in errors and anchors relative paths.

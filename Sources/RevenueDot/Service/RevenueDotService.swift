@@ -19,6 +19,9 @@ public final class RevenueDotService: Sendable {
     /// Left when the start's pass over held notifications is over (entered by `start()`).
     private let heldPass = DispatchGroup()
 
+    /// Takes the lines an operator should see while the server runs (`init`'s `log`).
+    private let log: @Sendable (String) -> Void
+
     /// The default log: "revenuedot: LINE" on standard error.
     public static let logToStandardError: @Sendable (String) -> Void = { StandardStreams.error("revenuedot: \($0)\n") }
 
@@ -34,6 +37,7 @@ public final class RevenueDotService: Sendable {
         log: @escaping @Sendable (String) -> Void = RevenueDotService.logToStandardError
     ) throws {
         self.config = config
+        self.log = log
         let metrics = Metrics()
         self.metrics = metrics
         guard case .sqlite(let path) = config.database else {
@@ -115,7 +119,7 @@ public final class RevenueDotService: Sendable {
         scheduler.start()
         for worker in workers { worker.start() }
         heldPass.enter()
-        NamedThread.start("held-reapply") { [held, heldOutcome, failedOutcome, heldPass] in
+        NamedThread.start("held-reapply") { [held, heldOutcome, failedOutcome, heldPass, log] in
             /// One pass over the notifications in `state`: its outcome kept, reported, and its failures told.
             func pass(
                 _ state: NotificationState, into kept: Locked<HeldNotifications.Outcome?>,
@@ -128,7 +132,7 @@ public final class RevenueDotService: Sendable {
                 kept.withLock { $0 = outcome }
                 done?(outcome.applied, outcome.notApplied)
                 for failure in outcome.failures {
-                    StandardStreams.error("revenuedot: a \(state.rawValue) notification could not be applied: \(failure)\n")
+                    log("a \(state.rawValue) notification could not be applied: \(failure)")
                 }
             }
             pass(.held, into: heldOutcome, done: heldDone)
