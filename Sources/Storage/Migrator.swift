@@ -35,6 +35,24 @@ struct Migrator {
         }
     }
 
+    /// For a connection that must leave the database as it is (`SQLiteReader`): fails unless the
+    /// schema is exactly this build's, every migration applied and none it does not know.
+    func requireCurrent() throws(StoreError) {
+        let hasTable = try connection.query(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+        guard !hasTable.isEmpty else {
+            throw StoreError(.invalid, "the file holds no RevenueDot schema (no schema_migrations table)")
+        }
+        let applied = try appliedVersions()
+        if let missing = migrations.map(\.version).filter({ !applied.contains($0) }).min() {
+            throw StoreError(
+                .invalid,
+                "the database's schema is older than this build's (migration \(missing) of "
+                    + "\(migrations.map(\.version).max() ?? 0) is not applied); a command that only reads does not "
+                    + "migrate it: start revenuedot serve of this build once, which does")
+        }
+    }
+
     /// The versions recorded in the database, after checking that this build knows all of them.
     private func appliedVersions() throws(StoreError) -> Set<Int64> {
         let applied = Set(try connection.query("SELECT version FROM schema_migrations").compactMap { $0.first?.integerValue })

@@ -16,11 +16,13 @@ final class ReaderPool: Sendable {
     }
 
     private let path: String
+    private let role: SQLiteConnection.Role
     private let slots: [Guarded]
     private let nextSlot = Atomic<UInt>(0)
 
-    init(path: String, size: Int) {
+    init(path: String, size: Int, role: SQLiteConnection.Role = .reader) {
         self.path = path
+        self.role = role
         self.slots = (0..<max(1, size)).map { _ in Guarded() }
     }
 
@@ -52,7 +54,7 @@ final class ReaderPool: Sendable {
         case .open(let connection):
             return try body(connection)
         case .unopened:
-            let connection = try SQLiteConnection(path: path, role: .reader)
+            let connection = try SQLiteConnection(path: path, role: role)
             slot = .open(connection)
             return try body(connection)
         case .closed:

@@ -172,11 +172,7 @@ public final class SQLiteStore: Sendable {
 
     /// Runs `body` with a read-only connection; it sees a consistent snapshot of committed data.
     public func read<T: Sendable>(_ body: @Sendable (ReadTransaction) throws(StoreError) -> T) throws(StoreError) -> T {
-        try readers.read { (connection) throws(StoreError) in
-            try connection.run("BEGIN")
-            defer { _ = try? connection.run("COMMIT") }
-            return try body(ReadTransaction(connection: connection))
-        }
+        try readers.snapshot(body)
     }
 
     /// Records a refused request. Best effort: it does not wait for a commit, and the rejects of a
@@ -233,11 +229,7 @@ public final class SQLiteStore: Sendable {
 
     /// Notifications matching `filter`, newest first (by `receivedAt`, then by insertion order).
     public func notifications(_ filter: NotificationFilter) throws(StoreError) -> [NotificationRecord] {
-        let (sql, arguments) = NotificationSQL.selectMatching(filter)
-        return try readers.read { (connection) throws(StoreError) in
-            try connection.query(sql, arguments).map { (row) throws(StoreError) in try NotificationSQL.record(row, in: connection)
-            }
-        }
+        try readers.notifications(filter)
     }
 
     /// The UUIDs of every notification in `state` (of `appId`, or of every app), in the order they were stored: a
@@ -255,11 +247,7 @@ public final class SQLiteStore: Sendable {
 
     /// The notification with this UUID, or nil.
     public func notification(uuid: String) throws(StoreError) -> NotificationRecord? {
-        try readers.read { (connection) throws(StoreError) in
-            try connection.query(NotificationSQL.selectByUUID, [.text(uuid)]).first.map {
-                (row) throws(StoreError) in try NotificationSQL.record(row, in: connection)
-            }
-        }
+        try readers.notification(uuid: uuid)
     }
 
     /// The reject counts by status and the newest rejects (newest first).
@@ -267,21 +255,7 @@ public final class SQLiteStore: Sendable {
         // What this process refused so far is written first, so it reads its own rejects.
         let written = Completion<Void>()
         if queue.enqueue(.rejects(pendingRejects, written)) { _ = written.wait() }
-        return try readers.read { (connection) throws(StoreError) in
-            var counts: [String: Int] = [:]
-            for row in try connection.query("SELECT status, count FROM reject_counts") {
-                if let status = row[0].textValue, let count = row[1].integerValue { counts[status] = Int(count) }
-            }
-            let recent = try connection.query(
-                "SELECT app_id, status, reason, at FROM rejects ORDER BY id DESC LIMIT ?",
-                [.integer(Int64(RejectLog.recentLimit))]
-            ).map { row in
-                Reject(
-                    appId: row[0].textValue ?? "", status: row[1].textValue ?? "", reason: row[2].textValue ?? "",
-                    at: row[3].integerValue ?? 0)
-            }
-            return RejectLog(counts: counts, recent: recent)
-        }
+        return try readers.rejectLog()
     }
 
     // MARK: - Health and shutdown

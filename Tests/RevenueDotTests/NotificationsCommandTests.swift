@@ -4,6 +4,7 @@ import LoopbackClient
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// `revenuedot notifications list|show|rejects`, run as the built executable against what a real
 /// server stored: one applied notification, one held, one refused.
@@ -176,5 +177,32 @@ struct NotificationsCommandTests {
         let docs = fixture.directory.path("docs")
         #expect(try runCLI(["docs", "--out", docs, "--config", fixture.configPath]).status == 0)
         #expect(FileManager.default.fileExists(atPath: docs + "/README.md"))
+    }
+
+    /// The commands that only read open the database read-only: they work beside the running
+    /// server, and a database at an older schema is refused with what to do, not migrated.
+    @Test func readingCommandsDoNotMigrate() throws {
+        let service = try fixture.startService()
+        let beside = try run(["list", "--json"])
+        service.shutdown()
+        #expect(beside.status == 0, "\(beside.output)")
+        #expect(try lines(beside.output).count == 2)
+
+        let older = "DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)"
+        try SQLiteConnection(path: fixture.databasePath, role: .writer).execute(script: older)
+        let versions = try SQLiteConnection(path: fixture.databasePath, role: .reader).query(
+            "SELECT version FROM schema_migrations ORDER BY version")
+        for command in [["list"], ["show", applied], ["rejects"]] {
+            let refused = try run(command)
+            #expect(refused.status != 0)
+            #expect(refused.output.contains("older than this build's"), "\(refused.output)")
+            #expect(refused.output.contains("start revenuedot serve"))
+        }
+        let events = try runCLI(["events", "list", "--config", fixture.configPath])
+        #expect(events.status != 0)
+        #expect(events.output.contains("older than this build's"))
+        #expect(
+            try SQLiteConnection(path: fixture.databasePath, role: .reader).query(
+                "SELECT version FROM schema_migrations ORDER BY version") == versions)
     }
 }

@@ -38,15 +38,25 @@ public struct EventsCommand {
     }
 
     public func run() throws -> Int32 {
+        guard subcommand == "resend" else {
+            let (config, reader) = try CommandStore.openForReading(parsed)
+            defer { reader.close() }
+            warnIfUnconfigured(config)
+            return try list(reader)
+        }
         let (config, store) = try CommandStore.open(parsed)
         defer { store.close() }
+        warnIfUnconfigured(config)
+        return try resend(store, config: config, id: parsed.positionals[0])
+    }
+
+    private func warnIfUnconfigured(_ config: RevenueDotConfig) {
         if let app = parsed.value("app"), !config.apps.contains(where: { $0.id == app }) {
             StandardStreams.error("revenuedot events: warning: no app \"\(app)\" is configured\n")
         }
-        return subcommand == "resend" ? try resend(store, config: config, id: parsed.positionals[0]) : try list(store)
     }
 
-    private func list(_ store: SQLiteStore) throws -> Int32 {
+    private func list(_ store: SQLiteReader) throws -> Int32 {
         var conditions: [String] = []
         var arguments: [SQLValue] = []
         if let customer = parsed.value("customer") {

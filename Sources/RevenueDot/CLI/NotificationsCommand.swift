@@ -37,7 +37,7 @@ public struct NotificationsCommand {
     }
 
     public func run() throws -> Int32 {
-        let (config, store) = try CommandStore.open(parsed)
+        let (config, store) = try CommandStore.openForReading(parsed)
         defer { store.close() }
         switch subcommand {
         case "list":
@@ -56,7 +56,7 @@ public struct NotificationsCommand {
         }
     }
 
-    private func list(_ store: SQLiteStore) throws -> Int32 {
+    private func list(_ store: SQLiteReader) throws -> Int32 {
         var filter = NotificationFilter()
         filter.appId = parsed.value("app")
         // Apple's types are upper case: `--type did_renew` means DID_RENEW.
@@ -92,7 +92,7 @@ public struct NotificationsCommand {
         return 0
     }
 
-    private func show(_ store: SQLiteStore, config: RevenueDotConfig, uuid: String) throws -> Int32 {
+    private func show(_ store: SQLiteReader, config: RevenueDotConfig, uuid: String) throws -> Int32 {
         // Apple's UUIDs are lower case; one typed or pasted in upper case is the same notification.
         let lowered = uuid.lowercased()
         let found = try store.notification(uuid: uuid) ?? (lowered == uuid ? nil : store.notification(uuid: lowered))
@@ -120,7 +120,7 @@ public struct NotificationsCommand {
         return 0
     }
 
-    private func rejects(_ store: SQLiteStore) throws -> Int32 {
+    private func rejects(_ store: SQLiteReader) throws -> Int32 {
         let log = try store.rejectLog()
         if parsed.flags.contains("json") {
             let object = JSONValue.object([
@@ -201,11 +201,32 @@ enum CommandStore {
         try open(configPath: parsed.value("config") ?? "revenuedot.json")
     }
 
+    /// Loads `--config` (default `revenuedot.json`) and opens its database for reading only
+    /// (`SQLiteReader`): for commands that only look, beside a running server or not.
+    static func openForReading(_ parsed: ParsedArguments) throws -> (RevenueDotConfig, SQLiteReader) {
+        let (config, path) = try databasePath(configPath: parsed.value("config") ?? "revenuedot.json")
+        do {
+            return (config, try SQLiteReader(path: path))
+        } catch {
+            throw ConfigError(file: config.file, key: "database", problem: "cannot read \(path): \(error)")
+        }
+    }
+
     /// Loads the configuration at `configPath` and opens its database, which must exist: a
     /// command pointed at the wrong file or directory says so, instead of creating an empty
     /// database and reporting that nothing is stored. `exclusive` is for a command that must be
     /// the only writer (`replay`): it fails while a server has the database.
     static func open(configPath: String, exclusive: Bool = false) throws -> (RevenueDotConfig, SQLiteStore) {
+        let (config, path) = try databasePath(configPath: configPath)
+        do {
+            return (config, try SQLiteStore(path: path, exclusive: exclusive))
+        } catch {
+            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(path): \(error)")
+        }
+    }
+
+    /// The configuration at `configPath` and the path of its SQLite database, which must exist.
+    private static func databasePath(configPath: String) throws -> (RevenueDotConfig, String) {
         let config = try ConfigLoader.load(path: configPath)
         guard case .sqlite(let path) = config.database else {
             throw ConfigError(
@@ -216,10 +237,6 @@ enum CommandStore {
                 file: config.file, key: "database",
                 problem: "\(path) does not exist: nothing was stored with this configuration (revenuedot serve creates it)")
         }
-        do {
-            return (config, try SQLiteStore(path: path, exclusive: exclusive))
-        } catch {
-            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(path): \(error)")
-        }
+        return (config, path)
     }
 }

@@ -16,6 +16,9 @@ final class SQLiteConnection {
         case reader
         /// The connection that copies the WAL into the database file; the file must exist.
         case checkpointer
+        /// A reader opened read-only (`SQLITE_OPEN_READONLY`), for a process that must not write
+        /// the file at all (`SQLiteReader`); the file must exist.
+        case readOnly
     }
 
     private let handle: OpaquePointer
@@ -57,7 +60,7 @@ final class SQLiteConnection {
     /// keys). The writer then lowers `synchronous` to NORMAL: its flusher syncs each commit instead.
     init(path: String, role: Role) throws(StoreError) {
         _ = Self.configured
-        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        var flags = (role == .readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
         if role == .writer {
             flags |= SQLITE_OPEN_CREATE
             Self.createPrivately(path)
@@ -101,7 +104,9 @@ final class SQLiteConnection {
         // Readers map the database file: a page already in the OS cache costs no read() and no
         // copy. Only the database file is mapped, never the WAL, and RevenueDot never shrinks the
         // file (no VACUUM, no auto-vacuum), so a mapped page cannot vanish under a reader.
-        if role == .reader { try execute(script: "PRAGMA query_only = ON; PRAGMA mmap_size = \(Self.readerMapBytes);") }
+        if role == .reader || role == .readOnly {
+            try execute(script: "PRAGMA query_only = ON; PRAGMA mmap_size = \(Self.readerMapBytes);")
+        }
     }
 
     // MARK: - Running SQL

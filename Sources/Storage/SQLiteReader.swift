@@ -1,0 +1,45 @@
+/// A database opened for reading only (`SQLITE_OPEN_READONLY`), for commands that look at what a
+/// server stored: no writer, no migration, no checkpoint, nothing written to the files, so such a
+/// command works beside a running server, on a copy, and without write access to the database.
+///
+/// The schema must be this build's (`Migrator.requireCurrent`): an older database is migrated by
+/// the server, not by a command that reads it.
+public final class SQLiteReader: Sendable {
+    private let readers: ReaderPool
+
+    /// Opens the database at `path`, which must exist and be at this build's schema.
+    public init(path: String) throws(StoreError) {
+        readers = ReaderPool(path: path, size: 1, role: .readOnly)
+        do throws(StoreError) {
+            try readers.read { (connection) throws(StoreError) in try Migrator(connection: connection).requireCurrent() }
+        } catch {
+            readers.close()
+            throw error
+        }
+    }
+
+    /// Runs `body` in one read transaction: a consistent snapshot of committed data.
+    public func read<T: Sendable>(_ body: @Sendable (ReadTransaction) throws(StoreError) -> T) throws(StoreError) -> T {
+        try readers.snapshot(body)
+    }
+
+    /// Notifications matching `filter`, newest first (by `receivedAt`, then by insertion order).
+    public func notifications(_ filter: NotificationFilter) throws(StoreError) -> [NotificationRecord] {
+        try readers.notifications(filter)
+    }
+
+    /// The notification with this UUID, or nil.
+    public func notification(uuid: String) throws(StoreError) -> NotificationRecord? {
+        try readers.notification(uuid: uuid)
+    }
+
+    /// The reject counts by status and the newest rejects (newest first), as committed.
+    public func rejectLog() throws(StoreError) -> RejectLog {
+        try readers.rejectLog()
+    }
+
+    /// Closes the connection; reads fail from now on.
+    public func close() {
+        readers.close()
+    }
+}
