@@ -28,9 +28,9 @@ public struct InitCommand {
         if FileManager.default.fileExists(atPath: configURL.path) {
             StandardStreams.out("revenuedot init: \(configPath) exists; leaving it as it is\n")
         } else {
-            try Self.demoConfig(rootPath: ".revenuedot/dev-ca/root.pem").write(to: configURL, atomically: true, encoding: .utf8)
-            // It holds the app's API keys: readable by its owner only, like the dev CA's key.
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: configURL.path)
+            // It holds the app's API keys: readable by its owner only, like the dev CA's keys.
+            try PrivateFile.write(
+                Data(Self.demoConfig(rootPath: ".revenuedot/dev-ca/root.pem").utf8), to: configURL.path, exclusive: true)
             StandardStreams.out("revenuedot init: wrote \(configPath) (app \"demo\", database sqlite:revenuedot.sqlite)\n")
         }
         let sample = state.appendingPathComponent("sample-notification.json")

@@ -27,8 +27,10 @@ public struct DevCA: Sendable {
         ]
         for (name, text) in zip(files, contents) {
             let path = directory.appendingPathComponent(name).path
-            guard manager.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
-                throw ConfigError(file: path, key: "", problem: "cannot write the dev CA file")
+            do {
+                try PrivateFile.write(Data(text.utf8), to: path, exclusive: false)
+            } catch {
+                throw ConfigError(file: path, key: "", problem: "cannot write the dev CA file: \(error)")
             }
         }
         return DevCA(directory: directory, chain: chain)
