@@ -18,6 +18,18 @@ final class ChildServer: @unchecked Sendable {
         return packageRoot.appendingPathComponent(".build/debug/revenuedot")
     }
 
+    /// Sets SIGHUP's disposition (argv[1], unless empty) and a file size limit in KiB (argv[2],
+    /// unless negative, with SIGXFSZ ignored), then execs argv[3...].
+    private static let launcher = """
+        import os, resource, signal, sys
+        if sys.argv[1]: signal.signal(signal.SIGHUP, getattr(signal, sys.argv[1]))
+        limit = int(sys.argv[2])
+        if limit >= 0:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit * 1024, limit * 1024))
+        os.execv(sys.argv[3], sys.argv[3:])
+        """
+
     /// Starts `revenuedot serve --config configPath` and waits until it prints its URL.
     ///
     /// - Parameter fileSizeLimitKiB: a limit on the size of any file the child writes (`ulimit
@@ -26,17 +38,11 @@ final class ChildServer: @unchecked Sendable {
     /// - Parameter sighup: the disposition of SIGHUP the child starts with, "SIG_DFL" or "SIG_IGN"
     ///   (set through python3, since a shell cannot reset a signal ignored when it started).
     init(configPath: String, fileSizeLimitKiB: Int? = nil, sighup: String? = nil) throws {
-        if let sighup {
+        if fileSizeLimitKiB != nil || sighup != nil {
+            // Both are set in the child before it execs the server; either may be given alone.
             process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
             process.arguments = [
-                "-c",
-                "import os, signal, sys; signal.signal(signal.SIGHUP, signal.\(sighup)); os.execv(sys.argv[1], sys.argv[1:])",
-                Self.executable.path, "serve", "--config", configPath,
-            ]
-        } else if let fileSizeLimitKiB {
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = [
-                "-c", "trap '' XFSZ; ulimit -f \(fileSizeLimitKiB); exec \"$0\" serve --config \"$1\"", Self.executable.path,
+                "-c", Self.launcher, sighup ?? "", String(fileSizeLimitKiB ?? -1), Self.executable.path, "serve", "--config",
                 configPath,
             ]
         } else {
