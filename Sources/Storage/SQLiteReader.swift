@@ -1,6 +1,9 @@
 /// A database opened for reading only (`SQLITE_OPEN_READONLY`), for commands that look at what a
-/// server stored: no writer, no migration, no checkpoint, nothing written to the files, so such a
-/// command works beside a running server, on a copy, and without write access to the database.
+/// server stored: no writer, no migration, no checkpoint, nothing written to the database or its
+/// WAL, so such a command works beside a running server and on a copy. Without write access to
+/// the files it works where SQLite can read a WAL database read-only: with its `-shm` file there
+/// (as while a server runs, or after it was killed); after a clean stop that file is gone and
+/// SQLite refuses ("attempt to write a readonly database").
 ///
 /// The schema must be this build's (`Migrator.requireCurrent`): an older database is migrated by
 /// the server, not by a command that reads it.

@@ -39,14 +39,78 @@ import Testing
         #expect(FileManager.default.contents(atPath: path) == Data("mine".utf8))
     }
 
-    /// A symbolic link planted where the secret goes is not followed.
-    @Test func aSymbolicLinkIsRefused() throws {
+    /// A symbolic link planted where the secret goes is never followed: replaced when replacing
+    /// is allowed, refused (even dangling) when the file must be new. Its target stays as it was.
+    @Test func aSymbolicLinkIsNotFollowed() throws {
         let directory = TestDirectory()
         let target = directory.path("elsewhere")
         #expect(FileManager.default.createFile(atPath: target, contents: Data("untouched".utf8)))
         let link = directory.path("leaf-key.pem")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
-        #expect(throws: PrivateFile.WriteError.self) { try PrivateFile.write(Data("key".utf8), to: link, exclusive: false) }
+        try PrivateFile.write(Data("key".utf8), to: link, exclusive: false)
         #expect(FileManager.default.contents(atPath: target) == Data("untouched".utf8))
+        #expect(FileManager.default.contents(atPath: link) == Data("key".utf8))
+        #expect(try mode(link) == 0o600)
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == nil, "now a file of its own")
+
+        let dangling = directory.path("revenuedot.json")
+        try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: directory.path("nowhere"))
+        #expect(throws: PrivateFile.WriteError.self) { try PrivateFile.write(Data("{}".utf8), to: dangling, exclusive: true) }
+        #expect(!FileManager.default.fileExists(atPath: directory.path("nowhere")))
+    }
+
+    /// A refused or failed write leaves no file of its own behind.
+    @Test func aFailedWriteLeavesNothingBehind() throws {
+        let directory = TestDirectory()
+        let path = directory.path("revenuedot.json")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("mine".utf8)))
+        #expect(throws: PrivateFile.WriteError.self) { try PrivateFile.write(Data("demo".utf8), to: path, exclusive: true) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["revenuedot.json"])
+        #expect(throws: PrivateFile.WriteError.self) {
+            try PrivateFile.write(Data("x".utf8), to: directory.path("missing/revenuedot.json"), exclusive: false)
+        }
+    }
+
+    /// `init` stopped by a full disk (here a file size limit of 200 bytes: every file it writes
+    /// is longer) leaves no half-written dev CA or configuration, so the next `init` makes them.
+    /// Before, a truncated root.pem made every later run fail to parse it, and a truncated
+    /// configuration was kept as "exists".
+    @Test func initStoppedByAFullDiskCanBeRunAgain() throws {
+        let directory = TestDirectory("private-init")
+        let config = directory.path("revenuedot.json")
+        let dev = directory.path(".revenuedot/dev-ca")
+        let limited = try runLimited(["init", "--config", config])
+        #expect(limited.status != 0)
+        #expect(limited.output.contains("File too large"), "\(limited.output)")
+        #expect(!FileManager.default.fileExists(atPath: config))
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: dev)) ?? [] == [])
+
+        #expect(try runCLI(["init", "--config", config]).status == 0)
+        try FileManager.default.removeItem(atPath: config)
+        #expect(try runLimited(["init", "--config", config]).status != 0)
+        #expect(!FileManager.default.fileExists(atPath: config), "no truncated configuration")
+        #expect(try runCLI(["init", "--config", config]).status == 0)
+        #expect(try ConfigLoader.load(path: config).apps.map(\.id) == ["demo"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dev).allSatisfy { !$0.hasSuffix(".tmp") })
+    }
+
+    /// The CLI with a file size limit of 200 bytes (SIGXFSZ ignored: a longer write fails with EFBIG).
+    func runLimited(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments =
+            [
+                "-c",
+                "import os, resource, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
+                    + "resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200)); os.execv(sys.argv[1], sys.argv[1:])",
+                ChildServer.executable.path,
+            ] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }
