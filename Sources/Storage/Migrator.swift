@@ -44,6 +44,11 @@ struct Migrator {
             throw StoreError(.invalid, "the file holds no RevenueDot schema (no schema_migrations table)")
         }
         let applied = try appliedVersions()
+        // serve would apply every migration from the first, and fail on the tables already there.
+        guard !applied.isEmpty else {
+            throw StoreError(
+                .invalid, "schema_migrations is empty: the file was not made by RevenueDot, or its history was lost")
+        }
         if let missing = migrations.map(\.version).filter({ !applied.contains($0) }).min() {
             throw StoreError(
                 .invalid,

@@ -104,6 +104,16 @@ import Testing
         #expect(error?.message.contains("no RevenueDot schema") == true)
     }
 
+    /// With the tables there but no migration recorded, starting serve would not help (it would
+    /// create the tables again): the refusal says what is wrong instead.
+    @Test func refusesAnEmptyMigrationHistory() throws {
+        let directory = try storedDatabase([])
+        try rawExecute(directory.databasePath, "DELETE FROM schema_migrations")
+        let error = #expect(throws: StoreError.self) { try SQLiteReader(path: directory.databasePath) }
+        #expect(error?.message.contains("schema_migrations is empty") == true)
+        #expect(error?.message.contains("start revenuedot serve") == false)
+    }
+
     @Test func refusesAMissingFileWithoutCreatingIt() throws {
         let directory = try TemporaryDirectory()
         #expect(throws: StoreError.self) { try SQLiteReader(path: directory.databasePath) }
