@@ -79,7 +79,7 @@ import Testing
         let directory = TestDirectory("private-init")
         let config = directory.path("revenuedot.json")
         let dev = directory.path(".revenuedot/dev-ca")
-        let limited = try runLimited(["init", "--config", config])
+        let limited = try runCLI(["init", "--config", config], fileSizeLimitBytes: 200)
         #expect(limited.status != 0)
         #expect(limited.output.contains("File too large"), "\(limited.output)")
         #expect(!FileManager.default.fileExists(atPath: config))
@@ -87,30 +87,10 @@ import Testing
 
         #expect(try runCLI(["init", "--config", config]).status == 0)
         try FileManager.default.removeItem(atPath: config)
-        #expect(try runLimited(["init", "--config", config]).status != 0)
+        #expect(try runCLI(["init", "--config", config], fileSizeLimitBytes: 200).status != 0)
         #expect(!FileManager.default.fileExists(atPath: config), "no truncated configuration")
         #expect(try runCLI(["init", "--config", config]).status == 0)
         #expect(try ConfigLoader.load(path: config).apps.map(\.id) == ["demo"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: dev).allSatisfy { !$0.hasSuffix(".tmp") })
-    }
-
-    /// The CLI with a file size limit of 200 bytes (SIGXFSZ ignored: a longer write fails with EFBIG).
-    func runLimited(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments =
-            [
-                "-c",
-                "import os, resource, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
-                    + "resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200)); os.execv(sys.argv[1], sys.argv[1:])",
-                ChildServer.executable.path,
-            ] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

@@ -1,11 +1,27 @@
 import Foundation
 
 /// Runs the built `revenuedot` executable with `arguments`; returns its exit status and output
-/// (standard output and standard error together).
-func runCLI(_ arguments: [String], in directory: String? = nil) throws -> (status: Int32, output: String) {
+/// (standard output and standard error together). `fileSizeLimitBytes`: the most any file it
+/// writes may hold (`RLIMIT_FSIZE`, with SIGXFSZ ignored so that a longer write fails with EFBIG
+/// instead of killing it), to stand in for a full disk.
+func runCLI(
+    _ arguments: [String], in directory: String? = nil, fileSizeLimitBytes: Int? = nil
+) throws -> (status: Int32, output: String) {
     let process = Process()
-    process.executableURL = ChildServer.executable
-    process.arguments = arguments
+    if let fileSizeLimitBytes {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments =
+            [
+                "-c",
+                "import os, resource, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
+                    + "resource.setrlimit(resource.RLIMIT_FSIZE, (\(fileSizeLimitBytes), \(fileSizeLimitBytes))); "
+                    + "os.execv(sys.argv[1], sys.argv[1:])",
+                ChildServer.executable.path,
+            ] + arguments
+    } else {
+        process.executableURL = ChildServer.executable
+        process.arguments = arguments
+    }
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     let pipe = Pipe()
     process.standardOutput = pipe
