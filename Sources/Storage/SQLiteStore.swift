@@ -41,6 +41,10 @@ public final class SQLiteStore: Sendable {
     ///     metrics), before the waiters are woken, on the thread that flushes the WAL: keep it cheap,
     ///     and do not call the store from it. An init parameter rather than a settable property, so
     ///     the store stays immutable and `Sendable`.
+    ///   - onRejectsFailed: called on the writer thread when a write of the reject log failed
+    ///     (a full disk, say; the rejects stay pending for the next write): nobody waits for
+    ///     those writes, and a failed one fails the health check for a while (`Writer`).
+    ///     Keep it cheap; do not call the store from it.
     ///   - onFlush: called with the time each `fdatasync` of the WAL took, on the same thread and with
     ///     the same care, before the answers it releases: every answer of the commits it covers
     ///     waited that long (for metrics: a disk that stalls holds every answer).
@@ -56,19 +60,22 @@ public final class SQLiteStore: Sendable {
         maxBatch: Int = 512,
         readers: Int = 4,
         onCommit: (@Sendable (Int) -> Void)? = nil,
+        onRejectsFailed: (@Sendable (StoreError) -> Void)? = nil,
         onFlush: (@Sendable (Duration) -> Void)? = nil,
         reservesWAL: Bool = false,
         exclusive: Bool = false
     ) throws(StoreError) {
         try self.init(
-            path: path, handOff: handOff, maxBatch: maxBatch, readers: readers, onCommit: onCommit, onFlush: onFlush,
-            reservesWAL: reservesWAL, exclusive: exclusive, flush: WALFlusher.fdatasync)
+            path: path, handOff: handOff, maxBatch: maxBatch, readers: readers, onCommit: onCommit,
+            onRejectsFailed: onRejectsFailed, onFlush: onFlush, reservesWAL: reservesWAL, exclusive: exclusive,
+            flush: WALFlusher.fdatasync)
     }
 
     /// The store, with `flush` putting the WAL on disk instead of `fdatasync` (tests hold or fail it).
     init(
         path: String, handOff: any NotificationHandOff, maxBatch: Int, readers: Int, onCommit: (@Sendable (Int) -> Void)?,
-        onFlush: WALFlusher.Observe? = nil, reservesWAL: Bool = false, exclusive: Bool = false,
+        onRejectsFailed: (@Sendable (StoreError) -> Void)? = nil, onFlush: WALFlusher.Observe? = nil, reservesWAL: Bool = false,
+        exclusive: Bool = false,
         flush: @escaping WALFlusher.Flush
     ) throws(StoreError) {
         guard maxBatch >= 1 else { throw StoreError(.invalid, "maxBatch must be at least 1, got \(maxBatch)") }
@@ -83,7 +90,7 @@ public final class SQLiteStore: Sendable {
         finished.enter()
         NamedThread.start("storage-writer") {
             Writer.serve(
-                path: path, handOff: handOff, onCommit: onCommit, reservesWAL: reservesWAL,
+                path: path, handOff: handOff, onCommit: onCommit, onRejectsFailed: onRejectsFailed, reservesWAL: reservesWAL,
                 truncatesWALOnClose: exclusive, flush: flush,
                 onFlush: onFlush, checkpointer: checkpointer, queue: queue, maxBatch: maxBatch, ready: ready)
             finished.leave()

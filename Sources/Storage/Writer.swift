@@ -5,6 +5,8 @@ final class Writer {
     let connection: SQLiteConnection
     let handOff: any NotificationHandOff
     private let onCommit: (@Sendable (Int) -> Void)?
+    /// Told when a write of the reject log failed on its own (the rejects are kept for the next).
+    private let onRejectsFailed: (@Sendable (StoreError) -> Void)?
     /// Answers each commit once the WAL holding it is on disk (the writer commits without waiting).
     private let flusher: WALFlusher
     /// Whether closing checkpoints the WAL and truncates it: only for the one process that owns
@@ -35,14 +37,16 @@ final class Writer {
 
     /// Opens the writer connection and brings the schema up to date.
     init(
-        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?, reservesWAL: Bool,
-        truncatesWALOnClose: Bool, flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?, checkpointer: Checkpointer
+        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?,
+        onRejectsFailed: (@Sendable (StoreError) -> Void)?, reservesWAL: Bool, truncatesWALOnClose: Bool,
+        flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?, checkpointer: Checkpointer
     ) throws(StoreError) {
         self.truncatesWALOnClose = truncatesWALOnClose
         self.connection = try SQLiteConnection(path: path, role: .writer)
         connection.onWALCommit { frames in checkpointer.committed(walFrames: frames) }
         self.handOff = handOff
         self.onCommit = onCommit
+        self.onRejectsFailed = onRejectsFailed
         try Migrator(connection: connection).migrate()
         // Commits no longer wait for the disk; `flusher` holds every answer until they are on it.
         try connection.execute(script: "PRAGMA synchronous = NORMAL;")
@@ -63,16 +67,16 @@ final class Writer {
     /// closed and drained, checkpoint. The connection is closed when this returns, since the writer
     /// does not outlive the call.
     static func serve(
-        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?, reservesWAL: Bool,
-        truncatesWALOnClose: Bool, flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?,
-        checkpointer: Checkpointer, queue: WriteQueue,
+        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?,
+        onRejectsFailed: (@Sendable (StoreError) -> Void)?, reservesWAL: Bool, truncatesWALOnClose: Bool,
+        flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?, checkpointer: Checkpointer, queue: WriteQueue,
         maxBatch: Int,
         ready: Completion<[String]>
     ) {
         let writer: Writer
         do throws(StoreError) {
             writer = try Writer(
-                path: path, handOff: handOff, onCommit: onCommit, reservesWAL: reservesWAL,
+                path: path, handOff: handOff, onCommit: onCommit, onRejectsFailed: onRejectsFailed, reservesWAL: reservesWAL,
                 truncatesWALOnClose: truncatesWALOnClose, flush: flush, onFlush: onFlush, checkpointer: checkpointer)
         } catch {
             ready.resolve(.failure(error))
@@ -198,6 +202,7 @@ final class Writer {
             } catch {
                 noteFailure(error)
                 rollback()
+                if item.isReject { onRejectsFailed?(error) }
                 Self.resolve(item, .failure(error))
                 continue
             }

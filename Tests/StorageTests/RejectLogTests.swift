@@ -76,6 +76,34 @@ import Testing
             try rawQuery(held.directory.databasePath, "SELECT state FROM notifications WHERE notification_uuid = 'bad'")
                 == [[.text("failed")]])
     }
+
+    /// Nobody waits for a write of the reject log, so its failure (no room: `max_page_count`
+    /// stands in for a full disk) is reported through `onRejectsFailed`, which the server logs
+    /// and counts; the failed write also fails the health check for a while. The rejects are kept
+    /// and written with the next write once there is room.
+    @Test func aFailedWriteOfTheRejectLogIsReportedAndItsRejectsKept() throws {
+        let directory = try TemporaryDirectory()
+        let failures = Collected<StoreError>()
+        let store = try SQLiteStore(path: directory.databasePath, onRejectsFailed: { failures.append($0) })
+        defer { store.close() }
+        try store.write { transaction in
+            let pages = try transaction.query("PRAGMA page_count").first?.first?.integerValue ?? 0
+            try transaction.execute("PRAGMA max_page_count = \(pages)")
+        }
+        let reason = String(repeating: "r", count: 900)
+        for index in 0..<100 {
+            store.recordReject(Reject(appId: "demo", status: "verificationFailure", reason: reason, at: Int64(index)))
+        }
+        #expect(try store.rejectLog().counts.isEmpty, "no room: nothing written")
+        #expect(failures.all.count >= 1)
+        #expect(failures.all.first?.code == .io)
+        #expect(throws: StoreError.self) { try store.healthCheck() }
+
+        try store.write { transaction in try transaction.execute("PRAGMA max_page_count = 1000000") }
+        let log = try store.rejectLog()
+        #expect(log.counts == ["verificationFailure": 100])
+        #expect(log.recent.count == 100)
+    }
 }
 
 /// A hand-off that throws for one notification and keeps the others as they are.

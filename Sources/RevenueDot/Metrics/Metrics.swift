@@ -11,6 +11,7 @@ final class Metrics: Sendable {
     let notificationsHeld = Counter()
     let notificationsRejected = LabeledCounter()
     let storageFailures = Counter()
+    let rejectLogFailures = Counter()
     let requestSeconds = Histogram(bounds: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
     let commitBatchSize = Histogram(bounds: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
     /// Each `fdatasync` of the WAL, which every answer of the commits it covers waits for.
@@ -50,6 +51,9 @@ final class Metrics: Sendable {
         counter(
             "revenuedot_storage_failures_total", "Notifications answered 503 because storage could not commit.",
             storageFailures.count)
+        counter(
+            "revenuedot_reject_log_write_failures_total",
+            "Writes of the reject log that failed (their entries are kept for the next write).", rejectLogFailures.count)
         func labeled(_ name: String, _ help: String, _ label: String, _ counter: LabeledCounter) {
             lines += ["# HELP \(name) \(help)", "# TYPE \(name) counter"]
             for (value, count) in counter.counts.sorted(by: { $0.key < $1.key }) {

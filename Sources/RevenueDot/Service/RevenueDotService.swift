@@ -57,6 +57,11 @@ public final class RevenueDotService: Sendable {
                     metrics.commitBatchSize.observe(Double(size))
                     for worker in nudge.withLock({ $0 }) { worker.nudge() }
                 },
+                // Nobody waits for these writes: the line and the count explain a failing health check.
+                onRejectsFailed: { error in
+                    metrics.rejectLogFailures.increment()
+                    log("the reject log could not be written (its entries are kept for the next write): \(error)")
+                },
                 onFlush: { metrics.storageFlushed($0) }, reservesWAL: true, exclusive: true)
         } catch {
             // The key to look at first; the error says what SQLite found (or who holds the database).
