@@ -72,9 +72,12 @@ final class PragmaProbe: NotificationHandOff {
         #expect(try reopened.rejectLog().counts.isEmpty)
     }
 
+    /// The store that owns the database (exclusive: serve, replay) checkpoints and truncates the
+    /// WAL as it closes. (A shared one leaves that to SQLite, which does it as the last connection
+    /// closes only when it gets the lock then: a WAL left behind is replayed at the next open.)
     @Test func closeCheckpointsTheWAL() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try SQLiteStore(path: directory.databasePath, exclusive: true)
         for index in 0..<20 { _ = try store.store(makeRecord("n\(index)")) }
         _ = try store.notifications(NotificationFilter())
         store.close()
