@@ -1,3 +1,6 @@
+import Dispatch
+import Threads
+
 /// The writer thread's side of the store: owns the one writing connection and group-commits batches.
 ///
 /// Not `Sendable`: it is created on the writer thread and never leaves it.
@@ -202,11 +205,22 @@ final class Writer {
             } catch {
                 noteFailure(error)
                 rollback()
-                if item.isReject { onRejectsFailed?(error) }
+                if case .rejects(let pending, _) = item { rejectsFailed(pending, error, queue: queue) }
                 Self.resolve(item, .failure(error))
                 continue
             }
             answerAfterFlush([item], [outcome], queue: queue)
+        }
+    }
+
+    /// A write of the reject log failed on its own (its batch is back in `pending`): reported, and
+    /// tried again after the rejects' interval, so the entries are written, and the health check
+    /// clears, soon after room is back, without waiting for the next reject. Until then it is
+    /// tried every interval; a closed queue ends the retries (the store's close writes them last).
+    private func rejectsFailed(_ pending: PendingRejects, _ error: StoreError, queue: WriteQueue) {
+        onRejectsFailed?(error)
+        DispatchQueue.global().asyncAfter(deadline: .after(pending.interval)) {
+            _ = queue.enqueue(.rejects(pending, nil))
         }
     }
 

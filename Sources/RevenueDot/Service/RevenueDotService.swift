@@ -49,6 +49,8 @@ public final class RevenueDotService: Sendable {
         // Facts decoded for refolds, shared by every input applied to this store.
         let cache = LedgerCache()
         let handOff = LedgerHandOff(config: config, cache: cache)
+        // A failed write of the reject log is tried again every second: a line a minute at most.
+        let rejectLogWarned = Locked<ContinuousClock.Instant?>(nil)
         let store: SQLiteStore
         do {
             store = try SQLiteStore(
@@ -60,7 +62,12 @@ public final class RevenueDotService: Sendable {
                 // Nobody waits for these writes: the line and the count explain a failing health check.
                 onRejectsFailed: { error in
                     metrics.rejectLogFailures.increment()
-                    log("the reject log could not be written (its entries are kept for the next write): \(error)")
+                    let due = rejectLogWarned.withLock { last in
+                        if let last, last.duration(to: .now) < .seconds(60) { return false }
+                        last = .now
+                        return true
+                    }
+                    if due { log("the reject log could not be written (its entries are kept and tried again): \(error)") }
                 },
                 onFlush: { metrics.storageFlushed($0) }, reservesWAL: true, exclusive: true)
         } catch {
