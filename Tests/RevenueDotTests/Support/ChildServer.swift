@@ -18,15 +18,16 @@ final class ChildServer: @unchecked Sendable {
         return packageRoot.appendingPathComponent(".build/debug/revenuedot")
     }
 
-    /// Sets SIGHUP's disposition (argv[1], unless empty) and a file size limit in KiB (argv[2],
-    /// unless negative, with SIGXFSZ ignored), then execs argv[3...].
-    private static let launcher = """
+    /// A python3 program that sets SIGHUP's disposition (argv[1], unless empty) and a file size
+    /// limit in bytes (argv[2], unless negative, with SIGXFSZ ignored so that a longer write fails
+    /// with EFBIG instead of killing the process), then execs argv[3...]. For `runCLI` too.
+    static let launcher = """
         import os, resource, signal, sys
         if sys.argv[1]: signal.signal(signal.SIGHUP, getattr(signal, sys.argv[1]))
         limit = int(sys.argv[2])
         if limit >= 0:
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-            resource.setrlimit(resource.RLIMIT_FSIZE, (limit * 1024, limit * 1024))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
         os.execv(sys.argv[3], sys.argv[3:])
         """
 
@@ -42,8 +43,8 @@ final class ChildServer: @unchecked Sendable {
             // Both are set in the child before it execs the server; either may be given alone.
             process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
             process.arguments = [
-                "-c", Self.launcher, sighup ?? "", String(fileSizeLimitKiB ?? -1), Self.executable.path, "serve", "--config",
-                configPath,
+                "-c", Self.launcher, sighup ?? "", String(fileSizeLimitKiB.map { $0 * 1024 } ?? -1),
+                Self.executable.path, "serve", "--config", configPath,
             ]
         } else {
             process.executableURL = Self.executable

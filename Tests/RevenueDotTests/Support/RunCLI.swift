@@ -11,13 +11,7 @@ func runCLI(
     if let fileSizeLimitBytes {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments =
-            [
-                "-c",
-                "import os, resource, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
-                    + "resource.setrlimit(resource.RLIMIT_FSIZE, (\(fileSizeLimitBytes), \(fileSizeLimitBytes))); "
-                    + "os.execv(sys.argv[1], sys.argv[1:])",
-                ChildServer.executable.path,
-            ] + arguments
+            ["-c", ChildServer.launcher, "", String(fileSizeLimitBytes), ChildServer.executable.path] + arguments
     } else {
         process.executableURL = ChildServer.executable
         process.arguments = arguments
