@@ -42,8 +42,8 @@ public final class SQLiteStore: Sendable {
     ///     and do not call the store from it. An init parameter rather than a settable property, so
     ///     the store stays immutable and `Sendable`.
     ///   - onRejectsFailed: called on the writer thread when a write of the reject log failed
-    ///     (a full disk, say; the rejects stay pending for the next write): nobody waits for
-    ///     those writes, and a failed one fails the health check for a while (`Writer`).
+    ///     (a full disk, say; the rejects are kept and the write is tried again every second):
+    ///     nobody waits for those writes, and a failed one fails the health check (`Writer`).
     ///     Keep it cheap; do not call the store from it.
     ///   - onFlush: called with the time each `fdatasync` of the WAL took, on the same thread and with
     ///     the same care, before the answers it releases: every answer of the commits it covers

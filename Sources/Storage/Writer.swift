@@ -8,7 +8,7 @@ final class Writer {
     let connection: SQLiteConnection
     let handOff: any NotificationHandOff
     private let onCommit: (@Sendable (Int) -> Void)?
-    /// Told when a write of the reject log failed on its own (the rejects are kept for the next).
+    /// Told when a write of the reject log failed on its own (the rejects are kept and tried again).
     private let onRejectsFailed: (@Sendable (StoreError) -> Void)?
     /// Answers each commit once the WAL holding it is on disk (the writer commits without waiting).
     private let flusher: WALFlusher

@@ -53,7 +53,7 @@ final class Metrics: Sendable {
             storageFailures.count)
         counter(
             "revenuedot_reject_log_write_failures_total",
-            "Writes of the reject log that failed (their entries are kept for the next write).", rejectLogFailures.count)
+            "Writes of the reject log that failed (their entries are kept and tried again).", rejectLogFailures.count)
         func labeled(_ name: String, _ help: String, _ label: String, _ counter: LabeledCounter) {
             lines += ["# HELP \(name) \(help)", "# TYPE \(name) counter"]
             for (value, count) in counter.counts.sorted(by: { $0.key < $1.key }) {
