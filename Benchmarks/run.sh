@@ -122,7 +122,8 @@ for round in $(seq 1 "$rounds_count"); do
 import json, sys
 (wall1, cpu1, busy1, steal1), (wall2, cpu2, busy2, steal2) = (map(float, side.split()) for side in sys.argv[1:3])
 n = int(sys.argv[3])
-print(json.dumps({"bulk": round(2 * n / (wall1 + wall2)), "bulk_cpu_us": (cpu1 + cpu2) * 1e6 / (2 * n),
+print(json.dumps({"bulk": round(2 * n / (wall1 + wall2)), "bulk_sides": [round(n / wall1), round(n / wall2)],
+                  "bulk_cpu_us": (cpu1 + cpu2) * 1e6 / (2 * n),
                   "bulk_busy": round((busy1 * wall1 + busy2 * wall2) / (wall1 + wall2), 1),
                   "bulk_steal": round((steal1 * wall1 + steal2 * wall2) / (wall1 + wall2), 1),
                   "ingest": json.loads(sys.argv[4]), "threads": json.loads(sys.argv[5])}))
@@ -141,6 +142,10 @@ print(", ".join(f'{r["ingest"]["requests_per_second"] / r["bulk"]:.2f}x'
                 for r in rounds))
 print(middle["bulk_cpu_us"])
 print(middle["bulk_busy"]); print(middle["bulk_steal"])
+# Each side's own spread over the run: which of the two moved the ratios.
+ingests = [r["ingest"]["requests_per_second"] for r in rounds]
+bulks = {rate for r in rounds for rate in r["bulk_sides"]}
+print(f"ingest rounds {min(ingests):,}-{max(ingests):,}/s; bulk verifies {min(bulks):,}-{max(bulks):,}/s")
 PY
 )
 bulk=${median[0]}
@@ -150,6 +155,7 @@ ingest_spread=${median[3]}
 bulk_cpu_us=${median[4]}
 bulk_busy=${median[5]}
 bulk_steal=${median[6]}
+sides_spread=${median[7]}
 
 subscriptions="${BENCH_SUBSCRIPTIONS:-500}"
 echo "== ingest again: $ingest_count notifications about $subscriptions subscriptions, in signed-date order" >&2
@@ -198,7 +204,7 @@ echo "$health$subscribers" >&2
 kill -TERM "$server"
 wait "$server"
 
-python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" "$repeat" "$repeat_threads" "$subscriptions" "$ingest_spread" "$bulk_cpu_us" "$bulk_busy" "$bulk_steal" <<'PY'
+python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" "$repeat" "$repeat_threads" "$subscriptions" "$ingest_spread" "$bulk_cpu_us" "$bulk_busy" "$bulk_steal" "$sides_spread" <<'PY'
 import json, sys
 
 def print_threads(threads):
@@ -235,6 +241,7 @@ print(f"  {'bulk revenuedot verify --lines, same payloads':<42} {bulk:>10,.0f}  
 print(f"  {'ingest, notifications/s':<42} {rate:>10,.0f}   {rate / bulk:.2f}x bulk verify")
 print(f"  {'latency p50 / p99 (ms)':<42} {ingest['p50_ms']:>5} / {ingest['p99_ms']:<5}   {failed(ingest)}")
 print(f"  (the round with the median ratio of {sys.argv[16].count('x')}, each ingest against the bulk verifies just before and after it: {sys.argv[16]})")
+print(f"  (each side over the run: {sys.argv[20]})")
 # While the disk holds a flush, the answers of its commits wait and, once every connection waits,
 # the cores idle: time the ratio loses to the disk, not to RevenueDot's work.
 flushes = ingest["flushes"]
