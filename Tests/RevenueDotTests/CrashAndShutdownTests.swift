@@ -65,8 +65,7 @@ struct CrashAndShutdownTests {
         try Self.waitUntil(answered, reach: 300, orChildExits: child)
         child.kill(signal)
         let status = child.wait()
-        let loaderDeadline = Date().addingTimeInterval(60)
-        while !loader.isFinished, Date() < loaderDeadline { Thread.sleep(forTimeInterval: 0.01) }
+        poll(seconds: 60) { loader.isFinished }
         return (fixture, status, answered.value, payloads.count)
     }
 

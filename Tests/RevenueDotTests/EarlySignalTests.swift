@@ -19,9 +19,7 @@ struct EarlySignalTests {
             try process.run()
             usleep(useconds_t(delayMs * 1000))
             kill(process.processIdentifier, SIGTERM)
-            let deadline = Date().addingTimeInterval(10)
-            while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-            let stopped = !process.isRunning
+            let stopped = poll(seconds: 10) { !process.isRunning }
             if !stopped {
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()

@@ -39,15 +39,6 @@ import Testing
         holding.withLock { $0 = false }
         released.signal()
         let due = { try? store.read { (rows) throws(StoreError) in try PendingTimers.due(atMs: 1000, limit: 10, from: rows) } }
-        #expect(eventuallyTrue { due()?.isEmpty == true }, "the timer's write lands once the disk answers")
-    }
-
-    private func eventuallyTrue(_ condition: () -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return condition()
+        #expect(poll(seconds: 10) { due()?.isEmpty == true }, "the timer's write lands once the disk answers")
     }
 }

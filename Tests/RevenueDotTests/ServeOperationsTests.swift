@@ -35,10 +35,7 @@ struct ServeOperationsTests {
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         // Storage is opened after the signal pipe: once its lock file is there, both are made.
         let lock = fixture.databasePath + ".lock"
-        let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: lock), process.isRunning, Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
+        poll(seconds: 30) { FileManager.default.fileExists(atPath: lock) || !process.isRunning }
         #expect(process.isRunning)
         for descriptor in [1, 2] {
             let target = try FileManager.default.destinationOfSymbolicLink(
@@ -46,9 +43,7 @@ struct ServeOperationsTests {
             #expect(target == "/dev/null", "descriptor \(descriptor) is \(target)")
         }
         kill(process.processIdentifier, SIGTERM)
-        let stopDeadline = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < stopDeadline { Thread.sleep(forTimeInterval: 0.01) }
-        #expect(!process.isRunning)
+        #expect(poll(seconds: 30) { !process.isRunning })
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
     }
 

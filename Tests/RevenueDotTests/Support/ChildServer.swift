@@ -83,12 +83,7 @@ final class ChildServer: @unchecked Sendable {
 
     /// What the child has printed so far, once it holds `text` (or after 10 s).
     func output(containing text: String) -> String {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            let output = collected.text.withLock { $0 }
-            if output.contains(text) { return output }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
+        poll(seconds: 10) { collected.text.withLock { $0.contains(text) } }
         return collected.text.withLock { $0 }
     }
 
@@ -97,9 +92,7 @@ final class ChildServer: @unchecked Sendable {
     /// Waits for the child to exit and returns its status; after `timeout` seconds it is killed
     /// and the status is -1, so a server that never stops fails the test instead of hanging it.
     func wait(timeout: Double = 60) -> Int32 {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        guard !process.isRunning else {
+        guard poll(seconds: timeout, until: { !process.isRunning }) else {
             kill(SIGKILL)
             process.waitUntilExit()
             return -1

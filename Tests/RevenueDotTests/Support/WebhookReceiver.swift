@@ -48,12 +48,11 @@ final class WebhookReceiver: Sendable {
     /// Waits until `condition` holds for what was received, or `seconds` pass.
     @discardableResult
     func wait(seconds: Double = 10, until condition: ([Received]) -> Bool) -> [Received] {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            let now = received
-            if condition(now) { return now }
-            Thread.sleep(forTimeInterval: 0.01)
+        var now = received
+        poll(seconds: seconds) {
+            now = received
+            return condition(now)
         }
-        return received
+        return now
     }
 }
