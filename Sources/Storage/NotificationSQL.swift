@@ -105,19 +105,29 @@ enum NotificationSQL {
             notificationUUID: uuid, appId: text(1) ?? "", notificationType: text(2) ?? "", subtype: text(3),
             environment: text(4), bundleId: text(5), signedDate: integer(6), originalTransactionId: text(7),
             transactionId: text(8), receivedAt: integer(9) ?? 0, state: state, stateReason: text(11),
-            signedPayload: try signedPayload(stored: text(12), compact: row[23], uuid: uuid, in: connection),
+            signedPayload: try signedPayload(
+                stored: text(12), compact: row[23], externals: externals(transactionJSON: text(17), renewalJSON: text(22)),
+                uuid: uuid, in: connection),
             transaction: transaction, renewalInfo: renewal)
     }
 
     // MARK: - Compact payloads
 
+    /// The payloads a row's compact payload may refer to instead of holding them (migration 16):
+    /// the transaction's and the renewal info's decoded JSON, stored in `transaction_json` and
+    /// `renewal_json`, whose base64url encodings are the nested JWS payload segments. Index 0 is
+    /// the transaction, 1 the renewal info, when and where the row is written and read alike.
+    static func externals(transactionJSON: String?, renewalJSON: String?) -> [Data?] {
+        [transactionJSON.map { Data($0.utf8) }, renewalJSON.map { Data($0.utf8) }]
+    }
+
     /// The `signedPayload` a row holds, expanding a compact one; a compact payload that does not
     /// expand is corruption, reported rather than answered with a wrong JWS.
     static func signedPayload(
-        stored: String?, compact: SQLValue, uuid: String, in connection: SQLiteConnection
+        stored: String?, compact: SQLValue, externals: [Data?], uuid: String, in connection: SQLiteConnection
     ) throws(StoreError) -> String {
         guard case .blob(let body) = compact else { return stored ?? "" }
-        let expanded = try JWSCompaction.expand(body) { (id) throws(StoreError) -> String? in
+        let expanded = try JWSCompaction.expand(body, externals: externals) { (id) throws(StoreError) -> String? in
             try header(id, in: connection)
         }
         guard let expanded else {

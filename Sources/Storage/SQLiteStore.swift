@@ -212,9 +212,15 @@ public final class SQLiteStore: Sendable {
     }
 
     /// The compact form of the record's payload, from the verifier's decoding when it has one.
+    /// The nested transaction and renewal info payloads are left out where they encode exactly
+    /// the snapshots stored beside it (`NotificationSQL.externals`).
     private static func compacted(_ record: NotificationRecord) -> JWSCompaction.Compacted? {
-        guard let decoded = record.decodedPayload else { return JWSCompaction.compact(record.signedPayload) }
-        return JWSCompaction.compact(record.signedPayload, decoded: decoded)
+        let externals = NotificationSQL.externals(
+            transactionJSON: record.transaction?.json, renewalJSON: record.renewalInfo?.json)
+        guard let decoded = record.decodedPayload else {
+            return JWSCompaction.compact(record.signedPayload, externals: externals)
+        }
+        return JWSCompaction.compact(record.signedPayload, decoded: decoded, externals: externals)
     }
 
     private static func validate(_ record: NotificationRecord) throws(StoreError) {

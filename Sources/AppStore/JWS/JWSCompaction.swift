@@ -11,8 +11,15 @@ import Synchronization
 ///
 ///     NUL <outer header SHA-256, hex> NUL "." <payload, each nested header as NUL <hex> NUL> "." <signature>
 ///
-/// NUL never occurs in a JWS segment, and `compact` refuses a payload holding one, so references
-/// cannot be confused with content. `compact` is pure (it can run on any thread) and only returns
+/// A nested JWS's payload segment can go too, when the caller keeps that payload elsewhere (the
+/// store keeps the transaction and renewal info it decoded in columns of their own): given as
+/// `externals`, a segment that is exactly the base64url encoding of `externals[i]` becomes the two
+/// bytes 0x01 and the digit i, and `expand` must be given the same externals to put it back. Such a
+/// form starts with one 0x01 byte before the outer header's reference; in a form without it (every
+/// form made before externals existed), a 0x01 is content like any other byte.
+///
+/// NUL never occurs in a JWS segment, and `compact` refuses a payload holding one, and refers to
+/// no external in a form holding a 0x01, so references cannot be confused with content. `compact` is pure (it can run on any thread) and only returns
 /// a form that `expand` turns back into exactly the input: it checks. Anything else (a header too
 /// short to gain from, a payload that is not canonical base64url) gives nil, and the caller keeps
 /// the JWS as it is.
@@ -29,6 +36,9 @@ public enum JWSCompaction {
     public static let minimumHeaderBytes = 256
 
     private static let reference = UInt8(0)
+    private static let externalReference = UInt8(1)
+    /// At most this many externals: each is named by one decimal digit.
+    public static let maximumExternals = 10
     private static let dot = UInt8(ascii: ".")
 
     /// A header already hashed: its bytes, its text and the hex SHA-256 of those bytes.
@@ -74,18 +84,70 @@ public enum JWSCompaction {
     ///
     /// - Parameter payload: the payload segment already decoded, when the caller has it; it is
     ///   trusted no more than the rest, since the result must expand to exactly `jws`.
-    public static func compact(_ jws: String, payload: Data? = nil) -> Compacted? {
+    /// - Parameter externals: payloads kept elsewhere (see the type's description); nil entries keep
+    ///   their index free.
+    public static func compact(_ jws: String, payload: Data? = nil, externals: [Data?] = []) -> Compacted? {
         var text = jws
-        return text.withUTF8 { compact(UnsafeRawBufferPointer($0), decoded: payload, canonical: false) }
+        let compacted = text.withUTF8 { compact(UnsafeRawBufferPointer($0), decoded: payload, canonical: false) }
+        return compacted.map { referring($0, to: externals) }
     }
 
     /// The compact form of `jws`, given its payload as the verifier decoded it from that text:
     /// when that segment is the one encoding of the payload, it is not encoded again to check.
     /// A `decoded` from another JWS is only a hint, checked as `compact(_:payload:)` checks one.
-    public static func compact(_ jws: String, decoded: DecodedJWSPayload) -> Compacted? {
+    public static func compact(_ jws: String, decoded: DecodedJWSPayload, externals: [Data?] = []) -> Compacted? {
         var text = jws
         let canonical = decoded.isCanonical && decoded.jws == jws
-        return text.withUTF8 { compact(UnsafeRawBufferPointer($0), decoded: decoded.json, canonical: canonical) }
+        let compacted = text.withUTF8 { compact(UnsafeRawBufferPointer($0), decoded: decoded.json, canonical: canonical) }
+        return compacted.map { referring($0, to: externals) }
+    }
+
+    /// `compacted` with each nested payload segment that is exactly the base64url encoding of an
+    /// external replaced by a reference to it (at most one segment per external).
+    ///
+    /// A nested payload segment runs from the dot after a nested header's reference to the next
+    /// dot. Exactness holds part by part: a segment is replaced only when it is the one encoding of
+    /// the external's bytes, which `expand` encodes again; and without a 0x01 in the body before,
+    /// the references (and the leading 0x01 that marks the form) are the only ones `split` finds.
+    private static func referring(_ compacted: Compacted, to externals: [Data?]) -> Compacted {
+        guard externals.contains(where: { $0 != nil }), externals.count <= maximumExternals else { return compacted }
+        let body = compacted.body
+        let replacements = body.withUnsafeBytes { (bytes) -> [(range: Range<Int>, index: Int)] in
+            guard !contains(bytes, externalReference), let (_, afterOuter) = readReference(bytes, at: 0) else { return [] }
+            var found: [(range: Range<Int>, index: Int)] = []
+            var placed = Set<Int>()
+            var index = afterOuter + 1
+            while index < bytes.count, let next = firstIndex(of: reference, in: bytes, from: index) {
+                guard let (_, after) = readReference(bytes, at: next) else { break }
+                index = after
+                guard after < bytes.count, bytes[after] == dot, let end = firstIndex(of: dot, in: bytes, from: after + 1)
+                else { continue }
+                let segment = UnsafeRawBufferPointer(rebasing: bytes[(after + 1)..<end])
+                for (position, external) in externals.enumerated() where !placed.contains(position) {
+                    guard let external, !external.isEmpty,
+                        external.withUnsafeBytes({ Base64.isEncoding(of: $0, text: segment, alphabet: .url) })
+                    else { continue }
+                    found.append(((after + 1)..<end, position))
+                    placed.insert(position)
+                    break
+                }
+                index = end
+            }
+            return found
+        }
+        guard !replacements.isEmpty else { return compacted }
+        var result = Data([externalReference])
+        result.reserveCapacity(body.count)
+        var copied = 0
+        body.withUnsafeBytes { bytes in
+            for replacement in replacements {
+                append(UnsafeRawBufferPointer(rebasing: bytes[copied..<replacement.range.lowerBound]), to: &result)
+                result.append(contentsOf: [externalReference, UInt8(ascii: "0") + UInt8(replacement.index)])
+                copied = replacement.range.upperBound
+            }
+            append(UnsafeRawBufferPointer(rebasing: bytes[copied...]), to: &result)
+        }
+        return Compacted(body: result, headers: compacted.headers)
     }
 
     /// Builds the compact form and proves, part by part, that `expand` gives `text` back:
@@ -145,10 +207,12 @@ public enum JWSCompaction {
         return Compacted(body: body, headers: headers)
     }
 
-    /// The JWS a compact form stands for; nil when `body` is not one or names a header `header`
-    /// (given the hex SHA-256) does not know.
+    /// The JWS a compact form stands for; nil when `body` is not one, names a header `header`
+    /// (given the hex SHA-256) does not know, or refers to an external not given.
+    ///
+    /// - Parameter externals: the payloads `compact` was given as externals, at the same indexes.
     public static func expand<Failure: Error>(
-        _ body: Data, header: (String) throws(Failure) -> String?
+        _ body: Data, externals: [Data?] = [], header: (String) throws(Failure) -> String?
     ) throws(Failure) -> String? {
         let parts = body.withUnsafeBytes { (bytes) -> (outer: String, segments: [Segment], signature: String)? in
             split(bytes)
@@ -162,32 +226,46 @@ public enum JWSCompaction {
             case .header(let hash):
                 guard let nested = try header(hash) else { return nil }
                 payload.append(contentsOf: nested.utf8)
+            case .external(let index):
+                guard index < externals.count, let external = externals[index] else { return nil }
+                payload.append(contentsOf: Base64.encode(external, alphabet: .url).utf8)
             }
         }
         return outer + "." + Base64.encode(payload, alphabet: .url) + "." + parts.signature
     }
 
-    /// A run of a compact payload: bytes as they are, or a reference to a header.
+    /// A run of a compact payload: bytes as they are, a reference to a header, or one to an external.
     private enum Segment {
         case bytes(Range<Int>)
         case header(String)
+        case external(Int)
     }
 
     /// The outer header's hash, the payload's runs and the signature of a compact form.
     private static func split(_ bytes: UnsafeRawBufferPointer) -> (outer: String, segments: [Segment], signature: String)? {
-        guard bytes.first == reference, let signatureDot = bytes.lastIndex(of: dot),
-            let (outer, afterOuter) = readReference(bytes, at: 0), afterOuter < signatureDot, bytes[afterOuter] == dot
+        let refersToExternals = bytes.first == externalReference
+        let start = refersToExternals ? 1 : 0
+        guard bytes.count > start, bytes[start] == reference, let signatureDot = bytes.lastIndex(of: dot),
+            let (outer, afterOuter) = readReference(bytes, at: start), afterOuter < signatureDot, bytes[afterOuter] == dot
         else { return nil }
         var segments: [Segment] = []
         var index = afterOuter + 1
+        let region = UnsafeRawBufferPointer(rebasing: bytes[..<signatureDot])
         while index < signatureDot {
-            let found = memchr(bytes.baseAddress! + index, Int32(reference), signatureDot - index)
-            guard let found else {
+            let header = firstIndex(of: reference, in: region, from: index)
+            let external = refersToExternals ? firstIndex(of: externalReference, in: region, from: index) : nil
+            guard let next = [header, external].compactMap({ $0 }).min() else {
                 segments.append(.bytes(index..<signatureDot))
                 break
             }
-            let next = UnsafeRawPointer(found) - bytes.baseAddress!
             if next > index { segments.append(.bytes(index..<next)) }
+            if next == external {
+                let digit = next + 1 < signatureDot ? Int(bytes[next + 1]) - Int(UInt8(ascii: "0")) : -1
+                guard (0..<maximumExternals).contains(digit) else { return nil }
+                segments.append(.external(digit))
+                index = next + 2
+                continue
+            }
             guard let (hash, after) = readReference(bytes, at: next), after <= signatureDot else { return nil }
             segments.append(.header(hash))
             index = after
@@ -248,8 +326,10 @@ public enum JWSCompaction {
         firstIndex(of: byte, in: bytes) != nil
     }
 
-    private static func firstIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer) -> Int? {
-        guard let base = bytes.baseAddress, let found = memchr(base, Int32(byte), bytes.count) else { return nil }
+    private static func firstIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer, from start: Int = 0) -> Int? {
+        guard start < bytes.count, let base = bytes.baseAddress,
+            let found = memchr(base + start, Int32(byte), bytes.count - start)
+        else { return nil }
         return UnsafeRawPointer(found) - base
     }
 
