@@ -55,6 +55,9 @@ ingest_run() {
     echo "server CPU per notification by thread: $run_threads" >&2
     kill -TERM "$server"
     wait "$server"
+    # The database as the stopped server left it (its WAL checkpointed into the file at close).
+    run_result=$(python3 -c 'import json, sys; r = json.loads(sys.argv[1]); r["database_bytes"] = int(sys.argv[2]); print(json.dumps(r))' \
+        "$run_result" "$(stat -c %s "$1/revenuedot.sqlite")")
 }
 
 echo "== generating $count signed notifications over a fresh test chain" >&2
@@ -213,6 +216,11 @@ def print_threads(threads):
         print(f"  {'server CPU per notification, ' + thread:<42} {use['user_us'] + use['system_us']:>7.0f} us   "
               f"(user {use['user_us']}, system {use['system_us']}; wrote {use['written_kib']} KiB)")
 
+def print_database(run):
+    """The size of the database the run left, in all and per notification."""
+    size = run["database_bytes"]
+    print(f"  {'database file after the run':<42} {size / 2**20:>8.1f} MiB   {size / run['requests']:,.0f} bytes per notification")
+
 ours, speed, apple, lines = json.loads(sys.argv[1]), float(sys.argv[2]), json.loads(sys.argv[3]), float(sys.argv[4])
 bulk, ingest = float(sys.argv[5]), json.loads(sys.argv[6])
 rounds = lambda text: sorted((json.loads(l) for l in text.splitlines() if l.strip()), key=lambda r: r["requests_per_second"])
@@ -251,6 +259,7 @@ print(f"  {'  stalls: time in flushes over 10 ms':<42} {flushes['stalled_seconds
       f"at least {flushes['stalled_percent']}% of the round (the cores wait with the answers)")
 ingest_threads = json.loads(sys.argv[12])
 print_threads(ingest_threads)
+print_database(ingest)
 print(f"  {'bench client CPU per request (same cores)':<42} {ingest['client_cpu_us_per_request']:>7.0f} us")
 # CPU per notification moves less with host load than throughput: the ratio ingest would reach
 # if it kept the cores as busy as bulk verify does.
@@ -270,6 +279,7 @@ print(f"\nIngest, {repeat['requests']:,} notifications about {subscriptions:,} s
 print(f"  {'ingest, notifications/s':<42} {again:>10,.0f}   {again / bulk:.2f}x bulk verify above")
 print(f"  {'latency p50 / p99 (ms)':<42} {repeat['p50_ms']:>5} / {repeat['p99_ms']:<5}   {failed(repeat)}")
 print_threads(repeat_threads)
+print_database(repeat)
 hook_ingest, hook_rate = hooks["ingest"]["requests_per_second"], hooks["webhooks_per_second"]
 print("\nWebhooks (one event per notification, receiver answering at once, ingest running alongside)")
 print(f"  {'ingest in the same run, notifications/s':<42} {hook_ingest:>10,.0f}   1.00")
