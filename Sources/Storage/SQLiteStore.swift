@@ -217,10 +217,15 @@ public final class SQLiteStore: Sendable {
     private static func compacted(_ record: NotificationRecord) -> JWSCompaction.Compacted? {
         let externals = NotificationSQL.externals(
             transactionJSON: record.transaction?.json, renewalJSON: record.renewalInfo?.json)
-        guard let decoded = record.decodedPayload else {
-            return JWSCompaction.compact(record.signedPayload, externals: externals)
-        }
-        return JWSCompaction.compact(record.signedPayload, decoded: decoded, externals: externals)
+        let compacted =
+            record.decodedPayload.map { JWSCompaction.compact(record.signedPayload, decoded: $0, externals: externals) }
+            ?? JWSCompaction.compact(record.signedPayload, externals: externals)
+        // `compact` proves its result part by part; debug builds (the tests) expand it as well.
+        assert(
+            compacted.map { form in
+                JWSCompaction.expand(form.body, externals: externals) { form.headers[$0] } == record.signedPayload
+            } ?? true, "the compact form of \(record.notificationUUID) does not expand to its payload")
+        return compacted
     }
 
     private static func validate(_ record: NotificationRecord) throws(StoreError) {

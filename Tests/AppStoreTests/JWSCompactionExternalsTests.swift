@@ -21,9 +21,12 @@ struct JWSCompactionExternalsTests {
         let plain = try #require(JWSCompaction.compact(jws))
         let compact = try #require(JWSCompaction.compact(jws, externals: [transaction, renewal]))
         #expect(compact.headers == plain.headers)
-        // Each segment (its base64url text) gives way to two bytes, and one byte marks the form.
+        // Each segment (its base64url text) gives way to 18 bytes (0x01, the index, 16 hex digits of
+        // its SHA-256), and one byte marks the form.
         let left = Base64.encode(transaction, alphabet: .url).utf8.count + Base64.encode(renewal, alphabet: .url).utf8.count
-        #expect(compact.body.count == plain.body.count - left + 5)
+        #expect(compact.body.count == plain.body.count - left + 1 + 2 * 18)
+        let digest = Digest.hex(Digest.sha256(transaction)).prefix(16)
+        #expect(compact.body.range(of: Data([1, UInt8(ascii: "0")] + Array(digest.utf8))) != nil)
         #expect(compact.body.first == 1 && plain.body.first == 0)
         #expect(compact.body.range(of: Data([1, UInt8(ascii: "0")])) != nil)
         #expect(compact.body.range(of: Data([1, UInt8(ascii: "1")])) != nil)
@@ -41,9 +44,11 @@ struct JWSCompactionExternalsTests {
         #expect(JWSCompaction.expand(compact.body) { compact.headers[$0] } == nil)
         #expect(JWSCompaction.expand(compact.body, externals: [transaction]) { compact.headers[$0] } == nil)
         #expect(JWSCompaction.expand(compact.body, externals: [nil, renewal]) { compact.headers[$0] } == nil)
+        // A different external (one byte changed, or swapped with the other) is refused by its digest.
         var altered = transaction
         altered[altered.startIndex] ^= 0x20
-        #expect(JWSCompaction.expand(compact.body, externals: [altered, renewal]) { compact.headers[$0] } != jws)
+        #expect(JWSCompaction.expand(compact.body, externals: [altered, renewal]) { compact.headers[$0] } == nil)
+        #expect(JWSCompaction.expand(compact.body, externals: [renewal, transaction]) { compact.headers[$0] } == nil)
         // A reference to an index no digit names is no compact form.
         var body = compact.body
         let at = try #require(body.range(of: Data([1, UInt8(ascii: "0")])))
@@ -51,8 +56,9 @@ struct JWSCompactionExternalsTests {
         #expect(JWSCompaction.expand(body, externals: [transaction, renewal]) { compact.headers[$0] } == nil)
     }
 
-    /// Only a whole segment that is exactly an external's encoding is referred to: an external
-    /// found nowhere, or one whose bytes differ by one, leaves the form as without externals.
+    /// Only a whole segment that is exactly an external's encoding, and longer than a reference, is
+    /// referred to: an external found nowhere, one whose bytes differ by one, or one too short to
+    /// gain from, leaves the form as without externals.
     @Test func anExternalThatIsNoSegmentChangesNothing() throws {
         let (jws, transaction, renewal) = try Self.notification()
         let plain = try #require(JWSCompaction.compact(jws))
@@ -82,7 +88,7 @@ struct JWSCompactionExternalsTests {
     /// no external: its own 0x01 could not be told from a reference.
     @Test func aPayloadHoldingTheReferenceByteRefersToNoExternal() throws {
         let nested = "eyJ" + String(repeating: "K", count: 300)
-        let inner = Data(#"{"a":1}"#.utf8)
+        let inner = Data(#"{"a":"\#(String(repeating: "x", count: 60))"}"#.utf8)
         let payload = #"{"x":"\#u{1}0","signedTransactionInfo":"\#(nested).\#(Base64.encode(inner, alphabet: .url)).c2ln"}"#
         let jws = nested + "." + Base64.encode(Data(payload.utf8), alphabet: .url) + ".c2lnbmF0dXJl"
         let plain = try #require(JWSCompaction.compact(jws))
@@ -96,9 +102,10 @@ struct JWSCompactionExternalsTests {
         #expect(JWSCompaction.expand(referred.body, externals: [inner]) { referred.headers[$0] } == cleanJWS)
     }
 
-    /// Random payloads whose nested JWS carry random inner payloads (any byte from 0x01 to 0x7F,
-    /// lookalike dots included), given as externals: each form comes back byte for byte with its
-    /// externals, refers to them only when no 0x01 is in the way, and without them gives nothing.
+    /// Random payloads whose nested JWS carry random inner payloads (any bytes, of any length from
+    /// 1 to 200, so some too short to refer to), given as externals: each form comes back byte for
+    /// byte with its externals, refers to them only when no 0x01 is in the way, and without them
+    /// gives nothing.
     @Test func randomNestedPayloadsComeBackExactly() throws {
         var generator = SystemRandomNumberGenerator()
         let symbols = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
@@ -106,7 +113,7 @@ struct JWSCompactionExternalsTests {
         var referred = 0
         for _ in 0..<300 {
             let inners = (0..<2).map { _ in
-                Data((0..<Int.random(in: 1...200, using: &generator)).map { _ in UInt8.random(in: 1...0x7F, using: &generator) })
+                Data((0..<Int.random(in: 1...200, using: &generator)).map { _ in UInt8.random(in: 0...0xFF, using: &generator) })
             }
             var payload = #"{"data":{"#
             for (index, inner) in inners.enumerated() {
@@ -127,5 +134,23 @@ struct JWSCompactionExternalsTests {
             }
         }
         #expect(referred > 50)
+    }
+
+    /// A damaged form (any byte changed, cut short, or references cut in the middle) expands to
+    /// nil or to some text, and never reads past its bytes.
+    @Test func damagedFormsNeverReadPastTheirBytes() throws {
+        let (jws, transaction, renewal) = try Self.notification()
+        let compact = try #require(JWSCompaction.compact(jws, externals: [transaction, renewal]))
+        var generator = SystemRandomNumberGenerator()
+        let special: [UInt8] = [0, 1, UInt8(ascii: "."), UInt8(ascii: "0"), UInt8(ascii: "9"), UInt8(ascii: "a")]
+        for _ in 0..<3000 {
+            var body = compact.body
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                let at = body.index(body.startIndex, offsetBy: Int.random(in: 0..<body.count, using: &generator))
+                body[at] = Bool.random(using: &generator) ? special.randomElement(using: &generator)! : UInt8.random(in: 0...0xFF)
+            }
+            if Bool.random(using: &generator) { body = body.prefix(Int.random(in: 0...body.count, using: &generator)) }
+            _ = JWSCompaction.expand(body, externals: [transaction, renewal]) { compact.headers[$0] }
+        }
     }
 }

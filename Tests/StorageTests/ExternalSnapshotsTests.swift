@@ -55,7 +55,7 @@ import Testing
         let left =
             Base64.encode(Data(Self.transactionJSON.utf8), alphabet: .url).utf8.count
             + Base64.encode(Data(Self.renewalJSON.utf8), alphabet: .url).utf8.count
-        #expect(referring.count == whole.count - left + 5)
+        #expect(referring.count == whole.count - left + 1 + 2 * 18)
 
         // A fresh store, its readers and a read-only reader all give back the exact JWS.
         let store = try SQLiteStore(path: directory.databasePath)
@@ -69,16 +69,41 @@ import Testing
         #expect(try reader.notification(uuid: "equal")?.signedPayload == same.signedPayload)
     }
 
-    /// The snapshot columns are part of the stored payload now: a row whose snapshot is gone does
-    /// not expand, and is reported corrupt rather than answered with a wrong JWS.
-    @Test func aPayloadWhoseSnapshotIsGoneIsReportedCorrupt() throws {
+    /// The snapshot columns are part of the stored payload now: a row whose snapshot is gone or
+    /// changed (by a byte, or swapped with the other) does not expand, and is reported corrupt
+    /// rather than answered with a wrong JWS.
+    @Test(arguments: [
+        "UPDATE notifications SET renewal_json = NULL",
+        "UPDATE notifications SET transaction_json = replace(transaction_json, 't-1', 't-9')",
+        "UPDATE notifications SET transaction_json = renewal_json, renewal_json = transaction_json",
+    ])
+    func aPayloadWhoseSnapshotIsGoneOrChangedIsReportedCorrupt(change: String) throws {
         let directory = try TemporaryDirectory()
         let store = try SQLiteStore(path: directory.databasePath)
         defer { store.close() }
         let record = try Self.record("gone", chain: try TestChain(), transaction: Self.transactionJSON, renewal: Self.renewalJSON)
         #expect(try store.store(record) == .stored)
-        try store.write { transaction in try transaction.execute("UPDATE notifications SET renewal_json = NULL") }
+        #expect(try store.notification(uuid: "gone")?.signedPayload == record.signedPayload)
+        try store.write { transaction in try transaction.execute(change) }
         #expect(throws: StoreError.self) { try store.notification(uuid: "gone") }
+    }
+
+    /// A notification with renewal info and no transaction (as some carry) refers to its renewal
+    /// snapshot alone, at the renewal's index.
+    @Test func aRenewalSnapshotAloneIsReferredToAtItsIndex() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(path: directory.databasePath)
+        defer { store.close() }
+        var record = try Self.record(
+            "renewal", chain: try TestChain(), transaction: Self.transactionJSON, renewal: Self.renewalJSON)
+        record.transaction = nil
+        record.transactionId = nil
+        #expect(try store.store(record) == .stored)
+        let body = try Self.storedBody(directory.databasePath, "renewal")
+        #expect(body.first == 1)
+        #expect(body.range(of: Data([1, UInt8(ascii: "1")])) != nil)
+        #expect(body.range(of: Data([1, UInt8(ascii: "0")])) == nil)
+        #expect(try store.notification(uuid: "renewal")?.signedPayload == record.signedPayload)
     }
 
     /// A build before migration 16 would take the references for payload bytes: it refuses the

@@ -13,16 +13,20 @@ import Synchronization
 ///
 /// A nested JWS's payload segment can go too, when the caller keeps that payload elsewhere (the
 /// store keeps the transaction and renewal info it decoded in columns of their own): given as
-/// `externals`, a segment that is exactly the base64url encoding of `externals[i]` becomes the two
-/// bytes 0x01 and the digit i, and `expand` must be given the same externals to put it back. Such a
-/// form starts with one 0x01 byte before the outer header's reference; in a form without it (every
-/// form made before externals existed), a 0x01 is content like any other byte.
+/// `externals`, a segment that is exactly the base64url encoding of `externals[i]` becomes
+///
+///     0x01 <the digit i> <the first 8 bytes of the external's SHA-256, hex>
+///
+/// and `expand` must be given the same externals to put it back: one missing, or different from
+/// the one referred to (its digest does not match), gives nil, never another JWS. Such a form
+/// starts with one 0x01 byte before the outer header's reference; in a form without it (every form
+/// made before externals existed), a 0x01 is content like any other byte.
 ///
 /// NUL never occurs in a JWS segment, and `compact` refuses a payload holding one, and refers to
-/// no external in a form holding a 0x01, so references cannot be confused with content. `compact` is pure (it can run on any thread) and only returns
-/// a form that `expand` turns back into exactly the input: it checks. Anything else (a header too
-/// short to gain from, a payload that is not canonical base64url) gives nil, and the caller keeps
-/// the JWS as it is.
+/// no external in a form holding a 0x01, so references cannot be confused with content. `compact`
+/// is pure (it can run on any thread) and only returns a form that `expand` turns back into
+/// exactly the input: it checks. Anything else (a header too short to gain from, a payload that is
+/// not canonical base64url) gives nil, and the caller keeps the JWS as it is.
 public enum JWSCompaction {
     /// A compact form and the headers it names.
     public struct Compacted: Sendable, Equatable {
@@ -39,6 +43,17 @@ public enum JWSCompaction {
     private static let externalReference = UInt8(1)
     /// At most this many externals: each is named by one decimal digit.
     public static let maximumExternals = 10
+    /// The hex digits of an external's SHA-256 that its reference carries.
+    private static let externalDigestLength = 16
+
+    /// What a reference to `external` (at `index`) is made of, after its 0x01.
+    private static func externalReference(index: Int, to external: Data) -> [UInt8] {
+        [UInt8(ascii: "0") + UInt8(index)] + Array(externalDigest(external).utf8)
+    }
+
+    private static func externalDigest(_ external: Data) -> String {
+        String(Digest.hex(Digest.sha256(external)).prefix(externalDigestLength))
+    }
     private static let dot = UInt8(ascii: ".")
 
     /// A header already hashed: its bytes, its text and the hex SHA-256 of those bytes.
@@ -103,7 +118,8 @@ public enum JWSCompaction {
     }
 
     /// `compacted` with each nested payload segment that is exactly the base64url encoding of an
-    /// external replaced by a reference to it (at most one segment per external).
+    /// external, and longer than a reference, replaced by a reference to it (at most one segment
+    /// per external).
     ///
     /// A nested payload segment runs from the dot after a nested header's reference to the next
     /// dot. Exactness holds part by part: a segment is replaced only when it is the one encoding of
@@ -112,9 +128,9 @@ public enum JWSCompaction {
     private static func referring(_ compacted: Compacted, to externals: [Data?]) -> Compacted {
         guard externals.contains(where: { $0 != nil }), externals.count <= maximumExternals else { return compacted }
         let body = compacted.body
-        let replacements = body.withUnsafeBytes { (bytes) -> [(range: Range<Int>, index: Int)] in
+        let replacements = body.withUnsafeBytes { (bytes) -> [(range: Range<Int>, reference: [UInt8])] in
             guard !contains(bytes, externalReference), let (_, afterOuter) = readReference(bytes, at: 0) else { return [] }
-            var found: [(range: Range<Int>, index: Int)] = []
+            var found: [(range: Range<Int>, reference: [UInt8])] = []
             var placed = Set<Int>()
             var index = afterOuter + 1
             while index < bytes.count, let next = firstIndex(of: reference, in: bytes, from: index) {
@@ -123,11 +139,16 @@ public enum JWSCompaction {
                 guard after < bytes.count, bytes[after] == dot, let end = firstIndex(of: dot, in: bytes, from: after + 1)
                 else { continue }
                 let segment = UnsafeRawBufferPointer(rebasing: bytes[(after + 1)..<end])
+                // A reference as long as the segment would save nothing.
+                guard segment.count > 2 + externalDigestLength else {
+                    index = end
+                    continue
+                }
                 for (position, external) in externals.enumerated() where !placed.contains(position) {
                     guard let external, !external.isEmpty,
                         external.withUnsafeBytes({ Base64.isEncoding(of: $0, text: segment, alphabet: .url) })
                     else { continue }
-                    found.append(((after + 1)..<end, position))
+                    found.append(((after + 1)..<end, [externalReference] + externalReference(index: position, to: external)))
                     placed.insert(position)
                     break
                 }
@@ -142,7 +163,7 @@ public enum JWSCompaction {
         body.withUnsafeBytes { bytes in
             for replacement in replacements {
                 append(UnsafeRawBufferPointer(rebasing: bytes[copied..<replacement.range.lowerBound]), to: &result)
-                result.append(contentsOf: [externalReference, UInt8(ascii: "0") + UInt8(replacement.index)])
+                result.append(contentsOf: replacement.reference)
                 copied = replacement.range.upperBound
             }
             append(UnsafeRawBufferPointer(rebasing: bytes[copied...]), to: &result)
@@ -226,8 +247,10 @@ public enum JWSCompaction {
             case .header(let hash):
                 guard let nested = try header(hash) else { return nil }
                 payload.append(contentsOf: nested.utf8)
-            case .external(let index):
-                guard index < externals.count, let external = externals[index] else { return nil }
+            case .external(let index, let digest):
+                guard index < externals.count, let external = externals[index], externalDigest(external) == digest else {
+                    return nil
+                }
                 payload.append(contentsOf: Base64.encode(external, alphabet: .url).utf8)
             }
         }
@@ -238,7 +261,7 @@ public enum JWSCompaction {
     private enum Segment {
         case bytes(Range<Int>)
         case header(String)
-        case external(Int)
+        case external(Int, digest: String)
     }
 
     /// The outer header's hash, the payload's runs and the signature of a compact form.
@@ -254,16 +277,25 @@ public enum JWSCompaction {
         while index < signatureDot {
             let header = firstIndex(of: reference, in: region, from: index)
             let external = refersToExternals ? firstIndex(of: externalReference, in: region, from: index) : nil
-            guard let next = [header, external].compactMap({ $0 }).min() else {
+            let next: Int
+            switch (header, external) {
+            case (nil, nil):
                 segments.append(.bytes(index..<signatureDot))
-                break
+                index = signatureDot
+                continue
+            case (let header?, nil): next = header
+            case (nil, let external?): next = external
+            case (let header?, let external?): next = min(header, external)
             }
             if next > index { segments.append(.bytes(index..<next)) }
             if next == external {
-                let digit = next + 1 < signatureDot ? Int(bytes[next + 1]) - Int(UInt8(ascii: "0")) : -1
+                let end = next + 2 + externalDigestLength
+                guard end <= signatureDot else { return nil }
+                let digit = Int(bytes[next + 1]) - Int(UInt8(ascii: "0"))
                 guard (0..<maximumExternals).contains(digit) else { return nil }
-                segments.append(.external(digit))
-                index = next + 2
+                let digest = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(next + 2)..<end]), as: UTF8.self)
+                segments.append(.external(digit, digest: digest))
+                index = end
                 continue
             }
             guard let (hash, after) = readReference(bytes, at: next), after <= signatureDot else { return nil }
