@@ -1,4 +1,4 @@
-// Migration 16: compact payloads that refer to the snapshot columns for their nested payloads.
+// Migrations 16 and 17: snapshots stored once, beside the payload and beside the state.
 
 extension Migration {
     /// Compact payloads (`JWSCompaction`, migration 7) leave out the nested transaction and renewal
@@ -12,4 +12,18 @@ extension Migration {
         version: 16,
         name: "compact payloads refer to the snapshot columns",
         sql: "")
+}
+
+// Migration 17: a purchase's history without the snapshots its state holds.
+
+extension Migration {
+    /// The newest fact a purchase's history keeps usually carries the transaction and renewal info
+    /// its state holds: the row keeps them once, and `history_snapshots` says which the history
+    /// left out (`HistorySnapshots` in RevenueDot). NULL, as in every row written before, means
+    /// none. A build before this one would read such a history as a fact without snapshots: the
+    /// version keeps it from opening the database.
+    static let v17 = Migration(
+        version: 17,
+        name: "purchase histories without the snapshots their state holds",
+        sql: "ALTER TABLE purchases ADD COLUMN history_snapshots TEXT;")
 }

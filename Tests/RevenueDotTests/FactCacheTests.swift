@@ -55,10 +55,13 @@ import Testing
                 "INSERT INTO purchase_facts (app_id, purchase_key, fact_id, json) VALUES (?, ?, ?, ?)",
                 [.text(app.id), .text(key), .text("n-9"), .text(LedgerRows.encode(PurchaseFact(written)))])
         }
-        let history = try store.read { (rows) throws(StoreError) in
-            try rows.query("SELECT history FROM purchases WHERE purchase_key = ?", [.text(key)]).first?.first?.textValue
+        let row = try store.read { (rows) throws(StoreError) in
+            try rows.query("SELECT json, history, history_snapshots FROM purchases WHERE purchase_key = ?", [.text(key)]).first
         }
-        let stored = try LedgerRows.decode(PurchaseJournal.self, try #require(history))
+        let found = try #require(row)
+        let stored = try LedgerRows.storedJournal(
+            key: key, json: try #require(found[0].textValue), history: try #require(found[1].textValue),
+            snapshots: found[2].textValue)
         let older = PurchaseFact(PurchaseFactRowsTests.facts(0))
         let (loaded, journal) = try store.read { (rows) throws(StoreError) -> (PurchaseFactRows.Loaded, PurchaseJournal) in
             var journal = stored

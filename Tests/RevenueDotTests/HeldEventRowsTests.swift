@@ -37,17 +37,21 @@ import Testing
         return (ledger, pure, stored)
     }
 
-    /// The history as stored, and the number of rows in `held_events` for the purchase.
+    /// The history as stored, the journal it holds, and the number of rows in `held_events` for the purchase.
     static func raw(_ store: SQLiteStore) throws -> (history: String, journal: PurchaseJournal, rows: Int) {
-        let (history, count) = try store.read { (rows) throws(StoreError) in
+        let (row, count) = try store.read { (rows) throws(StoreError) in
             (
-                try rows.query("SELECT history FROM purchases WHERE purchase_key = ?", [.text(key)]).first?.first?.textValue,
+                try rows.query("SELECT json, history, history_snapshots FROM purchases WHERE purchase_key = ?", [.text(key)])
+                    .first,
                 try rows.query("SELECT count(*) FROM held_events WHERE purchase_key = ?", [.text(key)]).first?.first?
                     .integerValue
             )
         }
-        let text = try #require(history)
-        return (text, try LedgerRows.decode(PurchaseJournal.self, text), Int(count ?? 0))
+        let found = try #require(row)
+        let text = try #require(found[1].textValue)
+        let journal = try LedgerRows.storedJournal(
+            key: key, json: try #require(found[0].textValue), history: text, snapshots: found[2].textValue)
+        return (text, journal, Int(count ?? 0))
     }
 
     static func notifications(_ range: Range<Int>) -> [Ledger.Input] {

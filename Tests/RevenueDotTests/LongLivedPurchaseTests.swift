@@ -23,7 +23,8 @@ import Testing
             _ = ledger.apply(input, at: Date(timeIntervalSince1970: Double(at) / 1000))
             guard counts.contains(index + 1) else { continue }
             let row = try store.read { (rows) throws(StoreError) in
-                try rows.query("SELECT json, history FROM purchases WHERE purchase_key = ?", [.text("s:\(Fixture.original)")])
+                try rows.query(
+                    "SELECT json, history FROM purchases WHERE purchase_key = ?", [.text("s:\(Fixture.original)")])
             }
             let json = try #require(row.first?[0].textValue)
             let history = try #require(row.first?[1].textValue)

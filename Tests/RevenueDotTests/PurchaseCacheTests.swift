@@ -64,22 +64,25 @@ import Testing
         let cache = LedgerCache()
         _ = try PurchaseFactRowsTests.apply([0, 1, 2], to: store, app: app, cache: cache)
         let key = "s:\(PurchaseFactRowsTests.original)"
-        func row() throws -> (json: String, history: String?) {
+        func row() throws -> (json: String, history: String?, snapshots: String?) {
             let found = try store.read { (rows) throws(StoreError) in
-                try rows.query("SELECT json, history FROM purchases WHERE purchase_key = ?", [.text(key)])
+                try rows.query("SELECT json, history, history_snapshots FROM purchases WHERE purchase_key = ?", [.text(key)])
             }
             let first = try #require(found.first)
-            return (try #require(first[0].textValue), first[1].textValue)
+            return (try #require(first[0].textValue), first[1].textValue, first[2].textValue)
         }
-        // The row as written is kept, as what it decodes to.
+        // The row as written is kept, as what it decodes to (its history and the snapshots it left
+        // out, compared together).
         let written = try row()
         let kept = try #require(
             cache.purchases.purchase(
-                SubscriptionState.self, appId: app.id, key: key, json: written.json, history: written.history))
+                SubscriptionState.self, appId: app.id, key: key, json: written.json,
+                history: HistorySnapshots.cacheKey(history: written.history, snapshots: written.snapshots)))
         #expect(
             kept
                 == (try LedgerRows.decode(SubscriptionState.self, written.json).replacingJournal(
-                    LedgerRows.decode(PurchaseJournal.self, try #require(written.history)))))
+                    LedgerRows.storedJournal(
+                        key: key, json: written.json, history: try #require(written.history), snapshots: written.snapshots))))
 
         // Another writer puts back the purchase as it was after the first two inputs.
         let otherDirectory = TestDirectory("purchase-cache-other")
@@ -87,12 +90,12 @@ import Testing
         defer { other.close() }
         _ = try PurchaseFactRowsTests.apply([0, 1], to: other, app: app)
         let earlier = try other.read { (rows) throws(StoreError) in
-            try rows.query("SELECT json, history FROM purchases WHERE purchase_key = ?", [.text(key)])
+            try rows.query("SELECT json, history, history_snapshots FROM purchases WHERE purchase_key = ?", [.text(key)])
         }
         try store.write { transaction in
             try transaction.execute(
-                "UPDATE purchases SET json = ?, history = ? WHERE purchase_key = ?",
-                [earlier[0][0], earlier[0][1], .text(key)])
+                "UPDATE purchases SET json = ?, history = ?, history_snapshots = ? WHERE purchase_key = ?",
+                [earlier[0][0], earlier[0][1], earlier[0][2], .text(key)])
         }
         // Applying the fourth input now must build on that row, not on the kept purchase.
         let pure = try PurchaseFactRowsTests.apply([0, 1, 3], to: other, app: app)

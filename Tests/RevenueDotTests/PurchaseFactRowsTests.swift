@@ -37,13 +37,16 @@ import Testing
     static func stored(_ store: SQLiteStore) throws -> (json: String, journal: PurchaseJournal, rows: Int, inline: Int) {
         let rows = try store.read { (rows) throws(StoreError) in
             (
-                try rows.query("SELECT json, history FROM purchases WHERE purchase_key = ?", [.text("s:\(original)")]),
+                try rows.query(
+                    "SELECT json, history, history_snapshots FROM purchases WHERE purchase_key = ?", [.text("s:\(original)")]),
                 try rows.query("SELECT json FROM purchase_facts WHERE purchase_key = ?", [.text("s:\(original)")]),
                 try rows.query("SELECT json FROM held_events WHERE purchase_key = ? ORDER BY seq", [.text("s:\(original)")])
             )
         }
         let purchase = try #require(rows.0.first)
-        let history = try LedgerRows.decode(PurchaseJournal.self, try #require(purchase[1].textValue))
+        let history = try LedgerRows.storedJournal(
+            key: "s:\(original)", json: try #require(purchase[0].textValue), history: try #require(purchase[1].textValue),
+            snapshots: purchase[2].textValue)
         let older = try rows.1.map { try LedgerRows.decode(PurchaseFact.self, try #require($0[0].textValue)) }
         let held = try rows.2.map { try LedgerRows.decode(Event.self, try #require($0[0].textValue)) }
         #expect(held.count == history.storedHeldEventCount ?? 0)

@@ -151,13 +151,15 @@ import Testing
     static func expectStored(_ key: String, json: String, journal: PurchaseJournal, _ store: SQLiteStore) throws {
         let rows = try store.read { (rows) throws(StoreError) in
             (
-                try rows.query("SELECT json, history FROM purchases WHERE purchase_key = ?", [.text(key)]),
+                try rows.query("SELECT json, history, history_snapshots FROM purchases WHERE purchase_key = ?", [.text(key)]),
                 try rows.query("SELECT json FROM purchase_facts WHERE purchase_key = ?", [.text(key)]),
                 try rows.query("SELECT json FROM held_events WHERE purchase_key = ? ORDER BY seq", [.text(key)])
             )
         }
         let purchase = try #require(rows.0.first, "\(key) is not stored")
-        let history = try LedgerRows.decode(PurchaseJournal.self, try #require(purchase[1].textValue))
+        let history = try LedgerRows.storedJournal(
+            key: key, json: try #require(purchase[0].textValue), history: try #require(purchase[1].textValue),
+            snapshots: purchase[2].textValue)
         let older = try rows.1.map { try LedgerRows.decode(PurchaseFact.self, try #require($0[0].textValue)) }
         let held = try rows.2.map { try LedgerRows.decode(Event.self, try #require($0[0].textValue)) }
         #expect(held.count == history.storedHeldEventCount ?? 0, "\(key): held rows")

@@ -33,7 +33,8 @@ import Testing
         }
         let versionBefore = try connection.query("PRAGMA schema_version").first?.first?.integerValue
 
-        try Migrator(connection: connection).migrate()
+        // Migration 15 alone: the later ones change the schema (and its version) in their own ways.
+        try Migrator(connection: connection, migrations: Migration.all.filter { $0.version <= 15 }).migrate()
 
         for sql in Self.writes {
             #expect(try !Self.opcodes(sql, on: connection).contains("OpenEphemeral"), "after: \(sql)")

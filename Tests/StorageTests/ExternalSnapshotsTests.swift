@@ -120,6 +120,6 @@ import Testing
         let connection = try SQLiteConnection(path: directory.databasePath, role: .writer)
         let older = Migrator(connection: connection, migrations: Migration.all.filter { $0.version < 16 })
         let refused = #expect(throws: StoreError.self) { try older.migrate() }
-        #expect(refused?.message.contains("schema version 16") == true)
+        #expect(refused?.message.contains("does not know") == true)
     }
 }

@@ -49,11 +49,11 @@ enum LedgerRows {
         for key in keys {
             guard
                 let row = try rows.query(
-                    "SELECT json, history FROM purchases WHERE app_id = ? AND purchase_key = ?",
+                    "SELECT json, history, history_snapshots FROM purchases WHERE app_id = ? AND purchase_key = ?",
                     [.text(app.id), .text(Self.key(key))]
                 ).first, let json = row[0].textValue
             else { continue }
-            let stored = (json: json, history: row[1].textValue)
+            let stored = (json: json, history: row[1].textValue, snapshots: row[2].textValue)
             // Made only for a purchase that is stored: a new one (most under load) needs no fact here.
             let fact = input.purchaseKey == key ? PurchaseFactRows.incoming(input)?.fact : nil
             let owner: String?
@@ -83,20 +83,22 @@ enum LedgerRows {
 
     /// A stored purchase with its history, the facts the reducer needs to receive `incoming`
     /// (`PurchaseFactRows.load`), and when asked the held events it keeps apart.
-    private static func purchase<Purchase: HasPurchaseJournal & Decodable & Equatable>(
-        _ stored: (json: String, history: String?), key: PurchaseKey, incoming: PurchaseFact?, restoringHeldEvents: Bool,
-        cache: LedgerCache?, app: AppConfig, from rows: some RowReader
+    private static func purchase<Purchase: HasPurchaseJournal & KeepsSnapshots & Decodable & Equatable>(
+        _ stored: (json: String, history: String?, snapshots: String?), key: PurchaseKey, incoming: PurchaseFact?,
+        restoringHeldEvents: Bool, cache: LedgerCache?, app: AppConfig, from rows: some RowReader
     ) throws -> (Purchase, PurchaseFactRows.Loaded) {
         let purchase: Purchase
+        let decoded = { () throws -> Purchase in
+            try withHistory(decode(Purchase.self, stored.json), stored.history, snapshots: stored.snapshots)
+        }
         if let kept = cache?.purchases.purchase(
-            Purchase.self, appId: app.id, key: Self.key(key), json: stored.json, history: stored.history)
+            Purchase.self, appId: app.id, key: Self.key(key), json: stored.json,
+            history: HistorySnapshots.cacheKey(history: stored.history, snapshots: stored.snapshots))
         {
-            assert(
-                (try? withHistory(decode(Purchase.self, stored.json), stored.history)) == kept,
-                "\(Self.key(key)): the kept purchase is not what its row decodes to")
+            assert((try? decoded()) == kept, "\(Self.key(key)): the kept purchase is not what its row decodes to")
             purchase = kept
         } else {
-            purchase = try withHistory(decode(Purchase.self, stored.json), stored.history)
+            purchase = try decoded()
         }
         var journal = purchase.journal
         var loaded = try PurchaseFactRows.load(
@@ -118,10 +120,29 @@ enum LedgerRows {
             || before.oneTimePurchases.contains { claims($0.value.journal, after.oneTimePurchases[$0.key]?.journal) }
     }
 
-    /// A purchase joined with its stored history; rows written before migration 3 carry theirs inside.
-    private static func withHistory<Purchase: HasPurchaseJournal>(_ purchase: Purchase, _ history: String?) throws -> Purchase {
-        guard let history else { return purchase }
-        return purchase.replacingJournal(try decode(PurchaseJournal.self, history))
+    /// The journal a purchase row holds (`json`, `history`, `history_snapshots` of the purchase
+    /// keyed `key`), with the snapshots it left out taken back from its state: what loading the
+    /// purchase gives it, without its fact and held event rows.
+    static func storedJournal(key: String, json: String, history: String, snapshots: String?) throws -> PurchaseJournal {
+        let journal = try decode(PurchaseJournal.self, history)
+        if key.hasPrefix("o:") {
+            return try HistorySnapshots.takingBack(into: journal, from: snapshots, keptBy: decode(OneTimePurchase.self, json))
+        }
+        return try HistorySnapshots.takingBack(into: journal, from: snapshots, keptBy: decode(SubscriptionState.self, json))
+    }
+
+    /// A purchase joined with its stored history, given back the snapshots it left out
+    /// (`HistorySnapshots`); rows written before migration 3 carry their history inside.
+    private static func withHistory<Purchase: HasPurchaseJournal & KeepsSnapshots>(
+        _ purchase: Purchase, _ history: String?, snapshots: String?
+    ) throws -> Purchase {
+        guard let history else {
+            guard snapshots == nil else { throw HistorySnapshotsError("history_snapshots without a history") }
+            return purchase
+        }
+        let journal = try HistorySnapshots.takingBack(
+            into: decode(PurchaseJournal.self, history), from: snapshots, keptBy: purchase)
+        return purchase.replacingJournal(journal)
     }
 
     /// A customer and every purchase it owns, without their histories: what `GET /v1/subscribers/{id}`
@@ -257,7 +278,7 @@ enum LedgerRows {
     /// `view` is only worked out for a purchase that has an owner (the bench's and many real
     /// purchases arrive before anyone claims them).
     private static func upsertPurchase(
-        _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & Encodable & Sendable,
+        _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & KeepsSnapshots & Encodable & Sendable,
         view makeView: @autoclosure () -> PurchaseView?,
         facts: PurchaseFactRows.Loaded, timer: ExpirationTimer?, appId: String, cache: LedgerCache?,
         _ transaction: WriteTransaction
@@ -275,19 +296,21 @@ enum LedgerRows {
             timerFireAt = timerFireAt ?? adopted
         }
         // Without a new timer the pending one stays.
-        let (json, history) = (try encode(purchase.withoutHistory), try encode(kept))
+        let (stored, snapshots) = HistorySnapshots.leavingOut(of: kept, keptBy: purchase)
+        let (json, history) = (try encode(purchase.withoutHistory), try encode(stored))
         try transaction.execute(
-            "INSERT INTO purchases (app_id, purchase_key, owner, json, history, timer_fire_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, purchase_key) DO UPDATE SET owner = excluded.owner, json = excluded.json, history = excluded.history, timer_fire_at = coalesce(excluded.timer_fire_at, purchases.timer_fire_at)",
+            "INSERT INTO purchases (app_id, purchase_key, owner, json, history, history_snapshots, timer_fire_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, purchase_key) DO UPDATE SET owner = excluded.owner, json = excluded.json, history = excluded.history, history_snapshots = excluded.history_snapshots, timer_fire_at = coalesce(excluded.timer_fire_at, purchases.timer_fire_at)",
             [
                 .text(appId), .text(Self.key(key)), owner.map(SQLValue.text) ?? .null, .text(json), .text(history),
-                timerFireAt.map(SQLValue.integer) ?? .null,
+                snapshots.map(SQLValue.text) ?? .null, timerFireAt.map(SQLValue.integer) ?? .null,
             ])
         // What a later slice decodes from this row: the purchase with the history as kept. Only
         // from its second write on: most purchases written once (a first notification) are not
         // touched again soon, and keeping each cost the writer more than decoding the few that are.
         if facts.isStored {
             cache?.purchases.remember(
-                purchase.replacingJournal(kept), appId: appId, key: Self.key(key), json: json, history: history)
+                purchase.replacingJournal(kept), appId: appId, key: Self.key(key), json: json,
+                history: HistorySnapshots.cacheKey(history: history, snapshots: snapshots))
         }
         let view = owner == nil ? nil : makeView()
         // A transfer leaves the view under the previous owner: it goes first. A purchase stored
