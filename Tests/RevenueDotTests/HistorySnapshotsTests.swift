@@ -100,4 +100,23 @@ import Testing
         }
         #expect(try HistorySnapshots.takingBack(into: pure.journal, from: nil, keptBy: pure) == pure.journal)
     }
+
+    /// Snapshots equal as values but not as bytes (a string in another Unicode normalization) are
+    /// not left out: taking the state's back would change the fact's bytes.
+    @Test func snapshotsEqualOnlyAsUnicodeStayInTheHistory() throws {
+        var facts = PurchaseFactRowsTests.facts(0)
+        facts.transaction?.productId = "pro.caf\u{E9}"
+        var ledger = Ledger(configuration: LedgerRows.configuration(try PurchaseFactRowsTests.app()))
+        _ = ledger.apply(.notificationReceived(facts), at: Date(timeIntervalSince1970: 1_800_000_000))
+        let state = try #require(ledger.subscriptions[PurchaseFactRowsTests.original])
+        #expect(HistorySnapshots.leavingOut(of: state.journal, keptBy: state).1 == "t,r")
+        var newest = try #require(state.journal.facts.last)
+        newest.transaction?.productId = "pro.cafe\u{301}"
+        #expect(newest.transaction == state.currentTransaction)
+        let journal = state.journal.replacingFacts([newest])
+        let (kept, snapshots) = HistorySnapshots.leavingOut(of: journal, keptBy: state)
+        #expect(snapshots == "r")
+        #expect(kept.facts.last?.transaction?.productId?.utf8.elementsEqual("pro.cafe\u{301}".utf8) == true)
+        #expect(try HistorySnapshots.takingBack(into: kept, from: snapshots, keptBy: state) == journal)
+    }
 }

@@ -60,8 +60,12 @@ import Testing
             let (type, subtype): (NotificationTypeV2, Subtype?) = random.pick([
                 (.subscribed, .initialBuy), (.didRenew, nil), (.didRenew, nil), (.didChangeRenewalStatus, .autoRenewDisabled),
                 (.didFailToRenew, nil), (.refund, nil), (.expired, .voluntary), (.didChangeRenewalPref, .upgrade),
+                (.unknown("FUTURE_TYPE"), nil),
             ])
             var transaction = period(id, random.below(5), signed: signed, token: token)
+            // Now and then the transaction is a snapshot signed before the notification: a state
+            // may then hold another snapshot of the newest fact's transaction.
+            if random.below(4) == 0 { transaction.signedDate = signed - Int64(1 + random.below(1000)) }
             if type == .refund {
                 transaction.revocationDate = signed
                 transaction.revocationReason = .refundedForOtherReason

@@ -8,24 +8,32 @@ import Subscriptions
 ///
 /// `history_snapshots` is NULL when nothing was left out, else `t` (the transaction: the one the
 /// state keeps whole, its current period's), `r` (the renewal info) or `t,r`: one letter each,
-/// since a row saves these bytes to fit two in a page. A snapshot is left out only when it equals
-/// the state's, so taking it back gives the fact as it was.
+/// since a row saves these bytes to fit two in a page. A snapshot is left out only when it encodes
+/// to the same bytes as the state's (`==` compares strings as Unicode, where different bytes can
+/// be equal), so taking it back gives the fact as it was, and the row's bytes do not depend on the
+/// order the facts came in.
+///
+/// The marker carries no digest of what it names (unlike a compact payload's references to its
+/// snapshots): both the state and the history are derived rows, which a replay rebuilds from the
+/// stored notifications, and a state changed behind RevenueDot's back is wrong whatever its
+/// history says.
 ///
 /// A subscription's row after 1 notification (bench): about 2 kB instead of 3 kB, two to a page.
 enum HistorySnapshots {
     /// `journal` as stored beside `purchase`, and what it left out (nil: nothing).
     ///
-    /// Only a history of one fact (what `PurchaseFactRows.save` keeps) leaves anything out: the
-    /// facts' order depends on their snapshots, so with several the one left without them could
-    /// move.
+    /// Only a history of one fact (what `PurchaseFactRows.save` keeps) leaves anything out, so the
+    /// marker needs no fact's name; rows with several (written before migration 8) are kept whole.
     static func leavingOut(of journal: PurchaseJournal, keptBy purchase: some KeepsSnapshots) -> (PurchaseJournal, String?) {
         guard journal.facts.count == 1, var newest = journal.facts.last else { return (journal, nil) }
         var left: [String] = []
-        if let transaction = newest.transaction, purchase.keptTransaction == transaction {
+        if let transaction = newest.transaction, let kept = purchase.keptTransaction, kept == transaction,
+            sameEncoding(kept, transaction)
+        {
             newest.transaction = nil
             left.append(transactionCode)
         }
-        if let renewal = newest.renewalInfo, purchase.keptRenewalInfo == renewal {
+        if let renewal = newest.renewalInfo, let kept = purchase.keptRenewalInfo, kept == renewal, sameEncoding(kept, renewal) {
             newest.renewalInfo = nil
             left.append(renewalInfoCode)
         }
@@ -56,6 +64,12 @@ enum HistorySnapshots {
 
     private static let transactionCode = "t"
     private static let renewalInfoCode = "r"
+
+    /// Whether two snapshots are stored as the same bytes (checked only once `==` holds).
+    private static func sameEncoding<Snapshot: SortedJSONWritable>(_ a: Snapshot, _ b: Snapshot) -> Bool {
+        guard let left = try? LedgerRows.encode(a), let right = try? LedgerRows.encode(b) else { return false }
+        return PurchaseCache.sameBytes(left, right)
+    }
 
     /// The text a purchase cache compares for a row: its history and what it left out.
     static func cacheKey(history: String?, snapshots: String?) -> String? {

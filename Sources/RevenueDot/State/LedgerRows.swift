@@ -120,17 +120,6 @@ enum LedgerRows {
             || before.oneTimePurchases.contains { claims($0.value.journal, after.oneTimePurchases[$0.key]?.journal) }
     }
 
-    /// The journal a purchase row holds (`json`, `history`, `history_snapshots` of the purchase
-    /// keyed `key`), with the snapshots it left out taken back from its state: what loading the
-    /// purchase gives it, without its fact and held event rows.
-    static func storedJournal(key: String, json: String, history: String, snapshots: String?) throws -> PurchaseJournal {
-        let journal = try decode(PurchaseJournal.self, history)
-        if key.hasPrefix("o:") {
-            return try HistorySnapshots.takingBack(into: journal, from: snapshots, keptBy: decode(OneTimePurchase.self, json))
-        }
-        return try HistorySnapshots.takingBack(into: journal, from: snapshots, keptBy: decode(SubscriptionState.self, json))
-    }
-
     /// A purchase joined with its stored history, given back the snapshots it left out
     /// (`HistorySnapshots`); rows written before migration 3 carry their history inside.
     private static func withHistory<Purchase: HasPurchaseJournal & KeepsSnapshots>(

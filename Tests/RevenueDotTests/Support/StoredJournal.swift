@@ -1,0 +1,16 @@
+import Subscriptions
+
+@testable import RevenueDot
+
+extension LedgerRows {
+    /// The journal a purchase row holds (`json`, `history`, `history_snapshots` of the purchase
+    /// keyed `key`), with the snapshots it left out taken back from its state, as loading the
+    /// purchase does: for tests that read rows directly.
+    static func storedJournal(key: String, json: String, history: String, snapshots: String?) throws -> PurchaseJournal {
+        let journal = try decode(PurchaseJournal.self, history)
+        if key.hasPrefix("o:") {
+            return try HistorySnapshots.takingBack(into: journal, from: snapshots, keptBy: decode(OneTimePurchase.self, json))
+        }
+        return try HistorySnapshots.takingBack(into: journal, from: snapshots, keptBy: decode(SubscriptionState.self, json))
+    }
+}
