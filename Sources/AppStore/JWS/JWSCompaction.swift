@@ -45,10 +45,12 @@ public enum JWSCompaction {
     public static let maximumExternals = 10
     /// The hex digits of an external's SHA-256 that its reference carries.
     private static let externalDigestLength = 16
+    /// A reference to an external: 0x01, the index digit, the digest.
+    private static let externalReferenceLength = 2 + externalDigestLength
 
-    /// What a reference to `external` (at `index`) is made of, after its 0x01.
-    private static func externalReference(index: Int, to external: Data) -> [UInt8] {
-        [UInt8(ascii: "0") + UInt8(index)] + Array(externalDigest(external).utf8)
+    /// The reference to `external`, at `index` of the externals.
+    private static func externalReferenceBytes(at index: Int, to external: Data) -> [UInt8] {
+        [externalReference, UInt8(ascii: "0") + UInt8(index)] + Array(externalDigest(external).utf8)
     }
 
     private static func externalDigest(_ external: Data) -> String {
@@ -140,7 +142,7 @@ public enum JWSCompaction {
                 else { continue }
                 let segment = UnsafeRawBufferPointer(rebasing: bytes[(after + 1)..<end])
                 // A reference as long as the segment would save nothing.
-                guard segment.count > 2 + externalDigestLength else {
+                guard segment.count > externalReferenceLength else {
                     index = end
                     continue
                 }
@@ -148,7 +150,7 @@ public enum JWSCompaction {
                     guard let external, !external.isEmpty,
                         external.withUnsafeBytes({ Base64.isEncoding(of: $0, text: segment, alphabet: .url) })
                     else { continue }
-                    found.append(((after + 1)..<end, [externalReference] + externalReference(index: position, to: external)))
+                    found.append(((after + 1)..<end, externalReferenceBytes(at: position, to: external)))
                     placed.insert(position)
                     break
                 }
@@ -289,7 +291,7 @@ public enum JWSCompaction {
             }
             if next > index { segments.append(.bytes(index..<next)) }
             if next == external {
-                let end = next + 2 + externalDigestLength
+                let end = next + externalReferenceLength
                 guard end <= signatureDot else { return nil }
                 let digit = Int(bytes[next + 1]) - Int(UInt8(ascii: "0"))
                 guard (0..<maximumExternals).contains(digit) else { return nil }
