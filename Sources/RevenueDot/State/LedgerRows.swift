@@ -122,7 +122,7 @@ enum LedgerRows {
 
     /// A purchase joined with its stored history, given back the snapshots it left out
     /// (`HistorySnapshots`); rows written before migration 3 carry their history inside.
-    private static func withHistory<Purchase: HasPurchaseJournal & KeepsSnapshots>(
+    static func withHistory<Purchase: HasPurchaseJournal & KeepsSnapshots>(
         _ purchase: Purchase, _ history: String?, snapshots: String?
     ) throws -> Purchase {
         guard let history else {

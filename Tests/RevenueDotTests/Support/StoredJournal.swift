@@ -7,10 +7,9 @@ extension LedgerRows {
     /// keyed `key`), with the snapshots it left out taken back from its state, as loading the
     /// purchase does: for tests that read rows directly.
     static func storedJournal(key: String, json: String, history: String, snapshots: String?) throws -> PurchaseJournal {
-        let journal = try decode(PurchaseJournal.self, history)
         if key.hasPrefix("o:") {
-            return try HistorySnapshots.takingBack(into: journal, from: snapshots, keptBy: decode(OneTimePurchase.self, json))
+            return try withHistory(decode(OneTimePurchase.self, json), history, snapshots: snapshots).journal
         }
-        return try HistorySnapshots.takingBack(into: journal, from: snapshots, keptBy: decode(SubscriptionState.self, json))
+        return try withHistory(decode(SubscriptionState.self, json), history, snapshots: snapshots).journal
     }
 }
