@@ -259,6 +259,8 @@ import Testing
         (-1, "1969-12-31T23:59:59Z"), (951_782_400_000, "2000-02-29T00:00:00Z"),
         (951_868_799_999, "2000-02-29T23:59:59Z"), (4_102_444_800_000, "2100-01-01T00:00:00Z"),
         (253_402_300_799_000, "9999-12-31T23:59:59Z"), (-62_135_596_800_000, "0001-01-01T00:00:00Z"),
+        // The ends of 64 bits, which a row stored before payload numbers were checked may hold.
+        (.min, "-292275055-05-16T16:47:04Z"), (.max, "292278994-08-17T07:12:55Z"),
     ])
     func isoDates(milliseconds: Int64, text: String) {
         #expect(ISO8601UTC.string(fromMilliseconds: milliseconds) == text)

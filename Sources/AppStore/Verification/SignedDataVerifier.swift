@@ -7,7 +7,9 @@ import Foundation
 /// intermediate base64 DER; leaf → intermediate → a configured root verified by OpenSSL with
 /// strict X.509 checks at the payload's `signedDate` (`x5c[2]` is never trusted); Apple's
 /// marker OIDs on leaf and intermediate; the ES256 signature with the leaf key; then the
-/// claims of the payload type against the `VerificationPolicy`.
+/// claims of the payload type against the `VerificationPolicy`. Before any of its numbers is
+/// used (`signedDate` dates the chain check), every date, amount and count in the payload must
+/// be plausible (`PayloadNumber`), which Apple's libraries do not check.
 /// https://developer.apple.com/documentation/appstoreservernotifications/responsebodyv2
 public struct SignedDataVerifier: Sendable {
     /// Marks a certificate App Store uses to sign receipts and transactions.
@@ -131,6 +133,7 @@ public struct SignedDataVerifier: Sendable {
         if let environments = policy.environments, environments.contains(where: { !$0.isSignedByAppStore }) {
             let payload: P = try decodePayload(jws.payload)
             if policy.acceptsUnsigned(payload.claimedEnvironment) {
+                try PayloadNumber.check(payload.numbers)
                 try payload.checkClaims(policy)
                 return VerifiedPayload(
                     payload: payload, decoded: jws.decodedPayload, json: jws.payload, isSignedByAppStore: false)
@@ -139,6 +142,7 @@ public struct SignedDataVerifier: Sendable {
 
         let checked = try checkedHeader(of: jws, memo: &memo)
         let payload: P = try decodePayload(jws.payload)
+        try PayloadNumber.check(payload.numbers)
         let time = Self.seconds(payload.effectiveDate, now: now)
         let leafKey = try verifiedLeafKey(checked, at: time)
         guard jws.withSigningInput({ leafKey.verify(rawSignature: jws.signature, message: $0) }) else {
@@ -248,10 +252,15 @@ public struct SignedDataVerifier: Sendable {
     /// Payloads are decoded by hand-parsed JSON: several times faster than `JSONDecoder` here.
     static let payloadDecoder = JSONValueDecoder()
 
-    /// Seconds since 1970 from Apple's milliseconds, rounded down; now when absent.
+    /// Seconds since 1970 from Apple's milliseconds, rounded down; now when absent. Total over
+    /// `Int64` and any `now`, though callers pass only plausible dates.
     static func seconds(_ milliseconds: Int64?, now: Date) -> Int64 {
-        guard let milliseconds else { return Int64(now.timeIntervalSince1970.rounded(.down)) }
-        return milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        guard let milliseconds else {
+            let seconds = now.timeIntervalSince1970.rounded(.down)
+            return Int64(exactly: seconds) ?? (seconds < 0 ? Int64.min : Int64.max)
+        }
+        let quotient = milliseconds / 1000
+        return milliseconds % 1000 < 0 ? quotient - 1 : quotient
     }
 
     static func iso8601(_ seconds: Int64) -> String {

@@ -3,7 +3,7 @@
 /// Each conformance states Apple's per-type rule (reference §3.2 step 8): notifications check
 /// app and environment, transactions bundle and environment, renewal info environment only
 /// (it carries no bundle ID), app transactions app and `receiptType`.
-public protocol SignedPayload: Codable, Sendable {
+public protocol SignedPayload: Codable, Sendable, PayloadNumbers {
     /// A name for messages: "notification", "transaction", ...
     static var payloadName: String { get }
     /// The moment certificate validity is judged at, in ms since 1970; nil means now.

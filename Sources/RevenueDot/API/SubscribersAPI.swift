@@ -31,6 +31,9 @@ struct SubscribersAPI: Sendable {
             let body = SubscriberInfo.body(
                 for: appUserId, customer: found?.0, purchases: found?.1 ?? [], entitlements: app.entitlements, at: clock())
             return .json(Data(body))
+        } catch  where error.code == .corrupt {
+            // Retrying cannot help: the row needs repair (or `replay`), not the client's patience.
+            return .error(status: 500, code: "stored_state_invalid", message: "\(error)")
         } catch {
             return .error(status: 503, code: "storage_unavailable", message: "\(error)")
         }

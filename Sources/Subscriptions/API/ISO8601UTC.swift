@@ -7,10 +7,12 @@
 enum ISO8601UTC {
     static let millisecondsPerDay: Int64 = 86_400_000
 
-    /// The date and time of `milliseconds` since 1970-01-01T00:00:00Z.
+    /// The date and time of `milliseconds` since 1970-01-01T00:00:00Z; any `Int64` gives a date
+    /// (years past 9999 or before 0 are written with more digits or a sign), never a trap.
     static func string(fromMilliseconds milliseconds: Int64) -> String {
         let days = floorDivide(milliseconds, millisecondsPerDay)
-        let secondOfDay = (milliseconds - days * millisecondsPerDay) / 1000
+        let remainder = milliseconds % millisecondsPerDay
+        let secondOfDay = (remainder < 0 ? remainder + millisecondsPerDay : remainder) / 1000
         let (year, month, day) = civil(fromDays: days)
         guard (0...9999).contains(year) else {
             return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"

@@ -23,14 +23,14 @@ extension PurchaseView {
             kind: kind, id: try fields.required(fields.string("id"), "id"), productId: try fields.string("productId"),
             environment: try fields.string("environment").map(AppStoreEnvironment.init(rawValue:)),
             ownershipType: try fields.string("ownershipType").map(InAppOwnershipType.init(rawValue:)),
-            transactionId: try fields.string("transactionId"), purchaseDateMs: try fields.integer("purchaseDateMs"),
-            originalPurchaseDateMs: try fields.integer("originalPurchaseDateMs"),
-            expiresDateMs: try fields.integer("expiresDateMs"), accessEndsAtMs: try fields.integer("accessEndsAtMs"),
-            gracePeriodAccessEndsAtMs: try fields.integer("gracePeriodAccessEndsAtMs"),
+            transactionId: try fields.string("transactionId"), purchaseDateMs: try fields.date("purchaseDateMs"),
+            originalPurchaseDateMs: try fields.date("originalPurchaseDateMs"),
+            expiresDateMs: try fields.date("expiresDateMs"), accessEndsAtMs: try fields.date("accessEndsAtMs"),
+            gracePeriodAccessEndsAtMs: try fields.date("gracePeriodAccessEndsAtMs"),
             periodType: try fields.periodType("periodType"),
-            unsubscribeDetectedAtMs: try fields.integer("unsubscribeDetectedAtMs"),
-            billingIssueDetectedAtMs: try fields.integer("billingIssueDetectedAtMs"),
-            refundedAtMs: try fields.integer("refundedAtMs"), priceMilliunits: try fields.integer("priceMilliunits"),
+            unsubscribeDetectedAtMs: try fields.date("unsubscribeDetectedAtMs"),
+            billingIssueDetectedAtMs: try fields.date("billingIssueDetectedAtMs"),
+            refundedAtMs: try fields.date("refundedAtMs"), priceMilliunits: try fields.amount("priceMilliunits"),
             currency: try fields.string("currency"), advancedCommerce: members["advancedCommerce"],
             earlierProducts: try fields.earlierProducts("earlierProducts"))
     }
@@ -43,7 +43,7 @@ extension CustomerState {
         let fields = StoredFields(members: members, document: "customer")
         self.init(
             appUserId: try fields.required(fields.string("appUserId"), "appUserId"),
-            firstSeenMs: try fields.required(fields.integer("firstSeenMs"), "firstSeenMs"))
+            firstSeenMs: try fields.required(fields.date("firstSeenMs"), "firstSeenMs"))
         aliases = try fields.required(fields.strings("aliases"), "aliases")
         originalTransactionIds = try fields.strings("originalTransactionIds") ?? []
         oneTimeTransactionIds = try fields.strings("oneTimeTransactionIds") ?? []
@@ -70,6 +70,23 @@ private struct StoredFields {
         case .integer(let value)?: return value
         case let other?: throw mismatch(key, other)
         }
+    }
+
+    /// UNIX milliseconds in App Store's span (`PayloadNumber.dates`): a row holding another was
+    /// not written by RevenueDot's verified path, and is an error rather than a date to compute with.
+    func date(_ key: String) throws(StoredViewError) -> Int64? {
+        try bounded(key, PayloadNumber.dates, "a plausible date")
+    }
+
+    /// Milliunits of a currency within `PayloadNumber.amounts`.
+    func amount(_ key: String) throws(StoredViewError) -> Int64? {
+        try bounded(key, PayloadNumber.amounts, "a plausible amount")
+    }
+
+    private func bounded(_ key: String, _ range: ClosedRange<Int64>, _ what: String) throws(StoredViewError) -> Int64? {
+        guard let value = try integer(key) else { return nil }
+        guard range.contains(value) else { throw StoredViewError(description: "\(document) \(key) \(value) is not \(what)") }
+        return value
     }
 
     /// A RevenueCat period type; a value that names none is an error, not nil.
@@ -107,8 +124,8 @@ private struct StoredFields {
                 products.append(
                     EarlierProduct(
                         productId: try fields.required(fields.string("productId"), "productId"),
-                        transactionId: try fields.string("transactionId"), purchaseDateMs: try fields.integer("purchaseDateMs"),
-                        expiresDateMs: try fields.integer("expiresDateMs"),
+                        transactionId: try fields.string("transactionId"), purchaseDateMs: try fields.date("purchaseDateMs"),
+                        expiresDateMs: try fields.date("expiresDateMs"),
                         periodType: try fields.required(fields.periodType("periodType"), "periodType")))
             }
             return products
