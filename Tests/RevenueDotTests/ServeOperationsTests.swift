@@ -59,6 +59,7 @@ struct ServeOperationsTests {
         let text = try String(contentsOfFile: config, encoding: .utf8)
         try text.replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:0").write(
             toFile: config, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: config)
         let server = try ChildServer(configPath: config)
         let expected = "\(ChildServer.executable.path) notifications list --config \(config)"
         let output = server.output(containing: expected)

@@ -30,18 +30,29 @@ public struct InitCommand {
         } else {
             // It holds the app's API keys: readable by its owner only, like the dev CA's keys.
             try PrivateFile.write(
-                Data(Self.demoConfig(rootPath: ".revenuedot/dev-ca/root.pem").utf8), to: configURL.path, exclusive: true)
+                Data(
+                    Self.demoConfig(
+                        rootPath: ".revenuedot/dev-ca/root.pem", secretApiKey: Self.randomKey("sk_"),
+                        publicApiKey: Self.randomKey("pk_")
+                    ).utf8), to: configURL.path, exclusive: true)
             StandardStreams.out("revenuedot init: wrote \(configPath) (app \"demo\", database sqlite:revenuedot.sqlite)\n")
         }
         let sample = state.appendingPathComponent("sample-notification.json")
         if !FileManager.default.fileExists(atPath: sample.path) {
             let body = JSONValue.object(["signedPayload": .string(try SampleNotification.subscribed(chain: ca.chain))])
-            try (body.serialized() + "\n").write(to: sample, atomically: true, encoding: .utf8)
+            try PrivateFile.write(Data((body.serialized() + "\n").utf8), to: sample.path, exclusive: false)
         }
         return 0
     }
 
-    static func demoConfig(rootPath: String) -> String {
+    /// `prefix` and 32 hex digits from the system's secure generator: a demo server left
+    /// listening must not answer to keys every copy of RevenueDot knows.
+    static func randomKey(_ prefix: String) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return prefix + (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+
+    static func demoConfig(rootPath: String, secretApiKey: String, publicApiKey: String) -> String {
         """
         {
           "listen": "127.0.0.1:8080",
@@ -53,8 +64,8 @@ public struct InitCommand {
             "environments": ["Production", "Sandbox"],
             "rootCertificates": ["\(rootPath)"],
             "trackNewPurchasesFromServerNotifications": true,
-            "secretApiKey": "sk_demo_secret",
-            "publicApiKey": "pk_demo_public",
+            "secretApiKey": "\(secretApiKey)",
+            "publicApiKey": "\(publicApiKey)",
             "entitlements": { "pro": ["pro.monthly", "pro.yearly"] }
           }],
           "scheduler": { "intervalMs": 1000 }

@@ -39,6 +39,26 @@ enum PrivateFile {
         }
     }
 
+    /// Creates the directory at `path` and any missing parent, each new one with mode 0700
+    /// whatever the umask (0000 would make them 0777). Directories already there are left as
+    /// they are; something else in the way is an error.
+    static func createDirectory(_ path: String) throws(WriteError) {
+        var status = stat()
+        if stat(path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFDIR else { throw WriteError(description: "\(path) is not a directory") }
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path { try createDirectory(parent) }
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+            throw WriteError(description: "cannot create the directory \(path): \(Self.reason())")
+        }
+        // The umask may have taken the owner's bits too: the owner must be able to use it.
+        guard chmod(path, 0o700) == 0 else {
+            throw WriteError(description: "cannot make \(path) private (mode 0700): \(Self.reason())")
+        }
+    }
+
     /// A new file with mode 0600 in the directory of `path`, under a name nothing else uses.
     private static func createTemporary(beside path: String) throws(WriteError) -> (path: String, descriptor: Int32) {
         let url = URL(fileURLWithPath: path)

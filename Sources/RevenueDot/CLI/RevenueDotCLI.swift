@@ -26,6 +26,9 @@ public enum RevenueDotCLI {
     /// Runs the command line (without the program name) and returns the exit status.
     public static func run(_ arguments: [String]) -> Int32 {
         StandardStreams.openClosedStandardDescriptors()
+        // A file size limit (`ulimit -f`) reached must fail that write with EFBIG, which storage
+        // reports like a full disk (503, so Apple retries), not kill the process with SIGXFSZ.
+        signal(SIGXFSZ, SIG_IGN)
         guard let command = arguments.first else {
             StandardStreams.error(usage + "\n")
             return 2

@@ -30,6 +30,7 @@ public struct ServeCommand {
             // (`Termination`), and the stop begins once the start is over.
             termination = try Termination()
             let config = try ConfigLoader.load(path: configPath)
+            try SecretFileModes.check(config)
             service = try RevenueDotService(config: config)
             try service.start(
                 heldDone: { applied, stillHeld in

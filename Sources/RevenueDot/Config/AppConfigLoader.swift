@@ -19,6 +19,15 @@ enum AppConfigLoader {
         let bundleId = try app.requiredString("bundleId")
         let appAppleId = try app.integer("appAppleId", in: 1...Int64.max)
         let environments = try environmentSet(app)
+        if environments.contains(.production), let unsigned = environments.first(where: { !$0.isSignedByAppStore }) {
+            // Refused rather than warned about: a warning scrolls by, and the app's public key
+            // (inside every copy of the app) would then buy any entitlement with a forged purchase.
+            throw app.fail(
+                "environments",
+                "\(unsigned.rawValue) data carries no App Store signature and may not be enabled with Production: "
+                    + "anyone with the public API key could post unsigned purchases and be granted entitlements; "
+                    + "test StoreKit in Xcode against a separate app entry without Production")
+        }
         if environments.contains(.production), appAppleId == nil {
             throw app.fail("appAppleId", "missing: required when environments include Production")
         }

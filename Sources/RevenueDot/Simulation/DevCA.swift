@@ -19,7 +19,9 @@ public struct DevCA: Sendable {
         if manager.fileExists(atPath: directory.appendingPathComponent("root.pem").path) {
             return try load(from: directory)
         }
-        try manager.createDirectory(at: directory, withIntermediateDirectories: true)
+        do { try PrivateFile.createDirectory(directory.path) } catch {
+            throw ConfigError(file: directory.path, key: "", problem: "\(error)")
+        }
         let chain = try TestChain(name: "RevenueDot Dev")
         let contents = [
             chain.root.pem, chain.intermediate.pem, chain.leaf.pem, try chain.rootKey.pkcs8PEM(),

@@ -288,10 +288,10 @@ struct Simulator {
 
     private func save() throws {
         guard let state else { return }
-        try FileManager.default.createDirectory(at: stateFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try PrivateFile.createDirectory(stateFile.deletingLastPathComponent().path)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(state).write(to: stateFile)
+        try PrivateFile.write(try encoder.encode(state), to: stateFile.path, exclusive: false)
     }
 
     static func load(_ file: URL) -> SimulatedSubscription? {

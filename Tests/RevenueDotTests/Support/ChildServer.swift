@@ -19,14 +19,14 @@ final class ChildServer: @unchecked Sendable {
     }
 
     /// A python3 program that sets SIGHUP's disposition (argv[1], unless empty) and a file size
-    /// limit in bytes (argv[2], unless negative, with SIGXFSZ ignored so that a longer write fails
-    /// with EFBIG instead of killing the process), then execs argv[3...]. For `runCLI` too.
+    /// limit in bytes (argv[2], unless negative; SIGXFSZ keeps its default, which would kill the
+    /// process: revenuedot ignores it itself), then execs argv[3...]. For `runCLI` too.
     static let launcher = """
         import os, resource, signal, sys
         if sys.argv[1]: signal.signal(signal.SIGHUP, getattr(signal, sys.argv[1]))
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
         limit = int(sys.argv[2])
         if limit >= 0:
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
         os.execv(sys.argv[3], sys.argv[3:])
         """
@@ -34,8 +34,8 @@ final class ChildServer: @unchecked Sendable {
     /// Starts `revenuedot serve --config configPath` and waits until it prints its URL.
     ///
     /// - Parameter fileSizeLimitKiB: a limit on the size of any file the child writes (`ulimit
-    ///   -f`, with SIGXFSZ ignored so that a write past it fails with EFBIG instead of killing it),
-    ///   to stand in for a full disk.
+    ///   -f`; the child ignores SIGXFSZ, so a write past it fails with EFBIG), to stand in for a
+    ///   full disk.
     /// - Parameter sighup: the disposition of SIGHUP the child starts with, "SIG_DFL" or "SIG_IGN"
     ///   (set through python3, since a shell cannot reset a signal ignored when it started).
     init(configPath: String, fileSizeLimitKiB: Int? = nil, sighup: String? = nil) throws {

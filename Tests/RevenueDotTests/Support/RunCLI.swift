@@ -2,8 +2,8 @@ import Foundation
 
 /// Runs the built `revenuedot` executable with `arguments`; returns its exit status and output
 /// (standard output and standard error together). `fileSizeLimitBytes`: the most any file it
-/// writes may hold (`RLIMIT_FSIZE`, with SIGXFSZ ignored so that a longer write fails with EFBIG
-/// instead of killing it), to stand in for a full disk.
+/// writes may hold (`RLIMIT_FSIZE`; revenuedot ignores SIGXFSZ itself, so a longer write fails
+/// with EFBIG instead of killing it), to stand in for a full disk.
 func runCLI(
     _ arguments: [String], in directory: String? = nil, fileSizeLimitBytes: Int? = nil
 ) throws -> (status: Int32, output: String) {

@@ -11,9 +11,11 @@ struct TestDirectory {
 
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
+    /// Writes `text` to a file readable by its owner only, as `serve` wants configurations and keys.
     func write(_ name: String, _ text: String) throws -> String {
         let path = path(name)
         try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         return path
     }
 }
