@@ -58,12 +58,13 @@ struct SubscribersAPI: Sendable {
                     message: #"the body must be {"signedTransaction": "<jwsRepresentation>"}"#))
         }
         let now = clock()
-        let transaction: JWSTransactionDecodedPayload
+        let verified: VerifiedPayload<JWSTransactionDecodedPayload>
         do {
-            transaction = try verifier.strict.verifyTransaction(signed, now: now).payload
+            verified = try verifier.strict.verifyTransaction(signed, now: now)
         } catch {
             return reply(.error(status: 401, code: error.status.rawValue, message: error.detail))
         }
+        let transaction = verified.payload
         // Signed, but nothing to link: a purchase is known by these (it was answered 200 and linked nothing).
         for (name, value) in [
             ("transactionId", transaction.transactionId), ("originalTransactionId", transaction.originalTransactionId),
@@ -72,15 +73,18 @@ struct SubscribersAPI: Sendable {
                 .error(status: 422, code: "invalid_transaction", message: "the signed transaction has no \(name)"))
         }
         let atMs = UnixTime.milliseconds(now)
+        let transactionId = transaction.transactionId ?? ""
+        let digest: String
+        do { digest = try PostedTransactionRows.contentDigest(verified.json) } catch {
+            return reply(.error(status: 400, code: "bad_request", message: "the signed transaction is not a JSON object"))
+        }
         store.write(
             { transactionRows in
-                try transactionRows.execute(
-                    "INSERT INTO posted_transactions (app_id, app_user_id, transaction_id, signed_transaction, received_at) VALUES (?, ?, ?, ?, ?)",
-                    [
-                        .text(app.id), .text(appUserId), transaction.transactionId.map(SQLValue.text) ?? .null, .text(signed),
-                        .integer(atMs),
-                    ])
-                let id = try transactionRows.query("SELECT last_insert_rowid()").first?.first?.integerValue ?? 0
+                guard
+                    let id = try PostedTransactionRows.insert(
+                        app: app.id, appUserId: appUserId, transactionId: transactionId, signed: signed, digest: digest,
+                        atMs: atMs, in: transactionRows)
+                else { return }  // The same post again: nothing changes, the customer is answered as is.
                 try LedgerInputs.apply(
                     .transactionPosted(transaction, appUserId: appUserId), app: app, atMs: atMs, cache: cache,
                     in: transactionRows)
