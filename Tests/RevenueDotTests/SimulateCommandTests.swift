@@ -44,6 +44,15 @@ struct SimulateCommandTests {
             .filter { $0["app_user_id"] == .string(user) } ?? []
     }
 
+    /// Periods whose milliseconds overflow 64 bits, or that no App Store sells: a usage error.
+    @Test(arguments: ["99999999999999999d", "9223372036854775807s", "3651d", "0d", "-5m", "1.5h", "d"])
+    func aPeriodOutOfRangeIsAUsageError(period: String) throws {
+        defer { service.shutdown() }
+        let result = try simulate(["subscribe", "--user", "eve", "--period", period])
+        #expect(result.status == 2)
+        #expect(result.output.hasPrefix("revenuedot simulate: --period must look like 30s, 5m, 2h or 30d, and be at most 3650d"))
+    }
+
     @Test func theDevCAIsMadeOnce() throws {
         defer { service.shutdown() }
         let before = try String(contentsOfFile: directory.path(".revenuedot/dev-ca/root.pem"), encoding: .utf8)

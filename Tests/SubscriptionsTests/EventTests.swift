@@ -83,6 +83,16 @@ import Testing
         var prorated = Apple.transaction("1", purchase: 0, revokedAt: 1, revocationType: .refundProrated)
         prorated.revocationPercentage = 50_000
         #expect(Event.refundedMilliunits(of: prorated) == -4_995)
+        // A snapshot stored before payload numbers were checked: clamped, never a trap.
+        for (price, percentage) in [(Int64.max, Int32.max), (Int64.min, Int32.min), (Int64.max, 100_000), (Int64.min, -1)] {
+            prorated.price = price
+            prorated.revocationPercentage = percentage
+            let refunded = Event.refundedMilliunits(of: prorated)
+            #expect(refunded.magnitude <= 10_000_000_000_000)
+            prorated.revocationType = .refundFull
+            #expect(Event.refundedMilliunits(of: prorated).magnitude == 10_000_000_000_000)
+            prorated.revocationType = .refundProrated
+        }
     }
 
     @Test(arguments: [

@@ -63,7 +63,7 @@ public struct SimulateCommand {
             throw UsageError("no app \"\(appId)\" is configured")
         }
         guard let periodMs = Simulator.period(parsed.value("period") ?? "30d") else {
-            throw UsageError("--period must look like 30s, 5m, 2h or 30d")
+            throw UsageError("--period must look like 30s, 5m, 2h or 30d, and be at most 3650d")
         }
         var host = config.listen.host == "0.0.0.0" ? "127.0.0.1" : config.listen.host
         var port = config.listen.port

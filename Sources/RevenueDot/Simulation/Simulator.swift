@@ -301,12 +301,16 @@ struct Simulator {
 
     // MARK: - Time
 
-    /// `30s`, `5m`, `2h`, `30d`: a period length in milliseconds.
+    /// `30s`, `5m`, `2h`, `30d`: a period length in milliseconds, at most `maximumPeriodMs`.
     static func period(_ text: String) -> Int64? {
         let units: [Character: Int64] = ["s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000]
         guard let unit = text.last.flatMap({ units[$0] }), let count = Int64(text.dropLast()), count > 0 else { return nil }
-        return count * unit
+        let (ms, overflow) = count.multipliedReportingOverflow(by: unit)
+        return overflow || ms > maximumPeriodMs ? nil : ms
     }
+
+    /// Ten years: the longest period App Store sells is a year, and dates must stay plausible.
+    static let maximumPeriodMs: Int64 = 3650 * 86_400_000
 
     static func duration(_ ms: Int64) -> String {
         ms >= 86_400_000

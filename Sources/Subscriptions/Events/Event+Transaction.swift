@@ -40,12 +40,14 @@ extension Event {
     /// The refunded amount of a transaction as a negative number of milliunits.
     ///
     /// A prorated refund (`revocationPercentage`, milliunits of a percent) refunds that share.
+    /// Verified payloads hold plausible amounts (`PayloadNumber`); a snapshot stored before they
+    /// were checked is clamped rather than trapped on.
     static func refundedMilliunits(of transaction: JWSTransactionDecodedPayload) -> Int64 {
-        let price = transaction.price ?? 0
+        let price = min(max(transaction.price ?? 0, PayloadNumber.amounts.lowerBound), PayloadNumber.amounts.upperBound)
         guard let percentage = transaction.revocationPercentage, transaction.revocationType == .refundProrated else {
             return -price
         }
-        return -(price * Int64(percentage) / 100_000)
+        return -(price * Int64(min(max(percentage, 0), 100_000)) / 100_000)
     }
 
     /// Milliunits as an exact decimal amount (`4990` → `4.99`).
