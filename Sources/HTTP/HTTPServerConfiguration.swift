@@ -7,8 +7,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Worker threads. Each runs its own event loop over its connections and runs handlers,
     /// so this is also how many handlers can block at once.
     public var threads: Int = 16
-    /// The largest request body accepted. A larger declared `Content-Length` is answered 413
-    /// before any of the body is read, and a chunked body is cut off once it grows past it.
+    /// The largest request body accepted. A larger declared `Content-Length` (any number of
+    /// digits) is answered 413 before any of the body is read, and a chunked body is cut off
+    /// once it grows past it.
     public var maxBodyBytes: Int = 1 << 20
     /// A connection with no traffic for this long (idle keep-alive, or a client stalled
     /// mid-request) is closed.

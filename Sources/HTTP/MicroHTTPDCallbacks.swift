@@ -34,16 +34,21 @@ func microHTTPDAccess(
         func header(_ name: String) -> String? {
             MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
         }
-        let (contentLengths, transferEncodings) = framingHeaderValues(in: connection)
-        let framing = RequestFraming(
-            version: version.map { String(cString: $0) } ?? "HTTP/1.1", contentLengths: contentLengths,
-            transferEncodings: transferEncodings, host: header("Host"), expect: header("Expect"))
+        var framing = RequestFraming(
+            version: version.map { String(cString: $0) } ?? "HTTP/1.1", host: header("Host"), expect: header("Expect"))
+        readFramingHeaders(of: connection, into: &framing)
         if let refusal = core.refusal(of: framing, method: context.method, path: context.path, started: context.started) {
             core.deadlines?.received(connection)
             context.rejected = true
             return queueRejection(refusal, on: connection)
         }
-        guard let declared = framing.contentLengths.first, let length = Int(declared) else { return .YES }
+        let length: Int
+        switch framing.declaredLength {
+        case .none, .invalid: return .YES
+        // Digits past `Int.max` are larger than any limit.
+        case .tooLarge: length = .max
+        case .bytes(let bytes): length = bytes
+        }
         if length > core.maxBodyBytes {
             // Answering now makes libmicrohttpd skip the body and close the connection after the answer.
             core.deadlines?.received(connection)

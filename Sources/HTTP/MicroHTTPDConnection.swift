@@ -68,26 +68,35 @@ func queue(_ response: HTTPResponse, on connection: OpaquePointer, close: Bool) 
     return MHD_queue_response(connection, UInt32(clamping: response.status), created)
 }
 
-/// Every value of the request's `Content-Length` and `Transfer-Encoding` headers (any case), as
-/// sent, in one walk over the headers: a request may carry several of either, and libmicrohttpd's
-/// lookup gives the first.
-func framingHeaderValues(in connection: OpaquePointer) -> (contentLengths: [String], transferEncodings: [String]) {
-    var found = (contentLengths: [String](), transferEncodings: [String]())
-    withUnsafeMutablePointer(to: &found) { pointer in
+/// Adds to `framing` every value of the request's `Content-Length` and `Transfer-Encoding`
+/// headers (any case), as sent, and the first header field that is malformed, in one walk over
+/// the headers: a request may carry several of either, and libmicrohttpd's lookup gives the first.
+func readFramingHeaders(of connection: OpaquePointer, into framing: inout RequestFraming) {
+    withUnsafeMutablePointer(to: &framing) { pointer in
         _ = MHD_get_connection_values(connection, .HEADER_KIND, collectFramingValue, pointer)
     }
-    return found
 }
 
 private func collectFramingValue(
     cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind, key: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?
 ) -> MHD_Result {
     guard let cls, let key else { return .YES }
-    let found = cls.assumingMemoryBound(to: (contentLengths: [String], transferEncodings: [String]).self)
+    let framing = cls.assumingMemoryBound(to: RequestFraming.self)
+    if framing.pointee.malformedField == nil,
+        !HeaderFieldSyntax.isValidName(bytes(of: key))
+            || !(value.map { HeaderFieldSyntax.isValidValue(bytes(of: $0)) } ?? true)
+    {
+        framing.pointee.malformedField = String(cString: key)
+    }
     if strcasecmp(key, "Content-Length") == 0 {
-        found.pointee.contentLengths.append(value.map { String(cString: $0) } ?? "")
+        framing.pointee.contentLengths.append(value.map { String(cString: $0) } ?? "")
     } else if strcasecmp(key, "Transfer-Encoding") == 0 {
-        found.pointee.transferEncodings.append(value.map { String(cString: $0) } ?? "")
+        framing.pointee.transferEncodings.append(value.map { String(cString: $0) } ?? "")
     }
     return .YES
+}
+
+/// The bytes of a C string up to its NUL, valid as long as the string is.
+private func bytes(of text: UnsafePointer<CChar>) -> UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text))
 }

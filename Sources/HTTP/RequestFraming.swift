@@ -5,18 +5,59 @@ struct RequestFraming {
     /// `HTTP/1.1` or `HTTP/1.0`.
     var version: String
     /// Every `Content-Length` header, as sent.
-    var contentLengths: [String]
+    var contentLengths: [String] = []
     /// Every `Transfer-Encoding` header, as sent.
-    var transferEncodings: [String]
+    var transferEncodings: [String] = []
     var host: String?
     var expect: String?
+    /// The name, as sent, of the first header field whose name or value is malformed
+    /// (`HeaderFieldSyntax`); nil when none is.
+    var malformedField: String?
+
+    /// What the (first) Content-Length declares.
+    var declaredLength: DeclaredLength {
+        contentLengths.first.map { DeclaredLength($0.trimmingSpaces) } ?? .none
+    }
 
     /// Whether a body follows the head.
     var hasBody: Bool {
-        !transferEncodings.isEmpty || contentLengths.contains { (Int($0.trimmingSpaces) ?? 0) > 0 }
+        !transferEncodings.isEmpty || (declaredLength != .none && declaredLength != .bytes(0))
     }
 
     var expectsContinue: Bool { expect.map { $0.trimmingSpaces.lowercased() == "100-continue" } ?? false }
+}
+
+/// The body length a `Content-Length` value declares, read digit by digit: any text a client
+/// sends gives one of these, never a trap.
+enum DeclaredLength: Equatable {
+    /// No Content-Length.
+    case none
+    case bytes(Int)
+    /// Digits only, but more than `Int.max`: larger than any body limit.
+    case tooLarge
+    /// Not a run of ASCII digits: empty, signed, fractional, hexadecimal, exponent, "NaN" and so on
+    /// (RFC 9110, section 8.6: `1*DIGIT`).
+    case invalid
+
+    init(_ text: Substring) {
+        guard !text.isEmpty else {
+            self = .invalid
+            return
+        }
+        var value = 0
+        var overflowed = false
+        for byte in text.utf8 {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
+                self = .invalid
+                return
+            }
+            let (shifted, shiftOverflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, sumOverflow) = shifted.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            overflowed = overflowed || shiftOverflow || sumOverflow
+            value = sum
+        }
+        self = overflowed ? .tooLarge : .bytes(value)
+    }
 }
 
 extension ServerCore {
@@ -24,6 +65,9 @@ extension ServerCore {
     /// read), counted in the metrics of the route it would have reached. The connection is
     /// closed after it, since the body, if any, is not read.
     ///
+    /// - A header field whose name is not a token (a space before the colon: RFC 9112, section
+    ///   5.1, says to answer 400) or whose value holds a control character (a bare CR: RFC 9110,
+    ///   section 5.5): a proxy in front may read either differently, and see other fields.
     /// - Content-Length headers that disagree, or a Content-Length beside a Transfer-Encoding:
     ///   where the body ends is ambiguous (RFC 9112, section 6.3), and a proxy in front that reads
     ///   it the other way would see another request in what follows (request smuggling).
@@ -33,6 +77,8 @@ extension ServerCore {
     ///   libmicrohttpd compares it, in any case but to the letter: it reads a body whose
     ///   Transfer-Encoding is `chunked ` (a space after) as ending only when the connection does,
     ///   so that request would wait, unanswered, for its idle timeout.
+    /// - A Content-Length that is not a number: 400 (libmicrohttpd answers the first one itself;
+    ///   this covers every one).
     /// - An HTTP/1.1 request without Host (RFC 9112, section 3.2).
     /// - An Expect other than 100-continue: 417 (RFC 9110, section 10.1.1).
     /// - A body, or a 100-continue, for a path or method no route takes: its 404 or 405 now,
@@ -41,7 +87,12 @@ extension ServerCore {
         -> HTTPResponse?
     {
         let answer: HTTPResponse
-        if framing.contentLengths.count > 1, Set(framing.contentLengths.map(\.trimmingSpaces)).count > 1 {
+        if let field = framing.malformedField {
+            answer = .error(
+                status: 400, code: "bad_request",
+                message: "The header field \(Self.quoted(field)) is malformed (a name that is not a token, or a control "
+                    + "character in its value).")
+        } else if framing.contentLengths.count > 1, Set(framing.contentLengths.map(\.trimmingSpaces)).count > 1 {
             answer = .error(status: 400, code: "bad_request", message: "The request has Content-Length headers that disagree.")
         } else if framing.transferEncodings.count > 1 {
             answer = .error(status: 400, code: "bad_request", message: "The request has more than one Transfer-Encoding header.")
@@ -52,6 +103,8 @@ extension ServerCore {
             answer = .error(
                 status: 501, code: "not_implemented",
                 message: "Transfer-Encoding \(Self.quoted(encoding)) is not supported: send Content-Length, or exactly chunked.")
+        } else if framing.declaredLength == .invalid {
+            answer = .error(status: 400, code: "bad_request", message: "The Content-Length is not a number.")
         } else if framing.version == "HTTP/1.1", framing.host == nil {
             answer = .error(status: 400, code: "bad_request", message: "An HTTP/1.1 request must have a Host header.")
         } else if let expect = framing.expect, !framing.expectsContinue {

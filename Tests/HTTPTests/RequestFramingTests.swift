@@ -35,6 +35,21 @@ struct RequestFramingTests {
                 "POST /v1/upload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
             status: 400, code: "bad_request"),
         Case(head: "GET /health HTTP/1.1\r\n\r\n", status: 400, code: "bad_request"),
+        // Whitespace before the colon: libmicrohttpd keeps it in the name, so it would not see the
+        // Transfer-Encoding a proxy that trims it does, and would take the body for another request.
+        Case(
+            head:
+                "POST /v1/upload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding : chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\nGET /health HTTP/1.1\r\nHost: t\r\n\r\n",
+            status: 400, code: "bad_request"),
+        Case(
+            head: "POST /v1/upload HTTP/1.1\r\nHost: t\r\nContent-Length\t: 2\r\n\r\n{}", status: 400,
+            code: "bad_request"),
+        // A bare CR inside a value, which another parser may take for the end of the line.
+        Case(
+            head: "GET /health HTTP/1.1\r\nHost: t\r\nX-Note: a\rTransfer-Encoding: chunked\r\n\r\n", status: 400,
+            code: "bad_request"),
+        Case(head: "GET /health HTTP/1.1\r\nHost: t\rX: y\r\n\r\n", status: 400, code: "bad_request"),
+        Case(head: "GET /health HTTP/1.1\r\nHost: t\r\nX-Note: a\u{01}b\r\n\r\n", status: 400, code: "bad_request"),
         Case(
             head: "POST /v1/upload HTTP/1.1\r\nHost: t\r\nExpect: something\r\nContent-Length: 2\r\n\r\n", status: 417,
             code: "expectation_failed"),
