@@ -11,7 +11,8 @@ import Synchronization
 ///
 /// Reads are event-driven, so a client that stalls mid-request holds a socket, not a thread,
 /// and is dropped after `connectionTimeoutSeconds`; one that trickles bytes is cut off once its
-/// request takes longer than `requestTimeoutSeconds` (`RequestDeadlines`). Keep-alive is
+/// request takes longer than `requestTimeoutSeconds` (`RequestDeadlines`). Bodies being received are held in memory up
+/// to `maxBufferedBodyBytes` for all connections together (`BodyBudget`). Keep-alive is
 /// libmicrohttpd's.
 public final class HTTPServer: Sendable {
     private enum State {
@@ -99,6 +100,10 @@ public final class HTTPServer: Sendable {
     /// Client connections currently open.
     public var openConnections: Int { core.openConnections.load(ordering: .relaxed) }
 
+    /// Bytes of request bodies held now against `maxBufferedBodyBytes`: declared lengths of the
+    /// bodies being received or handled, and what has arrived of chunked ones.
+    public var bufferedBodyBytes: Int { core.bodyBudget.inUse }
+
     private func validate(_ configuration: HTTPServerConfiguration) throws(HTTPServerError) {
         func invalid(_ message: String) -> HTTPServerError {
             HTTPServerError(code: .invalidConfiguration, message: message)
@@ -108,6 +113,9 @@ public final class HTTPServer: Sendable {
         }
         guard configuration.maxBodyBytes >= 0 else {
             throw invalid("maxBodyBytes must not be negative.")
+        }
+        guard configuration.maxBufferedBodyBytes >= configuration.maxBodyBytes else {
+            throw invalid("maxBufferedBodyBytes must be at least maxBodyBytes (\(configuration.maxBodyBytes)).")
         }
         guard (0...Int(UInt32.max)).contains(configuration.connectionTimeoutSeconds) else {
             throw invalid("connectionTimeoutSeconds must be between 0 (none) and \(UInt32.max).")

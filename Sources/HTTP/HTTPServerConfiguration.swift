@@ -11,6 +11,19 @@ public struct HTTPServerConfiguration: Sendable {
     /// digits) is answered 413 before any of the body is read, and a chunked body is cut off
     /// once it grows past it.
     public var maxBodyBytes: Int = 1 << 20
+    /// The most memory all requests together may hold in bodies being received or handled; at
+    /// least `maxBodyBytes`. A request takes its share when its headers declare a
+    /// `Content-Length` (the whole length, before any of the body is read), or, for a chunked
+    /// body, piece by piece as it arrives, and gives it back when it ends in any way (answered,
+    /// refused, aborted, timed out, its connection closed). A request that does not fit is
+    /// answered 503 with `Retry-After: 1`: at once when it declared its length, at the end of
+    /// its body when chunked (the rest of the body is read and dropped).
+    ///
+    /// Without it, clients that each send most of a large body and stop hold that much memory
+    /// apiece until a timeout, up to `connectionLimit` times `maxBodyBytes`. 64 MiB holds 64
+    /// bodies of the largest size, or over 4,000 App Store notifications (about 14 KiB each),
+    /// more than the connection limit lets in at once, so ordinary traffic never meets it.
+    public var maxBufferedBodyBytes: Int = 64 << 20
     /// A connection with no traffic for this long (idle keep-alive, or a client stalled
     /// mid-request) is closed.
     public var connectionTimeoutSeconds: Int = 10
@@ -32,14 +45,14 @@ public struct HTTPServerConfiguration: Sendable {
     /// Creates a configuration; every value has a production default.
     public init(
         host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 16, maxBodyBytes: Int = 1 << 20,
-        connectionTimeoutSeconds: Int = 10, requestTimeoutSeconds: Int = 30, handlerTimeoutSeconds: Int = 60,
-        connectionLimit: Int = 4096,
-        errorLog: (@Sendable (String) -> Void)? = nil
+        maxBufferedBodyBytes: Int = 64 << 20, connectionTimeoutSeconds: Int = 10, requestTimeoutSeconds: Int = 30,
+        handlerTimeoutSeconds: Int = 60, connectionLimit: Int = 4096, errorLog: (@Sendable (String) -> Void)? = nil
     ) {
         self.host = host
         self.port = port
         self.threads = threads
         self.maxBodyBytes = maxBodyBytes
+        self.maxBufferedBodyBytes = maxBufferedBodyBytes
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.requestTimeoutSeconds = requestTimeoutSeconds
         self.handlerTimeoutSeconds = handlerTimeoutSeconds

@@ -5,7 +5,8 @@ public protocol HTTPServerObserver: Sendable {
     /// matched; `seconds` runs from the request headers' arrival to the response being ready.
     func requestFinished(method: String, route: String, status: Int, seconds: Double)
     /// A request was answered by the server itself, before any handler saw it (a body over the
-    /// limit, or a head it refuses: `RequestFraming`); `requestFinished` follows.
+    /// limit or with no room in the body budget, or a head it refuses: `RequestFraming`);
+    /// `requestFinished` follows.
     func requestRefused(method: String, route: String, status: Int)
     /// A client connection was accepted.
     func connectionOpened()

@@ -37,30 +37,16 @@ func microHTTPDAccess(
         var framing = RequestFraming(
             version: version.map { String(cString: $0) } ?? "HTTP/1.1", host: header("Host"), expect: header("Expect"))
         readFramingHeaders(of: connection, into: &framing)
-        if let refusal = core.refusal(of: framing, method: context.method, path: context.path, started: context.started) {
-            core.deadlines?.received(connection)
-            context.rejected = true
-            return queueRejection(refusal, on: connection)
-        }
-        let length: Int
-        switch framing.declaredLength {
-        case .none, .invalid: return .YES
-        // Digits past `Int.max` are larger than any limit.
-        case .tooLarge: length = .max
-        case .bytes(let bytes): length = bytes
-        }
-        if length > core.maxBodyBytes {
-            // Answering now makes libmicrohttpd skip the body and close the connection after the answer.
-            core.deadlines?.received(connection)
-            context.rejected = true
-            return queueRejection(
-                core.payloadTooLarge(method: context.method, path: context.path, started: context.started), on: connection)
-        }
-        // Room for the declared body up to 64 KiB (a notification, about 14 KiB, in one piece):
-        // reserved before any of it arrives, a full 1 MiB per connection would let clients that
-        // only declare large bodies claim gigabytes across the connection limit.
-        context.body.reserveCapacity(min(length, 64 << 10))
-        return .YES
+        let refusal =
+            core.refusal(of: framing, method: context.method, path: context.path, started: context.started)
+            ?? core.admit(
+                framing.declaredLength, into: &context.body, method: context.method, path: context.path,
+                started: context.started)
+        guard let refusal else { return .YES }
+        // Answering now makes libmicrohttpd skip the body and close the connection after the answer.
+        core.deadlines?.received(connection)
+        context.answeredEarly = true
+        return queueRejection(refusal, on: connection)
     }
 
     if context.deferredReply.pending.load(ordering: .relaxed) {
@@ -71,32 +57,30 @@ func microHTTPDAccess(
     }
     let size = uploadDataSize.pointee
     if size > 0 {
-        // A piece of body. libmicrohttpd refuses a response queued during these calls, so a chunked
-        // body that outgrows the limit is read and dropped up to its end and answered 413 then; one
-        // that goes on for another limit's worth (64 KiB at least) is cut off by closing the connection.
+        // A piece of body. libmicrohttpd refuses a response queued during these calls, so a body
+        // refused as it arrives is read and dropped up to its end and answered then (`RequestBody`).
         uploadDataSize.pointee = 0
-        context.received += size
-        guard let uploadData, !context.rejected, context.received <= core.maxBodyBytes else {
-            context.rejected = true
-            context.body = Data()
-            guard context.received - core.maxBodyBytes > max(core.maxBodyBytes, 1 << 16) else { return .YES }
+        guard !context.answeredEarly else { return .YES }
+        let piece = UnsafeRawBufferPointer(start: uploadData, count: uploadData == nil ? 0 : size)
+        switch context.body.append(piece, limit: core.maxBodyBytes, budget: core.bodyBudget) {
+        case .kept, .dropped:
+            return .YES
+        case .cutOff:
             core.observer?.connectionCutOff()
             return .NO
         }
-        context.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: size)
-        return .YES
     }
 
     // The whole request is in.
     core.deadlines?.received(connection)
-    if context.rejected {
+    guard !context.answeredEarly else { return .YES }
+    if let refusal = context.body.refusal {
         return queueRejection(
-            core.payloadTooLarge(method: context.method, path: context.path, started: context.started), on: connection)
+            core.refusedBody(refusal, method: context.method, path: context.path, started: context.started), on: connection)
     }
     let request = HTTPRequest(
         method: context.method, path: context.path, query: values(of: .GET_ARGUMENT_KIND, in: connection),
-        headers: values(of: .HEADER_KIND, in: connection), body: context.body)
-    context.body = Data()
+        headers: values(of: .HEADER_KIND, in: connection), body: context.body.take())
     let handle = ConnectionHandle(connection)
     let dispatched = core.dispatch(
         request, started: context.started, reply: context.deferredReply,
@@ -127,7 +111,7 @@ private struct ConnectionHandle: @unchecked Sendable {
 }
 
 /// Called once for every request the access handler saw, when it is done or abandoned:
-/// releases the request's context.
+/// gives its body's share of the budget back and releases the request's context.
 func microHTTPDRequestCompleted(
     cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, reason: MHD_RequestTerminationCode
@@ -138,7 +122,9 @@ func microHTTPDRequestCompleted(
     if let connection { core.deadlines?.answered(connection) }
     guard let pointer = requestContext?.pointee else { return }
     requestContext?.pointee = nil
-    Unmanaged<RequestContext>.fromOpaque(pointer).release()
+    let context = Unmanaged<RequestContext>.fromOpaque(pointer)
+    context.takeUnretainedValue().body.release(to: core.bodyBudget)
+    context.release()
     core.openRequests.subtract(1, ordering: .relaxed)
 }
 

@@ -17,11 +17,10 @@ final class RequestContext {
     /// (`microHTTPDRequestTarget`) has not yet.
     var headersSeen: Bool
     let started: ContinuousClock.Instant
-    var body = Data()
-    /// The body outgrew the limit: the rest is discarded and the answer is 413.
-    var rejected = false
-    /// Body bytes received so far, kept or not.
-    var received = 0
+    /// The body as it arrives, and the share of the body budget it holds until the request ends.
+    var body = RequestBody()
+    /// The request was answered from its head: any body that still comes is ignored.
+    var answeredEarly = false
     /// A deferred handler's answer, set on its thread before the connection is resumed.
     let deferredReply = DeferredReply()
 

@@ -21,6 +21,8 @@ final class ServerCore: Sendable {
     let draining = Atomic<Bool>(false)
     /// Cuts off connections too slow to send a request; nil when the deadline is off.
     let deadlines: RequestDeadlines?
+    /// The memory request bodies may hold, all connections together (`BodyAdmission`).
+    let bodyBudget: BodyBudget
     /// How long a deferred handler may take to answer before its request is answered 503 for it
     /// (`expireDeferred`); nil when that is off.
     let deferredLimit: Duration?
@@ -36,6 +38,7 @@ final class ServerCore: Sendable {
         self.maxBodyBytes = configuration.maxBodyBytes
         self.observer = observer
         self.errorLog = configuration.errorLog
+        self.bodyBudget = BodyBudget(limit: configuration.maxBufferedBodyBytes)
         let observer = observer
         deadlines =
             configuration.requestTimeoutSeconds > 0
@@ -191,7 +194,7 @@ final class ServerCore: Sendable {
     }
 
     /// A 503 asking for the request again in a second.
-    private static func retryLater(_ code: String, _ message: String) -> HTTPResponse {
+    static func retryLater(_ code: String, _ message: String) -> HTTPResponse {
         var refusal = HTTPResponse.error(status: 503, code: code, message: message)
         refusal.headers["Retry-After"] = "1"
         return refusal
@@ -202,13 +205,6 @@ final class ServerCore: Sendable {
         (100...999).contains(answer.status)
             ? answer
             : .error(status: 500, code: "internal_error", message: "The handler answered with status \(answer.status).")
-    }
-
-    /// The answer to a body over the limit.
-    func payloadTooLarge(method: String, path: String, started: ContinuousClock.Instant) -> HTTPResponse {
-        refused(
-            .error(status: 413, code: "payload_too_large", message: "The request body is larger than \(maxBodyBytes) bytes."),
-            method: method, path: path, started: started)
     }
 
     /// `answer`, counted in the metrics of the route `path` would have reached.

@@ -12,21 +12,6 @@ struct BodyLimitTests {
         }
     }
 
-    /// A chunked request for `body` split into `chunkSize` pieces.
-    private static func chunked(_ body: Data, chunkSize: Int) -> Data {
-        var bytes = Data("POST /v1/upload HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
-        var offset = 0
-        while offset < body.count {
-            let piece = body[offset..<min(offset + chunkSize, body.count)]
-            bytes.append(Data("\(String(piece.count, radix: 16))\r\n".utf8))
-            bytes.append(piece)
-            bytes.append(Data("\r\n".utf8))
-            offset += piece.count
-        }
-        bytes.append(Data("0\r\n\r\n".utf8))
-        return bytes
-    }
-
     @Test func tenMebibyteBodyIsRefusedBeforeItIsReadAndOthersAreServed() throws {
         let server = try Self.server(maxBodyBytes: 1 << 20)
         defer { server.shutdown(timeout: 1) }
@@ -91,11 +76,12 @@ struct BodyLimitTests {
         let server = try Self.server(maxBodyBytes: 4096)
         defer { server.shutdown(timeout: 1) }
         let connection = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
-        try connection.sendRaw(Self.chunked(Data(count: 5000), chunkSize: 1000))
+        try connection.sendRaw(chunkedRequest(Data(count: 5000), chunkSize: 1000))
         let response = try connection.readResponse()
         #expect(response.status == 413)
         #expect(errorCode(response) == "payload_too_large")
         #expect(eventually { !connection.isOpen })
+        #expect(eventually { server.bufferedBodyBytes == 0 })
     }
 
     @Test func chunkedBodyFarPastTheLimitIsCutOff() throws {
@@ -103,12 +89,13 @@ struct BodyLimitTests {
         defer { server.shutdown(timeout: 1) }
         let connection = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
         do {
-            try connection.sendRaw(Self.chunked(Data(count: 256 << 10), chunkSize: 8192))
+            try connection.sendRaw(chunkedRequest(Data(count: 256 << 10), chunkSize: 8192))
         } catch let error as LoopbackClientError {
             #expect(error.code == .sendFailed)  // the server may close while the body is still going out
         }
         #expect(throws: LoopbackClientError.self) { try connection.readResponse() }
         #expect(try LoopbackConnection(port: server.port).request("GET", "/health").text == "ok")
+        #expect(eventually { server.bufferedBodyBytes == 0 })
     }
 
     @Test func bodyExactlyAtTheLimitIsAccepted() throws {
@@ -116,7 +103,7 @@ struct BodyLimitTests {
         defer { server.shutdown(timeout: 1) }
         let connection = try LoopbackConnection(port: server.port)
         #expect(try connection.request("POST", "/v1/upload", body: Data(count: 4096)).text == "4096")
-        try connection.sendRaw(Self.chunked(Data(count: 4096), chunkSize: 1000))
+        try connection.sendRaw(chunkedRequest(Data(count: 4096), chunkSize: 1000))
         #expect(try connection.readResponse().text == "4096")
         #expect(connection.isOpen)
         let over = try connection.request("POST", "/v1/upload", body: Data(count: 4097))

@@ -85,6 +85,8 @@ struct SlowClientTests {
         }
         #expect(observer.cut == 2)
         #expect(eventually { server.openConnections == 0 })
+        // The body's share of the budget (its declared 1000 bytes) is back.
+        #expect(server.bufferedBodyBytes == 0)
     }
 
     /// One quick request buys no time: the next request on the connection owes the deadline

@@ -5,18 +5,34 @@ import Synchronization
 
 /// Starts a server on an ephemeral loopback port with two workers, as most tests want.
 func startServer(
-    threads: Int = 2, maxBodyBytes: Int = 1 << 20, connectionTimeoutSeconds: Int = 10, requestTimeoutSeconds: Int = 30,
-    handlerTimeoutSeconds: Int = 60, observer: (any HTTPServerObserver)? = nil, routes: (inout Router) -> Void
+    threads: Int = 2, maxBodyBytes: Int = 1 << 20, maxBufferedBodyBytes: Int = 64 << 20,
+    connectionTimeoutSeconds: Int = 10, requestTimeoutSeconds: Int = 30, handlerTimeoutSeconds: Int = 60,
+    observer: (any HTTPServerObserver)? = nil, routes: (inout Router) -> Void
 ) throws -> HTTPServer {
     var router = Router()
     routes(&router)
     let configuration = HTTPServerConfiguration(
         host: "127.0.0.1", port: 0, threads: threads, maxBodyBytes: maxBodyBytes,
-        connectionTimeoutSeconds: connectionTimeoutSeconds, requestTimeoutSeconds: requestTimeoutSeconds,
-        handlerTimeoutSeconds: handlerTimeoutSeconds)
+        maxBufferedBodyBytes: maxBufferedBodyBytes, connectionTimeoutSeconds: connectionTimeoutSeconds,
+        requestTimeoutSeconds: requestTimeoutSeconds, handlerTimeoutSeconds: handlerTimeoutSeconds)
     let server = HTTPServer(configuration: configuration, router: router, observer: observer)
     try server.start()
     return server
+}
+
+/// A chunked `POST /v1/upload` carrying `body` in pieces of `chunkSize` bytes.
+func chunkedRequest(_ body: Data, chunkSize: Int) -> Data {
+    var bytes = Data("POST /v1/upload HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+    var offset = 0
+    while offset < body.count {
+        let piece = body[offset..<min(offset + chunkSize, body.count)]
+        bytes.append(Data("\(String(piece.count, radix: 16))\r\n".utf8))
+        bytes.append(piece)
+        bytes.append(Data("\r\n".utf8))
+        offset += piece.count
+    }
+    bytes.append(Data("0\r\n\r\n".utf8))
+    return bytes
 }
 
 /// Blocking work on a thread of its own, started at once; `value()` waits for its result.

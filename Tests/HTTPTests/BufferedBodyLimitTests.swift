@@ -1,0 +1,127 @@
+import Foundation
+import HTTP
+import LoopbackClient
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `maxBufferedBodyBytes`: clients that send part of a large body and stop hold no more memory
+/// between them than the budget, whatever their number.
+@Suite("Buffered body budget")
+struct BufferedBodyLimitTests {
+    private static func server(
+        maxBodyBytes: Int = 1 << 20, budget: Int, connectionTimeoutSeconds: Int = 10
+    ) throws -> HTTPServer {
+        try startServer(
+            maxBodyBytes: maxBodyBytes, maxBufferedBodyBytes: budget, connectionTimeoutSeconds: connectionTimeoutSeconds
+        ) { router in
+            router.add("POST", "/v1/upload") { request in .text("\(request.body.count)") }
+            router.add("GET", "/health") { _ in .text("ok") }
+        }
+    }
+
+    /// The process's resident memory (VmRSS in /proc/self/status), in bytes.
+    private static func residentBytes() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        let kibibytes = try #require(line.split(separator: " ").dropFirst().first.flatMap { Int($0) })
+        return kibibytes << 10
+    }
+
+    /// What the server made of a head just sent on `connection`: true once it holds more body
+    /// bytes than `held` (it took the body in), false once an answer arrives (it refused it).
+    private static func admitted(_ connection: LoopbackConnection, by server: HTTPServer, beyond held: Int) -> Bool? {
+        var descriptor = pollfd(fd: connection.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            if server.bufferedBodyBytes > held { return true }
+            if poll(&descriptor, 1, 5) > 0 { return false }
+        }
+        return nil
+    }
+
+    /// 200 clients each declare a 1 MiB body, send 512 KiB of it and stop, against a 16 MiB
+    /// budget: the first 16 are taken in, the other 184 are answered 503 before they send any
+    /// body, and the process's resident memory grows by far less than the 100 MiB sent. A
+    /// bodiless route answers throughout; once the clients leave, the budget is whole again.
+    @Test func unfinishedBodiesHoldNoMoreThanTheBudget() throws {
+        let budget = 16 << 20
+        let server = try Self.server(budget: budget)
+        defer { server.shutdown(timeout: 1) }
+        let health = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        let head = Data("POST /v1/upload HTTP/1.1\r\nHost: t\r\nContent-Length: \(1 << 20)\r\n\r\n".utf8)
+        let part = Data(repeating: 0x61, count: 512 << 10)
+        let before = try Self.residentBytes()
+        var taken: [LoopbackConnection] = []
+        var refused = 0
+        for index in 0..<200 {
+            let held = server.bufferedBodyBytes
+            let connection = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+            try connection.sendRaw(head)
+            let admitted = try #require(Self.admitted(connection, by: server, beyond: held) as Bool?)
+            if admitted {
+                try connection.sendRaw(part)
+                taken.append(connection)
+            } else {
+                let response = try connection.readResponse()
+                #expect(response.status == 503)
+                #expect(response.headers["retry-after"] == "1")
+                #expect(errorCode(response) == "server_busy")
+                refused += 1
+            }
+            #expect(server.bufferedBodyBytes <= budget)
+            if index.isMultiple(of: 40) {
+                #expect(try health.request("GET", "/health").text == "ok")
+            }
+        }
+        #expect(taken.count == 16)
+        #expect(refused == 184)
+        #expect(server.bufferedBodyBytes == budget)
+        // The server reads what it took in as it arrives; give the last parts a moment.
+        usleep(200_000)
+        let grown = try Self.residentBytes() - before
+        #expect(grown < 64 << 20, "resident memory grew by \(grown >> 20) MiB")
+        #expect(try health.request("GET", "/health").text == "ok")
+
+        for connection in taken { connection.close() }
+        #expect(eventually { server.bufferedBodyBytes == 0 })
+        let after = try LoopbackConnection(port: server.port)
+        #expect(try after.request("POST", "/v1/upload", body: Data(count: 1000)).text == "1000")
+        #expect(eventually { server.bufferedBodyBytes == 0 })
+    }
+
+    /// A chunked body takes its share as it grows: with no room left it is read to its end,
+    /// dropped and answered 503, and a declared body is answered 503 at once. A client that goes
+    /// silent with its body half sent gives its share back when the idle timeout closes it.
+    @Test func chunkedBodiesAndTimedOutClientsAreCountedToo() throws {
+        let server = try Self.server(maxBodyBytes: 32 << 10, budget: 64 << 10, connectionTimeoutSeconds: 2)
+        defer { server.shutdown(timeout: 1) }
+        let stalled = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        var head = Data("POST /v1/upload HTTP/1.1\r\nHost: t\r\nContent-Length: \(30 << 10)\r\n\r\n".utf8)
+        head.append(Data(count: 1024))
+        try stalled.sendRaw(head)
+        let other = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        try other.sendRaw(head)
+        #expect(eventually { server.bufferedBodyBytes == 60 << 10 })
+
+        let chunked = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        try chunked.sendRaw(chunkedRequest(Data(count: 8 << 10), chunkSize: 1000))
+        let busy = try chunked.readResponse()
+        #expect(busy.status == 503)
+        #expect(busy.headers["retry-after"] == "1")
+        #expect(errorCode(busy) == "server_busy")
+        let declared = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        #expect(try declared.request("POST", "/v1/upload", body: Data(count: 8 << 10)).status == 503)
+        #expect(server.bufferedBodyBytes == 60 << 10)
+
+        // Both stalled clients are timed out, and their shares come back.
+        #expect(eventually(timeout: 5) { server.bufferedBodyBytes == 0 })
+        let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        try client.sendRaw(chunkedRequest(Data(count: 8 << 10), chunkSize: 1000))
+        #expect(try client.readResponse().text == "8192")
+        #expect(try client.request("POST", "/v1/upload", body: Data(count: 8 << 10)).text == "8192")
+        #expect(eventually { server.bufferedBodyBytes == 0 })
+    }
+}
