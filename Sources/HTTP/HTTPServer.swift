@@ -11,7 +11,8 @@ import Synchronization
 ///
 /// Reads are event-driven, so a client that stalls mid-request holds a socket, not a thread,
 /// and is dropped after `connectionTimeoutSeconds`; one that trickles bytes is cut off once its
-/// request takes longer than `requestTimeoutSeconds` (`RequestDeadlines`). Bodies being received are held in memory up
+/// headers take longer than `headerTimeoutSeconds` or its whole request longer than
+/// `requestTimeoutSeconds` (`RequestDeadlines`). Bodies being received are held in memory up
 /// to `maxBufferedBodyBytes` for all connections together (`BodyBudget`). Keep-alive is
 /// libmicrohttpd's.
 public final class HTTPServer: Sendable {
@@ -117,11 +118,12 @@ public final class HTTPServer: Sendable {
         guard configuration.maxBufferedBodyBytes >= configuration.maxBodyBytes else {
             throw invalid("maxBufferedBodyBytes must be at least maxBodyBytes (\(configuration.maxBodyBytes)).")
         }
-        guard (0...Int(UInt32.max)).contains(configuration.connectionTimeoutSeconds) else {
-            throw invalid("connectionTimeoutSeconds must be between 0 (none) and \(UInt32.max).")
-        }
-        guard (0...Int(UInt32.max)).contains(configuration.requestTimeoutSeconds) else {
-            throw invalid("requestTimeoutSeconds must be between 0 (none) and \(UInt32.max).")
+        for (name, seconds) in [
+            ("connectionTimeoutSeconds", configuration.connectionTimeoutSeconds),
+            ("headerTimeoutSeconds", configuration.headerTimeoutSeconds),
+            ("requestTimeoutSeconds", configuration.requestTimeoutSeconds),
+        ] where !(0...Int(UInt32.max)).contains(seconds) {
+            throw invalid("\(name) must be between 0 (none) and \(UInt32.max).")
         }
         // libmicrohttpd splits the limit between the workers; each needs at least one connection.
         guard configuration.connectionLimit >= configuration.threads, configuration.connectionLimit <= Int(UInt32.max)

@@ -27,6 +27,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// A connection with no traffic for this long (idle keep-alive, or a client stalled
     /// mid-request) is closed.
     public var connectionTimeoutSeconds: Int = 10
+    /// A connection must send a request's whole head (request line and headers) within this
+    /// long of being opened or of its previous answer, however steadily it trickles bytes; a
+    /// late one is cut off (`RequestDeadlines`). It bounds what a slow client costs more tightly
+    /// than `requestTimeoutSeconds`, which must leave time for a body too. 0 turns it off.
+    public var headerTimeoutSeconds: Int = 10
     /// A connection must send a whole request (headers and body) within this long of being
     /// opened or of its previous answer, however steadily it trickles bytes; a late one is cut
     /// off (`RequestDeadlines`). 0 turns the deadline off.
@@ -34,7 +39,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// A deferred handler (a notification waiting for its commit) that has not answered this
     /// long after it began has its request answered 503 for it, retryable, and its connection
     /// back (`ServerCore.expireDeferred`); the handler's answer, if it comes, is dropped. Checked
-    /// with the request deadline, so 0 for either turns it off.
+    /// with the header and request deadlines, so 0 for this, or for both of them, turns it off.
     public var handlerTimeoutSeconds: Int = 60
     /// Connections beyond this many are refused at accept.
     public var connectionLimit: Int = 4096
@@ -45,8 +50,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Creates a configuration; every value has a production default.
     public init(
         host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 16, maxBodyBytes: Int = 1 << 20,
-        maxBufferedBodyBytes: Int = 64 << 20, connectionTimeoutSeconds: Int = 10, requestTimeoutSeconds: Int = 30,
-        handlerTimeoutSeconds: Int = 60, connectionLimit: Int = 4096, errorLog: (@Sendable (String) -> Void)? = nil
+        maxBufferedBodyBytes: Int = 64 << 20, connectionTimeoutSeconds: Int = 10, headerTimeoutSeconds: Int = 10,
+        requestTimeoutSeconds: Int = 30, handlerTimeoutSeconds: Int = 60, connectionLimit: Int = 4096,
+        errorLog: (@Sendable (String) -> Void)? = nil
     ) {
         self.host = host
         self.port = port
@@ -54,6 +60,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.maxBufferedBodyBytes = maxBufferedBodyBytes
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.headerTimeoutSeconds = headerTimeoutSeconds
         self.requestTimeoutSeconds = requestTimeoutSeconds
         self.handlerTimeoutSeconds = handlerTimeoutSeconds
         self.connectionLimit = connectionLimit

@@ -12,8 +12,9 @@ public protocol HTTPServerObserver: Sendable {
     func connectionOpened()
     /// A client connection was closed, by either side or by a timeout.
     func connectionClosed()
-    /// A connection was cut off: it did not send a whole request in time (`RequestDeadlines`), or
-    /// its chunked body went on far past the limit; `connectionClosed()` follows.
+    /// A connection was cut off: it did not send a request's headers or a whole request in time
+    /// (`RequestDeadlines`), or its chunked body went on far past the limit; `connectionClosed()`
+    /// follows.
     func connectionCutOff()
 }
 

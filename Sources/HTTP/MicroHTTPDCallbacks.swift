@@ -31,6 +31,7 @@ func microHTTPDAccess(
             core.openRequests.add(1, ordering: .relaxed)
             requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
         }
+        core.deadlines?.headersReceived(connection)
         func header(_ name: String) -> String? {
             MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
         }

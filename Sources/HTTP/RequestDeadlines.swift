@@ -9,43 +9,63 @@ import Threads
     import Darwin
 #endif
 
-/// Cuts off a connection that takes too long to send a whole request.
+/// Cuts off a connection that takes too long to send a request's headers, or a whole request.
 ///
 /// libmicrohttpd's connection timeout only counts silence, so a client that sends a byte now
 /// and then keeps its connection, and enough of them fill the connection limit. Here every
-/// connection owes a complete request (headers and body) within `limit` of being opened or of
-/// its previous answer. One that is late has its socket shut down; libmicrohttpd then reads
-/// the end of the stream and closes the connection as if the client had left. A connection
-/// whose request is in (being handled, suspended for a commit, or answered) owes nothing.
+/// connection owes a request's complete headers within `headerLimit`, and the complete request
+/// (headers and body) within `requestLimit`, both counted from its opening or its previous
+/// answer. One that is late has its socket shut down; libmicrohttpd then reads the end of the
+/// stream and closes the connection as if the client had left. A connection whose request is in
+/// (being handled, suspended for a commit, or answered) owes nothing.
 ///
 /// The socket is only shut down, never closed, and only while libmicrohttpd has not reported
 /// the connection closed: it reports that before it closes the socket, and the report and the
 /// shutdown take the same lock, so a descriptor number taken over by a newer connection is
 /// never touched.
 final class RequestDeadlines: Sendable {
-    private struct Entry {
+    /// What one connection owes.
+    struct Entry {
         let descriptor: Int32
         /// Since when the connection owes a request; nil while its request is being handled.
         var owingSince: ContinuousClock.Instant?
+        /// Whether the owed request's headers are in (only its body is owed).
+        var headersIn = false
+
+        /// Whether the connection owes more than the limits allow at `now` (a nil limit is off).
+        func isLate(at now: ContinuousClock.Instant, headerLimit: Duration?, requestLimit: Duration?) -> Bool {
+            guard let owingSince else { return false }
+            let owed = now - owingSince
+            if let requestLimit, owed > requestLimit { return true }
+            if let headerLimit, !headersIn, owed > headerLimit { return true }
+            return false
+        }
     }
 
-    private let limit: Duration
+    private let headerLimit: Duration?
+    private let requestLimit: Duration?
     private let entries = Mutex<[UInt: Entry]>([:])
     private let onCut: @Sendable () -> Void
     private let running = Atomic<Bool>(false)
     private let stopping = MonotonicSemaphore()
 
+    /// Nil when both limits are nil (off): nothing would ever be late.
+    ///
     /// - Parameter onCut: called once for every connection cut off (for metrics).
-    init(limit: Duration, onCut: @escaping @Sendable () -> Void = {}) {
-        self.limit = limit
+    init?(headerLimit: Duration?, requestLimit: Duration?, onCut: @escaping @Sendable () -> Void = {}) {
+        guard headerLimit != nil || requestLimit != nil else { return nil }
+        self.headerLimit = headerLimit
+        self.requestLimit = requestLimit
         self.onCut = onCut
     }
 
-    /// Checks the connections every quarter of the limit (at most every second), on a thread of
-    /// its own, until `stop()`; `alsoCheck` runs at each check too (the deferred handlers' deadline).
+    /// Checks the connections every quarter of the shorter limit (at most every second), on a
+    /// thread of its own, until `stop()`; `alsoCheck` runs at each check too (the deferred
+    /// handlers' deadline).
     func start(alsoCheck: (@Sendable (ContinuousClock.Instant) -> Void)? = nil) {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let period = min(limit / 4, .seconds(1))
+        let shorter = [headerLimit, requestLimit].compactMap { $0 }.min() ?? .seconds(1)
+        let period = min(shorter / 4, .seconds(1))
         // Weak: a server dropped without `stop()` lets go of this, and the thread ends at its next check.
         let stopping = stopping
         NamedThread.start("http-deadlines") { [weak self] in
@@ -73,14 +93,23 @@ final class RequestDeadlines: Sendable {
         entries.withLock { $0[Self.key(connection)] = Entry(descriptor: descriptor, owingSince: .now) }
     }
 
+    /// The connection's request headers are in: only the rest of the request is owed.
+    func headersReceived(_ connection: OpaquePointer) {
+        entries.withLock { $0[Self.key(connection)]?.headersIn = true }
+    }
+
     /// The connection's request is in: nothing is owed while it is handled and answered.
     func received(_ connection: OpaquePointer) {
         entries.withLock { $0[Self.key(connection)]?.owingSince = nil }
     }
 
-    /// The connection's request is done: on a kept-alive connection the next one is owed from now.
+    /// The connection's request is done: on a kept-alive connection the next one, headers first,
+    /// is owed from now.
     func answered(_ connection: OpaquePointer) {
-        entries.withLock { $0[Self.key(connection)]?.owingSince = .now }
+        entries.withLock { entries in
+            entries[Self.key(connection)]?.owingSince = .now
+            entries[Self.key(connection)]?.headersIn = false
+        }
     }
 
     /// libmicrohttpd closed the connection (it closes the socket after this).
@@ -90,11 +119,14 @@ final class RequestDeadlines: Sendable {
 
     // MARK: - Cutting
 
-    /// Shuts down the socket of every connection that owes a request for longer than the limit
-    /// at `now`; returns how many. Each is cut once: it owes nothing more after that.
+    /// Shuts down the socket of every connection that owes its headers or its request for
+    /// longer than their limit at `now`; returns how many. Each is cut once: it owes nothing
+    /// more after that.
     func cutLate(at now: ContinuousClock.Instant) -> Int {
         let cut = entries.withLock { entries -> Int in
-            let late = entries.filter { _, entry in entry.owingSince.map { now - $0 > limit } ?? false }
+            let late = entries.filter { _, entry in
+                entry.isLate(at: now, headerLimit: headerLimit, requestLimit: requestLimit)
+            }
             for (key, entry) in late {
                 _ = shutdown(entry.descriptor, Int32(SHUT_RDWR))
                 entries[key]?.owingSince = nil

@@ -19,7 +19,8 @@ final class ServerCore: Sendable {
     let openConnections = Atomic<Int>(0)
     /// Set by shutdown: responses then carry `Connection: close` so keep-alive clients leave.
     let draining = Atomic<Bool>(false)
-    /// Cuts off connections too slow to send a request; nil when the deadline is off.
+    /// Cuts off connections too slow to send a request's headers or a whole request; nil when
+    /// both deadlines are off.
     let deadlines: RequestDeadlines?
     /// The memory request bodies may hold, all connections together (`BodyAdmission`).
     let bodyBudget: BodyBudget
@@ -40,9 +41,10 @@ final class ServerCore: Sendable {
         self.errorLog = configuration.errorLog
         self.bodyBudget = BodyBudget(limit: configuration.maxBufferedBodyBytes)
         let observer = observer
-        deadlines =
-            configuration.requestTimeoutSeconds > 0
-            ? RequestDeadlines(limit: .seconds(configuration.requestTimeoutSeconds)) { observer?.connectionCutOff() } : nil
+        func limit(_ seconds: Int) -> Duration? { seconds > 0 ? .seconds(seconds) : nil }
+        deadlines = RequestDeadlines(
+            headerLimit: limit(configuration.headerTimeoutSeconds), requestLimit: limit(configuration.requestTimeoutSeconds)
+        ) { observer?.connectionCutOff() }
         deferredLimit = configuration.handlerTimeoutSeconds > 0 ? .seconds(configuration.handlerTimeoutSeconds) : nil
     }
 

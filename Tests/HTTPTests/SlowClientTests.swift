@@ -89,6 +89,34 @@ struct SlowClientTests {
         #expect(server.bufferedBodyBytes == 0)
     }
 
+    /// A client that trickles its headers is cut off at the header deadline (1 s here), well
+    /// before the request deadline (30 s), although it keeps sending; one whose headers are in
+    /// and that trickles its body owes only the request deadline, and is still open.
+    @Test func tricklingHeadersAreCutOffAtTheHeaderDeadline() throws {
+        let observer = RecordingObserver()
+        let server = try startServer(threads: 2, headerTimeoutSeconds: 1, requestTimeoutSeconds: 30, observer: observer) {
+            router in
+            router.add("POST", "/v1/upload") { request in .text("\(request.body.count)") }
+            router.add("GET", "/health") { _ in .text("ok") }
+        }
+        defer { server.shutdown(timeout: 1) }
+        let port = server.port
+        let headers = Background {
+            try self.trickle("POST /v1/upload HTTP/1.1\r\nHost: test\r\n", "X-Pad: aaaa\r\n", port: port, patience: 4)
+        }
+        let body = Background {
+            try self.trickle(
+                "POST /v1/upload HTTP/1.1\r\nHost: test\r\nContent-Length: 1000\r\n\r\n", "a", port: port, patience: 2.5)
+        }
+        let other = try LoopbackConnection(port: port)
+        #expect(try other.request("GET", "/health").status == 200)
+        other.close()
+        let headerSeconds = try #require(try headers.value(), "the trickling headers were never cut off")
+        #expect(headerSeconds > 0.8 && headerSeconds < 3, "cut off after \(headerSeconds) s")
+        #expect(try body.value() == nil, "the body was cut off at the header deadline")
+        #expect(observer.cut == 1)
+    }
+
     /// One quick request buys no time: the next request on the connection owes the deadline
     /// again from its answer, so trickling it is cut off as well.
     @Test func aQuickRequestDoesNotExemptTheNextOne() throws {
