@@ -16,6 +16,9 @@
 // - connectionTimeoutSeconds: idle connections, and clients that stall mid-request, are closed
 //   after this long without traffic (MHD_OPTION_CONNECTION_TIMEOUT).
 // - connectionLimit: connections beyond it are refused at accept (MHD_OPTION_CONNECTION_LIMIT).
+// - perIPConnectionLimit: connections from one address beyond it are closed at accept; 0 means no
+//   limit (MHD_OPTION_PER_IP_CONNECTION_LIMIT). Counted across the whole pool, by IPv4 address
+//   or whole IPv6 address.
 // - connectionMemoryLimit: per-connection buffer for headers and body reads.
 // - logger: receives MHD's error messages instead of stderr (MHD_OPTION_EXTERNAL_LOGGER).
 // - uriLog: sees each request target as sent, before MHD decodes its escapes; what it returns is
@@ -26,7 +29,7 @@ static inline struct MHD_Daemon *CMicroHTTPD_startDaemon(
     unsigned int flags, uint16_t port, const struct sockaddr *address,
     MHD_AccessHandlerCallback handler, void *context,
     unsigned int threadPoolSize, unsigned int connectionTimeoutSeconds,
-    unsigned int connectionLimit, size_t connectionMemoryLimit,
+    unsigned int connectionLimit, unsigned int perIPConnectionLimit, size_t connectionMemoryLimit,
     MHD_RequestCompletedCallback completed,
     MHD_NotifyConnectionCallback notifyConnection,
     MHD_LogCallback logger,
@@ -38,6 +41,7 @@ static inline struct MHD_Daemon *CMicroHTTPD_startDaemon(
         MHD_OPTION_THREAD_POOL_SIZE, threadPoolSize,
         MHD_OPTION_CONNECTION_TIMEOUT, connectionTimeoutSeconds,
         MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, perIPConnectionLimit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connectionMemoryLimit,
         MHD_OPTION_NOTIFY_COMPLETED, completed, context,
         MHD_OPTION_NOTIFY_CONNECTION, notifyConnection, context,

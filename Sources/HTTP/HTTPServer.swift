@@ -125,6 +125,9 @@ public final class HTTPServer: Sendable {
         ] where !(0...Int(UInt32.max)).contains(seconds) {
             throw invalid("\(name) must be between 0 (none) and \(UInt32.max).")
         }
+        guard (0...Int(UInt32.max)).contains(configuration.connectionsPerIP) else {
+            throw invalid("connectionsPerIP must be between 0 (no limit) and \(UInt32.max).")
+        }
         // libmicrohttpd splits the limit between the workers; each needs at least one connection.
         guard configuration.connectionLimit >= configuration.threads, configuration.connectionLimit <= Int(UInt32.max)
         else {

@@ -43,6 +43,15 @@ public struct HTTPServerConfiguration: Sendable {
     public var handlerTimeoutSeconds: Int = 60
     /// Connections beyond this many are refused at accept.
     public var connectionLimit: Int = 4096
+    /// Connections from one IP address beyond this many at once are closed as soon as they are
+    /// accepted, before anything is read from them; 0 turns the limit off. IPv6 addresses count
+    /// whole (an IPv4 client of an IPv6 listener counts as its mapped address).
+    ///
+    /// Off by default: behind a TLS terminator or a load balancer, which Apple's HTTPS
+    /// notifications need in front, every client comes from the terminator's one address, and a
+    /// limit here would cap all clients together; that is the place for per-client limits. Set
+    /// it when clients connect directly. A client holding a whole IPv6 /64 has many addresses.
+    public var connectionsPerIP: Int = 0
     /// Receives libmicrohttpd's own error messages while the server runs (start-up failures
     /// are thrown instead). Nil drops them.
     public var errorLog: (@Sendable (String) -> Void)? = nil
@@ -52,7 +61,7 @@ public struct HTTPServerConfiguration: Sendable {
         host: String = "127.0.0.1", port: UInt16 = 8080, threads: Int = 16, maxBodyBytes: Int = 1 << 20,
         maxBufferedBodyBytes: Int = 64 << 20, connectionTimeoutSeconds: Int = 10, headerTimeoutSeconds: Int = 10,
         requestTimeoutSeconds: Int = 30, handlerTimeoutSeconds: Int = 60, connectionLimit: Int = 4096,
-        errorLog: (@Sendable (String) -> Void)? = nil
+        connectionsPerIP: Int = 0, errorLog: (@Sendable (String) -> Void)? = nil
     ) {
         self.host = host
         self.port = port
@@ -64,6 +73,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.requestTimeoutSeconds = requestTimeoutSeconds
         self.handlerTimeoutSeconds = handlerTimeoutSeconds
         self.connectionLimit = connectionLimit
+        self.connectionsPerIP = connectionsPerIP
         self.errorLog = errorLog
     }
 }

@@ -59,7 +59,7 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
                 // 32 KiB per connection: a whole App Store notification (about 14 KiB) still arrives in
                 // one or two reads, with room for headers. MHD clears the pool after every request, so
                 // its size is paid on each one (128 KiB cost 2.4% of a GET /v1/subscribers profile).
-                UInt32(configuration.connectionLimit), 32 * 1024,
+                UInt32(configuration.connectionLimit), UInt32(configuration.connectionsPerIP), 32 * 1024,
                 microHTTPDRequestCompleted, microHTTPDConnectionNotified, microHTTPDLog, microHTTPDRequestTarget)
         }
         let messages = core.endCollectingMessages()

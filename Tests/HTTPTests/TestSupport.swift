@@ -5,17 +5,18 @@ import Synchronization
 
 /// Starts a server on an ephemeral loopback port with two workers, as most tests want.
 func startServer(
-    threads: Int = 2, maxBodyBytes: Int = 1 << 20, maxBufferedBodyBytes: Int = 64 << 20,
+    host: String = "127.0.0.1", threads: Int = 2, maxBodyBytes: Int = 1 << 20, maxBufferedBodyBytes: Int = 64 << 20,
     connectionTimeoutSeconds: Int = 10, headerTimeoutSeconds: Int = 10, requestTimeoutSeconds: Int = 30,
-    handlerTimeoutSeconds: Int = 60, observer: (any HTTPServerObserver)? = nil, routes: (inout Router) -> Void
+    handlerTimeoutSeconds: Int = 60, connectionsPerIP: Int = 0, observer: (any HTTPServerObserver)? = nil,
+    routes: (inout Router) -> Void
 ) throws -> HTTPServer {
     var router = Router()
     routes(&router)
     let configuration = HTTPServerConfiguration(
-        host: "127.0.0.1", port: 0, threads: threads, maxBodyBytes: maxBodyBytes,
-        maxBufferedBodyBytes: maxBufferedBodyBytes, connectionTimeoutSeconds: connectionTimeoutSeconds,
-        headerTimeoutSeconds: headerTimeoutSeconds, requestTimeoutSeconds: requestTimeoutSeconds,
-        handlerTimeoutSeconds: handlerTimeoutSeconds)
+        host: host, port: 0, threads: threads, maxBodyBytes: maxBodyBytes, maxBufferedBodyBytes: maxBufferedBodyBytes,
+        connectionTimeoutSeconds: connectionTimeoutSeconds, headerTimeoutSeconds: headerTimeoutSeconds,
+        requestTimeoutSeconds: requestTimeoutSeconds, handlerTimeoutSeconds: handlerTimeoutSeconds,
+        connectionsPerIP: connectionsPerIP)
     let server = HTTPServer(configuration: configuration, router: router, observer: observer)
     try server.start()
     return server
