@@ -65,6 +65,9 @@ struct ConfigLoaderTests {
         #expect(config.http.maxBodyBytes == 1 << 20)
         #expect(config.http.timeoutSeconds == 10)
         #expect(config.http.requestTimeoutSeconds == 30)
+        #expect(config.http.headerTimeoutSeconds == 10)
+        #expect(config.http.maxBufferedBodyBytes == 64 << 20)
+        #expect(config.http.connectionsPerIP == 0)
     }
 
     @Test(arguments: [
@@ -116,6 +119,19 @@ struct ConfigLoaderTests {
             #"{"apps": [\#(minimalApp)], "http": {"requestTimeoutSeconds": 5}}"#,
             "http.requestTimeoutSeconds: must be at least timeoutSeconds (10)"
         ),
+        (
+            #"{"apps": [\#(minimalApp)], "http": {"headerTimeoutSeconds": 5}}"#,
+            "http.headerTimeoutSeconds: must be from timeoutSeconds (10) to requestTimeoutSeconds (30)"
+        ),
+        (
+            #"{"apps": [\#(minimalApp)], "http": {"headerTimeoutSeconds": 31}}"#,
+            "http.headerTimeoutSeconds: must be from timeoutSeconds (10) to requestTimeoutSeconds (30)"
+        ),
+        (
+            #"{"apps": [\#(minimalApp)], "http": {"maxBodyBytes": 2048, "maxBufferedBodyBytes": 2047}}"#,
+            "http.maxBufferedBodyBytes: must be between 2048 and"
+        ),
+        (#"{"apps": [\#(minimalApp)], "http": {"connectionsPerIP": -1}}"#, "http.connectionsPerIP: must be between 0 and 4096"),
         // A port past 65535 crashed the start; a retry delay past 30 days crashed the writer at the first retry.
         (
             #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "http://127.0.0.1:99999/h"}}]}"#,
@@ -173,6 +189,17 @@ struct ConfigLoaderTests {
         #expect(longer.http.requestTimeoutSeconds == 80)
         let given = try parse(#"{"apps": [\#(Self.minimalApp)], "http": {"timeoutSeconds": 40, "requestTimeoutSeconds": 45}}"#)
         #expect(given.http.requestTimeoutSeconds == 45)
+        #expect(given.http.headerTimeoutSeconds == 40)
+    }
+
+    /// The server's limits against greedy clients are given under `http`.
+    @Test func bodyBudgetHeaderDeadlineAndPerIPLimitAreGiven() throws {
+        let config = try parse(
+            #"{"apps": [\#(Self.minimalApp)], "http": {"maxBufferedBodyBytes": 16777216, "headerTimeoutSeconds": 12, "connectionsPerIP": 64}}"#
+        )
+        #expect(config.http.maxBufferedBodyBytes == 16 << 20)
+        #expect(config.http.headerTimeoutSeconds == 12)
+        #expect(config.http.connectionsPerIP == 64)
     }
 
     @Test func listenAddresses() throws {

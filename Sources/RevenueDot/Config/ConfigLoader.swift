@@ -75,7 +75,17 @@ public enum ConfigLoader {
         try scheduler?.rejectUnknownKeys(["intervalMs"])
         let intervalMs = try scheduler?.integer("intervalMs", in: 10...3_600_000) ?? 1000
         let http = try root.object("http")
-        try http?.rejectUnknownKeys(["threads", "maxBodyBytes", "timeoutSeconds", "requestTimeoutSeconds"])
+        try http?.rejectUnknownKeys([
+            "threads", "maxBodyBytes", "maxBufferedBodyBytes", "timeoutSeconds", "headerTimeoutSeconds",
+            "requestTimeoutSeconds", "connectionsPerIP",
+        ])
+        return RevenueDotConfig(
+            file: file, listen: listen, database: database, apps: apps,
+            scheduler: SchedulerConfig(intervalMs: Int(intervalMs)), http: try httpConfig(http))
+    }
+
+    /// The `http` object's values, defaults filled in.
+    private static func httpConfig(_ http: ConfigReader?) throws(ConfigError) -> HTTPConfig {
         let timeoutSeconds = Int(try http?.integer("timeoutSeconds", in: 1...3600) ?? 10)
         // The deadline also bounds an idle kept-alive connection, so it must not undercut the idle timeout.
         let requestTimeoutSeconds = Int(
@@ -85,13 +95,25 @@ public enum ConfigLoader {
                 "requestTimeoutSeconds",
                 "must be at least timeoutSeconds (\(timeoutSeconds)): the deadline also bounds an idle kept-alive connection")
         }
-        return RevenueDotConfig(
-            file: file, listen: listen, database: database, apps: apps,
-            scheduler: SchedulerConfig(intervalMs: Int(intervalMs)),
-            http: HTTPConfig(
-                threads: Int(try http?.integer("threads", in: 1...1024) ?? Int64(defaultThreads)),
-                maxBodyBytes: Int(try http?.integer("maxBodyBytes", in: 1024...(64 << 20)) ?? (1 << 20)),
-                timeoutSeconds: timeoutSeconds, requestTimeoutSeconds: requestTimeoutSeconds))
+        // The same holds for the header deadline, which the request deadline contains.
+        let headerTimeoutSeconds = Int(
+            try http?.integer("headerTimeoutSeconds", in: 1...7200)
+                ?? Int64(min(max(10, timeoutSeconds), requestTimeoutSeconds)))
+        if let http, !(timeoutSeconds...requestTimeoutSeconds).contains(headerTimeoutSeconds) {
+            throw http.fail(
+                "headerTimeoutSeconds",
+                "must be from timeoutSeconds (\(timeoutSeconds)) to requestTimeoutSeconds (\(requestTimeoutSeconds)): "
+                    + "it also bounds an idle kept-alive connection, and the request deadline contains it")
+        }
+        let maxBodyBytes = Int(try http?.integer("maxBodyBytes", in: 1024...(64 << 20)) ?? (1 << 20))
+        // The default, 64 MiB, is also the largest body limit, so it always holds one body.
+        let maxBufferedBodyBytes = Int(
+            try http?.integer("maxBufferedBodyBytes", in: Int64(maxBodyBytes)...(1 << 40)) ?? (64 << 20))
+        return HTTPConfig(
+            threads: Int(try http?.integer("threads", in: 1...1024) ?? Int64(defaultThreads)),
+            maxBodyBytes: maxBodyBytes, maxBufferedBodyBytes: maxBufferedBodyBytes, timeoutSeconds: timeoutSeconds,
+            headerTimeoutSeconds: headerTimeoutSeconds, requestTimeoutSeconds: requestTimeoutSeconds,
+            connectionsPerIP: Int(try http?.integer("connectionsPerIP", in: 0...4096) ?? 0))
     }
 
     /// Workers verify and then hand the request to storage without waiting for the commit, so

@@ -92,13 +92,22 @@ public struct SchedulerConfig: Sendable {
     public var intervalMs: Int
 }
 
-/// The HTTP server's worker pool and limits.
+/// The HTTP server's worker pool and limits (`HTTPServerConfiguration` says what each does).
 public struct HTTPConfig: Sendable {
     public var threads: Int
     public var maxBodyBytes: Int
+    /// Request bodies held in memory at once, all connections together, 64 MiB unless given (at
+    /// least `maxBodyBytes`); a body that does not fit is answered 503.
+    public var maxBufferedBodyBytes: Int
     /// Idle timeout: a connection silent this long is closed.
     public var timeoutSeconds: Int
+    /// Header deadline: a request's whole head within this long of the connection's opening or
+    /// its previous answer. 10 s, or `timeoutSeconds` when that is longer, unless given.
+    public var headerTimeoutSeconds: Int
     /// Request deadline: a whole request within this long of the connection's opening or its
     /// previous answer, however steadily the client trickles bytes.
     public var requestTimeoutSeconds: Int
+    /// Connections at once from one IP address; 0, the default, for no limit (behind a TLS
+    /// terminator every client has the terminator's address).
+    public var connectionsPerIP: Int
 }

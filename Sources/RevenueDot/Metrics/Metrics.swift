@@ -83,7 +83,7 @@ final class Metrics: Sendable {
         lines += [
             "# HELP revenuedot_http_open_connections Open HTTP connections.", "# TYPE revenuedot_http_open_connections gauge",
             "revenuedot_http_open_connections \(openConnections.current)",
-            "# HELP revenuedot_http_connections_cut_off_total Connections cut off: no whole request within http.requestTimeoutSeconds, or a chunked body far past the limit.",
+            "# HELP revenuedot_http_connections_cut_off_total Connections cut off: no whole head within http.headerTimeoutSeconds or request within http.requestTimeoutSeconds, or a chunked body far past the limit.",
             "# TYPE revenuedot_http_connections_cut_off_total counter",
             "revenuedot_http_connections_cut_off_total \(connectionsCutOff.count)",
         ]

@@ -97,8 +97,9 @@ public final class RevenueDotService: Sendable {
             keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, cache: cache, clock: Date.init)
         let http = HTTPServerConfiguration(
             host: config.listen.host, port: config.listen.port, threads: config.http.threads,
-            maxBodyBytes: config.http.maxBodyBytes, connectionTimeoutSeconds: config.http.timeoutSeconds,
-            requestTimeoutSeconds: config.http.requestTimeoutSeconds)
+            maxBodyBytes: config.http.maxBodyBytes, maxBufferedBodyBytes: config.http.maxBufferedBodyBytes,
+            connectionTimeoutSeconds: config.http.timeoutSeconds, headerTimeoutSeconds: config.http.headerTimeoutSeconds,
+            requestTimeoutSeconds: config.http.requestTimeoutSeconds, connectionsPerIP: config.http.connectionsPerIP)
         server = HTTPServer(
             configuration: http,
             router: Routes.router(
