@@ -30,6 +30,9 @@ public struct Router: Sendable {
         case notFound
         /// Some route has this path, but not for this method; `allowed` is for the `Allow` header.
         case methodNotAllowed(allowed: [String])
+        /// A segment's percent-escapes decode to bytes that are not UTF-8 (`%FF`): no text names
+        /// them, and replacing them would map different paths to one customer.
+        case invalidPath(String)
     }
 
     private enum Segment: Sendable, Equatable {
@@ -84,10 +87,15 @@ public struct Router: Sendable {
     /// A path may end in one slash (`/health/` is `/health`). Each segment is matched with its
     /// percent-escapes decoded, so `%2F` stays inside its
     /// segment: `/v1/subscribers/team%2Fbob` gives `app_user_id` `team/bob`. An escape that is not
-    /// two hex digits is kept as it is.
+    /// two hex digits is kept as it is; escapes that decode to anything but UTF-8 are `invalidPath`.
     public func match(method: String, path: String) -> Match {
         guard path.utf8.first == Self.slash else { return .notFound }
         let pathSegments = Self.segments(of: path).map { raw in PathSegment(raw: raw, decoded: Self.decoded(raw)) }
+        for (index, segment) in pathSegments.enumerated() {
+            if let decoded = segment.decoded, String(validating: decoded, as: UTF8.self) == nil {
+                return .invalidPath("path segment \(index + 1) decodes to bytes that are not UTF-8")
+            }
+        }
         var allowed: [String] = []
         let wanted = method == "HEAD" ? "GET" : method
         for route in routes {

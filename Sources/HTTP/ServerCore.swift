@@ -102,6 +102,8 @@ final class ServerCore: Sendable {
         case .methodNotAllowed(let allowed):
             let refusal = Self.methodNotAllowed(request.method, on: request.path, allowed: allowed)
             return .now(unmatched(refusal, method: request.method, started: started))
+        case .invalidPath(let problem):
+            return .now(unmatched(Self.invalidPath(problem), method: request.method, started: started))
         }
     }
 
@@ -111,6 +113,7 @@ final class ServerCore: Sendable {
         case .found: nil
         case .notFound: Self.notFound(path)
         case .methodNotAllowed(let allowed): Self.methodNotAllowed(method, on: path, allowed: allowed)
+        case .invalidPath(let problem): Self.invalidPath(problem)
         }
     }
 
@@ -118,6 +121,10 @@ final class ServerCore: Sendable {
     private func unmatched(_ refusal: HTTPResponse, method: String, started: ContinuousClock.Instant) -> HTTPResponse {
         finished(method: method, route: "unmatched", status: refusal.status, started: started)
         return refusal
+    }
+
+    private static func invalidPath(_ problem: String) -> HTTPResponse {
+        .error(status: 400, code: "bad_request", message: "The path is not valid: \(problem).")
     }
 
     private static func notFound(_ path: String) -> HTTPResponse {

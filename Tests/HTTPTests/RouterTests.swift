@@ -78,6 +78,15 @@ struct RouterTests {
         }
     }
 
+    @Test(arguments: ["/v1/subscribers/%FF", "/v1/subscribers/ok/entitlements/%C3", "/nothing/%80"])
+    func escapesThatAreNotUTF8AreAnInvalidPath(path: String) {
+        guard case .invalidPath(let problem) = Self.router().match(method: "GET", path: path) else {
+            Issue.record("\(path) matched")
+            return
+        }
+        #expect(problem.hasSuffix("decodes to bytes that are not UTF-8"))
+    }
+
     @Test func wrongMethodListsTheAllowedOnes() {
         guard case .methodNotAllowed(let allowed) = Self.router().match(method: "PUT", path: "/v1/subscribers/7") else {
             Issue.record("expected 405")

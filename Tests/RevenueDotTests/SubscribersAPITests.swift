@@ -91,6 +91,25 @@ struct SubscribersAPITests {
         #expect(try get("team/bob%20%C3%A9").status == 404)
     }
 
+    /// Escapes that decode to bytes that are not UTF-8 used to become U+FFFD, so `%FF`, `%FE` and
+    /// `%EF%BF%BD` named one customer: each is a 400 now, and a real U+FFFD is its own customer.
+    @Test(arguments: ["%FF", "%FE", "bob%C3", "%C0%AF", "%ED%A0%80"])
+    func customerIdsThatAreNotUTF8AreRefused(escaped: String) throws {
+        defer { service.shutdown() }
+        let response = try post(escaped, try transaction(original: "5000000005"))
+        #expect(response.status == 400)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("not UTF-8"))
+        // Refused from the head, before its body: that connection is closed.
+        let connection = try LoopbackConnection(port: service.port)
+        let headers = ["Authorization": "Bearer sk_test_secret"]
+        #expect(try connection.request("GET", "/v1/subscribers/\(escaped)", headers: headers).status == 400)
+        let replacement = try JSONValue(
+            parsing: try connection.request("GET", "/v1/subscribers/%EF%BF%BD", headers: headers).body)
+        #expect(replacement["subscriber"]?["original_app_user_id"] == .string("\u{FFFD}"))
+        #expect(replacement["subscriber"]?["subscriptions"] == .object([:]))
+        #expect(try connection.request("GET", "/health").status == 200)
+    }
+
     /// Signed, but about no purchase: refused with what is missing, and nothing is linked.
     @Test func transactionWithoutItsIdsIsRefused() throws {
         defer { service.shutdown() }
