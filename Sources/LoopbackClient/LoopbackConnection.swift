@@ -9,8 +9,9 @@ public final class LoopbackConnection {
     private let reader: ResponseReader
     private let hostHeader: String
 
-    /// Connects to `host` (an IPv4 or IPv6 literal, or "localhost") on `port`. Sends and
-    /// receives that wait longer than `timeoutSeconds` fail with `.timedOut`.
+    /// Connects to `host` (an IPv4 or IPv6 literal, or "localhost") on `port`. The connect, and
+    /// sends and receives without a deadline, that wait longer than `timeoutSeconds` (positive)
+    /// fail with `.timedOut`.
     public init(host: String = "127.0.0.1", port: UInt16, timeoutSeconds: Double = 30) throws {
         socket = try LoopbackSocket(host: host, port: port, timeoutSeconds: timeoutSeconds)
         reader = ResponseReader(socket: socket)
@@ -22,10 +23,12 @@ public final class LoopbackConnection {
     /// `Host` and `Content-Length` are added unless given in `headers`; a caller that sets
     /// `Transfer-Encoding` sends `body` already encoded. When the server answers early and closes
     /// (a 413 before the body is read), writing the rest fails and the early answer is returned.
+    /// `limits` bound the whole exchange for a server that is not trusted to be quick or brief.
     public func request(
-        _ method: String, _ path: String, headers: [String: String] = [:], body: Data = Data()
+        _ method: String, _ path: String, headers: [String: String] = [:], body: Data = Data(),
+        limits: ExchangeLimits = .none
     ) throws -> LoopbackResponse {
-        try send(prepared: encoded(method, path, headers: headers, body: body), bodyless: method == "HEAD")
+        try send(prepared: encoded(method, path, headers: headers, body: body), bodyless: method == "HEAD", limits: limits)
     }
 
     /// The bytes `request(method, path, headers:, body:)` sends on this connection, for callers
@@ -75,14 +78,21 @@ public final class LoopbackConnection {
 
     /// Sends a request made by `encoded` and reads its response, as `request` does (an early
     /// answer is returned when the server closed before taking the whole request).
-    public func send(prepared bytes: Data, bodyless: Bool = false) throws -> LoopbackResponse {
+    public func send(
+        prepared bytes: Data, bodyless: Bool = false, limits: ExchangeLimits = .none
+    ) throws -> LoopbackResponse {
+        socket.deadline = limits.deadline
+        defer { socket.deadline = nil }
         do {
             try sendRaw(bytes)
         } catch let error as LoopbackClientError where error.code == .sendFailed {
-            guard let early = try? readResponse(bodyless: bodyless) else { throw error }
+            guard let early = try? readResponse(bodyless: bodyless, limits: limits) else { throw error }
             return early
+        } catch {
+            if limits.deadline != nil { socket.disconnect() }
+            throw error
         }
-        return try readResponse(bodyless: bodyless)
+        return try readResponse(bodyless: bodyless, limits: limits)
     }
 
     /// Writes `bytes` as they are: for requests written by hand, such as one that stops half-way.
@@ -91,15 +101,20 @@ public final class LoopbackConnection {
     }
 
     /// Reads the next response, for a request written with `sendRaw`. `bodyless` is for HEAD.
-    public func readResponse(bodyless: Bool = false) throws -> LoopbackResponse {
+    ///
+    /// A failure closes the connection, except a receive timeout without a deadline: the response
+    /// may still come, and a caller may read again.
+    public func readResponse(bodyless: Bool = false, limits: ExchangeLimits = .none) throws -> LoopbackResponse {
+        socket.deadline = limits.deadline
+        defer { socket.deadline = nil }
         do {
-            let (response, closes) = try reader.readResponse(bodyless: bodyless)
+            let (response, closes) = try reader.readResponse(bodyless: bodyless, maxBodyBytes: limits.maxBodyBytes)
             if closes {
                 socket.disconnect()
             }
             return response
         } catch {
-            if error.code != .timedOut {
+            if error.code != .timedOut || socket.deadline != nil {
                 socket.disconnect()
             }
             throw error

@@ -8,12 +8,16 @@ public struct LoopbackResponse: Sendable {
     public var headers: [String: String]
     /// The body, de-chunked when it was sent chunked.
     public var body: Data
+    /// Whether the body was longer than the exchange's `maxBodyBytes`: `body` holds its first
+    /// `maxBodyBytes` bytes, the rest was never read, and the connection is closed.
+    public var isTruncated: Bool
 
     /// Creates a response.
-    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data(), isTruncated: Bool = false) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.isTruncated = isTruncated
     }
 
     /// The body as UTF-8 text, for assertions and logs.

@@ -1,3 +1,5 @@
+import Dispatch
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -8,9 +10,20 @@
 /// makes system calls. Closes the descriptor on deinit.
 final class LoopbackSocket {
     private var descriptor: Int32
+    /// When the exchange in progress must be over: while set, sends and receives never block
+    /// past it (they wait in `poll` for what time is left, then fail with `.timedOut`), so a peer
+    /// trickling one byte at a time cannot stretch the exchange. nil: each call waits at most the
+    /// socket's timeout.
+    var deadline: DispatchTime?
 
-    /// Connects to `host` (an IPv4 or IPv6 literal, or "localhost") and `port`.
+    /// Connects to `host` (an IPv4 or IPv6 literal, or "localhost") and `port`. `timeoutSeconds`
+    /// (positive) bounds the connect and, without a `deadline`, each send and receive.
     init(host: String, port: UInt16, timeoutSeconds: Double) throws(LoopbackClientError) {
+        // `Int(_: Double)` traps on NaN, infinities and values past Int.max; a zero timeval
+        // means no timeout at all.
+        guard timeoutSeconds.isFinite, timeoutSeconds > 0 else {
+            throw LoopbackClientError(code: .connectFailed, message: "The timeout \(timeoutSeconds) s is not positive.")
+        }
         let literal = host == "localhost" ? "127.0.0.1" : host
         var storage = sockaddr_storage()
         let family: Int32
@@ -37,8 +50,8 @@ final class LoopbackSocket {
         #endif
         guard descriptor >= 0 else { throw Self.failure(.connectFailed, "socket") }
         var one: Int32 = 1
-        var timeout = timeval(
-            tv_sec: Int(timeoutSeconds), tv_usec: __suseconds_t((timeoutSeconds - timeoutSeconds.rounded(.down)) * 1e6))
+        let microseconds = max(1, Int((min(timeoutSeconds, 1e9) * 1e6).rounded(.up)))
+        var timeout = timeval(tv_sec: microseconds / 1_000_000, tv_usec: __suseconds_t(microseconds % 1_000_000))
         let timevalSize = socklen_t(MemoryLayout<timeval>.size)
         guard setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size)) == 0,
             setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, timevalSize) == 0,
@@ -58,6 +71,11 @@ final class LoopbackSocket {
         }
     }
 
+    /// Takes ownership of a socket connected elsewhere (one end of a `socketpair` in tests).
+    init(connected descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
     deinit {
         disconnect()
     }
@@ -72,9 +90,14 @@ final class LoopbackSocket {
         var offset = 0
         while offset < bytes.count {
             guard descriptor >= 0 else { throw LoopbackClientError(code: .notOpen, message: "The connection is closed.") }
-            let written = send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            let flags = Int32(MSG_NOSIGNAL) | (deadline == nil ? 0 : Int32(MSG_DONTWAIT))
+            let written = send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, flags)
             if written < 0 {
                 if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK, let deadline {
+                    try waitUntilReady(for: Int16(POLLOUT), by: deadline)
+                    continue
+                }
                 throw Self.failure(errno == EAGAIN || errno == EWOULDBLOCK ? .timedOut : .sendFailed, "send")
             }
             offset += written
@@ -85,10 +108,27 @@ final class LoopbackSocket {
     func receive(into buffer: UnsafeMutableRawPointer, count: Int) throws(LoopbackClientError) -> Int {
         guard descriptor >= 0 else { throw LoopbackClientError(code: .notOpen, message: "The connection is closed.") }
         while true {
-            let read = recv(descriptor, buffer, count, 0)
+            if let deadline { try waitUntilReady(for: Int16(POLLIN), by: deadline) }
+            let read = recv(descriptor, buffer, count, deadline == nil ? 0 : Int32(MSG_DONTWAIT))
             if read >= 0 { return read }
-            if errno == EINTR { continue }
+            if errno == EINTR || (deadline != nil && (errno == EAGAIN || errno == EWOULDBLOCK)) { continue }
             throw Self.failure(errno == EAGAIN || errno == EWOULDBLOCK ? .timedOut : .receiveFailed, "recv")
+        }
+    }
+
+    /// Waits until the socket is ready for `events` (or has an error or hang-up for the next call
+    /// to report), failing with `.timedOut` once `deadline` has passed.
+    private func waitUntilReady(for events: Int16, by deadline: DispatchTime) throws(LoopbackClientError) {
+        while true {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline.uptimeNanoseconds else {
+                throw LoopbackClientError(code: .timedOut, message: "The exchange did not finish by its deadline.")
+            }
+            let milliseconds = Int32(clamping: (deadline.uptimeNanoseconds - now + 999_999) / 1_000_000)
+            var entry = pollfd(fd: descriptor, events: events, revents: 0)
+            let ready = poll(&entry, 1, milliseconds)
+            if ready > 0 { return }
+            if ready < 0, errno != EINTR { throw Self.failure(events == POLLOUT ? .sendFailed : .receiveFailed, "poll") }
         }
     }
 

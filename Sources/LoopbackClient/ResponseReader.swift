@@ -2,9 +2,17 @@ import Foundation
 
 /// Reads HTTP/1.1 responses from a socket through one reusable buffer: the head is found by a
 /// byte scan and only its lines become strings; bodies are copied straight into `Data`.
+///
+/// Whatever the peer sends, memory stays bounded and nothing traps: the buffer never grows (a
+/// head or a chunk line longer than `bufferSize` is malformed), a body is kept only up to the
+/// caller's `maxBodyBytes`, and every number read from the peer goes through `HTTPNumber`, so a
+/// status, `Content-Length` or chunk size that is not a count in range is `.malformedResponse`.
 final class ResponseReader {
+    /// The buffer's fixed size: the longest response head, and the longest chunk-size or trailer
+    /// line, that a response may have.
+    static let bufferSize = 64 * 1024
     private let socket: LoopbackSocket
-    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private var buffer = [UInt8](repeating: 0, count: bufferSize)
     /// Unread bytes are `buffer[start..<end]`.
     private var start = 0
     private var end = 0
@@ -13,9 +21,12 @@ final class ResponseReader {
         self.socket = socket
     }
 
-    /// Reads one response; `closes` is true when the server will close the connection after it.
+    /// Reads one response; `closes` is true when the connection cannot carry another (the server
+    /// will close it, or the body was cut at `maxBodyBytes` and its rest is still unread).
     /// `bodyless` is for answers to HEAD, which have headers that describe a body never sent.
-    func readResponse(bodyless: Bool) throws(LoopbackClientError) -> (response: LoopbackResponse, closes: Bool) {
+    func readResponse(bodyless: Bool, maxBodyBytes: Int = .max) throws(LoopbackClientError) -> (
+        response: LoopbackResponse, closes: Bool
+    ) {
         var (status, headers) = try readHead()
         while (100..<200).contains(status), status != 101 {
             (status, headers) = try readHead()  // 100 Continue and other interim answers
@@ -25,19 +36,20 @@ final class ResponseReader {
         if bodyless || status == 204 || status == 304 {
             return (response, closes)
         }
+        let limit = max(0, maxBodyBytes)
         if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
-            try readChunked(into: &response.body)
+            response.isTruncated = try readChunked(into: &response.body, limit: limit)
         } else if let field = headers["content-length"] {
-            guard let length = Int(field), length >= 0 else {
-                throw malformed("Content-Length \(field) is not a byte count.")
+            guard let length = HTTPNumber.contentLength(field) else {
+                throw malformed("Content-Length \(Self.printable(field.utf8)) is not a byte count.")
             }
-            try read(count: length, into: &response.body)
+            try read(count: min(length, limit), into: &response.body)
+            response.isTruncated = length > limit
         } else {
-            while try fill() {}
-            append(end - start, to: &response.body)
+            response.isTruncated = try readToClose(into: &response.body, limit: limit)
             closes = true
         }
-        return (response, closes)
+        return (response, closes || response.isTruncated)
     }
 
     // MARK: - Head
@@ -79,10 +91,9 @@ final class ResponseReader {
         let lines = head.split(separator: 13, omittingEmptySubsequences: false).map { line in
             line.first == 10 ? line.dropFirst() : line
         }
-        guard let statusLine = lines.first, statusLine.count >= 12, statusLine.starts(with: Array("HTTP/1.".utf8)),
-            let status = Int(String(decoding: statusLine.dropFirst(9).prefix(3), as: UTF8.self))
-        else {
-            throw malformed("Bad status line: \(String(decoding: lines.first ?? [], as: UTF8.self))")
+        let statusLine = Array(lines.first ?? [])
+        guard let status = Self.status(statusLine) else {
+            throw malformed("Bad status line: \(Self.printable(statusLine))")
         }
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
@@ -92,6 +103,17 @@ final class ResponseReader {
             headers[name] = headers[name].map { $0 + ", " + value } ?? value
         }
         return (status, headers)
+    }
+
+    /// The code of `HTTP/1.x SP 3DIGIT [SP reason]`, when it is one HTTP defines (100 to 599,
+    /// [RFC 9110 §15](https://www.rfc-editor.org/rfc/rfc9110#section-15)).
+    static func status(_ line: [UInt8]) -> Int? {
+        let space = UInt8(ascii: " ")
+        guard line.count >= 12, line.starts(with: Array("HTTP/1.".utf8)), HTTPNumber.decimal(line[7...7]) != nil,
+            line[8] == space, line.count == 12 || line[12] == space,
+            let status = HTTPNumber.decimal(line[9..<12]), (100...599).contains(status)
+        else { return nil }
+        return status
     }
 
     /// `bytes` without the spaces and tabs around it (HTTP's optional whitespace), trimmed on the
@@ -107,20 +129,36 @@ final class ResponseReader {
 
     // MARK: - Body
 
-    private func readChunked(into body: inout Data) throws(LoopbackClientError) {
+    /// Reads a chunked body, keeping at most `limit` bytes of it; true when it was longer (its
+    /// rest is left unread).
+    private func readChunked(into body: inout Data, limit: Int) throws(LoopbackClientError) -> Bool {
         while true {
             let line = try readLine()
-            let digits = line.prefix { $0 != 59 }  // chunk extensions follow ';'
-            guard let size = Int(String(decoding: Self.trimmingWhitespace(digits), as: UTF8.self), radix: 16)
-            else {
-                throw malformed("Bad chunk size line.")
+            let digits = line.prefix { $0 != UInt8(ascii: ";") }  // chunk extensions follow ';'
+            guard let size = HTTPNumber.hexadecimal(Self.trimmingWhitespace(digits)) else {
+                throw malformed("Bad chunk size line: \(Self.printable(line))")
             }
             if size == 0 {
                 while try !readLine().isEmpty {}  // trailers up to the blank line
-                return
+                return false
+            }
+            let room = limit - body.count
+            guard size <= room else {
+                try read(count: room, into: &body)
+                return true
             }
             try read(count: size, into: &body)
             guard try readLine().isEmpty else { throw malformed("Chunk data is not followed by CRLF.") }
+        }
+    }
+
+    /// Reads a body that ends when the server closes the connection, keeping at most `limit`
+    /// bytes of it; true when more came (the rest is left unread).
+    private func readToClose(into body: inout Data, limit: Int) throws(LoopbackClientError) -> Bool {
+        while true {
+            append(min(end - start, limit - body.count), to: &body)
+            if start < end { return true }
+            guard try fill() else { return false }
         }
     }
 
@@ -136,9 +174,11 @@ final class ResponseReader {
         }
     }
 
+    /// Reads exactly `count` body bytes; a count declared by the peer reaches here only after
+    /// the caller bounded it.
     private func read(count: Int, into body: inout Data) throws(LoopbackClientError) {
         var remaining = count
-        body.reserveCapacity(body.count + count)
+        body.reserveCapacity(body.count + min(count, Self.bufferSize))
         while remaining > 0 {
             if start == end {
                 guard try fill() else { throw closedEarly() }
@@ -159,18 +199,18 @@ final class ResponseReader {
     // MARK: - Buffer
 
     /// Reads more bytes after the unread ones; false when the server closed the connection.
+    /// Unread bytes filling the whole buffer are a head or line longer than any response may have.
     private func fill() throws(LoopbackClientError) -> Bool {
         if start == end {
             (start, end) = (0, 0)
         } else if end == buffer.count {
-            if start > 0 {
-                buffer.withUnsafeMutableBufferPointer { bytes in
-                    _ = memmove(bytes.baseAddress!, bytes.baseAddress! + start, end - start)
-                }
-                (start, end) = (0, end - start)
-            } else {
-                buffer.append(contentsOf: repeatElement(0, count: buffer.count))
+            guard start > 0 else {
+                throw malformed("A response head or chunk line is longer than \(buffer.count) bytes.")
             }
+            buffer.withUnsafeMutableBufferPointer { bytes in
+                _ = memmove(bytes.baseAddress!, bytes.baseAddress! + start, end - start)
+            }
+            (start, end) = (0, end - start)
         }
         let capacity = buffer.count - end
         let read = try buffer.withUnsafeMutableBytes { bytes in
@@ -178,6 +218,12 @@ final class ResponseReader {
         }.get()
         end += read
         return read > 0
+    }
+
+    /// At most 80 of the peer's bytes for a message, anything but printable ASCII as "?": the
+    /// message may reach a log or a terminal.
+    private static func printable(_ bytes: some Collection<UInt8>) -> String {
+        String(decoding: bytes.prefix(80).map { (32..<127).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
     }
 
     private func malformed(_ message: String) -> LoopbackClientError {
