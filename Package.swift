@@ -47,10 +47,11 @@ let package = Package(
         .target(
             name: "AdvancedCommerce",
             dependencies: ["AppStore"]),
-        // A small blocking HTTP/1.1 client over TCP to address literals: tests, benchmarks, and
-        // webhooks to plain-http endpoints given by IP address.
+        // A small blocking HTTP/1.1 client, plain or TLS (OpenSSL), to any host: every webhook,
+        // tests and benchmarks. (Named for its first use, against our own server on loopback.)
         .target(
-            name: "LoopbackClient"),
+            name: "LoopbackClient",
+            dependencies: ["COpenSSL", "Threads"]),
         .executableTarget(
             name: "revenuedot",
             dependencies: ["RevenueDot"]),

@@ -15,6 +15,7 @@
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
@@ -34,5 +35,27 @@ static inline void COpenSSL_X509V3_set_ctx_nodb(X509V3_CTX *ctx) { X509V3_set_ct
 
 // OPENSSL_free is a macro that records the caller's file and line.
 static inline void COpenSSL_free(void *pointer) { OPENSSL_free(pointer); }
+
+// SSL_CTX_set_min_proto_version is a macro over SSL_CTX_ctrl.
+static inline int COpenSSL_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return (int)SSL_CTX_set_min_proto_version(ctx, version);
+}
+
+// SSL_OP_IGNORE_UNEXPECTED_EOF is built by the function-like macro SSL_OP_BIT, which Swift does
+// not import.
+static inline void COpenSSL_SSL_CTX_ignoreUnexpectedEOF(SSL_CTX *ctx) {
+    SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+}
+
+// SSL_set_tlsext_host_name (SNI) is a macro over SSL_ctrl.
+static inline int COpenSSL_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+
+// BIO_set_retry_read, BIO_set_retry_write and BIO_clear_retry_flags are macros over BIO_set_flags
+// and BIO_clear_flags.
+static inline void COpenSSL_BIO_set_retry_read(BIO *bio) { BIO_set_retry_read(bio); }
+static inline void COpenSSL_BIO_set_retry_write(BIO *bio) { BIO_set_retry_write(bio); }
+static inline void COpenSSL_BIO_clear_retry_flags(BIO *bio) { BIO_clear_retry_flags(bio); }
 
 #endif

@@ -1,9 +1,14 @@
-/// Why a loopback request failed.
+/// Why a request failed.
 public struct LoopbackClientError: Error, CustomStringConvertible {
     /// The stable kind of failure.
     public enum Code: String, Sendable {
-        /// The host is not an address literal, or the socket could not be created or connected.
+        /// The host name has no address the system resolver knows.
+        case resolveFailed
+        /// The socket could not be created or connected, at any of the host's addresses.
         case connectFailed
+        /// The TLS handshake failed: the server's certificate was refused (untrusted, expired, or
+        /// not for the host), no protocol version or cipher both sides accept, or the server left.
+        case tlsFailed
         /// Writing the request failed, usually because the server closed the connection.
         case sendFailed
         /// Reading the response failed.
@@ -23,9 +28,11 @@ public struct LoopbackClientError: Error, CustomStringConvertible {
 
     /// The kind of failure.
     public var code: Code
-    /// What went wrong, with the `errno` text when a system call failed.
+    /// What went wrong, with the `errno` text when a system call failed and OpenSSL's error
+    /// text when TLS did.
     public var message: String
-    /// The `errno` of the failed system call, or 0.
+    /// The `errno` of the failed system call (of the last address tried, for `.connectFailed`),
+    /// or 0.
     public var errno: Int32
 
     /// Creates an error.

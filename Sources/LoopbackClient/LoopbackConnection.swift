@@ -1,20 +1,33 @@
 import Foundation
 
-/// One blocking HTTP/1.1 keep-alive connection over a loopback socket, for tests and benchmarks.
+/// One blocking HTTP/1.1 keep-alive connection, plain or over TLS, to any host: for webhooks,
+/// tests and benchmarks.
 ///
 /// Not `Sendable`: use one per thread. Requests go out one at a time, each waiting for its
 /// whole response; the connection stays open between them unless the server closes it.
 public final class LoopbackConnection {
-    private let socket: LoopbackSocket
+    private let stream: any ByteStream
     private let reader: ResponseReader
     private let hostHeader: String
 
-    /// Connects to `host` (an IPv4 or IPv6 literal, or "localhost") on `port`. The connect, and
-    /// sends and receives without a deadline, that wait longer than `timeoutSeconds` (positive)
-    /// fail with `.timedOut`.
-    public init(host: String = "127.0.0.1", port: UInt16, timeoutSeconds: Double = 30) throws {
-        socket = try LoopbackSocket(host: host, port: port, timeoutSeconds: timeoutSeconds)
-        reader = ResponseReader(socket: socket)
+    /// Connects to `host` (a name, or an IPv4 or IPv6 literal) on `port`, over TLS when `tls` is
+    /// given (the server's certificate must name `host`). The resolution, connect and handshake,
+    /// and sends and receives without a deadline, that wait longer than `timeoutSeconds`
+    /// (positive) fail with `.timedOut`; `deadline`, when given, bounds the resolution, connect
+    /// and handshake together.
+    public init(
+        host: String = "127.0.0.1", port: UInt16, timeoutSeconds: Double = 30, tls: TLSClientContext? = nil,
+        deadline: DispatchTime? = nil
+    ) throws {
+        let socket = try LoopbackSocket(host: host, port: port, timeoutSeconds: timeoutSeconds, connectBy: deadline)
+        if let tls {
+            let timeoutEnd = DispatchTime.now() + min(timeoutSeconds, 1e9)
+            stream = try TLSStream(
+                socket: socket, context: tls, serverName: host, handshakeBy: deadline.map { min($0, timeoutEnd) } ?? timeoutEnd)
+        } else {
+            stream = socket
+        }
+        reader = ResponseReader(stream: stream)
         hostHeader = Self.hostHeader(host: host, port: port)
     }
 
@@ -81,15 +94,15 @@ public final class LoopbackConnection {
     public func send(
         prepared bytes: Data, bodyless: Bool = false, limits: ExchangeLimits = .none
     ) throws -> LoopbackResponse {
-        socket.deadline = limits.deadline
-        defer { socket.deadline = nil }
+        stream.deadline = limits.deadline
+        defer { stream.deadline = nil }
         do {
             try sendRaw(bytes)
         } catch let error as LoopbackClientError where error.code == .sendFailed {
             guard let early = try? readResponse(bodyless: bodyless, limits: limits) else { throw error }
             return early
         } catch {
-            if limits.deadline != nil { socket.disconnect() }
+            if limits.deadline != nil { stream.disconnect() }
             throw error
         }
         return try readResponse(bodyless: bodyless, limits: limits)
@@ -97,7 +110,7 @@ public final class LoopbackConnection {
 
     /// Writes `bytes` as they are: for requests written by hand, such as one that stops half-way.
     public func sendRaw(_ bytes: Data) throws {
-        try bytes.withUnsafeBytes { raw in try socket.sendAll(raw) }
+        try bytes.withUnsafeBytes { raw in try stream.sendAll(raw) }
     }
 
     /// Reads the next response, for a request written with `sendRaw`. `bodyless` is for HEAD.
@@ -105,17 +118,17 @@ public final class LoopbackConnection {
     /// A failure closes the connection, except a receive timeout without a deadline: the response
     /// may still come, and a caller may read again.
     public func readResponse(bodyless: Bool = false, limits: ExchangeLimits = .none) throws -> LoopbackResponse {
-        socket.deadline = limits.deadline
-        defer { socket.deadline = nil }
+        stream.deadline = limits.deadline
+        defer { stream.deadline = nil }
         do {
             let (response, closes) = try reader.readResponse(bodyless: bodyless, maxBodyBytes: limits.maxBodyBytes)
             if closes {
-                socket.disconnect()
+                stream.disconnect()
             }
             return response
         } catch {
-            if error.code != .timedOut || socket.deadline != nil {
-                socket.disconnect()
+            if error.code != .timedOut || stream.deadline != nil {
+                stream.disconnect()
             }
             throw error
         }
@@ -123,19 +136,19 @@ public final class LoopbackConnection {
 
     /// The socket's descriptor (-1 once closed), for a caller that polls many connections from
     /// one thread: after `sendRaw`, the connection is readable once its response begins.
-    public var fileDescriptor: Int32 { socket.fileDescriptor }
+    public var fileDescriptor: Int32 { stream.fileDescriptor }
 
     /// Closes the connection; further requests fail with `.notOpen`.
     public func close() {
-        socket.disconnect()
+        stream.disconnect()
     }
 
     /// Whether the connection is usable: false after `close()`, after a response that closed it,
     /// and once the server has closed its side (checked without blocking).
     public var isOpen: Bool {
-        if !socket.isClosed, socket.peerClosed {
-            socket.disconnect()
+        if !stream.isClosed, stream.peerClosed {
+            stream.disconnect()
         }
-        return !socket.isClosed
+        return !stream.isClosed
     }
 }

@@ -7,73 +7,100 @@ import Dispatch
 #endif
 
 /// A connected TCP socket with Nagle off and send/receive timeouts; the one place this module
-/// makes system calls. Closes the descriptor on deinit.
-final class LoopbackSocket {
+/// makes socket system calls. Closes the descriptor on deinit.
+final class LoopbackSocket: ByteStream {
     private var descriptor: Int32
+    /// How long a send or receive without a `deadline` waits.
+    let timeoutSeconds: Double
     /// When the exchange in progress must be over: while set, sends and receives never block
     /// past it (they wait in `poll` for what time is left, then fail with `.timedOut`), so a peer
     /// trickling one byte at a time cannot stretch the exchange. nil: each call waits at most the
     /// socket's timeout.
     var deadline: DispatchTime?
 
-    /// Connects to `host` (an IPv4 or IPv6 literal, or "localhost") and `port`. `timeoutSeconds`
-    /// (positive) bounds the connect and, without a `deadline`, each send and receive.
-    init(host: String, port: UInt16, timeoutSeconds: Double) throws(LoopbackClientError) {
+    /// Connects to `host` (a name, or an IPv4 or IPv6 literal) and `port`, trying its addresses
+    /// in the resolver's order until one accepts. `timeoutSeconds` (positive) bounds the
+    /// resolution and connect and, without a `deadline`, each send and receive; `connectBy`, when
+    /// earlier, bounds the resolution and connect (all addresses together) instead.
+    init(host: String, port: UInt16, timeoutSeconds: Double, connectBy: DispatchTime? = nil) throws(LoopbackClientError) {
         // `Int(_: Double)` traps on NaN, infinities and values past Int.max; a zero timeval
         // means no timeout at all.
         guard timeoutSeconds.isFinite, timeoutSeconds > 0 else {
             throw LoopbackClientError(code: .connectFailed, message: "The timeout \(timeoutSeconds) s is not positive.")
         }
-        let literal = host == "localhost" ? "127.0.0.1" : host
-        var storage = sockaddr_storage()
-        let family: Int32
-        let length: socklen_t
-        if literal.contains(":") {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = port.bigEndian
-            guard inet_pton(AF_INET6, literal, &address.sin6_addr) == 1 else { throw Self.badHost(host) }
-            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in6.self) }
-            (family, length) = (AF_INET6, socklen_t(MemoryLayout<sockaddr_in6>.size))
-        } else {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            guard inet_pton(AF_INET, literal, &address.sin_addr) == 1 else { throw Self.badHost(host) }
-            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in.self) }
-            (family, length) = (AF_INET, socklen_t(MemoryLayout<sockaddr_in>.size))
+        self.timeoutSeconds = timeoutSeconds
+        let timeoutEnd = DispatchTime.now() + min(timeoutSeconds, 1e9)
+        let deadline = connectBy.map { min($0, timeoutEnd) } ?? timeoutEnd
+        var failures: [String] = []
+        var lastErrno: Int32 = 0
+        for address in try AddressResolver.addresses(of: host, port: port, by: deadline) {
+            do {
+                descriptor = try Self.connected(to: address, timeoutSeconds: timeoutSeconds, by: deadline)
+                return
+            } catch let refused where refused.code == .connectFailed {
+                failures.append(refused.message)
+                lastErrno = refused.errno
+            }
         }
+        throw LoopbackClientError(
+            code: .connectFailed, message: "Cannot connect to \(host): \(failures.joined(separator: "; "))",
+            errno: lastErrno)
+    }
+
+    /// A socket connected to `address` by `deadline`, in blocking mode with Nagle off and
+    /// `timeoutSeconds` as its send and receive timeouts.
+    private static func connected(
+        to address: AddressResolver.Address, timeoutSeconds: Double, by deadline: DispatchTime
+    ) throws(LoopbackClientError) -> Int32 {
         #if canImport(Glibc)
-            descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let descriptor = socket(
+                address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         #else
-            descriptor = socket(family, SOCK_STREAM, 0)
+            let descriptor = socket(address.family, SOCK_STREAM, 0)
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         #endif
-        guard descriptor >= 0 else { throw Self.failure(.connectFailed, "socket") }
-        var one: Int32 = 1
-        let microseconds = max(1, Int((min(timeoutSeconds, 1e9) * 1e6).rounded(.up)))
-        var timeout = timeval(tv_sec: microseconds / 1_000_000, tv_usec: __suseconds_t(microseconds % 1_000_000))
-        let timevalSize = socklen_t(MemoryLayout<timeval>.size)
-        guard setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size)) == 0,
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, timevalSize) == 0,
-            setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, timevalSize) == 0
-        else {
-            let error = Self.failure(.connectFailed, "setsockopt")
-            disconnect()
-            throw error
-        }
-        let connected = withUnsafeBytes(of: &storage) { bytes in
-            connect(descriptor, bytes.baseAddress!.assumingMemoryBound(to: sockaddr.self), length)
-        }
-        guard connected == 0 else {
-            let error = Self.failure(.connectFailed, "connect to \(host):\(port)")
-            disconnect()
+        guard descriptor >= 0 else { throw failure(.connectFailed, "socket") }
+        do throws(LoopbackClientError) {
+            var one: Int32 = 1
+            let microseconds = max(1, Int((min(timeoutSeconds, 1e9) * 1e6).rounded(.up)))
+            var timeout = timeval(tv_sec: microseconds / 1_000_000, tv_usec: __suseconds_t(microseconds % 1_000_000))
+            let timevalSize = socklen_t(MemoryLayout<timeval>.size)
+            guard setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size)) == 0,
+                setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, timevalSize) == 0,
+                setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, timevalSize) == 0
+            else { throw failure(.connectFailed, "setsockopt") }
+            var storage = address.storage
+            let connected = withUnsafeBytes(of: &storage) { bytes in
+                connect(descriptor, bytes.baseAddress!.assumingMemoryBound(to: sockaddr.self), address.length)
+            }
+            if connected != 0 {
+                guard errno == EINPROGRESS || errno == EINTR else { throw failure(.connectFailed, "connect to \(address)") }
+                try waitUntilReady(descriptor, for: Int16(POLLOUT), by: deadline, doing: "connect to \(address)")
+                var error: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                guard getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else {
+                    throw failure(.connectFailed, "getsockopt")
+                }
+                guard error == 0 else {
+                    throw LoopbackClientError(
+                        code: .connectFailed, message: "connect to \(address): \(String(cString: strerror(error)))", errno: error)
+                }
+            }
+            // Back to blocking: without a deadline, sends and receives rely on the timeouts set above.
+            guard fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK) == 0 else {
+                throw failure(.connectFailed, "fcntl")
+            }
+            return descriptor
+        } catch {
+            _ = close(descriptor)
             throw error
         }
     }
 
     /// Takes ownership of a socket connected elsewhere (one end of a `socketpair` in tests).
-    init(connected descriptor: Int32) {
+    init(connected descriptor: Int32, timeoutSeconds: Double = 30) {
         self.descriptor = descriptor
+        self.timeoutSeconds = timeoutSeconds
     }
 
     deinit {
@@ -118,17 +145,24 @@ final class LoopbackSocket {
 
     /// Waits until the socket is ready for `events` (or has an error or hang-up for the next call
     /// to report), failing with `.timedOut` once `deadline` has passed.
-    private func waitUntilReady(for events: Int16, by deadline: DispatchTime) throws(LoopbackClientError) {
+    func waitUntilReady(for events: Int16, by deadline: DispatchTime) throws(LoopbackClientError) {
+        guard descriptor >= 0 else { throw LoopbackClientError(code: .notOpen, message: "The connection is closed.") }
+        try Self.waitUntilReady(descriptor, for: events, by: deadline, doing: "The exchange")
+    }
+
+    private static func waitUntilReady(
+        _ descriptor: Int32, for events: Int16, by deadline: DispatchTime, doing what: String
+    ) throws(LoopbackClientError) {
         while true {
             let now = DispatchTime.now().uptimeNanoseconds
             guard now < deadline.uptimeNanoseconds else {
-                throw LoopbackClientError(code: .timedOut, message: "The exchange did not finish by its deadline.")
+                throw LoopbackClientError(code: .timedOut, message: "\(what) did not finish by its deadline.")
             }
             let milliseconds = Int32(clamping: (deadline.uptimeNanoseconds - now + 999_999) / 1_000_000)
             var entry = pollfd(fd: descriptor, events: events, revents: 0)
             let ready = poll(&entry, 1, milliseconds)
             if ready > 0 { return }
-            if ready < 0, errno != EINTR { throw Self.failure(events == POLLOUT ? .sendFailed : .receiveFailed, "poll") }
+            if ready < 0, errno != EINTR { throw failure(events == POLLOUT ? .sendFailed : .receiveFailed, "poll") }
         }
     }
 
@@ -145,10 +179,6 @@ final class LoopbackSocket {
         guard descriptor >= 0 else { return }
         _ = close(descriptor)
         descriptor = -1
-    }
-
-    private static func badHost(_ host: String) -> LoopbackClientError {
-        LoopbackClientError(code: .connectFailed, message: "\(host) is not an IPv4 or IPv6 address literal.")
     }
 
     private static func failure(_ code: LoopbackClientError.Code, _ call: String) -> LoopbackClientError {

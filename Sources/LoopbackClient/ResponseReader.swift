@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads HTTP/1.1 responses from a socket through one reusable buffer: the head is found by a
+/// Reads HTTP/1.1 responses from a byte stream (plain or TLS) through one reusable buffer: the head is found by a
 /// byte scan and only its lines become strings; bodies are copied straight into `Data`.
 ///
 /// Whatever the peer sends, memory stays bounded and nothing traps: the buffer never grows (a
@@ -11,14 +11,14 @@ final class ResponseReader {
     /// The buffer's fixed size: the longest response head, and the longest chunk-size or trailer
     /// line, that a response may have.
     static let bufferSize = 64 * 1024
-    private let socket: LoopbackSocket
+    private let stream: any ByteStream
     private var buffer = [UInt8](repeating: 0, count: bufferSize)
     /// Unread bytes are `buffer[start..<end]`.
     private var start = 0
     private var end = 0
 
-    init(socket: LoopbackSocket) {
-        self.socket = socket
+    init(stream: any ByteStream) {
+        self.stream = stream
     }
 
     /// Reads one response; `closes` is true when the connection cannot carry another (the server
@@ -214,7 +214,7 @@ final class ResponseReader {
         }
         let capacity = buffer.count - end
         let read = try buffer.withUnsafeMutableBytes { bytes in
-            Result { () throws(LoopbackClientError) in try socket.receive(into: bytes.baseAddress! + end, count: capacity) }
+            Result { () throws(LoopbackClientError) in try stream.receive(into: bytes.baseAddress! + end, count: capacity) }
         }.get()
         end += read
         return read > 0

@@ -53,7 +53,7 @@ import Testing
         let socket = LoopbackSocket(connected: pair[0])
         socket.deadline = deadline
         do {
-            let (response, closes) = try ResponseReader(socket: socket).readResponse(
+            let (response, closes) = try ResponseReader(stream: socket).readResponse(
                 bodyless: false, maxBodyBytes: maxBodyBytes)
             #expect(!response.isTruncated || closes, "a cut body leaves the connection unusable")
             return .response(status: response.status, bodyBytes: response.body.count, truncated: response.isTruncated)
