@@ -141,6 +141,18 @@ struct ConfigLoaderTests {
             #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "http://h/", "retryDelaysSeconds": [10, 9223372036854775807]}}]}"#,
             "apps[0].webhook.retryDelaysSeconds[1]: must be a whole number of seconds from 0 to 2592000 (30 days)"
         ),
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "http://h/", "caFile": "ca.pem"}}]}"#,
+            "apps[0].webhook.caFile: applies to https URLs only"
+        ),
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "https://h/", "caFile": "none.pem"}}]}"#,
+            "apps[0].webhook.caFile: cannot read"
+        ),
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "https://u:p@h/"}}]}"#,
+            "apps[0].webhook.url: \"https://u:p@h/\": credentials do not go in the URL; give them as authorization"
+        ),
         (#"{"listen": "127.0.0.1:+80", "apps": [\#(minimalApp)]}"#, "listen: \"127.0.0.1:+80\" is not HOST:PORT"),
         (#"{"apps": [{"id": "..", "bundleId": "b", "appAppleId": 1}]}"#, #"apps[0].id: ".." is a path step"#),
         (
@@ -184,6 +196,21 @@ struct ConfigLoaderTests {
     }
 
     /// The request deadline follows a longer idle timeout unless it is given.
+    /// `webhook.caFile` is resolved against the configuration's directory and must hold PEM
+    /// certificates.
+    @Test func webhookCAFileIsResolvedAndChecked() throws {
+        try TestChain().root.pem.write(to: directory.appendingPathComponent("ca.pem"), atomically: true, encoding: .utf8)
+        try Data("not a certificate".utf8).write(to: directory.appendingPathComponent("junk.pem"))
+        func app(_ caFile: String) -> String {
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "https://h/", "caFile": "\#(caFile)"}}]}"#
+        }
+        let config = try parse(app("ca.pem"))
+        #expect(config.app("a")?.webhook?.caFile == directory.appendingPathComponent("ca.pem").path)
+        #expect(
+            failure(app("junk.pem")).contains(
+                "apps[0].webhook.caFile: \(directory.appendingPathComponent("junk.pem").path) holds no PEM certificate"))
+    }
+
     @Test func requestDeadlineDefaultsToTwiceTheIdleTimeout() throws {
         let longer = try parse(#"{"apps": [\#(Self.minimalApp)], "http": {"timeoutSeconds": 40}}"#)
         #expect(longer.http.requestTimeoutSeconds == 80)

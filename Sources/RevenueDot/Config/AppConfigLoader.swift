@@ -42,7 +42,7 @@ enum AppConfigLoader {
             trackNewPurchasesFromServerNotifications: try app.bool("trackNewPurchasesFromServerNotifications") ?? false,
             secretApiKey: secret, publicApiKey: publishable,
             entitlements: try entitlements(app),
-            webhook: try webhook(app),
+            webhook: try webhook(app, directory: directory),
             inAppPurchaseKey: try inAppPurchaseKey(app, directory: directory))
     }
 
@@ -103,10 +103,10 @@ enum AppConfigLoader {
         return result
     }
 
-    private static func webhook(_ app: ConfigReader) throws(ConfigError) -> WebhookConfig? {
+    private static func webhook(_ app: ConfigReader, directory: URL) throws(ConfigError) -> WebhookConfig? {
         guard let hook = try app.object("webhook") else { return nil }
         try hook.rejectUnknownKeys([
-            "url", "authorization", "signingSecret", "timeoutSeconds", "retryDelaysSeconds", "concurrency",
+            "url", "authorization", "signingSecret", "timeoutSeconds", "retryDelaysSeconds", "concurrency", "caFile",
         ])
         let text = try hook.requiredString("url")
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
@@ -115,6 +115,10 @@ enum AppConfigLoader {
         if let port = url.port, !(1...65535).contains(port) {
             throw hook.fail("url", "\"\(text)\": the port must be 1-65535")
         }
+        if url.user != nil || url.password != nil {
+            throw hook.fail("url", "\"\(text)\": credentials do not go in the URL; give them as authorization")
+        }
+        let caFile = try webhookCAFile(hook, isHTTPS: scheme == "https", directory: directory)
         var delays = WebhookConfig.defaultRetryDelaysSeconds
         if let values = try hook.array("retryDelaysSeconds") {
             delays = []
@@ -132,7 +136,22 @@ enum AppConfigLoader {
         return WebhookConfig(
             url: url, authorization: try hook.string("authorization"), signingSecret: try hook.string("signingSecret"),
             timeoutSeconds: Int(try hook.integer("timeoutSeconds", in: 1...600) ?? 30), retryDelaysSeconds: delays,
-            concurrency: Int(try hook.integer("concurrency", in: 1...256) ?? 8))
+            concurrency: Int(try hook.integer("concurrency", in: 1...256) ?? 8), caFile: caFile)
+    }
+
+    /// The resolved path of `caFile`, checked to hold PEM certificates: a file that cannot be
+    /// used is refused at start-up, not found out at the first delivery.
+    private static func webhookCAFile(_ hook: ConfigReader, isHTTPS: Bool, directory: URL) throws(ConfigError) -> String? {
+        guard let path = try hook.string("caFile") else { return nil }
+        guard isHTTPS else { throw hook.fail("caFile", "applies to https URLs only") }
+        let resolved = ConfigLoader.resolve(path, in: directory)
+        guard let data = FileManager.default.contents(atPath: resolved) else {
+            throw hook.fail("caFile", "cannot read \(resolved)")
+        }
+        guard String(decoding: data, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----"),
+            let certificates = try? Certificate.parse(pemOrDER: data), !certificates.isEmpty
+        else { throw hook.fail("caFile", "\(resolved) holds no PEM certificate") }
+        return resolved
     }
 
     private static func inAppPurchaseKey(_ app: ConfigReader, directory: URL) throws(ConfigError) -> InAppPurchaseKeyConfig? {

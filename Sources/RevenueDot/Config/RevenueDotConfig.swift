@@ -74,6 +74,15 @@ public struct WebhookConfig: Sendable {
     public var timeoutSeconds: Int
     public var retryDelaysSeconds: [Int]
     public var concurrency: Int
+    /// A PEM file of the CA certificates that alone are trusted for an https `url`, in place of
+    /// the system's store; nil to trust the system's store.
+    ///
+    /// In place of, not beside: a receiver with a private CA is reached through names and
+    /// addresses only that CA should vouch for, and adding the system's roots would let any
+    /// public CA that issues a certificate for the name (a name that also exists in public DNS,
+    /// a resolver that answers wrongly) stand in for the receiver. A receiver with a public
+    /// certificate needs no `caFile`.
+    public var caFile: String? = nil
 
     public static let defaultRetryDelaysSeconds = [10, 60, 300, 1800, 7200, 21600, 43200, 86400, 86400, 86400]
     /// The longest wait a `retryDelaysSeconds` entry may give: 30 days.

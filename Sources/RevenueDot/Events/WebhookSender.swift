@@ -2,82 +2,86 @@ import Foundation
 import LoopbackClient
 import Threads
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// POSTs webhook bodies to one app's URL.
 ///
-/// A plain `http://` URL to an IP address or `localhost` (a backend on the same host or network)
-/// goes over pooled keep-alive sockets: a blocking HTTP/1.1 exchange costs a fraction of
-/// URLSession's machinery, which matters when deliveries must keep up with ingest on the same
-/// cores. Everything else (https, host names) goes through URLSession (libcurl on Linux), one
-/// session per app with reused connections. `send` blocks the calling delivery thread until the
-/// answer or the deadline.
+/// Every URL, http or https, to a host name or an address, goes through one client of our own
+/// (`LoopbackConnection`) over pooled keep-alive connections: the host is resolved with the
+/// system resolver and its addresses tried in order; https runs TLS 1.2 or later over OpenSSL,
+/// verifying the receiver's certificate against the system's CA store, or only against
+/// `WebhookConfig.caFile` when one is configured, and checking that it names the URL's host.
+/// A blocking HTTP/1.1 exchange costs a fraction of a general-purpose client's machinery, which
+/// matters when deliveries must keep up with ingest on the same cores, and every byte the
+/// receiver sends is read by code that bounds it. `send` blocks the calling delivery thread
+/// until the answer or the deadline.
 ///
 /// Each attempt is bounded, so that one slow or hostile receiver holds a delivery thread (and
 /// with it the app's other customers) for at most `timeoutSeconds`:
-/// - **Deadline**: `timeoutSeconds` bounds the whole attempt (connecting, sending the event,
-///   reading the answer) on both paths, however steadily the receiver trickles bytes. An attempt
-///   not answered by then fails with "no answer within N s" and is retried on the app's schedule.
-/// - **Answer size**: the head and at most `maxResponseBodyBytes` (64 KiB) of body are read. An
-///   attempt is answered once the head and either the whole body or its first 64 KiB have
-///   arrived by the deadline; the status then decides. A longer body is not read further and its
-///   connection is closed, not pooled: the receiver has answered, and failing the attempt would
-///   only resend an event it accepted, on every retry, until the event is dead-lettered. A body
-///   cut short (the receiver closed, or the deadline passed) is no answer, and the event goes
-///   again: at-least-once delivery prefers a duplicate to a loss. On the direct path that also
-///   bounds memory: a head over 64 KiB is malformed, and nothing past the limit is read.
-/// - **Redirects** are never followed, on either path: a 3xx is a failed attempt whose reason
-///   quotes the `Location` (`WebhookAnswer`).
+/// - **Deadline**: `timeoutSeconds` bounds the whole attempt (resolving the host, connecting,
+///   the TLS handshake, sending the event, reading the answer), however steadily the receiver
+///   trickles bytes. An attempt not answered by then fails with "no answer within N s" and is
+///   retried on the app's schedule. A host name whose resolution outlasts the deadline fails the
+///   attempt at the deadline; the lookup itself goes on in the background until the system
+///   resolver gives up (`AddressResolver`).
+/// - **Answer size**: the head (at most 64 KiB, else malformed) and at most
+///   `maxResponseBodyBytes` (64 KiB) of body are read; nothing past the limit is read, so memory
+///   is bounded whatever the receiver sends. An attempt is answered once the head and either the
+///   whole body or its first 64 KiB have arrived by the deadline; the status then decides. A
+///   longer body is not read further and its connection is closed, not pooled: the receiver has
+///   answered, and failing the attempt would only resend an event it accepted, on every retry,
+///   until the event is dead-lettered. A body cut short (the receiver closed, or the deadline
+///   passed) is no answer, and the event goes again: at-least-once delivery prefers a duplicate
+///   to a loss.
+/// - **Redirects** are never followed: a 3xx is a failed attempt whose reason quotes the
+///   `Location` (`WebhookAnswer`).
 /// - **Malformed answers** (a status, `Content-Length` or chunk size that is not a count in
-///   range) fail the attempt on the direct path (`ResponseReader`).
-///
-/// On the URLSession path libcurl and Foundation read the answer, and two gaps remain that
-/// nothing outside Foundation can close: swift-corelibs-foundation (Swift 6.3) traps on a
-/// `Content-Length` from 2^63 - 512 to 2^63 - 1 (it converts libcurl's `double` to `Int64`), and
-/// it reads body data past the limit until the task's cancel takes effect (see
-/// `WebhookSessionDelegate`), so memory there is bounded by the deadline, not by the limit.
+///   range) fail the attempt (`ResponseReader`).
+/// - **Refused certificates** (untrusted, expired, for another host) fail the attempt before
+///   anything of the event is sent, with OpenSSL's reason.
 final class WebhookSender: Sendable {
     /// The most body bytes of an answer read; see the type's documentation for what a longer
     /// body means.
     static let maxResponseBodyBytes = 64 * 1024
 
     let config: WebhookConfig
-    /// Only when the URL needs it. Never invalidated: on Linux, invalidating a session while a
-    /// sender is torn down has crashed the process; one session lives as long as its app's worker.
-    private let session: URLSession?
-    private let sessionDelegate = WebhookSessionDelegate(maxBodyBytes: maxResponseBodyBytes)
-    private let direct: DirectTarget?
+    /// Where attempts go and the TLS context they share, or why none can go.
+    private let route: Result<Route, WebhookTarget.Refusal>
     private let pool = Locked<[PooledConnection]>([])
 
-    /// - Parameter direct: whether plain-http URLs to address literals may skip URLSession
-    ///   (tests turn it off to exercise the URLSession path on a loopback receiver).
-    init(config: WebhookConfig, direct allowDirect: Bool = true) {
+    private struct Route: Sendable {
+        var target: WebhookTarget
+        var tls: TLSClientContext?
+    }
+
+    init(config: WebhookConfig) {
         self.config = config
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = TimeInterval(config.timeoutSeconds)
-        configuration.timeoutIntervalForResource = TimeInterval(config.timeoutSeconds)
-        configuration.httpMaximumConnectionsPerHost = config.concurrency
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        configuration.httpCookieStorage = nil
-        direct = allowDirect ? DirectTarget(config.url) : nil
-        session =
-            direct == nil ? URLSession(configuration: configuration, delegate: sessionDelegate, delegateQueue: nil) : nil
+        route = Result { () throws(WebhookTarget.Refusal) in
+            let target = try WebhookTarget(config.url)
+            guard target.usesTLS else { return Route(target: target) }
+            do {
+                return Route(target: target, tls: try TLSClientContext(caFile: config.caFile))
+            } catch {
+                throw WebhookTarget.Refusal(reason: "no TLS context: \(error)")
+            }
+        }
     }
 
     /// Sends one body; success is a 2xx answered within `timeoutSeconds`.
     func send(_ body: Data, eventId: String, at now: Date) -> DeliveryOutcome {
         let deadline = DispatchTime.now() + .seconds(config.timeoutSeconds)
-        var headers = ["Content-Type": "application/json", "User-Agent": "RevenueDot"]
+        let route: Route
+        switch self.route {
+        case .success(let ready): route = ready
+        case .failure(let refusal): return .failed(status: nil, reason: "not sent: \(refusal.reason)")
+        }
+        var headers = [
+            "Content-Type": "application/json", "User-Agent": "RevenueDot", "Host": route.target.hostHeader,
+        ]
         if let authorization = config.authorization { headers["Authorization"] = authorization }
         if let secret = config.signingSecret {
             headers[WebhookSignature.header] = WebhookSignature.value(
                 body: body, secret: secret, at: Int64(now.timeIntervalSince1970))
         }
-        if let direct { return sendDirect(body, headers: headers, to: direct, by: deadline) }
-        return sendWithSession(body, headers: headers, by: deadline)
+        return send(body, headers: headers, over: route, by: deadline)
     }
 
     private var noAnswerInTime: DeliveryOutcome {
@@ -86,9 +90,10 @@ final class WebhookSender: Sendable {
 
     /// Over a pooled connection; a reused one that turns out closed by the server is replaced
     /// once (a keep-alive race, not an answer), a fresh one that fails is a failed attempt.
-    private func sendDirect(
-        _ body: Data, headers: [String: String], to target: DirectTarget, by deadline: DispatchTime
-    ) -> DeliveryOutcome {
+    private func send(_ body: Data, headers: [String: String], over route: Route, by deadline: DispatchTime)
+        -> DeliveryOutcome
+    {
+        let target = route.target
         let limits = ExchangeLimits(deadline: deadline, maxBodyBytes: Self.maxResponseBodyBytes)
         var reused = pool.withLock { $0.popLast() }
         while true {
@@ -102,9 +107,12 @@ final class WebhookSender: Sendable {
                 let left = Double(deadline.uptimeNanoseconds - now.uptimeNanoseconds) / 1e9
                 do {
                     connection = PooledConnection(
-                        try LoopbackConnection(host: target.host, port: target.port, timeoutSeconds: left))
+                        try LoopbackConnection(
+                            host: target.host, port: target.port, timeoutSeconds: left, tls: route.tls, deadline: deadline))
+                } catch let error as LoopbackClientError where error.code == .timedOut {
+                    return noAnswerInTime
                 } catch {
-                    return .failed(status: nil, reason: "no answer: cannot connect to \(target.host):\(target.port) (\(error))")
+                    return .failed(status: nil, reason: "no answer: cannot connect to \(target.hostHeader) (\(error))")
                 }
             }
             reused = nil
@@ -125,49 +133,6 @@ final class WebhookSender: Sendable {
                 return .failed(status: nil, reason: "no answer: \(error)")
             }
         }
-    }
-
-    private func sendWithSession(_ body: Data, headers: [String: String], by deadline: DispatchTime) -> DeliveryOutcome {
-        guard let session else { return .failed(status: nil, reason: "no URLSession for \(config.url)") }
-        var request = URLRequest(url: config.url, timeoutInterval: TimeInterval(config.timeoutSeconds))
-        request.httpMethod = "POST"
-        request.httpBody = body
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let task = session.dataTask(with: request)
-        let exchange = sessionDelegate.begin(task)
-        defer { sessionDelegate.end(task) }
-        task.resume()
-        let end = exchange.wait(until: deadline)
-        // Ends a task still running: past the deadline, or past the body limit (a no-op once completed).
-        task.cancel()
-        switch end {
-        case nil, .timedOut: return noAnswerInTime
-        case .answered(let answer): return answer.outcome
-        case .failed(let reason): return .failed(status: nil, reason: reason)
-        }
-    }
-}
-
-/// Where a plain-http webhook goes, when its host is an address literal or `localhost`.
-private struct DirectTarget: Sendable {
-    var host: String
-    var port: UInt16
-    var path: String
-
-    init?(_ url: URL) {
-        guard url.scheme?.lowercased() == "http", var host = url.host, url.user == nil else { return nil }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let isLiteral = host == "localhost" || host.allSatisfy { $0.isNumber || $0 == "." } || host.contains(":")
-        guard isLiteral else { return nil }
-        self.host = host
-        // Configuration refuses another port; a URL made elsewhere gets nil, not a crash.
-        guard let port = url.httpPort else { return nil }
-        self.port = port
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        let encoded = components?.percentEncodedPath ?? ""
-        var path = encoded.isEmpty ? "/" : encoded
-        if let query = components?.percentEncodedQuery { path += "?\(query)" }
-        self.path = path
     }
 }
 
