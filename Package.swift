@@ -60,6 +60,23 @@ let package = Package(
             dependencies: ["AppStore", "LoopbackClient", "HTTP", "Threads"],
             path: "Benchmarks/Sources/revenuedot-bench"),
 
+        // MARK: - Fuzz targets (scripts/fuzz.sh builds them with libFuzzer; the normal build replays inputs)
+        .systemLibrary(name: "CLibFuzzer", path: "Fuzz/Sources/CLibFuzzer"),
+        .target(name: "FuzzSupport", dependencies: ["AppStore", "CLibFuzzer"], path: "Fuzz/Sources/FuzzSupport"),
+        .executableTarget(
+            name: "fuzz-json", dependencies: ["AppStore", "FuzzSupport"], path: "Fuzz/Sources/fuzz-json"),
+        .executableTarget(
+            name: "fuzz-jws", dependencies: ["AppStore", "FuzzSupport"], path: "Fuzz/Sources/fuzz-jws"),
+        .executableTarget(
+            name: "fuzz-certificate", dependencies: ["AppStore", "FuzzSupport"], path: "Fuzz/Sources/fuzz-certificate"),
+        .executableTarget(
+            name: "fuzz-verifier", dependencies: ["AppStore", "FuzzSupport"], path: "Fuzz/Sources/fuzz-verifier"),
+        .executableTarget(
+            name: "fuzz-response-reader", dependencies: ["LoopbackClient", "FuzzSupport"],
+            path: "Fuzz/Sources/fuzz-response-reader"),
+        .executableTarget(
+            name: "fuzz-router", dependencies: ["HTTP", "FuzzSupport"], path: "Fuzz/Sources/fuzz-router"),
+
         // MARK: - Tests
         .testTarget(
             name: "AppStoreTests",
