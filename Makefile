@@ -11,7 +11,15 @@ BENCH_PACKAGES := $(BUILD_PACKAGES) python3-venv
 
 BENCH_DIR := .build/bench
 
-.PHONY: all deps build run test bench clean
+# Fuzz targets whose short run (a fixed seed, seconds each) is part of `make test`; every target:
+# json jws certificate verifier response-reader router (scripts/fuzz.sh).
+FUZZ_SHORT_TARGETS ?= json jws certificate router
+# `make fuzz`: seconds per target, and which targets (all when empty).
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?=
+export FUZZ_SECONDS
+
+.PHONY: all deps build run test fuzz bench clean
 
 all: build
 
@@ -27,11 +35,18 @@ run: build
 	@[ -f revenuedot.json ] || .build/release/revenuedot init --config revenuedot.json
 	.build/release/revenuedot serve --config revenuedot.json
 
-## Installs what is missing, builds warning-free, checks formatting, and runs every test.
+## Installs what is missing, builds warning-free, checks formatting, runs every test, and fuzzes
+## each of FUZZ_SHORT_TARGETS for a few seconds.
 test: deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
-	$(SWIFT) format lint --strict -r Sources Tests Benchmarks/Sources
+	$(SWIFT) format lint --strict -r Sources Tests Benchmarks/Sources Fuzz/Sources
 	$(SWIFT) test --skip-build
+	SWIFT=$(SWIFT) scripts/fuzz.sh short $(FUZZ_SHORT_TARGETS)
+
+## Fuzzes each target for FUZZ_SECONDS (default 600), one after another; fails if any crashed.
+## What was found is in Fuzz/Output/<target>/crashes.
+fuzz: deps
+	SWIFT=$(SWIFT) scripts/fuzz.sh long $(FUZZ_TARGETS)
 
 ## Verification throughput against `openssl speed` and Apple's Python library, same run.
 bench: deps
