@@ -5,8 +5,9 @@ import Foundation
 /// Used where every member of a payload must be kept and `JSONDecoder`'s generic machinery is
 /// too slow (printing verified payloads). Rejects trailing commas, comments, leading zeros,
 /// lone surrogates, invalid UTF-8, control characters in strings, trailing text and nesting
-/// past 512 levels. A repeated member name keeps its last value, as `JSONDecoder` does, unless
-/// the caller asks for it to be refused (`JSONValue.RepeatedName`).
+/// past 512 levels. A repeated member name keeps its last value, as `JSONSerialization` does,
+/// unless the caller asks for it to be refused (`JSONValue.RepeatedName`). `JSONDecoder` keeps
+/// the first: where one text may be read by both, refuse repeated names.
 struct JSONParser {
     struct Failure: Error, CustomStringConvertible {
         var offset: Int
