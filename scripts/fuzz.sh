@@ -6,9 +6,12 @@
 #                                       seed corpus and the saved reproducers; fails on a crash
 #   scripts/fuzz.sh long  [TARGET...]   `make fuzz`: FUZZ_SECONDS each (default 600), one target
 #                                       at a time, going on past crashes; fails if any was found
+#   scripts/fuzz.sh triage [TARGET...]  each crash a long run found, once per place it stops
+#                                       (the first frame in our sources) with its smallest input
 #
 # TARGET is json, jws, certificate, verifier, response-reader or router (all when none given).
-# Seeds are in Fuzz/Corpus/<target>, reproducers of crashes found before in Fuzz/Crashes/<target>.
+# Seeds are in Fuzz/Corpus/<target>, reproducers of crashes found before in Fuzz/Crashes/<target>,
+# token lists for libFuzzer in Fuzz/Dictionaries/<target>.dict.
 # A long run keeps what it learns in Fuzz/Output/<target>/corpus and writes what it finds to
 # Fuzz/Output/<target>/crashes (git ignores Fuzz/Output). To see a crash again:
 #   .build/fuzz/release/fuzz-<target> FILE             (the sanitizer's report and stack)
@@ -50,6 +53,12 @@ short_runs() {
     esac
 }
 
+# libFuzzer's -dict for a target that has one: tokens it would take long to guess (JSON syntax, header
+# names, boundary integers such as Int64.min).
+dict() {
+    [ -f "Fuzz/Dictionaries/$1.dict" ] && echo "-dict=Fuzz/Dictionaries/$1.dict" || true
+}
+
 check_targets() {
     for target in "$@"; do
         [[ " ${ALL_TARGETS[*]} " == *" $target "* ]] || { echo "fuzz: unknown target $target (${ALL_TARGETS[*]})" >&2; exit 2; }
@@ -73,7 +82,7 @@ short() {
         [ -d "Fuzz/Crashes/$target" ] && inputs+=("Fuzz/Crashes/$target")
         echo "fuzz: $target, $(short_runs "$target") runs or ${FUZZ_SHORT_SECONDS}s"
         if ! "$BIN/fuzz-$target" -seed=1 -runs="$(short_runs "$target")" -max_total_time="$FUZZ_SHORT_SECONDS" \
-            -max_len="$(max_len "$target")" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+            -max_len="$(max_len "$target")" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 $(dict "$target") \
             -artifact_prefix="$OUT/$target/crashes/" "$work" "${inputs[@]}" >"$work.log" 2>&1; then
             failed+=("$target")
             tail -n 60 "$work.log"
@@ -94,7 +103,7 @@ long() {
         mkdir -p "$OUT/$target/corpus" "$OUT/$target/crashes"
         echo "fuzz: $target for ${FUZZ_SECONDS}s (log: $OUT/$target/log)"
         "$BIN/fuzz-$target" -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 \
-            -max_total_time="$FUZZ_SECONDS" -max_len="$(max_len "$target")" -timeout=10 -rss_limit_mb=2048 \
+            -max_total_time="$FUZZ_SECONDS" -max_len="$(max_len "$target")" -timeout=10 -rss_limit_mb=2048 $(dict "$target") \
             -artifact_prefix="$OUT/$target/crashes/" "$OUT/$target/corpus" "Fuzz/Corpus/$target" \
             >"$OUT/$target/log" 2>&1 || true
         grep -E '^#[0-9]+: cov' "$OUT/$target/log" | tail -n 1 || true
@@ -111,6 +120,24 @@ long() {
     fi
 }
 
+# One line per distinct crash: the first frame in Sources/ or Fuzz/Sources/, the input that shows it
+# with the fewest bytes, and how many inputs stop there.
+triage() {
+    for target in "$@"; do
+        local dir="$OUT/$target/crashes"
+        [ -d "$dir" ] || continue
+        for input in "$dir"/*; do
+            [ -f "$input" ] || continue
+            local place
+            place=$("$BIN/fuzz-$target" -runs=1 -rss_limit_mb=2048 "$input" 2>&1 \
+                | grep -oE '(Fuzz/)?Sources/[^ ]+\.swift:[0-9]+' | grep -v 'Fuzz/Sources/FuzzSupport' | head -n 1 || true)
+            echo "${place:-?} $(wc -c <"$input") $input"
+        done | sort -k1,1 -k2,2n | awk -v target="$target" \
+            '{ count[$1]++; if (!($1 in first)) first[$1] = $3 " (" $2 " bytes)" }
+             END { for (p in first) printf "%s: %s, %d input(s), e.g. %s\n", target, p, count[p], first[p] }'
+    done
+}
+
 command=${1:-}
 shift || true
 targets=("$@")
@@ -120,5 +147,6 @@ case $command in
     build) build "${targets[@]}" ;;
     short) build "${targets[@]}" && short "${targets[@]}" ;;
     long) build "${targets[@]}" && long "${targets[@]}" ;;
-    *) sed -n '2,17p' "$0" >&2; exit 2 ;;
+    triage) triage "${targets[@]}" ;;
+    *) sed -n '2,20p' "$0" >&2; exit 2 ;;
 esac
