@@ -94,6 +94,7 @@ enum FuzzRouter {
                 + parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\(Array($0.value.utf8))" }.joined(separator: " ")
         case .notFound: "notFound"
         case .methodNotAllowed(let allowed): "methodNotAllowed \(allowed)"
+        case .invalidPath: "invalidPath"
         }
     }
 }
