@@ -63,6 +63,18 @@ struct VerifyCommandTests {
         #expect(try object(result.standardOutput)["notificationType"] as? String == "DID_RENEW")
     }
 
+    /// The server refuses a body naming `signedPayload` twice; so does `verify`, rather than
+    /// checking one of the two (Foundation's decoder would check the first, the server's parser
+    /// keep the last).
+    @Test func refusesARequestBodyWithSignedPayloadTwice() throws {
+        let body = "{\"signedPayload\": \"\(try Self.notification())\", \"signedPayload\": \"x.y.z\"}"
+        let result = try run([], input: body)
+        #expect(result.status == 1)
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.standardError.hasPrefix("verification failed: verificationFailure: a JSON body must be"))
+        #expect(result.standardError.contains("signedPayload"))
+    }
+
     @Test func verifiesATransactionOnItsOwn() throws {
         let signed = try Self.sign([
             "transactionId": "9", "originalTransactionId": "9", "bundleId": "com.example.app", "environment": "Sandbox",

@@ -61,11 +61,10 @@ extension SignedDataVerifier {
     public static func unwrapRequestBody(_ text: String) throws(VerificationError) -> String {
         let trimmed = trimmingASCIIWhitespace(text)
         guard trimmed.hasPrefix("{") else { return trimmed }
-        struct Body: Decodable { var signedPayload: String }
         do {
-            return try JSONDecoder().decode(Body.self, from: Data(trimmed.utf8)).signedPayload
+            return try NotificationRequestBody.signedPayload(of: Data(trimmed.utf8))
         } catch {
-            throw VerificationError(.verificationFailure, "a JSON body must be {\"signedPayload\": \"<JWS>\"}")
+            throw VerificationError(.verificationFailure, "a JSON body must be {\"signedPayload\": \"<JWS>\"}: \(error)")
         }
     }
 

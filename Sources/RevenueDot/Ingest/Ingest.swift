@@ -63,7 +63,7 @@ final class Ingest: Sendable {
         metrics.notificationsReceived.increment()
         let signedPayload: String
         do {
-            signedPayload = try Self.signedPayload(of: body)
+            signedPayload = try NotificationRequestBody.signedPayload(of: body)
         } catch {
             metrics.notificationsRejected.increment(label: "badRequest")
             return .answered(.badRequest(error.description))
@@ -117,28 +117,5 @@ final class Ingest: Sendable {
         metrics.notificationsRejected.increment(label: failure.status.rawValue)
         store.recordReject(Reject(appId: appId, status: failure.status.rawValue, reason: failure.detail, at: time))
         return .rejected(status: failure.status.rawValue, detail: failure.detail)
-    }
-
-    /// The `signedPayload` of Apple's body `{"signedPayload": "..."}`.
-    static func signedPayload(of body: Data) throws(BodyError) -> String {
-        let json: JSONValue
-        do {
-            json = try JSONValue(parsingWithoutRepeatedNames: body)
-        } catch let repeated as JSONValue.RepeatedName {
-            // Which of the two is Apple's would be a guess.
-            throw BodyError(description: "the body is not Apple's: \(repeated)")
-        } catch {
-            throw BodyError(description: "the body is not JSON: \(error)")
-        }
-        guard case .object = json else { throw BodyError(description: "the body must be a JSON object") }
-        guard let value = json["signedPayload"] else { throw BodyError(description: "the body has no signedPayload") }
-        guard let text = value.stringValue, !text.isEmpty else {
-            throw BodyError(description: "signedPayload must be a non-empty string")
-        }
-        return text
-    }
-
-    struct BodyError: Error, CustomStringConvertible {
-        var description: String
     }
 }
