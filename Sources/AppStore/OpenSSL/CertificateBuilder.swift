@@ -7,9 +7,9 @@ struct CertificateBuilder {
     var organization: String = "RevenueDot Test"
     var notBefore: Int64
     var notAfter: Int64
-    /// `basicConstraints`, in OpenSSL's config syntax (`critical,CA:TRUE,pathlen:0`).
+    /// `basicConstraints`, in OpenSSL's config syntax (`critical,CA:TRUE,pathlen:0`); empty for none.
     var basicConstraints: String
-    /// `keyUsage`, in OpenSSL's config syntax (`critical,digitalSignature`).
+    /// `keyUsage`, in OpenSSL's config syntax (`critical,digitalSignature`); empty for none.
     var keyUsage: String
     /// Private extensions to add with an ASN.1 NULL value, by dotted OID (Apple's marker OIDs).
     var markerOIDs: [String] = []
@@ -58,8 +58,8 @@ struct CertificateBuilder {
         var context = X509V3_CTX()
         COpenSSL_X509V3_set_ctx_nodb(&context)
         X509V3_set_ctx(&context, issuer?.handle ?? cert, cert, nil, nil, 0)
-        try addExtension(cert, &context, NID_basic_constraints, basicConstraints)
-        try addExtension(cert, &context, NID_key_usage, keyUsage)
+        if !basicConstraints.isEmpty { try addExtension(cert, &context, NID_basic_constraints, basicConstraints) }
+        if !keyUsage.isEmpty { try addExtension(cert, &context, NID_key_usage, keyUsage) }
         if includeKeyIdentifiers {
             try addExtension(cert, &context, NID_subject_key_identifier, "hash")
             if issuer != nil { try addExtension(cert, &context, NID_authority_key_identifier, "keyid:always") }

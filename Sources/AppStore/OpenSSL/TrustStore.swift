@@ -2,9 +2,10 @@ import COpenSSL
 
 /// A set of trusted root certificates that X.509 chains are verified against with OpenSSL.
 ///
-/// Verification uses `X509_V_FLAG_X509_STRICT` (RFC 5280 checks such as key identifiers,
-/// critical basic constraints and named curves, as Apple's Python library does) at a given
-/// time. Only the roots given here are trust anchors; no partial chains are accepted.
+/// Verification uses `X509_V_FLAG_X509_STRICT` at a given time, less the checks in
+/// `profileOnlyErrors`: every signature, validity period, CA flag, path length, key usage
+/// present, named curve and the rest of strict mode still applies. Only the roots given here are
+/// trust anchors; no partial chains are accepted.
 final class TrustStore: @unchecked Sendable {
     /// The `X509_STORE *` this object owns; OpenSSL locks it internally for concurrent use.
     private let handle: OpaquePointer
@@ -43,6 +44,7 @@ final class TrustStore: @unchecked Sendable {
             X509_STORE_CTX_init(context, handle, leaf.handle, untrusted) == 1
         else { return .rejected(OpenSSLError("X509_STORE_CTX_init").description) }
         X509_STORE_CTX_set_flags(context, UInt(X509_V_FLAG_X509_STRICT))
+        X509_STORE_CTX_set_verify_cb(context, TrustStore.forgivingProfileOnlyErrors)
         X509_STORE_CTX_set_time(context, 0, time_t(time))
 
         guard X509_verify_cert(context) == 1 else {
@@ -57,5 +59,25 @@ final class TrustStore: @unchecked Sendable {
             let root = roots.first(where: { X509_cmp($0.handle, anchor) == 0 })
         else { return .rejected("the chain is not leaf, intermediate and a configured root") }
         return .trusted(root: root)
+    }
+
+    /// Strict-mode findings about how a certificate is written rather than what it allows:
+    /// missing key identifiers (AKI, SKI), a CA's basic constraints not marked critical, a CA
+    /// with no key usage extension, and the path length such a CA states. Apple's own test
+    /// chain has all of them, and Apple's Swift, Java and Node libraries accept it; Apple's
+    /// production chain has none of them. What they would protect (a CA flag, a path length, a
+    /// key usage that is present) is checked anyway: without key usage a CA may sign, as RFC 5280
+    /// reads it, and a path length without keyCertSign is enforced all the same.
+    static let profileOnlyErrors: Set<Int32> = [
+        X509_V_ERR_MISSING_AUTHORITY_KEY_IDENTIFIER, X509_V_ERR_MISSING_SUBJECT_KEY_IDENTIFIER,
+        X509_V_ERR_CA_BCONS_NOT_CRITICAL, X509_V_ERR_CA_CERT_MISSING_KEY_USAGE,
+        X509_V_ERR_PATHLEN_WITHOUT_KU_KEY_CERT_SIGN,
+    ]
+
+    /// OpenSSL's verify callback: goes on past `profileOnlyErrors`, stops at anything else.
+    private static let forgivingProfileOnlyErrors: @convention(c) (Int32, OpaquePointer?) -> Int32 = { ok, context in
+        if ok == 1 { return 1 }
+        guard let context else { return 0 }
+        return profileOnlyErrors.contains(X509_STORE_CTX_get_error(context)) ? 1 : 0
     }
 }
