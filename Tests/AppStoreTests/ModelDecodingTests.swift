@@ -250,7 +250,8 @@ func unknownValueIsKeptAndReEncoded(type: any OpenEnum.Type, json: String) throw
 
 @Test(arguments: [
     #"{"price":"1990"}"#, #"{"offerType":"1"}"#, #"{"type":1}"#, #"{"isUpgraded":"true"}"#,
-    #"{"purchaseDate":1.5}"#, #"{"quantity":3000000000}"#, #"{"commitmentInfo":[]}"#,
+    #"{"purchaseDate":1e19}"#, #"{"purchaseDate":"1"}"#, #"{"quantity":1.5}"#, #"{"quantity":3000000000}"#,
+    #"{"commitmentInfo":[]}"#,
     #"{"advancedCommerceInfo":{"items":[{"SKU":"A","price":"1"}]}}"#,
 ])
 func wrongJSONTypeForKnownTransactionFieldThrows(json: String) {

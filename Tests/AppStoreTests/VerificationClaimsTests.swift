@@ -40,6 +40,32 @@ struct VerificationClaimsTests {
         _ = try Fixtures.verifier(environments: [.sandbox, .production]).verifyNotification(signed, now: now)
     }
 
+    /// Apple's order: an Apple verifier set to Production checks the app Apple ID before the
+    /// environment, whatever the payload claims (Apple's Python and Java tests: a Sandbox
+    /// notification of another app Apple ID is `invalidAppIdentifier` there).
+    @Test(
+        arguments: [
+            // accepted environments, payload environment, payload app Apple ID, expected status (nil: accepted)
+            ([AppStoreEnvironment.production], "Sandbox", Int64(999), VerificationError.Status.invalidAppIdentifier),
+            ([.production], "Sandbox", nil, .invalidAppIdentifier),
+            ([.production], "Sandbox", Fixtures.appAppleId, .invalidEnvironment),
+            ([.production], "Production", 999, .invalidAppIdentifier),
+            ([.production, .sandbox], "Sandbox", 999, nil),
+            ([.sandbox], "Production", 999, .invalidEnvironment),
+            ([.sandbox], "Sandbox", 999, nil),
+        ] as [([AppStoreEnvironment], String, Int64?, VerificationError.Status?)])
+    func theAppAppleIdIsCheckedBeforeTheEnvironmentByAProductionVerifier(
+        _ row: ([AppStoreEnvironment], String, Int64?, VerificationError.Status?)
+    ) throws {
+        let signed = try Fixtures.sign(try Fixtures.notificationJSON(environment: row.1, appAppleId: row.2))
+        let verifier = try Fixtures.verifier(environments: Set(row.0))
+        if let expected = row.3 {
+            expectRejected(expected) { _ = try verifier.verifyNotification(signed, now: now) }
+        } else {
+            _ = try verifier.verifyNotification(signed, now: now)
+        }
+    }
+
     @Test func nestedTransactionOfAnotherAppIsRejected() throws {
         let json = try Fixtures.notificationJSON(transaction: Fixtures.transactionJSON(bundleId: "com.evil.app"))
         let detail = expectRejected(.invalidAppIdentifier) {

@@ -72,6 +72,15 @@ public struct JSONFields {
     public func optionalInt64(_ key: String) throws -> Int64? {
         try present(key).map { try readInteger($0, Int64.self, key) }
     }
+    /// A date member in milliseconds, read as `Milliseconds` reads one: an integer, or a
+    /// fraction truncated toward zero.
+    public func optionalMilliseconds(_ key: String) throws -> Int64? {
+        try present(key).map { value in
+            guard case .number(let number) = value else { return try readInteger(value, Int64.self, key) }
+            return try Milliseconds.truncating(
+                number, DecodingError.Context(codingPath: path(key), debugDescription: "Number does not fit in Int64."))
+        }
+    }
     public func optionalInt32(_ key: String) throws -> Int32? {
         try present(key).map { try readInteger($0, Int32.self, key) }
     }

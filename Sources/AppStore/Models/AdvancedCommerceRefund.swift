@@ -5,7 +5,7 @@ public struct AdvancedCommerceRefund: Codable, Hashable, Sendable {
     /// Milliunits of the transaction's `currency`.
     public var refundAmount: Int64?
     /// UNIX time in milliseconds.
-    public var refundDate: Int64?
+    @Milliseconds public var refundDate: Int64?
     public var refundReason: AdvancedCommerceRefundReason?
     public var refundType: AdvancedCommerceRefundType?
 

@@ -10,14 +10,14 @@ public struct AppTransaction: Codable, Hashable, Sendable {
     public var bundleId: String?
     public var applicationVersion: String?
     public var versionExternalIdentifier: Int64?
-    public var receiptCreationDate: Int64?
-    public var originalPurchaseDate: Int64?
+    @Milliseconds public var receiptCreationDate: Int64?
+    @Milliseconds public var originalPurchaseDate: Int64?
     public var originalApplicationVersion: String?
     /// Base64, to check that the app transaction belongs to a device.
     public var deviceVerification: String?
     /// The UUID used to compute `deviceVerification`.
     public var deviceVerificationNonce: String?
-    public var preorderDate: Int64?
+    @Milliseconds public var preorderDate: Int64?
     public var appTransactionId: String?
     public var originalPlatform: PurchasePlatform?
 

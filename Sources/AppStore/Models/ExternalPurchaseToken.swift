@@ -6,11 +6,11 @@
 public struct ExternalPurchaseToken: Codable, Hashable, Sendable {
     public var externalPurchaseId: String?
     /// UNIX time in milliseconds.
-    public var tokenCreationDate: Int64?
+    @Milliseconds public var tokenCreationDate: Int64?
     public var appAppleId: Int64?
     public var bundleId: String?
     /// UNIX time in milliseconds.
-    public var tokenExpirationDate: Int64?
+    @Milliseconds public var tokenExpirationDate: Int64?
     /// Present only for custom-link tokens.
     public var tokenType: ExternalPurchaseTokenType?
 

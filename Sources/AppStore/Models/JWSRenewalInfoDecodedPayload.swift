@@ -13,7 +13,7 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Hashable, Sendable {
     public var autoRenewStatus: AutoRenewStatus?
     public var expirationIntent: ExpirationIntent?
     public var isInBillingRetryPeriod: Bool?
-    public var gracePeriodExpiresDate: Int64?
+    @Milliseconds public var gracePeriodExpiresDate: Int64?
     public var priceIncreaseStatus: PriceIncreaseStatus?
     /// The offer that applies at the next renewal.
     public var offerType: OfferType?
@@ -21,11 +21,11 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Hashable, Sendable {
     public var offerDiscountType: OfferDiscountType?
     /// An ISO 8601 duration such as `P1Y`.
     public var offerPeriod: String?
-    public var signedDate: Int64?
+    @Milliseconds public var signedDate: Int64?
     public var environment: AppStoreEnvironment?
     /// The start of the current run of subscriptions, ignoring lapses under 60 days.
-    public var recentSubscriptionStartDate: Int64?
-    public var renewalDate: Int64?
+    @Milliseconds public var recentSubscriptionStartDate: Int64?
+    @Milliseconds public var renewalDate: Int64?
     public var renewalPrice: Int64?
     public var currency: String?
     /// Best offer first.

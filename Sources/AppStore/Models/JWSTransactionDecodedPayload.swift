@@ -13,17 +13,17 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
     public var bundleId: String?
     public var productId: String?
     public var subscriptionGroupIdentifier: String?
-    public var purchaseDate: Int64?
-    public var originalPurchaseDate: Int64?
-    public var expiresDate: Int64?
+    @Milliseconds public var purchaseDate: Int64?
+    @Milliseconds public var originalPurchaseDate: Int64?
+    @Milliseconds public var expiresDate: Int64?
     public var quantity: Int32?
     public var type: ProductType?
     /// The UUID the app set at purchase, kept as Apple sent it.
     public var appAccountToken: String?
     public var inAppOwnershipType: InAppOwnershipType?
-    public var signedDate: Int64?
+    @Milliseconds public var signedDate: Int64?
     public var revocationReason: RevocationReason?
-    public var revocationDate: Int64?
+    @Milliseconds public var revocationDate: Int64?
     public var revocationType: RevocationType?
     /// The refunded share in milliunits of a percent (`50000` is 50%).
     public var revocationPercentage: Int32?

@@ -6,7 +6,7 @@ public struct RenewalCommitmentInfo: Codable, Hashable, Sendable {
     public var commitmentAutoRenewStatus: AutoRenewStatus?
     public var commitmentRenewalBillingPlanType: BillingPlanType?
     /// UNIX time in milliseconds.
-    public var commitmentRenewalDate: Int64?
+    @Milliseconds public var commitmentRenewalDate: Int64?
     /// Milliunits.
     public var commitmentRenewalPrice: Int64?
 

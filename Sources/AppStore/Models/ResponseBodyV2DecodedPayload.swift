@@ -18,7 +18,7 @@ public struct ResponseBodyV2DecodedPayload: Codable, Hashable, Sendable {
     /// The notification version, `"2.0"`.
     public var version: String?
     /// When Apple signed the notification, UNIX time in milliseconds; absent in early payloads.
-    public var signedDate: Int64?
+    @Milliseconds public var signedDate: Int64?
 
     public init(
         notificationType: NotificationTypeV2? = nil,

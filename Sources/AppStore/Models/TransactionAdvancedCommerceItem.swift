@@ -10,7 +10,7 @@ public struct TransactionAdvancedCommerceItem: Codable, Hashable, Sendable {
     public var price: Int64?
     public var refunds: [AdvancedCommerceRefund]?
     /// UNIX time in milliseconds.
-    public var revocationDate: Int64?
+    @Milliseconds public var revocationDate: Int64?
 
     public init(
         sku: String? = nil,

@@ -5,7 +5,7 @@ public struct TransactionCommitmentInfo: Codable, Hashable, Sendable {
     /// Which billing period of the commitment this transaction pays for.
     public var billingPeriodNumber: Int32?
     /// UNIX time in milliseconds.
-    public var commitmentExpiresDate: Int64?
+    @Milliseconds public var commitmentExpiresDate: Int64?
     /// The total price of the commitment, in milliunits.
     public var commitmentPrice: Int64?
     public var totalBillingPeriods: Int32?

@@ -133,7 +133,7 @@ public struct SignedDataVerifier: Sendable {
         if let environments = policy.environments, environments.contains(where: { !$0.isSignedByAppStore }) {
             let payload: P = try decodePayload(jws.payload)
             if policy.acceptsUnsigned(payload.claimedEnvironment) {
-                try PayloadNumber.check(payload.numbers)
+                try PayloadNumber.check(payload.numbers, unsigned: true)
                 try payload.checkClaims(policy)
                 return VerifiedPayload(
                     payload: payload, decoded: jws.decodedPayload, json: jws.payload, isSignedByAppStore: false)

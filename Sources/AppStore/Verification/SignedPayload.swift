@@ -32,7 +32,7 @@ extension JWSTransactionDecodedPayload: SignedPayload {
     public var claimedEnvironment: AppStoreEnvironment? { environment }
 
     public func checkClaims(_ policy: VerificationPolicy) throws(VerificationError) {
-        try policy.checkApp(bundleId: bundleId, appAppleId: nil, environment: nil)
+        try policy.checkBundleId(bundleId)
         try policy.checkEnvironment(environment)
     }
 }

@@ -5,7 +5,8 @@
 /// signature and are accepted unsigned only when `environments` names them explicitly.
 public struct VerificationPolicy: Hashable, Sendable {
     public var bundleId: String?
-    /// Checked for Production payloads only, as Apple does.
+    /// Checked only where Apple's Production verifier would judge the payload
+    /// (`judgesAsProduction`), as Apple does.
     public var appAppleId: Int64?
     public var environments: Set<AppStoreEnvironment>?
 
@@ -24,17 +25,40 @@ public struct VerificationPolicy: Hashable, Sendable {
         return environments?.contains(environment) == true
     }
 
-    /// Apple's identifier check: bundle ID always, app Apple ID only for Production payloads.
+    /// Whether Apple's libraries would judge a payload claiming `environment` with a verifier set
+    /// to Production, the one that checks the app Apple ID.
+    ///
+    /// An Apple verifier is set to one environment and checks the app Apple ID when that is
+    /// Production, whatever the payload claims; a team accepting several environments runs one
+    /// verifier for each. So: a payload of an environment this policy accepts is judged by that
+    /// environment's verifier, and any other payload by the Production verifier when Production
+    /// is accepted (which checks the app Apple ID before the environment, so a Sandbox payload of
+    /// another app is `invalidAppIdentifier`, as Apple's tests expect). With no environments
+    /// given, a Production payload is judged as Production.
+    func judgesAsProduction(_ environment: AppStoreEnvironment?) -> Bool {
+        guard let environments else { return environment == .production }
+        guard environments.contains(.production) else { return false }
+        guard let environment, environments.contains(environment) else { return true }
+        return environment == .production
+    }
+
+    /// Apple's identifier check, before the environment's: bundle ID always, then the app Apple
+    /// ID where `judgesAsProduction`.
     func checkApp(bundleId claimed: String?, appAppleId claimedId: Int64?, environment: AppStoreEnvironment?)
         throws(VerificationError)
     {
+        try checkBundleId(claimed)
+        if let appAppleId, judgesAsProduction(environment), claimedId != appAppleId {
+            throw VerificationError(
+                .invalidAppIdentifier, "appAppleId \(claimedId.map(String.init) ?? "missing"), expected \(appAppleId)")
+        }
+    }
+
+    /// Apple's identifier check for payloads that carry no app Apple ID (transactions).
+    func checkBundleId(_ claimed: String?) throws(VerificationError) {
         if let bundleId, claimed != bundleId {
             throw VerificationError(
                 .invalidAppIdentifier, "bundleId \(claimed.map { "\"\($0)\"" } ?? "missing"), expected \"\(bundleId)\"")
-        }
-        if let appAppleId, environment == .production, environments?.contains(.production) ?? true, claimedId != appAppleId {
-            throw VerificationError(
-                .invalidAppIdentifier, "appAppleId \(claimedId.map(String.init) ?? "missing"), expected \(appAppleId)")
         }
     }
 
