@@ -98,7 +98,7 @@ func microHTTPDAccess(
 func microHTTPDRequestTarget(
     cls: UnsafeMutableRawPointer?, uri: UnsafePointer<CChar>?, connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
-    let target = uri.map { String(cString: $0) } ?? "/"
+    let target = uri.map { RequestContext.target(raw: UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? "/"
     let context = RequestContext(method: "", path: RequestContext.path(ofTarget: target), started: .now, headersSeen: false)
     if let cls { Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().openRequests.add(1, ordering: .relaxed) }
     return Unmanaged.passRetained(context).toOpaque()

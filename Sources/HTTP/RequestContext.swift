@@ -32,6 +32,26 @@ final class RequestContext {
     }
 
     /// The path part of a request target as sent: up to its query string.
+    /// The request target as sent, as text. libmicrohttpd passes the bytes through as they came,
+    /// and those that are not UTF-8 would become U+FFFD, so that raw `FF`, raw `FE` and
+    /// `%EF%BF%BD` named one customer. A target that is not UTF-8 has each byte from 0x80 up
+    /// written as its escape instead: the router decodes escapes back to the same bytes and
+    /// refuses a segment that is not UTF-8, with 400.
+    static func target(raw bytes: UnsafeRawBufferPointer) -> String {
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var escaped: [UInt8] = []
+        escaped.reserveCapacity(bytes.count * 3)
+        for byte in bytes {
+            if byte < 0x80 {
+                escaped.append(byte)
+            } else {
+                escaped += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: escaped, as: UTF8.self)
+    }
+
     static func path(ofTarget target: String) -> String {
         var bytes = Substring(target).utf8
         // The absolute form (`http://host/path`), which a server must accept (RFC 9112, section

@@ -110,6 +110,29 @@ struct SubscribersAPITests {
         #expect(try connection.request("GET", "/health").status == 200)
     }
 
+    /// Raw bytes that are not UTF-8, sent unescaped, are refused as their escapes are: they
+    /// used to become U+FFFD, so raw `FF`, raw `FE` and `%EF%BF%BD` named one customer.
+    @Test(arguments: [[0xFF], [0xFE], [0x62, 0x6F, 0x62, 0xC3], [0xC3, 0xA9, 0xFF]] as [[UInt8]])
+    func rawCustomerIdBytesThatAreNotUTF8AreRefused(bytes: [UInt8]) throws {
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        var request = Data("GET /v1/subscribers/".utf8)
+        request.append(contentsOf: bytes)
+        request.append(Data(" HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer sk_test_secret\r\n\r\n".utf8))
+        try connection.sendRaw(request)
+        let response = try connection.readResponse()
+        #expect(response.status == 400)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("not UTF-8"))
+        let fresh = try LoopbackConnection(port: service.port)
+        #expect(try fresh.request("GET", "/health").status == 200)
+        // Raw UTF-8 is a customer id like its escapes.
+        let utf8 = Data(
+            "GET /v1/subscribers/b\u{E9}b HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer sk_test_secret\r\n\r\n".utf8)
+        try fresh.sendRaw(utf8)
+        let named = try JSONValue(parsing: try fresh.readResponse().body)
+        #expect(named["subscriber"]?["original_app_user_id"] == .string("b\u{E9}b"))
+    }
+
     /// Signed, but about no purchase: refused with what is missing, and nothing is linked.
     @Test func transactionWithoutItsIdsIsRefused() throws {
         defer { service.shutdown() }
