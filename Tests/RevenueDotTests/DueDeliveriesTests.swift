@@ -54,4 +54,39 @@ struct DueDeliveriesTests {
         _ = directory
         #expect(try Self.due(store, window: 3) == ["e9"])
     }
+
+    /// Stored counts and times outside what any build writes (a damaged or hand-edited row) are
+    /// read at their bounds: picking, recording an attempt and the outbox status never trap.
+    @Test(arguments: [Int64.max, Int64.min, -1, Int64(Int32.max)])
+    func extremeStoredAttemptsAndTimesNeverTrap(stored: Int64) throws {
+        let (store, directory) = try Self.store([("a", 0)])
+        defer { store.close() }
+        _ = directory
+        try store.write { transaction in
+            try transaction.execute(
+                "UPDATE deliveries SET attempts = ?, created_at = ?", [.integer(stored), .integer(stored)])
+        }
+        let due = try store.read { (rows) throws(StoreError) in
+            do {
+                return try Deliveries.due(appId: "demo", nowMs: 1000, limit: 16, inFlight: [], from: rows)
+            } catch { throw StoreError(.corrupt, "\(error)") }
+        }
+        let delivery = try #require(due.first)
+        #expect((0...Int(Int32.max)).contains(delivery.attempts))
+        #expect(UnixTime.elapsedMs(from: delivery.createdAtMs, to: .max) >= 0)
+        try store.write { transaction in
+            let status = try Deliveries.record(
+                .failed(status: 500, reason: "x"), of: delivery, retryDelaysSeconds: [10, 60], at: 1000, in: transaction)
+            #expect(status == (delivery.attempts + 1 > 2 ? "dead" : "pending"))
+            _ = try Deliveries.status(nowMs: .max, from: transaction)
+            _ = try Deliveries.status(nowMs: .min, from: transaction)
+        }
+    }
+
+    @Test(arguments: [
+        (Int64(0), Int64(5), Int64(5)), (5, 0, 0), (.min, .max, .max), (.max, .min, 0), (-1, .max, .max), (.min, 0, .max),
+    ])
+    func elapsedTimeSaturates(start: Int64, end: Int64, elapsed: Int64) {
+        #expect(UnixTime.elapsedMs(from: start, to: end) == elapsed)
+    }
 }

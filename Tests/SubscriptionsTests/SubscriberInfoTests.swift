@@ -243,6 +243,11 @@ import Testing
         (990, "EUR", .number(0.99)), (0, "USD", .integer(0)), (1_500, "KWD", .number(1.5)),
         (1_234, "BHD", .number(1.234)), (99_990, "usd", .number(99.99)), (230_400, "JPY", .integer(230)),
         (230_500, "JPY", .integer(231)), (-9_990, "USD", .number(-9.99)), (1_005, "USD", .number(1.01)),
+        (-1_005, "USD", .number(-1.01)), (-230_500, "JPY", .integer(-231)), (-230_499, "JPY", .integer(-230)),
+        // The ends of 64 bits, which a row stored before payload numbers were checked may hold:
+        // rounding must not overflow on the way.
+        (.max, "JPY", .integer(9_223_372_036_854_776)), (.min, "JPY", .integer(-9_223_372_036_854_776)),
+        (.max, "USD", .number(9_223_372_036_854_776)), (.max, "BHD", .number(9_223_372_036_854_776)),
     ])
     func priceInTheCurrencyDecimals(milliunits: Int64, currency: String, amount: JSONValue) {
         #expect(PriceAmount.amount(milliunits: milliunits, currency: currency) == amount)

@@ -180,7 +180,7 @@ final class DeliveryWorker: Sendable {
                 switch (outcome, recorded.withLock { $0 }) {
                 case (.delivered, _):
                     metrics.deliveries.increment(label: "delivered")
-                    metrics.deliveryLatency.observe(Double(max(0, nowMs - delivery.createdAtMs)) / 1000)
+                    metrics.deliveryLatency.observe(Double(UnixTime.elapsedMs(from: delivery.createdAtMs, to: nowMs)) / 1000)
                 case (_, "dead"): metrics.deliveries.increment(label: "dead")
                 default: metrics.deliveries.increment(label: "retry")
                 }

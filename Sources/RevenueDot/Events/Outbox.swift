@@ -88,7 +88,10 @@ enum Deliveries {
                     guard blocked.insert(customer).inserted else { continue }
                 }
                 guard !inFlight.contains(id), (row[3].integerValue ?? 0) <= nowMs else { continue }
-                picked.append((id, customer, Int(row[2].integerValue ?? 0), row[4].integerValue ?? 0))
+                // A stored count outside 0...Int32.max (no build writes one) is read at its bound:
+                // attempts + 1 and the retry delay it indexes stay in range.
+                let attempts = Int(min(max(row[2].integerValue ?? 0, 0), Int64(Int32.max)))
+                picked.append((id, customer, attempts, row[4].integerValue ?? 0))
             }
             guard picked.count < limit, pending.count == window, let last = pending.last?[5].integerValue else { break }
             after = last
@@ -173,7 +176,9 @@ extension Deliveries {
         status.retrying = Int(pending?[1].integerValue ?? 0)
         status.dead = Int(
             try rows.query("SELECT count(*) FROM deliveries WHERE status = 'dead'", []).first?.first?.integerValue ?? 0)
-        if let oldest = pending?[2].integerValue { status.oldestPendingAgeSeconds = Double(max(0, nowMs - oldest)) / 1000 }
+        if let oldest = pending?[2].integerValue {
+            status.oldestPendingAgeSeconds = Double(UnixTime.elapsedMs(from: oldest, to: nowMs)) / 1000
+        }
         return status
     }
 }

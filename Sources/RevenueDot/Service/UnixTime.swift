@@ -9,6 +9,14 @@ enum UnixTime {
     /// Now, in milliseconds.
     static var nowMs: Int64 { milliseconds(Date()) }
 
+    /// Milliseconds from `start` to `end`, 0 when `end` is earlier, saturated at `Int64.max`:
+    /// `start` may come from a stored row, which must never trap a subtraction.
+    static func elapsedMs(from start: Int64, to end: Int64) -> Int64 {
+        guard end > start else { return 0 }
+        let (difference, overflow) = end.subtractingReportingOverflow(start)
+        return overflow ? .max : difference
+    }
+
     /// `2026-01-01T00:00:00Z`.
     static func iso8601(_ milliseconds: Int64) -> String {
         Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601)

@@ -79,8 +79,9 @@ enum Replay {
         }
         let fresh = try transaction.query("SELECT id FROM events WHERE position < 0 ORDER BY position DESC")
         for (offset, row) in fresh.enumerated() {
-            try transaction.execute(
-                "UPDATE events SET position = ? WHERE id = ?", [.integer(highest + Int64(offset) + 1), row[0]])
+            let (position, overflow) = highest.addingReportingOverflow(Int64(offset) + 1)
+            guard !overflow else { throw StoreError(.corrupt, "events.position \(highest) leaves no room for new events") }
+            try transaction.execute("UPDATE events SET position = ? WHERE id = ?", [.integer(position), row[0]])
         }
     }
 

@@ -33,8 +33,10 @@ enum PriceAmount {
     static func amount(milliunits: Int64, currency: String) -> JSONValue {
         let decimals = decimals(of: currency)
         let step = power(of: 10, 3 - decimals)
-        let half = milliunits < 0 ? -step / 2 : step / 2
-        let minorUnits = step == 1 ? milliunits : (milliunits + half) / step
+        // Quotient and remainder, never milliunits + half: that overflows near Int64's ends.
+        let (quotient, remainder) = milliunits.quotientAndRemainder(dividingBy: step)
+        let roundsAway = remainder.magnitude * 2 >= step.magnitude
+        let minorUnits = roundsAway ? quotient + (milliunits < 0 ? -1 : 1) : quotient
         let unit = power(of: 10, decimals)
         if minorUnits % unit == 0 { return .integer(minorUnits / unit) }
         // Both operands are exact doubles, and IEEE division rounds correctly: the result is the
