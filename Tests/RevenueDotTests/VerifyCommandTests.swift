@@ -163,10 +163,81 @@ struct VerifyCommandTests {
 
     @Test(arguments: [
         ["--environment", "Staging"], ["--app-apple-id", "abc"], ["--bogus"], ["a", "b"], ["--root-cert", "/nonexistent.pem"],
-        ["--environment", "Production", "--bundle-id", "com.example.app"],
+        ["--environment", "Production", "--bundle-id", "com.example.app"], ["--type", "renewalInfo"], ["--type"],
     ])
     func badArgumentsAreUsageErrors(arguments: [String]) {
         #expect(throws: UsageError.self) { _ = try VerifyCommand(arguments: arguments) }
+    }
+
+    // MARK: - Apple's test vectors, as a user runs them
+
+    /// Apple's published test data, kept with the AppStore tests (see its SOURCES file).
+    static let appleVectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("AppStoreTests/Resources/AppleVectors")
+
+    func runApple(_ file: String, _ arguments: [String]) throws -> VerifyCommand.Result {
+        let root = Self.appleVectors.appendingPathComponent("certs/testCA.der").path
+        let input = try Data(contentsOf: Self.appleVectors.appendingPathComponent(file))
+        return try VerifyCommand(arguments: ["--root-cert", root] + arguments).execute(input: input)
+    }
+
+    /// Apple's minimal transaction and renewal info carry too few members to tell their type:
+    /// `--type` says it, as Apple's callers do, and brings that type's checks.
+    @Test func applesMinimalFilesVerifyWhenTheirTypeIsGiven() throws {
+        let guessed = try runApple("mock_signed_data/transactionInfo", [])
+        #expect(guessed.status == 1)
+        #expect(guessed.standardError.contains("is not a notification, transaction, renewal info or app transaction"))
+
+        let transaction = try runApple(
+            "mock_signed_data/transactionInfo",
+            ["--type", "transaction", "--bundle-id", "com.example", "--environment", "Sandbox"])
+        #expect(transaction.status == 0, "\(transaction.standardError)")
+        #expect(try object(transaction.standardOutput)["bundleId"] as? String == "com.example")
+        let otherApp = try runApple(
+            "mock_signed_data/transactionInfo", ["--type", "transaction", "--bundle-id", "com.example.x"])
+        #expect(otherApp.standardError.hasPrefix("verification failed: invalidAppIdentifier: "))
+
+        // Renewal info carries no bundle ID: only its environment is checked, as Apple does.
+        let renewal = try runApple(
+            "mock_signed_data/renewalInfo", ["--type", "renewal-info", "--bundle-id", "com.example", "--environment", "Sandbox"])
+        #expect(renewal.status == 0, "\(renewal.standardError)")
+        let production = try runApple(
+            "mock_signed_data/renewalInfo", ["--type", "renewal-info", "--environment", "Production", "--app-apple-id", "1234"])
+        #expect(production.standardError.hasPrefix("verification failed: invalidEnvironment: "))
+
+        // Told a notification is a transaction, the transaction's checks apply to it.
+        let mistyped = try runApple(
+            "mock_signed_data/testNotification", ["--type", "transaction", "--bundle-id", "com.example"])
+        #expect(mistyped.standardError.hasPrefix("verification failed: invalidAppIdentifier: bundleId missing"))
+    }
+
+    @Test func applesNotificationTestsThroughTheCommand() throws {
+        let sandbox = try runApple(
+            "mock_signed_data/testNotification", ["--bundle-id", "com.example", "--environment", "Sandbox"])
+        #expect(sandbox.status == 0, "\(sandbox.standardError)")
+        #expect(try object(sandbox.standardOutput)["notificationType"] as? String == "TEST")
+        let otherAppleId = try runApple(
+            "mock_signed_data/testNotification",
+            ["--bundle-id", "com.example", "--app-apple-id", "1235", "--environment", "Production"])
+        #expect(otherAppleId.standardError.hasPrefix("verification failed: invalidAppIdentifier: appAppleId 1234"))
+        let production = try runApple(
+            "mock_signed_data/testNotification",
+            ["--bundle-id", "com.example", "--app-apple-id", "1234", "--environment", "Production"])
+        #expect(production.standardError.hasPrefix("verification failed: invalidEnvironment: "))
+    }
+
+    /// Xcode's fractional milliseconds verify; the command prints the payload as it was signed
+    /// (the models, and so the subscription state, hold them truncated: AppleVectorsTests).
+    @Test func xcodesFractionalDatesVerify() throws {
+        let result = try runApple(
+            "xcode/xcode-signed-transaction",
+            ["--type", "transaction", "--environment", "Xcode", "--bundle-id", "com.example.naturelab.backyardbirds.example"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains(#""purchaseDate": 1697679936049.7297"#), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains(#""signedDate": 1697679936056.485"#))
+        let app = try runApple("xcode/xcode-signed-app-transaction", ["--environment", "Xcode"])
+        #expect(app.status == 0, "\(app.standardError)")
+        #expect(try object(app.standardOutput)["originalPurchaseDate"] as? Int == -62_135_769_600_000)
     }
 }
 

@@ -41,15 +41,32 @@ public enum VerifiedSignedData: Sendable {
 
 extension SignedDataVerifier {
     /// The kinds of signed object App Store makes, told apart by their payload's members.
-    public enum PayloadKind: String, Sendable {
+    public enum PayloadKind: String, Sendable, CaseIterable {
         case notification, transaction, renewalInfo, appTransaction
+
+        /// The name on the command line: `notification`, `transaction`, `renewal-info`,
+        /// `app-transaction`.
+        public var commandName: String {
+            switch self {
+            case .notification: "notification"
+            case .transaction: "transaction"
+            case .renewalInfo: "renewal-info"
+            case .appTransaction: "app-transaction"
+            }
+        }
     }
 
-    /// Verifies a notification, transaction, renewal info or app transaction, whichever
-    /// `text` holds; `text` may also be Apple's request body `{"signedPayload": "..."}`.
-    public func verifyAny(_ text: String, now: Date = Date()) throws(VerificationError) -> VerifiedSignedData {
+    /// Verifies `text` as a payload of `kind`, as Apple's callers say what they verify; with no
+    /// kind, as a notification, transaction, renewal info or app transaction, whichever `text`
+    /// holds (told apart by its members, `kind(of:)`). `text` may also be Apple's request body
+    /// `{"signedPayload": "..."}`.
+    public func verifyAny(_ text: String, as kind: PayloadKind? = nil, now: Date = Date()) throws(VerificationError)
+        -> VerifiedSignedData
+    {
         let jws = try Self.unwrapRequestBody(text)
-        switch try Self.kind(of: jws) {
+        let told: PayloadKind
+        if let kind { told = kind } else { told = try Self.kind(of: jws) }
+        switch told {
         case .notification: return .notification(try verifyNotification(jws, now: now))
         case .transaction: return .transaction(try verifyTransaction(jws, now: now))
         case .renewalInfo: return .renewalInfo(try verifyRenewalInfo(jws, now: now))

@@ -7,7 +7,8 @@ import Synchronization
 public struct VerifyCommand: Sendable {
     public static let usage = """
         usage: revenuedot verify [--root-cert FILE]... [--config FILE] [--bundle-id ID] [--app-apple-id N]
-                                 [--environment Production|Sandbox|Xcode|LocalTesting]... [--lines] [FILE|-]
+                                 [--environment Production|Sandbox|Xcode|LocalTesting]...
+                                 [--type notification|transaction|renewal-info|app-transaction] [--lines] [FILE|-]
 
         Verifies an App Store signed payload (notification, transaction, renewal info or app
         transaction; or Apple's request body {"signedPayload": "..."}) against Apple Root CA - G3
@@ -17,9 +18,16 @@ public struct VerifyCommand: Sendable {
           --root-cert FILE    also trust the root certificate(s) in this PEM or DER file (repeatable)
           --config FILE       also trust the root certificates of every app in this configuration
           --bundle-id ID      require this bundle ID
-          --app-apple-id N    require this app Apple ID for Production payloads
+          --app-apple-id N    require this app Apple ID where Apple's Production verifier
+                              would judge the payload: a Production payload, or, with
+                              --environment Production, any payload of an environment not named
           --environment E     require this environment (repeatable); Xcode and LocalTesting
                               data, which Apple does not sign, is accepted only when named here
+          --type T            verify the payload as this type, with Apple's checks for it
+                              (transaction: bundle ID, then environment; renewal info:
+                              environment only; notification and app transaction: bundle ID and
+                              app Apple ID, then environment); without it the type is told from
+                              the payload's members
           --lines             the input holds one payload per line; print one JSON object per line
           FILE                read from FILE; "-" or nothing reads standard input
 
@@ -29,17 +37,28 @@ public struct VerifyCommand: Sendable {
         """
 
     let verifier: SignedDataVerifier
+    /// `--type`; nil infers each payload's type.
+    let kind: SignedDataVerifier.PayloadKind?
     let lines: Bool
     let input: String?
 
     /// Parses the command's arguments and builds its verifier.
     public init(arguments: [String]) throws {
         let parsed = try ParsedArguments(
-            arguments, valueOptions: ["root-cert", "bundle-id", "app-apple-id", "environment", "config"],
+            arguments, valueOptions: ["root-cert", "bundle-id", "app-apple-id", "environment", "config", "type"],
             flagOptions: ["lines", "help"])
         guard parsed.positionals.count <= 1 else { throw UsageError("give at most one input file") }
         input = parsed.positionals.first
         lines = parsed.flags.contains("lines")
+        if let name = parsed.value("type") {
+            guard let kind = SignedDataVerifier.PayloadKind.allCases.first(where: { $0.commandName == name }) else {
+                let names = SignedDataVerifier.PayloadKind.allCases.map(\.commandName).joined(separator: ", ")
+                throw UsageError("--type must be one of \(names), not \"\(name)\"")
+            }
+            self.kind = kind
+        } else {
+            kind = nil
+        }
 
         var roots = [try AppleRootCertificates.appleRootCAG3()]
         for path in parsed.values("root-cert") {
@@ -122,7 +141,7 @@ public struct VerifyCommand: Sendable {
     private func executeOne(_ text: String) -> Result {
         var result = Result()
         do {
-            result.standardOutput = try Self.render(try verifier.verifyAny(text), pretty: true) + "\n"
+            result.standardOutput = try Self.render(try verifier.verifyAny(text, as: kind), pretty: true) + "\n"
         } catch let error as VerificationError {
             result.standardError = "verification failed: \(error)\n"
             result.status = 1
@@ -151,7 +170,7 @@ public struct VerifyCommand: Sendable {
                     continue
                 }
                 do {
-                    results.append(try Self.render(try verifier.verifyAny(line), pretty: false))
+                    results.append(try Self.render(try verifier.verifyAny(line, as: kind), pretty: false))
                 } catch {
                     failures.add(1, ordering: .relaxed)
                     results.append(Self.renderFailure(error, line: index + 1))
