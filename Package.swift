@@ -42,7 +42,18 @@ let package = Package(
             dependencies: ["CSQLite", "CPostgres", "AppStore", "Threads"]),
         .target(
             name: "RevenueDot",
-            dependencies: ["AppStore", "AdvancedCommerce", "HTTP", "Storage", "Subscriptions", "LoopbackClient", "Threads"]),
+            dependencies: [
+                "AppStore", "AdvancedCommerce", "AppStoreServerAPI", "AppStoreServerAPISimulator", "HTTP", "Storage",
+                "Subscriptions", "LoopbackClient", "Threads",
+            ]),
+        // The App Store Server API: models, requests as values, and a client over LoopbackClient.
+        .target(
+            name: "AppStoreServerAPI",
+            dependencies: ["AppStore", "LoopbackClient"]),
+        // A local App Store Server API that checks tokens as Apple does: tests and rehearsals.
+        .target(
+            name: "AppStoreServerAPISimulator",
+            dependencies: ["AppStore", "AppStoreServerAPI", "HTTP"]),
         // Advanced Commerce in-app requests: models and Apple's validation rules.
         .target(
             name: "AdvancedCommerce",
@@ -85,6 +96,9 @@ let package = Package(
         .testTarget(
             name: "RevenueDotTests",
             dependencies: ["RevenueDot", "AppStore", "Storage", "LoopbackClient", "HTTP"]),
+        .testTarget(
+            name: "AppStoreServerAPITests",
+            dependencies: ["AppStoreServerAPI", "AppStoreServerAPISimulator", "AppStore", "HTTP", "LoopbackClient"]),
         .testTarget(
             name: "AdvancedCommerceTests",
             dependencies: ["AdvancedCommerce", "AppStore"]),

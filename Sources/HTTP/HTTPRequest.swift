@@ -10,8 +10,10 @@ public struct HTTPRequest: Sendable {
     /// The request path as the client sent it, without the query string: percent-escapes are not
     /// decoded here (the router decodes each segment, so `%2F` stays inside a path parameter).
     public var path: String
-    /// The query arguments, decoded.
+    /// The query arguments, decoded; of a name given more than once, the last value.
     public var query: [String: String]
+    /// The query arguments in order, decoded, repeats kept (`status=1&status=2`).
+    public var queryItems: [HTTPQueryItem]
     /// The request headers, names lower-cased.
     public var headers: [String: String]
     /// The request body; empty when the request has none.
@@ -22,11 +24,12 @@ public struct HTTPRequest: Sendable {
     /// Creates a request; the server builds these, tests may too.
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-        body: Data = Data(), pathParameters: [String: String] = [:]
+        body: Data = Data(), pathParameters: [String: String] = [:], queryItems: [HTTPQueryItem]? = nil
     ) {
         self.method = method
         self.path = path
         self.query = query
+        self.queryItems = queryItems ?? query.sorted { $0.key < $1.key }.map { HTTPQueryItem(name: $0.key, value: $0.value) }
         self.headers = [:]
         for (name, value) in headers {
             self.headers[name.lowercased()] = value
@@ -35,8 +38,24 @@ public struct HTTPRequest: Sendable {
         self.pathParameters = pathParameters
     }
 
+    /// Every value of the query argument `name`, in order.
+    public func queryValues(_ name: String) -> [String] {
+        queryItems.filter { $0.name == name }.map(\.value)
+    }
+
     /// The value of the header `name`, whatever its case.
     public func header(_ name: String) -> String? {
         headers[name.lowercased()]
+    }
+}
+
+/// One query argument, decoded.
+public struct HTTPQueryItem: Sendable, Equatable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
     }
 }

@@ -81,7 +81,8 @@ func microHTTPDAccess(
     }
     let request = HTTPRequest(
         method: context.method, path: context.path, query: values(of: .GET_ARGUMENT_KIND, in: connection),
-        headers: values(of: .HEADER_KIND, in: connection), body: context.body.take())
+        headers: values(of: .HEADER_KIND, in: connection), body: context.body.take(),
+        queryItems: queryItems(in: connection))
     let handle = ConnectionHandle(connection)
     let dispatched = core.dispatch(
         request, started: context.started, reply: context.deferredReply,

@@ -16,6 +16,24 @@ func values(of kind: MHD_ValueKind, in connection: OpaquePointer) -> [String: St
     return values
 }
 
+/// The query arguments in order, repeats kept.
+func queryItems(in connection: OpaquePointer) -> [HTTPQueryItem] {
+    var items: [HTTPQueryItem] = []
+    withUnsafeMutablePointer(to: &items) { pointer in
+        _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectQueryItem, pointer)
+    }
+    return items
+}
+
+private func collectQueryItem(
+    cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind, key: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?
+) -> MHD_Result {
+    guard let cls, let key else { return .YES }
+    let items = cls.assumingMemoryBound(to: [HTTPQueryItem].self)
+    items.pointee.append(HTTPQueryItem(name: String(cString: key), value: value.map { String(cString: $0) } ?? ""))
+    return .YES
+}
+
 private func collectHeader(
     cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind, key: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?
 ) -> MHD_Result {

@@ -2,7 +2,7 @@ import COpenSSL
 import Foundation
 
 /// An EC public key on P-256 or P-384 that verifies ECDSA signatures.
-final class ECPublicKey: @unchecked Sendable {
+public final class ECPublicKey: @unchecked Sendable {
     /// The `EVP_PKEY *` this object owns. OpenSSL 3 allows concurrent verifies with one key.
     let handle: OpaquePointer
     let curve: ECCurve

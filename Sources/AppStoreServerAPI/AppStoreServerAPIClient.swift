@@ -1,0 +1,206 @@
+import AppStore
+import Dispatch
+import Foundation
+import LoopbackClient
+import Synchronization
+
+/// Calls the App Store Server API for one app and environment: a token per request, retries
+/// with jittered backoff, the app's request rate, and every signed object of an answer verified
+/// by the same `SignedDataVerifier` as ingest before anything of it is returned.
+///
+/// Over RevenueDot's own HTTP client (`LoopbackConnection`, TLS by OpenSSL against the system's
+/// trust store), the one every outgoing call uses: its numbers are checked, an answer is bounded
+/// in size and time, and redirects are never followed.
+public final class AppStoreServerAPIClient: Sendable {
+    public struct Configuration: Sendable {
+        public var environment: AppStoreEnvironment
+        public var baseURL: APIBaseURL
+        public var token: APIToken
+        /// Checks Apple's signed answers: the app's roots, bundle ID, app Apple ID, and
+        /// `environment`.
+        public var verifier: SignedDataVerifier
+        /// One attempt's limit, from connecting to the last byte of the answer.
+        public var timeoutSeconds: Double
+        public var retry: RetryPolicy
+        /// At most this many calls a second on average (0: no limit). Apple's limits are per app
+        /// and endpoint, 1 to 50 a second in Production and a tenth of that in Sandbox.
+        public var requestsPerSecond: Double
+        /// A PEM file of CAs trusted for an https base URL in place of the system's store.
+        public var caFile: String?
+
+        public init(
+            environment: AppStoreEnvironment, baseURL: APIBaseURL, token: APIToken, verifier: SignedDataVerifier,
+            timeoutSeconds: Double = 30, retry: RetryPolicy = RetryPolicy(), requestsPerSecond: Double = 0,
+            caFile: String? = nil
+        ) {
+            self.environment = environment
+            self.baseURL = baseURL
+            self.token = token
+            self.verifier = verifier
+            self.timeoutSeconds = timeoutSeconds
+            self.retry = retry
+            self.requestsPerSecond = requestsPerSecond
+            self.caFile = caFile
+        }
+    }
+
+    /// Answers larger than this are not Apple's (a page holds at most 20 signed objects).
+    public static let maxAnswerBytes = 8 << 20
+    public static let userAgent = "revenuedot"
+
+    public let configuration: Configuration
+    private let limiter: RateLimiter
+    private let tls: TLSClientContext?
+    private let pool = Mutex<[PooledConnection]>([])
+    private let random: @Sendable () -> Double
+    let clock: @Sendable () -> Date
+
+    public init(
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Date = { Date() },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) throws(AppStoreServerAPIError) {
+        self.configuration = configuration
+        self.clock = clock
+        self.random = random
+        limiter = RateLimiter(requestsPerSecond: configuration.requestsPerSecond, now: Self.monotonicSeconds())
+        if configuration.baseURL.usesTLS {
+            do {
+                tls = try TLSClientContext(caFile: configuration.caFile)
+            } catch {
+                throw AppStoreServerAPIError(.configuration("TLS: \(error)"), endpoint: "client")
+            }
+        } else {
+            tls = nil
+        }
+    }
+
+    // MARK: - Sending
+
+    /// The body of Apple's 2xx answer to `endpoint`, retried as `RetryPolicy` decides.
+    public func send(_ endpoint: Endpoint) throws(AppStoreServerAPIError) -> Data {
+        let body: Data?
+        do { body = try endpoint.body() } catch {
+            throw AppStoreServerAPIError(.configuration("cannot encode the request: \(error)"), endpoint: endpoint.name)
+        }
+        var attempt = 0
+        while true {
+            attempt += 1
+            let wait = limiter.reserve(now: Self.monotonicSeconds())
+            if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+            let outcome: RetryPolicy.Attempt
+            let failure: AppStoreServerAPIError
+            switch exchange(endpoint, body: body) {
+            case .answered(let response) where (200..<300).contains(response.status):
+                return response.body
+            case .answered(let response):
+                let payload = try? JSONDecoder().decode(ErrorPayload.self, from: response.body)
+                let code = payload?.errorCode.map(APIErrorCode.init)
+                outcome = .failed(
+                    status: response.status, code: code,
+                    retryAfterSeconds: Self.retryAfterSeconds(response.headers["retry-after"], now: clock()))
+                failure = AppStoreServerAPIError(
+                    .api(status: response.status, code: code, message: payload?.errorMessage), endpoint: endpoint.name,
+                    attempts: attempt)
+            case .noAnswer(let reason):
+                outcome = .noAnswer
+                failure = AppStoreServerAPIError(.noAnswer(reason), endpoint: endpoint.name, attempts: attempt)
+            }
+            switch configuration.retry.decide(after: attempt, outcome, jitter: random()) {
+            case .giveUp: throw failure
+            case .retry(let seconds): Thread.sleep(forTimeInterval: seconds)
+            }
+        }
+    }
+
+    /// `Retry-After` as seconds to wait: Apple documents a UNIX time in milliseconds; HTTP's
+    /// delay in seconds is read too. Nil when absent or not a number.
+    static func retryAfterSeconds(_ value: String?, now: Date) -> Double? {
+        guard let value, let number = Double(value.trimmingCharacters(in: .whitespaces)), number.isFinite, number >= 0
+        else { return nil }
+        // Any plausible UNIX time in ms is past 10^11; no delay in seconds is.
+        if number > 100_000_000_000 { return max(0, number / 1000 - now.timeIntervalSince1970) }
+        return number
+    }
+
+    /// One attempt: a token, a pooled connection (a new one if a reused one turns out closed),
+    /// the whole answer within `timeoutSeconds`.
+    private func exchange(_ endpoint: Endpoint, body: Data?) -> Exchange {
+        let base = configuration.baseURL
+        let token: String
+        do { token = try configuration.token.make(now: clock()) } catch {
+            return .noAnswer("cannot sign the request token: \(error)")
+        }
+        var headers = [
+            "Authorization": "Bearer \(token)", "Accept": "application/json", "User-Agent": Self.userAgent,
+            "Host": base.hostHeader,
+        ]
+        if body != nil { headers["Content-Type"] = "application/json" }
+        let deadline = DispatchTime.now() + configuration.timeoutSeconds
+        let limits = ExchangeLimits(deadline: deadline, maxBodyBytes: Self.maxAnswerBytes)
+        var reused = pool.withLock { $0.popLast() }
+        while true {
+            let wasReused = reused != nil
+            let connection: PooledConnection
+            if let pooled = reused {
+                connection = pooled
+            } else {
+                do {
+                    connection = PooledConnection(
+                        try LoopbackConnection(
+                            host: base.host, port: base.port, timeoutSeconds: configuration.timeoutSeconds, tls: tls,
+                            deadline: deadline))
+                } catch {
+                    return .noAnswer("cannot connect to \(base): \(error)")
+                }
+            }
+            reused = nil
+            do {
+                let response = try connection.connection.request(
+                    endpoint.method, base.pathPrefix + endpoint.target, headers: headers, body: body ?? Data(),
+                    limits: limits)
+                guard !response.isTruncated else { return .noAnswer("an answer over \(Self.maxAnswerBytes) bytes") }
+                if connection.connection.isOpen { pool.withLock { $0.append(connection) } }
+                return .answered(response)
+            } catch let error as LoopbackClientError
+                where wasReused && [.sendFailed, .closedBeforeResponse].contains(error.code)
+            {
+                continue
+            } catch {
+                return .noAnswer("\(error)")
+            }
+        }
+    }
+
+    /// One attempt's result.
+    private enum Exchange {
+        case answered(LoopbackResponse)
+        case noAnswer(String)
+    }
+
+    private static func monotonicSeconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    // MARK: - Decoding and verifying
+
+    func decode<T: Decodable>(_ type: T.Type, _ data: Data, _ endpoint: Endpoint) throws(AppStoreServerAPIError) -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch {
+            throw AppStoreServerAPIError(.invalidAnswer("\(error)"), endpoint: endpoint.name)
+        }
+    }
+
+    /// Verifies one signed object of an answer.
+    func verified<T>(
+        _ endpoint: Endpoint, _ body: () throws(VerificationError) -> T
+    ) throws(AppStoreServerAPIError) -> T {
+        do { return try body() } catch { throw AppStoreServerAPIError(.verification(error), endpoint: endpoint.name) }
+    }
+
+    var verifier: SignedDataVerifier { configuration.verifier }
+}
+
+/// A keep-alive connection that moves between threads, used by one at a time.
+private final class PooledConnection: @unchecked Sendable {
+    let connection: LoopbackConnection
+    init(_ connection: LoopbackConnection) { self.connection = connection }
+}

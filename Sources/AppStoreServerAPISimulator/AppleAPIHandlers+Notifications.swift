@@ -1,0 +1,202 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import HTTP
+
+extension AppleAPIHandlers {
+    /// Notification history reaches back 180 days in Production, 30 in Sandbox.
+    static func historyWindowDays(_ environment: AppStoreEnvironment) -> Int64 { environment == .production ? 180 : 30 }
+
+    static func notificationHistory(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {
+        guard let body = try? JSONValue(parsing: request.body), case .object = body else {
+            return error(400, 4_000_000, "Bad request.")
+        }
+        guard case .integer(let start) = body["startDate"] else { return error(400, 4_000_015, "Invalid start date.") }
+        guard case .integer(let end) = body["endDate"] else { return error(400, 4_000_016, "Invalid end date.") }
+        let now = store.nowMs
+        guard start >= now - historyWindowDays(app.environment) * 86_400_000 else {
+            return error(400, 4_000_012, "Invalid request. The start date is earlier than the allowed start date.")
+        }
+        guard start < end else { return error(400, 4_000_013, "Invalid request. The end date precedes the start date.") }
+        let type = body["notificationType"]?.stringValue
+        let subtype = body["notificationSubtype"]?.stringValue
+        let transactionId = body["transactionId"]?.stringValue
+        guard type == nil || transactionId == nil else {
+            return error(400, 4_000_019, "Invalid request. Supply either a transaction id or a notification type.")
+        }
+        let onlyFailures = body["onlyFailures"] == .bool(true)
+        var sent = store.state.withLock { state in state.notifications[app.bundleId] ?? [] }
+        sent = sent.filter { notification in
+            notification.signedDate >= start && notification.signedDate < min(end, now + 1)
+                && (!onlyFailures || !notification.delivered) && (type == nil || notification.type == type)
+                && (subtype == nil || notification.subtype == subtype)
+                && (transactionId == nil || notification.transactionIds.contains(transactionId!))
+        }
+        sent.sort { $0.signedDate < $1.signedDate }
+        let offset: Int
+        if let token = request.queryValues("paginationToken").first {
+            guard token.hasPrefix("p"), let number = Int(token.dropFirst()), (0...sent.count).contains(number) else {
+                return error(400, 4_000_014, "Invalid pagination token.")
+            }
+            offset = number
+        } else {
+            offset = 0
+        }
+        let pageEnd = min(sent.count, offset + AppStoreServerAPISimulator.pageSize)
+        let hasMore = pageEnd < sent.count
+        var answer: [String: JSONValue] = [
+            "hasMore": .bool(hasMore),
+            "notificationHistory": .array(
+                sent[offset..<pageEnd].map { notification in
+                    .object([
+                        "signedPayload": .string(notification.signedPayload),
+                        "sendAttempts": .array(notification.attempts.map(attemptJSON)),
+                    ])
+                }),
+        ]
+        if hasMore { answer["paginationToken"] = .string("p\(pageEnd)") }
+        return signed { answer }
+    }
+
+    static func attemptJSON(_ attempt: SendAttemptItem) -> JSONValue {
+        .object([
+            "attemptDate": attempt.attemptDate.map(JSONValue.integer) ?? .null,
+            "sendAttemptResult": attempt.sendAttemptResult.map { .string($0.rawValue) } ?? .null,
+        ])
+    }
+
+    static func requestTestNotification(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {
+        let token = UUID().uuidString.lowercased() + "_" + String(store.nowMs)
+        let payload: [String: JSONValue] = [
+            "notificationType": .string("TEST"), "notificationUUID": .string(UUID().uuidString.lowercased()),
+            "version": .string("2.0"),
+            "data": .object([
+                "bundleId": .string(app.bundleId), "appAppleId": app.appAppleId.map(JSONValue.integer) ?? .null,
+                "environment": .string(app.environment.rawValue),
+            ]),
+        ]
+        return signed {
+            let signed = try store.sign(payload)
+            store.state.withLock { $0.testNotifications[token] = signed }
+            return ["testNotificationToken": .string(token)]
+        }
+    }
+
+    static func testNotificationStatus(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {
+        let token = request.pathParameters["token"] ?? ""
+        guard let signed = store.state.withLock({ $0.testNotifications[token] }) else {
+            return error(
+                404, 4_040_008,
+                "Either the test notification token is expired or the notification and status are not yet available.")
+        }
+        return self.signed {
+            ["signedPayload": .string(signed), "sendAttempts": .array([])]
+        }
+    }
+
+    // MARK: - Changes
+
+    static func sendConsumption(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {
+        let id = request.pathParameters["id"] ?? ""
+        guard let body = try? JSONValue(parsing: request.body), case .object = body else {
+            return error(400, 4_000_000, "Bad request.")
+        }
+        guard body["customerConsented"] == .bool(true) else {
+            return error(400, 4_000_035, "Invalid request. The customer consented field is invalid.")
+        }
+        guard case .bool = body["sampleContentProvided"] else {
+            return error(400, 4_000_041, "Invalid request. The sample content provided field is invalid.")
+        }
+        guard case .string(let delivery) = body["deliveryStatus"], DeliveryStatus(rawValue: delivery).isKnown else {
+            return error(400, 4_000_036, "Invalid request. The delivery status field is invalid.")
+        }
+        if let share = body["consumptionPercentage"] {
+            guard case .integer(let value) = share, (0...100_000).contains(value), delivery == "DELIVERED" || value == 0
+            else { return error(400, 4_000_000, "Invalid request. The consumption percentage is invalid.") }
+        }
+        if case .string(let preference) = body["refundPreference"], !RefundPreference(rawValue: preference).isKnown {
+            return error(400, 4_000_000, "Invalid request. The refund preference is invalid.")
+        }
+        let known = store.state.withLock { state -> Bool in
+            guard find(id, in: state.transactions[app.bundleId] ?? []) != nil else { return false }
+            state.consumption.append((id, body))
+            return true
+        }
+        return known ? HTTPResponse(status: 202) : error(404, 4_040_010, "Transaction id not found.")
+    }
+
+    static func extendRenewalDate(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {
+        let original = request.pathParameters["id"] ?? ""
+        guard let body = try? JSONValue(parsing: request.body) else { return error(400, 4_000_000, "Bad request.") }
+        if let refusal = extensionRefusal(body) { return refusal }
+        guard case .integer(let days) = body["extendByDays"] else {
+            return error(400, 4_000_009, "Invalid extend by days value.")
+        }
+        let extended = store.state.withLock { state -> Transaction? in
+            guard var list = state.transactions[app.bundleId],
+                let index = list.lastIndex(where: { $0.originalTransactionId == original && $0.payload["expiresDate"] != nil }),
+                let expires = list[index].int("expiresDate")
+            else { return nil }
+            list[index].payload["expiresDate"] = .integer(expires + days * 86_400_000)
+            state.transactions[app.bundleId] = list
+            return list[index]
+        }
+        guard let extended else { return error(404, 4_040_005, "Original transaction id not found.") }
+        return signed {
+            [
+                "originalTransactionId": .string(original),
+                "webOrderLineItemId": extended.payload["webOrderLineItemId"] ?? .null, "success": .bool(true),
+                "effectiveDate": extended.payload["expiresDate"] ?? .null,
+            ]
+        }
+    }
+
+    static func massExtend(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {
+        guard let body = try? JSONValue(parsing: request.body) else { return error(400, 4_000_000, "Bad request.") }
+        if let refusal = extensionRefusal(body) { return refusal }
+        guard case .string(let product) = body["productId"], case .string(let identifier) = body["requestIdentifier"],
+            case .integer(let days) = body["extendByDays"]
+        else { return error(400, 4_000_023, "Invalid product id.") }
+        let now = store.nowMs
+        store.state.withLock { state in
+            var list = state.transactions[app.bundleId] ?? []
+            var count: Int64 = 0
+            for index in list.indices where list[index].payload["productId"]?.stringValue == product {
+                guard let expires = list[index].int("expiresDate"), expires > now else { continue }
+                list[index].payload["expiresDate"] = .integer(expires + days * 86_400_000)
+                count += 1
+            }
+            state.transactions[app.bundleId] = list
+            state.massExtensions[identifier] = (product, count, now)
+        }
+        return signed { ["requestIdentifier": .string(identifier)] }
+    }
+
+    static func massExtendStatus(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {
+        let identifier = request.pathParameters["requestIdentifier"] ?? ""
+        let product = request.pathParameters["productId"] ?? ""
+        guard let done = store.state.withLock({ $0.massExtensions[identifier] }), done.productId == product else {
+            return error(404, 4_040_009, "Invalid request. The request identifier was not found.")
+        }
+        return signed {
+            [
+                "requestIdentifier": .string(identifier), "complete": .bool(true), "completeDate": .integer(done.at),
+                "succeededCount": .integer(done.count), "failedCount": .integer(0),
+            ]
+        }
+    }
+
+    /// Apple's checks of an extension request's days, reason and identifier.
+    static func extensionRefusal(_ body: JSONValue) -> HTTPResponse? {
+        guard case .integer(let days) = body["extendByDays"], (1...90).contains(days) else {
+            return error(400, 4_000_009, "Invalid extend by days value.")
+        }
+        guard case .integer(let reason) = body["extendReasonCode"], (0...3).contains(reason) else {
+            return error(400, 4_000_010, "Invalid extend reason code.")
+        }
+        guard case .string(let identifier) = body["requestIdentifier"], !identifier.isEmpty, identifier.count <= 128 else {
+            return error(400, 4_000_011, "Invalid request identifier.")
+        }
+        return nil
+    }
+}

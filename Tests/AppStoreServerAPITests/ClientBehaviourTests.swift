@@ -1,0 +1,252 @@
+import AppStore
+import Foundation
+import Testing
+
+@testable import AppStoreServerAPI
+@testable import AppStoreServerAPISimulator
+
+/// Tokens, retries, rate and trust: how the client behaves when Apple refuses, fails or lies.
+@Suite("App Store Server API client behaviour")
+struct ClientBehaviourTests {
+    // MARK: - Tokens
+
+    @Test func theTokenCarriesWhatAppleChecks() throws {
+        let token = try APIToken(
+            p8: try APIFixture.key.pkcs8PEM(), keyId: "KEY123", issuerId: APIFixture.issuerId, bundleId: "com.example.app")
+        let jwt = try token.make(now: Date(timeIntervalSince1970: 1_800_000_000))
+        let parts = jwt.split(separator: ".").map(String.init)
+        let header = try JSONValue(parsing: try #require(Base64.decode(parts[0], alphabet: .url)))
+        let claims = try JSONValue(parsing: try #require(Base64.decode(parts[1], alphabet: .url)))
+        #expect(header == .object(["alg": .string("ES256"), "kid": .string("KEY123"), "typ": .string("JWT")]))
+        #expect(claims["iss"] == .string(APIFixture.issuerId))
+        #expect(claims["iat"] == .integer(1_800_000_000))
+        #expect(claims["exp"] == .integer(1_800_000_300))
+        #expect(claims["aud"] == .string("appstoreconnect-v1"))
+        #expect(claims["bid"] == .string("com.example.app"))
+        #expect(APIFixture.key.verifiesES256(jwt))
+    }
+
+    /// Tokens Apple refuses, each for one reason, are refused by the local API too.
+    @Test(arguments: ["no bearer", "tampered claims", "another signature"])
+    func tokensAppleRefusesAreRefused(_ change: String) throws {
+        let check = try Self.tokenCheck()
+        let jwt = try Self.token().make(now: Date())
+        let header =
+            switch change {
+            case "no bearer": "Basic abc"
+            case "tampered claims": "Bearer " + Self.replacingClaims(jwt) { $0["bid"] = .string("com.other") }
+            default: "Bearer " + String(jwt.dropLast(4)) + "AAAA"
+            }
+        #expect(throws: TokenCheck.Refusal.self, "\(change)") { _ = try check.check(authorization: header, now: Date()) }
+        #expect(try check.check(authorization: "Bearer \(jwt)", now: Date()) == APIFixture.bundleId)
+    }
+
+    @Test func expiredFutureAndOverlongTokensAreRefused() throws {
+        let check = try Self.tokenCheck()
+        let now = Date()
+        let old = try Self.token().make(now: now.addingTimeInterval(-301))
+        #expect(throws: TokenCheck.Refusal(description: "expired")) {
+            _ = try check.check(authorization: "Bearer \(old)", now: now)
+        }
+        let future = try Self.token().make(now: now.addingTimeInterval(120))
+        #expect(throws: TokenCheck.Refusal(description: "iat is in the future")) {
+            _ = try check.check(authorization: "Bearer \(future)", now: now)
+        }
+        let signer = try JWSSigner(key: APIFixture.key, keyId: APIFixture.keyId, type: "JWT")
+        let issued = Int64(now.timeIntervalSince1970)
+        let overlong = try signer.sign(
+            APIToken.Claims(iss: APIFixture.issuerId, iat: issued, exp: issued + 3601, bid: APIFixture.bundleId))
+        #expect(throws: TokenCheck.Refusal(description: "exp is more than 60 minutes after iat")) {
+            _ = try check.check(authorization: "Bearer \(overlong)", now: now)
+        }
+        let wrongAudience = try signer.sign(
+            APIToken.Claims(
+                iss: APIFixture.issuerId, iat: issued, exp: issued + 60, aud: "appstoreconnect-v2", bid: APIFixture.bundleId))
+        #expect(throws: TokenCheck.Refusal(description: "aud is not appstoreconnect-v1")) {
+            _ = try check.check(authorization: "Bearer \(wrongAudience)", now: now)
+        }
+        let wrongIssuer = try signer.sign(
+            APIToken.Claims(iss: "someone", iat: issued, exp: issued + 60, bid: APIFixture.bundleId))
+        #expect(throws: TokenCheck.Refusal(description: "iss is not the key's issuer")) {
+            _ = try check.check(authorization: "Bearer \(wrongIssuer)", now: now)
+        }
+        let otherKid = try JWSSigner(key: APIFixture.key, keyId: "OTHER", type: "JWT")
+            .sign(APIToken.Claims(iss: APIFixture.issuerId, iat: issued, exp: issued + 60, bid: APIFixture.bundleId))
+        #expect(throws: TokenCheck.Refusal(description: "unknown kid")) {
+            _ = try check.check(authorization: "Bearer \(otherKid)", now: now)
+        }
+    }
+
+    @Test func aClientWithTheWrongKeyIsAnsweredUnauthorized() throws {
+        let fixture = try APIFixture(clientKey: try ECPrivateKey(generating: .p256))
+        fixture.store.addTransaction(APIFixture.transaction("1"), bundleId: APIFixture.bundleId)
+        do {
+            _ = try fixture.client.transactionInfo("1")
+            Issue.record("a token signed by another key was accepted")
+        } catch {
+            #expect(error.status == 401)
+            #expect(error.attempts == 1)
+        }
+        let late = try APIFixture(clock: { Date().addingTimeInterval(-3600) })
+        late.store.addTransaction(APIFixture.transaction("1"), bundleId: APIFixture.bundleId)
+        #expect(throws: AppStoreServerAPIError.self) { _ = try late.client.transactionInfo("1") }
+    }
+
+    // MARK: - Retries
+
+    @Test func rateLimitsAndServerErrorsAreRetried() throws {
+        let fixture = try APIFixture()
+        fixture.store.addTransaction(APIFixture.transaction("1"), bundleId: APIFixture.bundleId)
+        fixture.store.inject(.status(429, code: 4_290_000, retryAfter: "0"), count: 2)
+        #expect(try fixture.client.transactionInfo("1").payload.transactionId == "1")
+        #expect(fixture.store.requestCount("transaction-info") == 3)
+
+        fixture.store.inject(.status(500, code: 5_000_001, retryAfter: nil), count: 1)
+        fixture.store.inject(.status(503, code: nil, retryAfter: nil), count: 1)
+        _ = try fixture.client.transactionInfo("1")
+        #expect(fixture.store.requestCount("transaction-info") == 6)
+
+        fixture.store.inject(.status(503, code: nil, retryAfter: nil), count: 10)
+        do {
+            _ = try fixture.client.transactionInfo("1")
+            Issue.record("ten 503s in a row were not a failure")
+        } catch {
+            #expect(error.status == 503)
+            #expect(error.attempts == 4)
+            #expect(error.description.hasSuffix("(after 4 attempts)"))
+        }
+    }
+
+    @Test func errorsAppleCallsFinalAreNotRetriedAndRetryableOnesAre() throws {
+        let fixture = try APIFixture()
+        #expect(throws: AppStoreServerAPIError.self) { _ = try fixture.client.transactionInfo("404") }
+        #expect(fixture.store.requestCount("transaction-info") == 1)
+        fixture.store.addTransaction(APIFixture.transaction("2"), bundleId: APIFixture.bundleId)
+        fixture.store.inject(.status(404, code: 4_040_006, retryAfter: nil), count: 1)
+        _ = try fixture.client.transactionInfo("2")
+        #expect(fixture.store.requestCount("transaction-info") == 3)
+    }
+
+    @Test func retryAfterAsAppleWritesItIsHonoured() throws {
+        let fixture = try APIFixture()
+        fixture.store.addTransaction(APIFixture.transaction("1"), bundleId: APIFixture.bundleId)
+        let until = Int64(Date().timeIntervalSince1970 * 1000) + 400
+        fixture.store.inject(.status(429, code: 4_290_000, retryAfter: String(until)), count: 1)
+        let started = Date()
+        _ = try fixture.client.transactionInfo("1")
+        #expect(Date().timeIntervalSince(started) >= 0.3)
+    }
+
+    @Test func aSlowAnswerIsNoAnswerAndIsRetried() throws {
+        let fixture = try APIFixture(timeoutSeconds: 0.3)
+        fixture.store.addTransaction(APIFixture.transaction("1"), bundleId: APIFixture.bundleId)
+        fixture.store.inject(.delay(1.0), count: 1)
+        #expect(try fixture.client.transactionInfo("1").payload.transactionId == "1")
+        #expect(fixture.store.requestCount("transaction-info") == 2)
+    }
+
+    // MARK: - Trust
+
+    @Test func signedDataThatDoesNotVerifyIsRefusedWhole() throws {
+        let fixture = try APIFixture(trustedRoot: try TestChain(name: "Elsewhere").root)
+        fixture.store.addTransaction(APIFixture.transaction("1"), bundleId: APIFixture.bundleId)
+        do {
+            _ = try fixture.client.transactionInfo("1")
+            Issue.record("data signed under an untrusted root was accepted")
+        } catch {
+            guard case .verification(let failure) = error.kind else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(failure.status == .verificationFailure)
+        }
+    }
+
+    // MARK: - Decisions as values
+
+    @Test(
+        arguments: [
+            (1, RetryPolicy.Attempt.noAnswer, 0.0, RetryPolicy.Decision.retry(afterSeconds: 0.25)),
+            (2, .failed(status: 500, code: nil, retryAfterSeconds: nil), 1.0, .retry(afterSeconds: 1.0)),
+            (3, .failed(status: 429, code: nil, retryAfterSeconds: 7), 0.5, .retry(afterSeconds: 7)),
+            (3, .failed(status: 429, code: nil, retryAfterSeconds: 700), 0.5, .retry(afterSeconds: 30)),
+            (4, .failed(status: 500, code: nil, retryAfterSeconds: nil), 0.5, .retry(afterSeconds: 3)),
+            (5, .failed(status: 500, code: nil, retryAfterSeconds: nil), 0.5, .giveUp),
+            (1, .failed(status: 400, code: APIErrorCode(4_000_006), retryAfterSeconds: nil), 0.5, .giveUp),
+            (1, .failed(status: 404, code: APIErrorCode(4_040_002), retryAfterSeconds: nil), 0.0, .retry(afterSeconds: 0.25)),
+            (1, .failed(status: 401, code: nil, retryAfterSeconds: nil), 0.0, .giveUp),
+        ] as [(Int, RetryPolicy.Attempt, Double, RetryPolicy.Decision)])
+    func retryDecisions(attempt: Int, outcome: RetryPolicy.Attempt, jitter: Double, decision: RetryPolicy.Decision) {
+        #expect(RetryPolicy().decide(after: attempt, outcome, jitter: jitter) == decision)
+    }
+
+    @Test func theRateLimiterSpacesCallsAfterABurst() {
+        let limiter = RateLimiter(requestsPerSecond: 10, now: 100)
+        let waits = (0..<12).map { _ in limiter.reserve(now: 100) }
+        #expect(waits.prefix(10).allSatisfy { $0 == 0 })
+        #expect(abs(waits[10] - 0.1) < 1e-9)
+        #expect(abs(waits[11] - 0.2) < 1e-9)
+        #expect(limiter.reserve(now: 102) == 0)
+        #expect(RateLimiter(requestsPerSecond: 0, now: 0).reserve(now: 0) == 0)
+    }
+
+    @Test func targetsEscapeValuesAndRepeatFilters() {
+        let filter = TransactionHistoryRequest(
+            startDate: 1, productIds: ["a b", "c"], productTypes: [.autoRenewable], sort: .descending, revoked: false)
+        #expect(
+            Endpoint.transactionHistory(transactionId: "1/2", filter: filter, revision: "r20").target
+                == "/inApps/v2/history/1%2F2?revision=r20&startDate=1&productId=a%20b&productId=c&productType=AUTO_RENEWABLE&sort=DESCENDING&revoked=false"
+        )
+        #expect(
+            Endpoint.allSubscriptionStatuses(transactionId: "9", statuses: [.active, .billingRetry]).target
+                == "/inApps/v1/subscriptions/9?status=1&status=3")
+        #expect(
+            Endpoint.renewalDateExtensionStatus(productId: "p", requestIdentifier: "r").path
+                == "/inApps/v1/subscriptions/extend/mass/p/r")
+        #expect(Endpoint.requestTestNotification.method == "POST")
+        #expect(Endpoint.setAppAccountToken(originalTransactionId: "1", .init(appAccountToken: "x")).method == "PUT")
+    }
+
+    @Test func retryAfterIsReadAsUNIXMillisecondsOrSeconds() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(AppStoreServerAPIClient.retryAfterSeconds("1800000002500", now: now) == 2.5)
+        #expect(AppStoreServerAPIClient.retryAfterSeconds("1799999999000", now: now) == 0)
+        #expect(AppStoreServerAPIClient.retryAfterSeconds("12", now: now) == 12)
+        #expect(AppStoreServerAPIClient.retryAfterSeconds("soon", now: now) == nil)
+        #expect(AppStoreServerAPIClient.retryAfterSeconds("-1", now: now) == nil)
+        #expect(AppStoreServerAPIClient.retryAfterSeconds(nil, now: now) == nil)
+    }
+
+    @Test func errorCodesHaveApplesNames() {
+        #expect(APIErrorCode(4_040_010).name == "TransactionIdNotFoundError")
+        #expect(APIErrorCode(4_290_000).isRetryable)
+        #expect(APIErrorCode(5_000_001).isRetryable)
+        #expect(!APIErrorCode(5_000_000).isRetryable)
+        #expect(APIErrorCode(9_990_000).name == nil)
+        #expect(APIErrorCode(9_990_000).description == "9990000")
+    }
+
+    // MARK: - Helpers
+
+    static func token() throws -> APIToken {
+        try APIToken(
+            p8: try APIFixture.key.pkcs8PEM(), keyId: APIFixture.keyId, issuerId: APIFixture.issuerId,
+            bundleId: APIFixture.bundleId)
+    }
+
+    static func tokenCheck() throws -> TokenCheck {
+        TokenCheck(keys: [
+            try TokenCheck.Key(
+                keyId: APIFixture.keyId, issuerId: APIFixture.issuerId, publicKeyPEM: try APIFixture.key.publicKeyPEM(),
+                bundleIds: [APIFixture.bundleId])
+        ])
+    }
+
+    /// `jwt` with its claims changed and its signature kept (so no longer matching).
+    static func replacingClaims(_ jwt: String, _ change: (inout JSONValue) -> Void) -> String {
+        let parts = jwt.split(separator: ".").map(String.init)
+        guard let data = Base64.decode(parts[1], alphabet: .url), var claims = try? JSONValue(parsing: data) else { return jwt }
+        change(&claims)
+        return [parts[0], Base64.encode(Data(claims.serialized().utf8), alphabet: .url), parts[2]].joined(separator: ".")
+    }
+}

@@ -1,0 +1,206 @@
+import AppStore
+import AppStoreServerAPI
+import AppStoreServerAPISimulator
+import Foundation
+import Testing
+
+/// Every endpoint against the local App Store Server API: Apple's shapes, paging and errors,
+/// every signed object verified.
+@Suite("App Store Server API endpoints")
+struct EndpointTests {
+    let fixture: APIFixture
+    init() throws { fixture = try APIFixture() }
+
+    var store: SimulatedAppStore { fixture.store }
+    var client: AppStoreServerAPIClient { fixture.client }
+
+    @Test func transactionInfoIsVerified() throws {
+        store.addTransaction(APIFixture.transaction("1000"), bundleId: APIFixture.bundleId)
+        let verified = try client.transactionInfo("1000")
+        #expect(verified.payload.transactionId == "1000")
+        #expect(verified.isSignedByAppStore)
+        do {
+            _ = try client.transactionInfo("9999")
+            Issue.record("an unknown transaction was found")
+        } catch {
+            #expect(error.status == 404)
+            #expect(error.code == .transactionIdNotFound)
+            #expect(error.description.contains("TransactionIdNotFoundError (4040010)"))
+        }
+    }
+
+    @Test func transactionHistoryPagesByRevisionWithItsFilters() throws {
+        for index in 0..<45 {
+            let product = index % 3 == 0 ? "pro.yearly" : "pro.monthly"
+            store.addTransaction(
+                APIFixture.transaction("\(2000 + index)", original: "2000", product: product, revoked: index == 7),
+                bundleId: APIFixture.bundleId)
+        }
+        store.addTransaction(APIFixture.transaction("3000"), bundleId: APIFixture.bundleId)
+        let first = try client.transactionHistoryPage("2010")
+        #expect(first.transactions.count == 20)
+        #expect(first.hasMore)
+        let all = try client.transactionHistory("2000")
+        #expect(all.map(\.payload.transactionId) == (0..<45).map { "\(2000 + $0)" })
+        #expect(store.requestCount("transaction-history") == 1 + 3)
+
+        let yearly = try client.transactionHistory("2000", filter: TransactionHistoryRequest(productIds: ["pro.yearly"]))
+        #expect(yearly.count == 15)
+        let revoked = try client.transactionHistory("2000", filter: TransactionHistoryRequest(revoked: true))
+        #expect(revoked.map(\.payload.transactionId) == ["2007"])
+        let newest = try client.transactionHistoryPage("2000", filter: TransactionHistoryRequest(sort: .descending))
+        #expect(newest.transactions.first?.payload.transactionId == "2044")
+        let refunds = try client.refundHistoryPage("2000")
+        #expect(refunds.transactions.map(\.payload.transactionId) == ["2007"])
+        #expect(!refunds.hasMore)
+    }
+
+    @Test func statusesFollowTheSubscriptionsAndTheirFilter() throws {
+        let now = APIFixture.nowMs
+        store.addTransaction(
+            APIFixture.transaction("4000", expires: now + 86_400_000), bundleId: APIFixture.bundleId, account: "a")
+        store.addTransaction(
+            APIFixture.transaction("4100", expires: now - 86_400_000), bundleId: APIFixture.bundleId, account: "a")
+        store.addTransaction(APIFixture.transaction("4200", expires: now - 1000), bundleId: APIFixture.bundleId, account: "a")
+        store.setRenewalInfo(
+            [
+                "originalTransactionId": .string("4200"), "gracePeriodExpiresDate": .integer(now + 3_600_000),
+                "environment": .string("Sandbox"), "autoRenewStatus": .integer(1),
+            ],
+            originalTransactionId: "4200")
+        let statuses = try client.subscriptionStatuses("4000")
+        let byId = Dictionary(uniqueKeysWithValues: statuses.map { ($0.originalTransactionId ?? "", $0) })
+        #expect(byId["4000"]?.status == .active)
+        #expect(byId["4100"]?.status == .expired)
+        #expect(byId["4200"]?.status == .billingGracePeriod)
+        #expect(byId["4200"]?.renewalInfo?.payload.gracePeriodExpiresDate == now + 3_600_000)
+        #expect(byId["4000"]?.transaction?.payload.transactionId == "4000")
+        let active = try client.subscriptionStatuses("4000", statuses: [.active])
+        #expect(active.map(\.originalTransactionId) == ["4000"])
+    }
+
+    @Test func notificationHistoryPagesAndFilters() throws {
+        let now = APIFixture.nowMs
+        for index in 0..<25 {
+            let transaction = APIFixture.transaction("\(5000 + index)")
+            let signed = try APIFixture.notification(
+                type: index == 3 ? "REFUND" : "DID_RENEW", transaction: transaction, signedDate: now - Int64(25 - index) * 60_000)
+            try store.addNotification(signed, bundleId: APIFixture.bundleId, delivered: index % 5 != 0)
+        }
+        let range = NotificationHistoryRequest(startDate: now - 86_400_000, endDate: now + 1000)
+        let first = try client.notificationHistoryPage(range)
+        #expect(first.notificationHistory?.count == 20)
+        #expect(first.hasMore == true)
+        let second = try client.notificationHistoryPage(range, paginationToken: first.paginationToken)
+        #expect(second.notificationHistory?.count == 5)
+        #expect(second.hasMore == false)
+        #expect(second.paginationToken == nil)
+
+        var failures = range
+        failures.onlyFailures = true
+        #expect(try client.notificationHistoryPage(failures).notificationHistory?.count == 5)
+        var refunds = range
+        refunds.notificationType = .refund
+        #expect(try client.notificationHistoryPage(refunds).notificationHistory?.count == 1)
+        var byTransaction = range
+        byTransaction.transactionId = "5007"
+        #expect(try client.notificationHistoryPage(byTransaction).notificationHistory?.count == 1)
+
+        var both = byTransaction
+        both.notificationType = .refund
+        #expect(throws: AppStoreServerAPIError.self) { _ = try client.notificationHistoryPage(both) }
+        do {
+            _ = try client.notificationHistoryPage(NotificationHistoryRequest(startDate: now - 31 * 86_400_000, endDate: now))
+            Issue.record("a start date past Sandbox's 30 days was accepted")
+        } catch {
+            #expect(error.code == .startDateTooFarInPast)
+        }
+        do {
+            _ = try client.notificationHistoryPage(range, paginationToken: "bogus")
+            Issue.record("a bad pagination token was accepted")
+        } catch {
+            #expect(error.code == .invalidPaginationToken)
+        }
+    }
+
+    @Test func testNotificationsAreRequestedAndVerified() throws {
+        let token = try client.requestTestNotification()
+        let status = try client.testNotificationStatus(token)
+        #expect(status.notification?.notification.payload.notificationType == .test)
+        #expect(throws: AppStoreServerAPIError.self) { _ = try client.testNotificationStatus("unknown") }
+    }
+
+    @Test func consumptionInformationIsSentAndCheckedAsAppleDoes() throws {
+        store.addTransaction(APIFixture.transaction("6000"), bundleId: APIFixture.bundleId)
+        let request = ConsumptionRequest(
+            customerConsented: true, sampleContentProvided: false, deliveryStatus: .delivered, consumptionPercentage: 25_000,
+            refundPreference: .decline)
+        try client.sendConsumptionInformation(request, transactionId: "6000")
+        let sent = try #require(store.consumptionRequests.first)
+        #expect(sent.transactionId == "6000")
+        #expect(sent.request["deliveryStatus"] == .string("DELIVERED"))
+        #expect(sent.request["consumptionPercentage"] == .integer(25_000))
+
+        var withoutConsent = request
+        withoutConsent.customerConsented = false
+        do {
+            try client.sendConsumptionInformation(withoutConsent, transactionId: "6000")
+            Issue.record("consumption without consent was accepted")
+        } catch {
+            #expect(error.code == APIErrorCode(4_000_035))
+        }
+    }
+
+    @Test func renewalDatesAreExtendedOneAndMass() throws {
+        let now = APIFixture.nowMs
+        store.addTransaction(APIFixture.transaction("7000", expires: now + 86_400_000), bundleId: APIFixture.bundleId)
+        store.addTransaction(APIFixture.transaction("7100", expires: now + 86_400_000), bundleId: APIFixture.bundleId)
+        let answer = try client.extendRenewalDate(
+            ExtendRenewalDateRequest(extendByDays: 3, extendReasonCode: .customerSatisfaction, requestIdentifier: "r1"),
+            originalTransactionId: "7000")
+        #expect(answer.success == true)
+        #expect(answer.effectiveDate == now + 4 * 86_400_000)
+        #expect(store.expiresDate(originalTransactionId: "7000", bundleId: APIFixture.bundleId) == now + 4 * 86_400_000)
+        #expect(throws: AppStoreServerAPIError.self) {
+            _ = try client.extendRenewalDate(
+                ExtendRenewalDateRequest(extendByDays: 91, extendReasonCode: .other, requestIdentifier: "r2"),
+                originalTransactionId: "7000")
+        }
+
+        let mass = try client.extendRenewalDatesForAllActiveSubscribers(
+            MassExtendRenewalDateRequest(
+                extendByDays: 1, extendReasonCode: .serviceIssueOrOutage, requestIdentifier: "m1", productId: "pro.monthly"))
+        #expect(mass.requestIdentifier == "m1")
+        let status = try client.renewalDateExtensionStatus(productId: "pro.monthly", requestIdentifier: "m1")
+        #expect(status.complete == true)
+        #expect(status.succeededCount == 2)
+    }
+
+    @Test func ordersAndAppAccountTokens() throws {
+        store.addTransaction(APIFixture.transaction("8000"), bundleId: APIFixture.bundleId)
+        store.addOrder("MK5TTTVWJH", transactionIds: ["8000"])
+        let order = try client.lookUpOrderId("MK5TTTVWJH")
+        #expect(order.status == .valid)
+        #expect(order.transactions.map(\.payload.transactionId) == ["8000"])
+        #expect(try client.lookUpOrderId("UNKNOWN").status == .invalid)
+
+        let token = "7E3FB20B-4CDB-47CC-936D-99D65F608138"
+        try client.setAppAccountToken(token, originalTransactionId: "8000")
+        #expect(store.appAccountToken(originalTransactionId: "8000", bundleId: APIFixture.bundleId) == token.lowercased())
+        #expect(try client.transactionInfo("8000").payload.appAccountToken == token.lowercased())
+        do {
+            try client.setAppAccountToken("not-a-uuid", originalTransactionId: "8000")
+            Issue.record("a token that is no UUID was accepted")
+        } catch {
+            #expect(error.code == APIErrorCode(4_000_183))
+        }
+    }
+
+    @Test func answersAsJSONHaveTheirSignedMembersDecoded() throws {
+        store.addTransaction(APIFixture.transaction("9000"), bundleId: APIFixture.bundleId)
+        let json = try client.answerJSON(.transactionHistory(transactionId: "9000", filter: .init(), revision: nil))
+        #expect(json["signedTransactions"] == nil)
+        #expect(json["transactions"]?.arrayValue?.first?["transactionId"] == .string("9000"))
+        #expect(json["hasMore"] == .bool(false))
+    }
+}
