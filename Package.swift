@@ -95,7 +95,9 @@ let package = Package(
             resources: [.copy("Resources")]),
         .testTarget(
             name: "RevenueDotTests",
-            dependencies: ["RevenueDot", "AppStore", "Storage", "LoopbackClient", "HTTP"]),
+            dependencies: [
+                "RevenueDot", "AppStore", "AppStoreServerAPI", "AppStoreServerAPISimulator", "Storage", "LoopbackClient", "HTTP",
+            ]),
         .testTarget(
             name: "AppStoreServerAPITests",
             dependencies: ["AppStoreServerAPI", "AppStoreServerAPISimulator", "AppStore", "HTTP", "LoopbackClient"]),

@@ -42,6 +42,13 @@ public struct APIToken: Sendable {
         self.bundleId = bundleId
     }
 
+    /// A token maker for `key` (P-256), as `init(p8:keyId:issuerId:bundleId:)`.
+    public init(key: ECPrivateKey, keyId: String, issuerId: String, bundleId: String) throws {
+        signer = try JWSSigner(key: key, keyId: keyId, type: "JWT")
+        self.issuerId = issuerId
+        self.bundleId = bundleId
+    }
+
     public var keyId: String { signer.keyId ?? "" }
 
     /// A token valid from `now` for `lifetimeSeconds`.

@@ -10,7 +10,7 @@ import Synchronization
 /// whose descriptors belong to SQLite: closing another descriptor of the database would drop the
 /// POSIX locks SQLite holds on it. The kernel releases the lock when the process ends, however it
 /// ends, so a crash leaves nothing to clean up.
-final class DatabaseLock: Sendable {
+public final class DatabaseLock: Sendable {
     private let descriptor: Int32
     private let released = Atomic<Bool>(false)
 
@@ -40,6 +40,18 @@ final class DatabaseLock: Sendable {
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(descriptor, 0)
         _ = pwrite(descriptor, pid, pid.count, 0)
+    }
+
+    /// Whether another process holds the lock of the database at `databasePath` now (a running
+    /// `serve` or `replay`): commands that can work through a running server ask first.
+    public static func isHeldByAnother(databasePath: String) -> Bool {
+        let path = URL(fileURLWithPath: databasePath).resolvingSymlinksInPath().path + ".lock"
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+        _ = flock(descriptor, LOCK_UN)
+        return false
     }
 
     /// Lets the lock go (once; later calls do nothing). The store calls it when everything it

@@ -8,7 +8,7 @@
 /// The schema must be this build's (`Migrator.requireCurrent`): an older database is migrated by
 /// the server, not by a command that reads it.
 public final class SQLiteReader: Sendable {
-    private let readers: ReaderPool
+    let readers: ReaderPool
 
     /// Opens the database at `path`, which must exist and be at this build's schema.
     public init(path: String) throws(StoreError) {

@@ -21,7 +21,7 @@ public final class SQLiteStore: Sendable {
     public let warnings: [String]
     private let queue = WriteQueue()
     private let pendingRejects = PendingRejects()
-    private let readers: ReaderPool
+    let readers: ReaderPool
     private let checkpointer = Checkpointer()
     /// Left by the writer thread when it has drained the queue, checkpointed and closed its connection.
     private let writerFinished = DispatchGroup()

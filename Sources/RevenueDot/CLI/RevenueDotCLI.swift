@@ -16,6 +16,8 @@ public enum RevenueDotCLI {
           simulate       a local App Store: sign and post notification stories to a running server
           replay         rebuild subscription state, events and timers from the stored inputs
           verify         verify App Store signed data and print its decoded payload
+          apple          call the App Store Server API for an app and print Apple's answer
+          backfill       recover the notifications Apple sent that were never stored
           help           show this text
 
         Every command takes --config FILE (default revenuedot.json).
@@ -40,6 +42,10 @@ public enum RevenueDotCLI {
             return 0
         case "verify":
             return runCommand("verify", rest, usage: VerifyCommand.usage) { try VerifyCommand(arguments: rest).run() }
+        case "apple":
+            return runCommand("apple", rest, usage: AppleCommand.usage) { try AppleCommand(arguments: rest).run() }
+        case "backfill":
+            return runCommand("backfill", rest, usage: BackfillCommand.usage) { try BackfillCommand(arguments: rest).run() }
         case "serve":
             return runCommand("serve", rest, usage: ServeCommand.usage) { try ServeCommand(arguments: rest).run() }
         case "init":

@@ -45,7 +45,7 @@ public enum ConfigLoader {
             throw ConfigError(file: file, key: "", problem: "not valid JSON (\(error))")
         }
         let root = try ConfigReader(file: file, path: "", value: json)
-        try root.rejectUnknownKeys(["listen", "database", "apps", "scheduler", "http"])
+        try root.rejectUnknownKeys(["listen", "database", "apps", "scheduler", "http", "appleApi"])
         let directory = URL(fileURLWithPath: file).deletingLastPathComponent()
 
         let listen = try listenAddress(root)
@@ -81,7 +81,8 @@ public enum ConfigLoader {
         ])
         return RevenueDotConfig(
             file: file, listen: listen, database: database, apps: apps,
-            scheduler: SchedulerConfig(intervalMs: Int(intervalMs)), http: try httpConfig(http))
+            scheduler: SchedulerConfig(intervalMs: Int(intervalMs)), http: try httpConfig(http),
+            appleAPI: try AppleAPIConfigLoader.load(try root.object("appleApi"), directory: directory))
     }
 
     /// The `http` object's values, defaults filled in.

@@ -13,6 +13,7 @@ public struct RevenueDotConfig: Sendable {
     public var apps: [AppConfig]
     public var scheduler: SchedulerConfig
     public var http: HTTPConfig
+    public var appleAPI = AppleAPIConfig()
 
     /// The app with this id.
     public func app(_ id: String) -> AppConfig? { apps.first { $0.id == id } }

@@ -26,6 +26,11 @@ final class Metrics: Sendable {
     /// Timers the scheduler fired, and those that failed to (retried a minute later).
     let timersFired = Counter()
     let timersFailed = Counter()
+    /// Notifications a backfill listed, by what ingest made of them: new, already_stored, refused.
+    let backfillNotifications = LabeledCounter()
+    /// Backfill runs (per app and environment), by outcome: completed, stopped.
+    let backfillRuns = LabeledCounter()
+    let backfillPages = Counter()
 
     /// The exposition text; `outbox` adds the delivery backlog read from storage, `heldBacklog`
     /// the notifications stored held.
@@ -95,6 +100,12 @@ final class Metrics: Sendable {
         lines += deliveryLatency.render(name: "revenuedot_webhook_delivery_latency_seconds")
         counter("revenuedot_timers_fired_total", "Timers the scheduler fed to the reducer.", timersFired.count)
         counter("revenuedot_timers_failed_total", "Timers that failed to fire (tried again a minute later).", timersFailed.count)
+        labeled(
+            "revenuedot_backfill_notifications_total",
+            "Notifications automatic backfill read from Apple's history, by what ingest made of them.", "result",
+            backfillNotifications)
+        labeled("revenuedot_backfill_runs_total", "Automatic backfill runs, by outcome.", "outcome", backfillRuns)
+        counter("revenuedot_backfill_pages_total", "Pages of notification history automatic backfill read.", backfillPages.count)
         if let heldBacklog {
             lines += [
                 "# HELP revenuedot_notifications_held_backlog Notifications stored held, waiting for a configuration that accepts them (applied at the next start that does).",

@@ -14,6 +14,7 @@ public final class RevenueDotService: Sendable {
     private let scheduler: Scheduler
     private let workers: [DeliveryWorker]
     private let held: HeldNotifications
+    private let backfill: AutomaticBackfill
     private let heldOutcome = Locked<HeldNotifications.Outcome?>(nil)
     private let failedOutcome = Locked<HeldNotifications.Outcome?>(nil)
     /// Left when the start's pass over held notifications is over (entered by `start()`).
@@ -93,6 +94,7 @@ public final class RevenueDotService: Sendable {
         let verifiers = try AppVerifiers.forApps(of: config)
         let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics, log: log)
         held = HeldNotifications(verifiers: verifiers, store: store, handOff: handOff, clock: clock)
+        backfill = AutomaticBackfill(config: config, ingest: ingest, store: store, metrics: metrics, log: log)
         let subscribers = SubscribersAPI(
             keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, cache: cache, clock: Date.init)
         let http = HTTPServerConfiguration(
@@ -129,7 +131,14 @@ public final class RevenueDotService: Sendable {
             // An address that parses but cannot be bound: in use, or not this machine's.
             throw ConfigError(file: config.file, key: "listen", problem: error.message)
         }
-        scheduler.start()
+        // Timers wait for the first backfill (at most `firstBackfillWait`): a renewal Apple sent
+        // while the server was down must not be taken for an expiry first.
+        if backfill.isActive {
+            backfill.start(firstPassDone: { [scheduler] in scheduler.start() })
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.firstBackfillWait) { [scheduler] in scheduler.start() }
+        } else {
+            scheduler.start()
+        }
         for worker in workers { worker.start() }
         heldPass.enter()
         NamedThread.start("held-reapply") { [held, heldOutcome, failedOutcome, heldPass, log] in
@@ -181,6 +190,9 @@ public final class RevenueDotService: Sendable {
         failedOutcome.value.map { ($0.applied, $0.notApplied) }
     }
 
+    /// How long timers wait at start for the first automatic backfill.
+    static let firstBackfillWait: Double = 120
+
     /// How long `shutdown` waits for storage to finish after the HTTP drain.
     public static let storageShutdownTimeout: Duration = .seconds(60)
 
@@ -201,6 +213,8 @@ public final class RevenueDotService: Sendable {
         held.stop()
         let heldStopped = heldPass.wait(timeout: .after(remaining())) == .success
         let schedulerStopped = scheduler.stop(waitingUntil: .after(remaining()))
+        // A backfill stops after the notification in hand; the rest is read at the next start.
+        let backfillStopped = backfill.stop(waitingUntil: .after(remaining()))
         // All workers stop together, so apps do not add up their grace periods.
         for worker in workers { worker.beginStop() }
         let grace = workers.map(\.stopGrace).max() ?? 0
@@ -208,6 +222,6 @@ public final class RevenueDotService: Sendable {
         for worker in workers { worker.waitStopped(until: workersDeadline) }
         // A second at least: a pass or tick that ended just in time leaves storage its close.
         let closed = store.close(waitingAtMost: max(remaining(), .seconds(1)))
-        return closed && heldStopped && schedulerStopped
+        return closed && heldStopped && schedulerStopped && backfillStopped
     }
 }

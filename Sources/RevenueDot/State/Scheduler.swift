@@ -43,8 +43,15 @@ final class Scheduler: Sendable {
         self.cache = cache
     }
 
+    /// Starts ticking; once only, and never after `stop` (a start deferred behind the first
+    /// backfill may come after a shutdown began).
     func start() {
-        running.withLock { $0 = true }
+        let starts = running.withLock { running -> Bool in
+            guard !running, !stopping.value else { return false }
+            running = true
+            return true
+        }
+        guard starts else { return }
         NamedThread.start("scheduler") { [self] in
             while running.value {
                 _ = try? tick()
@@ -58,9 +65,9 @@ final class Scheduler: Sendable {
     /// batch was still waiting for storage then (a disk that does not answer).
     @discardableResult
     func stop(waitingUntil deadline: DispatchTime = .distantFuture) -> Bool {
+        stopping.withLock { $0 = true }
         guard running.value else { return true }
         running.withLock { $0 = false }
-        stopping.withLock { $0 = true }
         wake.signal()
         return stopped.wait(timeout: deadline) == .success
     }

@@ -1,0 +1,110 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import Storage
+import Synchronization
+
+/// `serve`'s backfill: at start and every `appleApi.backfillIntervalMinutes`, for each app with
+/// an `inAppPurchaseKey` and each environment it accepts that Apple keeps history of, recovers
+/// what was sent since the newest stored notification (less the margin), through this server's
+/// ingest. A run that fails is logged and tried again at the next interval.
+final class AutomaticBackfill: Sendable {
+    private let config: RevenueDotConfig
+    private let ingest: Ingest
+    private let store: SQLiteStore
+    private let metrics: Metrics
+    private let log: @Sendable (String) -> Void
+    private let stopping = Mutex(false)
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchGroup()
+
+    init(
+        config: RevenueDotConfig, ingest: Ingest, store: SQLiteStore, metrics: Metrics,
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        self.config = config
+        self.ingest = ingest
+        self.store = store
+        self.metrics = metrics
+        self.log = log
+    }
+
+    /// The apps it backfills: those with a key, and at least one environment with history.
+    static func apps(of config: RevenueDotConfig) -> [AppConfig] {
+        guard config.appleAPI.backfillIntervalMinutes > 0 else { return [] }
+        return config.apps.filter { $0.inAppPurchaseKey != nil && !Backfill.environments(of: $0).isEmpty }
+    }
+
+    /// Whether `start` runs anything: some app qualifies.
+    var isActive: Bool { !Self.apps(of: config).isEmpty }
+
+    /// Starts the thread, which runs at once and then every interval, calling `firstPassDone`
+    /// after the first pass; nothing when no app qualifies.
+    func start(firstPassDone: @escaping @Sendable () -> Void = {}) {
+        guard isActive else { return }
+        finished.enter()
+        let thread = Thread { [self] in
+            defer { finished.leave() }
+            let interval = Double(config.appleAPI.backfillIntervalMinutes) * 60
+            runOnce()
+            firstPassDone()
+            while wake.wait(timeout: .now() + interval) == .timedOut && !stopping.withLock({ $0 }) {
+                runOnce()
+            }
+        }
+        thread.name = "backfill"
+        thread.start()
+    }
+
+    /// Stops after the page in progress; true when the thread ended by `deadline`.
+    func stop(waitingUntil deadline: DispatchTime) -> Bool {
+        stopping.withLock { $0 = true }
+        wake.signal()
+        return finished.wait(timeout: deadline) == .success
+    }
+
+    /// One pass over every app and environment.
+    func runOnce() {
+        for app in Self.apps(of: config) {
+            for environment in Backfill.environments(of: app) {
+                guard !stopping.withLock({ $0 }) else { return }
+                run(app, environment)
+            }
+        }
+    }
+
+    private func run(_ app: AppConfig, _ environment: AppStoreEnvironment) {
+        let label = "backfill \(app.id) \(environment.rawValue)"
+        do {
+            let client = try AppleAPIClients.client(for: app, environment: environment, config: config.appleAPI)
+            let window = Backfill.window(
+                since: nil, until: nil,
+                newestStored: try store.newestNotificationSignedDate(appId: app.id, environment: environment.rawValue),
+                marginMs: Int64(config.appleAPI.backfillMarginMinutes) * 60_000, environment: environment,
+                nowMs: UnixTime.nowMs)
+            var reported = Backfill.Counts()
+            let counts = try Backfill.run(
+                client: client, request: NotificationHistoryRequest(startDate: window.start, endDate: window.end),
+                deliver: BackfillDelivery.inProcess(ingest, appId: app.id), isCancelled: { stopping.withLock { $0 } },
+                progress: { counts in
+                    record(counts, since: reported)
+                    reported = counts
+                })
+            metrics.backfillRuns.increment(label: "completed")
+            if counts.new > 0 || counts.refused > 0 { log("\(label): \(BackfillCommand.summary(counts))") }
+        } catch let stopped as Backfill.Stopped {
+            metrics.backfillRuns.increment(label: "stopped")
+            log("\(label): stopped: \(stopped) (\(BackfillCommand.summary(stopped.counts)) so far); tried again later")
+        } catch {
+            metrics.backfillRuns.increment(label: "stopped")
+            log("\(label): \(error); tried again later")
+        }
+    }
+
+    private func record(_ counts: Backfill.Counts, since previous: Backfill.Counts) {
+        metrics.backfillPages.increment(by: counts.pages - previous.pages)
+        metrics.backfillNotifications.increment(label: "new", by: counts.new - previous.new)
+        metrics.backfillNotifications.increment(label: "already_stored", by: counts.alreadyStored - previous.alreadyStored)
+        metrics.backfillNotifications.increment(label: "refused", by: counts.refused - previous.refused)
+    }
+}

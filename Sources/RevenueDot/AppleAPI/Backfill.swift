@@ -1,0 +1,94 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+
+/// Recovers the notifications Apple sent that RevenueDot never stored (a server down longer
+/// than Apple's retries, which Sandbox never makes): pages through Get Notification History and
+/// hands every `signedPayload` to the ingest path as Apple's POST would, so a backfilled
+/// notification is verified, deduplicated on `notificationUUID`, stored and applied exactly as a
+/// pushed one, and one already stored changes nothing.
+///
+/// https://developer.apple.com/documentation/appstoreserverapi/get-notification-history
+enum Backfill {
+    /// What a run did, for progress lines, the summary and `/metrics`.
+    struct Counts: Equatable, Sendable {
+        var pages = 0
+        /// Notifications Apple listed.
+        var listed = 0
+        /// Stored now (applied, held, or failed to apply and kept): Apple's push had not arrived.
+        var new = 0
+        /// Already stored: nothing changed.
+        var alreadyStored = 0
+        /// Refused by verification (nothing stored; the reject log says why).
+        var refused = 0
+    }
+
+    /// Why a run stopped before the end; what it did so far is kept, and the next run continues.
+    struct Stopped: Error, CustomStringConvertible {
+        var description: String
+        var counts: Counts
+    }
+
+    /// Hands one body (`{"signedPayload": ...}`) to the ingest path and says what it made of it.
+    typealias Deliver = @Sendable (Data) -> IngestOutcome
+
+    /// The days back Apple keeps notification history: 180 in Production, 30 in Sandbox.
+    static func historyDays(_ environment: AppStoreEnvironment) -> Int64 { environment == .production ? 180 : 30 }
+
+    /// The range a run asks for, in UNIX ms: from `since`, or else from the newest notification
+    /// already stored less `marginMs`, or else as far back as Apple keeps, never further back than
+    /// that (Apple refuses it), to `until` or now.
+    static func window(
+        since: Int64?, until: Int64?, newestStored: Int64?, marginMs: Int64, environment: AppStoreEnvironment, nowMs: Int64
+    ) -> (start: Int64, end: Int64) {
+        // A minute inside Apple's limit, so a request is not refused for the time it took to send.
+        let earliest = nowMs - historyDays(environment) * 86_400_000 + 60_000
+        let wanted = since ?? newestStored.map { $0 - marginMs } ?? earliest
+        let end = min(until ?? nowMs, nowMs) + 1
+        return (min(max(wanted, earliest), end - 1), end)
+    }
+
+    /// Pages through Apple's history of `request` and delivers every notification, calling
+    /// `progress` after each page.
+    static func run(
+        client: AppStoreServerAPIClient, request: NotificationHistoryRequest, deliver: Deliver,
+        isCancelled: () -> Bool = { false }, progress: (Counts) -> Void = { _ in }
+    ) throws(Stopped) -> Counts {
+        var counts = Counts()
+        var token: String?
+        var tokensSeen: Set<String> = []
+        repeat {
+            let page: NotificationHistoryResponse
+            do {
+                page = try client.notificationHistoryPage(request, paginationToken: token)
+            } catch {
+                throw Stopped(description: "\(error)", counts: counts)
+            }
+            counts.pages += 1
+            for item in page.notificationHistory ?? [] {
+                guard !isCancelled() else { throw Stopped(description: "the server is stopping", counts: counts) }
+                guard let signed = item.signedPayload else { continue }
+                counts.listed += 1
+                let body = Data(JSONValue.object(["signedPayload": .string(signed)]).serialized().utf8)
+                switch deliver(body) {
+                case .stored, .held: counts.new += 1
+                case .duplicate: counts.alreadyStored += 1
+                case .rejected, .badRequest: counts.refused += 1
+                case .unavailable(let reason):
+                    throw Stopped(description: "storage could not commit: \(reason)", counts: counts)
+                case .unknownApp(let app):
+                    throw Stopped(description: "no app \"\(app)\" is configured", counts: counts)
+                }
+            }
+            progress(counts)
+            guard page.hasMore == true, let next = page.paginationToken, tokensSeen.insert(next).inserted else { break }
+            token = next
+        } while true
+        return counts
+    }
+
+    /// The environments of `app` the App Store Server API serves: Production and Sandbox.
+    static func environments(of app: AppConfig) -> [AppStoreEnvironment] {
+        [.production, .sandbox].filter { app.environments.contains($0) }
+    }
+}

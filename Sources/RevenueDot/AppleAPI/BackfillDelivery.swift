@@ -1,0 +1,43 @@
+import AppStore
+import Foundation
+import LoopbackClient
+
+/// Where a backfill hands notifications: this process's ingest (no server has the database),
+/// or the notification URL of the server that has it, as Apple would. Either way each one goes
+/// through the same ingest path, so the result is the same.
+enum BackfillDelivery {
+    static func inProcess(_ ingest: Ingest, appId: String) -> Backfill.Deliver {
+        { body in ingest.receive(appId: appId, body: body) }
+    }
+
+    /// POSTs to `/v1/apple/notifications/{appId}` of the server listening at `listen` (on
+    /// loopback when it listens on every address).
+    static func overHTTP(listen: ListenAddress, appId: String) -> Backfill.Deliver {
+        let host =
+            switch listen.host {
+            case "0.0.0.0", "": "127.0.0.1"
+            case "::": "::1"
+            default: listen.host
+            }
+        let path = "/v1/apple/notifications/" + (appId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? appId)
+        return { body in
+            let response: LoopbackResponse
+            do {
+                response = try LoopbackConnection(host: host, port: listen.port, timeoutSeconds: 70)
+                    .request("POST", path, headers: ["Content-Type": "application/json"], body: body)
+            } catch {
+                return .unavailable("the server at \(listen) did not answer: \(error)")
+            }
+            let status = (try? JSONValue(parsing: response.body))?["status"]?.stringValue
+            switch (response.status, status) {
+            case (200, "duplicate"): return .duplicate(uuid: "")
+            case (200, "held"): return .held(uuid: "", reason: "")
+            case (200, _): return .stored(uuid: "")
+            case (400, _): return .badRequest(response.text)
+            case (401, _): return .rejected(status: "verificationFailure", detail: response.text)
+            case (404, _): return .unknownApp(appId)
+            default: return .unavailable("the server at \(listen) answered \(response.status)")
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import Storage
+
+/// `revenuedot backfill`: recovers the notifications Apple sent that were never stored.
+public struct BackfillCommand {
+    public static let usage = """
+        usage: revenuedot backfill --app ID [--environment Production|Sandbox] [--since DATE] [--until DATE]
+                                   [--only-failures] [--config FILE]
+
+        Pages through Apple's notification history (Get Notification History, with the app's
+        inAppPurchaseKey) and hands every notification to the ingest path, exactly as Apple's POST:
+        verified, stored once per notificationUUID, applied, its events sent. One already stored
+        changes nothing, so a backfill can run any time, as often as wanted.
+
+          --environment E   Production or Sandbox; both that the app accepts when not given
+          --since DATE      from DATE (UNIX ms, 2026-11-01 or ISO 8601); by default from the newest
+                            notification already stored less appleApi.backfillMarginMinutes, or as
+                            far back as Apple keeps history (180 days in Production, 30 in Sandbox)
+          --until DATE      to DATE (default now)
+          --only-failures   only the notifications Apple could not deliver
+
+        With `revenuedot serve` running on the database, notifications go to its notification
+        URL; without, into the database directly. Progress goes to standard error, a summary to
+        standard output. Exit 0 when every page was read; 1 with the reason otherwise (what was
+        stored stays stored, and the next run goes on from there).
+        """
+
+    let parsed: ParsedArguments
+
+    public init(arguments: [String]) throws {
+        parsed = try ParsedArguments(
+            arguments, valueOptions: ["config", "app", "environment", "since", "until"], flagOptions: ["only-failures"])
+        guard parsed.positionals.isEmpty else { throw UsageError("backfill takes options only") }
+        guard parsed.value("app") != nil else { throw UsageError("backfill needs --app ID") }
+        for option in ["since", "until"] where parsed.value(option) != nil {
+            guard parsed.value(option).flatMap(CommandDates.milliseconds) != nil else {
+                throw UsageError("--\(option) must be UNIX milliseconds, YYYY-MM-DD or an ISO 8601 time")
+            }
+        }
+        _ = try AppleCommand.environment(parsed.value("environment"))
+    }
+
+    public func run() throws -> Int32 {
+        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
+        let appId = parsed.value("app") ?? ""
+        guard let app = config.app(appId) else { throw UsageError("no app \"\(appId)\" is configured") }
+        let environments =
+            try AppleCommand.environment(parsed.value("environment")).map { [$0] } ?? Backfill.environments(of: app)
+        guard !environments.isEmpty else {
+            throw UsageError("app \"\(appId)\" accepts neither Production nor Sandbox, the environments Apple keeps history of")
+        }
+        guard case .sqlite(let path) = config.database else {
+            throw ConfigError(file: config.file, key: "database", problem: "PostgreSQL storage is not available yet")
+        }
+        let target = try BackfillTarget.open(config: config, databasePath: path, appId: appId)
+        defer { target.close() }
+        var failed = false
+        for environment in environments {
+            let label = "backfill \(appId) \(environment.rawValue)"
+            do {
+                let client = try AppleAPIClients.client(for: app, environment: environment, config: config.appleAPI)
+                let window = Backfill.window(
+                    since: parsed.value("since").flatMap(CommandDates.milliseconds),
+                    until: parsed.value("until").flatMap(CommandDates.milliseconds),
+                    newestStored: try target.newestStored(environment),
+                    marginMs: Int64(config.appleAPI.backfillMarginMinutes) * 60_000, environment: environment,
+                    nowMs: UnixTime.nowMs)
+                StandardStreams.error(
+                    "\(label): from \(UnixTime.iso8601(window.start)) to \(UnixTime.iso8601(window.end)), into \(target.name)\n")
+                let request = NotificationHistoryRequest(
+                    startDate: window.start, endDate: window.end,
+                    onlyFailures: parsed.flags.contains("only-failures") ? true : nil)
+                let counts = try Backfill.run(
+                    client: client, request: request, deliver: target.deliver,
+                    progress: { counts in
+                        StandardStreams.error("\(label): page \(counts.pages), \(Self.summary(counts))\n")
+                    })
+                StandardStreams.out("\(label): \(Self.summary(counts))\n")
+            } catch let stopped as Backfill.Stopped {
+                StandardStreams.error("\(label): stopped: \(stopped) (\(Self.summary(stopped.counts)) so far)\n")
+                failed = true
+            } catch {
+                StandardStreams.error("\(label): \(error)\n")
+                failed = true
+            }
+        }
+        return failed ? 1 : 0
+    }
+
+    static func summary(_ counts: Backfill.Counts) -> String {
+        "\(counts.listed) notifications: \(counts.new) new, \(counts.alreadyStored) already stored"
+            + (counts.refused > 0 ? ", \(counts.refused) refused by verification (see notifications rejects)" : "")
+    }
+}
+
+/// Where the command's backfill goes: the running server, or the database opened here.
+struct BackfillTarget {
+    let name: String
+    let deliver: Backfill.Deliver
+    let newestStored: (AppStoreEnvironment) throws -> Int64?
+    let close: () -> Void
+
+    static func open(config: RevenueDotConfig, databasePath: String, appId: String) throws -> BackfillTarget {
+        if DatabaseLock.isHeldByAnother(databasePath: databasePath) {
+            let reader = try SQLiteReader(path: databasePath)
+            return BackfillTarget(
+                name: "the running server at \(config.listen)",
+                deliver: BackfillDelivery.overHTTP(listen: config.listen, appId: appId),
+                newestStored: { try reader.newestNotificationSignedDate(appId: appId, environment: $0.rawValue) },
+                close: {})
+        }
+        let store: SQLiteStore
+        do {
+            store = try SQLiteStore(
+                path: databasePath, handOff: LedgerHandOff(config: config, cache: LedgerCache()), exclusive: true)
+        } catch {
+            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(databasePath): \(error)")
+        }
+        let ingest = Ingest(verifiers: try AppVerifiers.forApps(of: config), store: store, metrics: Metrics())
+        return BackfillTarget(
+            name: databasePath, deliver: BackfillDelivery.inProcess(ingest, appId: appId),
+            newestStored: { try store.newestNotificationSignedDate(appId: appId, environment: $0.rawValue) },
+            close: { store.close() })
+    }
+}

@@ -1,0 +1,73 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+
+/// `appleApi`: how RevenueDot calls the App Store Server API for apps with an
+/// `inAppPurchaseKey`.
+public struct AppleAPIConfig: Sendable {
+    /// Where each environment is served; Apple's hosts unless configured (tests and rehearsals
+    /// point them at `revenuedot simulate apple-api`, `http://` allowed).
+    public var baseURLs: [AppStoreEnvironment: APIBaseURL]
+    /// How often `serve` backfills missed notifications; 0 turns automatic backfill off.
+    public var backfillIntervalMinutes: Int
+    /// How far before the newest stored notification an automatic backfill starts looking, for
+    /// notifications Apple sent while an earlier one was still being retried.
+    public var backfillMarginMinutes: Int
+    /// At most this many calls a second per app and environment.
+    public var requestsPerSecond: Double
+    /// One attempt's limit.
+    public var timeoutSeconds: Int
+    /// A PEM file of the CAs trusted for an https base URL in place of the system's store.
+    public var caFile: String?
+
+    public static let defaultBaseURLs: [AppStoreEnvironment: APIBaseURL] = [
+        .production: .production, .sandbox: .sandbox,
+    ]
+
+    public init(
+        baseURLs: [AppStoreEnvironment: APIBaseURL] = AppleAPIConfig.defaultBaseURLs, backfillIntervalMinutes: Int = 60,
+        backfillMarginMinutes: Int = 60, requestsPerSecond: Double = 10, timeoutSeconds: Int = 30, caFile: String? = nil
+    ) {
+        self.baseURLs = baseURLs
+        self.backfillIntervalMinutes = backfillIntervalMinutes
+        self.backfillMarginMinutes = backfillMarginMinutes
+        self.requestsPerSecond = requestsPerSecond
+        self.timeoutSeconds = timeoutSeconds
+        self.caFile = caFile
+    }
+}
+
+enum AppleAPIConfigLoader {
+    static func load(_ reader: ConfigReader?, directory: URL) throws(ConfigError) -> AppleAPIConfig {
+        guard let reader else { return AppleAPIConfig() }
+        try reader.rejectUnknownKeys([
+            "baseURLs", "backfillIntervalMinutes", "backfillMarginMinutes", "requestsPerSecond", "timeoutSeconds", "caFile",
+        ])
+        var config = AppleAPIConfig()
+        if let urls = try reader.object("baseURLs") {
+            try urls.rejectUnknownKeys(["Production", "Sandbox"])
+            for environment in [AppStoreEnvironment.production, .sandbox] {
+                guard let text = try urls.string(environment.rawValue) else { continue }
+                guard let url = APIBaseURL(text) else {
+                    throw urls.fail(environment.rawValue, "\"\(text)\" is not an http or https URL with a host")
+                }
+                config.baseURLs[environment] = url
+            }
+        }
+        config.backfillIntervalMinutes = Int(try reader.integer("backfillIntervalMinutes", in: 0...10_080) ?? 60)
+        config.backfillMarginMinutes = Int(try reader.integer("backfillMarginMinutes", in: 0...10_080) ?? 60)
+        config.requestsPerSecond = Double(try reader.integer("requestsPerSecond", in: 0...1000) ?? 10)
+        config.timeoutSeconds = Int(try reader.integer("timeoutSeconds", in: 1...600) ?? 30)
+        if let path = try reader.string("caFile") {
+            let resolved = path.hasPrefix("/") ? path : directory.appendingPathComponent(path).path
+            guard let data = FileManager.default.contents(atPath: resolved) else {
+                throw reader.fail("caFile", "cannot read \(resolved)")
+            }
+            guard (try? Certificate.parse(pemOrDER: data))?.isEmpty == false else {
+                throw reader.fail("caFile", "\(resolved) holds no PEM certificate")
+            }
+            config.caFile = resolved
+        }
+        return config
+    }
+}
