@@ -24,12 +24,22 @@ extension AppStoreServerAPIClient {
     public func transactionInfo(_ transactionId: String) throws(AppStoreServerAPIError)
         -> VerifiedPayload<JWSTransactionDecodedPayload>
     {
+        try signedTransactionInfo(transactionId).verified
+    }
+
+    /// Get Transaction Info, with the JWS as Apple signed it (to store as a posted one is).
+    public func signedTransactionInfo(_ transactionId: String) throws(AppStoreServerAPIError) -> (
+        signed: String, verified: VerifiedPayload<JWSTransactionDecodedPayload>
+    ) {
         let endpoint = Endpoint.transactionInfo(transactionId: transactionId)
         let answer = try decode(TransactionInfoResponse.self, try send(endpoint), endpoint)
         guard let signed = answer.signedTransactionInfo else {
             throw AppStoreServerAPIError(.invalidAnswer("no signedTransactionInfo"), endpoint: endpoint.name)
         }
-        return try verified(endpoint) { () throws(VerificationError) in try verifier.verifyTransaction(signed, now: clockNow) }
+        let verified = try verified(endpoint) { () throws(VerificationError) in
+            try verifier.verifyTransaction(signed, now: clockNow)
+        }
+        return (signed, verified)
     }
 
     /// One page of Get Transaction History (version 2).

@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreServerAPI
 import Foundation
 import HTTP
 import Storage
@@ -14,6 +15,9 @@ struct SubscribersAPI: Sendable {
     /// What the store keeps decoded (`LedgerCache`), shared with ingest.
     var cache: LedgerCache?
     let clock: @Sendable () -> Date
+    /// Fetches a transaction the app names by its id from Apple (Get Transaction Info): the JWS
+    /// Apple signed, verified. Nil in tests that have no Apple.
+    var fetchTransaction: (@Sendable (AppConfig, String) throws -> String)? = nil
 
     /// What this customer has now; an unknown customer gets an empty subscriber, as RevenueCat does.
     func subscriber(_ request: HTTPRequest) -> HTTPResponse {
@@ -51,12 +55,52 @@ struct SubscribersAPI: Sendable {
         guard !appUserId.isEmpty else {
             return reply(.error(status: 400, code: "bad_request", message: "app_user_id is empty"))
         }
-        guard let body = try? JSONValue(parsing: request.body), let signed = body["signedTransaction"]?.stringValue else {
+        let body = try? JSONValue(parsing: request.body)
+        if let signed = body?["signedTransaction"]?.stringValue {
+            return link(signed, app: app, verifier: verifier, appUserId: appUserId, request: request, reply: reply)
+        }
+        guard let transactionId = body?["transactionId"]?.stringValue, !transactionId.isEmpty,
+            transactionId.utf8.count <= 64
+        else {
             return reply(
                 .error(
                     status: 400, code: "bad_request",
-                    message: #"the body must be {"signedTransaction": "<jwsRepresentation>"}"#))
+                    message: #"the body must be {"signedTransaction": "<jwsRepresentation>"} or {"transactionId": "<id>"}"#))
         }
+        guard let fetchTransaction, app.inAppPurchaseKey != nil else {
+            return reply(
+                .error(
+                    status: 409, code: "no_app_store_server_api",
+                    message: "app \"\(app.id)\" has no inAppPurchaseKey to ask Apple for a transaction by its id"))
+        }
+        // Apple may take seconds (and retries): not on the server's worker.
+        DispatchQueue.global().async {
+            let signed: String
+            do { signed = try fetchTransaction(app, transactionId) } catch let failure as AppStoreServerAPIError {
+                return reply(Self.answer(to: failure, transactionId: transactionId))
+            } catch {
+                return reply(.error(status: 502, code: "app_store_server_api", message: "\(error)"))
+            }
+            link(signed, app: app, verifier: verifier, appUserId: appUserId, request: request, reply: reply)
+        }
+    }
+
+    /// What the app is told when Apple could not give the transaction.
+    static func answer(to failure: AppStoreServerAPIError, transactionId: String) -> HTTPResponse {
+        if failure.status == 404 || failure.code == .transactionIdNotFound || failure.code == APIErrorCode(4_000_006) {
+            return .error(status: 404, code: "transaction_not_found", message: "Apple knows no transaction \(transactionId)")
+        }
+        if case .verification(let error) = failure.kind {
+            return .error(status: 502, code: error.status.rawValue, message: "\(failure)")
+        }
+        return .error(status: 502, code: "app_store_server_api", message: "\(failure)")
+    }
+
+    /// Verifies the signed transaction, links it to the customer and applies it.
+    private func link(
+        _ signed: String, app: AppConfig, verifier: AppVerifiers, appUserId: String, request: HTTPRequest,
+        reply: @escaping @Sendable (HTTPResponse) -> Void
+    ) {
         let now = clock()
         let verified: VerifiedPayload<JWSTransactionDecodedPayload>
         do {
