@@ -12,7 +12,8 @@ struct AppleCommandTests {
     func command(_ arguments: [String], world: AppleAPIWorld) throws -> (AppleCommand, AppStoreServerAPIClient) {
         let command = try AppleCommand(arguments: arguments + ["--app", "demo", "--config", world.configPath])
         let config = try world.config()
-        let client = try AppleAPIClients.client(for: try #require(config.app("demo")), environment: .sandbox, config: config.appleAPI)
+        let client = try AppleAPIClients.client(
+            for: try #require(config.app("demo")), environment: .sandbox, config: config.appleAPI)
         return (command, client)
     }
 
@@ -46,7 +47,8 @@ struct AppleCommandTests {
         #expect(request.startDate == 1_577_836_800_000)
         // Apple keeps 30 days of Sandbox history: 2020 is refused with Apple's error.
         #expect(throws: AppStoreServerAPIError.self) { _ = try history.answer(client, now: Date()) }
-        let (recent, _) = try command(["notification-history", "--start-date", String(UnixTime.nowMs - 86_400_000 * 3)], world: world)
+        let (recent, _) = try command(
+            ["notification-history", "--start-date", String(UnixTime.nowMs - 86_400_000 * 3)], world: world)
         let listed = try recent.answer(client, now: Date())
         #expect(listed["notificationHistory"]?.arrayValue?.first?["payload"]?["data"]?["transactionInfo"] != nil)
     }

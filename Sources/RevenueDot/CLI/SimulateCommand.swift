@@ -6,6 +6,7 @@ import Foundation
 public struct SimulateCommand {
     public static let usage = """
         usage: revenuedot simulate ca
+               revenuedot simulate apple-api [--port 8090] [--environment Sandbox|Production]
                revenuedot simulate STORY [--app ID] [--user APP_USER_ID] [--bundle-id ID] [--product ID]
                                          [--period 30s|5m|2h|30d] [--environment Sandbox|Production]
                                          [--server http://HOST:PORT] [--no-grace] [--accept] [--family-shared]
@@ -14,6 +15,10 @@ public struct SimulateCommand {
           ca      creates (once) a test chain with Apple's marker OIDs under .revenuedot/dev-ca/ and
                   prints its root certificate's path: add it to the app's rootCertificates
                   (revenuedot init does this for the demo app)
+          apple-api  serves the App Store Server API of this simulated App Store (for apps with an
+                  inAppPurchaseKey; tokens checked as Apple does): the notifications the stories sent,
+                  delivered or not, and their transactions. Point appleApi.baseURLs at it to rehearse
+                  backfill after an outage, and revenuedot apple calls.
           STORY   subscribe, renew, upgrade, downgrade, revert, cancel, uncancel, billing-failure
                   (--no-grace: without a grace period), billing-recovery, expire, refund,
                   refund-reversed, family-revoke, price-increase (--accept: ACCEPTED), lifecycle
@@ -36,8 +41,8 @@ public struct SimulateCommand {
 
     public init(arguments: [String]) throws {
         guard let first = arguments.first else { throw UsageError("expected ca or a story") }
-        guard first == "ca" || Simulator.Story(rawValue: first) != nil else {
-            let names = ["ca"] + Simulator.Story.allCases.map(\.rawValue)
+        guard first == "ca" || first == "apple-api" || Simulator.Story(rawValue: first) != nil else {
+            let names = ["ca", "apple-api"] + Simulator.Story.allCases.map(\.rawValue)
             let close = NotificationCatalog.closest(to: first, among: names)
             throw UsageError(
                 "unknown story \"\(first)\"" + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: ", "))?"))
@@ -45,7 +50,7 @@ public struct SimulateCommand {
         story = first
         parsed = try ParsedArguments(
             Array(arguments.dropFirst()),
-            valueOptions: ["config", "app", "user", "bundle-id", "product", "period", "environment", "server"],
+            valueOptions: ["config", "app", "user", "bundle-id", "product", "period", "environment", "server", "port"],
             flagOptions: ["no-grace", "accept", "family-shared"])
         guard parsed.positionals.isEmpty else { throw UsageError("simulate takes options only after the story") }
     }
@@ -57,6 +62,7 @@ public struct SimulateCommand {
             StandardStreams.out(ca.rootPath + "\n")
             return 0
         }
+        if story == "apple-api" { return try runAppleAPI(base: base, ca: ca) }
         let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
         let appId = parsed.value("app") ?? config.apps.first?.id ?? ""
         guard let app = config.apps.first(where: { $0.id == appId }) else {
@@ -88,6 +94,7 @@ public struct SimulateCommand {
         var simulator = Simulator(
             options: options, chain: ca.chain, stateFile: file, state: Simulator.load(file),
             print: { StandardStreams.out($0 + "\n") })
+        simulator.journal = AppleAPIJournal(base: base)
         do {
             try simulator.play(Simulator.Story(rawValue: story) ?? .subscribe)
         } catch let failure as Simulator.Failure {

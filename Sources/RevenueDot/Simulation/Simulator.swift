@@ -41,6 +41,8 @@ struct Simulator {
     var state: SimulatedSubscription?
     /// Where each step's lines go.
     let print: (String) -> Void
+    /// Where what the simulated App Store sent is kept for `simulate apple-api`; nil keeps nothing.
+    var journal: AppleAPIJournal? = nil
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -243,7 +245,16 @@ struct Simulator {
             "→ \(title)  \(subscription.productId)  transaction \(subscription.transactionId)  expires \(UnixTime.iso8601(subscription.expiresMs))  \(renews)"
         )
         let body = Data(JSONValue.object(["signedPayload": .string(signed)]).serialized().utf8)
-        let response = try post("/v1/apple/notifications/\(options.appId)", body: body)
+        journal?.recordTransaction(subscription.transactionJSON(signedMs: now), bundleId: options.bundleId, account: options.user)
+        let response: LoopbackResponse
+        do {
+            response = try post("/v1/apple/notifications/\(options.appId)", body: body)
+        } catch {
+            // Apple keeps what it could not deliver in its notification history.
+            journal?.recordNotification(signed, bundleId: options.bundleId, delivered: false)
+            throw error
+        }
+        journal?.recordNotification(signed, bundleId: options.bundleId, delivered: response.status == 200)
         tick(after: now)
         print("← \(response.status) \(String(decoding: response.body, as: UTF8.self))")
         guard response.status == 200 else {
