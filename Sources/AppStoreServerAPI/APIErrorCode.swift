@@ -19,6 +19,7 @@ public struct APIErrorCode: Hashable, Sendable, CustomStringConvertible {
 
     public static let rateLimitExceeded = APIErrorCode(4_290_000)
     public static let transactionIdNotFound = APIErrorCode(4_040_010)
+    public static let invalidTransactionId = APIErrorCode(4_000_006)
     public static let originalTransactionIdNotFound = APIErrorCode(4_040_005)
     public static let invalidPaginationToken = APIErrorCode(4_000_014)
     public static let paginationTokenExpired = APIErrorCode(4_000_017)

@@ -42,14 +42,43 @@ struct TransactionIdPostingTests {
         let unknown = try post(.object(["transactionId": .string("9999999999")]), user: "alice", port: service.port)
         #expect(unknown.status == 404)
         #expect(unknown.text.contains("transaction_not_found"))
+        // Asked once: an id Apple did not know is not asked again for a while.
+        let asked = world.store.requestCount("transaction-info")
+        #expect(try post(.object(["transactionId": .string("9999999999")]), user: "alice", port: service.port).status == 404)
+        #expect(world.store.requestCount("transaction-info") == asked)
+
+        // An id proves nothing about who holds the purchase: it never moves from its owner.
+        let taken = try post(.object(["transactionId": .string("2000000001")]), user: "mallory", port: service.port)
+        #expect(taken.status == 409)
+        #expect(taken.text.contains("owned_by_another_customer"))
+        let stillAlice = try LoopbackConnection(port: service.port).request(
+            "GET", "/v1/subscribers/alice", headers: ["Authorization": "Bearer sk_test_secret"])
+        #expect((try JSONValue(parsing: stillAlice.body))["subscriber"]?["entitlements"]?["pro"] != nil)
+        // Asking again for alice is fine.
+        #expect(try post(.object(["transactionId": .string("2000000001")]), user: "alice", port: service.port).status == 200)
 
         world.store.inject(.status(500, code: 5_000_000, retryAfter: nil), count: 10)
-        let failing = try post(.object(["transactionId": .string("2000000001")]), user: "bob", port: service.port)
+        let failing = try post(.object(["transactionId": .string("2000000001")]), user: "alice", port: service.port)
         #expect(failing.status == 502)
-        #expect(failing.text.contains("GeneralInternalError"))
+        #expect(failing.text.contains("app_store_server_api"))
 
-        #expect(try post(.object(["transactionId": .string("")]), user: "alice", port: service.port).status == 400)
+        for bad in ["", "12a", "1 2", "-1", String(repeating: "9", count: 21)] {
+            #expect(try post(.object(["transactionId": .string(bad)]), user: "alice", port: service.port).status == 400)
+        }
         #expect(try post(.object(["nothing": .null]), user: "alice", port: service.port).status == 400)
+    }
+
+    @Test func lookupsAreBoundedPerApp() {
+        let lookups = AppleTransactionLookups(config: AppleAPIConfig(), log: { _ in })
+        let taken = (0..<AppleTransactionLookups.perApp).map { _ in lookups.begin(app: "demo") }
+        #expect(taken.allSatisfy { $0 })
+        #expect(!lookups.begin(app: "demo"))
+        #expect(lookups.begin(app: "other"))
+        lookups.end(app: "demo")
+        #expect(lookups.begin(app: "demo"))
+        lookups.rememberMissing("1", app: "demo")
+        #expect(lookups.isKnownMissing("1", app: "demo"))
+        #expect(!lookups.isKnownMissing("1", app: "other"))
     }
 
     @Test func anAppWithoutAKeyCannotAskApple() throws {

@@ -15,9 +15,8 @@ struct SubscribersAPI: Sendable {
     /// What the store keeps decoded (`LedgerCache`), shared with ingest.
     var cache: LedgerCache?
     let clock: @Sendable () -> Date
-    /// Fetches a transaction the app names by its id from Apple (Get Transaction Info): the JWS
-    /// Apple signed, verified. Nil in tests that have no Apple.
-    var fetchTransaction: (@Sendable (AppConfig, String) throws -> String)? = nil
+    /// Asks Apple for a transaction the app names by its id; nil where there is no Apple.
+    var appleLookups: AppleTransactionLookups? = nil
 
     /// What this customer has now; an unknown customer gets an empty subscriber, as RevenueCat does.
     func subscriber(_ request: HTTPRequest) -> HTTPResponse {
@@ -59,47 +58,22 @@ struct SubscribersAPI: Sendable {
         if let signed = body?["signedTransaction"]?.stringValue {
             return link(signed, app: app, verifier: verifier, appUserId: appUserId, request: request, reply: reply)
         }
-        guard let transactionId = body?["transactionId"]?.stringValue, !transactionId.isEmpty,
-            transactionId.utf8.count <= 64
-        else {
-            return reply(
-                .error(
-                    status: 400, code: "bad_request",
-                    message: #"the body must be {"signedTransaction": "<jwsRepresentation>"} or {"transactionId": "<id>"}"#))
+        if let transactionId = body?["transactionId"]?.stringValue {
+            return linkById(transactionId, app: app, verifier: verifier, appUserId: appUserId, request: request, reply: reply)
         }
-        guard let fetchTransaction, app.inAppPurchaseKey != nil else {
-            return reply(
-                .error(
-                    status: 409, code: "no_app_store_server_api",
-                    message: "app \"\(app.id)\" has no inAppPurchaseKey to ask Apple for a transaction by its id"))
-        }
-        // Apple may take seconds (and retries): not on the server's worker.
-        DispatchQueue.global().async {
-            let signed: String
-            do { signed = try fetchTransaction(app, transactionId) } catch let failure as AppStoreServerAPIError {
-                return reply(Self.answer(to: failure, transactionId: transactionId))
-            } catch {
-                return reply(.error(status: 502, code: "app_store_server_api", message: "\(error)"))
-            }
-            link(signed, app: app, verifier: verifier, appUserId: appUserId, request: request, reply: reply)
-        }
-    }
-
-    /// What the app is told when Apple could not give the transaction.
-    static func answer(to failure: AppStoreServerAPIError, transactionId: String) -> HTTPResponse {
-        if failure.status == 404 || failure.code == .transactionIdNotFound || failure.code == APIErrorCode(4_000_006) {
-            return .error(status: 404, code: "transaction_not_found", message: "Apple knows no transaction \(transactionId)")
-        }
-        if case .verification(let error) = failure.kind {
-            return .error(status: 502, code: error.status.rawValue, message: "\(failure)")
-        }
-        return .error(status: 502, code: "app_store_server_api", message: "\(failure)")
+        reply(
+            .error(
+                status: 400, code: "bad_request",
+                message: #"the body must be {"signedTransaction": "<jwsRepresentation>"} or {"transactionId": "<id>"}"#))
     }
 
     /// Verifies the signed transaction, links it to the customer and applies it.
-    private func link(
+    ///
+    /// `allowTransfer` false refuses (409) a purchase another customer owns: a transaction id
+    /// proves nothing about who holds the purchase, a signed transaction from the device does.
+    func link(
         _ signed: String, app: AppConfig, verifier: AppVerifiers, appUserId: String, request: HTTPRequest,
-        reply: @escaping @Sendable (HTTPResponse) -> Void
+        allowTransfer: Bool = true, reply: @escaping @Sendable (HTTPResponse) -> Void
     ) {
         let now = clock()
         let verified: VerifiedPayload<JWSTransactionDecodedPayload>
@@ -122,8 +96,15 @@ struct SubscribersAPI: Sendable {
         do { digest = try PostedTransactionRows.contentDigest(verified.json) } catch {
             return reply(.error(status: 400, code: "bad_request", message: "the signed transaction is not a JSON object"))
         }
+        let ownedByAnother = Locked<String?>(nil)
         store.write(
             { transactionRows in
+                if !allowTransfer, let owner = try Self.owner(of: transaction, app: app, from: transactionRows),
+                    owner != appUserId
+                {
+                    ownedByAnother.withLock { $0 = owner }
+                    return
+                }
                 guard
                     let id = try PostedTransactionRows.insert(
                         app: app.id, appUserId: appUserId, transactionId: transactionId, signed: signed, digest: digest,
@@ -138,7 +119,26 @@ struct SubscribersAPI: Sendable {
                 if case .failure(let error) = result {
                     return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
                 }
+                if ownedByAnother.value != nil {
+                    return reply(
+                        .error(
+                            status: 409, code: "owned_by_another_customer",
+                            message:
+                                "this purchase belongs to another customer: post the signed transaction (jwsRepresentation) from the device to move it"
+                        ))
+                }
                 DispatchQueue.global().async { reply(subscriber(request)) }
             })
+    }
+
+    /// Who owns the purchase of `transaction` now, nil when nobody does.
+    static func owner(of transaction: JWSTransactionDecodedPayload, app: AppConfig, from rows: some RowReader) throws -> String? {
+        let input = Ledger.Input.transactionPosted(transaction, appUserId: "")
+        let ledger = try LedgerRows.slice(for: input, app: app, from: rows).ledger
+        switch input.purchaseKey {
+        case .subscription(let id)?: return ledger.subscriptions[id]?.journal.ownerAppUserId
+        case .oneTime(let id)?: return ledger.oneTimePurchases[id]?.journal.ownerAppUserId
+        case nil: return nil
+        }
     }
 }

@@ -7,16 +7,25 @@ import Synchronization
 /// first use and kept (each keeps its connections and its request rate).
 final class AppleAPIClientPool: Sendable {
     private let config: AppleAPIConfig
+    private let retry: RetryPolicy
+    private let timeoutSeconds: Double?
     private let clients = Mutex<[String: AppStoreServerAPIClient]>([:])
 
-    init(config: AppleAPIConfig) { self.config = config }
+    /// Clients retrying as `retry` says, each attempt within `timeoutSeconds` (the config's
+    /// when nil).
+    init(config: AppleAPIConfig, retry: RetryPolicy = RetryPolicy(), timeoutSeconds: Double? = nil) {
+        self.config = config
+        self.retry = retry
+        self.timeoutSeconds = timeoutSeconds
+    }
 
     func client(for app: AppConfig, environment: AppStoreEnvironment) throws(AppleAPIClients.Failure)
         -> AppStoreServerAPIClient
     {
         let key = "\(app.id)\u{0}\(environment.rawValue)"
         if let known = clients.withLock({ $0[key] }) { return known }
-        let made = try AppleAPIClients.client(for: app, environment: environment, config: config)
+        let made = try AppleAPIClients.client(
+            for: app, environment: environment, config: config, retry: retry, timeoutSeconds: timeoutSeconds)
         return clients.withLock { clients in
             if let raced = clients[key] { return raced }
             clients[key] = made
@@ -33,7 +42,7 @@ final class AppleAPIClientPool: Sendable {
         for environment in environments {
             do {
                 return try client(for: app, environment: environment).signedTransactionInfo(transactionId).signed
-            } catch let failure as AppStoreServerAPIError where failure.status == 404 {
+            } catch let failure as AppStoreServerAPIError where SubscribersAPI.meansNotFound(failure) {
                 lastFailure = failure
                 continue
             }

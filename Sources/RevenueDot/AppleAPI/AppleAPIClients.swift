@@ -16,8 +16,8 @@ enum AppleAPIClients {
     /// The client for `app` in `environment`; a clear one-line failure when the app has no key,
     /// the environment has no API (Xcode, LocalTesting), or the key does not work.
     static func client(
-        for app: AppConfig, environment: AppStoreEnvironment, config: AppleAPIConfig,
-        clock: @escaping @Sendable () -> Date = { Date() }
+        for app: AppConfig, environment: AppStoreEnvironment, config: AppleAPIConfig, retry: RetryPolicy = RetryPolicy(),
+        timeoutSeconds: Double? = nil, clock: @escaping @Sendable () -> Date = { Date() }
     ) throws(Failure) -> AppStoreServerAPIClient {
         guard let key = app.inAppPurchaseKey else {
             throw Failure(
@@ -34,7 +34,8 @@ enum AppleAPIClients {
             return try AppStoreServerAPIClient(
                 AppStoreServerAPIClient.Configuration(
                     environment: environment, baseURL: baseURL, token: token, verifier: verifier,
-                    timeoutSeconds: Double(config.timeoutSeconds), requestsPerSecond: config.requestsPerSecond,
+                    timeoutSeconds: timeoutSeconds ?? Double(config.timeoutSeconds), retry: retry,
+                    requestsPerSecond: config.requestsPerSecond,
                     caFile: config.caFile),
                 clock: clock)
         } catch {

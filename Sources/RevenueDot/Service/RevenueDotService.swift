@@ -95,10 +95,9 @@ public final class RevenueDotService: Sendable {
         let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics, log: log)
         held = HeldNotifications(verifiers: verifiers, store: store, handOff: handOff, clock: clock)
         backfill = AutomaticBackfill(config: config, ingest: ingest, store: store, metrics: metrics, log: log)
-        let appleAPI = AppleAPIClientPool(config: config.appleAPI)
         var subscribers = SubscribersAPI(
             keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, cache: cache, clock: Date.init)
-        subscribers.fetchTransaction = { app, id in try appleAPI.signedTransaction(app: app, transactionId: id) }
+        subscribers.appleLookups = AppleTransactionLookups(config: config.appleAPI, log: log)
         let http = HTTPServerConfiguration(
             host: config.listen.host, port: config.listen.port, threads: config.http.threads,
             maxBodyBytes: config.http.maxBodyBytes, maxBufferedBodyBytes: config.http.maxBufferedBodyBytes,
