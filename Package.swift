@@ -68,7 +68,7 @@ let package = Package(
             dependencies: ["RevenueDot"]),
         .executableTarget(
             name: "revenuedot-bench",
-            dependencies: ["AppStore", "LoopbackClient", "HTTP", "Threads"],
+            dependencies: ["AppStore", "AppStoreServerAPISimulator", "LoopbackClient", "HTTP", "Threads"],
             path: "Benchmarks/Sources/revenuedot-bench"),
 
         // MARK: - Fuzz targets (scripts/fuzz.sh builds them with libFuzzer; the normal build replays inputs)

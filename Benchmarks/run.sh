@@ -28,6 +28,8 @@ thread_usage() {
 # port of the server before (every request of one run failed, refused).
 start_server() {
     rm -f "$1/serve.log"
+    # serve refuses a configuration others can read (it may hold keys and secrets).
+    chmod 600 "$1/revenuedot.json"
     .build/release/revenuedot serve --config "$1/revenuedot.json" > "$1/serve.log" 2>&1 &
     server=$!
     port=""
@@ -174,6 +176,10 @@ echo "== webhooks: the same $ingest_count notifications, one event each, deliver
 webhooks=$("$bench" webhooks --dir "$work/ingest" --revenuedot .build/release/revenuedot --connections 16)
 echo "$webhooks" >&2
 
+echo "== backfill: the same $ingest_count notifications, listed by a local App Store Server API as undelivered" >&2
+backfill=$("$bench" backfill --dir "$work/ingest" --revenuedot .build/release/revenuedot)
+echo "$backfill" >&2
+
 customers="${BENCH_CUSTOMERS:-100000}"
 reads="${BENCH_READS:-50000}"
 echo "== subscribers: $customers customers, each linked by a posted StoreKit 2 transaction" >&2
@@ -207,7 +213,7 @@ echo "$health$subscribers" >&2
 kill -TERM "$server"
 wait "$server"
 
-python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" "$repeat" "$repeat_threads" "$subscriptions" "$ingest_spread" "$bulk_cpu_us" "$bulk_busy" "$bulk_steal" "$sides_spread" <<'PY'
+python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" "$repeat" "$repeat_threads" "$subscriptions" "$ingest_spread" "$bulk_cpu_us" "$bulk_busy" "$bulk_steal" "$sides_spread" "$backfill" <<'PY'
 import json, sys
 
 def print_threads(threads):
@@ -250,6 +256,10 @@ print(f"  {'ingest, notifications/s':<42} {rate:>10,.0f}   {rate / bulk:.2f}x bu
 print(f"  {'latency p50 / p99 (ms)':<42} {ingest['p50_ms']:>5} / {ingest['p99_ms']:<5}   {failed(ingest)}")
 print(f"  (the round with the median ratio of {sys.argv[16].count('x')}, each ingest against the bulk verifies just before and after it: {sys.argv[16]})")
 print(f"  (each side over the run: {sys.argv[20]})")
+backfill = json.loads(sys.argv[21])
+backfill_rate = backfill["notifications_per_second"]
+print(f"  {'backfill from the App Store Server API, notifications/s':<42} {backfill_rate:>10,.0f}   "
+      f"{backfill_rate / rate:.2f}x HTTP ingest ({backfill['pages']} pages of 20, into a fresh database; goal 0.8x)")
 # While the disk holds a flush, the answers of its commits wait and, once every connection waits,
 # the cores idle: time the ratio loses to the disk, not to RevenueDot's work.
 flushes = ingest["flushes"]

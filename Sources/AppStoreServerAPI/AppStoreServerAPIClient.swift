@@ -47,6 +47,8 @@ public final class AppStoreServerAPIClient: Sendable {
     /// Answers larger than this are not Apple's (a page holds at most 20 signed objects).
     public static let maxAnswerBytes = 8 << 20
     public static let userAgent = "revenuedot"
+    /// Idle connections kept for reuse; more are closed once answered.
+    static let maxPooledConnections = 4
 
     public let configuration: Configuration
     private let limiter: RateLimiter
@@ -159,7 +161,9 @@ public final class AppStoreServerAPIClient: Sendable {
                     endpoint.method, base.pathPrefix + endpoint.target, headers: headers, body: body ?? Data(),
                     limits: limits)
                 guard !response.isTruncated else { return .noAnswer("an answer over \(Self.maxAnswerBytes) bytes") }
-                if connection.connection.isOpen { pool.withLock { $0.append(connection) } }
+                if connection.connection.isOpen {
+                    pool.withLock { if $0.count < Self.maxPooledConnections { $0.append(connection) } }
+                }
                 return .answered(response)
             } catch let error as LoopbackClientError
                 where wasReused && [.sendFailed, .closedBeforeResponse].contains(error.code)

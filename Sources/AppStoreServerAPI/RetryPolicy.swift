@@ -1,9 +1,10 @@
 /// When to try an App Store Server API call again, and after how long: a decision, no I/O.
 ///
 /// Retried: no answer (a connection or timeout failure), any 5xx, 429, and an error Apple marks
-/// retryable (`APIErrorCode.isRetryable`). A 429's `Retry-After` (seconds) is honoured up to
-/// `maximumDelaySeconds`; otherwise the delay doubles from `baseDelaySeconds` with full jitter
-/// between half and the whole of it, so clients that failed together do not retry together.
+/// retryable (`APIErrorCode.isRetryable`). The delay doubles from `baseDelaySeconds` with jitter
+/// between half and the whole of it, so clients that failed together do not retry together; a
+/// 429's `Retry-After` makes it longer, never shorter, and one past `maximumDelaySeconds` is not
+/// waited for: the call fails, to be tried again later (a backfill's next run).
 public struct RetryPolicy: Sendable, Equatable {
     /// Attempts in all, the first included.
     public var maxAttempts: Int
@@ -32,12 +33,14 @@ public struct RetryPolicy: Sendable, Equatable {
     /// Whether `attempt` (1 for the first) is worth repeating; `jitter` is in [0, 1).
     public func decide(after attempt: Int, _ outcome: Attempt, jitter: Double) -> Decision {
         guard attempt < maxAttempts, isRetryable(outcome) else { return .giveUp }
-        if case .failed(429, _, let retryAfter?) = outcome {
-            return .retry(afterSeconds: min(max(0, retryAfter), maximumDelaySeconds))
-        }
         let exponent = Double(1 << min(attempt - 1, 20))
         let ceiling = min(maximumDelaySeconds, baseDelaySeconds * exponent)
-        return .retry(afterSeconds: ceiling * (0.5 + 0.5 * min(max(jitter, 0), 1)))
+        let backoff = ceiling * (0.5 + 0.5 * min(max(jitter, 0), 1))
+        if case .failed(429, _, let retryAfter?) = outcome {
+            guard retryAfter <= maximumDelaySeconds else { return .giveUp }
+            return .retry(afterSeconds: max(retryAfter, backoff))
+        }
+        return .retry(afterSeconds: backoff)
     }
 
     public func isRetryable(_ outcome: Attempt) -> Bool {

@@ -56,8 +56,7 @@ public struct TokenCheck: Sendable {
         }
         guard case .integer(let expires) = claims["exp"] else { throw Refusal(description: "no exp") }
         let nowSeconds = Int64(now.timeIntervalSince1970)
-        let issued: Int64
-        if case .integer(let iat) = claims["iat"] { issued = iat } else { issued = nowSeconds }
+        guard case .integer(let issued) = claims["iat"] else { throw Refusal(description: "no iat") }
         guard issued <= nowSeconds + Self.allowedClockSkewSeconds else { throw Refusal(description: "iat is in the future") }
         guard expires > nowSeconds else { throw Refusal(description: "expired") }
         guard expires - issued <= APIToken.maximumLifetimeSeconds else {

@@ -70,6 +70,16 @@ struct ClientBehaviourTests {
         #expect(throws: TokenCheck.Refusal(description: "iss is not the key's issuer")) {
             _ = try check.check(authorization: "Bearer \(wrongIssuer)", now: now)
         }
+        struct NoIssuedAt: Encodable {
+            var iss: String
+            var exp: Int64
+            var aud = "appstoreconnect-v1"
+            var bid: String
+        }
+        let noIat = try signer.sign(NoIssuedAt(iss: APIFixture.issuerId, exp: issued + 60, bid: APIFixture.bundleId))
+        #expect(throws: TokenCheck.Refusal(description: "no iat")) {
+            _ = try check.check(authorization: "Bearer \(noIat)", now: now)
+        }
         let otherKid = try JWSSigner(key: APIFixture.key, keyId: "OTHER", type: "JWT")
             .sign(APIToken.Claims(iss: APIFixture.issuerId, iat: issued, exp: issued + 60, bid: APIFixture.bundleId))
         #expect(throws: TokenCheck.Refusal(description: "unknown kid")) {
@@ -169,7 +179,8 @@ struct ClientBehaviourTests {
             (1, RetryPolicy.Attempt.noAnswer, 0.0, RetryPolicy.Decision.retry(afterSeconds: 0.25)),
             (2, .failed(status: 500, code: nil, retryAfterSeconds: nil), 1.0, .retry(afterSeconds: 1.0)),
             (3, .failed(status: 429, code: nil, retryAfterSeconds: 7), 0.5, .retry(afterSeconds: 7)),
-            (3, .failed(status: 429, code: nil, retryAfterSeconds: 700), 0.5, .retry(afterSeconds: 30)),
+            (3, .failed(status: 429, code: nil, retryAfterSeconds: 700), 0.5, .giveUp),
+            (3, .failed(status: 429, code: nil, retryAfterSeconds: 0), 0.5, .retry(afterSeconds: 1.5)),
             (4, .failed(status: 500, code: nil, retryAfterSeconds: nil), 0.5, .retry(afterSeconds: 3)),
             (5, .failed(status: 500, code: nil, retryAfterSeconds: nil), 0.5, .giveUp),
             (1, .failed(status: 400, code: APIErrorCode(4_000_006), retryAfterSeconds: nil), 0.5, .giveUp),

@@ -115,9 +115,9 @@ struct BackfillTests {
     @Test(
         arguments: [
             // since, until, newest stored, expected start (ms before now), expected end
-            (nil, nil, nil, 30 * 86_400_000 - 60_000),
+            (nil, nil, nil, 30 * 86_400_000 - 3_600_000),
             (nil, nil, -2 * 3_600_000, 3 * 3_600_000),
-            (-40 * 86_400_000, nil, nil, 30 * 86_400_000 - 60_000),
+            (-40 * 86_400_000, nil, nil, 30 * 86_400_000 - 3_600_000),
             (-5 * 3_600_000, nil, -1_000, 5 * 3_600_000),
         ] as [(Int64?, Int64?, Int64?, Int64)])
     func theWindowStartsAtTheNewestStoredLessTheMarginWithinApplesLimit(

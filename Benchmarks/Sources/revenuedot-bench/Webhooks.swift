@@ -56,6 +56,8 @@ func webhooks(_ arguments: [String]) throws {
                 "webhook": {"url": "http://127.0.0.1:\(receiverPort)/hooks", "concurrency": \(concurrency)}}]
     }
     """.write(toFile: configPath, atomically: true, encoding: .utf8)
+    // serve refuses a configuration others can read (it may hold keys and secrets).
+    chmod(configPath, 0o600)
     let server = Process()
     server.executableURL = URL(fileURLWithPath: executable)
     server.arguments = ["serve", "--config", configPath]

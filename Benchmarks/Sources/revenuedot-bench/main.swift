@@ -18,6 +18,9 @@
 //   revenuedot-bench webhooks --dir DIR --revenuedot PATH [--connections N] [--concurrency N]
 //       ingest with one webhook per notification to a local receiver: ingest rate, webhooks per
 //       second, and notification-answered-200 to webhook-received latency, as JSON
+//   revenuedot-bench backfill --dir DIR --revenuedot PATH
+//       the payloads listed by a local App Store Server API as undelivered, recovered by
+//       `revenuedot backfill` into a fresh database: notifications per second, as JSON
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -30,6 +33,7 @@ do {
     case "link": try link(arguments)
     case "get": try get(arguments)
     case "webhooks": try webhooks(arguments)
+    case "backfill": try backfill(arguments)
     default: fail("usage: revenuedot-bench generate|verify|ingest|customers|link|get (see the head of main.swift)")
     }
 } catch {

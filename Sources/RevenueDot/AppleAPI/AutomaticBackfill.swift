@@ -15,6 +15,10 @@ final class AutomaticBackfill: Sendable {
     private let metrics: Metrics
     private let log: @Sendable (String) -> Void
     private let stopping = Mutex(false)
+    private let clients: AppleAPIClientPool
+    /// Per app and environment, the end of the last window read through (UNIX ms): a run that
+    /// failed, or notifications pushed meanwhile, must not make the next one start later.
+    private let completedThrough = Mutex<[String: Int64]>([:])
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchGroup()
 
@@ -27,6 +31,7 @@ final class AutomaticBackfill: Sendable {
         self.store = store
         self.metrics = metrics
         self.log = log
+        clients = AppleAPIClientPool(config: config.appleAPI)
     }
 
     /// The apps it backfills: those with a key, and at least one environment with history.
@@ -76,10 +81,12 @@ final class AutomaticBackfill: Sendable {
     private func run(_ app: AppConfig, _ environment: AppStoreEnvironment) {
         let label = "backfill \(app.id) \(environment.rawValue)"
         do {
-            let client = try AppleAPIClients.client(for: app, environment: environment, config: config.appleAPI)
+            let client = try clients.client(for: app, environment: environment)
+            let key = "\(app.id)\u{0}\(environment.rawValue)"
+            let newest = try store.newestNotificationSignedDate(appId: app.id, environment: environment.rawValue)
+            let completed = completedThrough.withLock { $0[key] }
             let window = Backfill.window(
-                since: nil, until: nil,
-                newestStored: try store.newestNotificationSignedDate(appId: app.id, environment: environment.rawValue),
+                since: nil, until: nil, newestStored: [newest, completed].compactMap { $0 }.min(),
                 marginMs: Int64(config.appleAPI.backfillMarginMinutes) * 60_000, environment: environment,
                 nowMs: UnixTime.nowMs)
             var reported = Backfill.Counts()
@@ -90,6 +97,7 @@ final class AutomaticBackfill: Sendable {
                     record(counts, since: reported)
                     reported = counts
                 })
+            completedThrough.withLock { $0[key] = window.end - 1 }
             metrics.backfillRuns.increment(label: "completed")
             if counts.new > 0 || counts.refused > 0 { log("\(label): \(BackfillCommand.summary(counts))") }
         } catch let stopped as Backfill.Stopped {

@@ -29,8 +29,9 @@ enum Backfill {
         var counts: Counts
     }
 
-    /// Hands one body (`{"signedPayload": ...}`) to the ingest path and says what it made of it.
-    typealias Deliver = @Sendable (Data) -> IngestOutcome
+    /// Hands a page of bodies (`{"signedPayload": ...}`) to the ingest path, in order, and says
+    /// what it made of each.
+    typealias Deliver = @Sendable ([Data]) -> [IngestOutcome]
 
     /// The days back Apple keeps notification history: 180 in Production, 30 in Sandbox.
     static func historyDays(_ environment: AppStoreEnvironment) -> Int64 { environment == .production ? 180 : 30 }
@@ -41,8 +42,9 @@ enum Backfill {
     static func window(
         since: Int64?, until: Int64?, newestStored: Int64?, marginMs: Int64, environment: AppStoreEnvironment, nowMs: Int64
     ) -> (start: Int64, end: Int64) {
-        // A minute inside Apple's limit, so a request is not refused for the time it took to send.
-        let earliest = nowMs - historyDays(environment) * 86_400_000 + 60_000
+        // An hour inside Apple's limit: every page repeats the start date, and a long first
+        // backfill must not be refused halfway through for the time its pages took.
+        let earliest = nowMs - historyDays(environment) * 86_400_000 + 3_600_000
         let wanted = since ?? newestStored.map { $0 - marginMs } ?? earliest
         let end = min(until ?? nowMs, nowMs) + 1
         return (min(max(wanted, earliest), end - 1), end)
@@ -50,27 +52,23 @@ enum Backfill {
 
     /// Pages through Apple's history of `request` and delivers every notification, calling
     /// `progress` after each page.
+    ///
+    /// Pages are delivered in order, each while the next is fetched: Apple's answer time overlaps
+    /// the verification and commit of the page before.
     static func run(
-        client: AppStoreServerAPIClient, request: NotificationHistoryRequest, deliver: Deliver,
+        client: AppStoreServerAPIClient, request: NotificationHistoryRequest, deliver: @escaping Deliver,
         isCancelled: () -> Bool = { false }, progress: (Counts) -> Void = { _ in }
     ) throws(Stopped) -> Counts {
         var counts = Counts()
         var token: String?
         var tokensSeen: Set<String> = []
-        repeat {
-            let page: NotificationHistoryResponse
-            do {
-                page = try client.notificationHistoryPage(request, paginationToken: token)
-            } catch {
-                throw Stopped(description: "\(error)", counts: counts)
-            }
-            counts.pages += 1
-            for item in page.notificationHistory ?? [] {
-                guard !isCancelled() else { throw Stopped(description: "the server is stopping", counts: counts) }
-                guard let signed = item.signedPayload else { continue }
-                counts.listed += 1
-                let body = Data(JSONValue.object(["signedPayload": .string(signed)]).serialized().utf8)
-                switch deliver(body) {
+        var inFlight: PageDelivery?
+        /// Waits for the page in flight and counts what ingest made of it.
+        func settle() throws(Stopped) {
+            guard let delivery = inFlight else { return }
+            inFlight = nil
+            for outcome in delivery.outcomes() {
+                switch outcome {
                 case .stored, .held: counts.new += 1
                 case .duplicate: counts.alreadyStored += 1
                 case .rejected, .badRequest: counts.refused += 1
@@ -81,10 +79,48 @@ enum Backfill {
                 }
             }
             progress(counts)
+        }
+        repeat {
+            let page: NotificationHistoryResponse
+            do {
+                page = try client.notificationHistoryPage(request, paginationToken: token)
+            } catch {
+                try settle()
+                throw Stopped(description: "\(error)", counts: counts)
+            }
+            try settle()
+            counts.pages += 1
+            guard !isCancelled() else { throw Stopped(description: "the server is stopping", counts: counts) }
+            let bodies = (page.notificationHistory ?? []).compactMap(\.signedPayload).map {
+                Data(JSONValue.object(["signedPayload": .string($0)]).serialized().utf8)
+            }
+            counts.listed += bodies.count
+            inFlight = PageDelivery(bodies, deliver)
             guard page.hasMore == true, let next = page.paginationToken, tokensSeen.insert(next).inserted else { break }
             token = next
         } while true
+        try settle()
         return counts
+    }
+
+    /// One page handed to ingest on a thread of its own; `outcomes()` waits for it.
+    final class PageDelivery: Sendable {
+        private let done = DispatchGroup()
+        private let result = Locked<[IngestOutcome]>([])
+
+        init(_ bodies: [Data], _ deliver: @escaping Deliver) {
+            done.enter()
+            DispatchQueue.global().async { [done, result] in
+                let outcomes = bodies.isEmpty ? [] : deliver(bodies)
+                result.withLock { $0 = outcomes }
+                done.leave()
+            }
+        }
+
+        func outcomes() -> [IngestOutcome] {
+            done.wait()
+            return result.value
+        }
     }
 
     /// The environments of `app` the App Store Server API serves: Production and Sandbox.

@@ -7,7 +7,7 @@ import LoopbackClient
 /// through the same ingest path, so the result is the same.
 enum BackfillDelivery {
     static func inProcess(_ ingest: Ingest, appId: String) -> Backfill.Deliver {
-        { body in ingest.receive(appId: appId, body: body) }
+        { bodies in ingest.receive(appId: appId, bodies: bodies) }
     }
 
     /// POSTs to `/v1/apple/notifications/{appId}` of the server listening at `listen` (on
@@ -20,7 +20,7 @@ enum BackfillDelivery {
             default: listen.host
             }
         let path = "/v1/apple/notifications/" + (appId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? appId)
-        return { body in
+        @Sendable func post(_ body: Data) -> IngestOutcome {
             let response: LoopbackResponse
             do {
                 response = try LoopbackConnection(host: host, port: listen.port, timeoutSeconds: 70)
@@ -32,12 +32,13 @@ enum BackfillDelivery {
             switch (response.status, status) {
             case (200, "duplicate"): return .duplicate(uuid: "")
             case (200, "held"): return .held(uuid: "", reason: "")
-            case (200, _): return .stored(uuid: "")
+            case (200, "stored"): return .stored(uuid: "")
             case (400, _): return .badRequest(response.text)
             case (401, _): return .rejected(status: "verificationFailure", detail: response.text)
             case (404, _): return .unknownApp(appId)
             default: return .unavailable("the server at \(listen) answered \(response.status)")
             }
         }
+        return { bodies in bodies.map(post) }
     }
 }

@@ -83,11 +83,13 @@ public struct AppleCommand {
         var transactions: [JSONValue] = []
         var revision = parsed.value("revision")
         var last = JSONValue.object([:])
+        var seen: Set<String> = []
         repeat {
             guard case .transactionHistory(let id, let filter, _) = try endpoint(now: now) else { break }
             last = try client.answerJSON(.transactionHistory(transactionId: id, filter: filter, revision: revision))
             transactions += last["transactions"]?.arrayValue ?? []
-            guard last["hasMore"] == .bool(true), let next = last["revision"]?.stringValue, next != revision else { break }
+            guard last["hasMore"] == .bool(true), let next = last["revision"]?.stringValue, seen.insert(next).inserted
+            else { break }
             revision = next
         } while true
         last["transactions"] = .array(transactions)

@@ -1,4 +1,5 @@
 import AppStore
+import Dispatch
 import Foundation
 import Storage
 
@@ -48,6 +49,33 @@ final class Ingest: Sendable {
         case .store(let record):
             store.store(record) { [self] result in reply(outcome(of: record, result)) }
         }
+    }
+
+    /// Handles a batch of bodies as if each were POSTed, in order: verified on every core at
+    /// once, then handed to storage in the batch's order (so they are applied in that order,
+    /// and committed together); returns once every one is committed. For backfill.
+    func receive(appId: String, bodies: [Data]) -> [IngestOutcome] {
+        let prepared = Locked([Prepared?](repeating: nil, count: bodies.count))
+        DispatchQueue.concurrentPerform(iterations: bodies.count) { index in
+            let one = prepare(appId: appId, body: bodies[index])
+            prepared.withLock { $0[index] = one }
+        }
+        let outcomes = Locked([IngestOutcome?](repeating: nil, count: bodies.count))
+        let done = DispatchGroup()
+        for (index, one) in prepared.value.enumerated() {
+            switch one {
+            case .answered(let outcome)?: outcomes.withLock { $0[index] = outcome }
+            case .store(let record)?:
+                done.enter()
+                store.store(record) { [self] result in
+                    outcomes.withLock { $0[index] = outcome(of: record, result) }
+                    done.leave()
+                }
+            case nil: outcomes.withLock { $0[index] = .unavailable("not prepared") }
+            }
+        }
+        done.wait()
+        return outcomes.value.map { $0 ?? .unavailable("no outcome") }
     }
 
     private enum Prepared {

@@ -1,0 +1,62 @@
+import AppStore
+import AppStoreServerAPISimulator
+import Foundation
+
+/// `revenuedot-bench backfill --dir DIR --revenuedot PATH`: the payloads of DIR, listed by a
+/// local App Store Server API as notifications Apple could not deliver, recovered by
+/// `revenuedot backfill` into a fresh database; prints its rate as JSON.
+func backfill(_ arguments: [String]) throws {
+    guard let directory = argument("dir", arguments), let executable = argument("revenuedot", arguments) else {
+        fail("backfill needs --dir DIR (root.pem, payloads.txt from generate) --revenuedot PATH")
+    }
+    let payloads = try lines("\(directory)/payloads.txt").map { String(decoding: $0, as: UTF8.self) }
+    let store = try SimulatedAppStore(
+        apps: [SimulatedAppStore.App(bundleId: bundleId, appAppleId: appAppleId, environment: .sandbox)],
+        chain: try TestChain())
+    for signed in payloads { try store.addNotification(signed, bundleId: bundleId, delivered: false) }
+    let key = try ECPrivateKey(generating: .p256)
+    let keyPath = "\(directory)/backfill-key.p8"
+    try? FileManager.default.removeItem(atPath: keyPath)
+    try Data(try key.pkcs8PEM().utf8).write(to: URL(fileURLWithPath: keyPath))
+    chmod(keyPath, 0o600)
+    let issuer = "57246542-96fe-1a63-e053-0824d011072a"
+    let simulator = AppStoreServerAPISimulator(
+        store: store,
+        tokens: TokenCheck(keys: [
+            try TokenCheck.Key(keyId: "BENCH", issuerId: issuer, publicKeyPEM: try key.publicKeyPEM(), bundleIds: [bundleId])
+        ]))
+    let port = try simulator.start()
+    defer { simulator.shutdown() }
+
+    let configPath = "\(directory)/backfill.json"
+    for suffix in ["", "-wal", "-shm", ".lock"] {
+        try? FileManager.default.removeItem(atPath: "\(directory)/backfill.sqlite\(suffix)")
+    }
+    try """
+    {
+      "listen": "127.0.0.1:0",
+      "database": "sqlite:backfill.sqlite",
+      "apps": [{"id": "bench", "bundleId": "\(bundleId)", "appAppleId": \(appAppleId), "environments": ["Sandbox"],
+                "rootCertificates": ["root.pem"],
+                "inAppPurchaseKey": {"keyId": "BENCH", "issuerId": "\(issuer)", "privateKeyPath": "backfill-key.p8"}}],
+      "appleApi": {"baseURLs": {"Sandbox": "http://127.0.0.1:\(port)"}, "requestsPerSecond": 0}
+    }
+    """.write(toFile: configPath, atomically: true, encoding: .utf8)
+    chmod(configPath, 0o600)
+    let create = Process()
+    create.executableURL = URL(fileURLWithPath: executable)
+    create.arguments = ["backfill", "--app", "bench", "--config", configPath, "--since", "0"]
+    create.standardOutput = FileHandle.nullDevice
+    create.standardError = FileHandle.nullDevice
+    let started = Date()
+    try create.run()
+    create.waitUntilExit()
+    let seconds = Date().timeIntervalSince(started)
+    guard create.terminationStatus == 0 else { fail("revenuedot backfill exited \(create.terminationStatus)") }
+    let pages = store.requestCount("notification-history")
+    FileHandle.standardOutput.write(
+        try json([
+            "notifications": payloads.count, "seconds": seconds, "pages": pages,
+            "notifications_per_second": Double(payloads.count) / seconds,
+        ]) + Data("\n".utf8))
+}
