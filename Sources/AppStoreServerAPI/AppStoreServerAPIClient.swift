@@ -187,7 +187,7 @@ public final class AppStoreServerAPIClient: Sendable {
 
     func decode<T: Decodable>(_ type: T.Type, _ data: Data, _ endpoint: Endpoint) throws(AppStoreServerAPIError) -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: data)
+            return try JSONValueDecoder().decode(T.self, from: data)
         } catch {
             throw AppStoreServerAPIError(.invalidAnswer("\(error)"), endpoint: endpoint.name)
         }

@@ -29,9 +29,9 @@ enum Backfill {
         var counts: Counts
     }
 
-    /// Hands a page of bodies (`{"signedPayload": ...}`) to the ingest path, in order, and says
-    /// what it made of each.
-    typealias Deliver = @Sendable ([Data]) -> [IngestOutcome]
+    /// Hands a page of bodies (`{"signedPayload": ...}`) to the ingest path, in order: returns
+    /// once they are handed over, with what ingest made of each once committed.
+    typealias Deliver = @Sendable ([Data]) -> PendingOutcomes
 
     /// The days back Apple keeps notification history: 180 in Production, 30 in Sandbox.
     static func historyDays(_ environment: AppStoreEnvironment) -> Int64 { environment == .production ? 180 : 30 }
@@ -53,21 +53,21 @@ enum Backfill {
     /// Pages through Apple's history of `request` and delivers every notification, calling
     /// `progress` after each page.
     ///
-    /// Pages are delivered in order, each while the next is fetched: Apple's answer time overlaps
-    /// the verification and commit of the page before.
+    /// Pages are handed over in order; a page's commit overlaps the fetch and verification of
+    /// the next.
     static func run(
-        client: AppStoreServerAPIClient, request: NotificationHistoryRequest, deliver: @escaping Deliver,
+        client: AppStoreServerAPIClient, request: NotificationHistoryRequest, deliver: Deliver,
         isCancelled: () -> Bool = { false }, progress: (Counts) -> Void = { _ in }
     ) throws(Stopped) -> Counts {
         var counts = Counts()
         var token: String?
         var tokensSeen: Set<String> = []
-        var inFlight: PageDelivery?
+        var inFlight: PendingOutcomes?
         /// Waits for the page in flight and counts what ingest made of it.
         func settle() throws(Stopped) {
             guard let delivery = inFlight else { return }
             inFlight = nil
-            for outcome in delivery.outcomes() {
+            for outcome in delivery.wait() {
                 switch outcome {
                 case .stored, .held: counts.new += 1
                 case .duplicate: counts.alreadyStored += 1
@@ -88,39 +88,20 @@ enum Backfill {
                 try settle()
                 throw Stopped(description: "\(error)", counts: counts)
             }
-            try settle()
             counts.pages += 1
             guard !isCancelled() else { throw Stopped(description: "the server is stopping", counts: counts) }
             let bodies = (page.notificationHistory ?? []).compactMap(\.signedPayload).map {
                 Data(JSONValue.object(["signedPayload": .string($0)]).serialized().utf8)
             }
             counts.listed += bodies.count
-            inFlight = PageDelivery(bodies, deliver)
+            let handedOver = bodies.isEmpty ? PendingOutcomes.done([]) : deliver(bodies)
+            try settle()
+            inFlight = handedOver
             guard page.hasMore == true, let next = page.paginationToken, tokensSeen.insert(next).inserted else { break }
             token = next
         } while true
         try settle()
         return counts
-    }
-
-    /// One page handed to ingest on a thread of its own; `outcomes()` waits for it.
-    final class PageDelivery: Sendable {
-        private let done = DispatchGroup()
-        private let result = Locked<[IngestOutcome]>([])
-
-        init(_ bodies: [Data], _ deliver: @escaping Deliver) {
-            done.enter()
-            DispatchQueue.global().async { [done, result] in
-                let outcomes = bodies.isEmpty ? [] : deliver(bodies)
-                result.withLock { $0 = outcomes }
-                done.leave()
-            }
-        }
-
-        func outcomes() -> [IngestOutcome] {
-            done.wait()
-            return result.value
-        }
     }
 
     /// The environments of `app` the App Store Server API serves: Production and Sandbox.

@@ -7,7 +7,7 @@ import LoopbackClient
 /// through the same ingest path, so the result is the same.
 enum BackfillDelivery {
     static func inProcess(_ ingest: Ingest, appId: String) -> Backfill.Deliver {
-        { bodies in ingest.receive(appId: appId, bodies: bodies) }
+        { bodies in ingest.submit(appId: appId, bodies: bodies) }
     }
 
     /// POSTs to `/v1/apple/notifications/{appId}` of the server listening at `listen` (on
@@ -39,6 +39,6 @@ enum BackfillDelivery {
             default: return .unavailable("the server at \(listen) answered \(response.status)")
             }
         }
-        return { bodies in bodies.map(post) }
+        return { bodies in .done(bodies.map(post)) }
     }
 }

@@ -72,12 +72,16 @@ public struct BackfillCommand {
                 let request = NotificationHistoryRequest(
                     startDate: window.start, endDate: window.end,
                     onlyFailures: parsed.flags.contains("only-failures") ? true : nil)
+                let started = ContinuousClock.now
                 let counts = try Backfill.run(
                     client: client, request: request, deliver: target.deliver,
                     progress: { counts in
                         StandardStreams.error("\(label): page \(counts.pages), \(Self.summary(counts))\n")
                     })
-                StandardStreams.out("\(label): \(Self.summary(counts))\n")
+                let seconds =
+                    Double(started.duration(to: .now).components.attoseconds) / 1e18
+                    + Double(started.duration(to: .now).components.seconds)
+                StandardStreams.out("\(label): \(Self.summary(counts)) in \(String(format: "%.2f", seconds)) s\n")
             } catch let stopped as Backfill.Stopped {
                 StandardStreams.error("\(label): stopped: \(stopped) (\(Self.summary(stopped.counts)) so far)\n")
                 failed = true

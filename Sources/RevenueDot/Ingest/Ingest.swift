@@ -53,8 +53,10 @@ final class Ingest: Sendable {
 
     /// Handles a batch of bodies as if each were POSTed, in order: verified on every core at
     /// once, then handed to storage in the batch's order (so they are applied in that order,
-    /// and committed together); returns once every one is committed. For backfill.
-    func receive(appId: String, bodies: [Data]) -> [IngestOutcome] {
+    /// and committed together). Returns once they are handed to storage; `wait()` on the result
+    /// returns once every one is committed. For backfill, which verifies the next batch
+    /// meanwhile.
+    func submit(appId: String, bodies: [Data]) -> PendingOutcomes {
         let prepared = Locked([Prepared?](repeating: nil, count: bodies.count))
         DispatchQueue.concurrentPerform(iterations: bodies.count) { index in
             let one = prepare(appId: appId, body: bodies[index])
@@ -74,8 +76,10 @@ final class Ingest: Sendable {
             case nil: outcomes.withLock { $0[index] = .unavailable("not prepared") }
             }
         }
-        done.wait()
-        return outcomes.value.map { $0 ?? .unavailable("no outcome") }
+        return PendingOutcomes { [outcomes] in
+            done.wait()
+            return outcomes.value.map { $0 ?? .unavailable("no outcome") }
+        }
     }
 
     private enum Prepared {
@@ -146,4 +150,11 @@ final class Ingest: Sendable {
         store.recordReject(Reject(appId: appId, status: failure.status.rawValue, reason: failure.detail, at: time))
         return .rejected(status: failure.status.rawValue, detail: failure.detail)
     }
+}
+
+/// What ingest made of a batch, once its commits are on disk.
+struct PendingOutcomes: Sendable {
+    let wait: @Sendable () -> [IngestOutcome]
+
+    static func done(_ outcomes: [IngestOutcome]) -> PendingOutcomes { PendingOutcomes { outcomes } }
 }
