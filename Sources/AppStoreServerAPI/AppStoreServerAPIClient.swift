@@ -52,8 +52,7 @@ public final class AppStoreServerAPIClient: Sendable {
 
     public let configuration: Configuration
     private let limiter: RateLimiter
-    private let tls: TLSClientContext?
-    private let pool = Mutex<[PooledConnection]>([])
+    private let connections: ConnectionPool
     private let random: @Sendable () -> Double
     let clock: @Sendable () -> Date
 
@@ -65,6 +64,7 @@ public final class AppStoreServerAPIClient: Sendable {
         self.clock = clock
         self.random = random
         limiter = RateLimiter(requestsPerSecond: configuration.requestsPerSecond, now: Self.monotonicSeconds())
+        let tls: TLSClientContext?
         if configuration.baseURL.usesTLS {
             do {
                 tls = try TLSClientContext(caFile: configuration.caFile)
@@ -74,6 +74,8 @@ public final class AppStoreServerAPIClient: Sendable {
         } else {
             tls = nil
         }
+        connections = ConnectionPool(
+            host: configuration.baseURL.host, port: configuration.baseURL.port, tls: tls, maxIdle: Self.maxPooledConnections)
     }
 
     // MARK: - Sending
@@ -139,39 +141,16 @@ public final class AppStoreServerAPIClient: Sendable {
         if body != nil { headers["Content-Type"] = "application/json" }
         let deadline = DispatchTime.now() + configuration.timeoutSeconds
         let limits = ExchangeLimits(deadline: deadline, maxBodyBytes: Self.maxAnswerBytes)
-        var reused = pool.withLock { $0.popLast() }
-        while true {
-            let wasReused = reused != nil
-            let connection: PooledConnection
-            if let pooled = reused {
-                connection = pooled
-            } else {
-                do {
-                    connection = PooledConnection(
-                        try LoopbackConnection(
-                            host: base.host, port: base.port, timeoutSeconds: configuration.timeoutSeconds, tls: tls,
-                            deadline: deadline))
-                } catch {
-                    return .noAnswer("cannot connect to \(base): \(error)")
-                }
-            }
-            reused = nil
-            do {
-                let response = try connection.connection.request(
-                    endpoint.method, base.pathPrefix + endpoint.target, headers: headers, body: body ?? Data(),
-                    limits: limits)
-                guard !response.isTruncated else { return .noAnswer("an answer over \(Self.maxAnswerBytes) bytes") }
-                if connection.connection.isOpen {
-                    pool.withLock { if $0.count < Self.maxPooledConnections { $0.append(connection) } }
-                }
-                return .answered(response)
-            } catch let error as LoopbackClientError
-                where wasReused && [.sendFailed, .closedBeforeResponse].contains(error.code)
-            {
-                continue
-            } catch {
-                return .noAnswer("\(error)")
-            }
+        do {
+            let response = try connections.request(
+                endpoint.method, base.pathPrefix + endpoint.target, headers: headers, body: body ?? Data(), limits: limits,
+                timeoutSeconds: configuration.timeoutSeconds, deadline: deadline)
+            guard !response.isTruncated else { return .noAnswer("an answer over \(Self.maxAnswerBytes) bytes") }
+            return .answered(response)
+        } catch let failure where failure.whileConnecting {
+            return .noAnswer("cannot connect to \(base): \(failure)")
+        } catch {
+            return .noAnswer("\(error)")
         }
     }
 
@@ -201,10 +180,4 @@ public final class AppStoreServerAPIClient: Sendable {
     }
 
     var verifier: SignedDataVerifier { configuration.verifier }
-}
-
-/// A keep-alive connection that moves between threads, used by one at a time.
-private final class PooledConnection: @unchecked Sendable {
-    let connection: LoopbackConnection
-    init(_ connection: LoopbackConnection) { self.connection = connection }
 }

@@ -33,14 +33,8 @@ extension AppleAPIHandlers {
                 && (transactionId == nil || notification.transactionIds.contains(transactionId!))
         }
         sent.sort { $0.signedDate < $1.signedDate }
-        let offset: Int
-        if let token = request.queryValues("paginationToken").first {
-            guard token.hasPrefix("p"), let number = Int(token.dropFirst()), (0...sent.count).contains(number) else {
-                return error(400, 4_000_014, "Invalid pagination token.")
-            }
-            offset = number
-        } else {
-            offset = 0
+        guard let offset = offset(of: request.queryValues("paginationToken").first, prefix: "p", count: sent.count) else {
+            return error(400, 4_000_014, "Invalid pagination token.")
         }
         let pageEnd = min(sent.count, offset + AppStoreServerAPISimulator.pageSize)
         let hasMore = pageEnd < sent.count

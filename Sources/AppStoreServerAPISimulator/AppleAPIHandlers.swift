@@ -168,17 +168,19 @@ enum AppleAPIHandlers {
         _ rows: [Row], revision: String?, store: SimulatedAppStore,
         _ body: ([Row], String, Bool) throws -> [String: JSONValue]
     ) -> HTTPResponse {
-        let offset: Int
-        if let revision, !revision.isEmpty {
-            guard revision.hasPrefix("r"), let number = Int(revision.dropFirst()), (0...rows.count).contains(number) else {
-                return error(400, 4_000_005, "Invalid request revision.")
-            }
-            offset = number
-        } else {
-            offset = 0
+        guard let offset = offset(of: revision, prefix: "r", count: rows.count) else {
+            return error(400, 4_000_005, "Invalid request revision.")
         }
         let end = min(rows.count, offset + AppStoreServerAPISimulator.pageSize)
         return signed { try body(Array(rows[offset..<end]), "r\(end)", end < rows.count) }
+    }
+
+    /// The row a paging token (`r20`, `p40`: `prefix` and an offset) stands for: 0 for none, nil
+    /// for a token this server did not give.
+    static func offset(of token: String?, prefix: Character, count: Int) -> Int? {
+        guard let token, !token.isEmpty else { return 0 }
+        guard token.first == prefix, let number = Int(token.dropFirst()), (0...count).contains(number) else { return nil }
+        return number
     }
 
     /// A 200 with the JSON `body` makes; a 500 if signing fails.

@@ -1,6 +1,5 @@
 import Foundation
 import LoopbackClient
-import Threads
 
 /// POSTs webhook bodies to one app's URL.
 ///
@@ -45,23 +44,23 @@ final class WebhookSender: Sendable {
     let config: WebhookConfig
     /// Where attempts go and the TLS context they share, or why none can go.
     private let route: Result<Route, WebhookTarget.Refusal>
-    private let pool = Locked<[PooledConnection]>([])
 
     private struct Route: Sendable {
         var target: WebhookTarget
-        var tls: TLSClientContext?
+        var pool: ConnectionPool
     }
 
     init(config: WebhookConfig) {
         self.config = config
         route = Result { () throws(WebhookTarget.Refusal) in
             let target = try WebhookTarget(config.url)
-            guard target.usesTLS else { return Route(target: target) }
+            let tls: TLSClientContext?
             do {
-                return Route(target: target, tls: try TLSClientContext(caFile: config.caFile))
+                tls = target.usesTLS ? try TLSClientContext(caFile: config.caFile) : nil
             } catch {
                 throw WebhookTarget.Refusal(reason: "no TLS context: \(error)")
             }
+            return Route(target: target, pool: ConnectionPool(host: target.host, port: target.port, tls: tls))
         }
     }
 
@@ -88,56 +87,23 @@ final class WebhookSender: Sendable {
         .failed(status: nil, reason: "no answer within \(config.timeoutSeconds) s")
     }
 
-    /// Over a pooled connection; a reused one that turns out closed by the server is replaced
-    /// once (a keep-alive race, not an answer), a fresh one that fails is a failed attempt.
+    /// Over a pooled connection (`ConnectionPool`: a reused one the server had closed is replaced
+    /// once, a keep-alive race and not an answer; any answer read, even partly, is final).
     private func send(_ body: Data, headers: [String: String], over route: Route, by deadline: DispatchTime)
         -> DeliveryOutcome
     {
-        let target = route.target
         let limits = ExchangeLimits(deadline: deadline, maxBodyBytes: Self.maxResponseBodyBytes)
-        var reused = pool.withLock { $0.popLast() }
-        while true {
-            let wasReused = reused != nil
-            let connection: PooledConnection
-            if let pooled = reused {
-                connection = pooled
-            } else {
-                let now = DispatchTime.now()
-                guard now < deadline else { return noAnswerInTime }
-                let left = Double(deadline.uptimeNanoseconds - now.uptimeNanoseconds) / 1e9
-                do {
-                    connection = PooledConnection(
-                        try LoopbackConnection(
-                            host: target.host, port: target.port, timeoutSeconds: left, tls: route.tls, deadline: deadline))
-                } catch let error as LoopbackClientError where error.code == .timedOut {
-                    return noAnswerInTime
-                } catch {
-                    return .failed(status: nil, reason: "no answer: cannot connect to \(target.hostHeader) (\(error))")
-                }
-            }
-            reused = nil
-            do {
-                let response = try connection.connection.request(
-                    "POST", target.path, headers: headers, body: body, limits: limits)
-                if connection.connection.isOpen { pool.withLock { $0.append(connection) } }
-                return WebhookAnswer(status: response.status, location: response.headers["location"]).outcome
-            } catch let error as LoopbackClientError
-                where wasReused && [.sendFailed, .closedBeforeResponse].contains(error.code)
-            {
-                // The server had closed this idle connection: nothing of an answer came, so the
-                // request goes once more on a new one. Any answer read, even partly, is final.
-                continue
-            } catch let error as LoopbackClientError where error.code == .timedOut {
-                return noAnswerInTime
-            } catch {
-                return .failed(status: nil, reason: "no answer: \(error)")
-            }
+        do {
+            let response = try route.pool.request(
+                "POST", route.target.path, headers: headers, body: body, limits: limits,
+                timeoutSeconds: Double(config.timeoutSeconds), deadline: deadline)
+            return WebhookAnswer(status: response.status, location: response.headers["location"]).outcome
+        } catch let failure where failure.isTimeout {
+            return noAnswerInTime
+        } catch let failure where failure.whileConnecting {
+            return .failed(status: nil, reason: "no answer: cannot connect to \(route.target.hostHeader) (\(failure))")
+        } catch {
+            return .failed(status: nil, reason: "no answer: \(error)")
         }
     }
-}
-
-/// A keep-alive connection that moves between delivery threads, used by one at a time.
-private final class PooledConnection: @unchecked Sendable {
-    let connection: LoopbackConnection
-    init(_ connection: LoopbackConnection) { self.connection = connection }
 }
