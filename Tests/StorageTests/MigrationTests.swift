@@ -27,7 +27,8 @@ import Testing
             directory.databasePath, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
         #expect(
             tables.compactMap { $0[0].textValue } == [
-                "applied_inputs", "commerce_requests", "customers", "deliveries", "events", "held_events", "jws_headers",
+                "applied_inputs", "commerce_requests", "consumption_answers", "customers", "deliveries", "events", "held_events",
+                "jws_headers",
                 "notifications",
                 "posted_transactions", "purchase_facts", "purchase_views", "purchases",
                 "reject_counts", "rejects", "schema_migrations", "timers", "unattached_facts",
@@ -38,7 +39,8 @@ import Testing
             "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'notifications' ORDER BY name")
         #expect(
             notificationIndexes.compactMap { $0[0].textValue } == [
-                "notifications_by_app", "notifications_not_applied", "sqlite_autoindex_notifications_1",
+                "notifications_by_app", "notifications_consumption_requests", "notifications_not_applied",
+                "sqlite_autoindex_notifications_1",
             ])
     }
 

@@ -116,8 +116,24 @@ public struct NotificationsCommand {
             // Still what was stored, decoded: the reason to look at a notification is often that it failed.
             object["payload"] = try? UnverifiedPayload.json(of: record.signedPayload)
         }
+        if let answer = try store.consumptionAnswer(notificationUUID: record.notificationUUID) {
+            object["consumptionAnswer"] = Self.json(answer)
+        }
         StandardStreams.out(object.serialized(pretty: true) + "\n")
         return 0
+    }
+
+    /// What RevenueDot answered Apple's consumption request.
+    static func json(_ answer: ConsumptionAnswer) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "status": .string(answer.status.rawValue), "attempts": .integer(Int64(answer.attempts)),
+            "transactionId": .string(answer.transactionId),
+        ]
+        object["sentAt"] = answer.answeredAtMs.map { .string(UnixTime.iso8601($0)) }
+        if answer.status == .pending { object["nextAttemptAt"] = .string(UnixTime.iso8601(answer.nextAttemptAtMs)) }
+        object["lastError"] = answer.lastError.map(JSONValue.string)
+        object["request"] = answer.requestJSON.flatMap { try? JSONValue(parsing: Data($0.utf8)) }
+        return .object(object)
     }
 
     private func rejects(_ store: SQLiteReader) throws -> Int32 {

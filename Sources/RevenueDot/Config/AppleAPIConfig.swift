@@ -19,6 +19,8 @@ public struct AppleAPIConfig: Sendable {
     public var timeoutSeconds: Int
     /// A PEM file of the CAs trusted for an https base URL in place of the system's store.
     public var caFile: String?
+    /// How Apple's consumption requests are answered.
+    public var consumption = ConsumptionConfig()
 
     public static let defaultBaseURLs: [AppStoreEnvironment: APIBaseURL] = [
         .production: .production, .sandbox: .sandbox,
@@ -37,11 +39,32 @@ public struct AppleAPIConfig: Sendable {
     }
 }
 
+/// `appleApi.consumption`: whether and what RevenueDot answers when Apple asks for consumption
+/// information about a refund request (CONSUMPTION_REQUEST), for apps with an `inAppPurchaseKey`.
+public struct ConsumptionConfig: Sendable, Equatable {
+    public var enabled = false
+    /// Whether your customers agreed to share consumption data with Apple (your terms, your
+    /// consent flow). Apple takes no answer without it, so none is sent without it.
+    public var customerConsented = false
+    /// Whether the app offered a free sample or trial before purchase.
+    public var sampleContentProvided = false
+    /// Whether what was bought was delivered and works.
+    public var deliveryStatus: DeliveryStatus = .delivered
+    /// The outcome you prefer; none by default.
+    public var refundPreference: RefundPreference? = nil
+    /// The share used of a one-time purchase (thousandths of a percent), which RevenueDot cannot
+    /// know; none by default. A subscription's is the share of its period gone at the request.
+    public var oneTimeConsumptionPercentage: Int32? = nil
+
+    public init() {}
+}
+
 enum AppleAPIConfigLoader {
     static func load(_ reader: ConfigReader?, directory: URL) throws(ConfigError) -> AppleAPIConfig {
         guard let reader else { return AppleAPIConfig() }
         try reader.rejectUnknownKeys([
             "baseURLs", "backfillIntervalMinutes", "backfillMarginMinutes", "requestsPerSecond", "timeoutSeconds", "caFile",
+            "consumption",
         ])
         var config = AppleAPIConfig()
         if let urls = try reader.object("baseURLs") {
@@ -67,6 +90,35 @@ enum AppleAPIConfigLoader {
                 throw reader.fail("caFile", "\(resolved) holds no PEM certificate")
             }
             config.caFile = resolved
+        }
+        if let consumption = try reader.object("consumption") {
+            try consumption.rejectUnknownKeys([
+                "enabled", "customerConsented", "sampleContentProvided", "deliveryStatus", "refundPreference",
+                "oneTimeConsumptionPercentage",
+            ])
+            config.consumption.enabled = try consumption.bool("enabled") ?? false
+            config.consumption.customerConsented = try consumption.bool("customerConsented") ?? false
+            config.consumption.sampleContentProvided = try consumption.bool("sampleContentProvided") ?? false
+            if let text = try consumption.string("deliveryStatus") {
+                let status = DeliveryStatus.resolve(text)
+                guard status.isKnown else {
+                    throw consumption.fail(
+                        "deliveryStatus", "must be one of \(DeliveryStatus.knownValues.map(\.rawValue).joined(separator: ", "))")
+                }
+                config.consumption.deliveryStatus = status
+            }
+            if let text = try consumption.string("refundPreference") {
+                let preference = RefundPreference.resolve(text)
+                guard preference.isKnown else {
+                    throw consumption.fail(
+                        "refundPreference",
+                        "must be one of \(RefundPreference.knownValues.map(\.rawValue).joined(separator: ", "))")
+                }
+                config.consumption.refundPreference = preference
+            }
+            config.consumption.oneTimeConsumptionPercentage = try consumption.integer(
+                "oneTimeConsumptionPercentage", in: 0...100_000
+            ).map { Int32($0) }
         }
         return config
     }

@@ -31,6 +31,8 @@ final class Metrics: Sendable {
     /// Backfill runs (per app and environment), by outcome: completed, stopped.
     let backfillRuns = LabeledCounter()
     let backfillPages = Counter()
+    /// Answers to Apple's consumption requests, by outcome: sent, retry, failed, expired, skipped.
+    let consumptionAnswers = LabeledCounter()
 
     /// The exposition text; `outbox` adds the delivery backlog read from storage, `heldBacklog`
     /// the notifications stored held.
@@ -106,6 +108,10 @@ final class Metrics: Sendable {
             backfillNotifications)
         labeled("revenuedot_backfill_runs_total", "Automatic backfill runs, by outcome.", "outcome", backfillRuns)
         counter("revenuedot_backfill_pages_total", "Pages of notification history automatic backfill read.", backfillPages.count)
+        labeled(
+            "revenuedot_consumption_answers_total",
+            "Answers to Apple's consumption requests, by outcome (retry: an attempt to be made again).", "outcome",
+            consumptionAnswers)
         if let heldBacklog {
             lines += [
                 "# HELP revenuedot_notifications_held_backlog Notifications stored held, waiting for a configuration that accepts them (applied at the next start that does).",

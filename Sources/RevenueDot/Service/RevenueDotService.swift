@@ -15,6 +15,7 @@ public final class RevenueDotService: Sendable {
     private let workers: [DeliveryWorker]
     private let held: HeldNotifications
     private let backfill: AutomaticBackfill
+    private let consumption: ConsumptionAnswering
     private let heldOutcome = Locked<HeldNotifications.Outcome?>(nil)
     private let failedOutcome = Locked<HeldNotifications.Outcome?>(nil)
     /// Left when the start's pass over held notifications is over (entered by `start()`).
@@ -95,6 +96,7 @@ public final class RevenueDotService: Sendable {
         let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics, log: log)
         held = HeldNotifications(verifiers: verifiers, store: store, handOff: handOff, clock: clock)
         backfill = AutomaticBackfill(config: config, ingest: ingest, store: store, metrics: metrics, log: log)
+        consumption = ConsumptionAnswering(config: config, store: store, metrics: metrics, clock: clock, log: log)
         var subscribers = SubscribersAPI(
             keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, cache: cache, clock: Date.init)
         subscribers.appleLookups = AppleTransactionLookups(config: config.appleAPI, log: log)
@@ -141,6 +143,7 @@ public final class RevenueDotService: Sendable {
             scheduler.start()
         }
         for worker in workers { worker.start() }
+        consumption.start()
         heldPass.enter()
         NamedThread.start("held-reapply") { [held, heldOutcome, failedOutcome, heldPass, log] in
             /// One pass over the notifications in `state`: its outcome kept, reported, and its failures told.
@@ -168,6 +171,9 @@ public final class RevenueDotService: Sendable {
 
     /// Waits until the start's pass over held notifications is over (tests).
     func waitForHeldNotifications() { heldPass.wait() }
+
+    /// Answers the consumption requests due now (tests; `serve` does this every 15 s).
+    func answerConsumptionRequests() { consumption.runOnce() }
 
     /// Fires due timers now (tests; the scheduler does this every `scheduler.intervalMs`).
     @discardableResult
@@ -216,6 +222,7 @@ public final class RevenueDotService: Sendable {
         let schedulerStopped = scheduler.stop(waitingUntil: .after(remaining()))
         // A backfill stops after the notification in hand; the rest is read at the next start.
         let backfillStopped = backfill.stop(waitingUntil: .after(remaining()))
+        let consumptionStopped = consumption.stop(waitingUntil: .after(remaining()))
         // All workers stop together, so apps do not add up their grace periods.
         for worker in workers { worker.beginStop() }
         let grace = workers.map(\.stopGrace).max() ?? 0
@@ -223,6 +230,6 @@ public final class RevenueDotService: Sendable {
         for worker in workers { worker.waitStopped(until: workersDeadline) }
         // A second at least: a pass or tick that ended just in time leaves storage its close.
         let closed = store.close(waitingAtMost: max(remaining(), .seconds(1)))
-        return closed && heldStopped && schedulerStopped && backfillStopped
+        return closed && heldStopped && schedulerStopped && backfillStopped && consumptionStopped
     }
 }

@@ -19,7 +19,7 @@ final class AppleAPIWorld: @unchecked Sendable {
     let databasePath: String
     let signer = SignedNotifications.shared
 
-    init(backfillIntervalMinutes: Int = 0, demoOptions: String = "") throws {
+    init(backfillIntervalMinutes: Int = 0, demoOptions: String = "", consumption: String? = nil) throws {
         store = try SimulatedAppStore(
             apps: [SimulatedAppStore.App(bundleId: "com.example.app", appAppleId: 1234, environment: .sandbox)],
             chain: signer.chain)
@@ -49,7 +49,7 @@ final class AppleAPIWorld: @unchecked Sendable {
                  \(demoOptions.isEmpty ? "" : ", " + demoOptions)}
               ],
               "appleApi": {"baseURLs": {"Sandbox": "http://127.0.0.1:\(port)"}, "backfillIntervalMinutes": \(backfillIntervalMinutes),
-                           "requestsPerSecond": 0, "timeoutSeconds": 5}
+                           "requestsPerSecond": 0, "timeoutSeconds": 5\(consumption.map { ", \"consumption\": \($0)" } ?? "")}
             }
             """)
     }

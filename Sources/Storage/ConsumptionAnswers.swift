@@ -1,0 +1,124 @@
+import Synchronization
+
+/// An answer to one of Apple's consumption requests (a CONSUMPTION_REQUEST notification): what
+/// RevenueDot sent, or why not, and its attempts.
+public struct ConsumptionAnswer: Sendable, Equatable {
+    public enum Status: String, Sendable {
+        /// Not sent yet, or to be sent again at `nextAttemptAtMs`.
+        case pending
+        /// Apple took it.
+        case sent
+        /// Apple refused it for good (a 4xx it does not call retryable).
+        case failed
+        /// The 12 hours Apple allows ran out before Apple took it.
+        case expired
+        /// Not sent by choice (no customer consent configured): Apple decides without it.
+        case skipped
+    }
+
+    public var notificationUUID: String
+    public var appId: String
+    public var transactionId: String
+    public var environment: String
+    /// The request's `signedDate`, UNIX ms: Apple's 12 hours run from it.
+    public var requestedAtMs: Int64
+    public var status: Status
+    public var attempts: Int
+    public var nextAttemptAtMs: Int64
+    /// The consumption information sent (or to send), JSON.
+    public var requestJSON: String?
+    public var lastError: String?
+    public var answeredAtMs: Int64?
+}
+
+/// The SQL of `consumption_answers`: every query is here.
+enum ConsumptionAnswerSQL {
+    static let columns =
+        "notification_uuid, app_id, transaction_id, environment, requested_at, status, attempts, next_attempt_at, request_json, last_error, answered_at"
+
+    static func decode(_ row: [SQLValue]) -> ConsumptionAnswer? {
+        guard row.count == 11, let uuid = row[0].textValue, let app = row[1].textValue, let transaction = row[2].textValue,
+            let environment = row[3].textValue, let requested = row[4].integerValue,
+            let status = row[5].textValue.flatMap(ConsumptionAnswer.Status.init(rawValue:)),
+            let attempts = row[6].integerValue, let next = row[7].integerValue
+        else { return nil }
+        return ConsumptionAnswer(
+            notificationUUID: uuid, appId: app, transactionId: transaction, environment: environment,
+            requestedAtMs: requested, status: status, attempts: Int(min(max(attempts, 0), Int64(Int32.max))),
+            nextAttemptAtMs: next, requestJSON: row[8].textValue, lastError: row[9].textValue,
+            answeredAtMs: row[10].integerValue)
+    }
+}
+
+extension SQLiteStore {
+    /// Adds a pending answer, due at `nowMs`, for every CONSUMPTION_REQUEST of `appIds` signed at
+    /// or after `sinceMs` that has none yet; returns how many.
+    public func enqueueConsumptionRequests(appIds: [String], sinceMs: Int64, nowMs: Int64) throws(StoreError) -> Int {
+        guard !appIds.isEmpty else { return 0 }
+        let added = Mutex(0)
+        let placeholders = Array(repeating: "?", count: appIds.count).joined(separator: ", ")
+        try write { transaction in
+            let rows = try transaction.query(
+                """
+                INSERT INTO consumption_answers (notification_uuid, app_id, transaction_id, environment, requested_at,
+                    status, next_attempt_at)
+                SELECT n.notification_uuid, n.app_id, n.transaction_id, n.environment, n.signed_date, 'pending', ?
+                FROM notifications n
+                WHERE n.notification_type = 'CONSUMPTION_REQUEST' AND n.signed_date >= ? AND n.state = 'applied'
+                    AND n.transaction_id IS NOT NULL AND n.environment IS NOT NULL AND n.app_id IN (\(placeholders))
+                    AND NOT EXISTS (SELECT 1 FROM consumption_answers c WHERE c.notification_uuid = n.notification_uuid)
+                RETURNING notification_uuid
+                """, [.integer(nowMs), .integer(sinceMs)] + appIds.map { .text($0) })
+            added.withLock { $0 += rows.count }
+        }
+        return added.withLock { $0 }
+    }
+
+    /// Pending answers due at `nowMs`, oldest request first.
+    public func dueConsumptionAnswers(nowMs: Int64, limit: Int) throws(StoreError) -> [ConsumptionAnswer] {
+        try readers.read { (connection) throws(StoreError) in
+            try connection.query(
+                """
+                SELECT \(ConsumptionAnswerSQL.columns) FROM consumption_answers
+                WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY requested_at LIMIT ?
+                """, [.integer(nowMs), .integer(Int64(limit))]
+            ).compactMap(ConsumptionAnswerSQL.decode)
+        }
+    }
+
+    /// Saves what became of an answer.
+    public func recordConsumptionAnswer(_ answer: ConsumptionAnswer) throws(StoreError) {
+        try write { transaction in
+            try transaction.execute(
+                """
+                UPDATE consumption_answers SET status = ?, attempts = ?, next_attempt_at = ?, request_json = ?,
+                    last_error = ?, answered_at = ?
+                WHERE notification_uuid = ?
+                """,
+                [
+                    .text(answer.status.rawValue), .integer(Int64(answer.attempts)), .integer(answer.nextAttemptAtMs),
+                    answer.requestJSON.map(SQLValue.text) ?? .null, answer.lastError.map(SQLValue.text) ?? .null,
+                    answer.answeredAtMs.map(SQLValue.integer) ?? .null, .text(answer.notificationUUID),
+                ])
+        }
+    }
+
+    /// The JSON of the transaction a notification carried (`data.signedTransactionInfo`).
+    public func notificationTransactionJSON(uuid: String) throws(StoreError) -> String? {
+        try readers.read { (connection) throws(StoreError) in
+            try connection.query("SELECT transaction_json FROM notifications WHERE notification_uuid = ?", [.text(uuid)])
+                .first?.first?.textValue
+        }
+    }
+}
+
+extension SQLiteReader {
+    /// The answer to the consumption request `uuid`, nil when there is none.
+    public func consumptionAnswer(notificationUUID uuid: String) throws(StoreError) -> ConsumptionAnswer? {
+        try readers.read { (connection) throws(StoreError) in
+            try connection.query(
+                "SELECT \(ConsumptionAnswerSQL.columns) FROM consumption_answers WHERE notification_uuid = ?", [.text(uuid)]
+            ).first.flatMap(ConsumptionAnswerSQL.decode)
+        }
+    }
+}
