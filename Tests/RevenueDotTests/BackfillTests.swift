@@ -109,6 +109,16 @@ struct BackfillTests {
         #expect(try BackfillCommand(arguments: ["--config", world.configPath, "--app", "demo"]).run() == 1)
         #expect(try stored(world).notifications == 2)
         #expect(throws: UsageError.self) { _ = try BackfillCommand(arguments: ["--app", "demo", "--since", "yesterday"]) }
+        #expect(throws: UsageError.self) { _ = try BackfillCommand(arguments: ["--app", "demo", "--since", "2026-02-30"]) }
+        #expect(throws: UsageError.self) {
+            _ = try BackfillCommand(arguments: ["--app", "demo", "--since", "2026-12-02", "--until", "2026-12-01"])
+        }
+        #expect(throws: UsageError.self) { _ = try BackfillCommand(arguments: ["--app", "demo", "--since", "2999-01-01"]) }
+        // The demo app accepts Sandbox only: Production is refused before anything is asked.
+        #expect(throws: UsageError.self) {
+            _ = try BackfillCommand(arguments: ["--config", world.configPath, "--app", "demo", "--environment", "Production"])
+                .run()
+        }
         #expect(throws: UsageError.self) { _ = try BackfillCommand(arguments: ["--config", world.configPath]) }
     }
 

@@ -68,6 +68,31 @@ struct TransactionIdPostingTests {
         #expect(try post(.object(["nothing": .null]), user: "alice", port: service.port).status == 400)
     }
 
+    /// A purchase nobody owns yet but made for another account (its appAccountToken, set by the
+    /// app at purchase) is not linked on its id alone.
+    @Test func aPurchaseBoughtForAnotherAccountIsNotClaimedByItsId() throws {
+        let world = try AppleAPIWorld()
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let dave = "b66f2ac1-0000-4000-8000-000000000001"
+        world.store.addTransaction(
+            [
+                "transactionId": .string("2000000009"), "originalTransactionId": .string("2000000009"),
+                "bundleId": .string("com.example.app"), "productId": .string("pro.monthly"),
+                "purchaseDate": .integer(now - 60_000), "expiresDate": .integer(now + 86_400_000),
+                "type": .string("Auto-Renewable Subscription"), "inAppOwnershipType": .string("PURCHASED"),
+                "environment": .string("Sandbox"), "appAccountToken": .string(dave),
+            ], bundleId: "com.example.app")
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        defer { service.shutdown() }
+        let bob = try post(.object(["transactionId": .string("2000000009")]), user: "bob", port: service.port)
+        #expect(bob.status == 409)
+        #expect(bob.text.contains("bought_for_another_account"))
+        #expect(
+            try post(.object(["transactionId": .string("2000000009")]), user: dave.uppercased(), port: service.port).status == 200
+        )
+    }
+
     @Test func lookupsAreBoundedPerApp() {
         let lookups = AppleTransactionLookups(config: AppleAPIConfig(), log: { _ in })
         let taken = (0..<AppleTransactionLookups.perApp).map { _ in lookups.begin(app: "demo") }

@@ -96,13 +96,13 @@ struct SubscribersAPI: Sendable {
         do { digest = try PostedTransactionRows.contentDigest(verified.json) } catch {
             return reply(.error(status: 400, code: "bad_request", message: "the signed transaction is not a JSON object"))
         }
-        let ownedByAnother = Locked<String?>(nil)
+        let refusal = Locked<HTTPResponse?>(nil)
         store.write(
             { transactionRows in
-                if !allowTransfer, let owner = try Self.owner(of: transaction, app: app, from: transactionRows),
-                    owner != appUserId
+                if !allowTransfer,
+                    let refused = try Self.refusalByIdOnly(transaction, app: app, appUserId: appUserId, rows: transactionRows)
                 {
-                    ownedByAnother.withLock { $0 = owner }
+                    refusal.withLock { $0 = refused }
                     return
                 }
                 guard
@@ -119,16 +119,31 @@ struct SubscribersAPI: Sendable {
                 if case .failure(let error) = result {
                     return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
                 }
-                if ownedByAnother.value != nil {
-                    return reply(
-                        .error(
-                            status: 409, code: "owned_by_another_customer",
-                            message:
-                                "this purchase belongs to another customer: post the signed transaction (jwsRepresentation) from the device to move it"
-                        ))
-                }
+                if let refused = refusal.value { return reply(refused) }
                 DispatchQueue.global().async { reply(subscriber(request)) }
             })
+    }
+
+    /// Why a purchase named by its id alone may not be linked to `appUserId`: another customer
+    /// owns it, or it was bought for another account (its `appAccountToken`, which the app set
+    /// at purchase, names someone else). Nil when it may.
+    static func refusalByIdOnly(
+        _ transaction: JWSTransactionDecodedPayload, app: AppConfig, appUserId: String, rows: some RowReader
+    ) throws -> HTTPResponse? {
+        if let owner = try owner(of: transaction, app: app, from: rows) {
+            guard owner != appUserId else { return nil }
+            return .error(
+                status: 409, code: "owned_by_another_customer",
+                message:
+                    "this purchase belongs to another customer: post the signed transaction (jwsRepresentation) from the device to move it"
+            )
+        }
+        if let token = transaction.appAccountToken, !token.isEmpty, token.lowercased() != appUserId.lowercased() {
+            return .error(
+                status: 409, code: "bought_for_another_account",
+                message: "this purchase carries another appAccountToken: post the signed transaction from the device to link it")
+        }
+        return nil
     }
 
     /// Who owns the purchase of `transaction` now, nil when nobody does.

@@ -97,7 +97,12 @@ enum CommandDates {
     static func milliseconds(_ text: String) -> Int64? {
         if let number = Int64(text) { return number }
         if let date = try? Date(text, strategy: .iso8601) { return Int64(date.timeIntervalSince1970 * 1000) }
-        if let date = try? Date(text + "T00:00:00Z", strategy: .iso8601) { return Int64(date.timeIntervalSince1970 * 1000) }
+        // A day that does not exist (2026-02-30) is refused, not rolled into the next month.
+        if let date = try? Date(text + "T00:00:00Z", strategy: .iso8601),
+            date.formatted(.iso8601.year().month().day()) == text
+        {
+            return Int64(date.timeIntervalSince1970 * 1000)
+        }
         return nil
     }
 }

@@ -61,7 +61,13 @@ public struct AppleCommand {
         let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
         let appId = parsed.value("app") ?? ""
         guard let app = config.app(appId) else { throw UsageError("no app \"\(appId)\" is configured") }
+        try SecretFileModes.check(config)
         let environment = try Self.environment(parsed.value("environment")) ?? AppleAPIClients.defaultEnvironment(of: app)
+        guard app.environments.contains(environment) else {
+            throw UsageError(
+                "app \"\(appId)\" does not accept \(environment.rawValue) (its environments: \(app.environments.map(\.rawValue).sorted().joined(separator: ", ")))"
+            )
+        }
         do {
             let client = try AppleAPIClients.client(for: app, environment: environment, config: config.appleAPI)
             let answer = try answer(client, now: Date())

@@ -34,11 +34,16 @@ public struct BackfillCommand {
             arguments, valueOptions: ["config", "app", "environment", "since", "until"], flagOptions: ["only-failures"])
         guard parsed.positionals.isEmpty else { throw UsageError("backfill takes options only") }
         guard parsed.value("app") != nil else { throw UsageError("backfill needs --app ID") }
-        for option in ["since", "until"] where parsed.value(option) != nil {
-            guard parsed.value(option).flatMap(CommandDates.milliseconds) != nil else {
-                throw UsageError("--\(option) must be UNIX milliseconds, YYYY-MM-DD or an ISO 8601 time")
+        for option in ["since", "until"] {
+            guard let text = parsed.value(option) else { continue }
+            guard CommandDates.milliseconds(text) != nil else {
+                throw UsageError("--\(option) must be UNIX milliseconds, YYYY-MM-DD or an ISO 8601 time, not \"\(text)\"")
             }
         }
+        let since = parsed.value("since").flatMap(CommandDates.milliseconds)
+        let until = parsed.value("until").flatMap(CommandDates.milliseconds)
+        if let since, since > UnixTime.nowMs { throw UsageError("--since is in the future") }
+        if let since, let until, since >= until { throw UsageError("--since must come before --until") }
         _ = try AppleCommand.environment(parsed.value("environment"))
     }
 
@@ -46,8 +51,12 @@ public struct BackfillCommand {
         let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
         let appId = parsed.value("app") ?? ""
         guard let app = config.app(appId) else { throw UsageError("no app \"\(appId)\" is configured") }
+        try SecretFileModes.check(config)
         let environments =
             try AppleCommand.environment(parsed.value("environment")).map { [$0] } ?? Backfill.environments(of: app)
+        if let asked = environments.first, !app.environments.contains(asked) {
+            throw UsageError("app \"\(appId)\" does not accept \(asked.rawValue)")
+        }
         guard !environments.isEmpty else {
             throw UsageError("app \"\(appId)\" accepts neither Production nor Sandbox, the environments Apple keeps history of")
         }
@@ -94,7 +103,7 @@ public struct BackfillCommand {
     }
 
     static func summary(_ counts: Backfill.Counts) -> String {
-        "\(counts.listed) notifications: \(counts.new) new, \(counts.alreadyStored) already stored"
+        "\(counts.listed) notification\(counts.listed == 1 ? "" : "s"): \(counts.new) new, \(counts.alreadyStored) already stored"
             + (counts.refused > 0 ? ", \(counts.refused) refused by verification (see notifications rejects)" : "")
     }
 }

@@ -250,9 +250,15 @@ struct Simulator {
         do {
             response = try post("/v1/apple/notifications/\(options.appId)", body: body)
         } catch {
-            // Apple keeps what it could not deliver in its notification history.
+            // The App Store made this step whether or not RevenueDot heard of it: the state moves
+            // on, and Apple keeps the notification in its history (`simulate apple-api` serves it,
+            // `backfill` recovers it).
             journal?.recordNotification(signed, bundleId: options.bundleId, delivered: false)
-            throw error
+            tick(after: now)
+            try? save()
+            throw Failure(
+                description: "\(error); the App Store keeps this notification in its history: revenuedot backfill (or serve, "
+                    + "with appleApi configured) recovers it")
         }
         journal?.recordNotification(signed, bundleId: options.bundleId, delivered: response.status == 200)
         tick(after: now)
@@ -279,7 +285,14 @@ struct Simulator {
         let body = Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8)
         let user = options.user.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? options.user
         print("→ the app posts its StoreKit transaction for \(options.user)")
-        let response = try post("/v1/subscribers/\(user)/transactions", body: body, headers: ["Authorization": "Bearer \(key)"])
+        let response: LoopbackResponse
+        do {
+            response = try post("/v1/subscribers/\(user)/transactions", body: body, headers: ["Authorization": "Bearer \(key)"])
+        } catch {
+            // An app whose backend is down posts again later; the purchase happened all the same.
+            print("← the app could not reach RevenueDot (\(error)); it would post again later")
+            return
+        }
         let entitlements = (try? JSONValue(parsing: response.body))?["subscriber"]?["entitlements"]?.objectValue?.keys.sorted()
         print(
             "← \(response.status) entitlements: \(entitlements.map { $0.isEmpty ? "none" : $0.joined(separator: ", ") } ?? "?")")
