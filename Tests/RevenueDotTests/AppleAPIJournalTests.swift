@@ -18,6 +18,9 @@ struct AppleAPIJournalTests {
         journal.recordTransaction(
             .object(["transactionId": .string("t1"), "originalTransactionId": .string("t1")]), bundleId: "com.example.app",
             account: "u")
+        journal.recordRenewalInfo(
+            .object(["originalTransactionId": .string("t1"), "autoRenewStatus": .integer(0)]), bundleId: "com.example.app",
+            originalTransactionId: "t1")
         for (index, signed) in notifications.enumerated() {
             journal.recordNotification(signed, bundleId: "com.example.app", delivered: index == 0)
         }
@@ -36,6 +39,7 @@ struct AppleAPIJournalTests {
         #expect(partial == offset)
         offset = partial
         #expect(store.state.withLock { $0.transactions["com.example.app"]?.count } == 1)
+        #expect(store.state.withLock { $0.renewalInfo["t1"]?["autoRenewStatus"] } == .integer(0))
         // The file is private: it holds signed purchases.
         let mode = try FileManager.default.attributesOfItem(atPath: journal.file.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)

@@ -5,6 +5,15 @@ import Foundation
 extension AppleCommand {
     /// The call the arguments describe; a usage error for anything missing or malformed.
     func endpoint(now: Date) throws(UsageError) -> Endpoint {
+        // Apple's transaction ids are decimal: anything else would only be refused by Apple.
+        if [
+            "transaction-info", "transaction-history", "subscription-statuses", "send-consumption", "extend-renewal-date",
+            "refund-history", "set-app-account-token",
+        ].contains(endpointName),
+            let id = parsed.positionals.first, !id.isEmpty, !id.utf8.allSatisfy({ (48...57).contains($0) })
+        {
+            throw UsageError("\"\(id)\" is not a transaction id (Apple's are decimal numbers)")
+        }
         switch endpointName {
         case "transaction-info":
             return .transactionInfo(transactionId: try positional(0, "a TRANSACTION_ID"))

@@ -26,6 +26,14 @@ struct AppleAPIJournal {
         append(["kind": .string("transaction"), "bundleId": .string(bundleId), "payload": payload, "account": .string(account)])
     }
 
+    /// Appends a subscription's renewal info as of a story's step (the latest replaces it).
+    func recordRenewalInfo(_ payload: JSONValue, bundleId: String, originalTransactionId: String) {
+        append([
+            "kind": .string("renewalInfo"), "bundleId": .string(bundleId), "payload": payload,
+            "originalTransactionId": .string(originalTransactionId),
+        ])
+    }
+
     private func append(_ line: [String: JSONValue]) {
         // The journal is a rehearsal aid: a story goes on without it.
         try? PrivateFile.createDirectory(file.deletingLastPathComponent().path)
@@ -55,6 +63,10 @@ struct AppleAPIJournal {
             case "notification":
                 guard let signed = json["signedPayload"]?.stringValue else { continue }
                 try? store.addNotification(signed, bundleId: bundleId, delivered: json["delivered"] == .bool(true))
+            case "renewalInfo":
+                guard let payload = json["payload"]?.objectValue, let original = json["originalTransactionId"]?.stringValue
+                else { continue }
+                store.setRenewalInfo(payload, originalTransactionId: original)
             case "transaction":
                 guard let payload = json["payload"]?.objectValue else { continue }
                 store.addTransaction(payload, bundleId: bundleId, account: json["account"]?.stringValue)

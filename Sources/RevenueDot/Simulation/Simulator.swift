@@ -246,6 +246,9 @@ struct Simulator {
         )
         let body = Data(JSONValue.object(["signedPayload": .string(signed)]).serialized().utf8)
         journal?.recordTransaction(subscription.transactionJSON(signedMs: now), bundleId: options.bundleId, account: options.user)
+        journal?.recordRenewalInfo(
+            subscription.renewalJSON(signedMs: now, expirationIntent: expirationIntent), bundleId: options.bundleId,
+            originalTransactionId: subscription.originalTransactionId)
         let response: LoopbackResponse
         do {
             response = try post("/v1/apple/notifications/\(options.appId)", body: body)
