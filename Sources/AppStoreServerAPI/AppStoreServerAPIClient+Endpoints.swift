@@ -15,6 +15,9 @@ public struct VerifiedSubscriptionStatus: Sendable {
     public var originalTransactionId: String?
     public var transaction: VerifiedPayload<JWSTransactionDecodedPayload>?
     public var renewalInfo: VerifiedPayload<JWSRenewalInfoDecodedPayload>?
+    /// The JWS as Apple signed them, to keep.
+    public var signedTransactionInfo: String?
+    public var signedRenewalInfo: String?
 }
 
 extension AppStoreServerAPIClient {
@@ -80,7 +83,8 @@ extension AppStoreServerAPIClient {
             for item in group.lastTransactions ?? [] {
                 var status = VerifiedSubscriptionStatus(
                     subscriptionGroupIdentifier: group.subscriptionGroupIdentifier, status: item.status,
-                    originalTransactionId: item.originalTransactionId)
+                    originalTransactionId: item.originalTransactionId, signedTransactionInfo: item.signedTransactionInfo,
+                    signedRenewalInfo: item.signedRenewalInfo)
                 if let signed = item.signedTransactionInfo {
                     status.transaction = try verified(endpoint) { () throws(VerificationError) in
                         try verifier.verifyTransaction(signed, now: clockNow)

@@ -18,6 +18,7 @@ public enum RevenueDotCLI {
           verify         verify App Store signed data and print its decoded payload
           apple          call the App Store Server API for an app and print Apple's answer
           backfill       recover the notifications Apple sent that were never stored
+          reconcile      bring stored subscriptions in line with what Apple says of them
           help           show this text
 
         Every command takes --config FILE (default revenuedot.json).
@@ -44,6 +45,8 @@ public enum RevenueDotCLI {
             return runCommand("verify", rest, usage: VerifyCommand.usage) { try VerifyCommand(arguments: rest).run() }
         case "apple":
             return runCommand("apple", rest, usage: AppleCommand.usage) { try AppleCommand(arguments: rest).run() }
+        case "reconcile":
+            return runCommand("reconcile", rest, usage: ReconcileCommand.usage) { try ReconcileCommand(arguments: rest).run() }
         case "backfill":
             return runCommand("backfill", rest, usage: BackfillCommand.usage) { try BackfillCommand(arguments: rest).run() }
         case "serve":

@@ -27,6 +27,8 @@ enum PurchaseFactRows {
         switch input {
         case .notificationReceived(let facts): return (key, PurchaseFact(facts))
         case .transactionPosted(let transaction, _): return (key, PurchaseFact(posted: transaction))
+        case .appleAnswered(let transaction, let renewalInfo):
+            return (key, PurchaseFact(appleAPI: transaction, renewalInfo: renewalInfo))
         case .linked, .timerFired: return nil
         }
     }

@@ -43,6 +43,9 @@ enum Replay {
                 case "posted_transaction":
                     guard let verifier = verifiers[appId] else { throw ReplayError("no verifier for \(appId)") }
                     input = try postedTransaction(id: ref, verifier: verifier, in: transaction)
+                case "apple_answer":
+                    guard let verifier = verifiers[appId] else { throw ReplayError("no verifier for \(appId)") }
+                    input = try AppleAnswerRows.input(id: ref, verifier: verifier, in: transaction)
                 case "timer":
                     try TimerFiring.fire(
                         try LedgerRows.decode(ExpirationTimer.self, ref), app: app, atMs: at, deliver: false, cache: cache,

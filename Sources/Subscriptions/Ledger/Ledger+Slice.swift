@@ -13,6 +13,8 @@ extension Ledger.Input {
             Ledger.purchaseKey(of: facts.transaction, renewalInfo: facts.renewalInfo, type: facts.notificationType)
         case .transactionPosted(let transaction, _):
             Ledger.purchaseKey(of: transaction, renewalInfo: nil, type: nil)
+        case .appleAnswered(let transaction, let renewalInfo):
+            Ledger.purchaseKey(of: transaction, renewalInfo: renewalInfo, type: nil)
         case .linked(let key, _):
             key
         case .timerFired(let timer):
@@ -29,6 +31,8 @@ extension Ledger.Input {
             [facts.transaction?.appAccountToken ?? facts.renewalInfo?.appAccountToken].compactMap { $0 }
         case .transactionPosted(_, let appUserId), .linked(_, let appUserId):
             [appUserId]
+        case .appleAnswered(let transaction, let renewalInfo):
+            [transaction.appAccountToken ?? renewalInfo?.appAccountToken].compactMap { $0 }
         case .timerFired:
             []
         }

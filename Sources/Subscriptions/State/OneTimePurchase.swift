@@ -62,7 +62,7 @@ extension OneTimePurchase: FactFolding {
 
     mutating func absorb(_ fact: PurchaseFact) {
         switch fact.source {
-        case .transactionPosted, .notification(.oneTimeCharge, nil):
+        case .transactionPosted, .appleAPI, .notification(.oneTimeCharge, nil):
             note(fact)
         case .notification(.refund, nil):
             note(fact)
@@ -84,7 +84,7 @@ extension OneTimePurchase: FactFolding {
         guard let transaction = fact.transaction else { return [] }
         let cause = "notification/\(fact.id)"
         switch fact.source {
-        case .transactionPosted, .notification(.oneTimeCharge, nil):
+        case .transactionPosted, .appleAPI, .notification(.oneTimeCharge, nil):
             var purchase = Event(.nonRenewingPurchase, cause: "\(transactionId)/NON_RENEWING_PURCHASE", transaction: transaction)
             purchase.setPrice(milliunits: transaction.price ?? 0)
             return [purchase]

@@ -11,6 +11,9 @@ public struct PurchaseFact: Codable, Hashable, Sendable {
         case notification(type: NotificationTypeV2, subtype: Subtype?)
         /// A StoreKit transaction the app posted for a customer.
         case transactionPosted
+        /// What the App Store Server API said of a subscription when asked (its latest
+        /// transaction and renewal info): reconciliation.
+        case appleAPI
     }
 
     /// The notification's UUID, or `posted:<transactionId>:<signedDate>` for a posted transaction.
@@ -45,6 +48,16 @@ public struct PurchaseFact: Codable, Hashable, Sendable {
             transaction: facts.transaction,
             renewalInfo: facts.renewalInfo
         )
+    }
+
+    /// The fact an App Store Server API answer carries about a purchase: its latest transaction
+    /// and renewal info, dated by Apple's signature (when Apple answered). Reading the same
+    /// answer twice is one fact.
+    public init(appleAPI transaction: JWSTransactionDecodedPayload, renewalInfo: JWSRenewalInfoDecodedPayload?) {
+        let signedDate = max(transaction.signedDate ?? 0, renewalInfo?.signedDate ?? 0)
+        self.init(
+            id: "apple:\(transaction.transactionId ?? ""):\(signedDate)", source: .appleAPI, signedDateMs: signedDate,
+            transaction: transaction, renewalInfo: renewalInfo)
     }
 
     /// The fact a posted transaction carries; posting the same signed transaction twice is one fact.

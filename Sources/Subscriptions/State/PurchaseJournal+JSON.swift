@@ -35,6 +35,10 @@ extension PurchaseFact: SortedJSONWritable {
             writer.key("transactionPosted")
             writer.beginObject()
             writer.endObject()
+        case .appleAPI:
+            writer.key("appleAPI")
+            writer.beginObject()
+            writer.endObject()
         }
         writer.endObject()
         try writer.optional("transaction", transaction)
@@ -71,7 +75,7 @@ extension PurchaseFact.Source {
     /// case (members naming none are ignored).
     init(json: JSONValue) throws {
         guard case .object(let all) = json else { throw Self.notOneCase }
-        let cases = all.filter { $0.key == "notification" || $0.key == "transactionPosted" }
+        let cases = all.filter { $0.key == "notification" || $0.key == "transactionPosted" || $0.key == "appleAPI" }
         guard cases.count == 1, let (name, payload) = cases.first else { throw Self.notOneCase }
         let fields = try JSONFields(payload, of: Self.self)
         switch name {
@@ -79,6 +83,8 @@ extension PurchaseFact.Source {
             self = .notification(
                 type: NotificationTypeV2.resolve(try fields.string("type")),
                 subtype: try fields.optional("subtype", Subtype.self))
+        case "appleAPI":
+            self = .appleAPI
         default:
             self = .transactionPosted
         }

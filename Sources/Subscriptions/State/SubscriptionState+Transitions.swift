@@ -11,7 +11,7 @@ extension SubscriptionState: FactFolding {
 
     mutating func absorb(_ fact: PurchaseFact) {
         guard case .notification(let type, let subtype) = fact.source else {
-            absorbPosted(fact)
+            if fact.source == .appleAPI { absorbAppleAnswer(fact) } else { absorbPosted(fact) }
             return
         }
         let signedDate = fact.signedDateMs
@@ -108,6 +108,14 @@ extension SubscriptionState: FactFolding {
         let previous = transactionId
         stamp(fact.signedDateMs)
         merge(fact)
+        if transactionId != previous, transactionId == fact.transactionId { endStreaks(for: fact) }
+    }
+
+    /// What Apple answered of the subscription when asked: its latest transaction and renewal
+    /// info, as a notification carrying them would leave the registers.
+    private mutating func absorbAppleAnswer(_ fact: PurchaseFact) {
+        let previous = transactionId
+        note(fact)
         if transactionId != previous, transactionId == fact.transactionId { endStreaks(for: fact) }
     }
 

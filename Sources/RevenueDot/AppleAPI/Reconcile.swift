@@ -1,0 +1,110 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import Storage
+import Subscriptions
+
+/// Brings stored subscriptions in line with what Apple says of them: for each active or
+/// recently lapsed subscription, Get All Subscription Statuses; where Apple's latest transaction
+/// or renewal info differs from what is stored, the answer is applied through the reducer (which
+/// emits the events that were missed) and kept for `replay`. Never applied when Apple's latest
+/// transaction is older than the stored one: state is not rolled back.
+enum Reconcile {
+    /// One difference between the stored state and Apple's answer.
+    struct Drift: Equatable, Sendable, CustomStringConvertible {
+        var field: String
+        var stored: String
+        var apple: String
+        var description: String { "\(field) \(stored) → \(apple)" }
+    }
+
+    /// What became of one subscription.
+    struct Outcome: Sendable {
+        var originalTransactionId: String
+        var drifts: [Drift]
+        /// Applied, or why not.
+        var applied: Bool
+        var note: String?
+    }
+
+    /// Subscriptions lapsed longer ago than this are left alone.
+    static let lapsedWindowMs: Int64 = 30 * 86_400_000
+
+    /// The original transaction ids of the app's subscriptions with access now or within
+    /// `lapsedWindowMs`, with their stored state.
+    static func candidates(app: AppConfig, store: SQLiteStore, nowMs: Int64, only: String? = nil) throws -> [SubscriptionState] {
+        let keys: [String] = try store.read { (rows) throws(StoreError) in
+            try rows.query(
+                "SELECT purchase_key FROM purchases WHERE app_id = ? AND purchase_key LIKE 's:%' ORDER BY purchase_key",
+                [.text(app.id)]
+            ).compactMap { $0.first?.textValue }
+        }
+        var states: [SubscriptionState] = []
+        for key in keys {
+            let id = String(key.dropFirst(2))
+            if let only, id != only { continue }
+            let ledger = try store.read { (rows) throws(StoreError) in
+                do {
+                    return try LedgerRows.slice(
+                        for: .linked(.subscription(originalTransactionId: id), appUserId: ""), app: app, from: rows
+                    ).ledger
+                } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
+            }
+            guard let state = ledger.subscriptions[id] else { continue }
+            if let ends = state.accessEndsAtMs, ends < nowMs - lapsedWindowMs { continue }
+            states.append(state)
+        }
+        return states
+    }
+
+    /// How Apple's answer differs from `state`.
+    static func drifts(
+        _ state: SubscriptionState, transaction: JWSTransactionDecodedPayload, renewalInfo: JWSRenewalInfoDecodedPayload?
+    ) -> [Drift] {
+        var drifts: [Drift] = []
+        func compare(_ field: String, _ stored: String?, _ apple: String?) {
+            guard let apple, stored != apple else { return }
+            drifts.append(Drift(field: field, stored: stored ?? "none", apple: apple))
+        }
+        let current = state.currentTransaction
+        compare("transactionId", current?.transactionId, transaction.transactionId)
+        compare("productId", current?.productId, transaction.productId)
+        compare("expiresDate", current?.expiresDate.map(UnixTime.iso8601), transaction.expiresDate.map(UnixTime.iso8601))
+        compare("revocationDate", current?.revocationDate.map(UnixTime.iso8601), transaction.revocationDate.map(UnixTime.iso8601))
+        if let renewal = renewalInfo {
+            compare(
+                "autoRenew", state.autoRenewEnabled.map { $0 ? "on" : "off" },
+                renewal.autoRenewStatus.map { $0 == .on ? "on" : "off" })
+            compare("autoRenewProductId", state.autoRenewProductId, renewal.autoRenewProductId)
+            compare(
+                "billingRetry", state.billingIssue.map { $0.isInBillingRetry ? "yes" : "no" } ?? "no",
+                renewal.isInBillingRetryPeriod.map { $0 ? "yes" : "no" })
+        }
+        return drifts
+    }
+
+    /// Asks Apple about `state`'s subscription and applies the answer if it differs.
+    static func reconcile(
+        _ state: SubscriptionState, app: AppConfig, client: AppStoreServerAPIClient, store: SQLiteStore, nowMs: Int64
+    ) throws -> Outcome {
+        let id = state.originalTransactionId
+        let answers = try client.subscriptionStatuses(id)
+        guard let answer = answers.first(where: { $0.originalTransactionId == id }),
+            let transaction = answer.transaction?.payload, let signed = answer.signedTransactionInfo
+        else { return Outcome(originalTransactionId: id, drifts: [], applied: false, note: "Apple lists no such subscription") }
+        let renewal = answer.renewalInfo?.payload
+        let drifts = drifts(state, transaction: transaction, renewalInfo: renewal)
+        guard !drifts.isEmpty else { return Outcome(originalTransactionId: id, drifts: [], applied: false, note: nil) }
+        if let stored = state.currentTransaction?.purchaseDate, let apple = transaction.purchaseDate, apple < stored {
+            return Outcome(
+                originalTransactionId: id, drifts: drifts, applied: false,
+                note: "Apple's latest transaction is older than the stored one: not rolled back")
+        }
+        try store.write { rows in
+            try AppleAnswerRows.apply(
+                signedTransaction: signed, signedRenewalInfo: answer.signedRenewalInfo, transaction: transaction,
+                renewalInfo: renewal, app: app, atMs: nowMs, in: rows)
+        }
+        return Outcome(originalTransactionId: id, drifts: drifts, applied: true, note: nil)
+    }
+}

@@ -1,0 +1,72 @@
+import AppStore
+import AppStoreServerAPISimulator
+import Foundation
+import LoopbackClient
+import Storage
+import Subscriptions
+import Testing
+
+@testable import RevenueDot
+
+/// `revenuedot reconcile`: a renewal RevenueDot never heard of (and that Apple's notification
+/// history does not hold either) is learned from Apple's subscription statuses, applied through
+/// the subscription logic with its RENEWAL, kept for replay, and not applied twice.
+@Suite("Reconciliation with Apple's subscription statuses")
+struct ReconcileTests {
+    func rows(_ world: AppleAPIWorld, _ sql: String) throws -> [String] {
+        try SQLiteReader(path: world.databasePath).read { (rows) throws(StoreError) in
+            try rows.query(sql).map {
+                $0.map { $0.textValue ?? $0.integerValue.map(String.init) ?? "null" }.joined(separator: " ")
+            }
+        }
+    }
+
+    @Test func aMissedRenewalIsAppliedWithItsEventAndReplaysTheSame() throws {
+        let world = try AppleAPIWorld()
+        let notifications = try world.subscription(original: "6000000001", user: "u", renewals: 2, boughtDaysAgo: 2)
+        world.store.setRenewalInfo(
+            [
+                "originalTransactionId": .string("6000000001"), "autoRenewStatus": .integer(1),
+                "autoRenewProductId": .string("pro.monthly"), "productId": .string("pro.monthly"),
+                "environment": .string("Sandbox"), "signedDate": .integer(UnixTime.nowMs),
+            ], originalTransactionId: "6000000001")
+        // Only the first two reached RevenueDot; its timers then found the subscription lapsed.
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        for signed in notifications.prefix(2) {
+            #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
+        }
+        try service.fireDueTimers()
+        service.shutdown()
+        #expect(try rows(world, "SELECT type FROM events ORDER BY position") == ["INITIAL_PURCHASE", "RENEWAL", "EXPIRATION"])
+
+        #expect(try ReconcileCommand(arguments: ["--config", world.configPath, "--app", "demo"]).run() == 0)
+        #expect(
+            try rows(world, "SELECT type FROM events ORDER BY position") == [
+                "INITIAL_PURCHASE", "RENEWAL", "EXPIRATION", "RENEWAL",
+            ])
+        #expect(try rows(world, "SELECT count(*) FROM apple_answers") == ["1"])
+        #expect(world.store.requestCount("subscription-statuses") == 1)
+
+        // Again: Apple says what is stored, nothing is applied.
+        #expect(try ReconcileCommand(arguments: ["--config", world.configPath, "--app", "demo"]).run() == 0)
+        #expect(try rows(world, "SELECT count(*) FROM apple_answers") == ["1"])
+        #expect(try rows(world, "SELECT count(*) FROM events") == ["4"])
+
+        // Replay rebuilds the same state from the stored inputs, the answer included.
+        let before = try rows(world, "SELECT purchase_key, json FROM purchases ORDER BY purchase_key")
+        let events = try rows(world, "SELECT id, json FROM events ORDER BY position")
+        #expect(try ReplayCommand(arguments: ["--config", world.configPath]).run() == 0)
+        #expect(try rows(world, "SELECT purchase_key, json FROM purchases ORDER BY purchase_key") == before)
+        #expect(try rows(world, "SELECT id, json FROM events ORDER BY position") == events)
+    }
+
+    @Test func driftsNameEachField() throws {
+        let state = SubscriptionState(originalTransactionId: "1")
+        let transaction = JWSTransactionDecodedPayload(
+            transactionId: "2", originalTransactionId: "1", productId: "pro.yearly", expiresDate: 1_800_000_000_000)
+        let drifts = Reconcile.drifts(
+            state, transaction: transaction, renewalInfo: JWSRenewalInfoDecodedPayload(autoRenewStatus: .off))
+        #expect(drifts.map(\.field) == ["transactionId", "productId", "expiresDate", "autoRenew"])
+    }
+}
