@@ -15,6 +15,7 @@ extension Migration {
                 app_id TEXT NOT NULL,
                 signed_transaction TEXT NOT NULL,
                 signed_renewal_info TEXT,
+                app_user_id TEXT,
                 received_at INTEGER NOT NULL
             ) STRICT;
             """,

@@ -19,6 +19,7 @@ public enum RevenueDotCLI {
           apple          call the App Store Server API for an app and print Apple's answer
           backfill       recover the notifications Apple sent that were never stored
           reconcile      bring stored subscriptions in line with what Apple says of them
+          import         bring existing subscribers in from Apple, by original transaction id (CSV)
           help           show this text
 
         Every command takes --config FILE (default revenuedot.json).
@@ -45,6 +46,8 @@ public enum RevenueDotCLI {
             return runCommand("verify", rest, usage: VerifyCommand.usage) { try VerifyCommand(arguments: rest).run() }
         case "apple":
             return runCommand("apple", rest, usage: AppleCommand.usage) { try AppleCommand(arguments: rest).run() }
+        case "import":
+            return runCommand("import", rest, usage: ImportCommand.usage) { try ImportCommand(arguments: rest).run() }
         case "reconcile":
             return runCommand("reconcile", rest, usage: ReconcileCommand.usage) { try ReconcileCommand(arguments: rest).run() }
         case "backfill":

@@ -165,7 +165,7 @@ enum CommerceTracking {
             switch input {
             case .notificationReceived(let facts): (facts.transaction, facts.renewalInfo)
             case .transactionPosted(let posted, _): (posted, nil)
-            case .appleAnswered(let answered, let renewalInfo): (answered, renewalInfo)
+            case .appleAnswered(let answered, let renewalInfo, _): (answered, renewalInfo)
             case .linked, .timerFired: (nil, nil)
             }
         let references = [signed?.advancedCommerceInfo?.requestReferenceId, renewal?.advancedCommerceInfo?.requestReferenceId]

@@ -27,7 +27,7 @@ enum PurchaseFactRows {
         switch input {
         case .notificationReceived(let facts): return (key, PurchaseFact(facts))
         case .transactionPosted(let transaction, _): return (key, PurchaseFact(posted: transaction))
-        case .appleAnswered(let transaction, let renewalInfo):
+        case .appleAnswered(let transaction, let renewalInfo, _):
             return (key, PurchaseFact(appleAPI: transaction, renewalInfo: renewalInfo))
         case .linked, .timerFired: return nil
         }

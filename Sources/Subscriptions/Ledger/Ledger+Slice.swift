@@ -13,7 +13,7 @@ extension Ledger.Input {
             Ledger.purchaseKey(of: facts.transaction, renewalInfo: facts.renewalInfo, type: facts.notificationType)
         case .transactionPosted(let transaction, _):
             Ledger.purchaseKey(of: transaction, renewalInfo: nil, type: nil)
-        case .appleAnswered(let transaction, let renewalInfo):
+        case .appleAnswered(let transaction, let renewalInfo, _):
             Ledger.purchaseKey(of: transaction, renewalInfo: renewalInfo, type: nil)
         case .linked(let key, _):
             key
@@ -31,8 +31,8 @@ extension Ledger.Input {
             [facts.transaction?.appAccountToken ?? facts.renewalInfo?.appAccountToken].compactMap { $0 }
         case .transactionPosted(_, let appUserId), .linked(_, let appUserId):
             [appUserId]
-        case .appleAnswered(let transaction, let renewalInfo):
-            [transaction.appAccountToken ?? renewalInfo?.appAccountToken].compactMap { $0 }
+        case .appleAnswered(let transaction, let renewalInfo, let appUserId):
+            [appUserId, transaction.appAccountToken ?? renewalInfo?.appAccountToken].compactMap { $0 }
         case .timerFired:
             []
         }

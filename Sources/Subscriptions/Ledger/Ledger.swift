@@ -23,9 +23,10 @@ public struct Ledger: Codable, Hashable, Sendable {
         case linked(PurchaseKey, appUserId: String)
         /// A stored timer came due.
         case timerFired(ExpirationTimer)
-        /// What the App Store Server API answered of a purchase when asked (reconciliation): its
-        /// latest transaction and renewal info, verified.
-        case appleAnswered(JWSTransactionDecodedPayload, renewalInfo: JWSRenewalInfoDecodedPayload?)
+        /// What the App Store Server API answered of a purchase when asked (reconciliation,
+        /// import): its latest transaction and renewal info, verified; with `appUserId`, the
+        /// purchase is linked to that customer first (an import that knows the owner).
+        case appleAnswered(JWSTransactionDecodedPayload, renewalInfo: JWSRenewalInfoDecodedPayload?, appUserId: String?)
     }
 
     /// What the shell must do, in order, in the same storage transaction as the new state.
@@ -76,10 +77,13 @@ public struct Ledger: Codable, Hashable, Sendable {
             return effects
         case .linked(let key, let appUserId):
             return link(key, to: appUserId, nowMs: nowMs)
-        case .appleAnswered(let transaction, let renewalInfo):
+        case .appleAnswered(let transaction, let renewalInfo, let appUserId):
             guard let key = Self.purchaseKey(of: transaction, renewalInfo: renewalInfo, type: nil) else { return [] }
             let token = transaction.appAccountToken ?? renewalInfo?.appAccountToken
-            return receive(PurchaseFact(appleAPI: transaction, renewalInfo: renewalInfo), about: key, token: token, nowMs: nowMs)
+            var effects = appUserId.map { link(key, to: $0, nowMs: nowMs) } ?? []
+            effects += receive(
+                PurchaseFact(appleAPI: transaction, renewalInfo: renewalInfo), about: key, token: token, nowMs: nowMs)
+            return effects
         case .timerFired(let timer):
             guard var subscription = subscriptions[timer.originalTransactionId] else { return [] }
             var effects: [Effect] = []

@@ -1,0 +1,194 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import Storage
+
+/// Brings existing subscribers in: for each row of a CSV (`original_transaction_id`, optional
+/// `app_user_id`), what Apple says of the purchase now (Get All Subscription Statuses, or Get
+/// Transaction Info for a one-time purchase), verified, applied through the subscription logic
+/// as an answer of Apple's (kept for replay), linked to the customer when the row names one.
+/// Imported purchases make state, not webhooks: their events are recorded but not delivered
+/// unless asked. Resumable: a checkpoint beside the database says how many rows are done.
+enum Import {
+    struct Row: Equatable, Sendable {
+        var originalTransactionId: String
+        var appUserId: String?
+    }
+
+    struct Summary: Equatable, Sendable {
+        var imported = 0
+        var alreadyKnown = 0
+        var notFound = 0
+        var failed: [String] = []
+    }
+
+    enum RowOutcome: Sendable {
+        case imported, alreadyKnown, notFound
+        case failed(String)
+    }
+
+    /// The rows of a CSV with a header naming `original_transaction_id` (and maybe
+    /// `app_user_id`); quoted fields may hold commas and doubled quotes.
+    static func rows(csv text: String) throws(UsageError) -> [Row] {
+        var lines = text.split(whereSeparator: \.isNewline).map(String.init).filter {
+            !$0.trimmingCharacters(in: .whitespaces).isEmpty
+        }
+        guard !lines.isEmpty else { throw UsageError("the CSV is empty") }
+        let header = fields(lines.removeFirst()).map { $0.lowercased() }
+        guard let originalColumn = header.firstIndex(of: "original_transaction_id") else {
+            throw UsageError("the CSV's header has no original_transaction_id column")
+        }
+        let userColumn = header.firstIndex(of: "app_user_id")
+        var rows: [Row] = []
+        for (index, line) in lines.enumerated() {
+            let values = fields(line)
+            guard originalColumn < values.count, !values[originalColumn].isEmpty,
+                values[originalColumn].utf8.allSatisfy({ (48...57).contains($0) })
+            else { throw UsageError("CSV line \(index + 2): no decimal original_transaction_id") }
+            let user = userColumn.flatMap { $0 < values.count ? values[$0] : nil }.flatMap { $0.isEmpty ? nil : $0 }
+            rows.append(Row(originalTransactionId: values[originalColumn], appUserId: user))
+        }
+        return rows
+    }
+
+    /// One CSV line's fields (RFC 4180 quoting).
+    static func fields(_ line: String) -> [String] {
+        var fields: [String] = []
+        var current = ""
+        var quoted = false
+        var characters = Array(line)[...]
+        while let character = characters.popFirst() {
+            if quoted {
+                if character == "\"" {
+                    if characters.first == "\"" {
+                        current.append("\"")
+                        characters.removeFirst()
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    current.append(character)
+                }
+            } else if character == "\"" {
+                quoted = true
+            } else if character == "," {
+                fields.append(current.trimmingCharacters(in: .whitespaces))
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        fields.append(current.trimmingCharacters(in: .whitespaces))
+        return fields
+    }
+
+    /// Imports one row: from the first of `environments` where Apple knows the purchase.
+    static func importRow(
+        _ row: Row, app: AppConfig, environments: [AppStoreEnvironment], clients: AppleAPIClientPool, store: SQLiteStore,
+        emitEvents: Bool, nowMs: Int64
+    ) -> RowOutcome {
+        let id = row.originalTransactionId
+        do {
+            let known = try store.read { (rows) throws(StoreError) in
+                try rows.query(
+                    "SELECT 1 FROM purchases WHERE app_id = ? AND purchase_key IN (?, ?)",
+                    [.text(app.id), .text("s:\(id)"), .text("o:\(id)")]
+                ).isEmpty == false
+            }
+            if known { return .alreadyKnown }
+            for environment in environments {
+                let client = try clients.client(for: app, environment: environment)
+                guard let answer = try fetch(id, from: client) else { continue }
+                try store.write { rows in
+                    try AppleAnswerRows.apply(
+                        signedTransaction: answer.signedTransaction, signedRenewalInfo: answer.signedRenewalInfo,
+                        transaction: answer.transaction, renewalInfo: answer.renewalInfo, appUserId: row.appUserId, app: app,
+                        atMs: nowMs, deliver: emitEvents, in: rows)
+                }
+                return .imported
+            }
+            return .notFound
+        } catch {
+            return .failed("\(id): \(error)")
+        }
+    }
+
+    /// What Apple says of one purchase now.
+    struct Answer: Sendable {
+        var signedTransaction: String
+        var transaction: JWSTransactionDecodedPayload
+        var signedRenewalInfo: String?
+        var renewalInfo: JWSRenewalInfoDecodedPayload?
+    }
+
+    /// The purchase's subscription status (with renewal info), or else its transaction (a
+    /// one-time purchase); nil when Apple does not know it in this environment.
+    static func fetch(_ id: String, from client: AppStoreServerAPIClient) throws(AppStoreServerAPIError) -> Answer? {
+        do {
+            if let status = try client.subscriptionStatuses(id).first(where: { $0.originalTransactionId == id }),
+                let signed = status.signedTransactionInfo, let transaction = status.transaction?.payload
+            {
+                return Answer(
+                    signedTransaction: signed, transaction: transaction, signedRenewalInfo: status.signedRenewalInfo,
+                    renewalInfo: status.renewalInfo?.payload)
+            }
+            let info = try client.signedTransactionInfo(id)
+            return Answer(signedTransaction: info.signed, transaction: info.verified.payload)
+        } catch
+            where error.code == .transactionIdNotFound || error.code == .originalTransactionIdNotFound
+            || error.code == .invalidTransactionId
+        {
+            return nil
+        }
+    }
+
+    /// Where the number of rows done is kept, beside the database.
+    static func checkpointPath(databasePath: String, appId: String, file: String) -> String {
+        let name = URL(fileURLWithPath: file).lastPathComponent.map { $0.isLetter || $0.isNumber ? $0 : "_" }
+        return "\(databasePath).import-\(appId)-\(String(name)).checkpoint"
+    }
+
+    /// Imports `rows` from the checkpoint on, `concurrency` at a time, saving the checkpoint after
+    /// each batch; `stopAfter` rows (tests) stops early as an interrupt would.
+    static func run(
+        _ rows: [Row], app: AppConfig, environments: [AppStoreEnvironment], clients: AppleAPIClientPool,
+        store: SQLiteStore, emitEvents: Bool, concurrency: Int, checkpoint: String, stopAfter: Int? = nil,
+        progress: (Int, Int, Double) -> Void = { _, _, _ in }
+    ) -> (summary: Summary, finished: Bool) {
+        let start = Int(
+            (try? String(contentsOfFile: checkpoint, encoding: .utf8)).flatMap {
+                Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            } ?? 0)
+        var summary = Summary()
+        var done = min(max(start, 0), rows.count)
+        let began = Date()
+        var handled = 0
+        while done < rows.count {
+            if let stopAfter, handled >= stopAfter { return (summary, false) }
+            let batch = Array(rows[done..<min(rows.count, done + max(1, concurrency))])
+            let outcomes = Locked([RowOutcome?](repeating: nil, count: batch.count))
+            let nowMs = UnixTime.nowMs
+            DispatchQueue.concurrentPerform(iterations: batch.count) { index in
+                let outcome = importRow(
+                    batch[index], app: app, environments: environments, clients: clients, store: store,
+                    emitEvents: emitEvents, nowMs: nowMs)
+                outcomes.withLock { $0[index] = outcome }
+            }
+            for outcome in outcomes.value {
+                switch outcome {
+                case .imported?: summary.imported += 1
+                case .alreadyKnown?: summary.alreadyKnown += 1
+                case .notFound?: summary.notFound += 1
+                case .failed(let reason)?: summary.failed.append(reason)
+                case nil: summary.failed.append("no outcome")
+                }
+            }
+            done += batch.count
+            handled += batch.count
+            try? Data("\(done)\n".utf8).write(to: URL(fileURLWithPath: checkpoint))
+            progress(done, rows.count, Double(handled) / max(Date().timeIntervalSince(began), 0.001))
+        }
+        try? FileManager.default.removeItem(atPath: checkpoint)
+        return (summary, true)
+    }
+}
