@@ -180,6 +180,10 @@ echo "== backfill: the same $ingest_count notifications, listed by a local App S
 backfill=$("$bench" backfill --dir "$work/ingest" --revenuedot .build/release/revenuedot)
 echo "$backfill" >&2
 
+echo "== import: ${BENCH_IMPORT_COUNT:-2000} subscriptions from a local App Store Server API (no rate limit)" >&2
+imported=$("$bench" import --dir "$work/ingest" --revenuedot .build/release/revenuedot --count "${BENCH_IMPORT_COUNT:-2000}")
+echo "$imported" >&2
+
 customers="${BENCH_CUSTOMERS:-100000}"
 reads="${BENCH_READS:-50000}"
 echo "== subscribers: $customers customers, each linked by a posted StoreKit 2 transaction" >&2
@@ -213,7 +217,7 @@ echo "$health$subscribers" >&2
 kill -TERM "$server"
 wait "$server"
 
-python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" "$repeat" "$repeat_threads" "$subscriptions" "$ingest_spread" "$bulk_cpu_us" "$bulk_busy" "$bulk_steal" "$sides_spread" "$backfill" <<'PY'
+python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" "$repeat" "$repeat_threads" "$subscriptions" "$ingest_spread" "$bulk_cpu_us" "$bulk_busy" "$bulk_steal" "$sides_spread" "$backfill" "$imported" <<'PY'
 import json, sys
 
 def print_threads(threads):
@@ -260,6 +264,10 @@ backfill = json.loads(sys.argv[21])
 backfill_rate = backfill["notifications_per_second"]
 print(f"  {'backfill from the App Store Server API, notifications/s':<42} {backfill_rate:>10,.0f}   "
       f"{backfill_rate / rate:.2f}x HTTP ingest ({backfill['pages']} pages of 20, into a fresh database; goal 0.8x)")
+imported = json.loads(sys.argv[22])
+print(f"  {'import from the App Store Server API, subscriptions/s':<42} {imported['subscriptions_per_second']:>10,.0f}   "
+      f"{imported['subscriptions_per_second'] / 50:.1f}x Apple's Production limit of 50 requests/s "
+      f"(one per subscription; Sandbox allows 5)")
 # While the disk holds a flush, the answers of its commits wait and, once every connection waits,
 # the cores idle: time the ratio loses to the disk, not to RevenueDot's work.
 flushes = ingest["flushes"]

@@ -21,6 +21,9 @@
 //   revenuedot-bench backfill --dir DIR --revenuedot PATH
 //       the payloads listed by a local App Store Server API as undelivered, recovered by
 //       `revenuedot backfill` into a fresh database: notifications per second, as JSON
+//   revenuedot-bench import --dir DIR --revenuedot PATH [--count N]
+//       N subscriptions held by a local App Store Server API, imported by `revenuedot import`
+//       from a CSV into a fresh database: subscriptions per second, as JSON
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -34,6 +37,7 @@ do {
     case "get": try get(arguments)
     case "webhooks": try webhooks(arguments)
     case "backfill": try backfill(arguments)
+    case "import": try importBench(arguments)
     default: fail("usage: revenuedot-bench generate|verify|ingest|customers|link|get (see the head of main.swift)")
     }
 } catch {
