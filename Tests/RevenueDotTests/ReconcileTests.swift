@@ -61,6 +61,29 @@ struct ReconcileTests {
         #expect(try rows(world, "SELECT id, json FROM events ORDER BY position") == events)
     }
 
+    /// serve's scheduled reconciliation does the same, and counts the drifts by field.
+    @Test func serveReconcilesOnItsScheduleAndCountsDrifts() throws {
+        let world = try AppleAPIWorld(reconcileIntervalMinutes: 60)
+        let notifications = try world.subscription(original: "6000000002", user: "u", renewals: 2, boughtDaysAgo: 2)
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        defer { service.shutdown() }
+        for signed in notifications.prefix(2) {
+            #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
+        }
+        try service.fireDueTimers()
+        service.reconcileNow()
+        #expect(
+            try rows(world, "SELECT type FROM events ORDER BY position") == [
+                "INITIAL_PURCHASE", "RENEWAL", "EXPIRATION", "RENEWAL",
+            ])
+        #expect(service.metrics.reconciled.counts["applied"] == 1)
+        #expect(service.metrics.reconcileDrifts.counts["transactionId"] == 1)
+        #expect(service.metrics.reconcileDrifts.counts["expiresDate"] == 1)
+        service.reconcileNow()
+        #expect(service.metrics.reconciled.counts["in_line"] == 1)
+    }
+
     @Test func driftsNameEachField() throws {
         let state = SubscriptionState(originalTransactionId: "1")
         let transaction = JWSTransactionDecodedPayload(

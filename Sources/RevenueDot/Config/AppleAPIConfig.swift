@@ -10,6 +10,9 @@ public struct AppleAPIConfig: Sendable {
     public var baseURLs: [AppStoreEnvironment: APIBaseURL]
     /// How often `serve` backfills missed notifications; 0 turns automatic backfill off.
     public var backfillIntervalMinutes: Int
+    /// How often `serve` reconciles every active or recently lapsed subscription with Apple; 0
+    /// (the default) turns it off: one request per subscription, against Apple's rate limit.
+    public var reconcileIntervalMinutes = 0
     /// How far before the newest stored notification an automatic backfill starts looking, for
     /// notifications Apple sent while an earlier one was still being retried.
     public var backfillMarginMinutes: Int
@@ -64,7 +67,7 @@ enum AppleAPIConfigLoader {
         guard let reader else { return AppleAPIConfig() }
         try reader.rejectUnknownKeys([
             "baseURLs", "backfillIntervalMinutes", "backfillMarginMinutes", "requestsPerSecond", "timeoutSeconds", "caFile",
-            "consumption",
+            "consumption", "reconcileIntervalMinutes",
         ])
         var config = AppleAPIConfig()
         if let urls = try reader.object("baseURLs") {
@@ -80,6 +83,7 @@ enum AppleAPIConfigLoader {
         config.backfillIntervalMinutes = Int(try reader.integer("backfillIntervalMinutes", in: 0...10_080) ?? 60)
         config.backfillMarginMinutes = Int(try reader.integer("backfillMarginMinutes", in: 0...10_080) ?? 60)
         config.requestsPerSecond = Double(try reader.integer("requestsPerSecond", in: 0...1000) ?? 10)
+        config.reconcileIntervalMinutes = Int(try reader.integer("reconcileIntervalMinutes", in: 0...100_000) ?? 0)
         config.timeoutSeconds = Int(try reader.integer("timeoutSeconds", in: 1...600) ?? 30)
         if let path = try reader.string("caFile") {
             let resolved = path.hasPrefix("/") ? path : directory.appendingPathComponent(path).path

@@ -33,6 +33,10 @@ final class Metrics: Sendable {
     let backfillPages = Counter()
     /// Answers to Apple's consumption requests, by outcome: sent, retry, failed, expired, skipped.
     let consumptionAnswers = LabeledCounter()
+    /// Differences scheduled reconciliation found between stored state and Apple's, by field.
+    let reconcileDrifts = LabeledCounter()
+    /// Subscriptions scheduled reconciliation checked, by outcome: in_line, applied, not_applied, failed.
+    let reconciled = LabeledCounter()
 
     /// The exposition text; `outbox` adds the delivery backlog read from storage, `heldBacklog`
     /// the notifications stored held.
@@ -108,6 +112,12 @@ final class Metrics: Sendable {
             backfillNotifications)
         labeled("revenuedot_backfill_runs_total", "Automatic backfill runs, by outcome.", "outcome", backfillRuns)
         counter("revenuedot_backfill_pages_total", "Pages of notification history automatic backfill read.", backfillPages.count)
+        labeled(
+            "revenuedot_reconcile_drifts_total", "Differences reconciliation found with Apple, by field.", "field",
+            reconcileDrifts)
+        labeled(
+            "revenuedot_reconciled_subscriptions_total", "Subscriptions reconciliation checked, by outcome.", "outcome",
+            reconciled)
         labeled(
             "revenuedot_consumption_answers_total",
             "Answers to Apple's consumption requests, by outcome (retry: an attempt to be made again).", "outcome",

@@ -16,6 +16,7 @@ public final class RevenueDotService: Sendable {
     private let held: HeldNotifications
     private let backfill: AutomaticBackfill
     private let consumption: ConsumptionAnswering
+    private let reconcile: ScheduledReconcile
     private let heldOutcome = Locked<HeldNotifications.Outcome?>(nil)
     private let failedOutcome = Locked<HeldNotifications.Outcome?>(nil)
     /// Left when the start's pass over held notifications is over (entered by `start()`).
@@ -97,6 +98,7 @@ public final class RevenueDotService: Sendable {
         held = HeldNotifications(verifiers: verifiers, store: store, handOff: handOff, clock: clock)
         backfill = AutomaticBackfill(config: config, ingest: ingest, store: store, metrics: metrics, log: log)
         consumption = ConsumptionAnswering(config: config, store: store, metrics: metrics, clock: clock, log: log)
+        reconcile = ScheduledReconcile(config: config, store: store, metrics: metrics, log: log)
         var subscribers = SubscribersAPI(
             keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, cache: cache, clock: Date.init)
         subscribers.appleLookups = AppleTransactionLookups(config: config.appleAPI, log: log)
@@ -144,6 +146,7 @@ public final class RevenueDotService: Sendable {
         }
         for worker in workers { worker.start() }
         consumption.start()
+        reconcile.start()
         heldPass.enter()
         NamedThread.start("held-reapply") { [held, heldOutcome, failedOutcome, heldPass, log] in
             /// One pass over the notifications in `state`: its outcome kept, reported, and its failures told.
@@ -171,6 +174,9 @@ public final class RevenueDotService: Sendable {
 
     /// Waits until the start's pass over held notifications is over (tests).
     func waitForHeldNotifications() { heldPass.wait() }
+
+    /// Reconciles now (tests; `serve` does this every `appleApi.reconcileIntervalMinutes`).
+    func reconcileNow() { reconcile.runOnce() }
 
     /// Answers the consumption requests due now (tests; `serve` does this every 15 s).
     func answerConsumptionRequests() { consumption.runOnce() }
@@ -226,6 +232,7 @@ public final class RevenueDotService: Sendable {
         // that says nothing about storage, so it does not make the stop a failure.
         _ = backfill.stop(waitingUntil: .after(min(remaining(), .seconds(5))))
         _ = consumption.stop(waitingUntil: .after(min(remaining(), .seconds(5))))
+        _ = reconcile.stop(waitingUntil: .after(min(remaining(), .seconds(5))))
         // All workers stop together, so apps do not add up their grace periods.
         for worker in workers { worker.beginStop() }
         let grace = workers.map(\.stopGrace).max() ?? 0

@@ -19,7 +19,9 @@ final class AppleAPIWorld: @unchecked Sendable {
     let databasePath: String
     let signer = SignedNotifications.shared
 
-    init(backfillIntervalMinutes: Int = 0, demoOptions: String = "", consumption: String? = nil) throws {
+    init(
+        backfillIntervalMinutes: Int = 0, demoOptions: String = "", consumption: String? = nil, reconcileIntervalMinutes: Int = 0
+    ) throws {
         store = try SimulatedAppStore(
             apps: [SimulatedAppStore.App(bundleId: "com.example.app", appAppleId: 1234, environment: .sandbox)],
             chain: signer.chain)
@@ -49,7 +51,7 @@ final class AppleAPIWorld: @unchecked Sendable {
                  \(demoOptions.isEmpty ? "" : ", " + demoOptions)}
               ],
               "appleApi": {"baseURLs": {"Sandbox": "http://127.0.0.1:\(port)"}, "backfillIntervalMinutes": \(backfillIntervalMinutes),
-                           "requestsPerSecond": 0, "timeoutSeconds": 5\(consumption.map { ", \"consumption\": \($0)" } ?? "")}
+                           "requestsPerSecond": 0, "timeoutSeconds": 5, "reconcileIntervalMinutes": \(reconcileIntervalMinutes)\(consumption.map { ", \"consumption\": \($0)" } ?? "")}
             }
             """)
     }

@@ -1,0 +1,81 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import Storage
+import Subscriptions
+import Synchronization
+
+/// `serve`'s reconciliation: every `appleApi.reconcileIntervalMinutes`, each active or recently
+/// lapsed subscription of the apps with a key is compared with Apple's status and brought in
+/// line (`Reconcile`); drifts are counted by field in `/metrics`.
+final class ScheduledReconcile: Sendable {
+    private let config: RevenueDotConfig
+    private let store: SQLiteStore
+    private let metrics: Metrics
+    private let log: @Sendable (String) -> Void
+    private let clients: AppleAPIClientPool
+    private let stopping = Mutex(false)
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchGroup()
+
+    init(config: RevenueDotConfig, store: SQLiteStore, metrics: Metrics, log: @escaping @Sendable (String) -> Void) {
+        self.config = config
+        self.store = store
+        self.metrics = metrics
+        self.log = log
+        clients = AppleAPIClientPool(config: config.appleAPI)
+    }
+
+    var apps: [AppConfig] {
+        guard config.appleAPI.reconcileIntervalMinutes > 0 else { return [] }
+        return config.apps.filter { $0.inAppPurchaseKey != nil }
+    }
+
+    /// Runs every interval (the first an interval after start: backfill comes first).
+    func start() {
+        guard !apps.isEmpty else { return }
+        finished.enter()
+        let interval = Double(config.appleAPI.reconcileIntervalMinutes) * 60
+        let thread = Thread { [self] in
+            defer { finished.leave() }
+            while wake.wait(timeout: .now() + interval) == .timedOut && !stopping.withLock({ $0 }) { runOnce() }
+        }
+        thread.name = "reconcile"
+        thread.start()
+    }
+
+    func stop(waitingUntil deadline: DispatchTime) -> Bool {
+        stopping.withLock { $0 = true }
+        wake.signal()
+        return finished.wait(timeout: deadline) == .success
+    }
+
+    /// One pass over every app's subscriptions.
+    func runOnce() {
+        for app in apps {
+            let nowMs = UnixTime.nowMs
+            let states: [SubscriptionState]
+            do { states = try Reconcile.candidates(app: app, store: store, nowMs: nowMs) } catch {
+                log("reconcile \(app.id): \(error); tried again at the next interval")
+                continue
+            }
+            var applied = 0
+            for state in states {
+                guard !stopping.withLock({ $0 }) else { return }
+                let environment = AppStoreEnvironment(rawValue: state.currentTransaction?.environment?.rawValue ?? "Production")
+                do {
+                    let outcome = try Reconcile.reconcile(
+                        state, app: app, client: try clients.client(for: app, environment: environment), store: store,
+                        nowMs: nowMs)
+                    for drift in outcome.drifts { metrics.reconcileDrifts.increment(label: drift.field) }
+                    let label = outcome.drifts.isEmpty ? "in_line" : outcome.applied ? "applied" : "not_applied"
+                    metrics.reconciled.increment(label: label)
+                    if outcome.applied { applied += 1 }
+                } catch {
+                    metrics.reconciled.increment(label: "failed")
+                }
+            }
+            if applied > 0 { log("reconcile \(app.id): \(applied) of \(states.count) subscriptions brought in line with Apple") }
+        }
+    }
+}
