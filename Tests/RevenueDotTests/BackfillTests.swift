@@ -18,7 +18,12 @@ struct BackfillTests {
     /// two sent while the server was down (Sandbox never retries).
     func outage(_ world: AppleAPIWorld) throws -> [String] {
         let notifications = try world.subscription(original: "1000000001", user: Self.user, renewals: 3, boughtDaysAgo: 3)
-        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        // Before the outage: no backfill, and timers that tick only at start (before the posts),
+        // so the lapsed first period is not expired between the two posts.
+        var config = try world.config()
+        config.appleAPI.backfillIntervalMinutes = 0
+        config.scheduler.intervalMs = 3_600_000
+        let service = try RevenueDotService(config: config, log: { _ in })
         try service.start()
         let connection = try LoopbackConnection(port: service.port)
         for signed in notifications.prefix(2) {

@@ -31,7 +31,10 @@ struct ReconcileTests {
                 "environment": .string("Sandbox"), "signedDate": .integer(UnixTime.nowMs),
             ], originalTransactionId: "6000000001")
         // Only the first two reached RevenueDot; its timers then found the subscription lapsed.
-        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        // Timers tick only at start and when told: the lapse is recorded after both posts.
+        var config = try world.config()
+        config.scheduler.intervalMs = 3_600_000
+        let service = try RevenueDotService(config: config, log: { _ in })
         try service.start()
         for signed in notifications.prefix(2) {
             #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
@@ -65,7 +68,9 @@ struct ReconcileTests {
     @Test func serveReconcilesOnItsScheduleAndCountsDrifts() throws {
         let world = try AppleAPIWorld(reconcileIntervalMinutes: 60)
         let notifications = try world.subscription(original: "6000000002", user: "u", renewals: 2, boughtDaysAgo: 2)
-        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        var config = try world.config()
+        config.scheduler.intervalMs = 3_600_000
+        let service = try RevenueDotService(config: config, log: { _ in })
         try service.start()
         defer { service.shutdown() }
         for signed in notifications.prefix(2) {

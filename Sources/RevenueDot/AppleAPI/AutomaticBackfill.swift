@@ -14,13 +14,11 @@ final class AutomaticBackfill: Sendable {
     private let store: SQLiteStore
     private let metrics: Metrics
     private let log: @Sendable (String) -> Void
-    private let stopping = Mutex(false)
+    private let thread = PeriodicThread()
     private let clients: AppleAPIClientPool
     /// Per app and environment, the end of the last window read through (UNIX ms): a run that
     /// failed, or notifications pushed meanwhile, must not make the next one start later.
     private let completedThrough = Mutex<[String: Int64]>([:])
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchGroup()
 
     init(
         config: RevenueDotConfig, ingest: Ingest, store: SQLiteStore, metrics: Metrics,
@@ -47,32 +45,20 @@ final class AutomaticBackfill: Sendable {
     /// after the first pass; nothing when no app qualifies.
     func start(firstPassDone: @escaping @Sendable () -> Void = {}) {
         guard isActive else { return }
-        finished.enter()
-        let thread = Thread { [self] in
-            defer { finished.leave() }
-            let interval = Double(config.appleAPI.backfillIntervalMinutes) * 60
-            runOnce()
-            firstPassDone()
-            while wake.wait(timeout: .now() + interval) == .timedOut && !stopping.withLock({ $0 }) {
-                runOnce()
-            }
-        }
-        thread.name = "backfill"
-        thread.start()
+        thread.start(
+            "backfill", every: Double(config.appleAPI.backfillIntervalMinutes) * 60, immediately: true,
+            afterFirst: firstPassDone
+        ) { [self] in runOnce() }
     }
 
     /// Stops after the page in progress; true when the thread ended by `deadline`.
-    func stop(waitingUntil deadline: DispatchTime) -> Bool {
-        stopping.withLock { $0 = true }
-        wake.signal()
-        return finished.wait(timeout: deadline) == .success
-    }
+    func stop(waitingUntil deadline: DispatchTime) -> Bool { thread.stop(waitingUntil: deadline) }
 
     /// One pass over every app and environment.
     func runOnce() {
         for app in Self.apps(of: config) {
             for environment in Backfill.environments(of: app) {
-                guard !stopping.withLock({ $0 }) else { return }
+                guard !thread.isStopping else { return }
                 run(app, environment)
             }
         }
@@ -92,7 +78,7 @@ final class AutomaticBackfill: Sendable {
             var reported = Backfill.Counts()
             let counts = try Backfill.run(
                 client: client, request: NotificationHistoryRequest(startDate: window.start, endDate: window.end),
-                deliver: BackfillDelivery.inProcess(ingest, appId: app.id), isCancelled: { stopping.withLock { $0 } },
+                deliver: BackfillDelivery.inProcess(ingest, appId: app.id), isCancelled: { [thread] in thread.isStopping },
                 progress: { counts in
                     record(counts, since: reported)
                     reported = counts

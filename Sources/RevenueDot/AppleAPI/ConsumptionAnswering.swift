@@ -16,9 +16,7 @@ final class ConsumptionAnswering: Sendable {
     private let log: @Sendable (String) -> Void
     private let clock: @Sendable () -> Date
     private let clients: AppleAPIClientPool
-    private let stopping = Mutex(false)
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchGroup()
+    private let thread = PeriodicThread()
 
     init(
         config: RevenueDotConfig, store: SQLiteStore, metrics: Metrics, clock: @escaping @Sendable () -> Date,
@@ -40,22 +38,10 @@ final class ConsumptionAnswering: Sendable {
 
     func start() {
         guard !apps.isEmpty else { return }
-        finished.enter()
-        let thread = Thread { [self] in
-            defer { finished.leave() }
-            repeat {
-                runOnce()
-            } while wake.wait(timeout: .now() + Self.interval) == .timedOut && !stopping.withLock({ $0 })
-        }
-        thread.name = "consumption"
-        thread.start()
+        thread.start("consumption", every: Self.interval, immediately: true) { [self] in runOnce() }
     }
 
-    func stop(waitingUntil deadline: DispatchTime) -> Bool {
-        stopping.withLock { $0 = true }
-        wake.signal()
-        return finished.wait(timeout: deadline) == .success
-    }
+    func stop(waitingUntil deadline: DispatchTime) -> Bool { thread.stop(waitingUntil: deadline) }
 
     /// Finds new requests and sends what is due.
     func runOnce() {
@@ -64,7 +50,7 @@ final class ConsumptionAnswering: Sendable {
             _ = try store.enqueueConsumptionRequests(
                 appIds: apps.map(\.id), sinceMs: nowMs - ConsumptionDecision.windowMs, nowMs: nowMs)
             for answer in try store.dueConsumptionAnswers(nowMs: nowMs, limit: 50) {
-                guard !stopping.withLock({ $0 }) else { return }
+                guard !thread.isStopping else { return }
                 try store.recordConsumptionAnswer(handle(answer, nowMs: nowMs))
             }
         } catch {

@@ -14,9 +14,7 @@ final class ScheduledReconcile: Sendable {
     private let metrics: Metrics
     private let log: @Sendable (String) -> Void
     private let clients: AppleAPIClientPool
-    private let stopping = Mutex(false)
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchGroup()
+    private let thread = PeriodicThread()
 
     init(config: RevenueDotConfig, store: SQLiteStore, metrics: Metrics, log: @escaping @Sendable (String) -> Void) {
         self.config = config
@@ -34,21 +32,12 @@ final class ScheduledReconcile: Sendable {
     /// Runs every interval (the first an interval after start: backfill comes first).
     func start() {
         guard !apps.isEmpty else { return }
-        finished.enter()
-        let interval = Double(config.appleAPI.reconcileIntervalMinutes) * 60
-        let thread = Thread { [self] in
-            defer { finished.leave() }
-            while wake.wait(timeout: .now() + interval) == .timedOut && !stopping.withLock({ $0 }) { runOnce() }
+        thread.start("reconcile", every: Double(config.appleAPI.reconcileIntervalMinutes) * 60, immediately: false) {
+            [self] in runOnce()
         }
-        thread.name = "reconcile"
-        thread.start()
     }
 
-    func stop(waitingUntil deadline: DispatchTime) -> Bool {
-        stopping.withLock { $0 = true }
-        wake.signal()
-        return finished.wait(timeout: deadline) == .success
-    }
+    func stop(waitingUntil deadline: DispatchTime) -> Bool { thread.stop(waitingUntil: deadline) }
 
     /// One pass over every app's subscriptions.
     func runOnce() {
@@ -61,7 +50,7 @@ final class ScheduledReconcile: Sendable {
             }
             var applied = 0
             for state in states {
-                guard !stopping.withLock({ $0 }) else { return }
+                guard !thread.isStopping else { return }
                 let environment = AppStoreEnvironment(rawValue: state.currentTransaction?.environment?.rawValue ?? "Production")
                 do {
                     let outcome = try Reconcile.reconcile(

@@ -49,18 +49,7 @@ public struct ImportCommand {
         guard !environments.isEmpty, environments.allSatisfy(app.environments.contains) else {
             throw UsageError("app \"\(appId)\" does not accept \(environments.map(\.rawValue).joined(separator: ", "))")
         }
-        guard case .sqlite(let path) = config.database else {
-            throw ConfigError(file: config.file, key: "database", problem: "PostgreSQL storage is not available yet")
-        }
-        guard !DatabaseLock.isHeldByAnother(databasePath: path) else {
-            throw UsageError("\(path) is in use by a running server: stop it to import")
-        }
-        let store: SQLiteStore
-        do {
-            store = try SQLiteStore(path: path, handOff: LedgerHandOff(config: config, cache: LedgerCache()), exclusive: true)
-        } catch {
-            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(path): \(error)")
-        }
+        let (store, path) = try CommandStore.openApplying(config, to: "import")
         defer { store.close() }
         let (summary, finished) = Import.run(
             rows, app: app, environments: environments, clients: AppleAPIClientPool(config: config.appleAPI), store: store,

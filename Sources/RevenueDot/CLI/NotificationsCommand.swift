@@ -212,6 +212,24 @@ extension String {
 
 /// What commands that read or change storage start with: the configuration and its store.
 enum CommandStore {
+    /// Opens the configuration's database to apply inputs to it (`import`, `reconcile`): the only
+    /// writer, with the subscription logic's hand-off; refused while a server has it.
+    static func openApplying(_ config: RevenueDotConfig, to action: String) throws -> (SQLiteStore, String) {
+        guard case .sqlite(let path) = config.database else {
+            throw ConfigError(file: config.file, key: "database", problem: "PostgreSQL storage is not available yet")
+        }
+        guard !DatabaseLock.isHeldByAnother(databasePath: path) else {
+            throw UsageError("\(path) is in use by a running server: stop it to \(action)")
+        }
+        do {
+            return (
+                try SQLiteStore(path: path, handOff: LedgerHandOff(config: config, cache: LedgerCache()), exclusive: true), path
+            )
+        } catch {
+            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(path): \(error)")
+        }
+    }
+
     /// Loads `--config` (default `revenuedot.json`) and opens its database; the caller closes it.
     static func open(_ parsed: ParsedArguments) throws -> (RevenueDotConfig, SQLiteStore) {
         try open(configPath: parsed.value("config") ?? "revenuedot.json")

@@ -32,18 +32,7 @@ public struct ReconcileCommand {
         let appId = parsed.value("app") ?? ""
         guard let app = config.app(appId) else { throw UsageError("no app \"\(appId)\" is configured") }
         try SecretFileModes.check(config)
-        guard case .sqlite(let path) = config.database else {
-            throw ConfigError(file: config.file, key: "database", problem: "PostgreSQL storage is not available yet")
-        }
-        guard !DatabaseLock.isHeldByAnother(databasePath: path) else {
-            throw UsageError("\(path) is in use by a running server: stop it to reconcile")
-        }
-        let store: SQLiteStore
-        do {
-            store = try SQLiteStore(path: path, handOff: LedgerHandOff(config: config, cache: LedgerCache()), exclusive: true)
-        } catch {
-            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(path): \(error)")
-        }
+        let (store, _) = try CommandStore.openApplying(config, to: "reconcile")
         defer { store.close() }
         let nowMs = UnixTime.nowMs
         var states = try Reconcile.candidates(app: app, store: store, nowMs: nowMs, only: parsed.value("subscription"))
