@@ -14,35 +14,9 @@ func backfill(_ arguments: [String]) throws {
         apps: [SimulatedAppStore.App(bundleId: bundleId, appAppleId: appAppleId, environment: .sandbox)],
         chain: try TestChain())
     for signed in payloads { try store.addNotification(signed, bundleId: bundleId, delivered: false) }
-    let key = try ECPrivateKey(generating: .p256)
-    let keyPath = "\(directory)/backfill-key.p8"
-    try? FileManager.default.removeItem(atPath: keyPath)
-    try Data(try key.pkcs8PEM().utf8).write(to: URL(fileURLWithPath: keyPath))
-    chmod(keyPath, 0o600)
-    let issuer = "57246542-96fe-1a63-e053-0824d011072a"
-    let simulator = AppStoreServerAPISimulator(
-        store: store,
-        tokens: TokenCheck(keys: [
-            try TokenCheck.Key(keyId: "BENCH", issuerId: issuer, publicKeyPEM: try key.publicKeyPEM(), bundleIds: [bundleId])
-        ]))
-    let port = try simulator.start()
-    defer { simulator.shutdown() }
-
-    let configPath = "\(directory)/backfill.json"
-    for suffix in ["", "-wal", "-shm", ".lock"] {
-        try? FileManager.default.removeItem(atPath: "\(directory)/backfill.sqlite\(suffix)")
-    }
-    try """
-    {
-      "listen": "127.0.0.1:0",
-      "database": "sqlite:backfill.sqlite",
-      "apps": [{"id": "bench", "bundleId": "\(bundleId)", "appAppleId": \(appAppleId), "environments": ["Sandbox"],
-                "rootCertificates": ["root.pem"],
-                "inAppPurchaseKey": {"keyId": "BENCH", "issuerId": "\(issuer)", "privateKeyPath": "backfill-key.p8"}}],
-      "appleApi": {"baseURLs": {"Sandbox": "http://127.0.0.1:\(port)"}, "requestsPerSecond": 0}
-    }
-    """.write(toFile: configPath, atomically: true, encoding: .utf8)
-    chmod(configPath, 0o600)
+    let local = try LocalAppleAPI(store: store, directory: directory, name: "backfill", rootFile: "root.pem")
+    defer { local.shutdown() }
+    let configPath = local.configPath
     let create = Process()
     create.executableURL = URL(fileURLWithPath: executable)
     create.arguments = ["backfill", "--app", "bench", "--config", configPath, "--since", "0"]

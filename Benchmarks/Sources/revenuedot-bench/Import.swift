@@ -31,37 +31,12 @@ func importBench(_ arguments: [String]) throws {
         csv += "\(id),customer-\(index)\n"
     }
     try csv.write(toFile: "\(directory)/import.csv", atomically: true, encoding: .utf8)
-    let key = try ECPrivateKey(generating: .p256)
-    let keyPath = "\(directory)/import-key.p8"
-    try? FileManager.default.removeItem(atPath: keyPath)
-    try Data(try key.pkcs8PEM().utf8).write(to: URL(fileURLWithPath: keyPath))
-    chmod(keyPath, 0o600)
-    let issuer = "57246542-96fe-1a63-e053-0824d011072a"
-    let simulator = AppStoreServerAPISimulator(
-        store: store,
-        tokens: TokenCheck(keys: [
-            try TokenCheck.Key(keyId: "BENCH", issuerId: issuer, publicKeyPEM: try key.publicKeyPEM(), bundleIds: [bundleId])
-        ]))
-    let port = try simulator.start()
-    defer { simulator.shutdown() }
-    let configPath = "\(directory)/import.json"
-    for suffix in ["", "-wal", "-shm", ".lock"] {
-        try? FileManager.default.removeItem(atPath: "\(directory)/import.sqlite\(suffix)")
-    }
+    let local = try LocalAppleAPI(store: store, directory: directory, name: "import", rootFile: "import-root.pem")
+    defer { local.shutdown() }
     for file in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where file.hasSuffix(".checkpoint") {
         try? FileManager.default.removeItem(atPath: "\(directory)/\(file)")
     }
-    try """
-    {
-      "listen": "127.0.0.1:0",
-      "database": "sqlite:import.sqlite",
-      "apps": [{"id": "bench", "bundleId": "\(bundleId)", "appAppleId": \(appAppleId), "environments": ["Sandbox"],
-                "rootCertificates": ["import-root.pem"],
-                "inAppPurchaseKey": {"keyId": "BENCH", "issuerId": "\(issuer)", "privateKeyPath": "import-key.p8"}}],
-      "appleApi": {"baseURLs": {"Sandbox": "http://127.0.0.1:\(port)"}, "requestsPerSecond": 0}
-    }
-    """.write(toFile: configPath, atomically: true, encoding: .utf8)
-    chmod(configPath, 0o600)
+    let configPath = local.configPath
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = ["import", "--app", "bench", "--config", configPath, "\(directory)/import.csv", "--concurrency", "8"]
