@@ -34,6 +34,12 @@ public struct AppStoreServerAPIError: Error, CustomStringConvertible, Sendable {
         return nil
     }
 
+    /// Whether Apple said it knows no such transaction (or that the id is not one): the answer
+    /// to "not found", as opposed to a failure to ask.
+    public var isUnknownTransaction: Bool {
+        code == .transactionIdNotFound || code == .originalTransactionIdNotFound || code == .invalidTransactionId
+    }
+
     /// The HTTP status, when Apple answered.
     public var status: Int? {
         if case .api(let status, _, _) = kind { return status }

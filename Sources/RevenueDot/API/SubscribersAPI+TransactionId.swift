@@ -36,7 +36,7 @@ extension SubscribersAPI {
             let signed: String
             do {
                 signed = try lookups.fetch(app, transactionId)
-            } catch let failure as AppStoreServerAPIError where Self.meansNotFound(failure) {
+            } catch let failure as AppStoreServerAPIError where failure.isUnknownTransaction {
                 lookups.rememberMissing(transactionId, app: app.id)
                 return reply(Self.notFound(transactionId))
             } catch {
@@ -48,10 +48,6 @@ extension SubscribersAPI {
                 signed, app: app, verifier: verifier, appUserId: appUserId, request: request, allowTransfer: false,
                 reply: reply)
         }
-    }
-
-    static func meansNotFound(_ failure: AppStoreServerAPIError) -> Bool {
-        failure.code == .transactionIdNotFound || failure.code == .invalidTransactionId
     }
 
     static func notFound(_ transactionId: String) -> HTTPResponse {

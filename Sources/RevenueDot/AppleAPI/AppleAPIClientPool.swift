@@ -42,7 +42,7 @@ final class AppleAPIClientPool: Sendable {
         for environment in environments {
             do {
                 return try client(for: app, environment: environment).signedTransactionInfo(transactionId).signed
-            } catch let failure as AppStoreServerAPIError where SubscribersAPI.meansNotFound(failure) {
+            } catch let failure as AppStoreServerAPIError where failure.isUnknownTransaction {
                 lastFailure = failure
                 continue
             }

@@ -134,10 +134,7 @@ enum Import {
             }
             let info = try client.signedTransactionInfo(id)
             return Answer(signedTransaction: info.signed, transaction: info.verified.payload)
-        } catch
-            where error.code == .transactionIdNotFound || error.code == .originalTransactionIdNotFound
-            || error.code == .invalidTransactionId
-        {
+        } catch  where error.isUnknownTransaction {
             return nil
         }
     }
