@@ -21,7 +21,7 @@ final class AutomaticBackfill: Sendable {
     private let completedThrough = Mutex<[String: Int64]>([:])
 
     init(
-        config: RevenueDotConfig, ingest: Ingest, store: SQLiteStore, metrics: Metrics,
+        config: RevenueDotConfig, ingest: Ingest, store: SQLiteStore, clients: AppleAPIClientPool, metrics: Metrics,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.config = config
@@ -29,7 +29,7 @@ final class AutomaticBackfill: Sendable {
         self.store = store
         self.metrics = metrics
         self.log = log
-        clients = AppleAPIClientPool(config: config.appleAPI)
+        self.clients = clients
     }
 
     /// The apps it backfills: those with a key, and at least one environment with history.

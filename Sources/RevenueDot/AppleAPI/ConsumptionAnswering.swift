@@ -19,7 +19,8 @@ final class ConsumptionAnswering: Sendable {
     private let thread = PeriodicThread()
 
     init(
-        config: RevenueDotConfig, store: SQLiteStore, metrics: Metrics, clock: @escaping @Sendable () -> Date,
+        config: RevenueDotConfig, store: SQLiteStore, clients: AppleAPIClientPool, metrics: Metrics,
+        clock: @escaping @Sendable () -> Date,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.config = config
@@ -27,7 +28,7 @@ final class ConsumptionAnswering: Sendable {
         self.metrics = metrics
         self.clock = clock
         self.log = log
-        clients = AppleAPIClientPool(config: config.appleAPI)
+        self.clients = clients
     }
 
     /// The apps whose consumption requests are answered.

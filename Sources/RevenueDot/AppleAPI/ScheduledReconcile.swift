@@ -16,12 +16,15 @@ final class ScheduledReconcile: Sendable {
     private let clients: AppleAPIClientPool
     private let thread = PeriodicThread()
 
-    init(config: RevenueDotConfig, store: SQLiteStore, metrics: Metrics, log: @escaping @Sendable (String) -> Void) {
+    init(
+        config: RevenueDotConfig, store: SQLiteStore, clients: AppleAPIClientPool, metrics: Metrics,
+        log: @escaping @Sendable (String) -> Void
+    ) {
         self.config = config
         self.store = store
         self.metrics = metrics
         self.log = log
-        clients = AppleAPIClientPool(config: config.appleAPI)
+        self.clients = clients
     }
 
     var apps: [AppConfig] {

@@ -96,9 +96,13 @@ public final class RevenueDotService: Sendable {
         let verifiers = try AppVerifiers.forApps(of: config)
         let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics, log: log)
         held = HeldNotifications(verifiers: verifiers, store: store, handOff: handOff, clock: clock)
-        backfill = AutomaticBackfill(config: config, ingest: ingest, store: store, metrics: metrics, log: log)
-        consumption = ConsumptionAnswering(config: config, store: store, metrics: metrics, clock: clock, log: log)
-        reconcile = ScheduledReconcile(config: config, store: store, metrics: metrics, log: log)
+        // One client per app and environment for the server's own calls to Apple, so they share
+        // its connections and its request rate (appleApi.requestsPerSecond).
+        let apple = AppleAPIClientPool(config: config.appleAPI)
+        backfill = AutomaticBackfill(config: config, ingest: ingest, store: store, clients: apple, metrics: metrics, log: log)
+        consumption = ConsumptionAnswering(
+            config: config, store: store, clients: apple, metrics: metrics, clock: clock, log: log)
+        reconcile = ScheduledReconcile(config: config, store: store, clients: apple, metrics: metrics, log: log)
         var subscribers = SubscribersAPI(
             keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, cache: cache, clock: Date.init)
         subscribers.appleLookups = AppleTransactionLookups(config: config.appleAPI, log: log)
