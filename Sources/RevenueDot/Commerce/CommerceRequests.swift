@@ -166,6 +166,7 @@ enum CommerceTracking {
             case .notificationReceived(let facts): (facts.transaction, facts.renewalInfo)
             case .transactionPosted(let posted, _): (posted, nil)
             case .appleAnswered(let answered, let renewalInfo, _): (answered, renewalInfo)
+            case .appleHistory(let answered, _): (answered, nil)
             case .linked, .timerFired: (nil, nil)
             }
         let references = [signed?.advancedCommerceInfo?.requestReferenceId, renewal?.advancedCommerceInfo?.requestReferenceId]

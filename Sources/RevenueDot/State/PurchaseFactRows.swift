@@ -29,6 +29,7 @@ enum PurchaseFactRows {
         case .transactionPosted(let transaction, _): return (key, PurchaseFact(posted: transaction))
         case .appleAnswered(let transaction, let renewalInfo, _):
             return (key, PurchaseFact(appleAPI: transaction, renewalInfo: renewalInfo))
+        case .appleHistory(let transaction, _): return (key, PurchaseFact(appleHistory: transaction))
         case .linked, .timerFired: return nil
         }
     }

@@ -15,6 +15,8 @@ extension Ledger.Input {
             Ledger.purchaseKey(of: transaction, renewalInfo: nil, type: nil)
         case .appleAnswered(let transaction, let renewalInfo, _):
             Ledger.purchaseKey(of: transaction, renewalInfo: renewalInfo, type: nil)
+        case .appleHistory(let transaction, _):
+            Ledger.purchaseKey(of: transaction, renewalInfo: nil, type: nil)
         case .linked(let key, _):
             key
         case .timerFired(let timer):
@@ -33,6 +35,8 @@ extension Ledger.Input {
             [appUserId]
         case .appleAnswered(let transaction, let renewalInfo, let appUserId):
             [appUserId, transaction.appAccountToken ?? renewalInfo?.appAccountToken].compactMap { $0 }
+        case .appleHistory(let transaction, let appUserId):
+            [appUserId, transaction.appAccountToken].compactMap { $0 }
         case .timerFired:
             []
         }

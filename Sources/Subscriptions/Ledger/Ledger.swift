@@ -27,6 +27,10 @@ public struct Ledger: Codable, Hashable, Sendable {
         /// import): its latest transaction and renewal info, verified; with `appUserId`, the
         /// purchase is linked to that customer first (an import that knows the owner).
         case appleAnswered(JWSTransactionDecodedPayload, renewalInfo: JWSRenewalInfoDecodedPayload?, appUserId: String?)
+        /// A past transaction of a purchase, from Apple's Transaction History (import), verified:
+        /// folded at its purchase date, so an imported subscription has its earlier periods in
+        /// order; with `appUserId`, the purchase is linked to that customer first.
+        case appleHistory(JWSTransactionDecodedPayload, appUserId: String?)
     }
 
     /// What the shell must do, in order, in the same storage transaction as the new state.
@@ -83,6 +87,12 @@ public struct Ledger: Codable, Hashable, Sendable {
             var effects = appUserId.map { link(key, to: $0, nowMs: nowMs) } ?? []
             effects += receive(
                 PurchaseFact(appleAPI: transaction, renewalInfo: renewalInfo), about: key, token: token, nowMs: nowMs)
+            return effects
+        case .appleHistory(let transaction, let appUserId):
+            guard let key = Self.purchaseKey(of: transaction, renewalInfo: nil, type: nil) else { return [] }
+            var effects = appUserId.map { link(key, to: $0, nowMs: nowMs) } ?? []
+            effects += receive(
+                PurchaseFact(appleHistory: transaction), about: key, token: transaction.appAccountToken, nowMs: nowMs)
             return effects
         case .timerFired(let timer):
             guard var subscription = subscriptions[timer.originalTransactionId] else { return [] }

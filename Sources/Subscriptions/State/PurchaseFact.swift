@@ -60,6 +60,16 @@ public struct PurchaseFact: Codable, Hashable, Sendable {
             transaction: transaction, renewalInfo: renewalInfo)
     }
 
+    /// The fact a past transaction from Transaction History carries: folded at its purchase
+    /// date (Apple signs the whole history when asked, so its signed dates say nothing of order),
+    /// its snapshot still dated by Apple's signature. Importing it twice is one fact.
+    public init(appleHistory transaction: JWSTransactionDecodedPayload) {
+        let purchased = transaction.purchaseDate ?? transaction.signedDate ?? 0
+        self.init(
+            id: "apple-history:\(transaction.transactionId ?? ""):\(purchased)", source: .appleAPI, signedDateMs: purchased,
+            transaction: transaction, renewalInfo: nil)
+    }
+
     /// The fact a posted transaction carries; posting the same signed transaction twice is one fact.
     public init(posted transaction: JWSTransactionDecodedPayload) {
         let signedDate = transaction.signedDate ?? transaction.purchaseDate ?? 0

@@ -9,7 +9,8 @@ extension SubscriptionState {
     func events(for fact: PurchaseFact, before: SubscriptionState, after: SubscriptionState) -> [Event] {
         guard let transaction = fact.transaction else { return [] }
         guard case .notification(let type, let subtype) = fact.source else {
-            return [periodEvent(transaction, first: transaction.transactionId == originalTransactionId, before, after)]
+            let period = periodEvent(transaction, first: transaction.transactionId == originalTransactionId, before, after)
+            return [period] + (fact.source == .appleAPI ? autoRenewEvents(transaction, before, after) : [])
         }
         let cause = "notification/\(fact.id)"
         switch (type, subtype) {
@@ -31,6 +32,8 @@ extension SubscriptionState {
             var change = event(.productChange, cause: "\(cause)/PRODUCT_CHANGE", transaction, after)
             change.newProductId = transaction.productId
             return [change]
+        case (.didChangeRenewalStatus, _) where answeredBefore(fact, autoRenewEvent: autoRenewCause(on: subtype, after)):
+            return []
         case (.didChangeRenewalStatus, .autoRenewDisabled?):
             var cancellation = event(.cancellation, cause: "\(cause)/CANCELLATION", transaction, after)
             cancellation.cancelReason = .unsubscribe
@@ -61,6 +64,36 @@ extension SubscriptionState {
         var expiration = event(.expiration, cause: "\(originalTransactionId)/EXPIRATION/\(lapseKey)", currentTransaction, self)
         expiration.expirationReason = expirationReason
         return expiration
+    }
+
+    // MARK: - Auto-renew seen through the App Store Server API
+
+    /// `CANCELLATION` (unsubscribe) or `UNCANCELLATION` when Apple's answer turned auto-renew off
+    /// or on, as the renewal-status notification Apple sent for it (and that never arrived) would.
+    private func autoRenewEvents(
+        _ transaction: JWSTransactionDecodedPayload, _ before: SubscriptionState, _ after: SubscriptionState
+    ) -> [Event] {
+        guard let enabled = after.autoRenewEnabled, let was = before.autoRenewEnabled, enabled != was else { return [] }
+        let cause = autoRenewCause(on: enabled ? .autoRenewEnabled : .autoRenewDisabled, after)
+        guard let cause else { return [] }
+        if enabled { return [event(.uncancellation, cause: cause, after.currentTransaction ?? transaction, after)] }
+        var cancellation = event(.cancellation, cause: cause, after.currentTransaction ?? transaction, after)
+        cancellation.cancelReason = .unsubscribe
+        return [cancellation]
+    }
+
+    /// The cause of the auto-renew event Apple's answer gave in the current period: one per
+    /// direction and period.
+    private func autoRenewCause(on subtype: Subtype?, _ state: SubscriptionState) -> String? {
+        guard let subtype, let period = state.transactionId else { return nil }
+        return "\(originalTransactionId)/AUTO_RENEW/\(period)/\(subtype.rawValue)"
+    }
+
+    /// Whether an answer of Apple's, folded after this (late) renewal-status notification, already
+    /// gave its event: the change is reported once, by whichever RevenueDot learned of first.
+    private func answeredBefore(_ fact: PurchaseFact, autoRenewEvent cause: String?) -> Bool {
+        guard let cause, journal.hasEmitted(EventID.make(cause: cause)) else { return false }
+        return journal.facts.contains { $0.source == .appleAPI && PurchaseFact.isFoldedBefore(fact, $0) }
     }
 
     // MARK: - Builders
