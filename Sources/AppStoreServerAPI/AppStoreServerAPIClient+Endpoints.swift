@@ -6,6 +6,8 @@ public struct TransactionPage: Sendable {
     public var revision: String?
     public var hasMore: Bool
     public var transactions: [VerifiedPayload<JWSTransactionDecodedPayload>]
+    /// The same transactions as Apple signed them, in the same order.
+    public var signedTransactions: [String]
 }
 
 /// One subscription of a Get All Subscription Statuses answer, its signed objects verified.
@@ -53,19 +55,28 @@ extension AppStoreServerAPIClient {
         let answer = try decode(HistoryResponse.self, try send(endpoint), endpoint)
         return TransactionPage(
             revision: answer.revision, hasMore: answer.hasMore ?? false,
-            transactions: try verifiedTransactions(answer.signedTransactions ?? [], endpoint))
+            transactions: try verifiedTransactions(answer.signedTransactions ?? [], endpoint),
+            signedTransactions: answer.signedTransactions ?? [])
     }
 
     /// Every page of Get Transaction History (version 2), in Apple's order.
     public func transactionHistory(_ transactionId: String, filter: TransactionHistoryRequest = TransactionHistoryRequest())
         throws(AppStoreServerAPIError) -> [VerifiedPayload<JWSTransactionDecodedPayload>]
     {
-        var all: [VerifiedPayload<JWSTransactionDecodedPayload>] = []
+        try signedTransactionHistory(transactionId, filter: filter).map(\.verified)
+    }
+
+    /// Every page of Get Transaction History (version 2), in Apple's order, each transaction with
+    /// the JWS as Apple signed it (to store and verify again).
+    public func signedTransactionHistory(
+        _ transactionId: String, filter: TransactionHistoryRequest = TransactionHistoryRequest()
+    ) throws(AppStoreServerAPIError) -> [(signed: String, verified: VerifiedPayload<JWSTransactionDecodedPayload>)] {
+        var all: [(signed: String, verified: VerifiedPayload<JWSTransactionDecodedPayload>)] = []
         var revision: String?
         var seen: Set<String> = []
         repeat {
             let page = try transactionHistoryPage(transactionId, filter: filter, revision: revision)
-            all += page.transactions
+            all += zip(page.signedTransactions, page.transactions).map { ($0, $1) }
             guard page.hasMore, let next = page.revision, seen.insert(next).inserted else { break }
             revision = next
         } while true
@@ -109,7 +120,8 @@ extension AppStoreServerAPIClient {
         let answer = try decode(RefundHistoryResponse.self, try send(endpoint), endpoint)
         return TransactionPage(
             revision: answer.revision, hasMore: answer.hasMore ?? false,
-            transactions: try verifiedTransactions(answer.signedTransactions ?? [], endpoint))
+            transactions: try verifiedTransactions(answer.signedTransactions ?? [], endpoint),
+            signedTransactions: answer.signedTransactions ?? [])
     }
 
     /// Look Up Order ID: whether the order is valid, and its transactions.

@@ -1,4 +1,4 @@
-// Migration 20: what the App Store Server API answered, as applied (reconciliation).
+// Migrations 20 and 21: what the App Store Server API answered, as applied (reconciliation, import).
 
 extension Migration {
     /// `apple_answers`: each answer of Apple's about a purchase that was applied to its state
@@ -24,4 +24,15 @@ extension Migration {
                 table: "applied_inputs", from: "CHECK (kind = 'notification' OR kind = 'posted_transaction' OR kind = 'timer')",
                 to: "CHECK (kind = 'notification' OR kind = 'posted_transaction' OR kind = 'timer' OR kind = 'apple_answer')")
         ])
+}
+
+extension Migration {
+    /// `apple_answers.from_history`: 1 for a past transaction from Transaction History (import),
+    /// which the subscription logic folds at its purchase date; 0 for a current status.
+    static let v21 = Migration(
+        version: 21,
+        name: "answers of the App Store Server API from Transaction History",
+        sql: """
+            ALTER TABLE apple_answers ADD COLUMN from_history INTEGER NOT NULL DEFAULT 0 CHECK (from_history IN (0, 1));
+            """)
 }

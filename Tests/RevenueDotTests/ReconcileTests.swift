@@ -89,6 +89,56 @@ struct ReconcileTests {
         #expect(service.metrics.reconciled.counts["in_line"] == 1)
     }
 
+    /// Auto-renew turned off, seen only through the API: reconcile (run beside serve, so serve
+    /// applies it) records the CANCELLATION the lost notification would have given, and that
+    /// notification, arriving after all (a backfill), gives no second one.
+    @Test func autoRenewOffSeenOnlyByTheAPIIsOneCancellationBesideARunningServer() throws {
+        let world = try AppleAPIWorld()
+        let notifications = try world.subscription(original: "6000000003", user: "u", renewals: 0, boughtDaysAgo: 0)
+        let turnedOff = UnixTime.nowMs - 60_000
+        world.store.setRenewalInfo(
+            [
+                "originalTransactionId": .string("6000000003"), "autoRenewStatus": .integer(0),
+                "autoRenewProductId": .string("pro.monthly"), "productId": .string("pro.monthly"),
+                "environment": .string("Sandbox"), "signedDate": .integer(UnixTime.nowMs),
+            ], originalTransactionId: "6000000003")
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        defer { service.shutdown() }
+        #expect(try LoopbackConnection(port: service.port).postNotification(notifications[0]).status == 200)
+
+        let config = try ImportTests.configBeside(world, port: service.port)
+        let run = try runCLI(["reconcile", "--config", config, "--app", "demo"])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("through the running server"))
+        #expect(run.output.contains("6000000003: autoRenew on → off; applied"))
+        #expect(try rows(world, "SELECT type FROM events ORDER BY position") == ["INITIAL_PURCHASE", "CANCELLATION"])
+        #expect(try rows(world, "SELECT json ->> '$.cancel_reason' FROM events WHERE type = 'CANCELLATION'") == ["UNSUBSCRIBE"])
+
+        // Apple's notification of the change, signed before the answer, comes in late.
+        let bought = try UnverifiedPayload.json(of: notifications[0])
+        let transaction = try #require(bought["data"]?["transactionInfo"])
+        let late = try world.signer.sign(
+            .object([
+                "notificationType": .string("DID_CHANGE_RENEWAL_STATUS"), "subtype": .string("AUTO_RENEW_DISABLED"),
+                "notificationUUID": .string(UUID().uuidString.lowercased()), "version": .string("2.0"),
+                "signedDate": .integer(turnedOff),
+                "data": .object([
+                    "appAppleId": .integer(1234), "bundleId": .string("com.example.app"), "environment": .string("Sandbox"),
+                    "signedTransactionInfo": .string(try world.signer.sign(transaction)),
+                    "signedRenewalInfo": .string(
+                        try world.signer.sign(
+                            .object([
+                                "originalTransactionId": .string("6000000003"), "autoRenewStatus": .integer(0),
+                                "autoRenewProductId": .string("pro.monthly"), "environment": .string("Sandbox"),
+                                "signedDate": .integer(turnedOff),
+                            ]))),
+                ]),
+            ]))
+        #expect(try LoopbackConnection(port: service.port).postNotification(late).status == 200)
+        #expect(try rows(world, "SELECT type FROM events ORDER BY position") == ["INITIAL_PURCHASE", "CANCELLATION"])
+    }
+
     @Test func driftsNameEachField() throws {
         let state = SubscriptionState(originalTransactionId: "1")
         let transaction = JWSTransactionDecodedPayload(

@@ -4,7 +4,8 @@ import Foundation
 
 /// `revenuedot-bench import --dir DIR --revenuedot PATH [--count N]`: N subscriptions held by a
 /// local App Store Server API, imported by `revenuedot import` from a CSV into a fresh database
-/// (no rate limit set); prints subscriptions per second as JSON.
+/// (no rate limit set), each with one page of Transaction History and its status; prints
+/// subscriptions per second as JSON.
 func importBench(_ arguments: [String]) throws {
     guard let directory = argument("dir", arguments), let executable = argument("revenuedot", arguments) else {
         fail("import needs --dir DIR --revenuedot PATH")
@@ -24,7 +25,7 @@ func importBench(_ arguments: [String]) throws {
                 "productId": .string("pro.monthly"), "purchaseDate": .integer(now - 86_400_000),
                 "expiresDate": .integer(now + 29 * 86_400_000), "type": .string("Auto-Renewable Subscription"),
                 "inAppOwnershipType": .string("PURCHASED"), "environment": .string("Sandbox"),
-            ], bundleId: bundleId)
+            ], bundleId: bundleId, account: "account-\(index)")
         store.setRenewalInfo(
             ["originalTransactionId": .string(id), "autoRenewStatus": .integer(1), "environment": .string("Sandbox")],
             originalTransactionId: id)
@@ -50,6 +51,6 @@ func importBench(_ arguments: [String]) throws {
     FileHandle.standardOutput.write(
         try json([
             "subscriptions": count, "seconds": seconds, "subscriptions_per_second": Double(count) / seconds,
-            "requests": store.requestCount("subscription-statuses"),
+            "requests": store.requestCount("subscription-statuses") + store.requestCount("transaction-history"),
         ]) + Data("\n".utf8))
 }

@@ -13,12 +13,7 @@ enum BackfillDelivery {
     /// POSTs to `/v1/apple/notifications/{appId}` of the server listening at `listen` (on
     /// loopback when it listens on every address).
     static func overHTTP(listen: ListenAddress, appId: String) -> Backfill.Deliver {
-        let host =
-            switch listen.host {
-            case "0.0.0.0", "": "127.0.0.1"
-            case "::": "::1"
-            default: listen.host
-            }
+        let host = RunningServer.host(of: listen)
         let path = "/v1/apple/notifications/" + (appId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? appId)
         @Sendable func post(_ body: Data) -> IngestOutcome {
             let response: LoopbackResponse

@@ -98,12 +98,13 @@ enum Import {
             if known { return .alreadyKnown }
             for environment in environments {
                 let client = try clients.client(for: app, environment: environment)
-                guard let answer = try fetch(id, from: client) else { continue }
+                let answers = try fetch(id, from: client)
+                guard !answers.isEmpty else { continue }
                 try store.write { rows in
-                    try AppleAnswerRows.apply(
-                        signedTransaction: answer.signedTransaction, signedRenewalInfo: answer.signedRenewalInfo,
-                        transaction: answer.transaction, renewalInfo: answer.renewalInfo, appUserId: row.appUserId, app: app,
-                        atMs: nowMs, deliver: emitEvents, in: rows)
+                    for answer in answers {
+                        try AppleAnswerRows.apply(
+                            answer, appUserId: row.appUserId, app: app, atMs: nowMs, deliver: emitEvents, in: rows)
+                    }
                 }
                 return .imported
             }
@@ -113,29 +114,31 @@ enum Import {
         }
     }
 
-    /// What Apple says of one purchase now.
-    struct Answer: Sendable {
-        var signedTransaction: String
-        var transaction: JWSTransactionDecodedPayload
-        var signedRenewalInfo: String?
-        var renewalInfo: JWSRenewalInfoDecodedPayload?
-    }
-
-    /// The purchase's subscription status (with renewal info), or else its transaction (a
-    /// one-time purchase); nil when Apple does not know it in this environment.
-    static func fetch(_ id: String, from client: AppStoreServerAPIClient) throws(AppStoreServerAPIError) -> Answer? {
+    /// What Apple says of one purchase, in the order to apply it: a subscription's past
+    /// transactions (Transaction History, by purchase date), then its status with renewal info;
+    /// a one-time purchase's transaction. Empty when Apple does not know it in this environment.
+    static func fetch(_ id: String, from client: AppStoreServerAPIClient) throws(AppStoreServerAPIError)
+        -> [AppleAnswerRows.Answer]
+    {
         do {
             if let status = try client.subscriptionStatuses(id).first(where: { $0.originalTransactionId == id }),
                 let signed = status.signedTransactionInfo, let transaction = status.transaction?.payload
             {
-                return Answer(
+                let history = try client.signedTransactionHistory(id, filter: TransactionHistoryRequest(sort: .ascending))
+                    .filter { $0.verified.payload.originalTransactionId == id }
+                    .sorted { ($0.verified.payload.purchaseDate ?? 0) < ($1.verified.payload.purchaseDate ?? 0) }
+                    .map {
+                        AppleAnswerRows.Answer(signedTransaction: $0.signed, transaction: $0.verified.payload, fromHistory: true)
+                    }
+                let current = AppleAnswerRows.Answer(
                     signedTransaction: signed, transaction: transaction, signedRenewalInfo: status.signedRenewalInfo,
                     renewalInfo: status.renewalInfo?.payload)
+                return history + [current]
             }
             let info = try client.signedTransactionInfo(id)
-            return Answer(signedTransaction: info.signed, transaction: info.verified.payload)
+            return [AppleAnswerRows.Answer(signedTransaction: info.signed, transaction: info.verified.payload)]
         } catch  where error.isUnknownTransaction {
-            return nil
+            return []
         }
     }
 
@@ -145,13 +148,13 @@ enum Import {
         return "\(databasePath).import-\(appId)-\(String(name)).checkpoint"
     }
 
-    /// Imports `rows` from the checkpoint on, `concurrency` at a time, saving the checkpoint after
-    /// each batch; `stopAfter` rows (tests) stops early as an interrupt would.
+    /// Imports `rows` from the checkpoint on, `concurrency` at a time with `importRow` (here,
+    /// or through the running server), saving the checkpoint after each batch: a process killed
+    /// mid-batch finds that batch's imported rows already known when it goes on.
     static func run(
-        _ rows: [Row], app: AppConfig, environments: [AppStoreEnvironment], clients: AppleAPIClientPool,
-        store: SQLiteStore, emitEvents: Bool, concurrency: Int, checkpoint: String, stopAfter: Int? = nil,
-        progress: (Int, Int, Double) -> Void = { _, _, _ in }
-    ) -> (summary: Summary, finished: Bool) {
+        _ rows: [Row], concurrency: Int, checkpoint: String, progress: (Int, Int, Double) -> Void = { _, _, _ in },
+        importRow: @escaping @Sendable (Row) -> RowOutcome
+    ) -> Summary {
         let start = Int(
             (try? String(contentsOfFile: checkpoint, encoding: .utf8)).flatMap {
                 Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -161,14 +164,10 @@ enum Import {
         let began = Date()
         var handled = 0
         while done < rows.count {
-            if let stopAfter, handled >= stopAfter { return (summary, false) }
             let batch = Array(rows[done..<min(rows.count, done + max(1, concurrency))])
             let outcomes = Locked([RowOutcome?](repeating: nil, count: batch.count))
-            let nowMs = UnixTime.nowMs
             DispatchQueue.concurrentPerform(iterations: batch.count) { index in
-                let outcome = importRow(
-                    batch[index], app: app, environments: environments, clients: clients, store: store,
-                    emitEvents: emitEvents, nowMs: nowMs)
+                let outcome = importRow(batch[index])
                 outcomes.withLock { $0[index] = outcome }
             }
             for outcome in outcomes.value {
@@ -186,6 +185,6 @@ enum Import {
             progress(done, rows.count, Double(handled) / max(Date().timeIntervalSince(began), 0.001))
         }
         try? FileManager.default.removeItem(atPath: checkpoint)
-        return (summary, true)
+        return summary
     }
 }

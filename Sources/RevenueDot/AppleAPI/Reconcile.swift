@@ -25,6 +25,45 @@ enum Reconcile {
         /// Applied, or why not.
         var applied: Bool
         var note: String?
+
+        /// As the server answers it to a command beside it.
+        var json: JSONValue {
+            .object([
+                "original_transaction_id": .string(originalTransactionId),
+                "drifts": .array(
+                    drifts.map {
+                        .object(["field": .string($0.field), "stored": .string($0.stored), "apple": .string($0.apple)])
+                    }),
+                "applied": .bool(applied), "note": note.map(JSONValue.string) ?? .null,
+            ])
+        }
+
+        init(originalTransactionId: String, drifts: [Drift], applied: Bool, note: String?) {
+            self.originalTransactionId = originalTransactionId
+            self.drifts = drifts
+            self.applied = applied
+            self.note = note
+        }
+
+        /// From the server's answer; nil when it is not one.
+        init?(json: JSONValue) {
+            guard let id = json["original_transaction_id"]?.stringValue, let drifts = json["drifts"]?.arrayValue,
+                case .bool(let applied)? = json["applied"]
+            else { return nil }
+            let parsed = drifts.compactMap { drift -> Drift? in
+                guard let field = drift["field"]?.stringValue, let stored = drift["stored"]?.stringValue,
+                    let apple = drift["apple"]?.stringValue
+                else { return nil }
+                return Drift(field: field, stored: stored, apple: apple)
+            }
+            guard parsed.count == drifts.count else { return nil }
+            self.init(originalTransactionId: id, drifts: parsed, applied: applied, note: json["note"]?.stringValue)
+        }
+    }
+
+    /// The environment to ask Apple in about `state`: its current transaction's.
+    static func environment(of state: SubscriptionState) -> AppStoreEnvironment {
+        AppStoreEnvironment(rawValue: state.currentTransaction?.environment?.rawValue ?? "Production")
     }
 
     /// Subscriptions lapsed longer ago than this are left alone.
@@ -32,7 +71,9 @@ enum Reconcile {
 
     /// The original transaction ids of the app's subscriptions with access now or within
     /// `lapsedWindowMs`, with their stored state.
-    static func candidates(app: AppConfig, store: SQLiteStore, nowMs: Int64, only: String? = nil) throws -> [SubscriptionState] {
+    static func candidates(app: AppConfig, store: some ReadsStore, nowMs: Int64, only: String? = nil) throws
+        -> [SubscriptionState]
+    {
         let keys: [String] = try store.read { (rows) throws(StoreError) in
             try rows.query(
                 "SELECT purchase_key FROM purchases WHERE app_id = ? AND purchase_key LIKE 's:%' ORDER BY purchase_key",
@@ -101,9 +142,10 @@ enum Reconcile {
                 note: "Apple's latest transaction is older than the stored one: not rolled back")
         }
         try store.write { rows in
-            try AppleAnswerRows.apply(
-                signedTransaction: signed, signedRenewalInfo: answer.signedRenewalInfo, transaction: transaction,
-                renewalInfo: renewal, app: app, atMs: nowMs, in: rows)
+            let answer = AppleAnswerRows.Answer(
+                signedTransaction: signed, transaction: transaction, signedRenewalInfo: answer.signedRenewalInfo,
+                renewalInfo: renewal)
+            try AppleAnswerRows.apply(answer, app: app, atMs: nowMs, in: rows)
         }
         return Outcome(originalTransactionId: id, drifts: drifts, applied: true, note: nil)
     }

@@ -10,15 +10,17 @@ public struct ImportCommand {
                                  [--config FILE]
 
         FILE is CSV with a header: original_transaction_id, and optionally app_user_id (what a
-        RevenueCat export or your own database gives). For each row, what Apple says of the
-        purchase now (its subscription status with renewal info, or the transaction of a one-time
-        purchase) is verified, applied, kept for replay, and linked to app_user_id when given.
-        Apple is asked in the app's environments, Production first, unless --environment says.
-        Imported purchases make state, not webhooks: their events are recorded but not delivered
-        unless --emit-events. A purchase already stored is left alone (reconcile updates it).
+        RevenueCat export or your own database gives). For each row, Apple is asked for the
+        subscription's Transaction History and its status with renewal info (or a one-time
+        purchase's transaction); each answer is verified, applied in purchase order, kept for
+        replay, and linked to app_user_id when given. Apple is asked in the app's environments,
+        Production first, unless --environment says. Imported purchases make state, not
+        webhooks: their events are recorded but not delivered unless --emit-events. A purchase
+        already stored is left alone (reconcile updates it).
         Resumable: after an interrupt, the same command goes on from the checkpoint beside the
         database. Progress goes to standard error, a summary to standard output; writes the
-        database, so run it while serve is stopped.
+        database; with serve running on it, rows go through serve (POST /v1/apple/import, with the
+        app's secretApiKey), so its rate limit holds for both and the result is the same.
         """
 
     let parsed: ParsedArguments
@@ -36,7 +38,7 @@ public struct ImportCommand {
         _ = try AppleCommand.environment(parsed.value("environment"))
     }
 
-    public func run(stopAfter: Int? = nil) throws -> Int32 {
+    public func run() throws -> Int32 {
         let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
         let appId = parsed.value("app") ?? ""
         guard let app = config.app(appId) else { throw UsageError("no app \"\(appId)\" is configured") }
@@ -49,22 +51,64 @@ public struct ImportCommand {
         guard !environments.isEmpty, environments.allSatisfy(app.environments.contains) else {
             throw UsageError("app \"\(appId)\" does not accept \(environments.map(\.rawValue).joined(separator: ", "))")
         }
-        let (store, path) = try CommandStore.openApplying(config, to: "import")
-        defer { store.close() }
-        let (summary, finished) = Import.run(
-            rows, app: app, environments: environments, clients: AppleAPIClientPool(config: config.appleAPI), store: store,
-            emitEvents: parsed.flags.contains("emit-events"), concurrency: Int(parsed.value("concurrency") ?? "4") ?? 4,
-            checkpoint: Import.checkpointPath(databasePath: path, appId: appId, file: file), stopAfter: stopAfter
-        ) { done, total, rate in
-            let left = rate > 0 ? Double(total - done) / rate : 0
-            StandardStreams.error(
-                "import \(appId): \(done)/\(total) (\(done * 100 / max(total, 1))%), \(Int(rate))/s, ETA \(Int(left.rounded())) s\n"
-            )
+        guard case .sqlite(let path) = config.database else {
+            throw ConfigError(file: config.file, key: "database", problem: "PostgreSQL storage is not available yet")
         }
+        let target = try target(config: config, app: app, environments: environments, path: path)
+        defer { target.close() }
+        let summary = Import.run(
+            rows, concurrency: Int(parsed.value("concurrency") ?? "4") ?? 4,
+            checkpoint: Import.checkpointPath(databasePath: path, appId: appId, file: file),
+            progress: { done, total, rate in
+                let left = rate > 0 ? Double(total - done) / rate : 0
+                StandardStreams.error(
+                    "import \(appId): \(done)/\(total) (\(done * 100 / max(total, 1))%), \(Int(rate))/s, "
+                        + "ETA \(Int(left.rounded())) s\n")
+            }, importRow: target.importRow)
         StandardStreams.out(
             "import \(appId): \(summary.imported) imported, \(summary.alreadyKnown) already known, \(summary.notFound) not found, "
-                + "\(summary.failed.count) failed" + (finished ? "" : " (stopped: run the same command to go on)") + "\n")
+                + "\(summary.failed.count) failed\n")
         for reason in summary.failed.prefix(20) { StandardStreams.error("  failed: \(reason)\n") }
-        return summary.failed.isEmpty && finished ? 0 : 1
+        return summary.failed.isEmpty ? 0 : 1
+    }
+
+    /// Where rows are imported: through the running server when one has the database (so its
+    /// rate limit holds for both), else into the database opened here.
+    func target(config: RevenueDotConfig, app: AppConfig, environments: [AppStoreEnvironment], path: String) throws
+        -> (importRow: @Sendable (Import.Row) -> Import.RowOutcome, close: () -> Void)
+    {
+        let emit = parsed.flags.contains("emit-events")
+        if DatabaseLock.isHeldByAnother(databasePath: path) {
+            let server = try RunningServer(config: config, app: app, command: "import")
+            let importRow: @Sendable (Import.Row) -> Import.RowOutcome = { row in
+                var body: [String: JSONValue] = [
+                    "original_transaction_id": .string(row.originalTransactionId),
+                    "environments": .array(environments.map { .string($0.rawValue) }), "emit_events": .bool(emit),
+                ]
+                body["app_user_id"] = row.appUserId.map(JSONValue.string)
+                do {
+                    let answer = try server.post("/v1/apple/import", .object(body))
+                    switch answer["outcome"]?.stringValue {
+                    case "imported": return .imported
+                    case "already_known": return .alreadyKnown
+                    case "not_found": return .notFound
+                    default:
+                        return .failed(answer["reason"]?.stringValue ?? "\(row.originalTransactionId): \(answer.serialized())")
+                    }
+                } catch {
+                    return .failed("\(row.originalTransactionId): \(error)")
+                }
+            }
+            StandardStreams.error("import \(app.id): through the running server at \(config.listen)\n")
+            return (importRow, {})
+        }
+        let (store, _) = try CommandStore.openApplying(config, to: "import")
+        let clients = AppleAPIClientPool(config: config.appleAPI)
+        let importRow: @Sendable (Import.Row) -> Import.RowOutcome = { row in
+            Import.importRow(
+                row, app: app, environments: environments, clients: clients, store: store, emitEvents: emit,
+                nowMs: UnixTime.nowMs)
+        }
+        return (importRow, { store.close() })
     }
 }

@@ -2,6 +2,7 @@ import AppStore
 import AppStoreServerAPI
 import Foundation
 import Storage
+import Subscriptions
 
 /// `revenuedot reconcile`: stored subscriptions brought in line with what Apple says of them.
 public struct ReconcileCommand {
@@ -14,9 +15,11 @@ public struct ReconcileCommand {
         in the subscription's environment) and compares: transaction, product, expiry,
         revocation, auto-renew and its product, billing retry. Where Apple's answer differs and
         is not older than what is stored, it is applied through the subscription logic, which
-        emits the events that were missed (a renewal's RENEWAL), and kept for replay. Prints one
-        line per subscription that drifted, then a summary. Writes the database: run it while
-        serve is stopped.
+        emits the events that were missed (a renewal's RENEWAL, auto-renew's CANCELLATION or
+        UNCANCELLATION), and kept for replay. Prints one
+        line per subscription that drifted, then a summary. Writes the database; with serve
+        running on it, each subscription is reconciled by serve (POST /v1/apple/reconcile, with
+        the app's secretApiKey), so its rate limit holds for both and the result is the same.
         """
 
     let parsed: ParsedArguments
@@ -32,18 +35,18 @@ public struct ReconcileCommand {
         let appId = parsed.value("app") ?? ""
         guard let app = config.app(appId) else { throw UsageError("no app \"\(appId)\" is configured") }
         try SecretFileModes.check(config)
-        let (store, _) = try CommandStore.openApplying(config, to: "reconcile")
-        defer { store.close() }
+        guard case .sqlite(let path) = config.database else {
+            throw ConfigError(file: config.file, key: "database", problem: "PostgreSQL storage is not available yet")
+        }
+        let (reader, reconcileOne, close) = try target(config: config, app: app, path: path)
+        defer { close() }
         let nowMs = UnixTime.nowMs
-        var states = try Reconcile.candidates(app: app, store: store, nowMs: nowMs, only: parsed.value("subscription"))
+        var states = try Reconcile.candidates(app: app, store: reader, nowMs: nowMs, only: parsed.value("subscription"))
         if let customer = parsed.value("customer") { states = states.filter { $0.journal.ownerAppUserId == customer } }
-        let clients = AppleAPIClientPool(config: config.appleAPI)
         var (drifted, applied, failed) = (0, 0, 0)
         for state in states {
-            let environment = AppStoreEnvironment(rawValue: state.currentTransaction?.environment?.rawValue ?? "Production")
             do {
-                let client = try clients.client(for: app, environment: environment)
-                let outcome = try Reconcile.reconcile(state, app: app, client: client, store: store, nowMs: nowMs)
+                let outcome = try reconcileOne(state)
                 guard !outcome.drifts.isEmpty || outcome.note != nil else { continue }
                 if !outcome.drifts.isEmpty { drifted += 1 }
                 if outcome.applied { applied += 1 }
@@ -60,5 +63,38 @@ public struct ReconcileCommand {
             "reconcile \(appId): \(states.count) subscription\(states.count == 1 ? "" : "s") checked, \(drifted) drifted, "
                 + "\(applied) applied, \(failed) failed\n")
         return failed > 0 ? 1 : 0
+    }
+
+    /// Where subscriptions are read and reconciled: through the running server when one has the
+    /// database (read beside it, reconciled by it, within its rate limit), else here.
+    func target(config: RevenueDotConfig, app: AppConfig, path: String) throws -> (
+        any ReadsStore, (SubscriptionState) throws -> Reconcile.Outcome, () -> Void
+    ) {
+        if DatabaseLock.isHeldByAnother(databasePath: path) {
+            let server = try RunningServer(config: config, app: app, command: "reconcile")
+            StandardStreams.error("reconcile \(app.id): through the running server at \(config.listen)\n")
+            let reader = try SQLiteReader(path: path)
+            return (
+                reader,
+                { state in
+                    let answer = try server.post(
+                        "/v1/apple/reconcile", .object(["original_transaction_id": .string(state.originalTransactionId)]))
+                    guard let outcome = Reconcile.Outcome(json: answer) else {
+                        throw UsageError("the server answered what is no reconciliation: \(answer.serialized())")
+                    }
+                    return outcome
+                }, {}
+            )
+        }
+        let (store, _) = try CommandStore.openApplying(config, to: "reconcile")
+        let clients = AppleAPIClientPool(config: config.appleAPI)
+        let nowMs = UnixTime.nowMs
+        return (
+            store,
+            { state in
+                let client = try clients.client(for: app, environment: Reconcile.environment(of: state))
+                return try Reconcile.reconcile(state, app: app, client: client, store: store, nowMs: nowMs)
+            }, { store.close() }
+        )
     }
 }

@@ -115,8 +115,9 @@ public final class RevenueDotService: Sendable {
             configuration: http,
             router: Routes.router(
                 ingest: ingest, subscribers: subscribers, events: EventsAPI(keys: APIKeys(apps: config.apps), store: store),
-                commerce: CommerceAPI(keys: APIKeys(apps: config.apps), store: store, clock: Date.init), store: store,
-                metrics: metrics),
+                commerce: CommerceAPI(keys: APIKeys(apps: config.apps), store: store, clock: Date.init),
+                apple: AppleWorkAPI(keys: APIKeys(apps: config.apps), store: store, clients: apple, clock: Date.init),
+                store: store, metrics: metrics),
             observer: metrics)
     }
 

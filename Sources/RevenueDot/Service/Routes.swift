@@ -9,10 +9,12 @@ enum Routes {
     static let notificationRoute = "/v1/apple/notifications/{appId}"
 
     static func router(
-        ingest: Ingest, subscribers: SubscribersAPI, events: EventsAPI, commerce: CommerceAPI, store: SQLiteStore,
-        metrics: Metrics
+        ingest: Ingest, subscribers: SubscribersAPI, events: EventsAPI, commerce: CommerceAPI, apple: AppleWorkAPI,
+        store: SQLiteStore, metrics: Metrics
     ) -> Router {
         var router = Router()
+        router.addDeferred("POST", "/v1/apple/import") { apple.importRow($0, reply: $1) }
+        router.addDeferred("POST", "/v1/apple/reconcile") { apple.reconcile($0, reply: $1) }
         router.add("POST", "/v1/advanced-commerce/{appId}/requests") { commerce.create($0) }
         router.add("GET", "/v1/advanced-commerce/{appId}/requests/{requestReferenceId}") { commerce.show($0) }
         router.add("GET", "/v1/events") { events.events($0) }
