@@ -267,7 +267,7 @@ print(f"  {'backfill from the App Store Server API, notifications/s':<42} {backf
 imported = json.loads(sys.argv[22])
 print(f"  {'import from the App Store Server API, subscriptions/s':<42} {imported['subscriptions_per_second']:>10,.0f}   "
       f"{imported['subscriptions_per_second'] / 50:.1f}x Apple's Production limit of 50 requests/s "
-      f"(one per subscription; Sandbox allows 5)")
+      f"per endpoint (a history page and a status per subscription; Sandbox allows 5)")
 # While the disk holds a flush, the answers of its commits wait and, once every connection waits,
 # the cores idle: time the ratio loses to the disk, not to RevenueDot's work.
 flushes = ingest["flushes"]

@@ -8,8 +8,10 @@ extension Ledger {
         public var entitlementId: String
         /// The granting product: the active one lasting longest, else the one that ended last.
         public var productId: String?
-        /// When access ends, grace period excluded; for a one-time purchase nil (lifetime) unless a
-        /// refund or revocation ended it. A refund or revocation of a subscription ends it too.
+        /// When access ends, grace period included (RevenueCat's clients decide access from this
+        /// date alone, and RevenueCat moves it to the end of a grace period); for a one-time
+        /// purchase nil (lifetime) unless a refund or revocation ended it. A refund or revocation
+        /// of a subscription ends it too.
         public var expiresDateMs: Int64?
         /// The end of a grace period of the current period (see `gracePeriodAccessEndsAtMs`).
         public var gracePeriodExpiresDateMs: Int64?
@@ -35,10 +37,9 @@ extension Ledger {
         let candidates = purchases.map { purchase in
             Entitlement(
                 entitlementId: "", productId: purchase.productId,
-                // A subscription's entitlement ends with its access, grace excluded; a one-time
+                // An entitlement ends with its purchase's access, grace included; a one-time
                 // purchase's only when a refund or revocation ended it.
-                expiresDateMs: purchase.kind == .subscription
-                    ? purchase.accessEndsAtMs.map { min($0, purchase.expiresDateMs ?? $0) } : purchase.accessEndsAtMs,
+                expiresDateMs: purchase.accessEndsAtMs,
                 gracePeriodExpiresDateMs: purchase.gracePeriodAccessEndsAtMs,
                 purchaseDateMs: purchase.purchaseDateMs, isActive: purchase.hasAccess(atMs: nowMs))
         }
