@@ -46,6 +46,8 @@ struct SubscribersAPITests {
         defer { service.shutdown() }
         #expect(try get("alice", key: nil).status == 401)
         #expect(try get("alice", key: "sk_test_secreT").status == 401)
+        // Get or create, as RevenueCat: 201 the first time, 200 after.
+        #expect(try get("alice", key: "pk_test_public").status == 201)
         #expect(try get("alice", key: "pk_test_public").status == 200)
         // The scheme name is case-insensitive.
         let lower = try connection.request("GET", "/v1/subscribers/alice", headers: ["Authorization": "bearer sk_test_secret"])

@@ -48,14 +48,17 @@ import Testing
         let anonymous = "$RevenueDotAnonymous:\(Apple.original)"
         #expect(events.first?.appUserId == anonymous)
         #expect(shop.ledger.customers[anonymous]?.isAnonymous == true)
+        // The app posts it for carol: the anonymous customer is merged into carol, as RevenueCat
+        // aliases an anonymous owner rather than transfer from it. No TRANSFER.
         let moved = shop.apply(.transactionPosted(posted(Fixture.p1, at: day(1)), appUserId: "carol"), atMs: day(1))
-        #expect(moved.types == [.transfer])
-        #expect(moved.first?.appUserId == nil)
-        #expect(moved.first?.transferredFrom == [anonymous])
-        #expect(moved.first?.transferredTo == ["carol"])
-        #expect(moved.first?.customerId == "carol")
-        #expect(moved.first?.sequence == 1)
-        #expect(shop.ledger.customers[anonymous]?.originalTransactionIds == [])
+        #expect(moved.isEmpty)
+        #expect(shop.subscription.journal.ownerAppUserId == "carol")
+        #expect(shop.ledger.customers[anonymous] == nil)
+        #expect(shop.ledger.customers["carol"]?.aliases == [anonymous, "carol"])
+        #expect(shop.ledger.customerId(anonymous) == "carol")
+        let later = shop.send(Fixture.disable)
+        #expect(later.first?.appUserId == "carol")
+        #expect(later.first?.aliases == [anonymous, "carol"])
     }
 
     @Test func trackingOffHoldsEventsUntilTheAppLinksThePurchase() {

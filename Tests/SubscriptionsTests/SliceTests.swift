@@ -11,11 +11,11 @@ import Testing
     struct Store {
         var ledger = Ledger(configuration: LedgerConfiguration(trackNewPurchasesFromServerNotifications: true))
 
-        /// The rows an input needs.
+        /// The rows an input needs, as `LedgerRows.slice` loads them.
         func slice(for input: Ledger.Input) -> Ledger {
             var slice = Ledger(configuration: ledger.configuration)
             var owners: [String?] = []
-            if let key = input.purchaseKey {
+            func load(_ key: PurchaseKey) {
                 switch key {
                 case .subscription(let id):
                     slice.subscriptions[id] = ledger.subscriptions[id]
@@ -24,24 +24,46 @@ import Testing
                     slice.oneTimePurchases[id] = ledger.oneTimePurchases[id]
                     owners.append(ledger.oneTimePurchases[id]?.journal.ownerAppUserId)
                 }
+            }
+            /// Every purchase a customer owns.
+            func loadAll(of customer: String) {
+                for id in ledger.customers[customer]?.originalTransactionIds ?? [] {
+                    load(.subscription(originalTransactionId: id))
+                }
+                for id in ledger.customers[customer]?.oneTimeTransactionIds ?? [] { load(.oneTime(transactionId: id)) }
+            }
+            var named: [String] = []
+            for id in input.namedCustomerIds {
+                if let owner = ledger.aliasOwners[id] { slice.aliasOwners[id] = owner }
+                named.append(ledger.customerId(id))
+            }
+            if let key = input.purchaseKey {
+                load(key)
+                if input.linksToNamedCustomer, let owner = owners.last ?? nil, Ledger.isAnonymous(owner) { loadAll(of: owner) }
             } else if case .notificationReceived(let facts) = input {
                 slice.unattachedFacts[facts.notificationUUID] = ledger.unattachedFacts[facts.notificationUUID]
             }
-            if let replaced = input.replacedOriginalTransactionId {
-                slice.subscriptions[replaced] = ledger.subscriptions[replaced]
-                owners.append(ledger.subscriptions[replaced]?.journal.ownerAppUserId)
-            }
-            for id in owners.compactMap({ $0 }) + input.namedCustomerIds {
+            if let replaced = input.replacedOriginalTransactionId { load(.subscription(originalTransactionId: replaced)) }
+            for id in input.movesEveryPurchaseOfCustomers { loadAll(of: ledger.customerId(id)) }
+            for id in owners.compactMap({ $0 }) + named {
                 slice.customers[id] = ledger.customers[id]
             }
             return slice
         }
 
-        /// Writes back every row of the slice.
-        mutating func save(_ slice: Ledger) {
+        /// Writes back every row of the slice, removes the customers it dropped, and points every
+        /// alias at its customer (`customer_aliases`).
+        mutating func save(_ slice: Ledger, loaded: Ledger) {
             ledger.subscriptions.merge(slice.subscriptions) { $1 }
             ledger.oneTimePurchases.merge(slice.oneTimePurchases) { $1 }
+            for id in loaded.customers.keys where slice.customers[id] == nil {
+                ledger.customers[id] = nil
+                ledger.aliasOwners = ledger.aliasOwners.filter { $0.value != id }
+            }
             ledger.customers.merge(slice.customers) { $1 }
+            for customer in slice.customers.values {
+                for alias in customer.aliases where alias != customer.appUserId { ledger.aliasOwners[alias] = customer.appUserId }
+            }
             ledger.unattachedFacts.merge(slice.unattachedFacts) { $1 }
         }
     }
@@ -57,9 +79,10 @@ import Testing
         for (index, input) in inputs.enumerated() {
             let now = Date(milliseconds: lifecycle.endMs + Int64(index))
             let expected = whole.apply(input, at: now)
-            var slice = store.slice(for: input)
+            let loaded = store.slice(for: input)
+            var slice = loaded
             let effects = slice.apply(input, at: now)
-            store.save(slice)
+            store.save(slice, loaded: loaded)
             #expect(effects == expected)
         }
         let same = store.ledger == whole

@@ -40,7 +40,7 @@ import Testing
             "subscriber": .object([
                 "original_app_user_id": "user",
                 "first_seen": "2023-11-14T22:13:20Z",
-                "last_seen": "2023-11-24T22:13:20Z",
+                "last_seen": "2023-11-14T22:13:20Z",  // no contact from the app since it was first seen
                 "management_url": "https://apps.apple.com/account/subscriptions",
                 "original_application_version": .null,
                 "original_purchase_date": .null,

@@ -9,7 +9,7 @@ extension SubscribersAPI {
     /// customer owns (anyone with the public key could name any id). Apple is asked off the
     /// server's workers, at most `AppleTransactionLookups.perApp` at once per app; more is 429.
     func linkById(
-        _ transactionId: String, app: AppConfig, verifier: AppVerifiers, appUserId: String, request: HTTPRequest,
+        _ transactionId: String, app: AppConfig, verifier: AppVerifiers, appUserId: String, access: APIKeys.Access,
         reply: @escaping @Sendable (HTTPResponse) -> Void
     ) {
         // Apple's transaction ids are decimal numbers: anything else is no id Apple could know.
@@ -45,7 +45,7 @@ extension SubscribersAPI {
                     .error(status: 502, code: "app_store_server_api", message: "Apple could not be asked; try again later"))
             }
             link(
-                signed, app: app, verifier: verifier, appUserId: appUserId, request: request, allowTransfer: false,
+                signed, app: app, verifier: verifier, appUserId: appUserId, access: access, allowTransfer: false,
                 reply: reply)
         }
     }

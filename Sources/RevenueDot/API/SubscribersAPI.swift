@@ -17,28 +17,73 @@ struct SubscribersAPI: Sendable {
     let clock: @Sendable () -> Date
     /// Asks Apple for a transaction the app names by its id; nil where there is no Apple.
     var appleLookups: AppleTransactionLookups? = nil
+    /// The app's last contact per customer (`last_seen`); nil keeps none.
+    var contacts: CustomerContacts? = nil
 
-    /// What this customer has now; an unknown customer gets an empty subscriber, as RevenueCat does.
-    func subscriber(_ request: HTTPRequest) -> HTTPResponse {
-        guard let (app, _) = keys.authenticate(request) else { return APIKeys.unauthorized }
+    /// What this customer has now (found by its id or an alias); an unknown customer is created
+    /// first, as RevenueCat creates it: 201 then, 200 after. A request with the public key (the
+    /// app) is a contact: `last_seen`.
+    func subscriber(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let (app, access) = keys.authenticate(request) else { return reply(APIKeys.unauthorized) }
         let appUserId = request.pathParameters["app_user_id"] ?? ""
-        guard !appUserId.isEmpty else { return .error(status: 400, code: "bad_request", message: "app_user_id is empty") }
+        guard !appUserId.isEmpty else {
+            return reply(.error(status: 400, code: "bad_request", message: "app_user_id is empty"))
+        }
+        let answer = answerSubscriber(appUserId, app: app, access: access)
+        guard case .unknown = answer else { return reply(answer.response) }
+        let atMs = UnixTime.milliseconds(clock())
+        store.write(
+            { try CustomerActionRows.apply(.seen(appUserId: appUserId), app: app, atMs: atMs, cache: cache, in: $0) },
+            completion: { result in
+                if case .failure(let error) = result {
+                    return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
+                }
+                DispatchQueue.global().async {
+                    var created = answerSubscriber(appUserId, app: app, access: access).response
+                    if created.status == 200 { created.status = 201 }
+                    reply(created)
+                }
+            })
+    }
+
+    /// What `GET` answers for a customer, or that it is unknown.
+    enum SubscriberAnswer {
+        case found(HTTPResponse)
+        case unknown
+        case failed(HTTPResponse)
+
+        var response: HTTPResponse {
+            switch self {
+            case .found(let response), .failed(let response): response
+            case .unknown: .error(status: 404, code: "not_found", message: "no such customer")
+            }
+        }
+    }
+
+    /// The customer as `GET` shows it now, answered with `access` (a public key records a contact).
+    func answerSubscriber(_ appUserId: String, app: AppConfig, access: APIKeys.Access) -> SubscriberAnswer {
         do {
-            let found = try store.read { (rows) throws(StoreError) -> (CustomerState, [PurchaseView])? in
+            let found = try store.read { (rows) throws(StoreError) in
                 do { return try LedgerRows.customerView(appUserId, app: app, from: rows) } catch let error as StoreError {
                     throw error
                 } catch {
                     throw StoreError(.corrupt, "stored state of \(appUserId) does not decode: \(error)")
                 }
             }
+            guard let found else { return .unknown }
+            let now = clock()
+            let id = found.customer.appUserId
+            if access == .publishable { contacts?.record(appId: app.id, appUserId: id, atMs: UnixTime.milliseconds(now)) }
+            let lastSeen = [contacts?.unwritten(appId: app.id, appUserId: id), found.lastSeenMs].compactMap { $0 }.max()
             let body = SubscriberInfo.body(
-                for: appUserId, customer: found?.0, purchases: found?.1 ?? [], entitlements: app.entitlements, at: clock())
-            return .json(Data(body))
+                for: id, customer: found.customer, purchases: found.purchases, entitlements: app.entitlements,
+                lastSeenMs: lastSeen, at: now)
+            return .found(.json(Data(body)))
         } catch  where error.code == .corrupt {
             // Retrying cannot help: the row needs repair (or `replay`), not the client's patience.
-            return .error(status: 500, code: "stored_state_invalid", message: "\(error)")
+            return .failed(.error(status: 500, code: "stored_state_invalid", message: "\(error)"))
         } catch {
-            return .error(status: 503, code: "storage_unavailable", message: "\(error)")
+            return .failed(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
         }
     }
 
@@ -47,7 +92,7 @@ struct SubscribersAPI: Sendable {
     /// connections while the commit is on its way; the answer is read once the commit is on disk,
     /// off the store's flusher thread.
     func postTransaction(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
-        guard let (app, _) = keys.authenticate(request), let verifier = verifiers[app.id] else {
+        guard let (app, access) = keys.authenticate(request), let verifier = verifiers[app.id] else {
             return reply(APIKeys.unauthorized)
         }
         let appUserId = request.pathParameters["app_user_id"] ?? ""
@@ -56,10 +101,10 @@ struct SubscribersAPI: Sendable {
         }
         let body = try? JSONValue(parsing: request.body)
         if let signed = body?["signedTransaction"]?.stringValue {
-            return link(signed, app: app, verifier: verifier, appUserId: appUserId, request: request, reply: reply)
+            return link(signed, app: app, verifier: verifier, appUserId: appUserId, access: access, reply: reply)
         }
         if let transactionId = body?["transactionId"]?.stringValue {
-            return linkById(transactionId, app: app, verifier: verifier, appUserId: appUserId, request: request, reply: reply)
+            return linkById(transactionId, app: app, verifier: verifier, appUserId: appUserId, access: access, reply: reply)
         }
         reply(
             .error(
@@ -71,8 +116,10 @@ struct SubscribersAPI: Sendable {
     ///
     /// `allowTransfer` false refuses (409) a purchase another customer owns: a transaction id
     /// proves nothing about who holds the purchase, a signed transaction from the device does.
+    /// A purchase the app's `restoreBehavior` keeps with another customer is applied but not
+    /// linked: 409, as RevenueCat answers.
     func link(
-        _ signed: String, app: AppConfig, verifier: AppVerifiers, appUserId: String, request: HTTPRequest,
+        _ signed: String, app: AppConfig, verifier: AppVerifiers, appUserId: String, access: APIKeys.Access,
         allowTransfer: Bool = true, reply: @escaping @Sendable (HTTPResponse) -> Void
     ) {
         let now = clock()
@@ -114,13 +161,17 @@ struct SubscribersAPI: Sendable {
                     .transactionPosted(transaction, appUserId: appUserId), app: app, atMs: atMs, cache: cache,
                     in: transactionRows)
                 try LedgerInputs.log(kind: "posted_transaction", ref: String(id), app: app, atMs: atMs, in: transactionRows)
+                let customer = try CustomerRows.customerId(of: appUserId, appId: app.id, from: transactionRows)
+                if let owner = try Self.owner(of: transaction, app: app, from: transactionRows), owner != customer {
+                    refusal.withLock { $0 = Self.keptWithOriginal }
+                }
             },
             completion: { result in
                 if case .failure(let error) = result {
                     return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
                 }
                 if let refused = refusal.value { return reply(refused) }
-                DispatchQueue.global().async { reply(subscriber(request)) }
+                DispatchQueue.global().async { reply(answerSubscriber(appUserId, app: app, access: access).response) }
             })
     }
 
@@ -131,7 +182,7 @@ struct SubscribersAPI: Sendable {
         _ transaction: JWSTransactionDecodedPayload, app: AppConfig, appUserId: String, rows: some RowReader
     ) throws -> HTTPResponse? {
         if let owner = try owner(of: transaction, app: app, from: rows) {
-            guard owner != appUserId else { return nil }
+            guard owner != (try CustomerRows.customerId(of: appUserId, appId: app.id, from: rows)) else { return nil }
             return .error(
                 status: 409, code: "owned_by_another_customer",
                 message:
@@ -145,6 +196,11 @@ struct SubscribersAPI: Sendable {
         }
         return nil
     }
+
+    /// The answer to a post of a purchase `restoreBehavior` keeps with the customer who owns it.
+    static let keptWithOriginal = HTTPResponse.error(
+        status: 409, code: "receipt_already_in_use",
+        message: "this purchase belongs to another customer, and the app's restoreBehavior keeps it with them")
 
     /// Who owns the purchase of `transaction` now, nil when nobody does.
     static func owner(of transaction: JWSTransactionDecodedPayload, app: AppConfig, from rows: some RowReader) throws -> String? {

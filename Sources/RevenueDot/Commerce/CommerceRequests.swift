@@ -102,7 +102,9 @@ struct CommerceRequests: Sendable {
                     throw error
                 } catch { throw StoreError(.corrupt, "stored state of \(appUserId) does not decode: \(error)") }
                 let live = ledger.subscriptions.values.compactMap { state -> LiveSubscription? in
-                    guard state.journal.ownerAppUserId == appUserId, let info = state.advancedCommerce else { return nil }
+                    guard state.journal.ownerAppUserId == ledger.customerId(appUserId), let info = state.advancedCommerce else {
+                        return nil
+                    }
                     let items = (info.items ?? []).filter { $0.revocationDate == nil }
                     return LiveSubscription(
                         transactionIds: state.knownTransactionIds.union([state.originalTransactionId]),
@@ -167,7 +169,7 @@ enum CommerceTracking {
             case .transactionPosted(let posted, _): (posted, nil)
             case .appleAnswered(let answered, let renewalInfo, _): (answered, renewalInfo)
             case .appleHistory(let answered, _): (answered, nil)
-            case .linked, .timerFired: (nil, nil)
+            case .linked, .timerFired, .customerAction: (nil, nil)
             }
         let references = [signed?.advancedCommerceInfo?.requestReferenceId, renewal?.advancedCommerceInfo?.requestReferenceId]
         for reference in Set(references.compactMap { $0 }) {

@@ -1,11 +1,12 @@
 import AppStore
 import Foundation
+import Subscriptions
 
 /// Reads and validates one entry of `apps`.
 enum AppConfigLoader {
     static let keys: Set<String> = [
         "id", "bundleId", "appAppleId", "environments", "rootCertificates", "trackNewPurchasesFromServerNotifications",
-        "secretApiKey", "publicApiKey", "entitlements", "webhook", "inAppPurchaseKey",
+        "secretApiKey", "publicApiKey", "entitlements", "webhook", "inAppPurchaseKey", "restoreBehavior",
     ]
 
     static func load(_ app: ConfigReader, directory: URL) throws(ConfigError) -> AppConfig {
@@ -36,6 +37,12 @@ enum AppConfigLoader {
         if let secret, secret == publishable {
             throw app.fail("publicApiKey", "must differ from secretApiKey")
         }
+        let restore = try app.string("restoreBehavior") ?? RestoreBehavior.transfer.rawValue
+        guard let restoreBehavior = RestoreBehavior(rawValue: restore) else {
+            throw app.fail(
+                "restoreBehavior",
+                "\"\(restore)\" is not one of \(RestoreBehavior.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+        }
         return AppConfig(
             id: id, bundleId: bundleId, appAppleId: appAppleId, environments: environments,
             rootCertificates: try roots(app, directory: directory),
@@ -43,7 +50,7 @@ enum AppConfigLoader {
             secretApiKey: secret, publicApiKey: publishable,
             entitlements: try entitlements(app),
             webhook: try webhook(app, directory: directory),
-            inAppPurchaseKey: try inAppPurchaseKey(app, directory: directory))
+            inAppPurchaseKey: try inAppPurchaseKey(app, directory: directory), restoreBehavior: restoreBehavior)
     }
 
     private static func environmentSet(_ app: ConfigReader) throws(ConfigError) -> Set<AppStoreEnvironment> {

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import Subscriptions
 
 /// `revenuedot.json`, loaded and validated: everything the service needs to start.
 ///
@@ -60,6 +61,8 @@ public struct AppConfig: Sendable {
     public var entitlements: [String: [String]]
     public var webhook: WebhookConfig?
     public var inAppPurchaseKey: InAppPurchaseKeyConfig?
+    /// How a purchase moves between identified customers (RevenueCat's restore behaviour).
+    public var restoreBehavior: RestoreBehavior = .transfer
 
     /// The verification policy for this app's notifications.
     public var policy: VerificationPolicy {

@@ -17,6 +17,7 @@ public final class RevenueDotService: Sendable {
     private let backfill: AutomaticBackfill
     private let consumption: ConsumptionAnswering
     private let reconcile: ScheduledReconcile
+    private let contacts: CustomerContacts
     private let heldOutcome = Locked<HeldNotifications.Outcome?>(nil)
     private let failedOutcome = Locked<HeldNotifications.Outcome?>(nil)
     /// Left when the start's pass over held notifications is over (entered by `start()`).
@@ -106,6 +107,8 @@ public final class RevenueDotService: Sendable {
         var subscribers = SubscribersAPI(
             keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, cache: cache, clock: Date.init)
         subscribers.appleLookups = AppleTransactionLookups(config: config.appleAPI, log: log)
+        contacts = CustomerContacts(store: store)
+        subscribers.contacts = contacts
         let http = HTTPServerConfiguration(
             host: config.listen.host, port: config.listen.port, threads: config.http.threads,
             maxBodyBytes: config.http.maxBodyBytes, maxBufferedBodyBytes: config.http.maxBufferedBodyBytes,
@@ -152,6 +155,7 @@ public final class RevenueDotService: Sendable {
         for worker in workers { worker.start() }
         consumption.start()
         reconcile.start()
+        contacts.start()
         heldPass.enter()
         NamedThread.start("held-reapply") { [held, heldOutcome, failedOutcome, heldPass, log] in
             /// One pass over the notifications in `state`: its outcome kept, reported, and its failures told.
@@ -238,6 +242,7 @@ public final class RevenueDotService: Sendable {
         _ = backfill.stop(waitingUntil: .after(min(remaining(), .seconds(5))))
         _ = consumption.stop(waitingUntil: .after(min(remaining(), .seconds(5))))
         _ = reconcile.stop(waitingUntil: .after(min(remaining(), .seconds(5))))
+        contacts.stop(waitingUntil: .after(min(remaining(), .seconds(5))))
         // All workers stop together, so apps do not add up their grace periods.
         for worker in workers { worker.beginStop() }
         let grace = workers.map(\.stopGrace).max() ?? 0

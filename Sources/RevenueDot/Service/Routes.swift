@@ -18,7 +18,10 @@ enum Routes {
         router.add("POST", "/v1/advanced-commerce/{appId}/requests") { commerce.create($0) }
         router.add("GET", "/v1/advanced-commerce/{appId}/requests/{requestReferenceId}") { commerce.show($0) }
         router.add("GET", "/v1/events") { events.events($0) }
-        router.add("GET", "/v1/subscribers/{app_user_id}") { subscribers.subscriber($0) }
+        // Deferred: an unknown customer is created first (a write), as RevenueCat creates it.
+        router.addDeferred("GET", "/v1/subscribers/{app_user_id}") { subscribers.subscriber($0, reply: $1) }
+        router.addDeferred("DELETE", "/v1/subscribers/{app_user_id}") { subscribers.delete($0, reply: $1) }
+        router.addDeferred("POST", "/v1/subscribers/{app_user_id}/alias") { subscribers.alias($0, reply: $1) }
         router.addDeferred("POST", "/v1/subscribers/{app_user_id}/transactions") { request, reply in
             subscribers.postTransaction(request, reply: reply)
         }

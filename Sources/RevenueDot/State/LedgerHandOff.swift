@@ -68,9 +68,10 @@ enum LedgerInputs {
             ledger = sliced.ledger
             effects = ledger.apply(input, at: now)
         }
+        let removed = sliced.ledger.customers.keys.filter { ledger.customers[$0] == nil }
         try LedgerRows.save(
             ledger, facts: sliced.facts, effects: effects, appId: app.id, at: atMs, deliver: deliver && app.webhook != nil,
-            cache: cache, in: transaction)
+            removedCustomers: removed, cache: cache, in: transaction)
         try CommerceTracking.complete(after: input, app: app, atMs: atMs, in: transaction)
     }
 

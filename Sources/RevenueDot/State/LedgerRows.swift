@@ -42,21 +42,29 @@ enum LedgerRows {
     ) throws -> (ledger: Ledger, facts: [String: PurchaseFactRows.Loaded]) {
         var ledger = Ledger(configuration: configuration(app))
         var facts: [String: PurchaseFactRows.Loaded] = [:]
+        var customerIds: Set<String> = []
+        for id in input.namedCustomerIds {
+            let customer = try CustomerRows.customerId(of: id, appId: app.id, from: rows)
+            if customer != id { ledger.aliasOwners[id] = customer }
+            customerIds.insert(customer)
+        }
         var keys: [PurchaseKey] = []
         if let key = input.purchaseKey { keys.append(key) }
         if let replaced = input.replacedOriginalTransactionId { keys.append(.subscription(originalTransactionId: replaced)) }
-        var customerIds = Set(input.namedCustomerIds)
-        for key in keys {
+        for id in input.movesEveryPurchaseOfCustomers {
+            keys += try CustomerRows.ownedPurchases(of: ledger.customerId(id), appId: app.id, from: rows)
+        }
+        /// Loads a stored purchase into the ledger; its owner, if any.
+        func load(_ key: PurchaseKey) throws -> String? {
             guard
                 let row = try rows.query(
                     "SELECT json, history, history_snapshots FROM purchases WHERE app_id = ? AND purchase_key = ?",
                     [.text(app.id), .text(Self.key(key))]
                 ).first, let json = row[0].textValue
-            else { continue }
+            else { return nil }
             let stored = (json: json, history: row[1].textValue, snapshots: row[2].textValue)
             // Made only for a purchase that is stored: a new one (most under load) needs no fact here.
             let fact = input.purchaseKey == key ? PurchaseFactRows.incoming(input)?.fact : nil
-            let owner: String?
             switch key {
             case .subscription(let id):
                 let state: SubscriptionState
@@ -64,16 +72,24 @@ enum LedgerRows {
                     stored, key: key, incoming: fact, restoringHeldEvents: restoringHeldEvents, cache: cache, app: app,
                     from: rows)
                 ledger.subscriptions[id] = state
-                owner = state.journal.ownerAppUserId
+                return state.journal.ownerAppUserId
             case .oneTime(let id):
                 let oneTime: OneTimePurchase
                 (oneTime, facts[Self.key(key)]) = try purchase(
                     stored, key: key, incoming: fact, restoringHeldEvents: restoringHeldEvents, cache: cache, app: app,
                     from: rows)
                 ledger.oneTimePurchases[id] = oneTime
-                owner = oneTime.journal.ownerAppUserId
+                return oneTime.journal.ownerAppUserId
             }
-            if let owner { customerIds.insert(owner) }
+        }
+        for key in Set(keys) {
+            guard let owner = try load(key) else { continue }
+            customerIds.insert(owner)
+            // Linked to a named customer, an anonymous owner is merged into it with all it owns.
+            guard input.linksToNamedCustomer, key == input.purchaseKey, Ledger.isAnonymous(owner) else { continue }
+            for other in try CustomerRows.ownedPurchases(of: owner, appId: app.id, from: rows) where !keys.contains(other) {
+                _ = try load(other)
+            }
         }
         for id in customerIds {
             if let customer = try customer(id, app: app, from: rows) { ledger.customers[id] = customer }
@@ -136,11 +152,14 @@ enum LedgerRows {
 
     /// A customer and every purchase it owns, without their histories: what `GET /v1/subscribers/{id}`
     /// shows. Not for applying inputs: use `slice(for:app:from:)`.
+    /// An alias is resolved: the ledger holds the customer under its own id (`customerId`).
     static func customerSlice(_ appUserId: String, app: AppConfig, from rows: some RowReader) throws -> Ledger {
         var ledger = Ledger(configuration: configuration(app))
-        guard let customer = try customer(appUserId, app: app, from: rows) else { return ledger }
-        ledger.customers[appUserId] = customer
-        let owned = try rows.query(ownedPurchases, [.text(app.id), .text(appUserId)])
+        let id = try CustomerRows.customerId(of: appUserId, appId: app.id, from: rows)
+        if id != appUserId { ledger.aliasOwners[appUserId] = id }
+        guard let customer = try customer(id, app: app, from: rows) else { return ledger }
+        ledger.customers[id] = customer
+        let owned = try rows.query(ownedPurchases, [.text(app.id), .text(id)])
         for row in owned {
             guard let key = row[0].textValue, let json = row[1].textValue else { continue }
             if key.hasPrefix("s:") {
@@ -156,18 +175,21 @@ enum LedgerRows {
     /// purchases (migration 10).
     static let ownedPurchases = "SELECT purchase_key, json FROM purchases WHERE app_id = ? AND owner = ?"
 
-    /// A customer and the views of the purchases it owns, in the order `Ledger.views(of:)` gives:
+    /// A customer (by its id or an alias) and the views of the purchases it owns, in the order `Ledger.views(of:)` gives:
     /// what `GET /v1/subscribers/{id}` shows. A purchase written before views existed (migration 6)
     /// is read from its state instead.
     static func customerView(
         _ appUserId: String, app: AppConfig, from rows: some RowReader
-    ) throws -> (customer: CustomerState, purchases: [PurchaseView])? {
-        // One statement: the customer and its views side by side (the customer's columns repeat).
+    ) throws -> (customer: CustomerState, purchases: [PurchaseView], lastSeenMs: Int64?)? {
+        // One statement: the customer, its last contact and its views side by side (the
+        // customer's columns repeat), found by its own id or by an alias.
         let found = try rows.query(
             """
-            SELECT c.json, v.purchase_key, v.view FROM customers c
+            SELECT c.json, v.purchase_key, v.view, k.last_seen_at FROM customers c
             LEFT JOIN purchase_views v ON v.app_id = c.app_id AND v.owner = c.app_user_id
-            WHERE c.app_id = ? AND c.app_user_id = ?
+            LEFT JOIN customer_contacts k ON k.app_id = c.app_id AND k.app_user_id = c.app_user_id
+            WHERE c.app_id = ?1 AND c.app_user_id = coalesce(
+                (SELECT app_user_id FROM customer_aliases WHERE app_id = ?1 AND alias = ?2), ?2)
             """, [.text(app.id), .text(appUserId)])
         guard let first = found.first, let customerJSON = first[0].textValue else { return nil }
         let customer = try CustomerState(stored: JSONValue(parsing: Data(customerJSON.utf8)))
@@ -183,7 +205,7 @@ enum LedgerRows {
             if let view = stored[Self.key(purchase)] { return view }
             return try storedState(purchase, app: app, from: rows)
         }
-        return (customer, purchases)
+        return (customer, purchases, first[3].integerValue)
     }
 
     /// The view of a purchase made from its stored state; nil when it has none yet.
@@ -199,7 +221,8 @@ enum LedgerRows {
     static func configuration(_ app: AppConfig) -> LedgerConfiguration {
         LedgerConfiguration(
             appId: app.id, entitlements: app.entitlements,
-            trackNewPurchasesFromServerNotifications: app.trackNewPurchasesFromServerNotifications)
+            trackNewPurchasesFromServerNotifications: app.trackNewPurchasesFromServerNotifications,
+            restoreBehavior: app.restoreBehavior)
     }
 
     private static func customer(_ id: String, app: AppConfig, from rows: some RowReader) throws -> CustomerState? {
@@ -218,10 +241,12 @@ enum LedgerRows {
     ///
     /// - Parameters:
     ///   - deliver: whether the app has a webhook: each new event then gets a pending delivery.
+    ///   - removedCustomers: customers the input merged into another or deleted: their rows go.
     ///   - cache: what the store keeps decoded, which keeps each purchase and fact written.
     static func save(
         _ ledger: Ledger, facts: [String: PurchaseFactRows.Loaded], effects: [Ledger.Effect], appId: String,
-        at nowMs: Int64, deliver: Bool, cache: LedgerCache? = nil, in transaction: WriteTransaction
+        at nowMs: Int64, deliver: Bool, removedCustomers: [String] = [], cache: LedgerCache? = nil,
+        in transaction: WriteTransaction
     ) throws {
         // A subscription's new timer goes into the upsert of its row (`PendingTimers`).
         var timers: [String: ExpirationTimer] = [:]
@@ -238,10 +263,12 @@ enum LedgerRows {
                 key, purchase, view: purchase.view, facts: facts[Self.key(key)] ?? .init(), timer: nil, appId: appId,
                 cache: cache, transaction)
         }
+        for id in removedCustomers { try CustomerRows.remove(id, appId: appId, in: transaction) }
         for (id, customer) in ledger.customers {
             try transaction.execute(
                 "INSERT INTO customers (app_id, app_user_id, json) VALUES (?, ?, ?) ON CONFLICT (app_id, app_user_id) DO UPDATE SET json = excluded.json",
                 [.text(appId), .text(id), .text(try encode(customer))])
+            if customer.aliases.count > 1 { try CustomerRows.saveAliases(of: customer, appId: appId, in: transaction) }
         }
         for (id, fact) in ledger.unattachedFacts {
             try transaction.execute(

@@ -30,7 +30,7 @@ enum PurchaseFactRows {
         case .appleAnswered(let transaction, let renewalInfo, _):
             return (key, PurchaseFact(appleAPI: transaction, renewalInfo: renewalInfo))
         case .appleHistory(let transaction, _): return (key, PurchaseFact(appleHistory: transaction))
-        case .linked, .timerFired: return nil
+        case .linked, .timerFired, .customerAction: return nil
         }
     }
 

@@ -13,8 +13,8 @@ import Subscriptions
 enum Replay {
     /// The tables replay rebuilds.
     static let derivedTables = [
-        "purchases", "purchase_facts", "held_events", "purchase_views", "customers", "unattached_facts", "events",
-        "timers",
+        "purchases", "purchase_facts", "held_events", "purchase_views", "customers", "customer_aliases",
+        "unattached_facts", "events", "timers",
     ]
 
     /// Replays every applied input in one write transaction; returns how many were applied.
@@ -46,6 +46,8 @@ enum Replay {
                 case "apple_answer":
                     guard let verifier = verifiers[appId] else { throw ReplayError("no verifier for \(appId)") }
                     input = try AppleAnswerRows.input(id: ref, verifier: verifier, in: transaction)
+                case "customer_action":
+                    input = try CustomerActionRows.input(id: ref, in: transaction)
                 case "timer":
                     try TimerFiring.fire(
                         try LedgerRows.decode(ExpirationTimer.self, ref), app: app, atMs: at, deliver: false, cache: cache,

@@ -41,9 +41,11 @@ public enum SubscriberInfo {
     ///
     /// Written straight to bytes (it answers every `GET /v1/subscribers`); members appear in
     /// UTF-8 byte order of their keys, so the text equals `JSONValue.serialized()` of the same value.
+    ///
+    /// `lastSeenMs`: when the app last contacted RevenueDot about the customer (its first sighting when never).
     public static func body(
         for appUserId: String, customer: CustomerState?, purchases: [PurchaseView], entitlements: [String: [String]],
-        at now: Date
+        lastSeenMs: Int64? = nil, at now: Date
     ) -> [UInt8] {
         let nowMs = Int64((now.timeIntervalSince1970 * 1000).rounded())
         var out = JSONWriter(capacity: 512 + 768 * purchases.count)
@@ -52,7 +54,9 @@ public enum SubscriberInfo {
         out.key("request_date_ms")
         out.integer(nowMs)
         out.key("subscriber")
-        subscriber(appUserId, customer: customer, purchases: purchases, entitlements: entitlements, nowMs: nowMs, into: &out)
+        subscriber(
+            appUserId, customer: customer, purchases: purchases, entitlements: entitlements,
+            lastSeenMs: lastSeenMs ?? customer?.firstSeenMs ?? nowMs, nowMs: nowMs, into: &out)
         out.endObject()
         return out.bytes
     }
@@ -61,7 +65,7 @@ public enum SubscriberInfo {
 
     static func subscriber(
         _ appUserId: String, customer: CustomerState?, purchases: [PurchaseView], entitlements: [String: [String]],
-        nowMs: Int64, into out: inout JSONWriter
+        lastSeenMs: Int64, nowMs: Int64, into out: inout JSONWriter
     ) {
         let subscriptions = purchases.filter { $0.kind == .subscription }
         // Products of earlier periods stay listed, as RevenueCat lists them, with the
@@ -78,8 +82,7 @@ public enum SubscriberInfo {
         }
         out.endObject()
         out.member("first_seen", date(customer?.firstSeenMs ?? nowMs))
-        // RevenueDot does not track when the app last asked; the request is the latest sighting.
-        out.member("last_seen", date(nowMs))
+        out.member("last_seen", date(lastSeenMs))
         out.member("management_url", hasActiveSubscription ? managementURL : nil)
         out.key("non_subscriptions")
         writeNonSubscriptions(purchases.filter { $0.kind == .oneTime }, into: &out)

@@ -8,41 +8,63 @@ import AppStore
 /// arrives for a purchase nobody claimed: it then goes to a new anonymous customer. With the
 /// switch off such a purchase is folded as usual but its events are held, and released in order,
 /// stamped for the owner, when it is linked. A purchase owned by someone else moves, with a
-/// `TRANSFER` to the new owner.
+/// `TRANSFER` to the new owner, as `restoreBehavior` allows, unless its owner was anonymous:
+/// that customer is then merged into the new one (`Ledger+Identity`).
 extension Ledger {
-    /// Links `key` to `appUserId` (creating the customer), transferring it if someone else owned it.
+    /// Links `key` to `appUserId` (creating the customer): an anonymous owner is merged into it,
+    /// another owner loses it with a TRANSFER as `restoreBehavior` allows.
     mutating func link(_ key: PurchaseKey, to appUserId: String, nowMs: Int64) -> [Effect] {
-        ensureCustomer(appUserId, nowMs: nowMs)
+        let target = customerId(appUserId)
+        ensureCustomer(target, nowMs: nowMs)
         switch key {
         case .subscription(let id):
             var subscription = subscriptions[id] ?? SubscriptionState(originalTransactionId: id)
+            guard mayMove(subscription.journal, givesAccess: subscription.hasAccess(atMs: nowMs)) else { return [] }
             let effects = move(
-                key, journal: &subscription.journal, to: appUserId, environment: subscription.environment, nowMs: nowMs)
+                key, journal: &subscription.journal, to: target, environment: subscription.environment, nowMs: nowMs)
             subscriptions[id] = subscription
             return effects
         case .oneTime(let id):
             var purchase = oneTimePurchases[id] ?? OneTimePurchase(transactionId: id)
-            let effects = move(key, journal: &purchase.journal, to: appUserId, environment: purchase.environment, nowMs: nowMs)
+            guard mayMove(purchase.journal, givesAccess: purchase.hasAccess(atMs: nowMs)) else { return [] }
+            let effects = move(key, journal: &purchase.journal, to: target, environment: purchase.environment, nowMs: nowMs)
             oneTimePurchases[id] = purchase
             return effects
         }
     }
 
-    /// Claims an unowned purchase for the customer its token names, or an anonymous one.
+    /// Whether `restoreBehavior` lets a purchase an identified customer owns go to another.
+    private func mayMove(_ journal: PurchaseJournal, givesAccess: Bool) -> Bool {
+        guard let owner = journal.ownerAppUserId, !Self.isAnonymous(owner) else { return true }
+        switch configuration.restoreBehavior {
+        case .transfer: return true
+        case .keepWithOriginal: return false
+        case .transferIfNoActive: return !givesAccess
+        }
+    }
+
+    /// Claims an unowned purchase for the customer its token names, else with tracking on for
+    /// the customer a UUID token will be (created, in lower case), else an anonymous one.
     mutating func claim(
         _ key: PurchaseKey, journal: inout PurchaseJournal, token: String?, fact: PurchaseFact, nowMs: Int64
     ) -> [Effect] {
         guard journal.ownerAppUserId == nil else { return [] }
-        if let token, customers[token] != nil {
-            return move(key, journal: &journal, to: token, environment: nil, nowMs: nowMs)
+        for id in Self.tokenCustomerIds(token) where customers[customerId(id)] != nil {
+            return move(key, journal: &journal, to: customerId(id), environment: nil, nowMs: nowMs)
         }
         guard configuration.trackNewPurchasesFromServerNotifications else { return [] }
+        if let token, Self.isUUID(token) {
+            let named = customerId(token.lowercased())
+            ensureCustomer(named, nowMs: nowMs)
+            return move(key, journal: &journal, to: named, environment: nil, nowMs: nowMs)
+        }
         let anonymous = CustomerState.anonymousPrefix + (fact.transaction?.originalTransactionId ?? key.id)
         ensureCustomer(anonymous, nowMs: nowMs)
         return move(key, journal: &journal, to: anonymous, environment: nil, nowMs: nowMs)
     }
 
-    /// Makes `appUserId` the owner: releases held events, or records a transfer.
+    /// Makes `appUserId` the owner: releases held events, merges an anonymous owner into it, or
+    /// records a transfer.
     private mutating func move(
         _ key: PurchaseKey, journal: inout PurchaseJournal, to appUserId: String,
         environment: AppStoreEnvironment?, nowMs: Int64
@@ -56,6 +78,11 @@ extension Ledger {
             let held = journal.heldEvents
             journal.heldEvents = []
             return deliver(held, journal: &journal, nowMs: nowMs)
+        }
+        // As RevenueCat: an anonymous owner becomes an alias of the new one, with what else it owns.
+        if Self.isAnonymous(previous) {
+            merge(previous, into: appUserId, nowMs: nowMs)
+            return []
         }
         journal.transferCount += 1
         var transfer = Event(type: .transfer, id: EventID.make(cause: "\(key.id)/TRANSFER/\(journal.transferCount)"))

@@ -21,24 +21,49 @@ extension Ledger.Input {
             key
         case .timerFired(let timer):
             .subscription(originalTransactionId: timer.originalTransactionId)
+        case .customerAction:
+            nil
         }
     }
 
-    /// Customers to load besides the purchase's current owner: the one the input names, the one
-    /// its `appAccountToken` names (if any exists), and the owner of the subscription an Advanced
+    /// Customers to load besides the purchase's current owner (each id through the alias it may
+    /// be): the one the input names, the one its `appAccountToken` names (if any exists, also in
+    /// lower case), and the owner of the subscription an Advanced
     /// Commerce migration replaced (`previousOriginalTransactionId`, whose row to load as well).
     public var namedCustomerIds: [String] {
         switch self {
         case .notificationReceived(let facts):
-            [facts.transaction?.appAccountToken ?? facts.renewalInfo?.appAccountToken].compactMap { $0 }
+            Ledger.tokenCustomerIds(facts.transaction?.appAccountToken ?? facts.renewalInfo?.appAccountToken)
         case .transactionPosted(_, let appUserId), .linked(_, let appUserId):
             [appUserId]
         case .appleAnswered(let transaction, let renewalInfo, let appUserId):
-            [appUserId, transaction.appAccountToken ?? renewalInfo?.appAccountToken].compactMap { $0 }
+            [appUserId].compactMap { $0 } + Ledger.tokenCustomerIds(transaction.appAccountToken ?? renewalInfo?.appAccountToken)
         case .appleHistory(let transaction, let appUserId):
-            [appUserId, transaction.appAccountToken].compactMap { $0 }
+            [appUserId].compactMap { $0 } + Ledger.tokenCustomerIds(transaction.appAccountToken)
+        case .customerAction(let action):
+            action.customerIds
         case .timerFired:
             []
+        }
+    }
+
+    /// The customers whose every purchase the input may move (load them all): the ids a
+    /// customer action names, and for an input that links a purchase to a customer, that purchase's
+    /// owner when anonymous (merged, with all it owns, into the customer).
+    public var movesEveryPurchaseOfCustomers: [String] {
+        switch self {
+        case .customerAction(let action): action.customerIds
+        default: []
+        }
+    }
+
+    /// Whether the input links its purchase to a named customer (a post, a link, an import
+    /// with an app_user_id): an anonymous owner's purchases then all move.
+    public var linksToNamedCustomer: Bool {
+        switch self {
+        case .transactionPosted, .linked: true
+        case .appleAnswered(_, _, let appUserId), .appleHistory(_, let appUserId): appUserId != nil
+        case .notificationReceived, .timerFired, .customerAction: false
         }
     }
 

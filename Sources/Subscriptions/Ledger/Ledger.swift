@@ -31,6 +31,8 @@ public struct Ledger: Codable, Hashable, Sendable {
         /// folded at its purchase date, so an imported subscription has its earlier periods in
         /// order; with `appUserId`, the purchase is linked to that customer first.
         case appleHistory(JWSTransactionDecodedPayload, appUserId: String?)
+        /// Something the API did to a customer: seen, aliased, deleted.
+        case customerAction(CustomerAction)
     }
 
     /// What the shell must do, in order, in the same storage transaction as the new state.
@@ -49,6 +51,9 @@ public struct Ledger: Codable, Hashable, Sendable {
     public var oneTimePurchases: [String: OneTimePurchase]
     /// Customers by `app_user_id`.
     public var customers: [String: CustomerState]
+    /// Ids that are aliases of another customer, to that customer's `app_user_id`: those the
+    /// slice's inputs name (`Input.namedCustomerIds`), and those an input made.
+    public var aliasOwners: [String: String]
     /// Notifications about no purchase (TEST, RENEWAL_EXTENSION SUMMARY, EXTERNAL_PURCHASE_TOKEN,
     /// RESCIND_CONSENT, unknown types without data), by id: kept, and deduplicated.
     public var unattachedFacts: [String: PurchaseFact]
@@ -59,8 +64,10 @@ public struct Ledger: Codable, Hashable, Sendable {
         subscriptions: [String: SubscriptionState] = [:],
         oneTimePurchases: [String: OneTimePurchase] = [:],
         customers: [String: CustomerState] = [:],
+        aliasOwners: [String: String] = [:],
         unattachedFacts: [String: PurchaseFact] = [:]
     ) {
+        self.aliasOwners = aliasOwners
         self.configuration = configuration
         self.subscriptions = subscriptions
         self.oneTimePurchases = oneTimePurchases
@@ -74,6 +81,8 @@ public struct Ledger: Codable, Hashable, Sendable {
         switch input {
         case .notificationReceived(let facts):
             return receive(facts, nowMs: nowMs)
+        case .customerAction(let action):
+            return act(action, nowMs: nowMs)
         case .transactionPosted(let transaction, let appUserId):
             guard let key = Self.purchaseKey(of: transaction, renewalInfo: nil, type: nil) else { return [] }
             var effects = link(key, to: appUserId, nowMs: nowMs)

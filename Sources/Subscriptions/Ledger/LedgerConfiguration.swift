@@ -1,4 +1,5 @@
-/// The per-app settings the reducer needs: app id, entitlement map, and the tracking switch.
+/// The per-app settings the reducer needs: app id, entitlement map, the tracking switch and the
+/// restore behaviour.
 ///
 /// Entitlements are computed here rather than left to the shell, so an event is complete when
 /// the reducer returns it; a changed map applies to events produced after the change.
@@ -10,15 +11,18 @@ public struct LedgerConfiguration: Codable, Hashable, Sendable {
     /// When on, a notification for a purchase no one claimed is applied at once to a new
     /// anonymous customer; when off, its events wait until the purchase is linked.
     public var trackNewPurchasesFromServerNotifications: Bool
+    /// How a purchase another identified customer owns moves when someone else posts it.
+    public var restoreBehavior: RestoreBehavior
 
-    /// A configuration; by default no app id, no entitlements, tracking off.
+    /// A configuration; by default no app id, no entitlements, tracking off, transfers.
     public init(
         appId: String? = nil, entitlements: [String: [String]] = [:],
-        trackNewPurchasesFromServerNotifications: Bool = false
+        trackNewPurchasesFromServerNotifications: Bool = false, restoreBehavior: RestoreBehavior = .transfer
     ) {
         self.appId = appId
         self.entitlements = entitlements
         self.trackNewPurchasesFromServerNotifications = trackNewPurchasesFromServerNotifications
+        self.restoreBehavior = restoreBehavior
     }
 
     /// The entitlements a product grants, sorted; nil when it grants none (as RevenueCat sends).

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// A named thread that runs a pass now (or after one interval) and then every interval, until
-/// stopped: the loop of serve's backfill, consumption answers and reconciliation.
+/// stopped: the loop of serve's backfill, consumption answers, reconciliation and contacts.
 final class PeriodicThread: Sendable {
     private let stopping = Mutex(false)
     private let wake = DispatchSemaphore(value: 0)

@@ -1,0 +1,55 @@
+import AppStore
+import Foundation
+import HTTP
+import Storage
+import Subscriptions
+
+extension SubscribersAPI {
+    /// `DELETE /v1/subscribers/{id}` (secret key): a data-deletion request. The customer's identity
+    /// (its row, its aliases) is erased and its purchases are left with no owner; the deletion is
+    /// an input of its own, so `replay` erases it again. `{"app_user_id": id, "deleted": true}`, as RevenueCat
+    /// answers; 404 for a customer nobody knows.
+    func delete(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let (app, access) = keys.authenticate(request), access == .secret else {
+            return reply(APIKeys.secretKeyRequired)
+        }
+        let appUserId = request.pathParameters["app_user_id"] ?? ""
+        guard case .found = answerSubscriber(appUserId, app: app, access: .secret) else {
+            return reply(.error(status: 404, code: "not_found", message: "no customer \(appUserId)"))
+        }
+        let atMs = UnixTime.milliseconds(clock())
+        store.write(
+            { try CustomerActionRows.apply(.deleted(appUserId: appUserId), app: app, atMs: atMs, cache: cache, in: $0) },
+            completion: { result in
+                if case .failure(let error) = result {
+                    return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
+                }
+                reply(
+                    .json(Data(JSONValue.object(["app_user_id": .string(appUserId), "deleted": .bool(true)]).serialized().utf8)))
+            })
+    }
+
+    /// `POST /v1/subscribers/{id}/alias` `{"new_app_user_id": ...}` (either key): the two ids are
+    /// one customer from now on. An anonymous id joins the identified one; otherwise the new id
+    /// joins the customer of the path, with what it owns (no TRANSFER). Answers the customer.
+    func alias(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let (app, access) = keys.authenticate(request) else { return reply(APIKeys.unauthorized) }
+        let appUserId = request.pathParameters["app_user_id"] ?? ""
+        guard let body = try? JSONValue(parsingWithoutRepeatedNames: request.body),
+            let newId = body["new_app_user_id"]?.stringValue, !newId.isEmpty, !appUserId.isEmpty
+        else {
+            return reply(
+                .error(status: 400, code: "bad_request", message: #"the body must be {"new_app_user_id": "<app user id>"}"#))
+        }
+        let atMs = UnixTime.milliseconds(clock())
+        let action = CustomerAction.aliased(appUserId: appUserId, newAppUserId: newId)
+        store.write(
+            { try CustomerActionRows.apply(action, app: app, atMs: atMs, cache: cache, in: $0) },
+            completion: { result in
+                if case .failure(let error) = result {
+                    return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
+                }
+                DispatchQueue.global().async { reply(answerSubscriber(newId, app: app, access: access).response) }
+            })
+    }
+}

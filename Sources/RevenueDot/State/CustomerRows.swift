@@ -1,0 +1,42 @@
+import Storage
+import Subscriptions
+
+/// Customer identities in `customer_aliases` (migration 22): every id a customer is known by
+/// besides its own, written from `CustomerState.aliases` whenever the customer is.
+enum CustomerRows {
+    /// The customer `id` names: the one it is an alias of, else itself.
+    static func customerId(of id: String, appId: String, from rows: some RowReader) throws -> String {
+        try rows.query(
+            "SELECT app_user_id FROM customer_aliases WHERE app_id = ? AND alias = ?", [.text(appId), .text(id)]
+        ).first?.first?.textValue ?? id
+    }
+
+    /// The purchases `appUserId` owns (the partial index on owned purchases serves `owner = ?`).
+    static func ownedPurchases(of appUserId: String, appId: String, from rows: some RowReader) throws -> [PurchaseKey] {
+        try rows.query("SELECT purchase_key FROM purchases WHERE app_id = ? AND owner = ?", [.text(appId), .text(appUserId)])
+            .compactMap { row in
+                guard let key = row.first?.textValue else { return nil }
+                let id = String(key.dropFirst(2))
+                return key.hasPrefix("s:") ? .subscription(originalTransactionId: id) : .oneTime(transactionId: id)
+            }
+    }
+
+    /// Points every alias of `customer` at it.
+    static func saveAliases(of customer: CustomerState, appId: String, in transaction: WriteTransaction) throws {
+        for alias in customer.aliases where alias != customer.appUserId {
+            try transaction.execute(
+                """
+                INSERT INTO customer_aliases (app_id, alias, app_user_id) VALUES (?, ?, ?)
+                ON CONFLICT (app_id, alias) DO UPDATE SET app_user_id = excluded.app_user_id
+                """, [.text(appId), .text(alias), .text(customer.appUserId)])
+        }
+    }
+
+    /// Removes a customer merged into another (its aliases are then the other's) or deleted.
+    static func remove(_ appUserId: String, appId: String, in transaction: WriteTransaction) throws {
+        try transaction.execute(
+            "DELETE FROM customers WHERE app_id = ? AND app_user_id = ?", [.text(appId), .text(appUserId)])
+        try transaction.execute(
+            "DELETE FROM customer_aliases WHERE app_id = ? AND app_user_id = ?", [.text(appId), .text(appUserId)])
+    }
+}

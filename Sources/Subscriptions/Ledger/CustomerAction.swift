@@ -1,0 +1,32 @@
+/// What the app's backend or the app did to a customer through the API: reducer inputs of their
+/// own (`Ledger.Input.customerAction`), kept so `replay` applies them again.
+public enum CustomerAction: Codable, Hashable, Sendable {
+    /// The API was asked about the customer (`GET /v1/subscribers/{id}`): created if unknown, as
+    /// RevenueCat creates it.
+    case seen(appUserId: String)
+    /// Two ids are one customer (`POST /v1/subscribers/{id}/alias`): merged, without TRANSFER.
+    case aliased(appUserId: String, newAppUserId: String)
+    /// A data-deletion request (`DELETE /v1/subscribers/{id}`): the customer's identity is
+    /// erased and its purchases are left with no owner.
+    case deleted(appUserId: String)
+
+    /// The ids the action names, to load (with the purchases they own).
+    public var customerIds: [String] {
+        switch self {
+        case .seen(let id), .deleted(let id): [id]
+        case .aliased(let id, let other): [id, other]
+        }
+    }
+}
+
+/// How a purchase moves between identified customers when another customer posts it
+/// (RevenueCat's restore behaviour, app key `restoreBehavior`). A purchase an anonymous customer
+/// owns is always merged into the one who posts it, whatever the mode.
+public enum RestoreBehavior: String, Codable, Hashable, Sendable, CaseIterable {
+    /// To the customer who posted it, with a TRANSFER (the default).
+    case transfer
+    /// It stays with its owner; the post is refused (RevenueCat's "keep with original").
+    case keepWithOriginal
+    /// To the customer who posted it only when it gives its owner no access now.
+    case transferIfNoActive
+}

@@ -1,0 +1,90 @@
+/// Who a customer is: its ids and aliases, merges, deletion (RevenueCat's identity model).
+///
+/// A customer is stored under one `app_user_id`; every other id it is known by is an alias of it
+/// (`CustomerState.aliases`, `aliasOwners`), usable wherever an id is. Ids merge, with no
+/// TRANSFER, when the app posts a purchase an anonymous customer owns, or when asked (alias).
+extension Ledger {
+    /// The prefixes of ids no one identified: RevenueDot's, for a purchase nobody claimed, and
+    /// RevenueCat's SDK's, for an app user who has not logged in.
+    public static let anonymousPrefixes = [CustomerState.anonymousPrefix, "$RCAnonymousID:"]
+
+    /// Whether nobody identified the customer this id names.
+    public static func isAnonymous(_ appUserId: String) -> Bool {
+        anonymousPrefixes.contains { appUserId.hasPrefix($0) }
+    }
+
+    /// The customer `appUserId` names now: itself, or the customer it is an alias of.
+    public func customerId(_ appUserId: String) -> String { aliasOwners[appUserId] ?? appUserId }
+
+    /// The customer ids an `appAccountToken` may name: itself, and in lower case a UUID written otherwise.
+    public static func tokenCustomerIds(_ token: String?) -> [String] {
+        guard let token, !token.isEmpty else { return [] }
+        let lower = token.lowercased()
+        return lower == token || !isUUID(token) ? [token] : [token, lower]
+    }
+
+    /// Whether `text` is a UUID in its 8-4-4-4-12 hexadecimal form (any case).
+    public static func isUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte) else { return false }
+            }
+        }
+        return true
+    }
+
+    /// Applies a customer action.
+    mutating func act(_ action: CustomerAction, nowMs: Int64) -> [Effect] {
+        switch action {
+        case .seen(let appUserId):
+            ensureCustomer(customerId(appUserId), nowMs: nowMs)
+        case .aliased(let appUserId, let newAppUserId):
+            // The identified id keeps the customer; otherwise the one the request is about.
+            if Self.isAnonymous(customerId(appUserId)), !Self.isAnonymous(customerId(newAppUserId)) {
+                merge(appUserId, into: newAppUserId, nowMs: nowMs)
+            } else {
+                merge(newAppUserId, into: appUserId, nowMs: nowMs)
+            }
+        case .deleted(let appUserId):
+            delete(appUserId)
+        }
+        return []
+    }
+
+    /// Makes `sourceId`'s customer part of `targetId`'s: its ids become aliases, its purchases
+    /// move without a TRANSFER (the slice holds them: `Input.movesEveryPurchaseOfCustomers`).
+    mutating func merge(_ sourceId: String, into targetId: String, nowMs: Int64) {
+        let (source, target) = (customerId(sourceId), customerId(targetId))
+        guard source != target else { return }
+        ensureCustomer(target, nowMs: nowMs)
+        var ids = [sourceId, source]
+        if let merged = customers.removeValue(forKey: source) {
+            ids += merged.aliases
+            for id in merged.originalTransactionIds {
+                subscriptions[id]?.journal.ownerAppUserId = target
+                customers[target]?.add(.subscription(originalTransactionId: id))
+            }
+            for id in merged.oneTimeTransactionIds {
+                oneTimePurchases[id]?.journal.ownerAppUserId = target
+                customers[target]?.add(.oneTime(transactionId: id))
+            }
+        }
+        for id in ids where id != target {
+            customers[target]?.aliases.insertSorted(id)
+            aliasOwners[id] = target
+        }
+    }
+
+    /// Erases a customer: its row and aliases go, its purchases are left with no owner (their
+    /// next events wait for a link, or go to a new anonymous customer when tracking is on).
+    mutating func delete(_ appUserId: String) {
+        guard let customer = customers.removeValue(forKey: customerId(appUserId)) else { return }
+        for id in customer.originalTransactionIds { subscriptions[id]?.journal.ownerAppUserId = nil }
+        for id in customer.oneTimeTransactionIds { oneTimePurchases[id]?.journal.ownerAppUserId = nil }
+        for alias in customer.aliases { aliasOwners[alias] = nil }
+    }
+}

@@ -1,0 +1,122 @@
+import AppStore
+import Foundation
+import LoopbackClient
+import Storage
+import Testing
+
+@testable import RevenueDot
+
+/// Customers over HTTP as RevenueCat serves them: get-or-create, first and last seen, aliases
+/// usable in every path, deletion that replay keeps, and the restore behaviour.
+@Suite("Customers over HTTP")
+struct CustomersAPITests {
+    func get(_ connection: LoopbackConnection, _ user: String, key: String = "sk_test_secret") throws -> (Int, JSONValue) {
+        let response = try connection.request("GET", "/v1/subscribers/\(user)", headers: ["Authorization": "Bearer \(key)"])
+        return (response.status, (try? JSONValue(parsing: response.body))?["subscriber"] ?? .null)
+    }
+
+    func send(_ connection: LoopbackConnection, _ method: String, _ path: String, _ body: String = "") throws -> (
+        Int, JSONValue
+    ) {
+        let response = try connection.request(
+            method, path, headers: ["Authorization": "Bearer sk_test_secret", "Content-Type": "application/json"],
+            body: Data(body.utf8))
+        return (response.status, (try? JSONValue(parsing: response.body)) ?? .null)
+    }
+
+    @Test func getCreatesOnceAndTheAppsContactsAreLastSeen() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        let (created, first) = try get(connection, "zoe")
+        #expect(created == 201)
+        Thread.sleep(forTimeInterval: 1.1)
+        let (again, second) = try get(connection, "zoe")
+        #expect(again == 200)
+        #expect(second["first_seen"] == first["first_seen"])
+        // A backend read is no contact: last seen stays the first sighting.
+        #expect(second["last_seen"] == first["first_seen"])
+        // The app (its public key) is.
+        let (_, byApp) = try get(connection, "zoe", key: "pk_test_public")
+        #expect(byApp["last_seen"] != first["first_seen"])
+        let (_, after) = try get(connection, "zoe")
+        #expect(after["last_seen"] == byApp["last_seen"])
+        // Written at the stop (and every few seconds before), kept across a restart.
+        service.shutdown()
+        let restarted = try fixture.startService()
+        defer { restarted.shutdown() }
+        let (_, kept) = try get(try LoopbackConnection(port: restarted.port), "zoe")
+        #expect(kept["last_seen"] == byApp["last_seen"])
+    }
+
+    @Test func aliasesWorkInEveryPathAndDeletionSurvivesReplay() throws {
+        let fixture = try ServerFixture()
+        var service = try fixture.startService()
+        var connection = try LoopbackConnection(port: service.port)
+        #expect(
+            try LinkingAPITests.link(
+                connection, "ann", try LinkingAPITests.storeKitTransaction(fixture, original: "6500000001")) == 200)
+        let (aliased, _) = try send(connection, "POST", "/v1/subscribers/ann/alias", #"{"new_app_user_id": "ann@example.com"}"#)
+        #expect(aliased == 200)
+        let (status, byAlias) = try get(connection, "ann%40example.com")
+        #expect(status == 200)
+        #expect(byAlias["original_app_user_id"] == .string("ann"))
+        #expect(byAlias["subscriptions"]?["pro.monthly"] != nil)
+        // A post under the alias links to the same customer.
+        #expect(
+            try LinkingAPITests.link(
+                connection, "ann%40example.com", try LinkingAPITests.storeKitTransaction(fixture, original: "6500000002"))
+                == 200)
+        #expect(try get(connection, "ann").1["entitlements"]?["pro"] != nil)
+        #expect(try send(connection, "POST", "/v1/subscribers/ann/alias", "{}").0 == 400)
+
+        // Deleted by its alias: identity gone, purchases unlinked.
+        let (deleted, answer) = try send(connection, "DELETE", "/v1/subscribers/ann%40example.com")
+        #expect(deleted == 200)
+        #expect(answer == .object(["app_user_id": .string("ann@example.com"), "deleted": .bool(true)]))
+        #expect(try send(connection, "DELETE", "/v1/subscribers/ann").0 == 404)
+        service.shutdown()
+
+        func rows(_ sql: String) throws -> [String] {
+            try SQLiteReader(path: fixture.databasePath).read { (rows) throws(StoreError) in
+                try rows.query(sql).map {
+                    $0.map { $0.textValue ?? $0.integerValue.map(String.init) ?? "null" }.joined(separator: " ")
+                }
+            }
+        }
+        let state = "SELECT purchase_key, coalesce(owner, '-') FROM purchases ORDER BY 1"
+        #expect(try rows(state) == ["s:6500000001 -", "s:6500000002 -"])
+        #expect(try rows("SELECT count(*) FROM customers") == ["0"])
+        #expect(try rows("SELECT count(*) FROM customer_aliases") == ["0"])
+        let before = try rows("SELECT purchase_key, json FROM purchases ORDER BY 1")
+        #expect(try ReplayCommand(arguments: ["--config", fixture.configPath]).run() == 0)
+        #expect(try rows("SELECT purchase_key, json FROM purchases ORDER BY 1") == before)
+        #expect(try rows("SELECT count(*) FROM customers") == ["0"])
+
+        service = try fixture.startService()
+        defer { service.shutdown() }
+        connection = try LoopbackConnection(port: service.port)
+        let (recreated, empty) = try get(connection, "ann")
+        #expect(recreated == 201)
+        #expect(empty["subscriptions"] == .object([:]))
+    }
+
+    @Test func keepWithOriginalRefusesToMoveAnIdentifiedCustomersPurchase() throws {
+        let fixture = try ServerFixture(demoOptions: #""restoreBehavior": "keepWithOriginal""#)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let signed = try LinkingAPITests.storeKitTransaction(fixture, original: "6500000003")
+        #expect(try LinkingAPITests.link(connection, "gus", signed) == 200)
+        let refused = try connection.postTransaction(signed, for: "hal")
+        #expect(refused.status == 409)
+        #expect(try get(connection, "gus").1["subscriptions"]?["pro.monthly"] != nil)
+        #expect(try get(connection, "hal").1["subscriptions"] == .object([:]))
+    }
+
+    @Test func restoreBehaviorMustBeOneOfRevenueCatsModes() throws {
+        let fixture = try ServerFixture(demoOptions: #""restoreBehavior": "share""#)
+        let error = #expect(throws: ConfigError.self) { try ConfigLoader.load(path: fixture.configPath) }
+        #expect(error?.description.contains("\"transfer\", \"keepWithOriginal\", \"transferIfNoActive\"") == true)
+    }
+}

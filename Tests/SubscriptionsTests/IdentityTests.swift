@@ -1,0 +1,101 @@
+import AppStore
+import Testing
+
+@testable import Subscriptions
+
+/// Customers as RevenueCat models them: ids and aliases, merges without TRANSFER, the restore
+/// behaviour between identified customers, deletion, and customers named by a UUID token.
+@Suite struct IdentityTests {
+    let day = Fixture.day
+
+    func posted(_ transaction: JWSTransactionDecodedPayload, at signed: Int64) -> JWSTransactionDecodedPayload {
+        var copy = transaction
+        copy.signedDate = signed
+        return copy
+    }
+
+    func shop(_ restore: RestoreBehavior = .transfer, tracking: Bool = false) -> Harness {
+        Harness(
+            ledger: Ledger(
+                configuration: LedgerConfiguration(
+                    trackNewPurchasesFromServerNotifications: tracking, restoreBehavior: restore)))
+    }
+
+    @Test(arguments: [
+        (RestoreBehavior.transfer, "bob", [EventType.transfer]),
+        (.keepWithOriginal, "user", []),
+        // The purchase gives its owner access now: it stays.
+        (.transferIfNoActive, "user", []),
+    ])
+    func restoreBehaviourDecidesBetweenIdentifiedCustomers(restore: RestoreBehavior, owner: String, events: [EventType]) {
+        var shop = shop(restore)
+        shop.send(Fixture.buy)
+        let moved = shop.apply(.transactionPosted(posted(Fixture.p1, at: day(2)), appUserId: "bob"), atMs: day(2))
+        #expect(moved.types == events)
+        #expect(shop.subscription.journal.ownerAppUserId == owner)
+    }
+
+    @Test func transferIfNoActiveMovesALapsedPurchase() {
+        var shop = shop(.transferIfNoActive)
+        shop.send(Fixture.buy)
+        shop.send(Fixture.disable)
+        shop.advance(to: day(31))
+        let moved = shop.apply(.transactionPosted(posted(Fixture.p1, at: day(32)), appUserId: "bob"), atMs: day(32))
+        #expect(moved.types == [.transfer])
+        #expect(shop.subscription.journal.ownerAppUserId == "bob")
+    }
+
+    @Test func aUUIDTokenNamesANewCustomerInLowerCase() {
+        var shop = Harness(
+            ledger: Ledger(configuration: LedgerConfiguration(trackNewPurchasesFromServerNotifications: true)), owner: nil)
+        var buy = Fixture.buy
+        buy.transaction?.appAccountToken = "3F2504E0-4F89-11D3-9A0C-0305E82C3301"
+        let events = shop.send(buy)
+        #expect(events.first?.appUserId == "3f2504e0-4f89-11d3-9a0c-0305e82c3301")
+        #expect(shop.subscription.journal.ownerAppUserId == "3f2504e0-4f89-11d3-9a0c-0305e82c3301")
+        #expect(Ledger.tokenCustomerIds("3F2504E0-4F89-11D3-9A0C-0305E82C3301").count == 2)
+        #expect(Ledger.isUUID("not-a-uuid") == false)
+    }
+
+    @Test func aTokenNamingAnAliasGoesToItsCustomer() {
+        var shop = Harness(ledger: Ledger(), owner: nil)
+        shop.apply(.customerAction(.seen(appUserId: "bob")))
+        shop.apply(.customerAction(.aliased(appUserId: "bob", newAppUserId: "bob@example.com")))
+        var buy = Fixture.buy
+        buy.transaction?.appAccountToken = "bob@example.com"
+        #expect(shop.send(buy).first?.appUserId == "bob")
+    }
+
+    @Test func aliasMergesWithWhatItOwnsAndAnAnonymousIdJoinsTheIdentifiedOne() {
+        var shop = Harness(owner: "$RCAnonymousID:abc")
+        shop.send(Fixture.buy)
+        // Asked about an anonymous id with an identified new id: the identified one keeps it all.
+        #expect(shop.apply(.customerAction(.aliased(appUserId: "$RCAnonymousID:abc", newAppUserId: "dana"))).isEmpty)
+        #expect(shop.subscription.journal.ownerAppUserId == "dana")
+        #expect(shop.ledger.customers["dana"]?.aliases == ["$RCAnonymousID:abc", "dana"])
+        #expect(shop.ledger.customers["dana"]?.originalTransactionIds == [Apple.original])
+        #expect(shop.ledger.customers["$RCAnonymousID:abc"] == nil)
+        // Between identified ids, the new one joins the customer asked about.
+        shop.apply(.customerAction(.seen(appUserId: "erin")))
+        shop.apply(.customerAction(.aliased(appUserId: "dana", newAppUserId: "erin")))
+        #expect(shop.ledger.customers["dana"]?.aliases == ["$RCAnonymousID:abc", "dana", "erin"])
+        #expect(shop.ledger.customerId("erin") == "dana")
+        // Seeing an alias creates nothing.
+        shop.apply(.customerAction(.seen(appUserId: "erin")))
+        #expect(shop.ledger.customers["erin"] == nil)
+    }
+
+    @Test func deletionErasesTheCustomerAndUnlinksItsPurchases() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        shop.apply(.customerAction(.aliased(appUserId: "user", newAppUserId: "user@example.com")))
+        shop.apply(.customerAction(.deleted(appUserId: "user@example.com")))
+        #expect(shop.ledger.customers["user"] == nil)
+        #expect(shop.ledger.customerId("user@example.com") == "user@example.com")
+        #expect(shop.subscription.journal.ownerAppUserId == nil)
+        // Its next events wait for a link, as for any purchase nobody owns.
+        #expect(shop.send(Fixture.disable).isEmpty)
+        #expect(
+            shop.apply(.linked(.subscription(originalTransactionId: Apple.original), appUserId: "fay")).types == [.cancellation])
+    }
+}
