@@ -43,6 +43,10 @@ import Testing
         event.transferredFrom = ["x"]
         event.transferredTo = ["y", "z"]
         event.sequence = 42
+        event.subscriberAttributes = [
+            "$email": SubscriberAttribute(value: "a@example.com", updatedAtMs: 7),
+            "é\"": SubscriberAttribute(value: "v\n", updatedAtMs: 8), "Z": SubscriberAttribute(value: "z", updatedAtMs: 9),
+        ]
         return event
     }
 

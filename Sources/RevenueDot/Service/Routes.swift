@@ -22,6 +22,7 @@ enum Routes {
         router.addDeferred("GET", "/v1/subscribers/{app_user_id}") { subscribers.subscriber($0, reply: $1) }
         router.addDeferred("DELETE", "/v1/subscribers/{app_user_id}") { subscribers.delete($0, reply: $1) }
         router.addDeferred("POST", "/v1/subscribers/{app_user_id}/alias") { subscribers.alias($0, reply: $1) }
+        router.addDeferred("POST", "/v1/subscribers/{app_user_id}/attributes") { subscribers.setAttributes($0, reply: $1) }
         router.addDeferred("POST", "/v1/subscribers/{app_user_id}/transactions") { request, reply in
             subscribers.postTransaction(request, reply: reply)
         }

@@ -48,6 +48,20 @@ extension CustomerState {
         originalTransactionIds = try fields.strings("originalTransactionIds") ?? []
         oneTimeTransactionIds = try fields.strings("oneTimeTransactionIds") ?? []
         lastSequence = try fields.integer("lastSequence") ?? 0
+        if case .object(let stored)? = members["attributes"] {
+            var attributes: [String: SubscriberAttribute] = [:]
+            for (key, value) in stored {
+                guard case .object(let attribute) = value else {
+                    throw StoredViewError(description: "attribute \(key) is not an object")
+                }
+                let inner = StoredFields(members: attribute, document: "attribute \(key)")
+                attributes[key] = SubscriberAttribute(
+                    value: try inner.string("value"),
+                    updatedAtMs: try inner.required(inner.integer("updated_at_ms"), "updated_at_ms")
+                )
+            }
+            self.attributes = attributes
+        }
     }
 }
 

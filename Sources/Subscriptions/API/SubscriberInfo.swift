@@ -42,10 +42,12 @@ public enum SubscriberInfo {
     /// Written straight to bytes (it answers every `GET /v1/subscribers`); members appear in
     /// UTF-8 byte order of their keys, so the text equals `JSONValue.serialized()` of the same value.
     ///
-    /// `lastSeenMs`: when the app last contacted RevenueDot about the customer (its first sighting when never).
+    /// `lastSeenMs`: when the app last contacted RevenueDot about the customer (its first sighting
+    /// when never). `showsAttributes`: whether `subscriber_attributes` holds the customer's (only
+    /// for the secret key, as RevenueCat shows them); `{}` otherwise.
     public static func body(
         for appUserId: String, customer: CustomerState?, purchases: [PurchaseView], entitlements: [String: [String]],
-        lastSeenMs: Int64? = nil, at now: Date
+        lastSeenMs: Int64? = nil, showsAttributes: Bool = false, at now: Date
     ) -> [UInt8] {
         let nowMs = Int64((now.timeIntervalSince1970 * 1000).rounded())
         var out = JSONWriter(capacity: 512 + 768 * purchases.count)
@@ -56,7 +58,8 @@ public enum SubscriberInfo {
         out.key("subscriber")
         subscriber(
             appUserId, customer: customer, purchases: purchases, entitlements: entitlements,
-            lastSeenMs: lastSeenMs ?? customer?.firstSeenMs ?? nowMs, nowMs: nowMs, into: &out)
+            lastSeenMs: lastSeenMs ?? customer?.firstSeenMs ?? nowMs,
+            attributes: showsAttributes ? SubscriberAttribute.shown(customer?.attributes) : [:], nowMs: nowMs, into: &out)
         out.endObject()
         return out.bytes
     }
@@ -65,7 +68,7 @@ public enum SubscriberInfo {
 
     static func subscriber(
         _ appUserId: String, customer: CustomerState?, purchases: [PurchaseView], entitlements: [String: [String]],
-        lastSeenMs: Int64, nowMs: Int64, into out: inout JSONWriter
+        lastSeenMs: Int64, attributes: [String: SubscriberAttribute], nowMs: Int64, into out: inout JSONWriter
     ) {
         let subscriptions = purchases.filter { $0.kind == .subscription }
         // Products of earlier periods stay listed, as RevenueCat lists them, with the
@@ -94,8 +97,7 @@ public enum SubscriberInfo {
         out.beginObject()
         out.endObject()
         out.key("subscriber_attributes")
-        out.beginObject()
-        out.endObject()
+        SubscriberAttribute.write(attributes, into: &out)
         out.key("subscriptions")
         out.beginObject()
         let listed = latestPerProduct(everyProduct.filter { $0.kind == .subscription })

@@ -33,6 +33,10 @@ extension Event: SortedJSONWritable {
         writer.optional("renewal_number", renewalNumber.map(Int64.init))
         writer.optional("sequence", sequence)
         writer.member("store", store)
+        if let attributes = subscriberAttributes {
+            writer.key("subscriber_attributes")
+            SubscriberAttribute.write(attributes, into: &writer)
+        }
         writer.optional("transaction_id", transactionId)
         writer.optional("transferred_from", transferredFrom)
         writer.optional("transferred_to", transferredTo)
@@ -76,5 +80,6 @@ extension Event: JSONValueReadable {
         transferredFrom = try fields.optionalStrings("transferred_from")
         transferredTo = try fields.optionalStrings("transferred_to")
         sequence = try fields.optionalInt64("sequence")
+        subscriberAttributes = try SubscriberAttribute.read(json["subscriber_attributes"])
     }
 }

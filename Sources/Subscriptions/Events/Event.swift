@@ -58,6 +58,8 @@ public struct Event: Codable, Hashable, Sendable {
     public var transferredTo: [String]?
     /// Per customer, gapless, increasing; absent on `TEST` (which belongs to no customer).
     public var sequence: Int64?
+    /// The customer's attributes when the event was made (RevenueCat's `subscriber_attributes`).
+    public var subscriberAttributes: [String: SubscriberAttribute]?
 
     /// An event with only its identity; the reducer fills the rest.
     public init(type: EventType, id: String, eventTimestampMs: Int64 = 0) {
@@ -101,5 +103,6 @@ public struct Event: Codable, Hashable, Sendable {
         case transferredFrom = "transferred_from"
         case transferredTo = "transferred_to"
         case sequence
+        case subscriberAttributes = "subscriber_attributes"
     }
 }

@@ -6,6 +6,9 @@ public enum CustomerAction: Codable, Hashable, Sendable {
     case seen(appUserId: String)
     /// Two ids are one customer (`POST /v1/subscribers/{id}/alias`): merged, without TRANSFER.
     case aliased(appUserId: String, newAppUserId: String)
+    /// The app or its backend set attributes (`POST /v1/subscribers/{id}/attributes`), already
+    /// checked; a null or empty value deletes.
+    case attributesSet(appUserId: String, [String: SubscriberAttribute])
     /// A data-deletion request (`DELETE /v1/subscribers/{id}`): the customer's identity is
     /// erased and its purchases are left with no owner.
     case deleted(appUserId: String)
@@ -13,7 +16,7 @@ public enum CustomerAction: Codable, Hashable, Sendable {
     /// The ids the action names, to load (with the purchases they own).
     public var customerIds: [String] {
         switch self {
-        case .seen(let id), .deleted(let id): [id]
+        case .seen(let id), .deleted(let id), .attributesSet(let id, _): [id]
         case .aliased(let id, let other): [id, other]
         }
     }

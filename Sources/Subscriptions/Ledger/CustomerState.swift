@@ -20,6 +20,8 @@ public struct CustomerState: Codable, Hashable, Sendable {
     public internal(set) var oneTimeTransactionIds: [String] = []
     /// The `sequence` of the last event delivered to this customer; 0 before the first.
     public internal(set) var lastSequence: Int64 = 0
+    /// Its attributes by key, deleted ones included (`SubscriberAttribute`); nil when none.
+    public internal(set) var attributes: [String: SubscriberAttribute]?
 
     /// A new customer with no purchases.
     public init(appUserId: String, firstSeenMs: Int64) {

@@ -51,6 +51,11 @@ extension Ledger {
             }
         case .deleted(let appUserId):
             delete(appUserId)
+        case .attributesSet(let appUserId, let updates):
+            let id = customerId(appUserId)
+            ensureCustomer(id, nowMs: nowMs)
+            let merged = SubscriberAttribute.merging(updates, into: customers[id]?.attributes ?? [:])
+            customers[id]?.attributes = merged.isEmpty ? nil : merged
         }
         return []
     }
@@ -64,6 +69,10 @@ extension Ledger {
         var ids = [sourceId, source]
         if let merged = customers.removeValue(forKey: source) {
             ids += merged.aliases
+            if let attributes = merged.attributes {
+                let kept = customers[target]?.attributes ?? [:]
+                customers[target]?.attributes = SubscriberAttribute.merging(attributes, into: kept)
+            }
             for id in merged.originalTransactionIds {
                 subscriptions[id]?.journal.ownerAppUserId = target
                 customers[target]?.add(.subscription(originalTransactionId: id))

@@ -109,6 +109,7 @@ extension Ledger {
                 stamped.appUserId = owner
                 stamped.originalAppUserId = owner
                 stamped.aliases = customers[owner]?.aliases
+                stamped.subscriberAttributes = SubscriberAttribute.shown(customers[owner]?.attributes)
             }
             stamped.entitlementIds = configuration.entitlementIds(for: event.productId)
             return .emit(stamped)

@@ -1,0 +1,51 @@
+import AppStore
+import Testing
+
+@testable import Subscriptions
+
+/// RevenueCat's rules for subscriber attributes, as a table.
+@Suite struct SubscriberAttributeTests {
+    @Test(
+        arguments: [
+            ("favorite_color", "red", nil),
+            ("$email", "a@example.com", nil),
+            ("$email", "not an address", "Value is not a valid email address."),
+            ("$unknownReserved", "x", "Key name format is not valid."),
+            ("has space", "x", "Key name format is not valid."),
+            ("1starts_with_digit", "x", "Key name format is not valid."),
+            (String(repeating: "k", count: 41), "x", "Key name format is not valid."),
+            ("long", String(repeating: "v", count: 501), "Value is too long."),
+            ("long", String(repeating: "v", count: 500), nil),
+            ("$email", nil, nil),
+        ] as [(String, String?, String?)])
+    func keysAndValues(key: String, value: String?, problem: String?) {
+        #expect(SubscriberAttribute.problem(key: key, value: value) == problem)
+    }
+
+    @Test func olderWritesLoseNullDeletesAndDeviceIdsAreWrittenOnce() {
+        var stored: [String: SubscriberAttribute] = [:]
+        stored = SubscriberAttribute.merging(
+            ["color": .init(value: "red", updatedAtMs: 20), "$idfa": .init(value: "A", updatedAtMs: 20)], into: stored)
+        stored = SubscriberAttribute.merging(
+            ["color": .init(value: "blue", updatedAtMs: 10), "$idfa": .init(value: "B", updatedAtMs: 30)], into: stored)
+        #expect(stored["color"]?.value == "red")
+        #expect(stored["$idfa"]?.value == "A")
+        stored = SubscriberAttribute.merging(["color": .init(value: nil, updatedAtMs: 25)], into: stored)
+        #expect(SubscriberAttribute.shown(stored).keys.sorted() == ["$idfa"])
+        // The deletion keeps its time: an older write cannot bring the value back.
+        stored = SubscriberAttribute.merging(["color": .init(value: "green", updatedAtMs: 24)], into: stored)
+        #expect(stored["color"]?.value == nil)
+        stored = SubscriberAttribute.merging(["color": .init(value: "", updatedAtMs: 26)], into: stored)
+        #expect(stored["color"]?.value == nil)
+    }
+
+    @Test func eventsCarryTheAttributesAndMergesKeepTheNewest() {
+        var shop = Harness()
+        shop.apply(.customerAction(.attributesSet(appUserId: "user", ["$email": .init(value: "u@example.com", updatedAtMs: 5)])))
+        let bought = shop.send(Fixture.buy)
+        #expect(bought.first?.subscriberAttributes == ["$email": .init(value: "u@example.com", updatedAtMs: 5)])
+        shop.apply(.customerAction(.attributesSet(appUserId: "other", ["$email": .init(value: "o@example.com", updatedAtMs: 9)])))
+        shop.apply(.customerAction(.aliased(appUserId: "user", newAppUserId: "other")))
+        #expect(shop.ledger.customers["user"]?.attributes?["$email"]?.value == "o@example.com")
+    }
+}
