@@ -77,12 +77,18 @@ struct WebhookDeliveryTests {
         tampered[tampered.count / 2] ^= 0x01
         #expect(!WebhookSignature.verify(header: signature, body: tampered, secret: Self.secret))
         #expect(!WebhookSignature.verify(header: signature, body: request.body, secret: "another secret"))
-        // Every field of the format is there, null when it does not apply.
+        // The keys RevenueCat's INITIAL_PURCHASE carries are there, null when they do not apply;
+        // those of other types are not.
         let event = request.event
-        for key in ["new_product_id", "cancel_reason", "expiration_reason", "transferred_from", "offer_code"] {
+        for key in ["offer_code", "presented_offering_id", "entitlement_id"] {
             #expect(event[key] == .null, "\(key)")
             #expect(event.objectValue?.keys.contains(key) == true, "\(key) is present")
         }
+        for key in ["new_product_id", "cancel_reason", "expiration_reason", "transferred_from"] {
+            #expect(event.objectValue?.keys.contains(key) == false, "\(key) is absent")
+        }
+        #expect(event["experiments"] == .array([]))
+        #expect(event["takehome_percentage"] == .number(0.7))
         #expect(event["store"] == .string("APP_STORE"))
         #expect(event["environment"] == .string("SANDBOX"))
         #expect(event["sequence"] == .integer(1))

@@ -43,6 +43,9 @@ import Testing
         event.transferredFrom = ["x"]
         event.transferredTo = ["y", "z"]
         event.sequence = 42
+        event.taxPercentage = Decimal(string: "0.1597")
+        event.commissionPercentage = Decimal(string: "0.2521")
+        event.takehomePercentage = Decimal(string: "0.7")
         event.subscriberAttributes = [
             "$email": SubscriberAttribute(value: "a@example.com", updatedAtMs: 7),
             "é\"": SubscriberAttribute(value: "v\n", updatedAtMs: 8), "Z": SubscriberAttribute(value: "z", updatedAtMs: 9),

@@ -99,9 +99,11 @@ import Testing
         (OfferType?.none, OfferDiscountType?.none, PeriodType.normal),
         (.introductory, .freeTrial, .trial),
         (.introductory, .payAsYouGo, .intro),
-        (.promotional, .payUpFront, .promotional),
+        // PROMOTIONAL is for RevenueCat's own grants: a store offer is TRIAL when free, else INTRO.
+        (.promotional, .payUpFront, .intro),
         (.offerCode, .freeTrial, .trial),
-        (.winBack, .oneTime, .promotional),
+        (.winBack, .oneTime, .intro),
+        (.promotional, .freeTrial, .trial),
     ])
     func periodTypeComesFromTheOfferFields(offer: OfferType?, discount: OfferDiscountType?, expected: PeriodType) {
         let transaction = Apple.transaction("1", purchase: 0, offer: offer, discount: discount)

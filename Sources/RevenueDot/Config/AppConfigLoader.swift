@@ -7,6 +7,7 @@ enum AppConfigLoader {
     static let keys: Set<String> = [
         "id", "bundleId", "appAppleId", "environments", "rootCertificates", "trackNewPurchasesFromServerNotifications",
         "secretApiKey", "publicApiKey", "entitlements", "webhook", "inAppPurchaseKey", "restoreBehavior",
+        "smallBusinessProgram",
     ]
 
     static func load(_ app: ConfigReader, directory: URL) throws(ConfigError) -> AppConfig {
@@ -43,7 +44,7 @@ enum AppConfigLoader {
                 "restoreBehavior",
                 "\"\(restore)\" is not one of \(RestoreBehavior.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
         }
-        return AppConfig(
+        var config = AppConfig(
             id: id, bundleId: bundleId, appAppleId: appAppleId, environments: environments,
             rootCertificates: try roots(app, directory: directory),
             trackNewPurchasesFromServerNotifications: try app.bool("trackNewPurchasesFromServerNotifications") ?? false,
@@ -51,6 +52,8 @@ enum AppConfigLoader {
             entitlements: try entitlements(app),
             webhook: try webhook(app, directory: directory),
             inAppPurchaseKey: try inAppPurchaseKey(app, directory: directory), restoreBehavior: restoreBehavior)
+        config.smallBusinessProgram = try app.bool("smallBusinessProgram") ?? false
+        return config
     }
 
     private static func environmentSet(_ app: ConfigReader) throws(ConfigError) -> Set<AppStoreEnvironment> {

@@ -45,7 +45,7 @@ public enum ConfigLoader {
             throw ConfigError(file: file, key: "", problem: "not valid JSON (\(error))")
         }
         let root = try ConfigReader(file: file, path: "", value: json)
-        try root.rejectUnknownKeys(["listen", "database", "apps", "scheduler", "http", "appleApi"])
+        try root.rejectUnknownKeys(["listen", "database", "apps", "scheduler", "http", "appleApi", "exchangeRatesFile"])
         let directory = URL(fileURLWithPath: file).deletingLastPathComponent()
 
         let listen = try listenAddress(root)
@@ -71,6 +71,8 @@ public enum ConfigLoader {
             }
             apps.append(app)
         }
+        let rates = try ExchangeRates(path: try root.string("exchangeRatesFile").map { resolve($0, in: directory) })
+        for index in apps.indices { apps[index].exchangeRates = rates }
         let scheduler = try root.object("scheduler")
         try scheduler?.rejectUnknownKeys(["intervalMs"])
         let intervalMs = try scheduler?.integer("intervalMs", in: 10...3_600_000) ?? 1000

@@ -63,6 +63,10 @@ public struct AppConfig: Sendable {
     public var inAppPurchaseKey: InAppPurchaseKeyConfig?
     /// How a purchase moves between identified customers (RevenueCat's restore behaviour).
     public var restoreBehavior: RestoreBehavior = .transfer
+    /// Whether the developer is in Apple's Small Business Program: 15% commission on every sale.
+    public var smallBusinessProgram = false
+    /// The operator's exchange rates (top-level `exchangeRatesFile`), shared by every app.
+    public var exchangeRates: ExchangeRates?
 
     /// The verification policy for this app's notifications.
     public var policy: VerificationPolicy {

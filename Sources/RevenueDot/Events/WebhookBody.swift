@@ -4,20 +4,46 @@ import Subscriptions
 
 /// The bytes RevenueCat consumers expect: `{"api_version":"1.0","event":{…}}`.
 ///
-/// Every field of the event format is present, `null` when it does not apply, as RevenueCat
-/// sends it (consumers index fields without checking for them). Keys are sorted, so the body of
-/// an event is the same on every attempt.
+/// Each event type carries the keys RevenueCat's sample bodies give it, `null` when a value
+/// does not apply (consumers index fields without checking for them), and no others: a TRANSFER
+/// has no customer, product or price keys, as RevenueCat sends it. `sequence` is RevenueDot's
+/// addition. Keys are sorted, so the body of an event is the same on every attempt.
 enum WebhookBody {
     static let apiVersion = "1.0"
 
-    /// The event object of a stored event, with every field of the format.
+    /// The keys of every event but TRANSFER (RevenueCat's samples), with their value when absent.
+    static let common: [String: JSONValue] = [
+        "aliases": .null, "app_id": .null, "app_user_id": .null, "commission_percentage": .null, "country_code": .null,
+        "currency": .null, "entitlement_id": .null, "entitlement_ids": .null, "environment": .null,
+        "event_timestamp_ms": .null, "experiments": .array([]), "expiration_at_ms": .null, "id": .null,
+        "is_family_share": .null, "offer_code": .null, "original_app_user_id": .null, "original_transaction_id": .null,
+        "period_type": .null, "presented_offering_id": .null, "price": .null, "price_in_purchased_currency": .null,
+        "product_id": .null, "purchased_at_ms": .null, "renewal_number": .null, "sequence": .null, "store": .null,
+        "subscriber_attributes": .object([:]), "takehome_percentage": .null, "tax_percentage": .null,
+        "transaction_id": .null, "type": .null,
+    ]
+
+    /// The keys one type adds to `common`.
+    static let added: [String: [String]] = [
+        "RENEWAL": ["is_trial_conversion"], "CANCELLATION": ["cancel_reason"], "EXPIRATION": ["expiration_reason"],
+        "PRODUCT_CHANGE": ["new_product_id"], "BILLING_ISSUE": ["grace_period_expiration_at_ms"],
+    ]
+
+    /// The only keys of a TRANSFER.
+    static let transfer: Set<String> = [
+        "app_id", "environment", "event_timestamp_ms", "id", "sequence", "store", "transferred_from", "transferred_to", "type",
+    ]
+
+    /// The event object of a stored event, with the keys of its type.
     static func event(fromStored json: String) throws -> JSONValue {
-        guard case .object(var members) = try JSONValue(parsing: Data(json.utf8)) else {
+        guard case .object(let stored) = try JSONValue(parsing: Data(json.utf8)) else {
             throw WebhookBodyError(description: "stored event is not a JSON object")
         }
-        for key in Event.CodingKeys.allCases where members[key.rawValue] == nil {
-            members[key.rawValue] = .null
-        }
+        let type = stored["type"]?.stringValue ?? ""
+        if type == "TRANSFER" { return .object(stored.filter { transfer.contains($0.key) }) }
+        var members = common
+        for key in added[type] ?? [] { members[key] = .null }
+        for (key, value) in stored where members[key] != nil { members[key] = value }
         return .object(members)
     }
 

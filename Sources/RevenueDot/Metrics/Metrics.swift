@@ -40,10 +40,16 @@ final class Metrics: Sendable {
 
     /// The exposition text; `outbox` adds the delivery backlog read from storage, `heldBacklog`
     /// the notifications stored held.
-    func render(outbox: OutboxStatus? = nil, heldBacklog: Int? = nil) -> String {
+    func render(outbox: OutboxStatus? = nil, heldBacklog: Int? = nil, unpricedEvents: Int? = nil) -> String {
         var lines: [String] = []
         func counter(_ name: String, _ help: String, _ value: Int) {
             lines += ["# HELP \(name) \(help)", "# TYPE \(name) counter", "\(name) \(value)"]
+        }
+        if let unpricedEvents {
+            counter(
+                "revenuedot_events_without_usd_price_total",
+                "Events made with a price in a currency for which exchangeRatesFile gives no rate: price is null.",
+                unpricedEvents)
         }
         counter(
             "revenuedot_notifications_received_total",

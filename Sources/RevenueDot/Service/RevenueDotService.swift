@@ -120,7 +120,7 @@ public final class RevenueDotService: Sendable {
                 ingest: ingest, subscribers: subscribers, events: EventsAPI(keys: APIKeys(apps: config.apps), store: store),
                 commerce: CommerceAPI(keys: APIKeys(apps: config.apps), store: store, clock: Date.init),
                 apple: AppleWorkAPI(keys: APIKeys(apps: config.apps), store: store, clients: apple, clock: Date.init),
-                store: store, metrics: metrics),
+                store: store, metrics: metrics, exchangeRates: config.apps.first?.exchangeRates),
             observer: metrics)
     }
 

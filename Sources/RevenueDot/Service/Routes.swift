@@ -10,7 +10,7 @@ enum Routes {
 
     static func router(
         ingest: Ingest, subscribers: SubscribersAPI, events: EventsAPI, commerce: CommerceAPI, apple: AppleWorkAPI,
-        store: SQLiteStore, metrics: Metrics
+        store: SQLiteStore, metrics: Metrics, exchangeRates: ExchangeRates? = nil
     ) -> Router {
         var router = Router()
         router.addDeferred("POST", "/v1/apple/import") { apple.importRow($0, reply: $1) }
@@ -48,12 +48,14 @@ enum Routes {
             }
             // The partial index of notifications not applied serves it (SQLite needs its condition
             // spelled out to use it): cheap however many are stored.
+            let unpriced = exchangeRates?.unpricedCount ?? 0
             let held = try? store.read { (rows) throws(StoreError) in
                 let sql = "SELECT count(*) FROM notifications WHERE state = 'held' AND state != 'applied'"
                 return Int(try rows.query(sql).first?.first?.integerValue ?? 0)
             }
             return .text(
-                metrics.render(outbox: outbox, heldBacklog: held), contentType: "text/plain; version=0.0.4; charset=utf-8")
+                metrics.render(outbox: outbox, heldBacklog: held, unpricedEvents: unpriced),
+                contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         return router
     }

@@ -69,6 +69,11 @@ enum LedgerInputs {
             effects = ledger.apply(input, at: now)
         }
         let removed = sliced.ledger.customers.keys.filter { ledger.customers[$0] == nil }
+        let unpriced = effects.count {
+            guard case .emit(let event) = $0 else { return false }
+            return event.price == nil && event.currency != nil && event.priceInPurchasedCurrency != nil
+        }
+        if deliver, unpriced > 0 { app.exchangeRates?.countUnpriced(unpriced) }
         try LedgerRows.save(
             ledger, facts: sliced.facts, effects: effects, appId: app.id, at: atMs, deliver: deliver && app.webhook != nil,
             removedCustomers: removed, cache: cache, in: transaction)

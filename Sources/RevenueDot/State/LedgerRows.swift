@@ -219,10 +219,13 @@ enum LedgerRows {
     }
 
     static func configuration(_ app: AppConfig) -> LedgerConfiguration {
-        LedgerConfiguration(
+        var configuration = LedgerConfiguration(
             appId: app.id, entitlements: app.entitlements,
             trackNewPurchasesFromServerNotifications: app.trackNewPurchasesFromServerNotifications,
             restoreBehavior: app.restoreBehavior)
+        configuration.smallBusinessProgram = app.smallBusinessProgram
+        configuration.usdExchangeRates = app.exchangeRates?.current() ?? [:]
+        return configuration
     }
 
     private static func customer(_ id: String, app: AppConfig, from rows: some RowReader) throws -> CustomerState? {

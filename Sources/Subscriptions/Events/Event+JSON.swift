@@ -10,6 +10,7 @@ extension Event: SortedJSONWritable {
         writer.optional("app_id", appId)
         writer.optional("app_user_id", appUserId)
         writer.optional("cancel_reason", cancelReason?.rawValue)
+        writer.optional("commission_percentage", commissionPercentage)
         writer.optional("country_code", countryCode)
         writer.optional("currency", currency)
         writer.optional("entitlement_ids", entitlementIds)
@@ -37,6 +38,8 @@ extension Event: SortedJSONWritable {
             writer.key("subscriber_attributes")
             SubscriberAttribute.write(attributes, into: &writer)
         }
+        writer.optional("takehome_percentage", takehomePercentage)
+        writer.optional("tax_percentage", taxPercentage)
         writer.optional("transaction_id", transactionId)
         writer.optional("transferred_from", transferredFrom)
         writer.optional("transferred_to", transferredTo)
@@ -81,5 +84,8 @@ extension Event: JSONValueReadable {
         transferredTo = try fields.optionalStrings("transferred_to")
         sequence = try fields.optionalInt64("sequence")
         subscriberAttributes = try SubscriberAttribute.read(json["subscriber_attributes"])
+        taxPercentage = try fields.optionalDecimal("tax_percentage")
+        commissionPercentage = try fields.optionalDecimal("commission_percentage")
+        takehomePercentage = try fields.optionalDecimal("takehome_percentage")
     }
 }

@@ -25,6 +25,33 @@ extension Event {
         currency = transaction.currency
         offerCode = transaction.offerIdentifier
         countryCode = transaction.storefront.map(CountryCode.alpha2(fromStorefront:))
+        taxPercentage = TaxRates.share(country: countryCode)
+        let afterFirstYear =
+            transaction.type == .autoRenewable
+            && (transaction.purchaseDate ?? 0) - (transaction.originalPurchaseDate ?? .max / 2)
+                >= Self.paidYearMs
+        setCommission(nominal: afterFirstYear ? Self.reducedCommission : Self.standardCommission)
+    }
+
+    /// A year of paid service, after which Apple keeps 15% of a subscription.
+    static let paidYearMs: Int64 = 365 * 86_400_000
+    static let standardCommission = Decimal(string: "0.3")!
+    static let reducedCommission = Decimal(string: "0.15")!
+
+    /// `commission_percentage` and `takehome_percentage` for a nominal commission: Apple takes
+    /// it after tax, so its share of the price is `nominal × (1 − tax)` (RevenueCat's since 2024).
+    mutating func setCommission(nominal: Decimal) {
+        takehomePercentage = 1 - nominal
+        commissionPercentage = TaxRates.round(nominal * (1 - (taxPercentage ?? 0)), places: 4)
+    }
+
+    /// `price` in USD from `priceInPurchasedCurrency` and `rates` (units of a currency per US
+    /// dollar), to the cent; unchanged when already set or no rate is known.
+    mutating func convertPrice(usdRates rates: [String: Decimal]) {
+        guard price == nil, let amount = priceInPurchasedCurrency, let currency, let rate = rates[currency], rate > 0 else {
+            return
+        }
+        price = TaxRates.round(amount / rate, places: 2)
     }
 
     /// Sets both prices from milliunits of `currency`.

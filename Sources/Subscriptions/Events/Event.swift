@@ -58,6 +58,13 @@ public struct Event: Codable, Hashable, Sendable {
     public var transferredTo: [String]?
     /// Per customer, gapless, increasing; absent on `TEST` (which belongs to no customer).
     public var sequence: Int64?
+    /// The share of `price` that is tax (VAT/GST), estimated from the storefront (`TaxRates`).
+    public var taxPercentage: Decimal?
+    /// The share of `price` the App Store keeps: 30%, or 15% after a subscriber's first paid year
+    /// or in the Small Business Program, taken after tax, so `nominal × (1 − tax_percentage)`.
+    public var commissionPercentage: Decimal?
+    /// 1 − the nominal commission (0.7 or 0.85), before tax: RevenueCat's deprecated field.
+    public var takehomePercentage: Decimal?
     /// The customer's attributes when the event was made (RevenueCat's `subscriber_attributes`).
     public var subscriberAttributes: [String: SubscriberAttribute]?
 
@@ -104,5 +111,8 @@ public struct Event: Codable, Hashable, Sendable {
         case transferredTo = "transferred_to"
         case sequence
         case subscriberAttributes = "subscriber_attributes"
+        case taxPercentage = "tax_percentage"
+        case commissionPercentage = "commission_percentage"
+        case takehomePercentage = "takehome_percentage"
     }
 }

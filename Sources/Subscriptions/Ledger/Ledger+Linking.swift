@@ -112,6 +112,10 @@ extension Ledger {
                 stamped.subscriberAttributes = SubscriberAttribute.shown(customers[owner]?.attributes)
             }
             stamped.entitlementIds = configuration.entitlementIds(for: event.productId)
+            if configuration.smallBusinessProgram, stamped.takehomePercentage != nil {
+                stamped.setCommission(nominal: Event.reducedCommission)
+            }
+            stamped.convertPrice(usdRates: configuration.usdExchangeRates)
             return .emit(stamped)
         }
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The per-app settings the reducer needs: app id, entitlement map, the tracking switch and the
 /// restore behaviour.
 ///
@@ -13,6 +15,10 @@ public struct LedgerConfiguration: Codable, Hashable, Sendable {
     public var trackNewPurchasesFromServerNotifications: Bool
     /// How a purchase another identified customer owns moves when someone else posts it.
     public var restoreBehavior: RestoreBehavior
+    /// Whether the developer is in Apple's Small Business Program (15% commission on everything).
+    public var smallBusinessProgram = false
+    /// Units of each currency per US dollar, for events' `price` (the operator's rates).
+    public var usdExchangeRates: [String: Decimal] = [:]
 
     /// A configuration; by default no app id, no entitlements, tracking off, transfers.
     public init(

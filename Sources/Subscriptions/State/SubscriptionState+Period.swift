@@ -118,9 +118,10 @@ extension SubscriptionState {
         if transaction.offerDiscountType == .freeTrial { return .trial }
         switch transaction.offerType {
         case .none: return .normal
-        case .introductory?:
+        // PROMOTIONAL is RevenueCat's for entitlements it grants, never for a store's offer: an
+        // introductory, promotional, offer-code or win-back price is TRIAL when free, else INTRO.
+        case .introductory?, .promotional?, .offerCode?, .winBack?, .unknown?:
             return transaction.offerDiscountType == nil && transaction.price == 0 ? .trial : .intro
-        case .promotional?, .offerCode?, .winBack?, .unknown?: return .promotional
         }
     }
 
