@@ -75,6 +75,9 @@ import Testing
         #expect(shop.ledger.customers["dana"]?.aliases == ["$RCAnonymousID:abc", "dana"])
         #expect(shop.ledger.customers["dana"]?.originalTransactionIds == [Apple.original])
         #expect(shop.ledger.customers["$RCAnonymousID:abc"] == nil)
+        // The anonymous id came first: RevenueCat's original_app_user_id.
+        #expect(shop.ledger.customers["dana"]?.firstAppUserId == "$RCAnonymousID:abc")
+        #expect(shop.send(Fixture.disable).first?.originalAppUserId == "$RCAnonymousID:abc")
         // Between identified ids, the new one joins the customer asked about.
         shop.apply(.customerAction(.seen(appUserId: "erin")))
         shop.apply(.customerAction(.aliased(appUserId: "dana", newAppUserId: "erin")))

@@ -48,6 +48,7 @@ extension CustomerState {
         originalTransactionIds = try fields.strings("originalTransactionIds") ?? []
         oneTimeTransactionIds = try fields.strings("oneTimeTransactionIds") ?? []
         lastSequence = try fields.integer("lastSequence") ?? 0
+        originalAppUserId = try fields.string("originalAppUserId")
         if case .object(let stored)? = members["attributes"] {
             var attributes: [String: SubscriberAttribute] = [:]
             for (key, value) in stored {

@@ -89,7 +89,7 @@ public enum SubscriberInfo {
         out.member("management_url", hasActiveSubscription ? managementURL : nil)
         out.key("non_subscriptions")
         writeNonSubscriptions(purchases.filter { $0.kind == .oneTime }, into: &out)
-        out.member("original_app_user_id", customer?.appUserId ?? appUserId)
+        out.member("original_app_user_id", customer?.firstAppUserId ?? appUserId)
         // The app's first version and download date come from the app receipt, never seen here.
         out.member("original_application_version", nil)
         out.member("original_purchase_date", nil)

@@ -1,7 +1,7 @@
 /// A customer: an `app_user_id`, its aliases, first-seen time, purchases and event counter.
 ///
-/// RevenueCat's `original_app_user_id` is `appUserId` (RevenueDot never renames a customer),
-/// and `aliases` lists every id the customer is known by, itself included.
+/// RevenueCat's `original_app_user_id` is the customer's first id (`originalAppUserId`, else
+/// `appUserId`), and `aliases` lists every id the customer is known by, itself included.
 /// https://www.revenuecat.com/docs/api-v1
 public struct CustomerState: Codable, Hashable, Sendable {
     /// The prefix of a customer created for a purchase nobody claimed, when
@@ -12,8 +12,11 @@ public struct CustomerState: Codable, Hashable, Sendable {
     public let appUserId: String
     /// Every id of this customer, sorted, `appUserId` included.
     public internal(set) var aliases: [String]
-    /// The `now` at which the customer was created, UNIX milliseconds.
-    public let firstSeenMs: Int64
+    /// The `now` at which the customer was created, UNIX milliseconds (the earliest of two merged).
+    public internal(set) var firstSeenMs: Int64
+    /// RevenueCat's `original_app_user_id`: the first id of the customer, when a merge made an
+    /// older id part of it (an anonymous id that logged in); nil when it is `appUserId`.
+    public internal(set) var originalAppUserId: String?
     /// The subscriptions the customer owns, sorted.
     public internal(set) var originalTransactionIds: [String] = []
     /// The one-time purchases the customer owns, sorted.
@@ -29,6 +32,9 @@ public struct CustomerState: Codable, Hashable, Sendable {
         self.aliases = [appUserId]
         self.firstSeenMs = firstSeenMs
     }
+
+    /// The first id of the customer (RevenueCat's `original_app_user_id`).
+    public var firstAppUserId: String { originalAppUserId ?? appUserId }
 
     /// Whether RevenueDot created the customer for an unclaimed purchase.
     public var isAnonymous: Bool { appUserId.hasPrefix(Self.anonymousPrefix) }

@@ -69,6 +69,15 @@ extension Ledger {
         var ids = [sourceId, source]
         if let merged = customers.removeValue(forKey: source) {
             ids += merged.aliases
+            // The older of the two gives the first id; at the same time, an anonymous one (it was
+            // there before the customer logged in).
+            if let kept = customers[target],
+                merged.firstSeenMs < kept.firstSeenMs
+                    || (merged.firstSeenMs == kept.firstSeenMs && Self.isAnonymous(merged.firstAppUserId))
+            {
+                customers[target]?.firstSeenMs = merged.firstSeenMs
+                customers[target]?.originalAppUserId = merged.firstAppUserId
+            }
             if let attributes = merged.attributes {
                 let kept = customers[target]?.attributes ?? [:]
                 customers[target]?.attributes = SubscriberAttribute.merging(attributes, into: kept)

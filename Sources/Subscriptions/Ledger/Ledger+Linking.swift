@@ -107,7 +107,7 @@ extension Ledger {
             stamped.sequence = customers[owner]?.nextSequence()
             if event.type != .transfer {
                 stamped.appUserId = owner
-                stamped.originalAppUserId = owner
+                stamped.originalAppUserId = customers[owner]?.firstAppUserId ?? owner
                 stamped.aliases = customers[owner]?.aliases
                 stamped.subscriberAttributes = SubscriberAttribute.shown(customers[owner]?.attributes)
             }
