@@ -147,9 +147,11 @@ struct SubscribersAPITests {
             ]))
         let response = try post("nemo", signed)
         #expect(response.status == 422)
-        #expect(
-            try JSONValue(parsing: response.body)["error"]?["message"]
-                == .string("the signed transaction has no originalTransactionId"))
+        // RevenueCat's error shape on RevenueCat's paths: its code, and RevenueDot's beside it.
+        let error = try JSONValue(parsing: response.body)
+        #expect(error["message"] == .string("the signed transaction has no originalTransactionId"))
+        #expect(error["code"] == .integer(7103))
+        #expect(error["revenuedot_error"] == .string("invalid_transaction"))
         #expect(try JSONValue(parsing: try get("nemo").body)["subscriber"]?["subscriptions"] == .object([:]))
     }
 

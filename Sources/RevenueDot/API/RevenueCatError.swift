@@ -6,7 +6,10 @@ import HTTP
 /// "message": "..."}`, with the codes RevenueCat's SDKs know (purchases-ios
 /// `BackendErrorCode`); RevenueDot's own paths keep `{"error": {"code", "message"}}`.
 enum RevenueCatError: Int {
+    case storeProblem = 7101
     case cannotTransferPurchase = 7102
+    case invalidReceipt = 7103
+    case internalServerError = 7110
     case emptyAppUserId = 7220
     case invalidAPIKey = 7225
     case badRequest = 7226
@@ -15,6 +18,8 @@ enum RevenueCatError: Int {
     case invalidSubscriberAttributes = 7263
     case invalidSubscriberAttributesBody = 7264
     case secretKeyRequired = 7243
+    case requestAlreadyInProgress = 7638
+    case purchaseBelongsToOtherUser = 7852
 
     /// The answer: `status`, `{"code", "message"}` and any `extra` members.
     func response(status: Int, _ message: String, extra: [String: JSONValue] = [:]) -> HTTPResponse {
@@ -22,5 +27,37 @@ enum RevenueCatError: Int {
         body["code"] = .integer(Int64(rawValue))
         body["message"] = .string(message)
         return .json(Data(JSONValue.object(body).serialized().utf8), status: status)
+    }
+}
+
+extension RevenueCatError {
+    /// RevenueDot's error codes on the RevenueCat-compatible paths, and RevenueCat's for them.
+    static let byCode: [String: RevenueCatError] = [
+        "unauthorized": .invalidAPIKey, "bad_request": .badRequest, "not_found": .notFound,
+        "storage_unavailable": .internalServerError, "stored_state_invalid": .internalServerError,
+        "receipt_already_in_use": .cannotTransferPurchase, "owned_by_another_customer": .purchaseBelongsToOtherUser,
+        "bought_for_another_account": .purchaseBelongsToOtherUser, "transaction_not_found": .notFound,
+        "app_store_server_api": .storeProblem, "busy": .requestAlreadyInProgress,
+        "no_app_store_server_api": .badRequest, "invalid_transaction": .invalidReceipt,
+    ]
+
+    /// `response` in RevenueCat's shape when it is one of RevenueDot's errors (same status,
+    /// headers and message, RevenueDot's own code beside RevenueCat's as `revenuedot_error`, which
+    /// RevenueCat's SDKs ignore); anything else as it is. A code not in the table is a signed
+    /// transaction that did not verify (401: `invalidReceipt`), else a bad request or a
+    /// server error by status.
+    static func translate(_ response: HTTPResponse) -> HTTPResponse {
+        guard response.status >= 400, let json = try? JSONValue(parsing: response.body), case .object(let error)? = json["error"],
+            let code = error["code"]?.stringValue
+        else { return response }
+        let mapped =
+            byCode[code]
+            ?? (response.status == 401 ? .invalidReceipt : response.status >= 500 ? .internalServerError : .badRequest)
+        var translated = mapped.response(
+            status: response.status, error["message"]?.stringValue ?? code, extra: ["revenuedot_error": .string(code)])
+        for (name, value) in response.headers where name.lowercased() != "content-length" {
+            translated.headers[name] = translated.headers[name] ?? value
+        }
+        return translated
     }
 }

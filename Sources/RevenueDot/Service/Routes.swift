@@ -18,13 +18,19 @@ enum Routes {
         router.add("POST", "/v1/advanced-commerce/{appId}/requests") { commerce.create($0) }
         router.add("GET", "/v1/advanced-commerce/{appId}/requests/{requestReferenceId}") { commerce.show($0) }
         router.add("GET", "/v1/events") { events.events($0) }
-        // Deferred: an unknown customer is created first (a write), as RevenueCat creates it.
-        router.addDeferred("GET", "/v1/subscribers/{app_user_id}") { subscribers.subscriber($0, reply: $1) }
-        router.addDeferred("DELETE", "/v1/subscribers/{app_user_id}") { subscribers.delete($0, reply: $1) }
-        router.addDeferred("POST", "/v1/subscribers/{app_user_id}/alias") { subscribers.alias($0, reply: $1) }
-        router.addDeferred("POST", "/v1/subscribers/{app_user_id}/attributes") { subscribers.setAttributes($0, reply: $1) }
-        router.addDeferred("POST", "/v1/subscribers/{app_user_id}/transactions") { request, reply in
-            subscribers.postTransaction(request, reply: reply)
+        // RevenueCat's paths answer errors in RevenueCat's shape. GET is deferred: an unknown
+        // customer is created first (a write), as RevenueCat creates it.
+        let revenueCat: [(String, String, @Sendable (HTTPRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void)] = [
+            ("GET", "/v1/subscribers/{app_user_id}", subscribers.subscriber),
+            ("DELETE", "/v1/subscribers/{app_user_id}", subscribers.delete),
+            ("POST", "/v1/subscribers/{app_user_id}/alias", subscribers.alias),
+            ("POST", "/v1/subscribers/{app_user_id}/attributes", subscribers.setAttributes),
+            ("POST", "/v1/subscribers/{app_user_id}/transactions", subscribers.postTransaction),
+        ]
+        for (method, path, handler) in revenueCat {
+            router.addDeferred(method, path) { request, reply in
+                handler(request) { reply(RevenueCatError.translate($0)) }
+            }
         }
         // Deferred: the worker verifies, then serves other connections while the commit is on its way.
         router.addDeferred("POST", notificationRoute) { request, reply in
