@@ -203,3 +203,41 @@ struct AttributesAPITests {
         }
     }
 }
+
+/// RevenueCat's sandbox testing access: non-production purchases grant entitlements only to the
+/// customers the app allows, and are recorded for everyone.
+@Suite("Sandbox access")
+struct SandboxAccessTests {
+    @Test(arguments: [
+        (#""sandboxAccess": "everyone""#, ["tess": true, "uma": true]),
+        (#""sandboxAccess": {"appUserIds": ["tess"]}"#, ["tess": true, "uma": false]),
+        (#""sandboxAccess": "nobody""#, ["tess": false, "uma": false]),
+    ])
+    func sandboxPurchasesGrantAsTheAppAllows(option: String, granted: [String: Bool]) throws {
+        let fixture = try ServerFixture(demoOptions: option)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        for (index, user) in ["tess", "uma"].enumerated() {
+            let signed = try LinkingAPITests.storeKitTransaction(fixture, original: "670000000\(index)")
+            #expect(try LinkingAPITests.link(connection, user, signed) == 200)
+            let subscriber = try LinkingAPITests.subscriber(connection, user)
+            // Listed either way; an entitlement only where sandbox purchases grant.
+            #expect(subscriber["subscriptions"]?["pro.monthly"]?["is_sandbox"] == .bool(true))
+            #expect((subscriber["entitlements"]?["pro"] != nil) == granted[user], "\(user)")
+        }
+        service.shutdown()
+        let purchases = try LinkingAPITests.events(fixture).filter { $0.type == "INITIAL_PURCHASE" }
+        #expect(purchases.count == 2)
+        for event in purchases {
+            let expected: JSONValue? = granted[event.customer ?? ""] == true ? .array([.string("pro")]) : nil
+            #expect(event.json["entitlement_ids"] == expected, "\(event.customer ?? "")")
+        }
+    }
+
+    @Test func aSandboxAccessOfAnotherShapeIsOneClearLine() throws {
+        let fixture = try ServerFixture(demoOptions: #""sandboxAccess": "some""#)
+        let error = #expect(throws: ConfigError.self) { try ConfigLoader.load(path: fixture.configPath) }
+        #expect(error?.description.contains(#""some" is not "everyone", "nobody" or {"appUserIds": [...]}"#) == true)
+    }
+}

@@ -77,7 +77,8 @@ struct SubscribersAPI: Sendable {
             let lastSeen = [contacts?.unwritten(appId: app.id, appUserId: id), found.lastSeenMs].compactMap { $0 }.max()
             let body = SubscriberInfo.body(
                 for: id, customer: found.customer, purchases: found.purchases, entitlements: app.entitlements,
-                lastSeenMs: lastSeen, showsAttributes: access == .secret, at: now)
+                lastSeenMs: lastSeen, showsAttributes: access == .secret,
+                sandboxGrants: app.sandboxAccess.grants(found.customer, appUserId: id), at: now)
             return .found(.json(Data(body)))
         } catch  where error.code == .corrupt {
             // Retrying cannot help: the row needs repair (or `replay`), not the client's patience.

@@ -7,7 +7,7 @@ enum AppConfigLoader {
     static let keys: Set<String> = [
         "id", "bundleId", "appAppleId", "environments", "rootCertificates", "trackNewPurchasesFromServerNotifications",
         "secretApiKey", "publicApiKey", "entitlements", "webhook", "inAppPurchaseKey", "restoreBehavior",
-        "smallBusinessProgram",
+        "smallBusinessProgram", "sandboxAccess",
     ]
 
     static func load(_ app: ConfigReader, directory: URL) throws(ConfigError) -> AppConfig {
@@ -53,7 +53,25 @@ enum AppConfigLoader {
             webhook: try webhook(app, directory: directory),
             inAppPurchaseKey: try inAppPurchaseKey(app, directory: directory), restoreBehavior: restoreBehavior)
         config.smallBusinessProgram = try app.bool("smallBusinessProgram") ?? false
+        config.sandboxAccess = try sandboxAccess(app)
         return config
+    }
+
+    /// `"everyone"` (the default), `"nobody"`, or `{"appUserIds": [...]}`.
+    private static func sandboxAccess(_ app: ConfigReader) throws(ConfigError) -> SandboxAccess {
+        if let object = try? app.object("sandboxAccess") {
+            try object.rejectUnknownKeys(["appUserIds"])
+            guard let ids = try object.strings("appUserIds") else {
+                throw app.fail("sandboxAccess", #"must be "everyone", "nobody" or {"appUserIds": [...]}"#)
+            }
+            return .only(Set(ids))
+        }
+        switch try app.string("sandboxAccess") {
+        case nil, "everyone"?: return .everyone
+        case "nobody"?: return .nobody
+        case let other?:
+            throw app.fail("sandboxAccess", #""\#(other)" is not "everyone", "nobody" or {"appUserIds": [...]}"#)
+        }
     }
 
     private static func environmentSet(_ app: ConfigReader) throws(ConfigError) -> Set<AppStoreEnvironment> {

@@ -63,6 +63,8 @@ public struct AppConfig: Sendable {
     public var inAppPurchaseKey: InAppPurchaseKeyConfig?
     /// How a purchase moves between identified customers (RevenueCat's restore behaviour).
     public var restoreBehavior: RestoreBehavior = .transfer
+    /// Which customers non-production purchases give entitlements to (`sandboxAccess`).
+    public var sandboxAccess = SandboxAccess.everyone
     /// Whether the developer is in Apple's Small Business Program: 15% commission on every sale.
     public var smallBusinessProgram = false
     /// The operator's exchange rates (top-level `exchangeRatesFile`), shared by every app.

@@ -224,6 +224,7 @@ enum LedgerRows {
             trackNewPurchasesFromServerNotifications: app.trackNewPurchasesFromServerNotifications,
             restoreBehavior: app.restoreBehavior)
         configuration.smallBusinessProgram = app.smallBusinessProgram
+        configuration.sandboxAccess = app.sandboxAccess
         configuration.usdExchangeRates = app.exchangeRates?.current() ?? [:]
         return configuration
     }

@@ -43,11 +43,12 @@ public enum SubscriberInfo {
     /// UTF-8 byte order of their keys, so the text equals `JSONValue.serialized()` of the same value.
     ///
     /// `lastSeenMs`: when the app last contacted RevenueDot about the customer (its first sighting
-    /// when never). `showsAttributes`: whether `subscriber_attributes` holds the customer's (only
+    /// when never). `sandboxGrants`: whether non-production purchases give entitlements
+    /// (`SandboxAccess`); they are listed either way. `showsAttributes`: whether `subscriber_attributes` holds the customer's (only
     /// for the secret key, as RevenueCat shows them); `{}` otherwise.
     public static func body(
         for appUserId: String, customer: CustomerState?, purchases: [PurchaseView], entitlements: [String: [String]],
-        lastSeenMs: Int64? = nil, showsAttributes: Bool = false, at now: Date
+        lastSeenMs: Int64? = nil, showsAttributes: Bool = false, sandboxGrants: Bool = true, at now: Date
     ) -> [UInt8] {
         let nowMs = Int64((now.timeIntervalSince1970 * 1000).rounded())
         var out = JSONWriter(capacity: 512 + 768 * purchases.count)
@@ -59,7 +60,8 @@ public enum SubscriberInfo {
         subscriber(
             appUserId, customer: customer, purchases: purchases, entitlements: entitlements,
             lastSeenMs: lastSeenMs ?? customer?.firstSeenMs ?? nowMs,
-            attributes: showsAttributes ? SubscriberAttribute.shown(customer?.attributes) : [:], nowMs: nowMs, into: &out)
+            attributes: showsAttributes ? SubscriberAttribute.shown(customer?.attributes) : [:], sandboxGrants: sandboxGrants,
+            nowMs: nowMs, into: &out)
         out.endObject()
         return out.bytes
     }
@@ -68,13 +70,14 @@ public enum SubscriberInfo {
 
     static func subscriber(
         _ appUserId: String, customer: CustomerState?, purchases: [PurchaseView], entitlements: [String: [String]],
-        lastSeenMs: Int64, attributes: [String: SubscriberAttribute], nowMs: Int64, into out: inout JSONWriter
+        lastSeenMs: Int64, attributes: [String: SubscriberAttribute], sandboxGrants: Bool, nowMs: Int64,
+        into out: inout JSONWriter
     ) {
         let subscriptions = purchases.filter { $0.kind == .subscription }
         // Products of earlier periods stay listed, as RevenueCat lists them, with the
         // entitlements they gave shown expired.
         let everyProduct = purchases.flatMap(\.withEarlierProducts)
-        let held = Ledger.entitlements(entitlements, from: everyProduct, atMs: nowMs)
+        let held = Ledger.entitlements(entitlements, from: everyProduct, atMs: nowMs, sandboxGrants: sandboxGrants)
         let hasActiveSubscription = subscriptions.contains { $0.hasAccess(atMs: nowMs) }
         out.beginObject()
         out.key("entitlements")

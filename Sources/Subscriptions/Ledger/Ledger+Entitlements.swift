@@ -25,16 +25,19 @@ extension Ledger {
     /// The configured entitlements `appUserId` holds or held at `nowMs`, sorted by id; those no
     /// purchase of the customer ever granted are left out.
     public func entitlements(of appUserId: String, atMs nowMs: Int64) -> [Entitlement] {
-        guard customers[appUserId] != nil else { return [] }
-        return Self.entitlements(configuration.entitlements, from: views(of: appUserId), atMs: nowMs)
+        guard let customer = customers[appUserId] else { return [] }
+        return Self.entitlements(
+            configuration.entitlements, from: views(of: appUserId), atMs: nowMs,
+            sandboxGrants: configuration.sandboxAccess.grants(customer, appUserId: appUserId))
     }
 
     /// The entitlements (`entitlement id → product ids`) that `purchases`, one customer's, grant or
-    /// granted at `nowMs`, sorted by id.
+    /// granted at `nowMs`, sorted by id; non-production purchases count only when `sandboxGrants`.
     public static func entitlements(
-        _ configured: [String: [String]], from purchases: [PurchaseView], atMs nowMs: Int64
+        _ configured: [String: [String]], from purchases: [PurchaseView], atMs nowMs: Int64, sandboxGrants: Bool = true
     ) -> [Entitlement] {
-        let candidates = purchases.map { purchase in
+        let granting = sandboxGrants ? purchases : purchases.filter { $0.environment == .production }
+        let candidates = granting.map { purchase in
             Entitlement(
                 entitlementId: "", productId: purchase.productId,
                 // An entitlement ends with its purchase's access, grace included; a one-time

@@ -112,6 +112,12 @@ extension Ledger {
                 stamped.subscriberAttributes = SubscriberAttribute.shown(customers[owner]?.attributes)
             }
             stamped.entitlementIds = configuration.entitlementIds(for: event.productId)
+            // A non-production purchase of a customer without sandbox access grants nothing.
+            if event.environment == .sandbox,
+                !configuration.sandboxAccess.grants(customers[owner], appUserId: owner)
+            {
+                stamped.entitlementIds = nil
+            }
             if configuration.smallBusinessProgram, stamped.takehomePercentage != nil {
                 stamped.setCommission(nominal: Event.reducedCommission)
             }

@@ -17,6 +17,8 @@ public struct LedgerConfiguration: Codable, Hashable, Sendable {
     public var restoreBehavior: RestoreBehavior
     /// Whether the developer is in Apple's Small Business Program (15% commission on everything).
     public var smallBusinessProgram = false
+    /// Which customers non-production purchases give entitlements to.
+    public var sandboxAccess = SandboxAccess.everyone
     /// Units of each currency per US dollar, for events' `price` (the operator's rates).
     public var usdExchangeRates: [String: Decimal] = [:]
 
