@@ -241,3 +241,38 @@ struct SandboxAccessTests {
         #expect(error?.description.contains(#""some" is not "everyone", "nobody" or {"appUserIds": [...]}"#) == true)
     }
 }
+
+/// The app's AppTransaction posted for a customer: its first version and download date.
+@Suite("AppTransaction posting")
+struct AppTransactionPostingTests {
+    @Test func theAppsFirstVersionAndDownloadDateAreTheCustomers() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let downloaded = Int64(1_600_000_000_000)
+        let signed = try fixture.signer.sign(
+            .object([
+                "receiptType": .string("Sandbox"), "appAppleId": .integer(1234), "bundleId": .string("com.example.app"),
+                "applicationVersion": .string("7.1"), "originalApplicationVersion": .string("1.0"),
+                "originalPurchaseDate": .integer(downloaded),
+                "receiptCreationDate": .integer(Int64(Date().timeIntervalSince1970 * 1000) - 1000),
+                "signedDate": .integer(Int64(Date().timeIntervalSince1970 * 1000)),
+            ]))
+        let body = JSONValue.object(["signedAppTransaction": .string(signed)]).serialized()
+        let response = try connection.request(
+            "POST", "/v1/subscribers/vera/transactions",
+            headers: ["Authorization": "Bearer pk_test_public", "Content-Type": "application/json"], body: Data(body.utf8))
+        #expect(response.status == 200, "\(response.text)")
+        let subscriber = try LinkingAPITests.subscriber(connection, "vera")
+        #expect(subscriber["original_application_version"] == .string("1.0"))
+        #expect(subscriber["original_purchase_date"] == .string("2020-09-13T12:26:40Z"))
+        // A forged one is refused, in RevenueCat's shape.
+        let forged = try connection.request(
+            "POST", "/v1/subscribers/vera/transactions",
+            headers: ["Authorization": "Bearer pk_test_public", "Content-Type": "application/json"],
+            body: Data(JSONValue.object(["signedAppTransaction": .string("a.b.c")]).serialized().utf8))
+        #expect(forged.status == 401)
+        #expect(try JSONValue(parsing: forged.body)["code"] == .integer(7103))
+    }
+}

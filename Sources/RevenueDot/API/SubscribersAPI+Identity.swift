@@ -53,3 +53,33 @@ extension SubscribersAPI {
             })
     }
 }
+
+extension SubscribersAPI {
+    /// `{"signedAppTransaction": ...}` posted for a customer: StoreKit's `AppTransaction`, verified
+    /// as any signed data; its `originalApplicationVersion` and `originalPurchaseDate` become the
+    /// customer's `original_application_version` and `original_purchase_date`. Answers the customer.
+    func postAppTransaction(
+        _ signed: String, app: AppConfig, verifier: AppVerifiers, appUserId: String, access: APIKeys.Access,
+        reply: @escaping @Sendable (HTTPResponse) -> Void
+    ) {
+        let now = clock()
+        let appTransaction: AppTransaction
+        do {
+            appTransaction = try verifier.strict.verifyAppTransaction(signed, now: now).payload
+        } catch {
+            return reply(.error(status: 401, code: error.status.rawValue, message: error.detail))
+        }
+        let atMs = UnixTime.milliseconds(now)
+        let action = CustomerAction.appTransactionPosted(
+            appUserId: appUserId, originalApplicationVersion: appTransaction.originalApplicationVersion,
+            originalPurchaseDateMs: appTransaction.originalPurchaseDate)
+        store.write(
+            { try CustomerActionRows.apply(action, app: app, atMs: atMs, cache: cache, in: $0) },
+            completion: { result in
+                if case .failure(let error) = result {
+                    return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
+                }
+                DispatchQueue.global().async { reply(answerSubscriber(appUserId, app: app, access: access).response) }
+            })
+    }
+}

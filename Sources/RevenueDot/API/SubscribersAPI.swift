@@ -104,13 +104,18 @@ struct SubscribersAPI: Sendable {
         if let signed = body?["signedTransaction"]?.stringValue {
             return link(signed, app: app, verifier: verifier, appUserId: appUserId, access: access, reply: reply)
         }
+        if let signed = body?["signedAppTransaction"]?.stringValue {
+            return postAppTransaction(signed, app: app, verifier: verifier, appUserId: appUserId, access: access, reply: reply)
+        }
         if let transactionId = body?["transactionId"]?.stringValue {
             return linkById(transactionId, app: app, verifier: verifier, appUserId: appUserId, access: access, reply: reply)
         }
         reply(
             .error(
                 status: 400, code: "bad_request",
-                message: #"the body must be {"signedTransaction": "<jwsRepresentation>"} or {"transactionId": "<id>"}"#))
+                message:
+                    #"the body must be {"signedTransaction": "<jwsRepresentation>"}, {"transactionId": "<id>"} or {"signedAppTransaction": "<AppTransaction jwsRepresentation>"}"#
+            ))
     }
 
     /// Verifies the signed transaction, links it to the customer and applies it.

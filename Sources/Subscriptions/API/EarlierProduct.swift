@@ -12,15 +12,23 @@ public struct EarlierProduct: Codable, Hashable, Sendable {
     /// (an upgrade ends the old plan at once), whichever came first.
     public var expiresDateMs: Int64?
     public var periodType: PeriodType
+    /// Its latest period's price (milliunits) and currency, when known.
+    public var priceMilliunits: Int64? = nil
+    public var currency: String? = nil
+    /// When its latest period was refunded or revoked.
+    public var refundedAtMs: Int64? = nil
 }
 
 extension EarlierProduct: SortedJSONWritable {
     public func writeSortedJSON(into writer: inout JSONWriter) throws {
         writer.beginObject()
+        writer.optional("currency", currency)
         writer.optional("expiresDateMs", expiresDateMs)
         writer.member("periodType", periodType.rawValue)
+        writer.optional("priceMilliunits", priceMilliunits)
         writer.member("productId", productId)
         writer.optional("purchaseDateMs", purchaseDateMs)
+        writer.optional("refundedAtMs", refundedAtMs)
         writer.optional("transactionId", transactionId)
         writer.endObject()
     }
@@ -35,22 +43,29 @@ extension SubscriptionState {
         // A period ends, at the latest, when the next one starts (an upgrade ends the old plan at once).
         let starts = periodKeys().compactMap(\.purchaseDate).sorted()
         var latest: [String: EarlierProduct] = [:]
-        func consider(_ product: String?, _ transactionId: String?, _ purchase: Int64?, _ expires: Int64?, _ type: PeriodType) {
+        func consider(
+            _ product: String?, _ transactionId: String?, _ purchase: Int64?, _ expires: Int64?, _ type: PeriodType,
+            price: Int64?, currency: String?, refunded: Int64? = nil
+        ) {
             guard let product, product != current, let purchase, purchase < currentStart else { return }
             if let known = latest[product], let knownPurchase = known.purchaseDateMs, knownPurchase >= purchase { return }
             let next = starts.first { $0 > purchase } ?? currentStart
             latest[product] = EarlierProduct(
                 productId: product, transactionId: transactionId, purchaseDateMs: purchase,
-                expiresDateMs: min(expires ?? next, next), periodType: type)
+                expiresDateMs: min(expires ?? next, next), periodType: type, priceMilliunits: price, currency: currency,
+                refundedAtMs: refunded)
         }
         for transaction in transactions.values where transaction.transactionId != transactionId {
             consider(
                 transaction.productId, transaction.transactionId, transaction.purchaseDate,
                 transaction.revocationDate.map { min($0, transaction.expiresDate ?? $0) } ?? transaction.expiresDate,
-                Self.periodType(of: transaction))
+                Self.periodType(of: transaction), price: transaction.price, currency: transaction.currency,
+                refunded: transaction.revocationDate)
         }
         for period in (earlierPeriods ?? [:]).values {
-            consider(period.productId, period.transactionId, period.purchaseDate, period.expiresDate, period.periodType)
+            consider(
+                period.productId, period.transactionId, period.purchaseDate, period.expiresDate, period.periodType,
+                price: period.price, currency: period.currency)
         }
         return latest.values.sorted { JSONValue.precedesInUTF8($0.productId, $1.productId) }
     }
@@ -64,8 +79,8 @@ extension PurchaseView {
             transactionId: earlier.transactionId, purchaseDateMs: earlier.purchaseDateMs,
             originalPurchaseDateMs: originalPurchaseDateMs, expiresDateMs: earlier.expiresDateMs,
             accessEndsAtMs: earlier.expiresDateMs, gracePeriodAccessEndsAtMs: nil, periodType: earlier.periodType,
-            unsubscribeDetectedAtMs: nil, billingIssueDetectedAtMs: nil, refundedAtMs: nil, priceMilliunits: nil,
-            currency: nil, advancedCommerce: nil)
+            unsubscribeDetectedAtMs: nil, billingIssueDetectedAtMs: nil, refundedAtMs: earlier.refundedAtMs,
+            priceMilliunits: earlier.priceMilliunits, currency: earlier.currency, advancedCommerce: nil)
     }
 
     /// This view and the views of its earlier products.

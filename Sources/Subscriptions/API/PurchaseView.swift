@@ -61,7 +61,7 @@ extension SubscriptionState {
             originalPurchaseDateMs: originalPurchaseDateMs, expiresDateMs: expiresDateMs, accessEndsAtMs: accessEndsAtMs,
             gracePeriodAccessEndsAtMs: gracePeriodAccessEndsAtMs, periodType: periodType,
             unsubscribeDetectedAtMs: unsubscribeDetectedAtMs, billingIssueDetectedAtMs: billingIssueDetectedAtMs,
-            refundedAtMs: refundedAtMs, priceMilliunits: priceMilliunits, currency: currency,
+            refundedAtMs: refundedAtMs ?? revokedAtMs, priceMilliunits: priceMilliunits, currency: currency,
             advancedCommerce: SubscriberInfo.advancedCommerce(self),
             earlierProducts: earlierProducts.isEmpty ? nil : earlierProducts)
     }

@@ -49,6 +49,8 @@ extension CustomerState {
         oneTimeTransactionIds = try fields.strings("oneTimeTransactionIds") ?? []
         lastSequence = try fields.integer("lastSequence") ?? 0
         originalAppUserId = try fields.string("originalAppUserId")
+        originalApplicationVersion = try fields.string("originalApplicationVersion")
+        originalPurchaseDateMs = try fields.date("originalPurchaseDateMs")
         if case .object(let stored)? = members["attributes"] {
             var attributes: [String: SubscriberAttribute] = [:]
             for (key, value) in stored {
@@ -141,7 +143,9 @@ private struct StoredFields {
                         productId: try fields.required(fields.string("productId"), "productId"),
                         transactionId: try fields.string("transactionId"), purchaseDateMs: try fields.date("purchaseDateMs"),
                         expiresDateMs: try fields.date("expiresDateMs"),
-                        periodType: try fields.required(fields.periodType("periodType"), "periodType")))
+                        periodType: try fields.required(fields.periodType("periodType"), "periodType"),
+                        priceMilliunits: try fields.amount("priceMilliunits"), currency: try fields.string("currency"),
+                        refundedAtMs: try fields.date("refundedAtMs")))
             }
             return products
         case let other?: throw mismatch(key, other)

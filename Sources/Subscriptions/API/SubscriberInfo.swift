@@ -93,9 +93,9 @@ public enum SubscriberInfo {
         out.key("non_subscriptions")
         writeNonSubscriptions(purchases.filter { $0.kind == .oneTime }, into: &out)
         out.member("original_app_user_id", customer?.firstAppUserId ?? appUserId)
-        // The app's first version and download date come from the app receipt, never seen here.
-        out.member("original_application_version", nil)
-        out.member("original_purchase_date", nil)
+        // The app's first version and download date: from an AppTransaction the app posted.
+        out.member("original_application_version", customer?.originalApplicationVersion)
+        out.member("original_purchase_date", date(customer?.originalPurchaseDateMs))
         out.key("other_purchases")
         out.beginObject()
         out.endObject()
@@ -143,8 +143,8 @@ public enum SubscriberInfo {
         )
     }
 
-    /// `expires_date` is the current period's end as Apple sent it; a refund or revocation shows
-    /// in `refunded_at` and in the entitlement, whose access it ends.
+    /// `expires_date` is the current period's end as Apple sent it, or its refund or Family
+    /// Sharing revocation when earlier (RevenueCat's `subscriptions[]`), with `refunded_at`.
     static func write(subscription: PurchaseView, into out: inout JSONWriter) {
         out.beginObject()
         if let advancedCommerce = subscription.advancedCommerce {
@@ -154,7 +154,8 @@ public enum SubscriberInfo {
         out.member("auto_resume_date", nil)
         out.member("billing_issues_detected_at", date(subscription.billingIssueDetectedAtMs))
         out.member("display_name", nil)
-        out.member("expires_date", date(subscription.expiresDateMs))
+        let expires = [subscription.expiresDateMs, subscription.refundedAtMs].compactMap { $0 }.min()
+        out.member("expires_date", date(expires))
         out.member("grace_period_expires_date", date(subscription.gracePeriodAccessEndsAtMs))
         out.key("is_sandbox")
         out.bool(isSandbox(subscription.environment))

@@ -9,6 +9,9 @@ public enum CustomerAction: Codable, Hashable, Sendable {
     /// The app or its backend set attributes (`POST /v1/subscribers/{id}/attributes`), already
     /// checked; a null or empty value deletes.
     case attributesSet(appUserId: String, [String: SubscriberAttribute])
+    /// The app posted its verified AppTransaction: the app's first version and download date
+    /// (RevenueCat's `original_application_version` and `original_purchase_date`).
+    case appTransactionPosted(appUserId: String, originalApplicationVersion: String?, originalPurchaseDateMs: Int64?)
     /// A data-deletion request (`DELETE /v1/subscribers/{id}`): the customer's identity is
     /// erased and its purchases are left with no owner.
     case deleted(appUserId: String)
@@ -16,7 +19,7 @@ public enum CustomerAction: Codable, Hashable, Sendable {
     /// The ids the action names, to load (with the purchases they own).
     public var customerIds: [String] {
         switch self {
-        case .seen(let id), .deleted(let id), .attributesSet(let id, _): [id]
+        case .seen(let id), .deleted(let id), .attributesSet(let id, _), .appTransactionPosted(let id, _, _): [id]
         case .aliased(let id, let other): [id, other]
         }
     }

@@ -23,6 +23,9 @@ public struct CustomerState: Codable, Hashable, Sendable {
     public internal(set) var oneTimeTransactionIds: [String] = []
     /// The `sequence` of the last event delivered to this customer; 0 before the first.
     public internal(set) var lastSequence: Int64 = 0
+    /// The app's first version and download date, from an AppTransaction the app posted.
+    public internal(set) var originalApplicationVersion: String?
+    public internal(set) var originalPurchaseDateMs: Int64?
     /// Its attributes by key, deleted ones included (`SubscriberAttribute`); nil when none.
     public internal(set) var attributes: [String: SubscriberAttribute]?
 

@@ -51,6 +51,11 @@ extension Ledger {
             }
         case .deleted(let appUserId):
             delete(appUserId)
+        case .appTransactionPosted(let appUserId, let version, let purchased):
+            let id = customerId(appUserId)
+            ensureCustomer(id, nowMs: nowMs)
+            customers[id]?.originalApplicationVersion = version
+            customers[id]?.originalPurchaseDateMs = purchased
         case .attributesSet(let appUserId, let updates):
             let id = customerId(appUserId)
             ensureCustomer(id, nowMs: nowMs)

@@ -18,6 +18,10 @@ public struct EarlierPeriod: Codable, Hashable, Sendable {
     /// The period's product: a subscription that changed plans shows each product it had
     /// (`SubscriptionState.earlierProducts`). Nil in summaries stored before it was kept.
     public var productId: String?
+    /// The period's price (milliunits) and currency, for the product's entry in `subscriptions`.
+    /// Nil in summaries stored before they were kept.
+    public var price: Int64?
+    public var currency: String?
 
     /// The summary of `transaction`, a snapshot of the period.
     public init(_ transaction: JWSTransactionDecodedPayload) {
@@ -27,14 +31,18 @@ public struct EarlierPeriod: Codable, Hashable, Sendable {
         signedDate = transaction.signedDate
         periodType = SubscriptionState.periodType(of: transaction)
         productId = transaction.productId
+        price = transaction.price
+        currency = transaction.currency
     }
 }
 
 extension EarlierPeriod: SortedJSONWritable {
     public func writeSortedJSON(into writer: inout JSONWriter) throws {
         writer.beginObject()
+        writer.optional("currency", currency)
         writer.optional("expiresDate", expiresDate)
         writer.member("periodType", periodType.rawValue)
+        writer.optional("price", price)
         writer.optional("productId", productId)
         writer.optional("purchaseDate", purchaseDate)
         writer.optional("signedDate", signedDate)
@@ -52,5 +60,7 @@ extension EarlierPeriod: JSONValueReadable {
         signedDate = try fields.optionalInt64("signedDate")
         periodType = try fields.closed("periodType", PeriodType.self)
         productId = try fields.optionalString("productId")
+        price = try fields.optionalInt64("price")
+        currency = try fields.optionalString("currency")
     }
 }
