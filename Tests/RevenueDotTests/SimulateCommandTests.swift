@@ -63,6 +63,19 @@ struct SimulateCommandTests {
         #expect(unknown.output.contains("upgrade"))
     }
 
+    /// Options may come before the story as well as after it.
+    @Test func optionsComeBeforeOrAfterTheStory() throws {
+        defer { service.shutdown() }
+        let before = try runCLI(
+            ["simulate", "--config", configPath, "--server", "http://127.0.0.1:\(service.port)", "subscribe", "--user", "olga"],
+            in: directory.path(""))
+        #expect(before.status == 0, "\(before.output)")
+        #expect(try events(of: "olga").contains { $0["type"] == .string("INITIAL_PURCHASE") })
+        let two = try simulate(["subscribe", "renew"])
+        #expect(two.status == 2)
+        #expect(two.output.contains("simulate takes one story"))
+    }
+
     /// `subscribe` then `upgrade` continue one subscription, and the customer sees the events.
     @Test func storiesContinueOneSubscription() throws {
         defer { service.shutdown() }

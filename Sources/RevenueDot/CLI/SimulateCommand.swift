@@ -10,7 +10,7 @@ public struct SimulateCommand {
                revenuedot simulate STORY [--app ID] [--user APP_USER_ID] [--bundle-id ID] [--product ID]
                                          [--period 30s|5m|2h|30d] [--environment Sandbox|Production]
                                          [--server http://HOST:PORT] [--no-grace] [--accept] [--family-shared]
-                                         [--config FILE]
+                                         [--config FILE]   (options before or after the story)
 
           ca      creates (once) a test chain with Apple's marker OIDs under .revenuedot/dev-ca/ and
                   prints its root certificate's path: add it to the app's rootCertificates
@@ -39,8 +39,17 @@ public struct SimulateCommand {
     let story: String
     let parsed: ParsedArguments
 
+    /// The story may come before or after the options (`simulate --config FILE renew` or
+    /// `simulate renew --config FILE`): it is the one positional argument.
     public init(arguments: [String]) throws {
-        guard let first = arguments.first else { throw UsageError("expected ca or a story") }
+        parsed = try ParsedArguments(
+            arguments,
+            valueOptions: ["config", "app", "user", "bundle-id", "product", "period", "environment", "server", "port"],
+            flagOptions: ["no-grace", "accept", "family-shared"])
+        guard let first = parsed.positionals.first else { throw UsageError("expected ca, apple-api or a story") }
+        guard parsed.positionals.count == 1 else {
+            throw UsageError("simulate takes one story, not \(parsed.positionals.joined(separator: " "))")
+        }
         guard first == "ca" || first == "apple-api" || Simulator.Story(rawValue: first) != nil else {
             let names = ["ca", "apple-api"] + Simulator.Story.allCases.map(\.rawValue)
             let close = NotificationCatalog.closest(to: first, among: names)
@@ -48,11 +57,6 @@ public struct SimulateCommand {
                 "unknown story \"\(first)\"" + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: ", "))?"))
         }
         story = first
-        parsed = try ParsedArguments(
-            Array(arguments.dropFirst()),
-            valueOptions: ["config", "app", "user", "bundle-id", "product", "period", "environment", "server", "port"],
-            flagOptions: ["no-grace", "accept", "family-shared"])
-        guard parsed.positionals.isEmpty else { throw UsageError("simulate takes options only after the story") }
     }
 
     public func run() throws -> Int32 {
