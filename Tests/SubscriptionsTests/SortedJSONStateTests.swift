@@ -158,8 +158,11 @@ import Testing
         view.billingIssueDetectedAtMs = 20
         view.gracePeriodAccessEndsAtMs = 21
         view.accessEndsAtMs = 22
+        view.store = "promotional"
         view.earlierProducts = [
-            EarlierProduct(productId: "b", transactionId: "7", purchaseDateMs: 5, expiresDateMs: 6, periodType: .trial),
+            EarlierProduct(
+                productId: "b", transactionId: "7", purchaseDateMs: 5, expiresDateMs: 6, periodType: .trial,
+                priceMilliunits: 4990, currency: "EUR", refundedAtMs: 7),
             EarlierProduct(productId: "a\"é", transactionId: nil, purchaseDateMs: nil, expiresDateMs: nil, periodType: .normal),
         ]
         #expect(Self.unset(view).isEmpty)

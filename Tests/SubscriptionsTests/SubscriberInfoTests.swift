@@ -310,8 +310,23 @@ import Testing
                     transaction: Apple.transaction("1001", product: Apple.yearly, purchase: day(10)),
                     renewal: Apple.renewal(product: Apple.yearly))),
         ]
+        // A customer with every identity field set: merged, attributes, app transaction, grants.
+        var full = shop(Fixture.buy)
+        full.apply(.customerAction(.seen(appUserId: "$RCAnonymousID:x")))
+        full.apply(.customerAction(.aliased(appUserId: "$RCAnonymousID:x", newAppUserId: "user")))
+        full.apply(.customerAction(.attributesSet(appUserId: "user", ["$email": .init(value: "u@example.com", updatedAtMs: 3)])))
+        full.apply(
+            .customerAction(
+                .appTransactionPosted(appUserId: "user", originalApplicationVersion: "1.0", originalPurchaseDateMs: Apple.t0)))
+        full.apply(
+            .customerAction(
+                .promotionalGranted(
+                    appUserId: "user",
+                    PromotionalGrant(id: "g", entitlementId: "pro", productId: "rc_promo_pro_daily", startMs: 1, endMs: 2))))
+        full.apply(.customerAction(.promotionalsRevoked(appUserId: "user", entitlementId: "pro")))
+        #expect(full.ledger.customers["user"]?.promotionalGrants?.first?.revokedAtMs == nil)  // it had ended already
         var checked = 0
-        for shop in ledgers {
+        for shop in ledgers + [full] {
             for (_, customer) in shop.ledger.customers {
                 let json = try JSONValue(parsing: Data(try JSONValueEncoder().encode(customer).utf8))
                 #expect(try CustomerState(stored: json) == customer)

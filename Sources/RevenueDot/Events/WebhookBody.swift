@@ -44,6 +44,8 @@ enum WebhookBody {
         var members = common
         for key in added[type] ?? [] { members[key] = .null }
         for (key, value) in stored where members[key] != nil { members[key] = value }
+        // RevenueCat sends no app_id for its promotional store.
+        if stored["store"] == .string("PROMOTIONAL") { members["app_id"] = nil }
         return .object(members)
     }
 

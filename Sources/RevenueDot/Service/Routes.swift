@@ -26,6 +26,11 @@ enum Routes {
             ("POST", "/v1/subscribers/{app_user_id}/alias", subscribers.alias),
             ("POST", "/v1/subscribers/{app_user_id}/attributes", subscribers.setAttributes),
             ("POST", "/v1/subscribers/{app_user_id}/transactions", subscribers.postTransaction),
+            ("POST", "/v1/subscribers/{app_user_id}/entitlements/{entitlement}/promotional", subscribers.grantPromotional),
+            (
+                "POST", "/v1/subscribers/{app_user_id}/entitlements/{entitlement}/revoke_promotionals",
+                subscribers.revokePromotionals
+            ),
         ]
         for (method, path, handler) in revenueCat {
             router.addDeferred(method, path) { request, reply in

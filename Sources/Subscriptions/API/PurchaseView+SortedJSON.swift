@@ -23,6 +23,7 @@ extension PurchaseView: SortedJSONWritable {
         writer.optional("productId", productId)
         writer.optional("purchaseDateMs", purchaseDateMs)
         writer.optional("refundedAtMs", refundedAtMs)
+        writer.optional("store", store)
         writer.optional("transactionId", transactionId)
         writer.optional("unsubscribeDetectedAtMs", unsubscribeDetectedAtMs)
         writer.endObject()

@@ -40,6 +40,8 @@ public struct PurchaseView: Codable, Hashable, Sendable {
     public var advancedCommerce: JSONValue?
     /// The products of earlier periods (`SubscriptionState.earlierProducts`); nil when none.
     public var earlierProducts: [EarlierProduct]? = nil
+    /// RevenueCat's `store`: nil for the App Store, `promotional` for a grant.
+    public var store: String? = nil
 
     /// Whether the purchase gives access at `nowMs`: a subscription until `accessEndsAtMs`
     /// (never before a period with an expiry is known), a one-time purchase until a refund or

@@ -32,7 +32,7 @@ extension PurchaseView {
             billingIssueDetectedAtMs: try fields.date("billingIssueDetectedAtMs"),
             refundedAtMs: try fields.date("refundedAtMs"), priceMilliunits: try fields.amount("priceMilliunits"),
             currency: try fields.string("currency"), advancedCommerce: members["advancedCommerce"],
-            earlierProducts: try fields.earlierProducts("earlierProducts"))
+            earlierProducts: try fields.earlierProducts("earlierProducts"), store: try fields.string("store"))
     }
 }
 
@@ -50,6 +50,21 @@ extension CustomerState {
         lastSequence = try fields.integer("lastSequence") ?? 0
         originalAppUserId = try fields.string("originalAppUserId")
         originalApplicationVersion = try fields.string("originalApplicationVersion")
+        if case .array(let grants)? = members["promotionalGrants"] {
+            promotionalGrants = try grants.map { (grant) throws(StoredViewError) -> PromotionalGrant in
+                guard case .object(let members) = grant else { throw StoredViewError(description: "a grant is not an object") }
+                let inner = StoredFields(members: members, document: "promotional grant")
+                var parsed = PromotionalGrant(
+                    id: try inner.required(inner.string("id"), "id"),
+                    entitlementId: try inner.required(inner.string("entitlementId"), "entitlementId"),
+                    productId: try inner.required(inner.string("productId"), "productId"),
+                    startMs: try inner.required(inner.integer("startMs"), "startMs"),
+                    endMs: try inner.required(inner.integer("endMs"), "endMs"))
+                parsed.revokedAtMs = try inner.integer("revokedAtMs")
+                if case .bool(let expired)? = members["expired"] { parsed.expired = expired }
+                return parsed
+            }
+        }
         originalPurchaseDateMs = try fields.date("originalPurchaseDateMs")
         if case .object(let stored)? = members["attributes"] {
             var attributes: [String: SubscriberAttribute] = [:]

@@ -73,6 +73,11 @@ public enum SubscriberInfo {
         lastSeenMs: Int64, attributes: [String: SubscriberAttribute], sandboxGrants: Bool, nowMs: Int64,
         into out: inout JSONWriter
     ) {
+        // Promotional grants: subscriptions of store `promotional` granting their entitlement.
+        let grants = customer?.promotionalGrants ?? []
+        var entitlements = entitlements
+        for grant in grants { entitlements[grant.entitlementId, default: []].append(grant.productId) }
+        let purchases = purchases + grants.map(\.view)
         let subscriptions = purchases.filter { $0.kind == .subscription }
         // Products of earlier periods stay listed, as RevenueCat lists them, with the
         // entitlements they gave shown expired.
@@ -166,7 +171,7 @@ public enum SubscriberInfo {
         out.value(price(subscription.priceMilliunits, subscription.currency))
         out.member("purchase_date", date(subscription.purchaseDateMs))
         out.member("refunded_at", date(subscription.refundedAtMs))
-        out.member("store", "app_store")
+        out.member("store", subscription.store ?? "app_store")
         out.member("store_transaction_id", subscription.transactionId)
         out.member("unsubscribe_detected_at", date(subscription.unsubscribeDetectedAtMs))
         out.endObject()

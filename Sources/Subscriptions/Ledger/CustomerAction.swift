@@ -12,6 +12,10 @@ public enum CustomerAction: Codable, Hashable, Sendable {
     /// The app posted its verified AppTransaction: the app's first version and download date
     /// (RevenueCat's `original_application_version` and `original_purchase_date`).
     case appTransactionPosted(appUserId: String, originalApplicationVersion: String?, originalPurchaseDateMs: Int64?)
+    /// The app's backend granted an entitlement for a time (`POST .../entitlements/{id}/promotional`).
+    case promotionalGranted(appUserId: String, PromotionalGrant)
+    /// The app's backend took back every grant of an entitlement (`.../revoke_promotionals`).
+    case promotionalsRevoked(appUserId: String, entitlementId: String)
     /// A data-deletion request (`DELETE /v1/subscribers/{id}`): the customer's identity is
     /// erased and its purchases are left with no owner.
     case deleted(appUserId: String)
@@ -19,7 +23,9 @@ public enum CustomerAction: Codable, Hashable, Sendable {
     /// The ids the action names, to load (with the purchases they own).
     public var customerIds: [String] {
         switch self {
-        case .seen(let id), .deleted(let id), .attributesSet(let id, _), .appTransactionPosted(let id, _, _): [id]
+        case .seen(let id), .deleted(let id), .attributesSet(let id, _), .appTransactionPosted(let id, _, _),
+            .promotionalGranted(let id, _), .promotionalsRevoked(let id, _):
+            [id]
         case .aliased(let id, let other): [id, other]
         }
     }

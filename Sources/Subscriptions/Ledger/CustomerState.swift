@@ -26,6 +26,8 @@ public struct CustomerState: Codable, Hashable, Sendable {
     /// The app's first version and download date, from an AppTransaction the app posted.
     public internal(set) var originalApplicationVersion: String?
     public internal(set) var originalPurchaseDateMs: Int64?
+    /// Entitlements the app's backend granted it (RevenueCat's promotional entitlements).
+    public internal(set) var promotionalGrants: [PromotionalGrant]?
     /// Its attributes by key, deleted ones included (`SubscriberAttribute`); nil when none.
     public internal(set) var attributes: [String: SubscriberAttribute]?
 

@@ -56,6 +56,10 @@ extension Ledger {
             ensureCustomer(id, nowMs: nowMs)
             customers[id]?.originalApplicationVersion = version
             customers[id]?.originalPurchaseDateMs = purchased
+        case .promotionalGranted(let appUserId, let grant):
+            return grantPromotional(grant, to: customerId(appUserId), nowMs: nowMs)
+        case .promotionalsRevoked(let appUserId, let entitlementId):
+            return revokePromotionals(entitlementId, of: customerId(appUserId), nowMs: nowMs)
         case .attributesSet(let appUserId, let updates):
             let id = customerId(appUserId)
             ensureCustomer(id, nowMs: nowMs)
@@ -82,6 +86,10 @@ extension Ledger {
             {
                 customers[target]?.firstSeenMs = merged.firstSeenMs
                 customers[target]?.originalAppUserId = merged.firstAppUserId
+            }
+            if let grants = merged.promotionalGrants {
+                let kept = customers[target]?.promotionalGrants ?? []
+                customers[target]?.promotionalGrants = kept + grants
             }
             if let attributes = merged.attributes {
                 let kept = customers[target]?.attributes ?? [:]

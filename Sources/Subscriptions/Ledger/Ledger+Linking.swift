@@ -100,30 +100,33 @@ extension Ledger {
             return []
         }
         ensureCustomer(owner, nowMs: nowMs)
-        return events.map { event in
-            var stamped = event
-            stamped.appId = configuration.appId
-            stamped.eventTimestampMs = nowMs
-            stamped.sequence = customers[owner]?.nextSequence()
-            if event.type != .transfer {
-                stamped.appUserId = owner
-                stamped.originalAppUserId = customers[owner]?.firstAppUserId ?? owner
-                stamped.aliases = customers[owner]?.aliases
-                stamped.subscriberAttributes = SubscriberAttribute.shown(customers[owner]?.attributes)
-            }
-            stamped.entitlementIds = configuration.entitlementIds(for: event.productId)
-            // A non-production purchase of a customer without sandbox access grants nothing.
-            if event.environment == .sandbox,
-                !configuration.sandboxAccess.grants(customers[owner], appUserId: owner)
-            {
-                stamped.entitlementIds = nil
-            }
-            if configuration.smallBusinessProgram, stamped.takehomePercentage != nil {
-                stamped.setCommission(nominal: Event.reducedCommission)
-            }
-            stamped.convertPrice(usdRates: configuration.usdExchangeRates)
-            return .emit(stamped)
+        return events.map { .emit(stamp($0, for: owner, nowMs: nowMs)) }
+    }
+
+    /// `event` made for `owner` now: app, time, the customer's next sequence, its ids and
+    /// attributes, the entitlements of its product (none from a non-production purchase the
+    /// customer has no sandbox access for), commission and price in dollars.
+    mutating func stamp(_ event: Event, for owner: String, nowMs: Int64) -> Event {
+        var stamped = event
+        stamped.appId = configuration.appId
+        stamped.eventTimestampMs = nowMs
+        stamped.sequence = customers[owner]?.nextSequence()
+        if event.type != .transfer {
+            stamped.appUserId = owner
+            stamped.originalAppUserId = customers[owner]?.firstAppUserId ?? owner
+            stamped.aliases = customers[owner]?.aliases
+            stamped.subscriberAttributes = SubscriberAttribute.shown(customers[owner]?.attributes)
         }
+        stamped.entitlementIds = stamped.entitlementIds ?? configuration.entitlementIds(for: event.productId)
+        // A non-production purchase of a customer without sandbox access grants nothing.
+        if event.environment == .sandbox, !configuration.sandboxAccess.grants(customers[owner], appUserId: owner) {
+            stamped.entitlementIds = nil
+        }
+        if configuration.smallBusinessProgram, stamped.takehomePercentage != nil {
+            stamped.setCommission(nominal: Event.reducedCommission)
+        }
+        stamped.convertPrice(usdRates: configuration.usdExchangeRates)
+        return stamped
     }
 
     /// The customer with this id, created with `firstSeenMs = nowMs` if new.

@@ -20,7 +20,7 @@ extension Ledger.Input {
         case .linked(let key, _):
             key
         case .timerFired(let timer):
-            .subscription(originalTransactionId: timer.originalTransactionId)
+            PromotionalGrant.parse(timer: timer) == nil ? .subscription(originalTransactionId: timer.originalTransactionId) : nil
         case .customerAction:
             nil
         }
@@ -42,8 +42,8 @@ extension Ledger.Input {
             [appUserId].compactMap { $0 } + Ledger.tokenCustomerIds(transaction.appAccountToken)
         case .customerAction(let action):
             action.customerIds
-        case .timerFired:
-            []
+        case .timerFired(let timer):
+            PromotionalGrant.parse(timer: timer).map { [$0.customer] } ?? []
         }
     }
 

@@ -104,6 +104,9 @@ public struct Ledger: Codable, Hashable, Sendable {
                 PurchaseFact(appleHistory: transaction), about: key, token: transaction.appAccountToken, nowMs: nowMs)
             return effects
         case .timerFired(let timer):
+            if let (grantId, customer) = PromotionalGrant.parse(timer: timer) {
+                return expirePromotional(grantId: grantId, of: customerId(customer), nowMs: nowMs)
+            }
             guard var subscription = subscriptions[timer.originalTransactionId] else { return [] }
             var effects: [Effect] = []
             if let expiration = subscription.expire(atMs: nowMs) {
