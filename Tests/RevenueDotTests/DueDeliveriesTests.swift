@@ -55,6 +55,33 @@ struct DueDeliveriesTests {
         #expect(try Self.due(store, window: 3) == ["e9"])
     }
 
+    /// A customer's failing event holds its later events back only for `orderHoldSeconds` after
+    /// it was made (created at 0 here, now is 1000): then they go, and it keeps retrying.
+    @Test func aFailingEventHoldsItsCustomerOnlyForTheHold() throws {
+        let (store, directory) = try Self.store([("a", 5000), ("a", 0), ("a", 0), ("b", 0)])
+        defer { store.close() }
+        _ = directory
+        func due(holdMs: Int64) throws -> [String] {
+            try store.read { (rows) throws(StoreError) in
+                do {
+                    return try Deliveries.due(
+                        appId: "demo", nowMs: 1000, limit: 16, holdMs: holdMs, inFlight: [], from: rows
+                    ).map(\.eventId)
+                } catch { throw StoreError(.corrupt, "\(error)") }
+            }
+        }
+        #expect(try due(holdMs: 2000) == ["e4"])
+        // Held long enough: the next one goes (and holds the one after it, while it is sent).
+        #expect(try due(holdMs: 500) == ["e2", "e4"])
+        // Another webhook's deliveries are its own.
+        let other = try store.read { (rows) throws(StoreError) in
+            do {
+                return try Deliveries.due(appId: "demo", webhook: "audit", nowMs: 1000, limit: 16, inFlight: [], from: rows)
+            } catch { throw StoreError(.corrupt, "\(error)") }
+        }
+        #expect(other.isEmpty)
+    }
+
     /// Stored counts and times outside what any build writes (a damaged or hand-edited row) are
     /// read at their bounds: picking, recording an attempt and the outbox status never trap.
     @Test(arguments: [Int64.max, Int64.min, -1, Int64(Int32.max)])

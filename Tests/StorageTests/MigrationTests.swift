@@ -46,6 +46,33 @@ import Testing
             ])
     }
 
+    /// A database written before version 23 keeps its deliveries, all for the first webhook.
+    @Test func deliveriesSurviveTheMoveToOnePerWebhook() throws {
+        let (directory, connection) = try Self.database(
+            before: 23,
+            holding: """
+                INSERT INTO deliveries (event_id, app_id, customer, position, status, attempts, next_attempt_at, created_at, last_error)
+                VALUES ('e1', 'demo', 'ann', 1, 'pending', 2, 50, 10, 'timed out'),
+                       ('e2', 'demo', NULL, 2, 'delivered', 1, 20, 11, NULL);
+                """)
+        defer { withExtendedLifetime(directory) {} }
+        try Migrator(connection: connection).migrate()
+        let rows = try connection.query(
+            "SELECT event_id, webhook, customer, status, attempts, last_error FROM deliveries ORDER BY position")
+        #expect(
+            rows == [
+                [.text("e1"), .text(""), .text("ann"), .text("pending"), .integer(2), .text("timed out")],
+                [.text("e2"), .text(""), .null, .text("delivered"), .integer(1), .null],
+            ])
+        // A second webhook's delivery of the same event is a row of its own.
+        try connection.execute(
+            script: """
+                INSERT INTO deliveries (event_id, webhook, app_id, position, status, next_attempt_at, created_at)
+                VALUES ('e1', 'audit', 'demo', 1, 'pending', 0, 0);
+                """)
+        #expect(try connection.query("SELECT count(*) FROM deliveries WHERE event_id = 'e1'") == [[.integer(2)]])
+    }
+
     /// A database written before version 11 keeps its timers when they move to a table without rowid.
     @Test func timersSurviveTheMoveToATableWithoutRowid() throws {
         let (directory, connection) = try Self.database(

@@ -79,7 +79,7 @@ public struct EventsCommand {
         arguments.append(.integer(limit))
         let sql = """
             SELECT e.id, e.app_id, e.customer, e.sequence, e.type, e.json, e.created_at, e.position,
-                   d.status, d.attempts, d.next_attempt_at, d.delivered_at, d.last_status, d.last_error
+                   d.status, d.attempts, d.next_attempt_at, d.delivered_at, d.last_status, d.last_error, d.webhook
             FROM events e LEFT JOIN deliveries d ON d.event_id = e.id
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY e.position DESC LIMIT ?
@@ -95,6 +95,7 @@ public struct EventsCommand {
                 delivery["deliveredAt"] = row[11].integerValue.map(JSONValue.integer)
                 delivery["lastStatus"] = row[12].integerValue.map(JSONValue.integer)
                 delivery["lastError"] = row[13].textValue.map(JSONValue.string)
+                delivery["webhook"] = row[14].textValue.map(JSONValue.string)
                 let event = try WebhookBody.event(fromStored: row[5].textValue ?? "{}")
                 let line = JSONValue.object([
                     "cursor": row[7].integerValue.map(JSONValue.integer) ?? .null, "event": event,
@@ -129,13 +130,14 @@ public struct EventsCommand {
         let appId = try store.read { (rows) throws(StoreError) in
             try rows.query("SELECT app_id FROM events WHERE id = ?", [.text(id)]).first?.first?.textValue
         }
-        if let appId, config.app(appId)?.webhook == nil {
+        let webhooks = appId.flatMap { config.app($0) }?.webhooks.map(\.id) ?? []
+        if let appId, webhooks.isEmpty {
             StandardStreams.error("revenuedot events resend: app \"\(appId)\" has no webhook configured to send \(id) to\n")
             return 1
         }
         let found = Locked(false)
         try store.write { transaction in
-            let resent = try Deliveries.resend(eventId: id, at: nowMs, in: transaction)
+            let resent = try Deliveries.resend(eventId: id, webhooks: webhooks, at: nowMs, in: transaction)
             found.withLock { $0 = resent }
         }
         guard found.withLock({ $0 }) else {

@@ -7,7 +7,7 @@ enum AppConfigLoader {
     static let keys: Set<String> = [
         "id", "bundleId", "appAppleId", "environments", "rootCertificates", "trackNewPurchasesFromServerNotifications",
         "secretApiKey", "publicApiKey", "entitlements", "webhook", "inAppPurchaseKey", "restoreBehavior",
-        "smallBusinessProgram", "sandboxAccess",
+        "smallBusinessProgram", "sandboxAccess", "webhooks",
     ]
 
     static func load(_ app: ConfigReader, directory: URL) throws(ConfigError) -> AppConfig {
@@ -50,7 +50,7 @@ enum AppConfigLoader {
             trackNewPurchasesFromServerNotifications: try app.bool("trackNewPurchasesFromServerNotifications") ?? false,
             secretApiKey: secret, publicApiKey: publishable,
             entitlements: try entitlements(app),
-            webhook: try webhook(app, directory: directory),
+            webhooks: try webhooks(app, directory: directory),
             inAppPurchaseKey: try inAppPurchaseKey(app, directory: directory), restoreBehavior: restoreBehavior)
         config.smallBusinessProgram = try app.bool("smallBusinessProgram") ?? false
         config.sandboxAccess = try sandboxAccess(app)
@@ -131,10 +131,30 @@ enum AppConfigLoader {
         return result
     }
 
-    private static func webhook(_ app: ConfigReader, directory: URL) throws(ConfigError) -> WebhookConfig? {
-        guard let hook = try app.object("webhook") else { return nil }
+    /// `webhooks` (a list) or `webhook` (one), not both; ids (`name`) unique.
+    private static func webhooks(_ app: ConfigReader, directory: URL) throws(ConfigError) -> [WebhookConfig] {
+        if let list = try app.array("webhooks") {
+            if try app.object("webhook") != nil { throw app.fail("webhook", "give webhooks or webhook, not both") }
+            var hooks: [WebhookConfig] = []
+            for (index, value) in list.enumerated() {
+                let hook = try ConfigReader(file: app.file, path: "\(app.key("webhooks"))[\(index)]", value: value)
+                var config = try webhook(hook, directory: directory)
+                config.id = try hook.string("name") ?? (index == 0 ? "" : String(index))
+                if hooks.contains(where: { $0.id == config.id }) {
+                    throw hook.fail("name", "\"\(config.id)\" names two webhooks")
+                }
+                hooks.append(config)
+            }
+            return hooks
+        }
+        guard let single = try app.object("webhook") else { return [] }
+        return [try webhook(single, directory: directory)]
+    }
+
+    private static func webhook(_ hook: ConfigReader, directory: URL) throws(ConfigError) -> WebhookConfig {
         try hook.rejectUnknownKeys([
             "url", "authorization", "signingSecret", "timeoutSeconds", "retryDelaysSeconds", "concurrency", "caFile",
+            "name", "environments", "eventTypes", "orderHoldSeconds",
         ])
         let text = try hook.requiredString("url")
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
@@ -161,10 +181,32 @@ enum AppConfigLoader {
                 delays.append(Int(seconds))
             }
         }
-        return WebhookConfig(
+        var config = WebhookConfig(
             url: url, authorization: try hook.string("authorization"), signingSecret: try hook.string("signingSecret"),
             timeoutSeconds: Int(try hook.integer("timeoutSeconds", in: 1...600) ?? 30), retryDelaysSeconds: delays,
             concurrency: Int(try hook.integer("concurrency", in: 1...256) ?? 8), caFile: caFile)
+        config.orderHoldSeconds = Int(try hook.integer("orderHoldSeconds", in: 0...2_592_000) ?? 300)
+        if let names = try hook.strings("environments") {
+            var environments: Set<EventEnvironment> = []
+            for (index, name) in names.enumerated() {
+                guard let environment = EventEnvironment(rawValue: name) else {
+                    throw hook.fail("environments[\(index)]", "\"\(name)\" is not PRODUCTION or SANDBOX")
+                }
+                environments.insert(environment)
+            }
+            guard !environments.isEmpty else { throw hook.fail("environments", "must name PRODUCTION, SANDBOX or both") }
+            config.environments = environments
+        }
+        if let types = try hook.strings("eventTypes") {
+            for (index, type) in types.enumerated() where EventType(rawValue: type) == nil {
+                throw hook.fail(
+                    "eventTypes[\(index)]",
+                    "\"\(type)\" is not an event type (\(EventType.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            guard !types.isEmpty else { throw hook.fail("eventTypes", "must name at least one event type") }
+            config.eventTypes = Set(types)
+        }
+        return config
     }
 
     /// The resolved path of `caFile`, checked to hold PEM certificates: a file that cannot be

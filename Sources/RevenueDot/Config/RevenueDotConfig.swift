@@ -59,7 +59,13 @@ public struct AppConfig: Sendable {
     public var publicApiKey: String?
     /// Entitlement identifier → the product IDs that grant it.
     public var entitlements: [String: [String]]
-    public var webhook: WebhookConfig?
+    /// Where its events go (`webhooks`, or the one `webhook`); empty for none.
+    public var webhooks: [WebhookConfig] = []
+    /// The first webhook (the one of `webhook`).
+    public var webhook: WebhookConfig? {
+        get { webhooks.first }
+        set { webhooks = newValue.map { [$0] } ?? [] }
+    }
     public var inAppPurchaseKey: InAppPurchaseKeyConfig?
     /// How a purchase moves between identified customers (RevenueCat's restore behaviour).
     public var restoreBehavior: RestoreBehavior = .transfer
@@ -93,6 +99,23 @@ public struct WebhookConfig: Sendable {
     /// a resolver that answers wrongly) stand in for the receiver. A receiver with a public
     /// certificate needs no `caFile`.
     public var caFile: String? = nil
+
+    /// Its id in the app's `webhooks` (`name`): `""` for the first unnamed one, else its index.
+    public var id = ""
+    /// The environments whose events it takes (RevenueCat's filter); nil for both.
+    public var environments: Set<EventEnvironment>? = nil
+    /// The event types it takes; nil for all.
+    public var eventTypes: Set<String>? = nil
+    /// How long a customer's failing event holds that customer's later ones back (then they go,
+    /// and it keeps retrying; `sequence` still orders them).
+    public var orderHoldSeconds = 300
+
+    /// Whether the webhook takes `event`.
+    public func accepts(_ event: Event) -> Bool {
+        if let environments, let environment = event.environment, !environments.contains(environment) { return false }
+        if let eventTypes, !eventTypes.contains(event.type.rawValue) { return false }
+        return true
+    }
 
     public static let defaultRetryDelaysSeconds = [10, 60, 300, 1800, 7200, 21600, 43200, 86400, 86400, 86400]
     /// The longest wait a `retryDelaysSeconds` entry may give: 30 days.

@@ -12,6 +12,8 @@ import Threads
 /// from storage: anything not recorded as delivered is sent again, with the same body and id.
 final class DeliveryWorker: Sendable {
     let appId: String
+    /// The webhook's id in the app's `webhooks`.
+    let webhook: String
     private let sender: WebhookSender
     private let store: SQLiteStore
     private let metrics: Metrics
@@ -36,6 +38,7 @@ final class DeliveryWorker: Sendable {
         clock: @escaping @Sendable () -> Date = Date.init, pollInterval: Double = 0.2
     ) {
         appId = app.id
+        self.webhook = webhook.id
         sender = WebhookSender(config: webhook)
         self.store = store
         self.metrics = metrics
@@ -47,13 +50,13 @@ final class DeliveryWorker: Sendable {
         state.withLock { $0.running = true }
         for index in 0..<sender.config.concurrency {
             finished.enter()
-            NamedThread.start("webhook-\(index)-\(appId)") { [self] in
+            NamedThread.start("webhook-\(index)-\(appId)\(webhook.isEmpty ? "" : "-" + webhook)") { [self] in
                 sendLoop()
                 finished.leave()
             }
         }
         finished.enter()
-        NamedThread.start("webhooks-\(appId)") { [self] in
+        NamedThread.start("webhooks-\(appId)\(webhook.isEmpty ? "" : "-" + webhook)") { [self] in
             dispatchLoop()
             finished.leave()
         }
@@ -105,12 +108,15 @@ final class DeliveryWorker: Sendable {
         }
         guard running, inFlight.count < capacity else { return }
         let nowMs = UnixTime.milliseconds(clock())
-        let appId = appId
+        let (appId, webhook) = (appId, webhook)
+        let holdMs = Int64(sender.config.orderHoldSeconds) * 1000
         let room = capacity - inFlight.count
         guard
             let due = try? store.read({ (rows) throws(StoreError) -> [DueDelivery] in
                 do {
-                    return try Deliveries.due(appId: appId, nowMs: nowMs, limit: room, inFlight: inFlight, from: rows)
+                    return try Deliveries.due(
+                        appId: appId, webhook: webhook, nowMs: nowMs, limit: room, holdMs: holdMs, inFlight: inFlight,
+                        from: rows)
                 } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
             })
         else { return }

@@ -9,10 +9,11 @@ import Subscriptions
 /// so an event already delivered stays delivered.
 enum Outbox {
     /// Inserts `event` unless an event with its id exists (re-processing repeats ids exactly),
-    /// with the next global `position`; with `deliver`, also its pending delivery, due at once.
-    static func insert(_ event: Event, appId: String, at nowMs: Int64, deliver: Bool, in transaction: WriteTransaction)
-        throws
-    {
+    /// with the next global `position`; and a pending delivery, due at once, for each of
+    /// `webhooks` that takes it (its environment and type filters).
+    static func insert(
+        _ event: Event, appId: String, at nowMs: Int64, webhooks: [WebhookConfig], in transaction: WriteTransaction
+    ) throws {
         let inserted = try transaction.query(
             """
             INSERT INTO events (id, app_id, customer, sequence, type, json, created_at, position)
@@ -24,22 +25,26 @@ enum Outbox {
                 event.sequence.map(SQLValue.integer) ?? .null, .text(event.type.rawValue),
                 .text(try LedgerRows.encode(event)), .integer(nowMs),
             ])
-        guard deliver, let position = inserted.first?.first?.integerValue else { return }
-        try transaction.execute(
-            """
-            INSERT INTO deliveries (event_id, app_id, customer, position, status, next_attempt_at, created_at)
-            VALUES (?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (event_id) DO NOTHING
-            """,
-            [
-                .text(event.id), .text(appId), event.customerId.map(SQLValue.text) ?? .null, .integer(position),
-                .integer(nowMs), .integer(nowMs),
-            ])
+        guard !webhooks.isEmpty, let position = inserted.first?.first?.integerValue else { return }
+        for webhook in webhooks where webhook.accepts(event) {
+            try transaction.execute(
+                """
+                INSERT INTO deliveries (event_id, webhook, app_id, customer, position, status, next_attempt_at, created_at)
+                VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (event_id, webhook) DO NOTHING
+                """,
+                [
+                    .text(event.id), .text(webhook.id), .text(appId), event.customerId.map(SQLValue.text) ?? .null,
+                    .integer(position), .integer(nowMs), .integer(nowMs),
+                ])
+        }
     }
 }
 
 /// One event on its way to a webhook.
 struct DueDelivery: Sendable, Hashable {
     var eventId: String
+    /// The webhook it goes to (`WebhookConfig.id`).
+    var webhook = ""
     var customer: String?
     /// Attempts made before this one.
     var attempts: Int
@@ -58,9 +63,11 @@ enum DeliveryOutcome: Sendable, Equatable {
 
 /// The delivery rows of the outbox: what is due, what happened, what operators see and change.
 enum Deliveries {
-    /// Pending deliveries of `appId` due at `nowMs`, oldest first, each the earliest pending event
-    /// of its customer: a later event waits while an earlier one is pending (in flight, listed
-    /// in `inFlight`, or waiting for its retry). Dead-lettered and delivered events do not block.
+    /// Pending deliveries of `appId` to `webhook` due at `nowMs`, oldest first, each the earliest
+    /// pending event of its customer: a later event waits while an earlier one is pending (in
+    /// flight, listed in `inFlight`, or waiting for its retry), for `holdMs` after the earlier one
+    /// was made; then it goes, and the earlier one keeps retrying. Dead-lettered and delivered
+    /// events do not block.
     ///
     /// A delivery whose event no longer exists (see `Replay`) is skipped, so it never blocks its customer.
     ///
@@ -68,8 +75,8 @@ enum Deliveries {
     /// of them, so that one customer's long backlog cannot hide everyone behind it), and decides
     /// in Swift: the first pending row seen for a customer is that customer's earliest.
     static func due(
-        appId: String, nowMs: Int64, limit: Int, window: Int = 2000, maxWindows: Int = 10, inFlight: Set<String>,
-        from rows: some RowReader
+        appId: String, webhook: String = "", nowMs: Int64, limit: Int, holdMs: Int64 = .max, window: Int = 2000,
+        maxWindows: Int = 10, inFlight: Set<String>, from rows: some RowReader
     ) throws -> [DueDelivery] {
         var blocked: Set<String> = []
         var picked: [(id: String, customer: String?, attempts: Int, createdAt: Int64)] = []
@@ -79,15 +86,18 @@ enum Deliveries {
                 """
                 SELECT d.event_id, d.customer, d.attempts, d.next_attempt_at, d.created_at, d.position
                 FROM deliveries d JOIN events e ON e.id = d.event_id
-                WHERE d.app_id = ? AND d.status = 'pending' AND d.position > ? ORDER BY d.position LIMIT ?
-                """, [.text(appId), .integer(after), .integer(Int64(window))])
+                WHERE d.app_id = ? AND d.webhook = ? AND d.status = 'pending' AND d.position > ? ORDER BY d.position LIMIT ?
+                """, [.text(appId), .text(webhook), .integer(after), .integer(Int64(window))])
             for row in pending {
                 guard picked.count < limit, let id = row[0].textValue else { break }
                 let customer = row[1].textValue
-                if let customer {
-                    guard blocked.insert(customer).inserted else { continue }
-                }
-                guard !inFlight.contains(id), (row[3].integerValue ?? 0) <= nowMs else { continue }
+                if let customer, blocked.contains(customer) { continue }
+                let isDue = !inFlight.contains(id) && (row[3].integerValue ?? 0) <= nowMs
+                // The customer's earliest pending event holds the later ones back while it is
+                // sent, and while it waits for a retry, until the hold since it was made is over.
+                let holding = isDue || UnixTime.elapsedMs(from: row[4].integerValue ?? nowMs, to: nowMs) < holdMs
+                if let customer, holding { blocked.insert(customer) }
+                guard isDue else { continue }
                 // A stored count outside 0...Int32.max (no build writes one) is read at its bound:
                 // attempts + 1 and the retry delay it indexes stay in range.
                 let attempts = Int(min(max(row[2].integerValue ?? 0, 0), Int64(Int32.max)))
@@ -105,7 +115,7 @@ enum Deliveries {
         return picked.compactMap { entry in
             json[entry.id].map {
                 DueDelivery(
-                    eventId: entry.id, customer: entry.customer, attempts: entry.attempts, eventJSON: $0,
+                    eventId: entry.id, webhook: webhook, customer: entry.customer, attempts: entry.attempts, eventJSON: $0,
                     createdAtMs: entry.createdAt)
             }
         }
@@ -124,8 +134,12 @@ enum Deliveries {
             try transaction.execute(
                 """
                 UPDATE deliveries SET status = 'delivered', attempts = ?, delivered_at = ?, last_status = ?, last_error = NULL
-                WHERE event_id = ? AND status = 'pending'
-                """, [.integer(Int64(attempts)), .integer(nowMs), .integer(Int64(status)), .text(delivery.eventId)])
+                WHERE event_id = ? AND webhook = ? AND status = 'pending'
+                """,
+                [
+                    .integer(Int64(attempts)), .integer(nowMs), .integer(Int64(status)), .text(delivery.eventId),
+                    .text(delivery.webhook),
+                ])
             return "delivered"
         case .failed(let status, let reason):
             let dead = attempts > retryDelaysSeconds.count
@@ -133,31 +147,37 @@ enum Deliveries {
             try transaction.execute(
                 """
                 UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_error = ?
-                WHERE event_id = ? AND status = 'pending'
+                WHERE event_id = ? AND webhook = ? AND status = 'pending'
                 """,
                 [
                     .text(dead ? "dead" : "pending"), .integer(Int64(attempts)), .integer(next),
                     status.map { .integer(Int64($0)) } ?? .null, .text(reason), .text(delivery.eventId),
+                    .text(delivery.webhook),
                 ])
             return dead ? "dead" : "pending"
         }
     }
 
-    /// Makes an event due again at once (a dead letter, or a delivered event sent again on
-    /// purpose); creates its delivery if it never had one. False when no such event exists.
-    static func resend(eventId: String, at nowMs: Int64, in transaction: WriteTransaction) throws -> Bool {
+    /// Makes an event due again at once for each of `webhooks` (a dead letter, or a delivered
+    /// event sent again on purpose); creates its delivery if it never had one. False when no
+    /// such event exists.
+    static func resend(eventId: String, webhooks: [String], at nowMs: Int64, in transaction: WriteTransaction) throws
+        -> Bool
+    {
         guard
             let row = try transaction.query("SELECT app_id, customer, position FROM events WHERE id = ?", [.text(eventId)])
                 .first,
             let appId = row[0].textValue
         else { return false }
-        try transaction.execute(
-            """
-            INSERT INTO deliveries (event_id, app_id, customer, position, status, next_attempt_at, created_at)
-            VALUES (?, ?, ?, ?, 'pending', ?, ?)
-            ON CONFLICT (event_id) DO UPDATE SET status = 'pending', attempts = 0, next_attempt_at = excluded.next_attempt_at,
-                last_error = NULL
-            """, [.text(eventId), .text(appId), row[1], row[2], .integer(nowMs), .integer(nowMs)])
+        for webhook in webhooks {
+            try transaction.execute(
+                """
+                INSERT INTO deliveries (event_id, webhook, app_id, customer, position, status, next_attempt_at, created_at)
+                VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)
+                ON CONFLICT (event_id, webhook) DO UPDATE SET status = 'pending', attempts = 0,
+                    next_attempt_at = excluded.next_attempt_at, last_error = NULL
+                """, [.text(eventId), .text(webhook), .text(appId), row[1], row[2], .integer(nowMs), .integer(nowMs)])
+        }
         return true
     }
 }

@@ -79,8 +79,8 @@ public final class RevenueDotService: Sendable {
             throw ConfigError(file: config.file, key: "database", problem: "cannot open \(path): \(error)")
         }
         self.store = store
-        let workers = config.apps.compactMap { app in
-            app.webhook.map {
+        let workers = config.apps.flatMap { app in
+            app.webhooks.map {
                 DeliveryWorker(
                     app: app, webhook: $0, store: store, metrics: metrics, clock: clock, pollInterval: deliveryPollInterval)
             }

@@ -75,7 +75,7 @@ enum LedgerInputs {
         }
         if deliver, unpriced > 0 { app.exchangeRates?.countUnpriced(unpriced) }
         try LedgerRows.save(
-            ledger, facts: sliced.facts, effects: effects, appId: app.id, at: atMs, deliver: deliver && app.webhook != nil,
+            ledger, facts: sliced.facts, effects: effects, appId: app.id, at: atMs, webhooks: deliver ? app.webhooks : [],
             removedCustomers: removed, cache: cache, in: transaction)
         try CommerceTracking.complete(after: input, app: app, atMs: atMs, in: transaction)
     }

@@ -244,12 +244,13 @@ enum LedgerRows {
     /// (insert-or-ignore by their stable id), timers replacing the pending one (`PendingTimers`).
     ///
     /// - Parameters:
-    ///   - deliver: whether the app has a webhook: each new event then gets a pending delivery.
+    ///   - webhooks: where new events are delivered: each gets a pending delivery per webhook
+    ///     that takes it (none for replay).
     ///   - removedCustomers: customers the input merged into another or deleted: their rows go.
     ///   - cache: what the store keeps decoded, which keeps each purchase and fact written.
     static func save(
         _ ledger: Ledger, facts: [String: PurchaseFactRows.Loaded], effects: [Ledger.Effect], appId: String,
-        at nowMs: Int64, deliver: Bool, removedCustomers: [String] = [], cache: LedgerCache? = nil,
+        at nowMs: Int64, webhooks: [WebhookConfig], removedCustomers: [String] = [], cache: LedgerCache? = nil,
         in transaction: WriteTransaction
     ) throws {
         // A subscription's new timer goes into the upsert of its row (`PendingTimers`).
@@ -282,7 +283,7 @@ enum LedgerRows {
         for effect in effects {
             switch effect {
             case .emit(let event):
-                try Outbox.insert(event, appId: appId, at: nowMs, deliver: deliver, in: transaction)
+                try Outbox.insert(event, appId: appId, at: nowMs, webhooks: webhooks, in: transaction)
             case .schedule(let timer):
                 // Carried by its purchase's upsert above, unless that subscription was not saved.
                 if let latest = timers.removeValue(forKey: timer.originalTransactionId) {
