@@ -54,6 +54,9 @@ struct RevenueCatWebhookShapeTests {
         for delivery in received {
             let problems = StrictRevenueCatConsumer.problems(delivery.event)
             #expect(problems.isEmpty, "\(problems)")
+            // Key by key, what RevenueCat's samples give the type.
+            let type = delivery.event["type"]?.stringValue ?? ""
+            #expect(Set(delivery.event.objectValue?.keys ?? [:].keys) == StrictRevenueCatConsumer.keys(of: type), "\(type)")
         }
     }
 }

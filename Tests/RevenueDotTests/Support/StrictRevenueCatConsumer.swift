@@ -27,43 +27,54 @@ enum StrictRevenueCatConsumer {
         "is_trial_conversion": (.bool, false), "cancel_reason": (.string, false), "expiration_reason": (.string, false),
         "new_product_id": (.string, false), "grace_period_expiration_at_ms": (.integer, true),
         "transferred_from": (.strings, false), "transferred_to": (.strings, false), "sequence": (.integer, false),
+        "price_experiments": (.array, false), "metadata": (.object, true),
     ]
 
-    /// The keys RevenueCat's samples give every lifecycle event.
-    static let baseline: Set<String> = [
-        "aliases", "app_id", "app_user_id", "commission_percentage", "country_code", "currency", "entitlement_id",
-        "entitlement_ids", "environment", "event_timestamp_ms", "experiments", "expiration_at_ms", "id",
-        "is_family_share", "offer_code", "original_app_user_id", "original_transaction_id", "period_type",
-        "presented_offering_id", "price", "price_in_purchased_currency", "product_id", "purchased_at_ms", "store",
-        "subscriber_attributes", "takehome_percentage", "tax_percentage", "transaction_id", "type",
-        // In the field table (and the REFUND_REVERSED sample), and RevenueDot's own.
-        "renewal_number", "sequence",
+    /// The keys every lifecycle sample of RevenueCat's gives (a consumer may rely on them).
+    static let required: Set<String> = [
+        "aliases", "app_user_id", "commission_percentage", "currency", "entitlement_id", "entitlement_ids", "environment",
+        "event_timestamp_ms", "expiration_at_ms", "id", "offer_code", "original_app_user_id", "original_transaction_id",
+        "period_type", "presented_offering_id", "price", "price_in_purchased_currency", "product_id", "purchased_at_ms",
+        "store", "subscriber_attributes", "takehome_percentage", "tax_percentage", "transaction_id", "type",
     ]
 
-    /// The keys of each type.
+    /// Keys some of RevenueCat's samples give and others do not (older samples lack `app_id`,
+    /// `country_code`, `is_family_share`; newer ones add experiments), and RevenueDot's `sequence`.
+    static let optional: Set<String> = [
+        "app_id", "country_code", "is_family_share", "experiments", "price_experiments", "renewal_number", "metadata",
+        "sequence",
+    ]
+
+    /// The keys one type adds, required.
+    static let added: [String: Set<String>] = [
+        "RENEWAL": ["is_trial_conversion"], "CANCELLATION": ["cancel_reason"], "EXPIRATION": ["expiration_reason"],
+        "PRODUCT_CHANGE": ["new_product_id"],
+    ]
+
+    static let transfer: Set<String> = [
+        "app_id", "environment", "event_timestamp_ms", "id", "store", "transferred_from", "transferred_to", "type",
+    ]
+
+    /// The keys RevenueDot sends for each type: every key RevenueCat's samples give it.
     static func keys(of type: String) -> Set<String> {
-        switch type {
-        case "TRANSFER":
-            [
-                "app_id", "environment", "event_timestamp_ms", "id", "store", "transferred_from", "transferred_to", "type",
-                "sequence",
-            ]
-        case "RENEWAL": baseline.union(["is_trial_conversion"])
-        case "CANCELLATION": baseline.union(["cancel_reason"])
-        case "EXPIRATION": baseline.union(["expiration_reason"])
-        case "PRODUCT_CHANGE": baseline.union(["new_product_id"])
-        case "BILLING_ISSUE": baseline.union(["grace_period_expiration_at_ms"])
-        default: baseline
-        }
+        if type == "TRANSFER" { return transfer.union(["sequence"]) }
+        var keys = required.union(optional).subtracting(["price_experiments", "metadata"]).union(added[type] ?? [])
+        if type == "BILLING_ISSUE" { keys.insert("grace_period_expiration_at_ms") }
+        return keys
     }
 
-    /// What is wrong with an event body, empty when a strict consumer takes it.
+    /// What is wrong with an event body, empty when a strict consumer takes it: each required
+    /// key there, no key RevenueCat does not document, and null only where RevenueCat sends it.
     static func problems(_ event: JSONValue) -> [String] {
         guard case .object(let members) = event, let type = members["type"]?.stringValue else { return ["no type"] }
         var problems: [String] = []
-        let expected = keys(of: type)
-        for key in expected.subtracting(members.keys).sorted() { problems.append("\(type): no \(key)") }
-        for key in Set(members.keys).subtracting(expected).sorted() { problems.append("\(type): unexpected \(key)") }
+        let needed = type == "TRANSFER" ? transfer.subtracting(["app_id"]) : required.union(added[type] ?? [])
+        let allowed =
+            type == "TRANSFER"
+            ? transfer.union(["sequence"])
+            : needed.union(optional).union(type == "BILLING_ISSUE" ? ["grace_period_expiration_at_ms"] : [])
+        for key in needed.subtracting(members.keys).sorted() { problems.append("\(type): no \(key)") }
+        for key in Set(members.keys).subtracting(allowed).sorted() { problems.append("\(type): unexpected \(key)") }
         for (key, value) in members {
             guard let (kind, nullable) = fields[key] else { continue }
             if value == .null {
