@@ -48,17 +48,9 @@ extension SubscribersAPI {
                     extra: ["attribute_errors": .array(problems)]))
         }
         let atMs = UnixTime.milliseconds(now)
-        store.write(
-            {
-                try CustomerActionRows.apply(
-                    .attributesSet(appUserId: appUserId, parsed), app: app, atMs: atMs, cache: cache, in: $0)
-            },
-            completion: { result in
-                if case .failure(let error) = result {
-                    return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
-                }
-                DispatchQueue.global().async { reply(answerSubscriber(appUserId, app: app, access: access).response) }
-            })
+        apply(
+            .attributesSet(appUserId: appUserId, parsed), app: app, atMs: atMs, answering: appUserId, access: access, reply: reply
+        )
     }
 
     /// A request refused, with its answer.

@@ -10,23 +10,15 @@ extension SubscribersAPI {
     /// an input of its own, so `replay` erases it again. `{"app_user_id": id, "deleted": true}`, as RevenueCat
     /// answers; 404 for a customer nobody knows.
     func delete(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
-        guard let (app, access) = keys.authenticate(request), access == .secret else {
-            return reply(APIKeys.secretKeyRequired)
-        }
+        guard let (app, _) = secretKeyApp(request, reply: reply) else { return }
         let appUserId = request.pathParameters["app_user_id"] ?? ""
         guard case .found = answerSubscriber(appUserId, app: app, access: .secret) else {
             return reply(.error(status: 404, code: "not_found", message: "no customer \(appUserId)"))
         }
         let atMs = UnixTime.milliseconds(clock())
-        store.write(
-            { try CustomerActionRows.apply(.deleted(appUserId: appUserId), app: app, atMs: atMs, cache: cache, in: $0) },
-            completion: { result in
-                if case .failure(let error) = result {
-                    return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
-                }
-                reply(
-                    .json(Data(JSONValue.object(["app_user_id": .string(appUserId), "deleted": .bool(true)]).serialized().utf8)))
-            })
+        apply(.deleted(appUserId: appUserId), app: app, atMs: atMs, reply: reply) {
+            .json(Data(JSONValue.object(["app_user_id": .string(appUserId), "deleted": .bool(true)]).serialized().utf8))
+        }
     }
 
     /// `POST /v1/subscribers/{id}/alias` `{"new_app_user_id": ...}` (either key): the two ids are
@@ -43,14 +35,7 @@ extension SubscribersAPI {
         }
         let atMs = UnixTime.milliseconds(clock())
         let action = CustomerAction.aliased(appUserId: appUserId, newAppUserId: newId)
-        store.write(
-            { try CustomerActionRows.apply(action, app: app, atMs: atMs, cache: cache, in: $0) },
-            completion: { result in
-                if case .failure(let error) = result {
-                    return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
-                }
-                DispatchQueue.global().async { reply(answerSubscriber(newId, app: app, access: access).response) }
-            })
+        apply(action, app: app, atMs: atMs, answering: newId, access: access, reply: reply)
     }
 }
 
@@ -73,13 +58,6 @@ extension SubscribersAPI {
         let action = CustomerAction.appTransactionPosted(
             appUserId: appUserId, originalApplicationVersion: appTransaction.originalApplicationVersion,
             originalPurchaseDateMs: appTransaction.originalPurchaseDate)
-        store.write(
-            { try CustomerActionRows.apply(action, app: app, atMs: atMs, cache: cache, in: $0) },
-            completion: { result in
-                if case .failure(let error) = result {
-                    return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
-                }
-                DispatchQueue.global().async { reply(answerSubscriber(appUserId, app: app, access: access).response) }
-            })
+        apply(action, app: app, atMs: atMs, answering: appUserId, access: access, reply: reply)
     }
 }

@@ -10,61 +10,38 @@ extension SubscribersAPI {
     /// `start_time_ms`; or `{"end_time_ms": ...}`. The grant is active at once; 201 and the
     /// customer. The entitlement must be configured.
     func grantPromotional(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
-        guard let (app, access) = keys.authenticate(request), access == .secret else {
-            return reply(APIKeys.secretKeyRequired)
-        }
-        let appUserId = request.pathParameters["app_user_id"] ?? ""
-        let entitlement = request.pathParameters["entitlement"] ?? ""
-        guard app.entitlements[entitlement] != nil else {
-            return reply(.error(status: 404, code: "not_found", message: "no entitlement \"\(entitlement)\" is configured"))
-        }
+        guard let (app, access, appUserId, entitlement) = promotionalTarget(request, reply: reply) else { return }
         let now = UnixTime.milliseconds(clock())
-        let grant: PromotionalGrant
         switch Self.grant(of: entitlement, in: request.body, nowMs: now) {
-        case .failure(let refusal): return reply(.error(status: 400, code: "bad_request", message: refusal.message))
-        case .success(let made): grant = made
+        case .failure(let refusal): reply(.error(status: 400, code: "bad_request", message: refusal.message))
+        case .success(let grant):
+            apply(
+                .promotionalGranted(appUserId: appUserId, grant), app: app, atMs: now, answering: appUserId, access: access,
+                status: 201, reply: reply)
         }
-        store.write(
-            {
-                try CustomerActionRows.apply(
-                    .promotionalGranted(appUserId: appUserId, grant), app: app, atMs: now, cache: cache, in: $0)
-            },
-            completion: { result in
-                if case .failure(let error) = result {
-                    return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
-                }
-                DispatchQueue.global().async {
-                    var answer = answerSubscriber(appUserId, app: app, access: access).response
-                    if answer.status == 200 { answer.status = 201 }
-                    reply(answer)
-                }
-            })
     }
 
     /// `POST /v1/subscribers/{id}/entitlements/{entitlement}/revoke_promotionals` (secret key):
     /// every grant of the entitlement still running ends now. 200 and the customer.
     func revokePromotionals(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
-        guard let (app, access) = keys.authenticate(request), access == .secret else {
-            return reply(APIKeys.secretKeyRequired)
-        }
-        let appUserId = request.pathParameters["app_user_id"] ?? ""
+        guard let (app, access, appUserId, entitlement) = promotionalTarget(request, reply: reply) else { return }
+        apply(
+            .promotionalsRevoked(appUserId: appUserId, entitlementId: entitlement), app: app,
+            atMs: UnixTime.milliseconds(clock()), answering: appUserId, access: access, reply: reply)
+    }
+
+    /// The app, customer and configured entitlement a promotional request names, or nil (then
+    /// `reply` was answered: 401 without the secret key, 404 for an entitlement not configured).
+    private func promotionalTarget(_ request: HTTPRequest, reply: @Sendable (HTTPResponse) -> Void) -> (
+        AppConfig, APIKeys.Access, String, String
+    )? {
+        guard let (app, access) = secretKeyApp(request, reply: reply) else { return nil }
         let entitlement = request.pathParameters["entitlement"] ?? ""
         guard app.entitlements[entitlement] != nil else {
-            return reply(.error(status: 404, code: "not_found", message: "no entitlement \"\(entitlement)\" is configured"))
+            reply(.error(status: 404, code: "not_found", message: "no entitlement \"\(entitlement)\" is configured"))
+            return nil
         }
-        let now = UnixTime.milliseconds(clock())
-        store.write(
-            {
-                try CustomerActionRows.apply(
-                    .promotionalsRevoked(appUserId: appUserId, entitlementId: entitlement), app: app, atMs: now, cache: cache,
-                    in: $0)
-            },
-            completion: { result in
-                if case .failure(let error) = result {
-                    return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
-                }
-                DispatchQueue.global().async { reply(answerSubscriber(appUserId, app: app, access: access).response) }
-            })
+        return (app, access, request.pathParameters["app_user_id"] ?? "", entitlement)
     }
 
     struct GrantRefusal: Error {

@@ -32,18 +32,7 @@ struct SubscribersAPI: Sendable {
         let answer = answerSubscriber(appUserId, app: app, access: access)
         guard case .unknown = answer else { return reply(answer.response) }
         let atMs = UnixTime.milliseconds(clock())
-        store.write(
-            { try CustomerActionRows.apply(.seen(appUserId: appUserId), app: app, atMs: atMs, cache: cache, in: $0) },
-            completion: { result in
-                if case .failure(let error) = result {
-                    return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
-                }
-                DispatchQueue.global().async {
-                    var created = answerSubscriber(appUserId, app: app, access: access).response
-                    if created.status == 200 { created.status = 201 }
-                    reply(created)
-                }
-            })
+        apply(.seen(appUserId: appUserId), app: app, atMs: atMs, answering: appUserId, access: access, status: 201, reply: reply)
     }
 
     /// What `GET` answers for a customer, or that it is unknown.
