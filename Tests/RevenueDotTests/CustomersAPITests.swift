@@ -42,12 +42,18 @@ struct CustomersAPITests {
         #expect(byApp["last_seen"] != first["first_seen"])
         let (_, after) = try get(connection, "zoe")
         #expect(after["last_seen"] == byApp["last_seen"])
+        // RevenueCat's X-Platform header makes a request a contact, whatever the key.
+        Thread.sleep(forTimeInterval: 1.1)
+        let platform = try connection.request(
+            "GET", "/v1/subscribers/zoe", headers: ["Authorization": "Bearer sk_test_secret", "X-Platform": "ios"])
+        let withPlatform = try JSONValue(parsing: platform.body)["subscriber"]
+        #expect(withPlatform?["last_seen"] != byApp["last_seen"])
         // Written at the stop (and every few seconds before), kept across a restart.
         service.shutdown()
         let restarted = try fixture.startService()
         defer { restarted.shutdown() }
         let (_, kept) = try get(try LoopbackConnection(port: restarted.port), "zoe")
-        #expect(kept["last_seen"] == byApp["last_seen"])
+        #expect(kept["last_seen"] == withPlatform?["last_seen"])
     }
 
     @Test func aliasesWorkInEveryPathAndDeletionSurvivesReplay() throws {

@@ -22,14 +22,15 @@ struct SubscribersAPI: Sendable {
 
     /// What this customer has now (found by its id or an alias); an unknown customer is created
     /// first, as RevenueCat creates it: 201 then, 200 after. A request with the public key (the
-    /// app) is a contact: `last_seen`.
+    /// app) or with RevenueCat's `X-Platform` header is a contact: `last_seen`.
     func subscriber(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
         guard let (app, access) = keys.authenticate(request) else { return reply(APIKeys.unauthorized) }
         let appUserId = request.pathParameters["app_user_id"] ?? ""
         guard !appUserId.isEmpty else {
             return reply(.error(status: 400, code: "bad_request", message: "app_user_id is empty"))
         }
-        let answer = answerSubscriber(appUserId, app: app, access: access)
+        let contact = access == .publishable || request.header("X-Platform") != nil
+        let answer = answerSubscriber(appUserId, app: app, access: access, contact: contact)
         guard case .unknown = answer else { return reply(answer.response) }
         let atMs = UnixTime.milliseconds(clock())
         apply(.seen(appUserId: appUserId), app: app, atMs: atMs, answering: appUserId, access: access, status: 201, reply: reply)
@@ -50,7 +51,11 @@ struct SubscribersAPI: Sendable {
     }
 
     /// The customer as `GET` shows it now, answered with `access` (a public key records a contact).
-    func answerSubscriber(_ appUserId: String, app: AppConfig, access: APIKeys.Access) -> SubscriberAnswer {
+    /// `contact`: whether the request is the app's (RevenueCat's `last_seen`): by default one made
+    /// with the public key; `GET` also counts one with `X-Platform`, as RevenueCat does.
+    func answerSubscriber(_ appUserId: String, app: AppConfig, access: APIKeys.Access, contact: Bool? = nil)
+        -> SubscriberAnswer
+    {
         do {
             let found = try store.read { (rows) throws(StoreError) in
                 do { return try LedgerRows.customerView(appUserId, app: app, from: rows) } catch let error as StoreError {
@@ -62,7 +67,9 @@ struct SubscribersAPI: Sendable {
             guard let found else { return .unknown }
             let now = clock()
             let id = found.customer.appUserId
-            if access == .publishable { contacts?.record(appId: app.id, appUserId: id, atMs: UnixTime.milliseconds(now)) }
+            if contact ?? (access == .publishable) {
+                contacts?.record(appId: app.id, appUserId: id, atMs: UnixTime.milliseconds(now))
+            }
             let lastSeen = [contacts?.unwritten(appId: app.id, appUserId: id), found.lastSeenMs].compactMap { $0 }.max()
             let body = SubscriberInfo.body(
                 for: id, customer: found.customer, purchases: found.purchases, entitlements: app.entitlements,
