@@ -38,6 +38,15 @@ struct DropInEndToEndTests {
         transaction["storefront"] = .string("DEU")
         let euros = try fixture.signer.sign(.object(transaction))
         #expect(try LinkingAPITests.link(connection, "gil", euros) == 200)
+        // In yen, for which the operator gave no rate: no dollar price, and a metric says so.
+        var yenTransaction = transaction
+        yenTransaction["transactionId"] = .string("6900000009")
+        yenTransaction["originalTransactionId"] = .string("6900000009")
+        yenTransaction["currency"] = .string("JPY")
+        yenTransaction["storefront"] = .string("JPN")
+        #expect(try LinkingAPITests.link(connection, "ida", try fixture.signer.sign(.object(yenTransaction))) == 200)
+        let metrics = try connection.request("GET", "/metrics").text
+        #expect(metrics.contains("revenuedot_events_without_usd_price_total 1"))
 
         // In grace: the entitlement lasts until the grace period ends.
         let story = Story(signer: fixture.signer)
@@ -81,5 +90,10 @@ struct DropInEndToEndTests {
         #expect(purchase?.json["tax_percentage"] == .number(0.1597))
         #expect(purchase?.json["commission_percentage"] == .number(0.2521))
         #expect(purchase?.json["takehome_percentage"] == .number(0.7))
+        let yen = try LinkingAPITests.events(fixture).first { $0.customer == "ida" && $0.type == "INITIAL_PURCHASE" }
+        let yenBody = try WebhookBody.event(fromStored: (yen?.json ?? .null).serialized())
+        #expect(yenBody["price"] == .null)
+        #expect(yenBody["price_in_purchased_currency"] == .number(9.99))
+        #expect(yen?.json["currency"] == .string("JPY"))
     }
 }
