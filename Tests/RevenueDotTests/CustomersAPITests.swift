@@ -108,6 +108,30 @@ struct CustomersAPITests {
         #expect(empty["subscriptions"] == .object([:]))
     }
 
+    /// The public key cannot take an identified customer's purchases by aliasing its id.
+    @Test func thePublicKeyCannotJoinAnotherIdentifiedCustomerWithPurchases() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let signed = try LinkingAPITests.storeKitTransaction(fixture, original: "6500000009")
+        #expect(try LinkingAPITests.link(connection, "victim", signed) == 200)
+        let request = { (key: String) in
+            try connection.request(
+                "POST", "/v1/subscribers/mallory/alias",
+                headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+                body: Data(#"{"new_app_user_id": "victim"}"#.utf8))
+        }
+        let refused = try request("pk_test_public")
+        #expect(refused.status == 409)
+        #expect(try JSONValue(parsing: refused.body)["code"] == .integer(7255))
+        #expect(try get(connection, "victim").1["subscriptions"]?["pro.monthly"] != nil)
+        // The backend may join them.
+        #expect(try request("sk_test_secret").status == 200)
+        #expect(try get(connection, "mallory").1 == get(connection, "victim").1)
+        #expect(try get(connection, "mallory").1["subscriptions"]?["pro.monthly"] != nil)
+    }
+
     @Test func keepWithOriginalRefusesToMoveAnIdentifiedCustomersPurchase() throws {
         let fixture = try ServerFixture(demoOptions: #""restoreBehavior": "keepWithOriginal""#)
         let service = try fixture.startService()

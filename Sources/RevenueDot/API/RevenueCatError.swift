@@ -18,6 +18,7 @@ enum RevenueCatError: Int {
     case invalidSubscriberAttributes = 7263
     case invalidSubscriberAttributesBody = 7264
     case secretKeyRequired = 7243
+    case couldNotCreateAlias = 7255
     case requestAlreadyInProgress = 7638
     case purchaseBelongsToOtherUser = 7852
 
@@ -39,6 +40,7 @@ extension RevenueCatError {
         "bought_for_another_account": .purchaseBelongsToOtherUser, "transaction_not_found": .notFound,
         "app_store_server_api": .storeProblem, "busy": .requestAlreadyInProgress,
         "no_app_store_server_api": .badRequest, "invalid_transaction": .invalidReceipt,
+        "cannot_alias": .couldNotCreateAlias,
     ]
 
     /// `response` in RevenueCat's shape when it is one of RevenueDot's errors (same status,

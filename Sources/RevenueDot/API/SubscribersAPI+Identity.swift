@@ -33,9 +33,29 @@ extension SubscribersAPI {
             return reply(
                 .error(status: 400, code: "bad_request", message: #"the body must be {"new_app_user_id": "<app user id>"}"#))
         }
+        // The public key ships in every copy of the app: with it, two identified customers may be
+        // joined only when the one that joins owns nothing (RevenueCat's logIn merges no more).
+        if access == .publishable, let refused = publicAliasRefusal(appUserId, newId, app: app) { return reply(refused) }
         let atMs = UnixTime.milliseconds(clock())
         let action = CustomerAction.aliased(appUserId: appUserId, newAppUserId: newId)
         apply(action, app: app, atMs: atMs, answering: newId, access: access, reply: reply)
+    }
+
+    /// Why the public key may not join these two ids, or nil when it may: both identified, and
+    /// the one that would join the other (the new id) owns purchases.
+    private func publicAliasRefusal(_ appUserId: String, _ newId: String, app: AppConfig) -> HTTPResponse? {
+        func customer(_ id: String) -> CustomerState? {
+            (try? store.read { (rows) throws(StoreError) in
+                try? LedgerRows.customerView(id, app: app, from: rows)?.customer
+            }) ?? nil
+        }
+        let keptId = customer(appUserId)?.appUserId ?? appUserId
+        guard let joining = customer(newId), !Ledger.isAnonymous(joining.appUserId), !Ledger.isAnonymous(keptId),
+            joining.appUserId != keptId, !(joining.originalTransactionIds.isEmpty && joining.oneTimeTransactionIds.isEmpty)
+        else { return nil }
+        return .error(
+            status: 409, code: "cannot_alias",
+            message: "\(newId) is another identified customer with purchases: join them with the secret key")
     }
 }
 
