@@ -141,6 +141,8 @@ struct CustomersAPITests {
         #expect(try LinkingAPITests.link(connection, "gus", signed) == 200)
         let refused = try connection.postTransaction(signed, for: "hal")
         #expect(refused.status == 409)
+        // The same post again (a restore retried) is answered the same.
+        #expect(try connection.postTransaction(signed, for: "hal").status == 409)
         #expect(try get(connection, "gus").1["subscriptions"]?["pro.monthly"] != nil)
         #expect(try get(connection, "hal").1["subscriptions"] == .object([:]))
     }

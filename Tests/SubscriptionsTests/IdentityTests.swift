@@ -45,6 +45,18 @@ import Testing
         #expect(shop.subscription.journal.ownerAppUserId == "bob")
     }
 
+    /// The stored period has lapsed (its renewal's notification was missed), but the posted
+    /// renewal shows access: `transferIfNoActive` keeps it with its owner.
+    @Test func transferIfNoActiveTrustsThePostedTransactionsAccess() {
+        var shop = shop(.transferIfNoActive)
+        shop.send(Fixture.buy)
+        shop.advance(to: day(31))
+        let renewal = posted(Apple.transaction("1001", purchase: day(30)), at: day(32))
+        let moved = shop.apply(.transactionPosted(renewal, appUserId: "bob"), atMs: day(32))
+        #expect(!moved.types.contains(.transfer))
+        #expect(shop.subscription.journal.ownerAppUserId == "user")
+    }
+
     @Test func aUUIDTokenNamesANewCustomerInLowerCase() {
         var shop = Harness(
             ledger: Ledger(configuration: LedgerConfiguration(trackNewPurchasesFromServerNotifications: true)), owner: nil)

@@ -154,15 +154,17 @@ struct SubscribersAPI: Sendable {
                     refusal.withLock { $0 = refused }
                     return
                 }
-                guard
-                    let id = try PostedTransactionRows.insert(
-                        app: app.id, appUserId: appUserId, transactionId: transactionId, signed: signed, digest: digest,
-                        atMs: atMs, in: transactionRows)
-                else { return }  // The same post again: nothing changes, the customer is answered as is.
-                try LedgerInputs.apply(
-                    .transactionPosted(transaction, appUserId: appUserId), app: app, atMs: atMs, cache: cache,
-                    in: transactionRows)
-                try LedgerInputs.log(kind: "posted_transaction", ref: String(id), app: app, atMs: atMs, in: transactionRows)
+                // The same post again changes nothing; it is answered as the first was.
+                if let id = try PostedTransactionRows.insert(
+                    app: app.id, appUserId: appUserId, transactionId: transactionId, signed: signed, digest: digest,
+                    atMs: atMs, in: transactionRows)
+                {
+                    try LedgerInputs.apply(
+                        .transactionPosted(transaction, appUserId: appUserId), app: app, atMs: atMs, cache: cache,
+                        in: transactionRows)
+                    try LedgerInputs.log(
+                        kind: "posted_transaction", ref: String(id), app: app, atMs: atMs, in: transactionRows)
+                }
                 let customer = try CustomerRows.customerId(of: appUserId, appId: app.id, from: transactionRows)
                 if let owner = try Self.owner(of: transaction, app: app, from: transactionRows), owner != customer {
                     refusal.withLock { $0 = Self.keptWithOriginal }

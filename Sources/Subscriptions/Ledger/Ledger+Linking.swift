@@ -13,24 +13,37 @@ import AppStore
 extension Ledger {
     /// Links `key` to `appUserId` (creating the customer): an anonymous owner is merged into it,
     /// another owner loses it with a TRANSFER as `restoreBehavior` allows.
-    mutating func link(_ key: PurchaseKey, to appUserId: String, nowMs: Int64) -> [Effect] {
+    ///
+    /// `evidence`: the transaction the input brings (a post, an answer of Apple's), which may show
+    /// access the stored state does not know of yet (a renewal whose notification was missed).
+    mutating func link(
+        _ key: PurchaseKey, to appUserId: String, evidence: JWSTransactionDecodedPayload? = nil, nowMs: Int64
+    ) -> [Effect] {
         let target = customerId(appUserId)
         ensureCustomer(target, nowMs: nowMs)
         switch key {
         case .subscription(let id):
             var subscription = subscriptions[id] ?? SubscriptionState(originalTransactionId: id)
-            guard mayMove(subscription.journal, givesAccess: subscription.hasAccess(atMs: nowMs)) else { return [] }
+            let access = subscription.hasAccess(atMs: nowMs) || Self.givesAccess(evidence, atMs: nowMs)
+            guard mayMove(subscription.journal, givesAccess: access) else { return [] }
             let effects = move(
                 key, journal: &subscription.journal, to: target, environment: subscription.environment, nowMs: nowMs)
             subscriptions[id] = subscription
             return effects
         case .oneTime(let id):
             var purchase = oneTimePurchases[id] ?? OneTimePurchase(transactionId: id)
-            guard mayMove(purchase.journal, givesAccess: purchase.hasAccess(atMs: nowMs)) else { return [] }
+            let access = purchase.hasAccess(atMs: nowMs) || (evidence.map { $0.revocationDate == nil } ?? false)
+            guard mayMove(purchase.journal, givesAccess: access) else { return [] }
             let effects = move(key, journal: &purchase.journal, to: target, environment: purchase.environment, nowMs: nowMs)
             oneTimePurchases[id] = purchase
             return effects
         }
+    }
+
+    /// Whether a subscription's transaction gives access at `nowMs`: not expired, not revoked.
+    static func givesAccess(_ transaction: JWSTransactionDecodedPayload?, atMs nowMs: Int64) -> Bool {
+        guard let transaction, transaction.revocationDate == nil, let expires = transaction.expiresDate else { return false }
+        return expires > nowMs
     }
 
     /// Whether `restoreBehavior` lets a purchase an identified customer owns go to another.

@@ -85,7 +85,7 @@ public struct Ledger: Codable, Hashable, Sendable {
             return act(action, nowMs: nowMs)
         case .transactionPosted(let transaction, let appUserId):
             guard let key = Self.purchaseKey(of: transaction, renewalInfo: nil, type: nil) else { return [] }
-            var effects = link(key, to: appUserId, nowMs: nowMs)
+            var effects = link(key, to: appUserId, evidence: transaction, nowMs: nowMs)
             effects += receive(PurchaseFact(posted: transaction), about: key, token: nil, nowMs: nowMs)
             return effects
         case .linked(let key, let appUserId):
@@ -93,7 +93,7 @@ public struct Ledger: Codable, Hashable, Sendable {
         case .appleAnswered(let transaction, let renewalInfo, let appUserId):
             guard let key = Self.purchaseKey(of: transaction, renewalInfo: renewalInfo, type: nil) else { return [] }
             let token = transaction.appAccountToken ?? renewalInfo?.appAccountToken
-            var effects = appUserId.map { link(key, to: $0, nowMs: nowMs) } ?? []
+            var effects = appUserId.map { link(key, to: $0, evidence: transaction, nowMs: nowMs) } ?? []
             effects += receive(
                 PurchaseFact(appleAPI: transaction, renewalInfo: renewalInfo), about: key, token: token, nowMs: nowMs)
             return effects
