@@ -95,6 +95,7 @@ struct CustomersAPITests {
         #expect(try rows(state) == ["s:6500000001 -", "s:6500000002 -"])
         #expect(try rows("SELECT count(*) FROM customers") == ["0"])
         #expect(try rows("SELECT count(*) FROM customer_aliases") == ["0"])
+        #expect(try rows("SELECT count(*) FROM customer_contacts") == ["0"])
         let before = try rows("SELECT purchase_key, json FROM purchases ORDER BY 1")
         #expect(try ReplayCommand(arguments: ["--config", fixture.configPath]).run() == 0)
         #expect(try rows("SELECT purchase_key, json FROM purchases ORDER BY 1") == before)

@@ -32,6 +32,8 @@ import Testing
         #expect(promo?["store"] == .string("promotional"))
         #expect(promo?["is_sandbox"] == .bool(false))
         #expect(promo?["store_transaction_id"] == .string("a1"))
+        // The App Store manages nothing of a grant.
+        #expect(info?["management_url"] == .null)
         // The scheduler ends it with an EXPIRATION, once.
         #expect(shop.advance(to: day(30)).isEmpty)
         let expired = shop.advance(to: day(31))

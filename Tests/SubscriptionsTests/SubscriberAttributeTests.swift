@@ -39,6 +39,29 @@ import Testing
         #expect(stored["color"]?.value == nil)
     }
 
+    /// Deleting keys never set stores nothing, and markers stay bounded: a customer's record
+    /// cannot be grown by requests that set nothing.
+    @Test func deletionsKeepTheRecordBounded() {
+        let nulls = Dictionary(
+            uniqueKeysWithValues: (0..<1000).map { ("k\($0)", SubscriberAttribute(value: nil, updatedAtMs: 1)) })
+        #expect(SubscriberAttribute.merging(nulls, into: [:]).isEmpty)
+        var stored: [String: SubscriberAttribute] = [:]
+        for round in 0..<5 {
+            let keys = (0..<50).map { "r\(round)k\($0)" }
+            stored = SubscriberAttribute.merging(
+                Dictionary(
+                    uniqueKeysWithValues: keys.map { ($0, SubscriberAttribute(value: "v", updatedAtMs: Int64(round * 2))) }),
+                into: stored)
+            stored = SubscriberAttribute.merging(
+                Dictionary(
+                    uniqueKeysWithValues: keys.map { ($0, SubscriberAttribute(value: nil, updatedAtMs: Int64(round * 2 + 1))) }),
+                into: stored)
+        }
+        #expect(stored.count == SubscriberAttribute.maximumMarkers)
+        #expect(stored["r4k0"] != nil)
+        #expect(stored["r0k0"] == nil)
+    }
+
     @Test func eventsCarryTheAttributesAndMergesKeepTheNewest() {
         var shop = Harness()
         shop.apply(.customerAction(.attributesSet(appUserId: "user", ["$email": .init(value: "u@example.com", updatedAtMs: 5)])))

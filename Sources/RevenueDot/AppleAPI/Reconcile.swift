@@ -74,11 +74,14 @@ enum Reconcile {
     static func candidates(app: AppConfig, store: some ReadsStore, nowMs: Int64, only: String? = nil) throws
         -> [SubscriptionState]
     {
+        // One subscription is read by its key; all of them by a scan of the app's subscriptions.
         let keys: [String] = try store.read { (rows) throws(StoreError) in
-            try rows.query(
-                "SELECT purchase_key FROM purchases WHERE app_id = ? AND purchase_key LIKE 's:%' ORDER BY purchase_key",
-                [.text(app.id)]
-            ).compactMap { $0.first?.textValue }
+            let sql =
+                only == nil
+                ? "SELECT purchase_key FROM purchases WHERE app_id = ? AND purchase_key LIKE 's:%' ORDER BY purchase_key"
+                : "SELECT purchase_key FROM purchases WHERE app_id = ? AND purchase_key = ?"
+            return try rows.query(sql, [.text(app.id)] + (only.map { [.text("s:" + $0)] } ?? []))
+                .compactMap { $0.first?.textValue }
         }
         var states: [SubscriptionState] = []
         for key in keys {

@@ -42,7 +42,15 @@ public struct ReconcileCommand {
         defer { close() }
         let nowMs = UnixTime.nowMs
         var states = try Reconcile.candidates(app: app, store: reader, nowMs: nowMs, only: parsed.value("subscription"))
-        if let customer = parsed.value("customer") { states = states.filter { $0.journal.ownerAppUserId == customer } }
+        if let customer = parsed.value("customer") {
+            // By its id or an alias.
+            let owner = try reader.read { (rows) throws(StoreError) in
+                do { return try CustomerRows.customerId(of: customer, appId: app.id, from: rows) } catch let error as StoreError {
+                    throw error
+                } catch { throw StoreError(.corrupt, "\(error)") }
+            }
+            states = states.filter { $0.journal.ownerAppUserId == owner }
+        }
         var (drifted, applied, failed) = (0, 0, 0)
         for state in states {
             do {

@@ -38,5 +38,7 @@ enum CustomerRows {
             "DELETE FROM customers WHERE app_id = ? AND app_user_id = ?", [.text(appId), .text(appUserId)])
         try transaction.execute(
             "DELETE FROM customer_aliases WHERE app_id = ? AND app_user_id = ?", [.text(appId), .text(appUserId)])
+        try transaction.execute(
+            "DELETE FROM customer_contacts WHERE app_id = ? AND app_user_id = ?", [.text(appId), .text(appUserId)])
     }
 }

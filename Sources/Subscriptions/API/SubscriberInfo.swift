@@ -83,7 +83,8 @@ public enum SubscriberInfo {
         // entitlements they gave shown expired.
         let everyProduct = purchases.flatMap(\.withEarlierProducts)
         let held = Ledger.entitlements(entitlements, from: everyProduct, atMs: nowMs, sandboxGrants: sandboxGrants)
-        let hasActiveSubscription = subscriptions.contains { $0.hasAccess(atMs: nowMs) }
+        // The App Store manages only what it sold: a promotional grant gives no management URL.
+        let hasActiveSubscription = subscriptions.contains { $0.store == nil && $0.hasAccess(atMs: nowMs) }
         out.beginObject()
         out.key("entitlements")
         out.beginObject()

@@ -17,6 +17,10 @@ public struct SubscriberAttribute: Codable, Hashable, Sendable {
         self.updatedAtMs = updatedAtMs
     }
 
+    /// How many deleted attributes a customer keeps the time of (so an older write cannot bring
+    /// them back); older markers are dropped beyond it.
+    public static let maximumMarkers = 100
+
     /// Device identifiers and attribution data, which RevenueCat does not change once set.
     public static let writeOnce: Set<String> = [
         "$idfa", "$idfv", "$gpsAdId", "$ip", "$mediaSource", "$campaign", "$adGroup", "$ad", "$keyword", "$creative",
@@ -29,12 +33,24 @@ public struct SubscriberAttribute: Codable, Hashable, Sendable {
     ) -> [String: SubscriberAttribute] {
         var result = stored
         for (key, update) in updates {
-            if let known = result[key] {
-                if known.updatedAtMs > update.updatedAtMs { continue }
-                if writeOnce.contains(key), let value = known.value, !value.isEmpty { continue }
-            }
             let value = update.value.flatMap { $0.isEmpty ? nil : $0 }
+            guard let known = result[key] else {
+                // Deleting what was never set keeps nothing: no marker to grow the customer.
+                if value != nil { result[key] = SubscriberAttribute(value: value, updatedAtMs: update.updatedAtMs) }
+                continue
+            }
+            if known.updatedAtMs > update.updatedAtMs { continue }
+            if writeOnce.contains(key), let kept = known.value, !kept.isEmpty { continue }
             result[key] = SubscriberAttribute(value: value, updatedAtMs: update.updatedAtMs)
+        }
+        // Deletion markers beyond `maximumMarkers` go, oldest first: a customer's record stays bounded.
+        let markers = result.filter { $0.value.value == nil }
+        if markers.count > maximumMarkers {
+            for (key, _) in markers.sorted(by: { ($0.value.updatedAtMs, $0.key) < ($1.value.updatedAtMs, $1.key) })
+                .prefix(markers.count - maximumMarkers)
+            {
+                result[key] = nil
+            }
         }
         return result
     }
