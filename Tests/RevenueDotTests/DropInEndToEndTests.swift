@@ -94,6 +94,12 @@ struct DropInEndToEndTests {
         let yenBody = try WebhookBody.event(fromStored: (yen?.json ?? .null).serialized())
         #expect(yenBody["price"] == .null)
         #expect(yenBody["price_in_purchased_currency"] == .number(9.99))
+
+        // New rates do not change what was sent: replay keeps each event's dollar price.
+        let events = try LinkingAPITests.events(fixture).map(\.json)
+        try #"{"base": "USD", "rates": {"EUR": 0.8, "JPY": 150}}"#.write(toFile: rates, atomically: true, encoding: .utf8)
+        #expect(try ReplayCommand(arguments: ["--config", fixture.configPath]).run() == 0)
+        #expect(try LinkingAPITests.events(fixture).map(\.json) == events)
         #expect(yen?.json["currency"] == .string("JPY"))
     }
 }

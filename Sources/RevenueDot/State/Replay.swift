@@ -24,7 +24,7 @@ enum Replay {
         let count = Counter()
         try store.write { transaction in
             let inputs = try transaction.query("SELECT app_id, kind, ref, at FROM applied_inputs ORDER BY seq")
-            let positions = try transaction.query("SELECT id, position FROM events")
+            let positions = try transaction.query("SELECT id, position, json FROM events")
             for table in derivedTables { try transaction.execute("DELETE FROM \(table)") }
             // A purchase touched by many inputs is decoded once, not once per input.
             let cache = LedgerCache()
@@ -60,6 +60,7 @@ enum Replay {
                 count.increment()
             }
             try keepPositions(positions, in: transaction)
+            try keepDollarPrices(positions, in: transaction)
             // A replay under changed code or config may not make every event again: a delivery
             // left without its event can never be sent, so it becomes a dead letter that says why.
             try transaction.execute(
@@ -87,6 +88,24 @@ enum Replay {
             let (position, overflow) = highest.addingReportingOverflow(Int64(offset) + 1)
             guard !overflow else { throw StoreError(.corrupt, "events.position \(highest) leaves no room for new events") }
             try transaction.execute("UPDATE events SET position = ? WHERE id = ?", [.integer(position), row[0]])
+        }
+    }
+
+    /// Gives every event made again the USD `price` it was made with: the exchange rates of
+    /// `exchangeRatesFile` change (that is what they are for), and an event already sent must
+    /// not change. Events new to this replay keep the price today's rates give them.
+    private static func keepDollarPrices(_ old: [[SQLValue]], in transaction: WriteTransaction) throws {
+        for row in old {
+            guard let id = row[0].textValue, let oldJSON = row[2].textValue,
+                let newJSON = try transaction.query("SELECT json FROM events WHERE id = ?", [.text(id)]).first?.first?
+                    .textValue, newJSON != oldJSON
+            else { continue }
+            let before = try Event(json: JSONValue(parsing: Data(oldJSON.utf8)))
+            var after = try Event(json: JSONValue(parsing: Data(newJSON.utf8)))
+            guard before.price != after.price, before.currency == after.currency else { continue }
+            after.price = before.price
+            try transaction.execute(
+                "UPDATE events SET json = ? WHERE id = ?", [.text(try LedgerRows.encode(after)), .text(id)])
         }
     }
 
