@@ -13,6 +13,7 @@ struct SeveralWebhooksTests {
         (#""webhooks": [{"url": "http://a/", "environments": ["STAGING"]}]"#, "\"STAGING\" is not PRODUCTION or SANDBOX"),
         (#""webhooks": [{"url": "http://a/", "eventTypes": ["PURCHASE"]}]"#, "\"PURCHASE\" is not an event type"),
         (#""webhooks": [{"url": "http://a/", "orderHoldSeconds": -1}]"#, "orderHoldSeconds"),
+        (#""webhooks": [{"url": "http://a/", "name": "a"}, {"url": "http://b/"}]"#, "with several webhooks, name each"),
     ])
     func badWebhookListsAreOneClearLine(options: String, problem: String) throws {
         let fixture = try ServerFixture(demoOptions: options)

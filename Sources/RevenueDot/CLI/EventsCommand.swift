@@ -130,7 +130,7 @@ public struct EventsCommand {
         let appId = try store.read { (rows) throws(StoreError) in
             try rows.query("SELECT app_id FROM events WHERE id = ?", [.text(id)]).first?.first?.textValue
         }
-        let webhooks = appId.flatMap { config.app($0) }?.webhooks.map(\.id) ?? []
+        let webhooks = appId.flatMap { config.app($0) }?.webhooks ?? []
         if let appId, webhooks.isEmpty {
             StandardStreams.error("revenuedot events resend: app \"\(appId)\" has no webhook configured to send \(id) to\n")
             return 1

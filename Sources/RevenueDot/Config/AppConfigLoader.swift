@@ -139,7 +139,13 @@ enum AppConfigLoader {
             for (index, value) in list.enumerated() {
                 let hook = try ConfigReader(file: app.file, path: "\(app.key("webhooks"))[\(index)]", value: value)
                 var config = try webhook(hook, directory: directory)
-                config.id = try hook.string("name") ?? (index == 0 ? "" : String(index))
+                // A webhook's deliveries are kept under its name: with several, each needs one
+                // that stays when the list changes (position would not). One alone may go unnamed,
+                // as the single `webhook` does (its deliveries are kept under "").
+                guard let name = try hook.string("name") ?? (list.count == 1 ? "" : nil) else {
+                    throw hook.fail("name", "missing: with several webhooks, name each (its deliveries are kept by name)")
+                }
+                config.id = name
                 if hooks.contains(where: { $0.id == config.id }) {
                     throw hook.fail("name", "\"\(config.id)\" names two webhooks")
                 }

@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import Storage
 import Subscriptions
@@ -161,15 +162,18 @@ enum Deliveries {
     /// Makes an event due again at once for each of `webhooks` (a dead letter, or a delivered
     /// event sent again on purpose); creates its delivery if it never had one. False when no
     /// such event exists.
-    static func resend(eventId: String, webhooks: [String], at nowMs: Int64, in transaction: WriteTransaction) throws
-        -> Bool
+    static func resend(eventId: String, webhooks: [WebhookConfig], at nowMs: Int64, in transaction: WriteTransaction)
+        throws -> Bool
     {
         guard
-            let row = try transaction.query("SELECT app_id, customer, position FROM events WHERE id = ?", [.text(eventId)])
-                .first,
+            let row = try transaction.query(
+                "SELECT app_id, customer, position, json FROM events WHERE id = ?", [.text(eventId)]
+            ).first,
             let appId = row[0].textValue
         else { return false }
-        for webhook in webhooks {
+        // To the webhooks whose filters take it, as when it was made.
+        let event = try Event(json: JSONValue(parsing: Data((row[3].textValue ?? "{}").utf8)))
+        for webhook in webhooks.filter({ $0.accepts(event) }).map(\.id) {
             try transaction.execute(
                 """
                 INSERT INTO deliveries (event_id, webhook, app_id, customer, position, status, next_attempt_at, created_at)
