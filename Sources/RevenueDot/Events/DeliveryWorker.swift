@@ -19,19 +19,10 @@ final class DeliveryWorker: Sendable {
     private let metrics: Metrics
     private let clock: @Sendable () -> Date
     private let pollInterval: Double
-    private let state = Locked(State())
+    private let state: Locked<DeliveryDispatch>
     private let wake = MonotonicSemaphore()
     private let work = DispatchSemaphore(value: 0)
     private let finished = DispatchGroup()
-
-    private struct State {
-        var running = false
-        var inFlight: Set<String> = []
-        /// Deliveries whose outcome is committed, still counted in `inFlight` until the next
-        /// dispatch starts: a read that began before that commit must not see them as due again.
-        var finished: Set<String> = []
-        var queue: [DueDelivery] = []
-    }
 
     init(
         app: AppConfig, webhook: WebhookConfig, store: SQLiteStore, metrics: Metrics,
@@ -44,10 +35,11 @@ final class DeliveryWorker: Sendable {
         self.metrics = metrics
         self.clock = clock
         self.pollInterval = pollInterval
+        state = Locked(DeliveryDispatch(capacity: webhook.concurrency * 2))
     }
 
     func start() {
-        state.withLock { $0.running = true }
+        state.withLock { $0.start() }
         for index in 0..<sender.config.concurrency {
             finished.enter()
             NamedThread.start("webhook-\(index)-\(appId)\(webhook.isEmpty ? "" : "-" + webhook)") { [self] in
@@ -67,10 +59,7 @@ final class DeliveryWorker: Sendable {
 
     /// Stops picking deliveries; sends in progress go on (see `waitStopped`).
     func beginStop() {
-        let wasRunning = state.withLock { state -> Bool in
-            defer { state.running = false }
-            return state.running
-        }
+        let wasRunning = state.withLock { $0.stop() }
         guard wasRunning else { return }
         wake.signal()
         for _ in 0..<sender.config.concurrency { work.signal() }
@@ -96,21 +85,15 @@ final class DeliveryWorker: Sendable {
         }
     }
 
-    /// Queues every due delivery not already in flight, up to twice the concurrency.
+    /// Queues every due delivery not already in flight, up to twice the concurrency
+    /// (`DeliveryDispatch` decides; this reads storage and wakes the senders).
     private func dispatchDue() {
-        let capacity = sender.config.concurrency * 2
         // Outcomes committed before this point are visible to the read below, so their events
         // may leave `inFlight`; ones that finish during the read stay in it until next time.
-        let (inFlight, running) = state.withLock { state in
-            state.inFlight.subtract(state.finished)
-            state.finished.removeAll()
-            return (state.inFlight, state.running)
-        }
-        guard running, inFlight.count < capacity else { return }
+        guard let (inFlight, room) = state.withLock({ $0.beginRead() }) else { return }
         let nowMs = UnixTime.milliseconds(clock())
         let (appId, webhook) = (appId, webhook)
         let holdMs = Int64(sender.config.orderHoldSeconds) * 1000
-        let room = capacity - inFlight.count
         guard
             let due = try? store.read({ (rows) throws(StoreError) -> [DueDelivery] in
                 do {
@@ -120,28 +103,18 @@ final class DeliveryWorker: Sendable {
                 } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
             })
         else { return }
-        let picked = state.withLock { state -> Int in
-            var picked = 0
-            for delivery in due where state.inFlight.count < capacity && !state.inFlight.contains(delivery.eventId) {
-                state.inFlight.insert(delivery.eventId)
-                state.queue.append(delivery)
-                picked += 1
-            }
-            return picked
-        }
+        let picked = state.withLock { $0.take(due) }
         for _ in 0..<picked { work.signal() }
     }
 
     private func sendLoop() {
         while true {
             work.wait()
-            let next = state.withLock { state -> DueDelivery?? in
-                guard state.running else { return .some(nil) }
-                return state.queue.isEmpty ? nil : state.queue.removeFirst()
+            switch state.withLock({ $0.next() }) {
+            case .stop: return
+            case .wait: continue
+            case .send(let delivery): deliver(delivery)
             }
-            guard let next else { continue }
-            guard let delivery = next else { return }
-            deliver(delivery)
         }
     }
 
@@ -181,7 +154,7 @@ final class DeliveryWorker: Sendable {
                     }
                     return
                 }
-                state.withLock { _ = $0.finished.insert(delivery.eventId) }
+                state.withLock { $0.recorded(delivery.eventId) }
                 wake.signal()
                 switch (outcome, recorded.withLock { $0 }) {
                 case (.delivered, _):
