@@ -57,11 +57,19 @@ public struct AppleCommand {
         _ = try endpoint(now: Date())
     }
 
-    public func run() throws -> Int32 {
+    /// What the commands that call Apple for `--app` start with: the configuration (`--config`,
+    /// by default revenuedot.json), with its key files private, and the app.
+    static func configuredApp(_ parsed: ParsedArguments) throws -> (RevenueDotConfig, AppConfig) {
         let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
         let appId = parsed.value("app") ?? ""
         guard let app = config.app(appId) else { throw UsageError("no app \"\(appId)\" is configured") }
         try SecretFileModes.check(config)
+        return (config, app)
+    }
+
+    public func run() throws -> Int32 {
+        let (config, app) = try Self.configuredApp(parsed)
+        let appId = app.id
         let environment = try Self.environment(parsed.value("environment")) ?? AppleAPIClients.defaultEnvironment(of: app)
         guard app.environments.contains(environment) else {
             throw UsageError(

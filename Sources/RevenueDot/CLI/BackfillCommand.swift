@@ -48,10 +48,8 @@ public struct BackfillCommand {
     }
 
     public func run() throws -> Int32 {
-        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
-        let appId = parsed.value("app") ?? ""
-        guard let app = config.app(appId) else { throw UsageError("no app \"\(appId)\" is configured") }
-        try SecretFileModes.check(config)
+        let (config, app) = try AppleCommand.configuredApp(parsed)
+        let appId = app.id
         let environments =
             try AppleCommand.environment(parsed.value("environment")).map { [$0] } ?? Backfill.environments(of: app)
         if let asked = environments.first, !app.environments.contains(asked) {
@@ -60,9 +58,7 @@ public struct BackfillCommand {
         guard !environments.isEmpty else {
             throw UsageError("app \"\(appId)\" accepts neither Production nor Sandbox, the environments Apple keeps history of")
         }
-        guard case .sqlite(let path) = config.database else {
-            throw ConfigError(file: config.file, key: "database", problem: "PostgreSQL storage is not available yet")
-        }
+        let path = try config.sqlitePath()
         let target = try BackfillTarget.open(config: config, databasePath: path, appId: appId)
         defer { target.close() }
         var failed = false

@@ -39,10 +39,8 @@ public struct ImportCommand {
     }
 
     public func run() throws -> Int32 {
-        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
-        let appId = parsed.value("app") ?? ""
-        guard let app = config.app(appId) else { throw UsageError("no app \"\(appId)\" is configured") }
-        try SecretFileModes.check(config)
+        let (config, app) = try AppleCommand.configuredApp(parsed)
+        let appId = app.id
         let file = parsed.positionals[0]
         guard let data = FileManager.default.contents(atPath: file) else { throw UsageError("cannot read \(file)") }
         let rows = try Import.rows(csv: String(decoding: data, as: UTF8.self))
@@ -51,9 +49,7 @@ public struct ImportCommand {
         guard !environments.isEmpty, environments.allSatisfy(app.environments.contains) else {
             throw UsageError("app \"\(appId)\" does not accept \(environments.map(\.rawValue).joined(separator: ", "))")
         }
-        guard case .sqlite(let path) = config.database else {
-            throw ConfigError(file: config.file, key: "database", problem: "PostgreSQL storage is not available yet")
-        }
+        let path = try config.sqlitePath()
         let target = try target(config: config, app: app, environments: environments, path: path)
         defer { target.close() }
         let summary = Import.run(

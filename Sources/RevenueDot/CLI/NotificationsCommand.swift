@@ -215,9 +215,7 @@ enum CommandStore {
     /// Opens the configuration's database to apply inputs to it (`import`, `reconcile`): the only
     /// writer, with the subscription logic's hand-off; refused while a server has it.
     static func openApplying(_ config: RevenueDotConfig, to action: String) throws -> (SQLiteStore, String) {
-        guard case .sqlite(let path) = config.database else {
-            throw ConfigError(file: config.file, key: "database", problem: "PostgreSQL storage is not available yet")
-        }
+        let path = try config.sqlitePath()
         guard !DatabaseLock.isHeldByAnother(databasePath: path) else {
             throw UsageError("\(path) is in use by a running server: stop it to \(action)")
         }
@@ -262,10 +260,7 @@ enum CommandStore {
     /// The configuration at `configPath` and the path of its SQLite database, which must exist.
     private static func databasePath(configPath: String) throws -> (RevenueDotConfig, String) {
         let config = try ConfigLoader.load(path: configPath)
-        guard case .sqlite(let path) = config.database else {
-            throw ConfigError(
-                file: config.file, key: "database", problem: "PostgreSQL storage is not available yet; use sqlite:PATH")
-        }
+        let path = try config.sqlitePath()
         guard FileManager.default.fileExists(atPath: path) else {
             throw ConfigError(
                 file: config.file, key: "database",

@@ -31,13 +31,9 @@ public struct ReconcileCommand {
     }
 
     public func run() throws -> Int32 {
-        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
-        let appId = parsed.value("app") ?? ""
-        guard let app = config.app(appId) else { throw UsageError("no app \"\(appId)\" is configured") }
-        try SecretFileModes.check(config)
-        guard case .sqlite(let path) = config.database else {
-            throw ConfigError(file: config.file, key: "database", problem: "PostgreSQL storage is not available yet")
-        }
+        let (config, app) = try AppleCommand.configuredApp(parsed)
+        let appId = app.id
+        let path = try config.sqlitePath()
         let (reader, reconcileOne, close) = try target(config: config, app: app, path: path)
         defer { close() }
         let nowMs = UnixTime.nowMs

@@ -33,6 +33,17 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
+extension RevenueDotConfig {
+    /// The SQLite database's path; a one-line error for a PostgreSQL location, which this build
+    /// cannot open yet.
+    public func sqlitePath() throws(ConfigError) -> String {
+        guard case .sqlite(let path) = database else {
+            throw ConfigError(file: file, key: "database", problem: "PostgreSQL storage is not available yet; use sqlite:PATH")
+        }
+        return path
+    }
+}
+
 /// `sqlite:PATH` (the default, embedded) or `postgres://...` (several nodes).
 public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
     case sqlite(path: String)

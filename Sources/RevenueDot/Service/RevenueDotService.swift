@@ -44,10 +44,7 @@ public final class RevenueDotService: Sendable {
         self.log = log
         let metrics = Metrics()
         self.metrics = metrics
-        guard case .sqlite(let path) = config.database else {
-            throw ConfigError(
-                file: config.file, key: "database", problem: "PostgreSQL storage is not available yet; use sqlite:PATH")
-        }
+        let path = try config.sqlitePath()
         // Commits may carry new events: the workers are nudged (they exist once the store does).
         let nudge = Locked<[DeliveryWorker]>([])
         // Facts decoded for refolds, shared by every input applied to this store.
