@@ -11,6 +11,17 @@ enum CustomerRows {
         ).first?.first?.textValue ?? id
     }
 
+    /// The customer `id` names, by its own id or an alias, in one statement; nil when none. (An
+    /// alias row lives only as long as its customer's row: `remove` deletes both.)
+    static func customer(named id: String, appId: String, from rows: some RowReader) throws -> CustomerState? {
+        try rows.query(
+            """
+            SELECT json FROM customers WHERE app_id = ?1 AND app_user_id = coalesce(
+                (SELECT app_user_id FROM customer_aliases WHERE app_id = ?1 AND alias = ?2), ?2)
+            """, [.text(appId), .text(id)]
+        ).first?.first?.textValue.map { try LedgerRows.decode(CustomerState.self, $0) }
+    }
+
     /// The purchases `appUserId` owns (the partial index on owned purchases serves `owner = ?`).
     static func ownedPurchases(of appUserId: String, appId: String, from rows: some RowReader) throws -> [PurchaseKey] {
         try rows.query("SELECT purchase_key FROM purchases WHERE app_id = ? AND owner = ?", [.text(appId), .text(appUserId)])

@@ -43,10 +43,11 @@ enum LedgerRows {
         var ledger = Ledger(configuration: configuration(app))
         var facts: [String: PurchaseFactRows.Loaded] = [:]
         var customerIds: Set<String> = []
+        // Each named customer in one statement, found by its id or an alias.
         for id in input.namedCustomerIds {
-            let customer = try CustomerRows.customerId(of: id, appId: app.id, from: rows)
-            if customer != id { ledger.aliasOwners[id] = customer }
-            customerIds.insert(customer)
+            guard let customer = try CustomerRows.customer(named: id, appId: app.id, from: rows) else { continue }
+            if customer.appUserId != id { ledger.aliasOwners[id] = customer.appUserId }
+            ledger.customers[customer.appUserId] = customer
         }
         var keys: [PurchaseKey] = []
         if let key = input.purchaseKey { keys.append(key) }
@@ -91,7 +92,7 @@ enum LedgerRows {
                 _ = try load(other)
             }
         }
-        for id in customerIds {
+        for id in customerIds where ledger.customers[id] == nil {
             if let customer = try customer(id, app: app, from: rows) { ledger.customers[id] = customer }
         }
         return (ledger, facts)
