@@ -45,9 +45,8 @@ extension SubscribersAPI {
     /// the one that would join the other (the new id) owns purchases.
     private func publicAliasRefusal(_ appUserId: String, _ newId: String, app: AppConfig) -> HTTPResponse? {
         func customer(_ id: String) -> CustomerState? {
-            (try? store.read { (rows) throws(StoreError) in
-                try? LedgerRows.customerView(id, app: app, from: rows)?.customer
-            }) ?? nil
+            (try? store.read { (rows) throws(StoreError) in try? CustomerRows.customer(named: id, appId: app.id, from: rows) })
+                ?? nil
         }
         let keptId = customer(appUserId)?.appUserId ?? appUserId
         guard let joining = customer(newId), !Ledger.isAnonymous(joining.appUserId), !Ledger.isAnonymous(keptId),
