@@ -39,7 +39,7 @@ let package = Package(
             dependencies: ["CMicroHTTPD", "Threads"]),
         .target(
             name: "Storage",
-            dependencies: ["CSQLite", "CPostgres", "AppStore", "Threads"]),
+            dependencies: ["CSQLite", "CPostgres", "AppStore", "Subscriptions", "Threads"]),
         .target(
             name: "RevenueDot",
             dependencies: [

@@ -3,6 +3,7 @@ import AppStoreServerAPI
 import AppStoreServerAPISimulator
 import Foundation
 import Testing
+import Threads
 
 @testable import RevenueDot
 

@@ -3,10 +3,11 @@ import AppStoreServerAPI
 import AppStoreServerAPISimulator
 import Foundation
 import LoopbackClient
-import Storage
 import Testing
+import Threads
 
 @testable import RevenueDot
+@testable import Storage
 
 /// Backfill after an outage: every notification Apple could not deliver is recovered once,
 /// through the ingest path, with its events in order, whether the server runs or not.

@@ -3,10 +3,11 @@ import AppStoreServerAPI
 import AppStoreServerAPISimulator
 import Foundation
 import LoopbackClient
-import Storage
 import Testing
+import Threads
 
 @testable import RevenueDot
+@testable import Storage
 
 /// Apple's consumption requests answered from what RevenueDot stores and is configured with,
 /// sent once, retried until Apple takes it or its 12 hours end.

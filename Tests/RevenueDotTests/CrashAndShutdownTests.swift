@@ -1,10 +1,11 @@
 import Foundation
 import LoopbackClient
-import Storage
 import Synchronization
 import Testing
+import Threads
 
 @testable import RevenueDot
+@testable import Storage
 
 /// A real `revenuedot serve` process under load: SIGKILL must lose nothing answered 200, and
 /// SIGTERM must finish what is in flight and exit 0.

@@ -1,10 +1,10 @@
 import AppStore
 import Foundation
 import LoopbackClient
-import Storage
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 @testable import Subscriptions
 
 /// Customers over HTTP as RevenueCat serves them: get-or-create, first and last seen, aliases

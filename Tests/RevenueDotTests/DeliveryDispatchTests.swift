@@ -1,6 +1,7 @@
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// The worker's decisions as a value, table-tested without threads.
 @Suite struct DeliveryDispatchTests {

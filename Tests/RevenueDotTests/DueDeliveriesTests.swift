@@ -1,8 +1,9 @@
 import Foundation
-import Storage
 import Testing
+import Threads
 
 @testable import RevenueDot
+@testable import Storage
 
 /// Which pending deliveries are due: the earliest pending event of each customer, in commit order.
 @Suite("Due deliveries")

@@ -1,10 +1,10 @@
 import AppStore
 import Foundation
 import LoopbackClient
-import Storage
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// The product's event semantics, end to end: signed notifications in, webhooks out at a real
 /// receiver, EXPIRATION from the scheduler when access (grace included) ends.

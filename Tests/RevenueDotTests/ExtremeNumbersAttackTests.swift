@@ -1,10 +1,10 @@
 import AppStore
 import Foundation
 import LoopbackClient
-import Storage
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// Numbers no App Store sends, against the real server and CLI: a 4xx, never a trap, and the
 /// server goes on storing what Apple sends.

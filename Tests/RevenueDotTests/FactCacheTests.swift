@@ -1,10 +1,10 @@
 import AppStore
 import Foundation
-import Storage
 import Subscriptions
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// The store's decoded facts: kept by app, purchase and id, the oldest dropped first once full,
 /// and only ever used for fact rows that exist.

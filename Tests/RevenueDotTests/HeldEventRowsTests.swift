@@ -1,10 +1,10 @@
 import AppStore
 import Foundation
-import Storage
 import Subscriptions
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// A purchase nobody has claimed holds its events; beyond the newest they live in `held_events`
 /// (migration 14), not in `purchases.history`. Stored, the purchase must still be exactly what
@@ -19,11 +19,11 @@ import Testing
     static func run(_ inputs: [Ledger.Input], store: SQLiteStore, app: AppConfig) throws -> (
         ledger: Ledger, pure: [Event], stored: [Event]
     ) {
-        var ledger = Ledger(configuration: LedgerRows.configuration(app))
+        var ledger = Ledger(configuration: app.ledger.configuration)
         var pure: [Event] = []
         for (offset, input) in inputs.enumerated() {
             let at = Int64(1_800_000_000_000 + offset)
-            try store.write { transaction in try LedgerInputs.apply(input, app: app, atMs: at, in: transaction) }
+            try store.write { transaction in try LedgerInputs.apply(input, app: app.ledger, atMs: at, in: transaction) }
             pure = ledger.apply(input, at: Date(timeIntervalSince1970: Double(at) / 1000)).compactMap { effect in
                 if case .emit(let event) = effect { return event }
                 return nil
@@ -129,7 +129,7 @@ import Testing
         let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         let app = try Fixture.app()
-        var ledger = Ledger(configuration: LedgerRows.configuration(app))
+        var ledger = Ledger(configuration: app.ledger.configuration)
         for input in Self.notifications(0..<3) { _ = ledger.apply(input, at: Date(timeIntervalSince1970: 1_800_000_000)) }
         let legacy = try #require(ledger.subscriptions[Fixture.original])
         #expect(legacy.journal.heldEvents.count >= 3)
@@ -142,7 +142,7 @@ import Testing
                 ])
         }
         let next = Ledger.Input.notificationReceived(Fixture.facts(3))
-        try store.write { transaction in try LedgerInputs.apply(next, app: app, atMs: 1_800_000_000_003, in: transaction) }
+        try store.write { transaction in try LedgerInputs.apply(next, app: app.ledger, atMs: 1_800_000_000_003, in: transaction) }
         _ = ledger.apply(next, at: Date(timeIntervalSince1970: 1_800_000_000.003))
         let raw = try Self.raw(store)
         let expected = try #require(ledger.subscriptions[Fixture.original])
@@ -150,7 +150,8 @@ import Testing
         #expect(raw.rows == expected.journal.heldEvents.count)
         #expect(try Fixture.stored(store).journal == expected.journal)
         let claim = Ledger.Input.linked(.subscription(originalTransactionId: Fixture.original), appUserId: "erin")
-        try store.write { transaction in try LedgerInputs.apply(claim, app: app, atMs: 1_800_000_000_004, in: transaction) }
+        try store.write { transaction in try LedgerInputs.apply(claim, app: app.ledger, atMs: 1_800_000_000_004, in: transaction)
+        }
         let released = try store.read { (rows) throws(StoreError) in
             try rows.query("SELECT count(*) FROM events WHERE customer = 'erin'").first?.first?.integerValue
         }

@@ -2,10 +2,10 @@ import AppStore
 import Foundation
 import HTTP
 import LoopbackClient
-import Storage
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// Held notifications are taken up again at every start: those the fixed configuration accepts
 /// are applied (and replayed from then on), the others stay held.

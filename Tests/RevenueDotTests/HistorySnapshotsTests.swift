@@ -1,10 +1,10 @@
 import AppStore
 import Foundation
-import Storage
 import Subscriptions
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// A purchase's history leaves out the transaction and renewal info of its newest fact when its
 /// state holds the same snapshots (migration 17), and loading the purchase takes them back.
@@ -13,7 +13,7 @@ import Testing
 
     /// The subscription the pure reducer holds after `order`'s notifications.
     static func pure(_ order: [Int]) throws -> SubscriptionState {
-        var ledger = Ledger(configuration: LedgerRows.configuration(try PurchaseFactRowsTests.app()))
+        var ledger = Ledger(configuration: try PurchaseFactRowsTests.app().ledger.configuration)
         for index in order {
             _ = ledger.apply(
                 .notificationReceived(PurchaseFactRowsTests.facts(index)),
@@ -106,7 +106,7 @@ import Testing
     @Test func snapshotsEqualOnlyAsUnicodeStayInTheHistory() throws {
         var facts = PurchaseFactRowsTests.facts(0)
         facts.transaction?.productId = "pro.caf\u{E9}"
-        var ledger = Ledger(configuration: LedgerRows.configuration(try PurchaseFactRowsTests.app()))
+        var ledger = Ledger(configuration: try PurchaseFactRowsTests.app().ledger.configuration)
         _ = ledger.apply(.notificationReceived(facts), at: Date(timeIntervalSince1970: 1_800_000_000))
         let state = try #require(ledger.subscriptions[PurchaseFactRowsTests.original])
         #expect(HistorySnapshots.leavingOut(of: state.journal, keptBy: state).1 == "t,r")

@@ -1,9 +1,9 @@
 import Foundation
 import LoopbackClient
-import Storage
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// Webhook delivery end to end, through the delivery worker, against receivers that attack the
 /// sender: the server keeps running, and each attempt is recorded as failed with its reason.

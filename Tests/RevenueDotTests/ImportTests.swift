@@ -2,10 +2,10 @@ import AppStore
 import AppStoreServerAPISimulator
 import Foundation
 import LoopbackClient
-import Storage
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// `revenuedot import`: existing subscribers from a CSV, applied from what Apple says of each,
 /// linked to their customers, interrupted and resumed without doing anything twice.

@@ -1,11 +1,11 @@
 import AppStore
 import Foundation
 import LoopbackClient
-import Storage
 import Synchronization
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// Every row of the answer table (DESIGN.md "Answers to Apple") against the real server.
 @Suite("POST /v1/apple/notifications/{appId}")

@@ -1,10 +1,11 @@
 import Foundation
 import LoopbackClient
-import Storage
 import Synchronization
 import Testing
+import Threads
 
 @testable import RevenueDot
+@testable import Storage
 
 @Suite("Ingest under concurrent load")
 struct IngestConcurrencyTests {

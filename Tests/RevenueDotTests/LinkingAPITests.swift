@@ -1,10 +1,10 @@
 import AppStore
 import Foundation
 import LoopbackClient
-import Storage
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// Linking purchases to customers through the real server: posted transactions, held history,
 /// transfers, `appAccountToken` and `trackNewPurchasesFromServerNotifications`.

@@ -1,10 +1,10 @@
 import AppStore
 import Foundation
-import Storage
 import Subscriptions
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// What a subscription's row costs must not grow with whole transactions or held events: each
 /// renewal adds only a period summary to its state and an event id to its history. Stored, the
@@ -14,12 +14,12 @@ import Testing
 
     /// State and history bytes after each count of notifications (same purchase, in order).
     static func sizes(after counts: [Int], store: SQLiteStore, app: AppConfig) throws -> [(state: Int, history: Int)] {
-        var ledger = Ledger(configuration: LedgerRows.configuration(app))
+        var ledger = Ledger(configuration: app.ledger.configuration)
         var sizes: [(state: Int, history: Int)] = []
         for index in 0..<(counts.max() ?? 0) {
             let input = Ledger.Input.notificationReceived(Fixture.facts(index))
             let at = Int64(1_800_000_000_000 + index)
-            try store.write { transaction in try LedgerInputs.apply(input, app: app, atMs: at, in: transaction) }
+            try store.write { transaction in try LedgerInputs.apply(input, app: app.ledger, atMs: at, in: transaction) }
             _ = ledger.apply(input, at: Date(timeIntervalSince1970: Double(at) / 1000))
             guard counts.contains(index + 1) else { continue }
             let row = try store.read { (rows) throws(StoreError) in

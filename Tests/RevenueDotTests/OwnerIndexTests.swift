@@ -1,8 +1,8 @@
 import Foundation
-import Storage
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// Migration 10 indexes only purchases that have an owner; the lookup of a customer's purchases
 /// must still go through that index, not scan every purchase.

@@ -1,9 +1,9 @@
 import Foundation
-import Storage
 import Subscriptions
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// Migration 13 keeps a subscription's timer in its purchase row; a timer without a row stays in
 /// `timers`. Both must read, fire, move and go away as one list.

@@ -1,10 +1,10 @@
 import AppStore
 import Foundation
 import LoopbackClient
-import Storage
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// `POST /v1/subscribers/{id}/transactions` again and again with the public key: a repost that
 /// changes nothing stores nothing; a transfer or new content does.

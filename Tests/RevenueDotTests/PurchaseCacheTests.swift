@@ -1,10 +1,10 @@
 import AppStore
 import Foundation
-import Storage
 import Subscriptions
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// The decoded purchases a store keeps (`PurchaseCache`) answer only for the exact text of a
 /// row, and applying inputs through them stores what the pure reducer holds.
@@ -102,7 +102,7 @@ import Testing
         let hits = cache.purchases.hits
         try store.write { transaction in
             try LedgerInputs.apply(
-                .notificationReceived(PurchaseFactRowsTests.facts(3)), app: app, atMs: 1_800_000_000_003, cache: cache,
+                .notificationReceived(PurchaseFactRowsTests.facts(3)), app: app.ledger, atMs: 1_800_000_000_003, cache: cache,
                 in: transaction)
         }
         #expect(try row().json == (try LedgerRows.encode(pure.withoutHistory)))

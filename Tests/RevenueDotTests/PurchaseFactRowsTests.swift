@@ -1,10 +1,10 @@
 import AppStore
 import Foundation
-import Storage
 import Subscriptions
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// A purchase's older facts live in `purchase_facts` and only the newest in `purchases.history`
 /// (migration 8): whatever the delivery order, the stored purchase must be exactly what the pure
@@ -60,12 +60,12 @@ import Testing
     static func apply(_ order: [Int], to store: SQLiteStore, app: AppConfig, cache: LedgerCache? = nil) throws
         -> SubscriptionState
     {
-        var ledger = Ledger(configuration: LedgerRows.configuration(app))
+        var ledger = Ledger(configuration: app.ledger.configuration)
         for index in order {
             let input = Ledger.Input.notificationReceived(facts(index))
             let at = Int64(1_800_000_000_000 + index)
             try store.write { transaction in
-                try LedgerInputs.apply(input, app: app, atMs: at, cache: cache, in: transaction)
+                try LedgerInputs.apply(input, app: app.ledger, atMs: at, cache: cache, in: transaction)
             }
             _ = ledger.apply(input, at: Date(timeIntervalSince1970: Double(at) / 1000))
         }
@@ -98,7 +98,7 @@ import Testing
         let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         let app = try Self.app()
-        var ledger = Ledger(configuration: LedgerRows.configuration(app))
+        var ledger = Ledger(configuration: app.ledger.configuration)
         for index in 0..<3 {
             _ = ledger.apply(.notificationReceived(Self.facts(index)), at: Date(timeIntervalSince1970: 1_800_000_000))
         }
@@ -112,7 +112,8 @@ import Testing
                 [.text("s:\(Self.original)"), .text(json), .text(history)])
         }
         let input = Ledger.Input.notificationReceived(Self.facts(3))
-        try store.write { transaction in try LedgerInputs.apply(input, app: app, atMs: 1_800_000_000_003, in: transaction) }
+        try store.write { transaction in try LedgerInputs.apply(input, app: app.ledger, atMs: 1_800_000_000_003, in: transaction)
+        }
         _ = ledger.apply(input, at: Date(timeIntervalSince1970: 1_800_000_000.003))
         let expected = try #require(ledger.subscriptions[Self.original])
         let stored = try Self.stored(store)
@@ -128,7 +129,7 @@ import Testing
         let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         let app = try Self.app()
-        var ledger = Ledger(configuration: LedgerRows.configuration(app))
+        var ledger = Ledger(configuration: app.ledger.configuration)
         let key = PurchaseKey.subscription(originalTransactionId: Self.original)
         let inputs: [Ledger.Input] = [
             .notificationReceived(Self.facts(2)), .linked(key, appUserId: "alice"), .notificationReceived(Self.facts(4)),
@@ -137,7 +138,7 @@ import Testing
         ]
         for (offset, input) in inputs.enumerated() {
             let at = Int64(1_800_000_000_000 + offset)
-            try store.write { transaction in try LedgerInputs.apply(input, app: app, atMs: at, in: transaction) }
+            try store.write { transaction in try LedgerInputs.apply(input, app: app.ledger, atMs: at, in: transaction) }
             _ = ledger.apply(input, at: Date(timeIntervalSince1970: Double(at) / 1000))
         }
         let pure = try #require(ledger.subscriptions[Self.original])

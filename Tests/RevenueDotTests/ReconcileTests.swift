@@ -2,11 +2,12 @@ import AppStore
 import AppStoreServerAPISimulator
 import Foundation
 import LoopbackClient
-import Storage
 import Subscriptions
 import Testing
+import Threads
 
 @testable import RevenueDot
+@testable import Storage
 
 /// `revenuedot reconcile`: a renewal RevenueDot never heard of (and that Apple's notification
 /// history does not hold either) is learned from Apple's subscription statuses, applied through

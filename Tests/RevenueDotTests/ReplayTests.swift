@@ -1,10 +1,10 @@
 import AppStore
 import Foundation
 import LoopbackClient
-import Storage
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 @Suite("revenuedot replay")
 struct ReplayTests {

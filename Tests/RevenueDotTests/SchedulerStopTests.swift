@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Subscriptions
 import Testing
+import Threads
 
 @testable import RevenueDot
 @testable import Storage

@@ -1,10 +1,10 @@
 import AppStore
 import Foundation
-import Storage
 import Subscriptions
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// Random sequences of every kind of input, applied through storage and to the pure reducer:
 /// the events (in order, byte for byte) and every stored purchase (state, and history with its
@@ -113,7 +113,7 @@ import Testing
         var app = try PurchaseFactRowsTests.app()
         app.webhook = nil
         var random = Random(state: UInt64(seed) &* 7919)
-        var ledger = Ledger(configuration: LedgerRows.configuration(app))
+        var ledger = Ledger(configuration: app.ledger.configuration)
         // A store's caches, small enough that refolds also decode some facts and some purchases
         // are decoded from their rows (every hit is checked against its row in debug builds).
         let cache = LedgerCache(facts: FactCache(capacity: 8), purchases: PurchaseCache(capacityBytes: 6_000))
@@ -125,13 +125,13 @@ import Testing
         for number in 0..<60 {
             let at = Int64(1_800_000_000_000) + Int64(number) * 86_400_000 * 20
             app.trackNewPurchasesFromServerNotifications = tracking == 0 ? false : tracking == 1 ? true : number > 40
-            ledger.configuration = LedgerRows.configuration(app)
+            ledger.configuration = app.ledger.configuration
             var input = Self.input(&random, number, nowMs: at)
             if !inputs.isEmpty, random.below(8) == 0 { input = random.pick(inputs) }
             inputs.append(input)
             let (current, applied) = (app, input)
             try store.write { transaction in
-                try LedgerInputs.apply(applied, app: current, atMs: at, cache: cache, in: transaction)
+                try LedgerInputs.apply(applied, app: current.ledger, atMs: at, cache: cache, in: transaction)
             }
             for case .emit(let event) in ledger.apply(input, at: Date(timeIntervalSince1970: Double(at) / 1000))
             where seen.insert(event.id).inserted {

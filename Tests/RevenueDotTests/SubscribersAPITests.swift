@@ -1,11 +1,11 @@
 import AppStore
 import Foundation
 import LoopbackClient
-import Storage
 import Subscriptions
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 @Suite("GET /v1/subscribers and POST .../transactions")
 struct SubscribersAPITests {
@@ -185,12 +185,12 @@ struct SubscribersAPITests {
         defer { store.close() }
         let now = Date()
         func fromViews(_ user: String) throws -> JSONValue {
-            let found = try store.read { rows in try? LedgerRows.customerView(user, app: app, from: rows) }
+            let found = try store.read { rows in try? LedgerRows.customerView(user, app: app.ledger, from: rows) }
             return SubscriberInfo.json(
                 for: user, customer: found?.customer, purchases: found?.purchases ?? [], entitlements: app.entitlements, at: now)
         }
         func fromState(_ user: String) throws -> JSONValue {
-            let ledger = try store.read { rows in (try? LedgerRows.customerSlice(user, app: app, from: rows)) ?? Ledger() }
+            let ledger = try store.read { rows in (try? LedgerRows.customerSlice(user, app: app.ledger, from: rows)) ?? Ledger() }
             return SubscriberInfo.json(for: user, in: ledger, at: now)
         }
         let alice = try fromViews("alice")

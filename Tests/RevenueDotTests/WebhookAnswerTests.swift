@@ -1,6 +1,7 @@
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// What an answer's status and `Location` make of an attempt: a table of values.
 @Suite struct WebhookAnswerTests {

@@ -1,10 +1,11 @@
 import AppStore
 import Foundation
 import LoopbackClient
-import Storage
 import Testing
+import Threads
 
 @testable import RevenueDot
+@testable import Storage
 
 /// Webhook delivery against a real receiver on a loopback port.
 @Suite("Webhook delivery")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// The webhook sender, over plain http and over https, against receivers that attack it: absurd
 /// numbers, trickled and endless answers, redirects. Every attempt ends by its deadline with an

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RevenueDot
+@testable import Storage
 
 /// What https adds: the receiver's certificate must chain to a trusted root and name the URL's
 /// host before anything of the event is sent, and the handshake counts against the deadline.

@@ -3,6 +3,7 @@ import AppStoreServerAPI
 import Foundation
 import HTTP
 import Storage
+import Threads
 
 /// `POST /v1/apple/import` and `POST /v1/apple/reconcile` (secret key): what `revenuedot import`
 /// and `revenuedot reconcile` ask of the server that has the database, so they give the same

@@ -82,25 +82,20 @@ struct CommerceAPI: Sendable {
     func show(_ request: HTTPRequest) -> HTTPResponse {
         guard let app = app(for: request) else { return APIKeys.secretKeyRequired }
         let reference = request.pathParameters["requestReferenceId"] ?? ""
-        let row = try? store.read { (rows) throws(StoreError) -> [SQLValue]? in
-            try rows.query(
-                """
-                SELECT app_user_id, operation, request_json, status, transaction_id, created_at, completed_at
-                FROM commerce_requests WHERE app_id = ? AND request_reference_id = ?
-                """, [.text(app.id), .text(reference)]
-            ).first
+        let row = try? store.read { (rows) throws(StoreError) in
+            try CommerceRequestRows.find(appId: app.id, reference: reference, from: rows)
         }
         guard let found = row ?? nil else {
             return .error(status: 404, code: "not_found", message: "no request \(reference) for app \(app.id)")
         }
         let body = JSONValue.object([
-            "requestReferenceId": .string(reference), "app_user_id": found[0].textValue.map(JSONValue.string) ?? .null,
-            "operation": found[1].textValue.map(JSONValue.string) ?? .null,
-            "request": (try? JSONValue(parsing: Data((found[2].textValue ?? "null").utf8))) ?? .null,
-            "status": found[3].textValue.map(JSONValue.string) ?? .null,
-            "transactionId": found[4].textValue.map(JSONValue.string) ?? .null,
-            "createdAtMs": found[5].integerValue.map(JSONValue.integer) ?? .null,
-            "completedAtMs": found[6].integerValue.map(JSONValue.integer) ?? .null,
+            "requestReferenceId": .string(reference), "app_user_id": .string(found.appUserId),
+            "operation": .string(found.operation),
+            "request": (try? JSONValue(parsing: Data(found.requestJSON.utf8))) ?? .null,
+            "status": .string(found.status),
+            "transactionId": found.transactionId.map(JSONValue.string) ?? .null,
+            "createdAtMs": .integer(found.createdAtMs),
+            "completedAtMs": found.completedAtMs.map(JSONValue.integer) ?? .null,
         ])
         return .json(Data(body.serialized().utf8))
     }

@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import Storage
 import Subscriptions
+import Threads
 
 extension SubscribersAPI {
     /// `POST /v1/subscribers/{id}/attributes` (either key), in RevenueCat's format:
@@ -31,7 +32,7 @@ extension SubscribersAPI {
         if problems.isEmpty {
             let stored =
                 (try? store.read { (rows) throws(StoreError) in
-                    try? LedgerRows.customerView(appUserId, app: app, from: rows)?.customer.attributes
+                    try? LedgerRows.customerView(appUserId, app: app.ledger, from: rows)?.customer.attributes
                 }) ?? nil
             let after = SubscriberAttribute.merging(parsed, into: stored ?? [:])
             if SubscriberAttribute.customCount(after) > SubscriberAttribute.maximumCustomAttributes {

@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import Storage
 import Subscriptions
+import Threads
 
 extension SubscribersAPI {
     /// `DELETE /v1/subscribers/{id}` (secret key): a data-deletion request. The customer's identity

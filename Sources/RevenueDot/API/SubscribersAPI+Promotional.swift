@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import Storage
 import Subscriptions
+import Threads
 
 extension SubscribersAPI {
     /// `POST /v1/subscribers/{id}/entitlements/{entitlement}/promotional` (secret key), in

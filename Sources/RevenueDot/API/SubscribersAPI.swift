@@ -4,6 +4,7 @@ import Foundation
 import HTTP
 import Storage
 import Subscriptions
+import Threads
 
 /// `GET /v1/subscribers/{app_user_id}` and `POST /v1/subscribers/{app_user_id}/transactions`.
 ///
@@ -58,7 +59,7 @@ struct SubscribersAPI: Sendable {
     {
         do {
             let found = try store.read { (rows) throws(StoreError) in
-                do { return try LedgerRows.customerView(appUserId, app: app, from: rows) } catch let error as StoreError {
+                do { return try LedgerRows.customerView(appUserId, app: app.ledger, from: rows) } catch let error as StoreError {
                     throw error
                 } catch {
                     throw StoreError(.corrupt, "stored state of \(appUserId) does not decode: \(error)")
@@ -160,10 +161,10 @@ struct SubscribersAPI: Sendable {
                     atMs: atMs, in: transactionRows)
                 {
                     try LedgerInputs.apply(
-                        .transactionPosted(transaction, appUserId: appUserId), app: app, atMs: atMs, cache: cache,
+                        .transactionPosted(transaction, appUserId: appUserId), app: app.ledger, atMs: atMs, cache: cache,
                         in: transactionRows)
                     try LedgerInputs.log(
-                        kind: "posted_transaction", ref: String(id), app: app, atMs: atMs, in: transactionRows)
+                        kind: "posted_transaction", ref: String(id), appId: app.id, atMs: atMs, in: transactionRows)
                 }
                 let customer = try CustomerRows.customerId(of: appUserId, appId: app.id, from: transactionRows)
                 if let owner = try Self.owner(of: transaction, app: app, from: transactionRows), owner != customer {
@@ -209,7 +210,7 @@ struct SubscribersAPI: Sendable {
     /// Who owns the purchase of `transaction` now, nil when nobody does.
     static func owner(of transaction: JWSTransactionDecodedPayload, app: AppConfig, from rows: some RowReader) throws -> String? {
         let input = Ledger.Input.transactionPosted(transaction, appUserId: "")
-        let ledger = try LedgerRows.slice(for: input, app: app, from: rows).ledger
+        let ledger = try LedgerRows.slice(for: input, app: app.ledger, from: rows).ledger
         switch input.purchaseKey {
         case .subscription(let id)?: return ledger.subscriptions[id]?.journal.ownerAppUserId
         case .oneTime(let id)?: return ledger.oneTimePurchases[id]?.journal.ownerAppUserId

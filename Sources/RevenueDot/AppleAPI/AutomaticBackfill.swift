@@ -3,6 +3,7 @@ import AppStoreServerAPI
 import Foundation
 import Storage
 import Synchronization
+import Threads
 
 /// `serve`'s backfill: at start and every `appleApi.backfillIntervalMinutes`, for each app with
 /// an `inAppPurchaseKey` and each environment it accepts that Apple keeps history of, recovers

@@ -3,6 +3,7 @@ import AppStoreServerAPI
 import Foundation
 import Storage
 import Synchronization
+import Threads
 
 /// `serve`'s answers to Apple's consumption requests: every `interval`, each CONSUMPTION_REQUEST
 /// of an app with a key and `appleApi.consumption.enabled` gets a row, and each due row is sent

@@ -2,6 +2,7 @@ import AppStore
 import AppStoreServerAPI
 import Foundation
 import Storage
+import Threads
 
 /// Brings existing subscribers in: for each row of a CSV (`original_transaction_id`, optional
 /// `app_user_id`), what Apple says of the purchase now (Get All Subscription Statuses, or Get
@@ -103,7 +104,7 @@ enum Import {
                 try store.write { rows in
                     for answer in answers {
                         try AppleAnswerRows.apply(
-                            answer, appUserId: row.appUserId, app: app, atMs: nowMs, deliver: emitEvents, in: rows)
+                            answer, appUserId: row.appUserId, app: app.ledger, atMs: nowMs, deliver: emitEvents, in: rows)
                     }
                 }
                 return .imported

@@ -3,6 +3,7 @@ import AppStoreServerAPI
 import Foundation
 import Storage
 import Subscriptions
+import Threads
 
 /// Brings stored subscriptions in line with what Apple says of them: for each active or
 /// recently lapsed subscription, Get All Subscription Statuses; where Apple's latest transaction
@@ -90,7 +91,7 @@ enum Reconcile {
             let ledger = try store.read { (rows) throws(StoreError) in
                 do {
                     return try LedgerRows.slice(
-                        for: .linked(.subscription(originalTransactionId: id), appUserId: ""), app: app, from: rows
+                        for: .linked(.subscription(originalTransactionId: id), appUserId: ""), app: app.ledger, from: rows
                     ).ledger
                 } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
             }
@@ -148,7 +149,7 @@ enum Reconcile {
             let answer = AppleAnswerRows.Answer(
                 signedTransaction: signed, transaction: transaction, signedRenewalInfo: answer.signedRenewalInfo,
                 renewalInfo: renewal)
-            try AppleAnswerRows.apply(answer, app: app, atMs: nowMs, in: rows)
+            try AppleAnswerRows.apply(answer, app: app.ledger, atMs: nowMs, in: rows)
         }
         return Outcome(originalTransactionId: id, drifts: drifts, applied: true, note: nil)
     }

@@ -4,6 +4,7 @@ import Foundation
 import Storage
 import Subscriptions
 import Synchronization
+import Threads
 
 /// `serve`'s reconciliation: every `appleApi.reconcileIntervalMinutes`, each active or recently
 /// lapsed subscription of the apps with a key is compared with Apple's status and brought in

@@ -2,6 +2,7 @@ import AppStore
 import AppStoreServerAPI
 import Foundation
 import Storage
+import Threads
 
 /// `revenuedot backfill`: recovers the notifications Apple sent that were never stored.
 public struct BackfillCommand {

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import Storage
+import Threads
 
 /// `revenuedot events list|resend`: the outbox and its webhook deliveries, read from storage.
 public struct EventsCommand {
@@ -137,7 +138,7 @@ public struct EventsCommand {
         }
         let found = Locked(false)
         try store.write { transaction in
-            let resent = try Deliveries.resend(eventId: id, webhooks: webhooks, at: nowMs, in: transaction)
+            let resent = try Deliveries.resend(eventId: id, webhooks: webhooks.map(\.route), at: nowMs, in: transaction)
             found.withLock { $0 = resent }
         }
         guard found.withLock({ $0 }) else {

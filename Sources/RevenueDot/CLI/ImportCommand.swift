@@ -2,6 +2,7 @@ import AppStore
 import AppStoreServerAPI
 import Foundation
 import Storage
+import Threads
 
 /// `revenuedot import`: existing subscribers brought in from Apple, by original transaction id.
 public struct ImportCommand {

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import Storage
+import Threads
 
 /// `revenuedot notifications list|show|rejects`: what was received, read from storage.
 public struct NotificationsCommand {

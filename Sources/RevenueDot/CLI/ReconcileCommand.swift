@@ -3,6 +3,7 @@ import AppStoreServerAPI
 import Foundation
 import Storage
 import Subscriptions
+import Threads
 
 /// `revenuedot reconcile`: stored subscriptions brought in line with what Apple says of them.
 public struct ReconcileCommand {

@@ -29,3 +29,12 @@ public struct ReplayCommand {
         return 0
     }
 }
+
+extension Replay {
+    /// Replays every applied input of the apps `config` has (`run(apps:verifiers:store:)`).
+    static func run(config: RevenueDotConfig, store: SQLiteStore) throws -> Int {
+        let verifiers = try AppVerifiers.forApps(of: config).mapValues(\.signatureOnly)
+        let apps = Dictionary(uniqueKeysWithValues: config.apps.map { ($0.id, $0.ledger) })
+        return try run(apps: apps, verifiers: verifiers, store: store)
+    }
+}

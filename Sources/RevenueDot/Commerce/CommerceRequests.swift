@@ -3,6 +3,7 @@ import AppStore
 import Foundation
 import Storage
 import Subscriptions
+import Threads
 
 /// Preparing an Advanced Commerce in-app request for a customer: Apple's rules on the request,
 /// then (for a modify) the customer's live subscription, then the signature. Shared by
@@ -80,25 +81,18 @@ struct CommerceRequests: Sendable {
             ])
     }
 
-    /// A request already signed under a `requestReferenceId`.
-    struct Earlier: Sendable {
-        var appUserId: String
-        var requestJSON: String
-        var token: String
-        var isPending: Bool
-    }
-
     /// The customer's Advanced Commerce subscriptions, and the request signed under `reference`
     /// if the app already used it (one indexed lookup; the insert's conflict check catches a race
     /// between two requests).
     private func liveState(of appUserId: String, atMs nowMs: Int64, reference: String?) throws -> (
-        [LiveSubscription], Earlier?
+        [LiveSubscription], StoredCommerceRequest?
     ) {
         let app = app
         do {
-            return try store.read { (rows) throws(StoreError) -> ([LiveSubscription], Earlier?) in
+            return try store.read { (rows) throws(StoreError) -> ([LiveSubscription], StoredCommerceRequest?) in
                 let ledger: Ledger
-                do { ledger = try LedgerRows.customerSlice(appUserId, app: app, from: rows) } catch let error as StoreError {
+                do { ledger = try LedgerRows.customerSlice(appUserId, app: app.ledger, from: rows) } catch let error as StoreError
+                {
                     throw error
                 } catch { throw StoreError(.corrupt, "stored state of \(appUserId) does not decode: \(error)") }
                 let live = ledger.subscriptions.values.compactMap { state -> LiveSubscription? in
@@ -119,15 +113,7 @@ struct CommerceRequests: Sendable {
                         offered: Set(items.filter { $0.offer != nil }.compactMap(\.sku)))
                 }
                 guard let reference else { return (live, nil) }
-                let earlier = try rows.query(
-                    "SELECT app_user_id, request_json, token, status FROM commerce_requests WHERE app_id = ? AND request_reference_id = ?",
-                    [.text(app.id), .text(reference)]
-                ).first.map { row in
-                    Earlier(
-                        appUserId: row[0].textValue ?? "", requestJSON: row[1].textValue ?? "", token: row[2].textValue ?? "",
-                        isPending: row[3].textValue == "pending")
-                }
-                return (live, earlier)
+                return (live, try CommerceRequestRows.find(appId: app.id, reference: reference, from: rows))
             }
         } catch {
             throw Failure.storage("\(error)")
@@ -137,50 +123,18 @@ struct CommerceRequests: Sendable {
     /// Stores a signed request as pending; false when its requestReferenceId was taken meanwhile.
     private func record(_ request: InAppRequest, token: String, for appUserId: String, atMs nowMs: Int64) throws -> Bool {
         let json = String(decoding: try request.json(), as: UTF8.self)
+        let stored = StoredCommerceRequest(
+            appUserId: appUserId, operation: request.operation.rawValue, requestJSON: json, token: token, createdAtMs: nowMs)
+        let (appId, reference) = (app.id, request.requestReferenceId ?? "")
         let inserted = Locked(false)
-        let (appId, reference, operation) = (app.id, request.requestReferenceId ?? "", request.operation.rawValue)
         do {
             try store.write { transaction in
-                let changed = try transaction.execute(
-                    """
-                    INSERT INTO commerce_requests (app_id, request_reference_id, app_user_id, operation, request_json, token, status, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT DO NOTHING
-                    """,
-                    [
-                        .text(appId), .text(reference), .text(appUserId), .text(operation), .text(json), .text(token),
-                        .integer(nowMs),
-                    ])
-                inserted.withLock { $0 = changed > 0 }
+                let fresh = try CommerceRequestRows.insertPending(stored, appId: appId, reference: reference, in: transaction)
+                inserted.withLock { $0 = fresh }
             }
         } catch {
             throw Failure.storage("\(error)")
         }
         return inserted.withLock { $0 }
-    }
-}
-
-/// Completing signed requests when Apple reports what became of them, in the transaction that
-/// applies the transaction or renewal info carrying their `requestReferenceId`.
-enum CommerceTracking {
-    static func complete(after input: Ledger.Input, app: AppConfig, atMs: Int64, in transaction: WriteTransaction) throws {
-        let (signed, renewal): (JWSTransactionDecodedPayload?, JWSRenewalInfoDecodedPayload?) =
-            switch input {
-            case .notificationReceived(let facts): (facts.transaction, facts.renewalInfo)
-            case .transactionPosted(let posted, _): (posted, nil)
-            case .appleAnswered(let answered, let renewalInfo, _): (answered, renewalInfo)
-            case .appleHistory(let answered, _): (answered, nil)
-            case .linked, .timerFired, .customerAction: (nil, nil)
-            }
-        let references = [signed?.advancedCommerceInfo?.requestReferenceId, renewal?.advancedCommerceInfo?.requestReferenceId]
-        for reference in Set(references.compactMap { $0 }) {
-            try transaction.execute(
-                """
-                UPDATE commerce_requests SET status = 'completed', transaction_id = ?, completed_at = ?
-                WHERE app_id = ? AND request_reference_id = ? AND status = 'pending'
-                """,
-                [
-                    signed?.transactionId.map(SQLValue.text) ?? .null, .integer(atMs), .text(app.id), .text(reference),
-                ])
-        }
     }
 }

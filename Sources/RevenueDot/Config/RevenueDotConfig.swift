@@ -121,13 +121,6 @@ public struct WebhookConfig: Sendable {
     /// and it keeps retrying; `sequence` still orders them).
     public var orderHoldSeconds = 300
 
-    /// Whether the webhook takes `event`.
-    public func accepts(_ event: Event) -> Bool {
-        if let environments, let environment = event.environment, !environments.contains(environment) { return false }
-        if let eventTypes, !eventTypes.contains(event.type.rawValue) { return false }
-        return true
-    }
-
     public static let defaultRetryDelaysSeconds = [10, 60, 300, 1800, 7200, 21600, 43200, 86400, 86400, 86400]
     /// The longest wait a `retryDelaysSeconds` entry may give: 30 days.
     public static let maximumRetryDelaySeconds: Int64 = 30 * 86_400

@@ -1,3 +1,4 @@
+import Storage
 /// What a webhook's worker decides, as a value: which deliveries are in flight, which may be
 /// picked next, what a sender does next. The worker's threads only carry these decisions out
 /// (read storage, send, commit), so the rules are table-tested without threads.

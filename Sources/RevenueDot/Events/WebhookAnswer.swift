@@ -1,3 +1,4 @@
+import Storage
 /// The status (and `Location`) a webhook receiver answered one attempt with, and what that
 /// makes of the attempt.
 ///

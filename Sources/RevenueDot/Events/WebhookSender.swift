@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackClient
+import Storage
 
 /// POSTs webhook bodies to one app's URL.
 ///

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Storage
 import Synchronization
+import Threads
 
 /// Held notifications taken up again: Apple signed them, but for a bundle or environment the
 /// configuration did not accept when they arrived. After a configuration fix (at the next start,

@@ -2,6 +2,7 @@ import AppStore
 import Dispatch
 import Foundation
 import Storage
+import Threads
 
 /// Receives Apple's notification POSTs: verify, store durably, and only then say 200.
 ///

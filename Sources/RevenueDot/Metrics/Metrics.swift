@@ -1,4 +1,5 @@
 import HTTP
+import Storage
 import Threads
 
 /// Everything `GET /metrics` reports, in the Prometheus text format.
@@ -209,12 +210,4 @@ extension Metrics: HTTPServerObserver {
         }
         return escaped
     }
-}
-
-/// The delivery backlog, read from storage when `/metrics` is scraped.
-struct OutboxStatus: Sendable {
-    var pending = 0
-    var retrying = 0
-    var dead = 0
-    var oldestPendingAgeSeconds = 0.0
 }

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import Subscriptions
+import Threads
 
 /// What the reducer did with a catalog example: the events it emitted, the timer it set, and
 /// the subscription's (or purchase's) state afterwards, as short lines for people and tools.

@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import HTTP
 import Storage
+import Threads
 
 /// The HTTP API of the service (DESIGN.md "HTTP API"): routes and how outcomes become answers.
 enum Routes {

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import LoopbackClient
+import Threads
 
 /// A local App Store: plays named stories against a running RevenueDot, signing each
 /// notification over the dev chain as Apple would, and remembering the subscription between runs.

@@ -106,9 +106,9 @@ final class Scheduler: Sendable {
                         }
                         // Re-read inside the write: a notification may have moved or removed it meanwhile.
                         guard let pending = try PendingTimers.load(timer, atMs: nowMs, in: transaction) else { return }
-                        try TimerFiring.fire(pending, app: app, atMs: nowMs, deliver: true, cache: cache, in: transaction)
+                        try TimerFiring.fire(pending, app: app.ledger, atMs: nowMs, deliver: true, cache: cache, in: transaction)
                         try LedgerInputs.log(
-                            kind: "timer", ref: try LedgerRows.encode(pending), app: app, atMs: nowMs, in: transaction)
+                            kind: "timer", ref: try LedgerRows.encode(pending), appId: app.id, atMs: nowMs, in: transaction)
                     },
                     completion: { [self] result in
                         if case .failure(let error) = result { postpone(timer, nowMs: nowMs, error: error) }
@@ -132,17 +132,5 @@ final class Scheduler: Sendable {
             { transaction in
                 try PendingTimers.postpone(timer, dueAtMs: nowMs, toMs: nowMs + Self.retryAfterFailureMs, in: transaction)
             }, completion: { _ in })
-    }
-}
-
-/// Firing one timer, shared by the scheduler and replay: the timer row goes, the reducer runs
-/// at `atMs`, and whatever it schedules next takes the row's place.
-enum TimerFiring {
-    static func fire(
-        _ timer: ExpirationTimer, app: AppConfig, atMs: Int64, deliver: Bool, cache: LedgerCache? = nil,
-        in transaction: WriteTransaction
-    ) throws {
-        try PendingTimers.remove(PendingTimers.Due(appId: app.id, id: timer.id), in: transaction)
-        try LedgerInputs.apply(.timerFired(timer), app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
     }
 }

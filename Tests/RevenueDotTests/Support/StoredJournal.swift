@@ -1,6 +1,7 @@
 import Subscriptions
 
 @testable import RevenueDot
+@testable import Storage
 
 extension LedgerRows {
     /// The journal a purchase row holds (`json`, `history`, `history_snapshots` of the purchase

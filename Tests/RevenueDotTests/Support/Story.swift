@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import Threads
 
 @testable import RevenueDot
 

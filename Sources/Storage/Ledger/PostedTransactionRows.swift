@@ -1,6 +1,5 @@
 import AppStore
 import Foundation
-import Storage
 
 /// The transactions apps post (`POST /v1/subscribers/{id}/transactions`), stored once per change.
 ///
@@ -8,17 +7,17 @@ import Storage
 /// one JWS thousands of times: a post whose transaction's latest row names the same customer
 /// and the same content (`contentDigest`) would change nothing, and is not stored again. A post
 /// by another customer (a transfer) or with new content (a refund Apple signed since) is.
-enum PostedTransactionRows {
+public enum PostedTransactionRows {
     /// SHA-256 (hex) of the transaction's payload without `signedDate`, members sorted: the same
     /// transaction signed again by App Store gives the same digest.
-    static func contentDigest(_ payloadJSON: Data) throws -> String {
+    public static func contentDigest(_ payloadJSON: Data) throws -> String {
         var payload = try JSONValue(parsing: payloadJSON)
         payload["signedDate"] = nil
         return Digest.hex(Digest.sha256(Array(payload.serialized().utf8)))
     }
 
     /// Stores the post and returns its row id, or nil when it repeats the transaction's latest post.
-    static func insert(
+    public static func insert(
         app: String, appUserId: String, transactionId: String, signed: String, digest: String, atMs: Int64,
         in rows: WriteTransaction
     ) throws(StoreError) -> Int64? {

@@ -19,12 +19,13 @@ import Subscriptions
 /// history says.
 ///
 /// A subscription's row after 1 notification (bench): about 2 kB instead of 3 kB, two to a page.
-enum HistorySnapshots {
+public enum HistorySnapshots {
     /// `journal` as stored beside `purchase`, and what it left out (nil: nothing).
     ///
     /// Only a history of one fact (what `PurchaseFactRows.save` keeps) leaves anything out, so the
     /// marker needs no fact's name; rows with several (written before migration 8) are kept whole.
-    static func leavingOut(of journal: PurchaseJournal, keptBy purchase: some KeepsSnapshots) -> (PurchaseJournal, String?) {
+    public static func leavingOut(of journal: PurchaseJournal, keptBy purchase: some KeepsSnapshots) -> (PurchaseJournal, String?)
+    {
         guard journal.facts.count == 1, var newest = journal.facts.last else { return (journal, nil) }
         var left: [String] = []
         if let transaction = newest.transaction, let kept = purchase.keptTransaction, kept == transaction,
@@ -42,7 +43,7 @@ enum HistorySnapshots {
     }
 
     /// `journal` as read from a row beside `purchase`, with what `snapshots` says was left out put back.
-    static func takingBack(into journal: PurchaseJournal, from snapshots: String?, keptBy purchase: some KeepsSnapshots)
+    public static func takingBack(into journal: PurchaseJournal, from snapshots: String?, keptBy purchase: some KeepsSnapshots)
         throws -> PurchaseJournal
     {
         guard let snapshots else { return journal }
@@ -72,19 +73,19 @@ enum HistorySnapshots {
     }
 
     /// The text a purchase cache compares for a row: its history and what it left out.
-    static func cacheKey(history: String?, snapshots: String?) -> String? {
+    public static func cacheKey(history: String?, snapshots: String?) -> String? {
         guard let snapshots else { return history }
         return (history ?? "") + "\u{0}" + snapshots
     }
 }
 
-struct HistorySnapshotsError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct HistorySnapshotsError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// The snapshots a purchase's state keeps whole, which its newest fact may share.
-protocol KeepsSnapshots {
+public protocol KeepsSnapshots {
     /// The transaction snapshot the state keeps whole (a subscription's current period), if any.
     var keptTransaction: JWSTransactionDecodedPayload? { get }
     /// The renewal info the state keeps, if any.
@@ -92,11 +93,11 @@ protocol KeepsSnapshots {
 }
 
 extension SubscriptionState: KeepsSnapshots {
-    var keptTransaction: JWSTransactionDecodedPayload? { currentTransaction }
-    var keptRenewalInfo: JWSRenewalInfoDecodedPayload? { renewalInfo }
+    public var keptTransaction: JWSTransactionDecodedPayload? { currentTransaction }
+    public var keptRenewalInfo: JWSRenewalInfoDecodedPayload? { renewalInfo }
 }
 
 extension OneTimePurchase: KeepsSnapshots {
-    var keptTransaction: JWSTransactionDecodedPayload? { transaction }
-    var keptRenewalInfo: JWSRenewalInfoDecodedPayload? { nil }
+    public var keptTransaction: JWSTransactionDecodedPayload? { transaction }
+    public var keptRenewalInfo: JWSRenewalInfoDecodedPayload? { nil }
 }

@@ -1,4 +1,3 @@
-import Storage
 import Subscriptions
 
 /// The held events of a purchase nobody has claimed, beyond `inlineLimit`, as rows of
@@ -10,13 +9,15 @@ import Subscriptions
 /// `LedgerInputs.apply` restores them before an input that claims the purchase is applied for
 /// good. Rows written before migration 14 carry their held events in `history`, and move them here
 /// the next time they are written.
-enum HeldEventRows {
+public enum HeldEventRows {
     /// Held events a history keeps inline: a new purchase (most under load) holds one and writes
     /// no row; the second one moves both here.
-    static let inlineLimit = 1
+    public static let inlineLimit = 1
 
     /// Puts the held events stored apart back into `journal`, oldest first; returns how many.
-    static func restore(_ journal: inout PurchaseJournal, key: String, appId: String, from rows: some RowReader) throws -> Int {
+    public static func restore(_ journal: inout PurchaseJournal, key: String, appId: String, from rows: some RowReader) throws
+        -> Int
+    {
         guard let count = journal.storedHeldEventCount, count > 0 else { return 0 }
         let found = try rows.query(
             "SELECT seq, json FROM held_events WHERE app_id = ? AND purchase_key = ? ORDER BY seq", [.text(appId), .text(key)])
@@ -39,7 +40,7 @@ enum HeldEventRows {
     /// - Parameter restored: how many of `journal.heldEvents`, from the front, `restore` read from
     ///   rows. Released (the purchase was claimed), their rows are deleted; still held, they stay.
     ///   Held events beyond `inlineLimit` that are in no row yet are written, after the stored ones.
-    static func save(
+    public static func save(
         _ journal: PurchaseJournal, key: String, restored: Int, appId: String, in transaction: WriteTransaction
     ) throws -> PurchaseJournal {
         var journal = journal

@@ -18,32 +18,32 @@ import Synchronization
 /// back exactly). Oldest writes go first once the kept text passes `capacityBytes`. Purchases are
 /// kept from their second write on (`LedgerRows`): a purchase written once is rarely touched again
 /// soon, and keeping every one cost more than it saved.
-final class PurchaseCache: Sendable {
+public final class PurchaseCache: Sendable {
     private struct Entry {
-        let json: String
-        let history: String?
-        let purchase: any HasPurchaseJournal & Sendable
+        public let json: String
+        public let history: String?
+        public let purchase: any HasPurchaseJournal & Sendable
         /// Which hand-over of `order` this entry is (older ones for the same key are stale).
-        let generation: Int
-        var bytes: Int { json.utf8.count + (history?.utf8.count ?? 0) }
+        public let generation: Int
+        public var bytes: Int { json.utf8.count + (history?.utf8.count ?? 0) }
     }
 
     private struct Entries {
-        var byKey: [String: Entry] = [:]
+        public var byKey: [String: Entry] = [:]
         /// Keys in the order they were written, with the generation written; a key written again
         /// leaves its older place behind, skipped when it comes up.
-        var order: [(key: String, generation: Int)] = []
-        var head = 0
-        var bytes = 0
-        var generation = 0
-        var hits = 0
+        public var order: [(key: String, generation: Int)] = []
+        public var head = 0
+        public var bytes = 0
+        public var generation = 0
+        public var hits = 0
     }
 
     private let entries = Mutex(Entries())
-    let capacityBytes: Int
+    public let capacityBytes: Int
 
     /// About 16 MB of JSON by default: a thousand purchases with a few years of renewals each.
-    init(capacityBytes: Int = 16 << 20) {
+    public init(capacityBytes: Int = 16 << 20) {
         precondition(capacityBytes > 0, "a purchase cache needs room for one purchase")
         self.capacityBytes = capacityBytes
     }
@@ -51,7 +51,7 @@ final class PurchaseCache: Sendable {
     private static func key(appId: String, purchase: String) -> String { "\(appId)\u{1F}\(purchase)" }
 
     /// The purchase whose row holds exactly `json` and `history`, if it is kept.
-    func purchase<Purchase: HasPurchaseJournal>(
+    public func purchase<Purchase: HasPurchaseJournal>(
         _ type: Purchase.Type, appId: String, key purchase: String, json: String, history: String?
     ) -> Purchase? {
         entries.withLock { entries in
@@ -65,7 +65,9 @@ final class PurchaseCache: Sendable {
     }
 
     /// Keeps `purchase` as the value of a row holding `json` and `history`.
-    func remember(_ purchase: some HasPurchaseJournal & Sendable, appId: String, key: String, json: String, history: String?) {
+    public func remember(
+        _ purchase: some HasPurchaseJournal & Sendable, appId: String, key: String, json: String, history: String?
+    ) {
         let key = Self.key(appId: appId, purchase: key)
         entries.withLock { entries in
             entries.generation += 1
@@ -89,13 +91,13 @@ final class PurchaseCache: Sendable {
     }
 
     /// How many purchases are kept, and the bytes of their text.
-    var usage: (count: Int, bytes: Int) { entries.withLock { ($0.byKey.count, $0.bytes) } }
+    public var usage: (count: Int, bytes: Int) { entries.withLock { ($0.byKey.count, $0.bytes) } }
 
     /// How many times a kept purchase was given instead of decoding its row.
-    var hits: Int { entries.withLock { $0.hits } }
+    public var hits: Int { entries.withLock { $0.hits } }
 
     /// Byte equality (`==` on strings compares them as Unicode, where different bytes can be equal).
-    static func sameBytes(_ a: String?, _ b: String?) -> Bool {
+    public static func sameBytes(_ a: String?, _ b: String?) -> Bool {
         guard let a, let b else { return a == nil && b == nil }
         guard a.utf8.count == b.utf8.count else { return false }
         let contiguous = a.utf8.withContiguousStorageIfAvailable { left in

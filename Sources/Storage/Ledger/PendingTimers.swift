@@ -1,5 +1,4 @@
 import Foundation
-import Storage
 import Subscriptions
 
 /// Where pending expiration timers are kept, and the one place that reads and writes them.
@@ -9,27 +8,32 @@ import Subscriptions
 /// same upsert that writes the state, so setting it costs no B-tree but the due index. A timer
 /// whose subscription has no row (the reducer schedules only for subscriptions it saves, so none
 /// in practice) goes to `timers`, as every timer did before. Both are read as one list.
-enum PendingTimers {
+public enum PendingTimers {
     /// A due timer, by app and timer id (`ExpirationTimer.id`).
-    struct Due: Hashable {
-        var appId: String
-        var id: String
+    public struct Due: Hashable, Sendable {
+        public var appId: String
+        public var id: String
+
+        public init(appId: String, id: String) {
+            self.appId = appId
+            self.id = id
+        }
     }
 
     /// The original transaction id of the subscription a timer id names, or nil for an id of
     /// another form (which only `timers` can hold).
-    static func originalTransactionId(ofTimer id: String) -> String? {
+    public static func originalTransactionId(ofTimer id: String) -> String? {
         guard id.hasPrefix(ExpirationTimer.idPrefix) else { return nil }
         return String(id.dropFirst(ExpirationTimer.idPrefix.count))
     }
 
     /// The `purchases.purchase_key` of the subscription a timer id names (`originalTransactionId`).
-    static func purchaseKey(ofTimer id: String) -> String? {
+    public static func purchaseKey(ofTimer id: String) -> String? {
         originalTransactionId(ofTimer: id).map { LedgerRows.key(.subscription(originalTransactionId: $0)) }
     }
 
     /// Up to `limit` timers due at `nowMs`, soonest first.
-    static func due(atMs nowMs: Int64, limit: Int, from rows: some RowReader) throws(StoreError) -> [Due] {
+    public static func due(atMs nowMs: Int64, limit: Int, from rows: some RowReader) throws(StoreError) -> [Due] {
         let found = try rows.query(
             """
             SELECT app_id, '\(ExpirationTimer.idPrefix)' || substr(purchase_key, 3), timer_fire_at FROM purchases WHERE timer_fire_at <= ?
@@ -44,7 +48,7 @@ enum PendingTimers {
 
     /// The timer `id` of `appId` if it is still due at `nowMs`, read inside the write that fires
     /// it (a notification may have moved it meanwhile); nil when it is not (any more).
-    static func load(_ due: Due, atMs nowMs: Int64, in transaction: WriteTransaction) throws -> ExpirationTimer? {
+    public static func load(_ due: Due, atMs nowMs: Int64, in transaction: WriteTransaction) throws -> ExpirationTimer? {
         if let original = originalTransactionId(ofTimer: due.id),
             let fireAt = try transaction.query(
                 "SELECT timer_fire_at FROM purchases WHERE app_id = ? AND purchase_key = ? AND timer_fire_at <= ?",
@@ -63,7 +67,7 @@ enum PendingTimers {
     }
 
     /// Removes the timer, wherever it is kept.
-    static func remove(_ due: Due, in transaction: WriteTransaction) throws(StoreError) {
+    public static func remove(_ due: Due, in transaction: WriteTransaction) throws(StoreError) {
         if let key = purchaseKey(ofTimer: due.id) {
             try transaction.execute(
                 "UPDATE purchases SET timer_fire_at = NULL WHERE app_id = ? AND purchase_key = ? AND timer_fire_at IS NOT NULL",
@@ -73,7 +77,7 @@ enum PendingTimers {
     }
 
     /// Moves a timer still due at `nowMs` to `laterMs`.
-    static func postpone(_ due: Due, dueAtMs nowMs: Int64, toMs laterMs: Int64, in transaction: WriteTransaction)
+    public static func postpone(_ due: Due, dueAtMs nowMs: Int64, toMs laterMs: Int64, in transaction: WriteTransaction)
         throws(StoreError)
     {
         if let key = purchaseKey(ofTimer: due.id) {
@@ -89,7 +93,7 @@ enum PendingTimers {
     /// Removes the timer of subscription `originalTransactionId` kept in `timers` and gives its
     /// moment, for the subscription's first row to carry: so a subscription never has a timer in
     /// both places.
-    static func adoptKept(forSubscription originalTransactionId: String, appId: String, in transaction: WriteTransaction)
+    public static func adoptKept(forSubscription originalTransactionId: String, appId: String, in transaction: WriteTransaction)
         throws(StoreError) -> Int64?
     {
         let id = ExpirationTimer(originalTransactionId: originalTransactionId, fireAtMs: 0).id
@@ -107,7 +111,7 @@ enum PendingTimers {
 
     /// Sets a timer that the upsert of its purchase did not carry: into the subscription's row
     /// when there is one, else into `timers`. Either way it replaces the pending one.
-    static func schedule(_ timer: ExpirationTimer, appId: String, in transaction: WriteTransaction) throws {
+    public static func schedule(_ timer: ExpirationTimer, appId: String, in transaction: WriteTransaction) throws {
         let key = LedgerRows.key(.subscription(originalTransactionId: timer.originalTransactionId))
         let moved = try transaction.execute(
             "UPDATE purchases SET timer_fire_at = ? WHERE app_id = ? AND purchase_key = ?",

@@ -1,7 +1,7 @@
 import AppStore
 import Foundation
-import Storage
 import Subscriptions
+import Threads
 
 /// Rebuilds every derived table (purchases, their facts, held events and views, customers,
 /// unattached facts, events, timers) from the stored raw inputs, applied again in the order they
@@ -10,18 +10,23 @@ import Subscriptions
 /// Rows last written by an older build (a history holding every fact or held event, a state
 /// holding every period whole) come back in today's form, which answers the same.
 /// Webhook deliveries are not derived state: replay keeps them and schedules none.
-enum Replay {
+public enum Replay {
     /// The tables replay rebuilds.
-    static let derivedTables = [
+    public static let derivedTables = [
         "purchases", "purchase_facts", "held_events", "purchase_views", "customers", "customer_aliases",
         "unattached_facts", "events", "timers",
     ]
 
     /// Replays every applied input in one write transaction; returns how many were applied.
-    static func run(config: RevenueDotConfig, store: SQLiteStore) throws -> Int {
-        let apps = Dictionary(uniqueKeysWithValues: config.apps.map { ($0.id, $0) })
-        let verifiers = try AppVerifiers.forApps(of: config)
-        let count = Counter()
+    ///
+    /// - Parameters:
+    ///   - apps: every app an input was applied for, by id.
+    ///   - verifiers: each app's signature-only verifier, which checks a stored signed payload
+    ///     again (signature and chain, judged at its `signedDate`) before it is applied again.
+    public static func run(
+        apps: [String: LedgerApp], verifiers: [String: SignedDataVerifier], store: SQLiteStore
+    ) throws -> Int {
+        let count = Locked(0)
         try store.write { transaction in
             let inputs = try transaction.query("SELECT app_id, kind, ref, at FROM applied_inputs ORDER BY seq")
             let positions = try transaction.query("SELECT id, position, json FROM events")
@@ -52,12 +57,12 @@ enum Replay {
                     try TimerFiring.fire(
                         try LedgerRows.decode(ExpirationTimer.self, ref), app: app, atMs: at, deliver: false, cache: cache,
                         in: transaction)
-                    count.increment()
+                    count.withLock { $0 += 1 }
                     continue
                 default: throw ReplayError("unknown applied input kind \(kind)")
                 }
                 try LedgerInputs.apply(input, app: app, atMs: at, deliver: false, cache: cache, in: transaction)
-                count.increment()
+                count.withLock { $0 += 1 }
             }
             try keepPositions(positions, in: transaction)
             try keepDollarPrices(positions, in: transaction)
@@ -69,7 +74,7 @@ enum Replay {
                 WHERE status = 'pending' AND event_id NOT IN (SELECT id FROM events)
                 """)
         }
-        return count.count
+        return count.value
     }
 
     /// Gives every event made again the `position` it had, so `/v1/events` consumers neither miss
@@ -126,11 +131,11 @@ enum Replay {
             receivedAt: row[7].integerValue ?? 0, signedPayload: "",
             transaction: row[5].textValue.map { TransactionSnapshot(transactionId: row[4].textValue ?? "", json: $0) },
             renewalInfo: row[6].textValue.map { RenewalSnapshot(json: $0) })
-        return try LedgerHandOff.facts(of: record)
+        return try record.verifiedFacts()
     }
 
     /// A posted StoreKit transaction, verified again (signature and chain, judged at its signedDate).
-    private static func postedTransaction(id: String, verifier: AppVerifiers, in transaction: WriteTransaction) throws
+    private static func postedTransaction(id: String, verifier: SignedDataVerifier, in transaction: WriteTransaction) throws
         -> Ledger.Input
     {
         guard let number = Int64(id),
@@ -140,12 +145,12 @@ enum Replay {
             let user = row[0].textValue, let signed = row[1].textValue
         else { throw ReplayError("applied posted transaction \(id) is not stored") }
         let at = Date(timeIntervalSince1970: Double(row[2].integerValue ?? 0) / 1000)
-        let payload = try verifier.signatureOnly.verifyTransaction(signed, now: at).payload
+        let payload = try verifier.verifyTransaction(signed, now: at).payload
         return .transactionPosted(payload, appUserId: user)
     }
 }
 
-struct ReplayError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct ReplayError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }

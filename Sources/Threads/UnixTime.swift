@@ -2,23 +2,23 @@ import Foundation
 
 /// UNIX milliseconds, the unit storage, Apple's payloads and the reducer use, and their ISO 8601
 /// text for people: one definition for the service, its commands and its workers.
-enum UnixTime {
+public enum UnixTime {
     /// `date` in whole milliseconds, rounded down.
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+    public static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
 
     /// Now, in milliseconds.
-    static var nowMs: Int64 { milliseconds(Date()) }
+    public static var nowMs: Int64 { milliseconds(Date()) }
 
     /// Milliseconds from `start` to `end`, 0 when `end` is earlier, saturated at `Int64.max`:
     /// `start` may come from a stored row, which must never trap a subtraction.
-    static func elapsedMs(from start: Int64, to end: Int64) -> Int64 {
+    public static func elapsedMs(from start: Int64, to end: Int64) -> Int64 {
         guard end > start else { return 0 }
         let (difference, overflow) = end.subtractingReportingOverflow(start)
         return overflow ? .max : difference
     }
 
     /// `2026-01-01T00:00:00Z`.
-    static func iso8601(_ milliseconds: Int64) -> String {
+    public static func iso8601(_ milliseconds: Int64) -> String {
         Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601)
     }
 }

@@ -1,5 +1,4 @@
 import AppStore
-import Storage
 import Subscriptions
 
 /// A purchase's older facts as rows of `purchase_facts` (migration 8): each written once, read
@@ -11,18 +10,18 @@ import Subscriptions
 /// than the kept one, the common case, is applied without reading any row; an older one (or a
 /// duplicate) loads them all first. Rows written before migration 8 carry all their facts in
 /// `history`, and move them here the next time they are written.
-enum PurchaseFactRows {
+public enum PurchaseFactRows {
     /// What loading a purchase learned: that it is stored, and the facts read from rows (not
     /// written again). A purchase the reducer created has the defaults.
-    struct Loaded {
-        var isStored = false
-        var ids: Set<String> = []
+    public struct Loaded: Sendable {
+        public var isStored = false
+        public var ids: Set<String> = []
         /// How many held events were read from rows into the journal (`HeldEventRows.restore`).
-        var restoredHeldEvents = 0
+        public var restoredHeldEvents = 0
     }
 
     /// The fact `input` brings, and the purchase it is about.
-    static func incoming(_ input: Ledger.Input) -> (key: PurchaseKey, fact: PurchaseFact)? {
+    public static func incoming(_ input: Ledger.Input) -> (key: PurchaseKey, fact: PurchaseFact)? {
         guard let key = input.purchaseKey else { return nil }
         switch input {
         case .notificationReceived(let facts): return (key, PurchaseFact(facts))
@@ -40,7 +39,7 @@ enum PurchaseFactRows {
     ///
     /// With `cache`, the facts it holds decoded are not read again: only their ids are (from the
     /// primary key's index), and the JSON of the others.
-    static func load(
+    public static func load(
         _ journal: inout PurchaseJournal, key: String, incoming: PurchaseFact?, appId: String, cache: FactCache? = nil,
         from rows: some RowReader
     ) throws -> Loaded {
@@ -85,7 +84,7 @@ enum PurchaseFactRows {
     /// Writes every fact of `journal` but the newest as a row (those not read from rows), and
     /// returns the journal to keep in `purchases.history`: with its newest fact only.
     /// With `cache`, each fact written is kept there decoded.
-    static func save(
+    public static func save(
         _ journal: PurchaseJournal, key: String, loaded: Loaded, appId: String, cache: FactCache? = nil,
         in transaction: WriteTransaction
     ) throws -> PurchaseJournal {

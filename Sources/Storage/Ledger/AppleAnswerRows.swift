@@ -1,22 +1,32 @@
 import AppStore
 import Foundation
-import Storage
 import Subscriptions
 
 /// The rows of `apple_answers`: Apple's answers about purchases (reconciliation, import), kept
 /// as received so `replay` applies them again.
-enum AppleAnswerRows {
+public enum AppleAnswerRows {
     /// One answer of Apple's: a purchase's current transaction with its renewal info (Get All
     /// Subscription Statuses, Get Transaction Info), or a past transaction (Transaction History).
-    struct Answer: Sendable {
-        var signedTransaction: String
-        var transaction: JWSTransactionDecodedPayload
-        var signedRenewalInfo: String?
-        var renewalInfo: JWSRenewalInfoDecodedPayload?
-        var fromHistory = false
+    public struct Answer: Sendable {
+        public var signedTransaction: String
+        public var transaction: JWSTransactionDecodedPayload
+        public var signedRenewalInfo: String?
+        public var renewalInfo: JWSRenewalInfoDecodedPayload?
+        public var fromHistory = false
+
+        public init(
+            signedTransaction: String, transaction: JWSTransactionDecodedPayload, signedRenewalInfo: String? = nil,
+            renewalInfo: JWSRenewalInfoDecodedPayload? = nil, fromHistory: Bool = false
+        ) {
+            self.signedTransaction = signedTransaction
+            self.transaction = transaction
+            self.signedRenewalInfo = signedRenewalInfo
+            self.renewalInfo = renewalInfo
+            self.fromHistory = fromHistory
+        }
 
         /// The reducer's input this answer is.
-        func input(appUserId: String?) -> Ledger.Input {
+        public func input(appUserId: String?) -> Ledger.Input {
             fromHistory
                 ? .appleHistory(transaction, appUserId: appUserId)
                 : .appleAnswered(transaction, renewalInfo: renewalInfo, appUserId: appUserId)
@@ -24,8 +34,8 @@ enum AppleAnswerRows {
     }
 
     /// Stores an answer and applies it to the purchase, in `transaction`; logged as an input.
-    static func apply(
-        _ answer: Answer, appUserId: String? = nil, app: AppConfig, atMs: Int64, deliver: Bool = true,
+    public static func apply(
+        _ answer: Answer, appUserId: String? = nil, app: LedgerApp, atMs: Int64, deliver: Bool = true,
         in transaction: WriteTransaction
     ) throws {
         try transaction.execute(
@@ -39,11 +49,11 @@ enum AppleAnswerRows {
             ])
         let id = try transaction.query("SELECT last_insert_rowid()").first?.first?.integerValue ?? 0
         try LedgerInputs.apply(answer.input(appUserId: appUserId), app: app, atMs: atMs, deliver: deliver, in: transaction)
-        try LedgerInputs.log(kind: "apple_answer", ref: String(id), app: app, atMs: atMs, in: transaction)
+        try LedgerInputs.log(kind: "apple_answer", ref: String(id), appId: app.id, atMs: atMs, in: transaction)
     }
 
     /// The input an applied answer was, verified again.
-    static func input(id: String, verifier: AppVerifiers, in transaction: WriteTransaction) throws -> Ledger.Input {
+    public static func input(id: String, verifier: SignedDataVerifier, in transaction: WriteTransaction) throws -> Ledger.Input {
         guard let number = Int64(id),
             let row = try transaction.query(
                 """
@@ -54,8 +64,8 @@ enum AppleAnswerRows {
             ).first, let signed = row[0].textValue
         else { throw ReplayError("applied answer of Apple's \(id) is not stored") }
         let at = Date(timeIntervalSince1970: Double(row[2].integerValue ?? 0) / 1000)
-        let payload = try verifier.signatureOnly.verifyTransaction(signed, now: at).payload
-        let renewal = try row[1].textValue.map { try verifier.signatureOnly.verifyRenewalInfo($0, now: at).payload }
+        let payload = try verifier.verifyTransaction(signed, now: at).payload
+        let renewal = try row[1].textValue.map { try verifier.verifyRenewalInfo($0, now: at).payload }
         let answer = Answer(
             signedTransaction: signed, transaction: payload, signedRenewalInfo: row[1].textValue, renewalInfo: renewal,
             fromHistory: row[4].integerValue == 1)

@@ -1,24 +1,15 @@
 import AppStore
 import Foundation
-import Storage
 import Subscriptions
-
-/// Something that answers SQL queries: the writer's transaction or a reader's snapshot.
-protocol RowReader {
-    func query(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> [[SQLValue]]
-}
-
-extension WriteTransaction: RowReader {}
-extension ReadTransaction: RowReader {}
 
 /// Loads the slice of a `Ledger` an input touches from the state tables, and writes it back.
 ///
 /// Purchases, customers and unattached facts are JSON documents (sorted keys, so replay gives
 /// byte-identical rows), keyed the way the reducer names them (`Ledger.Input.purchaseKey`,
 /// `namedCustomerIds`, the purchase's owner).
-enum LedgerRows {
+public enum LedgerRows {
     /// `s:<originalTransactionId>` or `o:<transactionId>`.
-    static func key(_ purchase: PurchaseKey) -> String {
+    public static func key(_ purchase: PurchaseKey) -> String {
         switch purchase {
         case .subscription(let id): "s:\(id)"
         case .oneTime(let id): "o:\(id)"
@@ -36,11 +27,11 @@ enum LedgerRows {
     ///     (`HeldEventRows`), which an input that claims the purchase releases.
     ///   - cache: what the store keeps decoded: purchases whose rows are unchanged, and facts for a
     ///     refold (`PurchaseFactRows.load`).
-    static func slice(
-        for input: Ledger.Input, app: AppConfig, restoringHeldEvents: Bool = false, cache: LedgerCache? = nil,
+    public static func slice(
+        for input: Ledger.Input, app: LedgerApp, restoringHeldEvents: Bool = false, cache: LedgerCache? = nil,
         from rows: some RowReader
     ) throws -> (ledger: Ledger, facts: [String: PurchaseFactRows.Loaded]) {
-        var ledger = Ledger(configuration: configuration(app))
+        var ledger = Ledger(configuration: app.configuration)
         var facts: [String: PurchaseFactRows.Loaded] = [:]
         var customerIds: Set<String> = []
         // Each named customer in one statement, found by its id or an alias.
@@ -102,7 +93,7 @@ enum LedgerRows {
     /// (`PurchaseFactRows.load`), and when asked the held events it keeps apart.
     private static func purchase<Purchase: HasPurchaseJournal & KeepsSnapshots & Decodable & Equatable>(
         _ stored: (json: String, history: String?, snapshots: String?), key: PurchaseKey, incoming: PurchaseFact?,
-        restoringHeldEvents: Bool, cache: LedgerCache?, app: AppConfig, from rows: some RowReader
+        restoringHeldEvents: Bool, cache: LedgerCache?, app: LedgerApp, from rows: some RowReader
     ) throws -> (Purchase, PurchaseFactRows.Loaded) {
         let purchase: Purchase
         let decoded = { () throws -> Purchase in
@@ -128,7 +119,7 @@ enum LedgerRows {
 
     /// Whether applying an input to `before` gave an owner to a purchase whose held events were
     /// kept apart: the input must then be applied again on a slice with them restored.
-    static func claimsHeldEventsKeptApart(before: Ledger, after: Ledger) -> Bool {
+    public static func claimsHeldEventsKeptApart(before: Ledger, after: Ledger) -> Bool {
         func claims(_ journal: PurchaseJournal?, _ later: PurchaseJournal?) -> Bool {
             guard let journal, journal.storedHeldEventCount != nil, journal.ownerAppUserId == nil else { return false }
             return later?.ownerAppUserId != nil
@@ -139,7 +130,7 @@ enum LedgerRows {
 
     /// A purchase joined with its stored history, given back the snapshots it left out
     /// (`HistorySnapshots`); rows written before migration 3 carry their history inside.
-    static func withHistory<Purchase: HasPurchaseJournal & KeepsSnapshots>(
+    public static func withHistory<Purchase: HasPurchaseJournal & KeepsSnapshots>(
         _ purchase: Purchase, _ history: String?, snapshots: String?
     ) throws -> Purchase {
         guard let history else {
@@ -154,8 +145,8 @@ enum LedgerRows {
     /// A customer and every purchase it owns, without their histories: what `GET /v1/subscribers/{id}`
     /// shows. Not for applying inputs: use `slice(for:app:from:)`.
     /// An alias is resolved: the ledger holds the customer under its own id (`customerId`).
-    static func customerSlice(_ appUserId: String, app: AppConfig, from rows: some RowReader) throws -> Ledger {
-        var ledger = Ledger(configuration: configuration(app))
+    public static func customerSlice(_ appUserId: String, app: LedgerApp, from rows: some RowReader) throws -> Ledger {
+        var ledger = Ledger(configuration: app.configuration)
         let id = try CustomerRows.customerId(of: appUserId, appId: app.id, from: rows)
         if id != appUserId { ledger.aliasOwners[appUserId] = id }
         guard let customer = try customer(id, app: app, from: rows) else { return ledger }
@@ -174,13 +165,13 @@ enum LedgerRows {
 
     /// The purchases a customer owns: `owner = ?` lets SQLite use the partial index on owned
     /// purchases (migration 10).
-    static let ownedPurchases = "SELECT purchase_key, json FROM purchases WHERE app_id = ? AND owner = ?"
+    public static let ownedPurchases = "SELECT purchase_key, json FROM purchases WHERE app_id = ? AND owner = ?"
 
     /// A customer (by its id or an alias) and the views of the purchases it owns, in the order `Ledger.views(of:)` gives:
     /// what `GET /v1/subscribers/{id}` shows. A purchase written before views existed (migration 6)
     /// is read from its state instead.
-    static func customerView(
-        _ appUserId: String, app: AppConfig, from rows: some RowReader
+    public static func customerView(
+        _ appUserId: String, app: LedgerApp, from rows: some RowReader
     ) throws -> (customer: CustomerState, purchases: [PurchaseView], lastSeenMs: Int64?)? {
         // One statement: the customer, its last contact and its views side by side (the
         // customer's columns repeat), found by its own id or by an alias.
@@ -210,7 +201,7 @@ enum LedgerRows {
     }
 
     /// The view of a purchase made from its stored state; nil when it has none yet.
-    private static func storedState(_ purchase: PurchaseKey, app: AppConfig, from rows: some RowReader) throws -> PurchaseView? {
+    private static func storedState(_ purchase: PurchaseKey, app: LedgerApp, from rows: some RowReader) throws -> PurchaseView? {
         guard let json = try text(rows, "SELECT json FROM purchases WHERE app_id = ? AND purchase_key = ?", app.id, key(purchase))
         else { return nil }
         switch purchase {
@@ -219,18 +210,7 @@ enum LedgerRows {
         }
     }
 
-    static func configuration(_ app: AppConfig) -> LedgerConfiguration {
-        var configuration = LedgerConfiguration(
-            appId: app.id, entitlements: app.entitlements,
-            trackNewPurchasesFromServerNotifications: app.trackNewPurchasesFromServerNotifications,
-            restoreBehavior: app.restoreBehavior)
-        configuration.smallBusinessProgram = app.smallBusinessProgram
-        configuration.sandboxAccess = app.sandboxAccess
-        configuration.usdExchangeRates = app.exchangeRates?.current() ?? [:]
-        return configuration
-    }
-
-    private static func customer(_ id: String, app: AppConfig, from rows: some RowReader) throws -> CustomerState? {
+    private static func customer(_ id: String, app: LedgerApp, from rows: some RowReader) throws -> CustomerState? {
         try text(rows, "SELECT json FROM customers WHERE app_id = ? AND app_user_id = ?", app.id, id)
             .map { try decode(CustomerState.self, $0) }
     }
@@ -249,9 +229,9 @@ enum LedgerRows {
     ///     that takes it (none for replay).
     ///   - removedCustomers: customers the input merged into another or deleted: their rows go.
     ///   - cache: what the store keeps decoded, which keeps each purchase and fact written.
-    static func save(
+    public static func save(
         _ ledger: Ledger, facts: [String: PurchaseFactRows.Loaded], effects: [Ledger.Effect], appId: String,
-        at nowMs: Int64, webhooks: [WebhookConfig], removedCustomers: [String] = [], cache: LedgerCache? = nil,
+        at nowMs: Int64, webhooks: [WebhookRoute], removedCustomers: [String] = [], cache: LedgerCache? = nil,
         in transaction: WriteTransaction
     ) throws {
         // A subscription's new timer goes into the upsert of its row (`PendingTimers`).
@@ -351,16 +331,16 @@ enum LedgerRows {
     // MARK: - JSON
 
     /// Compact JSON with sorted keys (byte-identical across runs, so replay can be compared).
-    static func encode(_ value: some Encodable) throws -> String {
+    public static func encode(_ value: some Encodable) throws -> String {
         try JSONValueEncoder().encode(value)
     }
 
     /// `encode` of a state, journal, event or timer, which write themselves (the same text).
-    static func encode(_ value: some SortedJSONWritable) throws -> String {
+    public static func encode(_ value: some SortedJSONWritable) throws -> String {
         try JSONValueEncoder().encode(value)
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
+    public static func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
         try JSONValueDecoder().decode(type, from: Data(json.utf8))
     }
 }

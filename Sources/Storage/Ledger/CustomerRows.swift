@@ -1,11 +1,10 @@
-import Storage
 import Subscriptions
 
 /// Customer identities in `customer_aliases` (migration 22): every id a customer is known by
 /// besides its own, written from `CustomerState.aliases` whenever the customer is.
-enum CustomerRows {
+public enum CustomerRows {
     /// The customer `id` names: the one it is an alias of, else itself.
-    static func customerId(of id: String, appId: String, from rows: some RowReader) throws -> String {
+    public static func customerId(of id: String, appId: String, from rows: some RowReader) throws -> String {
         try rows.query(
             "SELECT app_user_id FROM customer_aliases WHERE app_id = ? AND alias = ?", [.text(appId), .text(id)]
         ).first?.first?.textValue ?? id
@@ -13,7 +12,7 @@ enum CustomerRows {
 
     /// The customer `id` names, by its own id or an alias, in one statement; nil when none. (An
     /// alias row lives only as long as its customer's row: `remove` deletes both.)
-    static func customer(named id: String, appId: String, from rows: some RowReader) throws -> CustomerState? {
+    public static func customer(named id: String, appId: String, from rows: some RowReader) throws -> CustomerState? {
         try rows.query(
             """
             SELECT json FROM customers WHERE app_id = ?1 AND app_user_id = coalesce(
@@ -23,7 +22,7 @@ enum CustomerRows {
     }
 
     /// The purchases `appUserId` owns (the partial index on owned purchases serves `owner = ?`).
-    static func ownedPurchases(of appUserId: String, appId: String, from rows: some RowReader) throws -> [PurchaseKey] {
+    public static func ownedPurchases(of appUserId: String, appId: String, from rows: some RowReader) throws -> [PurchaseKey] {
         try rows.query("SELECT purchase_key FROM purchases WHERE app_id = ? AND owner = ?", [.text(appId), .text(appUserId)])
             .compactMap { row in
                 guard let key = row.first?.textValue else { return nil }
@@ -33,7 +32,7 @@ enum CustomerRows {
     }
 
     /// Points every alias of `customer` at it.
-    static func saveAliases(of customer: CustomerState, appId: String, in transaction: WriteTransaction) throws {
+    public static func saveAliases(of customer: CustomerState, appId: String, in transaction: WriteTransaction) throws {
         for alias in customer.aliases where alias != customer.appUserId {
             try transaction.execute(
                 """
@@ -44,7 +43,7 @@ enum CustomerRows {
     }
 
     /// Removes a customer merged into another (its aliases are then the other's) or deleted.
-    static func remove(_ appUserId: String, appId: String, in transaction: WriteTransaction) throws {
+    public static func remove(_ appUserId: String, appId: String, in transaction: WriteTransaction) throws {
         try transaction.execute(
             "DELETE FROM customers WHERE app_id = ? AND app_user_id = ?", [.text(appId), .text(appUserId)])
         try transaction.execute(

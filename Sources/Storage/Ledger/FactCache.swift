@@ -12,19 +12,19 @@ import Synchronization
 /// whose row a rolled-back transaction never kept is harmless, since only ids read from the table
 /// are looked up. Oldest entries go first once `capacity` is reached. One per store: ids are only
 /// unique within one database.
-final class FactCache: Sendable {
+public final class FactCache: Sendable {
     private struct Entries {
-        var facts: [String: PurchaseFact] = [:]
+        public var facts: [String: PurchaseFact] = [:]
         /// Keys in the order they came in, as a ring: `next` is the oldest once it is full.
-        var order: [String] = []
-        var next = 0
+        public var order: [String] = []
+        public var next = 0
     }
 
     private let entries = Mutex(Entries())
-    let capacity: Int
+    public let capacity: Int
 
     /// About 1.2 kB a fact: 8,192 of them are about 10 MB.
-    init(capacity: Int = 8192) {
+    public init(capacity: Int = 8192) {
         precondition(capacity > 0, "a fact cache needs room for one fact")
         self.capacity = capacity
     }
@@ -34,7 +34,7 @@ final class FactCache: Sendable {
     }
 
     /// The decoded facts among `ids` of `purchase`, by id.
-    func facts(_ ids: [String], appId: String, purchase: String) -> [String: PurchaseFact] {
+    public func facts(_ ids: [String], appId: String, purchase: String) -> [String: PurchaseFact] {
         entries.withLock { entries in
             var found: [String: PurchaseFact] = [:]
             for id in ids {
@@ -45,7 +45,7 @@ final class FactCache: Sendable {
     }
 
     /// Keeps `fact`, a fact of `purchase` as its row holds it.
-    func remember(_ fact: PurchaseFact, appId: String, purchase: String) {
+    public func remember(_ fact: PurchaseFact, appId: String, purchase: String) {
         let key = Self.key(appId: appId, purchase: purchase, fact: fact.id)
         entries.withLock { entries in
             guard entries.facts.updateValue(fact, forKey: key) == nil else { return }
@@ -60,5 +60,5 @@ final class FactCache: Sendable {
     }
 
     /// How many facts are kept.
-    var count: Int { entries.withLock { $0.facts.count } }
+    public var count: Int { entries.withLock { $0.facts.count } }
 }

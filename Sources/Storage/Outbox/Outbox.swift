@@ -1,19 +1,19 @@
 import AppStore
 import Foundation
-import Storage
 import Subscriptions
+import Threads
 
 /// The events table as an outbox: events are written in the transaction that made them, and,
 /// for apps with a webhook, a pending delivery beside each.
 ///
 /// Delivery rows are operational state (`deliveries`): replay rebuilds `events` but keeps them,
 /// so an event already delivered stays delivered.
-enum Outbox {
+public enum Outbox {
     /// Inserts `event` unless an event with its id exists (re-processing repeats ids exactly),
     /// with the next global `position`; and a pending delivery, due at once, for each of
     /// `webhooks` that takes it (its environment and type filters).
-    static func insert(
-        _ event: Event, appId: String, at nowMs: Int64, webhooks: [WebhookConfig], in transaction: WriteTransaction
+    public static func insert(
+        _ event: Event, appId: String, at nowMs: Int64, webhooks: [WebhookRoute], in transaction: WriteTransaction
     ) throws {
         let inserted = try transaction.query(
             """
@@ -42,28 +42,39 @@ enum Outbox {
 }
 
 /// One event on its way to a webhook.
-struct DueDelivery: Sendable, Hashable {
-    var eventId: String
-    /// The webhook it goes to (`WebhookConfig.id`).
-    var webhook = ""
-    var customer: String?
+public struct DueDelivery: Sendable, Hashable {
+    public var eventId: String
+    /// The webhook it goes to (`WebhookRoute.id`).
+    public var webhook = ""
+    public var customer: String?
     /// Attempts made before this one.
-    var attempts: Int
+    public var attempts: Int
     /// The stored event JSON (sorted keys), from which the body is made.
-    var eventJSON: String
+    public var eventJSON: String
     /// When the event was committed (UNIX ms), for the notification-to-delivery latency.
-    var createdAtMs: Int64
+    public var createdAtMs: Int64
+
+    public init(
+        eventId: String, webhook: String = "", customer: String?, attempts: Int, eventJSON: String, createdAtMs: Int64
+    ) {
+        self.eventId = eventId
+        self.webhook = webhook
+        self.customer = customer
+        self.attempts = attempts
+        self.eventJSON = eventJSON
+        self.createdAtMs = createdAtMs
+    }
 }
 
 /// What became of one attempt.
-enum DeliveryOutcome: Sendable, Equatable {
+public enum DeliveryOutcome: Sendable, Equatable {
     case delivered(status: Int)
     /// A non-2xx answer (`status`) or no answer at all (`status` nil), with a reason.
     case failed(status: Int?, reason: String)
 }
 
 /// The delivery rows of the outbox: what is due, what happened, what operators see and change.
-enum Deliveries {
+public enum Deliveries {
     /// Pending deliveries of `appId` to `webhook` due at `nowMs`, oldest first, each the earliest
     /// pending event of its customer: a later event waits while an earlier one is pending (in
     /// flight, listed in `inFlight`, or waiting for its retry), for `holdMs` after the earlier one
@@ -75,7 +86,7 @@ enum Deliveries {
     /// Walks the pending index in position order, `window` rows at a time (at most `maxWindows`
     /// of them, so that one customer's long backlog cannot hide everyone behind it), and decides
     /// in Swift: the first pending row seen for a customer is that customer's earliest.
-    static func due(
+    public static func due(
         appId: String, webhook: String = "", nowMs: Int64, limit: Int, holdMs: Int64 = .max, window: Int = 2000,
         maxWindows: Int = 10, inFlight: Set<String>, from rows: some RowReader
     ) throws -> [DueDelivery] {
@@ -125,7 +136,7 @@ enum Deliveries {
     /// Records an attempt: delivered, or retried after `retryDelaysSeconds[attempt - 1]`, or dead
     /// once every delay is used. Returns the new status.
     @discardableResult
-    static func record(
+    public static func record(
         _ outcome: DeliveryOutcome, of delivery: DueDelivery, retryDelaysSeconds: [Int], at nowMs: Int64,
         in transaction: WriteTransaction
     ) throws -> String {
@@ -162,7 +173,7 @@ enum Deliveries {
     /// Makes an event due again at once for each of `webhooks` (a dead letter, or a delivered
     /// event sent again on purpose); creates its delivery if it never had one. False when no
     /// such event exists.
-    static func resend(eventId: String, webhooks: [WebhookConfig], at nowMs: Int64, in transaction: WriteTransaction)
+    public static func resend(eventId: String, webhooks: [WebhookRoute], at nowMs: Int64, in transaction: WriteTransaction)
         throws -> Bool
     {
         guard
@@ -188,7 +199,7 @@ enum Deliveries {
 
 extension Deliveries {
     /// Counts for `/metrics`.
-    static func status(nowMs: Int64, from rows: some RowReader) throws -> OutboxStatus {
+    public static func status(nowMs: Int64, from rows: some RowReader) throws -> OutboxStatus {
         var status = OutboxStatus()
         let pending = try rows.query(
             """
@@ -205,4 +216,14 @@ extension Deliveries {
         }
         return status
     }
+}
+
+/// The delivery backlog, read from storage when `/metrics` is scraped.
+public struct OutboxStatus: Sendable {
+    public var pending = 0
+    public var retrying = 0
+    public var dead = 0
+    public var oldestPendingAgeSeconds = 0.0
+
+    public init() {}
 }

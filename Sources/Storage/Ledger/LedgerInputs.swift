@@ -1,0 +1,64 @@
+import AppStore
+import Foundation
+import Subscriptions
+
+/// Applying reducer inputs to stored state: the one write path of ingest, posted transactions,
+/// Apple's answers, customer actions, the scheduler and replay.
+public enum LedgerInputs {
+    /// Loads the slice `input` touches, applies it at `atMs`, and writes state and effects back.
+    ///
+    /// Held events a purchase keeps apart are read only when the input claims the purchase: the
+    /// input is applied, and if it gave such a purchase its owner, applied again (the reducer is
+    /// pure) on a slice with them restored, so that the claim releases all of them, in order.
+    ///
+    /// - Parameters:
+    ///   - deliver: whether new events get a pending webhook delivery (when the app has a
+    ///     webhook). Replay passes false: rebuilding state never sends history again.
+    ///   - cache: what the store keeps decoded, so a purchase whose row is as it was written is not
+    ///     decoded again, and a refold decodes only facts it has not seen.
+    public static func apply(
+        _ input: Ledger.Input, app: LedgerApp, atMs: Int64, deliver: Bool = true, cache: LedgerCache? = nil,
+        in transaction: WriteTransaction
+    ) throws {
+        let now = Date(timeIntervalSince1970: Double(atMs) / 1000)
+        var sliced = try LedgerRows.slice(for: input, app: app, cache: cache, from: transaction)
+        var ledger = sliced.ledger
+        var effects = ledger.apply(input, at: now)
+        if LedgerRows.claimsHeldEventsKeptApart(before: sliced.ledger, after: ledger) {
+            sliced = try LedgerRows.slice(
+                for: input, app: app, restoringHeldEvents: true, cache: cache, from: transaction)
+            ledger = sliced.ledger
+            effects = ledger.apply(input, at: now)
+        }
+        let removed = sliced.ledger.customers.keys.filter { ledger.customers[$0] == nil }
+        let unpriced = effects.count {
+            guard case .emit(let event) = $0 else { return false }
+            return event.price == nil && event.currency != nil && event.priceInPurchasedCurrency != nil
+        }
+        try LedgerRows.save(
+            ledger, facts: sliced.facts, effects: effects, appId: app.id, at: atMs, webhooks: deliver ? app.webhooks : [],
+            removedCustomers: removed, cache: cache, in: transaction)
+        try CommerceRequestRows.complete(after: input, appId: app.id, atMs: atMs, in: transaction)
+        if deliver, unpriced > 0 { app.countUnpricedEvents?(unpriced) }
+    }
+
+    /// Records that an input was applied, in order, so `revenuedot replay` can apply it again.
+    public static func log(kind: String, ref: String, appId: String, atMs: Int64, in transaction: WriteTransaction) throws {
+        try transaction.execute(
+            "INSERT INTO applied_inputs (app_id, kind, ref, at) VALUES (?, ?, ?, ?)",
+            [.text(appId), .text(kind), .text(ref), .integer(atMs)])
+    }
+}
+
+/// Firing one timer, shared by the scheduler and replay: the timer row goes, the reducer runs
+/// at `atMs`, and whatever it schedules next takes the row's place.
+public enum TimerFiring {
+    public static func fire(
+        _ timer: ExpirationTimer, app: LedgerApp, atMs: Int64, deliver: Bool, cache: LedgerCache? = nil,
+        in transaction: WriteTransaction
+    ) throws {
+        try PendingTimers.remove(PendingTimers.Due(appId: app.id, id: timer.id), in: transaction)
+        try LedgerInputs.apply(
+            .timerFired(timer), app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
+    }
+}
