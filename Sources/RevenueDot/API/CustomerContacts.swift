@@ -46,13 +46,7 @@ final class CustomerContacts: Sendable {
             try store.write { transaction in
                 for (appId, customers) in taken {
                     for (appUserId, atMs) in customers {
-                        // Only for a customer that still exists: one deleted since keeps no trace here.
-                        try transaction.execute(
-                            """
-                            INSERT INTO customer_contacts (app_id, app_user_id, last_seen_at)
-                            SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM customers WHERE app_id = ?1 AND app_user_id = ?2)
-                            ON CONFLICT (app_id, app_user_id) DO UPDATE SET last_seen_at = max(last_seen_at, excluded.last_seen_at)
-                            """, [.text(appId), .text(appUserId), .integer(atMs)])
+                        try CustomerRows.recordContact(appId: appId, appUserId: appUserId, atMs: atMs, in: transaction)
                     }
                 }
             }

@@ -26,17 +26,14 @@ struct EventsAPI: Sendable {
             return .error(status: 400, code: "bad_request", message: "limit must be between 1 and \(Self.maxLimit)")
         }
         do {
-            let rows = try store.read { (rows) throws(StoreError) -> [[SQLValue]] in
-                try rows.query(
-                    "SELECT position, json FROM events WHERE app_id = ? AND position > ? ORDER BY position LIMIT ?",
-                    [.text(app.id), .integer(after), .integer(Int64(limit))])
+            let rows = try store.read { (rows) throws(StoreError) in
+                try EventRows.page(appId: app.id, after: after, limit: limit, from: rows)
             }
             var items: [JSONValue] = []
             var next = after
-            for row in rows {
-                guard let position = row[0].integerValue else { continue }
+            for (position, json) in rows {
                 // A row that does not decode is still listed (with an error), so the cursor moves past it.
-                if let json = row[1].textValue, case .object(var envelope)? = try? WebhookBody.envelope(fromStored: json) {
+                if let json, case .object(var envelope)? = try? WebhookBody.envelope(fromStored: json) {
                     envelope["cursor"] = .integer(position)
                     items.append(.object(envelope))
                 } else {

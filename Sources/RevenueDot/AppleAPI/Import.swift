@@ -91,10 +91,7 @@ enum Import {
         let id = row.originalTransactionId
         do {
             let known = try store.read { (rows) throws(StoreError) in
-                try rows.query(
-                    "SELECT 1 FROM purchases WHERE app_id = ? AND purchase_key IN (?, ?)",
-                    [.text(app.id), .text("s:\(id)"), .text("o:\(id)")]
-                ).isEmpty == false
+                try LedgerRows.isStored(purchaseId: id, appId: app.id, from: rows)
             }
             if known { return .alreadyKnown }
             for environment in environments {

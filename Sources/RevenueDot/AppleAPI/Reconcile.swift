@@ -76,17 +76,11 @@ enum Reconcile {
         -> [SubscriptionState]
     {
         // One subscription is read by its key; all of them by a scan of the app's subscriptions.
-        let keys: [String] = try store.read { (rows) throws(StoreError) in
-            let sql =
-                only == nil
-                ? "SELECT purchase_key FROM purchases WHERE app_id = ? AND purchase_key LIKE 's:%' ORDER BY purchase_key"
-                : "SELECT purchase_key FROM purchases WHERE app_id = ? AND purchase_key = ?"
-            return try rows.query(sql, [.text(app.id)] + (only.map { [.text("s:" + $0)] } ?? []))
-                .compactMap { $0.first?.textValue }
+        let ids = try store.read { (rows) throws(StoreError) in
+            try LedgerRows.subscriptionIds(appId: app.id, only: only, from: rows)
         }
         var states: [SubscriptionState] = []
-        for key in keys {
-            let id = String(key.dropFirst(2))
+        for id in ids {
             if let only, id != only { continue }
             let ledger = try store.read { (rows) throws(StoreError) in
                 do {

@@ -58,48 +58,27 @@ public struct EventsCommand {
     }
 
     private func list(_ store: SQLiteReader) throws -> Int32 {
-        var conditions: [String] = []
-        var arguments: [SQLValue] = []
-        if let customer = parsed.value("customer") {
-            conditions.append("e.customer = ?")
-            arguments.append(.text(customer))
-        }
-        if let app = parsed.value("app") {
-            conditions.append("e.app_id = ?")
-            arguments.append(.text(app))
-        }
-        if let status = parsed.value("status") {
-            conditions.append(status == "none" ? "d.status IS NULL" : "d.status = ?")
-            if status != "none" { arguments.append(.text(status)) }
-        }
-        var limit: Int64 = 100
+        var filter = EventFilter(
+            customer: parsed.value("customer"), appId: parsed.value("app"), deliveryStatus: parsed.value("status"))
         if let text = parsed.value("limit") {
             guard let value = Int64(text), value > 0 else { throw UsageError("--limit must be a positive number") }
-            limit = value
+            filter.limit = value
         }
-        arguments.append(.integer(limit))
-        let sql = """
-            SELECT e.id, e.app_id, e.customer, e.sequence, e.type, e.json, e.created_at, e.position,
-                   d.status, d.attempts, d.next_attempt_at, d.delivered_at, d.last_status, d.last_error, d.webhook
-            FROM events e LEFT JOIN deliveries d ON d.event_id = e.id
-            \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-            ORDER BY e.position DESC LIMIT ?
-            """
-        let bound = arguments
-        let rows = try store.read { (rows) throws(StoreError) in try rows.query(sql, bound) }
+        let chosen = filter
+        let rows = try store.read { (rows) throws(StoreError) in try EventRows.list(chosen, from: rows) }
         if parsed.flags.contains("json") {
             var output = ""
             for row in rows {
-                var delivery: [String: JSONValue] = ["status": .string(row[8].textValue ?? "none")]
-                delivery["attempts"] = row[9].integerValue.map(JSONValue.integer) ?? .integer(0)
-                delivery["nextAttemptAt"] = row[8].textValue == "pending" ? row[10].integerValue.map(JSONValue.integer) : nil
-                delivery["deliveredAt"] = row[11].integerValue.map(JSONValue.integer)
-                delivery["lastStatus"] = row[12].integerValue.map(JSONValue.integer)
-                delivery["lastError"] = row[13].textValue.map(JSONValue.string)
-                delivery["webhook"] = row[14].textValue.map(JSONValue.string)
-                let event = try WebhookBody.event(fromStored: row[5].textValue ?? "{}")
+                var delivery: [String: JSONValue] = ["status": .string(row.deliveryStatus ?? "none")]
+                delivery["attempts"] = .integer(row.attempts)
+                delivery["nextAttemptAt"] = row.deliveryStatus == "pending" ? row.nextAttemptAtMs.map(JSONValue.integer) : nil
+                delivery["deliveredAt"] = row.deliveredAtMs.map(JSONValue.integer)
+                delivery["lastStatus"] = row.lastStatus.map(JSONValue.integer)
+                delivery["lastError"] = row.lastError.map(JSONValue.string)
+                delivery["webhook"] = row.webhook.map(JSONValue.string)
+                let event = try WebhookBody.event(fromStored: row.json)
                 let line = JSONValue.object([
-                    "cursor": row[7].integerValue.map(JSONValue.integer) ?? .null, "event": event,
+                    "cursor": .integer(row.position), "event": event,
                     "delivery": .object(delivery),
                 ])
                 output += line.serialized() + "\n"
@@ -109,16 +88,15 @@ public struct EventsCommand {
         }
         var lines = ["CREATED                   TYPE                     CUSTOMER              SEQ   DELIVERY        ID"]
         for row in rows {
-            let status = row[8].textValue ?? "none"
-            let attempts = row[9].integerValue ?? 0
+            let status = row.deliveryStatus ?? "none"
+            let attempts = row.attempts
             let delivery = attempts > 0 && status != "delivered" ? "\(status) (\(attempts))" : status
             lines.append(
                 [
-                    UnixTime.iso8601(row[6].integerValue ?? 0).padding(26), (row[4].textValue ?? "").padding(25),
-                    (row[2].textValue ?? "-").padding(22), (row[3].integerValue.map(String.init) ?? "-").padding(6),
-                    delivery.padding(16), row[0].textValue ?? "",
+                    UnixTime.iso8601(row.createdAtMs).padding(26), row.type.padding(25), (row.customer ?? "-").padding(22),
+                    (row.sequence.map(String.init) ?? "-").padding(6), delivery.padding(16), row.id,
                 ].joined())
-            if let error = row[13].textValue, status != "delivered" { lines.append("    last error: \(error)") }
+            if let error = row.lastError, status != "delivered" { lines.append("    last error: \(error)") }
         }
         if rows.isEmpty { lines.append("(no events)") }
         StandardStreams.out(lines.joined(separator: "\n") + "\n")
@@ -129,7 +107,7 @@ public struct EventsCommand {
         let nowMs = UnixTime.nowMs
         // Only an app with a webhook has a worker to send it: anything else would wait forever.
         let appId = try store.read { (rows) throws(StoreError) in
-            try rows.query("SELECT app_id FROM events WHERE id = ?", [.text(id)]).first?.first?.textValue
+            try EventRows.appId(ofEvent: id, from: rows)
         }
         let webhooks = appId.flatMap { config.app($0) }?.webhooks ?? []
         if let appId, webhooks.isEmpty {

@@ -58,13 +58,8 @@ enum Routes {
                     throw error
                 } catch { throw StoreError(.corrupt, "\(error)") }
             }
-            // The partial index of notifications not applied serves it (SQLite needs its condition
-            // spelled out to use it): cheap however many are stored.
             let unpriced = exchangeRates?.unpricedCount ?? 0
-            let held = try? store.read { (rows) throws(StoreError) in
-                let sql = "SELECT count(*) FROM notifications WHERE state = 'held' AND state != 'applied'"
-                return Int(try rows.query(sql).first?.first?.integerValue ?? 0)
-            }
+            let held = try? store.read { (rows) throws(StoreError) in try NotificationCounts.held(from: rows) }
             return .text(
                 metrics.render(outbox: outbox, heldBacklog: held, unpricedEvents: unpriced),
                 contentType: "text/plain; version=0.0.4; charset=utf-8")

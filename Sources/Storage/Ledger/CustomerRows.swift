@@ -51,4 +51,17 @@ public enum CustomerRows {
         try transaction.execute(
             "DELETE FROM customer_contacts WHERE app_id = ? AND app_user_id = ?", [.text(appId), .text(appUserId)])
     }
+
+    /// Records that `appUserId` was in contact at `atMs` (the latest contact wins), only for a
+    /// customer that still exists: one deleted since keeps no trace.
+    public static func recordContact(appId: String, appUserId: String, atMs: Int64, in transaction: WriteTransaction)
+        throws(StoreError)
+    {
+        try transaction.execute(
+            """
+            INSERT INTO customer_contacts (app_id, app_user_id, last_seen_at)
+            SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM customers WHERE app_id = ?1 AND app_user_id = ?2)
+            ON CONFLICT (app_id, app_user_id) DO UPDATE SET last_seen_at = max(last_seen_at, excluded.last_seen_at)
+            """, [.text(appId), .text(appUserId), .integer(atMs)])
+    }
 }

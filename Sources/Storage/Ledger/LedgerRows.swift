@@ -219,6 +219,28 @@ public enum LedgerRows {
         try rows.query(sql, [.text(first), .text(second)]).first?.first?.textValue
     }
 
+    /// Whether a purchase with this id (a subscription's original transaction id or a one-time
+    /// purchase's transaction id) is stored.
+    public static func isStored(purchaseId id: String, appId: String, from rows: some RowReader) throws(StoreError) -> Bool {
+        try !rows.query(
+            "SELECT 1 FROM purchases WHERE app_id = ? AND purchase_key IN (?, ?)",
+            [.text(appId), .text(key(.subscription(originalTransactionId: id))), .text(key(.oneTime(transactionId: id)))]
+        ).isEmpty
+    }
+
+    /// The original transaction ids of the app's stored subscriptions, in order; with `only`,
+    /// that one if it is stored.
+    public static func subscriptionIds(appId: String, only: String? = nil, from rows: some RowReader) throws(StoreError)
+        -> [String]
+    {
+        let sql =
+            only == nil
+            ? "SELECT purchase_key FROM purchases WHERE app_id = ? AND purchase_key LIKE 's:%' ORDER BY purchase_key"
+            : "SELECT purchase_key FROM purchases WHERE app_id = ? AND purchase_key = ?"
+        let arguments: [SQLValue] = [.text(appId)] + (only.map { [.text(key(.subscription(originalTransactionId: $0)))] } ?? [])
+        return try rows.query(sql, arguments).compactMap { $0.first?.textValue.map { String($0.dropFirst(2)) } }
+    }
+
     // MARK: - Saving
 
     /// Writes back every entry of `ledger` and executes `effects`: events into `events`

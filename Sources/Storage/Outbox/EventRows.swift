@@ -1,0 +1,90 @@
+/// An event as `revenuedot events` lists it: the stored event and one webhook's delivery of it.
+public struct EventListing: Sendable, Equatable {
+    public var id: String
+    public var appId: String
+    public var customer: String?
+    public var sequence: Int64?
+    public var type: String
+    /// The stored event JSON (sorted keys).
+    public var json: String
+    public var createdAtMs: Int64
+    /// The event's cursor (`events.position`).
+    public var position: Int64
+    /// Its delivery to `webhook`: nil status when it has none.
+    public var deliveryStatus: String?
+    public var attempts: Int64
+    public var nextAttemptAtMs: Int64?
+    public var deliveredAtMs: Int64?
+    public var lastStatus: Int64?
+    public var lastError: String?
+    public var webhook: String?
+}
+
+/// Which events `EventRows.list` returns; nil fields do not filter.
+public struct EventFilter: Sendable, Equatable {
+    public var customer: String?
+    public var appId: String?
+    /// A delivery status, or `none` for events without a delivery.
+    public var deliveryStatus: String?
+    public var limit: Int64 = 100
+
+    public init(customer: String? = nil, appId: String? = nil, deliveryStatus: String? = nil, limit: Int64 = 100) {
+        self.customer = customer
+        self.appId = appId
+        self.deliveryStatus = deliveryStatus
+        self.limit = limit
+    }
+}
+
+/// Reads of the `events` table for people and consumers: the `/v1/events` feed and the listing
+/// of `revenuedot events`. (Writing is the outbox's: `Outbox.insert`.)
+public enum EventRows {
+    /// Up to `limit` events of `appId` after cursor `after`, in cursor order: (position, JSON).
+    public static func page(appId: String, after: Int64, limit: Int, from rows: some RowReader) throws(StoreError)
+        -> [(position: Int64, json: String?)]
+    {
+        try rows.query(
+            "SELECT position, json FROM events WHERE app_id = ? AND position > ? ORDER BY position LIMIT ?",
+            [.text(appId), .integer(after), .integer(Int64(limit))]
+        ).compactMap { row in row[0].integerValue.map { ($0, row[1].textValue) } }
+    }
+
+    /// The newest events matching `filter`, one row per delivery, newest first.
+    public static func list(_ filter: EventFilter, from rows: some RowReader) throws(StoreError) -> [EventListing] {
+        var conditions: [String] = []
+        var arguments: [SQLValue] = []
+        if let customer = filter.customer {
+            conditions.append("e.customer = ?")
+            arguments.append(.text(customer))
+        }
+        if let app = filter.appId {
+            conditions.append("e.app_id = ?")
+            arguments.append(.text(app))
+        }
+        if let status = filter.deliveryStatus {
+            conditions.append(status == "none" ? "d.status IS NULL" : "d.status = ?")
+            if status != "none" { arguments.append(.text(status)) }
+        }
+        arguments.append(.integer(filter.limit))
+        let sql = """
+            SELECT e.id, e.app_id, e.customer, e.sequence, e.type, e.json, e.created_at, e.position,
+                   d.status, d.attempts, d.next_attempt_at, d.delivered_at, d.last_status, d.last_error, d.webhook
+            FROM events e LEFT JOIN deliveries d ON d.event_id = e.id
+            \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
+            ORDER BY e.position DESC LIMIT ?
+            """
+        return try rows.query(sql, arguments).map { row in
+            EventListing(
+                id: row[0].textValue ?? "", appId: row[1].textValue ?? "", customer: row[2].textValue,
+                sequence: row[3].integerValue, type: row[4].textValue ?? "", json: row[5].textValue ?? "{}",
+                createdAtMs: row[6].integerValue ?? 0, position: row[7].integerValue ?? 0, deliveryStatus: row[8].textValue,
+                attempts: row[9].integerValue ?? 0, nextAttemptAtMs: row[10].integerValue, deliveredAtMs: row[11].integerValue,
+                lastStatus: row[12].integerValue, lastError: row[13].textValue, webhook: row[14].textValue)
+        }
+    }
+
+    /// The app the event `id` belongs to; nil when there is no such event.
+    public static func appId(ofEvent id: String, from rows: some RowReader) throws(StoreError) -> String? {
+        try rows.query("SELECT app_id FROM events WHERE id = ?", [.text(id)]).first?.first?.textValue
+    }
+}
