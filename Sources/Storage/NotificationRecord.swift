@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import Subscriptions
 
 /// Where a stored notification stands in processing.
 public enum NotificationState: String, Sendable, CaseIterable {
@@ -43,9 +44,10 @@ public struct NotificationRecord: Sendable {
     public var transaction: TransactionSnapshot?
     /// The decoded renewal info this notification carried.
     public var renewalInfo: RenewalSnapshot?
-    /// What the producer already decoded for the hand-off (so the single writer does not decode it
-    /// again). Not stored, not compared; nil on records read back.
-    public var handOffContext: (any Sendable)?
+    /// The reducer's view of the notification as the verifier decoded it, so the writer does not
+    /// decode the snapshots again (`verifiedFacts()`). Not stored, not compared; nil on records
+    /// read back.
+    public var facts: VerifiedNotificationFacts?
     /// The payload segment of `signedPayload` as the verifier decoded it, when the producer has
     /// it, so compacting the payload neither decodes it again nor (when it is tied to this very
     /// text) encodes it again to check. Not stored; nil on records read back. One from another
@@ -89,7 +91,7 @@ public struct NotificationRecord: Sendable {
 }
 
 extension NotificationRecord: Equatable {
-    /// Equal when every stored field is; `handOffContext` is not stored and not compared.
+    /// Equal when every stored field is; `facts` is not stored and not compared.
     public static func == (lhs: NotificationRecord, rhs: NotificationRecord) -> Bool {
         lhs.notificationUUID == rhs.notificationUUID && lhs.appId == rhs.appId
             && lhs.notificationType == rhs.notificationType && lhs.subtype == rhs.subtype

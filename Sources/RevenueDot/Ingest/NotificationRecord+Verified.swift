@@ -42,7 +42,7 @@ extension NotificationRecord {
                     json: String(decoding: verified.json, as: UTF8.self))
             })
         decodedPayload = verified.notification.decodedPayload
-        handOffContext = VerifiedNotificationFacts(
+        facts = VerifiedNotificationFacts(
             notificationUUID: notificationUUID, payload: payload, transaction: transaction, renewalInfo: renewal)
     }
 

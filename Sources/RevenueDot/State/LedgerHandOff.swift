@@ -19,7 +19,7 @@ struct LedgerHandOff: NotificationHandOff {
     func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState {
         // Held notifications (another bundle or environment) wait for a configuration fix.
         guard record.state == .received, let app = apps[record.appId] else { return record.state }
-        let facts = try record.handOffContext as? VerifiedNotificationFacts ?? record.verifiedFacts()
+        let facts = try record.verifiedFacts()
         try LedgerInputs.apply(
             .notificationReceived(facts), app: app.ledger, atMs: record.receivedAt, cache: cache, in: transaction)
         try LedgerInputs.log(

@@ -2,9 +2,10 @@ import AppStore
 import Subscriptions
 
 extension NotificationRecord {
-    /// The reducer's view of a stored notification, from its row and its decoded snapshots (the
-    /// raw payload is not read).
+    /// The reducer's view of the notification: `facts` as the verifier made them, or for a record
+    /// read back, made from its row and its decoded snapshots (the raw payload is not read).
     public func verifiedFacts() throws -> VerifiedNotificationFacts {
+        if let facts { return facts }
         let transaction = try transaction.map { try LedgerRows.decode(JWSTransactionDecodedPayload.self, $0.json) }
         let renewal = try renewalInfo.map { try LedgerRows.decode(JWSRenewalInfoDecodedPayload.self, $0.json) }
         return VerifiedNotificationFacts(

@@ -68,6 +68,21 @@ extension Ledger.Input {
         }
     }
 
+    /// Whether applying the input may give an owner to a purchase that has none: then the shell
+    /// loads the held events such a purchase keeps apart before applying it, so that the claim
+    /// releases all of them. False only where no claim can happen: a timer, or a notification
+    /// with tracking off that names no customer (no `appAccountToken`) and replaces no
+    /// subscription; these are what most unclaimed purchases receive, so they never read
+    /// the held events back.
+    public func mayClaimAPurchase(trackingNewPurchases: Bool) -> Bool {
+        if trackingNewPurchases { return true }
+        switch self {
+        case .timerFired: return false
+        case .notificationReceived: return !namedCustomerIds.isEmpty || replacedOriginalTransactionId != nil
+        case .transactionPosted, .linked, .appleAnswered, .appleHistory, .customerAction: return true
+        }
+    }
+
     /// The subscription an Advanced Commerce migration replaced, whose owner the new one keeps.
     public var replacedOriginalTransactionId: String? {
         guard case .notificationReceived(let facts) = self else { return nil }
