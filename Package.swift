@@ -25,12 +25,20 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]),
 
         // MARK: - RevenueDot modules
+        // A JSON library: parser, writer, value, and Codable over them (sorted keys, exact numbers).
+        .target(
+            name: "JSON"),
+        // OpenSSL in one thin adapter: keys, signatures, certificates, digests; Base64 and PEM.
+        .target(
+            name: "Crypto",
+            dependencies: ["COpenSSL"]),
+        // Apple's App Store models, JWS, the signed-data verifier and signer.
         .target(
             name: "AppStore",
-            dependencies: ["COpenSSL"]),
+            dependencies: ["Crypto", "JSON"]),
         .target(
             name: "Subscriptions",
-            dependencies: ["AppStore"]),
+            dependencies: ["AppStore", "JSON"]),
         // Threads that the OS lists under their names, and the Dispatch deadlines they wait for.
         .target(
             name: "Threads"),
@@ -39,25 +47,25 @@ let package = Package(
             dependencies: ["CMicroHTTPD", "Threads"]),
         .target(
             name: "Storage",
-            dependencies: ["CSQLite", "CPostgres", "AppStore", "Subscriptions", "Threads"]),
+            dependencies: ["CSQLite", "CPostgres", "AppStore", "Crypto", "JSON", "Subscriptions", "Threads"]),
         .target(
             name: "RevenueDot",
             dependencies: [
                 "AppStore", "AdvancedCommerce", "AppStoreServerAPI", "AppStoreServerAPISimulator", "HTTP", "Storage",
-                "Subscriptions", "LoopbackClient", "Threads",
+                "Subscriptions", "LoopbackClient", "Threads", "Crypto", "JSON",
             ]),
         // The App Store Server API: models, requests as values, and a client over LoopbackClient.
         .target(
             name: "AppStoreServerAPI",
-            dependencies: ["AppStore", "LoopbackClient"]),
+            dependencies: ["AppStore", "LoopbackClient", "Crypto", "JSON"]),
         // A local App Store Server API that checks tokens as Apple does: tests and rehearsals.
         .target(
             name: "AppStoreServerAPISimulator",
-            dependencies: ["AppStore", "AppStoreServerAPI", "HTTP"]),
+            dependencies: ["AppStore", "AppStoreServerAPI", "HTTP", "Crypto", "JSON"]),
         // Advanced Commerce in-app requests: models and Apple's validation rules.
         .target(
             name: "AdvancedCommerce",
-            dependencies: ["AppStore"]),
+            dependencies: ["AppStore", "Crypto", "JSON"]),
         // A small blocking HTTP/1.1 client, plain or TLS (OpenSSL), to any host: every webhook,
         // tests and benchmarks. (Named for its first use, against our own server on loopback.)
         .target(
@@ -68,18 +76,18 @@ let package = Package(
             dependencies: ["RevenueDot"]),
         .executableTarget(
             name: "revenuedot-bench",
-            dependencies: ["AppStore", "AppStoreServerAPISimulator", "LoopbackClient", "HTTP", "Threads"],
+            dependencies: ["AppStore", "AppStoreServerAPISimulator", "LoopbackClient", "HTTP", "Threads", "Crypto", "JSON"],
             path: "Benchmarks/Sources/revenuedot-bench"),
 
         // MARK: - Fuzz targets (scripts/fuzz.sh builds them with libFuzzer; the normal build replays inputs)
         .systemLibrary(name: "CLibFuzzer", path: "Fuzz/Sources/CLibFuzzer"),
-        .target(name: "FuzzSupport", dependencies: ["AppStore", "CLibFuzzer"], path: "Fuzz/Sources/FuzzSupport"),
+        .target(name: "FuzzSupport", dependencies: ["AppStore", "CLibFuzzer", "Crypto"], path: "Fuzz/Sources/FuzzSupport"),
         .executableTarget(
-            name: "fuzz-json", dependencies: ["AppStore", "FuzzSupport"], path: "Fuzz/Sources/fuzz-json"),
+            name: "fuzz-json", dependencies: ["AppStore", "FuzzSupport", "JSON"], path: "Fuzz/Sources/fuzz-json"),
         .executableTarget(
-            name: "fuzz-jws", dependencies: ["AppStore", "FuzzSupport"], path: "Fuzz/Sources/fuzz-jws"),
+            name: "fuzz-jws", dependencies: ["AppStore", "FuzzSupport", "Storage", "Crypto", "JSON"], path: "Fuzz/Sources/fuzz-jws"),
         .executableTarget(
-            name: "fuzz-certificate", dependencies: ["AppStore", "FuzzSupport"], path: "Fuzz/Sources/fuzz-certificate"),
+            name: "fuzz-certificate", dependencies: ["AppStore", "FuzzSupport", "Crypto"], path: "Fuzz/Sources/fuzz-certificate"),
         .executableTarget(
             name: "fuzz-verifier", dependencies: ["AppStore", "FuzzSupport"], path: "Fuzz/Sources/fuzz-verifier"),
         .executableTarget(
@@ -89,30 +97,36 @@ let package = Package(
             name: "fuzz-router", dependencies: ["HTTP", "FuzzSupport"], path: "Fuzz/Sources/fuzz-router"),
 
         // MARK: - Tests
+        // App Store payloads signed at test time over test chains, shared by the test targets.
+        .target(
+            name: "AppStoreFixtures",
+            dependencies: ["AppStore", "Crypto"],
+            path: "Tests/AppStoreFixtures"),
         .testTarget(
             name: "AppStoreTests",
-            dependencies: ["AppStore"],
+            dependencies: ["AppStore", "AppStoreFixtures", "Crypto", "JSON"],
             resources: [.copy("Resources")]),
         .testTarget(
             name: "RevenueDotTests",
             dependencies: [
                 "RevenueDot", "AppStore", "AppStoreServerAPI", "AppStoreServerAPISimulator", "Storage", "LoopbackClient", "HTTP",
+                "AdvancedCommerce", "Crypto", "JSON", "Subscriptions", "Threads",
             ]),
         .testTarget(
             name: "AppStoreServerAPITests",
-            dependencies: ["AppStoreServerAPI", "AppStoreServerAPISimulator", "AppStore", "HTTP", "LoopbackClient"]),
+            dependencies: ["AppStoreServerAPI", "AppStoreServerAPISimulator", "AppStore", "HTTP", "LoopbackClient", "Crypto", "JSON"]),
         .testTarget(
             name: "AdvancedCommerceTests",
-            dependencies: ["AdvancedCommerce", "AppStore"]),
+            dependencies: ["AdvancedCommerce", "AppStore", "Crypto", "JSON"]),
         .testTarget(
             name: "SubscriptionsTests",
-            dependencies: ["Subscriptions", "AppStore"]),
+            dependencies: ["Subscriptions", "AppStore", "Crypto", "JSON"]),
         .testTarget(
             name: "HTTPTests",
             dependencies: ["HTTP", "LoopbackClient"]),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "AppStore"]),
+            dependencies: ["Storage", "AppStore", "AppStoreFixtures", "Crypto", "JSON"]),
         .testTarget(
             name: "ThreadsTests",
             dependencies: ["Threads"]),

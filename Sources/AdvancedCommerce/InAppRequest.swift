@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import JSON
 
 /// An in-app request of any of the four kinds, told apart by its `operation`.
 public enum InAppRequest: Sendable, Equatable {

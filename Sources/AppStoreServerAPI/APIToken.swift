@@ -1,4 +1,5 @@
 import AppStore
+import Crypto
 import Foundation
 
 /// The JSON Web Token that authorizes one App Store Server API request.

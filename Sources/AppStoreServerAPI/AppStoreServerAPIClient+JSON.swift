@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import JSON
 
 extension AppStoreServerAPIClient {
     /// Apple's answer to `endpoint` as JSON, every signed member verified and replaced by its

@@ -1,6 +1,8 @@
 import AppStore
+import Crypto
 import Dispatch
 import Foundation
+import JSON
 import LoopbackClient
 import Synchronization
 

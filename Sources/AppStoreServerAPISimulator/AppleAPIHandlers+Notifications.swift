@@ -2,6 +2,7 @@ import AppStore
 import AppStoreServerAPI
 import Foundation
 import HTTP
+import JSON
 
 extension AppleAPIHandlers {
     /// Notification history reaches back 180 days in Production, 30 in Sandbox.

@@ -2,6 +2,7 @@ import AppStore
 import AppStoreServerAPI
 import Foundation
 import HTTP
+import JSON
 
 /// The simulator's answers to each endpoint, from the store's state, as Apple answers.
 enum AppleAPIHandlers {

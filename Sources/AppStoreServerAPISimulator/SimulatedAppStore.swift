@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreServerAPI
 import Foundation
+import JSON
 import Synchronization
 
 /// What a local App Store knows: apps, purchases, renewal info, the notifications it sent, and

@@ -1,6 +1,8 @@
 import AppStore
 import AppStoreServerAPI
+import Crypto
 import Foundation
+import JSON
 
 /// Checks an App Store Server API token as Apple does: ES256, a known `kid`, signed by that
 /// key, `typ: JWT`, the key's issuer as `iss`, `aud: appstoreconnect-v1`, a `bid` this key may

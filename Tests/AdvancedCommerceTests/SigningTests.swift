@@ -1,5 +1,7 @@
 import AppStore
+import Crypto
 import Foundation
+import JSON
 import Testing
 
 @testable import AdvancedCommerce

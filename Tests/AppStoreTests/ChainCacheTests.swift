@@ -1,3 +1,5 @@
+import AppStoreFixtures
+import Crypto
 import Foundation
 import Synchronization
 import Testing

@@ -1,5 +1,8 @@
 import AppStore
+import AppStoreFixtures
+import Crypto
 import Foundation
+import JSON
 import Testing
 
 /// Boundary values in every numeric field of every signed model: each is refused as a

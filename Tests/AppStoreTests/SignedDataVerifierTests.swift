@@ -1,4 +1,6 @@
 import AppStore
+import AppStoreFixtures
+import Crypto
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreFixtures
 import Foundation
 import Testing
 

@@ -1,6 +1,8 @@
 import AdvancedCommerce
 import AppStore
+import Crypto
 import Foundation
+import JSON
 import LoopbackClient
 import Testing
 

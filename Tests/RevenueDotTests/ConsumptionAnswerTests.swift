@@ -2,6 +2,7 @@ import AppStore
 import AppStoreServerAPI
 import AppStoreServerAPISimulator
 import Foundation
+import JSON
 import LoopbackClient
 import Testing
 import Threads

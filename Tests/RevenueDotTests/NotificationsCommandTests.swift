@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import JSON
 import LoopbackClient
 import Testing
 

@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreServerAPISimulator
 import Foundation
+import JSON
 import LoopbackClient
 import Testing
 

@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreServerAPISimulator
+import Crypto
 import Foundation
 
 /// A local App Store Server API serving `store` to app "bench" (Sandbox), and a revenuedot

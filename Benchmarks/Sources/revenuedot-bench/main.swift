@@ -1,3 +1,4 @@
+import Crypto
 // revenuedot-bench: the verification benchmark behind `make bench`.
 //
 //   revenuedot-bench generate --out DIR [--count N] [--subscriptions S]

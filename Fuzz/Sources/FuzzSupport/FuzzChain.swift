@@ -1,4 +1,5 @@
 import AppStore
+import Crypto
 import Foundation
 
 /// One test chain per fuzzing process, and payloads signed with it, at a fixed time.

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import FuzzSupport
+import JSON
 
 /// The JSON parser (`JSONValue(parsing:)`) and the decoding of Apple's payloads from it.
 ///

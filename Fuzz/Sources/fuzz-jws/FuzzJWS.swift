@@ -1,6 +1,9 @@
 import AppStore
+import Crypto
 import Foundation
 import FuzzSupport
+import JSON
+import Storage
 
 /// Compact JWS splitting (through `UnverifiedPayload` and `SignedDataVerifier.kind`), base64 and
 /// base64url, and `JWSCompaction`.

@@ -1,4 +1,5 @@
 import AppStore
+import Crypto
 import Foundation
 
 /// Signs Advanced Commerce in-app requests with the app's In-App Purchase key, as StoreKit

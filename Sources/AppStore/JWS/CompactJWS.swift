@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// A JWS in compact serialization (RFC 7515 §7.1), split and base64url-checked but not verified.

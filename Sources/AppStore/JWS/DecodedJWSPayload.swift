@@ -10,9 +10,9 @@ public struct DecodedJWSPayload: Sendable {
     /// The bytes the payload segment decodes to.
     public let json: Data
     /// The JWS whose payload segment `json` is the decoding of.
-    let jws: String
+    package let jws: String
     /// Whether the payload segment is exactly the unpadded base64url encoding of `json`.
-    let isCanonical: Bool
+    package let isCanonical: Bool
 
     init(json: Data, jws: String, isCanonical: Bool) {
         self.json = json

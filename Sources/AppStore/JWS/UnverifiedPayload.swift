@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// What a compact JWS says, read without verifying its signature: for showing a stored payload
 /// whose signature no longer verifies (its root was taken out of the configuration since).

@@ -1,3 +1,4 @@
+import Crypto
 /// The signed record of the customer's purchase of the app itself.
 ///
 /// Its environment is `receiptType`; `receiptCreationDate` is when the App Store signed it.

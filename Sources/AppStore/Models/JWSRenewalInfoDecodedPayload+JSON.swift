@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 extension JWSRenewalInfoDecodedPayload {
     /// This payload as `JSONValueEncoder` writes it through `Codable` (members sorted by key, nil
@@ -65,3 +66,5 @@ extension JWSRenewalInfoDecodedPayload: JSONValueReadable {
         )
     }
 }
+
+extension JWSRenewalInfoDecodedPayload: SortedJSONWritable {}

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 extension JWSTransactionDecodedPayload {
     /// This payload as `JSONValueEncoder` writes it through `Codable` (members sorted by key, nil
@@ -85,3 +86,5 @@ extension JWSTransactionDecodedPayload: JSONValueReadable {
         )
     }
 }
+
+extension JWSTransactionDecodedPayload: SortedJSONWritable {}

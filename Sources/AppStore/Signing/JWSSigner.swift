@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Signs compact JWS with ES256, as App Store signs its data and as Apple expects of

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// A certificate chain shaped like Apple's, made on the spot, for tests and local development.

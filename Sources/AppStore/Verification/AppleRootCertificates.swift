@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// The trust anchors App Store signed data chains to, compiled into the binary.

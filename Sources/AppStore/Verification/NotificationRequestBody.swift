@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Apple's notification request body, `{"signedPayload": "<JWS>"}`, read the one way both the
 /// server and `revenuedot verify` read it.

@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import JSON
 
 /// Decides whether App Store signed data is really from Apple, with Apple's semantics.
 ///

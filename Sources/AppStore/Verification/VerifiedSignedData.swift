@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Any App Store signed object, verified: what `revenuedot verify` accepts.
 public enum VerifiedSignedData: Sendable {

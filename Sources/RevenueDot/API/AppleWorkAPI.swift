@@ -2,6 +2,7 @@ import AppStore
 import AppStoreServerAPI
 import Foundation
 import HTTP
+import JSON
 import Storage
 import Threads
 

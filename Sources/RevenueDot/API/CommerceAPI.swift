@@ -2,6 +2,7 @@ import AdvancedCommerce
 import AppStore
 import Foundation
 import HTTP
+import JSON
 import Storage
 
 /// `POST /v1/advanced-commerce/{appId}/requests` and `GET …/requests/{requestReferenceId}` (secret key).

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import HTTP
+import JSON
 import Storage
 
 /// `GET /v1/events?after=<cursor>&limit=<n>`: the event stream, for consumers who poll instead of

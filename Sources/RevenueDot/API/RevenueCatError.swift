@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import HTTP
+import JSON
 
 /// Errors of the RevenueCat-compatible paths in RevenueCat's v1 shape, `{"code": <int>,
 /// "message": "..."}`, with the codes RevenueCat's SDKs know (purchases-ios

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import HTTP
+import JSON
 import Storage
 import Subscriptions
 import Threads

@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreServerAPI
 import Foundation
+import JSON
 
 /// Recovers the notifications Apple sent that RevenueDot never stored (a server down longer
 /// than Apple's retries, which Sandbox never makes): pages through Get Notification History and

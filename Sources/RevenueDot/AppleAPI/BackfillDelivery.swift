@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import JSON
 import LoopbackClient
 
 /// Where a backfill hands notifications: this process's ingest (no server has the database),

@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreServerAPI
 import Foundation
+import JSON
 import Storage
 import Synchronization
 import Threads

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import JSON
 import LoopbackClient
 
 /// The server that has the database, as a command beside it reaches it: on its listen address

@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreServerAPI
 import Foundation
+import JSON
 
 /// `revenuedot apple ENDPOINT`: one App Store Server API call for a configured app, its answer
 /// printed as JSON with every signed member verified and decoded.

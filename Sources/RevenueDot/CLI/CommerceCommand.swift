@@ -1,6 +1,7 @@
 import AdvancedCommerce
 import AppStore
 import Foundation
+import JSON
 import Storage
 
 /// `revenuedot commerce validate|sign`: an Advanced Commerce in-app request checked (and signed)

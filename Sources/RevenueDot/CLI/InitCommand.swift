@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import JSON
 
 /// `revenuedot init`: writes a demo `revenuedot.json`, a dev CA that it trusts, and a sample
 /// signed notification, so a newcomer has a server to POST to within a minute.

@@ -1,6 +1,8 @@
 import AppStore
+import Crypto
 import Dispatch
 import Foundation
+import JSON
 import Synchronization
 
 /// `revenuedot verify`: checks App Store signed data and prints its decoded payload.

@@ -1,4 +1,5 @@
 import AppStore
+import Crypto
 import Foundation
 import Subscriptions
 

@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreServerAPI
+import Crypto
 import Foundation
 
 /// `appleApi`: how RevenueDot calls the App Store Server API for apps with an

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import JSON
 
 /// Reads and validates `revenuedot.json`; the first problem found stops it with one line.
 public enum ConfigLoader {

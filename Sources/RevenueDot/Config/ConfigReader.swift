@@ -1,4 +1,5 @@
 import AppStore
+import JSON
 
 /// Reads typed values out of a parsed JSON configuration, naming the key path in every error
 /// and refusing keys it does not know (a misspelt key is a mistake, not something to ignore).

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import JSON
 import Synchronization
 
 /// The operator's exchange rates for events' `price` in US dollars: a JSON file,

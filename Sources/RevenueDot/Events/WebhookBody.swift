@@ -1,5 +1,7 @@
 import AppStore
+import Crypto
 import Foundation
+import JSON
 import Subscriptions
 
 /// The bytes RevenueCat consumers expect: `{"api_version":"1.0","event":{…}}`.

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import JSON
 
 /// The catalog as Markdown pages (`revenuedot docs`), text (`revenuedot explain`) and JSON
 /// (`explain --json`). Every outcome shown comes from running the case's example through the

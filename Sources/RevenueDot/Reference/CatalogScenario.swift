@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import JSON
 import Subscriptions
 
 /// A catalog case's example, played for real: the subscription is brought to the case's "before"

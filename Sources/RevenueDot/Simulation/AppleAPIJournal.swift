@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreServerAPISimulator
 import Foundation
+import JSON
 
 /// What the simulated App Store sent and sold, one JSON object a line
 /// (`.revenuedot/simulator/apple-api.jsonl`): every notification a story signed, and whether

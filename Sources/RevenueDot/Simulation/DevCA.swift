@@ -1,4 +1,5 @@
 import AppStore
+import Crypto
 import Foundation
 
 /// A local App Store certificate chain kept under `.revenuedot/dev-ca/`, made once and reused,

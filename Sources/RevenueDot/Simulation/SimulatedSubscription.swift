@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import JSON
 import Subscriptions
 
 /// One simulated customer's subscription, kept between `revenuedot simulate` runs under

@@ -1,4 +1,5 @@
 import AppStore
+import JSON
 import Subscriptions
 
 /// The newest fact a purchase's history keeps (`PurchaseFactRows`) usually carries the very

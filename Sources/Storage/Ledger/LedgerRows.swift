@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import JSON
 import Subscriptions
 
 /// Loads the slice of a `Ledger` an input touches from the state tables, and writes it back.

@@ -1,5 +1,7 @@
 import AppStore
+import Crypto
 import Foundation
+import JSON
 
 /// The transactions apps post (`POST /v1/subscribers/{id}/transactions`), stored once per change.
 ///

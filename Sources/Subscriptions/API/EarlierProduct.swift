@@ -1,4 +1,5 @@
 import AppStore
+import JSON
 
 /// A product a subscription had in an earlier period and has no longer (an upgrade, a
 /// downgrade, a crossgrade): RevenueCat keeps it under `subscriptions`, keyed by product, with

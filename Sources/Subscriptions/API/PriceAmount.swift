@@ -1,4 +1,5 @@
 import AppStore
+import JSON
 
 /// A price in Apple's milliunits as a JSON number in the currency's own unit (`9990` USD → `9.99`).
 ///

@@ -1,4 +1,5 @@
 import AppStore
+import JSON
 
 extension PurchaseView: SortedJSONWritable {
     /// Written member by member: a purchase's view is stored on every notification it gets.

@@ -1,4 +1,5 @@
 import AppStore
+import JSON
 
 /// What `GET /v1/subscribers` shows of one purchase, with nothing that depends on the clock but
 /// the one comparison `hasAccess(atMs:)` makes.

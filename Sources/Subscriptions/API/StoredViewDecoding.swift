@@ -1,4 +1,5 @@
 import AppStore
+import JSON
 
 /// Reading the documents `GET /v1/subscribers` needs (a customer and its purchase views) straight
 /// from parsed JSON, without `Decodable`'s per-field generic machinery, which cost more than the

@@ -1,4 +1,5 @@
 import AppStore
+import JSON
 
 /// `advanced_commerce` under a subscription in `GET /v1/subscribers`: what an Advanced Commerce
 /// subscription is made of now, and what changes at the next renewal.

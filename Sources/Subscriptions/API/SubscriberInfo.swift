@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import JSON
 
 /// What a customer has now, in RevenueCat's REST v1 shape (`GET /v1/subscribers/{app_user_id}`).
 ///

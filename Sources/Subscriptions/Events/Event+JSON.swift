@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import JSON
 
 extension Event: SortedJSONWritable {
     /// Written member by member: every event is encoded into the outbox, and a held one into its

@@ -1,4 +1,5 @@
 import AppStore
+import JSON
 
 extension ExpirationTimer: SortedJSONWritable {
     /// Written member by member: a timer is stored with nearly every notification, and the

@@ -1,4 +1,5 @@
 import AppStore
+import JSON
 
 /// One of a customer's attributes (RevenueCat's subscriber attributes): a value and when the
 /// app set it. A deleted one keeps its time (`value` nil), so an older write cannot bring it back.

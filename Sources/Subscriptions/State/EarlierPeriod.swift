@@ -1,4 +1,5 @@
 import AppStore
+import JSON
 
 /// What a subscription keeps of a period once a later one is known: enough to order and number
 /// the periods and to tell whether a trial converted, not the whole transaction.

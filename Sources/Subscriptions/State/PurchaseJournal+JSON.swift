@@ -1,4 +1,5 @@
 import AppStore
+import JSON
 
 extension PurchaseJournal: SortedJSONWritable {
     /// Written member by member: the journal is encoded on every notification its purchase gets.

@@ -1,4 +1,5 @@
 import AppStore
+import JSON
 
 extension SubscriptionState: SortedJSONWritable {
     /// Written member by member: a purchase's state is encoded on every notification it gets.

@@ -1,7 +1,9 @@
 import AppStore
 import AppStoreServerAPI
 import AppStoreServerAPISimulator
+import Crypto
 import Foundation
+import JSON
 
 /// A simulated App Store (one Sandbox app) behind a local App Store Server API, and a client of
 /// it holding the app's In-App Purchase key: what every test here starts from.

@@ -1,7 +1,9 @@
 import AppStore
 import AppStoreServerAPI
 import AppStoreServerAPISimulator
+import Crypto
 import Foundation
+import JSON
 
 @testable import RevenueDot
 

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import JSON
 
 /// App Store notifications signed at test time over a test chain, as Apple would send them.
 struct SignedNotifications {

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import JSON
 
 /// A webhook consumer as strict as RevenueCat's documentation allows: every key of an event type
 /// is one RevenueCat's sample bodies give that type (no more, no fewer), each of the type the

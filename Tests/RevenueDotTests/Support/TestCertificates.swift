@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// A throwaway CA and server certificates it signs, made with the `openssl` command once per test

@@ -8,7 +8,7 @@ public struct OpenSSLError: Error, CustomStringConvertible, Sendable {
     public var reason: String
 
     /// Captures and clears the calling thread's OpenSSL error queue.
-    init(_ function: String) {
+    package init(_ function: String) {
         self.function = function
         var reasons: [String] = []
         while case let code = ERR_get_error(), code != 0 {
@@ -19,7 +19,7 @@ public struct OpenSSLError: Error, CustomStringConvertible, Sendable {
         self.reason = reasons.joined(separator: "; ")
     }
 
-    init(_ function: String, reason: String) {
+    package init(_ function: String, reason: String) {
         ERR_clear_error()
         self.function = function
         self.reason = reason
@@ -30,12 +30,12 @@ public struct OpenSSLError: Error, CustomStringConvertible, Sendable {
 
 /// Checks an OpenSSL return code where 1 means success.
 @inline(__always)
-func checkOne(_ result: Int32, _ function: String) throws(OpenSSLError) {
+package func checkOne(_ result: Int32, _ function: String) throws(OpenSSLError) {
     guard result == 1 else { throw OpenSSLError(function) }
 }
 
 /// Checks an OpenSSL return code where a positive value means success.
 @inline(__always)
-func checkPositive(_ result: Int32, _ function: String) throws(OpenSSLError) {
+package func checkPositive(_ result: Int32, _ function: String) throws(OpenSSLError) {
     guard result > 0 else { throw OpenSSLError(function) }
 }

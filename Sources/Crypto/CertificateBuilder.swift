@@ -2,21 +2,35 @@ import COpenSSL
 import Foundation
 
 /// Builds X.509 v3 certificates with OpenSSL, for test chains and local development CAs.
-struct CertificateBuilder {
-    var subjectCommonName: String
-    var organization: String = "RevenueDot Test"
-    var notBefore: Int64
-    var notAfter: Int64
+package struct CertificateBuilder {
+    package var subjectCommonName: String
+    package var organization: String = "RevenueDot Test"
+    package var notBefore: Int64
+    package var notAfter: Int64
     /// `basicConstraints`, in OpenSSL's config syntax (`critical,CA:TRUE,pathlen:0`); empty for none.
-    var basicConstraints: String
+    package var basicConstraints: String
     /// `keyUsage`, in OpenSSL's config syntax (`critical,digitalSignature`); empty for none.
-    var keyUsage: String
+    package var keyUsage: String
     /// Private extensions to add with an ASN.1 NULL value, by dotted OID (Apple's marker OIDs).
-    var markerOIDs: [String] = []
-    var includeKeyIdentifiers = true
+    package var markerOIDs: [String] = []
+    package var includeKeyIdentifiers = true
+
+    package init(
+        subjectCommonName: String, organization: String = "RevenueDot Test", notBefore: Int64, notAfter: Int64,
+        basicConstraints: String, keyUsage: String, markerOIDs: [String] = [], includeKeyIdentifiers: Bool = true
+    ) {
+        self.subjectCommonName = subjectCommonName
+        self.organization = organization
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+        self.basicConstraints = basicConstraints
+        self.keyUsage = keyUsage
+        self.markerOIDs = markerOIDs
+        self.includeKeyIdentifiers = includeKeyIdentifiers
+    }
 
     /// Signs a certificate for `key` with `issuerKey`; a nil `issuer` makes it self-signed.
-    func build(key: ECPrivateKey, issuer: Certificate?, issuerKey: ECPrivateKey) throws(OpenSSLError) -> Certificate {
+    package func build(key: ECPrivateKey, issuer: Certificate?, issuerKey: ECPrivateKey) throws(OpenSSLError) -> Certificate {
         guard let cert = X509_new() else { throw OpenSSLError("X509_new") }
         do {
             try fill(cert, key: key, issuer: issuer, issuerKey: issuerKey)

@@ -5,7 +5,7 @@ import Foundation
 /// `.p8` keys App Store Connect issues.
 public final class ECPrivateKey: @unchecked Sendable {
     /// The `EVP_PKEY *` this object owns.
-    let handle: OpaquePointer
+    package let handle: OpaquePointer
     public let curve: ECCurve
 
     /// Generates a fresh key on `curve`.
@@ -52,13 +52,13 @@ public final class ECPrivateKey: @unchecked Sendable {
     }
 
     /// The matching public key.
-    func publicKey() throws(OpenSSLError) -> ECPublicKey {
+    package func publicKey() throws(OpenSSLError) -> ECPublicKey {
         guard EVP_PKEY_up_ref(handle) == 1 else { throw OpenSSLError("EVP_PKEY_up_ref") }
         return try ECPublicKey(taking: handle)
     }
 
     /// Signs `message` with the curve's digest and returns the DER signature.
-    func signDER(_ message: some ContiguousBytes) throws(OpenSSLError) -> [UInt8] {
+    package func signDER(_ message: some ContiguousBytes) throws(OpenSSLError) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { throw OpenSSLError("EVP_MD_CTX_new") }
         defer { EVP_MD_CTX_free(context) }
         try checkOne(EVP_DigestSignInit(context, nil, curve.digest, nil, handle), "EVP_DigestSignInit")

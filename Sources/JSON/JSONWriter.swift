@@ -187,7 +187,7 @@ extension JSONWriter {
     }
 
     @usableFromInline
-    mutating func elementsOf<Element>(
+    package mutating func elementsOf<Element>(
         _ elements: [Element], _ element: (inout JSONWriter, Element) throws -> Void
     ) rethrows {
         beginArray()

@@ -8,6 +8,3 @@
 public protocol SortedJSONWritable: Encodable {
     func writeSortedJSON(into writer: inout JSONWriter) throws
 }
-
-extension JWSTransactionDecodedPayload: SortedJSONWritable {}
-extension JWSRenewalInfoDecodedPayload: SortedJSONWritable {}

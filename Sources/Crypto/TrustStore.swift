@@ -6,12 +6,12 @@ import COpenSSL
 /// `profileOnlyErrors`: every signature, validity period, CA flag, path length, key usage
 /// present, named curve and the rest of strict mode still applies. Only the roots given here are
 /// trust anchors; no partial chains are accepted.
-final class TrustStore: @unchecked Sendable {
+package final class TrustStore: @unchecked Sendable {
     /// The `X509_STORE *` this object owns; OpenSSL locks it internally for concurrent use.
     private let handle: OpaquePointer
-    let roots: [Certificate]
+    package let roots: [Certificate]
 
-    init(roots: [Certificate]) throws(OpenSSLError) {
+    package init(roots: [Certificate]) throws(OpenSSLError) {
         guard let store = X509_STORE_new() else { throw OpenSSLError("X509_STORE_new") }
         handle = store
         self.roots = roots
@@ -23,7 +23,7 @@ final class TrustStore: @unchecked Sendable {
     deinit { X509_STORE_free(handle) }
 
     /// The result of a chain verification.
-    enum Outcome {
+    package enum Outcome {
         /// The chain is leaf → intermediate → `root`, valid at the time given.
         case trusted(root: Certificate)
         /// OpenSSL rejected the chain; the reason is OpenSSL's text.
@@ -32,7 +32,7 @@ final class TrustStore: @unchecked Sendable {
 
     /// Verifies that `leaf` chains through exactly `intermediate` to one of the roots, with
     /// every certificate valid at `time` (seconds since 1970).
-    func verify(leaf: Certificate, intermediate: Certificate, at time: Int64) -> Outcome {
+    package func verify(leaf: Certificate, intermediate: Certificate, at time: Int64) -> Outcome {
         guard let context = X509_STORE_CTX_new(), let untrusted = COpenSSL_sk_X509_new_null() else {
             return .rejected(OpenSSLError("X509_STORE_CTX_new").description)
         }
@@ -68,7 +68,7 @@ final class TrustStore: @unchecked Sendable {
     /// production chain has none of them. What they would protect (a CA flag, a path length, a
     /// key usage that is present) is checked anyway: without key usage a CA may sign, as RFC 5280
     /// reads it, and a path length without keyCertSign is enforced all the same.
-    static let profileOnlyErrors: Set<Int32> = [
+    package static let profileOnlyErrors: Set<Int32> = [
         X509_V_ERR_MISSING_AUTHORITY_KEY_IDENTIFIER, X509_V_ERR_MISSING_SUBJECT_KEY_IDENTIFIER,
         X509_V_ERR_CA_BCONS_NOT_CRITICAL, X509_V_ERR_CA_CERT_MISSING_KEY_USAGE,
         X509_V_ERR_PATHLEN_WITHOUT_KU_KEY_CERT_SIGN,

@@ -4,11 +4,11 @@ import Foundation
 /// An EC public key on P-256 or P-384 that verifies ECDSA signatures.
 public final class ECPublicKey: @unchecked Sendable {
     /// The `EVP_PKEY *` this object owns. OpenSSL 3 allows concurrent verifies with one key.
-    let handle: OpaquePointer
-    let curve: ECCurve
+    package let handle: OpaquePointer
+    package let curve: ECCurve
 
     /// Takes ownership of an `EVP_PKEY *`; a key that is not EC on P-256 or P-384 is an error.
-    init(taking key: OpaquePointer) throws(OpenSSLError) {
+    package init(taking key: OpaquePointer) throws(OpenSSLError) {
         guard let curve = ECCurve.of(key) else {
             EVP_PKEY_free(key)
             throw OpenSSLError("EVP_PKEY_get_group_name", reason: "not an EC key on P-256 or P-384")
@@ -21,7 +21,7 @@ public final class ECPublicKey: @unchecked Sendable {
 
     /// Verifies a JOSE signature (raw R‖S) over `message` with the curve's digest.
     /// Any malformed signature is simply false.
-    func verify(rawSignature: some ContiguousBytes, message: some ContiguousBytes) -> Bool {
+    package func verify(rawSignature: some ContiguousBytes, message: some ContiguousBytes) -> Bool {
         guard let der = ECDSASignature.der(fromRaw: rawSignature, coordinateSize: curve.coordinateSize) else {
             return false
         }
@@ -29,7 +29,7 @@ public final class ECPublicKey: @unchecked Sendable {
     }
 
     /// Verifies a DER-encoded ECDSA signature over `message` with the curve's digest.
-    func verify(derSignature: [UInt8], message: some ContiguousBytes) -> Bool {
+    package func verify(derSignature: [UInt8], message: some ContiguousBytes) -> Bool {
         guard let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
         guard EVP_DigestVerifyInit(context, nil, curve.digest, nil, handle) == 1 else {

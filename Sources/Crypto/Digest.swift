@@ -18,8 +18,8 @@ public enum Digest {
     /// which cost more than hashing the few dozen bytes of an event id. A fetched `EVP_MD` is
     /// immutable and safe to use from any thread; it lives as long as the process.
     private final class Fetched: @unchecked Sendable {
-        let md: OpaquePointer?
-        init(_ name: String) { md = EVP_MD_fetch(nil, name, nil) }
+        package let md: OpaquePointer?
+        package init(_ name: String) { md = EVP_MD_fetch(nil, name, nil) }
     }
 
     private static let sha1Implementation = Fetched("SHA1")

@@ -36,7 +36,7 @@ public enum JSONValue: Hashable, Sendable {
         public var description: String { "\(path) is given twice (the second at byte \(offset))" }
 
         /// The path of member `name` inside the value at `parent` (the innermost entry).
-        static func path(_ parent: [String], _ name: String) -> String {
+        package static func path(_ parent: [String], _ name: String) -> String {
             guard let last = parent.last, !last.isEmpty else { return name }
             return last + "." + name
         }
@@ -137,7 +137,7 @@ public enum JSONValue: Hashable, Sendable {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The decimal digits of `value`, as `String(value)` spells them, without making that string.
-    static func writeInteger(_ value: Int64, into output: inout [UInt8]) {
+    package static func writeInteger(_ value: Int64, into output: inout [UInt8]) {
         // 20 bytes hold Int64.min's 19 digits and its sign.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
             var magnitude = value.magnitude
@@ -155,7 +155,7 @@ public enum JSONValue: Hashable, Sendable {
         }
     }
 
-    static func writeString(_ value: String, into output: inout [UInt8]) {
+    package static func writeString(_ value: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { bytes in
@@ -193,7 +193,7 @@ public enum JSONValue: Hashable, Sendable {
     /// The UTF-8 bytes of `lhs` against those of `rhs`: negative, zero or positive, as `memcmp`,
     /// a shorter prefix first. Bytes, unlike `String`'s `<` and `==`, which compare canonical
     /// equivalence.
-    static func compareUTF8(_ lhs: String, _ rhs: String) -> Int {
+    package static func compareUTF8(_ lhs: String, _ rhs: String) -> Int {
         var lhs = lhs
         var rhs = rhs
         return lhs.withUTF8 { left in
@@ -251,9 +251,9 @@ extension JSONValue: Codable {
     }
 
     private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
+        package var stringValue: String
+        package var intValue: Int? { nil }
+        package init(stringValue: String) { self.stringValue = stringValue }
         init?(intValue: Int) { nil }
     }
 }

@@ -1,10 +1,10 @@
 /// The byte scan shared by the JSON parser and writer, 16 bytes at a time.
-enum ByteScan {
+package enum ByteScan {
     /// The plain run of a JSON string from `from` on: `end` is the index of the first byte a
     /// string cannot hold as it is (a quote, a backslash or a control character), or
     /// `bytes.count`; `ascii` tells whether every byte before it is ASCII.
     @inline(__always)
-    static func plainRun(in bytes: UnsafeRawBufferPointer, from: Int) -> (end: Int, ascii: Bool) {
+    package static func plainRun(in bytes: UnsafeRawBufferPointer, from: Int) -> (end: Int, ascii: Bool) {
         var index = from
         // The bytes seen, OR-ed: no high bit means ASCII.
         var seen = SIMD16<UInt8>(repeating: 0)

@@ -1,7 +1,10 @@
+import AppStoreFixtures
+import Crypto
 import Foundation
 import Testing
 
 @testable import AppStore
+@testable import Storage
 
 @Suite("JWS compaction")
 struct JWSCompactionTests {

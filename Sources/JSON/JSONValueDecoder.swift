@@ -31,15 +31,15 @@ private func decodeValue<T: Decodable>(_ type: T.Type, _ value: JSONValue, path:
 
 /// A coding path as a linked list, materialized only for error messages.
 private final class PathNode: Sendable {
-    let parent: PathNode?
-    let key: PathKey
+    package let parent: PathNode?
+    package let key: PathKey
 
-    init(parent: PathNode?, key: PathKey) {
+    package init(parent: PathNode?, key: PathKey) {
         self.parent = parent
         self.key = key
     }
 
-    static func path(_ node: PathNode?) -> [any CodingKey] {
+    package static func path(_ node: PathNode?) -> [any CodingKey] {
         var keys: [any CodingKey] = []
         var current = node
         while let node = current {
@@ -50,21 +50,21 @@ private final class PathNode: Sendable {
     }
 }
 
-struct PathKey: CodingKey, Sendable {
-    var stringValue: String
-    var intValue: Int?
-    init(stringValue: String) { self.stringValue = stringValue }
-    init(intValue: Int) {
+package struct PathKey: CodingKey, Sendable {
+    package var stringValue: String
+    package var intValue: Int?
+    package init(stringValue: String) { self.stringValue = stringValue }
+    package init(intValue: Int) {
         self.stringValue = "Index \(intValue)"
         self.intValue = intValue
     }
-    init(_ key: any CodingKey) {
+    package init(_ key: any CodingKey) {
         stringValue = key.stringValue
         intValue = key.intValue
     }
 }
 
-func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
+package func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
     let found =
         switch value {
         case .null: "null"
@@ -80,20 +80,20 @@ func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> 
 
 /// Reads scalars out of a `JSONValue` with `JSONDecoder`'s rules; `path` is built on failure only.
 /// `JSONFields` reads its members with these too.
-enum Scalar {
+package enum Scalar {
     @inline(__always)
-    static func string(_ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> String {
+    package static func string(_ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> String {
         guard case .string(let string) = value else { throw mismatch(String.self, value, path()) }
         return string
     }
 
     @inline(__always)
-    static func bool(_ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> Bool {
+    package static func bool(_ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> Bool {
         guard case .bool(let bool) = value else { throw mismatch(Bool.self, value, path()) }
         return bool
     }
 
-    static func double(_ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> Double {
+    package static func double(_ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> Double {
         switch value {
         case .integer(let integer): return Double(integer)
         case .number(let number): return number
@@ -101,7 +101,7 @@ enum Scalar {
         }
     }
 
-    static func integer<T: FixedWidthInteger>(
+    package static func integer<T: FixedWidthInteger>(
         _ value: JSONValue, _ type: T.Type, _ path: @autoclosure () -> [any CodingKey]
     ) throws -> T {
         let exact: T?
@@ -123,7 +123,8 @@ extension Scalar {
     ///
     /// Every integer and floating-point type must be caught here: the standard library decodes
     /// them through `singleValueContainer().decode(_:)`, which would land back in `T(from:)`.
-    static func direct<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> T?
+    package static func direct<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: @autoclosure () -> [any CodingKey])
+        throws -> T?
     {
         if T.self == String.self { return try string(value, path()) as? T }
         if T.self == Bool.self { return try bool(value, path()) as? T }
@@ -165,32 +166,32 @@ extension Scalar {
 }
 
 private struct ValueDecoder: Decoder {
-    let value: JSONValue
-    let path: PathNode?
-    var codingPath: [any CodingKey] { PathNode.path(path) }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    package let value: JSONValue
+    package let path: PathNode?
+    package var codingPath: [any CodingKey] { PathNode.path(path) }
+    package var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let members) = value else { throw mismatch([String: Any].self, value, codingPath) }
         return KeyedDecodingContainer(KeyedContainer<Key>(members: members, path: path))
     }
 
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    package func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let elements) = value else { throw mismatch([Any].self, value, codingPath) }
         return UnkeyedContainer(elements: elements, path: path)
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleContainer(value: value, path: path) }
+    package func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleContainer(value: value, path: path) }
 }
 
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let members: [String: JSONValue]
-    let path: PathNode?
-    var codingPath: [any CodingKey] { PathNode.path(path) }
+    package let members: [String: JSONValue]
+    package let path: PathNode?
+    package var codingPath: [any CodingKey] { PathNode.path(path) }
 
-    var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
+    package var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
 
-    func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
+    package func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
 
     private func keyPath(_ key: Key) -> [any CodingKey] { codingPath + [key] }
 
@@ -211,86 +212,88 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return value
     }
 
-    func decodeNil(forKey key: Key) throws -> Bool { try value(key) == .null }
+    package func decodeNil(forKey key: Key) throws -> Bool { try value(key) == .null }
 
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try Scalar.string(try value(key), keyPath(key)) }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try Scalar.bool(try value(key), keyPath(key)) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+    package func decode(_ type: String.Type, forKey key: Key) throws -> String { try Scalar.string(try value(key), keyPath(key)) }
+    package func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try Scalar.bool(try value(key), keyPath(key)) }
+    package func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
         try Scalar.integer(try value(key), type, keyPath(key))
     }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+    package func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
         try Scalar.integer(try value(key), type, keyPath(key))
     }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try Scalar.integer(try value(key), type, keyPath(key)) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try Scalar.double(try value(key), keyPath(key)) }
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+    package func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try Scalar.integer(try value(key), type, keyPath(key))
+    }
+    package func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try Scalar.double(try value(key), keyPath(key)) }
+    package func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let value = try value(key)
         if let direct = try Scalar.direct(type, value, keyPath(key)) { return direct }
         return try decodeValue(T.self, value, path: child(key))
     }
 
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+    package func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
         guard let value = present(key) else { return nil }
         return try Scalar.string(value, keyPath(key))
     }
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+    package func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
         guard let value = present(key) else { return nil }
         return try Scalar.bool(value, keyPath(key))
     }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+    package func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
         guard let value = present(key) else { return nil }
         return try Scalar.integer(value, type, keyPath(key))
     }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+    package func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
         guard let value = present(key) else { return nil }
         return try Scalar.integer(value, type, keyPath(key))
     }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+    package func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
         guard let value = present(key) else { return nil }
         return try Scalar.integer(value, type, keyPath(key))
     }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+    package func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
         guard let value = present(key) else { return nil }
         return try Scalar.double(value, keyPath(key))
     }
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+    package func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = present(key) else { return nil }
         if let direct = try Scalar.direct(type, value, keyPath(key)) { return direct }
         return try decodeValue(T.self, value, path: child(key))
     }
 
-    func nestedContainer<NestedKey: CodingKey>(
+    package func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type, forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
         try ValueDecoder(value: try value(key), path: child(key)).container(keyedBy: type)
     }
 
-    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+    package func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         try ValueDecoder(value: try value(key), path: child(key)).unkeyedContainer()
     }
 
-    func superDecoder() throws -> any Decoder {
+    package func superDecoder() throws -> any Decoder {
         ValueDecoder(value: members["super"] ?? .null, path: PathNode(parent: path, key: PathKey(stringValue: "super")))
     }
 
-    func superDecoder(forKey key: Key) throws -> any Decoder {
+    package func superDecoder(forKey key: Key) throws -> any Decoder {
         ValueDecoder(value: members[key.stringValue] ?? .null, path: child(key))
     }
 }
 
 private struct UnkeyedContainer: UnkeyedDecodingContainer {
-    let elements: [JSONValue]
-    let path: PathNode?
-    var currentIndex = 0
-    var codingPath: [any CodingKey] { PathNode.path(path) }
+    package let elements: [JSONValue]
+    package let path: PathNode?
+    package var currentIndex = 0
+    package var codingPath: [any CodingKey] { PathNode.path(path) }
 
-    init(elements: [JSONValue], path: PathNode?) {
+    package init(elements: [JSONValue], path: PathNode?) {
         self.elements = elements
         self.path = path
     }
 
-    var count: Int? { elements.count }
-    var isAtEnd: Bool { currentIndex >= elements.count }
+    package var count: Int? { elements.count }
+    package var isAtEnd: Bool { currentIndex >= elements.count }
 
     private mutating func next() throws -> ValueDecoder {
         guard !isAtEnd else {
@@ -301,13 +304,13 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
         return ValueDecoder(value: elements[currentIndex], path: PathNode(parent: path, key: PathKey(intValue: currentIndex)))
     }
 
-    mutating func decodeNil() throws -> Bool {
+    package mutating func decodeNil() throws -> Bool {
         guard !isAtEnd, elements[currentIndex] == .null else { return false }
         currentIndex += 1
         return true
     }
 
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+    package mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(
                 T.self, DecodingError.Context(codingPath: codingPath, debugDescription: "Unkeyed container is at end."))
@@ -321,29 +324,30 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
         return decoded
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey>
-    {
+    package mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<
+        NestedKey
+    > {
         try next().container(keyedBy: type)
     }
 
-    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next().unkeyedContainer() }
+    package mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next().unkeyedContainer() }
 
-    mutating func superDecoder() throws -> any Decoder { try next() }
+    package mutating func superDecoder() throws -> any Decoder { try next() }
 }
 
 private struct SingleContainer: SingleValueDecodingContainer {
-    let value: JSONValue
-    let path: PathNode?
-    var codingPath: [any CodingKey] { PathNode.path(path) }
+    package let value: JSONValue
+    package let path: PathNode?
+    package var codingPath: [any CodingKey] { PathNode.path(path) }
 
-    func decodeNil() -> Bool { value == .null }
-    func decode(_ type: String.Type) throws -> String { try Scalar.string(value, codingPath) }
-    func decode(_ type: Bool.Type) throws -> Bool { try Scalar.bool(value, codingPath) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try Scalar.integer(value, type, codingPath) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try Scalar.integer(value, type, codingPath) }
-    func decode(_ type: Int.Type) throws -> Int { try Scalar.integer(value, type, codingPath) }
-    func decode(_ type: Double.Type) throws -> Double { try Scalar.double(value, codingPath) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+    package func decodeNil() -> Bool { value == .null }
+    package func decode(_ type: String.Type) throws -> String { try Scalar.string(value, codingPath) }
+    package func decode(_ type: Bool.Type) throws -> Bool { try Scalar.bool(value, codingPath) }
+    package func decode(_ type: Int64.Type) throws -> Int64 { try Scalar.integer(value, type, codingPath) }
+    package func decode(_ type: Int32.Type) throws -> Int32 { try Scalar.integer(value, type, codingPath) }
+    package func decode(_ type: Int.Type) throws -> Int { try Scalar.integer(value, type, codingPath) }
+    package func decode(_ type: Double.Type) throws -> Double { try Scalar.double(value, codingPath) }
+    package func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if let direct = try Scalar.direct(type, value, codingPath) { return direct }
         return try decodeValue(T.self, value, path: path)
     }

@@ -8,11 +8,11 @@ import Foundation
 /// past 512 levels. A repeated member name keeps its last value, as `JSONSerialization` does,
 /// unless the caller asks for it to be refused (`JSONValue.RepeatedName`). `JSONDecoder` keeps
 /// the first: where one text may be read by both, refuse repeated names.
-struct JSONParser {
-    struct Failure: Error, CustomStringConvertible {
-        var offset: Int
-        var reason: String
-        var description: String { "invalid JSON at byte \(offset): \(reason)" }
+package struct JSONParser {
+    package struct Failure: Error, CustomStringConvertible {
+        package var offset: Int
+        package var reason: String
+        package var description: String { "invalid JSON at byte \(offset): \(reason)" }
     }
 
     private let bytes: UnsafeRawBufferPointer
@@ -21,7 +21,7 @@ struct JSONParser {
     /// Set when repeated member names are refused: where the parser is, as in `apps[0].id`.
     private var path: [String]?
 
-    static func parse(_ data: Data, refusingRepeatedNames: Bool = false) throws -> JSONValue {
+    package static func parse(_ data: Data, refusingRepeatedNames: Bool = false) throws -> JSONValue {
         try data.withUnsafeBytes { buffer in
             var parser = JSONParser(bytes: buffer)
             if refusingRepeatedNames { parser.path = [] }

@@ -39,14 +39,14 @@ public struct JSONValueEncoder: Sendable {
 /// Members stay in encoding order and are sorted only when written; a key encoded twice keeps
 /// its last value, as `JSONEncoder` does.
 private final class EncodingBox {
-    var value: JSONValue = .null
-    var members: [(key: String, box: EncodingBox)]?
-    var elements: [EncodingBox]?
+    package var value: JSONValue = .null
+    package var members: [(key: String, box: EncodingBox)]?
+    package var elements: [EncodingBox]?
     /// JSON text a type wrote for itself (`Scalars.sortedJSON`).
-    var raw: [UInt8]?
+    package var raw: [UInt8]?
 
     /// The finished value of this slot.
-    var resolved: JSONValue {
+    package var resolved: JSONValue {
         if let raw { return (try? JSONParser.parse(Data(raw))) ?? .null }
         if let members { return .object(Dictionary(members.map { ($0.key, $0.box.resolved) }) { _, last in last }) }
         if let elements { return .array(elements.map(\.resolved)) }
@@ -54,7 +54,7 @@ private final class EncodingBox {
     }
 
     /// Compact JSON text, keys sorted by their UTF-8 bytes.
-    func write(into output: inout [UInt8]) {
+    package func write(into output: inout [UInt8]) {
         if let raw {
             output.append(contentsOf: raw)
         } else if let members {
@@ -87,26 +87,26 @@ private final class EncodingBox {
 }
 
 private struct ValueEncoder: Encoder {
-    let box: EncodingBox
-    let key: (any CodingKey)?
-    var codingPath: [any CodingKey] { key.map { [$0] } ?? [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    package let box: EncodingBox
+    package let key: (any CodingKey)?
+    package var codingPath: [any CodingKey] { key.map { [$0] } ?? [] }
+    package var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    package func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         if box.members == nil { box.members = [] }
         return KeyedEncodingContainer(KeyedContainer<Key>(box: box))
     }
 
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+    package func unkeyedContainer() -> any UnkeyedEncodingContainer {
         if box.elements == nil { box.elements = [] }
         return UnkeyedContainer(box: box)
     }
 
-    func singleValueContainer() -> any SingleValueEncodingContainer { SingleContainer(box: box) }
+    package func singleValueContainer() -> any SingleValueEncodingContainer { SingleContainer(box: box) }
 }
 
 /// Scalars as `JSONValue`; anything else is encoded into a fresh box.
-enum Scalars {
+package enum Scalars {
     fileprivate static func value(of value: some Encodable) throws -> EncodingBox {
         let box = EncodingBox()
         try fill(box, with: value)
@@ -126,7 +126,7 @@ enum Scalars {
     }
 
     /// The JSON text of a value that writes itself (`SortedJSONWritable`), or nil.
-    static func sortedJSON<T: Encodable>(_ value: T) throws -> [UInt8]? {
+    package static func sortedJSON<T: Encodable>(_ value: T) throws -> [UInt8]? {
         guard let writable = value as? any SortedJSONWritable else { return nil }
         var writer = JSONWriter(capacity: 1024)
         try writable.writeSortedJSON(into: &writer)
@@ -139,7 +139,7 @@ enum Scalars {
     /// them through `singleValueContainer().encode(_:)`, which lands back in this function.
     /// Types are compared by metatype first: a failed dynamic cast to a protocol existential
     /// searches the conformance tables, and every struct, array and optional passes through here.
-    static func scalar<T: Encodable>(_ value: T) -> JSONValue? {
+    package static func scalar<T: Encodable>(_ value: T) -> JSONValue? {
         if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
         if T.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
         if T.self == Int64.self { return .integer(unsafeBitCast(value, to: Int64.self)) }
@@ -163,7 +163,7 @@ enum Scalars {
     }
 
     /// A `Decimal` as a JSON number, as `JSONEncoder` writes it (not its keyed internal layout).
-    static func decimal(_ value: Decimal) -> JSONValue {
+    package static func decimal(_ value: Decimal) -> JSONValue {
         if let fraction = fraction(value) { return .number(fraction) }
         return decimalByText(value)
     }
@@ -178,7 +178,7 @@ enum Scalars {
     /// the double nearest m / 10^k, which is what parsing its decimal text gives. Those bounds
     /// also keep the double of a fraction from being a whole number. Nil for anything else, which
     /// takes the text path (whole numbers included): writing a price that way cost 2 µs.
-    static func fraction(_ value: Decimal) -> Double? {
+    package static func fraction(_ value: Decimal) -> Double? {
         let exponent = value.exponent
         guard !value.isNaN, exponent < 0, exponent >= -22 else { return nil }
         // The significand is |m| with exponent 0: its double is exact below 2^53.
@@ -190,7 +190,7 @@ enum Scalars {
     }
 
     /// `decimal(value)` the general way: a whole number as an integer, anything else parsed from its text.
-    static func decimalByText(_ value: Decimal) -> JSONValue {
+    package static func decimalByText(_ value: Decimal) -> JSONValue {
         if let integer = Int64(exactly: NSDecimalNumber(decimal: value).doubleValue), Decimal(integer) == value {
             return .integer(integer)
         }
@@ -199,8 +199,8 @@ enum Scalars {
 }
 
 private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let box: EncodingBox
-    var codingPath: [any CodingKey] { [] }
+    package let box: EncodingBox
+    package var codingPath: [any CodingKey] { [] }
 
     private func set(_ value: JSONValue, _ key: Key) {
         let slot = EncodingBox()
@@ -208,18 +208,18 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         box.members!.append((key.stringValue, slot))
     }
 
-    mutating func encodeNil(forKey key: Key) throws { set(.null, key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { set(.string(value), key) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { set(.bool(value), key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { set(.integer(value), key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { set(.integer(Int64(value)), key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { set(.integer(Int64(value)), key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { set(.number(value), key) }
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+    package mutating func encodeNil(forKey key: Key) throws { set(.null, key) }
+    package mutating func encode(_ value: String, forKey key: Key) throws { set(.string(value), key) }
+    package mutating func encode(_ value: Bool, forKey key: Key) throws { set(.bool(value), key) }
+    package mutating func encode(_ value: Int64, forKey key: Key) throws { set(.integer(value), key) }
+    package mutating func encode(_ value: Int32, forKey key: Key) throws { set(.integer(Int64(value)), key) }
+    package mutating func encode(_ value: Int, forKey key: Key) throws { set(.integer(Int64(value)), key) }
+    package mutating func encode(_ value: Double, forKey key: Key) throws { set(.number(value), key) }
+    package mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         box.members!.append((key.stringValue, try Scalars.value(of: value)))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(
+    package mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
         let child = EncodingBox()
@@ -228,20 +228,20 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         return KeyedEncodingContainer(KeyedContainer<NestedKey>(box: child))
     }
 
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+    package mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let child = EncodingBox()
         child.elements = []
         box.members!.append((key.stringValue, child))
         return UnkeyedContainer(box: child)
     }
 
-    mutating func superEncoder() -> any Encoder {
+    package mutating func superEncoder() -> any Encoder {
         let child = EncodingBox()
         box.members!.append(("super", child))
         return ValueEncoder(box: child, key: nil)
     }
 
-    mutating func superEncoder(forKey key: Key) -> any Encoder {
+    package mutating func superEncoder(forKey key: Key) -> any Encoder {
         let child = EncodingBox()
         box.members!.append((key.stringValue, child))
         return ValueEncoder(box: child, key: key)
@@ -249,9 +249,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 }
 
 private struct UnkeyedContainer: UnkeyedEncodingContainer {
-    let box: EncodingBox
-    var codingPath: [any CodingKey] { [] }
-    var count: Int { box.elements!.count }
+    package let box: EncodingBox
+    package var codingPath: [any CodingKey] { [] }
+    package var count: Int { box.elements!.count }
 
     private func append(_ value: JSONValue) {
         let slot = EncodingBox()
@@ -259,29 +259,31 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
         box.elements!.append(slot)
     }
 
-    mutating func encodeNil() throws { append(.null) }
-    mutating func encode(_ value: String) throws { append(.string(value)) }
-    mutating func encode(_ value: Bool) throws { append(.bool(value)) }
-    mutating func encode(_ value: Int64) throws { append(.integer(value)) }
-    mutating func encode(_ value: Int) throws { append(.integer(Int64(value))) }
-    mutating func encode(_ value: Double) throws { append(.number(value)) }
-    mutating func encode<T: Encodable>(_ value: T) throws { box.elements!.append(try Scalars.value(of: value)) }
+    package mutating func encodeNil() throws { append(.null) }
+    package mutating func encode(_ value: String) throws { append(.string(value)) }
+    package mutating func encode(_ value: Bool) throws { append(.bool(value)) }
+    package mutating func encode(_ value: Int64) throws { append(.integer(value)) }
+    package mutating func encode(_ value: Int) throws { append(.integer(Int64(value))) }
+    package mutating func encode(_ value: Double) throws { append(.number(value)) }
+    package mutating func encode<T: Encodable>(_ value: T) throws { box.elements!.append(try Scalars.value(of: value)) }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    package mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         let child = EncodingBox()
         child.members = []
         box.elements!.append(child)
         return KeyedEncodingContainer(KeyedContainer<NestedKey>(box: child))
     }
 
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+    package mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let child = EncodingBox()
         child.elements = []
         box.elements!.append(child)
         return UnkeyedContainer(box: child)
     }
 
-    mutating func superEncoder() -> any Encoder {
+    package mutating func superEncoder() -> any Encoder {
         let child = EncodingBox()
         box.elements!.append(child)
         return ValueEncoder(box: child, key: nil)
@@ -289,15 +291,15 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
 }
 
 private struct SingleContainer: SingleValueEncodingContainer {
-    let box: EncodingBox
-    var codingPath: [any CodingKey] { [] }
+    package let box: EncodingBox
+    package var codingPath: [any CodingKey] { [] }
 
-    mutating func encodeNil() throws { box.value = .null }
-    mutating func encode(_ value: String) throws { box.value = .string(value) }
-    mutating func encode(_ value: Bool) throws { box.value = .bool(value) }
-    mutating func encode(_ value: Int64) throws { box.value = .integer(value) }
-    mutating func encode(_ value: Int32) throws { box.value = .integer(Int64(value)) }
-    mutating func encode(_ value: Int) throws { box.value = .integer(Int64(value)) }
-    mutating func encode(_ value: Double) throws { box.value = .number(value) }
-    mutating func encode<T: Encodable>(_ value: T) throws { try Scalars.fill(box, with: value) }
+    package mutating func encodeNil() throws { box.value = .null }
+    package mutating func encode(_ value: String) throws { box.value = .string(value) }
+    package mutating func encode(_ value: Bool) throws { box.value = .bool(value) }
+    package mutating func encode(_ value: Int64) throws { box.value = .integer(value) }
+    package mutating func encode(_ value: Int32) throws { box.value = .integer(Int64(value)) }
+    package mutating func encode(_ value: Int) throws { box.value = .integer(Int64(value)) }
+    package mutating func encode(_ value: Double) throws { box.value = .number(value) }
+    package mutating func encode<T: Encodable>(_ value: T) throws { try Scalars.fill(box, with: value) }
 }

@@ -1,7 +1,10 @@
+import AppStoreFixtures
+import Crypto
 import Foundation
 import Testing
 
 @testable import AppStore
+@testable import Storage
 
 /// A compact form may leave out nested payload segments that the caller keeps elsewhere (the store
 /// keeps the decoded transaction and renewal info in columns), and comes back exactly when given them.

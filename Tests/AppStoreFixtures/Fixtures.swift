@@ -1,19 +1,20 @@
 import AppStore
+import Crypto
 import Foundation
 
 /// Signed App Store payloads made at test time over test chains, as Apple would sign them.
-enum Fixtures {
-    static let bundleId = "com.example.app"
-    static let appAppleId: Int64 = 1_234_567_890
+public enum Fixtures {
+    public static let bundleId = "com.example.app"
+    public static let appAppleId: Int64 = 1_234_567_890
     /// 2026-11-01T00:00:00Z, a fixed "now" so tests do not depend on the clock.
-    static let now = Date(timeIntervalSince1970: 1_793_491_200)
-    static var nowMs: Int64 { Int64(now.timeIntervalSince1970 * 1000) }
+    public static let now = Date(timeIntervalSince1970: 1_793_491_200)
+    public static var nowMs: Int64 { Int64(now.timeIntervalSince1970 * 1000) }
 
     /// One chain for the whole test run: generating P-384 keys is cheap but not free.
-    static let chain: TestChain = try! TestChain(now: now)
-    static let otherChain: TestChain = try! TestChain(now: now, name: "Other Test")
+    public static let chain: TestChain = try! TestChain(now: now)
+    public static let otherChain: TestChain = try! TestChain(now: now, name: "Other Test")
 
-    static func verifier(
+    public static func verifier(
         roots: [Certificate] = [chain.root], bundleId: String? = bundleId, appAppleId: Int64? = appAppleId,
         environments: Set<AppStoreEnvironment>? = [.sandbox, .production], cache: ChainCache? = ChainCache()
     ) throws -> SignedDataVerifier {
@@ -23,7 +24,7 @@ enum Fixtures {
             chainCache: cache)
     }
 
-    static func transactionJSON(
+    public static func transactionJSON(
         environment: String = "Sandbox", bundleId: String = bundleId, signedDate: Int64? = nowMs
     ) -> [String: Any] {
         var json: [String: Any] = [
@@ -39,7 +40,7 @@ enum Fixtures {
         return json
     }
 
-    static func renewalJSON(environment: String = "Sandbox", signedDate: Int64? = nowMs) -> [String: Any] {
+    public static func renewalJSON(environment: String = "Sandbox", signedDate: Int64? = nowMs) -> [String: Any] {
         var json: [String: Any] = [
             "originalTransactionId": "2000000000000001", "productId": "pro.monthly", "autoRenewProductId": "pro.yearly",
             "autoRenewStatus": 1, "environment": environment, "renewalDate": nowMs + 30 * 86_400_000,
@@ -50,7 +51,7 @@ enum Fixtures {
     }
 
     /// A DID_RENEW notification with a signed transaction and renewal info, all signed by `chain`.
-    static func notificationJSON(
+    public static func notificationJSON(
         type: String = "DID_RENEW", subtype: String? = nil, environment: String = "Sandbox", bundleId: String = bundleId,
         appAppleId: Int64? = appAppleId, signedDate: Int64? = nowMs, chain: TestChain = chain,
         transaction: [String: Any]? = nil, renewal: [String: Any]? = nil
@@ -70,23 +71,23 @@ enum Fixtures {
         return json
     }
 
-    static func sign(_ json: [String: Any], with chain: TestChain = chain) throws -> String {
+    public static func sign(_ json: [String: Any], with chain: TestChain = chain) throws -> String {
         try chain.sign(payload: JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]))
     }
 
-    static func signedNotification(
+    public static func signedNotification(
         type: String = "DID_RENEW", environment: String = "Sandbox", signedDate: Int64? = nowMs, chain: TestChain = chain
     ) throws -> String {
         try sign(notificationJSON(type: type, environment: environment, signedDate: signedDate, chain: chain), with: chain)
     }
 
     /// A JWS with the given header and payload and a signature by `key`, for malformed-header cases.
-    static func jws(header: [String: Any], payload: [String: Any], key: ECPrivateKey = chain.leafKey) throws -> String {
+    public static func jws(header: [String: Any], payload: [String: Any], key: ECPrivateKey = chain.leafKey) throws -> String {
         let headerText = Base64.encode(try JSONSerialization.data(withJSONObject: header), alphabet: .url)
         let payloadText = Base64.encode(try JSONSerialization.data(withJSONObject: payload), alphabet: .url)
         let input = headerText + "." + payloadText
         return input + "." + Base64.encode(try key.signRaw(Array(input.utf8)), alphabet: .url)
     }
 
-    static func base64(_ certificate: Certificate) -> String { Base64.encode(certificate.der, alphabet: .standard) }
+    public static func base64(_ certificate: Certificate) -> String { Base64.encode(certificate.der, alphabet: .standard) }
 }

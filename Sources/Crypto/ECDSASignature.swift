@@ -2,9 +2,9 @@ import Foundation
 
 /// Conversion between JOSE's raw ECDSA signatures (R‖S, fixed width, RFC 7518 §3.4) and the
 /// DER `ECDSA-Sig-Value` SEQUENCE that OpenSSL signs and verifies.
-enum ECDSASignature {
+package enum ECDSASignature {
     /// The DER form of a raw signature, or nil when its length is not twice `coordinateSize`.
-    static func der(fromRaw raw: some ContiguousBytes, coordinateSize: Int) -> [UInt8]? {
+    package static func der(fromRaw raw: some ContiguousBytes, coordinateSize: Int) -> [UInt8]? {
         raw.withUnsafeBytes { bytes -> [UInt8]? in
             guard bytes.count == 2 * coordinateSize else { return nil }
             let r = integer(bytes[0..<coordinateSize])
@@ -16,7 +16,7 @@ enum ECDSASignature {
 
     /// The raw R‖S form of a DER signature, each half left-padded to `coordinateSize`;
     /// nil when the DER is not a SEQUENCE of two INTEGERs that fit.
-    static func raw(fromDER der: [UInt8], coordinateSize: Int) -> [UInt8]? {
+    package static func raw(fromDER der: [UInt8], coordinateSize: Int) -> [UInt8]? {
         var reader = DERReader(der)
         guard let sequence = reader.read(tag: 0x30), reader.isAtEnd else { return nil }
         var inner = DERReader(sequence)
@@ -46,16 +46,16 @@ enum ECDSASignature {
 }
 
 /// Reads tag-length-value items from DER with short and one- or two-byte long lengths.
-struct DERReader {
+package struct DERReader {
     private let bytes: [UInt8]
     private var offset = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    var isAtEnd: Bool { offset == bytes.count }
+    package var isAtEnd: Bool { offset == bytes.count }
 
     /// The value of the next item when its tag is `tag`.
-    mutating func read(tag: UInt8) -> [UInt8]? {
+    package mutating func read(tag: UInt8) -> [UInt8]? {
         guard offset + 2 <= bytes.count, bytes[offset] == tag else { return nil }
         var length = Int(bytes[offset + 1])
         var start = offset + 2

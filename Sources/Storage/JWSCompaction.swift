@@ -1,3 +1,5 @@
+import AppStore
+import Crypto
 import Foundation
 import Synchronization
 

@@ -4,7 +4,7 @@ import Foundation
 /// An X.509 certificate parsed by OpenSSL; immutable once made, so it is safe to share.
 public final class Certificate: @unchecked Sendable {
     /// The `X509 *` this object owns.
-    let handle: OpaquePointer
+    package let handle: OpaquePointer
     /// The exact DER bytes the certificate was parsed from or encoded to.
     public let der: Data
 
@@ -26,7 +26,7 @@ public final class Certificate: @unchecked Sendable {
     }
 
     /// Takes ownership of an `X509 *` (used by the certificate builder).
-    init(taking cert: OpaquePointer) throws(OpenSSLError) {
+    package init(taking cert: OpaquePointer) throws(OpenSSLError) {
         let length = i2d_X509(cert, nil)
         guard length > 0 else {
             X509_free(cert)
@@ -96,7 +96,7 @@ public final class Certificate: @unchecked Sendable {
     }
 
     /// The subject public key, which must be an EC key.
-    func publicKey() throws(OpenSSLError) -> ECPublicKey {
+    package func publicKey() throws(OpenSSLError) -> ECPublicKey {
         guard let key = X509_get_pubkey(handle) else { throw OpenSSLError("X509_get_pubkey") }
         return try ECPublicKey(taking: key)
     }

@@ -72,15 +72,6 @@ public struct JSONFields {
     public func optionalInt64(_ key: String) throws -> Int64? {
         try present(key).map { try readInteger($0, Int64.self, key) }
     }
-    /// A date member in milliseconds, read as `Milliseconds` reads one: an integer, or a
-    /// fraction truncated toward zero.
-    public func optionalMilliseconds(_ key: String) throws -> Int64? {
-        try present(key).map { value in
-            guard case .number(let number) = value else { return try readInteger(value, Int64.self, key) }
-            return try Milliseconds.truncating(
-                number, DecodingError.Context(codingPath: path(key), debugDescription: "Number does not fit in Int64."))
-        }
-    }
     public func optionalInt32(_ key: String) throws -> Int32? {
         try present(key).map { try readInteger($0, Int32.self, key) }
     }
@@ -91,16 +82,6 @@ public struct JSONFields {
     /// A `Decimal` member, from the number's shortest decimal text, as `JSONValueDecoder` reads one.
     public func optionalDecimal(_ key: String) throws -> Decimal? {
         try present(key).map { try JSONValueDecoder().decode(Decimal.self, from: $0) }
-    }
-
-    /// An open enum member with a string raw value; unknown values are kept.
-    public func optional<E: OpenEnum>(_ key: String, _ type: E.Type) throws -> E? where E.RawValue == String {
-        try optionalString(key).map(E.resolve)
-    }
-
-    /// An open enum member with a number raw value; unknown values are kept.
-    public func optional<E: OpenEnum>(_ key: String, _ type: E.Type) throws -> E? where E.RawValue == Int32 {
-        try optionalInt32(key).map(E.resolve)
     }
 
     /// A closed enum member with a string raw value; a value outside it throws, as `Decodable` does.
@@ -128,7 +109,7 @@ public struct JSONFields {
         try Scalar.bool(value, path(key))
     }
 
-    private func readInteger<T: FixedWidthInteger>(_ value: JSONValue, _ type: T.Type, _ key: String) throws -> T {
+    package func readInteger<T: FixedWidthInteger>(_ value: JSONValue, _ type: T.Type, _ key: String) throws -> T {
         try Scalar.integer(value, type, path(key))
     }
 
@@ -152,5 +133,5 @@ public struct JSONFields {
 
     /// `key` named with the type being read (`JWSTransactionDecodedPayload.price`): errors carry
     /// no enclosing coding path, so this is what a reject reason shows.
-    private func path(_ key: String) -> [any CodingKey] { [PathKey(stringValue: "\(type).\(key)")] }
+    package func path(_ key: String) -> [any CodingKey] { [PathKey(stringValue: "\(type).\(key)")] }
 }
