@@ -48,8 +48,9 @@ let package = Package(
         .target(
             name: "Storage",
             dependencies: ["CSQLite", "CPostgres", "AppStore", "Crypto", "JSON", "Subscriptions", "Threads"]),
+        // The server: service, ingest, API, events, scheduler, Apple's API workers, metrics, config.
         .target(
-            name: "RevenueDot",
+            name: "Server",
             dependencies: [
                 "AppStore", "AdvancedCommerce", "AppStoreServerAPI", "AppStoreServerAPISimulator", "HTTP", "Storage",
                 "Subscriptions", "LoopbackClient", "Threads", "Crypto", "JSON",
@@ -71,9 +72,16 @@ let package = Package(
         .target(
             name: "LoopbackClient",
             dependencies: ["COpenSSL", "Threads"]),
+        // The command line, the App Store simulator and the notification reference.
+        .target(
+            name: "Tools",
+            dependencies: [
+                "Server", "AppStore", "AppStoreServerAPI", "AppStoreServerAPISimulator", "AdvancedCommerce", "Crypto", "HTTP",
+                "JSON", "LoopbackClient", "Storage", "Subscriptions", "Threads",
+            ]),
         .executableTarget(
             name: "revenuedot",
-            dependencies: ["RevenueDot"]),
+            dependencies: ["Tools"]),
         .executableTarget(
             name: "revenuedot-bench",
             dependencies: ["AppStore", "AppStoreServerAPISimulator", "LoopbackClient", "HTTP", "Threads", "Crypto", "JSON"],
@@ -107,9 +115,9 @@ let package = Package(
             dependencies: ["AppStore", "AppStoreFixtures", "Crypto", "JSON"],
             resources: [.copy("Resources")]),
         .testTarget(
-            name: "RevenueDotTests",
+            name: "ServerTests",
             dependencies: [
-                "RevenueDot", "AppStore", "AppStoreServerAPI", "AppStoreServerAPISimulator", "Storage", "LoopbackClient", "HTTP",
+                "Server", "Tools", "AppStore", "AppStoreServerAPI", "AppStoreServerAPISimulator", "Storage", "LoopbackClient", "HTTP",
                 "AdvancedCommerce", "Crypto", "JSON", "Subscriptions", "Threads",
             ]),
         .testTarget(

@@ -1,4 +1,4 @@
 import Foundation
-import RevenueDot
+import Tools
 
 exit(RevenueDotCLI.run(Array(CommandLine.arguments.dropFirst())))

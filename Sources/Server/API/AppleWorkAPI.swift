@@ -1,0 +1,101 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import HTTP
+import JSON
+import Storage
+import Threads
+
+/// `POST /v1/apple/import` and `POST /v1/apple/reconcile` (secret key): what `revenuedot import`
+/// and `revenuedot reconcile` ask of the server that has the database, so they give the same
+/// result beside it as without it, through its one client per app and environment (and so
+/// within its `appleApi.requestsPerSecond`).
+///
+/// Import takes `{"original_transaction_id", "app_user_id"?, "environments"?, "emit_events"?}`
+/// and answers `{"outcome": .string("imported")|"already_known"|"not_found"|"failed", "reason"?}`;
+/// reconcile takes `{"original_transaction_id"}` and answers `{"drifts": [{"field", "stored",
+/// "apple"}], "applied", "note"?}`. Apple is asked off the server's workers.
+package struct AppleWorkAPI: Sendable {
+    package let keys: APIKeys
+    package let store: SQLiteStore
+    package let clients: AppleAPIClientPool
+    package let clock: @Sendable () -> Date
+
+    package func importRow(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let (app, access) = keys.authenticate(request), access == .secret else {
+            return reply(APIKeys.secretKeyRequired)
+        }
+        guard let body = try? JSONValue(parsingWithoutRepeatedNames: request.body),
+            let id = Self.originalTransactionId(body)
+        else { return reply(Self.badBody(#"{"original_transaction_id": "<decimal id>", "app_user_id": "..."}"#)) }
+        let user = body["app_user_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        var environments = Backfill.environments(of: app)
+        if let named = body["environments"]?.arrayValue {
+            let asked = named.compactMap(\.stringValue).map(AppStoreEnvironment.init(rawValue:))
+            guard asked.count == named.count, !asked.isEmpty, asked.allSatisfy(app.environments.contains) else {
+                return reply(Self.badBody("environments must name the app's environments"))
+            }
+            environments = asked
+        }
+        guard app.inAppPurchaseKey != nil else { return reply(Self.noKey(app)) }
+        let emit = body["emit_events"] == .bool(true)
+        let (store, clients, clock, asked) = (store, clients, clock, environments)
+        DispatchQueue.global().async {
+            let outcome = Import.importRow(
+                Import.Row(originalTransactionId: id, appUserId: user), app: app, environments: asked,
+                clients: clients, store: store, emitEvents: emit, nowMs: UnixTime.milliseconds(clock()))
+            var answer: [String: JSONValue]
+            switch outcome {
+            case .imported: answer = ["outcome": .string("imported")]
+            case .alreadyKnown: answer = ["outcome": .string("already_known")]
+            case .notFound: answer = ["outcome": .string("not_found")]
+            case .failed(let reason): answer = ["outcome": .string("failed"), "reason": .string(reason)]
+            }
+            reply(.json(Data(JSONValue.object(answer).serialized().utf8)))
+        }
+    }
+
+    package func reconcile(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let (app, access) = keys.authenticate(request), access == .secret else {
+            return reply(APIKeys.secretKeyRequired)
+        }
+        guard let body = try? JSONValue(parsingWithoutRepeatedNames: request.body),
+            let id = Self.originalTransactionId(body)
+        else { return reply(Self.badBody(#"{"original_transaction_id": "<decimal id>"}"#)) }
+        guard app.inAppPurchaseKey != nil else { return reply(Self.noKey(app)) }
+        let (store, clients, clock) = (store, clients, clock)
+        DispatchQueue.global().async {
+            let nowMs = UnixTime.milliseconds(clock())
+            do {
+                guard let state = try Reconcile.candidates(app: app, store: store, nowMs: nowMs, only: id).first else {
+                    return reply(
+                        .error(
+                            status: 404, code: "not_found",
+                            message: "no subscription \(id) with access now or in the last 30 days"))
+                }
+                let client = try clients.client(for: app, environment: Reconcile.environment(of: state))
+                let outcome = try Reconcile.reconcile(state, app: app, client: client, store: store, nowMs: nowMs)
+                reply(.json(Data(outcome.json.serialized().utf8)))
+            } catch {
+                reply(.error(status: 502, code: "reconcile_failed", message: "\(error)"))
+            }
+        }
+    }
+
+    private static func originalTransactionId(_ body: JSONValue) -> String? {
+        guard let id = body["original_transaction_id"]?.stringValue, (1...20).contains(id.utf8.count),
+            id.utf8.allSatisfy({ (48...57).contains($0) })
+        else { return nil }
+        return id
+    }
+
+    private static func badBody(_ shape: String) -> HTTPResponse {
+        .error(status: 400, code: "bad_request", message: "the body must be \(shape)")
+    }
+
+    private static func noKey(_ app: AppConfig) -> HTTPResponse {
+        .error(
+            status: 409, code: "no_app_store_server_api",
+            message: "app \"\(app.id)\" has no inAppPurchaseKey to ask Apple with")
+    }
+}

@@ -1,0 +1,103 @@
+import AdvancedCommerce
+import AppStore
+import Foundation
+import HTTP
+import JSON
+import Storage
+
+/// `POST /v1/advanced-commerce/{appId}/requests` and `GET …/requests/{requestReferenceId}` (secret key).
+///
+/// The POST takes `{"app_user_id": "...", "request": {...}}`, checks the request against Apple's
+/// rules and the customer's live subscription, signs it with the app's In-App Purchase key and
+/// answers `{"token", "requestReferenceId", "advancedCommerceData": {"signatureInfo": {"token"}}}`
+/// (the last is what the app passes to StoreKit), or 422 with Apple's error name and code.
+package struct CommerceAPI: Sendable {
+    package let keys: APIKeys
+    package let store: SQLiteStore
+    package let clock: @Sendable () -> Date
+
+    private func app(for request: HTTPRequest) -> AppConfig? {
+        guard let (app, access) = keys.authenticate(request), access == .secret,
+            app.id == request.pathParameters["appId"]
+        else { return nil }
+        return app
+    }
+
+    package func create(_ request: HTTPRequest) -> HTTPResponse {
+        guard let app = app(for: request) else { return APIKeys.secretKeyRequired }
+        // A member given twice is refused, as `revenuedot commerce` refuses it in a request file:
+        // which of the two would be signed is not for the parser to pick.
+        let parsed: JSONValue?
+        do {
+            parsed = try JSONValue(parsingWithoutRepeatedNames: request.body)
+        } catch let repeated as JSONValue.RepeatedName {
+            if repeated.path.hasPrefix("request.") {
+                return Self.unprocessable([InAppRequest.repeated(String(repeated.path.dropFirst("request.".count)))])
+            }
+            return .error(status: 400, code: "bad_request", message: "\(repeated.path) is given twice")
+        } catch {
+            parsed = nil
+        }
+        guard let body = parsed, let user = body["app_user_id"]?.stringValue, !user.isEmpty,
+            let inner = body["request"], case .object = inner
+        else {
+            return .error(
+                status: 400, code: "bad_request", message: #"the body must be {"app_user_id": "...", "request": {...}}"#)
+        }
+        do {
+            let outcome = try CommerceRequests(app: app, store: store, clock: clock)
+                .prepare(Data(inner.serialized().utf8), for: user, sign: true)
+            switch outcome {
+            case .invalid(let errors): return Self.unprocessable(errors)
+            case .valid(let signed, let token):
+                let token = JSONValue.string(token ?? "")
+                return .json(
+                    Data(
+                        JSONValue.object([
+                            "token": token, "requestReferenceId": .string(signed.requestReferenceId ?? ""),
+                            "advancedCommerceData": .object(["signatureInfo": .object(["token": token])]),
+                        ]).serialized().utf8))
+            }
+        } catch let failure as CommerceRequests.Failure {
+            if case .noKey = failure {
+                return .error(status: 409, code: "no_in_app_purchase_key", message: failure.description)
+            }
+            return .error(status: 503, code: "storage_unavailable", message: failure.description)
+        } catch {
+            return .error(status: 500, code: "signing_failed", message: "\(error)")
+        }
+    }
+
+    /// 422 with the first of Apple's errors in `error`, and all of them in `errors`.
+    package static func unprocessable(_ errors: [ValidationError]) -> HTTPResponse {
+        func json(_ error: ValidationError) -> JSONValue {
+            .object([
+                "code": .string(error.name), "appleErrorCode": .integer(Int64(error.code)), "message": .string(error.message),
+                "field": .string(error.field),
+            ])
+        }
+        let body = JSONValue.object(["error": errors.first.map(json) ?? .null, "errors": .array(errors.map(json))])
+        return .json(Data(body.serialized().utf8), status: 422)
+    }
+
+    package func show(_ request: HTTPRequest) -> HTTPResponse {
+        guard let app = app(for: request) else { return APIKeys.secretKeyRequired }
+        let reference = request.pathParameters["requestReferenceId"] ?? ""
+        let row = try? store.read { (rows) throws(StoreError) in
+            try CommerceRequestRows.find(appId: app.id, reference: reference, from: rows)
+        }
+        guard let found = row ?? nil else {
+            return .error(status: 404, code: "not_found", message: "no request \(reference) for app \(app.id)")
+        }
+        let body = JSONValue.object([
+            "requestReferenceId": .string(reference), "app_user_id": .string(found.appUserId),
+            "operation": .string(found.operation),
+            "request": (try? JSONValue(parsing: Data(found.requestJSON.utf8))) ?? .null,
+            "status": .string(found.status),
+            "transactionId": found.transactionId.map(JSONValue.string) ?? .null,
+            "createdAtMs": .integer(found.createdAtMs),
+            "completedAtMs": found.completedAtMs.map(JSONValue.integer) ?? .null,
+        ])
+        return .json(Data(body.serialized().utf8))
+    }
+}

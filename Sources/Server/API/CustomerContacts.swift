@@ -1,0 +1,60 @@
+import Foundation
+import Storage
+import Synchronization
+
+/// When the app (its public key) last asked about or posted for each customer: RevenueCat's
+/// `last_seen`. Kept in memory as requests come, so answering a customer writes nothing, and
+/// written to `customer_contacts` every few seconds in one transaction (and at a stop).
+package final class CustomerContacts: Sendable {
+    private let pending = Mutex<[String: [String: Int64]]>([:])
+    private let thread = PeriodicThread()
+    private let store: SQLiteStore
+
+    /// How often contacts are written, seconds.
+    package static let flushInterval: Double = 5
+
+    package init(store: SQLiteStore) { self.store = store }
+
+    /// The app contacted RevenueDot about `appUserId` (the customer's own id) at `atMs`.
+    package func record(appId: String, appUserId: String, atMs: Int64) {
+        pending.withLock { $0[appId, default: [:]][appUserId] = max($0[appId]?[appUserId] ?? atMs, atMs) }
+    }
+
+    /// The latest contact not written yet, if any.
+    package func unwritten(appId: String, appUserId: String) -> Int64? {
+        pending.withLock { $0[appId]?[appUserId] }
+    }
+
+    package func start() {
+        thread.start("customer-contacts", every: Self.flushInterval, immediately: false) { [self] in try? flush() }
+    }
+
+    /// Stops the thread and writes what is left.
+    package func stop(waitingUntil deadline: DispatchTime) {
+        _ = thread.stop(waitingUntil: deadline)
+        try? flush()
+    }
+
+    /// Writes the contacts kept so far; those a failed write took are kept for the next one.
+    package func flush() throws {
+        let taken = pending.withLock { pending in
+            defer { pending = [:] }
+            return pending
+        }
+        guard !taken.isEmpty else { return }
+        do {
+            try store.write { transaction in
+                for (appId, customers) in taken {
+                    for (appUserId, atMs) in customers {
+                        try CustomerRows.recordContact(appId: appId, appUserId: appUserId, atMs: atMs, in: transaction)
+                    }
+                }
+            }
+        } catch {
+            for (appId, customers) in taken {
+                for (appUserId, atMs) in customers { record(appId: appId, appUserId: appUserId, atMs: atMs) }
+            }
+            throw error
+        }
+    }
+}

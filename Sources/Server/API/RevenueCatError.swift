@@ -1,0 +1,66 @@
+import AppStore
+import Foundation
+import HTTP
+import JSON
+
+/// Errors of the RevenueCat-compatible paths in RevenueCat's v1 shape, `{"code": <int>,
+/// "message": "..."}`, with the codes RevenueCat's SDKs know (purchases-ios
+/// `BackendErrorCode`); RevenueDot's own paths keep `{"error": {"code", "message"}}`.
+package enum RevenueCatError: Int {
+    case storeProblem = 7101
+    case cannotTransferPurchase = 7102
+    case invalidReceipt = 7103
+    case internalServerError = 7110
+    case emptyAppUserId = 7220
+    case invalidAPIKey = 7225
+    case badRequest = 7226
+    case invalidAppUserId = 7256
+    case notFound = 7259
+    case invalidSubscriberAttributes = 7263
+    case invalidSubscriberAttributesBody = 7264
+    case secretKeyRequired = 7243
+    case couldNotCreateAlias = 7255
+    case requestAlreadyInProgress = 7638
+    case purchaseBelongsToOtherUser = 7852
+
+    /// The answer: `status`, `{"code", "message"}` and any `extra` members.
+    package func response(status: Int, _ message: String, extra: [String: JSONValue] = [:]) -> HTTPResponse {
+        var body = extra
+        body["code"] = .integer(Int64(rawValue))
+        body["message"] = .string(message)
+        return .json(Data(JSONValue.object(body).serialized().utf8), status: status)
+    }
+}
+
+extension RevenueCatError {
+    /// RevenueDot's error codes on the RevenueCat-compatible paths, and RevenueCat's for them.
+    package static let byCode: [String: RevenueCatError] = [
+        "unauthorized": .invalidAPIKey, "bad_request": .badRequest, "not_found": .notFound,
+        "storage_unavailable": .internalServerError, "stored_state_invalid": .internalServerError,
+        "receipt_already_in_use": .cannotTransferPurchase, "owned_by_another_customer": .purchaseBelongsToOtherUser,
+        "bought_for_another_account": .purchaseBelongsToOtherUser, "transaction_not_found": .notFound,
+        "app_store_server_api": .storeProblem, "busy": .requestAlreadyInProgress,
+        "no_app_store_server_api": .badRequest, "invalid_transaction": .invalidReceipt,
+        "cannot_alias": .couldNotCreateAlias,
+    ]
+
+    /// `response` in RevenueCat's shape when it is one of RevenueDot's errors (same status,
+    /// headers and message, RevenueDot's own code beside RevenueCat's as `revenuedot_error`, which
+    /// RevenueCat's SDKs ignore); anything else as it is. A code not in the table is a signed
+    /// transaction that did not verify (401: `invalidReceipt`), else a bad request or a
+    /// server error by status.
+    package static func translate(_ response: HTTPResponse) -> HTTPResponse {
+        guard response.status >= 400, let json = try? JSONValue(parsing: response.body), case .object(let error)? = json["error"],
+            let code = error["code"]?.stringValue
+        else { return response }
+        let mapped =
+            byCode[code]
+            ?? (response.status == 401 ? .invalidReceipt : response.status >= 500 ? .internalServerError : .badRequest)
+        var translated = mapped.response(
+            status: response.status, error["message"]?.stringValue ?? code, extra: ["revenuedot_error": .string(code)])
+        for (name, value) in response.headers where name.lowercased() != "content-length" {
+            translated.headers[name] = translated.headers[name] ?? value
+        }
+        return translated
+    }
+}

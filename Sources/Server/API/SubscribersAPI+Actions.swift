@@ -1,0 +1,44 @@
+import AppStore
+import Foundation
+import HTTP
+import Storage
+import Subscriptions
+
+extension SubscribersAPI {
+    /// Stores and applies `action` at `atMs`, then answers with `answer()` once it is on disk
+    /// (off the store's flusher thread), or 503 when storage could not take it.
+    package func apply(
+        _ action: CustomerAction, app: AppConfig, atMs: Int64, reply: @escaping @Sendable (HTTPResponse) -> Void,
+        answer: @escaping @Sendable () -> HTTPResponse
+    ) {
+        store.write(
+            { [cache] in try CustomerActionRows.apply(action, app: app.ledger, atMs: atMs, cache: cache, in: $0) },
+            completion: { result in
+                if case .failure(let error) = result {
+                    return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
+                }
+                DispatchQueue.global().async { reply(answer()) }
+            })
+    }
+
+    /// `apply` answering the customer `appUserId` as `GET` shows it, with `status` for a 200.
+    package func apply(
+        _ action: CustomerAction, app: AppConfig, atMs: Int64, answering appUserId: String, access: APIKeys.Access,
+        status: Int = 200, reply: @escaping @Sendable (HTTPResponse) -> Void
+    ) {
+        apply(action, app: app, atMs: atMs, reply: reply) {
+            var answer = answerSubscriber(appUserId, app: app, access: access).response
+            if answer.status == 200 { answer.status = status }
+            return answer
+        }
+    }
+
+    /// The app of a request made with its secret key, or nil (then `reply` was answered).
+    package func secretKeyApp(_ request: HTTPRequest, reply: @Sendable (HTTPResponse) -> Void) -> (AppConfig, APIKeys.Access)? {
+        guard let (app, access) = keys.authenticate(request), access == .secret else {
+            reply(APIKeys.secretKeyRequired)
+            return nil
+        }
+        return (app, access)
+    }
+}

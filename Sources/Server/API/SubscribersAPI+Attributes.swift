@@ -1,0 +1,94 @@
+import AppStore
+import Foundation
+import HTTP
+import JSON
+import Storage
+import Subscriptions
+import Threads
+
+extension SubscribersAPI {
+    /// `POST /v1/subscribers/{id}/attributes` (either key), in RevenueCat's format:
+    /// `{"attributes": {"$email": {"value": "...", "updated_at_ms": ...}}}`. A null or empty value
+    /// deletes; a write older than the stored one changes nothing; device ids and attribution
+    /// keep their first value. Any invalid key refuses the whole request (400, RevenueCat's code
+    /// 7263 with `attribute_errors` naming each key), so a bad request changes nothing.
+    /// Answers the customer.
+    package func setAttributes(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let (app, access) = keys.authenticate(request) else {
+            return reply(RevenueCatError.invalidAPIKey.response(status: 401, "Invalid API key."))
+        }
+        let appUserId = request.pathParameters["app_user_id"] ?? ""
+        guard !appUserId.isEmpty else {
+            return reply(RevenueCatError.emptyAppUserId.response(status: 400, "app_user_id is empty."))
+        }
+        let now = clock()
+        let parsed: [String: SubscriberAttribute]
+        switch Self.attributes(in: request.body, defaultTimeMs: UnixTime.milliseconds(now)) {
+        case .failure(let refusal): return reply(refusal.response)
+        case .success(let attributes): parsed = attributes
+        }
+        var problems = parsed.keys.sorted().compactMap { key -> JSONValue? in
+            Self.attributeProblem(key, SubscriberAttribute.problem(key: key, value: parsed[key]?.value))
+        }
+        if problems.isEmpty {
+            let stored =
+                (try? store.read { (rows) throws(StoreError) in
+                    try? LedgerRows.customerView(appUserId, app: app.ledger, from: rows)?.customer.attributes
+                }) ?? nil
+            let after = SubscriberAttribute.merging(parsed, into: stored ?? [:])
+            if SubscriberAttribute.customCount(after) > SubscriberAttribute.maximumCustomAttributes {
+                problems = parsed.keys.filter { !$0.hasPrefix("$") && stored?[$0]?.value == nil }.sorted().compactMap {
+                    Self.attributeProblem(
+                        $0, "A customer keeps at most \(SubscriberAttribute.maximumCustomAttributes) custom attributes.")
+                }
+            }
+        }
+        guard problems.isEmpty else {
+            return reply(
+                RevenueCatError.invalidSubscriberAttributes.response(
+                    status: 400, "Some customer attribute keys were unable to be saved.",
+                    extra: ["attribute_errors": .array(problems)]))
+        }
+        let atMs = UnixTime.milliseconds(now)
+        apply(
+            .attributesSet(appUserId: appUserId, parsed), app: app, atMs: atMs, answering: appUserId, access: access, reply: reply
+        )
+    }
+
+    /// A request refused, with its answer.
+    package struct Refusal: Error {
+        package var response: HTTPResponse
+    }
+
+    private static func attributeProblem(_ key: String, _ message: String?) -> JSONValue? {
+        message.map { .object(["key_name": .string(key), "message": .string($0)]) }
+    }
+
+    /// The attributes of a request body; a body of another shape is RevenueCat's 7264.
+    package static func attributes(in body: Data, defaultTimeMs: Int64) -> Result<[String: SubscriberAttribute], Refusal> {
+        func refuse(_ message: String) -> Result<[String: SubscriberAttribute], Refusal> {
+            .failure(Refusal(response: RevenueCatError.invalidSubscriberAttributesBody.response(status: 400, message)))
+        }
+        let shape = #"the body must be {"attributes": {"<key>": {"value": "<string or null>", "updated_at_ms": <ms>}}}"#
+        guard let json = try? JSONValue(parsingWithoutRepeatedNames: body), case .object(let members)? = json["attributes"]
+        else { return refuse(shape) }
+        var attributes: [String: SubscriberAttribute] = [:]
+        for (key, attribute) in members {
+            guard case .object = attribute else { return refuse("\(key): \(shape)") }
+            let value: String?
+            switch attribute["value"] {
+            case .string(let text)?: value = text
+            case .null?, nil: value = nil
+            default: return refuse("\(key).value must be a string or null")
+            }
+            let updated: Int64
+            switch attribute["updated_at_ms"] {
+            case .integer(let number)? where number >= 0: updated = number
+            case nil, .null?: updated = defaultTimeMs
+            default: return refuse("\(key).updated_at_ms must be UNIX milliseconds")
+            }
+            attributes[key] = SubscriberAttribute(value: value, updatedAtMs: updated)
+        }
+        return .success(attributes)
+    }
+}

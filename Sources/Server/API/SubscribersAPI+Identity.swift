@@ -1,0 +1,84 @@
+import AppStore
+import Foundation
+import HTTP
+import JSON
+import Storage
+import Subscriptions
+import Threads
+
+extension SubscribersAPI {
+    /// `DELETE /v1/subscribers/{id}` (secret key): a data-deletion request. The customer's identity
+    /// (its row, its aliases) is erased and its purchases are left with no owner; the deletion is
+    /// an input of its own, so `replay` erases it again. `{"app_user_id": id, "deleted": true}`, as RevenueCat
+    /// answers; 404 for a customer nobody knows.
+    package func delete(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let (app, _) = secretKeyApp(request, reply: reply) else { return }
+        let appUserId = request.pathParameters["app_user_id"] ?? ""
+        guard case .found = answerSubscriber(appUserId, app: app, access: .secret) else {
+            return reply(.error(status: 404, code: "not_found", message: "no customer \(appUserId)"))
+        }
+        let atMs = UnixTime.milliseconds(clock())
+        apply(.deleted(appUserId: appUserId), app: app, atMs: atMs, reply: reply) {
+            .json(Data(JSONValue.object(["app_user_id": .string(appUserId), "deleted": .bool(true)]).serialized().utf8))
+        }
+    }
+
+    /// `POST /v1/subscribers/{id}/alias` `{"new_app_user_id": ...}` (either key): the two ids are
+    /// one customer from now on. An anonymous id joins the identified one; otherwise the new id
+    /// joins the customer of the path, with what it owns (no TRANSFER). Answers the customer.
+    package func alias(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let (app, access) = keys.authenticate(request) else { return reply(APIKeys.unauthorized) }
+        let appUserId = request.pathParameters["app_user_id"] ?? ""
+        guard let body = try? JSONValue(parsingWithoutRepeatedNames: request.body),
+            let newId = body["new_app_user_id"]?.stringValue, !newId.isEmpty, !appUserId.isEmpty
+        else {
+            return reply(
+                .error(status: 400, code: "bad_request", message: #"the body must be {"new_app_user_id": "<app user id>"}"#))
+        }
+        // The public key ships in every copy of the app: with it, two identified customers may be
+        // joined only when the one that joins owns nothing (RevenueCat's logIn merges no more).
+        if access == .publishable, let refused = publicAliasRefusal(appUserId, newId, app: app) { return reply(refused) }
+        let atMs = UnixTime.milliseconds(clock())
+        let action = CustomerAction.aliased(appUserId: appUserId, newAppUserId: newId)
+        apply(action, app: app, atMs: atMs, answering: newId, access: access, reply: reply)
+    }
+
+    /// Why the public key may not join these two ids, or nil when it may: both identified, and
+    /// the one that would join the other (the new id) owns purchases.
+    private func publicAliasRefusal(_ appUserId: String, _ newId: String, app: AppConfig) -> HTTPResponse? {
+        func customer(_ id: String) -> CustomerState? {
+            (try? store.read { (rows) throws(StoreError) in try? CustomerRows.customer(named: id, appId: app.id, from: rows) })
+                ?? nil
+        }
+        let keptId = customer(appUserId)?.appUserId ?? appUserId
+        guard let joining = customer(newId), !Ledger.isAnonymous(joining.appUserId), !Ledger.isAnonymous(keptId),
+            joining.appUserId != keptId, !(joining.originalTransactionIds.isEmpty && joining.oneTimeTransactionIds.isEmpty)
+        else { return nil }
+        return .error(
+            status: 409, code: "cannot_alias",
+            message: "\(newId) is another identified customer with purchases: join them with the secret key")
+    }
+}
+
+extension SubscribersAPI {
+    /// `{"signedAppTransaction": ...}` posted for a customer: StoreKit's `AppTransaction`, verified
+    /// as any signed data; its `originalApplicationVersion` and `originalPurchaseDate` become the
+    /// customer's `original_application_version` and `original_purchase_date`. Answers the customer.
+    package func postAppTransaction(
+        _ signed: String, app: AppConfig, verifier: AppVerifiers, appUserId: String, access: APIKeys.Access,
+        reply: @escaping @Sendable (HTTPResponse) -> Void
+    ) {
+        let now = clock()
+        let appTransaction: AppTransaction
+        do {
+            appTransaction = try verifier.strict.verifyAppTransaction(signed, now: now).payload
+        } catch {
+            return reply(.error(status: 401, code: error.status.rawValue, message: error.detail))
+        }
+        let atMs = UnixTime.milliseconds(now)
+        let action = CustomerAction.appTransactionPosted(
+            appUserId: appUserId, originalApplicationVersion: appTransaction.originalApplicationVersion,
+            originalPurchaseDateMs: appTransaction.originalPurchaseDate)
+        apply(action, app: app, atMs: atMs, answering: appUserId, access: access, reply: reply)
+    }
+}

@@ -1,0 +1,223 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import HTTP
+import JSON
+import Storage
+import Subscriptions
+import Threads
+
+/// `GET /v1/subscribers/{app_user_id}` and `POST /v1/subscribers/{app_user_id}/transactions`.
+///
+/// https://www.revenuecat.com/docs/api-v1 (the v1 subscriber shape RevenueDot stays compatible with)
+package struct SubscribersAPI: Sendable {
+    package let keys: APIKeys
+    package let verifiers: [String: AppVerifiers]
+    package let store: SQLiteStore
+    /// What the store keeps decoded (`LedgerCache`), shared with ingest.
+    package var cache: LedgerCache?
+    package let clock: @Sendable () -> Date
+    /// Asks Apple for a transaction the app names by its id; nil where there is no Apple.
+    package var appleLookups: AppleTransactionLookups? = nil
+    /// The app's last contact per customer (`last_seen`); nil keeps none.
+    package var contacts: CustomerContacts? = nil
+
+    /// What this customer has now (found by its id or an alias); an unknown customer is created
+    /// first, as RevenueCat creates it: 201 then, 200 after. A request with the public key (the
+    /// app) or with RevenueCat's `X-Platform` header is a contact: `last_seen`.
+    package func subscriber(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let (app, access) = keys.authenticate(request) else { return reply(APIKeys.unauthorized) }
+        let appUserId = request.pathParameters["app_user_id"] ?? ""
+        guard !appUserId.isEmpty else {
+            return reply(.error(status: 400, code: "bad_request", message: "app_user_id is empty"))
+        }
+        let contact = access == .publishable || request.header("X-Platform") != nil
+        let answer = answerSubscriber(appUserId, app: app, access: access, contact: contact)
+        guard case .unknown = answer else { return reply(answer.response) }
+        let atMs = UnixTime.milliseconds(clock())
+        apply(.seen(appUserId: appUserId), app: app, atMs: atMs, answering: appUserId, access: access, status: 201, reply: reply)
+    }
+
+    /// What `GET` answers for a customer, or that it is unknown.
+    package enum SubscriberAnswer {
+        case found(HTTPResponse)
+        case unknown
+        case failed(HTTPResponse)
+
+        package var response: HTTPResponse {
+            switch self {
+            case .found(let response), .failed(let response): response
+            case .unknown: .error(status: 404, code: "not_found", message: "no such customer")
+            }
+        }
+    }
+
+    /// The customer as `GET` shows it now, answered with `access` (a public key records a contact).
+    /// `contact`: whether the request is the app's (RevenueCat's `last_seen`): by default one made
+    /// with the public key; `GET` also counts one with `X-Platform`, as RevenueCat does.
+    package func answerSubscriber(_ appUserId: String, app: AppConfig, access: APIKeys.Access, contact: Bool? = nil)
+        -> SubscriberAnswer
+    {
+        do {
+            let found = try store.read { (rows) throws(StoreError) in
+                do { return try LedgerRows.customerView(appUserId, app: app.ledger, from: rows) } catch let error as StoreError {
+                    throw error
+                } catch {
+                    throw StoreError(.corrupt, "stored state of \(appUserId) does not decode: \(error)")
+                }
+            }
+            guard let found else { return .unknown }
+            let now = clock()
+            let id = found.customer.appUserId
+            if contact ?? (access == .publishable) {
+                contacts?.record(appId: app.id, appUserId: id, atMs: UnixTime.milliseconds(now))
+            }
+            let lastSeen = [contacts?.unwritten(appId: app.id, appUserId: id), found.lastSeenMs].compactMap { $0 }.max()
+            let body = SubscriberInfo.body(
+                for: id, customer: found.customer, purchases: found.purchases, entitlements: app.entitlements,
+                lastSeenMs: lastSeen, showsAttributes: access == .secret,
+                sandboxGrants: app.sandboxAccess.grants(found.customer, appUserId: id), at: now)
+            return .found(.json(Data(body)))
+        } catch  where error.code == .corrupt {
+            // Retrying cannot help: the row needs repair (or `replay`), not the client's patience.
+            return .failed(.error(status: 500, code: "stored_state_invalid", message: "\(error)"))
+        } catch {
+            return .failed(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
+        }
+    }
+
+    /// Links a StoreKit 2 transaction (its `jwsRepresentation`) to the customer, applies it, and
+    /// answers with the customer as `GET` would. Deferred: the worker verifies, then serves other
+    /// connections while the commit is on its way; the answer is read once the commit is on disk,
+    /// off the store's flusher thread.
+    package func postTransaction(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let (app, access) = keys.authenticate(request), let verifier = verifiers[app.id] else {
+            return reply(APIKeys.unauthorized)
+        }
+        let appUserId = request.pathParameters["app_user_id"] ?? ""
+        guard !appUserId.isEmpty else {
+            return reply(.error(status: 400, code: "bad_request", message: "app_user_id is empty"))
+        }
+        let body = try? JSONValue(parsing: request.body)
+        if let signed = body?["signedTransaction"]?.stringValue {
+            return link(signed, app: app, verifier: verifier, appUserId: appUserId, access: access, reply: reply)
+        }
+        if let signed = body?["signedAppTransaction"]?.stringValue {
+            return postAppTransaction(signed, app: app, verifier: verifier, appUserId: appUserId, access: access, reply: reply)
+        }
+        if let transactionId = body?["transactionId"]?.stringValue {
+            return linkById(transactionId, app: app, verifier: verifier, appUserId: appUserId, access: access, reply: reply)
+        }
+        reply(
+            .error(
+                status: 400, code: "bad_request",
+                message:
+                    #"the body must be {"signedTransaction": "<jwsRepresentation>"}, {"transactionId": "<id>"} or {"signedAppTransaction": "<AppTransaction jwsRepresentation>"}"#
+            ))
+    }
+
+    /// Verifies the signed transaction, links it to the customer and applies it.
+    ///
+    /// `allowTransfer` false refuses (409) a purchase another customer owns: a transaction id
+    /// proves nothing about who holds the purchase, a signed transaction from the device does.
+    /// A purchase the app's `restoreBehavior` keeps with another customer is applied but not
+    /// linked: 409, as RevenueCat answers.
+    package func link(
+        _ signed: String, app: AppConfig, verifier: AppVerifiers, appUserId: String, access: APIKeys.Access,
+        allowTransfer: Bool = true, reply: @escaping @Sendable (HTTPResponse) -> Void
+    ) {
+        let now = clock()
+        let verified: VerifiedPayload<JWSTransactionDecodedPayload>
+        do {
+            verified = try verifier.strict.verifyTransaction(signed, now: now)
+        } catch {
+            return reply(.error(status: 401, code: error.status.rawValue, message: error.detail))
+        }
+        let transaction = verified.payload
+        // Signed, but nothing to link: a purchase is known by these (it was answered 200 and linked nothing).
+        for (name, value) in [
+            ("transactionId", transaction.transactionId), ("originalTransactionId", transaction.originalTransactionId),
+        ] where value?.isEmpty ?? true {
+            return reply(
+                .error(status: 422, code: "invalid_transaction", message: "the signed transaction has no \(name)"))
+        }
+        let atMs = UnixTime.milliseconds(now)
+        let transactionId = transaction.transactionId ?? ""
+        let digest: String
+        do { digest = try PostedTransactionRows.contentDigest(verified.json) } catch {
+            return reply(.error(status: 400, code: "bad_request", message: "the signed transaction is not a JSON object"))
+        }
+        let refusal = Locked<HTTPResponse?>(nil)
+        store.write(
+            { transactionRows in
+                if !allowTransfer,
+                    let refused = try Self.refusalByIdOnly(transaction, app: app, appUserId: appUserId, rows: transactionRows)
+                {
+                    refusal.withLock { $0 = refused }
+                    return
+                }
+                // The same post again changes nothing; it is answered as the first was.
+                if let id = try PostedTransactionRows.insert(
+                    app: app.id, appUserId: appUserId, transactionId: transactionId, signed: signed, digest: digest,
+                    atMs: atMs, in: transactionRows)
+                {
+                    try LedgerInputs.apply(
+                        .transactionPosted(transaction, appUserId: appUserId), app: app.ledger, atMs: atMs, cache: cache,
+                        in: transactionRows)
+                    try LedgerInputs.log(
+                        kind: "posted_transaction", ref: String(id), appId: app.id, atMs: atMs, in: transactionRows)
+                }
+                let customer = try CustomerRows.customerId(of: appUserId, appId: app.id, from: transactionRows)
+                if let owner = try Self.owner(of: transaction, app: app, from: transactionRows), owner != customer {
+                    refusal.withLock { $0 = Self.keptWithOriginal }
+                }
+            },
+            completion: { result in
+                if case .failure(let error) = result {
+                    return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
+                }
+                if let refused = refusal.value { return reply(refused) }
+                DispatchQueue.global().async { reply(answerSubscriber(appUserId, app: app, access: access).response) }
+            })
+    }
+
+    /// Why a purchase named by its id alone may not be linked to `appUserId`: another customer
+    /// owns it, or it was bought for another account (its `appAccountToken`, which the app set
+    /// at purchase, names someone else). Nil when it may.
+    package static func refusalByIdOnly(
+        _ transaction: JWSTransactionDecodedPayload, app: AppConfig, appUserId: String, rows: some RowReader
+    ) throws -> HTTPResponse? {
+        if let owner = try owner(of: transaction, app: app, from: rows) {
+            guard owner != (try CustomerRows.customerId(of: appUserId, appId: app.id, from: rows)) else { return nil }
+            return .error(
+                status: 409, code: "owned_by_another_customer",
+                message:
+                    "this purchase belongs to another customer: post the signed transaction (jwsRepresentation) from the device to move it"
+            )
+        }
+        if let token = transaction.appAccountToken, !token.isEmpty, token.lowercased() != appUserId.lowercased() {
+            return .error(
+                status: 409, code: "bought_for_another_account",
+                message: "this purchase carries another appAccountToken: post the signed transaction from the device to link it")
+        }
+        return nil
+    }
+
+    /// The answer to a post of a purchase `restoreBehavior` keeps with the customer who owns it.
+    package static let keptWithOriginal = HTTPResponse.error(
+        status: 409, code: "receipt_already_in_use",
+        message: "this purchase belongs to another customer, and the app's restoreBehavior keeps it with them")
+
+    /// Who owns the purchase of `transaction` now, nil when nobody does.
+    package static func owner(of transaction: JWSTransactionDecodedPayload, app: AppConfig, from rows: some RowReader) throws
+        -> String?
+    {
+        let input = Ledger.Input.transactionPosted(transaction, appUserId: "")
+        let ledger = try LedgerRows.slice(for: input, app: app.ledger, from: rows).ledger
+        switch input.purchaseKey {
+        case .subscription(let id)?: return ledger.subscriptions[id]?.journal.ownerAppUserId
+        case .oneTime(let id)?: return ledger.oneTimePurchases[id]?.journal.ownerAppUserId
+        case nil: return nil
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import Synchronization
+
+/// The App Store Server API clients of a running server, one per app and environment, made on
+/// first use and kept (each keeps its connections and its request rate).
+package final class AppleAPIClientPool: Sendable {
+    private let config: AppleAPIConfig
+    private let retry: RetryPolicy
+    private let timeoutSeconds: Double?
+    private let clients = Mutex<[String: AppStoreServerAPIClient]>([:])
+
+    /// Clients retrying as `retry` says, each attempt within `timeoutSeconds` (the config's
+    /// when nil).
+    package init(config: AppleAPIConfig, retry: RetryPolicy = RetryPolicy(), timeoutSeconds: Double? = nil) {
+        self.config = config
+        self.retry = retry
+        self.timeoutSeconds = timeoutSeconds
+    }
+
+    package func client(for app: AppConfig, environment: AppStoreEnvironment) throws(AppleAPIClients.Failure)
+        -> AppStoreServerAPIClient
+    {
+        let key = "\(app.id)\u{0}\(environment.rawValue)"
+        if let known = clients.withLock({ $0[key] }) { return known }
+        let made = try AppleAPIClients.client(
+            for: app, environment: environment, config: config, retry: retry, timeoutSeconds: timeoutSeconds)
+        return clients.withLock { clients in
+            if let raced = clients[key] { return raced }
+            clients[key] = made
+            return made
+        }
+    }
+
+    /// Get Transaction Info in the app's environments, Production first and Sandbox when
+    /// Production does not know the transaction (Apple's advice for an id of unknown origin): the
+    /// JWS Apple signed, verified for the app.
+    package func signedTransaction(app: AppConfig, transactionId: String) throws -> String {
+        let environments = Backfill.environments(of: app)
+        var lastFailure: (any Error)?
+        for environment in environments {
+            do {
+                return try client(for: app, environment: environment).signedTransactionInfo(transactionId).signed
+            } catch let failure as AppStoreServerAPIError where failure.isUnknownTransaction {
+                lastFailure = failure
+                continue
+            }
+        }
+        throw lastFailure
+            ?? AppleAPIClients.Failure(description: "app \"\(app.id)\" accepts neither Production nor Sandbox")
+    }
+}

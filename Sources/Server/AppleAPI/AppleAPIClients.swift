@@ -1,0 +1,45 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+
+/// Makes the App Store Server API client of a configured app and environment.
+package enum AppleAPIClients {
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    /// The environment calls go to when none is given: Production when the app accepts it.
+    package static func defaultEnvironment(of app: AppConfig) -> AppStoreEnvironment {
+        app.environments.contains(.production) ? .production : .sandbox
+    }
+
+    /// The client for `app` in `environment`; a clear one-line failure when the app has no key,
+    /// the environment has no API (Xcode, LocalTesting), or the key does not work.
+    package static func client(
+        for app: AppConfig, environment: AppStoreEnvironment, config: AppleAPIConfig, retry: RetryPolicy = RetryPolicy(),
+        timeoutSeconds: Double? = nil, clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws(Failure) -> AppStoreServerAPIClient {
+        guard let key = app.inAppPurchaseKey else {
+            throw Failure(
+                description: "app \"\(app.id)\" has no inAppPurchaseKey: the App Store Server API needs one (see README)")
+        }
+        guard let baseURL = config.baseURLs[environment] else {
+            throw Failure(description: "the App Store Server API serves Production and Sandbox, not \(environment.rawValue)")
+        }
+        do {
+            let verifier = try SignedDataVerifier(
+                rootCertificates: app.rootCertificates,
+                policy: VerificationPolicy(bundleId: app.bundleId, appAppleId: app.appAppleId, environments: [environment]))
+            let token = try APIToken(key: key.privateKey, keyId: key.keyId, issuerId: key.issuerId, bundleId: app.bundleId)
+            return try AppStoreServerAPIClient(
+                AppStoreServerAPIClient.Configuration(
+                    environment: environment, baseURL: baseURL, token: token, verifier: verifier,
+                    timeoutSeconds: timeoutSeconds ?? Double(config.timeoutSeconds), retry: retry,
+                    requestsPerSecond: config.requestsPerSecond,
+                    caFile: config.caFile),
+                clock: clock)
+        } catch {
+            throw Failure(description: "app \"\(app.id)\": \(error)")
+        }
+    }
+}

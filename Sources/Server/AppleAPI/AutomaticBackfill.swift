@@ -1,0 +1,105 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import Storage
+import Synchronization
+import Threads
+
+/// `serve`'s backfill: at start and every `appleApi.backfillIntervalMinutes`, for each app with
+/// an `inAppPurchaseKey` and each environment it accepts that Apple keeps history of, recovers
+/// what was sent since the newest stored notification (less the margin), through this server's
+/// ingest. A run that fails is logged and tried again at the next interval.
+package final class AutomaticBackfill: Sendable {
+    private let config: RevenueDotConfig
+    private let ingest: Ingest
+    private let store: SQLiteStore
+    private let metrics: Metrics
+    private let log: @Sendable (String) -> Void
+    private let thread = PeriodicThread()
+    private let clients: AppleAPIClientPool
+    /// Per app and environment, the end of the last window read through (UNIX ms): a run that
+    /// failed, or notifications pushed meanwhile, must not make the next one start later.
+    private let completedThrough = Mutex<[String: Int64]>([:])
+
+    package init(
+        config: RevenueDotConfig, ingest: Ingest, store: SQLiteStore, clients: AppleAPIClientPool, metrics: Metrics,
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        self.config = config
+        self.ingest = ingest
+        self.store = store
+        self.metrics = metrics
+        self.log = log
+        self.clients = clients
+    }
+
+    /// The apps it backfills: those with a key, and at least one environment with history.
+    package static func apps(of config: RevenueDotConfig) -> [AppConfig] {
+        guard config.appleAPI.backfillIntervalMinutes > 0 else { return [] }
+        return config.apps.filter { $0.inAppPurchaseKey != nil && !Backfill.environments(of: $0).isEmpty }
+    }
+
+    /// Whether `start` runs anything: some app qualifies.
+    package var isActive: Bool { !Self.apps(of: config).isEmpty }
+
+    /// Starts the thread, which runs at once and then every interval, calling `firstPassDone`
+    /// after the first pass; nothing when no app qualifies.
+    package func start(firstPassDone: @escaping @Sendable () -> Void = {}) {
+        guard isActive else { return }
+        thread.start(
+            "backfill", every: Double(config.appleAPI.backfillIntervalMinutes) * 60, immediately: true,
+            afterFirst: firstPassDone
+        ) { [self] in runOnce() }
+    }
+
+    /// Stops after the page in progress; true when the thread ended by `deadline`.
+    package func stop(waitingUntil deadline: DispatchTime) -> Bool { thread.stop(waitingUntil: deadline) }
+
+    /// One pass over every app and environment.
+    package func runOnce() {
+        for app in Self.apps(of: config) {
+            for environment in Backfill.environments(of: app) {
+                guard !thread.isStopping else { return }
+                run(app, environment)
+            }
+        }
+    }
+
+    private func run(_ app: AppConfig, _ environment: AppStoreEnvironment) {
+        let label = "backfill \(app.id) \(environment.rawValue)"
+        do {
+            let client = try clients.client(for: app, environment: environment)
+            let key = "\(app.id)\u{0}\(environment.rawValue)"
+            let newest = try store.newestNotificationSignedDate(appId: app.id, environment: environment.rawValue)
+            let completed = completedThrough.withLock { $0[key] }
+            let window = Backfill.window(
+                since: nil, until: nil, newestStored: [newest, completed].compactMap { $0 }.min(),
+                marginMs: Int64(config.appleAPI.backfillMarginMinutes) * 60_000, environment: environment,
+                nowMs: UnixTime.nowMs)
+            var reported = Backfill.Counts()
+            let counts = try Backfill.run(
+                client: client, request: NotificationHistoryRequest(startDate: window.start, endDate: window.end),
+                deliver: BackfillDelivery.inProcess(ingest, appId: app.id), isCancelled: { [thread] in thread.isStopping },
+                progress: { counts in
+                    record(counts, since: reported)
+                    reported = counts
+                })
+            completedThrough.withLock { $0[key] = window.end - 1 }
+            metrics.backfillRuns.increment(label: "completed")
+            if counts.new > 0 || counts.refused > 0 { log("\(label): \(counts.summary)") }
+        } catch let stopped as Backfill.Stopped {
+            metrics.backfillRuns.increment(label: "stopped")
+            log("\(label): stopped: \(stopped) (\(stopped.counts.summary) so far); tried again later")
+        } catch {
+            metrics.backfillRuns.increment(label: "stopped")
+            log("\(label): \(error); tried again later")
+        }
+    }
+
+    private func record(_ counts: Backfill.Counts, since previous: Backfill.Counts) {
+        metrics.backfillPages.increment(by: counts.pages - previous.pages)
+        metrics.backfillNotifications.increment(label: "new", by: counts.new - previous.new)
+        metrics.backfillNotifications.increment(label: "already_stored", by: counts.alreadyStored - previous.alreadyStored)
+        metrics.backfillNotifications.increment(label: "refused", by: counts.refused - previous.refused)
+    }
+}

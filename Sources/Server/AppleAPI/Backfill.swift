@@ -1,0 +1,118 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import JSON
+
+/// Recovers the notifications Apple sent that RevenueDot never stored (a server down longer
+/// than Apple's retries, which Sandbox never makes): pages through Get Notification History and
+/// hands every `signedPayload` to the ingest path as Apple's POST would, so a backfilled
+/// notification is verified, deduplicated on `notificationUUID`, stored and applied exactly as a
+/// pushed one, and one already stored changes nothing.
+///
+/// https://developer.apple.com/documentation/appstoreserverapi/get-notification-history
+package enum Backfill {
+    /// What a run did, for progress lines, the summary and `/metrics`.
+    package struct Counts: Equatable, Sendable {
+        package var pages = 0
+        /// Notifications Apple listed.
+        package var listed = 0
+        /// Stored now (applied, held, or failed to apply and kept): Apple's push had not arrived.
+        package var new = 0
+        /// Already stored: nothing changed.
+        package var alreadyStored = 0
+        /// Refused by verification (nothing stored; the reject log says why).
+        package var refused = 0
+
+        /// One line for people: `12 notifications: 3 new, 9 already stored`.
+        package var summary: String {
+            "\(listed) notification\(listed == 1 ? "" : "s"): \(new) new, \(alreadyStored) already stored"
+                + (refused > 0 ? ", \(refused) refused by verification (see notifications rejects)" : "")
+        }
+    }
+
+    /// Why a run stopped before the end; what it did so far is kept, and the next run continues.
+    package struct Stopped: Error, CustomStringConvertible {
+        package var description: String
+        package var counts: Counts
+    }
+
+    /// Hands a page of bodies (`{"signedPayload": ...}`) to the ingest path, in order: returns
+    /// once they are handed over, with what ingest made of each once committed.
+    package typealias Deliver = @Sendable ([Data]) -> PendingOutcomes
+
+    /// The days back Apple keeps notification history: 180 in Production, 30 in Sandbox.
+    package static func historyDays(_ environment: AppStoreEnvironment) -> Int64 { environment == .production ? 180 : 30 }
+
+    /// The range a run asks for, in UNIX ms: from `since`, or else from the newest notification
+    /// already stored less `marginMs`, or else as far back as Apple keeps, never further back than
+    /// that (Apple refuses it), to `until` or now.
+    package static func window(
+        since: Int64?, until: Int64?, newestStored: Int64?, marginMs: Int64, environment: AppStoreEnvironment, nowMs: Int64
+    ) -> (start: Int64, end: Int64) {
+        // An hour inside Apple's limit: every page repeats the start date, and a long first
+        // backfill must not be refused halfway through for the time its pages took.
+        let earliest = nowMs - historyDays(environment) * 86_400_000 + 3_600_000
+        let wanted = since ?? newestStored.map { $0 - marginMs } ?? earliest
+        let end = min(until ?? nowMs, nowMs) + 1
+        return (min(max(wanted, earliest), end - 1), end)
+    }
+
+    /// Pages through Apple's history of `request` and delivers every notification, calling
+    /// `progress` after each page.
+    ///
+    /// Pages are handed over in order; a page's commit overlaps the fetch and verification of
+    /// the next.
+    package static func run(
+        client: AppStoreServerAPIClient, request: NotificationHistoryRequest, deliver: Deliver,
+        isCancelled: () -> Bool = { false }, progress: (Counts) -> Void = { _ in }
+    ) throws(Stopped) -> Counts {
+        var counts = Counts()
+        var token: String?
+        var tokensSeen: Set<String> = []
+        var inFlight: PendingOutcomes?
+        /// Waits for the page in flight and counts what ingest made of it.
+        func settle() throws(Stopped) {
+            guard let delivery = inFlight else { return }
+            inFlight = nil
+            for outcome in delivery.wait() {
+                switch outcome {
+                case .stored, .held: counts.new += 1
+                case .duplicate: counts.alreadyStored += 1
+                case .rejected, .badRequest: counts.refused += 1
+                case .unavailable(let reason):
+                    throw Stopped(description: "storage could not commit: \(reason)", counts: counts)
+                case .unknownApp(let app):
+                    throw Stopped(description: "no app \"\(app)\" is configured", counts: counts)
+                }
+            }
+            progress(counts)
+        }
+        repeat {
+            let page: NotificationHistoryResponse
+            do {
+                page = try client.notificationHistoryPage(request, paginationToken: token)
+            } catch {
+                try settle()
+                throw Stopped(description: "\(error)", counts: counts)
+            }
+            counts.pages += 1
+            guard !isCancelled() else { throw Stopped(description: "the server is stopping", counts: counts) }
+            let bodies = (page.notificationHistory ?? []).compactMap(\.signedPayload).map {
+                Data(JSONValue.object(["signedPayload": .string($0)]).serialized().utf8)
+            }
+            counts.listed += bodies.count
+            let handedOver = bodies.isEmpty ? PendingOutcomes.done([]) : deliver(bodies)
+            try settle()
+            inFlight = handedOver
+            guard page.hasMore == true, let next = page.paginationToken, tokensSeen.insert(next).inserted else { break }
+            token = next
+        } while true
+        try settle()
+        return counts
+    }
+
+    /// The environments of `app` the App Store Server API serves: Production and Sandbox.
+    package static func environments(of app: AppConfig) -> [AppStoreEnvironment] {
+        [.production, .sandbox].filter { app.environments.contains($0) }
+    }
+}

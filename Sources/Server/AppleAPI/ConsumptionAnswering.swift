@@ -1,0 +1,121 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import JSON
+import Storage
+import Synchronization
+import Threads
+
+/// `serve`'s answers to Apple's consumption requests: every `interval`, each CONSUMPTION_REQUEST
+/// of an app with a key and `appleApi.consumption.enabled` gets a row, and each due row is sent
+/// (Send Consumption Information, version 2), retried until Apple takes it or its 12 hours end.
+package final class ConsumptionAnswering: Sendable {
+    package static let interval: Double = 15
+
+    private let config: RevenueDotConfig
+    private let store: SQLiteStore
+    private let metrics: Metrics
+    private let log: @Sendable (String) -> Void
+    private let clock: @Sendable () -> Date
+    private let clients: AppleAPIClientPool
+    private let thread = PeriodicThread()
+
+    package init(
+        config: RevenueDotConfig, store: SQLiteStore, clients: AppleAPIClientPool, metrics: Metrics,
+        clock: @escaping @Sendable () -> Date,
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        self.config = config
+        self.store = store
+        self.metrics = metrics
+        self.clock = clock
+        self.log = log
+        self.clients = clients
+    }
+
+    /// The apps whose consumption requests are answered.
+    package var apps: [AppConfig] {
+        guard config.appleAPI.consumption.enabled else { return [] }
+        return config.apps.filter { $0.inAppPurchaseKey != nil }
+    }
+
+    package func start() {
+        guard !apps.isEmpty else { return }
+        thread.start("consumption", every: Self.interval, immediately: true) { [self] in runOnce() }
+    }
+
+    package func stop(waitingUntil deadline: DispatchTime) -> Bool { thread.stop(waitingUntil: deadline) }
+
+    /// Finds new requests and sends what is due.
+    package func runOnce() {
+        let nowMs = UnixTime.milliseconds(clock())
+        do {
+            _ = try store.enqueueConsumptionRequests(
+                appIds: apps.map(\.id), sinceMs: nowMs - ConsumptionDecision.windowMs, nowMs: nowMs)
+            for answer in try store.dueConsumptionAnswers(nowMs: nowMs, limit: 50) {
+                guard !thread.isStopping else { return }
+                try store.recordConsumptionAnswer(handle(answer, nowMs: nowMs))
+            }
+        } catch {
+            log("consumption answers: \(error); tried again in \(Int(Self.interval)) s")
+        }
+    }
+
+    /// One due answer: decided, sent, and what became of it.
+    package func handle(_ pending: ConsumptionAnswer, nowMs: Int64) -> ConsumptionAnswer {
+        var answer = pending
+        guard nowMs < answer.requestedAtMs + ConsumptionDecision.windowMs else {
+            return settled(answer, .expired, "Apple's 12 hours passed", nowMs: nowMs)
+        }
+        guard let app = config.app(answer.appId) else {
+            return settled(answer, .failed, "the app is no longer configured", nowMs: nowMs)
+        }
+        let transaction = (try? store.notificationTransactionJSON(uuid: answer.notificationUUID))
+            .flatMap { $0 }.flatMap { try? JSONValueDecoder().decode(JWSTransactionDecodedPayload.self, from: Data($0.utf8)) }
+        let request: ConsumptionRequest
+        switch ConsumptionDecision.decide(
+            transaction: transaction, config: config.appleAPI.consumption, requestedAtMs: answer.requestedAtMs)
+        {
+        case .skip(let reason): return settled(answer, .skipped, reason, nowMs: nowMs)
+        case .send(let decided): request = decided
+        }
+        answer.requestJSON = (try? JSONEncoder().encode(request)).map { String(decoding: $0, as: UTF8.self) }
+        answer.attempts += 1
+        do {
+            try clients.client(for: app, environment: AppStoreEnvironment(rawValue: answer.environment))
+                .sendConsumptionInformation(request, transactionId: answer.transactionId)
+            return settled(answer, .sent, nil, nowMs: nowMs)
+        } catch let failure as AppStoreServerAPIError where Self.mayPass(failure) {
+            guard
+                let next = ConsumptionDecision.nextAttempt(
+                    after: answer.attempts, nowMs: nowMs, requestedAtMs: answer.requestedAtMs)
+            else { return settled(answer, .expired, "\(failure)", nowMs: nowMs) }
+            answer.nextAttemptAtMs = next
+            answer.lastError = "\(failure)"
+            metrics.consumptionAnswers.increment(label: "retry")
+            return answer
+        } catch {
+            log("consumption answer for \(answer.notificationUUID) refused: \(error)")
+            return settled(answer, .failed, "\(error)", nowMs: nowMs)
+        }
+    }
+
+    package static func mayPass(_ failure: AppStoreServerAPIError) -> Bool {
+        switch failure.kind {
+        case .noAnswer: return true
+        case .api(let status, let code, _): return status >= 500 || status == 429 || (code?.isRetryable ?? false)
+        default: return false
+        }
+    }
+
+    private func settled(_ pending: ConsumptionAnswer, _ status: ConsumptionAnswer.Status, _ reason: String?, nowMs: Int64)
+        -> ConsumptionAnswer
+    {
+        var answer = pending
+        answer.status = status
+        answer.lastError = reason
+        answer.answeredAtMs = status == .sent ? nowMs : nil
+        metrics.consumptionAnswers.increment(label: status.rawValue)
+        return answer
+    }
+}

@@ -1,0 +1,51 @@
+import AppStore
+import Foundation
+import JSON
+import LoopbackClient
+
+/// The server that has the database, as a command beside it reaches it: on its listen address
+/// (loopback when it listens on every address), with the app's secret API key.
+package struct RunningServer: Sendable {
+    package let listen: ListenAddress
+    package let secretApiKey: String
+
+    /// The server of `config` for `app`; a one-line error when the app has no secret key to call it with.
+    package init(config: RevenueDotConfig, app: AppConfig, command: String) throws {
+        guard let key = app.secretApiKey else {
+            throw UsageError(
+                "serve has the database, and app \"\(app.id)\" has no secretApiKey for \(command) to work through it: "
+                    + "configure one, or stop serve")
+        }
+        listen = config.listen
+        secretApiKey = key
+    }
+
+    /// The host to connect to for `listen`.
+    package static func host(of listen: ListenAddress) -> String {
+        switch listen.host {
+        case "0.0.0.0", "": "127.0.0.1"
+        case "::": "::1"
+        default: listen.host
+        }
+    }
+
+    /// POSTs `body` to `path` and returns the answer's JSON; a one-line error for anything but 200.
+    package func post(_ path: String, _ body: JSONValue, timeoutSeconds: Double = 300) throws -> JSONValue {
+        let response: LoopbackResponse
+        do {
+            response = try LoopbackConnection(host: Self.host(of: listen), port: listen.port, timeoutSeconds: timeoutSeconds)
+                .request(
+                    "POST", path,
+                    headers: ["Content-Type": "application/json", "Authorization": "Bearer \(secretApiKey)"],
+                    body: Data(body.serialized().utf8))
+        } catch {
+            throw UsageError("the server at \(listen) did not answer: \(error)")
+        }
+        let json = try? JSONValue(parsing: response.body)
+        guard response.status == 200, let json else {
+            let message = json?["message"]?.stringValue ?? json?["error"]?["message"]?.stringValue ?? response.text
+            throw UsageError("the server at \(listen) answered \(response.status): \(message)")
+        }
+        return json
+    }
+}

@@ -1,0 +1,74 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import Storage
+import Subscriptions
+import Synchronization
+import Threads
+
+/// `serve`'s reconciliation: every `appleApi.reconcileIntervalMinutes`, each active or recently
+/// lapsed subscription of the apps with a key is compared with Apple's status and brought in
+/// line (`Reconcile`); drifts are counted by field in `/metrics`.
+package final class ScheduledReconcile: Sendable {
+    private let config: RevenueDotConfig
+    private let store: SQLiteStore
+    private let metrics: Metrics
+    private let log: @Sendable (String) -> Void
+    private let clients: AppleAPIClientPool
+    private let thread = PeriodicThread()
+
+    package init(
+        config: RevenueDotConfig, store: SQLiteStore, clients: AppleAPIClientPool, metrics: Metrics,
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        self.config = config
+        self.store = store
+        self.metrics = metrics
+        self.log = log
+        self.clients = clients
+    }
+
+    package var apps: [AppConfig] {
+        guard config.appleAPI.reconcileIntervalMinutes > 0 else { return [] }
+        return config.apps.filter { $0.inAppPurchaseKey != nil }
+    }
+
+    /// Runs every interval (the first an interval after start: backfill comes first).
+    package func start() {
+        guard !apps.isEmpty else { return }
+        thread.start("reconcile", every: Double(config.appleAPI.reconcileIntervalMinutes) * 60, immediately: false) {
+            [self] in runOnce()
+        }
+    }
+
+    package func stop(waitingUntil deadline: DispatchTime) -> Bool { thread.stop(waitingUntil: deadline) }
+
+    /// One pass over every app's subscriptions.
+    package func runOnce() {
+        for app in apps {
+            let nowMs = UnixTime.nowMs
+            let states: [SubscriptionState]
+            do { states = try Reconcile.candidates(app: app, store: store, nowMs: nowMs) } catch {
+                log("reconcile \(app.id): \(error); tried again at the next interval")
+                continue
+            }
+            var applied = 0
+            for state in states {
+                guard !thread.isStopping else { return }
+                let environment = AppStoreEnvironment(rawValue: state.currentTransaction?.environment?.rawValue ?? "Production")
+                do {
+                    let outcome = try Reconcile.reconcile(
+                        state, app: app, client: try clients.client(for: app, environment: environment), store: store,
+                        nowMs: nowMs)
+                    for drift in outcome.drifts { metrics.reconcileDrifts.increment(label: drift.field) }
+                    let label = outcome.drifts.isEmpty ? "in_line" : outcome.applied ? "applied" : "not_applied"
+                    metrics.reconciled.increment(label: label)
+                    if outcome.applied { applied += 1 }
+                } catch {
+                    metrics.reconciled.increment(label: "failed")
+                }
+            }
+            if applied > 0 { log("reconcile \(app.id): \(applied) of \(states.count) subscriptions brought in line with Apple") }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import AdvancedCommerce
+import AppStore
+import Foundation
+import Storage
+import Subscriptions
+import Threads
+
+/// Preparing an Advanced Commerce in-app request for a customer: Apple's rules on the request,
+/// then (for a modify) the customer's live subscription, then the signature. Shared by
+/// `POST /v1/advanced-commerce/{appId}/requests` and `revenuedot commerce validate|sign`.
+package struct CommerceRequests: Sendable {
+    package let app: AppConfig
+    package let store: SQLiteStore
+    package let clock: @Sendable () -> Date
+
+    package init(app: AppConfig, store: SQLiteStore, clock: @escaping @Sendable () -> Date) {
+        self.app = app
+        self.store = store
+        self.clock = clock
+    }
+
+    package enum Outcome {
+        /// Valid; `token` and `stored` only when signing was asked for.
+        case valid(InAppRequest, token: String?)
+        case invalid([ValidationError])
+    }
+
+    package enum Failure: Error, CustomStringConvertible {
+        case noKey(String)
+        case storage(String)
+        package var description: String {
+            switch self {
+            case .noKey(let app): "app \"\(app)\" has no inAppPurchaseKey to sign with"
+            case .storage(let message): message
+            }
+        }
+    }
+
+    /// Validates `json` for `appUserId`; with `sign`, signs it and records it as `pending`.
+    /// A missing `requestInfo.requestReferenceId` is generated.
+    package func prepare(_ json: Data, for appUserId: String, sign: Bool) throws -> Outcome {
+        var request: InAppRequest
+        do throws(ValidationError) {
+            request = try InAppRequest(json: json)
+        } catch {
+            return .invalid([error])
+        }
+        if request.requestReferenceId == nil { request.requestReferenceId = UUID().uuidString.lowercased() }
+        var errors = request.validationErrors()
+        let nowMs = UnixTime.milliseconds(clock())
+        let (live, earlier) = try liveState(of: appUserId, atMs: nowMs, reference: request.requestReferenceId)
+        let used: Set<String> = earlier == nil ? [] : [request.requestReferenceId ?? ""]
+        switch request {
+        case .modifySubscription(let modify):
+            let checked = LiveValidator.validate(modify, subscriptions: live, usedRequestReferenceIds: used)
+            request = .modifySubscription(checked.request)
+            errors += checked.errors
+        case .reactivateSubscription(let reactivate):
+            let checked = LiveValidator.validate(reactivate, subscriptions: live, usedRequestReferenceIds: used)
+            request = .reactivateSubscription(checked.request)
+            errors += checked.errors
+        case .createSubscription(let create):
+            let checked = LiveValidator.validate(create, subscriptions: live, usedRequestReferenceIds: used)
+            request = .createSubscription(checked.request)
+            errors += checked.errors
+        case .oneTimeCharge:
+            errors += LiveValidator.repeatedReference(request.requestReferenceId, used: used)
+        }
+        // A retry of a request already signed and still pending (its answer was lost): the same
+        // customer and the same request, filled in the same way, get the same token again.
+        if let earlier, earlier.isPending, earlier.appUserId == appUserId, !errors.isEmpty,
+            errors.allSatisfy({ $0.code == AdvancedCommerceErrorCode.repeatedRequestReferenceId.code }),
+            earlier.requestJSON == String(decoding: try request.json(), as: UTF8.self)
+        {
+            return .valid(request, token: sign ? earlier.token : nil)
+        }
+        guard errors.isEmpty else { return .invalid(errors) }
+        guard sign else { return .valid(request, token: nil) }
+        guard let key = app.inAppPurchaseKey else { throw Failure.noKey(app.id) }
+        let signer = try InAppRequestSigner(key: key.privateKey, keyId: key.keyId, issuerId: key.issuerId, bundleId: app.bundleId)
+        let token = try request.sign(with: signer, at: clock())
+        let stored = try record(request, token: token, for: appUserId, atMs: nowMs)
+        return stored
+            ? .valid(request, token: token)
+            : .invalid([
+                ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId")
+            ])
+    }
+
+    /// The customer's Advanced Commerce subscriptions, and the request signed under `reference`
+    /// if the app already used it (one indexed lookup; the insert's conflict check catches a race
+    /// between two requests).
+    private func liveState(of appUserId: String, atMs nowMs: Int64, reference: String?) throws -> (
+        [LiveSubscription], StoredCommerceRequest?
+    ) {
+        let app = app
+        do {
+            return try store.read { (rows) throws(StoreError) -> ([LiveSubscription], StoredCommerceRequest?) in
+                let ledger: Ledger
+                do { ledger = try LedgerRows.customerSlice(appUserId, app: app.ledger, from: rows) } catch let error as StoreError
+                {
+                    throw error
+                } catch { throw StoreError(.corrupt, "stored state of \(appUserId) does not decode: \(error)") }
+                let live = ledger.subscriptions.values.compactMap { state -> LiveSubscription? in
+                    guard state.journal.ownerAppUserId == ledger.customerId(appUserId), let info = state.advancedCommerce else {
+                        return nil
+                    }
+                    let items = (info.items ?? []).filter { $0.revocationDate == nil }
+                    return LiveSubscription(
+                        transactionIds: state.knownTransactionIds.union([state.originalTransactionId]),
+                        items: items.compactMap(\.sku),
+                        consistencyToken: state.renewalAdvancedCommerce?.consistencyToken,
+                        isActive: state.hasAccess(atMs: nowMs), autoRenews: state.autoRenewEnabled ?? true,
+                        storefront: state.currentTransaction?.storefront, currency: state.currentTransaction?.currency,
+                        prices: Dictionary(items.compactMap { item in item.sku.flatMap { sku in item.price.map { (sku, $0) } } })
+                        {
+                            first, _ in first
+                        },
+                        offered: Set(items.filter { $0.offer != nil }.compactMap(\.sku)))
+                }
+                guard let reference else { return (live, nil) }
+                return (live, try CommerceRequestRows.find(appId: app.id, reference: reference, from: rows))
+            }
+        } catch {
+            throw Failure.storage("\(error)")
+        }
+    }
+
+    /// Stores a signed request as pending; false when its requestReferenceId was taken meanwhile.
+    private func record(_ request: InAppRequest, token: String, for appUserId: String, atMs nowMs: Int64) throws -> Bool {
+        let json = String(decoding: try request.json(), as: UTF8.self)
+        let stored = StoredCommerceRequest(
+            appUserId: appUserId, operation: request.operation.rawValue, requestJSON: json, token: token, createdAtMs: nowMs)
+        let (appId, reference) = (app.id, request.requestReferenceId ?? "")
+        let inserted = Locked(false)
+        do {
+            try store.write { transaction in
+                let fresh = try CommerceRequestRows.insertPending(stored, appId: appId, reference: reference, in: transaction)
+                inserted.withLock { $0 = fresh }
+            }
+        } catch {
+            throw Failure.storage("\(error)")
+        }
+        return inserted.withLock { $0 }
+    }
+}

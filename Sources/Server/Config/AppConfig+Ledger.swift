@@ -1,0 +1,25 @@
+import Storage
+import Subscriptions
+
+extension AppConfig {
+    /// What the store needs of this app to apply inputs: the reducer's configuration (with the
+    /// exchange rates as they are now), its webhooks' routes, and the unpriced-events metric.
+    package var ledger: LedgerApp {
+        var configuration = LedgerConfiguration(
+            appId: id, entitlements: entitlements,
+            trackNewPurchasesFromServerNotifications: trackNewPurchasesFromServerNotifications,
+            restoreBehavior: restoreBehavior)
+        configuration.smallBusinessProgram = smallBusinessProgram
+        configuration.sandboxAccess = sandboxAccess
+        configuration.usdExchangeRates = exchangeRates?.current() ?? [:]
+        var countUnpriced: (@Sendable (Int) -> Void)? = nil
+        if let rates = exchangeRates { countUnpriced = { rates.countUnpriced($0) } }
+        return LedgerApp(
+            id: id, configuration: configuration, webhooks: webhooks.map(\.route), countUnpricedEvents: countUnpriced)
+    }
+}
+
+extension WebhookConfig {
+    /// The webhook as the outbox sees it.
+    package var route: WebhookRoute { WebhookRoute(id: id, environments: environments, eventTypes: eventTypes) }
+}

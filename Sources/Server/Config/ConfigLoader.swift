@@ -1,0 +1,177 @@
+import AppStore
+import Foundation
+import JSON
+
+/// Reads and validates `revenuedot.json`; the first problem found stops it with one line.
+public enum ConfigLoader {
+    /// Loads the file at `path`. Relative paths inside it are relative to its directory.
+    public static func load(path: String) throws(ConfigError) -> RevenueDotConfig {
+        try parse(try contents(of: path), file: path)
+    }
+
+    /// The bytes of the file at `path`, read through one descriptor, or why they cannot be read:
+    /// no such file (with the way to make one), a directory, or the system's reason (its permissions).
+    private static func contents(of path: String) throws(ConfigError) -> Data {
+        func unreadable(_ why: String) -> ConfigError {
+            ConfigError(file: path, key: "", problem: "cannot read the file: \(why)")
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw code == ENOENT || code == ENOTDIR
+                ? unreadable("no such file (revenuedot init writes a demo config; make run does it once)")
+                : unreadable(String(cString: strerror(code)))
+        }
+        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw unreadable(String(cString: strerror(errno))) }
+        guard status.st_mode & S_IFMT != S_IFDIR else { throw unreadable("it is a directory") }
+        do {
+            return try file.readToEnd() ?? Data()
+        } catch {
+            throw unreadable(error.localizedDescription)
+        }
+    }
+
+    /// Parses configuration text; `file` names it in errors and anchors relative paths.
+    public static func parse(_ data: Data, file: String) throws(ConfigError) -> RevenueDotConfig {
+        // Some editors start a UTF-8 file with a byte order mark, which JSON does not allow.
+        let data = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
+        let json: JSONValue
+        do { json = try JSONValue(parsingWithoutRepeatedNames: data) } catch let repeated as JSONValue.RepeatedName {
+            throw ConfigError(
+                file: file, key: repeated.path, problem: "given twice (the second at byte \(repeated.offset)); give each key once"
+            )
+        } catch {
+            throw ConfigError(file: file, key: "", problem: "not valid JSON (\(error))")
+        }
+        let root = try ConfigReader(file: file, path: "", value: json)
+        try root.rejectUnknownKeys(["listen", "database", "apps", "scheduler", "http", "appleApi", "exchangeRatesFile"])
+        let directory = URL(fileURLWithPath: file).deletingLastPathComponent()
+
+        let listen = try listenAddress(root)
+        let database = try databaseLocation(root, directory: directory)
+        guard let appValues = try root.array("apps"), !appValues.isEmpty else {
+            throw root.fail("apps", "missing: configure at least one app")
+        }
+        var apps: [AppConfig] = []
+        for (index, value) in appValues.enumerated() {
+            let app = try AppConfigLoader.load(
+                try ConfigReader(file: file, path: "apps[\(index)]", value: value), directory: directory)
+            if apps.contains(where: { $0.id == app.id }) {
+                throw ConfigError(file: file, key: "apps[\(index)].id", problem: "\"\(app.id)\" is used by two apps")
+            }
+            // A request's key names its app and its access: one key in two places would let one
+            // app's public key pass for another's secret one.
+            for (key, value) in [("secretApiKey", app.secretApiKey), ("publicApiKey", app.publicApiKey)] {
+                guard let value, let other = apps.firstIndex(where: { [$0.secretApiKey, $0.publicApiKey].contains(value) })
+                else { continue }
+                throw ConfigError(
+                    file: file, key: "apps[\(index)].\(key)",
+                    problem: "is also a key of apps[\(other)]; give every app keys of its own")
+            }
+            apps.append(app)
+        }
+        let rates = try ExchangeRates(path: try root.string("exchangeRatesFile").map { resolve($0, in: directory) })
+        for index in apps.indices { apps[index].exchangeRates = rates }
+        let scheduler = try root.object("scheduler")
+        try scheduler?.rejectUnknownKeys(["intervalMs"])
+        let intervalMs = try scheduler?.integer("intervalMs", in: 10...3_600_000) ?? 1000
+        let http = try root.object("http")
+        try http?.rejectUnknownKeys([
+            "threads", "maxBodyBytes", "maxBufferedBodyBytes", "timeoutSeconds", "headerTimeoutSeconds",
+            "requestTimeoutSeconds", "connectionsPerIP",
+        ])
+        return RevenueDotConfig(
+            file: file, listen: listen, database: database, apps: apps,
+            scheduler: SchedulerConfig(intervalMs: Int(intervalMs)), http: try httpConfig(http),
+            appleAPI: try AppleAPIConfigLoader.load(try root.object("appleApi"), directory: directory))
+    }
+
+    /// The `http` object's values, defaults filled in.
+    private static func httpConfig(_ http: ConfigReader?) throws(ConfigError) -> HTTPConfig {
+        let timeoutSeconds = Int(try http?.integer("timeoutSeconds", in: 1...3600) ?? 10)
+        // The deadline also bounds an idle kept-alive connection, so it must not undercut the idle timeout.
+        let requestTimeoutSeconds = Int(
+            try http?.integer("requestTimeoutSeconds", in: 1...7200) ?? Int64(max(30, 2 * timeoutSeconds)))
+        if let http, requestTimeoutSeconds < timeoutSeconds {
+            throw http.fail(
+                "requestTimeoutSeconds",
+                "must be at least timeoutSeconds (\(timeoutSeconds)): the deadline also bounds an idle kept-alive connection")
+        }
+        // The same holds for the header deadline, which the request deadline contains.
+        let headerTimeoutSeconds = Int(
+            try http?.integer("headerTimeoutSeconds", in: 1...7200)
+                ?? Int64(min(max(10, timeoutSeconds), requestTimeoutSeconds)))
+        if let http, !(timeoutSeconds...requestTimeoutSeconds).contains(headerTimeoutSeconds) {
+            throw http.fail(
+                "headerTimeoutSeconds",
+                "must be from timeoutSeconds (\(timeoutSeconds)) to requestTimeoutSeconds (\(requestTimeoutSeconds)): "
+                    + "it also bounds an idle kept-alive connection, and the request deadline contains it")
+        }
+        let maxBodyBytes = Int(try http?.integer("maxBodyBytes", in: 1024...(64 << 20)) ?? (1 << 20))
+        // The default, 64 MiB, is also the largest body limit, so it always holds one body.
+        let maxBufferedBodyBytes = Int(
+            try http?.integer("maxBufferedBodyBytes", in: Int64(maxBodyBytes)...(1 << 40)) ?? (64 << 20))
+        return HTTPConfig(
+            threads: Int(try http?.integer("threads", in: 1...1024) ?? Int64(defaultThreads)),
+            maxBodyBytes: maxBodyBytes, maxBufferedBodyBytes: maxBufferedBodyBytes, timeoutSeconds: timeoutSeconds,
+            headerTimeoutSeconds: headerTimeoutSeconds, requestTimeoutSeconds: requestTimeoutSeconds,
+            connectionsPerIP: Int(try http?.integer("connectionsPerIP", in: 0...4096) ?? 0))
+    }
+
+    /// Workers verify and then hand the request to storage without waiting for the commit, so
+    /// twice the cores keeps every core busy.
+    package static var defaultThreads: Int { max(4, 2 * ProcessInfo.processInfo.activeProcessorCount) }
+
+    private static func listenAddress(_ root: ConfigReader) throws(ConfigError) -> ListenAddress {
+        let text = try root.string("listen") ?? "127.0.0.1:8080"
+        guard let address = parseListen(text) else {
+            throw root.fail("listen", "\"\(text)\" is not HOST:PORT (an IPv4 address, [IPv6] or localhost, and a port 0-65535)")
+        }
+        return address
+    }
+
+    /// `127.0.0.1:8080`, `0.0.0.0:80`, `[::1]:8080`, `localhost:8080`.
+    package static func parseListen(_ text: String) -> ListenAddress? {
+        let host: String
+        let portText: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            portText = text[text.index(close, offsetBy: 2)...]
+            var address = in6_addr()
+            guard inet_pton(AF_INET6, host, &address) == 1 else { return nil }
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            let name = String(text[..<colon])
+            host = name == "localhost" ? "127.0.0.1" : name
+            portText = text[text.index(after: colon)...]
+            var address = in_addr()
+            guard inet_pton(AF_INET, host, &address) == 1 else { return nil }
+        }
+        // Digits only: UInt16("+80") would take a sign.
+        guard !portText.isEmpty, portText.allSatisfy({ $0.isASCII && $0.isNumber }), let port = UInt16(portText) else {
+            return nil
+        }
+        return ListenAddress(host: host, port: port)
+    }
+
+    private static func databaseLocation(_ root: ConfigReader, directory: URL) throws(ConfigError) -> DatabaseLocation {
+        let text = try root.string("database") ?? "sqlite:revenuedot.sqlite"
+        if text.hasPrefix("sqlite:") {
+            let path = String(text.dropFirst("sqlite:".count))
+            guard !path.isEmpty else { throw root.fail("database", "sqlite: needs a file path, as in sqlite:revenuedot.sqlite") }
+            return .sqlite(path: resolve(path, in: directory))
+        }
+        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            return .postgres(url: text)
+        }
+        throw root.fail("database", "\"\(text)\" is neither sqlite:PATH nor postgres://USER@HOST:PORT/DB")
+    }
+
+    /// `path` if absolute, else relative to `directory`.
+    package static func resolve(_ path: String, in directory: URL) -> String {
+        path.hasPrefix("/") ? path : directory.appendingPathComponent(path).standardizedFileURL.path
+    }
+}

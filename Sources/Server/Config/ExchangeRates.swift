@@ -1,0 +1,81 @@
+import AppStore
+import Foundation
+import JSON
+import Synchronization
+
+/// The operator's exchange rates for events' `price` in US dollars: a JSON file,
+/// `{"base": "USD", "rates": {"EUR": 0.92, ...}}` (units of each currency per dollar), read at
+/// start and again whenever it changes (checked at most every few seconds), so new rates apply
+/// without a restart. A file that no longer reads keeps the last good rates. Counts the events
+/// made without a USD price because no rate was known.
+public final class ExchangeRates: Sendable {
+    public let path: String?
+    private let state: Mutex<(rates: [String: Decimal], modified: Date?, checked: ContinuousClock.Instant?)>
+    private let unpriced = Atomic<Int>(0)
+    /// How often the file's modification time is looked at.
+    private let checkInterval: Duration
+
+    /// Rates from `path` (none when nil), looked at again every `checkInterval`; a one-line
+    /// error when the file cannot be used.
+    public init(path: String?, checkInterval: Duration = .seconds(5)) throws(ConfigError) {
+        self.path = path
+        self.checkInterval = checkInterval
+        var rates: [String: Decimal] = [:]
+        var modified: Date?
+        if let path {
+            do { (rates, modified) = try Self.read(path) } catch {
+                throw ConfigError(file: path, key: "", problem: "\(error)")
+            }
+        }
+        state = Mutex((rates, modified, ContinuousClock.now))
+    }
+
+    /// The current rates, read again first if the file changed.
+    public func current() -> [String: Decimal] {
+        guard let path else { return [:] }
+        return state.withLock { state in
+            if let checked = state.checked, checked.duration(to: .now) < checkInterval { return state.rates }
+            state.checked = .now
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+            guard modified != state.modified, let (rates, when) = try? Self.read(path) else { return state.rates }
+            state.rates = rates
+            state.modified = when
+            return rates
+        }
+    }
+
+    /// Events made without a USD price: counted, for `/metrics`.
+    package func countUnpriced(_ count: Int) { unpriced.add(count, ordering: .relaxed) }
+    package var unpricedCount: Int { unpriced.load(ordering: .relaxed) }
+
+    package struct FileError: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    /// The rates in a file and its modification time.
+    package static func read(_ path: String) throws -> ([String: Decimal], Date?) {
+        guard let data = FileManager.default.contents(atPath: path) else { throw FileError(description: "cannot read the file") }
+        guard let json = try? JSONValue(parsingWithoutRepeatedNames: data), case .object(let members)? = json["rates"] else {
+            throw FileError(description: #"not {"base": "USD", "rates": {"EUR": 0.92, ...}}"#)
+        }
+        guard json["base"] == nil || json["base"] == .string("USD") else {
+            throw FileError(description: "\"base\" must be \"USD\": rates are units of each currency per US dollar")
+        }
+        var rates: [String: Decimal] = [:]
+        for (currency, value) in members {
+            let rate: Decimal? =
+                switch value {
+                case .integer(let number): Decimal(number)
+                case .number(let number): Decimal(string: "\(number)")
+                default: nil
+                }
+            guard currency.count == 3, currency.allSatisfy({ $0.isUppercase && $0.isASCII }), let rate, rate > 0 else {
+                throw FileError(description: "rates.\(currency) must be a positive number for an ISO 4217 code")
+            }
+            rates[currency] = rate
+        }
+        rates["USD"] = 1
+        let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+        return (rates, modified)
+    }
+}

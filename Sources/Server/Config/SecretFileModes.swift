@@ -1,0 +1,43 @@
+import Foundation
+import Glibc
+
+/// `serve` refuses secrets that other users can read, or that anyone but their owner can change.
+///
+/// The configuration holds API keys, webhook secrets and signing secrets; an app's `.p8` key
+/// signs requests to Apple in its name. Mode 0600 (or 0640, for a service group) is expected; a
+/// file others may read, or that its group or others may write, is refused with the `chmod` that
+/// fixes it. The files are checked as `serve` reads them, through symbolic links.
+package enum SecretFileModes {
+    /// Permission bits that must be clear: read for others, write for group and others.
+    package static let forbidden: mode_t = S_IROTH | S_IWOTH | S_IWGRP
+
+    /// Throws for the first secret file of `config` whose mode lets others in.
+    package static func check(_ config: RevenueDotConfig) throws(ConfigError) {
+        try check(config.file, holding: "API keys and secrets", in: config.file, key: "")
+        for (index, app) in config.apps.enumerated() {
+            guard let key = app.inAppPurchaseKey else { continue }
+            try check(
+                key.privateKeyPath, holding: "the app's In-App Purchase key", in: config.file,
+                key: "apps[\(index)].inAppPurchaseKey.privateKeyPath")
+        }
+    }
+
+    private static func check(_ path: String, holding what: String, in file: String, key: String) throws(ConfigError) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return }  // Its reader reports a file that cannot be read.
+        let mode = status.st_mode & 0o7777
+        guard mode & forbidden != 0 else { return }
+        let who = mode & S_IROTH != 0 ? "is readable by other users" : "can be changed by other users"
+        throw ConfigError(
+            file: file, key: key,
+            problem: "\(path) \(who) (mode \(String(mode, radix: 8))) and holds \(what): run chmod 600 \(quoted(path))")
+    }
+
+    /// `path` as one shell word.
+    private static func quoted(_ path: String) -> String {
+        let plain = path.unicodeScalars.allSatisfy {
+            CharacterSet.alphanumerics.contains($0) || "/._-+,:@".unicodeScalars.contains($0)
+        }
+        return plain ? path : "'" + path.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
+}

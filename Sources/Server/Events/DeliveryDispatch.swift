@@ -1,0 +1,63 @@
+import Storage
+/// What a webhook's worker decides, as a value: which deliveries are in flight, which may be
+/// picked next, what a sender does next. The worker's threads only carry these decisions out
+/// (read storage, send, commit), so the rules are table-tested without threads.
+///
+/// A delivery stays in flight from the moment it is picked until its outcome is committed and
+/// a later read began: a read that started before that commit must not see it as due again.
+package struct DeliveryDispatch: Sendable {
+    /// Deliveries queued or being sent (by event id), at most `capacity`.
+    private(set) var inFlight: Set<String> = []
+    /// Deliveries whose outcome is committed, still in `inFlight` until the next read begins.
+    private(set) var finished: Set<String> = []
+    private(set) var queue: [DueDelivery] = []
+    private(set) var running = false
+    package let capacity: Int
+
+    package init(capacity: Int) { self.capacity = capacity }
+
+    /// What a sender thread does next.
+    package enum Next: Equatable {
+        case stop
+        case wait
+        case send(DueDelivery)
+    }
+
+    package mutating func start() { running = true }
+
+    /// Stops picking; true when it was running (the caller then wakes every thread once).
+    package mutating func stop() -> Bool {
+        defer { running = false }
+        return running
+    }
+
+    /// Before a read of due deliveries: outcomes committed so far leave `inFlight`. The read must
+    /// skip `exclude` and pick at most `room`; nil when there is nothing to read for.
+    package mutating func beginRead() -> (exclude: Set<String>, room: Int)? {
+        inFlight.subtract(finished)
+        finished.removeAll()
+        guard running, inFlight.count < capacity else { return nil }
+        return (inFlight, capacity - inFlight.count)
+    }
+
+    /// Takes what the read found: queues each delivery not in flight, up to `capacity`; returns
+    /// how many were queued (senders to wake).
+    package mutating func take(_ due: [DueDelivery]) -> Int {
+        var taken = 0
+        for delivery in due where inFlight.count < capacity && !inFlight.contains(delivery.eventId) {
+            inFlight.insert(delivery.eventId)
+            queue.append(delivery)
+            taken += 1
+        }
+        return taken
+    }
+
+    /// A sender's next step.
+    package mutating func next() -> Next {
+        guard running else { return .stop }
+        return queue.isEmpty ? .wait : .send(queue.removeFirst())
+    }
+
+    /// The outcome of `eventId` is committed: it leaves `inFlight` at the next read.
+    package mutating func recorded(_ eventId: String) { finished.insert(eventId) }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Storage
+import Threads
+
+/// Delivers one app's outbox to its webhook: at least once, in order per customer, several
+/// customers at a time.
+///
+/// A dispatcher thread picks due deliveries (`Deliveries.due`: the earliest pending event of
+/// each customer) and hands them to `webhook.concurrency` sender threads. A delivery stays
+/// `pending` in storage while it is in flight, which keeps the customer's later events back;
+/// its outcome is committed before the next one of that customer can start. A restart resumes
+/// from storage: anything not recorded as delivered is sent again, with the same body and id.
+package final class DeliveryWorker: Sendable {
+    package let appId: String
+    /// The webhook's id in the app's `webhooks`.
+    package let webhook: String
+    private let sender: WebhookSender
+    private let store: SQLiteStore
+    private let metrics: Metrics
+    private let clock: @Sendable () -> Date
+    private let pollInterval: Double
+    private let state: Locked<DeliveryDispatch>
+    private let wake = MonotonicSemaphore()
+    private let work = DispatchSemaphore(value: 0)
+    private let finished = DispatchGroup()
+
+    package init(
+        app: AppConfig, webhook: WebhookConfig, store: SQLiteStore, metrics: Metrics,
+        clock: @escaping @Sendable () -> Date = Date.init, pollInterval: Double = 0.2
+    ) {
+        appId = app.id
+        self.webhook = webhook.id
+        sender = WebhookSender(config: webhook)
+        self.store = store
+        self.metrics = metrics
+        self.clock = clock
+        self.pollInterval = pollInterval
+        state = Locked(DeliveryDispatch(capacity: webhook.concurrency * 2))
+    }
+
+    package func start() {
+        state.withLock { $0.start() }
+        for index in 0..<sender.config.concurrency {
+            finished.enter()
+            NamedThread.start("webhook-\(index)-\(appId)\(webhook.isEmpty ? "" : "-" + webhook)") { [self] in
+                sendLoop()
+                finished.leave()
+            }
+        }
+        finished.enter()
+        NamedThread.start("webhooks-\(appId)\(webhook.isEmpty ? "" : "-" + webhook)") { [self] in
+            dispatchLoop()
+            finished.leave()
+        }
+    }
+
+    /// Looks for due deliveries now instead of at the next poll (new events were committed).
+    package func nudge() { wake.signal() }
+
+    /// Stops picking deliveries; sends in progress go on (see `waitStopped`).
+    package func beginStop() {
+        let wasRunning = state.withLock { $0.stop() }
+        guard wasRunning else { return }
+        wake.signal()
+        for _ in 0..<sender.config.concurrency { work.signal() }
+    }
+
+    /// Waits until every send in progress has its answer (at most the webhook timeout) or
+    /// `deadline` passes, so that their outcomes reach storage before it closes. A send still
+    /// running then stays pending and is sent again after the restart.
+    package func waitStopped(until deadline: DispatchTime) {
+        _ = finished.wait(timeout: deadline)
+    }
+
+    /// How long a stop may wait for sends in progress: one webhook timeout and a little more.
+    package var stopGrace: Double { Double(sender.config.timeoutSeconds) + 1 }
+
+    // MARK: - Threads
+
+    private func dispatchLoop() {
+        while state.withLock({ $0.running }) {
+            dispatchDue()
+            _ = wake.wait(timeout: .now() + pollInterval)
+            while wake.wait(timeout: .now()) == .success {}
+        }
+    }
+
+    /// Queues every due delivery not already in flight, up to twice the concurrency
+    /// (`DeliveryDispatch` decides; this reads storage and wakes the senders).
+    private func dispatchDue() {
+        // Outcomes committed before this point are visible to the read below, so their events
+        // may leave `inFlight`; ones that finish during the read stay in it until next time.
+        guard let (inFlight, room) = state.withLock({ $0.beginRead() }) else { return }
+        let nowMs = UnixTime.milliseconds(clock())
+        let (appId, webhook) = (appId, webhook)
+        let holdMs = Int64(sender.config.orderHoldSeconds) * 1000
+        guard
+            let due = try? store.read({ (rows) throws(StoreError) -> [DueDelivery] in
+                do {
+                    return try Deliveries.due(
+                        appId: appId, webhook: webhook, nowMs: nowMs, limit: room, holdMs: holdMs, inFlight: inFlight,
+                        from: rows)
+                } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
+            })
+        else { return }
+        let picked = state.withLock { $0.take(due) }
+        for _ in 0..<picked { work.signal() }
+    }
+
+    private func sendLoop() {
+        while true {
+            work.wait()
+            switch state.withLock({ $0.next() }) {
+            case .stop: return
+            case .wait: continue
+            case .send(let delivery): deliver(delivery)
+            }
+        }
+    }
+
+    /// Sends one event and records the outcome without waiting for the commit: the sender takes
+    /// the next event at once, and the delivery leaves `inFlight` (letting the customer's next
+    /// event go) only once its outcome is committed.
+    private func deliver(_ delivery: DueDelivery) {
+        let outcome: DeliveryOutcome
+        do {
+            outcome = sender.send(try WebhookBody.body(fromStored: delivery.eventJSON), eventId: delivery.eventId, at: clock())
+        } catch {
+            outcome = .failed(status: nil, reason: "stored event cannot be sent: \(error)")
+        }
+        record(outcome, of: delivery, atMs: UnixTime.milliseconds(clock()), attempt: 1)
+    }
+
+    /// Commits what became of an attempt. If the commit fails (storage busy or full), the known
+    /// outcome is committed again after a pause, rather than the event sent again: a 2xx
+    /// answer must not lead to a second delivery. The delivery stays in flight meanwhile, so
+    /// nothing else of that customer goes out; a stop abandons it, and after the restart it is
+    /// sent again (at least once).
+    private func record(_ outcome: DeliveryOutcome, of delivery: DueDelivery, atMs nowMs: Int64, attempt: Int) {
+        let delays = sender.config.retryDelaysSeconds
+        let recorded = Locked("pending")
+        store.write(
+            { transaction in
+                let status = try Deliveries.record(outcome, of: delivery, retryDelaysSeconds: delays, at: nowMs, in: transaction)
+                recorded.withLock { $0 = status }
+            },
+            completion: { [self] result in
+                guard case .success = result else {
+                    metrics.deliveries.increment(label: "unrecorded")
+                    guard state.withLock({ $0.running }) else { return }
+                    let pause = min(Double(attempt), 30)
+                    DispatchQueue.global().asyncAfter(deadline: .now() + pause) { [self] in
+                        record(outcome, of: delivery, atMs: nowMs, attempt: attempt + 1)
+                    }
+                    return
+                }
+                state.withLock { $0.recorded(delivery.eventId) }
+                wake.signal()
+                switch (outcome, recorded.withLock { $0 }) {
+                case (.delivered, _):
+                    metrics.deliveries.increment(label: "delivered")
+                    metrics.deliveryLatency.observe(Double(UnixTime.elapsedMs(from: delivery.createdAtMs, to: nowMs)) / 1000)
+                case (_, "dead"): metrics.deliveries.increment(label: "dead")
+                default: metrics.deliveries.increment(label: "retry")
+                }
+            })
+    }
+
+}

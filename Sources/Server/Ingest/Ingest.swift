@@ -1,0 +1,161 @@
+import AppStore
+import Dispatch
+import Foundation
+import Storage
+import Threads
+
+/// Receives Apple's notification POSTs: verify, store durably, and only then say 200.
+///
+/// https://developer.apple.com/documentation/appstoreservernotifications/responding-to-app-store-server-notifications
+package final class Ingest: Sendable {
+    private let verifiers: [String: AppVerifiers]
+    private let store: SQLiteStore
+    private let metrics: Metrics
+    private let clock: @Sendable () -> Date
+    private let alarm: StorageAlarm?
+
+    /// - Parameter log: where a line goes when storage starts failing and when it works again
+    ///   (`StorageAlarm`).
+    package init(
+        verifiers: [String: AppVerifiers], store: SQLiteStore, metrics: Metrics,
+        clock: @escaping @Sendable () -> Date = Date.init,
+        log: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.verifiers = verifiers
+        self.store = store
+        self.metrics = metrics
+        self.clock = clock
+        alarm = log.map(StorageAlarm.init(log:))
+    }
+
+    /// Handles one request body for the app `appId`, blocking until the answer is known.
+    package func receive(appId: String, body: Data) -> IngestOutcome {
+        switch prepare(appId: appId, body: body) {
+        case .answered(let outcome): return outcome
+        case .store(let record):
+            do {
+                return outcome(of: record, .success(try store.store(record)))
+            } catch {
+                return outcome(of: record, .failure(error))
+            }
+        }
+    }
+
+    /// Handles one request body without holding the thread while the commit is on its way:
+    /// verification runs here, and `reply` runs once the notification is committed and on disk
+    /// (on the store's flusher thread), or at once when there is nothing to store.
+    package func receive(appId: String, body: Data, reply: @escaping @Sendable (IngestOutcome) -> Void) {
+        switch prepare(appId: appId, body: body) {
+        case .answered(let outcome): reply(outcome)
+        case .store(let record):
+            store.store(record) { [self] result in reply(outcome(of: record, result)) }
+        }
+    }
+
+    /// Handles a batch of bodies as if each were POSTed, in order: verified on every core at
+    /// once, then handed to storage in the batch's order (so they are applied in that order,
+    /// and committed together). Returns once they are handed to storage; `wait()` on the result
+    /// returns once every one is committed. For backfill, which verifies the next batch
+    /// meanwhile.
+    package func submit(appId: String, bodies: [Data]) -> PendingOutcomes {
+        let prepared = Locked([Prepared?](repeating: nil, count: bodies.count))
+        DispatchQueue.concurrentPerform(iterations: bodies.count) { index in
+            let one = prepare(appId: appId, body: bodies[index])
+            prepared.withLock { $0[index] = one }
+        }
+        let outcomes = Locked([IngestOutcome?](repeating: nil, count: bodies.count))
+        let done = DispatchGroup()
+        for (index, one) in prepared.value.enumerated() {
+            switch one {
+            case .answered(let outcome)?: outcomes.withLock { $0[index] = outcome }
+            case .store(let record)?:
+                done.enter()
+                store.store(record) { [self] result in
+                    outcomes.withLock { $0[index] = outcome(of: record, result) }
+                    done.leave()
+                }
+            case nil: outcomes.withLock { $0[index] = .unavailable("not prepared") }
+            }
+        }
+        return PendingOutcomes { [outcomes] in
+            done.wait()
+            return outcomes.value.map { $0 ?? .unavailable("no outcome") }
+        }
+    }
+
+    private enum Prepared {
+        /// Nothing to store: the answer is known.
+        case answered(IngestOutcome)
+        /// Verified (or held): store it, then answer.
+        case store(NotificationRecord)
+    }
+
+    /// Parses and verifies; returns the record to store or the answer when there is none.
+    private func prepare(appId: String, body: Data) -> Prepared {
+        guard let app = verifiers[appId] else { return .answered(.unknownApp(appId)) }
+        metrics.notificationsReceived.increment()
+        let signedPayload: String
+        do {
+            signedPayload = try NotificationRequestBody.signedPayload(of: body)
+        } catch {
+            metrics.notificationsRejected.increment(label: "badRequest")
+            return .answered(.badRequest(error.description))
+        }
+        let now = clock()
+        let receivedAt = UnixTime.milliseconds(now)
+        do {
+            let verified = try app.strict.verifyNotification(signedPayload, now: now)
+            return .store(
+                NotificationRecord(
+                    verified: verified, appId: appId, signedPayload: signedPayload, receivedAt: receivedAt, state: .received,
+                    stateReason: nil))
+        } catch let failure where failure.status == .invalidAppIdentifier || failure.status == .invalidEnvironment {
+            // Apple signed it, but not for this app's bundle or environments: keep it, held.
+            guard let verified = try? app.signatureOnly.verifyNotification(signedPayload, now: now) else {
+                return .answered(reject(appId: appId, failure, at: receivedAt))
+            }
+            return .store(
+                NotificationRecord(
+                    verified: verified, appId: appId, signedPayload: signedPayload, receivedAt: receivedAt, state: .held,
+                    stateReason: failure.description))
+        } catch {
+            return .answered(reject(appId: appId, error, at: receivedAt))
+        }
+    }
+
+    /// The answer for a record once storage has spoken.
+    private func outcome(of record: NotificationRecord, _ result: Result<StoreOutcome, StoreError>) -> IngestOutcome {
+        switch result {
+        case .success(.duplicate):
+            alarm?.stored()
+            metrics.notificationsDuplicate.increment()
+            return .duplicate(uuid: record.notificationUUID)
+        case .success(.stored) where record.state == .held:
+            alarm?.stored()
+            metrics.notificationsHeld.increment()
+            metrics.notificationsStored.increment()
+            return .held(uuid: record.notificationUUID, reason: record.stateReason ?? "")
+        case .success(.stored):
+            alarm?.stored()
+            metrics.notificationsStored.increment()
+            return .stored(uuid: record.notificationUUID)
+        case .failure(let error):
+            alarm?.failed(error.description)
+            metrics.storageFailures.increment()
+            return .unavailable(error.description)
+        }
+    }
+
+    private func reject(appId: String, _ failure: VerificationError, at time: Int64) -> IngestOutcome {
+        metrics.notificationsRejected.increment(label: failure.status.rawValue)
+        store.recordReject(Reject(appId: appId, status: failure.status.rawValue, reason: failure.detail, at: time))
+        return .rejected(status: failure.status.rawValue, detail: failure.detail)
+    }
+}
+
+/// What ingest made of a batch, once its commits are on disk.
+package struct PendingOutcomes: Sendable {
+    package let wait: @Sendable () -> [IngestOutcome]
+
+    package static func done(_ outcomes: [IngestOutcome]) -> PendingOutcomes { PendingOutcomes { outcomes } }
+}

@@ -1,0 +1,57 @@
+import AppStore
+import Crypto
+import Foundation
+import Storage
+import Subscriptions
+
+extension NotificationRecord {
+    /// The storage row for a verified notification, with its decoded snapshots.
+    package init(
+        verified: VerifiedNotification, appId: String, signedPayload: String, receivedAt: Int64,
+        state: NotificationState, stateReason: String?
+    ) {
+        let payload = verified.notification.payload
+        let identity = payload.appIdentity
+        let transaction = verified.transaction?.payload
+        let renewal = verified.renewalInfo?.payload
+        self.init(
+            notificationUUID: Self.uuid(of: payload, signedPayload: signedPayload),
+            appId: appId,
+            notificationType: payload.notificationType?.rawValue ?? "",
+            subtype: payload.subtype?.rawValue,
+            environment: identity.environment?.rawValue,
+            bundleId: identity.bundleId,
+            signedDate: payload.signedDate,
+            originalTransactionId: transaction?.originalTransactionId ?? renewal?.originalTransactionId,
+            transactionId: transaction?.transactionId,
+            receivedAt: receivedAt,
+            state: state,
+            stateReason: stateReason,
+            signedPayload: signedPayload,
+            transaction: verified.transaction.flatMap { verified in
+                verified.payload.transactionId.map { id in
+                    TransactionSnapshot(
+                        transactionId: id, originalTransactionId: verified.payload.originalTransactionId,
+                        productId: verified.payload.productId, environment: verified.payload.environment?.rawValue,
+                        signedDate: verified.payload.signedDate, json: String(decoding: verified.json, as: UTF8.self))
+                }
+            },
+            renewalInfo: verified.renewalInfo.map { verified in
+                RenewalSnapshot(
+                    originalTransactionId: verified.payload.originalTransactionId, productId: verified.payload.productId,
+                    environment: verified.payload.environment?.rawValue, signedDate: verified.payload.signedDate,
+                    json: String(decoding: verified.json, as: UTF8.self))
+            })
+        decodedPayload = verified.notification.decodedPayload
+        facts = VerifiedNotificationFacts(
+            notificationUUID: notificationUUID, payload: payload, transaction: transaction, renewalInfo: renewal)
+    }
+
+    /// Apple's `notificationUUID`, in lower case as Apple sends it (the same UUID in upper case is
+    /// the same notification); a payload without one (never seen from Apple) gets a stable id
+    /// from its bytes, so a retry of it is still recognised as the same notification.
+    package static func uuid(of payload: ResponseBodyV2DecodedPayload, signedPayload: String) -> String {
+        if let uuid = payload.notificationUUID, !uuid.isEmpty { return uuid.lowercased() }
+        return "sha256:" + Digest.hex(Digest.sha256(Array(signedPayload.utf8)))
+    }
+}

@@ -1,0 +1,28 @@
+import Synchronization
+
+/// Says when storing notifications starts failing and when it works again: one line each, not one
+/// per refused notification. Apple retries what was answered 503, so the answers alone are right,
+/// but an operator reading the log would otherwise see nothing while notifications wait (the
+/// health check and `revenuedot_storage_failures_total` tell it too).
+package final class StorageAlarm: Sendable {
+    private let failing = Atomic<Bool>(false)
+    private let log: @Sendable (String) -> Void
+
+    /// - Parameter log: takes one line (without its newline).
+    package init(log: @escaping @Sendable (String) -> Void) {
+        self.log = log
+    }
+
+    /// A notification could not be stored because of `error`.
+    package func failed(_ error: String) {
+        guard !failing.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        log("storage is failing; notifications are answered 503 until it works again (Apple retries them): \(error)")
+    }
+
+    /// A notification was stored (or found stored already).
+    package func stored() {
+        // Read first: the common case (nothing was failing) writes nothing shared.
+        guard failing.load(ordering: .acquiring), failing.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        log("storage works again: notifications are stored")
+    }
+}

@@ -1,0 +1,215 @@
+import HTTP
+import Storage
+import Threads
+
+/// Everything `GET /metrics` reports, in the Prometheus text format.
+///
+/// https://prometheus.io/docs/instrumenting/exposition_formats/
+package final class Metrics: Sendable {
+    package init() {}
+
+    package let notificationsReceived = Counter()
+    package let notificationsStored = Counter()
+    package let notificationsDuplicate = Counter()
+    package let notificationsHeld = Counter()
+    package let notificationsRejected = LabeledCounter()
+    package let storageFailures = Counter()
+    package let rejectLogFailures = Counter()
+    package let requestSeconds = Histogram(bounds: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
+    package let commitBatchSize = Histogram(bounds: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
+    /// Each `fdatasync` of the WAL, which every answer of the commits it covers waits for.
+    package let storageFlushSeconds = Histogram(
+        bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
+    package let openConnections = Gauge()
+    package let connectionsCutOff = Counter()
+    /// Webhook delivery attempts by outcome: delivered, retry, dead, unrecorded.
+    package let deliveries = LabeledCounter()
+    /// From the commit of an event (the notification answered 200) to its webhook answered 2xx.
+    package let deliveryLatency = Histogram(bounds: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600])
+    /// Timers the scheduler fired, and those that failed to (retried a minute later).
+    package let timersFired = Counter()
+    package let timersFailed = Counter()
+    /// Notifications a backfill listed, by what ingest made of them: new, already_stored, refused.
+    package let backfillNotifications = LabeledCounter()
+    /// Backfill runs (per app and environment), by outcome: completed, stopped.
+    package let backfillRuns = LabeledCounter()
+    package let backfillPages = Counter()
+    /// Answers to Apple's consumption requests, by outcome: sent, retry, failed, expired, skipped.
+    package let consumptionAnswers = LabeledCounter()
+    /// Differences scheduled reconciliation found between stored state and Apple's, by field.
+    package let reconcileDrifts = LabeledCounter()
+    /// Subscriptions scheduled reconciliation checked, by outcome: in_line, applied, not_applied, failed.
+    package let reconciled = LabeledCounter()
+
+    /// The exposition text; `outbox` adds the delivery backlog read from storage, `heldBacklog`
+    /// the notifications stored held.
+    package func render(outbox: OutboxStatus? = nil, heldBacklog: Int? = nil, unpricedEvents: Int? = nil) -> String {
+        var lines: [String] = []
+        func counter(_ name: String, _ help: String, _ value: Int) {
+            lines += ["# HELP \(name) \(help)", "# TYPE \(name) counter", "\(name) \(value)"]
+        }
+        if let unpricedEvents {
+            counter(
+                "revenuedot_events_without_usd_price_total",
+                "Events made with a price in a currency for which exchangeRatesFile gives no rate: price is null.",
+                unpricedEvents)
+        }
+        counter(
+            "revenuedot_notifications_received_total",
+            "Notification POSTs for a configured app, and those refused before their app was looked at "
+                + "(a body over the limit, bad framing): each ends stored, duplicate or rejected.",
+            notificationsReceived.count)
+        counter(
+            "revenuedot_notifications_stored_total", "Notifications committed to storage (held included).",
+            notificationsStored.count)
+        counter(
+            "revenuedot_notifications_duplicate_total", "Notifications already stored under their notificationUUID.",
+            notificationsDuplicate.count)
+        counter(
+            "revenuedot_notifications_held_total", "Validly signed notifications for another bundle or environment.",
+            notificationsHeld.count)
+        counter(
+            "revenuedot_storage_failures_total", "Notifications answered 503 because storage could not commit.",
+            storageFailures.count)
+        counter(
+            "revenuedot_reject_log_write_failures_total",
+            "Writes of the reject log that failed (their entries are kept and tried again).", rejectLogFailures.count)
+        func labeled(_ name: String, _ help: String, _ label: String, _ counter: LabeledCounter) {
+            lines += ["# HELP \(name) \(help)", "# TYPE \(name) counter"]
+            for (value, count) in counter.counts.sorted(by: { $0.key < $1.key }) {
+                lines.append("\(name){\(label)=\"\(Self.escape(value))\"} \(count)")
+            }
+        }
+        labeled(
+            "revenuedot_notifications_rejected_total",
+            "Notification POSTs refused, by status: badRequest (400), payloadTooLarge (413), notImplemented (501), expectationFailed (417), or the verification status (401).",
+            "status",
+            notificationsRejected)
+        lines += [
+            "# HELP revenuedot_http_request_duration_seconds Time from request to response, by route.",
+            "# TYPE revenuedot_http_request_duration_seconds histogram",
+        ]
+        lines += requestSeconds.render(name: "revenuedot_http_request_duration_seconds")
+        lines += [
+            "# HELP revenuedot_storage_commit_batch_size Writes per group commit: notifications, posted transactions, and the others that share the writer (reject log entries, timers, webhook outcomes).",
+            "# TYPE revenuedot_storage_commit_batch_size histogram",
+        ]
+        lines += commitBatchSize.render(name: "revenuedot_storage_commit_batch_size")
+        lines += [
+            "# HELP revenuedot_storage_flush_duration_seconds Each fdatasync of the WAL: the answers of every commit it covers wait for it, so a disk that stalls holds them all (and Apple may deliver again).",
+            "# TYPE revenuedot_storage_flush_duration_seconds histogram",
+        ]
+        lines += storageFlushSeconds.render(name: "revenuedot_storage_flush_duration_seconds")
+        lines += [
+            "# HELP revenuedot_http_open_connections Open HTTP connections.", "# TYPE revenuedot_http_open_connections gauge",
+            "revenuedot_http_open_connections \(openConnections.current)",
+            "# HELP revenuedot_http_connections_cut_off_total Connections cut off: no whole head within http.headerTimeoutSeconds or request within http.requestTimeoutSeconds, or a chunked body far past the limit.",
+            "# TYPE revenuedot_http_connections_cut_off_total counter",
+            "revenuedot_http_connections_cut_off_total \(connectionsCutOff.count)",
+        ]
+        labeled("revenuedot_webhook_deliveries_total", "Webhook delivery attempts, by outcome.", "outcome", deliveries)
+        lines += [
+            "# HELP revenuedot_webhook_delivery_latency_seconds From the event's commit to its webhook answered 2xx.",
+            "# TYPE revenuedot_webhook_delivery_latency_seconds histogram",
+        ]
+        lines += deliveryLatency.render(name: "revenuedot_webhook_delivery_latency_seconds")
+        counter("revenuedot_timers_fired_total", "Timers the scheduler fed to the reducer.", timersFired.count)
+        counter("revenuedot_timers_failed_total", "Timers that failed to fire (tried again a minute later).", timersFailed.count)
+        labeled(
+            "revenuedot_backfill_notifications_total",
+            "Notifications automatic backfill read from Apple's history, by what ingest made of them.", "result",
+            backfillNotifications)
+        labeled("revenuedot_backfill_runs_total", "Automatic backfill runs, by outcome.", "outcome", backfillRuns)
+        counter("revenuedot_backfill_pages_total", "Pages of notification history automatic backfill read.", backfillPages.count)
+        labeled(
+            "revenuedot_reconcile_drifts_total", "Differences reconciliation found with Apple, by field.", "field",
+            reconcileDrifts)
+        labeled(
+            "revenuedot_reconciled_subscriptions_total", "Subscriptions reconciliation checked, by outcome.", "outcome",
+            reconciled)
+        labeled(
+            "revenuedot_consumption_answers_total",
+            "Answers to Apple's consumption requests, by outcome (retry: an attempt to be made again).", "outcome",
+            consumptionAnswers)
+        if let heldBacklog {
+            lines += [
+                "# HELP revenuedot_notifications_held_backlog Notifications stored held, waiting for a configuration that accepts them (applied at the next start that does).",
+                "# TYPE revenuedot_notifications_held_backlog gauge", "revenuedot_notifications_held_backlog \(heldBacklog)",
+            ]
+        }
+        if let outbox {
+            lines += [
+                "# HELP revenuedot_webhook_pending Events waiting for delivery.", "# TYPE revenuedot_webhook_pending gauge",
+                "revenuedot_webhook_pending \(outbox.pending)",
+                "# HELP revenuedot_webhook_retry_backlog Pending events that failed at least once.",
+                "# TYPE revenuedot_webhook_retry_backlog gauge", "revenuedot_webhook_retry_backlog \(outbox.retrying)",
+                "# HELP revenuedot_webhook_dead Events dead-lettered after every retry.",
+                "# TYPE revenuedot_webhook_dead gauge", "revenuedot_webhook_dead \(outbox.dead)",
+                "# HELP revenuedot_webhook_oldest_pending_age_seconds Age of the oldest pending event.",
+                "# TYPE revenuedot_webhook_oldest_pending_age_seconds gauge",
+                "revenuedot_webhook_oldest_pending_age_seconds \(outbox.oldestPendingAgeSeconds)",
+            ]
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension Metrics {
+    /// One `fdatasync` of the WAL took `duration`.
+    package func storageFlushed(_ duration: Duration) {
+        storageFlushSeconds.observe(duration.inSeconds)
+    }
+}
+
+extension Metrics: HTTPServerObserver {
+    package func requestFinished(method: String, route: String, status: Int, seconds: Double) {
+        requestSeconds.observe(seconds, labels: "method=\"\(Self.methodLabel(method))\",route=\"\(Self.escape(route))\"")
+    }
+
+    /// The standard methods by name, any other as `other`: the method is whatever the client
+    /// sent, and a series per made-up method would let anyone grow `/metrics` and the memory
+    /// behind it without end.
+    package static func methodLabel(_ method: String) -> String {
+        standardMethods.contains(method) ? method : "other"
+    }
+
+    private static let standardMethods: Set<String> = [
+        "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "TRACE",
+    ]
+
+    package func connectionOpened() { openConnections.add(1) }
+    package func connectionClosed() { openConnections.add(-1) }
+    package func connectionCutOff() { connectionsCutOff.increment() }
+
+    /// A notification POST the server answered before ingest saw it counts as rejected, by the
+    /// name of its status (ingest counts the ones it answers itself).
+    package func requestRefused(method: String, route: String, status: Int) {
+        guard route == Routes.notificationRoute else { return }
+        // Received too, so that every POST counted received ends counted once: stored,
+        // duplicate or rejected. (Refused before ingest, its app was not looked at.)
+        notificationsReceived.increment()
+        notificationsRejected.increment(label: Self.refusalNames[status] ?? "status\(status)")
+    }
+
+    private static let refusalNames = [
+        400: "badRequest", 413: "payloadTooLarge", 417: "expectationFailed", 501: "notImplemented",
+    ]
+
+    /// Escapes a label value as the text format requires.
+    /// Runs on every request: label values (route patterns) rarely need escaping, so check first.
+    package static func escape(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == 0x0A }) else {
+            return value
+        }
+        var escaped = ""
+        for character in value.unicodeScalars {
+            switch character {
+            case "\\": escaped += "\\\\"
+            case "\"": escaped += "\\\""
+            case "\n": escaped += "\\n"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return escaped
+    }
+}

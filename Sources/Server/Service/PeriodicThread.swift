@@ -1,0 +1,40 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A named thread that runs a pass now (or after one interval) and then every interval, until
+/// stopped: the loop of serve's backfill, consumption answers, reconciliation and contacts.
+package final class PeriodicThread: Sendable {
+    private let stopping = Mutex(false)
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchGroup()
+
+    /// Whether a stop was asked: a long pass checks it between items.
+    package var isStopping: Bool { stopping.withLock { $0 } }
+
+    /// Starts `pass` on a thread named `name`: at once when `immediately` (then `afterFirst`),
+    /// and every `interval` seconds after.
+    package func start(
+        _ name: String, every interval: Double, immediately: Bool, afterFirst: @escaping @Sendable () -> Void = {},
+        _ pass: @escaping @Sendable () -> Void
+    ) {
+        finished.enter()
+        let thread = Thread { [self] in
+            defer { finished.leave() }
+            if immediately {
+                pass()
+                afterFirst()
+            }
+            while wake.wait(timeout: .now() + interval) == .timedOut && !isStopping { pass() }
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Asks the thread to stop after its pass; true when it ended by `deadline`.
+    package func stop(waitingUntil deadline: DispatchTime) -> Bool {
+        stopping.withLock { $0 = true }
+        wake.signal()
+        return finished.wait(timeout: deadline) == .success
+    }
+}

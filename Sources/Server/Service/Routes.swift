@@ -1,0 +1,93 @@
+import AppStore
+import Foundation
+import HTTP
+import JSON
+import Storage
+import Threads
+
+/// The HTTP API of the service (DESIGN.md "HTTP API"): routes and how outcomes become answers.
+package enum Routes {
+    /// Where Apple posts an app's notifications.
+    package static let notificationRoute = "/v1/apple/notifications/{appId}"
+
+    package static func router(
+        ingest: Ingest, subscribers: SubscribersAPI, events: EventsAPI, commerce: CommerceAPI, apple: AppleWorkAPI,
+        store: SQLiteStore, metrics: Metrics, exchangeRates: ExchangeRates? = nil
+    ) -> Router {
+        var router = Router()
+        router.addDeferred("POST", "/v1/apple/import") { apple.importRow($0, reply: $1) }
+        router.addDeferred("POST", "/v1/apple/reconcile") { apple.reconcile($0, reply: $1) }
+        router.add("POST", "/v1/advanced-commerce/{appId}/requests") { commerce.create($0) }
+        router.add("GET", "/v1/advanced-commerce/{appId}/requests/{requestReferenceId}") { commerce.show($0) }
+        router.add("GET", "/v1/events") { events.events($0) }
+        // RevenueCat's paths answer errors in RevenueCat's shape. GET is deferred: an unknown
+        // customer is created first (a write), as RevenueCat creates it.
+        let revenueCat: [(String, String, @Sendable (HTTPRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void)] = [
+            ("GET", "/v1/subscribers/{app_user_id}", subscribers.subscriber),
+            ("DELETE", "/v1/subscribers/{app_user_id}", subscribers.delete),
+            ("POST", "/v1/subscribers/{app_user_id}/alias", subscribers.alias),
+            ("POST", "/v1/subscribers/{app_user_id}/attributes", subscribers.setAttributes),
+            ("POST", "/v1/subscribers/{app_user_id}/transactions", subscribers.postTransaction),
+            ("POST", "/v1/subscribers/{app_user_id}/entitlements/{entitlement}/promotional", subscribers.grantPromotional),
+            (
+                "POST", "/v1/subscribers/{app_user_id}/entitlements/{entitlement}/revoke_promotionals",
+                subscribers.revokePromotionals
+            ),
+        ]
+        for (method, path, handler) in revenueCat {
+            router.addDeferred(method, path) { request, reply in
+                handler(request) { reply(RevenueCatError.translate($0)) }
+            }
+        }
+        // Deferred: the worker verifies, then serves other connections while the commit is on its way.
+        router.addDeferred("POST", notificationRoute) { request, reply in
+            ingest.receive(appId: request.pathParameters["appId"] ?? "", body: request.body) { reply(response(for: $0)) }
+        }
+        // Deferred: while the writer waits for a lock, a probe holds a connection, not a worker.
+        router.addDeferred("GET", "/health") { _, reply in
+            store.healthCheck { result in
+                switch result {
+                case .success: reply(.json(Data(#"{"status":"ok"}"#.utf8)))
+                case .failure(let error): reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
+                }
+            }
+        }
+        router.add("GET", "/metrics") { _ in
+            let nowMs = UnixTime.nowMs
+            let outbox = try? store.read { (rows) throws(StoreError) -> OutboxStatus in
+                do { return try Deliveries.status(nowMs: nowMs, from: rows) } catch let error as StoreError {
+                    throw error
+                } catch { throw StoreError(.corrupt, "\(error)") }
+            }
+            let unpriced = exchangeRates?.unpricedCount ?? 0
+            let held = try? store.read { (rows) throws(StoreError) in try NotificationCounts.held(from: rows) }
+            return .text(
+                metrics.render(outbox: outbox, heldBacklog: held, unpricedEvents: unpriced),
+                contentType: "text/plain; version=0.0.4; charset=utf-8")
+        }
+        return router
+    }
+
+    /// The answer Apple gets: 200 once stored (duplicates and held ones too), else an error body.
+    package static func response(for outcome: IngestOutcome) -> HTTPResponse {
+        switch outcome {
+        case .stored(let uuid): stored("stored", uuid)
+        case .duplicate(let uuid): stored("duplicate", uuid)
+        case .held(let uuid, _): stored("held", uuid)
+        case .badRequest(let message): .error(status: 400, code: "bad_request", message: message)
+        case .rejected(let status, let detail): .error(status: 401, code: status, message: detail)
+        case .unknownApp(let id): .error(status: 404, code: "unknown_app", message: "no app \"\(id)\" is configured")
+        case .unavailable(let message): .error(status: 503, code: "storage_unavailable", message: message)
+        }
+    }
+
+    /// `{"notificationUUID": uuid, "status": status}`, keys sorted as `serialized()` sorts them.
+    private static func stored(_ status: String, _ uuid: String) -> HTTPResponse {
+        var body = JSONWriter(capacity: 96)
+        body.beginObject()
+        body.member("notificationUUID", uuid)
+        body.member("status", status)
+        body.endObject()
+        return .json(Data(body.bytes))
+    }
+}

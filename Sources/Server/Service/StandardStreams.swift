@@ -1,0 +1,37 @@
+import Foundation
+
+/// Writing to standard output and standard error without buffering surprises.
+package enum StandardStreams {
+    /// A command's output: if it cannot be written (a full disk, a closed descriptor), the command
+    /// says so on standard error and exits 1 rather than carrying on as if it had printed it. (A
+    /// reader that went away ends it by SIGPIPE first, as for any Unix command.)
+    package static func out(_ text: String) {
+        do {
+            try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+        } catch {
+            Self.error("revenuedot: cannot write to standard output: \(error.localizedDescription)\n")
+            exit(1)
+        }
+    }
+
+    /// What a running server says: lost, not fatal, when nobody can read it any more.
+    package static func note(_ text: String) {
+        try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+    }
+
+    package static func error(_ text: String) {
+        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
+    }
+
+    /// Opens /dev/null on any of descriptors 0, 1 and 2 that is closed (a process started with
+    /// `>&- 2>&-`, some supervisors). Otherwise the next file or pipe opened takes the free
+    /// number: the server's signal pipe became its standard error, and any warning it wrote
+    /// stopped it as if a SIGTERM had come. Called before anything else opens a descriptor.
+    package static func openClosedStandardDescriptors() {
+        for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            // open takes the lowest free number, which is `descriptor` since the ones before it are open.
+            let opened = open("/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY)
+            if opened >= 0, opened != descriptor { close(opened) }
+        }
+    }
+}

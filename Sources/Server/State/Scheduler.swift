@@ -1,0 +1,136 @@
+import Foundation
+import Storage
+import Subscriptions
+import Threads
+
+/// Feeds due timers to the reducer: the clock input that records EXPIRATION when access, grace
+/// period included, has ended, whether or not Apple ever says so.
+///
+/// Every `intervalMs` it fires each timer whose moment has passed, in its own write (a timer
+/// due while the server was down fires on the first tick after the start). Firing is
+/// idempotent: the reducer derives event ids from the lapse, so a timer fired twice makes no
+/// second event.
+package final class Scheduler: Sendable {
+    private let apps: [String: AppConfig]
+    private let store: SQLiteStore
+    private let interval: Double
+    private let clock: @Sendable () -> Date
+    private let afterFiring: @Sendable (Int) -> Void
+    private let onFailure: @Sendable (String) -> Void
+    /// What the store keeps decoded, shared with ingest (`LedgerCache`).
+    private let cache: LedgerCache?
+    private let running = Locked(false)
+    /// Set by `stop`: a tick in progress ends after its batch instead of firing the whole backlog.
+    private let stopping = Locked(false)
+    private let stopped = MonotonicSemaphore()
+    private let wake = MonotonicSemaphore()
+
+    /// - Parameters:
+    ///   - afterFiring: called with the number of timers fired by a tick (when any fired).
+    ///   - onFailure: called with a description of each timer that failed to fire.
+    ///   - cache: what the store keeps decoded, shared with the other inputs applied to it.
+    package init(
+        config: RevenueDotConfig, store: SQLiteStore, clock: @escaping @Sendable () -> Date = Date.init,
+        afterFiring: @escaping @Sendable (Int) -> Void = { _ in }, onFailure: @escaping @Sendable (String) -> Void = { _ in },
+        cache: LedgerCache? = nil
+    ) {
+        apps = Dictionary(uniqueKeysWithValues: config.apps.map { ($0.id, $0) })
+        self.store = store
+        interval = Double(config.scheduler.intervalMs) / 1000
+        self.clock = clock
+        self.afterFiring = afterFiring
+        self.onFailure = onFailure
+        self.cache = cache
+    }
+
+    /// Starts ticking; once only, and never after `stop` (a start deferred behind the first
+    /// backfill may come after a shutdown began).
+    package func start() {
+        let starts = running.withLock { running -> Bool in
+            guard !running, !stopping.value else { return false }
+            running = true
+            return true
+        }
+        guard starts else { return }
+        NamedThread.start("scheduler") { [self] in
+            while running.value {
+                _ = try? tick()
+                _ = wake.wait(timeout: .now() + interval)
+            }
+            stopped.signal()
+        }
+    }
+
+    /// Stops after the batch of timers in progress, waiting for it until `deadline`; false when the
+    /// batch was still waiting for storage then (a disk that does not answer).
+    @discardableResult
+    package func stop(waitingUntil deadline: DispatchTime = .distantFuture) -> Bool {
+        stopping.withLock { $0 = true }
+        guard running.value else { return true }
+        running.withLock { $0 = false }
+        wake.signal()
+        return stopped.wait(timeout: deadline) == .success
+    }
+
+    /// How long a timer that failed to fire waits before the next attempt.
+    package static let retryAfterFailureMs: Int64 = 60_000
+
+    /// Fires every timer due now; returns how many fired.
+    ///
+    /// Each timer is its own write (group-committed together, each in its own savepoint), so one
+    /// that cannot fire (a state row that no longer decodes, say) fails alone: it is reported
+    /// through `onFailure`, pushed back by `retryAfterFailureMs`, and the others still fire.
+    @discardableResult
+    package func tick() throws -> Int {
+        let now = clock()
+        let nowMs = UnixTime.milliseconds(now)
+        var fired = 0
+        var seen: Set<PendingTimers.Due> = []
+        while true {
+            let due = try store.read { (rows) throws(StoreError) -> [PendingTimers.Due] in
+                try PendingTimers.due(atMs: nowMs, limit: 256, from: rows)
+            }
+            // A timer already handled in this tick (the reducer set it again, still due) waits for the next one.
+            let fresh = due.filter { seen.insert($0).inserted }
+            if fresh.isEmpty { break }
+            let outcomes = Locked<[Bool]>([])
+            let group = DispatchGroup()
+            for timer in fresh {
+                group.enter()
+                store.write(
+                    { [apps, cache] transaction in
+                        guard let app = apps[timer.appId] else {
+                            // An app no longer configured: its timers would come back on every tick.
+                            try PendingTimers.remove(timer, in: transaction)
+                            return
+                        }
+                        // Re-read inside the write: a notification may have moved or removed it meanwhile.
+                        guard let pending = try PendingTimers.load(timer, atMs: nowMs, in: transaction) else { return }
+                        try TimerFiring.fire(pending, app: app.ledger, atMs: nowMs, deliver: true, cache: cache, in: transaction)
+                        try LedgerInputs.log(
+                            kind: "timer", ref: try LedgerRows.encode(pending), appId: app.id, atMs: nowMs, in: transaction)
+                    },
+                    completion: { [self] result in
+                        if case .failure(let error) = result { postpone(timer, nowMs: nowMs, error: error) }
+                        outcomes.withLock { $0.append((try? result.get()) != nil) }
+                        group.leave()
+                    })
+            }
+            group.wait()
+            fired += outcomes.withLock { $0.filter { $0 }.count }
+            // What is left fires at the next start: a stop does not wait for a whole backlog.
+            if due.count < 256 || stopping.value { break }
+        }
+        if fired > 0 { afterFiring(fired) }
+        return fired
+    }
+
+    /// Reports a timer that failed to fire and moves it out of the way for a while.
+    private func postpone(_ timer: PendingTimers.Due, nowMs: Int64, error: StoreError) {
+        onFailure("timer \(timer.id) of app \(timer.appId) failed to fire: \(error)")
+        store.write(
+            { transaction in
+                try PendingTimers.postpone(timer, dueAtMs: nowMs, toMs: nowMs + Self.retryAfterFailureMs, in: transaction)
+            }, completion: { _ in })
+    }
+}

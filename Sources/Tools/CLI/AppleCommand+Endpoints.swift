@@ -1,0 +1,118 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import Server
+
+extension AppleCommand {
+    /// The call the arguments describe; a usage error for anything missing or malformed.
+    func endpoint(now: Date) throws(UsageError) -> Endpoint {
+        // Apple's transaction ids are decimal: anything else would only be refused by Apple.
+        if [
+            "transaction-info", "transaction-history", "subscription-statuses", "send-consumption", "extend-renewal-date",
+            "refund-history", "set-app-account-token",
+        ].contains(endpointName),
+            let id = parsed.positionals.first, !id.isEmpty, !id.utf8.allSatisfy({ (48...57).contains($0) })
+        {
+            throw UsageError("\"\(id)\" is not a transaction id (Apple's are decimal numbers)")
+        }
+        switch endpointName {
+        case "transaction-info":
+            return .transactionInfo(transactionId: try positional(0, "a TRANSACTION_ID"))
+        case "transaction-history":
+            let types = try parsed.values("product-type").map { (text) throws(UsageError) -> HistoryProductType in
+                let type = HistoryProductType(rawValue: text)
+                guard type.isKnown else { throw UsageError("--product-type \"\(text)\" is not a product type") }
+                return type
+            }
+            let ownership = parsed.value("ownership").map { InAppOwnershipType(rawValue: $0) }
+            let filter = TransactionHistoryRequest(
+                startDate: try date("start-date"), endDate: try date("end-date"), productIds: parsed.values("product-id"),
+                productTypes: types, sort: try known("sort", HistorySortOrder.self),
+                subscriptionGroupIdentifiers: parsed.values("subscription-group"), inAppOwnershipType: ownership,
+                revoked: try bool("revoked"))
+            return .transactionHistory(
+                transactionId: try positional(0, "a TRANSACTION_ID"), filter: filter, revision: parsed.value("revision"))
+        case "subscription-statuses":
+            let statuses = try parsed.values("status").map { (text) throws(UsageError) -> SubscriptionStatus in
+                guard let value = Int32(text), (1...5).contains(value) else {
+                    throw UsageError("--status must be 1 to 5, not \"\(text)\"")
+                }
+                return SubscriptionStatus(rawValue: value)
+            }
+            return .allSubscriptionStatuses(transactionId: try positional(0, "a TRANSACTION_ID"), statuses: statuses)
+        case "notification-history":
+            guard let start = try date("start-date") else { throw UsageError("notification-history needs --start-date") }
+            let type = parsed.value("notification-type").map { NotificationTypeV2(rawValue: $0) }
+            let subtype = parsed.value("subtype").map { Subtype(rawValue: $0) }
+            let request = NotificationHistoryRequest(
+                startDate: start, endDate: try date("end-date") ?? Int64(now.timeIntervalSince1970 * 1000),
+                notificationType: type, notificationSubtype: subtype, transactionId: parsed.value("transaction-id"),
+                onlyFailures: parsed.flags.contains("only-failures") ? true : nil)
+            return .notificationHistory(request, paginationToken: parsed.value("pagination-token"))
+        case "request-test-notification":
+            return .requestTestNotification
+        case "test-notification-status":
+            return .testNotificationStatus(token: try positional(0, "a TOKEN"))
+        case "send-consumption":
+            let delivery = try known("delivery-status", DeliveryStatus.self)
+            guard let delivery else { throw UsageError("send-consumption needs --delivery-status") }
+            guard let sample = try bool("sample-content-provided") else {
+                throw UsageError("send-consumption needs --sample-content-provided true|false")
+            }
+            let request = ConsumptionRequest(
+                customerConsented: true, sampleContentProvided: sample, deliveryStatus: delivery,
+                consumptionPercentage: try integer("consumption-percentage", in: 0...100_000).map { Int32($0) },
+                refundPreference: try known("refund-preference", RefundPreference.self))
+            return .sendConsumptionInformation(transactionId: try positional(0, "a TRANSACTION_ID"), request)
+        case "extend-renewal-date":
+            let request = ExtendRenewalDateRequest(
+                extendByDays: Int32(try requiredInteger("days", in: 1...90)),
+                extendReasonCode: ExtendReasonCode(rawValue: Int32(try requiredInteger("reason", in: 0...3))),
+                requestIdentifier: parsed.value("request-identifier") ?? UUID().uuidString.lowercased())
+            return .extendRenewalDate(originalTransactionId: try positional(0, "an ORIGINAL_TRANSACTION_ID"), request)
+        case "mass-extend-renewal-date":
+            let request = MassExtendRenewalDateRequest(
+                extendByDays: Int32(try requiredInteger("days", in: 1...90)),
+                extendReasonCode: ExtendReasonCode(rawValue: Int32(try requiredInteger("reason", in: 0...3))),
+                requestIdentifier: parsed.value("request-identifier") ?? UUID().uuidString.lowercased(),
+                storefrontCountryCodes: parsed.values("storefront").isEmpty ? nil : parsed.values("storefront"),
+                productId: try required("product-id"))
+            return .extendRenewalDatesForAllActiveSubscribers(request)
+        case "mass-extend-status":
+            return .renewalDateExtensionStatus(
+                productId: try positional(0, "a PRODUCT_ID"), requestIdentifier: try positional(1, "a REQUEST_IDENTIFIER"))
+        case "look-up-order":
+            return .lookUpOrderId(orderId: try positional(0, "an ORDER_ID"))
+        case "refund-history":
+            return .refundHistory(transactionId: try positional(0, "a TRANSACTION_ID"), revision: parsed.value("revision"))
+        case "set-app-account-token":
+            let token = try positional(1, "a UUID")
+            guard UUID(uuidString: token) != nil else { throw UsageError("\"\(token)\" is not a UUID") }
+            return .setAppAccountToken(
+                originalTransactionId: try positional(0, "an ORIGINAL_TRANSACTION_ID"),
+                UpdateAppAccountTokenRequest(appAccountToken: token))
+        default:
+            throw UsageError("unknown endpoint \"\(endpointName)\"")
+        }
+    }
+
+    func requiredInteger(_ option: String, in range: ClosedRange<Int64>) throws(UsageError) -> Int64 {
+        guard let value = try integer(option, in: range) else { throw UsageError("\(endpointName) needs --\(option)") }
+        return value
+    }
+}
+
+/// Dates on the command line: UNIX milliseconds, `YYYY-MM-DD` (midnight UTC) or ISO 8601.
+enum CommandDates {
+    static func milliseconds(_ text: String) -> Int64? {
+        if let number = Int64(text) { return number }
+        if let date = try? Date(text, strategy: .iso8601) { return Int64(date.timeIntervalSince1970 * 1000) }
+        // A day that does not exist (2026-02-30) is refused, not rolled into the next month.
+        if let date = try? Date(text + "T00:00:00Z", strategy: .iso8601),
+            date.formatted(.iso8601.year().month().day()) == text
+        {
+            return Int64(date.timeIntervalSince1970 * 1000)
+        }
+        return nil
+    }
+}

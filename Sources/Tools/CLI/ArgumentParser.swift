@@ -1,0 +1,57 @@
+import Server
+/// Splits a command line into options and positional arguments.
+///
+/// Options are `--name value`, `--name=value`, or flags (`--lines`); each option may repeat. A
+/// value that starts with `--` is given as `--name=value`.
+/// `-` alone is positional (standard input); `--` ends option parsing.
+public struct ParsedArguments: Sendable {
+    public private(set) var options: [String: [String]] = [:]
+    public private(set) var flags: Set<String> = []
+    public private(set) var positionals: [String] = []
+
+    /// Parses `arguments` knowing which names take a value and which are flags.
+    public init(_ arguments: [String], valueOptions: Set<String>, flagOptions: Set<String>) throws(UsageError) {
+        var index = 0
+        var optionsEnded = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard !optionsEnded, argument.hasPrefix("--") else {
+                positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
+            var name = String(argument.dropFirst(2))
+            var value: String?
+            if let equals = name.firstIndex(of: "=") {
+                value = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            if flagOptions.contains(name) {
+                guard value == nil else { throw UsageError("--\(name) takes no value") }
+                flags.insert(name)
+            } else if valueOptions.contains(name) {
+                if value == nil {
+                    // The next option is not this one's value (`--limit --config x`); `--name=--x` gives one.
+                    guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+                        throw UsageError("--\(name) needs a value")
+                    }
+                    value = arguments[index]
+                    index += 1
+                }
+                options[name, default: []].append(value!)
+            } else {
+                throw UsageError("unknown option --\(name)")
+            }
+        }
+    }
+
+    /// The last value given for `name`.
+    public func value(_ name: String) -> String? { options[name]?.last }
+
+    /// Every value given for `name`, in order.
+    public func values(_ name: String) -> [String] { options[name] ?? [] }
+}

@@ -1,0 +1,133 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import Server
+import Storage
+import Threads
+
+/// `revenuedot backfill`: recovers the notifications Apple sent that were never stored.
+public struct BackfillCommand {
+    public static let usage = """
+        usage: revenuedot backfill --app ID [--environment Production|Sandbox] [--since DATE] [--until DATE]
+                                   [--only-failures] [--config FILE]
+
+        Pages through Apple's notification history (Get Notification History, with the app's
+        inAppPurchaseKey) and hands every notification to the ingest path, exactly as Apple's POST:
+        verified, stored once per notificationUUID, applied, its events sent. One already stored
+        changes nothing, so a backfill can run any time, as often as wanted.
+
+          --environment E   Production or Sandbox; both that the app accepts when not given
+          --since DATE      from DATE (UNIX ms, 2026-11-01 or ISO 8601); by default from the newest
+                            notification already stored less appleApi.backfillMarginMinutes, or as
+                            far back as Apple keeps history (180 days in Production, 30 in Sandbox)
+          --until DATE      to DATE (default now)
+          --only-failures   only the notifications Apple could not deliver
+
+        With `revenuedot serve` running on the database, notifications go to its notification
+        URL; without, into the database directly. Progress goes to standard error, a summary to
+        standard output. Exit 0 when every page was read; 1 with the reason otherwise (what was
+        stored stays stored, and the next run goes on from there).
+        """
+
+    let parsed: ParsedArguments
+
+    public init(arguments: [String]) throws {
+        parsed = try ParsedArguments(
+            arguments, valueOptions: ["config", "app", "environment", "since", "until"], flagOptions: ["only-failures"])
+        guard parsed.positionals.isEmpty else { throw UsageError("backfill takes options only") }
+        guard parsed.value("app") != nil else { throw UsageError("backfill needs --app ID") }
+        for option in ["since", "until"] {
+            guard let text = parsed.value(option) else { continue }
+            guard CommandDates.milliseconds(text) != nil else {
+                throw UsageError("--\(option) must be UNIX milliseconds, YYYY-MM-DD or an ISO 8601 time, not \"\(text)\"")
+            }
+        }
+        let since = parsed.value("since").flatMap(CommandDates.milliseconds)
+        let until = parsed.value("until").flatMap(CommandDates.milliseconds)
+        if let since, since > UnixTime.nowMs { throw UsageError("--since is in the future") }
+        if let since, let until, since >= until { throw UsageError("--since must come before --until") }
+        _ = try AppleCommand.environment(parsed.value("environment"))
+    }
+
+    public func run() throws -> Int32 {
+        let (config, app) = try AppleCommand.configuredApp(parsed)
+        let appId = app.id
+        let environments =
+            try AppleCommand.environment(parsed.value("environment")).map { [$0] } ?? Backfill.environments(of: app)
+        if let asked = environments.first, !app.environments.contains(asked) {
+            throw UsageError("app \"\(appId)\" does not accept \(asked.rawValue)")
+        }
+        guard !environments.isEmpty else {
+            throw UsageError("app \"\(appId)\" accepts neither Production nor Sandbox, the environments Apple keeps history of")
+        }
+        let path = try config.sqlitePath()
+        let target = try BackfillTarget.open(config: config, databasePath: path, appId: appId)
+        defer { target.close() }
+        var failed = false
+        for environment in environments {
+            let label = "backfill \(appId) \(environment.rawValue)"
+            do {
+                let client = try AppleAPIClients.client(for: app, environment: environment, config: config.appleAPI)
+                let window = Backfill.window(
+                    since: parsed.value("since").flatMap(CommandDates.milliseconds),
+                    until: parsed.value("until").flatMap(CommandDates.milliseconds),
+                    newestStored: try target.newestStored(environment),
+                    marginMs: Int64(config.appleAPI.backfillMarginMinutes) * 60_000, environment: environment,
+                    nowMs: UnixTime.nowMs)
+                StandardStreams.error(
+                    "\(label): from \(UnixTime.iso8601(window.start)) to \(UnixTime.iso8601(window.end)), into \(target.name)\n")
+                let request = NotificationHistoryRequest(
+                    startDate: window.start, endDate: window.end,
+                    onlyFailures: parsed.flags.contains("only-failures") ? true : nil)
+                let started = ContinuousClock.now
+                let counts = try Backfill.run(
+                    client: client, request: request, deliver: target.deliver,
+                    progress: { counts in
+                        StandardStreams.error("\(label): page \(counts.pages), \(counts.summary)\n")
+                    })
+                let seconds =
+                    Double(started.duration(to: .now).components.attoseconds) / 1e18
+                    + Double(started.duration(to: .now).components.seconds)
+                StandardStreams.out("\(label): \(counts.summary) in \(String(format: "%.2f", seconds)) s\n")
+            } catch let stopped as Backfill.Stopped {
+                StandardStreams.error("\(label): stopped: \(stopped) (\(stopped.counts.summary) so far)\n")
+                failed = true
+            } catch {
+                StandardStreams.error("\(label): \(error)\n")
+                failed = true
+            }
+        }
+        return failed ? 1 : 0
+    }
+}
+
+/// Where the command's backfill goes: the running server, or the database opened here.
+struct BackfillTarget {
+    let name: String
+    let deliver: Backfill.Deliver
+    let newestStored: (AppStoreEnvironment) throws -> Int64?
+    let close: () -> Void
+
+    static func open(config: RevenueDotConfig, databasePath: String, appId: String) throws -> BackfillTarget {
+        if DatabaseLock.isHeldByAnother(databasePath: databasePath) {
+            let reader = try SQLiteReader(path: databasePath)
+            return BackfillTarget(
+                name: "the running server at \(config.listen)",
+                deliver: BackfillDelivery.overHTTP(listen: config.listen, appId: appId),
+                newestStored: { try reader.newestNotificationSignedDate(appId: appId, environment: $0.rawValue) },
+                close: {})
+        }
+        let store: SQLiteStore
+        do {
+            store = try SQLiteStore(
+                path: databasePath, handOff: LedgerHandOff(config: config, cache: LedgerCache()), exclusive: true)
+        } catch {
+            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(databasePath): \(error)")
+        }
+        let ingest = Ingest(verifiers: try AppVerifiers.forApps(of: config), store: store, metrics: Metrics())
+        return BackfillTarget(
+            name: databasePath, deliver: BackfillDelivery.inProcess(ingest, appId: appId),
+            newestStored: { try store.newestNotificationSignedDate(appId: appId, environment: $0.rawValue) },
+            close: { store.close() })
+    }
+}

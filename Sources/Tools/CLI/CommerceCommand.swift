@@ -1,0 +1,78 @@
+import AdvancedCommerce
+import AppStore
+import Foundation
+import JSON
+import Server
+import Storage
+
+/// `revenuedot commerce validate|sign`: an Advanced Commerce in-app request checked (and signed)
+/// for a customer, as `POST /v1/advanced-commerce/{appId}/requests` does.
+public struct CommerceCommand {
+    public static let usage = """
+        usage: revenuedot commerce validate --app ID --customer APP_USER_ID FILE|- [--config FILE]
+               revenuedot commerce sign --app ID --customer APP_USER_ID FILE|- [--config FILE]
+
+          FILE holds the request JSON (OneTimeChargeCreateRequest, SubscriptionCreateRequest,
+          SubscriptionModifyInAppRequest or SubscriptionReactivateInAppRequest, told apart by
+          "operation"). Apple's rules are checked, and a modify request against the customer's
+          live subscription; a missing requestReferenceId is generated and a missing
+          consistencyToken filled from the latest renewal info.
+          validate  prints the request as it would be signed, or Apple's errors (exit 1)
+          sign      also signs it with the app's inAppPurchaseKey, records it as pending, and
+                    prints {"token", "requestReferenceId", "advancedCommerceData"}
+        """
+
+    let subcommand: String
+    let parsed: ParsedArguments
+
+    public init(arguments: [String]) throws {
+        guard let first = arguments.first, ["validate", "sign"].contains(first) else {
+            throw UsageError("expected validate or sign")
+        }
+        subcommand = first
+        parsed = try ParsedArguments(Array(arguments.dropFirst()), valueOptions: ["config", "app", "customer"], flagOptions: [])
+        guard parsed.positionals.count == 1 else { throw UsageError("\(subcommand) needs one request FILE (or -)") }
+        guard parsed.value("app") != nil, parsed.value("customer") != nil else {
+            throw UsageError("\(subcommand) needs --app ID and --customer APP_USER_ID")
+        }
+        // The API refuses an empty app_user_id too: a request signed for nobody could never be matched.
+        guard parsed.value("customer")?.isEmpty == false else { throw UsageError("--customer must not be empty") }
+    }
+
+    public func run() throws -> Int32 {
+        let (config, store) = try CommandStore.open(parsed)
+        defer { store.close() }
+        let appId = parsed.value("app") ?? ""
+        guard let app = config.apps.first(where: { $0.id == appId }) else {
+            throw UsageError("no app \"\(appId)\" is configured")
+        }
+        let path = parsed.positionals[0]
+        let json: Data
+        if path == "-" {
+            json = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let read = FileManager.default.contents(atPath: path) else {
+                throw UsageError("cannot read the request file \(path)")
+            }
+            json = read
+        }
+        let outcome = try CommerceRequests(app: app, store: store, clock: Date.init)
+            .prepare(json, for: parsed.value("customer") ?? "", sign: subcommand == "sign")
+        switch outcome {
+        case .invalid(let errors):
+            StandardStreams.error(errors.map { "\($0)\n" }.joined())
+            return 1
+        case .valid(let request, let token):
+            if let token {
+                let body = JSONValue.object([
+                    "token": .string(token), "requestReferenceId": .string(request.requestReferenceId ?? ""),
+                    "advancedCommerceData": .object(["signatureInfo": .object(["token": .string(token)])]),
+                ])
+                StandardStreams.out(body.serialized(pretty: true) + "\n")
+            } else {
+                StandardStreams.out(try JSONValue(parsing: try request.json()).serialized(pretty: true) + "\n")
+            }
+            return 0
+        }
+    }
+}

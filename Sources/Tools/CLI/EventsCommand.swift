@@ -1,0 +1,131 @@
+import AppStore
+import Foundation
+import JSON
+import Server
+import Storage
+import Threads
+
+/// `revenuedot events list|resend`: the outbox and its webhook deliveries, read from storage.
+public struct EventsCommand {
+    public static let usage = """
+        usage: revenuedot events list [--customer ID] [--app ID] [--status pending|delivered|dead|none] [--limit N]
+                                      [--json] [--config FILE]
+               revenuedot events resend EVENT_ID [--config FILE]
+
+          list     newest first, with each event's delivery: pending (waiting or retrying),
+                   delivered, dead (every retry failed), none (the app has no webhook);
+                   --json prints one object per line (the event as sent, plus its delivery)
+          resend   makes an event due again at once (a dead letter, or a delivered event sent
+                   again on purpose); a running server sends it within a moment
+        """
+
+    let subcommand: String
+    let parsed: ParsedArguments
+    static let statuses = ["pending", "delivered", "dead", "none"]
+
+    public init(arguments: [String]) throws {
+        guard let first = arguments.first, ["list", "resend"].contains(first) else {
+            throw UsageError("expected list or resend")
+        }
+        subcommand = first
+        parsed = try ParsedArguments(
+            Array(arguments.dropFirst()), valueOptions: ["config", "customer", "app", "status", "limit"],
+            flagOptions: ["json"])
+        switch subcommand {
+        case "resend": guard parsed.positionals.count == 1 else { throw UsageError("resend needs one event id") }
+        default: guard parsed.positionals.isEmpty else { throw UsageError("list takes no arguments") }
+        }
+        if let status = parsed.value("status"), !Self.statuses.contains(status) {
+            throw UsageError("--status must be one of \(Self.statuses.joined(separator: ", "))")
+        }
+    }
+
+    public func run() throws -> Int32 {
+        guard subcommand == "resend" else {
+            let (config, reader) = try CommandStore.openForReading(parsed)
+            defer { reader.close() }
+            warnIfUnconfigured(config)
+            return try list(reader)
+        }
+        let (config, store) = try CommandStore.open(parsed)
+        defer { store.close() }
+        warnIfUnconfigured(config)
+        return try resend(store, config: config, id: parsed.positionals[0])
+    }
+
+    private func warnIfUnconfigured(_ config: RevenueDotConfig) {
+        if let app = parsed.value("app"), !config.apps.contains(where: { $0.id == app }) {
+            StandardStreams.error("revenuedot events: warning: no app \"\(app)\" is configured\n")
+        }
+    }
+
+    private func list(_ store: SQLiteReader) throws -> Int32 {
+        var filter = EventFilter(
+            customer: parsed.value("customer"), appId: parsed.value("app"), deliveryStatus: parsed.value("status"))
+        if let text = parsed.value("limit") {
+            guard let value = Int64(text), value > 0 else { throw UsageError("--limit must be a positive number") }
+            filter.limit = value
+        }
+        let chosen = filter
+        let rows = try store.read { (rows) throws(StoreError) in try EventRows.list(chosen, from: rows) }
+        if parsed.flags.contains("json") {
+            var output = ""
+            for row in rows {
+                var delivery: [String: JSONValue] = ["status": .string(row.deliveryStatus ?? "none")]
+                delivery["attempts"] = .integer(row.attempts)
+                delivery["nextAttemptAt"] = row.deliveryStatus == "pending" ? row.nextAttemptAtMs.map(JSONValue.integer) : nil
+                delivery["deliveredAt"] = row.deliveredAtMs.map(JSONValue.integer)
+                delivery["lastStatus"] = row.lastStatus.map(JSONValue.integer)
+                delivery["lastError"] = row.lastError.map(JSONValue.string)
+                delivery["webhook"] = row.webhook.map(JSONValue.string)
+                let event = try WebhookBody.event(fromStored: row.json)
+                let line = JSONValue.object([
+                    "cursor": .integer(row.position), "event": event,
+                    "delivery": .object(delivery),
+                ])
+                output += line.serialized() + "\n"
+            }
+            StandardStreams.out(output)
+            return 0
+        }
+        var lines = ["CREATED                   TYPE                     CUSTOMER              SEQ   DELIVERY        ID"]
+        for row in rows {
+            let status = row.deliveryStatus ?? "none"
+            let attempts = row.attempts
+            let delivery = attempts > 0 && status != "delivered" ? "\(status) (\(attempts))" : status
+            lines.append(
+                [
+                    UnixTime.iso8601(row.createdAtMs).padding(26), row.type.padding(25), (row.customer ?? "-").padding(22),
+                    (row.sequence.map(String.init) ?? "-").padding(6), delivery.padding(16), row.id,
+                ].joined())
+            if let error = row.lastError, status != "delivered" { lines.append("    last error: \(error)") }
+        }
+        if rows.isEmpty { lines.append("(no events)") }
+        StandardStreams.out(lines.joined(separator: "\n") + "\n")
+        return 0
+    }
+
+    private func resend(_ store: SQLiteStore, config: RevenueDotConfig, id: String) throws -> Int32 {
+        let nowMs = UnixTime.nowMs
+        // Only an app with a webhook has a worker to send it: anything else would wait forever.
+        let appId = try store.read { (rows) throws(StoreError) in
+            try EventRows.appId(ofEvent: id, from: rows)
+        }
+        let webhooks = appId.flatMap { config.app($0) }?.webhooks ?? []
+        if let appId, webhooks.isEmpty {
+            StandardStreams.error("revenuedot events resend: app \"\(appId)\" has no webhook configured to send \(id) to\n")
+            return 1
+        }
+        let found = Locked(false)
+        try store.write { transaction in
+            let resent = try Deliveries.resend(eventId: id, webhooks: webhooks.map(\.route), at: nowMs, in: transaction)
+            found.withLock { $0 = resent }
+        }
+        guard found.withLock({ $0 }) else {
+            StandardStreams.error("revenuedot events resend: no event \(id)\n")
+            return 1
+        }
+        StandardStreams.out("event \(id) is due for delivery again\n")
+        return 0
+    }
+}

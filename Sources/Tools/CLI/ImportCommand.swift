@@ -1,0 +1,113 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import JSON
+import Server
+import Storage
+import Threads
+
+/// `revenuedot import`: existing subscribers brought in from Apple, by original transaction id.
+public struct ImportCommand {
+    public static let usage = """
+        usage: revenuedot import --app ID FILE [--environment Production|Sandbox] [--emit-events] [--concurrency N]
+                                 [--config FILE]
+
+        FILE is CSV with a header: original_transaction_id, and optionally app_user_id (what a
+        RevenueCat export or your own database gives). For each row, Apple is asked for the
+        subscription's Transaction History and its status with renewal info (or a one-time
+        purchase's transaction); each answer is verified, applied in purchase order, kept for
+        replay, and linked to app_user_id when given. Apple is asked in the app's environments,
+        Production first, unless --environment says. Imported purchases make state, not
+        webhooks: their events are recorded but not delivered unless --emit-events. A purchase
+        already stored is left alone (reconcile updates it).
+        Resumable: after an interrupt, the same command goes on from the checkpoint beside the
+        database. Progress goes to standard error, a summary to standard output; writes the
+        database; with serve running on it, rows go through serve (POST /v1/apple/import, with the
+        app's secretApiKey), so its rate limit holds for both and the result is the same.
+        """
+
+    let parsed: ParsedArguments
+
+    public init(arguments: [String]) throws {
+        parsed = try ParsedArguments(
+            arguments, valueOptions: ["config", "app", "environment", "concurrency"], flagOptions: ["emit-events"])
+        guard parsed.positionals.count == 1 else { throw UsageError("import needs one CSV FILE") }
+        guard parsed.value("app") != nil else { throw UsageError("import needs --app ID") }
+        if let text = parsed.value("concurrency") {
+            guard let number = Int(text), (1...64).contains(number) else {
+                throw UsageError("--concurrency must be 1 to 64, not \"\(text)\"")
+            }
+        }
+        _ = try AppleCommand.environment(parsed.value("environment"))
+    }
+
+    public func run() throws -> Int32 {
+        let (config, app) = try AppleCommand.configuredApp(parsed)
+        let appId = app.id
+        let file = parsed.positionals[0]
+        guard let data = FileManager.default.contents(atPath: file) else { throw UsageError("cannot read \(file)") }
+        let rows = try Import.rows(csv: String(decoding: data, as: UTF8.self))
+        let environments =
+            try AppleCommand.environment(parsed.value("environment")).map { [$0] } ?? Backfill.environments(of: app)
+        guard !environments.isEmpty, environments.allSatisfy(app.environments.contains) else {
+            throw UsageError("app \"\(appId)\" does not accept \(environments.map(\.rawValue).joined(separator: ", "))")
+        }
+        let path = try config.sqlitePath()
+        let target = try target(config: config, app: app, environments: environments, path: path)
+        defer { target.close() }
+        let summary = Import.run(
+            rows, concurrency: Int(parsed.value("concurrency") ?? "4") ?? 4,
+            checkpoint: Import.checkpointPath(databasePath: path, appId: appId, file: file),
+            progress: { done, total, rate in
+                let left = rate > 0 ? Double(total - done) / rate : 0
+                StandardStreams.error(
+                    "import \(appId): \(done)/\(total) (\(done * 100 / max(total, 1))%), \(Int(rate))/s, "
+                        + "ETA \(Int(left.rounded())) s\n")
+            }, importRow: target.importRow)
+        StandardStreams.out(
+            "import \(appId): \(summary.imported) imported, \(summary.alreadyKnown) already known, \(summary.notFound) not found, "
+                + "\(summary.failed.count) failed\n")
+        for reason in summary.failed.prefix(20) { StandardStreams.error("  failed: \(reason)\n") }
+        return summary.failed.isEmpty ? 0 : 1
+    }
+
+    /// Where rows are imported: through the running server when one has the database (so its
+    /// rate limit holds for both), else into the database opened here.
+    func target(config: RevenueDotConfig, app: AppConfig, environments: [AppStoreEnvironment], path: String) throws
+        -> (importRow: @Sendable (Import.Row) -> Import.RowOutcome, close: () -> Void)
+    {
+        let emit = parsed.flags.contains("emit-events")
+        if DatabaseLock.isHeldByAnother(databasePath: path) {
+            let server = try RunningServer(config: config, app: app, command: "import")
+            let importRow: @Sendable (Import.Row) -> Import.RowOutcome = { row in
+                var body: [String: JSONValue] = [
+                    "original_transaction_id": .string(row.originalTransactionId),
+                    "environments": .array(environments.map { .string($0.rawValue) }), "emit_events": .bool(emit),
+                ]
+                body["app_user_id"] = row.appUserId.map(JSONValue.string)
+                do {
+                    let answer = try server.post("/v1/apple/import", .object(body))
+                    switch answer["outcome"]?.stringValue {
+                    case "imported": return .imported
+                    case "already_known": return .alreadyKnown
+                    case "not_found": return .notFound
+                    default:
+                        return .failed(answer["reason"]?.stringValue ?? "\(row.originalTransactionId): \(answer.serialized())")
+                    }
+                } catch {
+                    return .failed("\(row.originalTransactionId): \(error)")
+                }
+            }
+            StandardStreams.error("import \(app.id): through the running server at \(config.listen)\n")
+            return (importRow, {})
+        }
+        let (store, _) = try CommandStore.openApplying(config, to: "import")
+        let clients = AppleAPIClientPool(config: config.appleAPI)
+        let importRow: @Sendable (Import.Row) -> Import.RowOutcome = { row in
+            Import.importRow(
+                row, app: app, environments: environments, clients: clients, store: store, emitEvents: emit,
+                nowMs: UnixTime.nowMs)
+        }
+        return (importRow, { store.close() })
+    }
+}

@@ -1,0 +1,113 @@
+import AppStore
+import Foundation
+import JSON
+import Server
+
+/// `revenuedot init`: writes a demo `revenuedot.json`, a dev CA that it trusts, and a sample
+/// signed notification, so a newcomer has a server to POST to within a minute.
+public struct InitCommand {
+    public static let usage = """
+        usage: revenuedot init [--config FILE]
+
+        Writes a demo configuration (app "demo", bundle com.example.app, SQLite database next to
+        it) unless FILE exists, a local App Store chain under .revenuedot/dev-ca/ that the demo
+        trusts, and .revenuedot/sample-notification.json, a signed SUBSCRIBED notification.
+        """
+
+    let configPath: String
+
+    public init(arguments: [String]) throws {
+        let parsed = try ParsedArguments(arguments, valueOptions: ["config"], flagOptions: [])
+        guard parsed.positionals.isEmpty else { throw UsageError("init takes no arguments") }
+        configPath = parsed.value("config") ?? "revenuedot.json"
+    }
+
+    public func run() throws -> Int32 {
+        let configURL = URL(fileURLWithPath: configPath).standardizedFileURL
+        let base = configURL.deletingLastPathComponent()
+        let state = base.appendingPathComponent(".revenuedot")
+        let ca = try DevCA.loadOrCreate(in: state.appendingPathComponent("dev-ca"))
+        if FileManager.default.fileExists(atPath: configURL.path) {
+            StandardStreams.out("revenuedot init: \(configPath) exists; leaving it as it is\n")
+        } else {
+            // It holds the app's API keys: readable by its owner only, like the dev CA's keys.
+            try PrivateFile.write(
+                Data(
+                    Self.demoConfig(
+                        rootPath: ".revenuedot/dev-ca/root.pem", secretApiKey: Self.randomKey("sk_"),
+                        publicApiKey: Self.randomKey("pk_")
+                    ).utf8), to: configURL.path, exclusive: true)
+            StandardStreams.out("revenuedot init: wrote \(configPath) (app \"demo\", database sqlite:revenuedot.sqlite)\n")
+        }
+        let sample = state.appendingPathComponent("sample-notification.json")
+        if !FileManager.default.fileExists(atPath: sample.path) {
+            let body = JSONValue.object(["signedPayload": .string(try SampleNotification.subscribed(chain: ca.chain))])
+            try PrivateFile.write(Data((body.serialized() + "\n").utf8), to: sample.path, exclusive: false)
+        }
+        return 0
+    }
+
+    /// `prefix` and 32 hex digits from the system's secure generator: a demo server left
+    /// listening must not answer to keys every copy of RevenueDot knows.
+    static func randomKey(_ prefix: String) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return prefix + (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+
+    static func demoConfig(rootPath: String, secretApiKey: String, publicApiKey: String) -> String {
+        """
+        {
+          "listen": "127.0.0.1:8080",
+          "database": "sqlite:revenuedot.sqlite",
+          "apps": [{
+            "id": "demo",
+            "bundleId": "com.example.app",
+            "appAppleId": 1234567890,
+            "environments": ["Production", "Sandbox"],
+            "rootCertificates": ["\(rootPath)"],
+            "trackNewPurchasesFromServerNotifications": true,
+            "secretApiKey": "\(secretApiKey)",
+            "publicApiKey": "\(publicApiKey)",
+            "entitlements": { "pro": ["pro.monthly", "pro.yearly"] }
+          }],
+          "scheduler": { "intervalMs": 1000 }
+        }
+
+        """
+    }
+}
+
+/// A signed notification as App Store would send it, for the demo and the quick start.
+enum SampleNotification {
+    static func subscribed(chain: TestChain, now: Date = Date()) throws -> String {
+        let ms = Int64(now.timeIntervalSince1970 * 1000)
+        let original = "2000000\(ms % 1_000_000_000)"
+        let transaction: [String: JSONValue] = [
+            "transactionId": .string(original), "originalTransactionId": .string(original),
+            "webOrderLineItemId": .string("3000000\(ms % 1_000_000_000)"), "bundleId": .string("com.example.app"),
+            "productId": .string("pro.monthly"), "subscriptionGroupIdentifier": .string("21000001"),
+            "purchaseDate": .integer(ms), "originalPurchaseDate": .integer(ms), "expiresDate": .integer(ms + 30 * 86_400_000),
+            "quantity": .integer(1), "type": .string("Auto-Renewable Subscription"), "inAppOwnershipType": .string("PURCHASED"),
+            "signedDate": .integer(ms), "environment": .string("Sandbox"), "transactionReason": .string("PURCHASE"),
+            "storefront": .string("USA"), "storefrontId": .string("143441"), "price": .integer(9990), "currency": .string("USD"),
+            "appAccountToken": .string(UUID().uuidString.lowercased()),
+        ]
+        let renewal: [String: JSONValue] = [
+            "originalTransactionId": .string(original), "productId": .string("pro.monthly"),
+            "autoRenewProductId": .string("pro.monthly"), "autoRenewStatus": .integer(1), "signedDate": .integer(ms),
+            "environment": .string("Sandbox"), "renewalDate": .integer(ms + 30 * 86_400_000),
+            "recentSubscriptionStartDate": .integer(ms), "renewalPrice": .integer(9990), "currency": .string("USD"),
+        ]
+        let notification: [String: JSONValue] = [
+            "notificationType": .string("SUBSCRIBED"), "subtype": .string("INITIAL_BUY"),
+            "notificationUUID": .string(UUID().uuidString.lowercased()), "version": .string("2.0"), "signedDate": .integer(ms),
+            "data": .object([
+                "appAppleId": .integer(1_234_567_890), "bundleId": .string("com.example.app"), "bundleVersion": .string("1"),
+                "environment": .string("Sandbox"), "status": .integer(1),
+                "signedTransactionInfo": .string(try chain.sign(payload: Data(JSONValue.object(transaction).serialized().utf8))),
+                "signedRenewalInfo": .string(try chain.sign(payload: Data(JSONValue.object(renewal).serialized().utf8))),
+            ]),
+        ]
+        return try chain.sign(payload: Data(JSONValue.object(notification).serialized().utf8))
+    }
+}

@@ -1,0 +1,254 @@
+import AppStore
+import Foundation
+import JSON
+import Server
+import Storage
+import Threads
+
+/// `revenuedot notifications list|show|rejects`: what was received, read from storage.
+public struct NotificationsCommand {
+    public static let usage = """
+        usage: revenuedot notifications list [--held] [--app ID] [--type T] [--limit N] [--offset N] [--json] [--config FILE]
+               revenuedot notifications show UUID [--config FILE]
+               revenuedot notifications rejects [--json] [--config FILE]
+
+          list     newest first, 100 unless --limit says otherwise (at most 1000), skipping the
+                   --offset newest (the next page: --offset 1000); --held shows
+                   only held ones (validly signed, but for another bundle or environment: each
+                   start of revenuedot serve applies those its configuration now accepts); --json
+                   prints one object per line
+          show     one notification with its payload decoded (nested JWS decoded too); the UUID
+                   is matched as Apple sends it, in lower case, whatever case it is given in
+          rejects  counts of refused payloads by status, and the last 100 reasons
+        """
+
+    let subcommand: String
+    let parsed: ParsedArguments
+
+    public init(arguments: [String]) throws {
+        guard let first = arguments.first, ["list", "show", "rejects"].contains(first) else {
+            throw UsageError("expected list, show or rejects")
+        }
+        subcommand = first
+        parsed = try ParsedArguments(
+            Array(arguments.dropFirst()), valueOptions: ["config", "app", "type", "limit", "offset"],
+            flagOptions: ["held", "json"])
+        switch subcommand {
+        case "show": guard parsed.positionals.count == 1 else { throw UsageError("show needs one notificationUUID") }
+        default: guard parsed.positionals.isEmpty else { throw UsageError("\(subcommand) takes no arguments") }
+        }
+    }
+
+    public func run() throws -> Int32 {
+        let (config, store) = try CommandStore.openForReading(parsed)
+        defer { store.close() }
+        switch subcommand {
+        case "list":
+            // Notifications of an app since removed from the configuration can still be listed.
+            if let app = parsed.value("app"), !config.apps.contains(where: { $0.id == app }) {
+                StandardStreams.error("revenuedot notifications: warning: no app \"\(app)\" is configured\n")
+            }
+            // Apple adds types now and then, and they are stored as sent: a warning, not a refusal.
+            if let type = parsed.value("type")?.uppercased(), !NotificationTypeV2(rawValue: type).isKnown {
+                StandardStreams.error(
+                    "revenuedot notifications: warning: \"\(type)\" is not a notification type Apple documents\n")
+            }
+            return try list(store)
+        case "show": return try show(store, config: config, uuid: parsed.positionals[0])
+        default: return try rejects(store)
+        }
+    }
+
+    private func list(_ store: SQLiteReader) throws -> Int32 {
+        var filter = NotificationFilter()
+        filter.appId = parsed.value("app")
+        // Apple's types are upper case: `--type did_renew` means DID_RENEW.
+        filter.notificationType = parsed.value("type")?.uppercased()
+        if parsed.flags.contains("held") { filter.state = .held }
+        if let text = parsed.value("limit") {
+            guard let limit = Int(text), limit > 0 else { throw UsageError("--limit must be a positive number") }
+            guard limit <= NotificationFilter.maximumLimit else {
+                throw UsageError("--limit is at most \(NotificationFilter.maximumLimit), got \(limit)")
+            }
+            filter.limit = limit
+        }
+        if let text = parsed.value("offset") {
+            guard let offset = Int(text), offset >= 0 else { throw UsageError("--offset must be 0 or a positive number") }
+            filter.offset = offset
+        }
+        let records = try store.notifications(filter)
+        if parsed.flags.contains("json") {
+            StandardStreams.out(records.map { Self.summary($0).serialized() + "\n" }.joined())
+            return 0
+        }
+        var lines = ["RECEIVED                  STATE     APP        TYPE / SUBTYPE                          ENVIRONMENT  UUID"]
+        for record in records {
+            let type = record.subtype.map { "\(record.notificationType) / \($0)" } ?? record.notificationType
+            lines.append(
+                [
+                    UnixTime.iso8601(record.receivedAt).padding(26), record.state.rawValue.padding(10), record.appId.padding(11),
+                    type.padding(40), (record.environment ?? "-").padding(13), record.notificationUUID,
+                ].joined())
+        }
+        if records.isEmpty { lines.append("(no notifications)") }
+        StandardStreams.out(lines.joined(separator: "\n") + "\n")
+        return 0
+    }
+
+    private func show(_ store: SQLiteReader, config: RevenueDotConfig, uuid: String) throws -> Int32 {
+        // Apple's UUIDs are lower case; one typed or pasted in upper case is the same notification.
+        let lowered = uuid.lowercased()
+        let found = try store.notification(uuid: uuid) ?? (lowered == uuid ? nil : store.notification(uuid: lowered))
+        guard let record = found else {
+            StandardStreams.error("revenuedot notifications show: no notification \(uuid)\n")
+            return 1
+        }
+        var object = Self.summary(record)
+        let roots = try config.app(record.appId)?.rootCertificates ?? [AppleRootCertificates.appleRootCAG3()]
+        let verifier = try SignedDataVerifier(rootCertificates: roots, policy: .signatureOnly)
+        let signedAt = record.signedDate.map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? Date()
+        do {
+            object["payload"] = try VerifiedSignedData.notification(
+                verifier.verifyNotification(record.signedPayload, now: signedAt)
+            )
+            .decodedJSON()
+            object["signatureVerified"] = .bool(true)
+        } catch {
+            object["signatureVerified"] = .bool(false)
+            object["verificationError"] = .string("\(error)")
+            // Still what was stored, decoded: the reason to look at a notification is often that it failed.
+            object["payload"] = try? UnverifiedPayload.json(of: record.signedPayload)
+        }
+        if let answer = try store.consumptionAnswer(notificationUUID: record.notificationUUID) {
+            object["consumptionAnswer"] = Self.json(answer)
+        }
+        StandardStreams.out(object.serialized(pretty: true) + "\n")
+        return 0
+    }
+
+    /// What RevenueDot answered Apple's consumption request.
+    static func json(_ answer: ConsumptionAnswer) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "status": .string(answer.status.rawValue), "attempts": .integer(Int64(answer.attempts)),
+            "transactionId": .string(answer.transactionId),
+        ]
+        object["sentAt"] = answer.answeredAtMs.map { .string(UnixTime.iso8601($0)) }
+        if answer.status == .pending { object["nextAttemptAt"] = .string(UnixTime.iso8601(answer.nextAttemptAtMs)) }
+        object["lastError"] = answer.lastError.map(JSONValue.string)
+        object["request"] = answer.requestJSON.flatMap { try? JSONValue(parsing: Data($0.utf8)) }
+        return .object(object)
+    }
+
+    private func rejects(_ store: SQLiteReader) throws -> Int32 {
+        let log = try store.rejectLog()
+        if parsed.flags.contains("json") {
+            let object = JSONValue.object([
+                "counts": .object(log.counts.mapValues { .integer(Int64($0)) }),
+                "recent": .array(
+                    log.recent.map {
+                        .object([
+                            "appId": .string($0.appId), "status": .string($0.status), "reason": .string($0.reason),
+                            "at": .string(UnixTime.iso8601($0.at)),
+                        ])
+                    }),
+            ])
+            StandardStreams.out(object.serialized(pretty: true) + "\n")
+            return 0
+        }
+        var lines = ["Rejected payloads by status:"]
+        for (status, count) in log.counts.sorted(by: { $0.key < $1.key }) { lines.append("  \(status.padding(32)) \(count)") }
+        if log.counts.isEmpty { lines.append("  (none)") }
+        lines.append("Most recent (newest first, at most 100):")
+        for reject in log.recent {
+            // A reason quotes what the sender sent: shown escaped, it cannot move the cursor or start a line.
+            lines.append(
+                "  \(UnixTime.iso8601(reject.at))  \(reject.appId.escapingControls)  \(reject.status.escapingControls): "
+                    + reject.reason.escapingControls)
+        }
+        StandardStreams.out(lines.joined(separator: "\n") + "\n")
+        return 0
+    }
+
+    /// The fields `list --json` promises, and a few more.
+    static func summary(_ record: NotificationRecord) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "notificationUUID": .string(record.notificationUUID), "notificationType": .string(record.notificationType),
+            "subtype": record.subtype.map(JSONValue.string) ?? .null, "appId": .string(record.appId),
+            "environment": record.environment.map(JSONValue.string) ?? .null, "state": .string(record.state.rawValue),
+            "receivedAt": .string(UnixTime.iso8601(record.receivedAt)),
+        ]
+        object["stateReason"] = record.stateReason.map(JSONValue.string)
+        object["signedDate"] = record.signedDate.map { .string(UnixTime.iso8601($0)) }
+        object["originalTransactionId"] = record.originalTransactionId.map(JSONValue.string)
+        object["transactionId"] = record.transactionId.map(JSONValue.string)
+        return .object(object)
+    }
+
+}
+
+extension String {
+    /// The string padded with spaces (or cut) to `width` characters.
+    func padding(_ width: Int) -> String {
+        count >= width ? String(prefix(width - 1)) + " " : self + String(repeating: " ", count: width - count)
+    }
+}
+
+/// What commands that read or change storage start with: the configuration and its store.
+enum CommandStore {
+    /// Opens the configuration's database to apply inputs to it (`import`, `reconcile`): the only
+    /// writer, with the subscription logic's hand-off; refused while a server has it.
+    static func openApplying(_ config: RevenueDotConfig, to action: String) throws -> (SQLiteStore, String) {
+        let path = try config.sqlitePath()
+        guard !DatabaseLock.isHeldByAnother(databasePath: path) else {
+            throw UsageError("\(path) is in use by a running server: stop it to \(action)")
+        }
+        do {
+            return (
+                try SQLiteStore(path: path, handOff: LedgerHandOff(config: config, cache: LedgerCache()), exclusive: true), path
+            )
+        } catch {
+            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(path): \(error)")
+        }
+    }
+
+    /// Loads `--config` (default `revenuedot.json`) and opens its database; the caller closes it.
+    static func open(_ parsed: ParsedArguments) throws -> (RevenueDotConfig, SQLiteStore) {
+        try open(configPath: parsed.value("config") ?? "revenuedot.json")
+    }
+
+    /// Loads `--config` (default `revenuedot.json`) and opens its database for reading only
+    /// (`SQLiteReader`): for commands that only look, beside a running server or not.
+    static func openForReading(_ parsed: ParsedArguments) throws -> (RevenueDotConfig, SQLiteReader) {
+        let (config, path) = try databasePath(configPath: parsed.value("config") ?? "revenuedot.json")
+        do {
+            return (config, try SQLiteReader(path: path))
+        } catch {
+            throw ConfigError(file: config.file, key: "database", problem: "cannot read \(path): \(error)")
+        }
+    }
+
+    /// Loads the configuration at `configPath` and opens its database, which must exist: a
+    /// command pointed at the wrong file or directory says so, instead of creating an empty
+    /// database and reporting that nothing is stored. `exclusive` is for a command that must be
+    /// the only writer (`replay`): it fails while a server has the database.
+    static func open(configPath: String, exclusive: Bool = false) throws -> (RevenueDotConfig, SQLiteStore) {
+        let (config, path) = try databasePath(configPath: configPath)
+        do {
+            return (config, try SQLiteStore(path: path, exclusive: exclusive))
+        } catch {
+            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(path): \(error)")
+        }
+    }
+
+    /// The configuration at `configPath` and the path of its SQLite database, which must exist.
+    private static func databasePath(configPath: String) throws -> (RevenueDotConfig, String) {
+        let config = try ConfigLoader.load(path: configPath)
+        let path = try config.sqlitePath()
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ConfigError(
+                file: config.file, key: "database",
+                problem: "\(path) does not exist: nothing was stored with this configuration (revenuedot serve creates it)")
+        }
+        return (config, path)
+    }
+}

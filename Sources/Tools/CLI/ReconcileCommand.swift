@@ -1,0 +1,106 @@
+import AppStore
+import AppStoreServerAPI
+import Foundation
+import Server
+import Storage
+import Subscriptions
+import Threads
+
+/// `revenuedot reconcile`: stored subscriptions brought in line with what Apple says of them.
+public struct ReconcileCommand {
+    public static let usage = """
+        usage: revenuedot reconcile --app ID [--customer APP_USER_ID] [--subscription ORIGINAL_TRANSACTION_ID]
+                                    [--config FILE]
+
+        For each subscription of the app with access now or within the last 30 days (of one
+        customer, or one subscription, when given), asks Apple (Get All Subscription Statuses,
+        in the subscription's environment) and compares: transaction, product, expiry,
+        revocation, auto-renew and its product, billing retry. Where Apple's answer differs and
+        is not older than what is stored, it is applied through the subscription logic, which
+        emits the events that were missed (a renewal's RENEWAL, auto-renew's CANCELLATION or
+        UNCANCELLATION), and kept for replay. Prints one
+        line per subscription that drifted, then a summary. Writes the database; with serve
+        running on it, each subscription is reconciled by serve (POST /v1/apple/reconcile, with
+        the app's secretApiKey), so its rate limit holds for both and the result is the same.
+        """
+
+    let parsed: ParsedArguments
+
+    public init(arguments: [String]) throws {
+        parsed = try ParsedArguments(arguments, valueOptions: ["config", "app", "customer", "subscription"], flagOptions: [])
+        guard parsed.positionals.isEmpty else { throw UsageError("reconcile takes options only") }
+        guard parsed.value("app") != nil else { throw UsageError("reconcile needs --app ID") }
+    }
+
+    public func run() throws -> Int32 {
+        let (config, app) = try AppleCommand.configuredApp(parsed)
+        let appId = app.id
+        let path = try config.sqlitePath()
+        let (reader, reconcileOne, close) = try target(config: config, app: app, path: path)
+        defer { close() }
+        let nowMs = UnixTime.nowMs
+        var states = try Reconcile.candidates(app: app, store: reader, nowMs: nowMs, only: parsed.value("subscription"))
+        if let customer = parsed.value("customer") {
+            // By its id or an alias.
+            let owner = try reader.read { (rows) throws(StoreError) in
+                do { return try CustomerRows.customerId(of: customer, appId: app.id, from: rows) } catch let error as StoreError {
+                    throw error
+                } catch { throw StoreError(.corrupt, "\(error)") }
+            }
+            states = states.filter { $0.journal.ownerAppUserId == owner }
+        }
+        var (drifted, applied, failed) = (0, 0, 0)
+        for state in states {
+            do {
+                let outcome = try reconcileOne(state)
+                guard !outcome.drifts.isEmpty || outcome.note != nil else { continue }
+                if !outcome.drifts.isEmpty { drifted += 1 }
+                if outcome.applied { applied += 1 }
+                let what = outcome.drifts.map(\.description).joined(separator: ", ")
+                StandardStreams.out(
+                    "\(outcome.originalTransactionId): \(what.isEmpty ? "" : what + "; ")"
+                        + (outcome.applied ? "applied" : outcome.note ?? "not applied") + "\n")
+            } catch {
+                failed += 1
+                StandardStreams.error("reconcile \(state.originalTransactionId): \(error)\n")
+            }
+        }
+        StandardStreams.out(
+            "reconcile \(appId): \(states.count) subscription\(states.count == 1 ? "" : "s") checked, \(drifted) drifted, "
+                + "\(applied) applied, \(failed) failed\n")
+        return failed > 0 ? 1 : 0
+    }
+
+    /// Where subscriptions are read and reconciled: through the running server when one has the
+    /// database (read beside it, reconciled by it, within its rate limit), else here.
+    func target(config: RevenueDotConfig, app: AppConfig, path: String) throws -> (
+        any ReadsStore, (SubscriptionState) throws -> Reconcile.Outcome, () -> Void
+    ) {
+        if DatabaseLock.isHeldByAnother(databasePath: path) {
+            let server = try RunningServer(config: config, app: app, command: "reconcile")
+            StandardStreams.error("reconcile \(app.id): through the running server at \(config.listen)\n")
+            let reader = try SQLiteReader(path: path)
+            return (
+                reader,
+                { state in
+                    let answer = try server.post(
+                        "/v1/apple/reconcile", .object(["original_transaction_id": .string(state.originalTransactionId)]))
+                    guard let outcome = Reconcile.Outcome(json: answer) else {
+                        throw UsageError("the server answered what is no reconciliation: \(answer.serialized())")
+                    }
+                    return outcome
+                }, {}
+            )
+        }
+        let (store, _) = try CommandStore.openApplying(config, to: "reconcile")
+        let clients = AppleAPIClientPool(config: config.appleAPI)
+        let nowMs = UnixTime.nowMs
+        return (
+            store,
+            { state in
+                let client = try clients.client(for: app, environment: Reconcile.environment(of: state))
+                return try Reconcile.reconcile(state, app: app, client: client, store: store, nowMs: nowMs)
+            }, { store.close() }
+        )
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Server
+
+/// The `revenuedot` command line: picks the command and maps errors to exit statuses.
+public enum RevenueDotCLI {
+    public static let usage = """
+        usage: revenuedot <command> [options]
+
+        commands:
+          serve          run the server (Apple's notifications, the HTTP API)
+          init           write a demo configuration, a dev CA and a sample notification
+          notifications  list, show and count what was received and what was refused
+          events         list events and their webhook deliveries; resend one
+          commerce       validate or sign an Advanced Commerce in-app request for a customer
+          explain        what a notification means, what to do, and what RevenueDot does with it
+          docs           write the notification reference as Markdown
+          simulate       a local App Store: sign and post notification stories to a running server
+          replay         rebuild subscription state, events and timers from the stored inputs
+          verify         verify App Store signed data and print its decoded payload
+          apple          call the App Store Server API for an app and print Apple's answer
+          backfill       recover the notifications Apple sent that were never stored
+          reconcile      bring stored subscriptions in line with what Apple says of them
+          import         bring existing subscribers in from Apple, by original transaction id (CSV)
+          help           show this text
+
+        Every command takes --config FILE (default revenuedot.json).
+
+        Run `revenuedot <command> --help` for a command's options.
+        """
+
+    /// Runs the command line (without the program name) and returns the exit status.
+    public static func run(_ arguments: [String]) -> Int32 {
+        StandardStreams.openClosedStandardDescriptors()
+        // A file size limit (`ulimit -f`) reached must fail that write with EFBIG, which storage
+        // reports like a full disk (503, so Apple retries), not kill the process with SIGXFSZ.
+        signal(SIGXFSZ, SIG_IGN)
+        guard let command = arguments.first else {
+            StandardStreams.error(usage + "\n")
+            return 2
+        }
+        let rest = Array(arguments.dropFirst())
+        switch command {
+        case "help", "--help", "-h":
+            StandardStreams.out(usage + "\n")
+            return 0
+        case "verify":
+            return runCommand("verify", rest, usage: VerifyCommand.usage) { try VerifyCommand(arguments: rest).run() }
+        case "apple":
+            return runCommand("apple", rest, usage: AppleCommand.usage) { try AppleCommand(arguments: rest).run() }
+        case "import":
+            return runCommand("import", rest, usage: ImportCommand.usage) { try ImportCommand(arguments: rest).run() }
+        case "reconcile":
+            return runCommand("reconcile", rest, usage: ReconcileCommand.usage) { try ReconcileCommand(arguments: rest).run() }
+        case "backfill":
+            return runCommand("backfill", rest, usage: BackfillCommand.usage) { try BackfillCommand(arguments: rest).run() }
+        case "serve":
+            return runCommand("serve", rest, usage: ServeCommand.usage) { try ServeCommand(arguments: rest).run() }
+        case "init":
+            return runCommand("init", rest, usage: InitCommand.usage) { try InitCommand(arguments: rest).run() }
+        case "replay":
+            return runCommand("replay", rest, usage: ReplayCommand.usage) { try ReplayCommand(arguments: rest).run() }
+        case "simulate":
+            return runCommand("simulate", rest, usage: SimulateCommand.usage) { try SimulateCommand(arguments: rest).run() }
+        case "explain":
+            return runCommand("explain", rest, usage: ExplainCommand.usage) { try ExplainCommand(arguments: rest).run() }
+        case "docs":
+            return runCommand("docs", rest, usage: DocsCommand.usage) { try DocsCommand(arguments: rest).run() }
+        case "commerce":
+            return runCommand("commerce", rest, usage: CommerceCommand.usage) { try CommerceCommand(arguments: rest).run() }
+        case "events":
+            return runCommand("events", rest, usage: EventsCommand.usage) { try EventsCommand(arguments: rest).run() }
+        case "notifications":
+            return runCommand("notifications", rest, usage: NotificationsCommand.usage) {
+                try NotificationsCommand(arguments: rest).run()
+            }
+        default:
+            StandardStreams.error("revenuedot: unknown command \"\(command)\"\n\n\(usage)\n")
+            return 2
+        }
+    }
+
+    /// Runs one command: `--help` prints its usage; a usage error prints it too and exits 2.
+    private static func runCommand(_ name: String, _ arguments: [String], usage: String, _ body: () throws -> Int32) -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            StandardStreams.out(usage + "\n")
+            return 0
+        }
+        do {
+            return try body()
+        } catch let error as UsageError {
+            StandardStreams.error("revenuedot \(name): \(error)\n\n\(usage)\n")
+            return 2
+        } catch {
+            StandardStreams.error("revenuedot \(name): \(error)\n")
+            return 1
+        }
+    }
+}

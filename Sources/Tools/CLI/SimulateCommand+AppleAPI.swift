@@ -1,0 +1,65 @@
+import AppStore
+import AppStoreServerAPI
+import AppStoreServerAPISimulator
+import Foundation
+import Server
+import Synchronization
+
+extension SimulateCommand {
+    /// `revenuedot simulate apple-api`: the App Store Server API of the simulated App Store, for
+    /// every configured app with an `inAppPurchaseKey`, serving what the stories sent and sold
+    /// (`AppleAPIJournal`), signed by the dev CA, until SIGTERM or SIGINT.
+    func runAppleAPI(base: URL, ca: DevCA) throws -> Int32 {
+        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
+        let apps = config.apps.filter { $0.inAppPurchaseKey != nil }
+        guard !apps.isEmpty else {
+            throw UsageError("no app has an inAppPurchaseKey: the App Store Server API checks a token signed with one")
+        }
+        let port: UInt16
+        if let text = parsed.value("port") {
+            guard let number = UInt16(text) else { throw UsageError("--port must be 0 to 65535, not \"\(text)\"") }
+            port = number
+        } else {
+            port = 8090
+        }
+        let environment = AppStoreEnvironment(rawValue: parsed.value("environment") ?? "Sandbox")
+        let store = try SimulatedAppStore(
+            apps: apps.map { SimulatedAppStore.App(bundleId: $0.bundleId, appAppleId: $0.appAppleId, environment: environment) },
+            chain: ca.chain)
+        var keys: [TokenCheck.Key] = []
+        for app in apps {
+            guard let key = app.inAppPurchaseKey else { continue }
+            keys.append(
+                try TokenCheck.Key(
+                    keyId: key.keyId, issuerId: key.issuerId, publicKeyPEM: try key.privateKey.publicKeyPEM(),
+                    bundleIds: [app.bundleId]))
+        }
+        let termination = try Termination()
+        let simulator = AppStoreServerAPISimulator(store: store, tokens: TokenCheck(keys: keys), port: port)
+        let bound = try simulator.start()
+        let journal = AppleAPIJournal(base: base)
+        let offset = Mutex(journal.load(into: store, from: 0))
+        let stopped = Mutex(false)
+        let reader = Thread {
+            while !stopped.withLock({ $0 }) {
+                Thread.sleep(forTimeInterval: 0.5)
+                offset.withLock { $0 = journal.load(into: store, from: $0) }
+            }
+        }
+        reader.start()
+        StandardStreams.out(
+            """
+            App Store Server API (\(environment.rawValue)) of the simulated App Store at http://127.0.0.1:\(bound)
+            for \(apps.map { "\($0.id) (\($0.bundleId))" }.joined(separator: ", ")), serving what simulate stories
+            sent (\(journal.file.path)). Point RevenueDot at it in revenuedot.json:
+              "appleApi": {"baseURLs": {"\(environment.rawValue)": "http://127.0.0.1:\(bound)"}}
+            Stop RevenueDot, run a story (Apple keeps what it could not deliver), start RevenueDot:
+            its backfill recovers it. Ctrl-C stops this.
+
+            """)
+        termination.wait()
+        stopped.withLock { $0 = true }
+        simulator.shutdown()
+        return 0
+    }
+}

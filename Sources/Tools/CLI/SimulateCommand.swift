@@ -1,0 +1,116 @@
+import AppStore
+import Foundation
+import Server
+
+/// `revenuedot simulate ca|STORY`: a local App Store that signs notifications as Apple would and
+/// posts them to a running RevenueDot.
+public struct SimulateCommand {
+    public static let usage = """
+        usage: revenuedot simulate ca
+               revenuedot simulate apple-api [--port 8090] [--environment Sandbox|Production]
+               revenuedot simulate STORY [--app ID] [--user APP_USER_ID] [--bundle-id ID] [--product ID]
+                                         [--period 30s|5m|2h|30d] [--environment Sandbox|Production]
+                                         [--server http://HOST:PORT] [--no-grace] [--accept] [--family-shared]
+                                         [--config FILE]   (options before or after the story)
+
+          ca      creates (once) a test chain with Apple's marker OIDs under .revenuedot/dev-ca/ and
+                  prints its root certificate's path: add it to the app's rootCertificates
+                  (revenuedot init does this for the demo app)
+          apple-api  serves the App Store Server API of this simulated App Store (for apps with an
+                  inAppPurchaseKey; tokens checked as Apple does): the notifications the stories sent,
+                  delivered or not, and their transactions. Point appleApi.baseURLs at it to rehearse
+                  backfill after an outage, and revenuedot apple calls.
+          STORY   subscribe, renew, upgrade, downgrade, revert, cancel, uncancel, billing-failure
+                  (--no-grace: without a grace period), billing-recovery, expire, refund,
+                  refund-reversed, family-revoke, price-increase (--accept: ACCEPTED), lifecycle
+                  (a trial that converts, an upgrade, a downgrade taken back, a cancellation and
+                  the expiry, over about three --period lengths)
+
+          subscribe --family-shared (or lifecycle --family-shared) makes --user a family member
+          with access through Family Sharing: every transaction is FAMILY_SHARED, and
+          family-revoke (REVOKE) ends that access. A customer who bought it gets refund instead.
+
+          The subscription of each --user is kept in .revenuedot/simulator/, so subscribe then
+          upgrade continue one story. --user also sets appAccountToken (a UUID derived from it
+          when it is not one), and after a purchase the simulated app posts its StoreKit
+          transaction to /v1/subscribers/{user}/transactions (when the app has an API key). Defaults: --app is the config's first app, --user demo-user,
+          --period 30d, --environment Sandbox, --server from the config's listen address.
+        """
+
+    let story: String
+    let parsed: ParsedArguments
+
+    /// The story may come before or after the options (`simulate --config FILE renew` or
+    /// `simulate renew --config FILE`): it is the one positional argument.
+    public init(arguments: [String]) throws {
+        parsed = try ParsedArguments(
+            arguments,
+            valueOptions: ["config", "app", "user", "bundle-id", "product", "period", "environment", "server", "port"],
+            flagOptions: ["no-grace", "accept", "family-shared"])
+        guard let first = parsed.positionals.first else { throw UsageError("expected ca, apple-api or a story") }
+        guard parsed.positionals.count == 1 else {
+            throw UsageError("simulate takes one story, not \(parsed.positionals.joined(separator: " "))")
+        }
+        guard first == "ca" || first == "apple-api" || Simulator.Story(rawValue: first) != nil else {
+            let names = ["ca", "apple-api"] + Simulator.Story.allCases.map(\.rawValue)
+            let close = NotificationCatalog.closest(to: first, among: names)
+            throw UsageError(
+                "unknown story \"\(first)\"" + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: ", "))?"))
+        }
+        story = first
+    }
+
+    public func run() throws -> Int32 {
+        let base = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let ca = try DevCA.loadOrCreate(in: base.appendingPathComponent(".revenuedot/dev-ca"))
+        if story == "ca" {
+            StandardStreams.out(ca.rootPath + "\n")
+            return 0
+        }
+        if story == "apple-api" { return try runAppleAPI(base: base, ca: ca) }
+        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
+        let appId = parsed.value("app") ?? config.apps.first?.id ?? ""
+        guard let app = config.apps.first(where: { $0.id == appId }) else {
+            throw UsageError("no app \"\(appId)\" is configured")
+        }
+        guard let periodMs = Simulator.period(parsed.value("period") ?? "30d") else {
+            throw UsageError("--period must look like 30s, 5m, 2h or 30d, and be at most 3650d")
+        }
+        var host = config.listen.host == "0.0.0.0" ? "127.0.0.1" : config.listen.host
+        var port = config.listen.port
+        if let server = parsed.value("server") {
+            guard let url = URL(string: server), url.scheme == "http", let serverHost = url.host, let serverPort = url.httpPort
+            else {
+                throw UsageError("--server must be an http URL with a port from 1 to 65535, such as http://127.0.0.1:8080")
+            }
+            host = serverHost
+            port = serverPort
+        }
+        let user = parsed.value("user") ?? "demo-user"
+        let file = base.appendingPathComponent(".revenuedot/simulator/\(app.id)/\(Self.fileName(user)).json")
+        var options = Simulator.Options(
+            appId: app.id, user: user, bundleId: parsed.value("bundle-id") ?? app.bundleId, appAppleId: app.appAppleId,
+            product: parsed.value("product"), periodMs: periodMs, environment: parsed.value("environment") ?? "Sandbox",
+            host: host, port: port)
+        options.grace = !parsed.flags.contains("no-grace")
+        options.accept = parsed.flags.contains("accept")
+        options.familyShared = parsed.flags.contains("family-shared")
+        options.apiKey = app.publicApiKey ?? app.secretApiKey
+        var simulator = Simulator(
+            options: options, chain: ca.chain, stateFile: file, state: Simulator.load(file),
+            print: { StandardStreams.out($0 + "\n") })
+        simulator.journal = AppleAPIJournal(base: base)
+        do {
+            try simulator.play(Simulator.Story(rawValue: story) ?? .subscribe)
+        } catch let failure as Simulator.Failure {
+            StandardStreams.error("revenuedot simulate: \(failure)\n")
+            return 1
+        }
+        return 0
+    }
+
+    /// A file name for any user id.
+    static func fileName(_ user: String) -> String {
+        String(user.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
+    }
+}

@@ -1,0 +1,98 @@
+import Server
+/// One notificationType in the reference catalog (`revenuedot explain`, `revenuedot docs`), in
+/// our own words. What RevenueDot does with it is not written here: it is produced by running
+/// each case's example through the real verifier and reducer (`CatalogOutcome`).
+public struct CatalogEntry: Sendable {
+    /// Apple's `notificationType`, e.g. `SUBSCRIBED`.
+    public var type: String
+    /// One line for the list of all types.
+    public var summary: String
+    /// What the notification means, as a paragraph.
+    public var meaning: String
+    /// The subtypes Apple sends with it; a case with `name` nil is the notification without a subtype.
+    public var cases: [CatalogCase]
+
+    public init(type: String, summary: String, meaning: String, cases: [CatalogCase]) {
+        self.type = type
+        self.summary = summary
+        self.meaning = meaning
+        self.cases = cases
+    }
+}
+
+/// One subtype of a notificationType (or its absence).
+public struct CatalogCase: Sendable {
+    /// Apple's `subtype`, or nil for the notification without one.
+    public var name: String?
+    /// What this subtype means.
+    public var meaning: String
+    /// What makes Apple send it (customer actions, App Store events, API calls).
+    public var triggers: [String]
+    /// What a receiving server should do, in order: verify first, the entitlement change, the
+    /// message that fits (win-back, billing, plan change), answer 200 after storing, stay safe to run twice.
+    public var whatToDo: [String]
+    /// How the example for this case is built (see `CatalogExample`).
+    public var example: CatalogExample
+
+    public init(name: String?, meaning: String, triggers: [String], whatToDo: [String], example: CatalogExample) {
+        self.name = name
+        self.meaning = meaning
+        self.triggers = triggers
+        self.whatToDo = whatToDo
+        self.example = example
+    }
+}
+
+/// The situation an example notification arrives in, and what it carries. The docs run it
+/// through the real verifier and reducer to state RevenueDot's outcome.
+public struct CatalogExample: Sendable {
+    /// What the subscription looked like before this notification.
+    public enum Before: String, Sendable {
+        /// Nothing known yet (a first purchase).
+        case nothing
+        /// Active, auto-renew on, on `pro.monthly`.
+        case active
+        /// Active with auto-renew off.
+        case autoRenewOff
+        /// In a billing retry with a grace period running.
+        case inGrace
+        /// Expired (access over).
+        case expired
+        /// Active and shared through Family Sharing (`inAppOwnershipType` FAMILY_SHARED).
+        case familyShared
+        /// Refunded (the current transaction has a `revocationDate`).
+        case refunded
+    }
+
+    public var before: Before
+    /// The product of the notification's transaction (default `pro.monthly`; `pro.yearly` for an upgrade).
+    public var productId: String
+    /// Renewal info's `autoRenewProductId` (`pro.basic` for a downgrade), when it differs from `productId`.
+    public var autoRenewProductId: String?
+    /// Renewal info's `autoRenewStatus`.
+    public var autoRenewOn: Bool
+    /// Whether the transaction starts a new period (a renewal, an upgrade, a resubscription).
+    public var newPeriod: Bool
+    /// Whether the transaction is refunded or revoked (`revocationDate` set).
+    public var revoked: Bool
+    /// The product type: an auto-renewable subscription, or a one-time purchase (`Consumable`,
+    /// `Non-Consumable`, `Non-Renewing Subscription`).
+    public var productType: String
+    /// Whether the notification carries no transaction at all (TEST, summaries, external tokens, consent).
+    public var noTransaction: Bool
+
+    public init(
+        before: Before, productId: String = "pro.monthly", autoRenewProductId: String? = nil, autoRenewOn: Bool = true,
+        newPeriod: Bool = false, revoked: Bool = false, productType: String = "Auto-Renewable Subscription",
+        noTransaction: Bool = false
+    ) {
+        self.before = before
+        self.productId = productId
+        self.autoRenewProductId = autoRenewProductId
+        self.autoRenewOn = autoRenewOn
+        self.newPeriod = newPeriod
+        self.revoked = revoked
+        self.productType = productType
+        self.noTransaction = noTransaction
+    }
+}

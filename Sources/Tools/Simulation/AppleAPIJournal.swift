@@ -1,0 +1,81 @@
+import AppStore
+import AppStoreServerAPISimulator
+import Foundation
+import JSON
+import Server
+
+/// What the simulated App Store sent and sold, one JSON object a line
+/// (`.revenuedot/simulator/apple-api.jsonl`): every notification a story signed, and whether
+/// RevenueDot took it, and every transaction. `revenuedot simulate apple-api` serves it as
+/// Apple's App Store Server API, so a backfill after a rehearsed outage finds what was missed.
+struct AppleAPIJournal {
+    let file: URL
+
+    init(base: URL) {
+        file = base.appendingPathComponent(".revenuedot/simulator/apple-api.jsonl")
+    }
+
+    /// Appends a notification a story sent (`delivered`: RevenueDot answered 200).
+    func recordNotification(_ signedPayload: String, bundleId: String, delivered: Bool) {
+        append([
+            "kind": .string("notification"), "bundleId": .string(bundleId), "signedPayload": .string(signedPayload),
+            "delivered": .bool(delivered),
+        ])
+    }
+
+    /// Appends the transaction a story's step made (the latest of the purchase replaces it).
+    func recordTransaction(_ payload: JSONValue, bundleId: String, account: String) {
+        append(["kind": .string("transaction"), "bundleId": .string(bundleId), "payload": payload, "account": .string(account)])
+    }
+
+    /// Appends a subscription's renewal info as of a story's step (the latest replaces it).
+    func recordRenewalInfo(_ payload: JSONValue, bundleId: String, originalTransactionId: String) {
+        append([
+            "kind": .string("renewalInfo"), "bundleId": .string(bundleId), "payload": payload,
+            "originalTransactionId": .string(originalTransactionId),
+        ])
+    }
+
+    private func append(_ line: [String: JSONValue]) {
+        // The journal is a rehearsal aid: a story goes on without it.
+        try? PrivateFile.createDirectory(file.deletingLastPathComponent().path)
+        let text = JSONValue.object(line).serialized() + "\n"
+        if let handle = FileHandle(forWritingAtPath: file.path) {
+            defer { try? handle.close() }
+            _ = try? handle.seekToEnd()
+            try? handle.write(contentsOf: Data(text.utf8))
+        } else {
+            try? PrivateFile.write(Data(text.utf8), to: file.path, exclusive: false)
+        }
+    }
+
+    /// Feeds the lines from byte `offset` on into `store`; returns the offset after the last
+    /// whole line.
+    func load(into store: SimulatedAppStore, from offset: UInt64) -> UInt64 {
+        guard let handle = FileHandle(forReadingAtPath: file.path) else { return offset }
+        defer { try? handle.close() }
+        guard (try? handle.seek(toOffset: offset)) != nil, let data = try? handle.readToEnd(), !data.isEmpty else {
+            return offset
+        }
+        var consumed: UInt64 = 0
+        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast() {
+            consumed += UInt64(line.count) + 1
+            guard let json = try? JSONValue(parsing: Data(line)), let bundleId = json["bundleId"]?.stringValue else { continue }
+            switch json["kind"]?.stringValue {
+            case "notification":
+                guard let signed = json["signedPayload"]?.stringValue else { continue }
+                try? store.addNotification(signed, bundleId: bundleId, delivered: json["delivered"] == .bool(true))
+            case "renewalInfo":
+                guard let payload = json["payload"]?.objectValue, let original = json["originalTransactionId"]?.stringValue
+                else { continue }
+                store.setRenewalInfo(payload, originalTransactionId: original)
+            case "transaction":
+                guard let payload = json["payload"]?.objectValue else { continue }
+                store.addTransaction(payload, bundleId: bundleId, account: json["account"]?.stringValue)
+            default:
+                continue
+            }
+        }
+        return offset + consumed
+    }
+}

@@ -1,0 +1,75 @@
+import AppStore
+import AppStoreServerAPI
+import AppStoreServerAPISimulator
+import Foundation
+import Testing
+import Threads
+
+@testable import Server
+@testable import Tools
+
+/// `revenuedot apple ENDPOINT`: arguments to calls, and Apple's answers printed decoded.
+@Suite("revenuedot apple")
+struct AppleCommandTests {
+    func command(_ arguments: [String], world: AppleAPIWorld) throws -> (AppleCommand, AppStoreServerAPIClient) {
+        let command = try AppleCommand(arguments: arguments + ["--app", "demo", "--config", world.configPath])
+        let config = try world.config()
+        let client = try AppleAPIClients.client(
+            for: try #require(config.app("demo")), environment: .sandbox, config: config.appleAPI)
+        return (command, client)
+    }
+
+    @Test func historyWithAllPagesIsOneDecodedList() throws {
+        let world = try AppleAPIWorld()
+        _ = try world.subscription(original: "3000000001", user: "u", renewals: 24, boughtDaysAgo: 25)
+        let (command, client) = try command(["transaction-history", "3000000001", "--all"], world: world)
+        let answer = try command.answer(client, now: Date())
+        #expect(answer["transactions"]?.arrayValue?.count == 25)
+        #expect(answer["transactions"]?.arrayValue?.first?["transactionId"] == .string("30000000010"))
+        #expect(answer["hasMore"] == .bool(false))
+        #expect(world.store.requestCount("transaction-history") == 2)
+    }
+
+    @Test func statusesAndNotificationsAreDecodedNested() throws {
+        let world = try AppleAPIWorld()
+        let notifications = try world.subscription(original: "3000000002", user: "u", renewals: 1, boughtDaysAgo: 1)
+        for signed in notifications { try world.store.addNotification(signed, bundleId: "com.example.app", delivered: false) }
+        let (statuses, client) = try command(["subscription-statuses", "3000000002", "--status", "1"], world: world)
+        let answer = try statuses.answer(client, now: Date())
+        let item = answer["data"]?.arrayValue?.first?["lastTransactions"]?.arrayValue?.first
+        #expect(item?["transactionInfo"]?["transactionId"] == .string("30000000021"))
+        #expect(item?["signedTransactionInfo"] == nil)
+
+        let (history, _) = try command(["notification-history", "--start-date", "2020-01-01", "--only-failures"], world: world)
+        guard case .notificationHistory(let request, _) = try history.endpoint(now: Date()) else {
+            Issue.record("not a notification-history call")
+            return
+        }
+        #expect(request.onlyFailures == true)
+        #expect(request.startDate == 1_577_836_800_000)
+        // Apple keeps 30 days of Sandbox history: 2020 is refused with Apple's error.
+        #expect(throws: AppStoreServerAPIError.self) { _ = try history.answer(client, now: Date()) }
+        let (recent, _) = try command(
+            ["notification-history", "--start-date", String(UnixTime.nowMs - 86_400_000 * 3)], world: world)
+        let listed = try recent.answer(client, now: Date())
+        #expect(listed["notificationHistory"]?.arrayValue?.first?["payload"]?["data"]?["transactionInfo"] != nil)
+    }
+
+    @Test(arguments: [
+        ["transaction-info"], ["transaction-info", "1", "--bogus", "x"], ["bogus-endpoint", "1"],
+        ["subscription-statuses", "1", "--status", "9"], ["extend-renewal-date", "1", "--days", "91", "--reason", "1"],
+        ["send-consumption", "1", "--delivery-status", "DELIVERED"], ["set-app-account-token", "1", "not-a-uuid"],
+        ["notification-history"], ["transaction-history", "1", "--start-date", "tomorrow"],
+    ])
+    func badArgumentsAreUsageErrors(arguments: [String]) {
+        #expect(throws: UsageError.self) { _ = try AppleCommand(arguments: arguments + ["--app", "demo"]) }
+    }
+
+    @Test func anAppWithoutAKeyIsOneClearLine() throws {
+        let fixture = try ServerFixture()
+        let config = try fixture.config()
+        #expect(throws: AppleAPIClients.Failure.self) {
+            _ = try AppleAPIClients.client(for: try #require(config.app("demo")), environment: .sandbox, config: config.appleAPI)
+        }
+    }
+}

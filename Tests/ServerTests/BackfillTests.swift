@@ -1,0 +1,150 @@
+import AppStore
+import AppStoreServerAPI
+import AppStoreServerAPISimulator
+import Foundation
+import LoopbackClient
+import Testing
+import Threads
+
+@testable import Server
+@testable import Storage
+@testable import Tools
+
+/// Backfill after an outage: every notification Apple could not deliver is recovered once,
+/// through the ingest path, with its events in order, whether the server runs or not.
+@Suite("Backfill of missed notifications")
+struct BackfillTests {
+    static let user = "8f0c1a2e-4b3d-4e5f-9a6b-7c8d9e0f1a2b"
+
+    /// The notifications of one subscription: the first two pushed before an outage, the last
+    /// two sent while the server was down (Sandbox never retries).
+    func outage(_ world: AppleAPIWorld) throws -> [String] {
+        let notifications = try world.subscription(original: "1000000001", user: Self.user, renewals: 3, boughtDaysAgo: 3)
+        // Before the outage: no backfill, and timers that tick only at start (before the posts),
+        // so the lapsed first period is not expired between the two posts.
+        var config = try world.config()
+        config.appleAPI.backfillIntervalMinutes = 0
+        config.scheduler.intervalMs = 3_600_000
+        let service = try RevenueDotService(config: config, log: { _ in })
+        try service.start()
+        let connection = try LoopbackConnection(port: service.port)
+        for signed in notifications.prefix(2) {
+            #expect(try connection.postNotification(signed).status == 200)
+        }
+        service.shutdown()
+        for (index, signed) in notifications.enumerated() {
+            try world.store.addNotification(signed, bundleId: "com.example.app", delivered: index < 2)
+        }
+        return notifications
+    }
+
+    func stored(_ world: AppleAPIWorld) throws -> (notifications: Int, events: [String]) {
+        let reader = try SQLiteReader(path: world.databasePath)
+        return try reader.read { (rows) throws(StoreError) in
+            let count = try rows.query("SELECT count(*) FROM notifications").first?.first?.integerValue ?? 0
+            let events = try rows.query("SELECT type, sequence FROM events ORDER BY position")
+                .map { "\($0[0].textValue ?? "?") \($0[1].integerValue ?? -1)" }
+            return (Int(count), events)
+        }
+    }
+
+    static let expectedEvents = ["INITIAL_PURCHASE 1", "RENEWAL 2", "RENEWAL 3", "RENEWAL 4"]
+
+    @Test func theCommandRecoversWhatTheOutageMissedOnce() throws {
+        let world = try AppleAPIWorld()
+        _ = try outage(world)
+        #expect(try stored(world).notifications == 2)
+        #expect(try BackfillCommand(arguments: ["--config", world.configPath, "--app", "demo"]).run() == 0)
+        let after = try stored(world)
+        #expect(after.notifications == 4)
+        #expect(after.events == Self.expectedEvents)
+        // Again: nothing new, nothing changed.
+        #expect(
+            try BackfillCommand(arguments: ["--config", world.configPath, "--app", "demo", "--since", "2020-01-01"]).run() == 0)
+        #expect(try stored(world).notifications == 4)
+        let events = try stored(world).events
+        #expect(events == Self.expectedEvents, "\(events)")
+        #expect(world.store.requestCount("notification-history") == 2)
+    }
+
+    @Test func beside_aRunningServerItGoesThroughItsNotificationURL() throws {
+        let world = try AppleAPIWorld()
+        _ = try outage(world)
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        defer { service.shutdown() }
+        // This server backfills nothing itself: its timers find the subscription lapsed.
+        try service.fireDueTimers()
+        // The configuration says port 0: the command is told the port this server took.
+        var config = try world.config()
+        config.listen = ListenAddress(host: "127.0.0.1", port: service.port)
+        let target = try BackfillTarget.open(config: config, databasePath: world.databasePath, appId: "demo")
+        #expect(target.name.hasPrefix("the running server"))
+        let client = try AppleAPIClients.client(
+            for: try #require(config.app("demo")), environment: .sandbox, config: config.appleAPI)
+        let window = Backfill.window(
+            since: nil, until: nil, newestStored: try target.newestStored(.sandbox), marginMs: 3_600_000,
+            environment: .sandbox, nowMs: UnixTime.nowMs)
+        let counts = try Backfill.run(
+            client: client, request: NotificationHistoryRequest(startDate: window.start, endDate: window.end),
+            deliver: target.deliver)
+        #expect(counts.new == 2)
+        #expect(counts.alreadyStored == 1)
+        // The expiry stays recorded; the renewals that come after bring the subscription back.
+        let events = try stored(world).events
+        #expect(events == ["INITIAL_PURCHASE 1", "RENEWAL 2", "EXPIRATION 3", "RENEWAL 4", "RENEWAL 5"], "\(events)")
+    }
+
+    @Test func serveBackfillsAtStart() throws {
+        let world = try AppleAPIWorld(backfillIntervalMinutes: 60)
+        _ = try outage(world)
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        defer { service.shutdown() }
+        #expect(poll(seconds: 10) { (try? stored(world).notifications) == 4 })
+        let events = try stored(world).events
+        #expect(events == Self.expectedEvents, "\(events)")
+        #expect(poll(seconds: 5) { service.metrics.backfillRuns.counts["completed"] == 1 })
+        #expect(service.metrics.backfillNotifications.counts["new"] == 2)
+        #expect(service.metrics.render().contains("revenuedot_backfill_notifications_total{result=\"new\"} 2"))
+    }
+
+    @Test func failuresAreOneLineAndStoreNothing() throws {
+        let world = try AppleAPIWorld()
+        _ = try outage(world)
+        world.store.inject(.status(401, code: nil, retryAfter: nil), count: 10)
+        #expect(try BackfillCommand(arguments: ["--config", world.configPath, "--app", "demo"]).run() == 1)
+        #expect(try stored(world).notifications == 2)
+        #expect(throws: UsageError.self) { _ = try BackfillCommand(arguments: ["--app", "demo", "--since", "yesterday"]) }
+        #expect(throws: UsageError.self) { _ = try BackfillCommand(arguments: ["--app", "demo", "--since", "2026-02-30"]) }
+        #expect(throws: UsageError.self) {
+            _ = try BackfillCommand(arguments: ["--app", "demo", "--since", "2026-12-02", "--until", "2026-12-01"])
+        }
+        #expect(throws: UsageError.self) { _ = try BackfillCommand(arguments: ["--app", "demo", "--since", "2999-01-01"]) }
+        // The demo app accepts Sandbox only: Production is refused before anything is asked.
+        #expect(throws: UsageError.self) {
+            _ = try BackfillCommand(arguments: ["--config", world.configPath, "--app", "demo", "--environment", "Production"])
+                .run()
+        }
+        #expect(throws: UsageError.self) { _ = try BackfillCommand(arguments: ["--config", world.configPath]) }
+    }
+
+    @Test(
+        arguments: [
+            // since, until, newest stored, expected start (ms before now), expected end
+            (nil, nil, nil, 30 * 86_400_000 - 3_600_000),
+            (nil, nil, -2 * 3_600_000, 3 * 3_600_000),
+            (-40 * 86_400_000, nil, nil, 30 * 86_400_000 - 3_600_000),
+            (-5 * 3_600_000, nil, -1_000, 5 * 3_600_000),
+        ] as [(Int64?, Int64?, Int64?, Int64)])
+    func theWindowStartsAtTheNewestStoredLessTheMarginWithinApplesLimit(
+        since: Int64?, until: Int64?, newest: Int64?, startBeforeNow: Int64
+    ) {
+        let now: Int64 = 1_800_000_000_000
+        let window = Backfill.window(
+            since: since.map { now + $0 }, until: until.map { now + $0 }, newestStored: newest.map { now + $0 },
+            marginMs: 3_600_000, environment: .sandbox, nowMs: now)
+        #expect(window.start == now - startBeforeNow)
+        #expect(window.end == now + 1)
+    }
+}

@@ -1,0 +1,272 @@
+import AdvancedCommerce
+import AppStore
+import Crypto
+import Foundation
+import JSON
+import LoopbackClient
+import Testing
+
+@testable import Server
+@testable import Tools
+
+/// Advanced Commerce requests through the real server: validated against the customer's live
+/// subscription, signed, stored as pending, completed by the transaction that carries their id.
+@Suite("POST /v1/advanced-commerce/{appId}/requests")
+struct CommerceAPITests {
+    let key: ECPrivateKey
+    let fixture: ServerFixture
+    let service: RevenueDotService
+    let connection: LoopbackConnection
+    let user = "customer-1"
+
+    init() throws {
+        key = try ECPrivateKey(generating: .p256)
+        let directory = TestDirectory("commerce-key")
+        let keyPath = try directory.write("SubscriptionKey_KEY123.p8", try key.pkcs8PEM())
+        fixture = try ServerFixture(
+            demoOptions: #""inAppPurchaseKey": {"keyId": "KEY123", "issuerId": "issuer-1", "privateKeyPath": "\#(keyPath)"}"#)
+        service = try fixture.startService()
+        connection = try LoopbackConnection(port: service.port)
+    }
+
+    static let upgrade: JSONValue = try! JSONValue(parsing: Data(AppleExamplesJSON.upgrade.utf8))
+
+    /// An Advanced Commerce transaction of subscription 12345 with `items` (and renewal info, in a notification).
+    func transaction(id: String, items: [String], period: String, reference: String? = nil) -> JSONValue {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        var info: [String: JSONValue] = [
+            "items": .array(
+                items.map { .object(["SKU": .string($0), "displayName": .string($0), "price": .integer(9990)]) }),
+            "period": .string(period),
+        ]
+        info["requestReferenceId"] = reference.map(JSONValue.string)
+        return .object([
+            "transactionId": .string(id), "originalTransactionId": .string("12345"), "bundleId": .string("com.example.app"),
+            "productId": .string("com.example.generic"), "purchaseDate": .integer(now - 1000),
+            "originalPurchaseDate": .integer(now - 1000), "expiresDate": .integer(now + 30 * 86_400_000),
+            "type": .string("Auto-Renewable Subscription"), "inAppOwnershipType": .string("PURCHASED"),
+            "environment": .string("Sandbox"), "signedDate": .integer(now - 1000), "price": .integer(9990),
+            "currency": .string("USD"), "advancedCommerceInfo": .object(info),
+        ])
+    }
+
+    func post(_ body: JSONValue, key: String = "sk_test_secret", app: String = "demo") throws -> (Int, JSONValue) {
+        let response = try connection.request(
+            "POST", "/v1/advanced-commerce/\(app)/requests", headers: ["Authorization": "Bearer \(key)"],
+            body: Data(body.serialized().utf8))
+        return (response.status, (try? JSONValue(parsing: response.body)) ?? .null)
+    }
+
+    func requestStatus(_ reference: String) throws -> JSONValue {
+        let response = try connection.request(
+            "GET", "/v1/advanced-commerce/demo/requests/\(reference)", headers: ["Authorization": "Bearer sk_test_secret"])
+        return (try? JSONValue(parsing: response.body)) ?? .null
+    }
+
+    func subscriber() throws -> JSONValue {
+        let response = try connection.request(
+            "GET", "/v1/subscribers/\(user)", headers: ["Authorization": "Bearer sk_test_secret"])
+        return (try JSONValue(parsing: response.body))["subscriber"]?["subscriptions"]?["com.example.generic"] ?? .null
+    }
+
+    @Test func upgradeIsValidatedSignedAndCompletedByAppleTransaction() throws {
+        defer { service.shutdown() }
+        // The customer's live subscription: transaction 12345 with the Gold tier, monthly.
+        let signed = try fixture.signer.sign(transaction(id: "12345", items: ["ANNES_GOLD_TIER_1M"], period: "P1M"))
+        let linked = try connection.postTransaction(signed, for: user)
+        #expect(linked.status == 200)
+        #expect(try subscriber()["advanced_commerce"]?["items"]?.arrayValue?.first?["SKU"] == .string("ANNES_GOLD_TIER_1M"))
+        #expect(try subscriber()["advanced_commerce"]?["period"] == .string("P1M"))
+
+        // Apple's upgrade example, signed for that customer.
+        let (code, answer) = try post(.object(["app_user_id": .string(user), "request": Self.upgrade]))
+        #expect(code == 200, "\(answer)")
+        let reference = answer["requestReferenceId"]?.stringValue ?? ""
+        #expect(reference == "e2a88501-25ba-403a-9c46-d7b8eecc56ba")
+        let token = try #require(answer["token"]?.stringValue)
+        #expect(answer["advancedCommerceData"]?["signatureInfo"]?["token"] == .string(token))
+        #expect(key.verifiesES256(token))
+        let claims = try JSONValue(parsing: Base64.decode(token.split(separator: ".")[1], alphabet: .url) ?? Data())
+        #expect(claims["bid"] == .string("com.example.app"))
+        #expect(claims["iss"] == .string("issuer-1"))
+        let request = try JSONValue(parsing: Base64.decode(claims["request"]?.stringValue ?? "", alphabet: .standard) ?? Data())
+        #expect(request["changeItems"] == Self.upgrade["changeItems"])
+        #expect(try requestStatus(reference)["status"] == .string("pending"))
+
+        // A retry whose answer was lost gets the same token again; the same requestReferenceId
+        // for another request, or for another customer, is Apple's RepeatedRequestReferenceIdError.
+        let (retried, retry) = try post(.object(["app_user_id": .string(user), "request": Self.upgrade]))
+        #expect(retried == 200, "\(retry)")
+        #expect(retry["token"] == .string(token))
+        var other = Self.upgrade
+        var items = Self.upgrade["changeItems"]?.arrayValue ?? []
+        items[0]["price"] = .integer(89_990)
+        other["changeItems"] = .array(items)
+        for body in [
+            JSONValue.object(["app_user_id": .string(user), "request": other]),
+            .object(["app_user_id": .string("someone-else"), "request": Self.upgrade]),
+        ] {
+            let (again, repeated) = try post(body)
+            #expect(again == 422, "\(repeated)")
+            #expect(repeated["errors"]?.arrayValue?.contains { $0["code"] == .string("RepeatedRequestReferenceIdError") } == true)
+        }
+
+        // Apple charges it: the new transaction carries the requestReferenceId and the new items.
+        let upgraded = transaction(id: "12346", items: ["ANNES_PLATINUM_TIER_1Y"], period: "P1Y", reference: reference)
+        let notification = try fixture.signer.sign(
+            .object([
+                "notificationType": .string("DID_CHANGE_RENEWAL_PREF"), "subtype": .string("UPGRADE"),
+                "notificationUUID": .string(UUID().uuidString.lowercased()), "version": .string("2.0"),
+                "signedDate": .integer(Int64(Date().timeIntervalSince1970 * 1000)),
+                "data": .object([
+                    "appAppleId": .integer(1234), "bundleId": .string("com.example.app"), "environment": .string("Sandbox"),
+                    "signedTransactionInfo": .string(try fixture.signer.sign(upgraded)),
+                ]),
+            ]))
+        #expect(try connection.postNotification(notification).status == 200)
+        let completed = try requestStatus(reference)
+        #expect(completed["status"] == .string("completed"))
+        #expect(completed["transactionId"] == .string("12346"))
+        #expect(try subscriber()["advanced_commerce"]?["items"]?.arrayValue?.first?["SKU"] == .string("ANNES_PLATINUM_TIER_1Y"))
+        #expect(try subscriber()["advanced_commerce"]?["period"] == .string("P1Y"))
+    }
+
+    /// The API reads a request as `revenuedot commerce` does: a member given twice is refused.
+    @Test func aMemberGivenTwiceIsRefused() throws {
+        defer { service.shutdown() }
+        func post(_ raw: String) throws -> (Int, JSONValue) {
+            let response = try connection.request(
+                "POST", "/v1/advanced-commerce/demo/requests", headers: ["Authorization": "Bearer sk_test_secret"],
+                body: Data(raw.utf8))
+            return (response.status, (try? JSONValue(parsing: response.body)) ?? .null)
+        }
+        let item = #"{"SKU":"A","displayName":"A","description":"A","price":100}"#
+        let (code, answer) = try post(
+            #"{"app_user_id":"u","request":{"operation":"CREATE_ONE_TIME_CHARGE","version":"1","currency":"USD","#
+                + #""requestInfo":{"requestReferenceId":"0b6a4d0e-3c5f-4a52-9a43-0d3a7c9bd1f3"},"taxCode":"C003-00-1","#
+                + #""item":\#(item),"item":{"SKU":"X"}}}"#)
+        #expect(code == 422, "\(answer)")
+        #expect(answer["error"]?["code"] == .string("MalformedPayloadError"))
+        #expect(answer["error"]?["field"] == .string("item"))
+        #expect(try post(#"{"app_user_id":"u","app_user_id":"v","request":{}}"#).0 == 400)
+    }
+
+    @Test func invalidRequestsGetAppleErrorsAndNothingIsStored() throws {
+        defer { service.shutdown() }
+        let signed = try fixture.signer.sign(transaction(id: "12345", items: ["ANNES_GOLD_TIER_1M"], period: "P1M"))
+        _ = try connection.postTransaction(signed, for: user)
+        var wrong = Self.upgrade
+        wrong["changeItems"] = .array([
+            .object([
+                "effective": .string("IMMEDIATELY"), "currentSKU": .string("NOT_OWNED"), "SKU": .string("ANNES_PLATINUM_TIER_1Y"),
+                "price": .integer(99990), "displayName": .string("Platinum Tier"), "description": .string("Access"),
+                "reason": .string("UPGRADE"),
+            ])
+        ])
+        let (code, answer) = try post(.object(["app_user_id": .string(user), "request": wrong]))
+        #expect(code == 422)
+        let codes = answer["errors"]?.arrayValue?.compactMap { $0["code"]?.stringValue } ?? []
+        #expect(codes.contains("ChangeItemNotFoundError"))
+        #expect(
+            answer["errors"]?.arrayValue?.contains {
+                $0["appleErrorCode"] == .integer(4_000_146) && $0["field"] == .string("changeItems[0].currentSKU")
+            } == true)
+        let missing = try connection.request(
+            "GET", "/v1/advanced-commerce/demo/requests/e2a88501-25ba-403a-9c46-d7b8eecc56ba",
+            headers: ["Authorization": "Bearer sk_test_secret"])
+        #expect(missing.status == 404)
+
+        // Someone else's subscription is not this customer's to modify.
+        let (other, otherAnswer) = try post(.object(["app_user_id": .string("stranger"), "request": Self.upgrade]))
+        #expect(other == 422)
+        #expect(otherAnswer["error"]?["code"] == .string("TransactionIdNotFoundError"))
+
+        #expect(try post(.object(["app_user_id": .string(user), "request": Self.upgrade]), key: "pk_test_public").0 == 401)
+        #expect(try post(.object(["request": Self.upgrade])).0 == 400)
+        #expect(
+            try post(.object(["app_user_id": .string(user), "request": .object(["operation": .string("NOPE")])])).1["error"]?[
+                "code"]
+                == .string("InvalidOperationError"))
+    }
+}
+
+extension CommerceAPITests {
+    /// Renewal info whose items differ from the current ones shows as the scheduled change.
+    @Test func aScheduledDowngradeShowsUnderTheSubscription() throws {
+        defer { service.shutdown() }
+        let current = transaction(id: "12345", items: ["ANNES_PLATINUM_TIER_1M"], period: "P1M")
+        _ = try connection.postTransaction(try fixture.signer.sign(current), for: user)
+        #expect(try subscriber()["advanced_commerce"]?["scheduled_changes"] == .null)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let renewal = JSONValue.object([
+            "originalTransactionId": .string("12345"), "productId": .string("com.example.generic"),
+            "autoRenewProductId": .string("com.example.generic"), "autoRenewStatus": .integer(1),
+            "environment": .string("Sandbox"), "signedDate": .integer(now),
+            "advancedCommerceInfo": .object([
+                "consistencyToken": .string("1.2.3"), "period": .string("P1M"),
+                "items": .array([
+                    .object(["SKU": .string("ANNES_GOLD_TIER_1M"), "displayName": .string("Gold"), "price": .integer(7990)])
+                ]),
+            ]),
+        ])
+        let notification = try fixture.signer.sign(
+            .object([
+                "notificationType": .string("DID_CHANGE_RENEWAL_PREF"), "subtype": .string("DOWNGRADE"),
+                "notificationUUID": .string(UUID().uuidString.lowercased()), "version": .string("2.0"),
+                "signedDate": .integer(now),
+                "data": .object([
+                    "appAppleId": .integer(1234), "bundleId": .string("com.example.app"), "environment": .string("Sandbox"),
+                    "signedTransactionInfo": .string(try fixture.signer.sign(current)),
+                    "signedRenewalInfo": .string(try fixture.signer.sign(renewal)),
+                ]),
+            ]))
+        #expect(try connection.postNotification(notification).status == 200)
+        let commerce = try subscriber()["advanced_commerce"]
+        #expect(commerce?["items"]?.arrayValue?.first?["SKU"] == .string("ANNES_PLATINUM_TIER_1M"))
+        #expect(commerce?["scheduled_changes"]?["items"]?.arrayValue?.first?["SKU"] == .string("ANNES_GOLD_TIER_1M"))
+        #expect(
+            commerce?["scheduled_changes"]?["items"]?.arrayValue?.first?["price"]
+                == .object(["amount": .number(7.99), "currency": .string("USD")]))
+    }
+
+    @Test func commandLineValidatesAndSigns() throws {
+        let signed = try fixture.signer.sign(transaction(id: "12345", items: ["ANNES_GOLD_TIER_1M"], period: "P1M"))
+        _ = try connection.postTransaction(signed, for: user)
+        service.shutdown()
+        let directory = TestDirectory("commerce-cli")
+        let file = try directory.write("upgrade.json", AppleExamplesJSON.upgrade)
+        let common = ["--app", "demo", "--customer", user, file, "--config", fixture.configPath]
+        let valid = try runCLI(["commerce", "validate"] + common)
+        #expect(valid.status == 0, "\(valid.output)")
+        #expect(valid.output.contains("ANNES_PLATINUM_TIER_1Y"))
+        let wrong = try runCLI([
+            "commerce", "validate", "--app", "demo", "--customer", "stranger", file, "--config", fixture.configPath,
+        ])
+        #expect(wrong.status == 1)
+        #expect(wrong.output.contains("TransactionIdNotFoundError (4040010)"))
+        let sign = try runCLI(["commerce", "sign"] + common)
+        #expect(sign.status == 0, "\(sign.output)")
+        let token = try JSONValue(parsing: Data(sign.output.utf8))["token"]?.stringValue ?? ""
+        #expect(key.verifiesES256(token))
+        // Signing the same request again (an answer lost) gives the same token; another customer cannot.
+        let again = try runCLI(["commerce", "sign"] + common)
+        #expect(again.status == 0, "\(again.output)")
+        #expect(try JSONValue(parsing: Data(again.output.utf8))["token"]?.stringValue == token)
+        let stranger = ["--app", "demo", "--customer", "stranger", file, "--config", fixture.configPath]
+        #expect(try runCLI(["commerce", "sign"] + stranger).status == 1)
+        let nobody = try runCLI(["commerce", "sign", "--app", "demo", "--customer", "", file, "--config", fixture.configPath])
+        #expect(nobody.status == 2)
+        #expect(nobody.output.contains("--customer must not be empty"))
+        let missing = try runCLI([
+            "commerce", "validate", "--app", "demo", "--customer", user, directory.path("none.json"), "--config",
+            fixture.configPath,
+        ])
+        #expect(missing.status == 2)
+        #expect(missing.output.contains("cannot read the request file"))
+    }
+}
+
+/// Apple's upgrade example (SubscriptionModifyInAppRequest example 1).
+enum AppleExamplesJSON {
+    static let upgrade = AppleExamples.modifyUpgradeWithPeriodChange
+}

@@ -1,0 +1,148 @@
+import AppStore
+import AppStoreServerAPI
+import AppStoreServerAPISimulator
+import Foundation
+import JSON
+import LoopbackClient
+import Testing
+import Threads
+
+@testable import Server
+@testable import Storage
+@testable import Tools
+
+/// Apple's consumption requests answered from what RevenueDot stores and is configured with,
+/// sent once, retried until Apple takes it or its 12 hours end.
+@Suite("Answers to consumption requests")
+struct ConsumptionAnswerTests {
+    func world(consented: Bool = true) throws -> AppleAPIWorld {
+        try AppleAPIWorld(
+            consumption:
+                #"{"enabled": true, "customerConsented": \#(consented), "sampleContentProvided": true, "refundPreference": "DECLINE"}"#
+        )
+    }
+
+    /// A CONSUMPTION_REQUEST about a subscription bought `daysAgo` days ago for 30 days.
+    func request(_ world: AppleAPIWorld, transactionId: String, daysAgo: Int64) throws -> (uuid: String, signed: String) {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let bought = now - daysAgo * 86_400_000
+        let transaction: [String: JSONValue] = [
+            "transactionId": .string(transactionId), "originalTransactionId": .string(transactionId),
+            "bundleId": .string("com.example.app"), "productId": .string("pro.monthly"), "purchaseDate": .integer(bought),
+            "originalPurchaseDate": .integer(bought), "expiresDate": .integer(bought + 30 * 86_400_000),
+            "type": .string("Auto-Renewable Subscription"), "inAppOwnershipType": .string("PURCHASED"),
+            "environment": .string("Sandbox"), "signedDate": .integer(now), "transactionReason": .string("PURCHASE"),
+        ]
+        world.store.addTransaction(transaction, bundleId: "com.example.app")
+        let uuid = UUID().uuidString.lowercased()
+        let signed = try world.signer.sign(
+            .object([
+                "notificationType": .string("CONSUMPTION_REQUEST"), "notificationUUID": .string(uuid),
+                "version": .string("2.0"), "signedDate": .integer(now),
+                "data": .object([
+                    "appAppleId": .integer(1234), "bundleId": .string("com.example.app"), "environment": .string("Sandbox"),
+                    "signedTransactionInfo": .string(try world.signer.sign(.object(transaction))),
+                    "consumptionRequestReason": .string("UNINTENDED_PURCHASE"),
+                ]),
+            ]))
+        return (uuid, signed)
+    }
+
+    func answer(_ world: AppleAPIWorld, _ uuid: String) throws -> ConsumptionAnswer? {
+        try SQLiteReader(path: world.databasePath).consumptionAnswer(notificationUUID: uuid)
+    }
+
+    @Test func aRequestIsAnsweredOnceWithTheStoredFacts() throws {
+        let world = try world()
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        defer { service.shutdown() }
+        let (uuid, signed) = try request(world, transactionId: "5000000001", daysAgo: 15)
+        #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
+        service.answerConsumptionRequests()
+        let sent = try #require(world.store.consumptionRequests.first)
+        #expect(sent.transactionId == "5000000001")
+        #expect(sent.request["customerConsented"] == .bool(true))
+        #expect(sent.request["sampleContentProvided"] == .bool(true))
+        #expect(sent.request["deliveryStatus"] == .string("DELIVERED"))
+        #expect(sent.request["refundPreference"] == .string("DECLINE"))
+        // Half of the 30-day period was gone when Apple asked.
+        guard case .integer(let share) = sent.request["consumptionPercentage"] else {
+            Issue.record("no consumptionPercentage: \(sent.request)")
+            return
+        }
+        #expect((49_900...50_100).contains(share))
+        let stored = try #require(try answer(world, uuid))
+        #expect(stored.status == .sent)
+        #expect(stored.attempts == 1)
+        // Once: a second pass sends nothing.
+        service.answerConsumptionRequests()
+        #expect(world.store.consumptionRequests.count == 1)
+        #expect(service.metrics.consumptionAnswers.counts["sent"] == 1)
+    }
+
+    @Test func appleFailingIsRetriedLaterAndNoConsentSendsNothing() throws {
+        let world = try world()
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        defer { service.shutdown() }
+        let (uuid, signed) = try request(world, transactionId: "5000000002", daysAgo: 1)
+        #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
+        world.store.inject(.status(503, code: nil, retryAfter: nil), count: 10, endpoint: "send-consumption")
+        service.answerConsumptionRequests()
+        let pending = try #require(try answer(world, uuid))
+        #expect(pending.status == .pending)
+        #expect(pending.attempts == 1)
+        #expect(pending.nextAttemptAtMs > UnixTime.nowMs + 250_000)
+        #expect(pending.lastError?.contains("503") == true)
+        #expect(world.store.consumptionRequests.isEmpty)
+
+        let unconsented = try self.world(consented: false)
+        let other = try RevenueDotService(config: try unconsented.config(), log: { _ in })
+        try other.start()
+        defer { other.shutdown() }
+        let (skippedUUID, skippedSigned) = try request(unconsented, transactionId: "5000000003", daysAgo: 1)
+        #expect(try LoopbackConnection(port: other.port).postNotification(skippedSigned).status == 200)
+        other.answerConsumptionRequests()
+        #expect(try answer(unconsented, skippedUUID)?.status == .skipped)
+        #expect(unconsented.store.consumptionRequests.isEmpty)
+        #expect(unconsented.store.requestCount("send-consumption") == 0)
+    }
+
+    @Test(
+        arguments: [
+            // delivery, preference, product type, expected share
+            (DeliveryStatus.delivered, RefundPreference?.none, "Auto-Renewable Subscription", Int32?(25_000)),
+            (.delivered, .grantProrated, "Auto-Renewable Subscription", nil),
+            (.undeliveredServerOutage, nil, "Auto-Renewable Subscription", 0),
+            (.delivered, nil, "Consumable", 70_000),
+        ] as [(DeliveryStatus, RefundPreference?, String, Int32?)])
+    func theShareFollowsApplesRules(delivery: DeliveryStatus, preference: RefundPreference?, type: String, share: Int32?) {
+        var config = ConsumptionConfig()
+        config.customerConsented = true
+        config.deliveryStatus = delivery
+        config.refundPreference = preference
+        config.oneTimeConsumptionPercentage = 70_000
+        let transaction = JWSTransactionDecodedPayload(
+            purchaseDate: 1_000_000, expiresDate: 5_000_000, type: ProductType.resolve(type))
+        guard
+            case .send(let request) = ConsumptionDecision.decide(
+                transaction: transaction, config: config, requestedAtMs: 2_000_000)
+        else {
+            Issue.record("not sent")
+            return
+        }
+        #expect(request.consumptionPercentage == share)
+        #expect(request.deliveryStatus == delivery)
+    }
+
+    @Test func retriesBackOffWithinApplesTwelveHours() {
+        let requested: Int64 = 1_000_000_000
+        #expect(ConsumptionDecision.nextAttempt(after: 1, nowMs: requested, requestedAtMs: requested) == requested + 300_000)
+        #expect(ConsumptionDecision.nextAttempt(after: 3, nowMs: requested, requestedAtMs: requested) == requested + 1_200_000)
+        #expect(ConsumptionDecision.nextAttempt(after: 9, nowMs: requested, requestedAtMs: requested) == requested + 3_600_000)
+        #expect(
+            ConsumptionDecision.nextAttempt(after: 2, nowMs: requested + 11 * 3_600_000 + 3_400_000, requestedAtMs: requested)
+                == nil)
+    }
+}

@@ -1,0 +1,368 @@
+import AppStore
+import Foundation
+import JSON
+import LoopbackClient
+import Testing
+
+@testable import Server
+@testable import Storage
+@testable import Subscriptions
+@testable import Tools
+
+/// Customers over HTTP as RevenueCat serves them: get-or-create, first and last seen, aliases
+/// usable in every path, deletion that replay keeps, and the restore behaviour.
+@Suite("Customers over HTTP")
+struct CustomersAPITests {
+    func get(_ connection: LoopbackConnection, _ user: String, key: String = "sk_test_secret") throws -> (Int, JSONValue) {
+        let response = try connection.request("GET", "/v1/subscribers/\(user)", headers: ["Authorization": "Bearer \(key)"])
+        return (response.status, (try? JSONValue(parsing: response.body))?["subscriber"] ?? .null)
+    }
+
+    func send(_ connection: LoopbackConnection, _ method: String, _ path: String, _ body: String = "") throws -> (
+        Int, JSONValue
+    ) {
+        let response = try connection.request(
+            method, path, headers: ["Authorization": "Bearer sk_test_secret", "Content-Type": "application/json"],
+            body: Data(body.utf8))
+        return (response.status, (try? JSONValue(parsing: response.body)) ?? .null)
+    }
+
+    @Test func getCreatesOnceAndTheAppsContactsAreLastSeen() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        let (created, first) = try get(connection, "zoe")
+        #expect(created == 201)
+        Thread.sleep(forTimeInterval: 1.1)
+        let (again, second) = try get(connection, "zoe")
+        #expect(again == 200)
+        #expect(second["first_seen"] == first["first_seen"])
+        // A backend read is no contact: last seen stays the first sighting.
+        #expect(second["last_seen"] == first["first_seen"])
+        // The app (its public key) is.
+        let (_, byApp) = try get(connection, "zoe", key: "pk_test_public")
+        #expect(byApp["last_seen"] != first["first_seen"])
+        let (_, after) = try get(connection, "zoe")
+        #expect(after["last_seen"] == byApp["last_seen"])
+        // RevenueCat's X-Platform header makes a request a contact, whatever the key.
+        Thread.sleep(forTimeInterval: 1.1)
+        let platform = try connection.request(
+            "GET", "/v1/subscribers/zoe", headers: ["Authorization": "Bearer sk_test_secret", "X-Platform": "ios"])
+        let withPlatform = try JSONValue(parsing: platform.body)["subscriber"]
+        #expect(withPlatform?["last_seen"] != byApp["last_seen"])
+        // Written at the stop (and every few seconds before), kept across a restart.
+        service.shutdown()
+        let restarted = try fixture.startService()
+        defer { restarted.shutdown() }
+        let (_, kept) = try get(try LoopbackConnection(port: restarted.port), "zoe")
+        #expect(kept["last_seen"] == withPlatform?["last_seen"])
+    }
+
+    @Test func aliasesWorkInEveryPathAndDeletionSurvivesReplay() throws {
+        let fixture = try ServerFixture()
+        var service = try fixture.startService()
+        var connection = try LoopbackConnection(port: service.port)
+        #expect(
+            try LinkingAPITests.link(
+                connection, "ann", try LinkingAPITests.storeKitTransaction(fixture, original: "6500000001")) == 200)
+        let (aliased, _) = try send(connection, "POST", "/v1/subscribers/ann/alias", #"{"new_app_user_id": "ann@example.com"}"#)
+        #expect(aliased == 200)
+        let (status, byAlias) = try get(connection, "ann%40example.com")
+        #expect(status == 200)
+        #expect(byAlias["original_app_user_id"] == .string("ann"))
+        #expect(byAlias["subscriptions"]?["pro.monthly"] != nil)
+        // A post under the alias links to the same customer.
+        #expect(
+            try LinkingAPITests.link(
+                connection, "ann%40example.com", try LinkingAPITests.storeKitTransaction(fixture, original: "6500000002"))
+                == 200)
+        #expect(try get(connection, "ann").1["entitlements"]?["pro"] != nil)
+        #expect(try send(connection, "POST", "/v1/subscribers/ann/alias", "{}").0 == 400)
+
+        // Deleted by its alias: identity gone, purchases unlinked.
+        let (deleted, answer) = try send(connection, "DELETE", "/v1/subscribers/ann%40example.com")
+        #expect(deleted == 200)
+        #expect(answer == .object(["app_user_id": .string("ann@example.com"), "deleted": .bool(true)]))
+        #expect(try send(connection, "DELETE", "/v1/subscribers/ann").0 == 404)
+        service.shutdown()
+
+        func rows(_ sql: String) throws -> [String] {
+            try SQLiteReader(path: fixture.databasePath).read { (rows) throws(StoreError) in
+                try rows.query(sql).map {
+                    $0.map { $0.textValue ?? $0.integerValue.map(String.init) ?? "null" }.joined(separator: " ")
+                }
+            }
+        }
+        let state = "SELECT purchase_key, coalesce(owner, '-') FROM purchases ORDER BY 1"
+        #expect(try rows(state) == ["s:6500000001 -", "s:6500000002 -"])
+        #expect(try rows("SELECT count(*) FROM customers") == ["0"])
+        #expect(try rows("SELECT count(*) FROM customer_aliases") == ["0"])
+        #expect(try rows("SELECT count(*) FROM customer_contacts") == ["0"])
+        let before = try rows("SELECT purchase_key, json FROM purchases ORDER BY 1")
+        #expect(try ReplayCommand(arguments: ["--config", fixture.configPath]).run() == 0)
+        #expect(try rows("SELECT purchase_key, json FROM purchases ORDER BY 1") == before)
+        #expect(try rows("SELECT count(*) FROM customers") == ["0"])
+
+        service = try fixture.startService()
+        defer { service.shutdown() }
+        connection = try LoopbackConnection(port: service.port)
+        let (recreated, empty) = try get(connection, "ann")
+        #expect(recreated == 201)
+        #expect(empty["subscriptions"] == .object([:]))
+    }
+
+    /// The public key cannot take an identified customer's purchases by aliasing its id.
+    @Test func thePublicKeyCannotJoinAnotherIdentifiedCustomerWithPurchases() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let signed = try LinkingAPITests.storeKitTransaction(fixture, original: "6500000009")
+        #expect(try LinkingAPITests.link(connection, "victim", signed) == 200)
+        let request = { (key: String) in
+            try connection.request(
+                "POST", "/v1/subscribers/mallory/alias",
+                headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+                body: Data(#"{"new_app_user_id": "victim"}"#.utf8))
+        }
+        let refused = try request("pk_test_public")
+        #expect(refused.status == 409)
+        #expect(try JSONValue(parsing: refused.body)["code"] == .integer(7255))
+        #expect(try get(connection, "victim").1["subscriptions"]?["pro.monthly"] != nil)
+        // The backend may join them.
+        #expect(try request("sk_test_secret").status == 200)
+        #expect(try get(connection, "mallory").1 == get(connection, "victim").1)
+        #expect(try get(connection, "mallory").1["subscriptions"]?["pro.monthly"] != nil)
+    }
+
+    @Test func keepWithOriginalRefusesToMoveAnIdentifiedCustomersPurchase() throws {
+        let fixture = try ServerFixture(demoOptions: #""restoreBehavior": "keepWithOriginal""#)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let signed = try LinkingAPITests.storeKitTransaction(fixture, original: "6500000003")
+        #expect(try LinkingAPITests.link(connection, "gus", signed) == 200)
+        let refused = try connection.postTransaction(signed, for: "hal")
+        #expect(refused.status == 409)
+        // The same post again (a restore retried) is answered the same.
+        #expect(try connection.postTransaction(signed, for: "hal").status == 409)
+        #expect(try get(connection, "gus").1["subscriptions"]?["pro.monthly"] != nil)
+        #expect(try get(connection, "hal").1["subscriptions"] == .object([:]))
+    }
+
+    @Test func restoreBehaviorMustBeOneOfRevenueCatsModes() throws {
+        let fixture = try ServerFixture(demoOptions: #""restoreBehavior": "share""#)
+        let error = #expect(throws: ConfigError.self) { try ConfigLoader.load(path: fixture.configPath) }
+        #expect(error?.description.contains("\"transfer\", \"keepWithOriginal\", \"transferIfNoActive\"") == true)
+    }
+}
+
+/// Subscriber attributes over HTTP, in RevenueCat's format.
+@Suite("Subscriber attributes over HTTP")
+struct AttributesAPITests {
+    func post(_ connection: LoopbackConnection, _ user: String, _ body: String, key: String = "pk_test_public") throws -> (
+        Int, JSONValue
+    ) {
+        let response = try connection.request(
+            "POST", "/v1/subscribers/\(user)/attributes",
+            headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"], body: Data(body.utf8))
+        return (response.status, (try? JSONValue(parsing: response.body)) ?? .null)
+    }
+
+    func attributes(_ connection: LoopbackConnection, _ user: String, key: String = "sk_test_secret") throws -> JSONValue? {
+        let response = try connection.request("GET", "/v1/subscribers/\(user)", headers: ["Authorization": "Bearer \(key)"])
+        return try JSONValue(parsing: response.body)["subscriber"]?["subscriber_attributes"]
+    }
+
+    @Test func setReadDeleteAndRefuse() throws {
+        let fixture = try ServerFixture(demoOptions: #""webhook": {"url": "http://127.0.0.1:9/hooks"}"#)
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        let (status, first) = try post(
+            connection, "ivy",
+            #"{"attributes": {"$email": {"value": "ivy@example.com", "updated_at_ms": 100}, "plan": {"value": "gold", "updated_at_ms": 100}}}"#
+        )
+        #expect(status == 200, "\(first.serialized())")
+        #expect(
+            try attributes(connection, "ivy")
+                == .object([
+                    "$email": .object(["value": .string("ivy@example.com"), "updated_at_ms": .integer(100)]),
+                    "plan": .object(["value": .string("gold"), "updated_at_ms": .integer(100)]),
+                ]))
+        // Only the secret key reads them.
+        #expect(try attributes(connection, "ivy", key: "pk_test_public") == .object([:]))
+        // Older loses; null deletes.
+        #expect(try post(connection, "ivy", #"{"attributes": {"plan": {"value": "tin", "updated_at_ms": 50}}}"#).0 == 200)
+        #expect(try attributes(connection, "ivy")?["plan"]?["value"] == .string("gold"))
+        #expect(try post(connection, "ivy", #"{"attributes": {"plan": {"value": null, "updated_at_ms": 150}}}"#).0 == 200)
+        #expect(try attributes(connection, "ivy")?["plan"] == nil)
+
+        // One bad key refuses the request, naming it; nothing is saved.
+        let (refused, error) = try post(
+            connection, "ivy",
+            #"{"attributes": {"$email": {"value": "nope", "updated_at_ms": 200}, "ok": {"value": "x", "updated_at_ms": 200}}}"#)
+        #expect(refused == 400)
+        #expect(error["code"] == .integer(7263))
+        #expect(
+            error["attribute_errors"]
+                == .array([
+                    .object(["key_name": .string("$email"), "message": .string("Value is not a valid email address.")])
+                ]))
+        #expect(try attributes(connection, "ivy")?["ok"] == nil)
+        #expect(try post(connection, "ivy", #"{"attrs": {}}"#).1["code"] == .integer(7264))
+        // At most 50 custom attributes.
+        let many = (0..<51).map { #""k\#($0)": {"value": "v", "updated_at_ms": 300}"# }.joined(separator: ", ")
+        let (tooMany, manyError) = try post(connection, "ivy", #"{"attributes": {\#(many)}}"#)
+        #expect(tooMany == 400)
+        #expect(manyError["attribute_errors"]?.arrayValue?.count == 51)
+
+        // Events carry them.
+        #expect(
+            try LinkingAPITests.link(connection, "ivy", try LinkingAPITests.storeKitTransaction(fixture, original: "6600000001"))
+                == 200)
+        service.shutdown()
+        let purchase = try LinkingAPITests.events(fixture).first { $0.type == "INITIAL_PURCHASE" }
+        #expect(
+            purchase?.json["subscriber_attributes"]
+                == .object([
+                    "$email": .object(["value": .string("ivy@example.com"), "updated_at_ms": .integer(100)])
+                ]))
+        // And replay keeps them.
+        let before = try attributesRow(fixture)
+        #expect(try ReplayCommand(arguments: ["--config", fixture.configPath]).run() == 0)
+        #expect(try attributesRow(fixture) == before)
+    }
+
+    func attributesRow(_ fixture: ServerFixture) throws -> [String] {
+        try SQLiteReader(path: fixture.databasePath).read { (rows) throws(StoreError) in
+            try rows.query("SELECT json FROM customers ORDER BY app_user_id").compactMap { $0.first?.textValue }
+        }
+    }
+}
+
+/// RevenueCat's sandbox testing access: non-production purchases grant entitlements only to the
+/// customers the app allows, and are recorded for everyone.
+@Suite("Sandbox access")
+struct SandboxAccessTests {
+    @Test(arguments: [
+        (#""sandboxAccess": "everyone""#, ["tess": true, "uma": true]),
+        (#""sandboxAccess": {"appUserIds": ["tess"]}"#, ["tess": true, "uma": false]),
+        (#""sandboxAccess": "nobody""#, ["tess": false, "uma": false]),
+    ])
+    func sandboxPurchasesGrantAsTheAppAllows(option: String, granted: [String: Bool]) throws {
+        let fixture = try ServerFixture(demoOptions: option)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        for (index, user) in ["tess", "uma"].enumerated() {
+            let signed = try LinkingAPITests.storeKitTransaction(fixture, original: "670000000\(index)")
+            #expect(try LinkingAPITests.link(connection, user, signed) == 200)
+            let subscriber = try LinkingAPITests.subscriber(connection, user)
+            // Listed either way; an entitlement only where sandbox purchases grant.
+            #expect(subscriber["subscriptions"]?["pro.monthly"]?["is_sandbox"] == .bool(true))
+            #expect((subscriber["entitlements"]?["pro"] != nil) == granted[user], "\(user)")
+        }
+        service.shutdown()
+        let purchases = try LinkingAPITests.events(fixture).filter { $0.type == "INITIAL_PURCHASE" }
+        #expect(purchases.count == 2)
+        for event in purchases {
+            let expected: JSONValue? = granted[event.customer ?? ""] == true ? .array([.string("pro")]) : nil
+            #expect(event.json["entitlement_ids"] == expected, "\(event.customer ?? "")")
+        }
+    }
+
+    @Test func aSandboxAccessOfAnotherShapeIsOneClearLine() throws {
+        let fixture = try ServerFixture(demoOptions: #""sandboxAccess": "some""#)
+        let error = #expect(throws: ConfigError.self) { try ConfigLoader.load(path: fixture.configPath) }
+        #expect(error?.description.contains(#""some" is not "everyone", "nobody" or {"appUserIds": [...]}"#) == true)
+    }
+}
+
+/// The app's AppTransaction posted for a customer: its first version and download date.
+@Suite("AppTransaction posting")
+struct AppTransactionPostingTests {
+    @Test func theAppsFirstVersionAndDownloadDateAreTheCustomers() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let downloaded = Int64(1_600_000_000_000)
+        let signed = try fixture.signer.sign(
+            .object([
+                "receiptType": .string("Sandbox"), "appAppleId": .integer(1234), "bundleId": .string("com.example.app"),
+                "applicationVersion": .string("7.1"), "originalApplicationVersion": .string("1.0"),
+                "originalPurchaseDate": .integer(downloaded),
+                "receiptCreationDate": .integer(Int64(Date().timeIntervalSince1970 * 1000) - 1000),
+                "signedDate": .integer(Int64(Date().timeIntervalSince1970 * 1000)),
+            ]))
+        let body = JSONValue.object(["signedAppTransaction": .string(signed)]).serialized()
+        let response = try connection.request(
+            "POST", "/v1/subscribers/vera/transactions",
+            headers: ["Authorization": "Bearer pk_test_public", "Content-Type": "application/json"], body: Data(body.utf8))
+        #expect(response.status == 200, "\(response.text)")
+        let subscriber = try LinkingAPITests.subscriber(connection, "vera")
+        #expect(subscriber["original_application_version"] == .string("1.0"))
+        #expect(subscriber["original_purchase_date"] == .string("2020-09-13T12:26:40Z"))
+        // A forged one is refused, in RevenueCat's shape.
+        let forged = try connection.request(
+            "POST", "/v1/subscribers/vera/transactions",
+            headers: ["Authorization": "Bearer pk_test_public", "Content-Type": "application/json"],
+            body: Data(JSONValue.object(["signedAppTransaction": .string("a.b.c")]).serialized().utf8))
+        #expect(forged.status == 401)
+        #expect(try JSONValue(parsing: forged.body)["code"] == .integer(7103))
+    }
+}
+
+/// Promotional entitlements over HTTP, in RevenueCat's shapes.
+@Suite("Promotional entitlements over HTTP")
+struct PromotionalAPITests {
+    func post(_ connection: LoopbackConnection, _ path: String, _ body: String, key: String = "sk_test_secret") throws
+        -> (Int, JSONValue)
+    {
+        let response = try connection.request(
+            "POST", path, headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+            body: Data(body.utf8))
+        return (response.status, (try? JSONValue(parsing: response.body)) ?? .null)
+    }
+
+    @Test func grantRevokeExpireAndReplay() throws {
+        let fixture = try ServerFixture()
+        var config = try ConfigLoader.load(path: fixture.configPath)
+        config.scheduler.intervalMs = 3_600_000
+        let service = try RevenueDotService(config: config, log: { _ in })
+        try service.start()
+        let connection = try LoopbackConnection(port: service.port)
+        let path = "/v1/subscribers/wes/entitlements/pro/promotional"
+        let (granted, body) = try post(connection, path, #"{"duration": "weekly"}"#)
+        #expect(granted == 201)
+        #expect(body["subscriber"]?["entitlements"]?["pro"]?["product_identifier"] == .string("rc_promo_pro_weekly"))
+        #expect(body["subscriber"]?["subscriptions"]?["rc_promo_pro_weekly"]?["store"] == .string("promotional"))
+        // A grant that ends a second from now, for the scheduler.
+        let soon = Int64(Date().timeIntervalSince1970 * 1000) + 300
+        #expect(try post(connection, "/v1/subscribers/xia/entitlements/pro/promotional", #"{"end_time_ms": \#(soon)}"#).0 == 201)
+        // Bad requests: one line each, nothing stored.
+        #expect(try post(connection, path, #"{"duration": "fortnightly"}"#).1["code"] == .integer(7226))
+        #expect(try post(connection, path, #"{"end_time_ms": 1}"#).0 == 400)
+        #expect(try post(connection, "/v1/subscribers/wes/entitlements/gold/promotional", #"{"duration": "daily"}"#).0 == 404)
+        #expect(try post(connection, path, #"{"duration": "daily"}"#, key: "pk_test_public").0 == 401)
+
+        let (revoked, after) = try post(connection, "/v1/subscribers/wes/entitlements/pro/revoke_promotionals", "")
+        #expect(revoked == 200)
+        let ends = after["subscriber"]?["entitlements"]?["pro"]?["expires_date"]?.stringValue ?? ""
+        #expect(ends <= ISO8601UTC.string(fromMilliseconds: Int64(Date().timeIntervalSince1970 * 1000)))
+        Thread.sleep(forTimeInterval: 0.5)
+        try service.fireDueTimers()
+        service.shutdown()
+
+        let events = try LinkingAPITests.events(fixture).map { "\($0.customer ?? "-") \($0.type)" }
+        #expect(
+            events == ["wes NON_RENEWING_PURCHASE", "xia NON_RENEWING_PURCHASE", "wes CANCELLATION", "xia EXPIRATION"])
+        let promotional = try LinkingAPITests.events(fixture).first
+        #expect(promotional?.json["store"] == .string("PROMOTIONAL"))
+        #expect(promotional?.json["period_type"] == .string("PROMOTIONAL"))
+        // Replay makes the same events again.
+        let before = try LinkingAPITests.events(fixture).map(\.json)
+        #expect(try ReplayCommand(arguments: ["--config", fixture.configPath]).run() == 0)
+        #expect(try LinkingAPITests.events(fixture).map(\.json) == before)
+    }
+}

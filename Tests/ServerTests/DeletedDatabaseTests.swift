@@ -1,0 +1,52 @@
+import Foundation
+import LoopbackClient
+import Synchronization
+import Testing
+
+@testable import Server
+@testable import Tools
+
+/// The database deleted while the server runs (a cleanup script, a wrong `rm`): SQLite writes on
+/// through its open descriptors to a file nobody will read again. Nothing may be answered 200
+/// from then on: Apple gets 503 and retries, the health check fails, and the log says so once.
+@Suite struct DeletedDatabaseTests {
+    @Test func notificationsAre503AndHealthFailsAndTheLogSaysSoOnce() throws {
+        let fixture = try ServerFixture()
+        let lines = Mutex<[String]>([])
+        let service = try RevenueDotService(config: try fixture.config(), log: { line in lines.withLock { $0.append(line) } })
+        try service.start()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let signer = fixture.signer
+        #expect(try connection.postNotification(try signer.notification(uuid: UUID().uuidString.lowercased())).status == 200)
+        for suffix in ["", "-wal", "-shm"] { try FileManager.default.removeItem(atPath: fixture.databasePath + suffix) }
+
+        for _ in 0..<3 {
+            let response = try connection.postNotification(try signer.notification(uuid: UUID().uuidString.lowercased()))
+            #expect(response.status == 503)
+            #expect(String(decoding: response.body, as: UTF8.self).contains("revenuedot.sqlite is gone"))
+        }
+        #expect(try connection.request("GET", "/health").status == 503)
+        let logged = lines.withLock { $0 }
+        #expect(logged.count == 1, "\(logged)")
+        #expect(logged.first?.hasPrefix("storage is failing; notifications are answered 503") == true, "\(logged)")
+    }
+
+    /// One line when failures start and one when they stop, however many notifications each covers.
+    @Test func alarmSaysEachChangeOnce() {
+        let lines = Mutex<[String]>([])
+        let alarm = StorageAlarm { line in lines.withLock { $0.append(line) } }
+        alarm.stored()
+        alarm.failed("disk full")
+        alarm.failed("disk full")
+        alarm.stored()
+        alarm.stored()
+        alarm.failed("locked")
+        #expect(
+            lines.withLock { $0 } == [
+                "storage is failing; notifications are answered 503 until it works again (Apple retries them): disk full",
+                "storage works again: notifications are stored",
+                "storage is failing; notifications are answered 503 until it works again (Apple retries them): locked",
+            ])
+    }
+}

@@ -1,0 +1,60 @@
+import Testing
+
+@testable import Server
+@testable import Storage
+@testable import Tools
+
+/// The worker's decisions as a value, table-tested without threads.
+@Suite struct DeliveryDispatchTests {
+    func delivery(_ id: String) -> DueDelivery {
+        DueDelivery(eventId: id, customer: nil, attempts: 0, eventJSON: "{}", createdAtMs: 0)
+    }
+
+    @Test func nothingIsReadBeforeTheStartOrWhenFull() {
+        var dispatch = DeliveryDispatch(capacity: 2)
+        #expect(dispatch.beginRead() == nil)
+        dispatch.start()
+        #expect(dispatch.beginRead()?.room == 2)
+        #expect(dispatch.take([delivery("a"), delivery("b"), delivery("c")]) == 2)
+        #expect(dispatch.beginRead() == nil)
+        #expect(dispatch.inFlight == ["a", "b"])
+    }
+
+    /// A committed outcome frees its place only at the next read: a read already under way may
+    /// still see the delivery as due and must not queue it twice.
+    @Test func aRecordedDeliveryLeavesAtTheNextReadAndIsNeverQueuedTwice() {
+        var dispatch = DeliveryDispatch(capacity: 4)
+        dispatch.start()
+        _ = dispatch.beginRead()
+        #expect(dispatch.take([delivery("a")]) == 1)
+        #expect(dispatch.next() == .send(delivery("a")))
+        #expect(dispatch.take([delivery("a")]) == 0)
+        dispatch.recorded("a")
+        #expect(dispatch.inFlight == ["a"])
+        #expect(dispatch.beginRead()?.exclude == [])
+        #expect(dispatch.take([delivery("a")]) == 1)
+    }
+
+    @Test(arguments: [
+        // queued, running, what a sender does next
+        ([String](), true, "wait"),
+        (["a"], true, "send a"),
+        (["a"], false, "stop"),
+    ])
+    func aSendersNextStep(queued: [String], running: Bool, next: String) {
+        var dispatch = DeliveryDispatch(capacity: 4)
+        dispatch.start()
+        _ = dispatch.beginRead()
+        _ = dispatch.take(queued.map(delivery))
+        if !running { _ = dispatch.stop() }
+        let decided: String =
+            switch dispatch.next() {
+            case .stop: "stop"
+            case .wait: "wait"
+            case .send(let delivery): "send \(delivery.eventId)"
+            }
+        #expect(decided == next)
+        let wasRunning = dispatch.stop()
+        #expect(wasRunning == running)
+    }
+}

@@ -1,0 +1,147 @@
+import AppStore
+import Crypto
+import Foundation
+import LoopbackClient
+import Testing
+
+@testable import Server
+@testable import Tools
+
+/// What RevenueDot writes and reads on disk, against the real CLI: private whatever the umask,
+/// secrets others can read refused, unsigned environments never beside Production, and a file
+/// size limit answered like a full disk.
+@Suite("Files, modes and limits")
+struct FileSafetyTests {
+    let fixture: ServerFixture
+
+    init() throws {
+        fixture = try ServerFixture()
+    }
+
+    func mode(_ path: String) throws -> Int {
+        try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber).intValue
+    }
+
+    func chmod(_ path: String, _ mode: Int) throws {
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+    }
+
+    func serve(_ path: String) throws -> (status: Int32, line: String) {
+        let result = try runCLI(["serve", "--config", path])
+        return (result.status, result.output.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// `revenuedot ARGUMENTS` run with umask 0000, from `directory`.
+    func runWithUmaskZero(_ arguments: [String], in directory: String) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments =
+            ["-c", "import os, sys; os.umask(0); os.execv(sys.argv[1], sys.argv[1:])", ChildServer.executable.path]
+            + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    @Test func initUnderUmaskZeroMakesPrivateDirectoriesAndFiles() throws {
+        let directory = TestDirectory("umask-zero")
+        #expect(try runWithUmaskZero(["init", "--config", "revenuedot.json"], in: directory.url.path) == 0)
+        #expect(try mode(directory.path(".revenuedot")) == 0o700)
+        #expect(try mode(directory.path(".revenuedot/dev-ca")) == 0o700)
+        for file in ["revenuedot.json", ".revenuedot/sample-notification.json", ".revenuedot/dev-ca/root-key.pem"] {
+            #expect(try mode(directory.path(file)) == 0o600, "\(file)")
+        }
+    }
+
+    @Test func initWritesRandomAPIKeys() throws {
+        var keys: [String] = []
+        for _ in 0..<2 {
+            let directory = TestDirectory("random-keys")
+            #expect(try runCLI(["init", "--config", directory.path("revenuedot.json")]).status == 0)
+            let config = try ConfigLoader.load(path: directory.path("revenuedot.json"))
+            let app = try #require(config.app("demo"))
+            let secret = try #require(app.secretApiKey)
+            let publishable = try #require(app.publicApiKey)
+            #expect(secret.hasPrefix("sk_") && secret.count == 35 && publishable.hasPrefix("pk_") && publishable.count == 35)
+            keys += [secret, publishable]
+        }
+        #expect(Set(keys).count == 4)
+        #expect(!keys.contains("sk_demo_secret") && !keys.contains("pk_demo_public"))
+    }
+
+    @Test(arguments: [0o644, 0o604, 0o620, 0o602, 0o666])
+    func serveRefusesAConfigOthersCanReadOrChange(mode: Int) throws {
+        try chmod(fixture.configPath, mode)
+        let (status, line) = try serve(fixture.configPath)
+        #expect(status == 1)
+        #expect(line.hasPrefix("revenuedot serve: config \(fixture.configPath): \(fixture.configPath) "), "\(line)")
+        #expect(line.hasSuffix("run chmod 600 \(fixture.configPath)"), "\(line)")
+        #expect(line.contains(mode & 0o004 != 0 ? "is readable by other users" : "can be changed by other users"))
+        #expect(!line.contains("\n"))
+    }
+
+    @Test func serveAcceptsAConfigForItsGroupToRead() throws {
+        try chmod(fixture.configPath, 0o640)
+        let server = try ChildServer(configPath: fixture.configPath)
+        server.kill(SIGTERM)
+        #expect(server.wait() == 0)
+    }
+
+    @Test func serveRefusesAnInAppPurchaseKeyOthersCanRead() throws {
+        let key = try fixture.directory.write("AuthKey_ABC123.p8", try ECPrivateKey(generating: .p256).pkcs8PEM())
+        try chmod(key, 0o644)
+        var text = try String(contentsOfFile: fixture.configPath, encoding: .utf8)
+        text = text.replacingOccurrences(
+            of: #""secretApiKey": "sk_test_secret""#,
+            with:
+                #""inAppPurchaseKey": {"keyId": "ABC123", "issuerId": "i", "privateKeyPath": "\#(key)"}, "secretApiKey": "sk_test_secret""#
+        )
+        let config = try fixture.directory.write("with-key.json", text)
+        let (status, line) = try serve(config)
+        #expect(status == 1)
+        #expect(line.contains("apps[0].inAppPurchaseKey.privateKeyPath: \(key) is readable by other users (mode 644)"), "\(line)")
+        #expect(line.hasSuffix("run chmod 600 \(key)"))
+    }
+
+    @Test(arguments: ["Xcode", "LocalTesting"])
+    func serveRefusesAnUnsignedEnvironmentBesideProduction(environment: String) throws {
+        var text = try String(contentsOfFile: fixture.configPath, encoding: .utf8)
+        text = text.replacingOccurrences(
+            of: #""environments": ["Sandbox", "Production"]"#,
+            with: #""environments": ["Production", "Sandbox", "\#(environment)"]"#)
+        let config = try fixture.directory.write("unsigned.json", text)
+        let (status, line) = try serve(config)
+        #expect(status == 1)
+        #expect(
+            line.hasPrefix(
+                "revenuedot serve: config \(config): apps[0].environments: \(environment) data carries no App Store signature"),
+            "\(line)")
+        // Without Production it is the developer's choice.
+        let sandbox = try fixture.directory.write(
+            "sandbox-xcode.json",
+            text.replacingOccurrences(
+                of: #"["Production", "Sandbox", "\#(environment)"]"#, with: #"["Sandbox", "\#(environment)"]"#))
+        #expect(
+            try ConfigLoader.load(path: sandbox).apps[0].environments == [.sandbox, AppStoreEnvironment(rawValue: environment)])
+    }
+
+    /// `ulimit -f` reached: the write fails like a full disk (503, Apple retries), the server lives.
+    @Test func aFileSizeLimitIsAFullDiskNotADeath() throws {
+        let child = try ChildServer(configPath: fixture.configPath, fileSizeLimitKiB: 1024)
+        let connection = try LoopbackConnection(port: child.port)
+        var statuses: [Int] = []
+        for _ in 0..<400 {
+            let status = try connection.postNotification(fixture.signer.notification()).status
+            statuses.append(status)
+            if status == 503 { break }
+        }
+        #expect(statuses.last == 503, "\(Set(statuses))")
+        #expect(child.process.isRunning)
+        #expect(try connection.request("GET", "/health").status == 503)
+        child.kill(SIGTERM)
+        #expect(child.wait() == 0)
+    }
+}

@@ -1,0 +1,259 @@
+import AppStore
+import Foundation
+import HTTP
+import JSON
+import LoopbackClient
+import Testing
+
+@testable import Server
+@testable import Storage
+@testable import Tools
+
+/// Held notifications are taken up again at every start: those the fixed configuration accepts
+/// are applied (and replayed from then on), the others stay held.
+@Suite("Held notifications after a configuration fix")
+struct HeldNotificationsTests {
+    let directory = TestDirectory("held-notifications")
+    let signer = SignedNotifications.shared
+
+    /// App "demo", accepting `environments`; new purchases go to anonymous customers, so their
+    /// events show in `/v1/events` without a link.
+    func config(environments: [String]) throws -> RevenueDotConfig {
+        let root = try directory.write("root.pem", signer.chain.root.pem)
+        let listed = environments.map { "\"\($0)\"" }.joined(separator: ", ")
+        let path = try directory.write(
+            "revenuedot.json",
+            """
+            {"listen": "127.0.0.1:0", "database": "sqlite:\(directory.path("revenuedot.sqlite"))",
+             "apps": [{"id": "demo", "bundleId": "com.example.app", "appAppleId": 1234, "environments": [\(listed)],
+                       "rootCertificates": ["\(root)"], "secretApiKey": "sk_held", "publicApiKey": "pk_held",
+                       "trackNewPurchasesFromServerNotifications": true,
+                       "entitlements": {"pro": ["pro.monthly"]}}]}
+            """)
+        return try ConfigLoader.load(path: path)
+    }
+
+    func stored(_ uuid: String) throws -> NotificationRecord? {
+        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        defer { store.close() }
+        return try store.notification(uuid: uuid)
+    }
+
+    /// The events the app's backend can read (`key`: the app's secret key).
+    func events(_ service: RevenueDotService, key: String = "sk_held") throws -> [JSONValue] {
+        let response = try LoopbackConnection(port: service.port).request(
+            "GET", "/v1/events?limit=1000", headers: ["Authorization": "Bearer \(key)"])
+        return (try JSONValue(parsing: response.body))["events"]?.arrayValue?.compactMap { $0["event"] } ?? []
+    }
+
+    /// The original transaction ids of those events.
+    func eventPurchases(_ service: RevenueDotService, key: String = "sk_held") throws -> [String] {
+        try events(service, key: key).compactMap { $0["original_transaction_id"]?.stringValue }
+    }
+
+    /// Apps `wrong` (another bundle) and `right`, and with `twin` a second app accepting what `right` does.
+    func twoApps(twin: Bool = false, listen: String = "127.0.0.1:0") throws -> RevenueDotConfig {
+        let root = try directory.write("root.pem", signer.chain.root.pem)
+        let app = { (id: String, bundle: String) in
+            """
+            {"id": "\(id)", "bundleId": "\(bundle)", "environments": ["Sandbox"], "rootCertificates": ["\(root)"],
+             "secretApiKey": "sk_\(id)", "trackNewPurchasesFromServerNotifications": true}
+            """
+        }
+        let apps =
+            [app("wrong", "com.wrong.app"), app("right", "com.example.app")] + (twin ? [app("twin", "com.example.app")] : [])
+        let path = try directory.write(
+            "apps.json",
+            """
+            {"listen": "\(listen)", "database": "sqlite:\(directory.path("revenuedot.sqlite"))", "apps": [\(apps.joined(separator: ", "))]}
+            """)
+        return try ConfigLoader.load(path: path)
+    }
+
+    /// A notification posted to the wrong app's URL belongs to the app that accepts it: it moves
+    /// there at the next start, unless several apps accept it. A start that cannot listen changes nothing.
+    @Test func aNotificationHeldUnderTheWrongAppGoesToTheOneThatAcceptsIt() throws {
+        let uuid = UUID().uuidString.lowercased()
+        let purchase = "7100000002"
+        var service = try RevenueDotService(config: try twoApps(twin: true))
+        try service.start()
+        let posted = try LoopbackConnection(port: service.port).postNotification(
+            try signer.notification(uuid: uuid, originalTransactionId: purchase), app: "wrong")
+        #expect(try JSONValue(parsing: posted.body)["status"] == .string("held"))
+        service.waitForHeldNotifications()
+        service.shutdown()
+
+        // Two apps accept it: which one it is for is not for RevenueDot to guess.
+        service = try RevenueDotService(config: try twoApps(twin: true))
+        try service.start()
+        service.waitForHeldNotifications()
+        #expect(service.heldNotifications! == (0, 1))
+        service.shutdown()
+        #expect(try stored(uuid)?.stateReason?.contains("right, twin all accept it") == true)
+
+        // A start that cannot listen (its port is taken) takes up nothing, though it would apply it.
+        let taken = HTTPServer(
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 1), router: Router(), observer: nil)
+        try taken.start()
+        let refused = try RevenueDotService(config: try twoApps(listen: "127.0.0.1:\(taken.port)"))
+        #expect(throws: (any Error).self) { try refused.start() }
+        refused.shutdown()
+        taken.shutdown()
+        #expect(try stored(uuid)?.state == .held)
+
+        service = try RevenueDotService(config: try twoApps())
+        try service.start()
+        service.waitForHeldNotifications()
+        #expect(service.heldNotifications! == (1, 0))
+        #expect(try eventPurchases(service, key: "sk_right") == [purchase])
+        #expect(try eventPurchases(service, key: "sk_wrong").isEmpty)
+        service.shutdown()
+        #expect(try stored(uuid)?.appId == "right")
+        #expect(try stored(uuid)?.state == .applied)
+    }
+
+    @Test func aFixedEnvironmentAppliesWhatWasHeldAndNothingElse() throws {
+        let sandbox = UUID().uuidString.lowercased()
+        let otherBundle = UUID().uuidString.lowercased()
+        let purchase = "7100000001"
+        var service = try RevenueDotService(config: try config(environments: ["Production"]))
+        try service.start()
+        service.waitForHeldNotifications()
+        #expect(service.heldNotifications! == (0, 0))
+        let connection = try LoopbackConnection(port: service.port)
+        let posted = [
+            try connection.postNotification(try signer.notification(uuid: sandbox, originalTransactionId: purchase)),
+            try connection.postNotification(try signer.notification(uuid: otherBundle, bundleId: "com.other")),
+        ]
+        #expect(try posted.map { try JSONValue(parsing: $0.body)["status"] } == [.string("held"), .string("held")])
+        #expect(try eventPurchases(service).isEmpty)
+        service.shutdown()
+
+        // Sandbox accepted from now on: the Sandbox notification is applied at start, the other bundle stays held.
+        service = try RevenueDotService(config: try config(environments: ["Sandbox", "Production"]))
+        let restarted = Int64(Date().timeIntervalSince1970 * 1000)
+        try service.start()
+        service.waitForHeldNotifications()
+        #expect(service.heldNotifications! == (1, 1))
+        #expect(try eventPurchases(service) == [purchase])
+        // Applied now, as a late delivery would be: its events are dated when they were made.
+        #expect(
+            try events(service).allSatisfy {
+                if case .integer(let at)? = $0["event_timestamp_ms"] { at >= restarted } else { false }
+            })
+        // Apple's retry of it is the same notification, now applied.
+        let retry = try LoopbackConnection(port: service.port).postNotification(
+            try signer.notification(uuid: sandbox, originalTransactionId: purchase))
+        #expect(try JSONValue(parsing: retry.body)["status"] == .string("duplicate"))
+        service.shutdown()
+        #expect(try stored(sandbox)?.state == .applied)
+        #expect(try stored(sandbox)?.stateReason == nil)
+        #expect(try stored(otherBundle)?.state == .held)
+        #expect(try stored(otherBundle)?.stateReason?.hasPrefix("invalidAppIdentifier") == true)
+
+        // Once applied, it is applied once: the next start finds only the other bundle's.
+        service = try RevenueDotService(config: try config(environments: ["Sandbox", "Production"]))
+        try service.start()
+        service.waitForHeldNotifications()
+        #expect(service.heldNotifications! == (0, 1))
+        #expect(try eventPurchases(service) == [purchase])
+        service.shutdown()
+
+        // Replay rebuilds the state with it: it was logged as applied like any notification.
+        let replayed = try runCLI(["replay", "--config", directory.path("revenuedot.json")])
+        #expect(replayed.status == 0, "\(replayed.output)")
+        #expect(replayed.output.contains("applied 1 input(s)"), "\(replayed.output)")
+        // Without the app it was applied for, replay says so (and changes nothing).
+        let other = try directory.write(
+            "other.json",
+            """
+            {"listen": "127.0.0.1:0", "database": "sqlite:\(directory.path("revenuedot.sqlite"))",
+             "apps": [{"id": "other", "bundleId": "com.example.app", "environments": ["Sandbox"],
+                       "rootCertificates": ["\(directory.path("root.pem"))"]}]}
+            """)
+        let refused = try runCLI(["replay", "--config", other])
+        #expect(refused.status != 0)
+        #expect(refused.output.contains(#"applied for app "demo", which the configuration no longer has"#), "\(refused.output)")
+    }
+
+    /// Many held notifications, several in one millisecond and stored out of their arrival order:
+    /// each is examined once.
+    @Test func everyHeldNotificationIsExaminedOnce() throws {
+        let configured = try config(environments: ["Sandbox"])
+        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let receivedAt = Int64(Date().timeIntervalSince1970 * 1000)
+        let count = 60
+        let verifier = try SignedDataVerifier(rootCertificates: [signer.chain.root], policy: .signatureOnly)
+        for index in 0..<count {
+            let payload = try signer.notification()
+            let verified = try verifier.verifyNotification(payload)
+            // Three in each millisecond, the newest stored first.
+            _ = try store.store(
+                NotificationRecord(
+                    verified: verified, appId: "demo", signedPayload: payload, receivedAt: receivedAt - Int64(index / 3),
+                    state: .held, stateReason: "invalidEnvironment: Sandbox"))
+        }
+        store.close()
+        let service = try RevenueDotService(config: configured)
+        try service.start()
+        service.waitForHeldNotifications()
+        #expect(service.heldNotifications! == (count, 0))
+        service.shutdown()
+        let after = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        defer { after.close() }
+        #expect(try after.notificationUUIDs(appId: "demo", state: .applied).count == count)
+        #expect(try after.notificationUUIDs(appId: "demo", state: .held).isEmpty)
+    }
+
+    /// A pass stopped before it looked at them (the server is stopping) counts them still held,
+    /// not as if there were none: they are taken up at the next start.
+    @Test func aStoppedPassCountsWhatItDidNotLookAtAsStillHeld() throws {
+        let configured = try config(environments: ["Sandbox"])
+        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        defer { store.close() }
+        let verifier = try SignedDataVerifier(rootCertificates: [signer.chain.root], policy: .signatureOnly)
+        for _ in 0..<5 {
+            let payload = try signer.notification()
+            _ = try store.store(
+                NotificationRecord(
+                    verified: try verifier.verifyNotification(payload), appId: "demo", signedPayload: payload,
+                    receivedAt: Int64(Date().timeIntervalSince1970 * 1000), state: .held,
+                    stateReason: "invalidEnvironment: Sandbox"))
+        }
+        let held = HeldNotifications(
+            verifiers: try AppVerifiers.forApps(of: configured), store: store,
+            handOff: LedgerHandOff(config: configured, cache: nil), clock: Date.init)
+        held.stop()
+        let outcome = try held.reapply()
+        #expect(outcome.applied == 0)
+        #expect(outcome.stillHeld == 5)
+        #expect(try store.notificationUUIDs(appId: "demo", state: .held).count == 5)
+    }
+
+    /// A notification stored failed (its hand-off threw when it arrived) is tried again at the
+    /// next start and applied; one whose app is no longer configured stays failed. Nothing else
+    /// ever took failed notifications up.
+    @Test func failedNotificationsAreTriedAgainAtTheNextStart() throws {
+        let configured = try config(environments: ["Sandbox"])
+        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let verifier = try SignedDataVerifier(rootCertificates: [signer.chain.root], policy: .signatureOnly)
+        let (retried, orphan) = (UUID().uuidString.lowercased(), UUID().uuidString.lowercased())
+        for (uuid, app) in [(retried, "demo"), (orphan, "gone")] {
+            let payload = try signer.notification(uuid: uuid, environment: "Sandbox")
+            _ = try store.store(
+                NotificationRecord(
+                    verified: try verifier.verifyNotification(payload), appId: app, signedPayload: payload,
+                    receivedAt: Int64(Date().timeIntervalSince1970 * 1000), state: .failed,
+                    stateReason: "hand-off failed: disk I/O error"))
+        }
+        store.close()
+        let service = try RevenueDotService(config: configured)
+        try service.start()
+        service.waitForHeldNotifications()
+        #expect(service.failedNotifications! == (1, 1))
+        service.shutdown()
+        #expect(try stored(retried)?.state == .applied)
+        #expect(try stored(orphan)?.state == .failed)
+        #expect(try stored(orphan)?.stateReason == "hand-off failed: disk I/O error")
+    }
+}

@@ -1,0 +1,206 @@
+import AppStore
+import AppStoreServerAPISimulator
+import Foundation
+import LoopbackClient
+import Testing
+
+@testable import Server
+@testable import Storage
+@testable import Tools
+
+/// `revenuedot import`: existing subscribers from a CSV, applied from what Apple says of each,
+/// linked to their customers, interrupted and resumed without doing anything twice.
+@Suite("Import of existing subscribers")
+struct ImportTests {
+    func count(_ world: AppleAPIWorld, _ sql: String) throws -> Int64 {
+        try SQLiteReader(path: world.databasePath).read { (rows) throws(StoreError) in
+            try rows.query(sql).first?.first?.integerValue ?? -1
+        }
+    }
+
+    /// `count` subscriptions in Apple's store, each bought 40 days ago and renewed 10 days ago
+    /// (two transactions in its history), each its own customer; the CSV naming them, every
+    /// other row with an app_user_id, and one id Apple does not know.
+    static func subscriptions(_ world: AppleAPIWorld, count: Int) throws -> String {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let day = AppleAPIWorld.day
+        var csv = "original_transaction_id,app_user_id\n"
+        for index in 0..<count {
+            let id = String(7_000_000_000 + index)
+            for (period, bought) in [(0, now - 40 * day), (1, now - 10 * day)] {
+                world.store.addTransaction(
+                    [
+                        "transactionId": .string(period == 0 ? id : String(8_000_000_000 + index)),
+                        "originalTransactionId": .string(id), "bundleId": .string("com.example.app"),
+                        "productId": .string("pro.monthly"), "purchaseDate": .integer(bought),
+                        "originalPurchaseDate": .integer(now - 40 * day), "expiresDate": .integer(bought + 30 * day),
+                        "type": .string("Auto-Renewable Subscription"), "inAppOwnershipType": .string("PURCHASED"),
+                        "environment": .string("Sandbox"), "transactionReason": .string(period == 0 ? "PURCHASE" : "RENEWAL"),
+                    ], bundleId: "com.example.app", account: "account-\(index)")
+            }
+            world.store.setRenewalInfo(
+                [
+                    "originalTransactionId": .string(id), "autoRenewStatus": .integer(index % 10 == 0 ? 0 : 1),
+                    "autoRenewProductId": .string("pro.monthly"), "environment": .string("Sandbox"),
+                ], originalTransactionId: id)
+            csv += index % 2 == 0 ? "\(id),user-\(index)\n" : "\"\(id)\",\n"
+        }
+        return csv + "9999999999,ghost\n"
+    }
+
+    /// The issue's test: 1,000 subscriptions, the import process killed in the middle (SIGKILL,
+    /// no chance to save anything), then the same command goes on: each imported once, with its
+    /// history.
+    @Test func aThousandSubscriptionsImportOnceAcrossAKill() throws {
+        let world = try AppleAPIWorld()
+        let file = try world.directory.write("subscribers.csv", try Self.subscriptions(world, count: 1000))
+        // The database exists, as after serve ran once.
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        service.shutdown()
+
+        // A child import slowed to 300 requests a second (about 100 rows), killed once a third is done.
+        let slow = try world.directory.write(
+            "slow.json",
+            try String(contentsOfFile: world.configPath, encoding: .utf8)
+                .replacingOccurrences(of: #""requestsPerSecond": 0"#, with: #""requestsPerSecond": 300"#))
+        _ = chmod(slow, 0o600)
+        let child = Process()
+        child.executableURL = ChildServer.executable
+        child.arguments = ["import", "--config", slow, "--app", "demo", file, "--concurrency", "8"]
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        let checkpoint = Import.checkpointPath(databasePath: world.databasePath, appId: "demo", file: file)
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, child.isRunning {
+            let done = (try? String(contentsOfFile: checkpoint, encoding: .utf8)).flatMap {
+                Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            if let done, done >= 300 { break }
+            usleep(20_000)
+        }
+        #expect(child.isRunning, "the import finished before it could be killed")
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        let halfway = try count(world, "SELECT count(*) FROM purchases")
+        #expect((300..<1000).contains(halfway))
+
+        let command = try ImportCommand(arguments: ["--config", world.configPath, "--app", "demo", file, "--concurrency", "8"])
+        #expect(try command.run() == 0)
+        #expect(try count(world, "SELECT count(*) FROM purchases") == 1000)
+        // Each subscription's two past transactions and its status: applied once each.
+        #expect(try count(world, "SELECT count(*) FROM apple_answers") == 3000)
+        #expect(try count(world, "SELECT count(*) FROM apple_answers WHERE from_history = 1") == 2000)
+        // State, not webhooks: each period's event is recorded, none is to be delivered.
+        #expect(try count(world, "SELECT count(*) FROM events WHERE type = 'INITIAL_PURCHASE'") == 1000)
+        #expect(try count(world, "SELECT count(*) FROM events WHERE type = 'RENEWAL'") == 1000)
+        #expect(try count(world, "SELECT count(*) FROM deliveries") == 0)
+        // Linked where the row named the customer.
+        #expect(try count(world, "SELECT count(*) FROM purchase_views WHERE owner LIKE 'user-%'") == 500)
+
+        // Again: everything is already known.
+        #expect(try command.run() == 0)
+        #expect(try count(world, "SELECT count(*) FROM apple_answers") == 3000)
+    }
+
+    /// The config at `world.configPath` with the port `serve` listens on, for a command beside it.
+    static func configBeside(_ world: AppleAPIWorld, port: UInt16) throws -> String {
+        let path = try world.directory.write(
+            "beside.json",
+            try String(contentsOfFile: world.configPath, encoding: .utf8)
+                .replacingOccurrences(of: #""listen": "127.0.0.1:0""#, with: #""listen": "127.0.0.1:\#(port)""#))
+        _ = chmod(path, 0o600)
+        return path
+    }
+
+    /// What an import left, to compare two imports by.
+    func outcome(_ world: AppleAPIWorld) throws -> [String] {
+        try SQLiteReader(path: world.databasePath).read { (rows) throws(StoreError) in
+            try rows.query(
+                """
+                SELECT 'view ' || purchase_key || ' ' || coalesce(owner, '-') FROM purchase_views
+                UNION ALL SELECT 'events ' || type || ' ' || count(*) FROM events GROUP BY type
+                UNION ALL SELECT 'answers ' || from_history || ' ' || count(*) FROM apple_answers GROUP BY from_history
+                ORDER BY 1
+                """
+            ).compactMap { $0.first?.textValue }
+        }
+    }
+
+    /// With serve running on the database, import goes through it (its rate limit holds for
+    /// both) and leaves what it leaves without a server.
+    @Test func besideARunningServerTheResultIsTheSame() throws {
+        let alone = try AppleAPIWorld()
+        let beside = try AppleAPIWorld()
+        var results: [[String]] = []
+        for world in [alone, beside] {
+            let file = try world.directory.write("subscribers.csv", try Self.subscriptions(world, count: 40))
+            let service = try RevenueDotService(config: try world.config(), log: { _ in })
+            if world === alone {
+                service.shutdown()
+                #expect(try ImportCommand(arguments: ["--config", world.configPath, "--app", "demo", file]).run() == 0)
+            } else {
+                try service.start()
+                let config = try Self.configBeside(world, port: service.port)
+                let run = try runCLI(["import", "--config", config, "--app", "demo", file])
+                service.shutdown()
+                #expect(run.status == 0, "\(run.output)")
+                #expect(run.output.contains("through the running server"))
+                #expect(run.output.contains("40 imported, 0 already known, 1 not found, 0 failed"))
+            }
+            results.append(try outcome(world))
+        }
+        #expect(results[0] == results[1])
+        #expect(results[0].contains("answers 1 80"))
+
+        // Replay rebuilds the same purchases and events from the stored answers, history included.
+        func rows(_ sql: String) throws -> [String] {
+            try SQLiteReader(path: alone.databasePath).read { (rows) throws(StoreError) in
+                try rows.query(sql).map { $0.compactMap(\.textValue).joined(separator: " ") }
+            }
+        }
+        let purchases = try rows("SELECT purchase_key, json FROM purchases ORDER BY purchase_key")
+        let events = try rows("SELECT id, json FROM events ORDER BY position")
+        #expect(try ReplayCommand(arguments: ["--config", alone.configPath]).run() == 0)
+        #expect(try rows("SELECT purchase_key, json FROM purchases ORDER BY purchase_key") == purchases)
+        #expect(try rows("SELECT id, json FROM events ORDER BY position") == events)
+    }
+
+    /// The routes commands use beside serve take the secret key only, and a clear 400 for a bad body.
+    @Test func theServerRoutesForCommandsTakeTheSecretKeyAndAClearBody() throws {
+        let world = try AppleAPIWorld()
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        defer { service.shutdown() }
+        func post(_ path: String, key: String, _ body: String) throws -> Int {
+            try LoopbackConnection(port: service.port).request(
+                "POST", path, headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+                body: Data(body.utf8)
+            ).status
+        }
+        for path in ["/v1/apple/import", "/v1/apple/reconcile"] {
+            #expect(try post(path, key: "pk_test_public", #"{"original_transaction_id": "1"}"#) == 401)
+            #expect(try post(path, key: "sk_test_secret", #"{"original_transaction_id": "abc"}"#) == 400)
+            #expect(
+                try post(path, key: "sk_test_secret", #"{"original_transaction_id": "1", "original_transaction_id": "2"}"#) == 400
+            )
+        }
+        #expect(
+            try post("/v1/apple/import", key: "sk_test_secret", #"{"original_transaction_id": "1", "environments": ["Xcode"]}"#)
+                == 400)
+        #expect(try post("/v1/apple/reconcile", key: "sk_test_secret", #"{"original_transaction_id": "1"}"#) == 404)
+        #expect(try post("/v1/apple/import", key: "sk_test_secret", #"{"original_transaction_id": "1"}"#) == 200)
+    }
+
+    @Test func csvFieldsAndBadFilesAreOneClearLine() throws {
+        #expect(Import.fields(#""1,2",x,"say ""hi""""#) == ["1,2", "x", #"say "hi""#])
+        #expect(
+            try Import.rows(csv: "app_user_id,original_transaction_id\nbob,12\n,13\n") == [
+                Import.Row(originalTransactionId: "12", appUserId: "bob"),
+                Import.Row(originalTransactionId: "13", appUserId: nil),
+            ])
+        #expect(throws: UsageError.self) { _ = try Import.rows(csv: "id\n12\n") }
+        #expect(throws: UsageError.self) { _ = try Import.rows(csv: "original_transaction_id\nabc\n") }
+        #expect(throws: UsageError.self) { _ = try Import.rows(csv: "") }
+    }
+}

@@ -1,0 +1,272 @@
+import AppStore
+import Foundation
+import JSON
+import LoopbackClient
+import Synchronization
+import Testing
+
+@testable import Server
+@testable import Storage
+@testable import Tools
+
+/// Every row of the answer table (DESIGN.md "Answers to Apple") against the real server.
+@Suite("POST /v1/apple/notifications/{appId}")
+struct IngestAnswerTests {
+    let fixture: ServerFixture
+    let service: RevenueDotService
+    let connection: LoopbackConnection
+
+    init() throws {
+        fixture = try ServerFixture()
+        service = try fixture.startService()
+        connection = try LoopbackConnection(port: service.port)
+    }
+
+    func stored(_ uuid: String) throws -> NotificationRecord? {
+        let store = try SQLiteStore(path: fixture.databasePath)
+        defer { store.close() }
+        return try store.notification(uuid: uuid)
+    }
+
+    func json(_ response: LoopbackResponse) throws -> JSONValue { try JSONValue(parsing: response.body) }
+
+    @Test func validNotificationIsStoredThenAnswered200() throws {
+        defer { service.shutdown() }
+        let uuid = UUID().uuidString.lowercased()
+        let payload = try fixture.signer.notification(uuid: uuid, originalTransactionId: "77")
+        let response = try connection.postNotification(payload)
+        #expect(response.status == 200)
+        #expect(try json(response)["status"] == .string("stored"))
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"notificationUUID":"\#(uuid)","status":"stored"}"#)
+        let record = try #require(try stored(uuid))
+        #expect(record.state == .applied)
+        #expect(record.notificationType == "DID_RENEW")
+        #expect(record.environment == "Sandbox")
+        #expect(record.originalTransactionId == "77")
+        #expect(record.transaction?.productId == "pro.monthly")
+        #expect(record.renewalInfo?.originalTransactionId == "77")
+        #expect(record.signedPayload == payload)
+        // Stored compact (its chains once in jws_headers), from the payload the verifier decoded.
+        let store = try SQLiteStore(path: fixture.databasePath)
+        defer { store.close() }
+        let compacted = try store.read { (rows) throws(StoreError) -> [[SQLValue]] in
+            try rows.query("SELECT compact_payload IS NOT NULL FROM notifications WHERE notification_uuid = ?", [.text(uuid)])
+        }
+        #expect(compacted == [[SQLValue.integer(1)]])
+    }
+
+    @Test func duplicateUUIDIsAnswered200AndChangesNothing() throws {
+        defer { service.shutdown() }
+        let uuid = UUID().uuidString.lowercased()
+        let first = try fixture.signer.notification(uuid: uuid)
+        #expect(try connection.postNotification(first).status == 200)
+        let before = try #require(try stored(uuid))
+        // A retry (same payload), a different payload reusing the UUID, and one giving it in
+        // upper case (UUIDs are compared in lower case): all are duplicates.
+        for payload in [
+            first, try fixture.signer.notification(uuid: uuid, type: "EXPIRED"),
+            try fixture.signer.notification(uuid: uuid.uppercased()),
+        ] {
+            let response = try connection.postNotification(payload)
+            #expect(response.status == 200)
+            #expect(try json(response)["status"] == .string("duplicate"))
+        }
+        #expect(try stored(uuid) == before)
+    }
+
+    @Test func otherBundleOrEnvironmentIsHeldAndAnswered200() throws {
+        defer { service.shutdown() }
+        let otherBundle = UUID().uuidString.lowercased()
+        var response = try connection.postNotification(try fixture.signer.notification(uuid: otherBundle, bundleId: "com.other"))
+        #expect(response.status == 200)
+        #expect(try json(response)["status"] == .string("held"))
+        #expect(try stored(otherBundle)?.state == .held)
+        #expect(try stored(otherBundle)?.stateReason?.hasPrefix("invalidAppIdentifier") == true)
+
+        let production = UUID().uuidString.lowercased()
+        let payload = try fixture.signer.notification(uuid: production, environment: "Production")
+        response = try connection.postNotification(payload, app: "sandbox-only")
+        #expect(response.status == 200)
+        #expect(try stored(production)?.state == .held)
+        #expect(try stored(production)?.stateReason?.hasPrefix("invalidEnvironment") == true)
+        // The backlog an operator watches for a configuration to fix.
+        let metrics = String(decoding: try connection.request("GET", "/metrics").body, as: UTF8.self)
+        #expect(metrics.contains("revenuedot_notifications_held_backlog 2\n"))
+        #expect(metrics.contains("revenuedot_notifications_held_total 2\n"))
+    }
+
+    @Test(arguments: [
+        "not json", "[]", #"{"signed": "x"}"#, #"{"signedPayload": 42}"#, #"{"signedPayload": ""}"#, "",
+        // Which of two would be Apple's is a guess.
+        #"{"signedPayload": "a.b.c", "signedPayload": "d.e.f"}"#,
+    ])
+    func malformedBodyIs400(body: String) throws {
+        defer { service.shutdown() }
+        let response = try connection.request("POST", "/v1/apple/notifications/demo", body: Data(body.utf8))
+        #expect(response.status == 400)
+        #expect(try json(response)["error"]?["code"] == .string("bad_request"))
+    }
+
+    @Test func forgedPayloadIs401AndOnlyTheRejectLogRemembersIt() throws {
+        defer { service.shutdown() }
+        let forger = SignedNotifications(chain: try TestChain(name: "Forger"))
+        let uuid = UUID().uuidString.lowercased()
+        let response = try connection.postNotification(try forger.notification(uuid: uuid))
+        #expect(response.status == 401)
+        #expect(try json(response)["error"]?["code"] == .string("verificationFailure"))
+        let tampered = try fixture.signer.notification().replacingOccurrences(of: ".", with: ".e30", options: [], range: nil)
+        #expect(try connection.postNotification(tampered).status == 401)
+        service.shutdown()
+        let store = try SQLiteStore(path: fixture.databasePath)
+        defer { store.close() }
+        #expect(try store.notification(uuid: uuid) == nil)
+        #expect(try store.notifications(NotificationFilter()).isEmpty)
+        let log = try store.rejectLog()
+        #expect(log.counts["verificationFailure"] == 2)
+        #expect(log.recent.first?.appId == "demo")
+    }
+
+    /// A client chooses what a rejected payload says (here a 500,000-character `alg`); the 401
+    /// and the reject log keep a bounded part of it.
+    @Test func aRejectKeepsABoundedReason() throws {
+        defer { service.shutdown() }
+        let header = Data(#"{"alg":"\#(String(repeating: "A", count: 500_000))","x5c":[]}"#.utf8).base64EncodedString()
+            .replacingOccurrences(of: "=", with: "")
+        let response = try connection.postNotification("\(header).e30.c2ln")
+        #expect(response.status == 401)
+        #expect(response.body.count < 2000)
+        #expect(try json(response)["error"]?["message"]?.stringValue?.contains("more characters cut") == true)
+        service.shutdown()
+        let store = try SQLiteStore(path: fixture.databasePath)
+        defer { store.close() }
+        let reason = try #require(try store.rejectLog().recent.first?.reason)
+        #expect(reason.count <= Reject.maximumReasonLength + 1)
+        #expect(reason.hasPrefix("alg \"AAAA"))
+    }
+
+    @Test func unknownAppIs404() throws {
+        defer { service.shutdown() }
+        let response = try connection.postNotification(try fixture.signer.notification(), app: "nope")
+        #expect(response.status == 404)
+        #expect(try json(response)["error"]?["code"] == .string("unknown_app"))
+    }
+
+    @Test(arguments: [(1 << 20) + 1, 10 << 20])
+    func bodyOverTheLimitIs413(size: Int) throws {
+        defer { service.shutdown() }
+        let started = Date()
+        let response = try connection.request("POST", "/v1/apple/notifications/demo", body: Data(count: size))
+        #expect(response.status == 413)
+        #expect(Date().timeIntervalSince(started) < 5)
+        // Others are still served.
+        let other = try LoopbackConnection(port: service.port)
+        #expect(try other.postNotification(try fixture.signer.notification()).status == 200)
+        // Answered by the server before ingest, and still counted as a refused notification.
+        let metrics = String(decoding: try other.request("GET", "/metrics").body, as: UTF8.self)
+        #expect(metrics.contains(#"revenuedot_notifications_rejected_total{status="payloadTooLarge"} 1"#))
+        // Received as well: the one refused and the one stored.
+        #expect(metrics.contains("revenuedot_notifications_received_total 2\n"))
+    }
+
+    @Test func storageThatCannotCommitIs503() throws {
+        defer { service.shutdown() }
+        let store = try SQLiteStore(path: fixture.directory.path("closed.sqlite"))
+        store.close()
+        let ingest = Ingest(verifiers: try AppVerifiers.forApps(of: try fixture.config()), store: store, metrics: Metrics())
+        let outcome = ingest.receive(appId: "demo", body: SignedNotifications.body(try fixture.signer.notification()))
+        guard case .unavailable = outcome else {
+            Issue.record("expected unavailable, got \(outcome)")
+            return
+        }
+        #expect(Routes.response(for: outcome).status == 503)
+    }
+
+    @Test func healthAndMetrics() throws {
+        defer { service.shutdown() }
+        #expect(try connection.request("GET", "/health").status == 200)
+        _ = try connection.postNotification(try fixture.signer.notification())
+        _ = try connection.postNotification(try SignedNotifications(chain: try TestChain(name: "F")).notification())
+        let metrics = try connection.request("GET", "/metrics")
+        #expect(metrics.status == 200)
+        let text = String(decoding: metrics.body, as: UTF8.self)
+        #expect(text.contains("revenuedot_notifications_received_total 2"))
+        #expect(text.contains("revenuedot_notifications_stored_total 1"))
+        #expect(text.contains(#"revenuedot_notifications_rejected_total{status="verificationFailure"} 1"#))
+        #expect(
+            text.contains(
+                #"revenuedot_http_request_duration_seconds_bucket{method="POST",route="/v1/apple/notifications/{appId}",le="+Inf"} 2"#
+            ))
+        #expect(text.contains("revenuedot_storage_commit_batch_size_count"))
+        // The stored notification's answer waited for a flush of the WAL, reported before it.
+        let flushes = text.split(separator: "\n").first { $0.hasPrefix("revenuedot_storage_flush_duration_seconds_count ") }
+        #expect(flushes.flatMap { Int($0.split(separator: " ")[1]) }.map { $0 >= 1 } == true)
+        #expect(text.contains(#"revenuedot_storage_flush_duration_seconds_bucket{le="+Inf"}"#))
+        #expect(text.contains("revenuedot_http_open_connections "))
+    }
+
+    /// The method is what the client sent: made-up ones share one series, so nobody can grow
+    /// `/metrics` (and the memory behind it) by inventing methods.
+    @Test func madeUpMethodsShareOneSeries() throws {
+        defer { service.shutdown() }
+        for index in 0..<20 { #expect(try connection.request("M\(index)", "/x").status == 404) }
+        #expect(try connection.request("get", "/health").status == 405)
+        let text = String(decoding: try connection.request("GET", "/metrics").body, as: UTF8.self)
+        #expect(text.contains(#"revenuedot_http_request_duration_seconds_count{method="other",route="unmatched"} 21"#))
+        #expect(!text.contains(#"method="M1""#))
+        #expect(!text.contains(#"method="get""#))
+    }
+}
+
+/// `GET /health` while another connection holds the database's write lock.
+@Suite("GET /health with a locked database")
+struct HealthWhileLockedTests {
+    /// A probe waits for the writer without holding an HTTP worker: with two workers and six
+    /// probes waiting, other requests are still answered at once; each probe gets 503 after the
+    /// health check's timeout, and 200 again once the lock is gone.
+    @Test func probesWaitWithoutHoldingWorkers() throws {
+        let fixture = try ServerFixture(extraHTTP: #", "http": {"threads": 2}"#)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let other = try SQLiteStore(path: fixture.databasePath)
+        defer { other.close() }
+        let locked = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        // Runs before `other.close()`, which waits for the holder: a failed expectation must not hang.
+        defer { release.signal() }
+        let holder = Thread {
+            try? other.write { _ in
+                locked.signal()
+                release.wait()
+            }
+        }
+        holder.start()
+        locked.wait()
+
+        let statuses = Mutex<[Int]>([])
+        let probed = DispatchSemaphore(value: 0)
+        let port = service.port
+        let probes = Thread {
+            runOnThreads(6) { _ in
+                let status = (try? LoopbackConnection(port: port).request("GET", "/health").status) ?? 0
+                statuses.withLock { $0.append(status) }
+            }
+            probed.signal()
+        }
+        probes.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        let started = Date()
+        let metrics = try LoopbackConnection(port: port).request("GET", "/metrics")
+        #expect(metrics.status == 200)
+        #expect(Date().timeIntervalSince(started) < 1, "a worker was held by a waiting probe")
+        #expect(probed.wait(timeout: .now() + 10) == .success)
+        #expect(statuses.withLock { $0 } == Array(repeating: 503, count: 6))
+
+        release.signal()
+        var healthy = false
+        for _ in 0..<100 where !healthy {
+            healthy = (try? LoopbackConnection(port: port).request("GET", "/health").status) == 200
+            if !healthy { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        #expect(healthy)
+    }
+}

@@ -1,0 +1,122 @@
+import AppStore
+import Foundation
+import JSON
+import Testing
+
+@testable import Server
+@testable import Tools
+
+/// The notification reference (`revenuedot explain`, `revenuedot docs`) against the real code.
+@Suite("Notification reference")
+struct NotificationReferenceTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let docs = packageRoot.appendingPathComponent("docs/notifications")
+
+    /// Apple's types and the subtypes each is sent with (reference §1.1 and §1.2); nil: no subtype.
+    static let apple: [String: [String?]] = [
+        "SUBSCRIBED": ["INITIAL_BUY", "RESUBSCRIBE"], "DID_RENEW": [nil, "BILLING_RECOVERY"],
+        "DID_FAIL_TO_RENEW": [nil, "GRACE_PERIOD"], "GRACE_PERIOD_EXPIRED": [nil],
+        "EXPIRED": ["VOLUNTARY", "BILLING_RETRY", "PRICE_INCREASE", "PRODUCT_NOT_FOR_SALE", nil],
+        "DID_CHANGE_RENEWAL_PREF": ["UPGRADE", "DOWNGRADE", nil],
+        "DID_CHANGE_RENEWAL_STATUS": ["AUTO_RENEW_ENABLED", "AUTO_RENEW_DISABLED"],
+        "OFFER_REDEEMED": ["UPGRADE", "DOWNGRADE", nil],
+        "PRICE_INCREASE": ["PENDING", "ACCEPTED"], "REFUND": [nil], "REFUND_DECLINED": [nil], "REFUND_REVERSED": [nil],
+        "CONSUMPTION_REQUEST": [nil], "REVOKE": [nil], "RENEWAL_EXTENDED": [nil], "RENEWAL_EXTENSION": ["SUMMARY", "FAILURE"],
+        "ONE_TIME_CHARGE": [nil], "TEST": [nil], "EXTERNAL_PURCHASE_TOKEN": ["UNREPORTED", "CREATED", "ACTIVE_TOKEN_REMINDER"],
+        "RESCIND_CONSENT": [nil], "METADATA_UPDATE": [nil], "MIGRATION": [nil], "PRICE_CHANGE": [nil],
+    ]
+
+    @Test func everyTypeAndSubtypeIsInTheCatalogAndKnownToTheModels() {
+        let catalog = Dictionary(uniqueKeysWithValues: NotificationCatalog.entries.map { ($0.type, $0.cases.map(\.name)) })
+        #expect(Set(catalog.keys) == Set(Self.apple.keys))
+        for (type, subtypes) in Self.apple {
+            #expect(Set(catalog[type] ?? []) == Set(subtypes), "\(type)")
+            #expect(NotificationTypeV2(rawValue: type).isKnown, "\(type)")
+            for subtype in subtypes.compactMap({ $0 }) { #expect(Subtype(rawValue: subtype).isKnown, "\(subtype)") }
+        }
+        for entry in NotificationCatalog.entries {
+            #expect(!entry.summary.isEmpty && !entry.meaning.isEmpty)
+            for kase in entry.cases {
+                #expect(!kase.meaning.isEmpty && !kase.triggers.isEmpty && kase.whatToDo.count >= 3, "\(entry.type)")
+            }
+        }
+    }
+
+    /// The committed pages are exactly what `revenuedot docs` writes now.
+    @Test func committedDocsMatchTheGenerator() throws {
+        let pages = try CatalogRenderer().pages()
+        let committed = try FileManager.default.contentsOfDirectory(atPath: Self.docs.path).filter { $0.hasSuffix(".md") }
+        #expect(Set(committed) == Set(pages.keys), "run: revenuedot docs --out docs/notifications")
+        for (name, text) in pages {
+            let onDisk = (try? String(contentsOf: Self.docs.appendingPathComponent(name), encoding: .utf8)) ?? ""
+            #expect(onDisk == text, "docs/notifications/\(name) is stale: run revenuedot docs --out docs/notifications")
+        }
+    }
+
+    /// Each page's example, signed with a fresh chain, verified and applied, does what the page says.
+    @Test func everyPagesExampleDoesWhatThePageStates() throws {
+        let renderer = try CatalogRenderer()
+        let fresh = try TestChain(now: Date(timeIntervalSince1970: Double(CatalogScenario.baseMs) / 1000), name: "Other")
+        for entry in NotificationCatalog.entries {
+            let page =
+                (try? String(contentsOf: Self.docs.appendingPathComponent(CatalogRenderer.fileName(entry)), encoding: .utf8))
+                ?? ""
+            for kase in entry.cases {
+                let outcome = try NotificationCatalog.scenario(entry, kase).run(chain: fresh)
+                #expect(outcome == (try renderer.outcome(entry, kase)))
+                let stated = Self.statedOutcome(in: page, section: CatalogRenderer.title(entry.type, kase.name))
+                #expect(
+                    stated == CatalogRenderer.outcomeLines(outcome), "\(CatalogRenderer.title(entry.type, kase.name))")
+            }
+        }
+    }
+
+    /// The outcome lines under a case's heading in a page.
+    static func statedOutcome(in page: String, section: String) -> [String] {
+        let lines = page.components(separatedBy: "\n")
+        guard let heading = lines.firstIndex(of: "## \(section)"),
+            let start = lines[heading...].firstIndex(where: { $0.hasPrefix("**\(CatalogRenderer.outcomeHeading)**") })
+        else { return [] }
+        return Array(lines[(start + 2)...].prefix { $0.hasPrefix("- ") })
+    }
+
+    /// The product rules, as the examples show them.
+    @Test(
+        arguments: [
+            ("SUBSCRIBED", "INITIAL_BUY", "INITIAL_PURCHASE"), ("DID_RENEW", nil, "RENEWAL"),
+            (
+                "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED",
+                "CANCELLATION (product_id pro.monthly, cancel_reason UNSUBSCRIBE)"
+            ),
+            ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", "UNCANCELLATION"),
+            ("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", "PRODUCT_CHANGE (product_id pro.monthly, new_product_id pro.basic)"),
+            ("DID_FAIL_TO_RENEW", "GRACE_PERIOD", "BILLING_ISSUE"), ("REFUND_REVERSED", nil, "REFUND_REVERSED"),
+            ("RENEWAL_EXTENDED", nil, "SUBSCRIPTION_EXTENDED"), ("ONE_TIME_CHARGE", nil, "NON_RENEWING_PURCHASE"),
+            ("TEST", nil, "TEST"),
+        ] as [(String, String?, String)])
+    func examplesFollowTheProductRules(type: String, subtype: String?, event: String) throws {
+        let entry = try #require(NotificationCatalog.entry(type))
+        let kase = try #require(NotificationCatalog.kase(entry, subtype: subtype))
+        let outcome = try CatalogRenderer().outcome(entry, kase)
+        #expect(outcome.events.contains { $0 == event || $0.hasPrefix(event + " (") }, "\(outcome.events)")
+    }
+
+    @Test func explainListsNamesAndSuggests() throws {
+        let list = try runCLI(["explain"])
+        #expect(list.status == 0)
+        #expect(list.output.components(separatedBy: "\n").filter { !$0.isEmpty }.count == Self.apple.count)
+        let typo = try runCLI(["explain", "DID_RENW"])
+        #expect(typo.status == 2)
+        #expect(typo.output.contains("Did you mean DID_RENEW"))
+        let badSubtype = try runCLI(["explain", "EXPIRED", "VOLUNTARILY"])
+        #expect(badSubtype.status == 2)
+        #expect(badSubtype.output.contains("VOLUNTARY"))
+        let json = try runCLI(["explain", "expired", "voluntary", "--json"])
+        #expect(json.status == 0, "\(json.output)")
+        let value = try JSONValue(parsing: Data(json.output.utf8))
+        #expect(value["notificationType"] == .string("EXPIRED"))
+        #expect(value["subtype"] == .string("VOLUNTARY"))
+        #expect(value["revenuedot"]?["state"]?.arrayValue?.isEmpty == false)
+    }
+}

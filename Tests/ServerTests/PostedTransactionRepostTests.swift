@@ -1,0 +1,87 @@
+import AppStore
+import Foundation
+import JSON
+import LoopbackClient
+import Testing
+
+@testable import Server
+@testable import Storage
+@testable import Tools
+
+/// `POST /v1/subscribers/{id}/transactions` again and again with the public key: a repost that
+/// changes nothing stores nothing; a transfer or new content does.
+@Suite("Reposted transactions")
+struct PostedTransactionRepostTests {
+    let fixture: ServerFixture
+    let service: RevenueDotService
+    let connection: LoopbackConnection
+
+    init() throws {
+        fixture = try ServerFixture()
+        service = try fixture.startService()
+        connection = try LoopbackConnection(port: service.port)
+    }
+
+    static let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
+
+    /// The same transaction, signed at `signedMs` (App Store signs it anew on each fetch).
+    func transaction(signedMs: Int64, revoked: Bool = false) throws -> String {
+        let purchase = Self.nowMs - 86_400_000
+        var payload: [String: JSONValue] = [
+            "transactionId": .string("7001"), "originalTransactionId": .string("7001"), "bundleId": .string("com.example.app"),
+            "productId": .string("pro.monthly"), "purchaseDate": .integer(purchase),
+            "expiresDate": .integer(purchase + 40 * 86_400_000), "type": .string("Auto-Renewable Subscription"),
+            "inAppOwnershipType": .string("PURCHASED"), "environment": .string("Sandbox"), "signedDate": .integer(signedMs),
+            "price": .integer(9990), "currency": .string("USD"),
+        ]
+        if revoked {
+            payload["revocationDate"] = .integer(purchase + 86_400_000)
+            payload["revocationReason"] = .integer(0)
+        }
+        return try fixture.signer.sign(.object(payload))
+    }
+
+    func rows() throws -> (posted: Int64, inputs: Int64) {
+        let store = try SQLiteStore(path: fixture.databasePath)
+        defer { store.close() }
+        return try store.read { (rows) throws(StoreError) in
+            (
+                try rows.query("SELECT count(*) FROM posted_transactions")[0][0].integerValue ?? -1,
+                try rows.query("SELECT count(*) FROM applied_inputs")[0][0].integerValue ?? -1
+            )
+        }
+    }
+
+    /// What the answer says of the customer's purchases (`last_seen` is the time of the call).
+    func subscriptions(_ response: LoopbackResponse) throws -> JSONValue? {
+        try JSONValue(parsing: response.body)["subscriber"]?["subscriptions"]
+    }
+
+    @Test func repostsStoreNothingTransfersAndChangesDo() throws {
+        defer { service.shutdown() }
+        let signed = try transaction(signedMs: Self.nowMs - 3000)
+        let first = try connection.postTransaction(signed, for: "alice")
+        #expect(first.status == 200)
+        #expect(try rows() == (1, 1))
+        for _ in 0..<200 {
+            let again = try connection.postTransaction(signed, for: "alice")
+            #expect(again.status == 200)
+            #expect(try subscriptions(again) == subscriptions(first))
+        }
+        // Signed again later by App Store: the same content.
+        #expect(try connection.postTransaction(try transaction(signedMs: Self.nowMs - 2000), for: "alice").status == 200)
+        #expect(try rows() == (1, 1))
+
+        // Another customer (a transfer), then back: each changes the owner, so each is stored.
+        #expect(try connection.postTransaction(signed, for: "bob").status == 200)
+        #expect(try connection.postTransaction(signed, for: "bob").status == 200)
+        #expect(try connection.postTransaction(signed, for: "alice").status == 200)
+        #expect(try rows().posted == 3)
+        // New content (refunded since) is stored.
+        #expect(
+            try connection.postTransaction(try transaction(signedMs: Self.nowMs - 1000, revoked: true), for: "alice").status
+                == 200)
+        #expect(try rows().posted == 4)
+        #expect(try connection.request("GET", "/health").status == 200)
+    }
+}

@@ -1,0 +1,152 @@
+import AppStore
+import AppStoreServerAPISimulator
+import Foundation
+import LoopbackClient
+import Subscriptions
+import Testing
+import Threads
+
+@testable import Server
+@testable import Storage
+@testable import Tools
+
+/// `revenuedot reconcile`: a renewal RevenueDot never heard of (and that Apple's notification
+/// history does not hold either) is learned from Apple's subscription statuses, applied through
+/// the subscription logic with its RENEWAL, kept for replay, and not applied twice.
+@Suite("Reconciliation with Apple's subscription statuses")
+struct ReconcileTests {
+    func rows(_ world: AppleAPIWorld, _ sql: String) throws -> [String] {
+        try SQLiteReader(path: world.databasePath).read { (rows) throws(StoreError) in
+            try rows.query(sql).map {
+                $0.map { $0.textValue ?? $0.integerValue.map(String.init) ?? "null" }.joined(separator: " ")
+            }
+        }
+    }
+
+    @Test func aMissedRenewalIsAppliedWithItsEventAndReplaysTheSame() throws {
+        let world = try AppleAPIWorld()
+        let notifications = try world.subscription(original: "6000000001", user: "u", renewals: 2, boughtDaysAgo: 2)
+        world.store.setRenewalInfo(
+            [
+                "originalTransactionId": .string("6000000001"), "autoRenewStatus": .integer(1),
+                "autoRenewProductId": .string("pro.monthly"), "productId": .string("pro.monthly"),
+                "environment": .string("Sandbox"), "signedDate": .integer(UnixTime.nowMs),
+            ], originalTransactionId: "6000000001")
+        // Only the first two reached RevenueDot; its timers then found the subscription lapsed.
+        // Timers tick only at start and when told: the lapse is recorded after both posts.
+        var config = try world.config()
+        config.scheduler.intervalMs = 3_600_000
+        let service = try RevenueDotService(config: config, log: { _ in })
+        try service.start()
+        for signed in notifications.prefix(2) {
+            #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
+        }
+        try service.fireDueTimers()
+        service.shutdown()
+        #expect(try rows(world, "SELECT type FROM events ORDER BY position") == ["INITIAL_PURCHASE", "RENEWAL", "EXPIRATION"])
+
+        #expect(try ReconcileCommand(arguments: ["--config", world.configPath, "--app", "demo"]).run() == 0)
+        #expect(
+            try rows(world, "SELECT type FROM events ORDER BY position") == [
+                "INITIAL_PURCHASE", "RENEWAL", "EXPIRATION", "RENEWAL",
+            ])
+        #expect(try rows(world, "SELECT count(*) FROM apple_answers") == ["1"])
+        #expect(world.store.requestCount("subscription-statuses") == 1)
+
+        // Again: Apple says what is stored, nothing is applied.
+        #expect(try ReconcileCommand(arguments: ["--config", world.configPath, "--app", "demo"]).run() == 0)
+        #expect(try rows(world, "SELECT count(*) FROM apple_answers") == ["1"])
+        #expect(try rows(world, "SELECT count(*) FROM events") == ["4"])
+
+        // Replay rebuilds the same state from the stored inputs, the answer included.
+        let before = try rows(world, "SELECT purchase_key, json FROM purchases ORDER BY purchase_key")
+        let events = try rows(world, "SELECT id, json FROM events ORDER BY position")
+        #expect(try ReplayCommand(arguments: ["--config", world.configPath]).run() == 0)
+        #expect(try rows(world, "SELECT purchase_key, json FROM purchases ORDER BY purchase_key") == before)
+        #expect(try rows(world, "SELECT id, json FROM events ORDER BY position") == events)
+    }
+
+    /// serve's scheduled reconciliation does the same, and counts the drifts by field.
+    @Test func serveReconcilesOnItsScheduleAndCountsDrifts() throws {
+        let world = try AppleAPIWorld(reconcileIntervalMinutes: 60)
+        let notifications = try world.subscription(original: "6000000002", user: "u", renewals: 2, boughtDaysAgo: 2)
+        var config = try world.config()
+        config.scheduler.intervalMs = 3_600_000
+        let service = try RevenueDotService(config: config, log: { _ in })
+        try service.start()
+        defer { service.shutdown() }
+        for signed in notifications.prefix(2) {
+            #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
+        }
+        try service.fireDueTimers()
+        service.reconcileNow()
+        #expect(
+            try rows(world, "SELECT type FROM events ORDER BY position") == [
+                "INITIAL_PURCHASE", "RENEWAL", "EXPIRATION", "RENEWAL",
+            ])
+        #expect(service.metrics.reconciled.counts["applied"] == 1)
+        #expect(service.metrics.reconcileDrifts.counts["transactionId"] == 1)
+        #expect(service.metrics.reconcileDrifts.counts["expiresDate"] == 1)
+        service.reconcileNow()
+        #expect(service.metrics.reconciled.counts["in_line"] == 1)
+    }
+
+    /// Auto-renew turned off, seen only through the API: reconcile (run beside serve, so serve
+    /// applies it) records the CANCELLATION the lost notification would have given, and that
+    /// notification, arriving after all (a backfill), gives no second one.
+    @Test func autoRenewOffSeenOnlyByTheAPIIsOneCancellationBesideARunningServer() throws {
+        let world = try AppleAPIWorld()
+        let notifications = try world.subscription(original: "6000000003", user: "u", renewals: 0, boughtDaysAgo: 0)
+        let turnedOff = UnixTime.nowMs - 60_000
+        world.store.setRenewalInfo(
+            [
+                "originalTransactionId": .string("6000000003"), "autoRenewStatus": .integer(0),
+                "autoRenewProductId": .string("pro.monthly"), "productId": .string("pro.monthly"),
+                "environment": .string("Sandbox"), "signedDate": .integer(UnixTime.nowMs),
+            ], originalTransactionId: "6000000003")
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        defer { service.shutdown() }
+        #expect(try LoopbackConnection(port: service.port).postNotification(notifications[0]).status == 200)
+
+        let config = try ImportTests.configBeside(world, port: service.port)
+        let run = try runCLI(["reconcile", "--config", config, "--app", "demo"])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("through the running server"))
+        #expect(run.output.contains("6000000003: autoRenew on → off; applied"))
+        #expect(try rows(world, "SELECT type FROM events ORDER BY position") == ["INITIAL_PURCHASE", "CANCELLATION"])
+        #expect(try rows(world, "SELECT json ->> '$.cancel_reason' FROM events WHERE type = 'CANCELLATION'") == ["UNSUBSCRIBE"])
+
+        // Apple's notification of the change, signed before the answer, comes in late.
+        let bought = try UnverifiedPayload.json(of: notifications[0])
+        let transaction = try #require(bought["data"]?["transactionInfo"])
+        let late = try world.signer.sign(
+            .object([
+                "notificationType": .string("DID_CHANGE_RENEWAL_STATUS"), "subtype": .string("AUTO_RENEW_DISABLED"),
+                "notificationUUID": .string(UUID().uuidString.lowercased()), "version": .string("2.0"),
+                "signedDate": .integer(turnedOff),
+                "data": .object([
+                    "appAppleId": .integer(1234), "bundleId": .string("com.example.app"), "environment": .string("Sandbox"),
+                    "signedTransactionInfo": .string(try world.signer.sign(transaction)),
+                    "signedRenewalInfo": .string(
+                        try world.signer.sign(
+                            .object([
+                                "originalTransactionId": .string("6000000003"), "autoRenewStatus": .integer(0),
+                                "autoRenewProductId": .string("pro.monthly"), "environment": .string("Sandbox"),
+                                "signedDate": .integer(turnedOff),
+                            ]))),
+                ]),
+            ]))
+        #expect(try LoopbackConnection(port: service.port).postNotification(late).status == 200)
+        #expect(try rows(world, "SELECT type FROM events ORDER BY position") == ["INITIAL_PURCHASE", "CANCELLATION"])
+    }
+
+    @Test func driftsNameEachField() throws {
+        let state = SubscriptionState(originalTransactionId: "1")
+        let transaction = JWSTransactionDecodedPayload(
+            transactionId: "2", originalTransactionId: "1", productId: "pro.yearly", expiresDate: 1_800_000_000_000)
+        let drifts = Reconcile.drifts(
+            state, transaction: transaction, renewalInfo: JWSRenewalInfoDecodedPayload(autoRenewStatus: .off))
+        #expect(drifts.map(\.field) == ["transactionId", "productId", "expiresDate", "autoRenew"])
+    }
+}

@@ -1,0 +1,185 @@
+import AppStore
+import Foundation
+import LoopbackClient
+import Testing
+
+@testable import Server
+@testable import Storage
+@testable import Tools
+
+@Suite("revenuedot replay")
+struct ReplayTests {
+    /// Every derived table, each row as text, in a stable order.
+    static func snapshot(_ store: SQLiteStore) throws -> [String: [String]] {
+        try store.read { (rows) throws(StoreError) -> [String: [String]] in
+            var tables: [String: [String]] = [:]
+            for table in Replay.derivedTables {
+                tables[table] = try rows.query("SELECT * FROM \(table) ORDER BY 1, 2").map { "\($0)" }
+            }
+            return tables
+        }
+    }
+
+    /// A purchase's life: bought, auto-renew turned off, renewed, failed to renew, expired.
+    static let lifecycle: [(type: String, subtype: String?)] = [
+        ("SUBSCRIBED", "INITIAL_BUY"), ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED"), ("DID_RENEW", nil),
+        ("DID_FAIL_TO_RENEW", "GRACE_PERIOD"), ("EXPIRED", "BILLING_RETRY"),
+    ]
+
+    /// Posts `notifications` about the subscription `original`, each answered 200.
+    static func post(
+        _ notifications: [(type: String, subtype: String?)], about original: String, signer: SignedNotifications,
+        over connection: LoopbackConnection
+    ) throws {
+        for (type, subtype) in notifications {
+            let payload = try signer.notification(type: type, subtype: subtype, originalTransactionId: original)
+            #expect(try connection.postNotification(payload).status == 200)
+        }
+    }
+
+    @Test func replayGivesTheLiveStateByteForByte() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        let signer = fixture.signer
+        // A lifecycle of one purchase, other purchases, a TEST, and a posted transaction.
+        try Self.post(Self.lifecycle, about: "7000000001", signer: signer, over: connection)
+        for _ in 0..<5 { #expect(try connection.postNotification(try signer.notification()).status == 200) }
+        #expect(try connection.postNotification(try signer.notification(type: "TEST")).status == 200)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let posted = try signer.sign(
+            .object([
+                "transactionId": .string("8000000001"), "originalTransactionId": .string("8000000001"),
+                "bundleId": .string("com.example.app"), "productId": .string("pro.yearly"), "purchaseDate": .integer(now),
+                "expiresDate": .integer(now + 86_400_000), "type": .string("Auto-Renewable Subscription"),
+                "environment": .string("Sandbox"), "signedDate": .integer(now),
+            ]))
+        let response = try connection.postTransaction(posted, for: "bob")
+        #expect(response.status == 200)
+        service.shutdown()
+
+        let store = try SQLiteStore(path: fixture.databasePath)
+        defer { store.close() }
+        // Positions consumers have seen are kept, even when they do not start at 1 (events that
+        // a replay under changed code no longer makes leave gaps).
+        try store.write { transaction in try transaction.execute("UPDATE events SET position = position * 10 + 100") }
+        let live = try Self.snapshot(store)
+        #expect((live["purchases"]?.count ?? 0) >= 7)
+        #expect((live["events"]?.count ?? 0) > 0)
+        #expect(live["customers"]?.contains { $0.contains("bob") } == true)
+        let applied = try Replay.run(config: try fixture.config(), store: store)
+        #expect(applied == 12)
+        #expect(try Self.snapshot(store) == live)
+    }
+}
+
+extension ReplayTests {
+    /// A purchase nobody claims keeps its held events as rows; after a posted transaction claims
+    /// it (releasing them), replay still gives every derived table byte for byte.
+    @Test func replayAfterHeldEventsWereKeptApartAndClaimed() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        let signer = fixture.signer
+        try Self.post(Self.lifecycle, about: "7000000001", signer: signer, over: connection)
+        // A second one stays unclaimed: its held events stay rows.
+        try Self.post(Array(Self.lifecycle.prefix(3)), about: "7000000002", signer: signer, over: connection)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let posted = try signer.sign(
+            .object([
+                "transactionId": .string("7000000001-claim"), "originalTransactionId": .string("7000000001"),
+                "bundleId": .string("com.example.app"), "productId": .string("pro.yearly"), "purchaseDate": .integer(now),
+                "expiresDate": .integer(now + 86_400_000), "type": .string("Auto-Renewable Subscription"),
+                "environment": .string("Sandbox"), "signedDate": .integer(now),
+            ]))
+        #expect(try connection.postTransaction(posted, for: "bob").status == 200)
+        service.shutdown()
+
+        let store = try SQLiteStore(path: fixture.databasePath)
+        defer { store.close() }
+        let live = try Self.snapshot(store)
+        #expect(live["held_events"]?.isEmpty == false)
+        #expect(live["held_events"]?.allSatisfy { $0.contains("7000000002") } == true)
+        #expect(live["events"]?.filter { $0.contains("bob") }.count ?? 0 >= 5)
+        #expect(try Replay.run(config: try fixture.config(), store: store) == 9)
+        #expect(try Self.snapshot(store) == live)
+    }
+}
+
+@Suite("revenuedot replay with timers and deliveries")
+struct ReplayTimerTests {
+    /// Timer firings are logged and replayed at the time they fired, so the EXPIRATION they made
+    /// comes back with the same id; deliveries are not derived state and survive untouched.
+    @Test func replayRepeatsTimerFiringsAndKeepsDeliveries() throws {
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url)
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        let story = Story(signer: fixture.signer)
+        let now = Story.nowMs
+        let period = story.period(1, from: now, until: now + 300)
+        for payload in [
+            try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period),
+            try story.notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", period: period, autoRenewStatus: 0),
+        ] {
+            #expect(try connection.postNotification(payload).status == 200)
+        }
+        while Story.nowMs <= period.expiresMs { Thread.sleep(forTimeInterval: 0.02) }
+        // The scheduler's own tick may have fired it already; either way it fires once.
+        try service.fireDueTimers()
+        receiver.wait { $0.count >= 3 }
+        Thread.sleep(forTimeInterval: 0.3)
+        service.shutdown()
+        #expect(receiver.received.map(\.type) == ["INITIAL_PURCHASE", "CANCELLATION", "EXPIRATION"])
+
+        let store = try SQLiteStore(path: fixture.databasePath)
+        defer { store.close() }
+        let deliveries = { () throws -> [String] in
+            try store.read { (rows) throws(StoreError) in
+                try rows.query("SELECT * FROM deliveries ORDER BY event_id", []).map { "\($0)" }
+            }
+        }
+        let live = try ReplayTests.snapshot(store)
+        let liveDeliveries = try deliveries()
+        #expect(liveDeliveries.count == 3)
+        #expect(try Replay.run(config: try fixture.config(), store: store) == 3)
+        #expect(try ReplayTests.snapshot(store) == live)
+        #expect(try deliveries() == liveDeliveries)
+    }
+}
+
+extension ReplayTests {
+    /// One process writes a database at a time: while a server has it, `replay` and a second
+    /// `serve` stop with one line naming the database and the holder, and change nothing.
+    @Test func replayAndASecondServeAreRefusedWhileAServerRuns() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(try connection.postNotification(try fixture.signer.notification()).status == 200)
+        for command in [["replay"], ["serve"]] {
+            let refused = try runCLI(command + ["--config", fixture.configPath])
+            #expect(refused.status == 1, "\(command)")
+            #expect(refused.output.contains("database"), "\(command)")
+            #expect(refused.output.contains("is in use by another RevenueDot process (pid \(getpid()))"), "\(command)")
+        }
+        // Commands that only read go on working beside the server.
+        #expect(try runCLI(["notifications", "list", "--config", fixture.configPath]).status == 0)
+        #expect(try connection.postNotification(try fixture.signer.notification()).status == 200)
+        service.shutdown()
+        let replayed = try runCLI(["replay", "--config", fixture.configPath])
+        #expect(replayed.status == 0)
+        #expect(replayed.output.contains("applied 2 input(s) again"))
+    }
+
+    /// A command pointed at a database that does not exist says so, and creates nothing.
+    @Test func commandsOnADatabaseThatDoesNotExistFail() throws {
+        let fixture = try ServerFixture()
+        for command in [["notifications", "list"], ["notifications", "rejects"], ["events", "list"], ["replay"]] {
+            let missing = try runCLI(command + ["--config", fixture.configPath])
+            #expect(missing.status == 1, "\(command)")
+            #expect(missing.output.contains("does not exist"), "\(command)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: fixture.databasePath))
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import LoopbackClient
+import Testing
+
+@testable import Server
+@testable import Tools
+
+/// `revenuedot serve` with a configuration that loads but cannot be served: one line that names
+/// the key to fix, and exit 1.
+@Suite("revenuedot serve start failures")
+struct ServeStartTests {
+    let fixture: ServerFixture
+
+    init() throws {
+        fixture = try ServerFixture()
+    }
+
+    /// The fixture's configuration with `listen` and `database` replaced.
+    func config(listen: String, database: String? = nil) throws -> String {
+        var text = try String(contentsOfFile: fixture.configPath, encoding: .utf8)
+        text = text.replacingOccurrences(of: #""listen": "127.0.0.1:0""#, with: #""listen": "\#(listen)""#)
+        if let database {
+            text = text.replacingOccurrences(of: "sqlite:\(fixture.databasePath)", with: database)
+        }
+        return try fixture.directory.write("start-\(UUID()).json", text)
+    }
+
+    func serve(_ path: String) throws -> (status: Int32, line: String) {
+        let result = try runCLI(["serve", "--config", path])
+        return (result.status, result.output.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    @Test func anAddressInUseNamesListen() throws {
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let path = try config(listen: "127.0.0.1:\(service.port)", database: "sqlite:" + fixture.directory.path("other.sqlite"))
+        let (status, line) = try serve(path)
+        #expect(status == 1)
+        #expect(
+            line.hasPrefix("revenuedot serve: config \(path): listen: Could not listen on 127.0.0.1:\(service.port)"), "\(line)")
+        #expect(!line.contains("\n"))
+        #expect(!line.contains("HTTPServerError"))
+    }
+
+    @Test func aDatabaseThatCannotBeOpenedNamesDatabase() throws {
+        let missing = fixture.directory.path("no-such-directory/revenuedot.sqlite")
+        let path = try config(listen: "127.0.0.1:0", database: "sqlite:" + missing)
+        let (status, line) = try serve(path)
+        #expect(status == 1)
+        #expect(line.hasPrefix("revenuedot serve: config \(path): database: cannot open \(missing): "), "\(line)")
+        #expect(!line.contains("\n"))
+    }
+
+    /// A WAL that cannot get its full size at start (a full disk; here a file size limit) is
+    /// a warning, not a failure: the server says so, serves, and stores.
+    @Test func aWALThatCannotBeReservedIsAWarning() throws {
+        let child = try ChildServer(configPath: fixture.configPath, fileSizeLimitKiB: 16 * 1024)
+        #expect(
+            child.startupOutput.contains("revenuedot serve: warning: the WAL could not be given its full size at start"),
+            "\(child.startupOutput)")
+        #expect(child.startupOutput.contains("File too large"))
+        let connection = try LoopbackConnection(port: child.port)
+        #expect(try connection.postNotification(fixture.signer.notification()).status == 200)
+        child.kill(SIGTERM)
+        #expect(child.wait() == 0)
+
+        let normal = try ChildServer(configPath: fixture.configPath)
+        #expect(!normal.startupOutput.contains("warning"))
+        normal.kill(SIGTERM)
+        #expect(normal.wait() == 0)
+    }
+}

@@ -1,0 +1,210 @@
+import AppStore
+import Foundation
+import JSON
+import LoopbackClient
+import Testing
+
+@testable import Server
+@testable import Tools
+
+/// `revenuedot simulate` against a real server trusting the dev CA it creates.
+@Suite("revenuedot simulate")
+struct SimulateCommandTests {
+    let directory = TestDirectory("simulate")
+    let service: RevenueDotService
+    let configPath: String
+    let connection: LoopbackConnection
+
+    init() throws {
+        let ca = try runCLI(["simulate", "ca"], in: directory.path(""))
+        #expect(ca.status == 0)
+        let root = ca.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(root == directory.path(".revenuedot/dev-ca/root.pem"))
+        configPath = try directory.write(
+            "revenuedot.json",
+            """
+            {"listen": "127.0.0.1:0", "database": "sqlite:revenuedot.sqlite",
+             "apps": [{"id": "demo", "bundleId": "com.example.app", "appAppleId": 1234, "environments": ["Sandbox"],
+                       "rootCertificates": ["\(root)"], "trackNewPurchasesFromServerNotifications": true,
+                       "secretApiKey": "sk_sim", "publicApiKey": "pk_sim",
+                       "entitlements": {"pro": ["pro.monthly", "pro.yearly"]}}]}
+            """)
+        service = try RevenueDotService(config: try ConfigLoader.load(path: configPath))
+        try service.start()
+        connection = try LoopbackConnection(port: service.port)
+    }
+
+    func simulate(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try runCLI(
+            ["simulate"] + arguments + ["--server", "http://127.0.0.1:\(service.port)", "--config", configPath],
+            in: directory.path(""))
+    }
+
+    func events(of user: String) throws -> [JSONValue] {
+        let response = try connection.request("GET", "/v1/events?limit=1000", headers: ["Authorization": "Bearer sk_sim"])
+        return (try JSONValue(parsing: response.body))["events"]?.arrayValue?.compactMap { $0["event"] }
+            .filter { $0["app_user_id"] == .string(user) } ?? []
+    }
+
+    /// Periods whose milliseconds overflow 64 bits, or that no App Store sells: a usage error.
+    @Test(arguments: ["99999999999999999d", "9223372036854775807s", "3651d", "0d", "-5m", "1.5h", "d"])
+    func aPeriodOutOfRangeIsAUsageError(period: String) throws {
+        defer { service.shutdown() }
+        let result = try simulate(["subscribe", "--user", "eve", "--period", period])
+        #expect(result.status == 2)
+        #expect(result.output.hasPrefix("revenuedot simulate: --period must look like 30s, 5m, 2h or 30d, and be at most 3650d"))
+    }
+
+    @Test func theDevCAIsMadeOnce() throws {
+        defer { service.shutdown() }
+        let before = try String(contentsOfFile: directory.path(".revenuedot/dev-ca/root.pem"), encoding: .utf8)
+        #expect(try runCLI(["simulate", "ca"], in: directory.path("")).status == 0)
+        #expect(try String(contentsOfFile: directory.path(".revenuedot/dev-ca/root.pem"), encoding: .utf8) == before)
+        let unknown = try simulate(["upgrdae"])
+        #expect(unknown.status == 2)
+        #expect(unknown.output.contains("upgrade"))
+    }
+
+    /// Options may come before the story as well as after it.
+    @Test func optionsComeBeforeOrAfterTheStory() throws {
+        defer { service.shutdown() }
+        let before = try runCLI(
+            ["simulate", "--config", configPath, "--server", "http://127.0.0.1:\(service.port)", "subscribe", "--user", "olga"],
+            in: directory.path(""))
+        #expect(before.status == 0, "\(before.output)")
+        #expect(try events(of: "olga").contains { $0["type"] == .string("INITIAL_PURCHASE") })
+        let two = try simulate(["subscribe", "renew"])
+        #expect(two.status == 2)
+        #expect(two.output.contains("simulate takes one story"))
+    }
+
+    /// `subscribe` then `upgrade` continue one subscription, and the customer sees the events.
+    @Test func storiesContinueOneSubscription() throws {
+        defer { service.shutdown() }
+        let subscribed = try simulate(["subscribe", "--user", "alice"])
+        #expect(subscribed.status == 0, "\(subscribed.output)")
+        #expect(subscribed.output.contains("→ SUBSCRIBED / INITIAL_BUY"))
+        #expect(subscribed.output.contains("← 200"))
+        #expect(try simulate(["subscribe", "--user", "alice"]).status == 1, "already subscribed")
+        #expect(try simulate(["upgrade", "--user", "alice"]).status == 0)
+        #expect(try simulate(["cancel", "--user", "alice"]).status == 0)
+        #expect(try simulate(["expire", "--user", "alice"]).status == 0)
+        try service.fireDueTimers()
+        let types = try events(of: "alice").compactMap { $0["type"]?.stringValue }
+        #expect(types == ["INITIAL_PURCHASE", "PRODUCT_CHANGE", "RENEWAL", "CANCELLATION", "EXPIRATION"])
+        #expect(try events(of: "alice").last?["expiration_reason"] == .string("UNSUBSCRIBE"))
+        #expect(try simulate(["renew", "--user", "nobody"]).status == 1, "no subscription to renew")
+    }
+
+    /// Every transaction of a subscription carries the date it was first bought (Apple's
+    /// `originalPurchaseDate`), so a renewal does not move the customer's `original_purchase_date`.
+    @Test func renewalsKeepTheOriginalPurchaseDate() throws {
+        defer { service.shutdown() }
+        func subscription() throws -> JSONValue? {
+            let response = try connection.request("GET", "/v1/subscribers/carol", headers: ["Authorization": "Bearer sk_sim"])
+            return try JSONValue(parsing: response.body)["subscriber"]?["subscriptions"]?["pro.monthly"]
+        }
+        #expect(try simulate(["subscribe", "--user", "carol"]).status == 0)
+        let bought = try #require(try subscription()?["original_purchase_date"]?.stringValue)
+        #expect(try subscription()?["purchase_date"]?.stringValue == bought)
+        #expect(try simulate(["renew", "--user", "carol"]).status == 0)
+        let renewed = try #require(try subscription())
+        #expect(renewed["original_purchase_date"]?.stringValue == bought)
+        #expect(renewed["purchase_date"]?.stringValue != bought, "the renewal starts later")
+    }
+
+    /// `renew` starts the next period where the current one ends, ahead of the wall clock; the
+    /// steps after it happen then, not before the period they follow (an upgrade or a billing
+    /// recovery dated earlier than the renewal left the renewal current).
+    @Test func stepsAfterARenewalFollowIt() throws {
+        defer { service.shutdown() }
+        func subscriber(_ user: String) throws -> JSONValue? {
+            let response = try connection.request("GET", "/v1/subscribers/\(user)", headers: ["Authorization": "Bearer sk_sim"])
+            return try JSONValue(parsing: response.body)["subscriber"]
+        }
+        for step in ["subscribe", "renew", "upgrade"] { #expect(try simulate([step, "--user", "dana"]).status == 0) }
+        #expect(try subscriber("dana")?["entitlements"]?["pro"]?["product_identifier"] == .string("pro.yearly"))
+
+        for step in ["subscribe", "renew", "billing-failure", "billing-recovery", "cancel"] {
+            #expect(try simulate([step, "--user", "gus"]).status == 0)
+        }
+        try service.fireDueTimers()
+        let expires = try #require(try subscriber("gus")?["entitlements"]?["pro"]?["expires_date"]?.stringValue)
+        let date = try #require(ISO8601DateFormatter().date(from: expires))
+        #expect(date.timeIntervalSinceNow > 20 * 86_400, "access runs to the recovered period's end: \(expires)")
+        #expect(try !events(of: "gus").contains { $0["type"] == .string("EXPIRATION") })
+    }
+
+    /// After `renew` the story runs ahead of the wall clock, and each step is still signed after
+    /// the one before: a cancel and an uncancel signed at one millisecond were folded in the order
+    /// of their UUIDs, which left the subscription cancelled half of the time.
+    @Test func stepsAfterARenewalAreSignedOneAfterTheOther() throws {
+        defer { service.shutdown() }
+        for step in ["subscribe", "renew", "upgrade", "downgrade", "revert", "cancel", "uncancel"] {
+            #expect(try simulate([step, "--user", "hana"]).status == 0, "\(step)")
+        }
+        let response = try connection.request("GET", "/v1/subscribers/hana", headers: ["Authorization": "Bearer sk_sim"])
+        let subscription = try JSONValue(parsing: response.body)["subscriber"]?["subscriptions"]?["pro.yearly"]
+        #expect(subscription != nil)
+        #expect(subscription?["unsubscribe_detected_at"] == .null)
+        let types = try events(of: "hana").compactMap { $0["type"]?.stringValue }
+        #expect(types.suffix(2) == ["CANCELLATION", "UNCANCELLATION"], "\(types)")
+    }
+
+    /// Apple revokes a family member's shared transaction, never the purchaser's own: the family
+    /// member's story starts with `subscribe --family-shared`, and `family-revoke` of a purchase is refused.
+    @Test func familyRevokeEndsAFamilyMembersSharedAccess() throws {
+        defer { service.shutdown() }
+        #expect(try simulate(["subscribe", "--user", "erin"]).status == 0)
+        let refused = try simulate(["family-revoke", "--user", "erin"])
+        #expect(refused.status == 1)
+        #expect(!refused.output.contains("REVOKE"), "nothing is sent for a purchase")
+        #expect(try events(of: "erin").compactMap { $0["type"]?.stringValue } == ["INITIAL_PURCHASE"])
+        #expect(try events(of: "erin").first?["is_family_share"] == .bool(false))
+
+        #expect(try simulate(["subscribe", "--user", "finn", "--family-shared"]).status == 0)
+        #expect(try simulate(["refund", "--user", "finn"]).status == 1, "a family member is never charged")
+        let revoked = try simulate(["family-revoke", "--user", "finn"])
+        #expect(revoked.status == 0, "\(revoked.output)")
+        #expect(revoked.output.contains("→ REVOKE"))
+        try service.fireDueTimers()
+        let finn = try events(of: "finn")
+        #expect(finn.compactMap { $0["type"]?.stringValue } == ["INITIAL_PURCHASE", "EXPIRATION"])
+        #expect(finn.first?["is_family_share"] == .bool(true))
+        let response = try connection.request("GET", "/v1/subscribers/finn", headers: ["Authorization": "Bearer sk_sim"])
+        let pro = try JSONValue(parsing: response.body)["subscriber"]?["entitlements"]?["pro"]
+        let expires = try #require(pro?["expires_date"]?.stringValue)
+        #expect(try #require(ISO8601DateFormatter().date(from: expires)) <= Date(), "access ended at the revocation: \(expires)")
+    }
+
+    /// A whole story in seconds (3 s periods leave room on a loaded machine): trial, conversion, plan changes, cancellation, expiry.
+    @Test func lifecyclePlaysOutWithAShortPeriod() throws {
+        defer { service.shutdown() }
+        let played = try simulate(["lifecycle", "--user", "bob", "--period", "3s"])
+        #expect(played.status == 0, "\(played.output)")
+        try service.fireDueTimers()
+        let bob = try events(of: "bob")
+        let types = bob.compactMap { $0["type"]?.stringValue }
+        #expect(types.first == "INITIAL_PURCHASE")
+        #expect(bob.first?["period_type"] == .string("TRIAL"))
+        #expect(bob.contains { $0["type"] == .string("RENEWAL") && $0["is_trial_conversion"] == .bool(true) })
+        #expect(types.contains("PRODUCT_CHANGE"))
+        #expect(types.contains("CANCELLATION"))
+        #expect(types.last == "EXPIRATION")
+        // One EXPIRATION per lapse. On time, the story has one lapse, at its end. On a machine too
+        // busy to send the renewal before the trial ended (the story runs on the wall clock, and
+        // the server's scheduler ticks every second), access did lapse in between and came back
+        // with the renewal: that lapse has an EXPIRATION of its own, before the RENEWAL.
+        var accessSinceExpiration = false
+        for type in types {
+            if type == "EXPIRATION" {
+                #expect(accessSinceExpiration, "an EXPIRATION with no access given since the last: \(types)")
+                accessSinceExpiration = false
+            } else if ["INITIAL_PURCHASE", "RENEWAL", "PRODUCT_CHANGE"].contains(type) {
+                accessSinceExpiration = true
+            }
+        }
+        let ids = bob.compactMap { $0["id"]?.stringValue }
+        #expect(ids.count == bob.count && Set(ids).count == ids.count, "every event once: \(ids)")
+    }
+}

@@ -1,0 +1,63 @@
+import AppStore
+import Foundation
+import JSON
+import LoopbackClient
+
+@testable import Server
+@testable import Tools
+
+/// A configuration trusting the shared test chain: app "demo" (Sandbox and Production) and
+/// app "sandbox-only", listening on an ephemeral loopback port with a SQLite file.
+struct ServerFixture {
+    let directory = TestDirectory("revenuedot-server")
+    let configPath: String
+    let databasePath: String
+    let signer = SignedNotifications.shared
+
+    /// - Parameter demoOptions: extra members of app "demo", such as `"trackNewPurchasesFromServerNotifications": true`.
+    init(extraHTTP: String = "", demoOptions: String = "") throws {
+        let root = try directory.write("root.pem", signer.chain.root.pem)
+        databasePath = directory.path("revenuedot.sqlite")
+        configPath = try directory.write(
+            "revenuedot.json",
+            """
+            {
+              "listen": "127.0.0.1:0",
+              "database": "sqlite:\(databasePath)",
+              "apps": [
+                {"id": "demo", "bundleId": "com.example.app", "appAppleId": 1234,
+                 "environments": ["Sandbox", "Production"], "rootCertificates": ["\(root)"],
+                 "secretApiKey": "sk_test_secret", "publicApiKey": "pk_test_public",
+                 "entitlements": {"pro": ["pro.monthly", "pro.yearly"]}\(demoOptions.isEmpty ? "" : ", " + demoOptions)},
+                {"id": "sandbox-only", "bundleId": "com.example.app", "environments": ["Sandbox"],
+                 "rootCertificates": ["\(root)"]}
+              ]\(extraHTTP)
+            }
+            """)
+    }
+
+    func config() throws -> RevenueDotConfig { try ConfigLoader.load(path: configPath) }
+
+    /// Starts an in-process service; the caller shuts it down.
+    func startService() throws -> RevenueDotService {
+        let service = try RevenueDotService(config: try config())
+        try service.start()
+        return service
+    }
+}
+
+extension LoopbackConnection {
+    /// POSTs Apple's body for `signedPayload` to app `appId`.
+    func postNotification(_ signedPayload: String, app appId: String = "demo") throws -> LoopbackResponse {
+        try request(
+            "POST", "/v1/apple/notifications/\(appId)", headers: ["Content-Type": "application/json"],
+            body: SignedNotifications.body(signedPayload))
+    }
+
+    /// POSTs a StoreKit 2 transaction as the app would, to link it to `user` (public key by default).
+    func postTransaction(_ signed: String, for user: String, key: String = "pk_test_public") throws -> LoopbackResponse {
+        try request(
+            "POST", "/v1/subscribers/\(user)/transactions", headers: ["Authorization": "Bearer \(key)"],
+            body: Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8))
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import LoopbackClient
+import Testing
+
+@testable import Server
+@testable import Tools
+
+/// Several webhooks per app, each with RevenueCat's filters (environment, event types).
+@Suite("Several webhooks")
+struct SeveralWebhooksTests {
+    @Test(arguments: [
+        (#""webhooks": [{"url": "http://a/"}], "webhook": {"url": "http://b/"}"#, "give webhooks or webhook, not both"),
+        (#""webhooks": [{"url": "http://a/", "name": "x"}, {"url": "http://b/", "name": "x"}]"#, "\"x\" names two webhooks"),
+        (#""webhooks": [{"url": "http://a/", "environments": ["STAGING"]}]"#, "\"STAGING\" is not PRODUCTION or SANDBOX"),
+        (#""webhooks": [{"url": "http://a/", "eventTypes": ["PURCHASE"]}]"#, "\"PURCHASE\" is not an event type"),
+        (#""webhooks": [{"url": "http://a/", "orderHoldSeconds": -1}]"#, "orderHoldSeconds"),
+        (#""webhooks": [{"url": "http://a/", "name": "a"}, {"url": "http://b/"}]"#, "with several webhooks, name each"),
+    ])
+    func badWebhookListsAreOneClearLine(options: String, problem: String) throws {
+        let fixture = try ServerFixture(demoOptions: options)
+        let error = #expect(throws: ConfigError.self) { try ConfigLoader.load(path: fixture.configPath) }
+        #expect(error?.description.contains(problem) == true, "\(error?.description ?? "")")
+    }
+
+    /// Two receivers: one takes only production INITIAL_PURCHASE events, the other everything.
+    /// A sandbox story reaches only the second; the first's filters hold.
+    @Test func eachWebhookTakesWhatItsFiltersSay() throws {
+        let everything = try WebhookReceiver()
+        let production = try WebhookReceiver()
+        defer {
+            everything.stop()
+            production.stop()
+        }
+        let fixture = try ServerFixture(
+            demoOptions: #"""
+                "webhooks": [
+                  {"url": "\#(production.url)", "name": "billing", "environments": ["PRODUCTION"], "eventTypes": ["INITIAL_PURCHASE"]},
+                  {"url": "\#(everything.url)", "name": "audit"}
+                ]
+                """#)
+        let config = try ConfigLoader.load(path: fixture.configPath)
+        #expect(config.app("demo")?.webhooks.map(\.id) == ["billing", "audit"])
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(
+            try LinkingAPITests.link(connection, "zed", try LinkingAPITests.storeKitTransaction(fixture, original: "6800000001"))
+                == 200)
+        let received = everything.wait { !$0.isEmpty }
+        #expect(received.first?.event["type"] == .string("INITIAL_PURCHASE"))
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(production.wait(seconds: 0.2) { !$0.isEmpty }.isEmpty)
+    }
+
+    /// A failing event holds its customer's later events back for `orderHoldSeconds` only:
+    /// then they go, and it keeps retrying; `sequence` still tells the order.
+    @Test func aFailingEventStopsHoldingLaterOnesAfterTheHold() throws {
+        let receiver = try WebhookReceiver { _, body in
+            String(decoding: body, as: UTF8.self).contains("INITIAL_PURCHASE") ? 500 : 200
+        }
+        defer { receiver.stop() }
+        let fixture = try ServerFixture(
+            demoOptions: #""webhooks": [{"url": "\#(receiver.url)", "orderHoldSeconds": 1, "retryDelaysSeconds": [60]}]"#)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let signed = try LinkingAPITests.storeKitTransaction(fixture, original: "6800000002")
+        #expect(try LinkingAPITests.link(connection, "ana", signed) == 200)
+        #expect(try LinkingAPITests.link(connection, "bea", signed) == 200)  // a TRANSFER to bea
+        #expect(try LinkingAPITests.link(connection, "ana", signed) == 200)  // and back: ana's second event
+        let started = Date()
+        let received = receiver.wait(seconds: 10) { received in
+            received.contains {
+                $0.event["type"] == .string("TRANSFER") && $0.event["transferred_to"] == .array([.string("ana")])
+            }
+        }
+        let back = received.first { $0.event["transferred_to"] == .array([.string("ana")]) }
+        #expect(back != nil, "ana's later event never went")
+        #expect(back.map { $0.at.timeIntervalSince(started) } ?? 0 < 5)
+        #expect(received.filter { $0.event["type"] == .string("INITIAL_PURCHASE") }.count == 1)
+    }
+}
