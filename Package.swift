@@ -35,11 +35,11 @@ let package = Package(
         // Apple's App Store models, JWS, the signed-data verifier and signer.
         .target(
             name: "AppStore",
-            dependencies: ["Crypto", "JSON"]),
+            dependencies: ["Crypto", "JSON", "Threads"]),
         .target(
             name: "Subscriptions",
-            dependencies: ["AppStore", "JSON"]),
-        // Threads that the OS lists under their names, and the Dispatch deadlines they wait for.
+            dependencies: ["AppStore", "JSON", "Threads"]),
+        // Threads that the OS lists under their names, locks, deadlines, and UNIX time as text.
         .target(
             name: "Threads"),
         .target(
@@ -128,7 +128,7 @@ let package = Package(
             dependencies: ["AdvancedCommerce", "AppStore", "Crypto", "JSON"]),
         .testTarget(
             name: "SubscriptionsTests",
-            dependencies: ["Subscriptions", "AppStore", "Crypto", "JSON"]),
+            dependencies: ["Subscriptions", "AppStore", "Crypto", "JSON", "Threads"]),
         .testTarget(
             name: "HTTPTests",
             dependencies: ["HTTP", "LoopbackClient"]),

@@ -19,6 +19,6 @@ public enum UnixTime {
 
     /// `2026-01-01T00:00:00Z`.
     public static func iso8601(_ milliseconds: Int64) -> String {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601)
+        ISO8601UTC.string(fromMilliseconds: milliseconds)
     }
 }

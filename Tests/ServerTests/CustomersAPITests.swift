@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import LoopbackClient
 import Testing
+import Threads
 
 @testable import Server
 @testable import Storage

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import Testing
+import Threads
 
 @testable import Subscriptions
 

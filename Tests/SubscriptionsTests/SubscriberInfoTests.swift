@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import JSON
 import Testing
+import Threads
 
 @testable import Subscriptions
 

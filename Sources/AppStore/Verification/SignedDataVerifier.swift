@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import JSON
+import Threads
 
 /// Decides whether App Store signed data is really from Apple, with Apple's semantics.
 ///
@@ -266,7 +267,8 @@ public struct SignedDataVerifier: Sendable {
     }
 
     static func iso8601(_ seconds: Int64) -> String {
-        Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
+        let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        return ISO8601UTC.string(fromMilliseconds: overflow ? (seconds < 0 ? .min : .max) : milliseconds)
     }
 
     static func describe(_ error: any Error) -> String {

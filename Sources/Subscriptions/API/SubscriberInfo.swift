@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import JSON
+import Threads
 
 /// What a customer has now, in RevenueCat's REST v1 shape (`GET /v1/subscribers/{app_user_id}`).
 ///

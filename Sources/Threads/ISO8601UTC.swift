@@ -4,12 +4,12 @@
 /// text depends on nothing but the number: no locale, time zone or formatter state. Milliseconds are
 /// truncated toward the past, as RevenueCat's v1 dates carry no fraction.
 /// https://howardhinnant.github.io/date_algorithms.html#civil_from_days
-enum ISO8601UTC {
-    static let millisecondsPerDay: Int64 = 86_400_000
+public enum ISO8601UTC {
+    public static let millisecondsPerDay: Int64 = 86_400_000
 
     /// The date and time of `milliseconds` since 1970-01-01T00:00:00Z; any `Int64` gives a date
     /// (years past 9999 or before 0 are written with more digits or a sign), never a trap.
-    static func string(fromMilliseconds milliseconds: Int64) -> String {
+    public static func string(fromMilliseconds milliseconds: Int64) -> String {
         let days = floorDivide(milliseconds, millisecondsPerDay)
         let remainder = milliseconds % millisecondsPerDay
         let secondOfDay = (remainder < 0 ? remainder + millisecondsPerDay : remainder) / 1000
@@ -40,7 +40,7 @@ enum ISO8601UTC {
     }
 
     /// Year, month (1–12) and day (1–31) of a count of days since 1970-01-01.
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    public static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let shifted = days + 719_468
         let era = floorDivide(shifted, 146_097)
         let dayOfEra = shifted - era * 146_097
