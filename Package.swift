@@ -134,7 +134,7 @@ let package = Package(
             dependencies: ["HTTP", "LoopbackClient"]),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "AppStore", "AppStoreFixtures", "Crypto", "JSON"]),
+            dependencies: ["Storage", "AppStore", "AppStoreFixtures", "Crypto", "JSON", "Subscriptions", "Threads"]),
         .testTarget(
             name: "ThreadsTests",
             dependencies: ["Threads"]),

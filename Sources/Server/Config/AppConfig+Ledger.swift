@@ -23,3 +23,11 @@ extension WebhookConfig {
     /// The webhook as the outbox sees it.
     package var route: WebhookRoute { WebhookRoute(id: id, environments: environments, eventTypes: eventTypes) }
 }
+
+extension LedgerHandOff {
+    /// The hand-off for the apps `config` has.
+    package init(config: RevenueDotConfig, cache: LedgerCache? = nil) {
+        let apps = Dictionary(uniqueKeysWithValues: config.apps.map { ($0.id, $0) })
+        self.init(app: { apps[$0]?.ledger }, cache: cache)
+    }
+}
