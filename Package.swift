@@ -47,7 +47,8 @@ let package = Package(
             dependencies: ["CMicroHTTPD", "Threads"]),
         .target(
             name: "Storage",
-            dependencies: ["CSQLite", "CPostgres", "AppStore", "Crypto", "JSON", "Subscriptions", "Threads"]),
+            dependencies: ["CSQLite", "CPostgres", "AppStore", "Crypto", "JSON", "Subscriptions", "Threads"],
+            exclude: ["Schema/schema.sql"]),
         // The server: service, ingest, API, events, scheduler, Apple's API workers, metrics, config.
         .target(
             name: "Server",
