@@ -22,7 +22,8 @@ struct SchemaBaselineTests {
             SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'
             ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, name
             """)
-        let version = try rawQuery(directory.databasePath, "SELECT max(version) FROM schema_migrations").first?.first?.integerValue ?? 0
+        let version =
+            try rawQuery(directory.databasePath, "SELECT max(version) FROM schema_migrations").first?.first?.integerValue ?? 0
         let statements = rows.compactMap { $0.first?.textValue }.map { $0 + ";" }
         return "-- RevenueDot's SQLite schema at migration \(version): what the migrations in this folder give a new\n"
             + "-- database. Generated; checked by SchemaBaselineTests.\n\n" + statements.joined(separator: "\n\n") + "\n"
