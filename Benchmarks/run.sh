@@ -172,9 +172,34 @@ ingest_run "$work/repeat"
 repeat=$run_result
 repeat_threads=$run_threads
 
-echo "== webhooks: the same $ingest_count notifications, one event each, delivered to a local receiver" >&2
-webhooks=$("$bench" webhooks --dir "$work/ingest" --revenuedot .build/release/revenuedot --connections 16)
-echo "$webhooks" >&2
+# The production setup a team configures: new purchases tracked, entitlements, a webhook to a
+# receiver that answers at once; the same unique notifications over 16 connections. Three
+# rounds (BENCH_PRODUCTION_ROUNDS), each against the bulk verifies just before and after it, as
+# above; the round with the median ratio is reported, with the writer's time per phase
+# (REVENUEDOT_WRITE_PROFILE, which costs the writer about 1 µs a notification).
+echo "== production setup: the same $ingest_count notifications, tracking, entitlements, a webhook per event" >&2
+production_rounds=""
+bulk_verify
+before="$bulk_wall"
+for round in $(seq 1 "${BENCH_PRODUCTION_ROUNDS:-3}"); do
+    echo "round $round" >&2
+    webhooks=$("$bench" webhooks --dir "$work/ingest" --revenuedot .build/release/revenuedot --connections 16)
+    echo "$webhooks" >&2
+    bulk_verify
+    production_rounds="$production_rounds$(python3 -c 'import json, sys
+r = json.loads(sys.argv[1]); r["bulk"] = round(2 * int(sys.argv[4]) / (float(sys.argv[2]) + float(sys.argv[3])))
+print(json.dumps(r))' "$webhooks" "$before" "$bulk_wall" "$ingest_count")"$'\n'
+    before="$bulk_wall"
+done
+webhooks=$(python3 - "$production_rounds" <<'PY'
+import json, sys
+rounds = sorted((json.loads(l) for l in sys.argv[1].splitlines() if l.strip()),
+                key=lambda r: r["ingest"]["requests_per_second"] / r["bulk"])
+middle = rounds[len(rounds) // 2]
+middle["ratios"] = [round(r["ingest"]["requests_per_second"] / r["bulk"], 2) for r in rounds]
+print(json.dumps(middle))
+PY
+)
 
 echo "== backfill: the same $ingest_count notifications, listed by a local App Store Server API as undelivered" >&2
 backfill=$("$bench" backfill --dir "$work/ingest" --revenuedot .build/release/revenuedot)
@@ -299,7 +324,13 @@ print(f"  {'latency p50 / p99 (ms)':<42} {repeat['p50_ms']:>5} / {repeat['p99_ms
 print_threads(repeat_threads)
 print_database(repeat)
 hook_ingest, hook_rate = hooks["ingest"]["requests_per_second"], hooks["webhooks_per_second"]
-print("\nWebhooks (one event per notification, receiver answering at once, ingest running alongside)")
+print("\nProduction setup (tracking on, entitlements, a webhook per event; same notifications, 16 connections)")
+print(f"  {'bulk revenuedot verify --lines, same payloads':<42} {hooks['bulk']:>10,.0f}   1.00")
+print(f"  {'ingest, notifications/s':<42} {hook_ingest:>10,.0f}   {hook_ingest / hooks['bulk']:.2f}x bulk verify   "
+      f"(median of {', '.join(f'{r:.2f}x' for r in hooks['ratios'])})")
+print(f"  {'latency p50 / p99 (ms)':<42} {hooks['ingest']['p50_ms']:>5} / {hooks['ingest']['p99_ms']:<5}   {failed(hooks['ingest'])}")
+print(f"  {hooks['write_profile']}")
+print("\nWebhooks (that round: one event per notification, receiver answering at once, ingest running alongside)")
 print(f"  {'ingest in the same run, notifications/s':<42} {hook_ingest:>10,.0f}   1.00")
 print(f"  {'webhooks delivered/s':<42} {hook_rate:>10,.0f}   {hook_rate / hook_ingest:.2f}x ingest   "
       f"received {hooks['webhooks_received']:,} of {hooks['notifications']:,}")
@@ -317,6 +348,7 @@ print(f"  (median of 3 alternating rounds; /health rounds {spread(sys.argv[7])};
 goals = [("warm >= 2,000/s", warm >= 2000), ("warm >= 60% of OpenSSL ceiling", warm >= 0.6 * ceiling),
          ("warm >= 40x Apple's Python library", warm >= 40 * python),
          ("ingest >= 0.6x bulk verify", rate >= 0.6 * bulk), ("ingest p99 <= 25 ms", ingest["p99_ms"] <= 25),
+         ("production setup >= 0.5x bulk verify", hook_ingest >= 0.5 * hooks["bulk"]),
          ("no ingest failures", ingest["failures"] == 0),
          ("subscribers >= 0.5x health", h > 0 and g >= 0.5 * h), ("subscribers p99 <= 5 ms", subscribers["p99_ms"] <= 5),
          ("no seeding or read failures", seed["failures"] + subscribers["failures"] + health["failures"] == 0),

@@ -54,6 +54,7 @@ func webhooks(_ arguments: [String]) throws {
       "database": "sqlite:webhooks.sqlite",
       "apps": [{"id": "bench", "bundleId": "com.example.app", "appAppleId": 1234, "environments": ["Sandbox"],
                 "rootCertificates": ["root.pem"], "trackNewPurchasesFromServerNotifications": true,
+                "entitlements": {"pro": ["pro.monthly", "pro.yearly"]},
                 "webhook": {"url": "http://127.0.0.1:\(receiverPort)/hooks", "concurrency": \(concurrency)}}]
     }
     """.write(toFile: configPath, atomically: true, encoding: .utf8)
@@ -64,12 +65,24 @@ func webhooks(_ arguments: [String]) throws {
     server.arguments = ["serve", "--config", configPath]
     let output = Pipe()
     server.standardOutput = output
-    server.standardError = FileHandle.standardError
+    // Its log, for the writer's profile it prints when it stops (`REVENUEDOT_WRITE_PROFILE`).
+    let logPath = "\(directory)/webhooks-serve.log"
+    FileManager.default.createFile(atPath: logPath, contents: nil)
+    let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+    server.standardError = log
+    var environment = ProcessInfo.processInfo.environment
+    environment["REVENUEDOT_WRITE_PROFILE"] = "1"
+    server.environment = environment
     try server.run()
-    defer {
+    var stopped = false
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
         server.terminate()
         server.waitUntilExit()
+        try? log.close()
     }
+    defer { stop() }
     guard let port = readPort(output.fileHandleForReading) else { fail("revenuedot serve did not start") }
 
     // Payload i is about original transaction 20000000<i> (see `generate`).
@@ -102,8 +115,12 @@ func webhooks(_ arguments: [String]) throws {
     let firstArrival = received.values.min() ?? started
     let lastArrival = received.values.max() ?? started
     let span = max((lastArrival - firstArrival).inSeconds, 1e-9)
+    stop()
+    let profile = (try? String(contentsOfFile: logPath, encoding: .utf8))?.split(separator: "\n")
+        .first { $0.contains("write profile") }.map { String($0.drop { $0 != "w" }) }
     try printJSON([
         "notifications": payloads.count, "ingest": ingest, "webhooks_received": received.count,
+        "write_profile": profile ?? "",
         "webhooks_per_second": (Double(received.count) / span).rounded(),
         "first_post_to_last_webhook_seconds": (lastArrival - started).inSeconds,
         "latency_p50_ms": (percentile(0.5) * 100).rounded() / 100, "latency_p99_ms": (percentile(0.99) * 100).rounded() / 100,

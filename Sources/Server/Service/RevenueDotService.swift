@@ -247,6 +247,7 @@ public final class RevenueDotService: Sendable {
         for worker in workers { worker.waitStopped(until: workersDeadline) }
         // A second at least: a pass or tick that ended just in time leaves storage its close.
         let closed = store.close(waitingAtMost: max(remaining(), .seconds(1)))
+        if let profile = WriteProfile.report() { StandardStreams.error("revenuedot: \(profile)\n") }
         return closed && heldStopped && schedulerStopped
     }
 }

@@ -101,9 +101,11 @@ extension Writer {
             }
             var final = record
             (final.state, final.stateReason) = try self.runHandOff(record, inSavepoint: inSavepoint)
+            let start = WriteProfile.enabled ? ContinuousClock.now : nil
             let headers = try compact.map { (compact) throws(StoreError) in try self.saveHeaders(of: compact) } ?? []
             let inserted = try self.connection.run(
                 NotificationSQL.insert, NotificationSQL.insertArguments(final, compact: compact))
+            if let start { WriteProfile.add(.notification, start.duration(to: .now)) }
             // Only this thread writes, and the UUID was absent a moment ago in this same transaction.
             guard inserted == 1 else {
                 throw StoreError(.corrupt, "notification \(record.notificationUUID) appeared during its own hand-off")

@@ -25,10 +25,12 @@ public enum LedgerInputs {
         let now = Date(timeIntervalSince1970: Double(atMs) / 1000)
         let restoring = input.mayClaimAPurchase(
             trackingNewPurchases: app.configuration.trackNewPurchasesFromServerNotifications)
-        var sliced = try LedgerRows.slice(
-            for: input, app: app, restoringHeldEvents: restoring, cache: cache, from: transaction)
+        WriteProfile.countInput()
+        var sliced = try WriteProfile.measure(.slice) {
+            try LedgerRows.slice(for: input, app: app, restoringHeldEvents: restoring, cache: cache, from: transaction)
+        }
         var ledger = sliced.ledger
-        var effects = ledger.apply(input, at: now)
+        var effects = WriteProfile.measure(.reduce) { ledger.apply(input, at: now) }
         if !restoring, LedgerRows.claimsHeldEventsKeptApart(before: sliced.ledger, after: ledger) {
             assertionFailure("\(input) claimed a purchase whose held events kept apart were not read")
             sliced = try LedgerRows.slice(
@@ -44,15 +46,19 @@ public enum LedgerInputs {
         try LedgerRows.save(
             ledger, facts: sliced.facts, effects: effects, appId: app.id, at: atMs, webhooks: deliver ? app.webhooks : [],
             removedCustomers: removed, cache: cache, in: transaction)
-        try CommerceRequestRows.complete(after: input, appId: app.id, atMs: atMs, in: transaction)
+        try WriteProfile.measure(.other) {
+            try CommerceRequestRows.complete(after: input, appId: app.id, atMs: atMs, in: transaction)
+        }
         if deliver, unpriced > 0 { app.countUnpricedEvents?(unpriced) }
     }
 
     /// Records that an input was applied, in order, so `revenuedot replay` can apply it again.
     public static func log(kind: String, ref: String, appId: String, atMs: Int64, in transaction: WriteTransaction) throws {
-        try transaction.execute(
-            "INSERT INTO applied_inputs (app_id, kind, ref, at) VALUES (?, ?, ?, ?)",
-            [.text(appId), .text(kind), .text(ref), .integer(atMs)])
+        _ = try WriteProfile.measure(.log) {
+            try transaction.execute(
+                "INSERT INTO applied_inputs (app_id, kind, ref, at) VALUES (?, ?, ?, ?)",
+                [.text(appId), .text(kind), .text(ref), .integer(atMs)])
+        }
     }
 }
 

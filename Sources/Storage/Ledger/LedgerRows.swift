@@ -272,12 +272,14 @@ public enum LedgerRows {
                 key, purchase, view: purchase.view, facts: facts[Self.key(key)] ?? .init(), timer: nil, appId: appId,
                 cache: cache, transaction)
         }
-        for id in removedCustomers { try CustomerRows.remove(id, appId: appId, in: transaction) }
-        for (id, customer) in ledger.customers {
-            try transaction.execute(
-                "INSERT INTO customers (app_id, app_user_id, json) VALUES (?, ?, ?) ON CONFLICT (app_id, app_user_id) DO UPDATE SET json = excluded.json",
-                [.text(appId), .text(id), .text(try encode(customer))])
-            if customer.aliases.count > 1 { try CustomerRows.saveAliases(of: customer, appId: appId, in: transaction) }
+        try WriteProfile.measure(.customers) {
+            for id in removedCustomers { try CustomerRows.remove(id, appId: appId, in: transaction) }
+            for (id, customer) in ledger.customers {
+                try transaction.execute(
+                    "INSERT INTO customers (app_id, app_user_id, json) VALUES (?, ?, ?) ON CONFLICT (app_id, app_user_id) DO UPDATE SET json = excluded.json",
+                    [.text(appId), .text(id), .text(try encode(customer))])
+                if customer.aliases.count > 1 { try CustomerRows.saveAliases(of: customer, appId: appId, in: transaction) }
+            }
         }
         for (id, fact) in ledger.unattachedFacts {
             try transaction.execute(
@@ -287,11 +289,13 @@ public enum LedgerRows {
         for effect in effects {
             switch effect {
             case .emit(let event):
-                try Outbox.insert(event, appId: appId, at: nowMs, webhooks: webhooks, in: transaction)
+                try WriteProfile.measure(.events) {
+                    try Outbox.insert(event, appId: appId, at: nowMs, webhooks: webhooks, in: transaction)
+                }
             case .schedule(let timer):
                 // Carried by its purchase's upsert above, unless that subscription was not saved.
                 if let latest = timers.removeValue(forKey: timer.originalTransactionId) {
-                    try PendingTimers.schedule(latest, appId: appId, in: transaction)
+                    try WriteProfile.measure(.other) { try PendingTimers.schedule(latest, appId: appId, in: transaction) }
                 }
             }
         }
@@ -308,6 +312,24 @@ public enum LedgerRows {
         facts: PurchaseFactRows.Loaded, timer: ExpirationTimer?, appId: String, cache: LedgerCache?,
         _ transaction: WriteTransaction
     ) throws {
+        let owner = purchase.journal.ownerAppUserId
+        let (kept, json, history, snapshots) = try WriteProfile.measure(.purchases) {
+            try savePurchaseRow(key, purchase, facts: facts, timer: timer, appId: appId, cache: cache, transaction)
+        }
+        try WriteProfile.measure(.views) {
+            try saveView(
+                key, of: purchase, makeView(), owner: owner, kept: kept, json: json, history: history, snapshots: snapshots,
+                facts: facts, appId: appId, cache: cache, transaction)
+        }
+    }
+
+    /// The purchase's own row (state, history, facts, held events, timer column); returns the
+    /// journal as kept and the texts written.
+    private static func savePurchaseRow(
+        _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & KeepsSnapshots & Encodable & Sendable,
+        facts: PurchaseFactRows.Loaded, timer: ExpirationTimer?, appId: String, cache: LedgerCache?,
+        _ transaction: WriteTransaction
+    ) throws -> (kept: PurchaseJournal, json: String, history: String, snapshots: String?) {
         let owner = purchase.journal.ownerAppUserId
         let kept = try HeldEventRows.save(
             PurchaseFactRows.save(
@@ -329,6 +351,17 @@ public enum LedgerRows {
                 .text(appId), .text(Self.key(key)), owner.map(SQLValue.text) ?? .null, .text(json), .text(history),
                 snapshots.map(SQLValue.text) ?? .null, timerFireAt.map(SQLValue.integer) ?? .null,
             ])
+        return (kept, json, history, snapshots)
+    }
+
+    /// What a read of the owner shows (`purchase_views`), and the decoded purchase kept for a
+    /// later slice.
+    private static func saveView(
+        _ key: PurchaseKey, of purchase: some HasPurchaseJournal & KeepsSnapshots & Encodable & Sendable,
+        _ makeView: @autoclosure () -> PurchaseView?, owner: String?, kept: PurchaseJournal, json: String, history: String,
+        snapshots: String?, facts: PurchaseFactRows.Loaded, appId: String, cache: LedgerCache?,
+        _ transaction: WriteTransaction
+    ) throws {
         // What a later slice decodes from this row: the purchase with the history as kept. Only
         // from its second write on: most purchases written once (a first notification) are not
         // touched again soon, and keeping each cost the writer more than decoding the few that are.
