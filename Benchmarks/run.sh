@@ -201,6 +201,10 @@ print(json.dumps(middle))
 PY
 )
 
+echo "== stored payload bytes: today's compact form against zstd (trained dictionary) and zlib" >&2
+compression=$(python3 Benchmarks/compression.py "$work/ingest/payloads.txt" "$work/ingest/webhooks.sqlite")
+echo "$compression" >&2
+
 echo "== backfill: the same $ingest_count notifications, listed by a local App Store Server API as undelivered" >&2
 backfill=$("$bench" backfill --dir "$work/ingest" --revenuedot .build/release/revenuedot)
 echo "$backfill" >&2
@@ -242,7 +246,7 @@ echo "$health$subscribers" >&2
 kill -TERM "$server"
 wait "$server"
 
-python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" "$repeat" "$repeat_threads" "$subscriptions" "$ingest_spread" "$bulk_cpu_us" "$bulk_busy" "$bulk_steal" "$sides_spread" "$backfill" "$imported" <<'PY'
+python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" "$repeat" "$repeat_threads" "$subscriptions" "$ingest_spread" "$bulk_cpu_us" "$bulk_busy" "$bulk_steal" "$sides_spread" "$backfill" "$imported" "$compression" <<'PY'
 import json, sys
 
 def print_threads(threads):
@@ -330,6 +334,15 @@ print(f"  {'ingest, notifications/s':<42} {hook_ingest:>10,.0f}   {hook_ingest /
       f"(median of {', '.join(f'{r:.2f}x' for r in hooks['ratios'])})")
 print(f"  {'latency p50 / p99 (ms)':<42} {hooks['ingest']['p50_ms']:>5} / {hooks['ingest']['p99_ms']:<5}   {failed(hooks['ingest'])}")
 print(f"  {hooks['write_profile']}")
+packed = json.loads(sys.argv[23])
+print("\nStored raw payload per notification (the ingest's payloads; the snapshots are kept either way)")
+print(f"  {'signed payload as Apple sends it':<42} {packed['raw_bytes']:>8,} B")
+print(f"  {'today: compact form (headers once, nested left out)':<42} {packed['today_bytes']:>8,} B   1.00")
+print(f"  {'zstd -3, 64 KiB dictionary trained on payloads':<42} {packed['zstd_dictionary_bytes']:>8,} B   "
+      f"{packed['zstd_dictionary_bytes'] / packed['today_bytes']:.2f}x   {packed['zstd_dictionary_compress_us']} us to compress, "
+      f"{packed['zstd_dictionary_decompress_us']} us to decompress")
+print(f"  {'zstd -3 / zlib -6, no dictionary':<42} {packed['zstd_bytes']:>8,} B   {packed['zstd_bytes'] / packed['today_bytes']:.2f}x   "
+      f"zlib {packed['zlib_bytes']:,} B, {packed['zlib_compress_us']} us")
 print("\nWebhooks (that round: one event per notification, receiver answering at once, ingest running alongside)")
 print(f"  {'ingest in the same run, notifications/s':<42} {hook_ingest:>10,.0f}   1.00")
 print(f"  {'webhooks delivered/s':<42} {hook_rate:>10,.0f}   {hook_rate / hook_ingest:.2f}x ingest   "
