@@ -67,7 +67,7 @@ func webhooks(_ arguments: [String]) throws {
     server.standardOutput = output
     // Its log, for the writer's profile it prints when it stops (`REVENUEDOT_WRITE_PROFILE`).
     let logPath = "\(directory)/webhooks-serve.log"
-    FileManager.default.createFile(atPath: logPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: logPath, contents: nil)
     let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
     server.standardError = log
     var environment = ProcessInfo.processInfo.environment

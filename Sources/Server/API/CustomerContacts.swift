@@ -5,7 +5,7 @@ import Synchronization
 /// When the app (its public key) last asked about or posted for each customer: RevenueCat's
 /// `last_seen`. Kept in memory as requests come, so answering a customer writes nothing, and
 /// written to `customer_contacts` every few seconds in one transaction (and at a stop).
-package final class CustomerContacts: Sendable {
+package final class CustomerContacts: StoppableService {
     private let pending = Mutex<[String: [String: Int64]]>([:])
     private let thread = PeriodicThread()
     private let store: SQLiteStore
@@ -29,11 +29,16 @@ package final class CustomerContacts: Sendable {
         thread.start("customer-contacts", every: Self.flushInterval, immediately: false) { [self] in try? flush() }
     }
 
-    /// Stops the thread and writes what is left.
-    package func stop(waitingUntil deadline: DispatchTime) {
-        _ = thread.stop(waitingUntil: deadline)
+    package func beginStop() { thread.beginStop() }
+
+    /// Waits for the thread, then writes what is left.
+    package func waitStopped(until deadline: DispatchTime) -> Bool {
+        let stopped = thread.waitStopped(until: deadline)
         try? flush()
+        return stopped
     }
+
+    package var stopLimit: Duration? { .seconds(5) }
 
     /// Writes the contacts kept so far; those a failed write took are kept for the next one.
     package func flush() throws {

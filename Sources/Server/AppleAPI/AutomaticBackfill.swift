@@ -9,7 +9,7 @@ import Threads
 /// an `inAppPurchaseKey` and each environment it accepts that Apple keeps history of, recovers
 /// what was sent since the newest stored notification (less the margin), through this server's
 /// ingest. A run that fails is logged and tried again at the next interval.
-package final class AutomaticBackfill: Sendable {
+package final class AutomaticBackfill: StoppableService {
     private let config: RevenueDotConfig
     private let ingest: Ingest
     private let store: SQLiteStore
@@ -52,8 +52,12 @@ package final class AutomaticBackfill: Sendable {
         ) { [self] in runOnce() }
     }
 
-    /// Stops after the page in progress; true when the thread ended by `deadline`.
-    package func stop(waitingUntil deadline: DispatchTime) -> Bool { thread.stop(waitingUntil: deadline) }
+    /// Asks it to stop after the page in progress.
+    package func beginStop() { thread.beginStop() }
+    package func waitStopped(until deadline: DispatchTime) -> Bool { thread.waitStopped(until: deadline) }
+    /// A call to Apple in progress may outlast it: storage then refuses what it brings (it was
+    /// not stored, so nothing is lost), and the rest is taken up at the next start.
+    package var stopLimit: Duration? { .seconds(5) }
 
     /// One pass over every app and environment.
     package func runOnce() {

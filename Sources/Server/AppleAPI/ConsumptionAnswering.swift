@@ -9,7 +9,7 @@ import Threads
 /// `serve`'s answers to Apple's consumption requests: every `interval`, each CONSUMPTION_REQUEST
 /// of an app with a key and `appleApi.consumption.enabled` gets a row, and each due row is sent
 /// (Send Consumption Information, version 2), retried until Apple takes it or its 12 hours end.
-package final class ConsumptionAnswering: Sendable {
+package final class ConsumptionAnswering: StoppableService {
     package static let interval: Double = 15
 
     private let config: RevenueDotConfig
@@ -44,7 +44,11 @@ package final class ConsumptionAnswering: Sendable {
         thread.start("consumption", every: Self.interval, immediately: true) { [self] in runOnce() }
     }
 
-    package func stop(waitingUntil deadline: DispatchTime) -> Bool { thread.stop(waitingUntil: deadline) }
+    package func beginStop() { thread.beginStop() }
+    package func waitStopped(until deadline: DispatchTime) -> Bool { thread.waitStopped(until: deadline) }
+    /// A call to Apple in progress may outlast it: storage then refuses what it brings (it was
+    /// not stored, so nothing is lost), and the rest is taken up at the next start.
+    package var stopLimit: Duration? { .seconds(5) }
 
     /// Finds new requests and sends what is due.
     package func runOnce() {

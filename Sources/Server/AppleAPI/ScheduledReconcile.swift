@@ -9,7 +9,7 @@ import Threads
 /// `serve`'s reconciliation: every `appleApi.reconcileIntervalMinutes`, each active or recently
 /// lapsed subscription of the apps with a key is compared with Apple's status and brought in
 /// line (`Reconcile`); drifts are counted by field in `/metrics`.
-package final class ScheduledReconcile: Sendable {
+package final class ScheduledReconcile: StoppableService {
     private let config: RevenueDotConfig
     private let store: SQLiteStore
     private let metrics: Metrics
@@ -41,7 +41,11 @@ package final class ScheduledReconcile: Sendable {
         }
     }
 
-    package func stop(waitingUntil deadline: DispatchTime) -> Bool { thread.stop(waitingUntil: deadline) }
+    package func beginStop() { thread.beginStop() }
+    package func waitStopped(until deadline: DispatchTime) -> Bool { thread.waitStopped(until: deadline) }
+    /// A call to Apple in progress may outlast it: storage then refuses what it brings (it was
+    /// not stored, so nothing is lost), and the rest is taken up at the next start.
+    package var stopLimit: Duration? { .seconds(5) }
 
     /// One pass over every app's subscriptions.
     package func runOnce() {

@@ -10,7 +10,7 @@ import Threads
 /// `pending` in storage while it is in flight, which keeps the customer's later events back;
 /// its outcome is committed before the next one of that customer can start. A restart resumes
 /// from storage: anything not recorded as delivered is sent again, with the same body and id.
-package final class DeliveryWorker: Sendable {
+package final class DeliveryWorker: StoppableService {
     package let appId: String
     /// The webhook's id in the app's `webhooks`.
     package let webhook: String
@@ -68,12 +68,12 @@ package final class DeliveryWorker: Sendable {
     /// Waits until every send in progress has its answer (at most the webhook timeout) or
     /// `deadline` passes, so that their outcomes reach storage before it closes. A send still
     /// running then stays pending and is sent again after the restart.
-    package func waitStopped(until deadline: DispatchTime) {
-        _ = finished.wait(timeout: deadline)
+    package func waitStopped(until deadline: DispatchTime) -> Bool {
+        finished.wait(timeout: deadline) == .success
     }
 
     /// How long a stop may wait for sends in progress: one webhook timeout and a little more.
-    package var stopGrace: Double { Double(sender.config.timeoutSeconds) + 1 }
+    package var stopLimit: Duration? { .seconds(sender.config.timeoutSeconds + 1) }
 
     // MARK: - Threads
 

@@ -31,10 +31,17 @@ package final class PeriodicThread: Sendable {
         thread.start()
     }
 
-    /// Asks the thread to stop after its pass; true when it ended by `deadline`.
-    package func stop(waitingUntil deadline: DispatchTime) -> Bool {
-        stopping.withLock { $0 = true }
-        wake.signal()
-        return finished.wait(timeout: deadline) == .success
+    /// Asks the thread to stop after its pass; returns at once.
+    package func beginStop() {
+        let first = stopping.withLock { stopping in
+            defer { stopping = true }
+            return !stopping
+        }
+        if first { wake.signal() }
+    }
+
+    /// Waits until the thread ended (true) or `deadline` passed (false).
+    package func waitStopped(until deadline: DispatchTime) -> Bool {
+        finished.wait(timeout: deadline) == .success
     }
 }

@@ -231,20 +231,12 @@ public final class RevenueDotService: Sendable {
         // What it applied so far is committed; the rest is taken up at the next start.
         held.stop()
         let heldStopped = heldPass.wait(timeout: .after(remaining())) == .success
-        let schedulerStopped = scheduler.stop(waitingUntil: .after(remaining()))
+        let schedulerStopped = stopTogether([scheduler], before: deadline)
         // A backfill stops after the page in hand, the consumption answers after the one in hand;
         // the rest is taken up at the next start. A call to Apple in progress may outlast the
-        // wait: storage then refuses what it brings (nothing is lost, it was not stored), and
-        // that says nothing about storage, so it does not make the stop a failure.
-        _ = backfill.stop(waitingUntil: .after(min(remaining(), .seconds(5))))
-        _ = consumption.stop(waitingUntil: .after(min(remaining(), .seconds(5))))
-        _ = reconcile.stop(waitingUntil: .after(min(remaining(), .seconds(5))))
-        contacts.stop(waitingUntil: .after(min(remaining(), .seconds(5))))
-        // All workers stop together, so apps do not add up their grace periods.
-        for worker in workers { worker.beginStop() }
-        let grace = workers.map(\.stopGrace).max() ?? 0
-        let workersDeadline = DispatchTime.now() + grace
-        for worker in workers { worker.waitStopped(until: workersDeadline) }
+        // wait, which says nothing about storage, so it does not make the stop a failure. The
+        // webhook workers stop together, so apps do not add up their grace periods.
+        stopTogether([backfill, consumption, reconcile, contacts] + workers, before: deadline)
         // A second at least: a pass or tick that ended just in time leaves storage its close.
         let closed = store.close(waitingAtMost: max(remaining(), .seconds(1)))
         if let profile = WriteProfile.report() { StandardStreams.error("revenuedot: \(profile)\n") }

@@ -10,7 +10,7 @@ import Threads
 /// due while the server was down fires on the first tick after the start). Firing is
 /// idempotent: the reducer derives event ids from the lapse, so a timer fired twice makes no
 /// second event.
-package final class Scheduler: Sendable {
+package final class Scheduler: StoppableService {
     private let apps: [String: AppConfig]
     private let store: SQLiteStore
     private let interval: Double
@@ -23,6 +23,9 @@ package final class Scheduler: Sendable {
     /// Set by `stop`: a tick in progress ends after its batch instead of firing the whole backlog.
     private let stopping = Locked(false)
     private let stopped = MonotonicSemaphore()
+    /// Whether its thread was started, and whether a wait saw it end.
+    private let started = Locked(false)
+    private let finished = Locked(false)
     private let wake = MonotonicSemaphore()
 
     /// - Parameters:
@@ -52,6 +55,7 @@ package final class Scheduler: Sendable {
             return true
         }
         guard starts else { return }
+        started.withLock { $0 = true }
         NamedThread.start("scheduler") { [self] in
             while running.value {
                 _ = try? tick()
@@ -61,15 +65,34 @@ package final class Scheduler: Sendable {
         }
     }
 
-    /// Stops after the batch of timers in progress, waiting for it until `deadline`; false when the
-    /// batch was still waiting for storage then (a disk that does not answer).
+    /// Asks the scheduler to stop after the batch of timers in progress; returns at once.
+    package func beginStop() {
+        stopping.withLock { $0 = true }
+        let wasRunning = running.withLock { running in
+            defer { running = false }
+            return running
+        }
+        if wasRunning { wake.signal() }
+    }
+
+    /// Waits for the batch in progress until `deadline`; false when it was still waiting for
+    /// storage then (a disk that does not answer).
+    package func waitStopped(until deadline: DispatchTime) -> Bool {
+        guard started.value, !finished.value else { return true }
+        guard stopped.wait(timeout: deadline) == .success else { return false }
+        finished.withLock { $0 = true }
+        return true
+    }
+
+    /// It waits for its batch as long as storage is given at shutdown.
+    package var stopLimit: Duration? { nil }
+
+    /// Stops after the batch of timers in progress, waiting for it until `deadline`
+    /// (`beginStop`, then `waitStopped`).
     @discardableResult
     package func stop(waitingUntil deadline: DispatchTime = .distantFuture) -> Bool {
-        stopping.withLock { $0 = true }
-        guard running.value else { return true }
-        running.withLock { $0 = false }
-        wake.signal()
-        return stopped.wait(timeout: deadline) == .success
+        beginStop()
+        return waitStopped(until: deadline)
     }
 
     /// How long a timer that failed to fire waits before the next attempt.

@@ -1,0 +1,60 @@
+import Dispatch
+import Foundation
+import Testing
+import Threads
+
+@testable import Server
+
+/// `stopTogether`: the loop `RevenueDotService.shutdown` stops its services with.
+@Suite("Stopping services together")
+struct StopTogetherTests {
+    /// A service that records what it was asked, and stops (or not) as told.
+    final class FakeService: StoppableService {
+        let name: String
+        let stops: Bool
+        let stopLimit: Duration?
+        let log: Locked<[String]>
+        let waitedUntil = Locked<DispatchTime?>(nil)
+
+        init(_ name: String, stops: Bool = true, limit: Duration? = nil, log: Locked<[String]>) {
+            self.name = name
+            self.stops = stops
+            self.stopLimit = limit
+            self.log = log
+        }
+
+        func beginStop() { log.withLock { $0.append("begin \(name)") } }
+
+        func waitStopped(until deadline: DispatchTime) -> Bool {
+            log.withLock { $0.append("wait \(name)") }
+            waitedUntil.withLock { $0 = deadline }
+            return stops
+        }
+    }
+
+    @Test func everyServiceIsAskedBeforeAnyIsWaitedFor() {
+        let log = Locked<[String]>([])
+        let services = ["a", "b", "c"].map { FakeService($0, log: log) }
+        #expect(stopTogether(services, before: .now + .seconds(10)))
+        #expect(log.value == ["begin a", "begin b", "begin c", "wait a", "wait b", "wait c"])
+    }
+
+    @Test(arguments: [
+        (limit: Duration?.none, expectedSeconds: 10.0), (limit: .seconds(2), expectedSeconds: 2.0),
+        (limit: .seconds(30), expectedSeconds: 10.0),
+    ])
+    func eachWaitEndsAtTheSharedDeadlineOrItsOwnLimit(limit: Duration?, expectedSeconds: Double) {
+        let service = FakeService("s", limit: limit, log: Locked([]))
+        let asked = DispatchTime.now()
+        stopTogether([service], before: .now + .seconds(10))
+        let waited = Double((service.waitedUntil.value?.uptimeNanoseconds ?? 0) - asked.uptimeNanoseconds) / 1e9
+        #expect(abs(waited - expectedSeconds) < 0.5, "waited until \(waited) s from the ask")
+    }
+
+    @Test func oneServiceThatDoesNotStopMakesTheStopFailButOthersAreStillWaitedFor() {
+        let log = Locked<[String]>([])
+        let services = [FakeService("a", stops: false, log: log), FakeService("b", log: log)]
+        #expect(!stopTogether(services, before: .now + .seconds(1)))
+        #expect(log.value.suffix(2) == ["wait a", "wait b"])
+    }
+}
