@@ -113,55 +113,69 @@ final class Writer {
     /// commit on disk. So the writer works while the disk does, and a commit holds everything that
     /// arrived during one flush: as few commits (and WAL pages) as when the writer waited for each.
     private func write(_ first: [WriteItem], from queue: WriteQueue, maxBatch: Int) {
+        var plan = BatchPlan(maxBatch: maxBatch)
         var healthChecks: [Completion<Void>] = []
         var work: [WriteItem] = []
         var outcomes: [Result<StoreOutcome, StoreError>?] = []
         work.reserveCapacity(first.count)
         outcomes.reserveCapacity(first.count)
-        // Once the shared transaction failed, the rest of the batch is only collected for the fallback.
         var failure: StoreError?
         var next: [WriteItem]? = first
         while let items = next {
             for item in items {
-                if case .healthCheck(let completion) = item {
-                    healthChecks.append(completion)
-                    continue
-                }
-                work.append(item)
-                guard failure == nil else { continue }
-                do throws(StoreError) {
-                    if work.count == 1 { try begin() }
-                    outcomes.append(try apply(item, isolation: .transaction))
-                } catch {
-                    failure = error
+                let action = plan.take(isHealthCheck: item.isHealthCheck)
+                switch action {
+                case .answerAtEnd:
+                    if case .healthCheck(let completion) = item { healthChecks.append(completion) }
+                case .keepForFallback:
+                    work.append(item)
+                case .beginAndApply, .apply:
+                    work.append(item)
+                    do throws(StoreError) {
+                        if action == .beginAndApply { try begin() }
+                        outcomes.append(try apply(item, isolation: .transaction))
+                    } catch {
+                        failure = error
+                        plan.transactionFailed()
+                    }
                 }
             }
-            let room = maxBatch - work.count
-            next = work.isEmpty || room <= 0 || failure != nil ? nil : queue.nextWhileFlushing(maximum: room)
+            let room = plan.room
+            next = room > 0 ? queue.nextWhileFlushing(maximum: room) : nil
         }
-        if !work.isEmpty { commit(work, outcomes, failure: failure, queue: queue) }
+        finish(work, outcomes, plan: plan, failure: failure, queue: queue)
         if !healthChecks.isEmpty {
             let result = checkWriteLock()
             for completion in healthChecks { completion.resolve(result) }
         }
     }
 
-    /// Commits the open transaction holding `items` and hands their answers to the flusher; after
-    /// `failure` (or a failed commit) rolls back and commits each item alone.
-    private func commit(
-        _ items: [WriteItem], _ outcomes: [Result<StoreOutcome, StoreError>?], failure: StoreError?, queue: WriteQueue
+    /// Ends the batch as `plan` says: commits the open transaction holding `items` and hands their
+    /// answers to the flusher; after `failure` (or a failed commit) rolls back and commits each
+    /// item alone.
+    private func finish(
+        _ items: [WriteItem], _ outcomes: [Result<StoreOutcome, StoreError>?], plan: BatchPlan, failure: StoreError?,
+        queue: WriteQueue
     ) {
-        do throws(StoreError) {
-            if let failure { throw failure }
-            if items.contains(where: \.isReject) { try trimRejects() }
-            try commit()
-        } catch {
-            noteFailure(error)
+        var commitFailed = false
+        if let failure {
+            noteFailure(failure)
+        } else if plan.ending() == .commit {
+            do throws(StoreError) {
+                if items.contains(where: \.isReject) { try trimRejects() }
+                try commit()
+            } catch {
+                noteFailure(error)
+                commitFailed = true
+            }
+        }
+        switch plan.ending(commitFailed: commitFailed) {
+        case .nothing: break
+        case .commit: answerAfterFlush(items, outcomes, queue: queue)
+        case .oneByOne:
             rollback()
             commitOneByOne(items, queue: queue)
-            return
         }
-        answerAfterFlush(items, outcomes, queue: queue)
     }
 
     /// Gives the answers of a commit to the flusher: they are released once the commit is on disk.
@@ -293,6 +307,11 @@ final class Writer {
 extension WriteItem {
     var isReject: Bool {
         if case .rejects = self { return true }
+        return false
+    }
+
+    var isHealthCheck: Bool {
+        if case .healthCheck = self { return true }
         return false
     }
 }
