@@ -12,7 +12,9 @@ extension SubscribersAPI {
         answer: @escaping @Sendable () -> HTTPResponse
     ) {
         store.write(
-            { [cache] in try CustomerActionRows.apply(action, app: app.ledger, atMs: atMs, cache: cache, in: $0) },
+            { [cache] in
+                try LedgerInputs.keepAndApply(.customerAction(action), app: app.ledger, atMs: atMs, cache: cache, in: $0)
+            },
             completion: { result in
                 if case .failure(let error) = result {
                     return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))

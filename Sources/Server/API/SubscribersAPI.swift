@@ -142,7 +142,6 @@ package struct SubscribersAPI: Sendable {
                 .error(status: 422, code: "invalid_transaction", message: "the signed transaction has no \(name)"))
         }
         let atMs = UnixTime.milliseconds(now)
-        let transactionId = transaction.transactionId ?? ""
         let digest: String
         do { digest = try PostedTransactionRows.contentDigest(verified.json) } catch {
             return reply(.error(status: 400, code: "bad_request", message: "the signed transaction is not a JSON object"))
@@ -157,16 +156,9 @@ package struct SubscribersAPI: Sendable {
                     return
                 }
                 // The same post again changes nothing; it is answered as the first was.
-                if let id = try PostedTransactionRows.insert(
-                    app: app.id, appUserId: appUserId, transactionId: transactionId, signed: signed, digest: digest,
-                    atMs: atMs, in: transactionRows)
-                {
-                    try LedgerInputs.apply(
-                        .transactionPosted(transaction, appUserId: appUserId), app: app.ledger, atMs: atMs, cache: cache,
-                        in: transactionRows)
-                    try LedgerInputs.log(
-                        kind: "posted_transaction", ref: String(id), appId: app.id, atMs: atMs, in: transactionRows)
-                }
+                try LedgerInputs.keepAndApply(
+                    .postedTransaction(transaction, signed: signed, appUserId: appUserId, digest: digest),
+                    app: app.ledger, atMs: atMs, cache: cache, in: transactionRows)
                 let customer = try CustomerRows.customerId(of: appUserId, appId: app.id, from: transactionRows)
                 if let owner = try Self.owner(of: transaction, app: app, from: transactionRows), owner != customer {
                     refusal.withLock { $0 = Self.keptWithOriginal }

@@ -100,8 +100,9 @@ package enum Import {
                 guard !answers.isEmpty else { continue }
                 try store.write { rows in
                     for answer in answers {
-                        try AppleAnswerRows.apply(
-                            answer, appUserId: row.appUserId, app: app.ledger, atMs: nowMs, deliver: emitEvents, in: rows)
+                        try LedgerInputs.keepAndApply(
+                            .appleAnswer(answer, appUserId: row.appUserId), app: app.ledger, atMs: nowMs,
+                            deliver: emitEvents, in: rows)
                     }
                 }
                 return .imported

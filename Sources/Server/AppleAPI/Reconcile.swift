@@ -144,7 +144,7 @@ package enum Reconcile {
             let answer = AppleAnswerRows.Answer(
                 signedTransaction: signed, transaction: transaction, signedRenewalInfo: answer.signedRenewalInfo,
                 renewalInfo: renewal)
-            try AppleAnswerRows.apply(answer, app: app.ledger, atMs: nowMs, in: rows)
+            try LedgerInputs.keepAndApply(.appleAnswer(answer, appUserId: nil), app: app.ledger, atMs: nowMs, in: rows)
         }
         return Outcome(originalTransactionId: id, drifts: drifts, applied: true, note: nil)
     }

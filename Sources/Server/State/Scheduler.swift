@@ -127,11 +127,8 @@ package final class Scheduler: StoppableService {
                             try PendingTimers.remove(timer, in: transaction)
                             return
                         }
-                        // Re-read inside the write: a notification may have moved or removed it meanwhile.
-                        guard let pending = try PendingTimers.load(timer, atMs: nowMs, in: transaction) else { return }
-                        try TimerFiring.fire(pending, app: app.ledger, atMs: nowMs, deliver: true, cache: cache, in: transaction)
-                        try LedgerInputs.log(
-                            kind: "timer", ref: try LedgerRows.encode(pending), appId: app.id, atMs: nowMs, in: transaction)
+                        try LedgerInputs.keepAndApply(
+                            .dueTimer(timer), app: app.ledger, atMs: nowMs, cache: cache, in: transaction)
                     },
                     completion: { [self] result in
                         if case .failure(let error) = result { postpone(timer, nowMs: nowMs, error: error) }

@@ -33,23 +33,21 @@ public enum AppleAnswerRows {
         }
     }
 
-    /// Stores an answer and applies it to the purchase, in `transaction`; logged as an input.
-    public static func apply(
-        _ answer: Answer, appUserId: String? = nil, app: LedgerApp, atMs: Int64, deliver: Bool = true,
-        in transaction: WriteTransaction
-    ) throws {
+    /// Stores an answer; returns its row id (`applied_inputs.ref`). `LedgerInputs.keepAndApply`
+    /// applies it.
+    static func insert(_ answer: Answer, appUserId: String?, appId: String, atMs: Int64, in transaction: WriteTransaction)
+        throws -> Int64
+    {
         try transaction.execute(
             """
             INSERT INTO apple_answers (app_id, signed_transaction, signed_renewal_info, app_user_id, received_at, from_history)
             VALUES (?, ?, ?, ?, ?, ?)
             """,
             [
-                .text(app.id), .text(answer.signedTransaction), answer.signedRenewalInfo.map(SQLValue.text) ?? .null,
+                .text(appId), .text(answer.signedTransaction), answer.signedRenewalInfo.map(SQLValue.text) ?? .null,
                 appUserId.map(SQLValue.text) ?? .null, .integer(atMs), .integer(answer.fromHistory ? 1 : 0),
             ])
-        let id = try transaction.query("SELECT last_insert_rowid()").first?.first?.integerValue ?? 0
-        try LedgerInputs.apply(answer.input(appUserId: appUserId), app: app, atMs: atMs, deliver: deliver, in: transaction)
-        try LedgerInputs.log(kind: "apple_answer", ref: String(id), appId: app.id, atMs: atMs, in: transaction)
+        return try transaction.query("SELECT last_insert_rowid()").first?.first?.integerValue ?? 0
     }
 
     /// The input an applied answer was, verified again.

@@ -112,14 +112,16 @@ struct StoreContractTests {
         #expect(try due(at: expires - 1).isEmpty)
         let timers = try due(at: expires + 1)
         #expect(timers.count == 1)
+        let fired = Locked<[Bool]>([])
         for _ in 0..<2 {
             try under.write { transaction in
                 for timer in timers {
-                    guard let pending = try PendingTimers.load(timer, atMs: expires + 1, in: transaction) else { continue }
-                    try TimerFiring.fire(pending, app: S.app, atMs: expires + 1, deliver: true, in: transaction)
+                    let applied = try LedgerInputs.keepAndApply(.dueTimer(timer), app: S.app, atMs: expires + 1, in: transaction)
+                    fired.withLock { $0.append(applied) }
                 }
             }
         }
+        #expect(fired.value == [true, false], "the second time, the timer is no longer due")
         #expect(try due(at: .max).isEmpty)
         let types = try under.events().map(\.type)
         #expect(types == ["INITIAL_PURCHASE", "EXPIRATION"], "\(types)")
@@ -149,16 +151,19 @@ struct StoreContractTests {
     @Test(arguments: ContractEngine.allCases)
     func aPostedTransactionIsStoredOncePerChange(_ engine: ContractEngine) throws {
         let under = try StoreUnderTest(engine)
-        let ids = Locked<[Int64?]>([])
+        let stored = Locked<[Bool]>([])
+        let payload = S.transaction("100", original: "100", purchase: S.t0, expires: S.t0 + 30 * S.day, customer: S.customer(1))
         for (customer, digest) in [("alice", "d1"), ("alice", "d1"), ("alice", "d2"), ("bob", "d2")] {
             try under.write { transaction in
-                let id = try PostedTransactionRows.insert(
-                    app: S.appId, appUserId: customer, transactionId: "100", signed: "jws", digest: digest, atMs: S.t0,
+                let applied = try LedgerInputs.keepAndApply(
+                    .postedTransaction(payload, signed: "jws", appUserId: customer, digest: digest), app: S.app, atMs: S.t0,
                     in: transaction)
-                ids.withLock { $0.append(id) }
+                stored.withLock { $0.append(applied) }
             }
         }
-        #expect(ids.value.map { $0 != nil } == [true, false, true, true])
+        #expect(stored.value == [true, false, true, true])
+        // The last post moved the purchase to bob.
+        #expect(try under.view("bob")?.purchases.map(\.productId) == ["pro.monthly"])
     }
 
     @Test(arguments: ContractEngine.allCases)
@@ -182,10 +187,7 @@ struct StoreContractTests {
         try under.subscribe(2, original: "200")
         try under.write { transaction in
             for timer in try PendingTimers.due(atMs: expires + 1, limit: 10, from: transaction) {
-                guard let pending = try PendingTimers.load(timer, atMs: expires + 1, in: transaction) else { continue }
-                try TimerFiring.fire(pending, app: S.app, atMs: expires + 1, deliver: true, in: transaction)
-                try LedgerInputs.log(
-                    kind: "timer", ref: try LedgerRows.encode(pending), appId: S.appId, atMs: expires + 1, in: transaction)
+                try LedgerInputs.keepAndApply(.dueTimer(timer), app: S.app, atMs: expires + 1, in: transaction)
             }
         }
         let before = (

@@ -1,0 +1,57 @@
+import AppStore
+import Foundation
+import Subscriptions
+
+/// An input the store keeps in its raw form and applies to state: every input but a
+/// notification, which arrives through `SQLiteStore.store(_:)` and its hand-off.
+public enum StoredInput: Sendable {
+    /// A StoreKit transaction an app posted for a customer, verified, with its JWS and its
+    /// content digest (`PostedTransactionRows.contentDigest`).
+    case postedTransaction(JWSTransactionDecodedPayload, signed: String, appUserId: String, digest: String)
+    /// One of Apple's answers about a purchase, for a customer when the caller knows one.
+    case appleAnswer(AppleAnswerRows.Answer, appUserId: String?)
+    /// What the API did to a customer.
+    case customerAction(CustomerAction)
+    /// A timer found due (`PendingTimers.due`); read again here, since a notification may have
+    /// moved or removed it meanwhile.
+    case dueTimer(PendingTimers.Due)
+}
+
+extension LedgerInputs {
+    /// The one write path of a `StoredInput`, inside `transaction`: keeps its raw form where
+    /// replay finds it (a timer needs none), applies it to state (`apply`), and logs it in
+    /// `applied_inputs`. Returns false when there was nothing to apply: a post repeating the
+    /// transaction's latest one, or a timer no longer due.
+    ///
+    /// - Parameter deliver: whether new events get pending deliveries (an import may say no).
+    @discardableResult
+    public static func keepAndApply(
+        _ input: StoredInput, app: LedgerApp, atMs: Int64, deliver: Bool = true, cache: LedgerCache? = nil,
+        in transaction: WriteTransaction
+    ) throws -> Bool {
+        let (kind, ref, applied): (String, String, Ledger.Input)
+        switch input {
+        case .postedTransaction(let payload, let signed, let appUserId, let digest):
+            guard
+                let id = try PostedTransactionRows.insert(
+                    app: app.id, appUserId: appUserId, transactionId: payload.transactionId ?? "", signed: signed,
+                    digest: digest, atMs: atMs, in: transaction)
+            else { return false }
+            (kind, ref, applied) = ("posted_transaction", String(id), .transactionPosted(payload, appUserId: appUserId))
+        case .appleAnswer(let answer, let appUserId):
+            let id = try AppleAnswerRows.insert(answer, appUserId: appUserId, appId: app.id, atMs: atMs, in: transaction)
+            (kind, ref, applied) = ("apple_answer", String(id), answer.input(appUserId: appUserId))
+        case .customerAction(let action):
+            let id = try CustomerActionRows.insert(action, appId: app.id, atMs: atMs, in: transaction)
+            (kind, ref, applied) = ("customer_action", String(id), .customerAction(action))
+        case .dueTimer(let due):
+            guard let timer = try PendingTimers.load(due, atMs: atMs, in: transaction) else { return false }
+            try TimerFiring.fire(timer, app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
+            try log(kind: "timer", ref: try LedgerRows.encode(timer), appId: app.id, atMs: atMs, in: transaction)
+            return true
+        }
+        try apply(applied, app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
+        try log(kind: kind, ref: ref, appId: app.id, atMs: atMs, in: transaction)
+        return true
+    }
+}
