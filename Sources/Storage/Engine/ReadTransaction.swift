@@ -2,7 +2,7 @@
 ///
 /// Not `Sendable`: it wraps one reader connection for the duration of the call.
 public struct ReadTransaction {
-    let connection: SQLiteConnection
+    let connection: any StatementRunner
 
     /// Runs one query and returns its rows.
     public func query(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> [[SQLValue]] {

@@ -4,10 +4,10 @@
 /// Transaction control (`BEGIN`, `COMMIT`, `ROLLBACK`, `SAVEPOINT`, `RELEASE`) belongs to the
 /// writer and is refused. Not `Sendable`: it wraps the writer thread's connection.
 public final class WriteTransaction {
-    private let connection: SQLiteConnection
+    private let connection: any StatementRunner
     private var isOpen = true
 
-    init(connection: SQLiteConnection) {
+    init(connection: any StatementRunner) {
         self.connection = connection
     }
 
