@@ -312,24 +312,23 @@ public enum LedgerRows {
         facts: PurchaseFactRows.Loaded, timer: ExpirationTimer?, appId: String, cache: LedgerCache?,
         _ transaction: WriteTransaction
     ) throws {
-        let owner = purchase.journal.ownerAppUserId
-        let (kept, json, history, snapshots) = try WriteProfile.measure(.purchases) {
+        try WriteProfile.measure(.purchases) {
             try savePurchaseRow(key, purchase, facts: facts, timer: timer, appId: appId, cache: cache, transaction)
         }
+        let owner = purchase.journal.ownerAppUserId
         try WriteProfile.measure(.views) {
             try saveView(
-                key, of: purchase, makeView(), owner: owner, kept: kept, json: json, history: history, snapshots: snapshots,
-                facts: facts, appId: appId, cache: cache, transaction)
+                key, owner == nil ? nil : makeView(), owner: owner, isStored: facts.isStored, appId: appId, transaction)
         }
     }
 
-    /// The purchase's own row (state, history, facts, held events, timer column); returns the
-    /// journal as kept and the texts written.
+    /// The purchase's own row (state, history, facts, held events, timer column), and the
+    /// decoded purchase kept for a later slice.
     private static func savePurchaseRow(
         _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & KeepsSnapshots & Encodable & Sendable,
         facts: PurchaseFactRows.Loaded, timer: ExpirationTimer?, appId: String, cache: LedgerCache?,
         _ transaction: WriteTransaction
-    ) throws -> (kept: PurchaseJournal, json: String, history: String, snapshots: String?) {
+    ) throws {
         let owner = purchase.journal.ownerAppUserId
         let kept = try HeldEventRows.save(
             PurchaseFactRows.save(
@@ -351,17 +350,6 @@ public enum LedgerRows {
                 .text(appId), .text(Self.key(key)), owner.map(SQLValue.text) ?? .null, .text(json), .text(history),
                 snapshots.map(SQLValue.text) ?? .null, timerFireAt.map(SQLValue.integer) ?? .null,
             ])
-        return (kept, json, history, snapshots)
-    }
-
-    /// What a read of the owner shows (`purchase_views`), and the decoded purchase kept for a
-    /// later slice.
-    private static func saveView(
-        _ key: PurchaseKey, of purchase: some HasPurchaseJournal & KeepsSnapshots & Encodable & Sendable,
-        _ makeView: @autoclosure () -> PurchaseView?, owner: String?, kept: PurchaseJournal, json: String, history: String,
-        snapshots: String?, facts: PurchaseFactRows.Loaded, appId: String, cache: LedgerCache?,
-        _ transaction: WriteTransaction
-    ) throws {
         // What a later slice decodes from this row: the purchase with the history as kept. Only
         // from its second write on: most purchases written once (a first notification) are not
         // touched again soon, and keeping each cost the writer more than decoding the few that are.
@@ -370,10 +358,17 @@ public enum LedgerRows {
                 purchase.replacingJournal(kept), appId: appId, key: Self.key(key), json: json,
                 history: HistorySnapshots.cacheKey(history: history, snapshots: snapshots))
         }
-        let view = owner == nil ? nil : makeView()
+    }
+
+    /// What a read of `owner` shows of the purchase (`purchase_views`); none without an owner or
+    /// a view.
+    private static func saveView(
+        _ key: PurchaseKey, _ view: PurchaseView?, owner: String?, isStored: Bool, appId: String,
+        _ transaction: WriteTransaction
+    ) throws {
         // A transfer leaves the view under the previous owner: it goes first. A purchase stored
         // for the first time has no view anywhere yet.
-        if facts.isStored {
+        if isStored {
             try transaction.execute(
                 "DELETE FROM purchase_views WHERE app_id = ? AND purchase_key = ? AND owner IS NOT ?",
                 [.text(appId), .text(Self.key(key)), view == nil ? .null : owner.map(SQLValue.text) ?? .null])
