@@ -23,6 +23,14 @@ public final class WriteTransaction {
         return try connection.run(sql, arguments)
     }
 
+    /// Runs one `INSERT … RETURNING id` and returns the new row's id.
+    public func insert(returningId sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> Int64 {
+        guard let id = try query(sql, arguments).first?.first?.integerValue else {
+            throw StoreError(.invalid, "an insert returned no id: \(sql.prefix(60))")
+        }
+        return id
+    }
+
     /// Runs one statement and returns its rows; it sees everything written earlier in the transaction.
     public func query(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> [[SQLValue]] {
         try check(sql)

@@ -38,16 +38,15 @@ public enum AppleAnswerRows {
     static func insert(_ answer: Answer, appUserId: String?, appId: String, atMs: Int64, in transaction: WriteTransaction)
         throws -> Int64
     {
-        try transaction.execute(
-            """
-            INSERT INTO apple_answers (app_id, signed_transaction, signed_renewal_info, app_user_id, received_at, from_history)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """,
+        try transaction.insert(
+            returningId: """
+                INSERT INTO apple_answers (app_id, signed_transaction, signed_renewal_info, app_user_id, received_at, from_history)
+                VALUES (?, ?, ?, ?, ?, ?) RETURNING id
+                """,
             [
                 .text(appId), .text(answer.signedTransaction), answer.signedRenewalInfo.map(SQLValue.text) ?? .null,
                 appUserId.map(SQLValue.text) ?? .null, .integer(atMs), .integer(answer.fromHistory ? 1 : 0),
             ])
-        return try transaction.query("SELECT last_insert_rowid()").first?.first?.integerValue ?? 0
     }
 
     /// The input an applied answer was, verified again.

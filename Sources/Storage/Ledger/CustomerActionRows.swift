@@ -9,10 +9,9 @@ public enum CustomerActionRows {
     static func insert(_ action: CustomerAction, appId: String, atMs: Int64, in transaction: WriteTransaction) throws
         -> Int64
     {
-        try transaction.execute(
-            "INSERT INTO customer_actions (app_id, json, received_at) VALUES (?, ?, ?)",
+        try transaction.insert(
+            returningId: "INSERT INTO customer_actions (app_id, json, received_at) VALUES (?, ?, ?) RETURNING id",
             [.text(appId), .text(try LedgerRows.encode(action)), .integer(atMs)])
-        return try transaction.query("SELECT last_insert_rowid()").first?.first?.integerValue ?? 0
     }
 
     /// The input a stored action was.

@@ -27,11 +27,10 @@ public enum PostedTransactionRows {
             "SELECT app_user_id, content_digest FROM posted_transactions WHERE app_id = ? AND transaction_id = ? ORDER BY id DESC LIMIT 1",
             [.text(app), .text(transactionId)])
         if let row = latest.first, row[0].textValue == appUserId, row[1].textValue == digest { return nil }
-        try rows.execute(
-            """
-            INSERT INTO posted_transactions (app_id, app_user_id, transaction_id, signed_transaction, received_at, content_digest)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """, [.text(app), .text(appUserId), .text(transactionId), .text(signed), .integer(atMs), .text(digest)])
-        return try rows.query("SELECT last_insert_rowid()").first?.first?.integerValue ?? 0
+        return try rows.insert(
+            returningId: """
+                INSERT INTO posted_transactions (app_id, app_user_id, transaction_id, signed_transaction, received_at, content_digest)
+                VALUES (?, ?, ?, ?, ?, ?) RETURNING id
+                """, [.text(app), .text(appUserId), .text(transactionId), .text(signed), .integer(atMs), .text(digest)])
     }
 }
