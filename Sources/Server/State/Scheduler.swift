@@ -23,9 +23,8 @@ package final class Scheduler: StoppableService {
     /// Set by `stop`: a tick in progress ends after its batch instead of firing the whole backlog.
     private let stopping = Locked(false)
     private let stopped = MonotonicSemaphore()
-    /// Whether its thread was started, and whether a wait saw it end.
+    /// Whether its thread was started.
     private let started = Locked(false)
-    private let finished = Locked(false)
     private let wake = MonotonicSemaphore()
 
     /// - Parameters:
@@ -78,9 +77,10 @@ package final class Scheduler: StoppableService {
     /// Waits for the batch in progress until `deadline`; false when it was still waiting for
     /// storage then (a disk that does not answer).
     package func waitStopped(until deadline: DispatchTime) -> Bool {
-        guard started.value, !finished.value else { return true }
+        guard started.value else { return true }
         guard stopped.wait(timeout: deadline) == .success else { return false }
-        finished.withLock { $0 = true }
+        // Given back, so that a later wait sees it stopped too.
+        stopped.signal()
         return true
     }
 
