@@ -5,7 +5,7 @@ SWIFT ?= swift
 # C libraries the package links (system-library targets), and the tools to find them;
 # ca-certificates for the system trust store https webhooks verify against; the openssl command
 # and python3 for the tests' throwaway CA and TLS receivers.
-BUILD_PACKAGES := pkg-config libssl-dev libsqlite3-dev libpq-dev libmicrohttpd-dev ca-certificates openssl python3
+BUILD_PACKAGES := pkg-config libssl-dev libsqlite3-dev libpq-dev libmicrohttpd-dev libzstd-dev ca-certificates openssl python3
 # `make bench` compares against `openssl speed` and Apple's Python library.
 BENCH_PACKAGES := $(BUILD_PACKAGES) python3-venv zstd
 

@@ -23,6 +23,9 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(
+            name: "CZstd", pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"])]),
 
         // MARK: - RevenueDot modules
         // A JSON library: parser, writer, value, and Codable over them (sorted keys, exact numbers).
@@ -47,7 +50,9 @@ let package = Package(
             dependencies: ["CMicroHTTPD", "Threads"]),
         .target(
             name: "Storage",
-            dependencies: ["CSQLite", "CPostgres", "AppStore", "Crypto", "JSON", "Subscriptions", "Threads"],
+            dependencies: [
+                "CSQLite", "CPostgres", "CZstd", "AppStore", "Crypto", "JSON", "Subscriptions", "Threads",
+            ],
             exclude: ["Schema/schema.sql"]),
         // The server: service, ingest, API, events, scheduler, Apple's API workers, metrics, config.
         .target(
@@ -94,7 +99,8 @@ let package = Package(
         .executableTarget(
             name: "fuzz-json", dependencies: ["AppStore", "FuzzSupport", "JSON"], path: "Fuzz/Sources/fuzz-json"),
         .executableTarget(
-            name: "fuzz-jws", dependencies: ["AppStore", "FuzzSupport", "Storage", "Crypto", "JSON"], path: "Fuzz/Sources/fuzz-jws"),
+            name: "fuzz-jws", dependencies: ["AppStore", "FuzzSupport", "Storage", "Crypto", "JSON"],
+            path: "Fuzz/Sources/fuzz-jws"),
         .executableTarget(
             name: "fuzz-certificate", dependencies: ["AppStore", "FuzzSupport", "Crypto"], path: "Fuzz/Sources/fuzz-certificate"),
         .executableTarget(
@@ -118,12 +124,15 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Tools", "AppStore", "AppStoreServerAPI", "AppStoreServerAPISimulator", "Storage", "LoopbackClient", "HTTP",
+                "Server", "Tools", "AppStore", "AppStoreServerAPI", "AppStoreServerAPISimulator", "Storage", "LoopbackClient",
+                "HTTP",
                 "AdvancedCommerce", "Crypto", "JSON", "Subscriptions", "Threads",
             ]),
         .testTarget(
             name: "AppStoreServerAPITests",
-            dependencies: ["AppStoreServerAPI", "AppStoreServerAPISimulator", "AppStore", "HTTP", "LoopbackClient", "Crypto", "JSON"]),
+            dependencies: [
+                "AppStoreServerAPI", "AppStoreServerAPISimulator", "AppStore", "HTTP", "LoopbackClient", "Crypto", "JSON",
+            ]),
         .testTarget(
             name: "AdvancedCommerceTests",
             dependencies: ["AdvancedCommerce", "AppStore", "Crypto", "JSON"]),

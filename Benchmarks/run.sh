@@ -201,7 +201,7 @@ print(json.dumps(middle))
 PY
 )
 
-echo "== stored payload bytes: today's compact form against zstd (trained dictionary) and zlib" >&2
+echo "== stored payload bytes: zstd frames with a dictionary of recent payloads, against zstd and zlib without" >&2
 compression=$(python3 Benchmarks/compression.py "$work/ingest/payloads.txt" "$work/ingest/webhooks.sqlite")
 echo "$compression" >&2
 
@@ -337,12 +337,14 @@ print(f"  {hooks['write_profile']}")
 packed = json.loads(sys.argv[23])
 print("\nStored raw payload per notification (the ingest's payloads; the snapshots are kept either way)")
 print(f"  {'signed payload as Apple sends it':<42} {packed['raw_bytes']:>8,} B")
-print(f"  {'today: compact form (headers once, nested left out)':<42} {packed['today_bytes']:>8,} B   1.00")
-print(f"  {'zstd -3, 64 KiB dictionary trained on payloads':<42} {packed['zstd_dictionary_bytes']:>8,} B   "
-      f"{packed['zstd_dictionary_bytes'] / packed['today_bytes']:.2f}x   {packed['zstd_dictionary_compress_us']} us to compress, "
-      f"{packed['zstd_dictionary_decompress_us']} us to decompress")
-print(f"  {'zstd -3 / zlib -6, no dictionary':<42} {packed['zstd_bytes']:>8,} B   {packed['zstd_bytes'] / packed['today_bytes']:.2f}x   "
-      f"zlib {packed['zlib_bytes']:,} B, {packed['zlib_compress_us']} us")
+print(f"  {'stored: zstd -3, dictionary of recent payloads':<42} {packed['stored_bytes'] or 0:>8,} B   "
+      f"{(packed['stored_bytes'] or 0) / packed['raw_bytes']:.3f}x raw   {packed['compress_us']} us to compress, "
+      f"{packed['decompress_us']} us to decompress")
+print(f"  {'  every row (the first before a dictionary)':<42} {packed['stored_all_bytes']:>8,} B   "
+      f"{packed['rows_with_dictionary']:,} of {packed['rows']:,} rows with a dictionary; "
+      f"{packed['dictionaries']} dictionaries, {packed['dictionaries_bytes']:,} B")
+print(f"  {'zstd -3 / zlib -6, no dictionary':<42} {packed['zstd_bytes']:>8,} B   "
+      f"{packed['zstd_bytes'] / packed['raw_bytes']:.3f}x raw   zlib {packed['zlib_bytes']:,} B, {packed['zlib_compress_us']} us")
 print("\nWebhooks (that round: one event per notification, receiver answering at once, ingest running alongside)")
 print(f"  {'ingest in the same run, notifications/s':<42} {hook_ingest:>10,.0f}   1.00")
 print(f"  {'webhooks delivered/s':<42} {hook_rate:>10,.0f}   {hook_rate / hook_ingest:.2f}x ingest   "

@@ -11,10 +11,13 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try SQLiteStore(path: directory.databasePath)
         defer { store.close() }
-        let filler = String(repeating: "x", count: 12_000)
-        // Each row takes about 3 WAL frames: enough rows for twice the checkpointer's threshold.
+        // Random symbols, which zstd cannot shrink much: each row takes about 3 WAL frames, and
+        // these are enough rows for twice the checkpointer's threshold.
+        let symbols = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         let rows = Checkpointer.passiveFrames * 2 / 3
         concurrently(rows, threads: 16) { index in
+            var generator = SystemRandomNumberGenerator()
+            let filler = String((0..<16_000).map { _ in symbols.randomElement(using: &generator)! })
             var record = makeRecord("uuid-\(index)")
             record.signedPayload = "eyJhbGciOiJFUzI1NiJ9.\(filler).c2ln\(index)"
             _ = try? store.store(record)

@@ -37,28 +37,6 @@ struct JWSCompactionTests {
         #expect(JWSCompaction.compact(jws, payload: Data()) == nil)
     }
 
-    /// The verifier's own decoding of a JWS spares the compaction its check (same result); tied to
-    /// another JWS, or made from a padded segment, it is checked like any decoded payload.
-    @Test func theVerifiersDecodingIsTrustedOnlyForItsOwnUnpaddedText() throws {
-        let jws = try Fixtures.sign(try Fixtures.notificationJSON(type: "DID_RENEW"))
-        let other = try Fixtures.sign(try Fixtures.notificationJSON(type: "REFUND"))
-        let verified = try Fixtures.verifier().verifyNotification(jws, now: Fixtures.now)
-        let decoded = try #require(verified.notification.decodedPayload)
-        #expect(decoded.isCanonical)
-        #expect(decoded.json == verified.notification.json)
-        #expect(JWSCompaction.compact(jws, decoded: decoded) == JWSCompaction.compact(jws))
-        #expect(JWSCompaction.compact(other, decoded: decoded) == nil)
-        // Right for `other` but tied to another text: checked, and so still used.
-        let borrowed = DecodedJWSPayload(json: try CompactJWS(other).payload, jws: jws, isCanonical: true)
-        #expect(JWSCompaction.compact(other, decoded: borrowed) == JWSCompaction.compact(other))
-        // Padding decodes to the same bytes as no padding: such a segment is never taken as canonical.
-        let parts = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        let padded = parts[0] + "." + Base64.encode(Data("{\"a\":1}".utf8), alphabet: .standard) + "." + parts[2]
-        let paddedDecoding = try CompactJWS(padded).decodedPayload
-        #expect(!paddedDecoding.isCanonical)
-        #expect(JWSCompaction.compact(padded, decoded: paddedDecoding) == nil)
-    }
-
     /// Finding a nested header by the outer one it repeats gives the ranges a scan gives, also
     /// where the repeat runs on past the outer header's length or is followed by something else.
     @Test func nestedHeadersFoundByTheOuterOneAreTheScannedOnes() throws {

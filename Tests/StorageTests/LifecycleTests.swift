@@ -130,7 +130,10 @@ final class PragmaProbe: NotificationHandOff {
             let pages = try transaction.query("PRAGMA page_count").first?.first?.integerValue ?? 0
             try transaction.execute("PRAGMA max_page_count = \(pages)")
         }
-        let big = String(repeating: "x", count: 64 << 10)
+        // Random symbols, which zstd cannot shrink below 64 KiB.
+        var generator = SystemRandomNumberGenerator()
+        let symbols = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let big = String((0..<(96 << 10)).map { _ in symbols.randomElement(using: &generator)! })
         var refused = makeRecord("refused")
         refused.signedPayload = big
         let failed = #expect(throws: StoreError.self) { try store.store(refused) }

@@ -30,8 +30,7 @@ import Testing
                 "apple_answers", "applied_inputs", "commerce_requests", "consumption_answers", "customer_actions",
                 "customer_aliases", "customer_contacts", "customers", "deliveries",
                 "events", "held_events",
-                "jws_headers",
-                "notifications",
+                "notifications", "payload_dictionaries",
                 "posted_transactions", "purchase_facts", "purchase_views", "purchases",
                 "reject_counts", "rejects", "schema_migrations", "timers", "unattached_facts",
             ])

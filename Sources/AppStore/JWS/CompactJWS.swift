@@ -16,13 +16,6 @@ struct CompactJWS {
     let headerSegment: [UInt8]
     let payload: Data
     let signature: Data
-    /// Whether the payload segment has no padding, so it is the one encoding of `payload`.
-    let payloadIsCanonical: Bool
-
-    /// The decoded payload, tied to this JWS text.
-    var decodedPayload: DecodedJWSPayload {
-        DecodedJWSPayload(json: payload, jws: text, isCanonical: payloadIsCanonical)
-    }
 
     /// Splits `text` into its three segments; anything else is `verificationFailure`.
     init(_ text: String) throws(VerificationError) {
@@ -40,7 +33,6 @@ struct CompactJWS {
             headerSegment = parts.headerSegment
             payload = parts.payload
             signature = parts.signature
-            payloadIsCanonical = parts.payloadIsCanonical
         }
     }
 
@@ -56,7 +48,6 @@ struct CompactJWS {
         var headerSegment: [UInt8]
         var payload: Data
         var signature: Data
-        var payloadIsCanonical: Bool
     }
 
     private static func split(
@@ -90,8 +81,7 @@ struct CompactJWS {
         }
         return .success(
             Parts(
-                signingInputLength: dots[1], headerSegment: headerSegment, payload: decoded[0], signature: decoded[1],
-                payloadIsCanonical: bytes[dots[1] - 1] != UInt8(ascii: "=")))
+                signingInputLength: dots[1], headerSegment: headerSegment, payload: decoded[0], signature: decoded[1]))
     }
 
     /// The decoded header segment.

@@ -139,7 +139,7 @@ public struct SignedDataVerifier: Sendable {
                 try PayloadNumber.check(payload.numbers, unsigned: true)
                 try payload.checkClaims(policy)
                 return VerifiedPayload(
-                    payload: payload, decoded: jws.decodedPayload, json: jws.payload, isSignedByAppStore: false)
+                    payload: payload, json: jws.payload, isSignedByAppStore: false)
             }
         }
 
@@ -152,7 +152,7 @@ public struct SignedDataVerifier: Sendable {
             throw VerificationError(.verificationFailure, "the ES256 signature does not match the leaf certificate's key")
         }
         try payload.checkClaims(policy)
-        return VerifiedPayload(payload: payload, decoded: jws.decodedPayload, json: jws.payload, isSignedByAppStore: true)
+        return VerifiedPayload(payload: payload, json: jws.payload, isSignedByAppStore: true)
     }
 
     /// The header checks, skipped for a header byte-identical to one already checked.

@@ -8,19 +8,11 @@ public struct VerifiedPayload<Payload: SignedPayload>: Sendable {
     public var json: Data
     /// False for `Xcode`/`LocalTesting` data accepted without a signature by configuration.
     public var isSignedByAppStore: Bool
-    /// `json` tied to the JWS it was decoded from, when the verifier decoded it (for
-    /// `JWSCompaction`); nil for a value made with the public initializer.
-    public let decodedPayload: DecodedJWSPayload?
 
     public init(payload: Payload, json: Data, isSignedByAppStore: Bool) {
-        self.init(payload: payload, decoded: nil, json: json, isSignedByAppStore: isSignedByAppStore)
-    }
-
-    init(payload: Payload, decoded: DecodedJWSPayload?, json: Data, isSignedByAppStore: Bool) {
         self.payload = payload
         self.json = json
         self.isSignedByAppStore = isSignedByAppStore
-        decodedPayload = decoded
     }
 }
 

@@ -42,7 +42,6 @@ extension NotificationRecord {
                     environment: verified.payload.environment?.rawValue, signedDate: verified.payload.signedDate,
                     json: String(decoding: verified.json, as: UTF8.self))
             })
-        decodedPayload = verified.notification.decodedPayload
         facts = VerifiedNotificationFacts(
             notificationUUID: notificationUUID, payload: payload, transaction: transaction, renewalInfo: renewal)
     }

@@ -13,7 +13,8 @@ extension ReaderPool {
     func notifications(_ filter: NotificationFilter) throws(StoreError) -> [NotificationRecord] {
         let (sql, arguments) = NotificationSQL.selectMatching(filter)
         return try read { (connection) throws(StoreError) in
-            try connection.query(sql, arguments).map { (row) throws(StoreError) in try NotificationSQL.record(row, in: connection)
+            try connection.query(sql, arguments).map { (row) throws(StoreError) in
+                try NotificationSQL.record(row, in: connection, dictionaries: dictionaries)
             }
         }
     }
@@ -22,7 +23,7 @@ extension ReaderPool {
     func notification(uuid: String) throws(StoreError) -> NotificationRecord? {
         try read { (connection) throws(StoreError) in
             try connection.query(NotificationSQL.selectByUUID, [.text(uuid)]).first.map {
-                (row) throws(StoreError) in try NotificationSQL.record(row, in: connection)
+                (row) throws(StoreError) in try NotificationSQL.record(row, in: connection, dictionaries: dictionaries)
             }
         }
     }

@@ -19,6 +19,8 @@ final class ReaderPool: Sendable {
     private let role: SQLiteConnection.Role
     private let slots: [Guarded]
     private let nextSlot = Atomic<UInt>(0)
+    /// The dictionaries of stored payloads, read once for every connection of the pool.
+    let dictionaries = PayloadDictionaries()
 
     init(path: String, size: Int, role: SQLiteConnection.Role = .reader) {
         self.path = path

@@ -22,6 +22,8 @@ public final class SQLiteStore: Sendable {
     private let queue = WriteQueue()
     private let pendingRejects = PendingRejects()
     let readers: ReaderPool
+    /// How new payloads are compressed (`StoredPayloads`).
+    let payloads: StoredPayloads
     private let checkpointer = Checkpointer()
     /// Left by the writer thread when it has drained the queue, checkpointed and closed its connection.
     private let writerFinished = DispatchGroup()
@@ -75,7 +77,7 @@ public final class SQLiteStore: Sendable {
     init(
         path: String, handOff: any NotificationHandOff, maxBatch: Int, readers: Int, onCommit: (@Sendable (Int) -> Void)?,
         onRejectsFailed: (@Sendable (StoreError) -> Void)? = nil, onFlush: WALFlusher.Observe? = nil, reservesWAL: Bool = false,
-        exclusive: Bool = false,
+        exclusive: Bool = false, dictionaryWindow: Int = StoredPayloads.defaultWindow,
         flush: @escaping WALFlusher.Flush
     ) throws(StoreError) {
         guard maxBatch >= 1 else { throw StoreError(.invalid, "maxBatch must be at least 1, got \(maxBatch)") }
@@ -83,6 +85,7 @@ public final class SQLiteStore: Sendable {
         self.lock = lock
         self.path = path
         self.readers = ReaderPool(path: path, size: readers)
+        self.payloads = StoredPayloads(queue: queue, dictionaries: self.readers.dictionaries, window: dictionaryWindow)
         let ready = Completion<[String]>()
         let queue = queue
         let finished = writerFinished
@@ -105,6 +108,7 @@ public final class SQLiteStore: Sendable {
             self.warnings = warnings
         }
         do throws(StoreError) {
+            try self.readers.snapshot { [payloads] (transaction) throws(StoreError) in try payloads.adoptNewest(in: transaction) }
             try checkpointer.start(path: path)
         } catch {
             close()
@@ -127,7 +131,7 @@ public final class SQLiteStore: Sendable {
     public func store(_ record: NotificationRecord) throws(StoreError) -> StoreOutcome {
         try Self.validate(record)
         let completion = Completion<StoreOutcome>()
-        guard queue.enqueue(Self.storeItem(record, completion)) else {
+        guard queue.enqueue(storeItem(record, completion)) else {
             throw StoreError(.unavailable, "the store is closed")
         }
         return try completion.wait().get()
@@ -147,7 +151,7 @@ public final class SQLiteStore: Sendable {
             completion(.failure(error))
             return
         }
-        guard queue.enqueue(Self.storeItem(record, Completion(callback: completion))) else {
+        guard queue.enqueue(storeItem(record, Completion(callback: completion))) else {
             completion(.failure(StoreError(.unavailable, "the store is closed")))
             return
         }
@@ -205,27 +209,10 @@ public final class SQLiteStore: Sendable {
     /// Items (stores, rejects, health checks) waiting for the writer, for metrics.
     public var queueDepth: Int { queue.depth }
 
-    /// The writer's item for `record`, its payload compacted here, on the caller's thread, not on
+    /// The writer's item for `record`, its payload compressed here, on the caller's thread, not on
     /// the single writer.
-    private static func storeItem(_ record: NotificationRecord, _ completion: Completion<StoreOutcome>) -> WriteItem {
-        .store(record, compacted(record), completion)
-    }
-
-    /// The compact form of the record's payload, from the verifier's decoding when it has one.
-    /// The nested transaction and renewal info payloads are left out where they encode exactly
-    /// the snapshots stored beside it (`NotificationSQL.externals`).
-    private static func compacted(_ record: NotificationRecord) -> JWSCompaction.Compacted? {
-        let externals = NotificationSQL.externals(
-            transactionJSON: record.transaction?.json, renewalJSON: record.renewalInfo?.json)
-        let compacted =
-            record.decodedPayload.map { JWSCompaction.compact(record.signedPayload, decoded: $0, externals: externals) }
-            ?? JWSCompaction.compact(record.signedPayload, externals: externals)
-        // `compact` proves its result part by part; debug builds (the tests) expand it as well.
-        assert(
-            compacted.map { form in
-                JWSCompaction.expand(form.body, externals: externals) { form.headers[$0] } == record.signedPayload
-            } ?? true, "the compact form of \(record.notificationUUID) does not expand to its payload")
-        return compacted
+    private func storeItem(_ record: NotificationRecord, _ completion: Completion<StoreOutcome>) -> WriteItem {
+        .store(record, payloads.compress(record.signedPayload), completion)
     }
 
     private static func validate(_ record: NotificationRecord) throws(StoreError) {

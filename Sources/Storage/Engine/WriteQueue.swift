@@ -4,9 +4,9 @@ import Synchronization
 
 /// Work for the writer thread.
 enum WriteItem: Sendable {
-    /// Store a notification, with its payload's compact form when it has one (made off the writer
+    /// Store a notification, with its payload as the row keeps it (compressed off the writer
     /// thread); the caller waits on the completion.
-    case store(NotificationRecord, JWSCompaction.Compacted?, Completion<StoreOutcome>)
+    case store(NotificationRecord, StoredPayload, Completion<StoreOutcome>)
     /// Write the rejects pending at the moment the writer gets to it (`PendingRejects.take`); a
     /// caller that must read them afterwards waits on the completion.
     case rejects(PendingRejects, Completion<Void>?)

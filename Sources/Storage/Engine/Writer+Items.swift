@@ -22,14 +22,14 @@ extension Writer {
     /// back on its own (disk-full or I/O errors), or a notification failed under `.transaction`.
     /// Rejects and caller work always run in a savepoint.
     func apply(_ item: WriteItem, isolation: Isolation) throws(StoreError) -> Result<StoreOutcome, StoreError>? {
-        if case .store(let record, let compact, _) = item, isolation == .transaction {
-            return .success(try storeNotification(record, compact: compact, inSavepoint: false))
+        if case .store(let record, let payload, _) = item, isolation == .transaction {
+            return .success(try storeNotification(record, payload: payload, inSavepoint: false))
         }
         var outcome: Result<StoreOutcome, StoreError>?
         do throws(StoreError) {
             switch item {
-            case .store(let record, let compact, _):
-                outcome = .success(try storeNotification(record, compact: compact, inSavepoint: true))
+            case .store(let record, let payload, _):
+                outcome = .success(try storeNotification(record, payload: payload, inSavepoint: true))
             case .rejects(let pending, _):
                 let batch = pending.take()
                 if !batch.isEmpty {
@@ -93,30 +93,25 @@ extension Writer {
     /// notification is stored as `failed` with the error as the reason; without one, the error
     /// fails the transaction.
     private func storeNotification(
-        _ record: NotificationRecord, compact: JWSCompaction.Compacted?, inSavepoint: Bool
+        _ record: NotificationRecord, payload: StoredPayload, inSavepoint: Bool
     ) throws(StoreError) -> StoreOutcome {
-        let store = { () throws(StoreError) -> (StoreOutcome, [String]) in
+        let store = { () throws(StoreError) -> StoreOutcome in
             if try !self.connection.query(NotificationSQL.exists, [.text(record.notificationUUID)]).isEmpty {
-                return (.duplicate, [])
+                return .duplicate
             }
             var final = record
             (final.state, final.stateReason) = try self.runHandOff(record, inSavepoint: inSavepoint)
             let start = WriteProfile.enabled ? ContinuousClock.now : nil
-            let headers = try compact.map { (compact) throws(StoreError) in try self.saveHeaders(of: compact) } ?? []
             let inserted = try self.connection.run(
-                NotificationSQL.insert, NotificationSQL.insertArguments(final, compact: compact))
+                NotificationSQL.insert, NotificationSQL.insertArguments(final, payload: payload))
             if let start { WriteProfile.add(.notification, start.duration(to: .now)) }
             // Only this thread writes, and the UUID was absent a moment ago in this same transaction.
             guard inserted == 1 else {
                 throw StoreError(.corrupt, "notification \(record.notificationUUID) appeared during its own hand-off")
             }
-            return (.stored, headers)
+            return .stored
         }
-        let (outcome, headers) = inSavepoint ? try savepoint("item", store) : try store()
-        // Known only once the savepoint is released: an undone item wrote no header. Without a
-        // savepoint, a failure ends the transaction, and `begin` forgets these.
-        headersInTransaction.formUnion(headers)
-        return outcome
+        return inSavepoint ? try savepoint("item", store) : try store()
     }
 
     /// Lends the transaction to the hand-off and returns the notification's state and reason. When
@@ -144,24 +139,10 @@ extension Writer {
         }
     }
 
-    /// Stores the headers a compact payload names, skipping those known to be committed, and
-    /// returns the hashes it wrote.
-    private func saveHeaders(of compact: JWSCompaction.Compacted) throws(StoreError) -> [String] {
-        var written: [String] = []
-        for (sha256, header) in compact.headers where !committedHeaders.contains(sha256) {
-            try NotificationSQL.saveHeader(sha256: sha256, header: header, in: connection)
-            written.append(sha256)
-        }
-        return written
-    }
-
     private static let maximumReasonLength = 2000
 
     /// Runs caller work with the transaction lent for the call; its error fails only this item.
-    /// Caller SQL could touch `jws_headers`, so the writer forgets which headers it knows.
     private func perform(_ work: WriteWork) throws(StoreError) -> StoreOutcome {
-        committedHeaders.removeAll()
-        headersInTransaction.removeAll()
         let transaction = WriteTransaction(connection: connection)
         defer { transaction.invalidate() }
         do {

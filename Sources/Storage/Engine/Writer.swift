@@ -20,16 +20,9 @@ final class Writer {
     private(set) var reserveFailure: StoreError?
     /// False once a savepoint could not be rolled back: the open transaction can no longer be trusted.
     var transactionIsSound = true
-    /// Hashes of JWS headers known to be in `jws_headers`, so a notification signed by a known
-    /// chain inserts none (a cache: only ever holds committed rows; caller work, which could
-    /// delete them, clears it).
-    var committedHeaders: Set<String> = []
-    /// Headers written by items of the open transaction; they join `committedHeaders` at commit.
-    var headersInTransaction: Set<String> = []
     /// The reject batches written in the open transaction: a rollback puts them back, so that the
     /// item applied again (or the next write of rejects) takes them again.
     var rejectsInTransaction: [(pending: PendingRejects, batch: PendingRejects.Batch)] = []
-    private static let maximumCachedHeaders = 1024
     /// The last write that failed for lack of disk or an I/O error, until a commit succeeds: the
     /// health check reports it for `recentFailureWindow`, since taking the write lock, which is
     /// all it does otherwise, still works on a full disk.
@@ -243,7 +236,6 @@ final class Writer {
     private func begin() throws(StoreError) {
         try connection.run("BEGIN IMMEDIATE")
         transactionIsSound = true
-        headersInTransaction.removeAll(keepingCapacity: true)
         rejectsInTransaction.removeAll()
     }
 
@@ -257,8 +249,6 @@ final class Writer {
         try connection.run("COMMIT")
         rejectsInTransaction.removeAll()
         recentIOFailure = nil
-        if committedHeaders.count + headersInTransaction.count > Self.maximumCachedHeaders { committedHeaders.removeAll() }
-        committedHeaders.formUnion(headersInTransaction)
     }
 
     private func rollback() {

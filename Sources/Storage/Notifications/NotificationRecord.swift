@@ -48,11 +48,6 @@ public struct NotificationRecord: Sendable {
     /// decode the snapshots again (`verifiedFacts()`). Not stored, not compared; nil on records
     /// read back.
     public var facts: VerifiedNotificationFacts?
-    /// The payload segment of `signedPayload` as the verifier decoded it, when the producer has
-    /// it, so compacting the payload neither decodes it again nor (when it is tied to this very
-    /// text) encodes it again to check. Not stored; nil on records read back. One from another
-    /// JWS costs nothing but the compaction: its check fails.
-    public var decodedPayload: DecodedJWSPayload?
 
     /// Creates a record; optional fields default to nil and the state to `.received`.
     public init(

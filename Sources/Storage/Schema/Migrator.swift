@@ -75,6 +75,7 @@ struct Migrator {
         do {
             try connection.execute(script: migration.sql)
             if !migration.rewrites.isEmpty { try ConstraintRewrite.apply(migration.rewrites, on: connection) }
+            try migration.data?(connection)
             try connection.run(
                 "INSERT INTO schema_migrations (version, applied_at) VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
                 [.integer(migration.version)])

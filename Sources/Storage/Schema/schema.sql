@@ -1,4 +1,4 @@
--- RevenueDot's SQLite schema at migration 23: what the migrations in this folder give a new
+-- RevenueDot's SQLite schema at migration 24: what the migrations in this folder give a new
 -- database. Generated; checked by SchemaBaselineTests.
 
 CREATE TABLE apple_answers (
@@ -108,11 +108,6 @@ CREATE TABLE held_events (
     PRIMARY KEY (app_id, purchase_key, seq)
 ) STRICT, WITHOUT ROWID;
 
-CREATE TABLE jws_headers (
-    sha256 TEXT PRIMARY KEY,
-    header TEXT NOT NULL
-) STRICT, WITHOUT ROWID;
-
 CREATE TABLE notifications (
     id INTEGER PRIMARY KEY,
     notification_uuid TEXT NOT NULL UNIQUE,
@@ -127,7 +122,6 @@ CREATE TABLE notifications (
     received_at INTEGER NOT NULL,
     state TEXT NOT NULL CHECK (state = 'received' OR state = 'applied' OR state = 'held' OR state = 'failed'),
     state_reason TEXT,
-    signed_payload TEXT NOT NULL,
     transaction_original_transaction_id TEXT,
     transaction_product_id TEXT,
     transaction_environment TEXT,
@@ -138,7 +132,14 @@ CREATE TABLE notifications (
     renewal_environment TEXT,
     renewal_signed_date INTEGER,
     renewal_json TEXT
-, compact_payload BLOB) STRICT;
+, payload BLOB, payload_dictionary INTEGER REFERENCES payload_dictionaries (id)) STRICT;
+
+CREATE TABLE payload_dictionaries (
+    id INTEGER PRIMARY KEY,
+    dictionary BLOB NOT NULL,
+    trained_at INTEGER NOT NULL,
+    samples INTEGER NOT NULL
+) STRICT;
 
 CREATE TABLE posted_transactions (
     id INTEGER PRIMARY KEY,

@@ -3,7 +3,9 @@ import Crypto
 import Foundation
 import Synchronization
 
-/// A compact JWS without its repeated certificate chains, and back, byte for byte.
+/// A compact JWS without its repeated certificate chains, and back, byte for byte: how
+/// `notifications.compact_payload` kept payloads from migration 7 until migration 24 replaced it
+/// with zstd (`StoredPayloads`). Kept to read those rows once, when migration 24 converts them.
 ///
 /// Apple's notification is a JWS whose payload holds two more (the transaction and the renewal
 /// info); each of the three carries its `x5c` chain in its header, base64url-encoded, the nested
@@ -107,17 +109,7 @@ public enum JWSCompaction {
     ///   their index free.
     public static func compact(_ jws: String, payload: Data? = nil, externals: [Data?] = []) -> Compacted? {
         var text = jws
-        let compacted = text.withUTF8 { compact(UnsafeRawBufferPointer($0), decoded: payload, canonical: false) }
-        return compacted.map { referring($0, to: externals) }
-    }
-
-    /// The compact form of `jws`, given its payload as the verifier decoded it from that text:
-    /// when that segment is the one encoding of the payload, it is not encoded again to check.
-    /// A `decoded` from another JWS is only a hint, checked as `compact(_:payload:)` checks one.
-    public static func compact(_ jws: String, decoded: DecodedJWSPayload, externals: [Data?] = []) -> Compacted? {
-        var text = jws
-        let canonical = decoded.isCanonical && decoded.jws == jws
-        let compacted = text.withUTF8 { compact(UnsafeRawBufferPointer($0), decoded: decoded.json, canonical: canonical) }
+        let compacted = text.withUTF8 { compact(UnsafeRawBufferPointer($0), decoded: payload) }
         return compacted.map { referring($0, to: externals) }
     }
 
@@ -184,7 +176,7 @@ public enum JWSCompaction {
     ///   back exactly the bytes they replaced (base64url symbols, which are ASCII);
     /// - the signature follows the last dot, so it holds none and `expand` finds where it starts
     ///   (a signature with a NUL is left alone, as before).
-    private static func compact(_ text: UnsafeRawBufferPointer, decoded: Data?, canonical: Bool) -> Compacted? {
+    private static func compact(_ text: UnsafeRawBufferPointer, decoded: Data?) -> Compacted? {
         guard let firstDot = firstIndex(of: dot, in: text), let lastDot = text.lastIndex(of: dot), firstDot < lastDot,
             firstDot >= minimumHeaderBytes
         else { return nil }
@@ -194,8 +186,7 @@ public enum JWSCompaction {
         guard !contains(signature, reference),
             let payload = decoded ?? Base64.decode(segment, alphabet: .url),
             !payload.withUnsafeBytes({ contains($0, reference) }),
-            canonical && decoded != nil
-                || payload.withUnsafeBytes({ Base64.isEncoding(of: $0, text: segment, alphabet: .url) })
+            payload.withUnsafeBytes({ Base64.isEncoding(of: $0, text: segment, alphabet: .url) })
         else { return nil }
         var seen: [KnownHeader] = []
         var body = Data()
