@@ -31,7 +31,9 @@ with tempfile.TemporaryDirectory() as work:
     def zstd_bench(*options):
         """Average compressed size and µs per payload to compress and to decompress, from `zstd -b3`."""
         out = subprocess.run(["zstd", "-b3", *options, *names], capture_output=True, text=True)
-        line = [l for l in (out.stdout + out.stderr).replace("\r", "\n").splitlines() if "files" in l][-1]
+        lines = [l for l in (out.stdout + out.stderr).replace("\r", "\n").splitlines() if "files" in l]
+        # The final line gives both speeds; progress lines before it give one.
+        line = max(lines, key=lambda l: l.count("MB/s"))
         size = int(line.split("->")[1].split("(")[0])
         speeds = [float(part.split("MB/s")[0].split()[-1]) for part in line.split(",")[1:3]]
         return size / len(sample), [raw / (mbps * 1e6) * 1e6 for mbps in speeds]
