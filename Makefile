@@ -8,6 +8,8 @@ SWIFT ?= swift
 BUILD_PACKAGES := pkg-config libssl-dev libsqlite3-dev libpq-dev libmicrohttpd-dev libzstd-dev ca-certificates openssl python3
 # `make bench` compares against `openssl speed` and Apple's Python library.
 BENCH_PACKAGES := $(BUILD_PACKAGES) python3-venv zstd
+# The storage contract runs against a throwaway PostgreSQL 15 cluster too (scripts/with-postgres.sh).
+TEST_PACKAGES := $(BUILD_PACKAGES) postgresql-15
 
 BENCH_DIR := .build/bench
 
@@ -35,12 +37,13 @@ run: build
 	@[ -f revenuedot.json ] || .build/release/revenuedot init --config revenuedot.json
 	.build/release/revenuedot serve --config revenuedot.json
 
-## Installs what is missing, builds warning-free, checks formatting, runs every test, and fuzzes
-## each of FUZZ_SHORT_TARGETS for a few seconds.
+## Installs what is missing, builds warning-free, checks formatting, runs every test (beside a
+## throwaway PostgreSQL cluster), and fuzzes each of FUZZ_SHORT_TARGETS for a few seconds.
 test: deps
+	@scripts/install-deps.sh $(TEST_PACKAGES)
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) format lint --strict -r Sources Tests Benchmarks/Sources Fuzz/Sources
-	$(SWIFT) test --skip-build
+	scripts/with-postgres.sh $(SWIFT) test --skip-build
 	SWIFT=$(SWIFT) scripts/fuzz.sh short $(FUZZ_SHORT_TARGETS)
 
 ## Fuzzes each target for FUZZ_SECONDS (default 600), one after another; fails if any crashed.

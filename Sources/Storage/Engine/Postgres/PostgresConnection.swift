@@ -1,0 +1,217 @@
+import CPostgres
+import Foundation
+
+/// One libpq connection: the PostgreSQL engine's counterpart of `SQLiteConnection`, in one thin
+/// adapter.
+///
+/// Statements are written as for SQLite, with `?` placeholders; each is turned into PostgreSQL's
+/// `$1, $2, …` (`PostgresPlaceholders`) and prepared once per connection. Integers and text are
+/// sent as text, blobs as binary; results come back as text and are read by column type into
+/// `SQLValue` (integers, reals, `bytea` as blobs, booleans as 0 or 1, anything else as text).
+///
+/// Not `Sendable`: a connection is used by one thread at a time (a pool hands it out).
+final class PostgresConnection {
+    private let connection: OpaquePointer
+    /// The name each statement was prepared under on this connection.
+    private var prepared: [String: String] = [:]
+
+    /// Connects, and sets what every session of RevenueDot's relies on: UTC, and commits that
+    /// return only once durable (`synchronous_commit`), since a 200 promises durability.
+    ///
+    /// - Throws: `.unavailable` when the server cannot be reached or refuses the credentials; the
+    ///   message names the server (`url.description`), never the password.
+    init(url: PostgresURL) throws(StoreError) {
+        let parameters = url.connectionParameters
+        let keywords = parameters.map { strdup($0.0) }
+        let values = parameters.map { strdup($0.1) }
+        defer {
+            keywords.forEach { free($0) }
+            values.forEach { free($0) }
+        }
+        let keywordPointers = keywords.map { UnsafePointer($0) } + [nil]
+        let valuePointers = values.map { UnsafePointer($0) } + [nil]
+        guard let connection = PQconnectdbParams(keywordPointers, valuePointers, 0) else {
+            throw StoreError(.unavailable, "libpq could not allocate a connection to \(url)")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.text(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw StoreError(.unavailable, "cannot connect to \(url): \(message)")
+        }
+        self.connection = connection
+        try execute(script: "SET synchronous_commit = on; SET TimeZone = 'UTC'; SET client_min_messages = warning;")
+    }
+
+    deinit {
+        PQfinish(connection)
+    }
+
+    /// Whether the connection still works (false after the server went away).
+    var isConnected: Bool { PQstatus(connection) == CONNECTION_OK }
+
+    /// Whether a transaction is open (or failed and not yet rolled back).
+    var isInTransaction: Bool {
+        let status = PQtransactionStatus(connection)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+    }
+
+    /// Runs statements without arguments, in one round trip (schema scripts, `BEGIN`, `COMMIT`).
+    func execute(script: String) throws(StoreError) {
+        let result = PQexec(connection, script)
+        defer { PQclear(result) }
+        try check(result, script)
+    }
+
+    /// Runs one statement; returns how many rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> Int {
+        let result = try execute(sql, arguments)
+        defer { PQclear(result) }
+        return Int(Self.text(PQcmdTuples(result))) ?? 0
+    }
+
+    /// Runs one query; returns its rows.
+    func query(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> [[SQLValue]] {
+        let result = try execute(sql, arguments)
+        defer { PQclear(result) }
+        let columns = PQnfields(result)
+        let types = (0..<columns).map { PQftype(result, $0) }
+        return (0..<PQntuples(result)).map { row in
+            (0..<columns).map { column in
+                guard PQgetisnull(result, row, column) == 0, let bytes = PQgetvalue(result, row, column) else { return .null }
+                return Self.value(bytes, length: Int(PQgetlength(result, row, column)), type: types[Int(column)])
+            }
+        }
+    }
+
+    // MARK: - Statements
+
+    private func execute(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> OpaquePointer? {
+        let name = try statement(sql)
+        var buffers: [UnsafeMutablePointer<CChar>?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        defer { buffers.forEach { free($0) } }
+        for argument in arguments {
+            switch argument {
+            case .null:
+                buffers.append(nil)
+                lengths.append(0)
+                formats.append(0)
+            case .integer(let value):
+                buffers.append(strdup(String(value)))
+                lengths.append(0)
+                formats.append(0)
+            case .real(let value):
+                buffers.append(strdup("\(value)"))
+                lengths.append(0)
+                formats.append(0)
+            case .text(let value):
+                buffers.append(strdup(value))
+                lengths.append(0)
+                formats.append(0)
+            case .blob(let value):
+                // Allocated with malloc, as strdup's are, so that `free` releases both.
+                let buffer = malloc(max(1, value.count))!.assumingMemoryBound(to: CChar.self)
+                value.withUnsafeBytes { bytes in
+                    if let base = bytes.baseAddress { memcpy(buffer, base, value.count) }
+                }
+                buffers.append(buffer)
+                lengths.append(Int32(value.count))
+                formats.append(1)
+            }
+        }
+        let values = buffers.map { UnsafePointer($0) }
+        let result = PQexecPrepared(connection, name, Int32(arguments.count), values, lengths, formats, 0)
+        do {
+            try check(result, sql)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        return result
+    }
+
+    /// The name `sql` is prepared under, preparing it on first use.
+    private func statement(_ sql: String) throws(StoreError) -> String {
+        if let name = prepared[sql] { return name }
+        let name = "s\(prepared.count)"
+        let result = PQprepare(connection, name, PostgresPlaceholders.numbered(sql), 0, nil)
+        defer { PQclear(result) }
+        try check(result, sql)
+        prepared[sql] = name
+        return name
+    }
+
+    private func check(_ result: OpaquePointer?, _ sql: String) throws(StoreError) {
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK, status != PGRES_EMPTY_QUERY else { return }
+        let state = Self.text(result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) })
+        let message = result.map { Self.text(PQresultErrorMessage($0)) } ?? Self.text(PQerrorMessage(connection))
+        let code = isConnected ? Self.code(sqlState: state) : .unavailable
+        throw StoreError(
+            code,
+            "\(sql.prefix(100).split(separator: "\n").joined(separator: " ")): "
+                + "\(message.trimmingCharacters(in: .whitespacesAndNewlines)) [SQLSTATE \(state)]")
+    }
+
+    /// The store's code for a PostgreSQL error class (SQLSTATE, appendix A of its manual).
+    static func code(sqlState: String) -> StoreError.Code {
+        switch sqlState.prefix(2) {
+        case "08", "57": .unavailable  // connection exceptions; the server shutting down
+        case "40", "55": .busy  // serialization failure, deadlock; lock not available
+        case "53", "58": .io  // insufficient resources (disk full); system error
+        case "XX": .corrupt  // internal error: data corrupted, index corrupted
+        default: .invalid  // constraint violations, syntax, undefined objects, bad data
+        }
+    }
+
+    // MARK: - Values
+
+    private static let boolean: UInt32 = 16
+    private static let bytea: UInt32 = 17
+    private static let integers: Set<UInt32> = [20, 21, 23, 26]
+    private static let reals: Set<UInt32> = [700, 701, 1700]
+
+    private static func value(_ bytes: UnsafePointer<CChar>, length: Int, type: UInt32) -> SQLValue {
+        let text = String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
+        if integers.contains(type), let value = Int64(text) { return .integer(value) }
+        if reals.contains(type), let value = Double(text) { return .real(value) }
+        if type == boolean { return .integer(text == "t" ? 1 : 0) }
+        if type == bytea, let data = hexBytes(text) { return .blob(data) }
+        return .text(text)
+    }
+
+    /// `bytea` in PostgreSQL's hex output format: `\x` and two hex digits per byte.
+    private static func hexBytes(_ text: String) -> Data? {
+        let digits = Array(text.utf8)
+        guard digits.count >= 2, digits[0] == UInt8(ascii: "\\"), digits[1] == UInt8(ascii: "x"), digits.count % 2 == 0
+        else { return nil }
+        func nibble(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var data = Data(capacity: (digits.count - 2) / 2)
+        var index = 2
+        while index < digits.count {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            data.append(high << 4 | low)
+            index += 2
+        }
+        return data
+    }
+
+    private static func text(_ pointer: UnsafePointer<CChar>?) -> String {
+        pointer.map { String(cString: $0) } ?? ""
+    }
+
+    private static func text(_ pointer: UnsafeMutablePointer<CChar>?) -> String {
+        text(UnsafePointer(pointer))
+    }
+}
+
+extension PostgresConnection: StatementRunner {}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// Where a PostgreSQL database is: `postgres://user:password@host:port/database?sslmode=...`.
+///
+/// The password may instead come from `PGPASSWORD` or a password file (the `passwordFile` config
+/// key): the URL is usually in a config file others can read. `description` never shows it, so a
+/// URL can go into a log line or an error as it is.
+public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
+    public var user: String
+    public var password: String?
+    public var host: String
+    public var port: Int
+    public var database: String
+    /// libpq's `sslmode` (`disable`, `prefer`, `require`, `verify-ca`, `verify-full`); libpq's
+    /// default (`prefer`) when absent.
+    public var sslMode: String?
+
+    private static let sslModes: Set<String> = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
+
+    /// Parses `text`; a password absent from it is taken from `passwordFile` (its first line),
+    /// else from `environment["PGPASSWORD"]`.
+    ///
+    /// - Throws: `.invalid` with one line naming what is wrong, never the password.
+    public init(
+        _ text: String, passwordFile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(StoreError) {
+        guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://"), let components = URLComponents(string: text)
+        else {
+            throw StoreError(.invalid, "a PostgreSQL database is given as postgres://user:password@host:port/database")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw StoreError(.invalid, "the PostgreSQL URL names no host (postgres://user@host:port/database)")
+        }
+        guard let user = components.user?.removingPercentEncoding, !user.isEmpty else {
+            throw StoreError(.invalid, "the PostgreSQL URL names no user (postgres://user@\(host)/database)")
+        }
+        let database = String(components.path.drop { $0 == "/" }).removingPercentEncoding ?? ""
+        guard !database.isEmpty, !database.contains("/") else {
+            throw StoreError(.invalid, "the PostgreSQL URL names no database (postgres://\(user)@\(host)/database)")
+        }
+        if let port = components.port, !(1...65535).contains(port) {
+            throw StoreError(.invalid, "the PostgreSQL URL's port \(port) is not between 1 and 65535")
+        }
+        var sslMode: String?
+        for item in components.queryItems ?? [] {
+            guard item.name == "sslmode", let value = item.value, Self.sslModes.contains(value) else {
+                throw StoreError(
+                    .invalid,
+                    "the PostgreSQL URL's query takes only sslmode=\(Self.sslModes.sorted().joined(separator: "|")), "
+                        + "not \(item.name)=\(item.value ?? "")")
+            }
+            sslMode = value
+        }
+        var password = components.password?.removingPercentEncoding
+        if password == nil, let passwordFile {
+            guard let contents = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
+                throw StoreError(.invalid, "the PostgreSQL password file \(passwordFile) cannot be read")
+            }
+            password = contents.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init)
+        }
+        if password == nil { password = environment["PGPASSWORD"] }
+        self.user = user
+        self.password = password
+        self.host = host
+        self.port = components.port ?? 5432
+        self.database = database
+        self.sslMode = sslMode
+    }
+
+    /// The URL without its password.
+    public var description: String {
+        "postgres://\(user)@\(host):\(port)/\(database)" + (sslMode.map { "?sslmode=\($0)" } ?? "")
+    }
+
+    /// The same server and credentials, another database.
+    public func with(database: String) -> PostgresURL {
+        var url = self
+        url.database = database
+        return url
+    }
+
+    /// libpq's connection keywords and values (`PQconnectdbParams`).
+    var connectionParameters: [(String, String)] {
+        var parameters = [
+            ("host", host), ("port", String(port)), ("user", user), ("dbname", database),
+            ("application_name", "revenuedot"), ("connect_timeout", "5"),
+            // Nothing from the environment or ~/.pgpass beyond what is given here.
+            ("passfile", "/dev/null"),
+        ]
+        if let password { parameters.append(("password", password)) }
+        if let sslMode { parameters.append(("sslmode", sslMode)) }
+        return parameters
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@testable import Storage
+
+@Suite struct PostgresURLTests {
+    @Test func readsEveryPart() throws {
+        let url = try PostgresURL("postgres://rd%40ops:p%2Fss@db.example.com:6543/revenue?sslmode=verify-full", environment: [:])
+        #expect(url.user == "rd@ops")
+        #expect(url.password == "p/ss")
+        #expect(url.host == "db.example.com")
+        #expect(url.port == 6543)
+        #expect(url.database == "revenue")
+        #expect(url.sslMode == "verify-full")
+        #expect(url.description == "postgres://rd@ops@db.example.com:6543/revenue?sslmode=verify-full")
+        let plain = try PostgresURL("postgresql://rd@localhost/revenue", environment: [:])
+        #expect(plain.port == 5432)
+        #expect(plain.password == nil)
+        #expect(plain.sslMode == nil)
+    }
+
+    /// The URL's password first, then the password file's first line, then PGPASSWORD; never shown.
+    @Test func passwordFromTheURLThenTheFileThenTheEnvironment() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/password"
+        try "from-file\nignored\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let environment = ["PGPASSWORD": "from-environment"]
+        #expect(try PostgresURL("postgres://u:inline@h/d", passwordFile: file, environment: environment).password == "inline")
+        #expect(try PostgresURL("postgres://u@h/d", passwordFile: file, environment: environment).password == "from-file")
+        #expect(try PostgresURL("postgres://u@h/d", environment: environment).password == "from-environment")
+        let url = try PostgresURL("postgres://u:secret-word@h/d", environment: [:])
+        #expect(!url.description.contains("secret-word"))
+        #expect(!"\(url)".contains("secret-word"))
+        let missing = #expect(throws: StoreError.self) {
+            try PostgresURL("postgres://u@h/d", passwordFile: directory.path + "/absent", environment: [:])
+        }
+        #expect(missing?.message.contains("cannot be read") == true)
+    }
+
+    @Test(arguments: [
+        ("sqlite:/var/lib/revenuedot.sqlite", "postgres://user:password@host:port/database"),
+        ("postgres://h/d", "names no user"),
+        ("postgres://u@/d", "names no host"),
+        ("postgres://u@h", "names no database"),
+        ("postgres://u@h/", "names no database"),
+        ("postgres://u@h:0/d", "port 0"),
+        ("postgres://u@h/d?sslmode=sometimes", "sslmode="),
+        ("postgres://u@h/d?connect_timeout=1", "not connect_timeout=1"),
+    ])
+    func refusesWithOneLine(text: String, expected: String) {
+        let error = #expect(throws: StoreError.self) { try PostgresURL(text, environment: [:]) }
+        #expect(error?.code == .invalid)
+        #expect(error?.message.contains(expected) == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("\n") == false)
+    }
+}
