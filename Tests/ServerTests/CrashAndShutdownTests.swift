@@ -45,7 +45,7 @@ struct CrashAndShutdownTests {
     }
 
     static func storedUUIDs(_ path: String) throws -> [String] {
-        let store = try SQLiteStore(path: path)
+        let store = try Store(path: path)
         defer { store.close() }
         var filter = NotificationFilter()
         filter.limit = 100_000

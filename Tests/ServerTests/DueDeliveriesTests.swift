@@ -10,9 +10,9 @@ import Threads
 @Suite("Due deliveries")
 struct DueDeliveriesTests {
     /// Inserts events (customer, next attempt) in commit order, each with a pending delivery.
-    static func store(_ rows: [(customer: String?, nextAttemptMs: Int64)]) throws -> (SQLiteStore, TestDirectory) {
+    static func store(_ rows: [(customer: String?, nextAttemptMs: Int64)]) throws -> (Store, TestDirectory) {
         let directory = TestDirectory("due-deliveries")
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         try store.write { transaction in
             for (index, row) in rows.enumerated() {
                 let position = Int64(index + 1)
@@ -28,7 +28,7 @@ struct DueDeliveriesTests {
         return (store, directory)
     }
 
-    static func due(_ store: SQLiteStore, window: Int, inFlight: Set<String> = []) throws -> [String] {
+    static func due(_ store: Store, window: Int, inFlight: Set<String> = []) throws -> [String] {
         try store.read { (rows) throws(StoreError) in
             do {
                 return try Deliveries.due(

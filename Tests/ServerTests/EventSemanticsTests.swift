@@ -240,7 +240,7 @@ struct SchedulerIsolationTests {
         ] {
             #expect(try connection.postNotification(payload).status == 200)
         }
-        let other = try SQLiteStore(path: fixture.databasePath)
+        let other = try Store(path: fixture.databasePath)
         try other.write { transaction in
             try transaction.execute(
                 "INSERT INTO timers (app_id, id, fire_at, json) VALUES ('demo', 'expiration/broken', 0, 'not a timer')")
@@ -251,7 +251,7 @@ struct SchedulerIsolationTests {
         let received = receiver.wait { $0.count >= 3 }
         #expect(received.map(\.type) == ["INITIAL_PURCHASE", "CANCELLATION", "EXPIRATION"])
         Thread.sleep(forTimeInterval: 0.2)
-        let check = try SQLiteStore(path: fixture.databasePath)
+        let check = try Store(path: fixture.databasePath)
         defer { check.close() }
         let broken = try check.read { (rows) throws(StoreError) in
             try rows.query("SELECT fire_at FROM timers WHERE id = 'expiration/broken'", []).first?.first?.integerValue

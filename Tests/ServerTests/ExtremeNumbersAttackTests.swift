@@ -50,7 +50,7 @@ struct ExtremeNumbersAttackTests {
     func healthIsOK() throws -> Bool { try connection.request("GET", "/health").status == 200 }
 
     func count(_ table: String) throws -> Int64 {
-        let store = try SQLiteStore(path: fixture.databasePath)
+        let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         return try store.read { (rows) throws(StoreError) in
             try rows.query("SELECT count(*) FROM \(table)")[0][0].integerValue ?? -1
@@ -114,7 +114,7 @@ struct ExtremeNumbersAttackTests {
         defer { service.shutdown() }
         #expect(try connection.postTransaction(try transaction("33"), for: "bob").status == 200)
         // A row as an earlier build stored it, before payload numbers were checked.
-        let store = try SQLiteStore(path: fixture.databasePath)
+        let store = try Store(path: fixture.databasePath)
         try store.write { rows in
             try rows.execute("UPDATE purchase_views SET view = json_set(view, '$.expiresDateMs', -9223372036854775808)")
         }

@@ -38,7 +38,7 @@ import Testing
     /// back, or the row deleted) is not folded in, and a row the cache lacks is decoded.
     @Test func onlyFactsWithRowsAreLoaded() throws {
         let directory = TestDirectory("fact-cache")
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         let app = try PurchaseFactRowsTests.app()
         let cache = FactCache()

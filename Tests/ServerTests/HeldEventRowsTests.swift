@@ -17,7 +17,7 @@ import Testing
 
     /// Applies `inputs` through storage and to a pure ledger; returns the ledger and the effects
     /// of the last input on each side (the stored ones read back from `events`).
-    static func run(_ inputs: [Ledger.Input], store: SQLiteStore, app: AppConfig) throws -> (
+    static func run(_ inputs: [Ledger.Input], store: Store, app: AppConfig) throws -> (
         ledger: Ledger, pure: [Event], stored: [Event]
     ) {
         var ledger = Ledger(configuration: app.ledger.configuration)
@@ -39,7 +39,7 @@ import Testing
     }
 
     /// The history as stored, the journal it holds, and the number of rows in `held_events` for the purchase.
-    static func raw(_ store: SQLiteStore) throws -> (history: String, journal: PurchaseJournal, rows: Int) {
+    static func raw(_ store: Store) throws -> (history: String, journal: PurchaseJournal, rows: Int) {
         let (row, count) = try store.read { (rows) throws(StoreError) in
             (
                 try rows.query("SELECT json, history, history_snapshots FROM purchases WHERE purchase_key = ?", [.text(key)])
@@ -64,7 +64,7 @@ import Testing
         var sizes: [Int] = []
         var ledger = Ledger()
         for count in [1, 2, 3, 12, 24] {
-            let fresh = try SQLiteStore(path: directory.path("n\(count).sqlite"))
+            let fresh = try Store(path: directory.path("n\(count).sqlite"))
             defer { fresh.close() }
             ledger = try Self.run(Self.notifications(0..<count), store: fresh, app: try Fixture.app()).ledger
             let pure = try #require(ledger.subscriptions[Fixture.original])
@@ -104,7 +104,7 @@ import Testing
     @Test(arguments: Claim.allCases)
     func aClaimReleasesEveryHeldEventInOrder(claim: Claim) throws {
         let directory = TestDirectory("held-rows-claim")
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         let before = Self.notifications(0..<6)
         let run = try Self.run(before + claim.inputs, store: store, app: try Fixture.app())
@@ -127,7 +127,7 @@ import Testing
     /// them to rows, and a claim after that still releases every one.
     @Test func heldEventsKeptInHistoryMoveToRowsOnTheNextWrite() throws {
         let directory = TestDirectory("held-rows-legacy")
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         let app = try Fixture.app()
         var ledger = Ledger(configuration: app.ledger.configuration)
@@ -163,7 +163,7 @@ import Testing
     /// The safety net: a journal claimed while held events were still kept apart is not written.
     @Test func aClaimWithoutTheHeldEventsKeptApartIsRefused() throws {
         let directory = TestDirectory("held-rows-refused")
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         let journal = try LedgerRows.decode(
             PurchaseJournal.self,

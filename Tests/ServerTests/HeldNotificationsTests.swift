@@ -34,7 +34,7 @@ struct HeldNotificationsTests {
     }
 
     func stored(_ uuid: String) throws -> NotificationRecord? {
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         return try store.notification(uuid: uuid)
     }
@@ -180,7 +180,7 @@ struct HeldNotificationsTests {
     /// each is examined once.
     @Test func everyHeldNotificationIsExaminedOnce() throws {
         let configured = try config(environments: ["Sandbox"])
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         let receivedAt = Int64(Date().timeIntervalSince1970 * 1000)
         let count = 60
         let verifier = try SignedDataVerifier(rootCertificates: [signer.chain.root], policy: .signatureOnly)
@@ -199,7 +199,7 @@ struct HeldNotificationsTests {
         service.waitForHeldNotifications()
         #expect(service.heldNotifications! == (count, 0))
         service.shutdown()
-        let after = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let after = try Store(path: directory.path("revenuedot.sqlite"))
         defer { after.close() }
         #expect(try after.notificationUUIDs(appId: "demo", state: .applied).count == count)
         #expect(try after.notificationUUIDs(appId: "demo", state: .held).isEmpty)
@@ -209,7 +209,7 @@ struct HeldNotificationsTests {
     /// not as if there were none: they are taken up at the next start.
     @Test func aStoppedPassCountsWhatItDidNotLookAtAsStillHeld() throws {
         let configured = try config(environments: ["Sandbox"])
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         let verifier = try SignedDataVerifier(rootCertificates: [signer.chain.root], policy: .signatureOnly)
         for _ in 0..<5 {
@@ -235,7 +235,7 @@ struct HeldNotificationsTests {
     /// ever took failed notifications up.
     @Test func failedNotificationsAreTriedAgainAtTheNextStart() throws {
         let configured = try config(environments: ["Sandbox"])
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         let verifier = try SignedDataVerifier(rootCertificates: [signer.chain.root], policy: .signatureOnly)
         let (retried, orphan) = (UUID().uuidString.lowercased(), UUID().uuidString.lowercased())
         for (uuid, app) in [(retried, "demo"), (orphan, "gone")] {

@@ -24,7 +24,7 @@ import Testing
     }
 
     /// The purchase's row: state, history, and what the history left out.
-    static func row(_ store: SQLiteStore) throws -> (json: String, history: String, snapshots: String?) {
+    static func row(_ store: Store) throws -> (json: String, history: String, snapshots: String?) {
         let found = try store.read { (rows) throws(StoreError) in
             try rows.query("SELECT json, history, history_snapshots FROM purchases WHERE purchase_key = ?", [.text(key)])
         }
@@ -36,7 +36,7 @@ import Testing
         let app = try PurchaseFactRowsTests.app()
         for count in 1...3 {
             let directory = TestDirectory("history-snapshots-\(count)")
-            let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+            let store = try Store(path: directory.path("revenuedot.sqlite"))
             defer { store.close() }
             let pure = try PurchaseFactRowsTests.apply(Array(0..<count), to: store, app: app)
             let written = try Self.row(store)

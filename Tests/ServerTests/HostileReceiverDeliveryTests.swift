@@ -31,7 +31,7 @@ struct HostileReceiverDeliveryTests {
 
     /// The one delivery's row.
     static func delivery(_ fixture: ServerFixture) throws -> Delivery? {
-        let store = try SQLiteStore(path: fixture.databasePath)
+        let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         let rows = try store.read { (rows) throws(StoreError) in
             try rows.query("SELECT status, attempts, last_status, last_error FROM deliveries", [])

@@ -23,7 +23,7 @@ struct IngestAnswerTests {
     }
 
     func stored(_ uuid: String) throws -> NotificationRecord? {
-        let store = try SQLiteStore(path: fixture.databasePath)
+        let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         return try store.notification(uuid: uuid)
     }
@@ -47,7 +47,7 @@ struct IngestAnswerTests {
         #expect(record.renewalInfo?.originalTransactionId == "77")
         #expect(record.signedPayload == payload)
         // Stored compressed (a zstd frame, without a dictionary before the store has trained one).
-        let store = try SQLiteStore(path: fixture.databasePath)
+        let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         let stored = try store.read { (rows) throws(StoreError) -> [[SQLValue]] in
             try rows.query("SELECT length(payload) FROM notifications WHERE notification_uuid = ?", [.text(uuid)])
@@ -117,7 +117,7 @@ struct IngestAnswerTests {
         let tampered = try fixture.signer.notification().replacingOccurrences(of: ".", with: ".e30", options: [], range: nil)
         #expect(try connection.postNotification(tampered).status == 401)
         service.shutdown()
-        let store = try SQLiteStore(path: fixture.databasePath)
+        let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         #expect(try store.notification(uuid: uuid) == nil)
         #expect(try store.notifications(NotificationFilter()).isEmpty)
@@ -137,7 +137,7 @@ struct IngestAnswerTests {
         #expect(response.body.count < 2000)
         #expect(try json(response)["error"]?["message"]?.stringValue?.contains("more characters cut") == true)
         service.shutdown()
-        let store = try SQLiteStore(path: fixture.databasePath)
+        let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         let reason = try #require(try store.rejectLog().recent.first?.reason)
         #expect(reason.count <= Reject.maximumReasonLength + 1)
@@ -170,7 +170,7 @@ struct IngestAnswerTests {
 
     @Test func storageThatCannotCommitIs503() throws {
         defer { service.shutdown() }
-        let store = try SQLiteStore(path: fixture.directory.path("closed.sqlite"))
+        let store = try Store(path: fixture.directory.path("closed.sqlite"))
         store.close()
         let ingest = Ingest(verifiers: try AppVerifiers.forApps(of: try fixture.config()), store: store, metrics: Metrics())
         let outcome = ingest.receive(appId: "demo", body: SignedNotifications.body(try fixture.signer.notification()))
@@ -227,7 +227,7 @@ struct HealthWhileLockedTests {
         let fixture = try ServerFixture(extraHTTP: #", "http": {"threads": 2}"#)
         let service = try fixture.startService()
         defer { service.shutdown() }
-        let other = try SQLiteStore(path: fixture.databasePath)
+        let other = try Store(path: fixture.databasePath)
         defer { other.close() }
         let locked = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)

@@ -28,7 +28,7 @@ struct IngestConcurrencyTests {
         }
         service.shutdown()
         #expect(statuses.value.allSatisfy { $0 == 200 })
-        let store = try SQLiteStore(path: fixture.databasePath)
+        let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         var filter = NotificationFilter()
         filter.limit = 10_000

@@ -21,7 +21,7 @@ struct LinkingAPITests {
 
     /// Every event the service committed, in insertion order (read after it shut down).
     static func events(_ fixture: ServerFixture) throws -> [StoredEvent] {
-        let store = try SQLiteStore(path: fixture.databasePath)
+        let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         return try store.read { (rows) throws(StoreError) -> [StoredEvent] in
             try rows.query("SELECT type, customer, sequence, json FROM events ORDER BY rowid").map { row in

@@ -14,7 +14,7 @@ import Testing
     typealias Fixture = PurchaseFactRowsTests
 
     /// State and history bytes after each count of notifications (same purchase, in order).
-    static func sizes(after counts: [Int], store: SQLiteStore, app: AppConfig) throws -> [(state: Int, history: Int)] {
+    static func sizes(after counts: [Int], store: Store, app: AppConfig) throws -> [(state: Int, history: Int)] {
         var ledger = Ledger(configuration: app.ledger.configuration)
         var sizes: [(state: Int, history: Int)] = []
         for index in 0..<(counts.max() ?? 0) {
@@ -39,7 +39,7 @@ import Testing
 
     @Test func fourYearsOfRenewalsAddOnlySummariesAndIds() throws {
         let directory = TestDirectory("long-lived")
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         let sizes = try Self.sizes(after: [12, 48], store: store, app: try Fixture.app())
         let state = try #require(

@@ -10,7 +10,7 @@ import Testing
 @Suite struct OwnerIndexTests {
     @Test func aCustomersPurchasesAreFoundThroughThePartialOwnerIndex() throws {
         let directory = TestDirectory()
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         let plan = try store.read { (rows) throws(StoreError) in
             try rows.query("EXPLAIN QUERY PLAN " + LedgerRows.ownedPurchases, [.text("demo"), .text("alice")])
@@ -22,7 +22,7 @@ import Testing
 
     @Test func unownedPurchasesAreLeftOutOfTheOwnerIndex() throws {
         let directory = TestDirectory()
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         try store.write { transaction in
             for (key, owner) in [("s:1", "alice"), ("s:2", nil), ("s:3", nil), ("s:4", "bob")] {

@@ -11,7 +11,7 @@ import Testing
 @Suite struct PendingTimersTests {
     @Test func aTimerGoesIntoItsPurchaseRowOrElseIntoTimers() throws {
         let directory = TestDirectory()
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         try store.write { transaction in
             try transaction.execute("INSERT INTO purchases (app_id, purchase_key, json) VALUES ('demo', 's:1', '{}')")
@@ -37,7 +37,7 @@ import Testing
 
     @Test func dueTimersLoadMoveAndGoAwayWhereverTheyAreKept() throws {
         let directory = TestDirectory()
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         let inRow = PendingTimers.Due(appId: "demo", id: "expiration/1")
         let inTimers = PendingTimers.Due(appId: "demo", id: "expiration/2")
@@ -74,7 +74,7 @@ import Testing
 
     @Test func dueTimersAreFoundThroughThePartialIndex() throws {
         let directory = TestDirectory()
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         let plan = try store.read { (rows) throws(StoreError) in
             try rows.query(
@@ -91,7 +91,7 @@ import Testing
         defer { harness.stop() }
         let (fixture, story) = (harness.fixture, harness.story)
         let id = ExpirationTimer(originalTransactionId: story.originalTransactionId, fireAtMs: 0).id
-        let other = try SQLiteStore(path: fixture.databasePath)
+        let other = try Store(path: fixture.databasePath)
         try other.write { transaction in
             try transaction.execute(
                 "INSERT INTO timers (app_id, id, fire_at, json) VALUES ('demo', ?, 5, '{}')", [.text(id)])
@@ -99,7 +99,7 @@ import Testing
         other.close()
         let period = story.period(1, from: Story.nowMs, until: Story.nowMs + 60_000)
         try harness.post(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period))
-        let check = try SQLiteStore(path: fixture.databasePath)
+        let check = try Store(path: fixture.databasePath)
         defer { check.close() }
         let (kept, row) = try check.read { (rows) throws(StoreError) in
             (

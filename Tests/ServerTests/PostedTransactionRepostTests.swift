@@ -42,7 +42,7 @@ struct PostedTransactionRepostTests {
     }
 
     func rows() throws -> (posted: Int64, inputs: Int64) {
-        let store = try SQLiteStore(path: fixture.databasePath)
+        let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         return try store.read { (rows) throws(StoreError) in
             (

@@ -59,7 +59,7 @@ import Testing
     /// restore) is decoded: the next input applies to what the row holds.
     @Test func aRowChangedBehindTheCacheIsDecoded() throws {
         let directory = TestDirectory("purchase-cache")
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         let app = try PurchaseFactRowsTests.app()
         let cache = LedgerCache()
@@ -87,7 +87,7 @@ import Testing
 
         // Another writer puts back the purchase as it was after the first two inputs.
         let otherDirectory = TestDirectory("purchase-cache-other")
-        let other = try SQLiteStore(path: otherDirectory.path("revenuedot.sqlite"))
+        let other = try Store(path: otherDirectory.path("revenuedot.sqlite"))
         defer { other.close() }
         _ = try PurchaseFactRowsTests.apply([0, 1], to: other, app: app)
         let earlier = try other.read { (rows) throws(StoreError) in

@@ -35,7 +35,7 @@ import Testing
 
     /// The purchase as stored: its state, and its journal with the fact rows and held event rows
     /// put back.
-    static func stored(_ store: SQLiteStore) throws -> (json: String, journal: PurchaseJournal, rows: Int, inline: Int) {
+    static func stored(_ store: Store) throws -> (json: String, journal: PurchaseJournal, rows: Int, inline: Int) {
         let rows = try store.read { (rows) throws(StoreError) in
             (
                 try rows.query(
@@ -58,7 +58,7 @@ import Testing
     }
 
     /// Applies the facts in `order` through storage (with `cache`, if given), and the same to a pure ledger.
-    static func apply(_ order: [Int], to store: SQLiteStore, app: AppConfig, cache: LedgerCache? = nil) throws
+    static func apply(_ order: [Int], to store: Store, app: AppConfig, cache: LedgerCache? = nil) throws
         -> SubscriptionState
     {
         var ledger = Ledger(configuration: app.ledger.configuration)
@@ -80,7 +80,7 @@ import Testing
     @Test(arguments: orders, [nil, 1024, 2])
     func storedPurchaseIsThePureReducersWhateverTheOrder(order: [Int], cacheCapacity: Int?) throws {
         let directory = TestDirectory("fact-rows")
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         let cache = cacheCapacity.map { LedgerCache(facts: FactCache(capacity: $0)) }
         let pure = try Self.apply(order, to: store, app: try Self.app(), cache: cache)
@@ -96,7 +96,7 @@ import Testing
     /// moves all but the newest to rows.
     @Test func factsKeptInHistoryMoveToRowsOnTheNextWrite() throws {
         let directory = TestDirectory("fact-rows-legacy")
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         let app = try Self.app()
         var ledger = Ledger(configuration: app.ledger.configuration)
@@ -127,7 +127,7 @@ import Testing
     /// Linking and a transfer between out-of-order facts read no facts; the result is still the pure reducer's.
     @Test func linkingBetweenOutOfOrderFactsKeepsThePureReducersPurchase() throws {
         let directory = TestDirectory("fact-rows-linking")
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         let app = try Self.app()
         var ledger = Ledger(configuration: app.ledger.configuration)

@@ -10,7 +10,7 @@ import Testing
 @Suite("revenuedot replay")
 struct ReplayTests {
     /// Every derived table, each row as text, in a stable order.
-    static func snapshot(_ store: SQLiteStore) throws -> [String: [String]] {
+    static func snapshot(_ store: Store) throws -> [String: [String]] {
         try store.read { (rows) throws(StoreError) -> [String: [String]] in
             var tables: [String: [String]] = [:]
             for table in Replay.derivedTables {
@@ -58,7 +58,7 @@ struct ReplayTests {
         #expect(response.status == 200)
         service.shutdown()
 
-        let store = try SQLiteStore(path: fixture.databasePath)
+        let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         // Positions consumers have seen are kept, even when they do not start at 1 (events that
         // a replay under changed code no longer makes leave gaps).
@@ -95,7 +95,7 @@ extension ReplayTests {
         #expect(try connection.postTransaction(posted, for: "bob").status == 200)
         service.shutdown()
 
-        let store = try SQLiteStore(path: fixture.databasePath)
+        let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         let live = try Self.snapshot(store)
         #expect(live["held_events"]?.isEmpty == false)
@@ -133,7 +133,7 @@ struct ReplayTimerTests {
         service.shutdown()
         #expect(receiver.received.map(\.type) == ["INITIAL_PURCHASE", "CANCELLATION", "EXPIRATION"])
 
-        let store = try SQLiteStore(path: fixture.databasePath)
+        let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         let deliveries = { () throws -> [String] in
             try store.read { (rows) throws(StoreError) in

@@ -16,7 +16,7 @@ import Threads
         let fixture = try ServerFixture()
         let holding = Locked(false)
         let released = DispatchSemaphore(value: 0)
-        let store = try SQLiteStore(
+        let store = try Store(
             path: fixture.databasePath, handOff: KeepReceived(), maxBatch: 512, readers: 2, onCommit: nil,
             flush: { descriptor in
                 if holding.value { released.wait() }

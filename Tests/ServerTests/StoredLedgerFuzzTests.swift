@@ -109,7 +109,7 @@ import Testing
     @Test(arguments: 0..<60)
     func storedLedgerIsThePureReducers(seed: Int) throws {
         let directory = TestDirectory("stored-ledger-fuzz")
-        let store = try SQLiteStore(path: directory.path("revenuedot.sqlite"))
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
         var app = try PurchaseFactRowsTests.app()
         app.webhook = nil
@@ -153,7 +153,7 @@ import Testing
         }
     }
 
-    static func expectStored(_ key: String, json: String, journal: PurchaseJournal, _ store: SQLiteStore) throws {
+    static func expectStored(_ key: String, json: String, journal: PurchaseJournal, _ store: Store) throws {
         let rows = try store.read { (rows) throws(StoreError) in
             (
                 try rows.query("SELECT json, history, history_snapshots FROM purchases WHERE purchase_key = ?", [.text(key)]),

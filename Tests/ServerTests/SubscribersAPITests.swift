@@ -183,7 +183,7 @@ struct SubscribersAPITests {
         service.shutdown()
 
         let app = try fixture.config().apps[0]
-        let store = try SQLiteStore(path: fixture.databasePath)
+        let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         let now = Date()
         func fromViews(_ user: String) throws -> JSONValue {

@@ -26,7 +26,7 @@ struct WebhookDeliveryTests {
     }
 
     static func deliveries(_ fixture: ServerFixture) throws -> [String: (status: String, attempts: Int64)] {
-        let store = try SQLiteStore(path: fixture.databasePath)
+        let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         let rows = try store.read { (rows) throws(StoreError) in
             try rows.query("SELECT event_id, status, attempts FROM deliveries", [])
@@ -264,7 +264,7 @@ struct WebhookDeliveryTests {
         #expect(Set(ids.compactMap { $0["event"]?["id"]?.stringValue }).count == 3)
 
         // A stored event that does not decode is listed with an error, and the cursor moves past it.
-        let other = try SQLiteStore(path: fixture.databasePath)
+        let other = try Store(path: fixture.databasePath)
         try other.write { transaction in
             try transaction.execute(
                 "INSERT INTO events (id, app_id, type, json, created_at, position) VALUES ('broken', 'demo', 'TEST', 'not json', 0, ?)",

@@ -9,7 +9,7 @@ import Testing
     /// thread copies the WAL into it; and the WAL is reused from the top instead of growing forever.
     @Test func walIsCopiedIntoTheDatabaseWhileTheStoreIsOpen() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         defer { store.close() }
         // Random symbols, which zstd cannot shrink much: each row takes about 3 WAL frames, and
         // these are enough rows for twice the checkpointer's threshold.

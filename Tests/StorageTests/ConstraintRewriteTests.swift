@@ -80,7 +80,7 @@ import Testing
     /// The new definitions are what a fresh database has, and other connections read them.
     @Test func freshDatabaseHasTheNewDefinitions() throws {
         let directory = try TemporaryDirectory()
-        try SQLiteStore(path: directory.databasePath).close()
+        try Store(path: directory.databasePath).close()
         let definitions = try rawQuery(
             directory.databasePath,
             "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name IN ('notifications', 'applied_inputs', 'deliveries')"

@@ -8,21 +8,21 @@ import Testing
 @Suite struct DatabaseLockTests {
     @Test func aSecondExclusiveStoreIsRefusedUntilTheFirstCloses() throws {
         let directory = try TemporaryDirectory()
-        let first = try SQLiteStore(path: directory.databasePath, exclusive: true)
+        let first = try Store(path: directory.databasePath, exclusive: true)
         _ = try first.store(makeRecord("a"))
-        let refused = #expect(throws: StoreError.self) { try SQLiteStore(path: directory.databasePath, exclusive: true) }
+        let refused = #expect(throws: StoreError.self) { try Store(path: directory.databasePath, exclusive: true) }
         #expect(refused?.code == .unavailable)
         #expect(refused?.message.contains("is in use by this process already") == true)
         // Through a symbolic link it is the same database, and the same lock.
         let link = directory.path + "/link.sqlite"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory.databasePath)
-        #expect(throws: StoreError.self) { try SQLiteStore(path: link, exclusive: true) }
+        #expect(throws: StoreError.self) { try Store(path: link, exclusive: true) }
         // A store that is not exclusive (a command reading what is stored) opens beside it.
-        let reader = try SQLiteStore(path: directory.databasePath)
+        let reader = try Store(path: directory.databasePath)
         #expect(try reader.notification(uuid: "a") != nil)
         reader.close()
         first.close()
-        let second = try SQLiteStore(path: directory.databasePath, exclusive: true)
+        let second = try Store(path: directory.databasePath, exclusive: true)
         #expect(try second.notification(uuid: "a") != nil)
         second.close()
         #expect(try String(contentsOfFile: directory.databasePath + ".lock", encoding: .utf8) == "\(getpid())\n")

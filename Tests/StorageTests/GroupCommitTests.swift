@@ -8,7 +8,7 @@ import Testing
     @Test func concurrentStoresAreEachCommittedOnceInSharedTransactions() throws {
         let directory = try TemporaryDirectory()
         let batches = Collected<Int>()
-        let store = try SQLiteStore(path: directory.databasePath, onCommit: { batches.append($0) })
+        let store = try Store(path: directory.databasePath, onCommit: { batches.append($0) })
         defer { store.close() }
         // i < 900: a new UUID; i >= 900: a UUID from the first 900 (719 is coprime with 900, so all distinct).
         let uuids = (0..<1000).map { index in "n-\(index < 900 ? index : index * 719 % 900)" }
@@ -36,7 +36,7 @@ import Testing
     /// A statement failing for one item is contained by its savepoint; the rest of the batch commits.
     @Test func oneFailingItemDoesNotFailItsBatch() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         defer { store.close() }
         try rawExecute(
             directory.databasePath,
@@ -66,7 +66,7 @@ import Testing
     @Test func failedCommitIsRetriedItemByItem() throws {
         let directory = try TemporaryDirectory()
         let batches = Collected<Int>()
-        let store = try SQLiteStore(path: directory.databasePath, onCommit: { batches.append($0) })
+        let store = try Store(path: directory.databasePath, onCommit: { batches.append($0) })
         defer { store.close() }
         try rawExecute(
             directory.databasePath,

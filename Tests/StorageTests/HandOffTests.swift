@@ -33,7 +33,7 @@ final class RecordingHandOff: NotificationHandOff {
     @Test func handOffSeesEachNewRecordOnceAndCommitsWithIt() throws {
         let directory = try TemporaryDirectory()
         let handOff = RecordingHandOff()
-        let store = try SQLiteStore(path: directory.databasePath, handOff: handOff)
+        let store = try Store(path: directory.databasePath, handOff: handOff)
         let uuids = (0..<50).map { "n\($0 % 40)" }  // ten repeats
 
         concurrently(uuids.count, threads: 25) { index in _ = try? store.store(makeRecord(uuids[index])) }
@@ -48,7 +48,7 @@ final class RecordingHandOff: NotificationHandOff {
 
     @Test func throwingHandOffMarksOnlyThatRecordFailedAndKeepsIt() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath, handOff: RecordingHandOff(failing: ["b"]))
+        let store = try Store(path: directory.databasePath, handOff: RecordingHandOff(failing: ["b"]))
         defer { store.close() }
         let results = Collected<(String, StoreOutcome)>()
 
@@ -74,7 +74,7 @@ final class RecordingHandOff: NotificationHandOff {
     /// the failing one kept as failed, duplicates in the same batch included.
     @Test func aFailingHandOffInABatchLeavesTheOthersAppliedOnce() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath, handOff: RecordingHandOff(failing: ["n7"]))
+        let store = try Store(path: directory.databasePath, handOff: RecordingHandOff(failing: ["n7"]))
         let uuids = (0..<60).map { "n\($0 % 48)" }  // twelve repeats, in the same batches or not
 
         concurrently(uuids.count, threads: 30) { index in _ = try? store.store(makeRecord(uuids[index])) }
@@ -101,7 +101,7 @@ final class RecordingHandOff: NotificationHandOff {
 
     @Test func handOffCannotEndTheWritersTransaction() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath, handOff: CommittingHandOff())
+        let store = try Store(path: directory.databasePath, handOff: CommittingHandOff())
         defer { store.close() }
 
         #expect(try store.store(makeRecord("a")) == .stored)
@@ -128,7 +128,7 @@ final class RecordingHandOff: NotificationHandOff {
     ])
     func handOffTransactionControlIsRefusedInAnyCase(sql: String, keyword: String) throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath, handOff: RunningHandOff(sql: sql))
+        let store = try Store(path: directory.databasePath, handOff: RunningHandOff(sql: sql))
         defer { store.close() }
 
         #expect(try store.store(makeRecord("a")) == .stored)
@@ -140,7 +140,7 @@ final class RecordingHandOff: NotificationHandOff {
     @Test(arguments: ["  select 1 AS beginning, 2 AS ending", "/* COMMIT */ SELECT 1", "-- ROLLBACK\nSELECT 2"])
     func handOffStatementsThatOnlyLookLikeControlRun(sql: String) throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath, handOff: RunningHandOff(sql: sql))
+        let store = try Store(path: directory.databasePath, handOff: RunningHandOff(sql: sql))
         defer { store.close() }
 
         #expect(try store.store(makeRecord("a")) == .stored)

@@ -23,7 +23,7 @@ final class PragmaProbe: NotificationHandOff {
     @Test func writerRunsInWALAndLeavesFlushesToTheFlusher() throws {
         let directory = try TemporaryDirectory()
         let probe = PragmaProbe()
-        let store = try SQLiteStore(path: directory.databasePath, handOff: probe)
+        let store = try Store(path: directory.databasePath, handOff: probe)
         defer { store.close() }
 
         _ = try store.store(makeRecord("a"))
@@ -39,7 +39,7 @@ final class PragmaProbe: NotificationHandOff {
 
     @Test func closeDrainsQueuedWritesAndLaterStoresAreRefused() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         let stored = Collected<String>()
         let refused = Collected<StoreError.Code>()
         let group = DispatchGroup()
@@ -65,7 +65,7 @@ final class PragmaProbe: NotificationHandOff {
         #expect(throws: StoreError.self) { try store.healthCheck() }
         store.recordReject(Reject(appId: "demo", status: "late", reason: "after close", at: 0))
 
-        let reopened = try SQLiteStore(path: directory.databasePath)
+        let reopened = try Store(path: directory.databasePath)
         defer { reopened.close() }
         let found = try reopened.notifications(NotificationFilter(limit: 1000)).map(\.notificationUUID)
         #expect(Set(found) == Set(stored.all))
@@ -77,7 +77,7 @@ final class PragmaProbe: NotificationHandOff {
     /// closes only when it gets the lock then: a WAL left behind is replayed at the next open.)
     @Test func closeCheckpointsTheWAL() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath, exclusive: true)
+        let store = try Store(path: directory.databasePath, exclusive: true)
         for index in 0..<20 { _ = try store.store(makeRecord("n\(index)")) }
         _ = try store.notifications(NotificationFilter())
         store.close()
@@ -91,13 +91,13 @@ final class PragmaProbe: NotificationHandOff {
     /// What a commit returned must be in the file, whoever opens it next.
     @Test func committedNotificationsAreReadByAFreshStore() throws {
         let directory = try TemporaryDirectory()
-        let first = try SQLiteStore(path: directory.databasePath)
+        let first = try Store(path: directory.databasePath)
         defer { first.close() }
         let records = (0..<10).map { makeRecord("n\($0)", receivedAt: Int64($0)) }
         for record in records { #expect(try first.store(record) == .stored) }
 
         // No close: a second store (its own writer and readers) opens the same file while the first is live.
-        let second = try SQLiteStore(path: directory.databasePath)
+        let second = try Store(path: directory.databasePath)
         defer { second.close() }
         #expect(try second.notifications(NotificationFilter()) == records.reversed())
         #expect(try second.store(records[0]) == .duplicate)
@@ -122,7 +122,7 @@ final class PragmaProbe: NotificationHandOff {
     /// until a commit succeeds again. (`max_page_count` stands in for the disk.)
     @Test func healthCheckFailsWhileWritesFailForLackOfRoom() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         defer { store.close() }
         _ = try store.store(makeRecord("before"))
         try store.healthCheck()
@@ -149,7 +149,7 @@ final class PragmaProbe: NotificationHandOff {
 
     @Test func healthCheckAnswersAndReportsALockedDatabaseAsBusy() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         defer { store.close() }
         try store.healthCheck()
 

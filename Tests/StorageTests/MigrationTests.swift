@@ -16,9 +16,9 @@ import Testing
 
     @Test func migrationsAreAppliedOnceAndReopeningChangesNothing() throws {
         let directory = try TemporaryDirectory()
-        try SQLiteStore(path: directory.databasePath).close()
+        try Store(path: directory.databasePath).close()
         let first = try rawQuery(directory.databasePath, "SELECT version, applied_at FROM schema_migrations")
-        try SQLiteStore(path: directory.databasePath).close()
+        try Store(path: directory.databasePath).close()
         let second = try rawQuery(directory.databasePath, "SELECT version, applied_at FROM schema_migrations")
 
         #expect(first.map { $0[0] } == Migration.all.map { .integer($0.version) })
@@ -153,11 +153,11 @@ import Testing
 
     @Test func databaseFromANewerBuildIsRefused() throws {
         let directory = try TemporaryDirectory()
-        try SQLiteStore(path: directory.databasePath).close()
+        try Store(path: directory.databasePath).close()
         try rawExecute(
             directory.databasePath, "INSERT INTO schema_migrations (version, applied_at) VALUES (999, 'future')")
 
-        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: directory.databasePath) }
+        let error = #expect(throws: StoreError.self) { try Store(path: directory.databasePath) }
         #expect(error?.code == .invalid)
         #expect(error?.message.contains("schema version 999") == true)
     }
@@ -167,7 +167,7 @@ import Testing
         try String(repeating: "not a database ", count: 100).write(
             toFile: directory.databasePath, atomically: true, encoding: .utf8)
 
-        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: directory.databasePath) }
+        let error = #expect(throws: StoreError.self) { try Store(path: directory.databasePath) }
         #expect(error?.code == .corrupt)
         #expect(error?.message.contains("SQLite result code 26") == true)
     }

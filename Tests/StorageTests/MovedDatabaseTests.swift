@@ -12,7 +12,7 @@ import Testing
     /// fail with it too.
     static func nextStoreAfter(_ move: (TemporaryDirectory) throws -> Void) throws -> StoreError {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         defer { store.close() }
         #expect(try store.store(makeRecord("before")) == .stored)
         try move(directory)
@@ -53,9 +53,9 @@ import Testing
     @Test func symbolicLinkAndTruncatedWALStillStore() throws {
         let directory = try TemporaryDirectory()
         let real = directory.path + "/real.sqlite"
-        try SQLiteStore(path: real).close()
+        try Store(path: real).close()
         try FileManager.default.createSymbolicLink(atPath: directory.databasePath, withDestinationPath: real)
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         defer { store.close() }
         #expect(try store.store(makeRecord("first")) == .stored)
         let checkpoint = try rawQuery(real, "PRAGMA wal_checkpoint(TRUNCATE)")

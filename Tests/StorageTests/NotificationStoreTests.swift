@@ -19,7 +19,7 @@ import Testing
     @Test(arguments: [full, makeRecord("minimal")])
     func storedRecordReadsBackWithEveryField(record: NotificationRecord) throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         defer { store.close() }
 
         #expect(try store.store(record) == .stored)
@@ -30,7 +30,7 @@ import Testing
 
     @Test func duplicateUUIDChangesNothing() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         defer { store.close() }
         let original = makeRecord("same", receivedAt: 1000)
         var again = makeRecord("same", appId: "other", receivedAt: 2000)
@@ -47,7 +47,7 @@ import Testing
 
     @Test func filtersSelectAndOrderNewestFirst() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         defer { store.close() }
         var records: [NotificationRecord] = []
         for index in 0..<10 {
@@ -78,7 +78,7 @@ import Testing
 
     @Test func recordsThatCannotBeStoredAreRefused() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         defer { store.close() }
         var mismatched = makeRecord("mismatched")
         mismatched.transaction = TransactionSnapshot(transactionId: "t1", json: "{}")

@@ -46,7 +46,7 @@ import Testing
     @Test(arguments: [40, 5])
     func everyPayloadReadsBackExactlyAfterTheMigration(count: Int) throws {
         let (directory, sent) = try Self.legacyDatabase(count)
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         defer { store.close() }
         for (uuid, payload) in sent {
             #expect(try store.notification(uuid: uuid)?.signedPayload == payload, "\(uuid)")
@@ -73,7 +73,7 @@ import Testing
     @Test func aPayloadThatDoesNotExpandStopsTheMigration() throws {
         let (directory, _) = try Self.legacyDatabase(4)
         try rawExecute(directory.databasePath, "DELETE FROM jws_headers")
-        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: directory.databasePath) }
+        let error = #expect(throws: StoreError.self) { try Store(path: directory.databasePath) }
         #expect(error?.message.contains("migration 24") == true)
         #expect(try rawQuery(directory.databasePath, "SELECT max(version) FROM schema_migrations") == [[.integer(23)]])
         #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM jws_headers") == [[.integer(0)]])

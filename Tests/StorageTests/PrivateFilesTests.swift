@@ -12,7 +12,7 @@ import Testing
 
     @Test func aNewDatabaseAndItsWALAreTheOwnersOnly() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         defer { store.close() }
         #expect(try store.store(makeRecord("private")) == .stored)
         for suffix in ["", "-wal", "-shm"] {
@@ -23,14 +23,14 @@ import Testing
     /// An existing database keeps the mode its owner gave it.
     @Test func anExistingDatabaseKeepsItsMode() throws {
         let directory = try TemporaryDirectory()
-        try SQLiteStore(path: directory.databasePath).close()
+        try Store(path: directory.databasePath).close()
         // The store's WAL can outlive its close (SQLite skips the last connection's checkpoint when
         // it cannot take the lock), and a WAL that exists keeps its own mode. Leaving WAL mode
         // removes it, so the next open makes a new one, which is what this test is about.
         try rawExecute(directory.databasePath, "PRAGMA journal_mode=DELETE")
         try #require(!FileManager.default.fileExists(atPath: directory.databasePath + "-wal"))
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: directory.databasePath)
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         defer { store.close() }
         #expect(try store.store(makeRecord("shared")) == .stored)
         #expect(try Self.mode(directory.databasePath) == 0o640)

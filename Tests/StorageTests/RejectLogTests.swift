@@ -7,7 +7,7 @@ import Testing
 @Suite struct RejectLogTests {
     @Test func countsEveryRejectAndKeepsTheNewestHundred() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         defer { store.close() }
 
         for index in 0..<150 {
@@ -29,7 +29,7 @@ import Testing
     @Test func aFloodOfRejectsIsWrittenOnceASecond() throws {
         let directory = try TemporaryDirectory()
         let commits = Atomic<Int>(0)
-        let store = try SQLiteStore(path: directory.databasePath, onCommit: { _ in commits.add(1, ordering: .relaxed) })
+        let store = try Store(path: directory.databasePath, onCommit: { _ in commits.add(1, ordering: .relaxed) })
         let started = ContinuousClock.now
         for index in 0..<5000 {
             store.recordReject(Reject(appId: "demo", status: "verificationFailure", reason: "junk \(index)", at: Int64(index)))
@@ -84,7 +84,7 @@ import Testing
     @Test func aFailedWriteOfTheRejectLogIsReportedAndItsRejectsKept() throws {
         let directory = try TemporaryDirectory()
         let failures = Collected<StoreError>()
-        let store = try SQLiteStore(path: directory.databasePath, onRejectsFailed: { failures.append($0) })
+        let store = try Store(path: directory.databasePath, onRejectsFailed: { failures.append($0) })
         defer { store.close() }
         try store.write { transaction in
             let pages = try transaction.query("PRAGMA page_count").first?.first?.integerValue ?? 0

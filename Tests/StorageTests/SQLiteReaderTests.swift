@@ -9,7 +9,7 @@ import Testing
     /// A database with `uuids` stored and one reject, closed by its (exclusive) store.
     func storedDatabase(_ uuids: [String]) throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath, exclusive: true)
+        let store = try Store(path: directory.databasePath, exclusive: true)
         for uuid in uuids { #expect(try store.store(makeRecord(uuid)) == .stored) }
         store.recordReject(Reject(appId: "demo", status: "invalidSignature", reason: "forged", at: 1))
         store.close()
@@ -35,7 +35,7 @@ import Testing
     /// A server's store stays open and keeps writing; the reader sees each commit.
     @Test func readsBesideARunningWriter() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath, exclusive: true)
+        let store = try Store(path: directory.databasePath, exclusive: true)
         defer { store.close() }
         #expect(try store.store(makeRecord("first")) == .stored)
         let reader = try SQLiteReader(path: directory.databasePath)

@@ -14,7 +14,7 @@ struct SchemaBaselineTests {
     /// The schema of a freshly migrated database: every table, index and trigger, by name.
     static func migratedSchema() throws -> String {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         store.close()
         let rows = try rawQuery(
             directory.databasePath,

@@ -15,7 +15,7 @@ import Testing
 
     @Test func eachNotificationKeepsTheSnapshotsItCarried() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath)
+        let store = try Store(path: directory.databasePath)
         defer { store.close() }
 
         _ = try store.store(notification("n1", transactionSignedAt: 200, product: "b"))

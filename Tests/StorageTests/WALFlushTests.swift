@@ -67,7 +67,7 @@ func waitFor(_ what: String, _ condition: () throws -> Bool) throws {
 final class GatedStore {
     let directory: TemporaryDirectory
     let gate: FlushGate
-    let store: SQLiteStore
+    let store: Store
     let answers = Collected<Result<StoreOutcome, StoreError>>()
     /// The size of each commit, as `onCommit` reports it once the commit is on disk.
     let batches = Collected<Int>()
@@ -81,7 +81,7 @@ final class GatedStore {
         let (directory, batches, flushTimes) = (try directory ?? TemporaryDirectory(), batches, flushTimes)
         self.directory = directory
         self.gate = gate
-        store = try SQLiteStore(
+        store = try Store(
             path: directory.databasePath, handOff: handOff, maxBatch: 512, readers: 2,
             onCommit: { size in batches.append(size) }, onFlush: { flushTimes.append($0) }, flush: gate.flush)
     }

@@ -30,7 +30,7 @@ import Testing
 
     @Test func theStoreOpensWithTheWALAtTheSizeARestartCheckpointFindsIt() throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.databasePath, reservesWAL: true, exclusive: true)
+        let store = try Store(path: directory.databasePath, reservesWAL: true, exclusive: true)
         let full = WALReserve.bytes(frames: Checkpointer.restartFrames, pageSize: 4096)
         #expect(full == 65 << 20)  // 32 + 16,384 × 4,120 bytes, rounded up to MiB
         #expect(Self.size(directory.databasePath + "-wal") == full)
@@ -44,17 +44,17 @@ import Testing
 
         // The TRUNCATE checkpoint at close gives the space back; a new store reserves it again.
         #expect(Self.size(directory.databasePath + "-wal") <= 0)
-        let reopened = try SQLiteStore(path: directory.databasePath, reservesWAL: true, exclusive: true)
+        let reopened = try Store(path: directory.databasePath, reservesWAL: true, exclusive: true)
         #expect(Self.size(directory.databasePath + "-wal") == full)
         // A command reading beside the server (not exclusive) leaves the server's reserve alone
         // when it closes: it used to checkpoint with TRUNCATE, and the WAL went back to 0 bytes.
-        let reader = try SQLiteStore(path: directory.databasePath)
+        let reader = try Store(path: directory.databasePath)
         #expect(try !reader.notifications(NotificationFilter()).isEmpty)
         reader.close()
         #expect(Self.size(directory.databasePath + "-wal") == full)
         reopened.close()
         // A store for a command that writes a little leaves the WAL to grow as it is written.
-        let small = try SQLiteStore(path: directory.databasePath)
+        let small = try Store(path: directory.databasePath)
         defer { small.close() }
         #expect(Self.size(directory.databasePath + "-wal") < 1 << 20)
         #expect(try rawQuery(directory.databasePath, "SELECT count(*) FROM notifications") == [[.integer(200)]])

@@ -17,7 +17,7 @@ import Threads
 /// "apple"}], "applied", "note"?}`. Apple is asked off the server's workers.
 package struct AppleWorkAPI: Sendable {
     package let keys: APIKeys
-    package let store: SQLiteStore
+    package let store: Store
     package let clients: AppleAPIClientPool
     package let clock: @Sendable () -> Date
 

@@ -13,7 +13,7 @@ import Storage
 /// (the last is what the app passes to StoreKit), or 422 with Apple's error name and code.
 package struct CommerceAPI: Sendable {
     package let keys: APIKeys
-    package let store: SQLiteStore
+    package let store: Store
     package let clock: @Sendable () -> Date
 
     private func app(for request: HTTPRequest) -> AppConfig? {

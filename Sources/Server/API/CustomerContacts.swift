@@ -8,12 +8,12 @@ import Synchronization
 package final class CustomerContacts: StoppableService {
     private let pending = Mutex<[String: [String: Int64]]>([:])
     private let thread = PeriodicThread()
-    private let store: SQLiteStore
+    private let store: Store
 
     /// How often contacts are written, seconds.
     package static let flushInterval: Double = 5
 
-    package init(store: SQLiteStore) { self.store = store }
+    package init(store: Store) { self.store = store }
 
     /// The app contacted RevenueDot about `appUserId` (the customer's own id) at `atMs`.
     package func record(appId: String, appUserId: String, atMs: Int64) {

@@ -12,7 +12,7 @@ import Storage
 /// is nothing new), so a consumer never misses or repeats an event.
 package struct EventsAPI: Sendable {
     package let keys: APIKeys
-    package let store: SQLiteStore
+    package let store: Store
     package static let defaultLimit = 100
     package static let maxLimit = 1000
 

@@ -13,7 +13,7 @@ import Threads
 package struct SubscribersAPI: Sendable {
     package let keys: APIKeys
     package let verifiers: [String: AppVerifiers]
-    package let store: SQLiteStore
+    package let store: Store
     /// What the store keeps decoded (`LedgerCache`), shared with ingest.
     package var cache: LedgerCache?
     package let clock: @Sendable () -> Date

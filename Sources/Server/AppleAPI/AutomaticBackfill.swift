@@ -12,7 +12,7 @@ import Threads
 package final class AutomaticBackfill: StoppableService {
     private let config: RevenueDotConfig
     private let ingest: Ingest
-    private let store: SQLiteStore
+    private let store: Store
     private let metrics: Metrics
     private let log: @Sendable (String) -> Void
     private let thread = PeriodicThread()
@@ -22,7 +22,7 @@ package final class AutomaticBackfill: StoppableService {
     private let completedThrough = Mutex<[String: Int64]>([:])
 
     package init(
-        config: RevenueDotConfig, ingest: Ingest, store: SQLiteStore, clients: AppleAPIClientPool, metrics: Metrics,
+        config: RevenueDotConfig, ingest: Ingest, store: Store, clients: AppleAPIClientPool, metrics: Metrics,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.config = config

@@ -13,7 +13,7 @@ package final class ConsumptionAnswering: StoppableService {
     package static let interval: Double = 15
 
     private let config: RevenueDotConfig
-    private let store: SQLiteStore
+    private let store: Store
     private let metrics: Metrics
     private let log: @Sendable (String) -> Void
     private let clock: @Sendable () -> Date
@@ -21,7 +21,7 @@ package final class ConsumptionAnswering: StoppableService {
     private let thread = PeriodicThread()
 
     package init(
-        config: RevenueDotConfig, store: SQLiteStore, clients: AppleAPIClientPool, metrics: Metrics,
+        config: RevenueDotConfig, store: Store, clients: AppleAPIClientPool, metrics: Metrics,
         clock: @escaping @Sendable () -> Date,
         log: @escaping @Sendable (String) -> Void
     ) {

@@ -85,7 +85,7 @@ package enum Import {
 
     /// Imports one row: from the first of `environments` where Apple knows the purchase.
     package static func importRow(
-        _ row: Row, app: AppConfig, environments: [AppStoreEnvironment], clients: AppleAPIClientPool, store: SQLiteStore,
+        _ row: Row, app: AppConfig, environments: [AppStoreEnvironment], clients: AppleAPIClientPool, store: Store,
         emitEvents: Bool, nowMs: Int64
     ) -> RowOutcome {
         let id = row.originalTransactionId

@@ -125,7 +125,7 @@ package enum Reconcile {
 
     /// Asks Apple about `state`'s subscription and applies the answer if it differs.
     package static func reconcile(
-        _ state: SubscriptionState, app: AppConfig, client: AppStoreServerAPIClient, store: SQLiteStore, nowMs: Int64
+        _ state: SubscriptionState, app: AppConfig, client: AppStoreServerAPIClient, store: Store, nowMs: Int64
     ) throws -> Outcome {
         let id = state.originalTransactionId
         let answers = try client.subscriptionStatuses(id)

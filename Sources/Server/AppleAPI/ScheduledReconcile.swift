@@ -11,14 +11,14 @@ import Threads
 /// line (`Reconcile`); drifts are counted by field in `/metrics`.
 package final class ScheduledReconcile: StoppableService {
     private let config: RevenueDotConfig
-    private let store: SQLiteStore
+    private let store: Store
     private let metrics: Metrics
     private let log: @Sendable (String) -> Void
     private let clients: AppleAPIClientPool
     private let thread = PeriodicThread()
 
     package init(
-        config: RevenueDotConfig, store: SQLiteStore, clients: AppleAPIClientPool, metrics: Metrics,
+        config: RevenueDotConfig, store: Store, clients: AppleAPIClientPool, metrics: Metrics,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.config = config

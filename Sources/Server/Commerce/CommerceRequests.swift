@@ -10,10 +10,10 @@ import Threads
 /// `POST /v1/advanced-commerce/{appId}/requests` and `revenuedot commerce validate|sign`.
 package struct CommerceRequests: Sendable {
     package let app: AppConfig
-    package let store: SQLiteStore
+    package let store: Store
     package let clock: @Sendable () -> Date
 
-    package init(app: AppConfig, store: SQLiteStore, clock: @escaping @Sendable () -> Date) {
+    package init(app: AppConfig, store: Store, clock: @escaping @Sendable () -> Date) {
         self.app = app
         self.store = store
         self.clock = clock

@@ -15,7 +15,7 @@ package final class DeliveryWorker: StoppableService {
     /// The webhook's id in the app's `webhooks`.
     package let webhook: String
     private let sender: WebhookSender
-    private let store: SQLiteStore
+    private let store: Store
     private let metrics: Metrics
     private let clock: @Sendable () -> Date
     private let pollInterval: Double
@@ -25,7 +25,7 @@ package final class DeliveryWorker: StoppableService {
     private let finished = DispatchGroup()
 
     package init(
-        app: AppConfig, webhook: WebhookConfig, store: SQLiteStore, metrics: Metrics,
+        app: AppConfig, webhook: WebhookConfig, store: Store, metrics: Metrics,
         clock: @escaping @Sendable () -> Date = Date.init, pollInterval: Double = 0.2
     ) {
         appId = app.id

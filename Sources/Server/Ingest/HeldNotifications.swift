@@ -16,7 +16,7 @@ import Threads
 /// accepts it, and is applied there. One that several apps accept stays held, saying so.
 package final class HeldNotifications: Sendable {
     package let verifiers: [String: AppVerifiers]
-    package let store: SQLiteStore
+    package let store: Store
     /// The same hand-off ingest uses, so a re-applied notification is applied and logged for replay alike.
     package let handOff: LedgerHandOff
     /// When a re-applied notification is applied: now, as for a late delivery.
@@ -27,7 +27,7 @@ package final class HeldNotifications: Sendable {
     package static let inFlight = 64
 
     package init(
-        verifiers: [String: AppVerifiers], store: SQLiteStore, handOff: LedgerHandOff, clock: @escaping @Sendable () -> Date
+        verifiers: [String: AppVerifiers], store: Store, handOff: LedgerHandOff, clock: @escaping @Sendable () -> Date
     ) {
         self.verifiers = verifiers
         self.store = store

@@ -9,7 +9,7 @@ import Threads
 /// https://developer.apple.com/documentation/appstoreservernotifications/responding-to-app-store-server-notifications
 package final class Ingest: Sendable {
     private let verifiers: [String: AppVerifiers]
-    private let store: SQLiteStore
+    private let store: Store
     private let metrics: Metrics
     private let clock: @Sendable () -> Date
     private let alarm: StorageAlarm?
@@ -17,7 +17,7 @@ package final class Ingest: Sendable {
     /// - Parameter log: where a line goes when storage starts failing and when it works again
     ///   (`StorageAlarm`).
     package init(
-        verifiers: [String: AppVerifiers], store: SQLiteStore, metrics: Metrics,
+        verifiers: [String: AppVerifiers], store: Store, metrics: Metrics,
         clock: @escaping @Sendable () -> Date = Date.init,
         log: (@Sendable (String) -> Void)? = nil
     ) {

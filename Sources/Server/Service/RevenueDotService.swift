@@ -8,7 +8,7 @@ import Threads
 /// started and stopped together.
 public final class RevenueDotService: Sendable {
     public let config: RevenueDotConfig
-    private let store: SQLiteStore
+    private let store: Store
     private let server: HTTPServer
     package let metrics: Metrics
     private let scheduler: Scheduler
@@ -52,9 +52,9 @@ public final class RevenueDotService: Sendable {
         let handOff = LedgerHandOff(config: config, cache: cache)
         // A failed write of the reject log is tried again every second: a line a minute at most.
         let rejectLogWarned = Locked<ContinuousClock.Instant?>(nil)
-        let store: SQLiteStore
+        let store: Store
         do {
-            store = try SQLiteStore(
+            store = try Store(
                 path: path, handOff: handOff,
                 onCommit: { size in
                     metrics.commitBatchSize.observe(Double(size))

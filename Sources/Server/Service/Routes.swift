@@ -12,7 +12,7 @@ package enum Routes {
 
     package static func router(
         ingest: Ingest, subscribers: SubscribersAPI, events: EventsAPI, commerce: CommerceAPI, apple: AppleWorkAPI,
-        store: SQLiteStore, metrics: Metrics, exchangeRates: ExchangeRates? = nil
+        store: Store, metrics: Metrics, exchangeRates: ExchangeRates? = nil
     ) -> Router {
         var router = Router()
         router.addDeferred("POST", "/v1/apple/import") { apple.importRow($0, reply: $1) }

@@ -12,7 +12,7 @@ import Threads
 /// second event.
 package final class Scheduler: StoppableService {
     private let apps: [String: AppConfig]
-    private let store: SQLiteStore
+    private let store: Store
     private let interval: Double
     private let clock: @Sendable () -> Date
     private let afterFiring: @Sendable (Int) -> Void
@@ -32,7 +32,7 @@ package final class Scheduler: StoppableService {
     ///   - onFailure: called with a description of each timer that failed to fire.
     ///   - cache: what the store keeps decoded, shared with the other inputs applied to it.
     package init(
-        config: RevenueDotConfig, store: SQLiteStore, clock: @escaping @Sendable () -> Date = Date.init,
+        config: RevenueDotConfig, store: Store, clock: @escaping @Sendable () -> Date = Date.init,
         afterFiring: @escaping @Sendable (Int) -> Void = { _ in }, onFailure: @escaping @Sendable (String) -> Void = { _ in },
         cache: LedgerCache? = nil
     ) {

@@ -50,7 +50,7 @@ enum ConsumptionAnswerSQL {
     }
 }
 
-extension SQLiteStore {
+extension Store {
     /// Adds a pending answer, due at `nowMs`, for every CONSUMPTION_REQUEST of `appIds` signed at
     /// or after `sinceMs` that has none yet; returns how many.
     public func enqueueConsumptionRequests(appIds: [String], sinceMs: Int64, nowMs: Int64) throws(StoreError) -> Int {

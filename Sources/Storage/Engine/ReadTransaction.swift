@@ -1,4 +1,4 @@
-/// A read-only view of committed data, lent to `SQLiteStore.read`'s body.
+/// A read-only view of committed data, lent to `Store.read`'s body.
 ///
 /// Not `Sendable`: it wraps one reader connection for the duration of the call.
 public struct ReadTransaction {

@@ -1,9 +1,9 @@
-/// The reads that `SQLiteStore` (beside its writer) and `SQLiteReader` (alone) both answer.
+/// The reads that `Store` (beside its writer) and `SQLiteReader` (alone) both answer.
 extension ReaderPool {
     /// `body` inside one read transaction: a consistent snapshot of committed data.
     func snapshot<T: Sendable>(_ body: @Sendable (ReadTransaction) throws(StoreError) -> T) throws(StoreError) -> T {
         try read { (connection) throws(StoreError) in
-            try connection.run("BEGIN")
+            try connection.beginSnapshot()
             defer { _ = try? connection.run("COMMIT") }
             return try body(ReadTransaction(connection: connection))
         }

@@ -7,7 +7,7 @@ import Synchronization
 final class ReaderPool: Sendable {
     private enum Slot {
         case unopened
-        case open(SQLiteConnection)
+        case open(any ReaderConnection)
         case closed
     }
 
@@ -15,21 +15,25 @@ final class ReaderPool: Sendable {
         let slot = Mutex<Slot>(.unopened)
     }
 
-    private let path: String
-    private let role: SQLiteConnection.Role
+    private let open: @Sendable () throws(StoreError) -> any ReaderConnection
     private let slots: [Guarded]
     private let nextSlot = Atomic<UInt>(0)
     /// The dictionaries of stored payloads, read once for every connection of the pool.
     let dictionaries = PayloadDictionaries()
 
-    init(path: String, size: Int, role: SQLiteConnection.Role = .reader) {
-        self.path = path
-        self.role = role
+    /// A pool of at most `size` connections, each opened by `open` when first needed.
+    init(size: Int, open: @escaping @Sendable () throws(StoreError) -> any ReaderConnection) {
+        self.open = open
         self.slots = (0..<max(1, size)).map { _ in Guarded() }
     }
 
+    /// A pool of SQLite connections to the file at `path`.
+    convenience init(path: String, size: Int, role: SQLiteConnection.Role = .reader) {
+        self.init(size: size) { () throws(StoreError) in try SQLiteConnection(path: path, role: role) }
+    }
+
     /// Runs `body` with a free reader connection, waiting for one only if all are busy.
-    func read<T: Sendable>(_ body: @Sendable (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+    func read<T: Sendable>(_ body: @Sendable (any ReaderConnection) throws(StoreError) -> T) throws(StoreError) -> T {
         let start = Int(nextSlot.wrappingAdd(1, ordering: .relaxed).newValue % UInt(slots.count))
         for offset in 0..<slots.count {
             let guarded = slots[(start + offset) % slots.count]
@@ -50,13 +54,13 @@ final class ReaderPool: Sendable {
     }
 
     private func use<T>(
-        _ slot: inout Slot, _ body: @Sendable (SQLiteConnection) throws(StoreError) -> T
+        _ slot: inout Slot, _ body: @Sendable (any ReaderConnection) throws(StoreError) -> T
     ) throws(StoreError) -> T {
         switch slot {
-        case .open(let connection):
+        case .open(let connection) where connection.isUsable:
             return try body(connection)
-        case .unopened:
-            let connection = try SQLiteConnection(path: path, role: role)
+        case .open, .unopened:
+            let connection = try open()
             slot = .open(connection)
             return try body(connection)
         case .closed:

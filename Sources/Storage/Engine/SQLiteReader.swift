@@ -12,9 +12,13 @@ public final class SQLiteReader: Sendable {
 
     /// Opens the database at `path`, which must exist and be at this build's schema.
     public init(path: String) throws(StoreError) {
-        readers = ReaderPool(path: path, size: 1, role: .readOnly)
+        readers = ReaderPool(size: 1) { () throws(StoreError) in
+            let connection = try SQLiteConnection(path: path, role: .readOnly)
+            try Migrator(connection: connection).requireCurrent()
+            return connection
+        }
         do throws(StoreError) {
-            try readers.read { (connection) throws(StoreError) in try Migrator(connection: connection).requireCurrent() }
+            try readers.read { _ throws(StoreError) in }
         } catch {
             readers.close()
             throw error

@@ -4,9 +4,34 @@
 /// SQLite lends the same two types over a connection of its own.
 protocol StatementRunner: AnyObject {
     /// Runs one statement; returns how many rows it changed.
+    @discardableResult
     func run(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> Int
     /// Runs one query; returns its rows.
     func query(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> [[SQLValue]]
 }
 
-extension SQLiteConnection: StatementRunner {}
+extension StatementRunner {
+    /// Runs one statement without arguments.
+    @discardableResult
+    func run(_ sql: String) throws(StoreError) -> Int { try run(sql, []) }
+    /// Runs one query without arguments.
+    func query(_ sql: String) throws(StoreError) -> [[SQLValue]] { try query(sql, []) }
+}
+
+/// A connection readers use (`ReaderPool`).
+protocol ReaderConnection: StatementRunner {
+    /// Begins a read-only transaction whose statements all see one snapshot of committed data.
+    func beginSnapshot() throws(StoreError)
+    /// False once the connection is broken (the server went away): the pool opens another.
+    var isUsable: Bool { get }
+}
+
+extension SQLiteConnection: StatementRunner, ReaderConnection {
+    func beginSnapshot() throws(StoreError) { try run("BEGIN", []) }
+    var isUsable: Bool { true }
+}
+
+extension PostgresConnection: ReaderConnection {
+    func beginSnapshot() throws(StoreError) { try execute(script: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
+    var isUsable: Bool { isConnected }
+}

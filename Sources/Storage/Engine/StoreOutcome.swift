@@ -1,4 +1,4 @@
-/// What `SQLiteStore.store(_:)` did with a notification once its commit returned.
+/// What `Store.store(_:)` did with a notification once its commit returned.
 public enum StoreOutcome: Sendable, Equatable {
     /// The notification was inserted and is durably committed.
     case stored

@@ -24,7 +24,7 @@ enum WALReserve {
     /// this process or another, writes a frame meanwhile; every frame lies below the file's size
     /// when the lock is taken. Best effort: when the zeros cannot be written (a full disk), the file
     /// is cut back to its size and the WAL grows as before; the error is returned, and the store
-    /// lists it in `SQLiteStore.warnings` (which `revenuedot serve` prints).
+    /// lists it in `Store.warnings` (which `revenuedot serve` prints).
     @discardableResult
     static func fill(walPath: String, to bytes: Int, holding connection: SQLiteConnection) -> StoreError? {
         do throws(StoreError) {

@@ -11,7 +11,7 @@ enum WriteItem: Sendable {
     /// caller that must read them afterwards waits on the completion.
     case rejects(PendingRejects, Completion<Void>?)
     /// Prove the writer can take the write lock; the caller gives up after a deadline
-    /// (`SQLiteStore.healthCheck`), and whichever of the two resolves the completion first counts.
+    /// (`Store.healthCheck`), and whichever of the two resolves the completion first counts.
     case healthCheck(Completion<Void>)
     /// Run caller-supplied work inside the write transaction (posted transactions, timers).
     case work(WriteWork, Completion<Void>)

@@ -59,10 +59,10 @@ extension Writer {
     /// Runs `body` between `SAVEPOINT name` and `RELEASE name`, rolling back to the savepoint if it throws.
     @discardableResult
     func savepoint<T>(_ name: String, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        try connection.run("SAVEPOINT \(name)")
+        try connection.run("SAVEPOINT \(name)", [])
         do throws(StoreError) {
             let value = try body()
-            try connection.run("RELEASE \(name)")
+            try connection.run("RELEASE \(name)", [])
             return value
         } catch {
             undo(to: name)
@@ -74,8 +74,8 @@ extension Writer {
     private func undo(to name: String) {
         guard connection.isInTransaction else { return }
         do throws(StoreError) {
-            try connection.run("ROLLBACK TO \(name)")
-            try connection.run("RELEASE \(name)")
+            try connection.run("ROLLBACK TO \(name)", [])
+            try connection.run("RELEASE \(name)", [])
         } catch {
             transactionIsSound = false
         }
@@ -134,7 +134,7 @@ extension Writer {
             guard inSavepoint else {
                 throw (error as? StoreError) ?? StoreError(.invalid, "hand-off of \(record.notificationUUID) failed: \(error)")
             }
-            try connection.run("ROLLBACK TO item")
+            try connection.run("ROLLBACK TO item", [])
             return (.failed, String("hand-off failed: \(error)".prefix(Self.maximumReasonLength)))
         }
     }

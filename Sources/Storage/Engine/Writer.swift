@@ -5,19 +5,18 @@ import Threads
 ///
 /// Not `Sendable`: it is created on the writer thread and never leaves it.
 final class Writer {
-    let connection: SQLiteConnection
+    let connection: any WriterConnection
     let handOff: any NotificationHandOff
     private let onCommit: (@Sendable (Int) -> Void)?
     /// Told when a write of the reject log failed on its own (the rejects are kept and tried again).
     private let onRejectsFailed: (@Sendable (StoreError) -> Void)?
-    /// Answers each commit once the WAL holding it is on disk (the writer commits without waiting).
-    private let flusher: WALFlusher
-    /// Whether closing checkpoints the WAL and truncates it: only for the one process that owns
-    /// the database (`SQLiteStore` `exclusive`). A command reading beside a running server would
-    /// otherwise take away the server's reserved WAL (`WALReserve`) when it exits.
-    private let truncatesWALOnClose: Bool
-    /// Why the WAL could not be given its full size at start, if it could not (`WALReserve`).
-    private(set) var reserveFailure: StoreError?
+    /// Answers each commit once it is durable (SQLite's writer commits without waiting for the
+    /// disk, and its `WALFlusher` holds the answers until the WAL is on it).
+    private let durability: any CommitDurability
+    /// The engine's last words when the writer stops (SQLite checkpoints its WAL).
+    private let closing: () -> Void
+    /// What went wrong at start without stopping it, for the server to print.
+    let warnings: [String]
     /// False once a savepoint could not be rolled back: the open transaction can no longer be trusted.
     var transactionIsSound = true
     /// The reject batches written in the open transaction: a rollback puts them back, so that the
@@ -31,69 +30,44 @@ final class Writer {
     /// (without traffic none would, and a load balancer that trusts /health would send none).
     static let recentFailureWindow: Duration = .seconds(30)
 
-    /// Opens the writer connection and brings the schema up to date.
     init(
-        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?,
-        onRejectsFailed: (@Sendable (StoreError) -> Void)?, reservesWAL: Bool, truncatesWALOnClose: Bool,
-        flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?, checkpointer: Checkpointer
-    ) throws(StoreError) {
-        self.truncatesWALOnClose = truncatesWALOnClose
-        self.connection = try SQLiteConnection(path: path, role: .writer)
-        connection.onWALCommit { frames in checkpointer.committed(walFrames: frames) }
+        connection: any WriterConnection, durability: any CommitDurability, handOff: any NotificationHandOff,
+        onCommit: (@Sendable (Int) -> Void)?, onRejectsFailed: (@Sendable (StoreError) -> Void)?, warnings: [String] = [],
+        closing: @escaping () -> Void = {}
+    ) {
+        self.connection = connection
+        self.durability = durability
         self.handOff = handOff
         self.onCommit = onCommit
         self.onRejectsFailed = onRejectsFailed
-        try Migrator(connection: connection).migrate()
-        // Commits no longer wait for the disk; `flusher` holds every answer until they are on it.
-        try connection.execute(script: "PRAGMA synchronous = NORMAL;")
-        guard let walPath = connection.walPath, let databasePath = connection.databasePath else {
-            throw StoreError(.unavailable, "SQLite names no WAL file for \(path)")
-        }
-        // Best effort, and only a matter of speed: without the reserve the WAL grows as it is written.
-        if reservesWAL {
-            let pageSize = try connection.query("PRAGMA page_size").first?.first?.integerValue ?? 4096
-            reserveFailure = WALReserve.fill(
-                walPath: walPath, to: WALReserve.bytes(frames: Checkpointer.restartFrames, pageSize: Int(pageSize)),
-                holding: connection)
-        }
-        flusher = try WALFlusher(walPath: walPath, databasePath: databasePath, flush: flush, observe: onFlush)
+        self.warnings = warnings
+        self.closing = closing
     }
 
-    /// The writer thread's whole life: open and migrate, report on `ready`, write until the queue is
-    /// closed and drained, checkpoint. The connection is closed when this returns, since the writer
-    /// does not outlive the call.
+    /// The writer thread's whole life: open the engine's writer (which migrates), report on
+    /// `ready`, write until the queue is closed and drained, close. The connection is closed when
+    /// this returns, since the writer does not outlive the call.
     static func serve(
-        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?,
-        onRejectsFailed: (@Sendable (StoreError) -> Void)?, reservesWAL: Bool, truncatesWALOnClose: Bool,
-        flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?, checkpointer: Checkpointer, queue: WriteQueue,
-        maxBatch: Int,
-        ready: Completion<[String]>
+        open: () throws(StoreError) -> Writer, queue: WriteQueue, maxBatch: Int, ready: Completion<[String]>
     ) {
         let writer: Writer
         do throws(StoreError) {
-            writer = try Writer(
-                path: path, handOff: handOff, onCommit: onCommit, onRejectsFailed: onRejectsFailed, reservesWAL: reservesWAL,
-                truncatesWALOnClose: truncatesWALOnClose, flush: flush, onFlush: onFlush, checkpointer: checkpointer)
+            writer = try open()
         } catch {
             ready.resolve(.failure(error))
             return
         }
-        // Nothing a start must fail for, but worth a word to whoever runs the server.
-        let warnings = writer.reserveFailure.map {
-            ["the WAL could not be given its full size at start, so it grows as it is written (slower under load): \($0)"]
-        }
-        ready.resolve(.success(warnings ?? []))
+        ready.resolve(.success(writer.warnings))
         writer.run(queue: queue, maxBatch: maxBatch)
     }
 
-    /// Writes batches until the queue is closed and drained, then checkpoints the WAL into the database.
+    /// Writes batches until the queue is closed and drained, then lets the engine close.
     func run(queue: WriteQueue, maxBatch: Int) {
         while let first = queue.next(maximum: maxBatch) {
             write(first, from: queue, maxBatch: maxBatch)
         }
-        flusher.stop()
-        // Best effort: a failed checkpoint leaves the WAL in place, and SQLite replays it on the next open.
-        if truncatesWALOnClose { _ = try? connection.query("PRAGMA wal_checkpoint(TRUNCATE)") }
+        durability.stop()
+        closing()
     }
 
     // MARK: - Batches
@@ -177,7 +151,7 @@ final class Writer {
     ) {
         let onCommit = onCommit
         queue.flushStarted()
-        flusher.afterFlush { failure in
+        durability.afterFlush { failure in
             if failure == nil { onCommit?(items.count) }
             for (item, outcome) in zip(items, outcomes) {
                 Self.resolve(item, failure.map { .failure($0) } ?? outcome)
@@ -234,7 +208,7 @@ final class Writer {
     // MARK: - Transactions
 
     private func begin() throws(StoreError) {
-        try connection.run("BEGIN IMMEDIATE")
+        try connection.beginWrite()
         transactionIsSound = true
         rejectsInTransaction.removeAll()
     }
@@ -245,15 +219,15 @@ final class Writer {
     /// made before that flush's outcome is known: if it fails, such a commit stays visible, but its
     /// answers fail with it, since every later flush reports the first failure.
     private func commit() throws(StoreError) {
-        if let failure = flusher.failure { throw failure }
-        try connection.run("COMMIT")
+        if let failure = durability.failure { throw failure }
+        try connection.run("COMMIT", [])
         rejectsInTransaction.removeAll()
         recentIOFailure = nil
     }
 
     private func rollback() {
-        // If ROLLBACK itself fails, SQLite has already ended the transaction or will on close.
-        if connection.isInTransaction { _ = try? connection.run("ROLLBACK") }
+        // If ROLLBACK itself fails, the engine has already ended the transaction or will on close.
+        if connection.isInTransaction { _ = try? connection.run("ROLLBACK", []) }
         for taken in rejectsInTransaction { taken.pending.restore(taken.batch) }
         rejectsInTransaction.removeAll()
     }
@@ -266,15 +240,15 @@ final class Writer {
     /// Takes and releases the write lock: the database is reachable, writable and not locked by
     /// others, and no write failed for lack of disk (or an I/O error) lately without a commit since.
     private func checkWriteLock() -> Result<Void, StoreError> {
-        if let failure = flusher.failure { return .failure(failure) }
+        if let failure = durability.failure { return .failure(failure) }
         if let recent = recentIOFailure, case let age = recent.at.duration(to: .now), age < Self.recentFailureWindow {
             return .failure(
                 StoreError(
                     .io, "a write failed \(age.components.seconds) s ago and none has committed since: \(recent.error.message)"))
         }
         do throws(StoreError) {
-            try connection.run("BEGIN IMMEDIATE")
-            try connection.run("ROLLBACK")
+            try connection.beginWrite()
+            try connection.run("ROLLBACK", [])
             return .success(())
         } catch {
             rollback()

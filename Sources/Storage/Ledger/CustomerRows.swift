@@ -61,7 +61,9 @@ public enum CustomerRows {
             """
             INSERT INTO customer_contacts (app_id, app_user_id, last_seen_at)
             SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM customers WHERE app_id = ?1 AND app_user_id = ?2)
-            ON CONFLICT (app_id, app_user_id) DO UPDATE SET last_seen_at = max(last_seen_at, excluded.last_seen_at)
+            ON CONFLICT (app_id, app_user_id) DO UPDATE SET last_seen_at = CASE
+                WHEN excluded.last_seen_at > customer_contacts.last_seen_at THEN excluded.last_seen_at
+                ELSE customer_contacts.last_seen_at END
             """, [.text(appId), .text(appUserId), .integer(atMs)])
     }
 }

@@ -271,7 +271,7 @@ public enum LedgerRows {
         // for the first time has no view anywhere yet.
         if isStored {
             try transaction.execute(
-                "DELETE FROM purchase_views WHERE app_id = ? AND purchase_key = ? AND owner IS NOT ?",
+                "DELETE FROM purchase_views WHERE app_id = ? AND purchase_key = ? AND owner IS DISTINCT FROM ?",
                 [.text(appId), .text(Self.key(key)), view == nil ? .null : owner.map(SQLValue.text) ?? .null])
         }
         guard let owner, let view else { return }

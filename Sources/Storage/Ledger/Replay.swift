@@ -25,7 +25,7 @@ public enum Replay {
     ///   - verifiers: each app's signature-only verifier, which checks a stored signed payload
     ///     again (signature and chain, judged at its `signedDate`) before it is applied again.
     public static func run(
-        apps: [String: LedgerApp], verifiers: [String: SignedDataVerifier], store: SQLiteStore
+        apps: [String: LedgerApp], verifiers: [String: SignedDataVerifier], store: Store
     ) throws -> Int {
         let count = Locked(0)
         try store.write { transaction in

@@ -3,7 +3,7 @@ import Foundation
 import Subscriptions
 
 /// An input the store keeps in its raw form and applies to state: every input but a
-/// notification, which arrives through `SQLiteStore.store(_:)` and its hand-off.
+/// notification, which arrives through `Store.store(_:)` and its hand-off.
 public enum StoredInput: Sendable {
     /// A StoreKit transaction an app posted for a customer, verified, with its JWS and its
     /// content digest (`PostedTransactionRows.contentDigest`).

@@ -1,4 +1,4 @@
-/// Which stored notifications `SQLiteStore.notifications(_:)` returns, newest first.
+/// Which stored notifications `Store.notifications(_:)` returns, newest first.
 public struct NotificationFilter: Sendable {
     /// Only notifications for this app.
     public var appId: String?

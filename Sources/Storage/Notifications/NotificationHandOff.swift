@@ -13,7 +13,7 @@ public protocol NotificationHandOff: Sendable {
     /// the other hand-offs of that batch run a second time: a hand-off must do nothing outside
     /// `transaction` (the ledger's does not).
     /// It runs on the writer thread, so it should be quick (every concurrent store waits for it), and it
-    /// must not call the `SQLiteStore` itself: the writer would wait for itself.
+    /// must not call the `Store` itself: the writer would wait for itself.
     func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState
 }
 

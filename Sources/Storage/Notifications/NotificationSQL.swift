@@ -79,7 +79,8 @@ enum NotificationSQL {
 
     /// Decodes a row of `select`; its payload is expanded with the dictionary it names, which
     /// `connection` holds.
-    static func record(_ row: [SQLValue], in connection: SQLiteConnection, dictionaries: PayloadDictionaries) throws(StoreError)
+    static func record(_ row: [SQLValue], in connection: any StatementRunner, dictionaries: PayloadDictionaries)
+        throws(StoreError)
         -> NotificationRecord
     {
         func text(_ index: Int) -> String? { row[index].textValue }

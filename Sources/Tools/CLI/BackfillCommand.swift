@@ -117,9 +117,9 @@ struct BackfillTarget {
                 newestStored: { try reader.newestNotificationSignedDate(appId: appId, environment: $0.rawValue) },
                 close: {})
         }
-        let store: SQLiteStore
+        let store: Store
         do {
-            store = try SQLiteStore(
+            store = try Store(
                 path: databasePath, handOff: LedgerHandOff(config: config, cache: LedgerCache()), exclusive: true)
         } catch {
             throw ConfigError(file: config.file, key: "database", problem: "cannot open \(databasePath): \(error)")

@@ -105,7 +105,7 @@ public struct EventsCommand {
         return 0
     }
 
-    private func resend(_ store: SQLiteStore, config: RevenueDotConfig, id: String) throws -> Int32 {
+    private func resend(_ store: Store, config: RevenueDotConfig, id: String) throws -> Int32 {
         let nowMs = UnixTime.nowMs
         // Only an app with a webhook has a worker to send it: anything else would wait forever.
         let appId = try store.read { (rows) throws(StoreError) in

@@ -197,14 +197,14 @@ extension String {
 enum CommandStore {
     /// Opens the configuration's database to apply inputs to it (`import`, `reconcile`): the only
     /// writer, with the subscription logic's hand-off; refused while a server has it.
-    static func openApplying(_ config: RevenueDotConfig, to action: String) throws -> (SQLiteStore, String) {
+    static func openApplying(_ config: RevenueDotConfig, to action: String) throws -> (Store, String) {
         let path = try config.sqlitePath()
         guard !DatabaseLock.isHeldByAnother(databasePath: path) else {
             throw UsageError("\(path) is in use by a running server: stop it to \(action)")
         }
         do {
             return (
-                try SQLiteStore(path: path, handOff: LedgerHandOff(config: config, cache: LedgerCache()), exclusive: true), path
+                try Store(path: path, handOff: LedgerHandOff(config: config, cache: LedgerCache()), exclusive: true), path
             )
         } catch {
             throw ConfigError(file: config.file, key: "database", problem: "cannot open \(path): \(error)")
@@ -212,7 +212,7 @@ enum CommandStore {
     }
 
     /// Loads `--config` (default `revenuedot.json`) and opens its database; the caller closes it.
-    static func open(_ parsed: ParsedArguments) throws -> (RevenueDotConfig, SQLiteStore) {
+    static func open(_ parsed: ParsedArguments) throws -> (RevenueDotConfig, Store) {
         try open(configPath: parsed.value("config") ?? "revenuedot.json")
     }
 
@@ -231,10 +231,10 @@ enum CommandStore {
     /// command pointed at the wrong file or directory says so, instead of creating an empty
     /// database and reporting that nothing is stored. `exclusive` is for a command that must be
     /// the only writer (`replay`): it fails while a server has the database.
-    static func open(configPath: String, exclusive: Bool = false) throws -> (RevenueDotConfig, SQLiteStore) {
+    static func open(configPath: String, exclusive: Bool = false) throws -> (RevenueDotConfig, Store) {
         let (config, path) = try databasePath(configPath: configPath)
         do {
-            return (config, try SQLiteStore(path: path, exclusive: exclusive))
+            return (config, try Store(path: path, exclusive: exclusive))
         } catch {
             throw ConfigError(file: config.file, key: "database", problem: "cannot open \(path): \(error)")
         }

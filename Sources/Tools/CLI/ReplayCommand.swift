@@ -33,7 +33,7 @@ public struct ReplayCommand {
 
 extension Replay {
     /// Replays every applied input of the apps `config` has (`run(apps:verifiers:store:)`).
-    static func run(config: RevenueDotConfig, store: SQLiteStore) throws -> Int {
+    static func run(config: RevenueDotConfig, store: Store) throws -> Int {
         let verifiers = try AppVerifiers.forApps(of: config).mapValues(\.signatureOnly)
         let apps = Dictionary(uniqueKeysWithValues: config.apps.map { ($0.id, $0.ledger) })
         return try run(apps: apps, verifiers: verifiers, store: store)

@@ -9,6 +9,10 @@ import Testing
 /// The engines the storage contract runs against: every contract test runs once per engine.
 enum ContractEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
+    case postgres
+
+    /// PostgreSQL joins when the tests run beside a cluster (`make test` starts one).
+    static var allCases: [ContractEngine] { PostgresTestDatabase.isAvailable ? [.sqlite, .postgres] : [.sqlite] }
 
     var testDescription: String { rawValue }
 }
@@ -28,15 +32,22 @@ final class StoreUnderTest {
         webhooks: [WebhookRoute(id: "")])
 
     let directory: TemporaryDirectory
-    let store: SQLiteStore
+    /// The PostgreSQL database, for `.postgres`.
+    let database: PostgresTestDatabase?
+    let store: Store
 
     init(_ engine: ContractEngine) throws {
         directory = try TemporaryDirectory()
+        let app = Self.app
+        let handOff = LedgerHandOff(app: { $0 == app.id ? app : nil })
         switch engine {
         case .sqlite:
-            let app = Self.app
-            store = try SQLiteStore(
-                path: directory.databasePath, handOff: LedgerHandOff(app: { $0 == app.id ? app : nil }))
+            database = nil
+            store = try Store(path: directory.databasePath, handOff: handOff)
+        case .postgres:
+            let database = try PostgresTestDatabase()
+            self.database = database
+            store = try Store(postgres: database.url, handOff: handOff)
         }
     }
 

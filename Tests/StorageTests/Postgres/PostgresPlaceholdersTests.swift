@@ -9,6 +9,8 @@ import Testing
         ("SELECT '?', \"col?\", ? FROM t WHERE x = 'it''s ?'", "SELECT '?', \"col?\", $1 FROM t WHERE x = 'it''s ?'"),
         ("SELECT ? -- a comment?\n, ?", "SELECT $1 -- a comment?\n, $2"),
         ("SELECT a - ? FROM t", "SELECT a - $1 FROM t"),
+        ("SELECT ?1, ?2, ?1 WHERE x = ?12", "SELECT $1, $2, $1 WHERE x = $12"),
+        ("SELECT ?", "SELECT $1"),
     ])
     func numbersEveryPlaceholderOutsideQuotesAndComments(sql: String, expected: String) {
         #expect(PostgresPlaceholders.numbered(sql) == expected)

@@ -8,7 +8,7 @@ import Testing
 @Suite(.enabled(if: PostgresTestDatabase.isAvailable)) struct PostgresSchemaTests {
     @Test func sameTablesColumnsAndIndexesAsSQLite() throws {
         let directory = try TemporaryDirectory()
-        try SQLiteStore(path: directory.databasePath).close()
+        try Store(path: directory.databasePath).close()
         let sqliteTables = try rawQuery(
             directory.databasePath, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"
         ).compactMap { $0[0].textValue }

@@ -39,7 +39,28 @@ final class PostgresConnection {
             throw StoreError(.unavailable, "cannot connect to \(url): \(message)")
         }
         self.connection = connection
+        self.url = url
+        try configureSession()
+    }
+
+    private let url: PostgresURL
+
+    private func configureSession() throws(StoreError) {
         try execute(script: "SET synchronous_commit = on; SET TimeZone = 'UTC'; SET client_min_messages = warning;")
+    }
+
+    /// Connects again when the connection was lost (the database restarted): its prepared
+    /// statements went with it. Called before a transaction begins, never inside one.
+    ///
+    /// - Throws: `.unavailable` while the database cannot be reached.
+    func reconnectIfLost() throws(StoreError) {
+        guard !isConnected else { return }
+        PQreset(connection)
+        prepared.removeAll()
+        guard isConnected else {
+            throw StoreError(.unavailable, "cannot connect to \(url): \(Self.text(PQerrorMessage(connection)))")
+        }
+        try configureSession()
     }
 
     deinit {
@@ -87,7 +108,7 @@ final class PostgresConnection {
     // MARK: - Statements
 
     private func execute(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> OpaquePointer? {
-        let name = try statement(sql)
+        let name = try statement(sql, arguments)
         var buffers: [UnsafeMutablePointer<CChar>?] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
@@ -132,11 +153,22 @@ final class PostgresConnection {
         return result
     }
 
-    /// The name `sql` is prepared under, preparing it on first use.
-    private func statement(_ sql: String) throws(StoreError) -> String {
+    /// The name `sql` is prepared under, preparing it on first use with the types of `arguments`
+    /// (`bigint`, `double precision`, `text`, `bytea`; a null's is left to the server), so that a
+    /// placeholder the statement alone does not type (`SELECT ?`) gets one.
+    private func statement(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> String {
         if let name = prepared[sql] { return name }
         let name = "s\(prepared.count)"
-        let result = PQprepare(connection, name, PostgresPlaceholders.numbered(sql), 0, nil)
+        let types: [Oid] = arguments.map { argument in
+            switch argument {
+            case .null: 0
+            case .integer: 20
+            case .real: 701
+            case .text: 25
+            case .blob: 17
+            }
+        }
+        let result = PQprepare(connection, name, PostgresPlaceholders.numbered(sql), Int32(types.count), types)
         defer { PQclear(result) }
         try check(result, sql)
         prepared[sql] = name

@@ -1,6 +1,7 @@
 /// The store's SQL is written with SQLite's `?` placeholders; PostgreSQL numbers them.
 enum PostgresPlaceholders {
-    /// `sql` with each `?` outside quotes and comments replaced by `$1`, `$2`, … in order.
+    /// `sql` with each `?` outside quotes and comments replaced by `$1`, `$2`, … in order, and
+    /// each `?NNN` by `$NNN`.
     static func numbered(_ sql: String) -> String {
         var result = ""
         result.reserveCapacity(sql.utf8.count + 16)
@@ -17,8 +18,21 @@ enum PostgresPlaceholders {
         while let character = next() {
             switch character {
             case "?":
-                number += 1
-                result += "$\(number)"
+                // `?NNN` names argument NNN, as in SQLite; a bare `?` is the next one.
+                var digits = ""
+                while let following = next() {
+                    guard following.isASCII, following.isNumber else {
+                        pending = following
+                        break
+                    }
+                    digits.append(following)
+                }
+                if digits.isEmpty {
+                    number += 1
+                    result += "$\(number)"
+                } else {
+                    result += "$" + digits
+                }
             case "'", "\"":
                 // A quoted string or identifier, to its closing quote (a doubled quote stays inside).
                 result.append(character)

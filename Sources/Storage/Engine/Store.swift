@@ -3,9 +3,10 @@ import Dispatch
 import Foundation
 import Threads
 
-/// The notification store on one SQLite file: one writer thread with group commit, a flusher thread
-/// that puts each commit on disk, parallel readers, and a checkpointer thread that copies the WAL
-/// into the database off the writer's path.
+/// The store: every table behind typed operations, on one of two engines. On SQLite (one file):
+/// one writer thread with group commit, a flusher thread that puts each commit on disk, parallel
+/// readers, and a checkpointer thread that copies the WAL into the database off the writer's
+/// path. On PostgreSQL (`init(postgres:)`): the same writer and readers over libpq connections.
 ///
 /// Many threads call `store(_:)` at once; each blocks until the transaction holding its
 /// notification is committed and on disk (`fdatasync` of the WAL), because the HTTP answer 200
@@ -13,8 +14,8 @@ import Threads
 /// `COMMIT`, and hands the waiters to the flusher (`WALFlusher`), which wakes each with its own
 /// outcome once its commit is on disk, so one fsync serves many requests. While a flush runs, the
 /// writer already applies the items that arrive into its next transaction.
-public final class SQLiteStore: Sendable {
-    /// The database file.
+public final class Store: Sendable {
+    /// Where the database is: the SQLite file, or the PostgreSQL URL without its password.
     public let path: String
     /// What went wrong at start without stopping it (a WAL that could not be reserved), for
     /// the server to print.
@@ -24,7 +25,8 @@ public final class SQLiteStore: Sendable {
     let readers: ReaderPool
     /// How new payloads are compressed (`StoredPayloads`).
     let payloads: StoredPayloads
-    private let checkpointer = Checkpointer()
+    /// Copies SQLite's WAL into the database (none on PostgreSQL).
+    private let checkpointer: Checkpointer?
     /// Left by the writer thread when it has drained the queue, checkpointed and closed its connection.
     private let writerFinished = DispatchGroup()
     /// Held while open by a store that must be the only writer (`exclusive`).
@@ -86,26 +88,19 @@ public final class SQLiteStore: Sendable {
         self.path = path
         self.readers = ReaderPool(path: path, size: readers)
         self.payloads = StoredPayloads(queue: queue, dictionaries: self.readers.dictionaries, window: dictionaryWindow)
-        let ready = Completion<[String]>()
-        let queue = queue
-        let finished = writerFinished
-        let checkpointer = checkpointer
-        finished.enter()
-        NamedThread.start("storage-writer") {
-            Writer.serve(
-                path: path, handOff: handOff, onCommit: onCommit, onRejectsFailed: onRejectsFailed, reservesWAL: reservesWAL,
-                truncatesWALOnClose: exclusive, flush: flush,
-                onFlush: onFlush, checkpointer: checkpointer, queue: queue, maxBatch: maxBatch, ready: ready)
-            finished.leave()
-        }
-        switch ready.wait() {
-        case .failure(let error):
-            queue.close()
-            finished.wait()
+        let checkpointer = Checkpointer()
+        self.checkpointer = checkpointer
+        do throws(StoreError) {
+            warnings = try Self.startWriter(queue: queue, finished: writerFinished, maxBatch: maxBatch) {
+                () throws(StoreError) in
+                try Writer.sqlite(
+                    path: path, handOff: handOff, onCommit: onCommit, onRejectsFailed: onRejectsFailed,
+                    reservesWAL: reservesWAL, truncatesWALOnClose: exclusive, flush: flush, onFlush: onFlush,
+                    checkpointer: checkpointer)
+            }
+        } catch {
             lock?.release()
             throw error
-        case .success(let warnings):
-            self.warnings = warnings
         }
         do throws(StoreError) {
             try self.readers.snapshot { [payloads] (transaction) throws(StoreError) in try payloads.adoptNewest(in: transaction) }
@@ -113,6 +108,65 @@ public final class SQLiteStore: Sendable {
         } catch {
             close()
             throw error
+        }
+    }
+
+    /// The store on a PostgreSQL database, migrated first (under a lock, so that nodes starting
+    /// together migrate once): one writer thread with group commit, each transaction holding the
+    /// cluster-wide write lock, and `readers` connections for reads. A commit is durable when it
+    /// returns (`synchronous_commit`). Connections lost to a restart of the database are made
+    /// again by the next write or read; until then those fail with `.unavailable`.
+    public convenience init(
+        postgres url: PostgresURL, handOff: any NotificationHandOff = KeepReceived(), maxBatch: Int = 512,
+        readers: Int = 4, onCommit: (@Sendable (Int) -> Void)? = nil, onRejectsFailed: (@Sendable (StoreError) -> Void)? = nil
+    ) throws(StoreError) {
+        try self.init(
+            postgres: url, handOff: handOff, maxBatch: maxBatch, readers: readers, onCommit: onCommit,
+            onRejectsFailed: onRejectsFailed, dictionaryWindow: StoredPayloads.defaultWindow)
+    }
+
+    /// The store on PostgreSQL, making a payload dictionary after `dictionaryWindow` payloads.
+    init(
+        postgres url: PostgresURL, handOff: any NotificationHandOff, maxBatch: Int, readers: Int,
+        onCommit: (@Sendable (Int) -> Void)?, onRejectsFailed: (@Sendable (StoreError) -> Void)?, dictionaryWindow: Int
+    ) throws(StoreError) {
+        guard maxBatch >= 1 else { throw StoreError(.invalid, "maxBatch must be at least 1, got \(maxBatch)") }
+        self.lock = nil
+        self.checkpointer = nil
+        self.path = url.description
+        self.readers = ReaderPool(size: readers) { () throws(StoreError) in try PostgresConnection(url: url) }
+        self.payloads = StoredPayloads(queue: queue, dictionaries: self.readers.dictionaries, window: dictionaryWindow)
+        warnings = try Self.startWriter(queue: queue, finished: writerFinished, maxBatch: maxBatch) {
+            () throws(StoreError) in
+            try Writer.postgres(url: url, handOff: handOff, onCommit: onCommit, onRejectsFailed: onRejectsFailed)
+        }
+        do throws(StoreError) {
+            try self.readers.snapshot { [payloads] (transaction) throws(StoreError) in try payloads.adoptNewest(in: transaction) }
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    /// Starts the writer thread with the writer `open` makes (which migrates), and waits until it
+    /// is ready; returns its warnings.
+    private static func startWriter(
+        queue: WriteQueue, finished: DispatchGroup, maxBatch: Int,
+        open: @escaping @Sendable () throws(StoreError) -> Writer
+    ) throws(StoreError) -> [String] {
+        let ready = Completion<[String]>()
+        finished.enter()
+        NamedThread.start("storage-writer") {
+            Writer.serve(open: open, queue: queue, maxBatch: maxBatch, ready: ready)
+            finished.leave()
+        }
+        switch ready.wait() {
+        case .failure(let error):
+            queue.close()
+            finished.wait()
+            throw error
+        case .success(let warnings):
+            return warnings
         }
     }
 
@@ -313,7 +367,7 @@ public final class SQLiteStore: Sendable {
         // The last rejects are written before the writer stops (a queue already closed refuses them).
         if pendingRejects.hasPending { _ = queue.enqueue(.rejects(pendingRejects, nil)) }
         queue.close()
-        checkpointer.stop()
+        checkpointer?.stop()
         readers.close()
         writerFinished.wait()
         lock?.release()

@@ -12,7 +12,7 @@ extension ReaderPool {
     }
 }
 
-extension SQLiteStore {
+extension Store {
     /// See `ReaderPool.newestNotificationSignedDate`.
     public func newestNotificationSignedDate(appId: String, environment: String) throws(StoreError) -> Int64? {
         try readers.newestNotificationSignedDate(appId: appId, environment: environment)

@@ -1,0 +1,56 @@
+// The writer over each engine: how it opens, makes commits durable and closes.
+
+extension Writer {
+    /// The writer on SQLite file `path`: migrated, committing without waiting for the disk (its
+    /// `WALFlusher` releases each answer once the WAL holding it is on disk), its WAL reserved
+    /// when `reservesWAL`, and checkpointed and truncated at close when `truncatesWALOnClose`.
+    static func sqlite(
+        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?,
+        onRejectsFailed: (@Sendable (StoreError) -> Void)?, reservesWAL: Bool, truncatesWALOnClose: Bool,
+        flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?, checkpointer: Checkpointer
+    ) throws(StoreError) -> Writer {
+        let connection = try SQLiteConnection(path: path, role: .writer)
+        connection.onWALCommit { frames in checkpointer.committed(walFrames: frames) }
+        try Migrator(connection: connection).migrate()
+        // Commits no longer wait for the disk; the flusher holds every answer until they are on it.
+        try connection.execute(script: "PRAGMA synchronous = NORMAL;")
+        guard let walPath = connection.walPath, let databasePath = connection.databasePath else {
+            throw StoreError(.unavailable, "SQLite names no WAL file for \(path)")
+        }
+        var warnings: [String] = []
+        // Best effort, and only a matter of speed: without the reserve the WAL grows as it is written.
+        if reservesWAL {
+            let pageSize = try connection.query("PRAGMA page_size").first?.first?.integerValue ?? 4096
+            if let failure = WALReserve.fill(
+                walPath: walPath, to: WALReserve.bytes(frames: Checkpointer.restartFrames, pageSize: Int(pageSize)),
+                holding: connection)
+            {
+                warnings.append(
+                    "the WAL could not be given its full size at start, so it grows as it is written (slower under load): \(failure)"
+                )
+            }
+        }
+        let flusher = try WALFlusher(walPath: walPath, databasePath: databasePath, flush: flush, observe: onFlush)
+        return Writer(
+            connection: connection, durability: flusher, handOff: handOff, onCommit: onCommit,
+            onRejectsFailed: onRejectsFailed, warnings: warnings,
+            closing: {
+                // Best effort: a failed checkpoint leaves the WAL in place, and SQLite replays it on the next open.
+                if truncatesWALOnClose { _ = try? connection.query("PRAGMA wal_checkpoint(TRUNCATE)") }
+            })
+    }
+
+    /// The writer on a PostgreSQL database: migrated under the migration lock; each commit is
+    /// durable when it returns (`synchronous_commit`), and each transaction holds the cluster-wide
+    /// write lock (`PostgresConnection.beginWrite`).
+    static func postgres(
+        url: PostgresURL, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?,
+        onRejectsFailed: (@Sendable (StoreError) -> Void)?
+    ) throws(StoreError) -> Writer {
+        let connection = try PostgresConnection(url: url)
+        try PostgresMigrator(connection: connection).migrate()
+        return Writer(
+            connection: connection, durability: DurableOnCommit(), handOff: handOff, onCommit: onCommit,
+            onRejectsFailed: onRejectsFailed)
+    }
+}

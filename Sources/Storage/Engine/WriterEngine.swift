@@ -1,0 +1,51 @@
+/// What the one writer (`Writer`) needs of a database engine: a connection to write with, how a
+/// commit becomes durable, and what to do when the writer stops. SQLite's (`Writer.sqlite`) and
+/// PostgreSQL's (`Writer.postgres`) are the two.
+protocol WriterConnection: StatementRunner {
+    /// Whether a transaction is open (or failed and not yet rolled back).
+    var isInTransaction: Bool { get }
+    /// Runs statements without arguments (transaction control).
+    func execute(script: String) throws(StoreError)
+    /// Begins a transaction that holds the database's write lock until it ends.
+    func beginWrite() throws(StoreError)
+}
+
+/// When the answers of a commit are released.
+protocol CommitDurability: AnyObject {
+    /// The first flush that failed: nothing is committed after it.
+    var failure: StoreError? { get }
+    /// Calls `release` once everything committed so far is durable, with the failure if it cannot be.
+    func afterFlush(_ release: @escaping WALFlusher.Release)
+    /// Stops, after releasing what waits.
+    func stop()
+}
+
+extension WALFlusher: CommitDurability {}
+
+/// A commit that is durable when it returns (PostgreSQL with `synchronous_commit` on): its
+/// answers are released at once, on the writer's thread.
+final class DurableOnCommit: CommitDurability {
+    var failure: StoreError? { nil }
+    func afterFlush(_ release: @escaping WALFlusher.Release) { release(nil) }
+    func stop() {}
+}
+
+extension SQLiteConnection: WriterConnection {
+    func beginWrite() throws(StoreError) {
+        try run("BEGIN IMMEDIATE")
+    }
+}
+
+extension PostgresConnection: WriterConnection {
+    /// The ledger's writes are serialized across every node by one transaction-scoped advisory
+    /// lock, as SQLite's write lock serializes them on one file: a purchase and its customer are
+    /// read, reduced and written by one node at a time, and sequences stay gapless.
+    func beginWrite() throws(StoreError) {
+        try reconnectIfLost()
+        try execute(script: "BEGIN")
+        _ = try query("SELECT pg_advisory_xact_lock(?)", [.integer(Self.writeLockKey)])
+    }
+
+    /// The advisory lock key writes take ("RDWRITER" in ASCII).
+    static let writeLockKey: Int64 = 0x5244_5752_4954_4552
+}
