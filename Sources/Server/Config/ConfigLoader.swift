@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import JSON
+import Storage
 
 /// Reads and validates `revenuedot.json`; the first problem found stops it with one line.
 public enum ConfigLoader {
@@ -157,7 +158,18 @@ public enum ConfigLoader {
         return ListenAddress(host: host, port: port)
     }
 
+    /// `database`: `"sqlite:PATH"`, `"postgres://..."`, or `{"url": "postgres://...", "passwordFile":
+    /// PATH}` for a password kept out of the config (else from the URL or `PGPASSWORD`).
     private static func databaseLocation(_ root: ConfigReader, directory: URL) throws(ConfigError) -> DatabaseLocation {
+        if root.hasObject("database"), let database = try root.object("database") {
+            try database.rejectUnknownKeys(["url", "passwordFile"])
+            let url = try database.requiredString("url")
+            let passwordFile = try database.string("passwordFile").map { resolve($0, in: directory) }
+            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+                throw database.fail("url", "the database object is for PostgreSQL: postgres://USER@HOST:PORT/DB")
+            }
+            return try postgres(url, passwordFile: passwordFile, reader: database, key: "url")
+        }
         let text = try root.string("database") ?? "sqlite:revenuedot.sqlite"
         if text.hasPrefix("sqlite:") {
             let path = String(text.dropFirst("sqlite:".count))
@@ -165,9 +177,20 @@ public enum ConfigLoader {
             return .sqlite(path: resolve(path, in: directory))
         }
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
-            return .postgres(url: text)
+            return try postgres(text, passwordFile: nil, reader: root, key: "database")
         }
         throw root.fail("database", "\"\(text)\" is neither sqlite:PATH nor postgres://USER@HOST:PORT/DB")
+    }
+
+    /// A PostgreSQL URL parsed; a mistake in it is the config's error, without the password.
+    private static func postgres(
+        _ text: String, passwordFile: String?, reader: ConfigReader, key: String
+    ) throws(ConfigError) -> DatabaseLocation {
+        do throws(StoreError) {
+            return .postgres(try PostgresURL(text, passwordFile: passwordFile))
+        } catch {
+            throw reader.fail(key, error.message)
+        }
     }
 
     /// `path` if absolute, else relative to `directory`.

@@ -33,6 +33,12 @@ package struct ConfigReader {
 
     package func has(_ name: String) -> Bool { members[name] != nil && members[name] != .null }
 
+    /// Whether `name` holds an object (rather than a string, say).
+    package func hasObject(_ name: String) -> Bool {
+        if case .object = members[name] { return true }
+        return false
+    }
+
     package func string(_ name: String) throws(ConfigError) -> String? {
         guard let value = members[name], value != .null else { return nil }
         guard case .string(let text) = value else { throw fail(name, "must be a string") }

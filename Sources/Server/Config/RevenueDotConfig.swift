@@ -1,6 +1,7 @@
 import AppStore
 import Crypto
 import Foundation
+import Storage
 import Subscriptions
 
 /// `revenuedot.json`, loaded and validated: everything the service needs to start.
@@ -39,7 +40,8 @@ extension RevenueDotConfig {
     /// cannot open yet.
     public func sqlitePath() throws(ConfigError) -> String {
         guard case .sqlite(let path) = database else {
-            throw ConfigError(file: file, key: "database", problem: "PostgreSQL storage is not available yet; use sqlite:PATH")
+            throw ConfigError(
+                file: file, key: "database", problem: "this command works on a SQLite database only so far (sqlite:PATH)")
         }
         return path
     }
@@ -48,12 +50,13 @@ extension RevenueDotConfig {
 /// `sqlite:PATH` (the default, embedded) or `postgres://...` (several nodes).
 public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
     case sqlite(path: String)
-    case postgres(url: String)
+    case postgres(PostgresURL)
 
+    /// Where the database is, without a password.
     public var description: String {
         switch self {
         case .sqlite(let path): "sqlite:\(path)"
-        case .postgres(let url): url
+        case .postgres(let url): url.description
         }
     }
 }

@@ -44,7 +44,6 @@ public final class RevenueDotService: Sendable {
         self.log = log
         let metrics = Metrics()
         self.metrics = metrics
-        let path = try config.sqlitePath()
         // Commits may carry new events: the workers are nudged (they exist once the store does).
         let nudge = Locked<[DeliveryWorker]>([])
         // Facts decoded for refolds, shared by every input applied to this store.
@@ -52,28 +51,38 @@ public final class RevenueDotService: Sendable {
         let handOff = LedgerHandOff(config: config, cache: cache)
         // A failed write of the reject log is tried again every second: a line a minute at most.
         let rejectLogWarned = Locked<ContinuousClock.Instant?>(nil)
+        let onCommit: @Sendable (Int) -> Void = { size in
+            metrics.commitBatchSize.observe(Double(size))
+            for worker in nudge.withLock({ $0 }) { worker.nudge() }
+        }
+        // Nobody waits for these writes: the line and the count explain a failing health check.
+        let onRejectsFailed: @Sendable (StoreError) -> Void = { error in
+            metrics.rejectLogFailures.increment()
+            let due = rejectLogWarned.withLock { last in
+                if let last, last.duration(to: .now) < .seconds(60) { return false }
+                last = .now
+                return true
+            }
+            if due { log("the reject log could not be written (its entries are kept and tried again): \(error)") }
+        }
         let store: Store
         do {
-            store = try Store(
-                path: path, handOff: handOff,
-                onCommit: { size in
-                    metrics.commitBatchSize.observe(Double(size))
-                    for worker in nudge.withLock({ $0 }) { worker.nudge() }
-                },
-                // Nobody waits for these writes: the line and the count explain a failing health check.
-                onRejectsFailed: { error in
-                    metrics.rejectLogFailures.increment()
-                    let due = rejectLogWarned.withLock { last in
-                        if let last, last.duration(to: .now) < .seconds(60) { return false }
-                        last = .now
-                        return true
-                    }
-                    if due { log("the reject log could not be written (its entries are kept and tried again): \(error)") }
-                },
-                onFlush: { metrics.storageFlushed($0) }, reservesWAL: true, exclusive: true)
+            switch config.database {
+            case .sqlite(let path):
+                store = try Store(
+                    path: path, handOff: handOff, onCommit: onCommit, onRejectsFailed: onRejectsFailed,
+                    onFlush: { metrics.storageFlushed($0) }, reservesWAL: true, exclusive: true)
+            case .postgres(let url):
+                store = try Store(postgres: url, handOff: handOff, onCommit: onCommit, onRejectsFailed: onRejectsFailed)
+            }
         } catch {
-            // The key to look at first; the error says what SQLite found (or who holds the database).
-            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(path): \(error)")
+            // The key to look at first; the error says what the database said (or who holds it).
+            let location =
+                switch config.database {
+                case .sqlite(let path): path
+                case .postgres(let url): url.description
+                }
+            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(location): \(error)")
         }
         self.store = store
         let workers = config.apps.flatMap { app in

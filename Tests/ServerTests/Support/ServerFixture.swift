@@ -15,7 +15,8 @@ struct ServerFixture {
     let signer = SignedNotifications.shared
 
     /// - Parameter demoOptions: extra members of app "demo", such as `"trackNewPurchasesFromServerNotifications": true`.
-    init(extraHTTP: String = "", demoOptions: String = "") throws {
+    /// - Parameter database: the config's `database` member (JSON); the fixture's SQLite file by default.
+    init(extraHTTP: String = "", demoOptions: String = "", database: String? = nil) throws {
         let root = try directory.write("root.pem", signer.chain.root.pem)
         databasePath = directory.path("revenuedot.sqlite")
         configPath = try directory.write(
@@ -23,7 +24,7 @@ struct ServerFixture {
             """
             {
               "listen": "127.0.0.1:0",
-              "database": "sqlite:\(databasePath)",
+              "database": \(database ?? "\"sqlite:\(databasePath)\""),
               "apps": [
                 {"id": "demo", "bundleId": "com.example.app", "appAppleId": 1234,
                  "environments": ["Sandbox", "Production"], "rootCertificates": ["\(root)"],

@@ -19,13 +19,13 @@ final class PostgresTestDatabase: Sendable {
     init() throws {
         let cluster = try #require(Self.cluster, "REVENUEDOT_TEST_POSTGRES_URL is not set: run the tests with make test")
         let name = "rd_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try PostgresConnection(url: cluster).execute(script: "CREATE DATABASE \(name)")
+        try PostgresDatabases.create(name, on: cluster)
         url = cluster.with(database: name)
     }
 
     deinit {
         guard let cluster = Self.cluster else { return }
-        try? PostgresConnection(url: cluster).execute(script: "DROP DATABASE IF EXISTS \(url.database) WITH (FORCE)")
+        try? PostgresDatabases.drop(url.database, on: cluster)
     }
 
     func connect() throws -> PostgresConnection { try PostgresConnection(url: url) }
