@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import LoopbackClient
 import Testing
+import Threads
 
 @testable import Server
 @testable import Storage
@@ -71,6 +72,64 @@ struct PostgresServeTests {
             #expect(line.contains(url.database))
             #expect(!line.contains(wrong.password ?? ""))
             #expect(!line.contains("\n"))
+        }
+    }
+
+    /// Two nodes on one database, one webhook: every notification is posted to both at once;
+    /// each event reaches the receiver once (claimed by one node at a time), in order per customer.
+    @Test func twoNodesDeliverEachEventOnceInOrderPerCustomer() throws {
+        try Self.withDatabase { url in
+            let receiver = try WebhookReceiver()
+            defer { receiver.stop() }
+            let fixture = try ServerFixture(
+                demoOptions: """
+                    "trackNewPurchasesFromServerNotifications": true,
+                    "webhook": {"url": "\(receiver.url)", "timeoutSeconds": 5, "retryDelaysSeconds": [0], "concurrency": 4}
+                    """, database: "\"\(url.description.replacingOccurrences(of: "@", with: ":\(url.password ?? "")@"))\"")
+            let nodes = try (0..<2).map { _ in try fixture.startService() }
+            defer { nodes.forEach { $0.shutdown() } }
+            // Ten purchases, each bought then renewed twice: 30 events, 3 per customer.
+            var payloads: [String] = []
+            for index in 0..<10 {
+                let original = "\(7_000_000_000 + index)"
+                payloads.append(
+                    try fixture.signer.notification(
+                        type: "SUBSCRIBED", subtype: "INITIAL_BUY", originalTransactionId: original, transactionId: original))
+                for period in 1...2 {
+                    payloads.append(
+                        try fixture.signer.notification(
+                            type: "DID_RENEW", originalTransactionId: original, transactionId: "\(original)\(period)"))
+                }
+            }
+            // Both copies of each notification at once, one to each node.
+            let failures = Locked<[String]>([])
+            let ports = nodes.map(\.port)
+            for payload in payloads {
+                runOnThreads(2) { index in
+                    do {
+                        let status = try LoopbackConnection(port: ports[index]).postNotification(payload).status
+                        if status != 200 { failures.withLock { $0.append("status \(status)") } }
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+            #expect(failures.value.isEmpty)
+            let received = receiver.wait(seconds: 20) { $0.count >= 30 }
+            Thread.sleep(forTimeInterval: 0.5)
+            let all = receiver.received
+            #expect(received.count >= 30)
+            #expect(all.count == 30, "\(all.count) webhooks for 30 events")
+            #expect(Set(all.map(\.id)).count == all.count, "no event twice")
+            let byCustomer = Dictionary(grouping: all) { $0.event["app_user_id"]?.stringValue ?? "" }
+            #expect(byCustomer.count == 10)
+            for (customer, events) in byCustomer {
+                let sequences = events.compactMap { (received) -> Int64? in
+                    if case .integer(let sequence) = received.event["sequence"] { return sequence }
+                    return nil
+                }
+                #expect(sequences == sequences.sorted(), "\(customer): \(sequences)")
+            }
         }
     }
 }

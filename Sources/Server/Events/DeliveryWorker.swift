@@ -20,15 +20,22 @@ package final class DeliveryWorker: StoppableService {
     private let clock: @Sendable () -> Date
     private let pollInterval: Double
     private let state: Locked<DeliveryDispatch>
+    /// This node's name in the deliveries it claims, where several share the database.
+    private let node: String
+    /// How long a claim lasts: past the longest attempt (`timeoutSeconds`) and its commit, so a
+    /// live node's claims never pass to another; a dead node's pass after it.
+    private let leaseMs: Int64
     private let wake = MonotonicSemaphore()
     private let work = DispatchSemaphore(value: 0)
     private let finished = DispatchGroup()
 
     package init(
         app: AppConfig, webhook: WebhookConfig, store: Store, metrics: Metrics,
-        clock: @escaping @Sendable () -> Date = Date.init, pollInterval: Double = 0.2
+        clock: @escaping @Sendable () -> Date = Date.init, pollInterval: Double = 0.2, node: String
     ) {
         appId = app.id
+        self.node = node
+        leaseMs = Int64(max(60, 3 * webhook.timeoutSeconds)) * 1000
         self.webhook = webhook.id
         sender = WebhookSender(config: webhook)
         self.store = store
@@ -92,19 +99,33 @@ package final class DeliveryWorker: StoppableService {
         // may leave `inFlight`; ones that finish during the read stay in it until next time.
         guard let (inFlight, room) = state.withLock({ $0.beginRead() }) else { return }
         let nowMs = UnixTime.milliseconds(clock())
-        let (appId, webhook) = (appId, webhook)
         let holdMs = Int64(sender.config.orderHoldSeconds) * 1000
-        guard
-            let due = try? store.read({ (rows) throws(StoreError) -> [DueDelivery] in
+        guard let due = try? dueDeliveries(nowMs: nowMs, room: room, holdMs: holdMs, inFlight: inFlight) else { return }
+        let picked = state.withLock { $0.take(due) }
+        for _ in 0..<picked { work.signal() }
+    }
+
+    /// What is due: read, on a database this node alone writes (SQLite); claimed for this node
+    /// (`Deliveries.claimDue`), where several nodes share it (PostgreSQL).
+    private func dueDeliveries(nowMs: Int64, room: Int, holdMs: Int64, inFlight: Set<String>) throws -> [DueDelivery] {
+        let (appId, webhook, node, leaseMs) = (appId, webhook, node, leaseMs)
+        guard store.isShared else {
+            return try store.read { (rows) throws(StoreError) -> [DueDelivery] in
                 do {
                     return try Deliveries.due(
                         appId: appId, webhook: webhook, nowMs: nowMs, limit: room, holdMs: holdMs, inFlight: inFlight,
                         from: rows)
                 } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
-            })
-        else { return }
-        let picked = state.withLock { $0.take(due) }
-        for _ in 0..<picked { work.signal() }
+            }
+        }
+        let claimed = Locked<[DueDelivery]>([])
+        try store.write { transaction in
+            let due = try Deliveries.claimDue(
+                appId: appId, webhook: webhook, node: node, nowMs: nowMs, leaseMs: leaseMs, limit: room, holdMs: holdMs,
+                inFlight: inFlight, in: transaction)
+            claimed.withLock { $0 = due }
+        }
+        return claimed.value
     }
 
     private func sendLoop() {

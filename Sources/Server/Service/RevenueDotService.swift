@@ -8,6 +8,8 @@ import Threads
 /// started and stopped together.
 public final class RevenueDotService: Sendable {
     public let config: RevenueDotConfig
+    /// Which node this is among several on one database (`NodeIdentity`).
+    public let node = NodeIdentity.next()
     private let store: Store
     private let server: HTTPServer
     package let metrics: Metrics
@@ -85,10 +87,12 @@ public final class RevenueDotService: Sendable {
             throw ConfigError(file: config.file, key: "database", problem: "cannot open \(location): \(error)")
         }
         self.store = store
+        let node = node
         let workers = config.apps.flatMap { app in
             app.webhooks.map {
                 DeliveryWorker(
-                    app: app, webhook: $0, store: store, metrics: metrics, clock: clock, pollInterval: deliveryPollInterval)
+                    app: app, webhook: $0, store: store, metrics: metrics, clock: clock, pollInterval: deliveryPollInterval,
+                    node: node)
             }
         }
         self.workers = workers

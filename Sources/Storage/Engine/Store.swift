@@ -32,6 +32,10 @@ public final class Store: Sendable {
     /// Held while open by a store that must be the only writer (`exclusive`).
     private let lock: DatabaseLock?
 
+    /// Whether other processes may write the same database at once (PostgreSQL, with several
+    /// nodes): work one node must do alone is then claimed in it (`Deliveries.claimDue`).
+    public let isShared: Bool
+
     /// How long `healthCheck()` waits for the writer before reporting `.busy`.
     public static let healthCheckTimeout: Duration = .seconds(2)
 
@@ -86,6 +90,7 @@ public final class Store: Sendable {
         let lock = exclusive ? try DatabaseLock(databasePath: path) : nil
         self.lock = lock
         self.path = path
+        self.isShared = false
         self.readers = ReaderPool(path: path, size: readers)
         self.payloads = StoredPayloads(queue: queue, dictionaries: self.readers.dictionaries, window: dictionaryWindow)
         let checkpointer = Checkpointer()
@@ -134,6 +139,7 @@ public final class Store: Sendable {
         self.lock = nil
         self.checkpointer = nil
         self.path = url.description
+        self.isShared = true
         self.readers = ReaderPool(size: readers) { () throws(StoreError) in try PostgresConnection(url: url) }
         self.payloads = StoredPayloads(queue: queue, dictionaries: self.readers.dictionaries, window: dictionaryWindow)
         warnings = try Self.startWriter(queue: queue, finished: writerFinished, maxBatch: maxBatch) {

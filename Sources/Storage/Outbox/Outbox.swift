@@ -78,9 +78,9 @@ public enum DeliveryOutcome: Sendable, Equatable {
 public enum Deliveries {
     /// Pending deliveries of `appId` to `webhook` due at `nowMs`, oldest first, each the earliest
     /// pending event of its customer: a later event waits while an earlier one is pending (in
-    /// flight, listed in `inFlight`, or waiting for its retry), for `holdMs` after the earlier one
-    /// was made; then it goes, and the earlier one keeps retrying. Dead-lettered and delivered
-    /// events do not block.
+    /// flight, listed in `inFlight` or claimed by a node other than `node` until after `nowMs`,
+    /// or waiting for its retry), for `holdMs` after the earlier one was made; then it goes, and
+    /// the earlier one keeps retrying. Dead-lettered and delivered events do not block.
     ///
     /// A delivery whose event no longer exists (see `Replay`) is skipped, so it never blocks its customer.
     ///
@@ -89,7 +89,7 @@ public enum Deliveries {
     /// in Swift: the first pending row seen for a customer is that customer's earliest.
     public static func due(
         appId: String, webhook: String = "", nowMs: Int64, limit: Int, holdMs: Int64 = .max, window: Int = 2000,
-        maxWindows: Int = 10, inFlight: Set<String>, from rows: some RowReader
+        maxWindows: Int = 10, inFlight: Set<String>, node: String? = nil, from rows: some RowReader
     ) throws -> [DueDelivery] {
         var blocked: Set<String> = []
         var picked: [(id: String, customer: String?, attempts: Int, createdAt: Int64)] = []
@@ -97,7 +97,8 @@ public enum Deliveries {
         for _ in 0..<maxWindows {
             let pending = try rows.query(
                 """
-                SELECT d.event_id, d.customer, d.attempts, d.next_attempt_at, d.created_at, d.position
+                SELECT d.event_id, d.customer, d.attempts, d.next_attempt_at, d.created_at, d.position, d.claimed_by,
+                    d.claimed_until
                 FROM deliveries d JOIN events e ON e.id = d.event_id
                 WHERE d.app_id = ? AND d.webhook = ? AND d.status = 'pending' AND d.position > ? ORDER BY d.position LIMIT ?
                 """, [.text(appId), .text(webhook), .integer(after), .integer(Int64(window))])
@@ -105,7 +106,10 @@ public enum Deliveries {
                 guard picked.count < limit, let id = row[0].textValue else { break }
                 let customer = row[1].textValue
                 if let customer, blocked.contains(customer) { continue }
-                let isDue = !inFlight.contains(id) && (row[3].integerValue ?? 0) <= nowMs
+                // Claimed by another node (`claimDue`) until later: in flight there.
+                let claimedElsewhere =
+                    node != nil && row[6].textValue != nil && row[6].textValue != node && (row[7].integerValue ?? 0) > nowMs
+                let isDue = !inFlight.contains(id) && !claimedElsewhere && (row[3].integerValue ?? 0) <= nowMs
                 // The customer's earliest pending event holds the later ones back while it is
                 // sent, and while it waits for a retry, until the hold since it was made is over.
                 let holding = isDue || UnixTime.elapsedMs(from: row[4].integerValue ?? nowMs, to: nowMs) < holdMs
@@ -146,7 +150,8 @@ public enum Deliveries {
         case .delivered(let status):
             try transaction.execute(
                 """
-                UPDATE deliveries SET status = 'delivered', attempts = ?, delivered_at = ?, last_status = ?, last_error = NULL
+                UPDATE deliveries SET status = 'delivered', attempts = ?, delivered_at = ?, last_status = ?, last_error = NULL,
+                    claimed_by = NULL, claimed_until = NULL
                 WHERE event_id = ? AND webhook = ? AND status = 'pending'
                 """,
                 [
@@ -159,7 +164,8 @@ public enum Deliveries {
             let next = dead ? nowMs : nowMs + Int64(retryDelaysSeconds[attempts - 1]) * 1000
             try transaction.execute(
                 """
-                UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_error = ?
+                UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_error = ?,
+                    claimed_by = NULL, claimed_until = NULL
                 WHERE event_id = ? AND webhook = ? AND status = 'pending'
                 """,
                 [
@@ -191,7 +197,7 @@ public enum Deliveries {
                 INSERT INTO deliveries (event_id, webhook, app_id, customer, position, status, next_attempt_at, created_at)
                 VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)
                 ON CONFLICT (event_id, webhook) DO UPDATE SET status = 'pending', attempts = 0,
-                    next_attempt_at = excluded.next_attempt_at, last_error = NULL
+                    next_attempt_at = excluded.next_attempt_at, last_error = NULL, claimed_by = NULL, claimed_until = NULL
                 """, [.text(eventId), .text(webhook), .text(appId), row[1], row[2], .integer(nowMs), .integer(nowMs)])
         }
         return true

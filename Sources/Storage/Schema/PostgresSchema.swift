@@ -1,14 +1,14 @@
 // RevenueDot's schema on PostgreSQL.
 
 /// The PostgreSQL schema: the same tables, columns, constraints and indexes as SQLite's at
-/// migration 24 (`schema.sql`), in PostgreSQL's types: `BIGINT` for integers, `BYTEA` for blobs,
+/// migration 25 (`schema.sql`), in PostgreSQL's types: `BIGINT` for integers, `BYTEA` for blobs,
 /// identity columns for SQLite's row ids. `PostgresSchemaTests` holds the two alike.
 ///
 /// A new PostgreSQL database starts at this version: there are no older ones to migrate.
 /// Later migrations are added to both engines under the same version numbers.
 enum PostgresSchema {
     /// The version `baseline` stands for, recorded in `schema_migrations`.
-    static let baselineVersion: Int64 = 24
+    static let baselineVersion: Int64 = 25
 
     static let baseline = """
         CREATE TABLE apple_answers (
@@ -98,7 +98,9 @@ enum PostgresSchema {
             delivered_at BIGINT,
             last_status BIGINT,
             last_error TEXT,
-            PRIMARY KEY (event_id, webhook)
+            PRIMARY KEY (event_id, webhook),
+            claimed_by TEXT,
+            claimed_until BIGINT
         );
 
         CREATE TABLE events (

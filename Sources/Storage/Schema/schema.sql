@@ -1,4 +1,4 @@
--- RevenueDot's SQLite schema at migration 24: what the migrations in this folder give a new
+-- RevenueDot's SQLite schema at migration 25: what the migrations in this folder give a new
 -- database. Generated; checked by SchemaBaselineTests.
 
 CREATE TABLE apple_answers (
@@ -86,7 +86,7 @@ CREATE TABLE "deliveries" (
     created_at INTEGER NOT NULL,
     delivered_at INTEGER,
     last_status INTEGER,
-    last_error TEXT,
+    last_error TEXT, claimed_by TEXT, claimed_until INTEGER,
     PRIMARY KEY (event_id, webhook)
 ) STRICT;
 

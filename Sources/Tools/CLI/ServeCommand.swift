@@ -58,7 +58,8 @@ public struct ServeCommand {
             "  Apple's notification URL for app \"\($0.id)\": \(base)/v1/apple/notifications/\($0.id)\n"
         }
         StandardStreams.note(
-            "RevenueDot is listening on \(base) (database \(config.database), \(config.apps.count) app(s))\n"
+            "RevenueDot is listening on \(base) (database \(config.database), \(config.apps.count) app(s), "
+                + "node \(service.node))\n"
                 + urls.joined() + "  health: \(base)/health   metrics: \(base)/metrics\n\n")
         let sample = URL(fileURLWithPath: config.file).deletingLastPathComponent()
             .appendingPathComponent(".revenuedot/sample-notification.json")

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import Threads
+
+@testable import Storage
+
+/// Deliveries claimed by one node at a time (`Deliveries.claimDue`): what several nodes on one
+/// database rely on, the same on every engine.
+@Suite("Storage contract: delivery leases")
+struct DeliveryLeaseContractTests {
+    typealias S = StoreUnderTest
+    static let lease: Int64 = 60_000
+
+    /// `node` claims what is due at `nowMs`.
+    static func claim(_ under: StoreUnderTest, node: String, at nowMs: Int64) throws -> [DueDelivery] {
+        let claimed = Locked<[DueDelivery]>([])
+        try under.write { transaction in
+            let due = try Deliveries.claimDue(
+                appId: S.appId, node: node, nowMs: nowMs, leaseMs: lease, limit: 10, inFlight: [], in: transaction)
+            claimed.withLock { $0 = due }
+        }
+        return claimed.value
+    }
+
+    /// Two events of customer 1 (a purchase, then its renewal) and one of customer 2.
+    static func outbox(_ engine: ContractEngine) throws -> StoreUnderTest {
+        let under = try StoreUnderTest(engine)
+        try under.subscribe(1, original: "100")
+        try under.subscribe(2, original: "200")
+        let at = S.t0 + 30 * S.day
+        let renewal = S.transaction("100-1", original: "100", purchase: at, expires: at + 30 * S.day, customer: S.customer(1))
+        _ = try under.store.store(S.record(.didRenew, uuid: "renew-100-1", at: at, transaction: renewal))
+        return under
+    }
+
+    @Test(arguments: ContractEngine.allCases)
+    func aClaimedEventGoesToOneNodeAndHoldsItsCustomersNextOne(_ engine: ContractEngine) throws {
+        let under = try Self.outbox(engine)
+        let now = S.t0 + 31 * S.day
+        let a = try Self.claim(under, node: "a", at: now)
+        // The earliest event of each customer; the renewal waits behind customer 1's first.
+        #expect(Set(a.map(\.customer)) == [S.customer(1), S.customer(2)])
+        #expect(try Self.claim(under, node: "b", at: now).isEmpty)
+        // Node a delivers customer 1's first event: b may take the renewal; a's other claim holds.
+        let first = try #require(a.first { $0.customer == S.customer(1) })
+        try under.write { transaction in
+            _ = try Deliveries.record(.delivered(status: 200), of: first, retryDelaysSeconds: [10], at: now, in: transaction)
+        }
+        let b = try Self.claim(under, node: "b", at: now + 1)
+        #expect(b.map(\.customer) == [S.customer(1)])
+        #expect(b.first?.eventId != first.eventId)
+    }
+
+    /// A node that dies holding claims leaves them to the others once the lease is over: the
+    /// event goes again, with the same id (at least once).
+    @Test(arguments: ContractEngine.allCases)
+    func claimsOfANodeThatStoppedPassToAnotherAfterTheLease(_ engine: ContractEngine) throws {
+        let under = try Self.outbox(engine)
+        let now = S.t0 + 31 * S.day
+        let a = try Self.claim(under, node: "a", at: now)
+        #expect(a.count == 2)
+        #expect(try Self.claim(under, node: "b", at: now + Self.lease - 1).isEmpty)
+        let b = try Self.claim(under, node: "b", at: now + Self.lease + 1)
+        #expect(Set(b.map(\.eventId)) == Set(a.map(\.eventId)))
+        // The node that claimed them last holds them now.
+        #expect(try Self.claim(under, node: "a", at: now + Self.lease + 2).isEmpty)
+    }
+}
