@@ -58,7 +58,16 @@ final class ReaderPool: Sendable {
     ) throws(StoreError) -> T {
         switch slot {
         case .open(let connection) where connection.isUsable:
-            return try body(connection)
+            do throws(StoreError) {
+                return try body(connection)
+            } catch {
+                // A connection the server dropped (a restart) is found out only when used: a
+                // read is run again once on a new one.
+                guard !connection.isUsable else { throw error }
+                let fresh = try open()
+                slot = .open(fresh)
+                return try body(fresh)
+            }
         case .open, .unopened:
             let connection = try open()
             slot = .open(connection)

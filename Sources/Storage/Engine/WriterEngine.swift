@@ -42,7 +42,15 @@ extension PostgresConnection: WriterConnection {
     /// read, reduced and written by one node at a time, and sequences stay gapless.
     func beginWrite() throws(StoreError) {
         try reconnectIfLost()
-        try execute(script: "BEGIN")
+        do throws(StoreError) {
+            try execute(script: "BEGIN")
+        } catch {
+            // Dropped by the server since the last use (a restart): nothing was done yet, so
+            // connect again and begin once more.
+            guard !isConnected else { throw error }
+            try reconnectIfLost()
+            try execute(script: "BEGIN")
+        }
         _ = try query("SELECT pg_advisory_xact_lock(?)", [.integer(Self.writeLockKey)])
     }
 
