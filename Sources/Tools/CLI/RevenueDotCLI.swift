@@ -16,6 +16,7 @@ public enum RevenueDotCLI {
           docs           write the notification reference as Markdown
           simulate       a local App Store: sign and post notification stories to a running server
           replay         rebuild subscription state, events and timers from the stored inputs
+          migrate-db     copy a SQLite database into an empty PostgreSQL one, and check the copy
           verify         verify App Store signed data and print its decoded payload
           apple          call the App Store Server API for an app and print Apple's answer
           backfill       recover the notifications Apple sent that were never stored
@@ -23,7 +24,7 @@ public enum RevenueDotCLI {
           import         bring existing subscribers in from Apple, by original transaction id (CSV)
           help           show this text
 
-        Every command takes --config FILE (default revenuedot.json).
+        Every command but migrate-db takes --config FILE (default revenuedot.json).
 
         Run `revenuedot <command> --help` for a command's options.
         """
@@ -57,6 +58,8 @@ public enum RevenueDotCLI {
             return runCommand("serve", rest, usage: ServeCommand.usage) { try ServeCommand(arguments: rest).run() }
         case "init":
             return runCommand("init", rest, usage: InitCommand.usage) { try InitCommand(arguments: rest).run() }
+        case "migrate-db":
+            return runCommand("migrate-db", rest, usage: MigrateDBCommand.usage) { try MigrateDBCommand(arguments: rest).run() }
         case "replay":
             return runCommand("replay", rest, usage: ReplayCommand.usage) { try ReplayCommand(arguments: rest).run() }
         case "simulate":

@@ -1,0 +1,147 @@
+import Crypto
+import Foundation
+
+/// Copies a SQLite database into an empty PostgreSQL one (`revenuedot migrate-db`): every table,
+/// raw notifications, posted transactions, derived state, the outbox with its delivery status,
+/// rejects; then checks that each table holds as many rows on both sides, with the same digest.
+///
+/// The source is read in one transaction (a consistent snapshot) and must not be in use by a
+/// server: what it stored after the snapshot would not be copied. The target is migrated first
+/// and must be empty. Each table is copied in primary-key order, a batch of rows per transaction;
+/// identity columns keep their values, and their sequences continue after them.
+package enum SQLiteToPostgres {
+    /// Rows per PostgreSQL transaction.
+    static let batch = 500
+
+    /// What was copied: rows per table, and the digest both sides gave.
+    package struct Report: Sendable, Equatable {
+        package var tables: [(name: String, rows: Int, digest: String)]
+
+        package static func == (lhs: Report, rhs: Report) -> Bool {
+            lhs.tables.map { "\($0.name) \($0.rows) \($0.digest)" } == rhs.tables.map { "\($0.name) \($0.rows) \($0.digest)" }
+        }
+    }
+
+    /// Copies `sqlitePath` into the database at `url`.
+    ///
+    /// - Throws: `.invalid` for a source in use by a server, or a target that is not empty (both
+    ///   left as they were); `.corrupt` when a table's count or digest differs after the copy.
+    package static func copy(from sqlitePath: String, to url: PostgresURL) throws(StoreError) -> Report {
+        guard !DatabaseLock.isHeldByAnother(databasePath: sqlitePath) else {
+            throw StoreError(
+                .invalid, "\(sqlitePath) is in use by a running server: stop it first, so that nothing it stores is left behind")
+        }
+        let source = try SQLiteConnection(path: sqlitePath, role: .readOnly)
+        try Migrator(connection: source).requireCurrent()
+        let target = try PostgresConnection(url: url)
+        try PostgresMigrator(connection: target).migrate()
+        let tables = try tableNames(source)
+        for table in tables {
+            if let rows = try target.query("SELECT count(*) FROM \(table)").first?.first?.integerValue, rows > 0 {
+                throw StoreError(
+                    .invalid, "\(url) already holds \(rows) rows in \(table): migrate-db copies into an empty database only")
+            }
+        }
+        try source.run("BEGIN")
+        defer { _ = try? source.run("COMMIT") }
+        var report = Report(tables: [])
+        for table in tables {
+            let columns = try source.query("SELECT name, pk, type FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
+            let names = columns.compactMap { $0[0].textValue }
+            let key = columns.filter { ($0[1].integerValue ?? 0) > 0 }.sorted {
+                ($0[1].integerValue ?? 0) < ($1[1].integerValue ?? 0)
+            }
+            .compactMap { $0[0].textValue }
+            let copied = try copyRows(of: table, columns: names, key: key, from: source, to: target)
+            let theirs = try digest(of: table, columns: names, from: target)
+            guard theirs.rows == copied.rows, theirs.digest == copied.digest else {
+                throw StoreError(
+                    .corrupt,
+                    "\(table): \(copied.rows) rows read, \(theirs.rows) in PostgreSQL, digests \(copied.digest.prefix(12)) and "
+                        + "\(theirs.digest.prefix(12)) differ")
+            }
+            // A SQLite row id (INTEGER PRIMARY KEY) is an identity column in PostgreSQL.
+            let identity = columns.filter { ($0[1].integerValue ?? 0) > 0 }
+            if identity.count == 1, identity[0][2] == .text("INTEGER") {
+                _ = try target.query(
+                    "SELECT setval(pg_get_serial_sequence('\(table)', '\(key[0])'), coalesce(max(\(key[0])), 1), max(\(key[0])) IS NOT NULL) FROM \(table)"
+                )
+            }
+            report.tables.append((table, copied.rows, copied.digest))
+        }
+        return report
+    }
+
+    /// The tables to copy, a referenced one before those referring to it.
+    private static func tableNames(_ source: SQLiteConnection) throws(StoreError) -> [String] {
+        let names = try source.query(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'schema_migrations' ORDER BY name"
+        ).compactMap { $0.first?.textValue }
+        return names.filter { $0 == "payload_dictionaries" } + names.filter { $0 != "payload_dictionaries" }
+    }
+
+    /// Copies every row in key order, a batch per transaction; returns the count and digest read.
+    private static func copyRows(
+        of table: String, columns: [String], key: [String], from source: SQLiteConnection, to target: PostgresConnection
+    ) throws(StoreError) -> (rows: Int, digest: String) {
+        let list = columns.joined(separator: ", ")
+        let insert =
+            "INSERT INTO \(table) (\(list)) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        let keyList = key.joined(separator: ", ")
+        let keyPlaceholders = Array(repeating: "?", count: key.count).joined(separator: ", ")
+        let keyIndexes = key.compactMap { columns.firstIndex(of: $0) }
+        var hashes: [[UInt8]] = []
+        var after: [SQLValue]?
+        while true {
+            let rows = try source.query(
+                "SELECT \(list) FROM \(table)" + (after == nil ? "" : " WHERE (\(keyList)) > (\(keyPlaceholders))")
+                    + " ORDER BY \(keyList) LIMIT ?",
+                (after ?? []) + [.integer(Int64(batch))])
+            guard let last = rows.last else { break }
+            try target.execute(script: "BEGIN")
+            do throws(StoreError) {
+                for row in rows { try target.run(insert, row) }
+                try target.execute(script: "COMMIT")
+            } catch {
+                try? target.execute(script: "ROLLBACK")
+                throw StoreError(error.code, "copying \(table): \(error.message)")
+            }
+            hashes += rows.map(rowHash)
+            after = keyIndexes.map { last[$0] }
+        }
+        return (hashes.count, combined(hashes))
+    }
+
+    private static func digest(
+        of table: String, columns: [String], from target: PostgresConnection
+    ) throws(StoreError) -> (rows: Int, digest: String) {
+        let hashes = try target.query("SELECT \(columns.joined(separator: ", ")) FROM \(table)").map(rowHash)
+        return (hashes.count, combined(hashes))
+    }
+
+    /// A row's SHA-256 over each value's type, length and bytes.
+    private static func rowHash(_ row: [SQLValue]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        func add(_ tag: UInt8, _ data: some Sequence<UInt8>) {
+            let content = Array(data)
+            bytes.append(tag)
+            withUnsafeBytes(of: UInt64(content.count).bigEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: content)
+        }
+        for value in row {
+            switch value {
+            case .null: add(0, [])
+            case .integer(let number): add(1, String(number).utf8)
+            case .real(let number): add(2, "\(number)".utf8)
+            case .text(let text): add(3, text.utf8)
+            case .blob(let data): add(4, data)
+            }
+        }
+        return Digest.sha256(bytes)
+    }
+
+    /// The rows' hashes sorted and hashed together: the same whatever order each side lists them in.
+    private static func combined(_ hashes: [[UInt8]]) -> String {
+        Digest.hex(Digest.sha256(hashes.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { $0 }))
+    }
+}

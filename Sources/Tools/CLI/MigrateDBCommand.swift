@@ -1,0 +1,48 @@
+import Foundation
+import Server
+import Storage
+
+/// `revenuedot migrate-db`: copies a SQLite database into an empty PostgreSQL one.
+public struct MigrateDBCommand {
+    public static let usage = """
+        usage: revenuedot migrate-db --from sqlite:PATH --to postgres://USER@HOST:PORT/DB [--password-file FILE]
+
+        Copies everything a SQLite database holds (raw notifications, posted transactions,
+        derived state, the outbox with each delivery's status, rejects) into an empty
+        PostgreSQL database, creating its schema, then checks every table: the same number of
+        rows and the same digest on both sides. Stop the server first. A target that already
+        holds rows is refused and left as it is. The password comes from the URL, the password
+        file or PGPASSWORD. Then point the config's database at the PostgreSQL URL.
+        """
+
+    let sqlitePath: String
+    let url: PostgresURL
+
+    public init(arguments: [String]) throws {
+        let parsed = try ParsedArguments(arguments, valueOptions: ["from", "to", "password-file"], flagOptions: [])
+        guard parsed.positionals.isEmpty else { throw UsageError("migrate-db takes no arguments besides its options") }
+        guard let from = parsed.value("from"), from.hasPrefix("sqlite:"), from.count > "sqlite:".count else {
+            throw UsageError("migrate-db needs --from sqlite:PATH")
+        }
+        guard let to = parsed.value("to") else { throw UsageError("migrate-db needs --to postgres://USER@HOST:PORT/DB") }
+        sqlitePath = String(from.dropFirst("sqlite:".count))
+        do {
+            url = try PostgresURL(to, passwordFile: parsed.value("password-file"))
+        } catch {
+            throw UsageError("--to: \(error.message)")
+        }
+    }
+
+    public func run() throws -> Int32 {
+        guard FileManager.default.fileExists(atPath: sqlitePath) else {
+            throw UsageError("--from: \(sqlitePath) does not exist")
+        }
+        let report = try SQLiteToPostgres.copy(from: sqlitePath, to: url)
+        for table in report.tables {
+            StandardStreams.out("\(table.name): \(table.rows) rows, digest \(table.digest.prefix(16)) on both sides\n")
+        }
+        let total = report.tables.reduce(0) { $0 + $1.rows }
+        StandardStreams.out("revenuedot migrate-db: copied \(total) rows of \(report.tables.count) tables into \(url)\n")
+        return 0
+    }
+}

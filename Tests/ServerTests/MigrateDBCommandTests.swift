@@ -1,0 +1,48 @@
+import Foundation
+import LoopbackClient
+import Testing
+
+@testable import Server
+@testable import Storage
+
+/// `revenuedot migrate-db` as an operator runs it, on the built binary.
+@Suite struct MigrateDBCommandTests {
+    @Test(arguments: [
+        (["migrate-db", "--to", "postgres://u@h/d"], "needs --from sqlite:PATH"),
+        (["migrate-db", "--from", "sqlite:/x.sqlite"], "needs --to postgres://"),
+        (["migrate-db", "--from", "sqlite:/x.sqlite", "--to", "mysql://u@h/d"], "--to: a PostgreSQL database is given as"),
+        (["migrate-db", "--from", "sqlite:/nonexistent/x.sqlite", "--to", "postgres://u@h/d"], "does not exist"),
+    ])
+    func badArgumentsAreOneLine(arguments: [String], expected: String) throws {
+        let (status, output) = try runCLI(arguments)
+        #expect(status != 0)
+        // One line saying what is wrong, then the command's usage.
+        #expect(output.split(separator: "\n").first?.contains(expected) == true, "\(output)")
+        #expect(output.contains("usage: revenuedot migrate-db"))
+    }
+
+    @Test(.enabled(if: TestCluster.url != nil))
+    func aServersDatabaseIsCopiedAndServedFromPostgreSQL() throws {
+        let fixture = try ServerFixture()
+        let uuid = UUID().uuidString.lowercased()
+        let payload = try fixture.signer.notification(uuid: uuid, originalTransactionId: "77")
+        do {
+            let service = try fixture.startService()
+            defer { service.shutdown() }
+            #expect(try LoopbackConnection(port: service.port).postNotification(payload).status == 200)
+        }
+        try PostgresServeTests.withDatabase { url in
+            let (status, output) = try runCLI([
+                "migrate-db", "--from", "sqlite:\(fixture.databasePath)", "--to",
+                "postgres://\(url.user):\(url.password ?? "")@\(url.host):\(url.port)/\(url.database)",
+            ])
+            #expect(status == 0, "\(output)")
+            #expect(output.contains("notifications: 1 rows"), "\(output)")
+            #expect(!output.contains(url.password ?? "-"))
+            let store = try Store(postgres: url)
+            defer { store.close() }
+            #expect(try store.notification(uuid: uuid)?.signedPayload == payload)
+            #expect(try store.notification(uuid: uuid)?.state == .applied)
+        }
+    }
+}
