@@ -133,3 +133,70 @@ struct PostgresServeTests {
         }
     }
 }
+
+/// Three `revenuedot serve` processes on one database, one of them SIGKILLed mid-load.
+@Suite(.enabled(if: TestCluster.url != nil))
+struct PostgresClusterProcessTests {
+    @Test func aNodeKilledMidLoadLosesNothingAndItsWebhooksAreTakenOver() throws {
+        try PostgresServeTests.withDatabase { url in
+            let receiver = try WebhookReceiver()
+            defer { receiver.stop() }
+            let text = "postgres://\(url.user):\(url.password ?? "")@\(url.host):\(url.port)/\(url.database)"
+            let fixture = try ServerFixture(
+                demoOptions: """
+                    "trackNewPurchasesFromServerNotifications": true,
+                    "webhook": {"url": "\(receiver.url)", "timeoutSeconds": 2, "retryDelaysSeconds": [0, 1], "concurrency": 4}
+                    """, database: "\"\(text)\"")
+            let nodes = try (0..<3).map { _ in try ChildServer(configPath: fixture.configPath) }
+            defer { nodes.forEach { if $0.process.isRunning { $0.kill(SIGKILL) } } }
+            // Twenty purchases, each bought then renewed twice: 60 events, 3 per customer.
+            var payloads: [(uuid: String, jws: String)] = []
+            for index in 0..<20 {
+                let original = "\(8_000_000_000 + index)"
+                for (period, type) in ["SUBSCRIBED", "DID_RENEW", "DID_RENEW"].enumerated() {
+                    let uuid = UUID().uuidString.lowercased()
+                    let jws = try fixture.signer.notification(
+                        uuid: uuid, type: type, subtype: period == 0 ? "INITIAL_BUY" : nil, originalTransactionId: original,
+                        transactionId: period == 0 ? original : "\(original)\(period)")
+                    payloads.append((uuid, jws))
+                }
+            }
+            // Each notification to two nodes at once, round-robin; node 2 is killed halfway. A
+            // refused or failed post goes to the next live node, as Apple retries.
+            let answered = Locked<Set<String>>([])
+            for (index, payload) in payloads.enumerated() {
+                if index == payloads.count / 2 { nodes[2].kill(SIGKILL) }
+                let live = nodes.indices.filter { nodes[$0].process.isRunning }
+                runOnThreads(2) { copy in
+                    for attempt in 0..<live.count {
+                        let node = nodes[live[(index + copy + attempt) % live.count]]
+                        guard let response = try? LoopbackConnection(port: node.port).postNotification(payload.jws),
+                            response.status == 200
+                        else { continue }
+                        answered.withLock { _ = $0.insert(payload.uuid) }
+                        return
+                    }
+                }
+            }
+            #expect(answered.value.count == payloads.count)
+            let store = try Store(postgres: url)
+            defer { store.close() }
+            for payload in payloads {
+                #expect(try store.notification(uuid: payload.uuid)?.signedPayload == payload.jws, "\(payload.uuid)")
+            }
+            #expect(try store.notifications(NotificationFilter(limit: 1000)).count == payloads.count)
+            // Every event reaches the receiver, the dead node's claims after their lease.
+            let received = receiver.wait(seconds: 40) { Set($0.map(\.id)).count >= 60 }
+            #expect(Set(received.map(\.id)).count == 60)
+            // In order per customer, counting each event where it first arrived.
+            var seen: Set<String> = []
+            var sequences: [String: [Int64]] = [:]
+            for request in received where seen.insert(request.id).inserted {
+                if case .integer(let sequence) = request.event["sequence"] {
+                    sequences[request.event["app_user_id"]?.stringValue ?? "", default: []].append(sequence)
+                }
+            }
+            for (customer, list) in sequences { #expect(list == list.sorted(), "\(customer): \(list)") }
+        }
+    }
+}

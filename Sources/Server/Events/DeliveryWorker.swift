@@ -35,7 +35,7 @@ package final class DeliveryWorker: StoppableService {
     ) {
         appId = app.id
         self.node = node
-        leaseMs = Int64(max(60, 3 * webhook.timeoutSeconds)) * 1000
+        leaseMs = Int64(max(10, 3 * webhook.timeoutSeconds)) * 1000
         self.webhook = webhook.id
         sender = WebhookSender(config: webhook)
         self.store = store
