@@ -7,7 +7,7 @@ SWIFT ?= swift
 # and python3 for the tests' throwaway CA and TLS receivers.
 BUILD_PACKAGES := pkg-config libssl-dev libsqlite3-dev libpq-dev libmicrohttpd-dev libzstd-dev ca-certificates openssl python3
 # `make bench` compares against `openssl speed` and Apple's Python library.
-BENCH_PACKAGES := $(BUILD_PACKAGES) python3-venv zstd
+BENCH_PACKAGES := $(BUILD_PACKAGES) python3-venv zstd postgresql-15
 # The storage contract runs against a throwaway PostgreSQL 15 cluster too (scripts/with-postgres.sh).
 TEST_PACKAGES := $(BUILD_PACKAGES) postgresql-15
 

@@ -201,6 +201,10 @@ print(json.dumps(middle))
 PY
 )
 
+echo "== PostgreSQL: the same $ingest_count notifications, one node and two nodes on a throwaway cluster" >&2
+postgres=$(Benchmarks/postgres.sh "$work/ingest" "$work/postgres" "$bench")
+echo "$postgres" >&2
+
 echo "== stored payload bytes: zstd frames with a dictionary of recent payloads, against zstd and zlib without" >&2
 compression=$(python3 Benchmarks/compression.py "$work/ingest/payloads.txt" "$work/ingest/webhooks.sqlite")
 echo "$compression" >&2
@@ -246,7 +250,7 @@ echo "$health$subscribers" >&2
 kill -TERM "$server"
 wait "$server"
 
-python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" "$repeat" "$repeat_threads" "$subscriptions" "$ingest_spread" "$bulk_cpu_us" "$bulk_busy" "$bulk_steal" "$sides_spread" "$backfill" "$imported" "$compression" <<'PY'
+python3 - "$ours" "$speed" "$apple" "$lines" "$bulk" "$ingest" "$health" "$subscribers" "$seed" "$customers" "$webhooks" "$ingest_threads" "$repeat" "$repeat_threads" "$subscriptions" "$ingest_spread" "$bulk_cpu_us" "$bulk_busy" "$bulk_steal" "$sides_spread" "$backfill" "$imported" "$compression" "$postgres" <<'PY'
 import json, sys
 
 def print_threads(threads):
@@ -345,6 +349,13 @@ print(f"  {'  every row (the first before a dictionary)':<42} {packed['stored_al
       f"{packed['dictionaries']} dictionaries, {packed['dictionaries_bytes']:,} B")
 print(f"  {'zstd -3 / zlib -6, no dictionary':<42} {packed['zstd_bytes']:>8,} B   "
       f"{packed['zstd_bytes'] / packed['raw_bytes']:.3f}x raw   zlib {packed['zlib_bytes']:,} B, {packed['zlib_compress_us']} us")
+postgres = json.loads(sys.argv[24])
+print("\nPostgreSQL ingest (same notifications, 16 connections, fresh database; CPU per notification by process)")
+print(f"  {'SQLite ingest, notifications/s (median round)':<42} {rate:>10,.0f}   1.00")
+for run in postgres:
+    print(f"  {str(run['nodes']) + ' node(s) on PostgreSQL':<42} {run['requests_per_second']:>10,.0f}   "
+          f"{run['requests_per_second'] / rate:.2f}x SQLite   nodes {run['nodes_cpu_us']} us, PostgreSQL "
+          f"{run['postgres_cpu_us']} us, cores busy {run['cores_busy_percent']}%   {failed(run)}")
 print("\nWebhooks (that round: one event per notification, receiver answering at once, ingest running alongside)")
 print(f"  {'ingest in the same run, notifications/s':<42} {hook_ingest:>10,.0f}   1.00")
 print(f"  {'webhooks delivered/s':<42} {hook_rate:>10,.0f}   {hook_rate / hook_ingest:.2f}x ingest   "
@@ -370,6 +381,8 @@ goals = [("warm >= 2,000/s", warm >= 2000), ("warm >= 60% of OpenSSL ceiling", w
          ("webhooks keep up with ingest (>= 0.95x over the run)", hook_rate >= 0.95 * hook_ingest),
          ("webhook latency p99 <= 1 s", hooks["latency_p99_ms"] <= 1000),
          ("every webhook received", hooks["webhooks_received"] == hooks["notifications"]),
-         ("no webhook delivered twice", hooks.get("duplicate_webhooks", 0) == 0)]
+         ("no webhook delivered twice", hooks.get("duplicate_webhooks", 0) == 0),
+         ("one PostgreSQL node >= 0.6x SQLite ingest", postgres[0]["requests_per_second"] >= 0.6 * rate),
+         ("two PostgreSQL nodes not slower than one", postgres[1]["requests_per_second"] >= postgres[0]["requests_per_second"])]
 print("Goals: " + ", ".join(f"{name}: {'met' if ok else 'NOT met'}" for name, ok in goals))
 PY

@@ -37,7 +37,7 @@ struct LoadRequest: Sendable {
 /// `answered`, when given, is called with each request's index and the moment its answer arrived;
 /// `started`, with the moment the clock started (after the requests were encoded).
 func runLoad(
-    port: UInt16, count: Int, connections: Int, expectedStatus: Int = 200,
+    port: UInt16, otherPorts: [UInt16] = [], count: Int, connections: Int, expectedStatus: Int = 200,
     threads: Int = min(2, ProcessInfo.processInfo.activeProcessorCount),
     answered: (@Sendable (Int, ContinuousClock.Instant) -> Void)? = nil,
     started: ((ContinuousClock.Instant) -> Void)? = nil,
@@ -56,9 +56,11 @@ func runLoad(
         prepared.enter()
         Thread {
             defer { group.leave() }
-            var lanes = stride(from: thread, to: connections, by: threads).compactMap { _ in
+            // Connections go round-robin to `port` and `otherPorts` (several nodes behind one client).
+            let ports = [port] + otherPorts
+            var lanes = stride(from: thread, to: connections, by: threads).compactMap { lane in
                 do {
-                    return try LoadLane(port: port)
+                    return try LoadLane(port: ports[lane % ports.count])
                 } catch {
                     failures.note("\(error)")
                     return nil

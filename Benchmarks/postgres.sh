@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# HTTP ingest on PostgreSQL: the payloads of INGEST_DIR (payloads.txt, root.pem) POSTed over 16
+# connections to one `revenuedot serve` node, then to two nodes (connections round-robin), each
+# on a fresh database of a throwaway cluster (scripts/postgres-cluster.sh). Prints one JSON object:
+# per node count, notifications/s and CPU microseconds per notification of the nodes and of
+# PostgreSQL (its server processes), so that where the time goes on this 2-core box shows.
+#
+# Usage: Benchmarks/postgres.sh INGEST_DIR WORK_DIR BENCH_BINARY
+set -euo pipefail
+ingest=$1
+work=$2
+bench=$3
+count=$(wc -l < "$ingest/payloads.txt")
+rm -rf "$work"
+mkdir -p "$work"
+cluster="$work/cluster"
+url=$(scripts/postgres-cluster.sh start "$cluster")
+trap 'scripts/postgres-cluster.sh destroy "$cluster"' EXIT
+postmaster=$(head -1 "$cluster/data/postmaster.pid")
+
+# Microseconds of CPU (user + system) the given processes and their children have used.
+cpu_us() {
+    python3 - "$(getconf CLK_TCK)" "$@" <<'PY'
+import os, sys
+ticks, total = int(sys.argv[1]), 0
+for pid in sys.argv[2:]:
+    pids = [pid] + [p for p in os.listdir("/proc") if p.isdigit() and open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[1] == pid]
+    for p in pids:
+        try:
+            fields = open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except OSError:
+            pass
+print(total * 1_000_000 // ticks)
+PY
+}
+
+results=""
+for nodes in 1 2; do
+    database="bench_$nodes"
+    psql "$url" -qc "CREATE DATABASE $database" >/dev/null
+    ports=()
+    servers=()
+    for n in $(seq 1 "$nodes"); do
+        dir="$work/node$n"
+        mkdir -p "$dir"
+        cp "$ingest/root.pem" "$dir/"
+        cat > "$dir/revenuedot.json" <<JSON
+{
+  "listen": "127.0.0.1:0",
+  "database": "${url%/postgres}/$database",
+  "apps": [{"id": "bench", "bundleId": "com.example.app", "appAppleId": 1234, "environments": ["Sandbox"],
+            "rootCertificates": ["root.pem"]}]
+}
+JSON
+        chmod 600 "$dir/revenuedot.json"
+        .build/release/revenuedot serve --config "$dir/revenuedot.json" > "$dir/serve.log" 2>&1 &
+        servers+=($!)
+        port=""
+        for _ in $(seq 1 100); do
+            port=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$dir/serve.log" 2>/dev/null | grep -o '[0-9]*$' || true)
+            [ -n "$port" ] && break
+            sleep 0.1
+        done
+        [ -n "$port" ] || { cat "$dir/serve.log" >&2; exit 1; }
+        ports+=("$port")
+    done
+    nodes_before=$(cpu_us "${servers[@]}")
+    postgres_before=$(cpu_us "$postmaster")
+    result=$("$bench" ingest --port "$(IFS=,; echo "${ports[*]}")" --app bench --payloads "$ingest/payloads.txt" --connections 16)
+    nodes_after=$(cpu_us "${servers[@]}")
+    postgres_after=$(cpu_us "$postmaster")
+    for server in "${servers[@]}"; do kill -TERM "$server"; wait "$server" || true; done
+    echo "$nodes node(s): $result" >&2
+    results="$results$(python3 -c 'import json, sys
+r = json.loads(sys.argv[1]); n = int(sys.argv[6])
+print(json.dumps({"nodes": int(sys.argv[7]), "requests_per_second": r["requests_per_second"], "failures": r["failures"],
+  "p50_ms": r["p50_ms"], "p99_ms": r["p99_ms"], "cores_busy_percent": r.get("cores_busy_percent"),
+  "nodes_cpu_us": round((int(sys.argv[3]) - int(sys.argv[2])) / n),
+  "postgres_cpu_us": round((int(sys.argv[5]) - int(sys.argv[4])) / n)}))' \
+        "$result" "$nodes_before" "$nodes_after" "$postgres_before" "$postgres_after" "$count" "$nodes")"$'\n'
+done
+python3 -c 'import json, sys; print(json.dumps([json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]))' "$results"
