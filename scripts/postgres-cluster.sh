@@ -13,7 +13,8 @@ bin=/usr/lib/postgresql/15/bin
 [ -x "$bin/initdb" ] || { echo "postgres-cluster: $bin/initdb is missing (apt-get install postgresql-15)" >&2; exit 1; }
 [ $# -eq 2 ] || { echo "usage: $0 start|stop|destroy DIR" >&2; exit 2; }
 command=$1
-work=$2
+# Absolute: the server runs in its data directory, and its socket goes in this one.
+work=$(realpath -m "$2")
 # The server must not keep a descriptor its caller waits on (a pipe, or the caller's way of
 # learning that this script exited): only standard input, output and error go on.
 for fd in /proc/$$/fd/*; do
