@@ -23,14 +23,16 @@ cpu_us() {
     python3 - "$(getconf CLK_TCK)" "$@" <<'PY'
 import os, sys
 ticks, total = int(sys.argv[1]), 0
-for pid in sys.argv[2:]:
-    pids = [pid] + [p for p in os.listdir("/proc") if p.isdigit() and open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[1] == pid]
-    for p in pids:
-        try:
-            fields = open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-        except OSError:
-            pass
+def stat(pid):
+    """The fields after a process's name in /proc/PID/stat; None once it is gone."""
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+for parent in sys.argv[2:]:
+    children = [p for p in os.listdir("/proc") if p.isdigit() and (stat(p) or [None, None])[1] == parent]
+    for fields in filter(None, map(stat, [parent] + children)):
+        total += int(fields[11]) + int(fields[12])
 print(total * 1_000_000 // ticks)
 PY
 }
