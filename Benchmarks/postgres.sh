@@ -7,6 +7,7 @@
 #
 # Usage: Benchmarks/postgres.sh INGEST_DIR WORK_DIR BENCH_BINARY
 set -euo pipefail
+source Benchmarks/serve.sh
 ingest=$1
 work=$2
 bench=$3
@@ -55,16 +56,8 @@ for nodes in 1 2; do
             "rootCertificates": ["root.pem"]}]
 }
 JSON
-        chmod 600 "$dir/revenuedot.json"
-        .build/release/revenuedot serve --config "$dir/revenuedot.json" > "$dir/serve.log" 2>&1 &
-        servers+=($!)
-        port=""
-        for _ in $(seq 1 100); do
-            port=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$dir/serve.log" 2>/dev/null | grep -o '[0-9]*$' || true)
-            [ -n "$port" ] && break
-            sleep 0.1
-        done
-        [ -n "$port" ] || { cat "$dir/serve.log" >&2; exit 1; }
+        start_server "$dir"
+        servers+=("$server")
         ports+=("$port")
     done
     nodes_before=$(cpu_us "${servers[@]}")

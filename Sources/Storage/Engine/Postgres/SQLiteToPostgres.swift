@@ -14,12 +14,8 @@ package enum SQLiteToPostgres {
     static let batch = 500
 
     /// What was copied: rows per table, and the digest both sides gave.
-    package struct Report: Sendable, Equatable {
+    package struct Report: Sendable {
         package var tables: [(name: String, rows: Int, digest: String)]
-
-        package static func == (lhs: Report, rhs: Report) -> Bool {
-            lhs.tables.map { "\($0.name) \($0.rows) \($0.digest)" } == rhs.tables.map { "\($0.name) \($0.rows) \($0.digest)" }
-        }
     }
 
     /// Copies `sqlitePath` into the database at `url`.
