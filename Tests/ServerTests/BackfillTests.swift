@@ -39,7 +39,7 @@ struct BackfillTests {
     }
 
     func stored(_ world: AppleAPIWorld) throws -> (notifications: Int, events: [String]) {
-        let reader = try SQLiteReader(path: world.databasePath)
+        let reader = try StoreReader(path: world.databasePath)
         return try reader.read { (rows) throws(StoreError) in
             let count = try rows.query("SELECT count(*) FROM notifications").first?.first?.integerValue ?? 0
             let events = try rows.query("SELECT type, sequence FROM events ORDER BY position")
@@ -78,7 +78,7 @@ struct BackfillTests {
         // The configuration says port 0: the command is told the port this server took.
         var config = try world.config()
         config.listen = ListenAddress(host: "127.0.0.1", port: service.port)
-        let target = try BackfillTarget.open(config: config, databasePath: world.databasePath, appId: "demo")
+        let target = try BackfillTarget.open(config: config, appId: "demo")
         #expect(target.name.hasPrefix("the running server"))
         let client = try AppleAPIClients.client(
             for: try #require(config.app("demo")), environment: .sandbox, config: config.appleAPI)

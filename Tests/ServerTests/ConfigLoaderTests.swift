@@ -107,6 +107,9 @@ struct ConfigLoaderTests {
             "apps[0].inAppPurchaseKey.privateKeyPath: cannot read"
         ),
         (#"{"apps": [\#(minimalApp)], "scheduler": {"intervalMs": 0}}"#, "scheduler.intervalMs: must be between"),
+        (#"{"apps": [\#(minimalApp)], "node": {"id": "web 1"}}"#, "node.id: \"web 1\" is not a node id"),
+        (#"{"apps": [\#(minimalApp)], "node": {"name": "web-1"}}"#, "node.name: unknown key"),
+        (#"{"apps": [\#(minimalApp)], "node": {"id": 1}}"#, "node.id: must be a string"),
         ("{not json", "not valid JSON"),
         (
             #"{"listen": "127.0.0.1:8095", "listen": "127.0.0.1:8096", "apps": [\#(minimalApp)]}"#,

@@ -49,7 +49,7 @@ struct ConsumptionAnswerTests {
     }
 
     func answer(_ world: AppleAPIWorld, _ uuid: String) throws -> ConsumptionAnswer? {
-        try SQLiteReader(path: world.databasePath).consumptionAnswer(notificationUUID: uuid)
+        try StoreReader(path: world.databasePath).consumptionAnswer(notificationUUID: uuid)
     }
 
     @Test func aRequestIsAnsweredOnceWithTheStoredFacts() throws {

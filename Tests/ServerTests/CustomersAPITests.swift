@@ -88,7 +88,7 @@ struct CustomersAPITests {
         service.shutdown()
 
         func rows(_ sql: String) throws -> [String] {
-            try SQLiteReader(path: fixture.databasePath).read { (rows) throws(StoreError) in
+            try StoreReader(path: fixture.databasePath).read { (rows) throws(StoreError) in
                 try rows.query(sql).map {
                     $0.map { $0.textValue ?? $0.integerValue.map(String.init) ?? "null" }.joined(separator: " ")
                 }
@@ -235,7 +235,7 @@ struct AttributesAPITests {
     }
 
     func attributesRow(_ fixture: ServerFixture) throws -> [String] {
-        try SQLiteReader(path: fixture.databasePath).read { (rows) throws(StoreError) in
+        try StoreReader(path: fixture.databasePath).read { (rows) throws(StoreError) in
             try rows.query("SELECT json FROM customers ORDER BY app_user_id").compactMap { $0.first?.textValue }
         }
     }

@@ -13,7 +13,7 @@ import Testing
 @Suite("Import of existing subscribers")
 struct ImportTests {
     func count(_ world: AppleAPIWorld, _ sql: String) throws -> Int64 {
-        try SQLiteReader(path: world.databasePath).read { (rows) throws(StoreError) in
+        try StoreReader(path: world.databasePath).read { (rows) throws(StoreError) in
             try rows.query(sql).first?.first?.integerValue ?? -1
         }
     }
@@ -115,7 +115,7 @@ struct ImportTests {
 
     /// What an import left, to compare two imports by.
     func outcome(_ world: AppleAPIWorld) throws -> [String] {
-        try SQLiteReader(path: world.databasePath).read { (rows) throws(StoreError) in
+        try StoreReader(path: world.databasePath).read { (rows) throws(StoreError) in
             try rows.query(
                 """
                 SELECT 'view ' || purchase_key || ' ' || coalesce(owner, '-') FROM purchase_views
@@ -155,7 +155,7 @@ struct ImportTests {
 
         // Replay rebuilds the same purchases and events from the stored answers, history included.
         func rows(_ sql: String) throws -> [String] {
-            try SQLiteReader(path: alone.databasePath).read { (rows) throws(StoreError) in
+            try StoreReader(path: alone.databasePath).read { (rows) throws(StoreError) in
                 try rows.query(sql).map { $0.compactMap(\.textValue).joined(separator: " ") }
             }
         }

@@ -16,7 +16,7 @@ import Threads
 @Suite("Reconciliation with Apple's subscription statuses")
 struct ReconcileTests {
     func rows(_ world: AppleAPIWorld, _ sql: String) throws -> [String] {
-        try SQLiteReader(path: world.databasePath).read { (rows) throws(StoreError) in
+        try StoreReader(path: world.databasePath).read { (rows) throws(StoreError) in
             try rows.query(sql).map {
                 $0.map { $0.textValue ?? $0.integerValue.map(String.init) ?? "null" }.joined(separator: " ")
             }

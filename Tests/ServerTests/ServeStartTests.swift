@@ -69,4 +69,14 @@ struct ServeStartTests {
         normal.kill(SIGTERM)
         #expect(normal.wait() == 0)
     }
+
+    /// The start line names the node: `node.id` (else the host name) and the process id, so
+    /// nodes that share one configuration file stay distinct.
+    @Test func theStartLineNamesTheNode() throws {
+        let fixture = try ServerFixture(extraHTTP: #", "node": {"id": "web-1"}"#)
+        let child = try ChildServer(configPath: fixture.configPath)
+        #expect(child.startupOutput.contains("node web-1-\(child.process.processIdentifier))"), "\(child.startupOutput)")
+        child.kill(SIGTERM)
+        #expect(child.wait() == 0)
+    }
 }

@@ -9,7 +9,8 @@ import Threads
 /// Transaction Info for a one-time purchase), verified, applied through the subscription logic
 /// as an answer of Apple's (kept for replay), linked to the customer when the row names one.
 /// Imported purchases make state, not webhooks: their events are recorded but not delivered
-/// unless asked. Resumable: a checkpoint beside the database says how many rows are done.
+/// unless asked. Resumable: a checkpoint beside the database (on PostgreSQL, beside the
+/// configuration) says how many rows are done.
 package enum Import {
     package struct Row: Equatable, Sendable {
         package var originalTransactionId: String

@@ -47,7 +47,7 @@ public enum ConfigLoader {
             throw ConfigError(file: file, key: "", problem: "not valid JSON (\(error))")
         }
         let root = try ConfigReader(file: file, path: "", value: json)
-        try root.rejectUnknownKeys(["listen", "database", "apps", "scheduler", "http", "appleApi", "exchangeRatesFile"])
+        try root.rejectUnknownKeys(["listen", "database", "apps", "scheduler", "http", "appleApi", "exchangeRatesFile", "node"])
         let directory = URL(fileURLWithPath: file).deletingLastPathComponent()
 
         let listen = try listenAddress(root)
@@ -86,7 +86,19 @@ public enum ConfigLoader {
         return RevenueDotConfig(
             file: file, listen: listen, database: database, apps: apps,
             scheduler: SchedulerConfig(intervalMs: Int(intervalMs)), http: try httpConfig(http),
-            appleAPI: try AppleAPIConfigLoader.load(try root.object("appleApi"), directory: directory))
+            appleAPI: try AppleAPIConfigLoader.load(try root.object("appleApi"), directory: directory),
+            nodeId: try nodeId(try root.object("node")))
+    }
+
+    /// `node.id`: letters, digits, `.`, `_` and `-`, at most 64, as it goes into logs and claims.
+    private static func nodeId(_ node: ConfigReader?) throws(ConfigError) -> String? {
+        try node?.rejectUnknownKeys(["id"])
+        guard let node, let id = try node.string("id") else { return nil }
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-".utf8)
+        guard id.utf8.count <= 64, id.utf8.allSatisfy(allowed.contains) else {
+            throw node.fail("id", "\"\(id)\" is not a node id (at most 64 letters, digits, '.', '_' and '-')")
+        }
+        return id
     }
 
     /// The `http` object's values, defaults filled in.

@@ -17,6 +17,9 @@ public struct RevenueDotConfig: Sendable {
     public var scheduler: SchedulerConfig
     public var http: HTTPConfig
     public var appleAPI = AppleAPIConfig()
+    /// What this node calls itself among several on one database (`node.id`); the host name when
+    /// nil. The process id follows it wherever the node is named (`NodeIdentity`).
+    public var nodeId: String?
 
     /// The app with this id.
     public func app(_ id: String) -> AppConfig? { apps.first { $0.id == id } }
@@ -33,18 +36,6 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
-}
-
-extension RevenueDotConfig {
-    /// The SQLite database's path; a one-line error for a PostgreSQL location, which this build
-    /// cannot open yet.
-    public func sqlitePath() throws(ConfigError) -> String {
-        guard case .sqlite(let path) = database else {
-            throw ConfigError(
-                file: file, key: "database", problem: "this command works on a SQLite database only so far (sqlite:PATH)")
-        }
-        return path
-    }
 }
 
 /// `sqlite:PATH` (the default, embedded) or `postgres://...` (several nodes).

@@ -6,10 +6,11 @@ import Synchronization
 package enum NodeIdentity {
     private static let made = Atomic<Int>(0)
 
-    /// The host name and the process id, unique among the nodes running at once; a second
-    /// service in the same process (tests) gets `-2` after them, and so on.
-    package static func next() -> String {
-        let base = "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+    /// `name` (the configured `node.id`, else the host name) and the process id, unique among
+    /// the nodes running at once even when they share one configuration file; a second service
+    /// in the same process (tests) gets `-2` after them, and so on.
+    package static func next(name: String? = nil) -> String {
+        let base = "\(name ?? ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
         let count = made.wrappingAdd(1, ordering: .relaxed).newValue
         return count == 1 ? base : "\(base)-\(count)"
     }

@@ -9,7 +9,7 @@ import Threads
 public final class RevenueDotService: Sendable {
     public let config: RevenueDotConfig
     /// Which node this is among several on one database (`NodeIdentity`).
-    public let node = NodeIdentity.next()
+    public let node: String
     private let store: Store
     private let server: HTTPServer
     package let metrics: Metrics
@@ -43,6 +43,7 @@ public final class RevenueDotService: Sendable {
         log: @escaping @Sendable (String) -> Void = RevenueDotService.logToStandardError
     ) throws {
         self.config = config
+        self.node = NodeIdentity.next(name: config.nodeId)
         self.log = log
         let metrics = Metrics()
         self.metrics = metrics

@@ -112,7 +112,7 @@ extension Store {
     }
 }
 
-extension SQLiteReader {
+extension StoreReader {
     /// The answer to the consumption request `uuid`, nil when there is none.
     public func consumptionAnswer(notificationUUID uuid: String) throws(StoreError) -> ConsumptionAnswer? {
         try readers.read { (connection) throws(StoreError) in

@@ -1,4 +1,4 @@
-/// The reads that `Store` (beside its writer) and `SQLiteReader` (alone) both answer.
+/// The reads that `Store` (beside its writer) and `StoreReader` (alone) both answer.
 extension ReaderPool {
     /// `body` inside one read transaction: a consistent snapshot of committed data.
     func snapshot<T: Sendable>(_ body: @Sendable (ReadTransaction) throws(StoreError) -> T) throws(StoreError) -> T {

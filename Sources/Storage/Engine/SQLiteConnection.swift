@@ -17,7 +17,7 @@ final class SQLiteConnection {
         /// The connection that copies the WAL into the database file; the file must exist.
         case checkpointer
         /// A reader opened read-only (`SQLITE_OPEN_READONLY`), for a process that must not write
-        /// the file at all (`SQLiteReader`); the file must exist.
+        /// the file at all (`StoreReader`); the file must exist.
         case readOnly
     }
 

@@ -19,7 +19,7 @@ extension Store {
     }
 }
 
-extension SQLiteReader {
+extension StoreReader {
     /// See `ReaderPool.newestNotificationSignedDate`.
     public func newestNotificationSignedDate(appId: String, environment: String) throws(StoreError) -> Int64? {
         try readers.newestNotificationSignedDate(appId: appId, environment: environment)

@@ -121,19 +121,25 @@ public final class Store: Sendable {
     /// cluster-wide write lock, and `readers` connections for reads. A commit is durable when it
     /// returns (`synchronous_commit`). Connections lost to a restart of the database are made
     /// again by the next write or read; until then those fail with `.unavailable`.
+    ///
+    /// `exclusive` is for `replay`: the store then fails with `.unavailable` while any other
+    /// store (a node, a command) has the database open, and keeps others out while open
+    /// (`PostgresUse`).
     public convenience init(
         postgres url: PostgresURL, handOff: any NotificationHandOff = KeepReceived(), maxBatch: Int = 512,
-        readers: Int = 4, onCommit: (@Sendable (Int) -> Void)? = nil, onRejectsFailed: (@Sendable (StoreError) -> Void)? = nil
+        readers: Int = 4, onCommit: (@Sendable (Int) -> Void)? = nil, onRejectsFailed: (@Sendable (StoreError) -> Void)? = nil,
+        exclusive: Bool = false
     ) throws(StoreError) {
         try self.init(
             postgres: url, handOff: handOff, maxBatch: maxBatch, readers: readers, onCommit: onCommit,
-            onRejectsFailed: onRejectsFailed, dictionaryWindow: StoredPayloads.defaultWindow)
+            onRejectsFailed: onRejectsFailed, exclusive: exclusive, dictionaryWindow: StoredPayloads.defaultWindow)
     }
 
     /// The store on PostgreSQL, making a payload dictionary after `dictionaryWindow` payloads.
     init(
         postgres url: PostgresURL, handOff: any NotificationHandOff, maxBatch: Int, readers: Int,
-        onCommit: (@Sendable (Int) -> Void)?, onRejectsFailed: (@Sendable (StoreError) -> Void)?, dictionaryWindow: Int
+        onCommit: (@Sendable (Int) -> Void)?, onRejectsFailed: (@Sendable (StoreError) -> Void)?, exclusive: Bool = false,
+        dictionaryWindow: Int
     ) throws(StoreError) {
         guard maxBatch >= 1 else { throw StoreError(.invalid, "maxBatch must be at least 1, got \(maxBatch)") }
         self.lock = nil
@@ -144,7 +150,9 @@ public final class Store: Sendable {
         self.payloads = StoredPayloads(queue: queue, dictionaries: self.readers.dictionaries, window: dictionaryWindow)
         warnings = try Self.startWriter(queue: queue, finished: writerFinished, maxBatch: maxBatch) {
             () throws(StoreError) in
-            try Writer.postgres(url: url, handOff: handOff, onCommit: onCommit, onRejectsFailed: onRejectsFailed)
+            try Writer.postgres(
+                url: url, use: exclusive ? .exclusive : .shared, handOff: handOff, onCommit: onCommit,
+                onRejectsFailed: onRejectsFailed)
         }
         do throws(StoreError) {
             try self.readers.snapshot { [payloads] (transaction) throws(StoreError) in try payloads.adoptNewest(in: transaction) }

@@ -44,10 +44,10 @@ extension Writer {
     /// durable when it returns (`synchronous_commit`), and each transaction holds the cluster-wide
     /// write lock (`PostgresConnection.beginWrite`).
     static func postgres(
-        url: PostgresURL, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?,
+        url: PostgresURL, use: PostgresUse, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?,
         onRejectsFailed: (@Sendable (StoreError) -> Void)?
     ) throws(StoreError) -> Writer {
-        let connection = try PostgresConnection(url: url)
+        let connection = try PostgresConnection(url: url, use: use)
         try PostgresMigrator(connection: connection).migrate()
         return Writer(
             connection: connection, durability: DurableOnCommit(), handOff: handOff, onCommit: onCommit,

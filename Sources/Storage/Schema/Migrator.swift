@@ -35,7 +35,7 @@ struct Migrator {
         }
     }
 
-    /// For a connection that must leave the database as it is (`SQLiteReader`): fails unless the
+    /// For a connection that must leave the database as it is (`StoreReader`): fails unless the
     /// schema is exactly this build's, every migration applied and none it does not know.
     func requireCurrent() throws(StoreError) {
         let hasTable = try connection.query(

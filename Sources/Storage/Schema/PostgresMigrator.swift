@@ -33,6 +33,16 @@ struct PostgresMigrator {
         }
     }
 
+    /// Fails unless the schema is one this build reads, without changing anything: for a
+    /// connection that only reads (`StoreReader`).
+    func requireCurrent() throws(StoreError) {
+        guard try hasTable("schema_migrations") else {
+            throw StoreError(
+                .invalid, "the database holds no RevenueDot schema (no schema_migrations table): revenuedot serve creates it")
+        }
+        try requireKnownVersions()
+    }
+
     private func hasTable(_ name: String) throws(StoreError) -> Bool {
         try connection.query("SELECT to_regclass(?) IS NOT NULL", [.text(name)]).first?.first == .integer(1)
     }

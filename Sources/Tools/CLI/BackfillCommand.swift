@@ -60,8 +60,7 @@ public struct BackfillCommand {
         guard !environments.isEmpty else {
             throw UsageError("app \"\(appId)\" accepts neither Production nor Sandbox, the environments Apple keeps history of")
         }
-        let path = try config.sqlitePath()
-        let target = try BackfillTarget.open(config: config, databasePath: path, appId: appId)
+        let target = try BackfillTarget.open(config: config, appId: appId)
         defer { target.close() }
         var failed = false
         for environment in environments {
@@ -108,25 +107,19 @@ struct BackfillTarget {
     let newestStored: (AppStoreEnvironment) throws -> Int64?
     let close: () -> Void
 
-    static func open(config: RevenueDotConfig, databasePath: String, appId: String) throws -> BackfillTarget {
-        if DatabaseLock.isHeldByAnother(databasePath: databasePath) {
-            let reader = try SQLiteReader(path: databasePath)
+    static func open(config: RevenueDotConfig, appId: String) throws -> BackfillTarget {
+        if CommandStore.isServed(config) {
+            let reader = try CommandStore.reader(config)
             return BackfillTarget(
                 name: "the running server at \(config.listen)",
                 deliver: BackfillDelivery.overHTTP(listen: config.listen, appId: appId),
                 newestStored: { try reader.newestNotificationSignedDate(appId: appId, environment: $0.rawValue) },
                 close: {})
         }
-        let store: Store
-        do {
-            store = try Store(
-                path: databasePath, handOff: LedgerHandOff(config: config, cache: LedgerCache()), exclusive: true)
-        } catch {
-            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(databasePath): \(error)")
-        }
+        let store = try CommandStore.openApplying(config, to: "backfill")
         let ingest = Ingest(verifiers: try AppVerifiers.forApps(of: config), store: store, metrics: Metrics())
         return BackfillTarget(
-            name: databasePath, deliver: BackfillDelivery.inProcess(ingest, appId: appId),
+            name: CommandStore.name(config), deliver: BackfillDelivery.inProcess(ingest, appId: appId),
             newestStored: { try store.newestNotificationSignedDate(appId: appId, environment: $0.rawValue) },
             close: { store.close() })
     }

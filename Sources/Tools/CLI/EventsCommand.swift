@@ -59,7 +59,7 @@ public struct EventsCommand {
         }
     }
 
-    private func list(_ store: SQLiteReader) throws -> Int32 {
+    private func list(_ store: StoreReader) throws -> Int32 {
         var filter = EventFilter(
             customer: parsed.value("customer"), appId: parsed.value("app"), deliveryStatus: parsed.value("status"))
         if let text = parsed.value("limit") {

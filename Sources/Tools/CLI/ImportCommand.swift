@@ -52,12 +52,11 @@ public struct ImportCommand {
         guard !environments.isEmpty, environments.allSatisfy(app.environments.contains) else {
             throw UsageError("app \"\(appId)\" does not accept \(environments.map(\.rawValue).joined(separator: ", "))")
         }
-        let path = try config.sqlitePath()
-        let target = try target(config: config, app: app, environments: environments, path: path)
+        let target = try target(config: config, app: app, environments: environments)
         defer { target.close() }
         let summary = Import.run(
             rows, concurrency: Int(parsed.value("concurrency") ?? "4") ?? 4,
-            checkpoint: Import.checkpointPath(databasePath: path, appId: appId, file: file),
+            checkpoint: Import.checkpointPath(databasePath: CommandStore.checkpointBase(config), appId: appId, file: file),
             progress: { done, total, rate in
                 let left = rate > 0 ? Double(total - done) / rate : 0
                 StandardStreams.error(
@@ -73,11 +72,11 @@ public struct ImportCommand {
 
     /// Where rows are imported: through the running server when one has the database (so its
     /// rate limit holds for both), else into the database opened here.
-    func target(config: RevenueDotConfig, app: AppConfig, environments: [AppStoreEnvironment], path: String) throws
+    func target(config: RevenueDotConfig, app: AppConfig, environments: [AppStoreEnvironment]) throws
         -> (importRow: @Sendable (Import.Row) -> Import.RowOutcome, close: () -> Void)
     {
         let emit = parsed.flags.contains("emit-events")
-        if DatabaseLock.isHeldByAnother(databasePath: path) {
+        if CommandStore.isServed(config) {
             let server = try RunningServer(config: config, app: app, command: "import")
             let importRow: @Sendable (Import.Row) -> Import.RowOutcome = { row in
                 var body: [String: JSONValue] = [
@@ -101,7 +100,7 @@ public struct ImportCommand {
             StandardStreams.error("import \(app.id): through the running server at \(config.listen)\n")
             return (importRow, {})
         }
-        let (store, _) = try CommandStore.openApplying(config, to: "import")
+        let store = try CommandStore.openApplying(config, to: "import")
         let clients = AppleAPIClientPool(config: config.appleAPI)
         let importRow: @Sendable (Import.Row) -> Import.RowOutcome = { row in
             Import.importRow(

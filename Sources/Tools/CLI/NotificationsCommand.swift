@@ -59,7 +59,7 @@ public struct NotificationsCommand {
         }
     }
 
-    private func list(_ store: SQLiteReader) throws -> Int32 {
+    private func list(_ store: StoreReader) throws -> Int32 {
         var filter = NotificationFilter()
         filter.appId = parsed.value("app")
         // Apple's types are upper case: `--type did_renew` means DID_RENEW.
@@ -95,7 +95,7 @@ public struct NotificationsCommand {
         return 0
     }
 
-    private func show(_ store: SQLiteReader, config: RevenueDotConfig, uuid: String) throws -> Int32 {
+    private func show(_ store: StoreReader, config: RevenueDotConfig, uuid: String) throws -> Int32 {
         // Apple's UUIDs are lower case; one typed or pasted in upper case is the same notification.
         let lowered = uuid.lowercased()
         let found = try store.notification(uuid: uuid) ?? (lowered == uuid ? nil : store.notification(uuid: lowered))
@@ -139,7 +139,7 @@ public struct NotificationsCommand {
         return .object(object)
     }
 
-    private func rejects(_ store: SQLiteReader) throws -> Int32 {
+    private func rejects(_ store: StoreReader) throws -> Int32 {
         let log = try store.rejectLog()
         if parsed.flags.contains("json") {
             let object = JSONValue.object([
@@ -190,65 +190,5 @@ extension String {
     /// The string padded with spaces (or cut) to `width` characters.
     func padding(_ width: Int) -> String {
         count >= width ? String(prefix(width - 1)) + " " : self + String(repeating: " ", count: width - count)
-    }
-}
-
-/// What commands that read or change storage start with: the configuration and its store.
-enum CommandStore {
-    /// Opens the configuration's database to apply inputs to it (`import`, `reconcile`): the only
-    /// writer, with the subscription logic's hand-off; refused while a server has it.
-    static func openApplying(_ config: RevenueDotConfig, to action: String) throws -> (Store, String) {
-        let path = try config.sqlitePath()
-        guard !DatabaseLock.isHeldByAnother(databasePath: path) else {
-            throw UsageError("\(path) is in use by a running server: stop it to \(action)")
-        }
-        do {
-            return (
-                try Store(path: path, handOff: LedgerHandOff(config: config, cache: LedgerCache()), exclusive: true), path
-            )
-        } catch {
-            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(path): \(error)")
-        }
-    }
-
-    /// Loads `--config` (default `revenuedot.json`) and opens its database; the caller closes it.
-    static func open(_ parsed: ParsedArguments) throws -> (RevenueDotConfig, Store) {
-        try open(configPath: parsed.value("config") ?? "revenuedot.json")
-    }
-
-    /// Loads `--config` (default `revenuedot.json`) and opens its database for reading only
-    /// (`SQLiteReader`): for commands that only look, beside a running server or not.
-    static func openForReading(_ parsed: ParsedArguments) throws -> (RevenueDotConfig, SQLiteReader) {
-        let (config, path) = try databasePath(configPath: parsed.value("config") ?? "revenuedot.json")
-        do {
-            return (config, try SQLiteReader(path: path))
-        } catch {
-            throw ConfigError(file: config.file, key: "database", problem: "cannot read \(path): \(error)")
-        }
-    }
-
-    /// Loads the configuration at `configPath` and opens its database, which must exist: a
-    /// command pointed at the wrong file or directory says so, instead of creating an empty
-    /// database and reporting that nothing is stored. `exclusive` is for a command that must be
-    /// the only writer (`replay`): it fails while a server has the database.
-    static func open(configPath: String, exclusive: Bool = false) throws -> (RevenueDotConfig, Store) {
-        let (config, path) = try databasePath(configPath: configPath)
-        do {
-            return (config, try Store(path: path, exclusive: exclusive))
-        } catch {
-            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(path): \(error)")
-        }
-    }
-
-    /// The configuration at `configPath` and the path of its SQLite database, which must exist.
-    private static func databasePath(configPath: String) throws -> (RevenueDotConfig, String) {
-        let config = try ConfigLoader.load(path: configPath)
-        let path = try config.sqlitePath()
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw ConfigError(
-                file: config.file, key: "database",
-                problem: "\(path) does not exist: nothing was stored with this configuration (revenuedot serve creates it)")
-        }
-        return (config, path)
     }
 }

@@ -35,8 +35,7 @@ public struct ReconcileCommand {
     public func run() throws -> Int32 {
         let (config, app) = try AppleCommand.configuredApp(parsed)
         let appId = app.id
-        let path = try config.sqlitePath()
-        let (reader, reconcileOne, close) = try target(config: config, app: app, path: path)
+        let (reader, reconcileOne, close) = try target(config: config, app: app)
         defer { close() }
         let nowMs = UnixTime.nowMs
         var states = try Reconcile.candidates(app: app, store: reader, nowMs: nowMs, only: parsed.value("subscription"))
@@ -73,13 +72,13 @@ public struct ReconcileCommand {
 
     /// Where subscriptions are read and reconciled: through the running server when one has the
     /// database (read beside it, reconciled by it, within its rate limit), else here.
-    func target(config: RevenueDotConfig, app: AppConfig, path: String) throws -> (
+    func target(config: RevenueDotConfig, app: AppConfig) throws -> (
         any ReadsStore, (SubscriptionState) throws -> Reconcile.Outcome, () -> Void
     ) {
-        if DatabaseLock.isHeldByAnother(databasePath: path) {
+        if CommandStore.isServed(config) {
             let server = try RunningServer(config: config, app: app, command: "reconcile")
             StandardStreams.error("reconcile \(app.id): through the running server at \(config.listen)\n")
-            let reader = try SQLiteReader(path: path)
+            let reader = try CommandStore.reader(config)
             return (
                 reader,
                 { state in
@@ -92,7 +91,7 @@ public struct ReconcileCommand {
                 }, {}
             )
         }
-        let (store, _) = try CommandStore.openApplying(config, to: "reconcile")
+        let store = try CommandStore.openApplying(config, to: "reconcile")
         let clients = AppleAPIClientPool(config: config.appleAPI)
         let nowMs = UnixTime.nowMs
         return (

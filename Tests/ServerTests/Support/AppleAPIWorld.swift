@@ -23,7 +23,8 @@ final class AppleAPIWorld: @unchecked Sendable {
     let signer = SignedNotifications.shared
 
     init(
-        backfillIntervalMinutes: Int = 0, demoOptions: String = "", consumption: String? = nil, reconcileIntervalMinutes: Int = 0
+        backfillIntervalMinutes: Int = 0, demoOptions: String = "", consumption: String? = nil, reconcileIntervalMinutes: Int = 0,
+        database: String? = nil
     ) throws {
         store = try SimulatedAppStore(
             apps: [SimulatedAppStore.App(bundleId: "com.example.app", appAppleId: 1234, environment: .sandbox)],
@@ -44,7 +45,7 @@ final class AppleAPIWorld: @unchecked Sendable {
             """
             {
               "listen": "127.0.0.1:0",
-              "database": "sqlite:\(databasePath)",
+              "database": "\(database ?? "sqlite:\(databasePath)")",
               "apps": [
                 {"id": "demo", "bundleId": "com.example.app", "appAppleId": 1234, "environments": ["Sandbox"],
                  "rootCertificates": ["\(root)"], "secretApiKey": "sk_test_secret", "publicApiKey": "pk_test_public",

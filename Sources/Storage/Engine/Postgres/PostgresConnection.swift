@@ -18,9 +18,13 @@ final class PostgresConnection {
     /// Connects, and sets what every session of RevenueDot's relies on: UTC, and commits that
     /// return only once durable (`synchronous_commit`), since a 200 promises durability.
     ///
-    /// - Throws: `.unavailable` when the server cannot be reached or refuses the credentials; the
-    ///   message names the server (`url.description`), never the password.
-    init(url: PostgresURL) throws(StoreError) {
+    /// With `use`, the session also holds the database's use lock (`PostgresUse`) for as long as
+    /// it is connected, taken again after a reconnect.
+    ///
+    /// - Throws: `.unavailable` when the server cannot be reached or refuses the credentials (the
+    ///   message names the server, `url.description`, never the password), or when `use` cannot
+    ///   be had.
+    init(url: PostgresURL, use: PostgresUse? = nil) throws(StoreError) {
         let parameters = url.connectionParameters
         let keywords = parameters.map { strdup($0.0) }
         let values = parameters.map { strdup($0.1) }
@@ -40,13 +44,19 @@ final class PostgresConnection {
         }
         self.connection = connection
         self.url = url
+        self.use = use
         try configureSession()
     }
 
     private let url: PostgresURL
+    private let use: PostgresUse?
 
     private func configureSession() throws(StoreError) {
         try execute(script: "SET synchronous_commit = on; SET TimeZone = 'UTC'; SET client_min_messages = warning;")
+        if let use {
+            let taken = try query(use.trySQL, [.integer(PostgresUse.lockKey)]).first?.first == .integer(1)
+            guard taken else { throw StoreError(.unavailable, use.refusal(url)) }
+        }
     }
 
     /// Connects again when the connection was lost (the database restarted): its prepared

@@ -3,9 +3,9 @@ import Testing
 
 @testable import Storage
 
-/// `SQLiteReader`: what read-only commands open. It reads what the store committed, beside a
+/// `StoreReader`: what read-only commands open. It reads what the store committed, beside a
 /// running writer too, and never changes the database: no migration, no write, files as they were.
-@Suite struct SQLiteReaderTests {
+@Suite struct StoreReaderTests {
     /// A database with `uuids` stored and one reject, closed by its (exclusive) store.
     func storedDatabase(_ uuids: [String]) throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory()
@@ -18,7 +18,7 @@ import Testing
 
     @Test func readsWhatTheStoreCommitted() throws {
         let directory = try storedDatabase(["a", "b"])
-        let reader = try SQLiteReader(path: directory.databasePath)
+        let reader = try StoreReader(path: directory.databasePath)
         defer { reader.close() }
         #expect(try reader.notifications(NotificationFilter()).map(\.notificationUUID) == ["b", "a"])
         #expect(try reader.notification(uuid: "a")?.notificationUUID == "a")
@@ -38,7 +38,7 @@ import Testing
         let store = try Store(path: directory.databasePath, exclusive: true)
         defer { store.close() }
         #expect(try store.store(makeRecord("first")) == .stored)
-        let reader = try SQLiteReader(path: directory.databasePath)
+        let reader = try StoreReader(path: directory.databasePath)
         defer { reader.close() }
         #expect(try reader.notifications(NotificationFilter()).count == 1)
         #expect(try store.store(makeRecord("second")) == .stored)
@@ -53,7 +53,7 @@ import Testing
         let directory = try storedDatabase(["a"])
         let bytes = try Data(contentsOf: URL(fileURLWithPath: directory.databasePath))
 
-        let reader = try SQLiteReader(path: directory.databasePath)
+        let reader = try StoreReader(path: directory.databasePath)
         _ = try reader.notifications(NotificationFilter())
         _ = try reader.rejectLog()
         reader.close()
@@ -67,7 +67,7 @@ import Testing
 
     @Test func cannotWrite() throws {
         let directory = try storedDatabase(["a"])
-        let reader = try SQLiteReader(path: directory.databasePath)
+        let reader = try StoreReader(path: directory.databasePath)
         defer { reader.close() }
         #expect(throws: StoreError.self) {
             try reader.read { (rows) throws(StoreError) in try rows.query("DELETE FROM notifications") }
@@ -82,7 +82,7 @@ import Testing
         try rawExecute(path, "DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)")
         let versions = try rawQuery(path, "SELECT version FROM schema_migrations ORDER BY version")
 
-        let error = #expect(throws: StoreError.self) { try SQLiteReader(path: path) }
+        let error = #expect(throws: StoreError.self) { try StoreReader(path: path) }
         #expect(error?.code == .invalid)
         #expect(error?.message.contains("older than this build's") == true)
         #expect(error?.message.contains("start revenuedot serve") == true)
@@ -93,14 +93,14 @@ import Testing
         let directory = try storedDatabase([])
         try rawExecute(
             directory.databasePath, "INSERT INTO schema_migrations (version, applied_at) VALUES (9999, 'later')")
-        let error = #expect(throws: StoreError.self) { try SQLiteReader(path: directory.databasePath) }
+        let error = #expect(throws: StoreError.self) { try StoreReader(path: directory.databasePath) }
         #expect(error?.message.contains("newer RevenueDot") == true)
     }
 
     @Test func refusesAFileWithoutTheSchema() throws {
         let directory = try TemporaryDirectory()
         try rawExecute(directory.databasePath, "CREATE TABLE other (id INTEGER)")
-        let error = #expect(throws: StoreError.self) { try SQLiteReader(path: directory.databasePath) }
+        let error = #expect(throws: StoreError.self) { try StoreReader(path: directory.databasePath) }
         #expect(error?.message.contains("no RevenueDot schema") == true)
     }
 
@@ -109,14 +109,14 @@ import Testing
     @Test func refusesAnEmptyMigrationHistory() throws {
         let directory = try storedDatabase([])
         try rawExecute(directory.databasePath, "DELETE FROM schema_migrations")
-        let error = #expect(throws: StoreError.self) { try SQLiteReader(path: directory.databasePath) }
+        let error = #expect(throws: StoreError.self) { try StoreReader(path: directory.databasePath) }
         #expect(error?.message.contains("schema_migrations is empty") == true)
         #expect(error?.message.contains("start revenuedot serve") == false)
     }
 
     @Test func refusesAMissingFileWithoutCreatingIt() throws {
         let directory = try TemporaryDirectory()
-        #expect(throws: StoreError.self) { try SQLiteReader(path: directory.databasePath) }
+        #expect(throws: StoreError.self) { try StoreReader(path: directory.databasePath) }
         #expect(!FileManager.default.fileExists(atPath: directory.databasePath))
     }
 }

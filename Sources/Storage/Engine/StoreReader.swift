@@ -1,22 +1,40 @@
-/// A database opened for reading only (`SQLITE_OPEN_READONLY`), for commands that look at what a
-/// server stored: no writer, no migration, no checkpoint, nothing written to the database or its
-/// WAL, so such a command works beside a running server and on a copy. Without write access to
-/// the files it works where SQLite can read a WAL database read-only: with its `-shm` file there
-/// (as while a server runs, or after it was killed); after a clean stop that file is gone and
-/// SQLite refuses ("attempt to write a readonly database").
+/// A database opened for reading only, for commands that look at what a server stored: no writer,
+/// no migration, nothing written, so such a command works beside running servers.
+///
+/// On SQLite (`SQLITE_OPEN_READONLY`): no checkpoint and nothing written to the WAL either, so it
+/// also works on a copy. Without write access to the files it works where SQLite can read a WAL
+/// database read-only: with its `-shm` file there (as while a server runs, or after it was
+/// killed); after a clean stop that file is gone and SQLite refuses ("attempt to write a readonly
+/// database").
 ///
 /// The schema must be this build's (`Migrator.requireCurrent`): an older database is migrated by
 /// the server, not by a command that reads it.
-public final class SQLiteReader: Sendable {
+public final class StoreReader: Sendable {
     let readers: ReaderPool
 
     /// Opens the database at `path`, which must exist and be at this build's schema.
-    public init(path: String) throws(StoreError) {
-        readers = ReaderPool(size: 1) { () throws(StoreError) in
+    public convenience init(path: String) throws(StoreError) {
+        try self.init { () throws(StoreError) in
             let connection = try SQLiteConnection(path: path, role: .readOnly)
             try Migrator(connection: connection).requireCurrent()
             return connection
         }
+    }
+
+    /// Opens the PostgreSQL database at `url`, which must be at a schema this build reads; every
+    /// transaction of the session is read-only.
+    public convenience init(postgres url: PostgresURL) throws(StoreError) {
+        try self.init { () throws(StoreError) in
+            let connection = try PostgresConnection(url: url)
+            try connection.execute(script: "SET default_transaction_read_only = on")
+            try PostgresMigrator(connection: connection).requireCurrent()
+            return connection
+        }
+    }
+
+    /// One connection from `open`, opened now so that a database it cannot read fails here.
+    private init(open: @escaping @Sendable () throws(StoreError) -> any ReaderConnection) throws(StoreError) {
+        readers = ReaderPool(size: 1, open: open)
         do throws(StoreError) {
             try readers.read { _ throws(StoreError) in }
         } catch {

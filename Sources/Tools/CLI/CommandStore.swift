@@ -1,0 +1,113 @@
+import Foundation
+import Server
+import Storage
+
+/// What commands that read or change storage start with: the configuration and its store, on
+/// either engine.
+///
+/// On SQLite one process writes the file: a command that applies inputs is refused, or goes
+/// through the running server, while a server has it (`isServed`). On PostgreSQL every node and
+/// command shares the database (each write transaction takes the cluster's write lock, and a
+/// node's caches check the very rows they read), so commands apply inputs themselves beside the
+/// nodes; only `replay` must have the database alone (`Store(postgres:exclusive:)`).
+enum CommandStore {
+    /// Whether a running server has the configuration's SQLite database (never on PostgreSQL).
+    static func isServed(_ config: RevenueDotConfig) -> Bool {
+        guard case .sqlite(let path) = config.database else { return false }
+        return DatabaseLock.isHeldByAnother(databasePath: path)
+    }
+
+    /// Opens the configuration's database to apply inputs to it (`import`, `reconcile`,
+    /// `backfill`), with the subscription logic's hand-off; on SQLite the only writer, refused
+    /// while a server has it.
+    static func openApplying(_ config: RevenueDotConfig, to action: String) throws -> Store {
+        let handOff = LedgerHandOff(config: config, cache: LedgerCache())
+        switch config.database {
+        case .sqlite(let path):
+            guard !DatabaseLock.isHeldByAnother(databasePath: path) else {
+                throw UsageError("\(path) is in use by a running server: stop it to \(action)")
+            }
+            return try opening(config) { () throws(StoreError) in try Store(path: path, handOff: handOff, exclusive: true) }
+        case .postgres(let url):
+            return try opening(config) { () throws(StoreError) in try Store(postgres: url, handOff: handOff) }
+        }
+    }
+
+    /// Loads `--config` (default `revenuedot.json`) and opens its database; the caller closes it.
+    static func open(_ parsed: ParsedArguments) throws -> (RevenueDotConfig, Store) {
+        try open(configPath: parsed.value("config") ?? "revenuedot.json")
+    }
+
+    /// Loads `--config` (default `revenuedot.json`) and opens its database for reading only
+    /// (`StoreReader`): for commands that only look, beside running servers or not.
+    static func openForReading(_ parsed: ParsedArguments) throws -> (RevenueDotConfig, StoreReader) {
+        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
+        return (config, try reader(config))
+    }
+
+    /// The configuration's database opened for reading only; it must exist and hold this build's
+    /// schema.
+    static func reader(_ config: RevenueDotConfig) throws -> StoreReader {
+        switch config.database {
+        case .sqlite(let path):
+            try requireFile(path, config: config)
+            return try opening(config, "cannot read") { () throws(StoreError) in try StoreReader(path: path) }
+        case .postgres(let url):
+            return try opening(config, "cannot read") { () throws(StoreError) in try StoreReader(postgres: url) }
+        }
+    }
+
+    /// Loads the configuration at `configPath` and opens its database, which must exist: a
+    /// command pointed at the wrong file, directory or database says so, instead of creating an
+    /// empty database and reporting that nothing is stored. `exclusive` is for a command that
+    /// must be the only writer (`replay`): it fails while a server has the database.
+    static func open(configPath: String, exclusive: Bool = false) throws -> (RevenueDotConfig, Store) {
+        let config = try ConfigLoader.load(path: configPath)
+        switch config.database {
+        case .sqlite(let path):
+            try requireFile(path, config: config)
+            return (config, try opening(config) { () throws(StoreError) in try Store(path: path, exclusive: exclusive) })
+        case .postgres(let url):
+            // Reading first proves the schema is there; opening a store would create it.
+            try reader(config).close()
+            return (config, try opening(config) { () throws(StoreError) in try Store(postgres: url, exclusive: exclusive) })
+        }
+    }
+
+    /// Where `import` keeps its checkpoints: beside the SQLite file, or, on PostgreSQL, beside
+    /// the configuration file under the database's name.
+    static func checkpointBase(_ config: RevenueDotConfig) -> String {
+        switch config.database {
+        case .sqlite(let path): path
+        case .postgres(let url):
+            URL(fileURLWithPath: config.file).deletingLastPathComponent().appendingPathComponent("postgres-\(url.database)").path
+        }
+    }
+
+    /// The database as messages name it: the SQLite file's path, or the URL without a password.
+    static func name(_ config: RevenueDotConfig) -> String {
+        switch config.database {
+        case .sqlite(let path): path
+        case .postgres(let url): url.description
+        }
+    }
+
+    private static func requireFile(_ path: String, config: RevenueDotConfig) throws {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ConfigError(
+                file: config.file, key: "database",
+                problem: "\(path) does not exist: nothing was stored with this configuration (revenuedot serve creates it)")
+        }
+    }
+
+    /// `open()`, its failure told as the configuration's database that cannot be opened.
+    private static func opening<T>(
+        _ config: RevenueDotConfig, _ what: String = "cannot open", _ open: () throws(StoreError) -> T
+    ) throws -> T {
+        do {
+            return try open()
+        } catch {
+            throw ConfigError(file: config.file, key: "database", problem: "\(what) \(name(config)): \(error)")
+        }
+    }
+}
