@@ -117,6 +117,11 @@ let package = Package(
             name: "AppStoreFixtures",
             dependencies: ["AppStore", "Crypto"],
             path: "Tests/AppStoreFixtures"),
+        // A PostgreSQL cluster of a test's own, stopped and started under RevenueDot.
+        .target(
+            name: "PostgresFixtures",
+            dependencies: ["Storage"],
+            path: "Tests/PostgresFixtures"),
         .testTarget(
             name: "AppStoreTests",
             dependencies: ["AppStore", "AppStoreFixtures", "Crypto", "JSON"],
@@ -126,7 +131,7 @@ let package = Package(
             dependencies: [
                 "Server", "Tools", "AppStore", "AppStoreServerAPI", "AppStoreServerAPISimulator", "Storage", "LoopbackClient",
                 "HTTP",
-                "AdvancedCommerce", "Crypto", "JSON", "Subscriptions", "Threads",
+                "AdvancedCommerce", "Crypto", "JSON", "Subscriptions", "Threads", "PostgresFixtures",
             ]),
         .testTarget(
             name: "AppStoreServerAPITests",
@@ -144,7 +149,9 @@ let package = Package(
             dependencies: ["HTTP", "LoopbackClient"]),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "AppStore", "AppStoreFixtures", "Crypto", "JSON", "Subscriptions", "Threads"]),
+            dependencies: [
+                "Storage", "AppStore", "AppStoreFixtures", "Crypto", "JSON", "Subscriptions", "Threads", "PostgresFixtures",
+            ]),
         .testTarget(
             name: "ThreadsTests",
             dependencies: ["Threads"]),
