@@ -89,7 +89,7 @@ extension Store {
     /// Saves what became of an answer.
     public func recordConsumptionAnswer(_ answer: ConsumptionAnswer) throws(StoreError) {
         try write { transaction in
-            try transaction.execute(
+            try transaction.write(
                 """
                 UPDATE consumption_answers SET status = ?, attempts = ?, next_attempt_at = ?, request_json = ?,
                     last_error = ?, answered_at = ?

@@ -81,7 +81,7 @@ public enum CommerceRequestRows {
             }
         let references = [signed?.advancedCommerceInfo?.requestReferenceId, renewal?.advancedCommerceInfo?.requestReferenceId]
         for reference in Set(references.compactMap { $0 }) {
-            try transaction.execute(
+            try transaction.write(
                 """
                 UPDATE commerce_requests SET status = 'completed', transaction_id = ?, completed_at = ?
                 WHERE app_id = ? AND request_reference_id = ? AND status = 'pending'

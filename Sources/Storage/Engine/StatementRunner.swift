@@ -8,9 +8,18 @@ protocol StatementRunner: AnyObject {
     func run(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> Int
     /// Runs one query; returns its rows.
     func query(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> [[SQLValue]]
+    /// Runs one statement whose outcome the caller does not read. An engine may send it without
+    /// waiting (PostgreSQL's pipeline mode): its failure is then thrown by the next statement
+    /// that waits, or by `flushSent`.
+    func send(_ sql: String, _ arguments: [SQLValue]) throws(StoreError)
+    /// Waits for the statements sent ahead; throws the first that failed.
+    func flushSent() throws(StoreError)
 }
 
 extension StatementRunner {
+    func send(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) { try run(sql, arguments) }
+    func flushSent() throws(StoreError) {}
+
     /// Runs one statement without arguments.
     @discardableResult
     func run(_ sql: String) throws(StoreError) -> Int { try run(sql, []) }
@@ -32,6 +41,7 @@ extension SQLiteConnection: StatementRunner, ReaderConnection {
 }
 
 extension PostgresConnection: ReaderConnection {
+    func flushSent() throws(StoreError) { try drainPipeline() }
     func beginSnapshot() throws(StoreError) { try execute(script: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
     var isUsable: Bool { isConnected }
 }

@@ -23,6 +23,15 @@ public final class WriteTransaction {
         return try connection.run(sql, arguments)
     }
 
+    /// Runs one statement whose outcome the caller does not need. On PostgreSQL it is sent
+    /// without waiting for its answer, which comes with the next statement that waits: its
+    /// failure fails the transaction then (the writer then applies each item alone). Reads later
+    /// in the transaction see its writes either way.
+    public func write(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) {
+        try check(sql)
+        try connection.send(sql, arguments)
+    }
+
     /// Runs one `INSERT … RETURNING id` and returns the new row's id.
     public func insert(returningId sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> Int64 {
         guard let id = try query(sql, arguments).first?.first?.integerValue else {

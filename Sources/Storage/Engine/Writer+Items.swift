@@ -102,8 +102,15 @@ extension Writer {
             var final = record
             (final.state, final.stateReason) = try self.runHandOff(record, inSavepoint: inSavepoint)
             let start = WriteProfile.enabled ? ContinuousClock.now : nil
-            let inserted = try self.connection.run(
-                NotificationSQL.insert, NotificationSQL.insertArguments(final, payload: payload))
+            let arguments = NotificationSQL.insertArguments(final, payload: payload)
+            guard inSavepoint else {
+                // Sent ahead in the shared transaction, unchecked: the UUID was absent a moment ago
+                // in it, and only this writer, holding the write lock, inserts notifications.
+                try self.connection.send(NotificationSQL.insert, arguments)
+                if let start { WriteProfile.add(.notification, start.duration(to: .now)) }
+                return .stored
+            }
+            let inserted = try self.connection.run(NotificationSQL.insert, arguments)
             if let start { WriteProfile.add(.notification, start.duration(to: .now)) }
             // Only this thread writes, and the UUID was absent a moment ago in this same transaction.
             guard inserted == 1 else {
@@ -122,6 +129,8 @@ extension Writer {
         defer { transaction.invalidate() }
         do {
             let state = try handOff.handOff(record, in: transaction)
+            // In a savepoint, a write the hand-off sent ahead must fail it here, not a later item.
+            if inSavepoint { try connection.flushSent() }
             // Transaction control is refused, so this only guards against a way around the check.
             guard connection.isInTransaction else {
                 throw StoreError(.invalid, "the hand-off of \(record.notificationUUID) ended the writer's transaction")

@@ -34,7 +34,7 @@ public enum CustomerRows {
     /// Points every alias of `customer` at it.
     public static func saveAliases(of customer: CustomerState, appId: String, in transaction: WriteTransaction) throws {
         for alias in customer.aliases where alias != customer.appUserId {
-            try transaction.execute(
+            try transaction.write(
                 """
                 INSERT INTO customer_aliases (app_id, alias, app_user_id) VALUES (?, ?, ?)
                 ON CONFLICT (app_id, alias) DO UPDATE SET app_user_id = excluded.app_user_id
@@ -44,11 +44,11 @@ public enum CustomerRows {
 
     /// Removes a customer merged into another (its aliases are then the other's) or deleted.
     public static func remove(_ appUserId: String, appId: String, in transaction: WriteTransaction) throws {
-        try transaction.execute(
+        try transaction.write(
             "DELETE FROM customers WHERE app_id = ? AND app_user_id = ?", [.text(appId), .text(appUserId)])
-        try transaction.execute(
+        try transaction.write(
             "DELETE FROM customer_aliases WHERE app_id = ? AND app_user_id = ?", [.text(appId), .text(appUserId)])
-        try transaction.execute(
+        try transaction.write(
             "DELETE FROM customer_contacts WHERE app_id = ? AND app_user_id = ?", [.text(appId), .text(appUserId)])
     }
 
@@ -57,7 +57,7 @@ public enum CustomerRows {
     public static func recordContact(appId: String, appUserId: String, atMs: Int64, in transaction: WriteTransaction)
         throws(StoreError)
     {
-        try transaction.execute(
+        try transaction.write(
             """
             INSERT INTO customer_contacts (app_id, app_user_id, last_seen_at)
             SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM customers WHERE app_id = ?1 AND app_user_id = ?2)

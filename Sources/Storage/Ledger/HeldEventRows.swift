@@ -46,7 +46,7 @@ public enum HeldEventRows {
         var journal = journal
         if restored > 0 {
             if journal.heldEvents.isEmpty {
-                try transaction.execute(
+                try transaction.write(
                     "DELETE FROM held_events WHERE app_id = ? AND purchase_key = ?", [.text(appId), .text(key)])
                 return journal
             }
@@ -61,7 +61,7 @@ public enum HeldEventRows {
         guard journal.heldEvents.count > inlineLimit else { return journal }
         let first = journal.storedHeldEventCount ?? 0
         for (offset, event) in journal.heldEvents.enumerated() {
-            try transaction.execute(
+            try transaction.write(
                 "INSERT INTO held_events (app_id, purchase_key, seq, json) VALUES (?, ?, ?, ?)",
                 [.text(appId), .text(key), .integer(Int64(first + offset)), .text(try LedgerRows.encode(event))])
         }

@@ -176,14 +176,14 @@ public enum LedgerRows {
         try WriteProfile.measure(.customers) {
             for id in removedCustomers { try CustomerRows.remove(id, appId: appId, in: transaction) }
             for (id, customer) in ledger.customers {
-                try transaction.execute(
+                try transaction.write(
                     "INSERT INTO customers (app_id, app_user_id, json) VALUES (?, ?, ?) ON CONFLICT (app_id, app_user_id) DO UPDATE SET json = excluded.json",
                     [.text(appId), .text(id), .text(try encode(customer))])
                 if customer.aliases.count > 1 { try CustomerRows.saveAliases(of: customer, appId: appId, in: transaction) }
             }
         }
         for (id, fact) in ledger.unattachedFacts {
-            try transaction.execute(
+            try transaction.write(
                 "INSERT INTO unattached_facts (app_id, fact_id, json) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 [.text(appId), .text(id), .text(try encode(fact))])
         }
@@ -245,7 +245,7 @@ public enum LedgerRows {
         // Without a new timer the pending one stays.
         let (stored, snapshots) = HistorySnapshots.leavingOut(of: kept, keptBy: purchase)
         let (json, history) = (try encode(purchase.withoutHistory), try encode(stored))
-        try transaction.execute(
+        try transaction.write(
             "INSERT INTO purchases (app_id, purchase_key, owner, json, history, history_snapshots, timer_fire_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, purchase_key) DO UPDATE SET owner = excluded.owner, json = excluded.json, history = excluded.history, history_snapshots = excluded.history_snapshots, timer_fire_at = coalesce(excluded.timer_fire_at, purchases.timer_fire_at)",
             [
                 .text(appId), .text(Self.key(key)), owner.map(SQLValue.text) ?? .null, .text(json), .text(history),
@@ -270,12 +270,12 @@ public enum LedgerRows {
         // A transfer leaves the view under the previous owner: it goes first. A purchase stored
         // for the first time has no view anywhere yet.
         if isStored {
-            try transaction.execute(
+            try transaction.write(
                 "DELETE FROM purchase_views WHERE app_id = ? AND purchase_key = ? AND owner IS DISTINCT FROM ?",
                 [.text(appId), .text(Self.key(key)), view == nil ? .null : owner.map(SQLValue.text) ?? .null])
         }
         guard let owner, let view else { return }
-        try transaction.execute(
+        try transaction.write(
             "INSERT INTO purchase_views (app_id, owner, purchase_key, view) VALUES (?, ?, ?, ?) ON CONFLICT (app_id, owner, purchase_key) DO UPDATE SET view = excluded.view",
             [.text(appId), .text(owner), .text(Self.key(key)), .text(try encode(view))])
     }

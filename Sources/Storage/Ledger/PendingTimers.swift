@@ -69,11 +69,11 @@ public enum PendingTimers {
     /// Removes the timer, wherever it is kept.
     public static func remove(_ due: Due, in transaction: WriteTransaction) throws(StoreError) {
         if let key = purchaseKey(ofTimer: due.id) {
-            try transaction.execute(
+            try transaction.write(
                 "UPDATE purchases SET timer_fire_at = NULL WHERE app_id = ? AND purchase_key = ? AND timer_fire_at IS NOT NULL",
                 [.text(due.appId), .text(key)])
         }
-        try transaction.execute("DELETE FROM timers WHERE app_id = ? AND id = ?", [.text(due.appId), .text(due.id)])
+        try transaction.write("DELETE FROM timers WHERE app_id = ? AND id = ?", [.text(due.appId), .text(due.id)])
     }
 
     /// Moves a timer still due at `nowMs` to `laterMs`.
@@ -81,11 +81,11 @@ public enum PendingTimers {
         throws(StoreError)
     {
         if let key = purchaseKey(ofTimer: due.id) {
-            try transaction.execute(
+            try transaction.write(
                 "UPDATE purchases SET timer_fire_at = ? WHERE app_id = ? AND purchase_key = ? AND timer_fire_at <= ?",
                 [.integer(laterMs), .text(due.appId), .text(key), .integer(nowMs)])
         }
-        try transaction.execute(
+        try transaction.write(
             "UPDATE timers SET fire_at = ? WHERE app_id = ? AND id = ? AND fire_at <= ?",
             [.integer(laterMs), .text(due.appId), .text(due.id), .integer(nowMs)])
     }
@@ -105,7 +105,7 @@ public enum PendingTimers {
                 "SELECT fire_at FROM timers WHERE app_id = ? AND id = ?", [.text(appId), .text(id)]
             ).first?.first?.integerValue
         else { return nil }
-        try transaction.execute("DELETE FROM timers WHERE app_id = ? AND id = ?", [.text(appId), .text(id)])
+        try transaction.write("DELETE FROM timers WHERE app_id = ? AND id = ?", [.text(appId), .text(id)])
         return fireAt
     }
 
@@ -117,7 +117,7 @@ public enum PendingTimers {
             "UPDATE purchases SET timer_fire_at = ? WHERE app_id = ? AND purchase_key = ?",
             [.integer(timer.fireAtMs), .text(appId), .text(key)])
         guard moved == 0 else { return }
-        try transaction.execute(
+        try transaction.write(
             "INSERT INTO timers (app_id, id, fire_at, json) VALUES (?, ?, ?, ?) ON CONFLICT (app_id, id) DO UPDATE SET fire_at = excluded.fire_at, json = excluded.json",
             [.text(appId), .text(timer.id), .integer(timer.fireAtMs), .text(try LedgerRows.encode(timer))])
     }

@@ -89,7 +89,7 @@ public enum PurchaseFactRows {
         in transaction: WriteTransaction
     ) throws -> PurchaseJournal {
         for fact in journal.facts.dropLast() where !loaded.ids.contains(fact.id) {
-            try transaction.execute(
+            try transaction.write(
                 "INSERT INTO purchase_facts (app_id, purchase_key, fact_id, json) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 [.text(appId), .text(key), .text(fact.id), .text(try LedgerRows.encode(fact))])
             cache?.remember(fact, appId: appId, purchase: key)

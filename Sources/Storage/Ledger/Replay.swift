@@ -69,7 +69,7 @@ public enum Replay {
             try keepDollarPrices(positions, in: transaction)
             // A replay under changed code or config may not make every event again: a delivery
             // left without its event can never be sent, so it becomes a dead letter that says why.
-            try transaction.execute(
+            try transaction.write(
                 """
                 UPDATE deliveries SET status = 'dead', last_error = 'the event no longer exists after revenuedot replay'
                 WHERE status = 'pending' AND event_id NOT IN (SELECT id FROM events)
@@ -82,18 +82,18 @@ public enum Replay {
     /// nor repeat one; events new to this replay follow after the highest old position, in order.
     private static func keepPositions(_ old: [[SQLValue]], in transaction: WriteTransaction) throws {
         guard !old.isEmpty else { return }
-        try transaction.execute("UPDATE events SET position = -position")
+        try transaction.write("UPDATE events SET position = -position")
         var highest: Int64 = 0
         for row in old {
             guard let id = row[0].textValue, let position = row[1].integerValue else { continue }
             highest = max(highest, position)
-            try transaction.execute("UPDATE events SET position = ? WHERE id = ?", [.integer(position), .text(id)])
+            try transaction.write("UPDATE events SET position = ? WHERE id = ?", [.integer(position), .text(id)])
         }
         let fresh = try transaction.query("SELECT id FROM events WHERE position < 0 ORDER BY position DESC")
         for (offset, row) in fresh.enumerated() {
             let (position, overflow) = highest.addingReportingOverflow(Int64(offset) + 1)
             guard !overflow else { throw StoreError(.corrupt, "events.position \(highest) leaves no room for new events") }
-            try transaction.execute("UPDATE events SET position = ? WHERE id = ?", [.integer(position), row[0]])
+            try transaction.write("UPDATE events SET position = ? WHERE id = ?", [.integer(position), row[0]])
         }
     }
 
@@ -110,7 +110,7 @@ public enum Replay {
             var after = try Event(json: JSONValue(parsing: Data(newJSON.utf8)))
             guard before.price != after.price, before.currency == after.currency else { continue }
             after.price = before.price
-            try transaction.execute(
+            try transaction.write(
                 "UPDATE events SET json = ? WHERE id = ?", [.text(try LedgerRows.encode(after)), .text(id)])
         }
     }

@@ -15,7 +15,7 @@ extension Deliveries {
             appId: appId, webhook: webhook, nowMs: nowMs, limit: limit, holdMs: holdMs, inFlight: inFlight, node: node,
             from: transaction)
         for delivery in due {
-            try transaction.execute(
+            try transaction.write(
                 "UPDATE deliveries SET claimed_by = ?, claimed_until = ? WHERE event_id = ? AND webhook = ?",
                 [.text(node), .integer(nowMs + leaseMs), .text(delivery.eventId), .text(delivery.webhook)])
         }

@@ -29,7 +29,7 @@ public enum Outbox {
             ])
         guard !webhooks.isEmpty, let position = inserted.first?.first?.integerValue else { return }
         for webhook in webhooks where webhook.accepts(event) {
-            try transaction.execute(
+            try transaction.write(
                 """
                 INSERT INTO deliveries (event_id, webhook, app_id, customer, position, status, next_attempt_at, created_at)
                 VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (event_id, webhook) DO NOTHING
@@ -148,7 +148,7 @@ public enum Deliveries {
         let attempts = delivery.attempts + 1
         switch outcome {
         case .delivered(let status):
-            try transaction.execute(
+            try transaction.write(
                 """
                 UPDATE deliveries SET status = 'delivered', attempts = ?, delivered_at = ?, last_status = ?, last_error = NULL,
                     claimed_by = NULL, claimed_until = NULL
@@ -162,7 +162,7 @@ public enum Deliveries {
         case .failed(let status, let reason):
             let dead = attempts > retryDelaysSeconds.count
             let next = dead ? nowMs : nowMs + Int64(retryDelaysSeconds[attempts - 1]) * 1000
-            try transaction.execute(
+            try transaction.write(
                 """
                 UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_error = ?,
                     claimed_by = NULL, claimed_until = NULL
@@ -192,7 +192,7 @@ public enum Deliveries {
         // To the webhooks whose filters take it, as when it was made.
         let event = try Event(json: JSONValue(parsing: Data((row[3].textValue ?? "{}").utf8)))
         for webhook in webhooks.filter({ $0.accepts(event) }).map(\.id) {
-            try transaction.execute(
+            try transaction.write(
                 """
                 INSERT INTO deliveries (event_id, webhook, app_id, customer, position, status, next_attempt_at, created_at)
                 VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)

@@ -11,9 +11,11 @@ import Foundation
 ///
 /// Not `Sendable`: a connection is used by one thread at a time (a pool hands it out).
 final class PostgresConnection {
-    private let connection: OpaquePointer
+    let connection: OpaquePointer
     /// The name each statement was prepared under on this connection.
     private var prepared: [String: String] = [:]
+    /// Statements sent in pipeline mode whose answers are not read yet (`send`), for messages.
+    var pipelined: [String] = []
 
     /// Connects, and sets what every session of RevenueDot's relies on: UTC, and commits that
     /// return only once durable (`synchronous_commit`), since a 200 promises durability.
@@ -67,6 +69,7 @@ final class PostgresConnection {
         guard !isConnected else { return }
         PQreset(connection)
         prepared.removeAll()
+        pipelined.removeAll()
         guard isConnected else {
             throw StoreError(.unavailable, "cannot connect to \(url): \(Self.text(PQerrorMessage(connection)))")
         }
@@ -82,15 +85,26 @@ final class PostgresConnection {
 
     /// Whether a transaction is open (or failed and not yet rolled back).
     var isInTransaction: Bool {
+        // Statements are sent ahead only inside a transaction, which stays open until they are read.
+        guard pipelined.isEmpty else { return true }
         let status = PQtransactionStatus(connection)
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
     }
 
     /// Runs statements without arguments, in one round trip (schema scripts, `BEGIN`, `COMMIT`).
     func execute(script: String) throws(StoreError) {
+        if !pipelined.isEmpty { try drainPipeline() }
         let result = PQexec(connection, script)
         defer { PQclear(result) }
         try check(result, script)
+        try checkCommitted(result, script)
+    }
+
+    /// PostgreSQL answers `COMMIT` of a transaction that failed by rolling it back, without an
+    /// error (its tag says `ROLLBACK`): that is a failed commit here.
+    private func checkCommitted(_ result: OpaquePointer?, _ sql: String) throws(StoreError) {
+        guard sql.utf8.count == 6, sql.uppercased() == "COMMIT", Self.text(PQcmdStatus(result)) == "ROLLBACK" else { return }
+        throw StoreError(.invalid, "COMMIT: the transaction had failed, and was rolled back")
     }
 
     /// Runs one statement; returns how many rows it changed.
@@ -98,6 +112,7 @@ final class PostgresConnection {
     func run(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> Int {
         let result = try execute(sql, arguments)
         defer { PQclear(result) }
+        try checkCommitted(result, sql)
         return Int(Self.text(PQcmdTuples(result))) ?? 0
     }
 
@@ -117,8 +132,33 @@ final class PostgresConnection {
 
     // MARK: - Statements
 
+    /// Runs one prepared statement and returns its result, which the caller clears; with
+    /// statements sent ahead (`send`), it goes out after them in the same round trip, and the
+    /// first of theirs that failed is thrown instead.
     private func execute(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> OpaquePointer? {
+        if !pipelined.isEmpty {
+            try send(sql, arguments)
+            return try drainPipeline(keepingLast: true)
+        }
         let name = try statement(sql, arguments)
+        let result = Self.withParameters(arguments) { count, values, lengths, formats in
+            PQexecPrepared(connection, name, count, values, lengths, formats, 0)
+        }
+        do {
+            try check(result, sql)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        return result
+    }
+
+    /// Calls `body` with `arguments` as libpq takes them: integers, reals and text as text, blobs
+    /// as binary.
+    static func withParameters<T>(
+        _ arguments: [SQLValue],
+        _ body: (Int32, [UnsafePointer<CChar>?], [Int32], [Int32]) -> T
+    ) -> T {
         var buffers: [UnsafeMutablePointer<CChar>?] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
@@ -152,22 +192,16 @@ final class PostgresConnection {
                 formats.append(1)
             }
         }
-        let values = buffers.map { UnsafePointer($0) }
-        let result = PQexecPrepared(connection, name, Int32(arguments.count), values, lengths, formats, 0)
-        do {
-            try check(result, sql)
-        } catch {
-            PQclear(result)
-            throw error
-        }
-        return result
+        return body(Int32(arguments.count), buffers.map { UnsafePointer($0) }, lengths, formats)
     }
 
     /// The name `sql` is prepared under, preparing it on first use with the types of `arguments`
     /// (`bigint`, `double precision`, `text`, `bytea`; a null's is left to the server), so that a
     /// placeholder the statement alone does not type (`SELECT ?`) gets one.
-    private func statement(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> String {
+    func statement(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> String {
         if let name = prepared[sql] { return name }
+        // Preparing waits for its answer, which pipeline mode does not allow.
+        if !pipelined.isEmpty { try drainPipeline() }
         let name = "s\(prepared.count)"
         let types: [Oid] = arguments.map { argument in
             switch argument {
@@ -185,7 +219,7 @@ final class PostgresConnection {
         return name
     }
 
-    private func check(_ result: OpaquePointer?, _ sql: String) throws(StoreError) {
+    func check(_ result: OpaquePointer?, _ sql: String) throws(StoreError) {
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK, status != PGRES_EMPTY_QUERY else { return }
         let state = Self.text(result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) })
@@ -247,11 +281,11 @@ final class PostgresConnection {
         return data
     }
 
-    private static func text(_ pointer: UnsafePointer<CChar>?) -> String {
+    static func text(_ pointer: UnsafePointer<CChar>?) -> String {
         pointer.map { String(cString: $0) } ?? ""
     }
 
-    private static func text(_ pointer: UnsafeMutablePointer<CChar>?) -> String {
+    static func text(_ pointer: UnsafeMutablePointer<CChar>?) -> String {
         text(UnsafePointer(pointer))
     }
 }

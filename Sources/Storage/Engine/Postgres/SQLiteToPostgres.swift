@@ -96,7 +96,7 @@ package enum SQLiteToPostgres {
             guard let last = rows.last else { break }
             try target.execute(script: "BEGIN")
             do throws(StoreError) {
-                for row in rows { try target.run(insert, row) }
+                for row in rows { try target.send(insert, row) }
                 try target.execute(script: "COMMIT")
             } catch {
                 try? target.execute(script: "ROLLBACK")

@@ -1,0 +1,92 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Storage
+
+/// Statements sent ahead without waiting (`PostgresConnection.send`, libpq's pipeline mode):
+/// they run in order, later reads see them, and a failure among them is thrown by the next
+/// statement that waits, failing the transaction as it would have at once.
+@Suite(.enabled(if: PostgresTestDatabase.isAvailable)) struct PostgresPipelineTests {
+    @Test func sentStatementsRunInOrderAndTheNextReadSeesThem() throws {
+        let database = try PostgresTestDatabase()
+        let connection = try database.connect()
+        try connection.execute(script: "CREATE TABLE p (k BIGINT PRIMARY KEY, v TEXT)")
+        try connection.execute(script: "BEGIN")
+        // More than one pipeline's depth: the answers are read on the way.
+        let count = PostgresConnection.pipelineDepth * 2 + 10
+        for index in 0..<count {
+            try connection.send("INSERT INTO p (k, v) VALUES (?, ?)", [.integer(Int64(index)), .text("a")])
+        }
+        try connection.send("UPDATE p SET v = ? WHERE k = ?", [.text("b"), .integer(3)])
+        #expect(connection.isInTransaction)
+        #expect(try connection.query("SELECT count(*), max(v) FROM p") == [[.integer(Int64(count)), .text("b")]])
+        try connection.execute(script: "COMMIT")
+        #expect(!connection.isInTransaction)
+        #expect(try connection.run("DELETE FROM p WHERE k < ?", [.integer(10)]) == 10)
+    }
+
+    @Test func aFailureSentAheadIsThrownByTheNextWaitAndFailsTheTransaction() throws {
+        let database = try PostgresTestDatabase()
+        let connection = try database.connect()
+        try connection.execute(script: "CREATE TABLE p (k BIGINT PRIMARY KEY)")
+        try connection.execute(script: "BEGIN")
+        try connection.send("INSERT INTO p (k) VALUES (?)", [.integer(1)])
+        try connection.send("INSERT INTO p (k) VALUES (?)", [.integer(1)])
+        try connection.send("INSERT INTO p (k) VALUES (?)", [.integer(2)])
+        let failure = #expect(throws: StoreError.self) { try connection.query("SELECT count(*) FROM p") }
+        #expect(failure?.code == .invalid)
+        #expect(failure?.message.contains("SQLSTATE 23505") == true, "\(String(describing: failure))")
+        #expect(connection.isInTransaction)
+        // PostgreSQL answers its COMMIT by rolling back; that is a failure here.
+        #expect(throws: StoreError.self) { try connection.execute(script: "COMMIT") }
+        if connection.isInTransaction { try connection.execute(script: "ROLLBACK") }
+        #expect(try connection.query("SELECT count(*) FROM p") == [[.integer(0)]])
+        // A commit sent behind a failed statement fails too, and commits nothing.
+        try connection.execute(script: "BEGIN")
+        try connection.send("INSERT INTO p (k) VALUES (?)", [.integer(5)])
+        try connection.send("INSERT INTO p (k) VALUES (?)", [.text("not a number")])
+        #expect(throws: StoreError.self) { try connection.run("COMMIT") }
+        if connection.isInTransaction { try connection.execute(script: "ROLLBACK") }
+        #expect(try connection.query("SELECT count(*) FROM p") == [[.integer(0)]])
+    }
+
+    /// A hand-off whose write, sent ahead, fails: in the batch it fails the transaction, the
+    /// writer applies each item alone, and only that notification is stored `failed`, with the
+    /// database's reason; the others are applied once.
+    @Test func aHandOffWriteThatFailsLaterFailsOnlyItsNotification() throws {
+        let database = try PostgresTestDatabase()
+        let store = try Store(postgres: database.url, handOff: SendingHandOff(failing: "n7"))
+        defer { store.close() }
+        let setup = try database.connect()
+        try setup.execute(script: "CREATE TABLE hand_off_log (uuid TEXT PRIMARY KEY, n BIGINT NOT NULL CHECK (n >= 0))")
+        let outcomes = Mutex<[String: StoreOutcome]>([:])
+        let done = DispatchGroup()
+        for index in 0..<20 {
+            done.enter()
+            store.store(makeRecord("n\(index)")) { result in
+                if case .success(let outcome) = result { outcomes.withLock { $0["n\(index)"] = outcome } }
+                done.leave()
+            }
+        }
+        done.wait()
+        #expect(outcomes.withLock { $0.count } == 20)
+        for index in 0..<20 {
+            let stored = try #require(try store.notification(uuid: "n\(index)"))
+            #expect(stored.state == (index == 7 ? .failed : .applied), "n\(index)")
+        }
+        #expect(try store.notification(uuid: "n7")?.stateReason?.contains("SQLSTATE 23514") == true)
+        #expect(try setup.query("SELECT count(*) FROM hand_off_log") == [[.integer(19)]])
+    }
+
+    /// Logs each notification with a write sent ahead; for `failing`, one the table refuses.
+    struct SendingHandOff: NotificationHandOff {
+        let failing: String
+        func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState {
+            try transaction.write(
+                "INSERT INTO hand_off_log (uuid, n) VALUES (?, ?)",
+                [.text(record.notificationUUID), .integer(record.notificationUUID == failing ? -1 : 1)])
+            return .applied
+        }
+    }
+}
