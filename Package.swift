@@ -90,7 +90,10 @@ let package = Package(
             dependencies: ["Tools"]),
         .executableTarget(
             name: "revenuedot-bench",
-            dependencies: ["AppStore", "AppStoreServerAPISimulator", "LoopbackClient", "HTTP", "Threads", "Crypto", "JSON"],
+            dependencies: [
+                "AppStore", "AppStoreServerAPISimulator", "LoopbackClient", "HTTP", "Threads", "Crypto", "JSON", "Server",
+                "Storage",
+            ],
             path: "Benchmarks/Sources/revenuedot-bench"),
 
         // MARK: - Fuzz targets (scripts/fuzz.sh builds them with libFuzzer; the normal build replays inputs)

@@ -25,6 +25,9 @@ import Crypto
 //   revenuedot-bench import --dir DIR --revenuedot PATH [--count N]
 //       N subscriptions held by a local App Store Server API, imported by `revenuedot import`
 //       from a CSV into a fresh database: subscriptions per second, as JSON
+//   revenuedot-bench history --config FILE --payloads FILE [--count N]
+//       N notifications stored in the configuration's database (SQLite or PostgreSQL) through
+//       the store's write path, made in-process and not verified: a history to ingest on
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -39,6 +42,7 @@ do {
     case "webhooks": try webhooks(arguments)
     case "backfill": try backfill(arguments)
     case "import": try importBench(arguments)
+    case "history": try history(arguments)
     default: fail("usage: revenuedot-bench generate|verify|ingest|customers|link|get (see the head of main.swift)")
     }
 } catch {
