@@ -7,6 +7,8 @@ func generate(_ arguments: [String]) throws {
     // Notifications cycle over this many subscriptions (default: one each), in signed-date order,
     // as renewals of long-lived subscriptions arrive.
     let subscriptions = max(1, Int(argument("subscriptions", arguments) ?? "\(count)") ?? count)
+    // Ids start this far in, so that a second set names other purchases than the first.
+    let offset = Int(argument("offset", arguments) ?? "0") ?? 0
     let chain = try TestChain()
     try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
     try chain.root.pem.write(toFile: "\(out)/root.pem", atomically: true, encoding: .utf8)
@@ -14,16 +16,16 @@ func generate(_ arguments: [String]) throws {
     var lines: [String] = []
     for index in 0..<count {
         let now = start + Int64(index)
-        let original = "20000000\(String(format: "%08d", index % subscriptions))"
+        let original = "20000000\(String(format: "%08d", offset + index % subscriptions))"
         let transaction: [String: Any] = [
-            "transactionId": "30000000\(String(format: "%08d", index))", "originalTransactionId": original,
-            "webOrderLineItemId": "40000000\(String(format: "%08d", index))", "bundleId": bundleId,
+            "transactionId": "30000000\(String(format: "%08d", offset + index))", "originalTransactionId": original,
+            "webOrderLineItemId": "40000000\(String(format: "%08d", offset + index))", "bundleId": bundleId,
             "productId": "pro.monthly", "subscriptionGroupIdentifier": "21000001", "purchaseDate": now - 1000,
             "originalPurchaseDate": now - 86_400_000, "expiresDate": now + 30 * 86_400_000, "quantity": 1,
             "type": "Auto-Renewable Subscription", "inAppOwnershipType": "PURCHASED", "signedDate": now,
             "environment": "Sandbox", "transactionReason": "RENEWAL", "storefront": "USA", "storefrontId": "143441",
             "price": 9990, "currency": "USD", "appTransactionId": "704289572311513457",
-            "appAccountToken": "00000000-0000-4000-8000-\(String(format: "%012d", index % subscriptions))",
+            "appAccountToken": "00000000-0000-4000-8000-\(String(format: "%012d", offset + index % subscriptions))",
         ]
         let renewal: [String: Any] = [
             "originalTransactionId": original, "productId": "pro.monthly", "autoRenewProductId": "pro.monthly",

@@ -1,10 +1,10 @@
 import Crypto
 // revenuedot-bench: the verification benchmark behind `make bench`.
 //
-//   revenuedot-bench generate --out DIR [--count N] [--subscriptions S]
+//   revenuedot-bench generate --out DIR [--count N] [--subscriptions S] [--offset K]
 //       makes a test chain and N signed notifications (outer + transaction + renewal info), about
 //       S subscriptions in turn (default N: one each), writing DIR/root.pem and DIR/payloads.txt
-//       (one signedPayload per line)
+//       (one signedPayload per line); ids start K in (default 0)
 //   revenuedot-bench verify --root PEM --payloads FILE [--min-seconds S]
 //       verifies them on one core, with the chain cache off (cold) and warm, and prints JSON
 //   revenuedot-bench ingest --port P --app ID --payloads FILE [--connections N]
