@@ -96,7 +96,11 @@ extension Writer {
         _ record: NotificationRecord, payload: StoredPayload, inSavepoint: Bool
     ) throws(StoreError) -> StoreOutcome {
         let store = { () throws(StoreError) -> StoreOutcome in
-            if try !self.connection.query(NotificationSQL.exists, [.text(record.notificationUUID)]).isEmpty {
+            if !inSavepoint, self.storedUUIDs != nil {
+                // Looked up with the others of its group; one stored earlier in this transaction
+                // (a copy in the same batch) was added when it was.
+                guard self.storedUUIDs?.insert(record.notificationUUID).inserted == true else { return .duplicate }
+            } else if try !self.connection.query(NotificationSQL.exists, [.text(record.notificationUUID)]).isEmpty {
                 return .duplicate
             }
             var final = record

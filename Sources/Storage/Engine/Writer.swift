@@ -19,6 +19,10 @@ final class Writer {
     let warnings: [String]
     /// False once a savepoint could not be rolled back: the open transaction can no longer be trusted.
     var transactionIsSound = true
+    /// The notifications of the items being applied that were already stored when the open
+    /// transaction looked (`WriterConnection.storedNotifications`), and those stored in it since;
+    /// nil where each is looked up alone.
+    var storedUUIDs: Set<String>?
     /// The reject batches written in the open transaction: a rollback puts them back, so that the
     /// item applied again (or the next write of rejects) takes them again.
     var rejectsInTransaction: [(pending: PendingRejects, batch: PendingRejects.Batch)] = []
@@ -89,6 +93,7 @@ final class Writer {
         var failure: StoreError?
         var next: [WriteItem]? = first
         while let items = next {
+            var looked = false
             for item in items {
                 let action = plan.take(isHealthCheck: item.isHealthCheck)
                 switch action {
@@ -100,6 +105,10 @@ final class Writer {
                     work.append(item)
                     do throws(StoreError) {
                         if action == .beginAndApply { try begin() }
+                        if !looked {
+                            try lookUpStored(items)
+                            looked = true
+                        }
                         outcomes.append(try apply(item, isolation: .transaction))
                     } catch {
                         failure = error
@@ -208,9 +217,21 @@ final class Writer {
     // MARK: - Transactions
 
     private func begin() throws(StoreError) {
+        storedUUIDs = nil
         try connection.beginWrite()
         transactionIsSound = true
         rejectsInTransaction.removeAll()
+    }
+
+    /// Asks once which notifications among `items` are stored, where the engine answers that in
+    /// one round trip; adds them to `storedUUIDs`.
+    private func lookUpStored(_ items: [WriteItem]) throws(StoreError) {
+        let uuids = items.compactMap { item -> String? in
+            guard case .store(let record, _, _) = item else { return nil }
+            return record.notificationUUID
+        }
+        guard !uuids.isEmpty, let found = try connection.storedNotifications(among: uuids) else { return }
+        storedUUIDs = (storedUUIDs ?? []).union(found)
     }
 
     /// Commits the open transaction, unless a flush has failed: then nothing more is committed

@@ -8,6 +8,13 @@ protocol WriterConnection: StatementRunner {
     func execute(script: String) throws(StoreError)
     /// Begins a transaction that holds the database's write lock until it ends.
     func beginWrite() throws(StoreError)
+    /// Which of `uuids` are stored, in one round trip, for an engine where each statement costs
+    /// one (PostgreSQL); nil where asking per notification is as cheap (SQLite, in-process).
+    func storedNotifications(among uuids: [String]) throws(StoreError) -> Set<String>?
+}
+
+extension SQLiteConnection {
+    func storedNotifications(among uuids: [String]) throws(StoreError) -> Set<String>? { nil }
 }
 
 /// When the answers of a commit are released.
@@ -52,6 +59,13 @@ extension PostgresConnection: WriterConnection {
             try execute(script: "BEGIN")
         }
         _ = try query("SELECT pg_advisory_xact_lock(?)", [.integer(Self.writeLockKey)])
+    }
+
+    func storedNotifications(among uuids: [String]) throws(StoreError) -> Set<String>? {
+        // One lookup by the unique key each, all in one round trip: an `= ANY(array)` of them
+        // is planned once, while the table is small, as a scan of it.
+        let found = try queryEach(NotificationSQL.exists, uuids.map { [.text($0)] })
+        return Set(zip(uuids, found).compactMap { uuid, rows in rows.isEmpty ? nil : uuid })
     }
 
     /// The advisory lock key writes take ("RDWRITER" in ASCII).

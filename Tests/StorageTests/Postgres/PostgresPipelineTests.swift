@@ -21,6 +21,10 @@ import Testing
         try connection.send("UPDATE p SET v = ? WHERE k = ?", [.text("b"), .integer(3)])
         #expect(connection.isInTransaction)
         #expect(try connection.query("SELECT count(*), max(v) FROM p") == [[.integer(Int64(count)), .text("b")]])
+        // Many lookups in one round trip (more than a pipeline holds: in two), each its own rows.
+        let keys = (0..<(PostgresConnection.pipelineDepth + 40)).map { Int64($0 * 2) }
+        let found = try connection.queryEach("SELECT k FROM p WHERE k = ?", keys.map { [.integer($0)] })
+        #expect(found == keys.map { $0 < Int64(count) ? [[.integer($0)]] : [] })
         try connection.execute(script: "COMMIT")
         #expect(!connection.isInTransaction)
         #expect(try connection.run("DELETE FROM p WHERE k < ?", [.integer(10)]) == 10)
@@ -77,6 +81,32 @@ import Testing
         }
         #expect(try store.notification(uuid: "n7")?.stateReason?.contains("SQLSTATE 23514") == true)
         #expect(try setup.query("SELECT count(*) FROM hand_off_log") == [[.integer(19)]])
+    }
+
+    /// Copies in one batch, and of notifications stored before: each is stored once, whatever its
+    /// UUID holds (the batch asks which are stored in one statement, an array of them).
+    @Test func copiesInABatchAreDuplicatesWhateverTheirUUIDHolds() throws {
+        let database = try PostgresTestDatabase()
+        let store = try Store(postgres: database.url)
+        defer { store.close() }
+        let uuids = [#"a"b"#, #"c\d"#, "{e,f}", "plain", "NULL"]
+        #expect(try store.store(makeRecord("plain")) == .stored)
+        let outcomes = Mutex<[String: [StoreOutcome]]>([:])
+        let done = DispatchGroup()
+        for uuid in uuids + uuids {
+            done.enter()
+            store.store(makeRecord(uuid)) { result in
+                if case .success(let outcome) = result { outcomes.withLock { $0[uuid, default: []].append(outcome) } }
+                done.leave()
+            }
+        }
+        done.wait()
+        for uuid in uuids {
+            let got = outcomes.withLock { $0[uuid] ?? [] }
+            #expect(got.sorted { "\($0)" < "\($1)" } == (uuid == "plain" ? [.duplicate, .duplicate] : [.duplicate, .stored]), "\(uuid)")
+            #expect(try store.notification(uuid: uuid)?.notificationUUID == uuid)
+        }
+        #expect(try store.notifications(NotificationFilter(limit: 100)).count == uuids.count)
     }
 
     /// Logs each notification with a write sent ahead; for `failing`, one the table refuses.

@@ -29,26 +29,43 @@ extension PostgresConnection {
         pipelined.append(sql)
     }
 
+    /// Runs `sql` once for each of `argumentLists`, all in one round trip; returns each one's rows.
+    func queryEach(_ sql: String, _ argumentLists: [[SQLValue]]) throws(StoreError) -> [[[SQLValue]]] {
+        guard !argumentLists.isEmpty else { return [] }
+        // Statements sent ahead go in the same round trip, when all fit in one pipeline.
+        if pipelined.count + argumentLists.count >= Self.pipelineDepth { try drainPipeline() }
+        guard argumentLists.count < Self.pipelineDepth else {
+            let half = argumentLists.count / 2
+            return try queryEach(sql, Array(argumentLists[..<half])) + queryEach(sql, Array(argumentLists[half...]))
+        }
+        for arguments in argumentLists { try send(sql, arguments) }
+        let results = try drainPipeline(keepingLast: argumentLists.count)
+        defer { results.forEach { PQclear($0) } }
+        return results.map { Self.rows(of: $0) }
+    }
+
     /// Reads the answer of every statement sent ahead and leaves pipeline mode; throws the first
-    /// failure among them. With `keepingLast`, returns the last statement's result, which the
+    /// failure among them. Returns the results of the last `keepingLast` statements, which the
     /// caller clears.
     @discardableResult
-    func drainPipeline(keepingLast: Bool = false) throws(StoreError) -> OpaquePointer? {
+    func drainPipeline(keepingLast: Int = 0) throws(StoreError) -> [OpaquePointer] {
         let statements = pipelined
         pipelined.removeAll()
-        guard !statements.isEmpty else { return nil }
+        guard !statements.isEmpty else { return [] }
         guard PQpipelineSync(connection) == 1 else { throw failure("ending a pipeline") }
         var firstFailure: StoreError?
-        var last: OpaquePointer?
+        var kept: [OpaquePointer] = []
         for (index, sql) in statements.enumerated() {
             // Each statement's answer, then a null that ends it.
+            var answered = false
             while let result = PQgetResult(connection) {
                 let status = PQresultStatus(result)
                 if status == PGRES_FATAL_ERROR, firstFailure == nil {
                     do throws(StoreError) { try check(result, sql) } catch { firstFailure = error }
                 }
-                if keepingLast, index == statements.count - 1, status != PGRES_PIPELINE_ABORTED, last == nil {
-                    last = result
+                if index >= statements.count - keepingLast, !answered, status != PGRES_PIPELINE_ABORTED {
+                    kept.append(result)
+                    answered = true
                 } else {
                     PQclear(result)
                 }
@@ -64,11 +81,15 @@ extension PostgresConnection {
         if PQexitPipelineMode(connection) != 1, firstFailure == nil, isConnected {
             firstFailure = failure("leaving pipeline mode")
         }
-        if let firstFailure = firstFailure ?? (isConnected ? nil : failure(statements[statements.count - 1])) {
-            if let last { PQclear(last) }
+        if firstFailure == nil, !isConnected { firstFailure = failure(statements[statements.count - 1]) }
+        if firstFailure == nil, kept.count != min(keepingLast, statements.count) {
+            firstFailure = StoreError(.io, "a pipeline answered \(kept.count) of \(keepingLast) statements")
+        }
+        if let firstFailure {
+            kept.forEach { PQclear($0) }
             throw firstFailure
         }
-        return last
+        return kept
     }
 
     /// The connection's last error, for `what`.

@@ -120,6 +120,11 @@ final class PostgresConnection {
     func query(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> [[SQLValue]] {
         let result = try execute(sql, arguments)
         defer { PQclear(result) }
+        return Self.rows(of: result)
+    }
+
+    /// The rows of a query's result, each value read by its column's type.
+    static func rows(of result: OpaquePointer?) -> [[SQLValue]] {
         let columns = PQnfields(result)
         let types = (0..<columns).map { PQftype(result, $0) }
         return (0..<PQntuples(result)).map { row in
@@ -138,7 +143,7 @@ final class PostgresConnection {
     private func execute(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> OpaquePointer? {
         if !pipelined.isEmpty {
             try send(sql, arguments)
-            return try drainPipeline(keepingLast: true)
+            return try drainPipeline(keepingLast: 1).last
         }
         let name = try statement(sql, arguments)
         let result = Self.withParameters(arguments) { count, values, lengths, formats in
