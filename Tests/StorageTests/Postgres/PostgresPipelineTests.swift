@@ -103,7 +103,9 @@ import Testing
         done.wait()
         for uuid in uuids {
             let got = outcomes.withLock { $0[uuid] ?? [] }
-            #expect(got.sorted { "\($0)" < "\($1)" } == (uuid == "plain" ? [.duplicate, .duplicate] : [.duplicate, .stored]), "\(uuid)")
+            #expect(
+                got.sorted { "\($0)" < "\($1)" } == (uuid == "plain" ? [.duplicate, .duplicate] : [.duplicate, .stored]),
+                "\(uuid)")
             #expect(try store.notification(uuid: uuid)?.notificationUUID == uuid)
         }
         #expect(try store.notifications(NotificationFilter(limit: 100)).count == uuids.count)
