@@ -14,11 +14,18 @@ protocol StatementRunner: AnyObject {
     func send(_ sql: String, _ arguments: [SQLValue]) throws(StoreError)
     /// Waits for the statements sent ahead; throws the first that failed.
     func flushSent() throws(StoreError)
+    /// Runs several queries; returns each one's rows, in order (on PostgreSQL in one round trip).
+    func queryAll(_ statements: [(sql: String, arguments: [SQLValue])]) throws(StoreError) -> [[[SQLValue]]]
 }
 
 extension StatementRunner {
     func send(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) { try run(sql, arguments) }
     func flushSent() throws(StoreError) {}
+    func queryAll(_ statements: [(sql: String, arguments: [SQLValue])]) throws(StoreError) -> [[[SQLValue]]] {
+        var answers: [[[SQLValue]]] = []
+        for statement in statements { answers.append(try query(statement.sql, statement.arguments)) }
+        return answers
+    }
 
     /// Runs one statement without arguments.
     @discardableResult

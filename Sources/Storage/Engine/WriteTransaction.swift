@@ -23,6 +23,16 @@ public final class WriteTransaction {
         return try connection.run(sql, arguments)
     }
 
+    /// Runs several queries and returns each one's rows, in order; on PostgreSQL in one round
+    /// trip. Each sees everything written earlier in the transaction.
+    public func queries(_ statements: [(sql: String, arguments: [SQLValue])]) throws(StoreError) -> [[[SQLValue]]] {
+        for statement in statements { try check(statement.sql) }
+        return try connection.queryAll(statements)
+    }
+
+    /// Whether `queries` sends its statements in one round trip (PostgreSQL).
+    public var sendsQueriesTogether: Bool { connection is PostgresConnection }
+
     /// Runs one statement whose outcome the caller does not need. On PostgreSQL it is sent
     /// without waiting for its answer, which comes with the next statement that waits: its
     /// failure fails the transaction then (the writer then applies each item alone). Reads later

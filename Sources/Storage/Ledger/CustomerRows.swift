@@ -13,12 +13,23 @@ public enum CustomerRows {
     /// The customer `id` names, by its own id or an alias, in one statement; nil when none. (An
     /// alias row lives only as long as its customer's row: `remove` deletes both.)
     public static func customer(named id: String, appId: String, from rows: some RowReader) throws -> CustomerState? {
-        try rows.query(
+        let statement = named(id, appId: appId)
+        return try customer(in: rows.query(statement.sql, statement.arguments))
+    }
+
+    /// The query `customer(named:)` runs, for a caller that sends it with others (`RowReader.queries`).
+    static func named(_ id: String, appId: String) -> (sql: String, arguments: [SQLValue]) {
+        (
             """
             SELECT json FROM customers WHERE app_id = ?1 AND app_user_id = coalesce(
                 (SELECT app_user_id FROM customer_aliases WHERE app_id = ?1 AND alias = ?2), ?2)
             """, [.text(appId), .text(id)]
-        ).first?.first?.textValue.map { try LedgerRows.decode(CustomerState.self, $0) }
+        )
+    }
+
+    /// The customer `named`'s answer holds, if any.
+    static func customer(in answer: [[SQLValue]]) throws -> CustomerState? {
+        try answer.first?.first?.textValue.map { try LedgerRows.decode(CustomerState.self, $0) }
     }
 
     /// The purchases `appUserId` owns (the partial index on owned purchases serves `owner = ?`).

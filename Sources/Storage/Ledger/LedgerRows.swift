@@ -35,12 +35,26 @@ public enum LedgerRows {
         var ledger = Ledger(configuration: app.configuration)
         var facts: [String: PurchaseFactRows.Loaded] = [:]
         var customerIds: Set<String> = []
-        // Each named customer in one statement, found by its id or an alias.
-        for id in input.namedCustomerIds {
-            guard let customer = try CustomerRows.customer(named: id, appId: app.id, from: rows) else { continue }
+        // Each named customer in one statement, found by its id or an alias; sent with the
+        // input's own purchase, all in one round trip where the engine can.
+        let named = Array(input.namedCustomerIds)
+        var statements = named.map { CustomerRows.named($0, appId: app.id) }
+        if let key = input.purchaseKey { statements.append((purchaseSQL, [.text(app.id), .text(Self.key(key))])) }
+        // A subscription's first row takes over a timer kept for it: looked up with the rest
+        // where that costs no round trip of its own, though its row is most often there.
+        let timerId: (original: String, id: String)? =
+            if rows.sendsQueriesTogether, case .subscription(let original)? = input.purchaseKey {
+                (original, PendingTimers.keptTimerId(forSubscription: original))
+            } else { nil }
+        if let timerId { statements.append(PendingTimers.keptTimerQuery(id: timerId.id, appId: app.id)) }
+        var answers = try rows.queries(statements)
+        let keptTimer = timerId != nil ? answers.removeLast().first?.first?.integerValue : nil
+        for (id, answer) in zip(named, answers) {
+            guard let customer = try CustomerRows.customer(in: answer) else { continue }
             if customer.appUserId != id { ledger.aliasOwners[id] = customer.appUserId }
             ledger.customers[customer.appUserId] = customer
         }
+        var ownRow = input.purchaseKey != nil ? answers.removeLast().first : nil
         var keys: [PurchaseKey] = []
         if let key = input.purchaseKey { keys.append(key) }
         if let replaced = input.replacedOriginalTransactionId { keys.append(.subscription(originalTransactionId: replaced)) }
@@ -49,12 +63,14 @@ public enum LedgerRows {
         }
         /// Loads a stored purchase into the ledger; its owner, if any.
         func load(_ key: PurchaseKey) throws -> String? {
-            guard
-                let row = try rows.query(
-                    "SELECT json, history, history_snapshots FROM purchases WHERE app_id = ? AND purchase_key = ?",
-                    [.text(app.id), .text(Self.key(key))]
-                ).first, let json = row[0].textValue
-            else { return nil }
+            let found: [SQLValue]?
+            if key == input.purchaseKey, let row = ownRow {
+                found = row
+                ownRow = nil
+            } else {
+                found = try rows.query(purchaseSQL, [.text(app.id), .text(Self.key(key))]).first
+            }
+            guard let row = found, let json = row[0].textValue else { return nil }
             let stored = (json: json, history: row[1].textValue, snapshots: row[2].textValue)
             // Made only for a purchase that is stored: a new one (most under load) needs no fact here.
             let fact = input.purchaseKey == key ? PurchaseFactRows.incoming(input)?.fact : nil
@@ -87,8 +103,15 @@ public enum LedgerRows {
         for id in customerIds where ledger.customers[id] == nil {
             if let customer = try customer(id, app: app, from: rows) { ledger.customers[id] = customer }
         }
+        if let timerId, ledger.subscriptions[timerId.original] == nil {
+            facts[Self.key(.subscription(originalTransactionId: timerId.original)), default: .init()].keptTimerFireAt = .some(
+                keptTimer)
+        }
         return (ledger, facts)
     }
+
+    private static let purchaseSQL =
+        "SELECT json, history, history_snapshots FROM purchases WHERE app_id = ? AND purchase_key = ?"
 
     /// A stored purchase with its history, the facts the reducer needs to receive `incoming`
     /// (`PurchaseFactRows.load`), and when asked the held events it keeps apart.
@@ -238,7 +261,8 @@ public enum LedgerRows {
         // A subscription's first row takes over a timer kept for it in `timers` (`PendingTimers`).
         var timerFireAt = timer?.fireAtMs
         if !facts.isStored, case .subscription(let id) = key,
-            let adopted = try PendingTimers.adoptKept(forSubscription: id, appId: appId, in: transaction)
+            let adopted = try PendingTimers.adoptKept(
+                forSubscription: id, appId: appId, known: facts.keptTimerFireAt, in: transaction)
         {
             timerFireAt = timerFireAt ?? adopted
         }

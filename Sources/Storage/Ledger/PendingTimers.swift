@@ -93,20 +93,34 @@ public enum PendingTimers {
     /// Removes the timer of subscription `originalTransactionId` kept in `timers` and gives its
     /// moment, for the subscription's first row to carry: so a subscription never has a timer in
     /// both places.
-    public static func adoptKept(forSubscription originalTransactionId: String, appId: String, in transaction: WriteTransaction)
-        throws(StoreError) -> Int64?
-    {
-        let id = ExpirationTimer(originalTransactionId: originalTransactionId, fireAtMs: 0).id
+    /// `known` is its moment as the slice already read it (`.some(nil)`: none kept), else nil.
+    public static func adoptKept(
+        forSubscription originalTransactionId: String, appId: String, known: Int64?? = nil, in transaction: WriteTransaction
+    ) throws(StoreError) -> Int64? {
+        let id = keptTimerId(forSubscription: originalTransactionId)
         // Looked up first: almost every subscription has none kept, and a SELECT that finds
         // nothing costs the writer a fifth of a `DELETE ... RETURNING` that deletes nothing (which
         // opens a write cursor and collects its answer in a temporary table).
-        guard
-            let fireAt = try transaction.query(
-                "SELECT fire_at FROM timers WHERE app_id = ? AND id = ?", [.text(appId), .text(id)]
-            ).first?.first?.integerValue
-        else { return nil }
+        let lookup = keptTimerQuery(id: id, appId: appId)
+        let found: Int64?
+        if let known {
+            found = known
+        } else {
+            found = try transaction.query(lookup.sql, lookup.arguments).first?.first?.integerValue
+        }
+        guard let fireAt = found else { return nil }
         try transaction.write("DELETE FROM timers WHERE app_id = ? AND id = ?", [.text(appId), .text(id)])
         return fireAt
+    }
+
+    /// The id of the timer `timers` may keep for subscription `originalTransactionId`.
+    static func keptTimerId(forSubscription originalTransactionId: String) -> String {
+        ExpirationTimer(originalTransactionId: originalTransactionId, fireAtMs: 0).id
+    }
+
+    /// The query for the moment of kept timer `id`.
+    static func keptTimerQuery(id: String, appId: String) -> (sql: String, arguments: [SQLValue]) {
+        ("SELECT fire_at FROM timers WHERE app_id = ? AND id = ?", [.text(appId), .text(id)])
     }
 
     /// Sets a timer that the upsert of its purchase did not carry: into the subscription's row

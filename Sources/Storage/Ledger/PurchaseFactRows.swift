@@ -18,6 +18,9 @@ public enum PurchaseFactRows {
         public var ids: Set<String> = []
         /// How many held events were read from rows into the journal (`HeldEventRows.restore`).
         public var restoredHeldEvents = 0
+        /// For a subscription not yet stored: the moment of a timer kept for it in `timers`, when
+        /// the slice read it already (`.some(nil)`: none); nil when it was not read.
+        public var keptTimerFireAt: Int64??
     }
 
     /// The fact `input` brings, and the purchase it is about.

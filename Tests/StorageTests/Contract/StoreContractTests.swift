@@ -203,4 +203,24 @@ struct StoreContractTests {
         #expect(before.1 == after.1)
         #expect(before.2 == after.2)
     }
+
+    /// A timer kept in `timers` for a subscription not yet stored moves into the row its first
+    /// notification writes, where the new one replaces it: one timer, never one in each place.
+    @Test(arguments: ContractEngine.allCases)
+    func aSubscriptionsFirstRowTakesOverATimerKeptForIt(_ engine: ContractEngine) throws {
+        let under = try StoreUnderTest(engine)
+        let kept = ExpirationTimer(originalTransactionId: "300", fireAtMs: 5)
+        try under.write { transaction in try PendingTimers.schedule(kept, appId: S.appId, in: transaction) }
+        func pending() throws -> [PendingTimers.Due] {
+            try under.store.read { (rows) throws(StoreError) in try PendingTimers.due(atMs: .max, limit: 100, from: rows) }
+        }
+        #expect(try pending() == [PendingTimers.Due(appId: S.appId, id: kept.id)])
+        #expect(try under.subscribe(3, original: "300") == .stored)
+        // One timer, and it fires with the subscription's period, not at 5.
+        #expect(try pending() == [PendingTimers.Due(appId: S.appId, id: kept.id)])
+        let early = try under.store.read { (rows) throws(StoreError) in
+            try PendingTimers.due(atMs: S.t0, limit: 100, from: rows)
+        }
+        #expect(early.isEmpty)
+    }
 }

@@ -25,6 +25,13 @@ import Testing
         let keys = (0..<(PostgresConnection.pipelineDepth + 40)).map { Int64($0 * 2) }
         let found = try connection.queryEach("SELECT k FROM p WHERE k = ?", keys.map { [.integer($0)] })
         #expect(found == keys.map { $0 < Int64(count) ? [[.integer($0)]] : [] })
+        // Different queries, none prepared yet, behind a write sent ahead: each its own answer.
+        try connection.send("UPDATE p SET v = ? WHERE k = ?", [.text("c"), .integer(4)])
+        let mixed = try connection.queryAll([
+            ("SELECT v FROM p WHERE k = ?", [.integer(4)]), ("SELECT count(*) FROM p WHERE v = ?", [.text("b")]),
+            ("SELECT k FROM p WHERE k < ? ORDER BY k", [.integer(2)]),
+        ])
+        #expect(mixed == [[[.text("c")]], [[.integer(1)]], [[.integer(0)], [.integer(1)]]])
         try connection.execute(script: "COMMIT")
         #expect(!connection.isInTransaction)
         #expect(try connection.run("DELETE FROM p WHERE k < ?", [.integer(10)]) == 10)

@@ -31,15 +31,25 @@ extension PostgresConnection {
 
     /// Runs `sql` once for each of `argumentLists`, all in one round trip; returns each one's rows.
     func queryEach(_ sql: String, _ argumentLists: [[SQLValue]]) throws(StoreError) -> [[[SQLValue]]] {
-        guard !argumentLists.isEmpty else { return [] }
-        // Statements sent ahead go in the same round trip, when all fit in one pipeline.
-        if pipelined.count + argumentLists.count >= Self.pipelineDepth { try drainPipeline() }
-        guard argumentLists.count < Self.pipelineDepth else {
-            let half = argumentLists.count / 2
-            return try queryEach(sql, Array(argumentLists[..<half])) + queryEach(sql, Array(argumentLists[half...]))
+        try queryAll(argumentLists.map { (sql, $0) })
+    }
+
+    /// Runs `statements` in one round trip (with any sent ahead); returns each one's rows.
+    func queryAll(_ statements: [(sql: String, arguments: [SQLValue])]) throws(StoreError) -> [[[SQLValue]]] {
+        guard statements.count > 1 || !pipelined.isEmpty else {
+            return try statements.map { (statement) throws(StoreError) in try query(statement.sql, statement.arguments) }
         }
-        for arguments in argumentLists { try send(sql, arguments) }
-        let results = try drainPipeline(keepingLast: argumentLists.count)
+        // Statements sent ahead go in the same round trip, when all fit in one pipeline.
+        if pipelined.count + statements.count >= Self.pipelineDepth { try drainPipeline() }
+        guard statements.count < Self.pipelineDepth else {
+            let half = statements.count / 2
+            return try queryAll(Array(statements[..<half])) + queryAll(Array(statements[half...]))
+        }
+        // Each prepared first: preparing one not yet prepared reads the pipeline's answers, which
+        // must not be those of the queries sent here.
+        for statement in statements { _ = try self.statement(statement.sql, statement.arguments) }
+        for statement in statements { try send(statement.sql, statement.arguments) }
+        let results = try drainPipeline(keepingLast: statements.count)
         defer { results.forEach { PQclear($0) } }
         return results.map { Self.rows(of: $0) }
     }
