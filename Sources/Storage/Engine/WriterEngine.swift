@@ -50,14 +50,19 @@ extension PostgresConnection: WriterConnection {
     func beginWrite() throws(StoreError) {
         try reconnectIfLost()
         do throws(StoreError) {
-            try execute(script: "BEGIN")
+            try beginLocked()
         } catch {
             // Dropped by the server since the last use (a restart): nothing was done yet, so
             // connect again and begin once more.
             guard !isConnected else { throw error }
             try reconnectIfLost()
-            try execute(script: "BEGIN")
+            try beginLocked()
         }
+    }
+
+    /// `BEGIN` and the lock, in one round trip.
+    private func beginLocked() throws(StoreError) {
+        try send("BEGIN", [])
         _ = try query("SELECT pg_advisory_xact_lock(?)", [.integer(Self.writeLockKey)])
     }
 
