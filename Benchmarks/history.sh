@@ -17,6 +17,8 @@ history="${BENCH_HISTORY:-1000000}"
 count=$(wc -l < "$ingest/payloads.txt")
 rm -rf "$work"
 mkdir -p "$work/a" "$work/b"
+# Absolute: the configurations below name files in it, and serve resolves them from their own directory.
+work=$(cd "$work" && pwd)
 cluster="$work/cluster"
 url=$(scripts/postgres-cluster.sh start "$cluster")
 trap 'scripts/postgres-cluster.sh destroy "$cluster"; rm -rf "$work/sqlite"' EXIT
