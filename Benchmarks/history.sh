@@ -3,9 +3,10 @@
 # the cost of a notification must not grow with what is stored. BENCH_HISTORY notifications
 # (default 1,000,000) are stored in-process through the store's write path (`revenuedot-bench
 # history`: unverified, the bench's real payload bytes) into SQLite, and copied into PostgreSQL
-# by `revenuedot migrate-db`. Then, per engine, four HTTP ingest rounds of 16 connections, each
-# into one node with the minimal configuration: set A into an empty database, A into the history,
-# set B (other purchases) into another empty database, B into the history. Prints one JSON object.
+# by `revenuedot migrate-db` (then vacuumed and checkpointed). Then, per engine, four HTTP ingest
+# rounds of 16 connections, each into one node with the minimal configuration: set A into an
+# empty database, A into the history, set B (other purchases) into another empty database, B
+# into the history. Prints one JSON object.
 #
 # Usage: Benchmarks/history.sh INGEST_DIR WORK_DIR BENCH_BINARY
 set -euo pipefail
@@ -20,7 +21,10 @@ mkdir -p "$work/a" "$work/b"
 # Absolute: the configurations below name files in it, and serve resolves them from their own directory.
 work=$(cd "$work" && pwd)
 cluster="$work/cluster"
-url=$(scripts/postgres-cluster.sh start "$cluster")
+# Shared buffers as a production server gets them (PostgreSQL's default, 128 MB, is for a laptop):
+# the history's indexes, not its tables, are what every notification reads.
+url=$(POSTGRES_CLUSTER_OPTIONS="-c shared_buffers=${BENCH_POSTGRES_SHARED_BUFFERS:-2GB}" \
+    scripts/postgres-cluster.sh start "$cluster")
 trap 'scripts/postgres-cluster.sh destroy "$cluster"; rm -rf "$work/sqlite"' EXIT
 
 # Set A is the ingest benchmark's payloads; set B the same number about other purchases, over a
@@ -66,6 +70,10 @@ psql "$url" -qc "CREATE DATABASE history" >/dev/null
 copy_start=$(date +%s.%N)
 .build/release/revenuedot migrate-db --from "sqlite:$work/sqlite/history.sqlite" --to "${url%/postgres}/history" >&2
 copy_seconds=$(echo "$copy_start $(date +%s.%N)" | awk '{printf "%.1f", $2 - $1}')
+# A history that has been there a while: vacuumed and checkpointed, so that the rounds do not
+# share the cores with autovacuum's first pass over a million fresh rows, or with the
+# checkpoint that writes them out.
+psql "${url%/postgres}/history" -qc "VACUUM ANALYZE" -c "CHECKPOINT" >/dev/null
 postgres_bytes=$(psql "$url" -Atc "SELECT pg_database_size('history')")
 
 rates=""

@@ -7,6 +7,7 @@
 #                                                  prints its URL (the same port every start)
 #        scripts/postgres-cluster.sh stop DIR     stops it (fast shutdown), keeping its data
 #        scripts/postgres-cluster.sh destroy DIR  stops it and removes DIR
+# POSTGRES_CLUSTER_OPTIONS adds server settings to a start ("-c shared_buffers=2GB").
 set -euo pipefail
 
 bin=/usr/lib/postgresql/15/bin
@@ -47,7 +48,7 @@ start)
     fi
     port=$(cat "$work/port")
     run "$bin/pg_ctl" -D "$work/data" -l "$work/postgres.log" -w -t 60 \
-        -o "-p $port -k $work -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null \
+        -o "-p $port -k $work -c listen_addresses=127.0.0.1 -c max_connections=200 ${POSTGRES_CLUSTER_OPTIONS:-}" start >/dev/null \
         || { cat "$work/postgres.log" >&2; exit 1; }
     echo "postgres://revenuedot:$(cat "$work/password")@127.0.0.1:$port/postgres"
     ;;

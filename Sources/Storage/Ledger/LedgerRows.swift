@@ -54,7 +54,8 @@ public enum LedgerRows {
             if customer.appUserId != id { ledger.aliasOwners[id] = customer.appUserId }
             ledger.customers[customer.appUserId] = customer
         }
-        var ownRow = input.purchaseKey != nil ? answers.removeLast().first : nil
+        // The answer for the input's own purchase: its row, or none (a new purchase).
+        var ownAnswer = input.purchaseKey != nil ? answers.removeLast() : nil
         var keys: [PurchaseKey] = []
         if let key = input.purchaseKey { keys.append(key) }
         if let replaced = input.replacedOriginalTransactionId { keys.append(.subscription(originalTransactionId: replaced)) }
@@ -64,9 +65,9 @@ public enum LedgerRows {
         /// Loads a stored purchase into the ledger; its owner, if any.
         func load(_ key: PurchaseKey) throws -> String? {
             let found: [SQLValue]?
-            if key == input.purchaseKey, let row = ownRow {
-                found = row
-                ownRow = nil
+            if key == input.purchaseKey, let answer = ownAnswer {
+                found = answer.first
+                ownAnswer = nil
             } else {
                 found = try rows.query(purchaseSQL, [.text(app.id), .text(Self.key(key))]).first
             }

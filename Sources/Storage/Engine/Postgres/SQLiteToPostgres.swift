@@ -65,6 +65,9 @@ package enum SQLiteToPostgres {
             }
             report.tables.append((table, copied.rows, copied.digest))
         }
+        // Statistics for the planner now, rather than when autovacuum comes round to the tables
+        // a bulk copy filled: the nodes that start next plan their first statements with them.
+        try target.execute(script: "ANALYZE")
         return report
     }
 
