@@ -60,7 +60,10 @@ let package = Package(
             dependencies: [
                 "AppStore", "AdvancedCommerce", "AppStoreServerAPI", "AppStoreServerAPISimulator", "HTTP", "Storage",
                 "Subscriptions", "LoopbackClient", "Threads", "Crypto", "JSON",
-            ]),
+            ],
+            plugins: ["BuildCommit"]),
+        // Records the git commit a build was made from (`revenuedot --version`, /health, /metrics).
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         // The App Store Server API: models, requests as values, and a client over LoopbackClient.
         .target(
             name: "AppStoreServerAPI",

@@ -63,4 +63,10 @@ static inline int CMicroHTTPD_connectionSocket(struct MHD_Connection *connection
     return info == NULL ? -1 : info->connect_fd;
 }
 
+/* The client's address (MHD_get_connection_info is variadic, which Swift cannot call). */
+static inline const struct sockaddr *CMicroHTTPD_clientAddress(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}
+
 #endif

@@ -32,6 +32,12 @@ public final class HTTPServer: Sendable {
         self.core = ServerCore(configuration: configuration, router: router, observer: observer)
     }
 
+    /// Routes the requests that arrive from now on with `router`, without closing a connection;
+    /// requests already routed finish with the handlers they were given.
+    public func replaceRouter(_ router: Router) {
+        core.replace(router: router)
+    }
+
     /// Binds and starts the workers; returns the bound port (the kernel's choice when the
     /// configured port is 0).
     ///

@@ -55,6 +55,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Receives libmicrohttpd's own error messages while the server runs (start-up failures
     /// are thrown instead). Nil drops them.
     public var errorLog: (@Sendable (String) -> Void)? = nil
+    /// Receives every request answered, once its answer is queued (on the worker thread that
+    /// answered it, so it must be quick). Nil for none, which spares the work of making entries.
+    public var accessLog: (@Sendable (AccessEntry) -> Void)? = nil
 
     /// Creates a configuration; every value has a production default.
     public init(

@@ -47,14 +47,14 @@ func microHTTPDAccess(
         // Answering now makes libmicrohttpd skip the body and close the connection after the answer.
         core.deadlines?.received(connection)
         context.answeredEarly = true
-        return queueRejection(refusal, on: connection)
+        return answer(refusal, for: context, on: connection, core: core, close: true)
     }
 
     if context.deferredReply.pending.load(ordering: .relaxed) {
         // Called again after a deferred handler resumed the connection: its answer is ready.
         guard let response = context.deferredReply.take() else { return .YES }
         context.deferredReply.pending.store(false, ordering: .relaxed)
-        return queue(response, on: connection, close: core.draining.load(ordering: .relaxed))
+        return answer(response, for: context, on: connection, core: core, close: core.draining.load(ordering: .relaxed))
     }
     let size = uploadDataSize.pointee
     if size > 0 {
@@ -76,8 +76,8 @@ func microHTTPDAccess(
     core.deadlines?.received(connection)
     guard !context.answeredEarly else { return .YES }
     if let refusal = context.body.refusal {
-        return queueRejection(
-            core.refusedBody(refusal, method: context.method, path: context.path, started: context.started), on: connection)
+        let refused = core.refusedBody(refusal, method: context.method, path: context.path, started: context.started)
+        return answer(refused, for: context, on: connection, core: core, close: true)
     }
     let request = HTTPRequest(
         method: context.method, path: context.path, query: values(of: .GET_ARGUMENT_KIND, in: connection),
@@ -88,7 +88,8 @@ func microHTTPDAccess(
         request, started: context.started, reply: context.deferredReply,
         suspend: { MHD_suspend_connection(connection) }, resume: { MHD_resume_connection(handle.connection) })
     switch dispatched {
-    case .now(let response): return queue(response, on: connection, close: core.draining.load(ordering: .relaxed))
+    case .now(let response):
+        return answer(response, for: context, on: connection, core: core, close: core.draining.load(ordering: .relaxed))
     case .later: return .YES
     }
 }
@@ -128,12 +129,6 @@ func microHTTPDRequestCompleted(
     context.takeUnretainedValue().body.release(to: core.bodyBudget)
     context.release()
     core.openRequests.subtract(1, ordering: .relaxed)
-}
-
-/// Answers `response` before the body is read (libmicrohttpd then skips the body and closes
-/// the connection after the answer).
-private func queueRejection(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-    queue(response, on: connection, close: true)
 }
 
 // MARK: - Connections and logging

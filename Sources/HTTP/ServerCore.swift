@@ -5,10 +5,13 @@ import Threads
 /// The state libmicrohttpd's callbacks reach through their context pointer: the routes, the
 /// limits, the counters and the observer. It outlives the daemon (the daemon handle retains it).
 final class ServerCore: Sendable {
-    let router: Router
+    /// The routes now; a reload puts others in place (`replace(router:)`) while requests go on.
+    private let routes: Mutex<Router>
+    var router: Router { routes.withLock { $0 } }
     let maxBodyBytes: Int
     let observer: (any HTTPServerObserver)?
     let errorLog: (@Sendable (String) -> Void)?
+    let accessLog: (@Sendable (AccessEntry) -> Void)?
 
     /// Handler invocations in progress.
     let inFlightRequests = Atomic<Int>(0)
@@ -35,8 +38,9 @@ final class ServerCore: Sendable {
     private let startupMessages = Mutex<[String]?>(nil)
 
     init(configuration: HTTPServerConfiguration, router: Router, observer: (any HTTPServerObserver)?) {
-        self.router = router
+        self.routes = Mutex(router)
         self.maxBodyBytes = configuration.maxBodyBytes
+        self.accessLog = configuration.accessLog
         self.observer = observer
         self.errorLog = configuration.errorLog
         self.bodyBudget = BodyBudget(limit: configuration.maxBufferedBodyBytes)
@@ -234,6 +238,12 @@ final class ServerCore: Sendable {
     private func finished(method: String, route: String, status: Int, started: ContinuousClock.Instant) {
         guard let observer else { return }
         observer.requestFinished(method: method, route: route, status: status, seconds: (ContinuousClock.now - started).inSeconds)
+    }
+
+    /// Routes the requests that arrive from now on with `router`; those already routed finish
+    /// with the handlers they were given.
+    func replace(router: Router) {
+        routes.withLock { $0 = router }
     }
 
     // MARK: - Connections and messages

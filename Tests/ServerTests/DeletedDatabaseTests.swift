@@ -27,15 +27,16 @@ import Testing
             #expect(String(decoding: response.body, as: UTF8.self).contains("revenuedot.sqlite is gone"))
         }
         #expect(try connection.request("GET", "/health").status == 503)
-        let logged = lines.withLock { $0 }
+        let logged = lines.withLock { $0 }.filter { $0.contains(" storage.") }
         #expect(logged.count == 1, "\(logged)")
-        #expect(logged.first?.hasPrefix("storage is failing; notifications are answered 503") == true, "\(logged)")
+        #expect(logged.first?.contains(" error storage.failing notifications are answered 503") == true, "\(logged)")
     }
 
     /// One line when failures start and one when they stop, however many notifications each covers.
     @Test func alarmSaysEachChangeOnce() {
         let lines = Mutex<[String]>([])
-        let alarm = StorageAlarm { line in lines.withLock { $0.append(line) } }
+        let clock = Date(timeIntervalSince1970: 1_800_000_000)
+        let alarm = StorageAlarm(log: Log(clock: { clock }, sink: { line in lines.withLock { $0.append(line) } }))
         alarm.stored()
         alarm.failed("disk full")
         alarm.failed("disk full")
@@ -44,9 +45,11 @@ import Testing
         alarm.failed("locked")
         #expect(
             lines.withLock { $0 } == [
-                "storage is failing; notifications are answered 503 until it works again (Apple retries them): disk full",
-                "storage works again: notifications are stored",
-                "storage is failing; notifications are answered 503 until it works again (Apple retries them): locked",
+                "2027-01-15T08:00:00.000Z error storage.failing notifications are answered 503 until storage works again "
+                    + "(Apple retries them) error=\"disk full\"\n",
+                "2027-01-15T08:00:00.000Z info storage.recovered storage works again: notifications are stored\n",
+                "2027-01-15T08:00:00.000Z error storage.failing notifications are answered 503 until storage works again "
+                    + "(Apple retries them) error=locked\n",
             ])
     }
 }

@@ -5,22 +5,83 @@ import Testing
 /// descriptors, a binary that is not in .build.
 @Suite("Serve in operation", .serialized)
 struct ServeOperationsTests {
-    /// SIGHUP (the terminal running `make run` closed) stops the server gracefully, as SIGTERM
-    /// does; its default action ended the process at once (exit by signal, WAL left behind).
-    /// Started with SIGHUP ignored (`nohup`), the server keeps ignoring it.
-    @Test(arguments: [false, true]) func sighupStopsGracefullyUnlessIgnored(ignored: Bool) throws {
+    /// SIGHUP reloads the configuration and the server goes on; SIGTERM then stops it
+    /// gracefully. Started with SIGHUP ignored (`nohup`), the server keeps ignoring it.
+    @Test(arguments: [false, true]) func sighupReloadsUnlessIgnored(ignored: Bool) throws {
         let fixture = try ServerFixture()
         // The test runner's children may inherit SIGHUP ignored: set the disposition wanted.
         let server = try ChildServer(configPath: fixture.configPath, sighup: ignored ? "SIG_IGN" : "SIG_DFL")
         server.kill(SIGHUP)
         if ignored {
             Thread.sleep(forTimeInterval: 0.5)
-            #expect(server.process.isRunning, "a SIGHUP stopped a server started under nohup")
-            server.kill(SIGTERM)
+            #expect(!server.output(containing: "config.reload").contains("config.reload"))
+        } else {
+            #expect(server.output(containing: "config.reloaded").contains("info config.reloaded"))
         }
+        #expect(server.process.isRunning, "a SIGHUP stopped the server")
+        server.kill(SIGTERM)
         #expect(server.wait(timeout: 30) == 0)
         #expect(server.process.terminationReason == .exit)
-        #expect(server.output(containing: "revenuedot serve: stopped").contains("revenuedot serve: stopped"))
+        #expect(server.output(containing: "stop.done").contains("info stop.done stopped"))
+    }
+
+    /// A python3 program that runs argv[1...] in a pseudo-terminal of its own (its controlling
+    /// terminal, as a shell's job has), reads until "listening on", then either closes the
+    /// terminal (argv: "close") or sends SIGHUP with the terminal open ("hup") and waits for the
+    /// reload before a SIGTERM; prints "exit STATUS" and the server's output.
+    static let inTerminal = """
+        import os, pty, select, signal, sys, time
+        mode = sys.argv[1]
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execv(sys.argv[2], sys.argv[2:])
+        seen = b""
+        def read_until(text, seconds):
+            global seen
+            deadline = time.time() + seconds
+            while text not in seen and time.time() < deadline:
+                ready, _, _ = select.select([fd], [], [], 0.5)
+                if ready:
+                    try:
+                        seen += os.read(fd, 65536)
+                    except OSError:
+                        return
+        read_until(b"listening on", 60)
+        if mode == "close":
+            os.close(fd)
+        else:
+            os.kill(pid, signal.SIGHUP)
+            read_until(b"config.reloaded", 30)
+            os.kill(pid, signal.SIGTERM)
+            read_until(b"stop.done", 30)
+        _, status = os.waitpid(pid, 0)
+        print("exit", os.waitstatus_to_exitcode(status))
+        print(seen.decode("utf-8", "replace"))
+        """
+
+    /// The terminal `serve` runs in closing (`make run` in a window closed) stops it gracefully,
+    /// as the SIGHUP's default action ended it; a SIGHUP while that terminal is open reloads.
+    @Test(arguments: ["close", "hup"]) func theTerminalClosingStopsAndASighupInItReloads(mode: String) throws {
+        let fixture = try ServerFixture()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [
+            "-c", Self.inTerminal, mode, ChildServer.executable.path, "serve", "--config", fixture.configPath,
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(output.hasPrefix("exit 0\n"), "\(output)")
+        if mode == "hup" {
+            #expect(output.contains("info config.reloaded"), "\(output)")
+        } else {
+            #expect(!output.contains("config.reload"), "\(output)")
+        }
+        // Stopped gracefully: the WAL was checkpointed and removed at close.
+        #expect(!FileManager.default.fileExists(atPath: fixture.databasePath + "-wal"))
     }
 
     /// Started with standard output and error closed, the server gets /dev/null on them. Before,

@@ -56,7 +56,7 @@ struct ServeStartTests {
     @Test func aWALThatCannotBeReservedIsAWarning() throws {
         let child = try ChildServer(configPath: fixture.configPath, fileSizeLimitKiB: 16 * 1024)
         #expect(
-            child.startupOutput.contains("revenuedot serve: warning: the WAL could not be given its full size at start"),
+            child.startupOutput.contains("warning start.warning the WAL could not be given its full size at start"),
             "\(child.startupOutput)")
         #expect(child.startupOutput.contains("File too large"))
         let connection = try LoopbackConnection(port: child.port)

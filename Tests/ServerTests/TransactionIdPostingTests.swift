@@ -96,7 +96,7 @@ struct TransactionIdPostingTests {
     }
 
     @Test func lookupsAreBoundedPerApp() {
-        let lookups = AppleTransactionLookups(config: AppleAPIConfig(), log: { _ in })
+        let lookups = AppleTransactionLookups(config: AppleAPIConfig(), log: Log(sink: { _ in }))
         let taken = (0..<AppleTransactionLookups.perApp).map { _ in lookups.begin(app: "demo") }
         #expect(taken.allSatisfy { $0 })
         #expect(!lookups.begin(app: "demo"))

@@ -40,7 +40,9 @@ extension SubscribersAPI {
                 lookups.rememberMissing(transactionId, app: app.id)
                 return reply(Self.notFound(transactionId))
             } catch {
-                lookups.log("app \(app.id): transaction \(transactionId) could not be fetched from Apple: \(error)")
+                lookups.log.warning(
+                    "apple.lookup_failed", "a posted transaction could not be fetched from Apple",
+                    [("app", .text(app.id)), ("transaction", .text(transactionId)), ("error", .text("\(error)"))])
                 return reply(
                     .error(status: 502, code: "app_store_server_api", message: "Apple could not be asked; try again later"))
             }

@@ -13,11 +13,11 @@ package final class AppleTransactionLookups: Sendable {
     package static let missingCapacity = 10_000
 
     private let pool: AppleAPIClientPool
-    package let log: @Sendable (String) -> Void
+    package let log: Log
     private let inFlight = Mutex<[String: Int]>([:])
     private let missing = Mutex<[String: ContinuousClock.Instant]>([:])
 
-    package init(config: AppleAPIConfig, log: @escaping @Sendable (String) -> Void) {
+    package init(config: AppleAPIConfig, log: Log) {
         pool = AppleAPIClientPool(
             config: config, retry: RetryPolicy(maxAttempts: 2, baseDelaySeconds: 0.5, maximumDelaySeconds: 2),
             timeoutSeconds: min(10, Double(config.timeoutSeconds)))

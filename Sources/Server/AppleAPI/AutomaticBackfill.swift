@@ -14,7 +14,7 @@ package final class AutomaticBackfill: StoppableService {
     private let ingest: Ingest
     private let store: Store
     private let metrics: Metrics
-    private let log: @Sendable (String) -> Void
+    private let log: Log
     private let thread = PeriodicThread()
     private let clients: AppleAPIClientPool
     /// Per app and environment, the end of the last window read through (UNIX ms): a run that
@@ -23,7 +23,7 @@ package final class AutomaticBackfill: StoppableService {
 
     package init(
         config: RevenueDotConfig, ingest: Ingest, store: Store, clients: AppleAPIClientPool, metrics: Metrics,
-        log: @escaping @Sendable (String) -> Void
+        log: Log
     ) {
         self.config = config
         self.ingest = ingest
@@ -90,13 +90,17 @@ package final class AutomaticBackfill: StoppableService {
                 })
             completedThrough.withLock { $0[key] = window.end - 1 }
             metrics.backfillRuns.increment(label: "completed")
-            if counts.new > 0 || counts.refused > 0 { log("\(label): \(counts.summary)") }
+            if counts.new > 0 || counts.refused > 0 {
+                log.info("backfill.done", counts.summary, [("run", .text(label))])
+            }
         } catch let stopped as Backfill.Stopped {
             metrics.backfillRuns.increment(label: "stopped")
-            log("\(label): stopped: \(stopped) (\(stopped.counts.summary) so far); tried again later")
+            log.warning(
+                "backfill.stopped", "tried again later",
+                [("run", .text(label)), ("reason", .text("\(stopped)")), ("so_far", .text(stopped.counts.summary))])
         } catch {
             metrics.backfillRuns.increment(label: "stopped")
-            log("\(label): \(error); tried again later")
+            log.warning("backfill.failed", "tried again later", [("run", .text(label)), ("error", .text("\(error)"))])
         }
     }
 

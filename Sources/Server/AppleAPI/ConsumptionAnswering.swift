@@ -15,7 +15,7 @@ package final class ConsumptionAnswering: StoppableService {
     private let config: RevenueDotConfig
     private let store: Store
     private let metrics: Metrics
-    private let log: @Sendable (String) -> Void
+    private let log: Log
     private let clock: @Sendable () -> Date
     private let clients: AppleAPIClientPool
     private let thread = PeriodicThread()
@@ -23,7 +23,7 @@ package final class ConsumptionAnswering: StoppableService {
     package init(
         config: RevenueDotConfig, store: Store, clients: AppleAPIClientPool, metrics: Metrics,
         clock: @escaping @Sendable () -> Date,
-        log: @escaping @Sendable (String) -> Void
+        log: Log
     ) {
         self.config = config
         self.store = store
@@ -61,7 +61,8 @@ package final class ConsumptionAnswering: StoppableService {
                 try store.recordConsumptionAnswer(handle(answer, nowMs: nowMs))
             }
         } catch {
-            log("consumption answers: \(error); tried again in \(Int(Self.interval)) s")
+            log.warning(
+                "consumption.failed", "tried again in \(Int(Self.interval)) s", [("error", .text("\(error)"))])
         }
     }
 
@@ -99,7 +100,9 @@ package final class ConsumptionAnswering: StoppableService {
             metrics.consumptionAnswers.increment(label: "retry")
             return answer
         } catch {
-            log("consumption answer for \(answer.notificationUUID) refused: \(error)")
+            log.warning(
+                "consumption.refused", "Apple refused the consumption answer",
+                [("uuid", .text(answer.notificationUUID)), ("error", .text("\(error)"))])
             return settled(answer, .failed, "\(error)", nowMs: nowMs)
         }
     }

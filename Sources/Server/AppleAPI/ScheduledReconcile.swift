@@ -13,13 +13,13 @@ package final class ScheduledReconcile: StoppableService {
     private let config: RevenueDotConfig
     private let store: Store
     private let metrics: Metrics
-    private let log: @Sendable (String) -> Void
+    private let log: Log
     private let clients: AppleAPIClientPool
     private let thread = PeriodicThread()
 
     package init(
         config: RevenueDotConfig, store: Store, clients: AppleAPIClientPool, metrics: Metrics,
-        log: @escaping @Sendable (String) -> Void
+        log: Log
     ) {
         self.config = config
         self.store = store
@@ -53,7 +53,9 @@ package final class ScheduledReconcile: StoppableService {
             let nowMs = UnixTime.nowMs
             let states: [SubscriptionState]
             do { states = try Reconcile.candidates(app: app, store: store, nowMs: nowMs) } catch {
-                log("reconcile \(app.id): \(error); tried again at the next interval")
+                log.warning(
+                    "reconcile.failed", "tried again at the next interval",
+                    [("app", .text(app.id)), ("error", .text("\(error)"))])
                 continue
             }
             var applied = 0
@@ -72,7 +74,11 @@ package final class ScheduledReconcile: StoppableService {
                     metrics.reconciled.increment(label: "failed")
                 }
             }
-            if applied > 0 { log("reconcile \(app.id): \(applied) of \(states.count) subscriptions brought in line with Apple") }
+            if applied > 0 {
+                log.info(
+                    "reconcile.applied", "subscriptions brought in line with Apple",
+                    [("app", .text(app.id)), ("applied", .integer(Int64(applied))), ("checked", .integer(Int64(states.count)))])
+            }
         }
     }
 }

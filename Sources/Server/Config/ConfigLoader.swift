@@ -47,7 +47,9 @@ public enum ConfigLoader {
             throw ConfigError(file: file, key: "", problem: "not valid JSON (\(error))")
         }
         let root = try ConfigReader(file: file, path: "", value: json)
-        try root.rejectUnknownKeys(["listen", "database", "apps", "scheduler", "http", "appleApi", "exchangeRatesFile", "node"])
+        try root.rejectUnknownKeys([
+            "listen", "database", "apps", "scheduler", "http", "appleApi", "exchangeRatesFile", "node", "log",
+        ])
         let directory = URL(fileURLWithPath: file).deletingLastPathComponent()
 
         let listen = try listenAddress(root)
@@ -87,7 +89,30 @@ public enum ConfigLoader {
             file: file, listen: listen, database: database, apps: apps,
             scheduler: SchedulerConfig(intervalMs: Int(intervalMs)), http: try httpConfig(http),
             appleAPI: try AppleAPIConfigLoader.load(try root.object("appleApi"), directory: directory),
-            nodeId: try nodeId(try root.object("node")))
+            nodeId: try nodeId(try root.object("node")), log: try logConfig(try root.object("log")))
+    }
+
+    /// `log`: `level` (debug, info, warning, error), `format` (text, json), `access` and
+    /// `accessProbes` (booleans); defaults from `LogConfig`.
+    private static func logConfig(_ log: ConfigReader?) throws(ConfigError) -> LogConfig {
+        var config = LogConfig()
+        guard let log else { return config }
+        try log.rejectUnknownKeys(["level", "format", "access", "accessProbes"])
+        if let name = try log.string("level") {
+            guard let level = LogLevel(name: name) else {
+                throw log.fail("level", "\"\(name)\" is not a level: debug, info, warning or error")
+            }
+            config.level = level
+        }
+        if let name = try log.string("format") {
+            guard let format = LogConfig.Format(rawValue: name) else {
+                throw log.fail("format", "\"\(name)\" is not a format: text or json")
+            }
+            config.format = format
+        }
+        config.access = try log.bool("access") ?? config.access
+        config.accessProbes = try log.bool("accessProbes") ?? config.accessProbes
+        return config
     }
 
     /// `node.id`: letters, digits, `.`, `_` and `-`, at most 64, as it goes into logs and claims.

@@ -20,6 +20,8 @@ public struct RevenueDotConfig: Sendable {
     /// What this node calls itself among several on one database (`node.id`); the host name when
     /// nil. The process id follows it wherever the node is named (`NodeIdentity`).
     public var nodeId: String?
+    /// What the server logs and how (`log`).
+    public var log = LogConfig()
 
     /// The app with this id.
     public func app(_ id: String) -> AppConfig? { apps.first { $0.id == id } }
@@ -134,7 +136,7 @@ public struct SchedulerConfig: Sendable {
 }
 
 /// The HTTP server's worker pool and limits (`HTTPServerConfiguration` says what each does).
-public struct HTTPConfig: Sendable {
+public struct HTTPConfig: Sendable, Equatable {
     public var threads: Int
     public var maxBodyBytes: Int
     /// Request bodies held in memory at once, all connections together, 64 MiB unless given (at

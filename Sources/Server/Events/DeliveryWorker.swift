@@ -25,15 +25,18 @@ package final class DeliveryWorker: StoppableService {
     /// How long a claim lasts: past the longest attempt (`timeoutSeconds`) and its commit, so a
     /// live node's claims never pass to another; a dead node's pass after it.
     private let leaseMs: Int64
+    /// Takes a line for every failed attempt and every dead letter.
+    private let log: Log?
     private let wake = MonotonicSemaphore()
     private let work = DispatchSemaphore(value: 0)
     private let finished = DispatchGroup()
 
     package init(
         app: AppConfig, webhook: WebhookConfig, store: Store, metrics: Metrics,
-        clock: @escaping @Sendable () -> Date = Date.init, pollInterval: Double = 0.2, node: String
+        clock: @escaping @Sendable () -> Date = Date.init, pollInterval: Double = 0.2, node: String, log: Log? = nil
     ) {
         appId = app.id
+        self.log = log
         self.node = node
         leaseMs = Int64(max(10, 3 * webhook.timeoutSeconds)) * 1000
         self.webhook = webhook.id
@@ -181,10 +184,28 @@ package final class DeliveryWorker: StoppableService {
                 case (.delivered, _):
                     metrics.deliveries.increment(label: "delivered")
                     metrics.deliveryLatency.observe(Double(UnixTime.elapsedMs(from: delivery.createdAtMs, to: nowMs)) / 1000)
-                case (_, "dead"): metrics.deliveries.increment(label: "dead")
-                default: metrics.deliveries.increment(label: "retry")
+                case (.failed(let status, let reason), let recordedStatus):
+                    let dead = recordedStatus == "dead"
+                    metrics.deliveries.increment(label: dead ? "dead" : "retry")
+                    logFailure(of: delivery, status: status, reason: reason, dead: dead)
                 }
             })
     }
 
+    /// A line per failed attempt (warning, retried later) and per dead letter (error: no more
+    /// attempts; `revenuedot events resend` sends it again).
+    private func logFailure(of delivery: DueDelivery, status: Int?, reason: String, dead: Bool) {
+        guard let log else { return }
+        var fields: [(String, LogValue)] = [
+            ("app", .text(appId)), ("webhook", .text(webhook.isEmpty ? "default" : webhook)),
+            ("event", .text(delivery.eventId)), ("attempt", .integer(Int64(delivery.attempts + 1))),
+        ]
+        if let status { fields.append(("status", .integer(Int64(status)))) }
+        fields.append(("reason", .text(reason)))
+        if dead {
+            log.error("webhook.dead_letter", "no attempts left: revenuedot events resend sends it again", fields)
+        } else {
+            log.warning("webhook.failed", "the event is sent again later", fields)
+        }
+    }
 }

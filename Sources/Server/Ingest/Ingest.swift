@@ -13,18 +13,20 @@ package final class Ingest: Sendable {
     private let metrics: Metrics
     private let clock: @Sendable () -> Date
     private let alarm: StorageAlarm?
+    private let log: Log?
 
-    /// - Parameter log: where a line goes when storage starts failing and when it works again
-    ///   (`StorageAlarm`).
+    /// - Parameter log: takes a line for every notification refused or held, and one when
+    ///   storage starts failing and when it works again (`StorageAlarm`).
     package init(
         verifiers: [String: AppVerifiers], store: Store, metrics: Metrics,
         clock: @escaping @Sendable () -> Date = Date.init,
-        log: (@Sendable (String) -> Void)? = nil
+        log: Log? = nil
     ) {
         self.verifiers = verifiers
         self.store = store
         self.metrics = metrics
         self.clock = clock
+        self.log = log
         alarm = log.map(StorageAlarm.init(log:))
     }
 
@@ -92,13 +94,21 @@ package final class Ingest: Sendable {
 
     /// Parses and verifies; returns the record to store or the answer when there is none.
     private func prepare(appId: String, body: Data) -> Prepared {
-        guard let app = verifiers[appId] else { return .answered(.unknownApp(appId)) }
+        guard let app = verifiers[appId] else {
+            log?.warning(
+                "notification.refused", "no app is configured under this id",
+                [("app", .text(appId)), ("status", .integer(404))])
+            return .answered(.unknownApp(appId))
+        }
         metrics.notificationsReceived.increment()
         let signedPayload: String
         do {
             signedPayload = try NotificationRequestBody.signedPayload(of: body)
         } catch {
             metrics.notificationsRejected.increment(label: "badRequest")
+            log?.warning(
+                "notification.refused", "the body is not a notification",
+                [("app", .text(appId)), ("status", .integer(400)), ("reason", .text(error.description))])
             return .answered(.badRequest(error.description))
         }
         let now = clock()
@@ -114,6 +124,12 @@ package final class Ingest: Sendable {
             guard let verified = try? app.signatureOnly.verifyNotification(signedPayload, now: now) else {
                 return .answered(reject(appId: appId, failure, at: receivedAt))
             }
+            log?.warning(
+                "notification.held", "validly signed for another bundle or environment: stored held",
+                [
+                    ("app", .text(appId)), ("uuid", .text(verified.notification.payload.notificationUUID ?? "")),
+                    ("reason", .text(failure.description)),
+                ])
             return .store(
                 NotificationRecord(
                     verified: verified, appId: appId, signedPayload: signedPayload, receivedAt: receivedAt, state: .held,
@@ -148,6 +164,12 @@ package final class Ingest: Sendable {
 
     private func reject(appId: String, _ failure: VerificationError, at time: Int64) -> IngestOutcome {
         metrics.notificationsRejected.increment(label: failure.status.rawValue)
+        log?.warning(
+            "notification.refused", "verification failed",
+            [
+                ("app", .text(appId)), ("status", .integer(401)), ("verification", .text(failure.status.rawValue)),
+                ("reason", .text(failure.detail)),
+            ])
         store.recordReject(Reject(appId: appId, status: failure.status.rawValue, reason: failure.detail, at: time))
         return .rejected(status: failure.status.rawValue, detail: failure.detail)
     }

@@ -6,23 +6,24 @@ import Synchronization
 /// health check and `revenuedot_storage_failures_total` tell it too).
 package final class StorageAlarm: Sendable {
     private let failing = Atomic<Bool>(false)
-    private let log: @Sendable (String) -> Void
+    private let log: Log
 
-    /// - Parameter log: takes one line (without its newline).
-    package init(log: @escaping @Sendable (String) -> Void) {
+    package init(log: Log) {
         self.log = log
     }
 
     /// A notification could not be stored because of `error`.
     package func failed(_ error: String) {
         guard !failing.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        log("storage is failing; notifications are answered 503 until it works again (Apple retries them): \(error)")
+        log.error(
+            "storage.failing", "notifications are answered 503 until storage works again (Apple retries them)",
+            [("error", .text(error))])
     }
 
     /// A notification was stored (or found stored already).
     package func stored() {
         // Read first: the common case (nothing was failing) writes nothing shared.
         guard failing.load(ordering: .acquiring), failing.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        log("storage works again: notifications are stored")
+        log.info("storage.recovered", "storage works again: notifications are stored")
     }
 }

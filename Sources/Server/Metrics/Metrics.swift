@@ -6,7 +6,10 @@ import Threads
 ///
 /// https://prometheus.io/docs/instrumenting/exposition_formats/
 package final class Metrics: Sendable {
-    package init() {}
+    /// The node whose figures these are, named in `revenuedot_build_info` and `/health`.
+    package let node: String
+
+    package init(node: String = "") { self.node = node }
 
     package let notificationsReceived = Counter()
     package let notificationsStored = Counter()
@@ -44,7 +47,12 @@ package final class Metrics: Sendable {
     /// The exposition text; `outbox` adds the delivery backlog read from storage, `heldBacklog`
     /// the notifications stored held.
     package func render(outbox: OutboxStatus? = nil, heldBacklog: Int? = nil, unpricedEvents: Int? = nil) -> String {
-        var lines: [String] = []
+        var lines: [String] = [
+            "# HELP revenuedot_build_info The running build (always 1): its version, commit and node.",
+            "# TYPE revenuedot_build_info gauge",
+            "revenuedot_build_info{version=\"\(Self.escape(RevenueDotVersion.semantic))\",commit=\"\(Self.escape(RevenueDotVersion.commit))\""
+                + ",node=\"\(Self.escape(node))\"} 1",
+        ]
         func counter(_ name: String, _ help: String, _ value: Int) {
             lines += ["# HELP \(name) \(help)", "# TYPE \(name) counter", "\(name) \(value)"]
         }

@@ -6,30 +6,33 @@ import Threads
 
 /// The running service: storage, ingest, the HTTP server, the scheduler and the webhook workers,
 /// started and stopped together.
+///
+/// What follows the configuration's apps is one `ConfiguredServices` generation; `reload`
+/// replaces it while the HTTP server and storage go on. The listen address, the database, the
+/// `http` limits, the node id and `log` are fixed for the process's life.
 public final class RevenueDotService: Sendable {
+    /// The configuration it started with (`current` is the one in force).
     public let config: RevenueDotConfig
     /// Which node this is among several on one database (`NodeIdentity`).
     public let node: String
-    private let store: Store
-    private let server: HTTPServer
+    let store: Store
+    let server: HTTPServer
     package let metrics: Metrics
-    private let scheduler: Scheduler
-    private let workers: [DeliveryWorker]
-    private let held: HeldNotifications
-    private let backfill: AutomaticBackfill
-    private let consumption: ConsumptionAnswering
-    private let reconcile: ScheduledReconcile
+    package let log: Log
+    let shared: ConfiguredServices.Shared
+    /// The apps the store's hand-off applies inputs for, as configured now.
+    let liveApps: Locked<[String: AppConfig]>
+    /// The generation in force; `reload` swaps it.
+    let services: Locked<ConfiguredServices>
+    /// The webhook workers each commit nudges: the generation's in force.
+    let nudge: Locked<[DeliveryWorker]>
+    /// Held while a generation is started, stopped or swapped (reload and shutdown exclude each other).
+    let lifecycle = Locked(false)
     private let contacts: CustomerContacts
     private let heldOutcome = Locked<HeldNotifications.Outcome?>(nil)
     private let failedOutcome = Locked<HeldNotifications.Outcome?>(nil)
-    /// Left when the start's pass over held notifications is over (entered by `start()`).
-    private let heldPass = DispatchGroup()
-
-    /// Takes the lines an operator should see while the server runs (`init`'s `log`).
-    private let log: @Sendable (String) -> Void
-
-    /// The default log: "revenuedot: LINE" on standard error.
-    public static let logToStandardError: @Sendable (String) -> Void = { StandardStreams.error("revenuedot: \($0)\n") }
+    /// Left when a pass over held notifications is over (entered by `start()` and `reload`).
+    let heldPass = DispatchGroup()
 
     /// Opens storage and prepares the server; nothing listens until `start()`.
     ///
@@ -37,21 +40,26 @@ public final class RevenueDotService: Sendable {
     ///   - clock: the time the scheduler and the webhook workers go by (tests move it forward).
     ///   - deliveryPollInterval: how often workers look for due deliveries besides the nudge each
     ///     commit gives them (retries come due without one).
-    ///   - log: takes the lines an operator should see while the server runs (standard error).
+    ///   - log: takes each line the server logs (`config.log` says which and how), its line
+    ///     break included; standard error by default.
     public init(
         config: RevenueDotConfig, clock: @escaping @Sendable () -> Date = Date.init, deliveryPollInterval: Double = 0.2,
-        log: @escaping @Sendable (String) -> Void = RevenueDotService.logToStandardError
+        log sink: @escaping @Sendable (String) -> Void = Log.standardError
     ) throws {
         self.config = config
-        self.node = NodeIdentity.next(name: config.nodeId)
+        let node = NodeIdentity.next(name: config.nodeId)
+        self.node = node
+        let log = Log(config.log, sink: sink)
         self.log = log
-        let metrics = Metrics()
+        let metrics = Metrics(node: node)
         self.metrics = metrics
-        // Commits may carry new events: the workers are nudged (they exist once the store does).
-        let nudge = Locked<[DeliveryWorker]>([])
         // Facts decoded for refolds, shared by every input applied to this store.
         let cache = LedgerCache()
-        let handOff = LedgerHandOff(config: config, cache: cache)
+        let liveApps = Locked(Dictionary(uniqueKeysWithValues: config.apps.map { ($0.id, $0) }))
+        self.liveApps = liveApps
+        let handOff = LedgerHandOff(app: { id in liveApps.withLock { $0[id] }?.ledger }, cache: cache)
+        // Commits may carry new events: the workers in force are nudged (once there are some).
+        let nudge = Locked<[DeliveryWorker]>([])
         // A failed write of the reject log is tried again every second: a line a minute at most.
         let rejectLogWarned = Locked<ContinuousClock.Instant?>(nil)
         let onCommit: @Sendable (Int) -> Void = { size in
@@ -66,7 +74,11 @@ public final class RevenueDotService: Sendable {
                 last = .now
                 return true
             }
-            if due { log("the reject log could not be written (its entries are kept and tried again): \(error)") }
+            if due {
+                log.error(
+                    "storage.reject_log_failed", "the reject log could not be written (its entries are kept and tried again)",
+                    [("error", .text("\(error)"))])
+            }
         }
         let store: Store
         do {
@@ -88,52 +100,26 @@ public final class RevenueDotService: Sendable {
             throw ConfigError(file: config.file, key: "database", problem: "cannot open \(location): \(error)")
         }
         self.store = store
-        let node = node
-        let workers = config.apps.flatMap { app in
-            app.webhooks.map {
-                DeliveryWorker(
-                    app: app, webhook: $0, store: store, metrics: metrics, clock: clock, pollInterval: deliveryPollInterval,
-                    node: node)
-            }
-        }
-        self.workers = workers
-        nudge.withLock { $0 = workers }
-        scheduler = Scheduler(
-            config: config, store: store, clock: clock, afterFiring: { fired in metrics.timersFired.increment(by: fired) },
-            onFailure: { message in
-                metrics.timersFailed.increment()
-                log(message)
-            }, cache: cache)
-        // One set of verifiers (and chain caches) serves ingest and the subscriber API.
-        let verifiers = try AppVerifiers.forApps(of: config)
-        let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics, log: log)
-        held = HeldNotifications(verifiers: verifiers, store: store, handOff: handOff, clock: clock)
-        // One client per app and environment for the server's own calls to Apple, so they share
-        // its connections and its request rate (appleApi.requestsPerSecond).
-        let apple = AppleAPIClientPool(config: config.appleAPI)
-        backfill = AutomaticBackfill(config: config, ingest: ingest, store: store, clients: apple, metrics: metrics, log: log)
-        consumption = ConsumptionAnswering(
-            config: config, store: store, clients: apple, metrics: metrics, clock: clock, log: log)
-        reconcile = ScheduledReconcile(config: config, store: store, clients: apple, metrics: metrics, log: log)
-        var subscribers = SubscribersAPI(
-            keys: APIKeys(apps: config.apps), verifiers: verifiers, store: store, cache: cache, clock: Date.init)
-        subscribers.appleLookups = AppleTransactionLookups(config: config.appleAPI, log: log)
         contacts = CustomerContacts(store: store)
-        subscribers.contacts = contacts
-        let http = HTTPServerConfiguration(
+        shared = ConfiguredServices.Shared(
+            store: store, metrics: metrics, log: log, cache: cache, handOff: handOff, contacts: contacts, clock: clock,
+            deliveryPollInterval: deliveryPollInterval, node: node)
+        self.nudge = nudge
+        let first = try ConfiguredServices(config: config, shared: shared)
+        services = Locked(first)
+        nudge.withLock { $0 = first.workers }
+        var http = HTTPServerConfiguration(
             host: config.listen.host, port: config.listen.port, threads: config.http.threads,
             maxBodyBytes: config.http.maxBodyBytes, maxBufferedBodyBytes: config.http.maxBufferedBodyBytes,
             connectionTimeoutSeconds: config.http.timeoutSeconds, headerTimeoutSeconds: config.http.headerTimeoutSeconds,
             requestTimeoutSeconds: config.http.requestTimeoutSeconds, connectionsPerIP: config.http.connectionsPerIP)
-        server = HTTPServer(
-            configuration: http,
-            router: Routes.router(
-                ingest: ingest, subscribers: subscribers, events: EventsAPI(keys: APIKeys(apps: config.apps), store: store),
-                commerce: CommerceAPI(keys: APIKeys(apps: config.apps), store: store, clock: Date.init),
-                apple: AppleWorkAPI(keys: APIKeys(apps: config.apps), store: store, clients: apple, clock: Date.init),
-                store: store, metrics: metrics, exchangeRates: config.apps.first?.exchangeRates),
-            observer: metrics)
+        http.errorLog = { log.warning("http.error", $0) }
+        http.accessLog = AccessLines.sink(log)
+        server = HTTPServer(configuration: http, router: first.router, observer: metrics)
     }
+
+    /// The configuration in force: the one it started with, or the last one `reload` took.
+    public var current: RevenueDotConfig { services.withLock { $0.config } }
 
     /// Starts listening, then takes up the held notifications the configuration now accepts
     /// (`HeldNotifications`) on a thread of its own, so the server answers meanwhile; returns the
@@ -155,33 +141,34 @@ public final class RevenueDotService: Sendable {
             // An address that parses but cannot be bound: in use, or not this machine's.
             throw ConfigError(file: config.file, key: "listen", problem: error.message)
         }
-        // Timers wait for the first backfill (at most `firstBackfillWait`): a renewal Apple sent
-        // while the server was down must not be taken for an expiry first.
-        if backfill.isActive {
-            backfill.start(firstPassDone: { [scheduler] in scheduler.start() })
-            DispatchQueue.global().asyncAfter(deadline: .now() + Self.firstBackfillWait) { [scheduler] in scheduler.start() }
-        } else {
-            scheduler.start()
-        }
-        for worker in workers { worker.start() }
-        consumption.start()
-        reconcile.start()
+        let generation = services.value
+        generation.start(firstBackfillWait: Self.firstBackfillWait)
         contacts.start()
+        takeUpHeld(by: generation, heldDone: heldDone, failedDone: failedDone)
+        return port
+    }
+
+    /// One pass over the held notifications, then over those whose hand-off failed, with
+    /// `generation`'s verifiers, on a thread of its own; each outcome is kept, reported, and
+    /// its failures logged.
+    func takeUpHeld(
+        by generation: ConfiguredServices, heldDone: (@Sendable (Int, Int) -> Void)?,
+        failedDone: (@Sendable (Int, Int) -> Void)?
+    ) {
         heldPass.enter()
-        NamedThread.start("held-reapply") { [held, heldOutcome, failedOutcome, heldPass, log] in
-            /// One pass over the notifications in `state`: its outcome kept, reported, and its failures told.
+        NamedThread.start("held-reapply") { [heldOutcome, failedOutcome, heldPass, log] in
             func pass(
                 _ state: NotificationState, into kept: Locked<HeldNotifications.Outcome?>,
                 done: (@Sendable (Int, Int) -> Void)?
             ) {
                 let outcome: HeldNotifications.Outcome
-                do { outcome = try held.reapply(state) } catch {
+                do { outcome = try generation.held.reapply(state) } catch {
                     outcome = .init(failures: ["the \(state.rawValue) notifications: \(error)"])
                 }
                 kept.withLock { $0 = outcome }
                 done?(outcome.applied, outcome.notApplied)
                 for failure in outcome.failures {
-                    log("a \(state.rawValue) notification could not be applied: \(failure)")
+                    log.error("notification.apply_failed", failure, [("state", .text(state.rawValue))])
                 }
             }
             pass(.held, into: heldOutcome, done: heldDone)
@@ -189,21 +176,20 @@ public final class RevenueDotService: Sendable {
             pass(.failed, into: failedOutcome, done: failedDone)
             heldPass.leave()
         }
-        return port
     }
 
-    /// Waits until the start's pass over held notifications is over (tests).
+    /// Waits until the passes over held notifications begun so far are over (tests).
     package func waitForHeldNotifications() { heldPass.wait() }
 
     /// Reconciles now (tests; `serve` does this every `appleApi.reconcileIntervalMinutes`).
-    package func reconcileNow() { reconcile.runOnce() }
+    package func reconcileNow() { services.value.reconcile.runOnce() }
 
     /// Answers the consumption requests due now (tests; `serve` does this every 15 s).
-    package func answerConsumptionRequests() { consumption.runOnce() }
+    package func answerConsumptionRequests() { services.value.consumption.runOnce() }
 
     /// Fires due timers now (tests; the scheduler does this every `scheduler.intervalMs`).
     @discardableResult
-    package func fireDueTimers() throws -> Int { try scheduler.tick() }
+    package func fireDueTimers() throws -> Int { try services.value.scheduler.tick() }
 
     /// The port the server listens on.
     public var port: UInt16 { server.port }
@@ -242,15 +228,16 @@ public final class RevenueDotService: Sendable {
         server.shutdown()
         let deadline = ContinuousClock.now + storageTimeout
         let remaining = { max(.zero, ContinuousClock.now.duration(to: deadline)) }
+        // A reload in progress finishes first; none starts after this.
+        let generation = lifecycle.withLock { stopped in
+            stopped = true
+            return services.value
+        }
         // What it applied so far is committed; the rest is taken up at the next start.
-        held.stop()
+        generation.held.stop()
         let heldStopped = heldPass.wait(timeout: .after(remaining())) == .success
-        let schedulerStopped = stopTogether([scheduler], before: deadline)
-        // A backfill stops after the page in hand, the consumption answers after the one in hand;
-        // the rest is taken up at the next start. A call to Apple in progress may outlast the
-        // wait, which says nothing about storage, so it does not make the stop a failure. The
-        // webhook workers stop together, so apps do not add up their grace periods.
-        stopTogether([backfill, consumption, reconcile, contacts] + workers, before: deadline)
+        let schedulerStopped = generation.stop(before: deadline)
+        stopTogether([contacts], before: deadline)
         // A second at least: a pass or tick that ended just in time leaves storage its close.
         let closed = store.close(waitingAtMost: max(remaining(), .seconds(1)))
         if let profile = WriteProfile.report() { StandardStreams.error("revenuedot: \(profile)\n") }

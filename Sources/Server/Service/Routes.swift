@@ -44,10 +44,15 @@ package enum Routes {
             ingest.receive(appId: request.pathParameters["appId"] ?? "", body: request.body) { reply(response(for: $0)) }
         }
         // Deferred: while the writer waits for a lock, a probe holds a connection, not a worker.
+        // Which build and node answered, for a load balancer's or an operator's checks.
+        let healthy = JSONValue.object([
+            "status": .string("ok"), "version": .string(RevenueDotVersion.semantic),
+            "commit": .string(RevenueDotVersion.commit), "node": .string(metrics.node),
+        ]).serialized()
         router.addDeferred("GET", "/health") { _, reply in
             store.healthCheck { result in
                 switch result {
-                case .success: reply(.json(Data(#"{"status":"ok"}"#.utf8)))
+                case .success: reply(.json(Data(healthy.utf8)))
                 case .failure(let error): reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
                 }
             }

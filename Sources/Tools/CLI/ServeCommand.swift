@@ -2,14 +2,23 @@ import Dispatch
 import Foundation
 import Server
 
-/// `revenuedot serve`: runs the service until SIGTERM, SIGINT or SIGHUP, then stops gracefully.
+/// `revenuedot serve`: runs the service until SIGTERM or SIGINT, then stops gracefully; SIGHUP
+/// reloads the configuration (or stops, when it comes from the terminal the server ran in closing).
 public struct ServeCommand {
     public static let usage = """
         usage: revenuedot serve [--config FILE]
 
         Serves the HTTP API with the configuration in FILE (default revenuedot.json).
-        SIGTERM, SIGINT or SIGHUP (its terminal closed; not under nohup) stops it gracefully: no
-        new connections, in-flight requests finish, storage is flushed, exit 0.
+        Signals:
+          SIGTERM, SIGINT  stop gracefully: no new connections, in-flight requests finish,
+                           storage is flushed, exit 0.
+          SIGHUP           reload FILE: apps, keys, webhooks, entitlements and Apple API settings
+                           take effect without dropping a connection; an invalid file is logged
+                           and the running configuration kept (check it first with
+                           `revenuedot check-config`). listen, database, http, node and log take
+                           effect at the next start. When the terminal serve runs in closes
+                           (its SIGHUP), serve stops gracefully instead; under nohup SIGHUP is
+                           ignored.
         """
 
     let configPath: String
@@ -24,12 +33,12 @@ public struct ServeCommand {
         // A standard output nobody reads any more (a log pipe that died) must not end the server
         // with SIGPIPE: its lines are lost, the server goes on and still stops gracefully.
         signal(SIGPIPE, SIG_IGN)
-        let termination: Termination
+        let signals: Termination
         let service: RevenueDotService
         do {
-            // Watch for the stop signals first: one that comes while the service starts is kept
-            // (`Termination`), and the stop begins once the start is over.
-            termination = try Termination()
+            // Watch for the signals first: one that comes while the service starts is kept
+            // (`Termination`), and acted on once the start is over.
+            signals = try Termination()
             let config = try ConfigLoader.load(path: configPath)
             try SecretFileModes.check(config)
             service = try RevenueDotService(config: config)
@@ -50,7 +59,38 @@ public struct ServeCommand {
             StandardStreams.error("revenuedot serve: \(error)\n")
             return 1
         }
-        for warning in service.warnings { StandardStreams.error("revenuedot serve: warning: \(warning)\n") }
+        for warning in service.warnings { service.log.warning("start.warning", warning) }
+        let config = service.config
+        service.log.info(
+            "start", "RevenueDot is serving",
+            [
+                ("version", .text(RevenueDotVersion.semantic)), ("commit", .text(RevenueDotVersion.commit)),
+                ("node", .text(service.node)), ("listen", .text("\(config.listen.host):\(service.port)")),
+                ("database", .text(config.database.description)), ("apps", .integer(Int64(config.apps.count))),
+                ("webhooks", .integer(Int64(config.apps.reduce(0) { $0 + $1.webhooks.count }))),
+                ("config", .text(configPath)),
+            ])
+        printWelcome(service)
+        while true {
+            let received = signals.wait()
+            guard received == SIGHUP, !signals.terminalClosed else { break }
+            service.log.info("config.reload", "SIGHUP: reading the configuration again", [("config", .text(configPath))])
+            service.reload(from: configPath)
+        }
+        service.log.info("stop", "finishing in-flight requests and flushing storage")
+        guard service.shutdown() else {
+            service.log.error(
+                "stop.storage_timeout",
+                "storage did not finish within \(RevenueDotService.storageShutdownTimeout) (is the disk answering?); exiting "
+                    + "anyway: every notification answered 200 is on disk, and those not answered are sent again by Apple")
+            return 1
+        }
+        service.log.info("stop.done", "stopped", [("node", .text(service.node))])
+        return 0
+    }
+
+    /// The URLs to give Apple and, on a demo configuration, what to try next (standard output).
+    private func printWelcome(_ service: RevenueDotService) {
         let config = service.config
         let host = config.listen.host.contains(":") ? "[\(config.listen.host)]" : config.listen.host
         let base = "http://\(host):\(service.port)"
@@ -58,8 +98,8 @@ public struct ServeCommand {
             "  Apple's notification URL for app \"\($0.id)\": \(base)/v1/apple/notifications/\($0.id)\n"
         }
         StandardStreams.note(
-            "RevenueDot is listening on \(base) (database \(config.database), \(config.apps.count) app(s), "
-                + "node \(service.node))\n"
+            "RevenueDot \(RevenueDotVersion.semantic) is listening on \(base) (database \(config.database), "
+                + "\(config.apps.count) app(s), node \(service.node))\n"
                 + urls.joined() + "  health: \(base)/health   metrics: \(base)/metrics\n\n")
         let sample = URL(fileURLWithPath: config.file).deletingLastPathComponent()
             .appendingPathComponent(".revenuedot/sample-notification.json")
@@ -77,81 +117,6 @@ public struct ServeCommand {
                   \(revenuedot) events list --customer alice --config \(configPath)
 
                 """)
-        }
-        termination.wait()
-        StandardStreams.note("revenuedot serve: stopping: finishing in-flight requests and flushing storage\n")
-        guard service.shutdown() else {
-            StandardStreams.error(
-                "revenuedot serve: storage did not finish within \(RevenueDotService.storageShutdownTimeout) (is the disk answering?); exiting anyway: "
-                    + "every notification answered 200 is on disk, and those not answered are sent again by Apple\n")
-            return 1
-        }
-        StandardStreams.note("revenuedot serve: stopped\n")
-        return 0
-    }
-}
-
-/// SIGTERM, SIGINT and SIGHUP, turned from process-killing signals into an event to wait for.
-///
-/// SIGHUP is a stop too: it comes when the terminal running the server closes (`make run` in a
-/// window closed), and its default action ended the server at once, without the graceful stop.
-/// Unless it was ignored when the server started (`nohup revenuedot serve`): then it stays ignored.
-///
-/// A handler of its own, installed with `sigaction` before `init` returns, writes a byte to a
-/// pipe (`write` is one of the few calls a signal handler may make) and `wait` reads it. A
-/// signal that comes while the service is still starting waits in the pipe, so the stop begins
-/// as soon as the start is over. (The signal sources of libdispatch, used before, were set up on
-/// its own thread a moment after the signals were ignored, and a signal in between was lost: a
-/// SIGTERM a few milliseconds after the start left the server running.)
-final class Termination {
-    /// The pipe's ends: made once, before any handler can run, and never closed; nil when no
-    /// pipe could be made (no descriptor left).
-    private static let ends: (read: Int32, write: Int32)? = {
-        var ends: [Int32] = [-1, -1]
-        guard Glibc.pipe(&ends) == 0 else { return nil }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        return (ends[0], ends[1])
-    }()
-    private let read: Int32
-    static let signals = [SIGTERM, SIGINT, SIGHUP]
-
-    init() throws {
-        guard let ends = Self.ends else {
-            throw UsageError("cannot watch for SIGTERM, SIGINT and SIGHUP: \(String(cString: strerror(errno)))")
-        }
-        read = ends.read
-        for number in Self.signals where !(number == SIGHUP && Self.isIgnored(SIGHUP)) {
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = { _ in
-                var byte: UInt8 = 1
-                _ = write(Termination.ends?.write ?? -1, &byte, 1)
-            }
-            sigemptyset(&action.sa_mask)
-            // Other threads' system calls go on after the handler (most do; the rest retry on EINTR).
-            action.sa_flags = SA_RESTART
-            sigaction(number, &action, nil)
-        }
-        // A mask inherited from the parent may block them (a test runner's did): the handler
-        // would never run, and the stop would never come. This thread (and the threads it
-        // starts from now on) takes them.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        for number in Self.signals { sigaddset(&signals, number) }
-        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
-    }
-
-    /// Whether `number` is ignored (as `nohup` leaves SIGHUP for the command it runs).
-    private static func isIgnored(_ number: Int32) -> Bool {
-        var current = sigaction()
-        guard sigaction(number, nil, &current) == 0 else { return false }
-        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
-    }
-
-    /// Blocks until one of the signals arrives (at once if one came already).
-    func wait() {
-        var byte: UInt8 = 0
-        while Glibc.read(read, &byte, 1) != 1 {
-            guard errno == EINTR else { return }
         }
     }
 }

@@ -87,6 +87,9 @@ final class ChildServer: @unchecked Sendable {
         return collected.text.withLock { $0 }
     }
 
+    /// Everything the child printed so far.
+    var allOutput: String { collected.text.withLock { $0 } }
+
     func kill(_ signal: Int32) { Glibc.kill(process.processIdentifier, signal) }
 
     /// Waits for the child to exit and returns its status; after `timeout` seconds it is killed

@@ -1,0 +1,15 @@
+/// One request as answered, for an access log (`HTTPServerConfiguration.accessLog`).
+public struct AccessEntry: Sendable, Equatable {
+    public var method: String
+    /// The path as sent, without its query string (which may carry what a log must not keep).
+    public var path: String
+    public var status: Int
+    /// The response body's size.
+    public var bytes: Int
+    /// From the request's arrival to its answer being queued.
+    public var seconds: Double
+    /// The client's address (the proxy's, behind one), numeric; "-" when unknown.
+    public var remoteAddress: String
+    /// The `X-Forwarded-For` header as the client sent it, when it sent one.
+    public var forwardedFor: String?
+}

@@ -1,0 +1,108 @@
+import Foundation
+import HTTP
+import Storage
+import Threads
+
+/// The part of the running service that follows the configuration's apps (ids, bundles, keys,
+/// root certificates, webhooks, entitlements, exchange rates), Apple's API settings and the
+/// scheduler: the request handlers and the background services. Built whole from one
+/// configuration; a reload (`RevenueDotService.reload`) builds a new one, stops the old one's
+/// background services and starts the new one's, while the HTTP server and storage stay.
+final class ConfiguredServices: Sendable {
+    let config: RevenueDotConfig
+    let router: Router
+    let scheduler: Scheduler
+    let workers: [DeliveryWorker]
+    let held: HeldNotifications
+    let backfill: AutomaticBackfill
+    let consumption: ConsumptionAnswering
+    let reconcile: ScheduledReconcile
+
+    /// What every generation shares: storage and what lives as long as the process.
+    struct Shared: Sendable {
+        let store: Store
+        let metrics: Metrics
+        let log: Log
+        let cache: LedgerCache
+        let handOff: LedgerHandOff
+        let contacts: CustomerContacts
+        let clock: @Sendable () -> Date
+        let deliveryPollInterval: Double
+        let node: String
+    }
+
+    /// Builds everything `config` asks for; starts nothing. Throws when an app's root
+    /// certificates cannot make a verifier.
+    init(config: RevenueDotConfig, shared: Shared) throws {
+        self.config = config
+        let (store, metrics, log) = (shared.store, shared.metrics, shared.log)
+        workers = config.apps.flatMap { app in
+            app.webhooks.map {
+                DeliveryWorker(
+                    app: app, webhook: $0, store: store, metrics: metrics, clock: shared.clock,
+                    pollInterval: shared.deliveryPollInterval, node: shared.node, log: log)
+            }
+        }
+        scheduler = Scheduler(
+            config: config, store: store, clock: shared.clock,
+            afterFiring: { fired in
+                metrics.timersFired.increment(by: fired)
+                if fired > 0 { log.info("scheduler.fired", "timers fed to the reducer", [("timers", .integer(Int64(fired)))]) }
+            },
+            onFailure: { message in
+                metrics.timersFailed.increment()
+                log.error("scheduler.failed", message)
+            }, cache: shared.cache)
+        // One set of verifiers (and chain caches) serves ingest and the subscriber API.
+        let verifiers = try AppVerifiers.forApps(of: config)
+        let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics, log: log)
+        held = HeldNotifications(verifiers: verifiers, store: store, handOff: shared.handOff, clock: shared.clock)
+        // One client per app and environment for the server's own calls to Apple, so they share
+        // its connections and its request rate (appleApi.requestsPerSecond).
+        let apple = AppleAPIClientPool(config: config.appleAPI)
+        backfill = AutomaticBackfill(config: config, ingest: ingest, store: store, clients: apple, metrics: metrics, log: log)
+        consumption = ConsumptionAnswering(
+            config: config, store: store, clients: apple, metrics: metrics, clock: shared.clock, log: log)
+        reconcile = ScheduledReconcile(config: config, store: store, clients: apple, metrics: metrics, log: log)
+        let keys = APIKeys(apps: config.apps)
+        var subscribers = SubscribersAPI(keys: keys, verifiers: verifiers, store: store, cache: shared.cache, clock: Date.init)
+        subscribers.appleLookups = AppleTransactionLookups(config: config.appleAPI, log: log)
+        subscribers.contacts = shared.contacts
+        router = Routes.router(
+            ingest: ingest, subscribers: subscribers, events: EventsAPI(keys: keys, store: store),
+            commerce: CommerceAPI(keys: keys, store: store, clock: Date.init),
+            apple: AppleWorkAPI(keys: keys, store: store, clients: apple, clock: Date.init),
+            store: store, metrics: metrics, exchangeRates: config.apps.first?.exchangeRates)
+    }
+
+    /// Starts the background services. At a start, timers wait for the first backfill (at most
+    /// `firstBackfillWait`): a renewal Apple sent while the server was down must not be taken
+    /// for an expiry first. Nil (a reload: the server was not down) starts them at once.
+    func start(firstBackfillWait: Double?) {
+        if backfill.isActive, let firstBackfillWait {
+            backfill.start(firstPassDone: { [scheduler] in scheduler.start() })
+            DispatchQueue.global().asyncAfter(deadline: .now() + firstBackfillWait) { [scheduler] in scheduler.start() }
+        } else {
+            backfill.start()
+            scheduler.start()
+        }
+        for worker in workers { worker.start() }
+        consumption.start()
+        reconcile.start()
+    }
+
+    /// Stops the background services before `deadline`: the scheduler after its batch in hand,
+    /// the rest together (webhook workers finish their sends in hand). False when the scheduler
+    /// did not stop in time (its writes wait for storage).
+    @discardableResult
+    func stop(before deadline: ContinuousClock.Instant) -> Bool {
+        held.stop()
+        let schedulerStopped = stopTogether([scheduler], before: deadline)
+        // A backfill stops after the page in hand, the consumption answers after the one in hand;
+        // the rest is taken up at the next start. A call to Apple in progress may outlast the
+        // wait, which says nothing about storage, so it does not make the stop a failure. The
+        // webhook workers stop together, so apps do not add up their grace periods.
+        stopTogether([backfill, consumption, reconcile] + workers, before: deadline)
+        return schedulerStopped
+    }
+}

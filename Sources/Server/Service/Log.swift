@@ -1,0 +1,153 @@
+import Foundation
+import JSON
+import Threads
+
+/// How much the server says (`log.level`): a line is written when its level is at least this.
+public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
+    case debug, info, warning, error
+
+    public var name: String {
+        switch self {
+        case .debug: "debug"
+        case .info: "info"
+        case .warning: "warning"
+        case .error: "error"
+        }
+    }
+
+    public init?(name: String) {
+        guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = level
+    }
+
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A value in a log line's fields.
+public enum LogValue: Sendable, Equatable {
+    case text(String)
+    case integer(Int64)
+    case number(Double)
+
+    var json: JSONValue {
+        switch self {
+        case .text(let text): .string(text)
+        case .integer(let value): .number(Double(value))
+        case .number(let value): .number(value)
+        }
+    }
+}
+
+/// `log` in the configuration: level, format, and which requests get access lines.
+public struct LogConfig: Sendable, Equatable {
+    public enum Format: String, Sendable { case text, json }
+    public var level = LogLevel.info
+    public var format = Format.text
+    /// An access line per request answered.
+    public var access = true
+    /// Access lines for `/health` and `/metrics` too (probes and scrapes: off by default).
+    public var accessProbes = false
+
+    public init() {}
+}
+
+/// What the running server says, one line per event worth knowing, on standard error (`sink`):
+/// `TIME LEVEL EVENT MESSAGE key=value ...` as text, or one JSON object per line.
+///
+/// Callers never pass secrets: API keys, webhook and signing secrets, key files and database
+/// passwords stay out of messages and fields (URLs are logged without their user information).
+public final class Log: Sendable {
+    public let config: LogConfig
+    private let sink: @Sendable (String) -> Void
+    private let clock: @Sendable () -> Date
+
+    /// - Parameter sink: takes each whole line, its line break included.
+    public init(
+        _ config: LogConfig = LogConfig(), clock: @escaping @Sendable () -> Date = Date.init,
+        sink: @escaping @Sendable (String) -> Void = Log.standardError
+    ) {
+        self.config = config
+        self.sink = sink
+        self.clock = clock
+    }
+
+    /// Writes the line with one `write(2)`, so lines from several threads never interleave.
+    public static let standardError: @Sendable (String) -> Void = { line in
+        var line = line
+        line.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(2, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
+    }
+
+    /// Whether a line at `level` would be written (to skip building one that would not).
+    public func enabled(_ level: LogLevel) -> Bool { level >= config.level }
+
+    public func write(_ level: LogLevel, _ event: String, _ message: String = "", _ fields: [(String, LogValue)] = []) {
+        guard enabled(level) else { return }
+        let time = Self.time(milliseconds: Int64((clock().timeIntervalSince1970 * 1000).rounded(.down)))
+        switch config.format {
+        case .text: sink(Self.text(time: time, level: level, event: event, message: message, fields: fields))
+        case .json: sink(Self.json(time: time, level: level, event: event, message: message, fields: fields))
+        }
+    }
+
+    public func debug(_ event: String, _ message: String = "", _ fields: [(String, LogValue)] = []) {
+        write(.debug, event, message, fields)
+    }
+    public func info(_ event: String, _ message: String = "", _ fields: [(String, LogValue)] = []) {
+        write(.info, event, message, fields)
+    }
+    public func warning(_ event: String, _ message: String = "", _ fields: [(String, LogValue)] = []) {
+        write(.warning, event, message, fields)
+    }
+    public func error(_ event: String, _ message: String = "", _ fields: [(String, LogValue)] = []) {
+        write(.error, event, message, fields)
+    }
+
+    // MARK: - Formats
+
+    /// `2026-12-03T15:40:50.123Z`: ISO 8601 in UTC, to the millisecond.
+    static func time(milliseconds: Int64) -> String {
+        let seconds = ISO8601UTC.string(fromMilliseconds: milliseconds)
+        let fraction = (milliseconds % 1000 + 1000) % 1000
+        return seconds.dropLast() + "." + String(fraction + 1000).dropFirst() + "Z"
+    }
+
+    static func text(time: String, level: LogLevel, event: String, message: String, fields: [(String, LogValue)]) -> String {
+        var line = "\(time) \(level.name) \(event)"
+        if !message.isEmpty { line += " " + message.escapingControls }
+        for (key, value) in fields {
+            line += " \(key)="
+            switch value {
+            case .text(let text): line += Self.quotedIfNeeded(text)
+            case .integer(let number): line += String(number)
+            case .number(let number): line += String(format: "%.3f", number)
+            }
+        }
+        return line + "\n"
+    }
+
+    static func json(time: String, level: LogLevel, event: String, message: String, fields: [(String, LogValue)]) -> String {
+        var object: [String: JSONValue] = [
+            "time": .string(time), "level": .string(level.name), "event": .string(event),
+        ]
+        if !message.isEmpty { object["message"] = .string(message) }
+        for (key, value) in fields where object[key] == nil { object[key] = value.json }
+        return JSONValue.object(object).serialized() + "\n"
+    }
+
+    /// A value as it is when it reads unambiguously (no space, quote, `=` or control character),
+    /// else in JSON string quotes.
+    private static func quotedIfNeeded(_ text: String) -> String {
+        let plain =
+            !text.isEmpty
+            && !text.unicodeScalars.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0.value < 0x20 || $0.value == 0x7F }
+        return plain ? text : JSONValue.string(text).serialized()
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Threads
+
+extension RevenueDotService {
+    /// What a reload did.
+    public enum ReloadOutcome: Sendable, Equatable {
+        /// The new configuration is in force; `restartNeeded` names the changed keys that take
+        /// effect only at the next start (they keep their running values meanwhile).
+        case reloaded(restartNeeded: [String])
+        /// The running configuration stays, for this reason.
+        case refused(String)
+    }
+
+    /// Keys whose values are fixed for the process's life: the socket, the database, the HTTP
+    /// server's threads and limits, the node's name, and the log.
+    static func keysNeedingRestart(from old: RevenueDotConfig, to new: RevenueDotConfig) -> [String] {
+        var keys: [String] = []
+        if old.listen != new.listen { keys.append("listen") }
+        if old.database != new.database { keys.append("database") }
+        if old.http != new.http { keys.append("http") }
+        if old.nodeId != new.nodeId { keys.append("node") }
+        if old.log != new.log { keys.append("log") }
+        return keys
+    }
+
+    /// Reads the configuration at `path` again and, when `serve` would start with it, puts it
+    /// in force (`reload(to:)`); otherwise keeps the running one and logs why.
+    @discardableResult
+    public func reload(from path: String) -> ReloadOutcome {
+        let new: RevenueDotConfig
+        do {
+            new = try ConfigLoader.load(path: path)
+            try SecretFileModes.check(new)
+        } catch {
+            return refuse("\(error)")
+        }
+        return reload(to: new)
+    }
+
+    /// Puts `new` in force without dropping a connection: its apps, keys, root certificates,
+    /// webhooks, entitlements, exchange rates, Apple API settings and scheduler interval.
+    /// Requests that arrive from now on are handled with it and inputs applied with its apps;
+    /// the background services (scheduler, webhook workers, backfill, consumption answers,
+    /// reconciliation) stop after the work in hand and start again with it, and held
+    /// notifications it now accepts are applied.
+    @discardableResult
+    package func reload(to new: RevenueDotConfig) -> ReloadOutcome {
+        lifecycle.withLock { stopping -> ReloadOutcome in
+            guard !stopping else { return refuse("the server is stopping") }
+            let generation: ConfiguredServices
+            do { generation = try ConfiguredServices(config: new, shared: shared) } catch { return refuse("\(error)") }
+            let old = services.value
+            let restartNeeded = Self.keysNeedingRestart(from: old.config, to: new)
+            // What arrives from now on is verified, applied and answered with the new apps.
+            liveApps.withLock { $0 = Dictionary(uniqueKeysWithValues: new.apps.map { ($0.id, $0) }) }
+            services.withLock { $0 = generation }
+            server.replaceRouter(generation.router)
+            // Old workers and scheduler finish what they hold before new ones start: two workers
+            // of one webhook must never send the same customer's events at once.
+            let deadline = ContinuousClock.now + Self.reloadStopTimeout
+            old.stop(before: deadline)
+            _ = heldPass.wait(timeout: .after(max(.zero, ContinuousClock.now.duration(to: deadline))))
+            nudge.withLock { $0 = generation.workers }
+            generation.start(firstBackfillWait: nil)
+            takeUpHeld(by: generation, heldDone: nil, failedDone: nil)
+            log.info(
+                "config.reloaded", "the new configuration is in force",
+                [
+                    ("file", .text(new.file)), ("apps", .integer(Int64(new.apps.count))),
+                    ("webhooks", .integer(Int64(generation.workers.count))),
+                ])
+            if !restartNeeded.isEmpty {
+                log.warning(
+                    "config.restart_needed", "these keys changed and keep their running values until the next start",
+                    [("keys", .text(restartNeeded.joined(separator: ",")))])
+            }
+            return .reloaded(restartNeeded: restartNeeded)
+        }
+    }
+
+    private func refuse(_ reason: String) -> ReloadOutcome {
+        log.error("config.reload_refused", "kept the running configuration", [("error", .text(reason))])
+        return .refused(reason)
+    }
+
+    /// How long a reload waits for the old background services to finish what they hold.
+    static let reloadStopTimeout: Duration = .seconds(30)
+}

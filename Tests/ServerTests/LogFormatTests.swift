@@ -1,0 +1,92 @@
+import Foundation
+import JSON
+import Synchronization
+import Testing
+
+@testable import Server
+
+/// The log's two formats and its level filter, line by line.
+@Suite struct LogFormatTests {
+    static let clock = Date(timeIntervalSince1970: 1_800_000_000.25)
+
+    static func lines(_ config: LogConfig, _ write: (Log) -> Void) -> [String] {
+        let lines = Mutex<[String]>([])
+        write(Log(config, clock: { clock }, sink: { line in lines.withLock { $0.append(line) } }))
+        return lines.withLock { $0 }
+    }
+
+    @Test func textPutsTimeLevelEventMessageAndFieldsOnOneLine() {
+        let lines = Self.lines(LogConfig()) { log in
+            log.warning(
+                "webhook.failed", "the event is sent again later",
+                [
+                    ("app", .text("demo")), ("status", .integer(500)), ("ms", .number(1.23456)),
+                    ("reason", .text("answered \"no\" = bad\nthen closed")), ("empty", .text("")),
+                ])
+        }
+        #expect(
+            lines == [
+                "2027-01-15T08:00:00.250Z warning webhook.failed the event is sent again later app=demo status=500 ms=1.235 "
+                    + #"reason="answered \"no\" = bad\nthen closed" empty="""# + "\n"
+            ])
+    }
+
+    @Test func aMessageWithALineBreakStaysOnOneLine() {
+        let lines = Self.lines(LogConfig()) { $0.error("x", "first\nsecond") }
+        #expect(lines.count == 1)
+        #expect(lines[0].dropLast().contains("\n") == false, "\(lines)")
+    }
+
+    @Test func jsonWritesOneObjectPerLine() throws {
+        var config = LogConfig()
+        config.format = .json
+        let lines = Self.lines(config) { log in
+            log.info("access", "", [("path", .text("/health")), ("status", .integer(200)), ("ms", .number(0.5))])
+            log.error("storage.failing", "disk\nfull", [("time", .text("a field may not replace the line's time"))])
+        }
+        #expect(lines.count == 2)
+        let first = try JSONValue(parsing: Data(lines[0].utf8))
+        #expect(first["time"]?.stringValue == "2027-01-15T08:00:00.250Z")
+        #expect(first["level"]?.stringValue == "info")
+        #expect(first["event"]?.stringValue == "access")
+        #expect(first["message"] == nil)
+        #expect(first["status"] == .number(200))
+        #expect(first["path"]?.stringValue == "/health")
+        let second = try JSONValue(parsing: Data(lines[1].utf8))
+        #expect(second["message"]?.stringValue == "disk\nfull")
+        #expect(second["time"]?.stringValue == "2027-01-15T08:00:00.250Z")
+        #expect(lines.allSatisfy { $0.hasSuffix("}\n") && $0.dropLast().contains("\n") == false })
+    }
+
+    @Test(arguments: LogLevel.allCases) func aLevelKeepsItselfAndWhatIsAboveIt(level: LogLevel) {
+        var config = LogConfig()
+        config.level = level
+        let lines = Self.lines(config) { log in
+            for each in LogLevel.allCases { log.write(each, "e.\(each.name)") }
+        }
+        let events = lines.map { $0.dropLast().split(separator: " ")[2] }
+        #expect(events == LogLevel.allCases.filter { $0 >= level }.map { "e.\($0.name)" })
+    }
+
+    @Test func theConfigurationSetsLevelFormatAndAccessLines() throws {
+        let directory = TestDirectory("log-config")
+        func load(_ log: String) throws -> RevenueDotConfig {
+            try ConfigLoader.parse(
+                Data(
+                    """
+                    {"apps": [{"id": "a", "bundleId": "com.example.a", "environments": ["Sandbox"]}], "log": \(log)}
+                    """.utf8), file: directory.path("revenuedot.json"))
+        }
+        let config = try load(#"{"level": "debug", "format": "json", "access": false, "accessProbes": true}"#).log
+        #expect(config.level == .debug && config.format == .json && !config.access && config.accessProbes)
+        #expect(try load("{}").log == LogConfig())
+        for (bad, message) in [
+            (#"{"level": "verbose"}"#, "log.level: \"verbose\" is not a level: debug, info, warning or error"),
+            (#"{"format": "xml"}"#, "log.format: \"xml\" is not a format: text or json"),
+            (#"{"colour": true}"#, "log.colour"),
+        ] {
+            #expect(throws: ConfigError.self) { try load(bad) }
+            do { _ = try load(bad) } catch { #expect("\(error)".contains(message), "\(error)") }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import JSON
+import LoopbackClient
+import Testing
+import Threads
+
+@testable import Server
+@testable import Tools
+
+/// What a running server logs: a line per request, per refused notification, per failed webhook
+/// attempt and dead letter, and what a reload did.
+@Suite struct OperationalLogTests {
+    /// A started service whose log lines are kept; the caller shuts it down.
+    static func service(_ fixture: ServerFixture, log: String? = nil) throws -> (RevenueDotService, Locked<[String]>) {
+        let lines = Locked<[String]>([])
+        var config = try fixture.config()
+        if let log {
+            config = try ConfigLoader.parse(
+                Data(
+                    try String(contentsOfFile: fixture.configPath, encoding: .utf8)
+                        .replacingOccurrences(of: "\"listen\":", with: "\"log\": \(log),\n  \"listen\":").utf8),
+                file: fixture.configPath)
+        }
+        let service = try RevenueDotService(
+            config: config, deliveryPollInterval: 0.05, log: { line in lines.withLock { $0.append(line) } })
+        try service.start()
+        return (service, lines)
+    }
+
+    static func lines(_ kept: Locked<[String]>, event: String) -> [String] {
+        kept.withLock { $0 }.filter { $0.split(separator: " ").dropFirst(2).first == Substring(event) }
+    }
+
+    @Test func everyRequestHasAnAccessLineButProbesDoNotByDefault() throws {
+        let fixture = try ServerFixture()
+        let (service, kept) = try Self.service(fixture)
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(try connection.request("GET", "/health").status == 200)
+        #expect(try connection.request("GET", "/metrics").status == 200)
+        #expect(try connection.postNotification(try fixture.signer.notification()).status == 200)
+        let lookup = try connection.request(
+            "GET", "/v1/subscribers/alice?token=query-secret", headers: ["Authorization": "Bearer sk_test_secret"])
+        #expect(lookup.status == 201, "a customer seen first is created, as RevenueCat answers")
+        let access = Self.lines(kept, event: "access")
+        #expect(access.count == 2, "\(access)")
+        #expect(access.first?.contains("method=POST path=/v1/apple/notifications/demo status=200 ms=") == true, "\(access)")
+        #expect(access.first?.contains(" remote=127.0.0.1") == true, "\(access)")
+        let get = access.last ?? ""
+        #expect(get.contains("method=GET path=/v1/subscribers/alice status=201"), "\(get)")
+        #expect(get.contains("bytes=\(lookup.body.count)"), "\(get)")
+        #expect(!get.contains("query-secret") && !get.contains("sk_test_secret"), "\(get)")
+    }
+
+    @Test func probesHaveAccessLinesWhenAskedAndNoneWhenAccessIsOff() throws {
+        let fixture = try ServerFixture()
+        let (service, kept) = try Self.service(fixture, log: #"{"accessProbes": true, "format": "json"}"#)
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(try connection.request("GET", "/health", headers: ["X-Forwarded-For": "203.0.113.9"]).status == 200)
+        service.shutdown()
+        let line = try #require(kept.withLock { $0 }.first { $0.contains("\"access\"") })
+        let json = try JSONValue(parsing: Data(line.utf8))
+        #expect(json["path"]?.stringValue == "/health")
+        #expect(json["status"] == .number(200))
+        #expect(json["forwarded_for"]?.stringValue == "203.0.113.9")
+
+        let quiet = try ServerFixture()
+        let (other, none) = try Self.service(quiet, log: #"{"access": false}"#)
+        #expect(try LoopbackConnection(port: other.port).postNotification(try quiet.signer.notification()).status == 200)
+        other.shutdown()
+        #expect(Self.lines(none, event: "access").isEmpty)
+    }
+
+    @Test func refusedNotificationsSayWhyWithoutThePayload() throws {
+        let fixture = try ServerFixture()
+        let (service, kept) = try Self.service(fixture)
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(try connection.request("POST", "/v1/apple/notifications/demo", body: Data("{}".utf8)).status == 400)
+        // One character of the signature changed (mid-way: the last one may be padding bits).
+        var characters = Array(try fixture.signer.notification())
+        characters[characters.count - 10] = characters[characters.count - 10] == "A" ? "B" : "A"
+        let forged = String(characters)
+        #expect(try connection.postNotification(forged).status == 401)
+        #expect(try connection.postNotification(try fixture.signer.notification(), app: "nope").status == 404)
+        let refused = Self.lines(kept, event: "notification.refused")
+        #expect(refused.count == 3, "\(refused)")
+        #expect(refused[0].contains("warning notification.refused the body is not a notification app=demo status=400"))
+        #expect(refused[1].contains("verification failed app=demo status=401 verification="), "\(refused[1])")
+        #expect(refused[2].contains("app=nope status=404"))
+        #expect(!refused.joined().contains(String(forged.prefix(40))))
+    }
+
+    @Test func failedWebhookAttemptsAndDeadLettersAreLogged() throws {
+        let receiver = try WebhookReceiver { _, _ in 500 }
+        defer { receiver.stop() }
+        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url, retryDelays: "[0]")
+        let (service, kept) = try Self.service(fixture)
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(
+            try connection.postNotification(try fixture.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY"))
+                .status == 200)
+        poll(seconds: 10) { !Self.lines(kept, event: "webhook.dead_letter").isEmpty }
+        service.shutdown()
+        let failed = Self.lines(kept, event: "webhook.failed")
+        let dead = Self.lines(kept, event: "webhook.dead_letter")
+        #expect(failed.count == 1, "\(failed)")
+        #expect(failed.first?.contains(" warning webhook.failed ") == true)
+        #expect(failed.first?.contains("app=demo webhook=default event=") == true, "\(failed)")
+        #expect(failed.first?.contains("attempt=1 status=500") == true, "\(failed)")
+        #expect(dead.count == 1, "\(dead)")
+        #expect(dead.first?.contains(" error webhook.dead_letter ") == true && dead.first?.contains("attempt=2") == true)
+        #expect(!kept.withLock { $0 }.joined().contains(WebhookDeliveryTests.secret))
+    }
+}
