@@ -19,6 +19,9 @@ final class SQLiteConnection {
         /// A reader opened read-only (`SQLITE_OPEN_READONLY`), for a process that must not write
         /// the file at all (`StoreReader`); the file must exist.
         case readOnly
+        /// The file a copy is written into (`DatabaseBackup`): created readable and writable by its
+        /// owner only, left in whatever journal mode the copied pages give it.
+        case copy
     }
 
     private let handle: OpaquePointer
@@ -61,7 +64,7 @@ final class SQLiteConnection {
     init(path: String, role: Role) throws(StoreError) {
         _ = Self.configured
         var flags = (role == .readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
-        if role == .writer {
+        if role == .writer || role == .copy {
             flags |= SQLITE_OPEN_CREATE
             Self.createPrivately(path)
         }
@@ -106,6 +109,33 @@ final class SQLiteConnection {
         // file (no VACUUM, no auto-vacuum), so a mapped page cannot vanish under a reader.
         if role == .reader || role == .readOnly {
             try execute(script: "PRAGMA query_only = ON; PRAGMA mmap_size = \(Self.readerMapBytes);")
+        }
+    }
+
+    /// Copies this whole database into `destination`, replacing what it held, as of one moment:
+    /// SQLite's online backup in a single step, under one read transaction, so writers on other
+    /// connections go on (WAL) and the copy is consistent. Retries while a lock is held, for
+    /// up to the busy timeout.
+    func copy(into destination: SQLiteConnection) throws(StoreError) {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw StoreError(sqlite: sqlite3_errcode(destination.handle), connection: destination.handle, context: "backup_init")
+        }
+        var result = SQLITE_OK
+        var waitedMilliseconds: Int32 = 0
+        repeat {
+            result = sqlite3_backup_step(backup, -1)
+            if result == SQLITE_BUSY || result == SQLITE_LOCKED {
+                guard waitedMilliseconds < Self.busyTimeoutMilliseconds else { break }
+                sqlite3_sleep(50)
+                waitedMilliseconds += 50
+            }
+        } while result == SQLITE_OK || result == SQLITE_BUSY || result == SQLITE_LOCKED
+        let finished = sqlite3_backup_finish(backup)
+        guard result == SQLITE_DONE else {
+            throw StoreError(sqlite: result, connection: destination.handle, context: "backup_step")
+        }
+        guard finished == SQLITE_OK else {
+            throw StoreError(sqlite: finished, connection: destination.handle, context: "backup_finish")
         }
     }
 

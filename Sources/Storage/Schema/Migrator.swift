@@ -38,6 +38,20 @@ struct Migrator {
     /// For a connection that must leave the database as it is (`StoreReader`): fails unless the
     /// schema is exactly this build's, every migration applied and none it does not know.
     func requireCurrent() throws(StoreError) {
+        let applied = try requireKnown()
+        if let missing = migrations.map(\.version).filter({ !applied.contains($0) }).min() {
+            throw StoreError(
+                .invalid,
+                "the database's schema is older than this build's (migration \(missing) of "
+                    + "\(migrations.map(\.version).max() ?? 0) is not applied); a command that only reads does not "
+                    + "migrate it: start revenuedot serve of this build once, which does")
+        }
+    }
+
+    /// For a file that may become a server's database (`restore`): RevenueDot's schema, made by
+    /// this build or an older one (serve migrates it forward). Returns the applied versions.
+    @discardableResult
+    func requireKnown() throws(StoreError) -> Set<Int64> {
         let hasTable = try connection.query(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
         guard !hasTable.isEmpty else {
@@ -49,13 +63,7 @@ struct Migrator {
             throw StoreError(
                 .invalid, "schema_migrations is empty: the file was not made by RevenueDot, or its history was lost")
         }
-        if let missing = migrations.map(\.version).filter({ !applied.contains($0) }).min() {
-            throw StoreError(
-                .invalid,
-                "the database's schema is older than this build's (migration \(missing) of "
-                    + "\(migrations.map(\.version).max() ?? 0) is not applied); a command that only reads does not "
-                    + "migrate it: start revenuedot serve of this build once, which does")
-        }
+        return applied
     }
 
     /// The versions recorded in the database, after checking that this build knows all of them.

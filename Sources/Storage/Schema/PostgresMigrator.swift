@@ -43,6 +43,16 @@ struct PostgresMigrator {
         try requireKnownVersions()
     }
 
+    /// Where the schema stands, without changing anything (`DatabaseProbe`).
+    func state() throws(StoreError) -> SchemaState {
+        guard try hasTable("schema_migrations") else {
+            try requireEmpty()
+            return .absent
+        }
+        try requireKnownVersions()
+        return .current(version: PostgresSchema.baselineVersion)
+    }
+
     private func hasTable(_ name: String) throws(StoreError) -> Bool {
         try connection.query("SELECT to_regclass(?) IS NOT NULL", [.text(name)]).first?.first == .integer(1)
     }

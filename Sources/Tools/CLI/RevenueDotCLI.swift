@@ -22,9 +22,13 @@ public enum RevenueDotCLI {
           backfill       recover the notifications Apple sent that were never stored
           reconcile      bring stored subscriptions in line with what Apple says of them
           import         bring existing subscribers in from Apple, by original transaction id (CSV)
+          check-config   check a configuration as serve would, without serving
+          backup         copy the SQLite database consistently while serve runs
+          restore        put a backup in place of the SQLite database (serve stopped)
           help           show this text
 
         Every command but migrate-db takes --config FILE (default revenuedot.json).
+        `revenuedot --version` prints the version and the commit it was built from.
 
         Run `revenuedot <command> --help` for a command's options.
         """
@@ -44,6 +48,17 @@ public enum RevenueDotCLI {
         case "help", "--help", "-h":
             StandardStreams.out(usage + "\n")
             return 0
+        case "--version", "version":
+            StandardStreams.out("revenuedot \(RevenueDotVersion.description)\n")
+            return 0
+        case "check-config":
+            return runCommand("check-config", rest, usage: CheckConfigCommand.usage) {
+                try CheckConfigCommand(arguments: rest).run()
+            }
+        case "backup":
+            return runCommand("backup", rest, usage: BackupCommand.usage) { try BackupCommand(arguments: rest).run() }
+        case "restore":
+            return runCommand("restore", rest, usage: RestoreCommand.usage) { try RestoreCommand(arguments: rest).run() }
         case "verify":
             return runCommand("verify", rest, usage: VerifyCommand.usage) { try VerifyCommand(arguments: rest).run() }
         case "apple":

@@ -1,0 +1,145 @@
+import Foundation
+
+/// `revenuedot backup` and `revenuedot restore`: a consistent copy of a SQLite database made
+/// while a server writes it, and a copy put back in its place while no server runs.
+///
+/// Both copy with SQLite's online backup (`SQLiteConnection.copy(into:)`) into a private file
+/// beside the target (mode 0600: it holds Apple's signed payloads and customers' purchases),
+/// check the copy (`PRAGMA quick_check`, a RevenueDot schema this build knows), sync it, and only
+/// then rename it into place: a failure at any step leaves the target as it was.
+public enum DatabaseBackup {
+    /// What a copy holds.
+    public struct Summary: Sendable, Equatable {
+        /// The copy's size on disk.
+        public var bytes: Int64
+        /// The newest schema migration applied to it.
+        public var schemaVersion: Int64
+        /// How many notifications it stores.
+        public var notifications: Int
+    }
+
+    /// Copies the database at `database` into a new file at `destination`, which must not exist.
+    public static func backup(database: String, to destination: String) throws(StoreError) -> Summary {
+        guard FileManager.default.fileExists(atPath: database) else {
+            throw StoreError(.unavailable, "there is no database at \(database)")
+        }
+        guard !FileManager.default.fileExists(atPath: destination) else {
+            throw StoreError(.invalid, "\(destination) exists already: name a new file (a backup never overwrites one)")
+        }
+        let partial = destination + ".partial"
+        _ = unlink(partial)
+        do {
+            try copy(from: database, to: partial)
+            let summary = try check(partial)
+            try sync(partial)
+            try rename(partial, to: destination)
+            return summary
+        } catch {
+            _ = unlink(partial)
+            throw error
+        }
+    }
+
+    /// What `restore` did.
+    public struct Restored: Sendable, Equatable {
+        public var summary: Summary
+        /// Where the database that was replaced was moved (its WAL beside it), or nil when there
+        /// was none.
+        public var previous: String?
+    }
+
+    /// Puts a copy of `file` in place of the database at `database`, holding the database's lock
+    /// (`DatabaseLock`) throughout: refused while `serve` or `replay` runs on it. The database it
+    /// replaces is kept beside it as `<database>.before-restore-<UTC time>`, never deleted.
+    public static func restore(_ file: String, to database: String, at now: Date) throws(StoreError) -> Restored {
+        guard FileManager.default.fileExists(atPath: file) else {
+            throw StoreError(.unavailable, "there is no file at \(file)")
+        }
+        let lock = try DatabaseLock(databasePath: database)
+        defer { lock.release() }
+        let staging = database + ".restoring"
+        _ = unlink(staging)
+        let summary: Summary
+        do {
+            try copy(from: file, to: staging)
+            summary = try check(staging)
+            try sync(staging)
+        } catch {
+            _ = unlink(staging)
+            throw error
+        }
+        var previous: String?
+        if FileManager.default.fileExists(atPath: database) {
+            let kept = database + ".before-restore-" + stamp(now)
+            // The WAL moves with its database under the matching name, so the kept file opens
+            // with every commit it had; the shared-memory index is rebuilt from the WAL.
+            try rename(database, to: kept)
+            if FileManager.default.fileExists(atPath: database + "-wal") { try rename(database + "-wal", to: kept + "-wal") }
+            _ = unlink(database + "-shm")
+            previous = kept
+        }
+        try rename(staging, to: database)
+        return Restored(summary: summary, previous: previous)
+    }
+
+    // MARK: - Steps
+
+    private static func copy(from source: String, to destination: String) throws(StoreError) {
+        let from = try SQLiteConnection(path: source, role: .readOnly)
+        // A copy of a file that is not RevenueDot's, or from a newer build, is refused before it is made.
+        try Migrator(connection: from).requireKnown()
+        let into = try SQLiteConnection(path: destination, role: .copy)
+        try from.copy(into: into)
+    }
+
+    /// Reads the copy back: SQLite finds it whole, and it is a schema this build can serve.
+    private static func check(_ path: String) throws(StoreError) -> Summary {
+        var summary = Summary(bytes: 0, schemaVersion: 0, notifications: 0)
+        do {
+            let connection = try SQLiteConnection(path: path, role: .copy)
+            let verdict = try connection.query("PRAGMA quick_check").compactMap { $0.first?.textValue }
+            guard verdict == ["ok"] else {
+                throw StoreError(
+                    .corrupt, "the copy at \(path) fails SQLite's quick_check: \(verdict.prefix(3).joined(separator: "; "))")
+            }
+            summary.schemaVersion = try Migrator(connection: connection).requireKnown().max() ?? 0
+            let count = try connection.query("SELECT count(*) FROM notifications").first?.first?.integerValue ?? 0
+            summary.notifications = Int(count)
+        }
+        // Measured once the connection is closed, its WAL copied into the file.
+        var status = stat()
+        if stat(path, &status) == 0 { summary.bytes = Int64(status.st_size) }
+        return summary
+    }
+
+    /// Flushes the file's bytes to disk, so that the rename that follows never exposes a name
+    /// whose content a power cut could lose.
+    private static func sync(_ path: String) throws(StoreError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw StoreError(.io, "open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw StoreError(.io, "fsync \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    /// Renames within one directory and syncs the directory, so the new name is durable.
+    private static func rename(_ from: String, to: String) throws(StoreError) {
+        guard Glibc.rename(from, to) == 0 else {
+            throw StoreError(.io, "rename \(from) to \(to): \(String(cString: strerror(errno)))")
+        }
+        let directory = open(URL(fileURLWithPath: to).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { return }
+        _ = fsync(directory)
+        close(directory)
+    }
+
+    /// `20261203T154050Z`: sorts by time and is safe in a file name.
+    private static func stamp(_ date: Date) -> String {
+        let seconds = Int(date.timeIntervalSince1970)
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return String(
+            format: "%04d%02d%02dT%02d%02d%02dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour,
+            parts.tm_min, parts.tm_sec)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// Where a database's schema stands for this build.
+public enum SchemaState: Sendable, Equatable {
+    /// No RevenueDot schema yet (no SQLite file, or an empty PostgreSQL database): the first
+    /// start of `serve` creates it.
+    case absent
+    /// Every migration this build has is applied; `version` is the newest.
+    case current(version: Int64)
+    /// Made by an older build: `serve` applies `pending` migrations at its next start.
+    case older(version: Int64, pending: Int)
+}
+
+/// Looks at a configured database without changing it (`revenuedot check-config`): reachable,
+/// RevenueDot's, and at a schema this build can serve. Throws what `serve` would fail with.
+public enum DatabaseProbe {
+    /// The SQLite database at `path`; absent when there is no file yet and its directory lets
+    /// `serve` create one.
+    public static func sqlite(path: String) throws(StoreError) -> SchemaState {
+        guard FileManager.default.fileExists(atPath: path) else {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            guard access(directory, W_OK | X_OK) == 0 else {
+                throw StoreError(
+                    .unavailable,
+                    "there is no database at \(path), and its directory \(directory) does not let this user create one: "
+                        + String(cString: strerror(errno)))
+            }
+            return .absent
+        }
+        let connection = try SQLiteConnection(path: path, role: .readOnly)
+        let applied = try Migrator(connection: connection).requireKnown()
+        let pending = Migration.all.filter { !applied.contains($0.version) }.count
+        let version = applied.max() ?? 0
+        return pending == 0 ? .current(version: version) : .older(version: version, pending: pending)
+    }
+
+    /// The PostgreSQL database at `url`, in a read-only session.
+    public static func postgres(url: PostgresURL) throws(StoreError) -> SchemaState {
+        let connection = try PostgresConnection(url: url)
+        try connection.execute(script: "SET default_transaction_read_only = on")
+        return try PostgresMigrator(connection: connection).state()
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Server
+import Storage
+
+/// `revenuedot check-config`: everything `serve` checks before it listens, without serving.
+public struct CheckConfigCommand {
+    public static let usage = """
+        usage: revenuedot check-config [--config FILE]
+
+        Checks FILE (default revenuedot.json) as revenuedot serve would, and changes nothing:
+        the JSON and every key, the files it names (readable, private where they hold secrets,
+        keys and certificates that parse), webhook URLs, and the database (reachable,
+        RevenueDot's, at a schema this build serves). Exits 0 with a summary when serve would
+        start with it, 1 with serve's one-line message when it would not. Run it before
+        sending a running server SIGHUP to reload.
+        """
+
+    let configPath: String
+
+    public init(arguments: [String]) throws {
+        let parsed = try ParsedArguments(arguments, valueOptions: ["config"], flagOptions: [])
+        guard parsed.positionals.isEmpty else { throw UsageError("check-config takes no arguments") }
+        configPath = parsed.value("config") ?? "revenuedot.json"
+    }
+
+    public func run() throws -> Int32 {
+        let config = try ConfigLoader.load(path: configPath)
+        try SecretFileModes.check(config)
+        _ = try AppVerifiers.forApps(of: config)
+        let schema: SchemaState
+        do {
+            switch config.database {
+            case .sqlite(let path): schema = try DatabaseProbe.sqlite(path: path)
+            case .postgres(let url): schema = try DatabaseProbe.postgres(url: url)
+            }
+        } catch {
+            throw ConfigError(file: config.file, key: "database", problem: "\(config.database): \(error)")
+        }
+        StandardStreams.out(Self.summary(config, schema: schema))
+        return 0
+    }
+
+    /// What the configuration sets up, a line per part, after a first line saying it is valid.
+    static func summary(_ config: RevenueDotConfig, schema: SchemaState) -> String {
+        let database =
+            switch schema {
+            case .absent: "no schema yet: serve creates it at its first start"
+            case .current(let version): "schema \(version), current"
+            case .older(let version, let pending):
+                "schema \(version): serve applies \(pending) migration(s) at its next start (back it up first)"
+            }
+        var lines = [
+            "revenuedot check-config: \(config.file) is valid (revenuedot \(RevenueDotVersion.description))",
+            "  listen \(config.listen), node \(config.nodeId ?? "<host name>")",
+            "  database \(config.database): \(database)",
+        ]
+        for app in config.apps {
+            let environments = app.environments.map(\.rawValue).sorted().joined(separator: ", ")
+            var parts = [
+                "\(app.webhooks.count) webhook(s)", "\(app.entitlements.count) entitlement(s)",
+                app.secretApiKey == nil ? "no secret API key" : "secret API key set",
+            ]
+            if app.inAppPurchaseKey != nil { parts.append("In-App Purchase key set") }
+            lines.append("  app \"\(app.id)\" (\(app.bundleId); \(environments)): " + parts.joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

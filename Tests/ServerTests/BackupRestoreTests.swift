@@ -1,0 +1,134 @@
+import Foundation
+import LoopbackClient
+import Testing
+
+@testable import Server
+@testable import Storage
+@testable import Tools
+
+/// `revenuedot backup` while `serve` runs, and `revenuedot restore` once it is stopped.
+@Suite struct BackupRestoreTests {
+    static func notificationCount(_ path: String) throws -> Int {
+        let reader = try StoreReader(path: path)
+        defer { reader.close() }
+        return try reader.read { (rows) throws(StoreError) in
+            Int(try rows.query("SELECT count(*) FROM notifications", []).first?.first?.integerValue ?? -1)
+        }
+    }
+
+    @Test func aBackupMadeUnderLoadIsWholePrivateAndRestores() throws {
+        let fixture = try ServerFixture()
+        let server = try ChildServer(configPath: fixture.configPath)
+        let connection = try LoopbackConnection(port: server.port)
+        for _ in 0..<20 { #expect(try connection.postNotification(try fixture.signer.notification()).status == 200) }
+        // Notifications keep arriving while the backup is made.
+        let writer = Thread {
+            guard let other = try? LoopbackConnection(port: server.port) else { return }
+            for _ in 0..<30 { _ = try? other.postNotification(try fixture.signer.notification()) }
+        }
+        writer.start()
+        let backup = fixture.directory.path("backups/first.sqlite")
+        try FileManager.default.createDirectory(
+            atPath: fixture.directory.path("backups"), withIntermediateDirectories: true)
+        let made = try runCLI(["backup", "--config", fixture.configPath, "--out", backup])
+        #expect(made.status == 0, "\(made.output)")
+        #expect(made.output.hasPrefix("revenuedot backup: \(fixture.databasePath) copied to \(backup) ("), "\(made.output)")
+        let mode = try FileManager.default.attributesOfItem(atPath: backup)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: backup + ".partial"))
+        let inBackup = try Self.notificationCount(backup)
+        #expect(inBackup >= 20 && inBackup <= 50, "\(inBackup)")
+
+        // A second backup never overwrites the first; restore is refused while serve runs.
+        let again = try runCLI(["backup", "--config", fixture.configPath, "--out", backup])
+        #expect(again.status == 1 && again.output.contains("exists already"), "\(again.output)")
+        let refused = try runCLI(["restore", backup, "--config", fixture.configPath])
+        #expect(refused.status == 1 && refused.output.contains("is in use by another RevenueDot process"), "\(refused.output)")
+
+        while writer.isExecuting { Thread.sleep(forTimeInterval: 0.05) }
+        let late = try fixture.signer.notification()
+        #expect(try connection.postNotification(late).status == 200)
+        server.kill(SIGTERM)
+        #expect(server.wait(timeout: 30) == 0)
+        let before = try Self.notificationCount(fixture.databasePath)
+
+        let restored = try runCLI(["restore", backup, "--config", fixture.configPath])
+        #expect(restored.status == 0, "\(restored.output)")
+        #expect(restored.output.contains("the database it replaced is kept as \(fixture.databasePath).before-restore-"))
+        #expect(try Self.notificationCount(fixture.databasePath) == inBackup)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)
+            .first { $0.hasPrefix("revenuedot.sqlite.before-restore-") && !$0.hasSuffix("-wal") }
+        #expect(try Self.notificationCount(fixture.directory.path(try #require(kept))) == before)
+
+        // The restored server serves, and the notification sent since the backup is stored again
+        // when Apple retries it.
+        let again2 = try ChildServer(configPath: fixture.configPath)
+        let after = try LoopbackConnection(port: again2.port)
+        #expect(try after.postNotification(late).status == 200)
+        let body = String(decoding: try after.postNotification(late).body, as: UTF8.self)
+        #expect(body.contains("duplicate"), "\(body)")
+        again2.kill(SIGTERM)
+        #expect(again2.wait(timeout: 30) == 0)
+    }
+
+    @Test func restoreRefusesWhatIsNotARevenueDotBackupAndChangesNothing() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        #expect(try LoopbackConnection(port: service.port).postNotification(try fixture.signer.notification()).status == 200)
+        service.shutdown()
+        let original = try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath))
+        let text = try fixture.directory.write("notes.txt", "not a database")
+        let missing = fixture.directory.path("missing.sqlite")
+        for (file, message) in [
+            (text, "file is not a database"), (missing, "there is no file at \(missing)"),
+        ] {
+            let result = try runCLI(["restore", file, "--config", fixture.configPath])
+            #expect(result.status == 1, "\(result.output)")
+            #expect(result.output.contains(message), "\(result.output)")
+            #expect(result.output.split(separator: "\n").count == 1, "\(result.output)")
+        }
+        // A SQLite file that is not RevenueDot's.
+        let foreign = fixture.directory.path("foreign.sqlite")
+        let made = try DeploymentFilesTests.run(
+            "/usr/bin/python3",
+            [
+                "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE t (x)'); c.commit()",
+                foreign,
+            ])
+        #expect(made.0 == 0, "\(made.1)")
+        let result = try runCLI(["restore", foreign, "--config", fixture.configPath])
+        #expect(result.status == 1 && result.output.contains("no RevenueDot schema"), "\(result.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath)) == original)
+        let left = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)
+        #expect(!left.contains { $0.contains("before-restore") || $0.hasSuffix(".restoring") }, "\(left)")
+    }
+
+    @Test func aBackupFromANewerBuildIsRefused() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        service.shutdown()
+        let backup = fixture.directory.path("b.sqlite")
+        #expect(try runCLI(["backup", "--config", fixture.configPath, "--out", backup]).status == 0)
+        let bumped = try DeploymentFilesTests.run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                    + "c.execute(\"INSERT INTO schema_migrations VALUES (9999, 'later')\"); c.commit()", backup,
+            ])
+        #expect(bumped.0 == 0, "\(bumped.1)")
+        let result = try runCLI(["restore", backup, "--config", fixture.configPath])
+        #expect(result.status == 1 && result.output.contains("schema version 9999"), "\(result.output)")
+    }
+
+    @Test func postgresConfigurationsAreSentToPgDump() throws {
+        let fixture = try ServerFixture(database: #""postgres://revenuedot@127.0.0.1:1/revenuedot""#)
+        for arguments in [["backup", "--out", fixture.directory.path("x")], ["restore", fixture.directory.path("x")]] {
+            let result = try runCLI(arguments + ["--config", fixture.configPath])
+            #expect(result.status == 1, "\(result.output)")
+            #expect(result.output.contains("use pg_dump and pg_restore"), "\(result.output)")
+        }
+        let usage = try runCLI(["backup", "--config", fixture.configPath])
+        #expect(usage.status == 2 && usage.output.hasPrefix("revenuedot backup: backup needs --out FILE"))
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import LoopbackClient
+import Testing
+
+@testable import Server
+@testable import Tools
+
+/// `revenuedot check-config`: what `serve` would refuse, refused with serve's line; a summary
+/// otherwise; nothing changed either way.
+@Suite struct CheckConfigTests {
+    @Test func aValidConfigurationIsSummarized() throws {
+        let fixture = try ServerFixture()
+        let fresh = try runCLI(["check-config", "--config", fixture.configPath])
+        #expect(fresh.status == 0, "\(fresh.output)")
+        #expect(
+            fresh.output.hasPrefix("revenuedot check-config: \(fixture.configPath) is valid (revenuedot 0."), "\(fresh.output)")
+        #expect(fresh.output.contains("no schema yet: serve creates it at its first start"))
+        #expect(
+            fresh.output.contains(
+                #"app "demo" (com.example.app; Production, Sandbox): 0 webhook(s), 1 entitlement(s), secret API key set"#))
+        #expect(!fresh.output.contains("sk_test_secret"))
+        #expect(!FileManager.default.fileExists(atPath: fixture.databasePath), "check-config made the database")
+
+        // With a server running on the database (as before a SIGHUP), the schema is read as it is.
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let running = try runCLI(["check-config", "--config", fixture.configPath])
+        #expect(running.status == 0, "\(running.output)")
+        #expect(running.output.contains(", current"), "\(running.output)")
+    }
+
+    @Test func whatServeRefusesIsRefusedWithItsLine() throws {
+        let fixture = try ServerFixture()
+        let text = try String(contentsOfFile: fixture.configPath, encoding: .utf8)
+        let cases: [(String, String)] = [
+            (text.replacingOccurrences(of: "\"listen\": \"127.0.0.1:0\"", with: "\"listen\": \"nowhere\""), "listen"),
+            (text.replacingOccurrences(of: "root.pem", with: "missing.pem"), "missing.pem"),
+            (text.replacingOccurrences(of: "{", with: "{{", options: [], range: text.range(of: "{")), "not valid JSON"),
+            (
+                text.replacingOccurrences(
+                    of: "\"sqlite:\(fixture.databasePath)\"", with: "\"sqlite:/proc/no-such-dir/revenuedot.sqlite\""),
+                "database"
+            ),
+        ]
+        for (bad, key) in cases {
+            let path = try fixture.directory.write("bad.json", bad)
+            let result = try runCLI(["check-config", "--config", path])
+            #expect(result.status == 1, "\(result.output)")
+            #expect(result.output.hasPrefix("revenuedot check-config: config \(path)"), "\(result.output)")
+            #expect(result.output.contains(key), "\(result.output)")
+            #expect(result.output.split(separator: "\n").count == 1, "\(result.output)")
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: fixture.configPath)
+        let open = try runCLI(["check-config", "--config", fixture.configPath])
+        #expect(open.status == 1 && open.output.contains("chmod"), "\(open.output)")
+    }
+
+    @Test func aDatabaseFromANewerBuildOrNotRevenueDotsIsRefused() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        service.shutdown()
+        let bumped = try DeploymentFilesTests.run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                    + "c.execute(\"INSERT INTO schema_migrations VALUES (9999, 'later')\"); c.commit()", fixture.databasePath,
+            ])
+        #expect(bumped.0 == 0, "\(bumped.1)")
+        let newer = try runCLI(["check-config", "--config", fixture.configPath])
+        #expect(newer.status == 1 && newer.output.contains("schema version 9999"), "\(newer.output)")
+        #expect(newer.output.contains("database: sqlite:"), "\(newer.output)")
+    }
+
+    @Test func anOlderSchemaIsNamedWithTheMigrationsServeWillApply() throws {
+        let config = try ConfigLoader.parse(
+            Data(
+                #"""
+                {"listen": "127.0.0.1:8080", "database": "sqlite:/var/lib/revenuedot/revenuedot.sqlite",
+                 "node": {"id": "web-1"}, "apps": [{"id": "a", "bundleId": "com.example.a", "environments": ["Sandbox"]}]}
+                """#.utf8), file: "/etc/revenuedot/revenuedot.json")
+        let text = CheckConfigCommand.summary(config, schema: .older(version: 12, pending: 3))
+        #expect(text.contains("database sqlite:/var/lib/revenuedot/revenuedot.sqlite: schema 12: serve applies 3 migration(s)"))
+        #expect(text.contains("listen 127.0.0.1:8080, node web-1"))
+    }
+}
