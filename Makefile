@@ -9,7 +9,8 @@ BUILD_PACKAGES := pkg-config libssl-dev libsqlite3-dev libpq-dev libmicrohttpd-d
 # `make bench` compares against `openssl speed` and Apple's Python library.
 BENCH_PACKAGES := $(BUILD_PACKAGES) python3-venv zstd postgresql-15
 # The storage contract runs against a throwaway PostgreSQL 15 cluster too (scripts/with-postgres.sh).
-TEST_PACKAGES := $(BUILD_PACKAGES) postgresql-15
+# The deployment files are checked by the tools that read them (systemd-analyze, nginx -t).
+TEST_PACKAGES := $(BUILD_PACKAGES) postgresql-15 systemd nginx
 
 BENCH_DIR := .build/bench
 
@@ -21,7 +22,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_TARGETS ?=
 export FUZZ_SECONDS
 
-.PHONY: all deps build run test fuzz bench clean
+.PHONY: all deps build run test fuzz bench clean install install-files
 
 all: build
 
@@ -37,13 +38,38 @@ run: build
 	@[ -f revenuedot.json ] || .build/release/revenuedot init --config revenuedot.json
 	.build/release/revenuedot serve --config revenuedot.json
 
+# `make install`: where the binary, the systemd unit, the sysusers entry and the nginx example go
+# (DESTDIR prefixes them all, for packaging and for the test that checks the installed files).
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL_BINARY ?= .build/release/revenuedot
+SYSTEMD_UNIT_DIR ?= /etc/systemd/system
+SYSUSERS_DIR ?= /usr/lib/sysusers.d
+
+## Release build, then installs it with its systemd unit (README "Deploying"); as root.
+install: build install-files
+	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then \
+		systemd-sysusers && chgrp revenuedot /etc/revenuedot; fi
+	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
+	@echo "installed $(PREFIX)/bin/revenuedot $$($(DESTDIR)$(PREFIX)/bin/revenuedot --version | cut -d' ' -f2-)"
+
+install-files:
+	install -D -m 0755 $(INSTALL_BINARY) $(DESTDIR)$(PREFIX)/bin/revenuedot
+	install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	sed 's|/usr/local/bin/revenuedot|$(PREFIX)/bin/revenuedot|g' contrib/revenuedot.service \
+		> $(DESTDIR)$(SYSTEMD_UNIT_DIR)/revenuedot.service
+	install -D -m 0644 contrib/revenuedot.sysusers $(DESTDIR)$(SYSUSERS_DIR)/revenuedot.conf
+	install -D -m 0644 contrib/nginx.conf $(DESTDIR)$(PREFIX)/share/revenuedot/nginx.conf
+	install -d -m 0750 $(DESTDIR)/etc/revenuedot
+
 ## Installs what is missing, builds warning-free, checks formatting, runs every test (beside a
 ## throwaway PostgreSQL cluster), and fuzzes each of FUZZ_SHORT_TARGETS for a few seconds.
 test: deps
 	@scripts/install-deps.sh $(TEST_PACKAGES)
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
-	$(SWIFT) format lint --strict -r Sources Tests Benchmarks/Sources Fuzz/Sources
-	scripts/with-postgres.sh $(SWIFT) test --skip-build
+	$(SWIFT) format lint --strict -r Sources Tests Benchmarks/Sources Fuzz/Sources Plugins
+	@# Every test is a Swift Testing test: XCTest's runner would only print "Executed 0 tests".
+	scripts/with-postgres.sh $(SWIFT) test --skip-build --disable-xctest
 	SWIFT=$(SWIFT) scripts/fuzz.sh short $(FUZZ_SHORT_TARGETS)
 
 ## Fuzzes each target for FUZZ_SECONDS (default 600), one after another; fails if any crashed.

@@ -1,0 +1,168 @@
+import Foundation
+import Server
+import Testing
+
+/// `make install` and the files under `contrib/`, checked by the tools that read them:
+/// `systemd-analyze verify` for the unit, `nginx -t` for the site (Debian's packages, which
+/// `make test` installs).
+@Suite struct DeploymentFilesTests {
+    static let packageRoot = ChildServer.executable.deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// Runs `executable` with `arguments`; returns its status and everything it printed.
+    static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// `make install-files` into a fresh DESTDIR, with the debug binary.
+    static func install(prefix: String = "/usr/local") throws -> URL {
+        let root = TestDirectory("install").url
+        let (status, output) = try run(
+            "/usr/bin/make",
+            [
+                "-s", "install-files", "DESTDIR=\(root.path)", "PREFIX=\(prefix)",
+                "INSTALL_BINARY=\(ChildServer.executable.path)",
+            ], in: packageRoot)
+        #expect(status == 0, "\(output)")
+        return root
+    }
+
+    /// `systemd-analyze verify` of the installed unit inside `root`, with the system's own units
+    /// copied in (the targets it names); what it printed: nothing when the unit is clean.
+    static func verifyUnit(in root: URL, named name: String = "revenuedot.service") throws -> (Int32, String) {
+        let units = root.appendingPathComponent("lib/systemd")
+        try FileManager.default.createDirectory(at: units, withIntermediateDirectories: true)
+        if !FileManager.default.fileExists(atPath: units.appendingPathComponent("system").path) {
+            try FileManager.default.copyItem(atPath: "/lib/systemd/system", toPath: units.appendingPathComponent("system").path)
+        }
+        return try run("/usr/bin/systemd-analyze", ["verify", "--root=\(root.path)", "/etc/systemd/system/\(name)"])
+    }
+
+    @Test func makeInstallPutsTheBinaryTheUnitAndTheExamplesInPlace() throws {
+        let root = try Self.install()
+        let binary = root.appendingPathComponent("usr/local/bin/revenuedot").path
+        let mode = try FileManager.default.attributesOfItem(atPath: binary)[.posixPermissions] as? Int
+        #expect(mode == 0o755)
+        let (status, version) = try Self.run(binary, ["--version"])
+        #expect(status == 0)
+        #expect(version == "revenuedot \(RevenueDotVersion.description)\n")
+        for file in [
+            "etc/systemd/system/revenuedot.service", "usr/lib/sysusers.d/revenuedot.conf",
+            "usr/local/share/revenuedot/nginx.conf",
+        ] {
+            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent(file).path), "\(file)")
+        }
+    }
+
+    @Test func theUnitPassesSystemdAnalyzeVerifyAsInstalled() throws {
+        let root = try Self.install()
+        let (status, output) = try Self.verifyUnit(in: root)
+        #expect(status == 0, "\(output)")
+        #expect(output.isEmpty, "\(output)")
+        let unit = try String(contentsOf: root.appendingPathComponent("etc/systemd/system/revenuedot.service"), encoding: .utf8)
+        for line in [
+            "User=revenuedot", "ProtectSystem=strict", "StateDirectory=revenuedot", "Restart=on-failure",
+            "ExecReload=/bin/kill -HUP $MAINPID",
+            "ExecStart=/usr/local/bin/revenuedot serve --config /etc/revenuedot/revenuedot.json",
+        ] {
+            #expect(unit.split(separator: "\n").contains(Substring(line)), "\(line)")
+        }
+    }
+
+    /// The check can fail: a unit with a misspelt key, or a binary that is not there, is reported.
+    @Test func systemdAnalyzeReportsABrokenUnit() throws {
+        let root = try Self.install()
+        let unit = root.appendingPathComponent("etc/systemd/system/revenuedot.service")
+        let broken = try String(contentsOf: unit, encoding: .utf8).replacingOccurrences(
+            of: "ProtectSystem=strict", with: "ProtectSystm=strict")
+        try broken.write(to: root.appendingPathComponent("etc/systemd/system/broken.service"), atomically: true, encoding: .utf8)
+        let (_, misspelt) = try Self.verifyUnit(in: root, named: "broken.service")
+        #expect(misspelt.contains("ProtectSystm"), "\(misspelt)")
+        try FileManager.default.removeItem(at: root.appendingPathComponent("usr/local/bin/revenuedot"))
+        let (status, missing) = try Self.verifyUnit(in: root)
+        #expect(status != 0, "\(missing)")
+    }
+
+    @Test func anotherPrefixMovesTheUnitsCommandsWithIt() throws {
+        let root = try Self.install(prefix: "/opt/revenuedot")
+        let unit = try String(contentsOf: root.appendingPathComponent("etc/systemd/system/revenuedot.service"), encoding: .utf8)
+        #expect(unit.contains("ExecStart=/opt/revenuedot/bin/revenuedot serve"))
+        #expect(!unit.contains("/usr/local/bin/revenuedot"))
+        let (status, output) = try Self.verifyUnit(in: root)
+        #expect(status == 0 && output.isEmpty, "\(output)")
+    }
+
+    /// `nginx -t` of the site as shipped, with a test certificate in place of the example paths,
+    /// inside a main configuration whose every path is the test's own (so no root is needed).
+    static func nginxTest(site: String) throws -> (Int32, String) {
+        let directory = TestDirectory("nginx")
+        let key = directory.path("key.pem")
+        let certificate = directory.path("cert.pem")
+        let (made, why) = try run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out",
+                certificate, "-days", "1", "-subj", "/CN=revenuedot.example.com",
+            ])
+        #expect(made == 0, "\(why)")
+        let placed =
+            site
+            .replacingOccurrences(of: "/etc/letsencrypt/live/revenuedot.example.com/fullchain.pem", with: certificate)
+            .replacingOccurrences(of: "/etc/letsencrypt/live/revenuedot.example.com/privkey.pem", with: key)
+        let sitePath = try directory.write("site.conf", placed)
+        let temporary = directory.path("tmp")
+        let main = try directory.write(
+            "main.conf",
+            """
+            pid \(directory.path("nginx.pid"));
+            error_log stderr;
+            events {}
+            http {
+                client_body_temp_path \(temporary);
+                proxy_temp_path \(temporary);
+                fastcgi_temp_path \(temporary);
+                uwsgi_temp_path \(temporary);
+                scgi_temp_path \(temporary);
+                access_log off;
+                include \(sitePath);
+            }
+            """)
+        return try run("/usr/sbin/nginx", ["-t", "-q", "-p", directory.url.path, "-e", "stderr", "-c", main])
+    }
+
+    static var shippedSite: String {
+        get throws { try String(contentsOf: packageRoot.appendingPathComponent("contrib/nginx.conf"), encoding: .utf8) }
+    }
+
+    @Test func theNginxSitePassesNginxT() throws {
+        let (status, output) = try Self.nginxTest(site: try Self.shippedSite)
+        #expect(status == 0, "\(output)")
+        let (broken, complaint) = try Self.nginxTest(
+            site: try Self.shippedSite.replacingOccurrences(of: "proxy_pass", with: "proxy_passs"))
+        #expect(broken != 0, "\(complaint)")
+    }
+
+    /// The site refuses what RevenueDot would refuse (http.maxBodyBytes by default), allows only
+    /// TLS 1.2 and 1.3, and sends the notification path to the nodes.
+    @Test func theNginxSiteMatchesRevenueDotsLimits() throws {
+        let site = try Self.shippedSite
+        let config = try ConfigLoader.parse(
+            Data(#"{"apps": [{"id": "a", "bundleId": "com.example.a", "environments": ["Sandbox"]}]}"#.utf8),
+            file: TestDirectory().path("c.json"))
+        let limit = site.split(separator: "\n").first { $0.contains("client_max_body_size") }
+        let megabytes = config.http.maxBodyBytes / (1 << 20)
+        #expect(limit?.trimmingCharacters(in: .whitespaces) == "client_max_body_size \(megabytes)m;")
+        #expect(site.contains("ssl_protocols TLSv1.2 TLSv1.3;"))
+        #expect(site.contains("location /v1/apple/notifications/ {\n        proxy_pass http://revenuedot;"))
+    }
+}
