@@ -112,4 +112,37 @@ import Threads
         #expect(dead.first?.contains(" error webhook.dead_letter ") == true && dead.first?.contains("attempt=2") == true)
         #expect(!kept.withLock { $0 }.joined().contains(WebhookDeliveryTests.secret))
     }
+
+    /// Another process holding the database's write lock (a `sqlite3` shell left in a
+    /// transaction): `/health` goes red and the log says so once, then once more when it is over.
+    @Test func aDatabaseLockedByAnotherProcessIsLoggedWhenItStartsAndEnds() throws {
+        let fixture = try ServerFixture()
+        let (service, kept) = try Self.service(fixture)
+        defer { service.shutdown() }
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = [
+            "-c",
+            "import sqlite3, sys, time\n"
+                + "c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)\n"
+                + "c.execute('BEGIN IMMEDIATE')\nprint('locked', flush=True)\nsys.stdin.readline()\nc.execute('ROLLBACK')\n",
+            fixture.databasePath,
+        ]
+        let output = Pipe()
+        let input = Pipe()
+        holder.standardOutput = output
+        holder.standardInput = input
+        try holder.run()
+        #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("locked"))
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(try connection.request("GET", "/health").status == 503)
+        #expect(try connection.request("GET", "/health").status == 503)
+        input.fileHandleForWriting.write(Data("\n".utf8))
+        holder.waitUntilExit()
+        poll(seconds: 20) { (try? connection.request("GET", "/health").status) == 200 }
+        let failing = Self.lines(kept, event: "storage.failing")
+        #expect(failing.count == 1, "\(failing)")
+        #expect(failing.first?.contains("the database did not answer") == true, "\(failing)")
+        #expect(Self.lines(kept, event: "storage.recovered").count == 1)
+    }
 }

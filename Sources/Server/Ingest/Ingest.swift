@@ -15,19 +15,21 @@ package final class Ingest: Sendable {
     private let alarm: StorageAlarm?
     private let log: Log?
 
-    /// - Parameter log: takes a line for every notification refused or held, and one when
-    ///   storage starts failing and when it works again (`StorageAlarm`).
+    /// - Parameters:
+    ///   - log: takes a line for every notification refused or held.
+    ///   - alarm: says when storage starts failing and when it works again; one of its own on
+    ///     `log` when nil.
     package init(
         verifiers: [String: AppVerifiers], store: Store, metrics: Metrics,
         clock: @escaping @Sendable () -> Date = Date.init,
-        log: Log? = nil
+        log: Log? = nil, alarm: StorageAlarm? = nil
     ) {
         self.verifiers = verifiers
         self.store = store
         self.metrics = metrics
         self.clock = clock
         self.log = log
-        alarm = log.map(StorageAlarm.init(log:))
+        self.alarm = alarm ?? log.map(StorageAlarm.init(log:))
     }
 
     /// Handles one request body for the app `appId`, blocking until the answer is known.

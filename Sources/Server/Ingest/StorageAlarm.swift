@@ -1,9 +1,10 @@
 import Synchronization
 
-/// Says when storing notifications starts failing and when it works again: one line each, not one
-/// per refused notification. Apple retries what was answered 503, so the answers alone are right,
-/// but an operator reading the log would otherwise see nothing while notifications wait (the
-/// health check and `revenuedot_storage_failures_total` tell it too).
+/// Says when storage starts failing and when it works again: one line each, not one per refused
+/// notification or failed health check. Apple retries what was answered 503, so the answers
+/// alone are right, but an operator reading the log would otherwise see nothing while
+/// notifications wait or `/health` is red (a full disk, a database another process locks, a
+/// PostgreSQL server down; `revenuedot_storage_failures_total` counts the notifications).
 package final class StorageAlarm: Sendable {
     private let failing = Atomic<Bool>(false)
     private let log: Log

@@ -26,6 +26,8 @@ final class ConfiguredServices: Sendable {
         let cache: LedgerCache
         let handOff: LedgerHandOff
         let contacts: CustomerContacts
+        /// Shared by ingest and the health check, across reloads.
+        let alarm: StorageAlarm
         let clock: @Sendable () -> Date
         let deliveryPollInterval: Double
         let node: String
@@ -55,7 +57,7 @@ final class ConfiguredServices: Sendable {
             }, cache: shared.cache)
         // One set of verifiers (and chain caches) serves ingest and the subscriber API.
         let verifiers = try AppVerifiers.forApps(of: config)
-        let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics, log: log)
+        let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics, log: log, alarm: shared.alarm)
         held = HeldNotifications(verifiers: verifiers, store: store, handOff: shared.handOff, clock: shared.clock)
         // One client per app and environment for the server's own calls to Apple, so they share
         // its connections and its request rate (appleApi.requestsPerSecond).
@@ -72,7 +74,7 @@ final class ConfiguredServices: Sendable {
             ingest: ingest, subscribers: subscribers, events: EventsAPI(keys: keys, store: store),
             commerce: CommerceAPI(keys: keys, store: store, clock: Date.init),
             apple: AppleWorkAPI(keys: keys, store: store, clients: apple, clock: Date.init),
-            store: store, metrics: metrics, exchangeRates: config.apps.first?.exchangeRates)
+            store: store, metrics: metrics, alarm: shared.alarm, exchangeRates: config.apps.first?.exchangeRates)
     }
 
     /// Starts the background services. At a start, timers wait for the first backfill (at most

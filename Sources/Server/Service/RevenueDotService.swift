@@ -102,7 +102,8 @@ public final class RevenueDotService: Sendable {
         self.store = store
         contacts = CustomerContacts(store: store)
         shared = ConfiguredServices.Shared(
-            store: store, metrics: metrics, log: log, cache: cache, handOff: handOff, contacts: contacts, clock: clock,
+            store: store, metrics: metrics, log: log, cache: cache, handOff: handOff, contacts: contacts,
+            alarm: StorageAlarm(log: log), clock: clock,
             deliveryPollInterval: deliveryPollInterval, node: node)
         self.nudge = nudge
         let first = try ConfiguredServices(config: config, shared: shared)

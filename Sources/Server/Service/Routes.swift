@@ -12,7 +12,7 @@ package enum Routes {
 
     package static func router(
         ingest: Ingest, subscribers: SubscribersAPI, events: EventsAPI, commerce: CommerceAPI, apple: AppleWorkAPI,
-        store: Store, metrics: Metrics, exchangeRates: ExchangeRates? = nil
+        store: Store, metrics: Metrics, alarm: StorageAlarm? = nil, exchangeRates: ExchangeRates? = nil
     ) -> Router {
         var router = Router()
         router.addDeferred("POST", "/v1/apple/import") { apple.importRow($0, reply: $1) }
@@ -52,8 +52,12 @@ package enum Routes {
         router.addDeferred("GET", "/health") { _, reply in
             store.healthCheck { result in
                 switch result {
-                case .success: reply(.json(Data(healthy.utf8)))
-                case .failure(let error): reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
+                case .success:
+                    alarm?.stored()
+                    reply(.json(Data(healthy.utf8)))
+                case .failure(let error):
+                    alarm?.failed(error.description)
+                    reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
                 }
             }
         }
