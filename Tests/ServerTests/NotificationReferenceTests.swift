@@ -119,4 +119,19 @@ struct NotificationReferenceTests {
         #expect(value["subtype"] == .string("VOLUNTARY"))
         #expect(value["revenuedot"]?["state"]?.arrayValue?.isEmpty == false)
     }
+
+    /// `explain --json` without a type is JSON too: every type with its subtypes.
+    @Test func explainJSONWithoutATypeListsEveryTypeAndItsSubtypes() throws {
+        let listed = try runCLI(["explain", "--json"])
+        #expect(listed.status == 0, "\(listed.output)")
+        let types = try #require(try JSONValue(parsing: Data(listed.output.utf8)).arrayValue)
+        var found: [String: [String?]] = [:]
+        for type in types {
+            let name = try #require(type["notificationType"]?.stringValue)
+            #expect(type["summary"]?.stringValue?.isEmpty == false, "\(name)")
+            found[name] = type["subtypes"]?.arrayValue?.map(\.stringValue) ?? []
+        }
+        #expect(types.count == Self.apple.count)
+        for (type, subtypes) in Self.apple { #expect(Set(found[type] ?? []) == Set(subtypes), "\(type)") }
+    }
 }

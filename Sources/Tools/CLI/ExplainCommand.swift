@@ -5,7 +5,8 @@ import Server
 /// `revenuedot explain [TYPE [SUBTYPE]] [--json]`: what a notification means and what to do.
 public struct ExplainCommand {
     public static let usage = """
-        usage: revenuedot explain                    every notificationType with a one-line meaning
+        usage: revenuedot explain [--json]           every notificationType with a one-line meaning
+                                                     (--json: an array of types, each with its subtypes)
                revenuedot explain TYPE [SUBTYPE]     one type (its first subtype when none is given)
                revenuedot explain TYPE [SUBTYPE] --json
 
@@ -26,7 +27,8 @@ public struct ExplainCommand {
 
     public func run() throws -> Int32 {
         guard let type = parsed.positionals.first else {
-            StandardStreams.out(CatalogRenderer.list())
+            let json = parsed.flags.contains("json")
+            StandardStreams.out(json ? CatalogRenderer.listJSON().serialized(pretty: true) + "\n" : CatalogRenderer.list())
             return 0
         }
         guard let entry = NotificationCatalog.entry(type) else {

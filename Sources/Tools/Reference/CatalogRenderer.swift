@@ -110,6 +110,18 @@ struct CatalogRenderer {
         ])
     }
 
+    /// Every type with its summary and subtypes (`null` for the notification without one), in
+    /// catalog order: what `explain --json` prints without a type.
+    static func listJSON() -> JSONValue {
+        .array(
+            NotificationCatalog.entries.map { entry in
+                .object([
+                    "notificationType": .string(entry.type), "summary": .string(entry.summary),
+                    "subtypes": .array(entry.cases.map { $0.name.map(JSONValue.string) ?? .null }),
+                ])
+            })
+    }
+
     static func list() -> String {
         let width = NotificationCatalog.entries.map(\.type.count).max() ?? 0
         return NotificationCatalog.entries.map { entry in
