@@ -120,6 +120,29 @@ struct NotificationReferenceTests {
         #expect(value["revenuedot"]?["state"]?.arrayValue?.isEmpty == false)
     }
 
+    /// What a case tells a server to do with access is what RevenueDot does with its example:
+    /// advice to end or revoke access comes with an example that leaves none, advice to keep or
+    /// grant it with one that leaves it.
+    @Test func adviceOnAccessAgreesWithTheExample() throws {
+        let renderer = try CatalogRenderer()
+        for entry in NotificationCatalog.entries {
+            for kase in entry.cases {
+                let title = CatalogRenderer.title(entry.type, kase.name)
+                // One-time purchases have no access to end.
+                guard let access = try renderer.outcome(entry, kase).state.first(where: { $0.hasPrefix("Access: ") }) else {
+                    continue
+                }
+                if kase.whatToDo.contains(where: { $0.hasPrefix("End access") || $0.hasPrefix("Revoke") }) {
+                    #expect(access == "Access: no.", "\(title): \(access)")
+                }
+                let keeps = ["Keep the", "Grant the", "Restore or keep", "Move the entitlement"]
+                if kase.whatToDo.contains(where: { advice in keeps.contains { advice.hasPrefix($0) } }) {
+                    #expect(access.hasPrefix("Access: yes"), "\(title): \(access)")
+                }
+            }
+        }
+    }
+
     /// `explain --json` without a type is JSON too: every type with its subtypes.
     @Test func explainJSONWithoutATypeListsEveryTypeAndItsSubtypes() throws {
         let listed = try runCLI(["explain", "--json"])

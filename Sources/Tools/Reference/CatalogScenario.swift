@@ -28,8 +28,9 @@ struct CatalogScenario {
 
     /// The current period before the notification, as the "before" state left it.
     private var currentPeriod: (purchaseMs: Int64, expiresMs: Int64) {
-        // Apple sends these once the period is over: the example's period ends as it arrives.
-        if type == "EXPIRED" || type == "GRACE_PERIOD_EXPIRED" && example.before != .inGrace {
+        // Apple sends these once the period is over (a renewal fails at the renewal date): the
+        // example's period ends as it arrives.
+        if type == "EXPIRED" || type == "DID_FAIL_TO_RENEW" || type == "GRACE_PERIOD_EXPIRED" && example.before != .inGrace {
             return (Self.baseMs - 30 * Self.dayMs, Self.baseMs)
         }
         return switch example.before {

@@ -112,14 +112,15 @@ extension NotificationCatalog {
                     name: nil,
                     meaning: """
                         The renewal failed and no grace period applies, so the paid period has ended while Apple keeps \
-                        trying to collect.
+                        trying to collect. Apple sends it at the renewal date: the transaction's expiresDate has passed.
                         """,
                     triggers: [
                         "A declined or expired payment method at renewal, with grace period turned off for the app"
                     ],
                     whatToDo: [
                         "Verify the payload, transaction and renewal info up to Apple's root; check bundle ID and environment.",
-                        "End access (or limit it) and mark the subscription as in billing retry, not cancelled.",
+                        "End access (or limit it): it ended at the transaction's expiresDate. Mark the subscription as in "
+                            + "billing retry, not cancelled.",
                         "Ask the customer to update their payment method in their Apple account settings.",
                         "Store it and answer 200; a retry with the same notificationUUID must not send a second prompt.",
                     ],
@@ -136,7 +137,8 @@ extension NotificationCatalog {
                     ],
                     whatToDo: [
                         "Verify the payload, transaction and renewal info up to Apple's root; check bundle ID and environment.",
-                        "Keep the entitlement until gracePeriodExpiresDate and flag a billing issue.",
+                        "Keep the entitlement until gracePeriodExpiresDate in the renewal info, although the transaction's "
+                            + "expiresDate has passed, and flag a billing issue.",
                         "Prompt the customer to update their payment method before the grace period ends.",
                         "Store it and answer 200; treat a repeat of the same notificationUUID as already handled.",
                     ],
