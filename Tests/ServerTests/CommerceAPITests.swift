@@ -266,6 +266,28 @@ extension CommerceAPITests {
     }
 }
 
+extension CommerceAPITests {
+    /// An app that is not configured is 404, with any key or none, as on the notification route;
+    /// a configured app without its secret key is 401.
+    @Test func anUnknownAppIsNotFound() throws {
+        defer { service.shutdown() }
+        let body = Data(JSONValue.object(["app_user_id": .string(user), "request": Self.upgrade]).serialized().utf8)
+        for headers in [["Authorization": "Bearer sk_test_secret"], [:]] {
+            let created = try connection.request("POST", "/v1/advanced-commerce/nope/requests", headers: headers, body: body)
+            #expect(created.status == 404, "\(headers)")
+            #expect((try? JSONValue(parsing: created.body))?["error"]?["code"] == .string("unknown_app"))
+            let shown = try connection.request("GET", "/v1/advanced-commerce/nope/requests/abc", headers: headers)
+            #expect(shown.status == 404, "\(headers)")
+        }
+        let notification = try connection.postNotification(try fixture.signer.sign(.object([:])), app: "nope")
+        #expect(notification.status == 404, "the notification route's answer")
+        let otherApp = try connection.request(
+            "POST", "/v1/advanced-commerce/sandbox-only/requests", headers: ["Authorization": "Bearer sk_test_secret"],
+            body: body)
+        #expect(otherApp.status == 401)
+    }
+}
+
 /// Apple's upgrade example (SubscriptionModifyInAppRequest example 1).
 enum AppleExamplesJSON {
     static let upgrade = AppleExamples.modifyUpgradeWithPeriodChange

@@ -30,6 +30,9 @@ package struct APIKeys: Sendable {
         return found
     }
 
+    /// Whether an app with this id is configured.
+    package func configures(appId: String) -> Bool { apps.contains { $0.id == appId } }
+
     /// Constant-time equality for the length of the longer input.
     package static func equal(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         var difference = UInt8(lhs.count == rhs.count ? 0 : 1)

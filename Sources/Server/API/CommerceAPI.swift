@@ -16,15 +16,31 @@ package struct CommerceAPI: Sendable {
     package let store: Store
     package let clock: @Sendable () -> Date
 
-    private func app(for request: HTTPRequest) -> AppConfig? {
-        guard let (app, access) = keys.authenticate(request), access == .secret,
-            app.id == request.pathParameters["appId"]
-        else { return nil }
-        return app
+    /// The app the path names, for its secret key; or the answer to give instead.
+    private enum Access {
+        case granted(AppConfig)
+        case refused(HTTPResponse)
+    }
+
+    /// 404 for an app that is not configured, whatever the key (as the notification route
+    /// answers), 401 without that app's secret key.
+    private func access(_ request: HTTPRequest) -> Access {
+        let appId = request.pathParameters["appId"] ?? ""
+        guard keys.configures(appId: appId) else {
+            return .refused(.error(status: 404, code: "unknown_app", message: "no app \"\(appId)\" is configured"))
+        }
+        guard let (app, access) = keys.authenticate(request), access == .secret, app.id == appId else {
+            return .refused(APIKeys.secretKeyRequired)
+        }
+        return .granted(app)
     }
 
     package func create(_ request: HTTPRequest) -> HTTPResponse {
-        guard let app = app(for: request) else { return APIKeys.secretKeyRequired }
+        let app: AppConfig
+        switch access(request) {
+        case .granted(let granted): app = granted
+        case .refused(let answer): return answer
+        }
         // A member given twice is refused, as `revenuedot commerce` refuses it in a request file:
         // which of the two would be signed is not for the parser to pick.
         let parsed: JSONValue?
@@ -81,7 +97,11 @@ package struct CommerceAPI: Sendable {
     }
 
     package func show(_ request: HTTPRequest) -> HTTPResponse {
-        guard let app = app(for: request) else { return APIKeys.secretKeyRequired }
+        let app: AppConfig
+        switch access(request) {
+        case .granted(let granted): app = granted
+        case .refused(let answer): return answer
+        }
         let reference = request.pathParameters["requestReferenceId"] ?? ""
         let row = try? store.read { (rows) throws(StoreError) in
             try CommerceRequestRows.find(appId: app.id, reference: reference, from: rows)
