@@ -88,17 +88,21 @@ public struct EventsCommand {
             StandardStreams.out(output)
             return 0
         }
-        var lines = ["CREATED                   TYPE                     CUSTOMER              SEQ   DELIVERY        ID"]
-        for row in rows {
+        // Customer ids are the app's own, of any length and any characters: shown whole, escaped.
+        let header = ["CREATED", "TYPE", "CUSTOMER", "SEQ", "DELIVERY", "ID"]
+        let cells = rows.map { row -> [String] in
             let status = row.deliveryStatus ?? "none"
-            let attempts = row.attempts
-            let delivery = attempts > 0 && status != "delivered" ? "\(status) (\(attempts))" : status
-            lines.append(
-                [
-                    UnixTime.iso8601(row.createdAtMs).padding(26), row.type.padding(25), (row.customer ?? "-").padding(22),
-                    (row.sequence.map(String.init) ?? "-").padding(6), delivery.padding(16), row.id,
-                ].joined())
-            if let error = row.lastError, status != "delivered" { lines.append("    last error: \(error)") }
+            let delivery = row.attempts > 0 && status != "delivered" ? "\(status) (\(row.attempts))" : status
+            return [
+                UnixTime.iso8601(row.createdAtMs), row.type, (row.customer ?? "-").escapingControls,
+                row.sequence.map(String.init) ?? "-", delivery, row.id,
+            ]
+        }
+        let columns = TextColumns(fitting: [header] + cells)
+        var lines = [columns.line(header)]
+        for (row, cells) in zip(rows, cells) {
+            lines.append(columns.line(cells))
+            if let error = row.lastError, row.deliveryStatus != "delivered" { lines.append("    last error: \(error)") }
         }
         if rows.isEmpty { lines.append("(no events)") }
         StandardStreams.out(lines.joined(separator: "\n") + "\n")

@@ -1,0 +1,39 @@
+import Foundation
+import JSON
+import LoopbackClient
+import Testing
+
+@testable import Server
+@testable import Tools
+
+/// `revenuedot events list` against a database a real server wrote.
+@Suite("revenuedot events")
+struct EventsCommandTests {
+    /// Customer ids are printed whole, however long, and the columns stay aligned under their
+    /// headers.
+    @Test func listPrintsWholeCustomerIdsInAlignedColumns() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        let customers = ["ann", "customer-0b6a4d0e-3c5f-4a52-9a43-0d3a7c9bd1f3-from-the-login-service"]
+        for (index, customer) in customers.enumerated() {
+            let signed = try LinkingAPITests.storeKitTransaction(fixture, original: "65000000\(index + 10)")
+            #expect(try LinkingAPITests.link(connection, customer, signed) == 200)
+        }
+        service.shutdown()
+
+        let listed = try runCLI(["events", "list", "--config", fixture.configPath])
+        #expect(listed.status == 0, "\(listed.output)")
+        let lines = listed.output.split(separator: "\n").map(String.init)
+        let header = try #require(lines.first)
+        let customerColumn = try #require(header.range(of: "CUSTOMER")).lowerBound.utf16Offset(in: header)
+        let idColumn = try #require(header.range(of: " ID")).upperBound.utf16Offset(in: header) - 2
+        for customer in customers {
+            let row = try #require(lines.first { $0.contains(customer) }, "\(customer) is cut: \(listed.output)")
+            #expect(row.range(of: customer)?.lowerBound.utf16Offset(in: row) == customerColumn, "\(listed.output)")
+            // The event id (the last column) starts under ID, after the longest customer id.
+            let id = try #require(row.split(separator: " ").last.map(String.init))
+            #expect(row.range(of: id)?.lowerBound.utf16Offset(in: row) == idColumn, "\(listed.output)")
+        }
+    }
+}
