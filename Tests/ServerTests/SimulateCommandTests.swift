@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import JSON
 import LoopbackClient
+import Synchronization
 import Testing
 
 @testable import Server
@@ -35,9 +36,19 @@ struct SimulateCommandTests {
     }
 
     func simulate(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        try runCLI(
-            ["simulate"] + arguments + ["--server", "http://127.0.0.1:\(service.port)", "--config", configPath],
-            in: directory.path(""))
+        try Self.simulate(arguments, port: service.port, config: configPath, in: directory.path(""))
+    }
+
+    /// `revenuedot simulate` in its own process, from any thread.
+    static func simulate(_ arguments: [String], port: UInt16, config: String, in directory: String) throws -> (
+        status: Int32, output: String
+    ) {
+        try runCLI(["simulate"] + arguments + ["--server", "http://127.0.0.1:\(port)", "--config", config], in: directory)
+    }
+
+    /// What the simulator keeps of `user`'s subscription.
+    func simulated(_ user: String) throws -> JSONValue {
+        try JSONValue(parsing: Data(contentsOf: directory.url.appendingPathComponent(".revenuedot/simulator/demo/\(user).json")))
     }
 
     func events(of user: String) throws -> [JSONValue] {
@@ -175,6 +186,40 @@ struct SimulateCommandTests {
         let pro = try JSONValue(parsing: response.body)["subscriber"]?["entitlements"]?["pro"]
         let expires = try #require(pro?["expires_date"]?.stringValue)
         #expect(try #require(ISO8601DateFormatter().date(from: expires)) <= Date(), "access ended at the revocation: \(expires)")
+    }
+
+    /// Stories played at once by separate processes never share a transaction id: one id in two
+    /// customers' subscriptions made RevenueDot move a purchase between them (TRANSFER).
+    @Test func parallelProcessesNeverShareATransactionId() throws {
+        defer { service.shutdown() }
+        let (port, config, base) = (service.port, configPath, directory.path(""))
+        let failures = Mutex<[String]>([])
+        runOnThreads(4) { loop in
+            for index in 0..<6 {
+                for step in ["subscribe", "renew"] {
+                    let user = "loop\(loop)-\(index)"
+                    let result = try? Self.simulate([step, "--user", user], port: port, config: config, in: base)
+                    if result?.status != 0 { failures.withLock { $0.append("\(user) \(step): \(result?.output ?? "")") } }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        var ids: [String] = []
+        for loop in 0..<4 {
+            for index in 0..<6 {
+                let user = "loop\(loop)-\(index)"
+                let state = try simulated(user)
+                ids += [state["originalTransactionId"]?.stringValue ?? "", state["transactionId"]?.stringValue ?? ""]
+                #expect(
+                    try events(of: user).compactMap { $0["type"]?.stringValue } == ["INITIAL_PURCHASE", "RENEWAL"], "\(user)")
+            }
+        }
+        #expect(Set(ids).count == 48, "\(ids.sorted())")
+        let response = try connection.request("GET", "/v1/events?limit=1000", headers: ["Authorization": "Bearer sk_sim"])
+        let types = (try JSONValue(parsing: response.body))["events"]?.arrayValue?.compactMap {
+            $0["event"]?["type"]?.stringValue
+        }
+        #expect(types?.contains("TRANSFER") == false)
     }
 
     /// A whole story in seconds (3 s periods leave room on a loaded machine): trial, conversion, plan changes, cancellation, expiry.

@@ -87,7 +87,8 @@ public struct SimulateCommand {
             port = serverPort
         }
         let user = parsed.value("user") ?? "demo-user"
-        let file = base.appendingPathComponent(".revenuedot/simulator/\(app.id)/\(Self.fileName(user)).json")
+        let directory = base.appendingPathComponent(".revenuedot/simulator")
+        let file = directory.appendingPathComponent("\(app.id)/\(Self.fileName(user)).json")
         var options = Simulator.Options(
             appId: app.id, user: user, bundleId: parsed.value("bundle-id") ?? app.bundleId, appAppleId: app.appAppleId,
             product: parsed.value("product"), periodMs: periodMs, environment: parsed.value("environment") ?? "Sandbox",
@@ -96,17 +97,22 @@ public struct SimulateCommand {
         options.accept = parsed.flags.contains("accept")
         options.familyShared = parsed.flags.contains("family-shared")
         options.apiKey = app.publicApiKey ?? app.secretApiKey
-        var simulator = Simulator(
-            options: options, chain: ca.chain, stateFile: file, state: Simulator.load(file),
-            print: { StandardStreams.out($0 + "\n") })
-        simulator.journal = AppleAPIJournal(base: base)
-        do {
-            try simulator.play(Simulator.Story(rawValue: story) ?? .subscribe)
-        } catch let failure as Simulator.Failure {
-            StandardStreams.error("revenuedot simulate: \(failure)\n")
-            return 1
+        // One story of a customer at a time: a second one waits for the first, then continues it.
+        try PrivateFile.createDirectory(file.deletingLastPathComponent().path)
+        let turn = try LockedFile(path: file.deletingPathExtension().path + ".lock")
+        return withExtendedLifetime(turn) {
+            var simulator = Simulator(
+                options: options, chain: ca.chain, stateFile: file, ids: TransactionIDs(directory: directory),
+                state: Simulator.load(file), print: { StandardStreams.out($0 + "\n") })
+            simulator.journal = AppleAPIJournal(base: base)
+            do {
+                try simulator.play(Simulator.Story(rawValue: story) ?? .subscribe)
+            } catch {
+                StandardStreams.error("revenuedot simulate: \(error)\n")
+                return 1
+            }
+            return 0
         }
-        return 0
     }
 
     /// A file name for any user id.

@@ -36,17 +36,13 @@ struct AppleAPIJournal {
         ])
     }
 
+    /// Appends one whole line, under the journal's lock: lines of stories played at once never
+    /// overwrite or cut each other.
     private func append(_ line: [String: JSONValue]) {
         // The journal is a rehearsal aid: a story goes on without it.
         try? PrivateFile.createDirectory(file.deletingLastPathComponent().path)
         let text = JSONValue.object(line).serialized() + "\n"
-        if let handle = FileHandle(forWritingAtPath: file.path) {
-            defer { try? handle.close() }
-            _ = try? handle.seekToEnd()
-            try? handle.write(contentsOf: Data(text.utf8))
-        } else {
-            try? PrivateFile.write(Data(text.utf8), to: file.path, exclusive: false)
-        }
+        try? LockedFile(path: file.path).append(Data(text.utf8))
     }
 
     /// Feeds the lines from byte `offset` on into `store`; returns the offset after the last

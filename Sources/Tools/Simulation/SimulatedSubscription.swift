@@ -22,7 +22,7 @@ struct SimulatedSubscription: Codable, Sendable {
     /// where the current one ends): later steps happen then, not before the period they follow.
     var clockMs: Int64?
     var trial = false
-    /// How many transactions the subscription has had (ids are derived from it).
+    /// How many transactions the subscription has had.
     var transactions = 1
     var billingIssue = false
     var graceEndsMs: Int64?
@@ -36,16 +36,15 @@ struct SimulatedSubscription: Codable, Sendable {
     var environment: String
     var bundleId: String
 
-    /// A fresh subscription to `productId`, starting now.
+    /// A fresh subscription to `productId`, starting now with transaction `transactionId`.
     init(
-        productId: String, periodMs: Int64, nowMs: Int64, user: String, environment: String, bundleId: String, trial: Bool,
-        familyShared: Bool = false
+        productId: String, transactionId: String, periodMs: Int64, nowMs: Int64, user: String, environment: String,
+        bundleId: String, trial: Bool, familyShared: Bool = false
     ) {
-        let base = String(nowMs % 10_000_000_000)
-        originalTransactionId = "2\(base.count < 10 ? String(repeating: "0", count: 10 - base.count) : "")\(base)00001"
+        originalTransactionId = transactionId
         self.productId = productId
         autoRenewProductId = productId
-        transactionId = originalTransactionId
+        self.transactionId = transactionId
         purchaseMs = nowMs
         expiresMs = nowMs + periodMs
         originalPurchaseMs = nowMs
@@ -59,10 +58,11 @@ struct SimulatedSubscription: Codable, Sendable {
     /// A stable UUID for an `app_user_id` that is not one (Apple's `appAccountToken` must be a UUID).
     static func token(for user: String) -> String { EventID.nameBased(user, in: "revenuedot:simulator") }
 
-    /// Starts the next transaction of the subscription: `productId` from `startMs` for one period.
-    mutating func nextPeriod(productId: String, startMs: Int64, periodMs: Int64) {
+    /// Starts the next transaction of the subscription, `transactionId`: `productId` from
+    /// `startMs` for one period.
+    mutating func nextPeriod(productId: String, transactionId: String, startMs: Int64, periodMs: Int64) {
         transactions += 1
-        transactionId = String(Int64(originalTransactionId).map { $0 + Int64(transactions - 1) } ?? 0)
+        self.transactionId = transactionId
         self.productId = productId
         purchaseMs = startMs
         expiresMs = startMs + periodMs

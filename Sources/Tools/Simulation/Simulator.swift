@@ -41,6 +41,8 @@ struct Simulator {
     let options: Options
     let chain: TestChain
     let stateFile: URL
+    /// Where new transaction ids come from.
+    let ids: TransactionIDs
     var state: SimulatedSubscription?
     /// Where each step's lines go.
     let print: (String) -> Void
@@ -68,7 +70,9 @@ struct Simulator {
                     throw Failure(
                         description: "\(options.user) is already subscribed (\(current.productId)); try renew, upgrade or expire")
                 }
-                current.nextPeriod(productId: options.product ?? current.productId, startMs: now, periodMs: options.periodMs)
+                current.nextPeriod(
+                    productId: options.product ?? current.productId, transactionId: try ids.next(), startMs: now,
+                    periodMs: options.periodMs)
                 current.autoRenew = true
                 current.autoRenewProductId = current.productId
                 state = current
@@ -76,7 +80,8 @@ struct Simulator {
                 try send("SUBSCRIBED", "RESUBSCRIBE")
             } else {
                 state = SimulatedSubscription(
-                    productId: options.product ?? "pro.monthly", periodMs: options.periodMs, nowMs: now, user: options.user,
+                    productId: options.product ?? "pro.monthly", transactionId: try ids.next(), periodMs: options.periodMs,
+                    nowMs: now, user: options.user,
                     environment: options.environment, bundleId: options.bundleId, trial: false,
                     familyShared: options.familyShared)
                 try postFromApp()
@@ -84,17 +89,19 @@ struct Simulator {
             }
         case .renew:
             // Apple renews shortly before the period ends: the next period starts where this one ends.
+            let id = try ids.next()
             try change {
                 let start = max(now, $0.expiresMs)
-                $0.nextPeriod(productId: $0.autoRenewProductId, startMs: start, periodMs: periodMs)
+                $0.nextPeriod(productId: $0.autoRenewProductId, transactionId: id, startMs: start, periodMs: periodMs)
                 $0.clockMs = start
             }
             try send("DID_RENEW", nil)
         case .upgrade:
             let product = options.product ?? "pro.yearly"
+            let id = try ids.next()
             try change {
                 $0.autoRenewProductId = product
-                $0.nextPeriod(productId: product, startMs: now, periodMs: periodMs)
+                $0.nextPeriod(productId: product, transactionId: id, startMs: now, periodMs: periodMs)
             }
             try send("DID_CHANGE_RENEWAL_PREF", "UPGRADE")
         case .downgrade:
@@ -118,7 +125,8 @@ struct Simulator {
             }
             try send("DID_FAIL_TO_RENEW", grace ? "GRACE_PERIOD" : nil, expirationIntent: 2)
         case .billingRecovery:
-            try change { $0.nextPeriod(productId: $0.autoRenewProductId, startMs: now, periodMs: periodMs) }
+            let id = try ids.next()
+            try change { $0.nextPeriod(productId: $0.autoRenewProductId, transactionId: id, startMs: now, periodMs: periodMs) }
             try send("DID_RENEW", "BILLING_RECOVERY")
         case .expire:
             let current = try existing()
@@ -171,8 +179,9 @@ struct Simulator {
     private mutating func lifecycle() throws {
         let now = UnixTime.nowMs
         state = SimulatedSubscription(
-            productId: options.product ?? "pro.monthly", periodMs: options.periodMs, nowMs: now, user: options.user,
-            environment: options.environment, bundleId: options.bundleId, trial: true, familyShared: options.familyShared)
+            productId: options.product ?? "pro.monthly", transactionId: try ids.next(), periodMs: options.periodMs, nowMs: now,
+            user: options.user, environment: options.environment, bundleId: options.bundleId, trial: true,
+            familyShared: options.familyShared)
         try postFromApp()
         try send("SUBSCRIBED", "INITIAL_BUY")
         // The renewal comes just before the trial ends, as Apple charges ahead of the expiry.
