@@ -118,15 +118,15 @@ struct SimulateCommandTests {
         #expect(try simulate(["subscribe", "--user", "carol"]).status == 0)
         let bought = try #require(try subscription()?["original_purchase_date"]?.stringValue)
         #expect(try subscription()?["purchase_date"]?.stringValue == bought)
+        let first = try subscription()?["store_transaction_id"]
         #expect(try simulate(["renew", "--user", "carol"]).status == 0)
         let renewed = try #require(try subscription())
         #expect(renewed["original_purchase_date"]?.stringValue == bought)
-        #expect(renewed["purchase_date"]?.stringValue != bought, "the renewal starts later")
+        #expect(renewed["store_transaction_id"] != first, "the renewal is a period of its own")
     }
 
-    /// `renew` starts the next period where the current one ends, ahead of the wall clock; the
-    /// steps after it happen then, not before the period they follow (an upgrade or a billing
-    /// recovery dated earlier than the renewal left the renewal current).
+    /// The steps after a renewal continue the renewed period: an upgrade replaces it, and a
+    /// billing recovery after a failure starts a period that runs a month from then.
     @Test func stepsAfterARenewalFollowIt() throws {
         defer { service.shutdown() }
         func subscriber(_ user: String) throws -> JSONValue? {
@@ -146,9 +146,9 @@ struct SimulateCommandTests {
         #expect(try !events(of: "gus").contains { $0["type"] == .string("EXPIRATION") })
     }
 
-    /// After `renew` the story runs ahead of the wall clock, and each step is still signed after
-    /// the one before: a cancel and an uncancel signed at one millisecond were folded in the order
-    /// of their UUIDs, which left the subscription cancelled half of the time.
+    /// Each step is signed after the one before: a cancel and an uncancel signed at one
+    /// millisecond were folded in the order of their UUIDs, which left the subscription cancelled
+    /// half of the time.
     @Test func stepsAfterARenewalAreSignedOneAfterTheOther() throws {
         defer { service.shutdown() }
         for step in ["subscribe", "renew", "upgrade", "downgrade", "revert", "cancel", "uncancel"] {

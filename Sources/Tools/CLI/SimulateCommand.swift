@@ -24,17 +24,30 @@ public struct SimulateCommand {
                   (--no-grace: without a grace period), billing-recovery, expire, refund,
                   refund-reversed, family-revoke, price-increase (--accept: ACCEPTED), lifecycle
                   (a trial that converts, an upgrade, a downgrade taken back, a cancellation and
-                  the expiry, over about three --period lengths)
+                  the expiry, over about three periods: give it a short --period)
 
           subscribe --family-shared (or lifecycle --family-shared) makes --user a family member
           with access through Family Sharing: every transaction is FAMILY_SHARED, and
           family-revoke (REVOKE) ends that access. A customer who bought it gets refund instead.
 
+          Every step happens now: renew, billing-failure and expire end the current period now
+          rather than wait for its end, so RevenueDot's access follows at once. A step the App
+          Store would not take (renew with auto-renew off, in billing retry or past a price
+          increase not accepted; anything but subscribe once expired) is refused, exit 1.
+
+          A period lasts as long as its product's name says (weekly, monthly, yearly; a month
+          when it says nothing) and costs that product's price ($2.99 a week, $9.99 a month,
+          $99.99 a year; basic plans half), fixed when the period starts: an accepted
+          price-increase raises later periods only. --period makes every period of the story
+          that long, from that step on.
+
           The subscription of each --user is kept in .revenuedot/simulator/, so subscribe then
-          upgrade continue one story. --user also sets appAccountToken (a UUID derived from it
-          when it is not one), and after a purchase the simulated app posts its StoreKit
-          transaction to /v1/subscribers/{user}/transactions (when the app has an API key). Defaults: --app is the config's first app, --user demo-user,
-          --period 30d, --environment Sandbox, --server from the config's listen address.
+          upgrade continue one story; its stories take turns, and transaction ids are never
+          reused, however many simulate processes run at once. --user also sets
+          appAccountToken (a UUID derived from it when it is not one), and after a purchase the
+          simulated app posts its StoreKit transaction to /v1/subscribers/{user}/transactions
+          (when the app has an API key). Defaults: --app is the config's first app, --user
+          demo-user, --environment Sandbox, --server from the config's listen address.
         """
 
     let story: String
@@ -73,8 +86,11 @@ public struct SimulateCommand {
         guard let app = config.apps.first(where: { $0.id == appId }) else {
             throw UsageError("no app \"\(appId)\" is configured")
         }
-        guard let periodMs = Simulator.period(parsed.value("period") ?? "30d") else {
-            throw UsageError("--period must look like 30s, 5m, 2h or 30d, and be at most 3650d")
+        let periodMs = try parsed.value("period").map { text in
+            guard let periodMs = Simulator.period(text) else {
+                throw UsageError("--period must look like 30s, 5m, 2h or 30d, and be at most 3650d")
+            }
+            return periodMs
         }
         var host = config.listen.host == "0.0.0.0" ? "127.0.0.1" : config.listen.host
         var port = config.listen.port

@@ -18,15 +18,24 @@ struct SimulatedSubscription: Codable, Sendable {
     /// When the subscription was first bought: every transaction's `originalPurchaseDate`. Nil in
     /// stories saved before it was kept, which then use the current purchase date as before.
     var originalPurchaseMs: Int64?
-    /// The story's clock once `renew` has moved it past the wall clock (the next period starts
-    /// where the current one ends): later steps happen then, not before the period they follow.
-    var clockMs: Int64?
+    /// What the current period cost, fixed when it started (0 for a free trial); nil in stories
+    /// saved before it was kept: the product's list price.
+    var priceMilliunits: Int64?
+    /// The price a product renews at once the customer accepted an increase of it, by product id.
+    var acceptedPrices: [String: Int64]?
+    /// The period length a story asked for (`--period`), kept for the steps after it; nil: each
+    /// product's own (`SimulatedProduct`).
+    var fixedPeriodMs: Int64?
+    /// The `signedDate` of the last step: the next one is signed after it.
+    var lastSignedMs: Int64?
     var trial = false
     /// How many transactions the subscription has had.
     var transactions = 1
     var billingIssue = false
     var graceEndsMs: Int64?
     var priceIncreasePending = false
+    /// The customer accepted a price increase that takes effect at the next renewal.
+    var priceIncreaseAccepted: Bool?
     var refundedMs: Int64?
     /// The customer is a family member with access through Family Sharing (`subscribe
     /// --family-shared`): each family member has transactions of their own, all `FAMILY_SHARED`.
@@ -36,39 +45,66 @@ struct SimulatedSubscription: Codable, Sendable {
     var environment: String
     var bundleId: String
 
-    /// A fresh subscription to `productId`, starting now with transaction `transactionId`.
+    /// A fresh subscription to `productId`, starting at `nowMs` with transaction `transactionId`.
     init(
-        productId: String, transactionId: String, periodMs: Int64, nowMs: Int64, user: String, environment: String,
+        productId: String, transactionId: String, fixedPeriodMs: Int64?, nowMs: Int64, user: String, environment: String,
         bundleId: String, trial: Bool, familyShared: Bool = false
     ) {
         originalTransactionId = transactionId
         self.productId = productId
         autoRenewProductId = productId
         self.transactionId = transactionId
+        self.fixedPeriodMs = fixedPeriodMs
         purchaseMs = nowMs
-        expiresMs = nowMs + periodMs
+        expiresMs = nowMs
         originalPurchaseMs = nowMs
         self.trial = trial
         self.familyShared = familyShared
         appAccountToken = UUID(uuidString: user)?.uuidString.lowercased() ?? SimulatedSubscription.token(for: user)
         self.environment = environment
         self.bundleId = bundleId
+        expiresMs = length(of: productId).end(after: nowMs)
+        priceMilliunits = trial ? 0 : price(of: productId)
     }
 
     /// A stable UUID for an `app_user_id` that is not one (Apple's `appAccountToken` must be a UUID).
     static func token(for user: String) -> String { EventID.nameBased(user, in: "revenuedot:simulator") }
 
+    // MARK: - Periods and prices
+
+    /// How long a period of `productId` lasts in this story.
+    func length(of productId: String) -> PeriodLength {
+        fixedPeriodMs.map(PeriodLength.milliseconds) ?? SimulatedProduct(id: productId).length
+    }
+
+    /// What a period of `productId` costs now: the price the customer accepted, else the list price.
+    func price(of productId: String) -> Int64 {
+        acceptedPrices?[productId] ?? SimulatedProduct(id: productId).listPriceMilliunits
+    }
+
+    /// What the current period cost.
+    var currentPriceMilliunits: Int64 { priceMilliunits ?? (trial ? 0 : SimulatedProduct(id: productId).listPriceMilliunits) }
+
+    /// What the next renewal charges: the increased price while the customer has not answered yet.
+    var renewalPriceMilliunits: Int64 {
+        let price = price(of: autoRenewProductId)
+        return priceIncreasePending ? SimulatedProduct.increased(price) : price
+    }
+
     /// Starts the next transaction of the subscription, `transactionId`: `productId` from
-    /// `startMs` for one period.
-    mutating func nextPeriod(productId: String, transactionId: String, startMs: Int64, periodMs: Int64) {
+    /// `startMs` for one period, at its price now. Earlier periods keep what they cost.
+    mutating func nextPeriod(productId: String, transactionId: String, startMs: Int64) {
         transactions += 1
         self.transactionId = transactionId
         self.productId = productId
         purchaseMs = startMs
-        expiresMs = startMs + periodMs
+        expiresMs = length(of: productId).end(after: startMs)
+        priceMilliunits = price(of: productId)
         trial = false
         billingIssue = false
         graceEndsMs = nil
+        priceIncreasePending = false
+        priceIncreaseAccepted = nil
         refundedMs = nil
         expired = false
     }
@@ -86,7 +122,7 @@ struct SimulatedSubscription: Codable, Sendable {
             "inAppOwnershipType": .string(familyShared ? "FAMILY_SHARED" : "PURCHASED"), "signedDate": .integer(signedMs),
             "environment": .string(environment), "transactionReason": .string(transactions > 1 ? "RENEWAL" : "PURCHASE"),
             "storefront": .string("USA"), "storefrontId": .string("143441"),
-            "price": .integer(trial ? 0 : (productId.contains("yearly") ? 99_990 : 9_990)), "currency": .string("USD"),
+            "price": .integer(currentPriceMilliunits), "currency": .string("USD"),
             "appAccountToken": .string(appAccountToken),
         ]
         if trial {
@@ -107,10 +143,12 @@ struct SimulatedSubscription: Codable, Sendable {
             "autoRenewProductId": .string(autoRenewProductId), "autoRenewStatus": .integer(autoRenew ? 1 : 0),
             "signedDate": .integer(signedMs), "environment": .string(environment), "renewalDate": .integer(expiresMs),
             "recentSubscriptionStartDate": .integer(purchaseMs), "isInBillingRetryPeriod": .bool(billingIssue),
-            "appAccountToken": .string(appAccountToken),
+            "appAccountToken": .string(appAccountToken), "renewalPrice": .integer(renewalPriceMilliunits),
+            "currency": .string("USD"),
         ]
         if let graceEndsMs { members["gracePeriodExpiresDate"] = .integer(graceEndsMs) }
         if priceIncreasePending { members["priceIncreaseStatus"] = .integer(0) }
+        if priceIncreaseAccepted == true { members["priceIncreaseStatus"] = .integer(1) }
         if let expirationIntent { members["expirationIntent"] = .integer(Int64(expirationIntent)) }
         return .object(members)
     }

@@ -7,6 +7,11 @@ import Threads
 
 /// A local App Store: plays named stories against a running RevenueDot, signing each
 /// notification over the dev chain as Apple would, and remembering the subscription between runs.
+///
+/// Every step happens now, on the clock RevenueDot reads too: what Apple does at the end of a
+/// period (renew, fail to renew, expire) moves that end to now rather than waiting for it, so
+/// access ends when RevenueDot is told it ends. A step the App Store would not take in the
+/// subscription's state (renewing what expired, recovering from no billing issue) is refused.
 struct Simulator {
     enum Story: String, CaseIterable {
         case subscribe, renew, upgrade, downgrade, revert, cancel, uncancel
@@ -25,7 +30,8 @@ struct Simulator {
         var bundleId: String
         var appAppleId: Int64?
         var product: String?
-        var periodMs: Int64
+        /// `--period`: every period this story starts lasts this long; nil: the product's own.
+        var periodMs: Int64?
         var environment: String
         var host: String
         var port: UInt16
@@ -53,120 +59,131 @@ struct Simulator {
         var description: String
     }
 
+    /// The longest billing grace period Apple grants (for monthly and longer periods).
+    static let maximumGraceMs: Int64 = 16 * 86_400_000
+
     // MARK: - Stories
 
-    /// Now in the story: the wall clock, or later once `renew` started a period ahead of it.
-    private var storyNowMs: Int64 { max(UnixTime.nowMs, state?.clockMs ?? 0) }
-
     mutating func play(_ story: Story) throws {
-        let now = storyNowMs
-        // Copies: the closures below run while `state` (part of self) is being changed.
-        let periodMs = options.periodMs
-        let productOption = options.product
+        let now = UnixTime.nowMs
+        if let periodMs = options.periodMs { state?.fixedPeriodMs = periodMs }
         switch story {
         case .subscribe:
-            if var current = state {
-                guard current.expired else {
-                    throw Failure(
-                        description: "\(options.user) is already subscribed (\(current.productId)); try renew, upgrade or expire")
-                }
-                current.nextPeriod(
-                    productId: options.product ?? current.productId, transactionId: try ids.next(), startMs: now,
-                    periodMs: options.periodMs)
-                current.autoRenew = true
-                current.autoRenewProductId = current.productId
-                state = current
-                try postFromApp()
-                try send("SUBSCRIBED", "RESUBSCRIBE")
-            } else {
-                state = SimulatedSubscription(
-                    productId: options.product ?? "pro.monthly", transactionId: try ids.next(), periodMs: options.periodMs,
-                    nowMs: now, user: options.user,
-                    environment: options.environment, bundleId: options.bundleId, trial: false,
-                    familyShared: options.familyShared)
-                try postFromApp()
-                try send("SUBSCRIBED", "INITIAL_BUY")
-            }
+            try subscribe(at: now)
         case .renew:
-            // Apple renews shortly before the period ends: the next period starts where this one ends.
+            let current = try live("renew")
+            try refuse(!current.autoRenew, "auto-renew is off, so the App Store does not renew; uncancel first, or expire")
+            try refuse(current.billingIssue, "the renewal is in billing retry: billing-recovery renews it")
+            try refuse(
+                current.priceIncreasePending,
+                "the customer has not accepted the price increase: price-increase --accept first, or expire (PRICE_INCREASE)")
+            // Apple renews at the end of the period; the story does not wait for it: a period that
+            // has not ended yet ends now.
+            let ended =
+                current.expiresMs <= now && current.length(of: current.autoRenewProductId).end(after: current.expiresMs) > now
             let id = try ids.next()
-            try change {
-                let start = max(now, $0.expiresMs)
-                $0.nextPeriod(productId: $0.autoRenewProductId, transactionId: id, startMs: start, periodMs: periodMs)
-                $0.clockMs = start
-            }
+            try change { $0.nextPeriod(productId: $0.autoRenewProductId, transactionId: id, startMs: ended ? $0.expiresMs : now) }
             try send("DID_RENEW", nil)
         case .upgrade:
             let product = options.product ?? "pro.yearly"
+            try refuse(try live("upgrade").productId == product, "\(options.user) is on \(product) already")
             let id = try ids.next()
             try change {
                 $0.autoRenewProductId = product
-                $0.nextPeriod(productId: product, transactionId: id, startMs: now, periodMs: periodMs)
+                $0.nextPeriod(productId: product, transactionId: id, startMs: now)
             }
             try send("DID_CHANGE_RENEWAL_PREF", "UPGRADE")
         case .downgrade:
-            try change { $0.autoRenewProductId = productOption ?? ($0.productId == "pro.yearly" ? "pro.monthly" : "pro.basic") }
+            let current = try live("downgrade")
+            let product = options.product ?? (current.productId == "pro.yearly" ? "pro.monthly" : "pro.basic")
+            try refuse(product == current.productId, "\(options.user) is on \(product) already")
+            try change { $0.autoRenewProductId = product }
             try send("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE")
         case .revert:
+            try refuse(try live("revert").autoRenewProductId == state?.productId, "no plan change is scheduled to take back")
             try change { $0.autoRenewProductId = $0.productId }
             try send("DID_CHANGE_RENEWAL_PREF", nil)
         case .cancel:
+            try refuse(!(try live("cancel").autoRenew), "auto-renew is off already")
             try change { $0.autoRenew = false }
             try send("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED")
         case .uncancel:
+            try refuse(try live("uncancel").autoRenew, "auto-renew is on already")
             try change { $0.autoRenew = true }
             try send("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED")
         case .billingFailure:
-            let grace = options.grace
+            let current = try live("billing-failure")
+            try refuse(!current.autoRenew, "auto-renew is off, so the App Store does not try to renew: expire ends it")
+            try refuse(current.billingIssue, "the renewal is in billing retry already")
+            // The renewal date is now: the paid period ends, and a grace period (half a period, at
+            // most Apple's 16 days) may keep access while Apple retries.
+            let grace = options.grace ? min(Self.maximumGraceMs, max((current.expiresMs - current.purchaseMs) / 2, 1000)) : nil
             try change {
                 $0.billingIssue = true
                 $0.expiresMs = min($0.expiresMs, now)
-                $0.graceEndsMs = grace ? now + max(periodMs / 2, 1000) : nil
+                $0.graceEndsMs = grace.map { now + $0 }
             }
-            try send("DID_FAIL_TO_RENEW", grace ? "GRACE_PERIOD" : nil, expirationIntent: 2)
+            try send("DID_FAIL_TO_RENEW", grace != nil ? "GRACE_PERIOD" : nil, expirationIntent: 2)
         case .billingRecovery:
+            try refuse(
+                !(try live("billing-recovery").billingIssue), "there is no billing issue to recover from: billing-failure first")
             let id = try ids.next()
-            try change { $0.nextPeriod(productId: $0.autoRenewProductId, transactionId: id, startMs: now, periodMs: periodMs) }
+            try change { $0.nextPeriod(productId: $0.autoRenewProductId, transactionId: id, startMs: now) }
             try send("DID_RENEW", "BILLING_RECOVERY")
         case .expire:
-            let current = try existing()
+            let current = try live("expire")
             let (subtype, intent): (String?, Int) =
                 !current.autoRenew
                 ? ("VOLUNTARY", 1)
                 : current.billingIssue
                     ? ("BILLING_RETRY", 2)
                     : current.priceIncreasePending ? ("PRICE_INCREASE", 3) : (nil, 5)
+            // The period (and any grace period) ends now.
             try change {
                 $0.expiresMs = min($0.expiresMs, now)
+                $0.graceEndsMs = $0.graceEndsMs.map { min($0, now) }
                 $0.expired = true
                 if subtype == "PRICE_INCREASE" { $0.autoRenew = false }
             }
             try send("EXPIRED", subtype, expirationIntent: intent)
         case .refund:
-            guard try !existing().familyShared else {
-                throw Failure(
-                    description:
-                        "\(options.user) has the subscription through Family Sharing and was never charged; the purchaser's refund reaches a family member as family-revoke"
-                )
-            }
+            let current = try existing()
+            try refuse(
+                current.familyShared,
+                "\(options.user) has the subscription through Family Sharing and was never charged; the purchaser's refund "
+                    + "reaches a family member as family-revoke")
+            try refuse(current.refundedMs != nil, "the current period is refunded already")
             try change { $0.refundedMs = now }
             try send("REFUND", nil)
         case .refundReversed:
+            try refuse(try existing().refundedMs == nil, "the current period was not refunded: refund first")
             try change { $0.refundedMs = nil }
             try send("REFUND_REVERSED", nil)
         case .familyRevoke:
             // Apple revokes a family member's own shared transaction, never the purchaser's.
-            guard try existing().familyShared else {
-                throw Failure(
-                    description:
-                        "\(options.user) bought the subscription; family-revoke ends a family member's shared access: play a family member's story from subscribe --family-shared"
-                )
-            }
+            let current = try existing()
+            try refuse(
+                !current.familyShared,
+                "\(options.user) bought the subscription; family-revoke ends a family member's shared access: play a "
+                    + "family member's story from subscribe --family-shared")
+            try refuse(current.refundedMs != nil, "the shared access is revoked already")
             try change { $0.refundedMs = now }
             try send("REVOKE", nil)
         case .priceIncrease:
+            _ = try live("price-increase")
             let accept = options.accept
-            try change { $0.priceIncreasePending = !accept }
+            try change {
+                $0.priceIncreasePending = !accept
+                if accept {
+                    let product = $0.autoRenewProductId
+                    $0.acceptedPrices = ($0.acceptedPrices ?? [:]).merging([
+                        product: SimulatedProduct.increased($0.price(of: product))
+                    ]) {
+                        _, new in new
+                    }
+                    $0.priceIncreaseAccepted = true
+                }
+            }
             try send("PRICE_INCREASE", accept ? "ACCEPTED" : "PENDING")
         case .lifecycle:
             try lifecycle()
@@ -174,186 +191,48 @@ struct Simulator {
         try save()
     }
 
+    /// A first purchase, or a resubscription once the subscription expired.
+    private mutating func subscribe(at now: Int64) throws {
+        guard var current = state else {
+            state = SimulatedSubscription(
+                productId: options.product ?? "pro.monthly", transactionId: try ids.next(), fixedPeriodMs: options.periodMs,
+                nowMs: now, user: options.user, environment: options.environment, bundleId: options.bundleId, trial: false,
+                familyShared: options.familyShared)
+            try postFromApp()
+            try send("SUBSCRIBED", "INITIAL_BUY")
+            return
+        }
+        try refuse(
+            !current.expired, "\(options.user) is already subscribed (\(current.productId)); try renew, upgrade or expire")
+        current.nextPeriod(productId: options.product ?? current.productId, transactionId: try ids.next(), startMs: now)
+        current.autoRenew = true
+        current.autoRenewProductId = current.productId
+        state = current
+        try postFromApp()
+        try send("SUBSCRIBED", "RESUBSCRIBE")
+    }
+
     /// A free trial that converts, an upgrade, a downgrade taken back, a cancellation, and the
-    /// expiry: a whole customer story in about three periods of `--period`.
+    /// expiry: a whole customer story in about three periods (of `--period`, or the product's).
     private mutating func lifecycle() throws {
         let now = UnixTime.nowMs
         state = SimulatedSubscription(
-            productId: options.product ?? "pro.monthly", transactionId: try ids.next(), periodMs: options.periodMs, nowMs: now,
-            user: options.user, environment: options.environment, bundleId: options.bundleId, trial: true,
+            productId: options.product ?? "pro.monthly", transactionId: try ids.next(), fixedPeriodMs: options.periodMs,
+            nowMs: now, user: options.user, environment: options.environment, bundleId: options.bundleId, trial: true,
             familyShared: options.familyShared)
+        let periodMs = (state?.expiresMs ?? now) - now
         try postFromApp()
         try send("SUBSCRIBED", "INITIAL_BUY")
         // The renewal comes just before the trial ends, as Apple charges ahead of the expiry.
-        try wait(until: (state?.expiresMs ?? now) - min(options.periodMs / 10, 60_000) - 500)
+        try wait(until: (state?.expiresMs ?? now) - min(periodMs / 10, 60_000) - 500)
         try play(.renew)
-        try wait(milliseconds: options.periodMs / 2)
+        try wait(milliseconds: periodMs / 2)
         try play(.upgrade)
-        try wait(milliseconds: options.periodMs / 2)
+        try wait(milliseconds: periodMs / 2)
         try play(.downgrade)
         try play(.revert)
         try play(.cancel)
         try wait(until: state?.expiresMs ?? UnixTime.nowMs)
         try play(.expire)
-    }
-
-    // MARK: - Steps
-
-    private func existing() throws -> SimulatedSubscription {
-        guard let state else {
-            throw Failure(
-                description: "no simulated subscription for \(options.user) yet; start with: revenuedot simulate subscribe")
-        }
-        return state
-    }
-
-    /// Moves a story clock that runs ahead of the wall clock (after `renew`) past `signedMs`, so
-    /// that no two steps are signed at the same millisecond: the order of two notifications with
-    /// one `signedDate` is not what Apple's would be (a cancel and an uncancel, tied, were folded
-    /// by their UUIDs).
-    private mutating func tick(after signedMs: Int64) {
-        guard let clock = state?.clockMs, clock > UnixTime.nowMs else { return }
-        state?.clockMs = max(clock, signedMs + 1)
-    }
-
-    private mutating func change(_ body: (inout SimulatedSubscription) -> Void) throws {
-        var current = try existing()
-        body(&current)
-        state = current
-    }
-
-    private func wait(milliseconds: Int64) throws {
-        guard milliseconds > 0 else { return }
-        print("   … waiting \(Self.duration(milliseconds))")
-        Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
-    }
-
-    private func wait(until ms: Int64) throws { try wait(milliseconds: ms - UnixTime.nowMs + 500) }
-
-    /// Signs and POSTs one notification about the current state; prints what went and what came back.
-    private mutating func send(_ type: String, _ subtype: String?, expirationIntent: Int? = nil) throws {
-        let subscription = try existing()
-        let now = storyNowMs
-        var data: [String: JSONValue] = [
-            "bundleId": .string(options.bundleId), "bundleVersion": .string("1"), "environment": .string(options.environment),
-            "signedTransactionInfo": .string(try sign(subscription.transactionJSON(signedMs: now))),
-            "signedRenewalInfo": .string(try sign(subscription.renewalJSON(signedMs: now, expirationIntent: expirationIntent))),
-            "status": .integer(subscription.expired ? 2 : subscription.refundedMs != nil ? 5 : subscription.billingIssue ? 3 : 1),
-        ]
-        data["appAppleId"] = options.appAppleId.map(JSONValue.integer)
-        var notification: [String: JSONValue] = [
-            "notificationType": .string(type), "notificationUUID": .string(UUID().uuidString.lowercased()),
-            "version": .string("2.0"), "signedDate": .integer(now), "data": .object(data),
-        ]
-        notification["subtype"] = subtype.map(JSONValue.string)
-        let signed = try sign(.object(notification))
-        let title = subtype.map { "\(type) / \($0)" } ?? type
-        let renews =
-            subscription.autoRenew
-            ? "auto-renew on"
-                + (subscription.autoRenewProductId != subscription.productId
-                    ? " → \(subscription.autoRenewProductId)" : "") : "auto-renew off"
-        print(
-            "→ \(title)  \(subscription.productId)  transaction \(subscription.transactionId)  expires \(UnixTime.iso8601(subscription.expiresMs))  \(renews)"
-        )
-        let body = Data(JSONValue.object(["signedPayload": .string(signed)]).serialized().utf8)
-        journal?.recordTransaction(subscription.transactionJSON(signedMs: now), bundleId: options.bundleId, account: options.user)
-        journal?.recordRenewalInfo(
-            subscription.renewalJSON(signedMs: now, expirationIntent: expirationIntent), bundleId: options.bundleId,
-            originalTransactionId: subscription.originalTransactionId)
-        let response: LoopbackResponse
-        do {
-            response = try post("/v1/apple/notifications/\(options.appId)", body: body)
-        } catch {
-            // The App Store made this step whether or not RevenueDot heard of it: the state moves
-            // on, and Apple keeps the notification in its history (`simulate apple-api` serves it,
-            // `backfill` recovers it).
-            journal?.recordNotification(signed, bundleId: options.bundleId, delivered: false)
-            tick(after: now)
-            try? save()
-            throw Failure(
-                description: "\(error); the App Store keeps this notification in its history: revenuedot backfill (or serve, "
-                    + "with appleApi configured) recovers it")
-        }
-        journal?.recordNotification(signed, bundleId: options.bundleId, delivered: response.status == 200)
-        tick(after: now)
-        print("← \(response.status) \(String(decoding: response.body, as: UTF8.self))")
-        guard response.status == 200 else {
-            // The answer printed above says why; the hint is for the refusal a setup causes.
-            let hint =
-                response.status == 401
-                ? "is the dev CA root in the app's rootCertificates?"
-                : response.status == 503
-                    ? "storage could not commit (the answer above says why; see /health)" : "see the answer above"
-            throw Failure(description: "RevenueDot answered \(response.status); \(hint)")
-        }
-    }
-
-    /// What the app does after a purchase: posts the StoreKit 2 transaction to RevenueDot for its
-    /// user (here just before Apple's notification arrives, as often happens).
-    private mutating func postFromApp() throws {
-        guard let key = options.apiKey else { return }
-        let subscription = try existing()
-        let now = storyNowMs
-        let signed = try sign(subscription.transactionJSON(signedMs: now))
-        tick(after: now)
-        let body = Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8)
-        let user = options.user.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? options.user
-        print("→ the app posts its StoreKit transaction for \(options.user)")
-        let response: LoopbackResponse
-        do {
-            response = try post("/v1/subscribers/\(user)/transactions", body: body, headers: ["Authorization": "Bearer \(key)"])
-        } catch {
-            // An app whose backend is down posts again later; the purchase happened all the same.
-            print("← the app could not reach RevenueDot (\(error)); it would post again later")
-            return
-        }
-        let entitlements = (try? JSONValue(parsing: response.body))?["subscriber"]?["entitlements"]?.objectValue?.keys.sorted()
-        print(
-            "← \(response.status) entitlements: \(entitlements.map { $0.isEmpty ? "none" : $0.joined(separator: ", ") } ?? "?")")
-    }
-
-    /// POSTs JSON to the running server; an unreachable server is a `Failure` naming its address.
-    private func post(_ path: String, body: Data, headers: [String: String] = [:]) throws -> LoopbackResponse {
-        do {
-            return try LoopbackConnection(host: options.host, port: options.port, timeoutSeconds: 10).request(
-                "POST", path, headers: headers.merging(["Content-Type": "application/json"]) { mine, _ in mine }, body: body)
-        } catch {
-            throw Failure(description: "cannot reach RevenueDot at http://\(options.host):\(options.port): \(error)")
-        }
-    }
-
-    private func sign(_ value: JSONValue) throws -> String { try chain.sign(payload: Data(value.serialized().utf8)) }
-
-    private func save() throws {
-        guard let state else { return }
-        try PrivateFile.createDirectory(stateFile.deletingLastPathComponent().path)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try PrivateFile.write(try encoder.encode(state), to: stateFile.path, exclusive: false)
-    }
-
-    static func load(_ file: URL) -> SimulatedSubscription? {
-        guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
-        return try? JSONDecoder().decode(SimulatedSubscription.self, from: data)
-    }
-
-    // MARK: - Time
-
-    /// `30s`, `5m`, `2h`, `30d`: a period length in milliseconds, at most `maximumPeriodMs`.
-    static func period(_ text: String) -> Int64? {
-        let units: [Character: Int64] = ["s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000]
-        guard let unit = text.last.flatMap({ units[$0] }), let count = Int64(text.dropLast()), count > 0 else { return nil }
-        let (ms, overflow) = count.multipliedReportingOverflow(by: unit)
-        return overflow || ms > maximumPeriodMs ? nil : ms
-    }
-
-    /// Ten years: the longest period App Store sells is a year, and dates must stay plausible.
-    static let maximumPeriodMs: Int64 = 3650 * 86_400_000
-
-    static func duration(_ ms: Int64) -> String {
-        ms >= 86_400_000
-            ? "\(ms / 86_400_000)d"
-            : ms >= 3_600_000 ? "\(ms / 3_600_000)h" : ms >= 60_000 ? "\(ms / 60_000)m" : "\(max(1, ms / 1000))s"
     }
 }
