@@ -9,8 +9,9 @@ BUILD_PACKAGES := pkg-config libssl-dev libsqlite3-dev libpq-dev libmicrohttpd-d
 # `make bench` compares against `openssl speed` and Apple's Python library.
 BENCH_PACKAGES := $(BUILD_PACKAGES) python3-venv zstd postgresql-15
 # The storage contract runs against a throwaway PostgreSQL 15 cluster too (scripts/with-postgres.sh).
-# The deployment files are checked by the tools that read them (systemd-analyze, nginx -t).
-TEST_PACKAGES := $(BUILD_PACKAGES) postgresql-15 systemd nginx
+# The deployment files are checked by the tools that read them (systemd-analyze, nginx -t); the
+# reference pages' JavaScript snippets run with Node (make docs-check).
+TEST_PACKAGES := $(BUILD_PACKAGES) postgresql-15 systemd nginx nodejs
 
 BENCH_DIR := .build/bench
 
@@ -22,7 +23,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_TARGETS ?=
 export FUZZ_SECONDS
 
-.PHONY: all deps build run test fuzz bench clean install install-files
+.PHONY: all deps build run test fuzz bench clean install install-files docs docs-check
 
 all: build
 
@@ -71,6 +72,21 @@ test: deps
 	@# Every test is a Swift Testing test: XCTest's runner would only print "Executed 0 tests".
 	scripts/with-postgres.sh $(SWIFT) test --skip-build --disable-xctest
 	SWIFT=$(SWIFT) scripts/fuzz.sh short $(FUZZ_SHORT_TARGETS)
+	$(MAKE) --no-print-directory docs-check
+
+## Regenerates the notification reference: docs/notifications and its Swift snippets.
+docs: deps
+	$(SWIFT) build --product revenuedot
+	.build/debug/revenuedot docs --out docs/notifications --snippets docs/snippets/swift
+
+## The reference pages are what the code writes, and every page's example code (JavaScript with
+## Node, Swift against RevenueDot's modules) prints the output its page states.
+docs-check:
+	@scripts/install-deps.sh nodejs
+	$(SWIFT) build --product revenuedot
+	$(SWIFT) build --product revenuedot-docs-snippets
+	.build/debug/revenuedot docs --check docs/notifications --snippets docs/snippets/swift \
+		--swift-runner .build/debug/revenuedot-docs-snippets --node "$$(command -v node)"
 
 ## Fuzzes each target for FUZZ_SECONDS (default 600), one after another; fails if any crashed.
 ## What was found is in Fuzz/Output/<target>/crashes.

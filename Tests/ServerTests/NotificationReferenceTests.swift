@@ -43,14 +43,20 @@ struct NotificationReferenceTests {
         }
     }
 
-    /// The committed pages are exactly what `revenuedot docs` writes now.
+    static let snippets = packageRoot.appendingPathComponent("docs/snippets/swift")
+
+    /// The committed pages and Swift snippets are exactly what `revenuedot docs` writes now.
     @Test func committedDocsMatchTheGenerator() throws {
-        let pages = try CatalogRenderer().pages()
-        let committed = try FileManager.default.contentsOfDirectory(atPath: Self.docs.path).filter { $0.hasSuffix(".md") }
-        #expect(Set(committed) == Set(pages.keys), "run: revenuedot docs --out docs/notifications")
-        for (name, text) in pages {
-            let onDisk = (try? String(contentsOf: Self.docs.appendingPathComponent(name), encoding: .utf8)) ?? ""
-            #expect(onDisk == text, "docs/notifications/\(name) is stale: run revenuedot docs --out docs/notifications")
+        let docs = try ReferenceDocs()
+        for (directory, files) in [(Self.docs, docs.markdownFiles), (Self.snippets, docs.snippetFiles)] {
+            let committed = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                .filter { $0.hasSuffix(".md") || $0.hasSuffix(".swift") }
+            #expect(
+                Set(committed) == Set(files.keys), "run: revenuedot docs --out docs/notifications --snippets docs/snippets/swift")
+            for (name, text) in files {
+                let onDisk = (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? ""
+                #expect(onDisk == text, "\(directory.lastPathComponent)/\(name) is stale: run revenuedot docs")
+            }
         }
     }
 
@@ -60,7 +66,8 @@ struct NotificationReferenceTests {
         let fresh = try TestChain(now: Date(timeIntervalSince1970: Double(CatalogScenario.baseMs) / 1000), name: "Other")
         for entry in NotificationCatalog.entries {
             let page =
-                (try? String(contentsOf: Self.docs.appendingPathComponent(CatalogRenderer.fileName(entry)), encoding: .utf8))
+                (try? String(
+                    contentsOf: Self.docs.appendingPathComponent(ReferencePage.slug(entry.type) + ".md"), encoding: .utf8))
                 ?? ""
             for kase in entry.cases {
                 let outcome = try NotificationCatalog.scenario(entry, kase).run(chain: fresh)
@@ -72,13 +79,14 @@ struct NotificationReferenceTests {
         }
     }
 
-    /// The outcome lines under a case's heading in a page.
+    /// The outcome lines under a case's heading in a page's "How RevenueDot handles it".
     static func statedOutcome(in page: String, section: String) -> [String] {
         let lines = page.components(separatedBy: "\n")
-        guard let heading = lines.firstIndex(of: "## \(section)"),
-            let start = lines[heading...].firstIndex(where: { $0.hasPrefix("**\(CatalogRenderer.outcomeHeading)**") })
+        guard let handling = lines.firstIndex(of: "## \(PageMarkdown.handlingHeading)"),
+            let heading = lines[handling...].firstIndex(of: "### \(section)"),
+            let start = lines[heading...].firstIndex(where: { $0.hasPrefix("- ") })
         else { return [] }
-        return Array(lines[(start + 2)...].prefix { $0.hasPrefix("- ") })
+        return Array(lines[start...].prefix { $0.hasPrefix("- ") })
     }
 
     /// The product rules, as the examples show them.
@@ -116,8 +124,9 @@ struct NotificationReferenceTests {
         #expect(json.status == 0, "\(json.output)")
         let value = try JSONValue(parsing: Data(json.output.utf8))
         #expect(value["notificationType"] == .string("EXPIRED"))
-        #expect(value["subtype"] == .string("VOLUNTARY"))
-        #expect(value["revenuedot"]?["state"]?.arrayValue?.isEmpty == false)
+        let cases = value["cases"]?.arrayValue ?? []
+        #expect(cases.count == 1 && cases.first?["subtype"] == .string("VOLUNTARY"), "\(cases)")
+        #expect(cases.first?["revenuedot"]?.arrayValue?.isEmpty == false)
     }
 
     /// What a case tells a server to do with access is what RevenueDot does with its example:

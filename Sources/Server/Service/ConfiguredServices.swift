@@ -28,6 +28,8 @@ final class ConfiguredServices: Sendable {
         let contacts: CustomerContacts
         /// Shared by ingest and the health check, across reloads.
         let alarm: StorageAlarm
+        /// The notification reference at `/docs` (`RevenueDotService.init`'s `docs`).
+        let docs: (@Sendable (String) -> HTTPResponse?)?
         let clock: @Sendable () -> Date
         let deliveryPollInterval: Double
         let node: String
@@ -74,7 +76,8 @@ final class ConfiguredServices: Sendable {
             ingest: ingest, subscribers: subscribers, events: EventsAPI(keys: keys, store: store),
             commerce: CommerceAPI(keys: keys, store: store, clock: Date.init),
             apple: AppleWorkAPI(keys: keys, store: store, clients: apple, clock: Date.init),
-            store: store, metrics: metrics, alarm: shared.alarm, exchangeRates: config.apps.first?.exchangeRates)
+            store: store, metrics: metrics, alarm: shared.alarm, exchangeRates: config.apps.first?.exchangeRates,
+            docs: shared.docs)
     }
 
     /// Starts the background services. At a start, timers wait for the first backfill (at most

@@ -42,9 +42,12 @@ public final class RevenueDotService: Sendable {
     ///     commit gives them (retries come due without one).
     ///   - log: takes each line the server logs (`config.log` says which and how), its line
     ///     break included; standard error by default.
+    ///   - docs: answers `GET /docs` and `GET /docs/{page}` (nil: a page that does not exist);
+    ///     nil for no `/docs` routes.
     public init(
         config: RevenueDotConfig, clock: @escaping @Sendable () -> Date = Date.init, deliveryPollInterval: Double = 0.2,
-        log sink: @escaping @Sendable (String) -> Void = Log.standardError
+        log sink: @escaping @Sendable (String) -> Void = Log.standardError,
+        docs: (@Sendable (String) -> HTTPResponse?)? = nil
     ) throws {
         self.config = config
         let node = NodeIdentity.next(name: config.nodeId)
@@ -103,7 +106,7 @@ public final class RevenueDotService: Sendable {
         contacts = CustomerContacts(store: store)
         shared = ConfiguredServices.Shared(
             store: store, metrics: metrics, log: log, cache: cache, handOff: handOff, contacts: contacts,
-            alarm: StorageAlarm(log: log), clock: clock,
+            alarm: StorageAlarm(log: log), docs: docs, clock: clock,
             deliveryPollInterval: deliveryPollInterval, node: node)
         self.nudge = nudge
         let first = try ConfiguredServices(config: config, shared: shared)

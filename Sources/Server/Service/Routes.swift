@@ -12,9 +12,16 @@ package enum Routes {
 
     package static func router(
         ingest: Ingest, subscribers: SubscribersAPI, events: EventsAPI, commerce: CommerceAPI, apple: AppleWorkAPI,
-        store: Store, metrics: Metrics, alarm: StorageAlarm? = nil, exchangeRates: ExchangeRates? = nil
+        store: Store, metrics: Metrics, alarm: StorageAlarm? = nil, exchangeRates: ExchangeRates? = nil,
+        docs: (@Sendable (String) -> HTTPResponse?)? = nil
     ) -> Router {
         var router = Router()
+        // The notification reference (`revenuedot serve` gives the pages; none in tests that do not).
+        if let docs {
+            let missing = HTTPResponse.error(status: 404, code: "not_found", message: "no such page")
+            router.add("GET", "/docs") { _ in docs("") ?? missing }
+            router.add("GET", "/docs/{page}") { docs($0.pathParameters["page"] ?? "") ?? missing }
+        }
         router.addDeferred("POST", "/v1/apple/import") { apple.importRow($0, reply: $1) }
         router.addDeferred("POST", "/v1/apple/reconcile") { apple.reconcile($0, reply: $1) }
         router.add("POST", "/v1/advanced-commerce/{appId}/requests") { commerce.create($0) }

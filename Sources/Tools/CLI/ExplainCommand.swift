@@ -2,27 +2,32 @@ import AppStore
 import Foundation
 import Server
 
-/// `revenuedot explain [TYPE [SUBTYPE]] [--json]`: what a notification means and what to do.
+/// `revenuedot explain [TYPE [SUBTYPE]] [--json|--markdown]`: a notification's reference page.
 public struct ExplainCommand {
     public static let usage = """
-        usage: revenuedot explain [--json]           every notificationType with a one-line meaning
-                                                     (--json: an array of types, each with its subtypes)
-               revenuedot explain TYPE [SUBTYPE]     one type (its first subtype when none is given)
-               revenuedot explain TYPE [SUBTYPE] --json
+        usage: revenuedot explain [--json]             every notificationType with a one-line meaning
+                                                       (--json: an array of types, each with its subtypes)
+               revenuedot explain TYPE [SUBTYPE]       the type's whole page: every subtype, quick facts,
+                                                       what triggers it, what to do, what RevenueDot does;
+                                                       SUBTYPE (or "none" for no subtype) narrows it
+               revenuedot explain TYPE [SUBTYPE] --json|--markdown
+                                                       the same page as JSON, or as its Markdown page
 
           --config FILE is accepted, as by every command, and not read: the reference is the
           same for every configuration.
 
-          What the notification means, what triggers it, what your server should do, and what
-          RevenueDot does with it: the last part comes from running an example through RevenueDot's
-          own verifier and reducer.
+          What RevenueDot does comes from running each subtype's example through RevenueDot's own
+          verifier and reducer; the example code is run by `make docs-check`.
         """
 
     let parsed: ParsedArguments
 
     public init(arguments: [String]) throws {
-        parsed = try ParsedArguments(arguments, valueOptions: ["config"], flagOptions: ["json"])
+        parsed = try ParsedArguments(arguments, valueOptions: ["config"], flagOptions: ["json", "markdown"])
         guard parsed.positionals.count <= 2 else { throw UsageError("explain takes at most TYPE and SUBTYPE") }
+        guard !(parsed.flags.contains("json") && parsed.flags.contains("markdown")) else {
+            throw UsageError("explain takes --json or --markdown, not both")
+        }
     }
 
     public func run() throws -> Int32 {
@@ -37,59 +42,90 @@ public struct ExplainCommand {
             StandardStreams.error("revenuedot explain: unknown notificationType \"\(type)\".\(hint)\n")
             return 2
         }
-        let subtype = parsed.positionals.count > 1 ? parsed.positionals[1] : nil
-        let kase: CatalogCase
-        if let subtype {
-            guard let found = NotificationCatalog.kase(entry, subtype: subtype) else {
-                let names = entry.cases.compactMap(\.name)
-                let suggestions = NotificationCatalog.closest(to: subtype, among: names)
-                let known = names.isEmpty ? "it has no subtypes" : "its subtypes are \(names.joined(separator: ", "))"
+        var page = try ReferencePage(entry: entry, renderer: try CatalogRenderer())
+        if parsed.positionals.count > 1 {
+            let subtype = parsed.positionals[1]
+            let wanted: String? = ["none", "-"].contains(subtype.lowercased()) ? nil : subtype
+            guard NotificationCatalog.kase(entry, subtype: wanted) != nil else {
+                let names = entry.cases.map { $0.name ?? "none" }
+                let suggestions = NotificationCatalog.closest(to: subtype, among: entry.cases.compactMap(\.name))
                 let hint = suggestions.isEmpty ? "" : " Did you mean \(suggestions.joined(separator: ", "))?"
                 StandardStreams.error(
-                    "revenuedot explain: \(entry.type) has no subtype \"\(subtype)\" (\(known)).\(hint)\n")
+                    "revenuedot explain: \(entry.type) has no subtype \"\(subtype)\" (its subtypes are "
+                        + "\(names.joined(separator: ", "))).\(hint)\n")
                 return 2
             }
-            kase = found
-        } else {
-            guard let first = NotificationCatalog.kase(entry, subtype: nil) ?? entry.cases.first else { return 1 }
-            kase = first
+            page = page.narrowed(to: wanted)
         }
-        let renderer = try CatalogRenderer()
         if parsed.flags.contains("json") {
-            StandardStreams.out(try renderer.json(entry, kase).serialized(pretty: true) + "\n")
+            StandardStreams.out(page.json.serialized(pretty: true) + "\n")
+        } else if parsed.flags.contains("markdown") {
+            StandardStreams.out(PageMarkdown.page(page))
         } else {
-            StandardStreams.out(try renderer.text(entry, kase))
+            StandardStreams.out(PageText.page(page))
         }
         return 0
     }
 }
 
-/// `revenuedot docs --out DIR`: the notification reference as Markdown, one page per type.
+/// `revenuedot docs`: writes the notification reference (Markdown pages and the Swift snippet
+/// target), or checks what is written against the code and runs every page's example code.
 public struct DocsCommand {
     public static let usage = """
-        usage: revenuedot docs --out DIR [--config FILE]
+        usage: revenuedot docs --out DIR [--snippets DIR]
+               revenuedot docs --check DIR --snippets DIR --swift-runner PATH [--node PATH]
 
           --config FILE is accepted, as by every command, and not read.
 
-          Writes DIR/README.md (the index) and one page per notificationType. The repository keeps
-          them in docs/notifications; a test fails when they differ from what this writes.
+          --out writes DIR/README.md (the index, by what each type means for access) and one
+          page per notificationType, and with --snippets the Swift snippets and their runner (the
+          repository keeps them in docs/notifications and docs/snippets/swift).
+
+          --check (`make docs-check`) fails unless the pages and snippets in DIR are what this
+          build writes, every page's JavaScript snippet run with Node prints the output its page
+          states, and the Swift snippets' runner (the built revenuedot-docs-snippets) prints it too.
         """
 
     let parsed: ParsedArguments
 
     public init(arguments: [String]) throws {
-        parsed = try ParsedArguments(arguments, valueOptions: ["out", "config"], flagOptions: [])
-        guard parsed.value("out") != nil, parsed.positionals.isEmpty else { throw UsageError("docs needs --out DIR") }
+        parsed = try ParsedArguments(
+            arguments, valueOptions: ["out", "config", "snippets", "check", "swift-runner", "node"], flagOptions: [])
+        guard parsed.positionals.isEmpty else { throw UsageError("docs takes no arguments") }
+        guard (parsed.value("out") != nil) != (parsed.value("check") != nil) else {
+            throw UsageError("docs needs --out DIR or --check DIR")
+        }
+        if parsed.value("check") != nil, parsed.value("snippets") == nil || parsed.value("swift-runner") == nil {
+            throw UsageError("docs --check needs --snippets DIR and --swift-runner PATH")
+        }
     }
 
     public func run() throws -> Int32 {
-        let directory = URL(fileURLWithPath: parsed.value("out") ?? "docs/notifications")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let pages = try CatalogRenderer().pages()
-        for (name, text) in pages.sorted(by: { $0.key < $1.key }) {
-            try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        let docs = try ReferenceDocs()
+        if let directory = parsed.value("check") {
+            let failures = try DocsCheck(docs: docs).run(
+                pages: directory, snippets: parsed.value("snippets") ?? "", runner: parsed.value("swift-runner") ?? "",
+                node: parsed.value("node") ?? "/usr/bin/node")
+            guard failures.isEmpty else {
+                StandardStreams.error(failures.map { "revenuedot docs --check: \($0)\n" }.joined())
+                return 1
+            }
+            StandardStreams.out(
+                "revenuedot docs --check: \(docs.pages.count) pages as generated; every JavaScript and Swift snippet "
+                    + "prints what its page states\n")
+            return 0
         }
-        StandardStreams.out("wrote \(pages.count) pages to \(directory.path)\n")
+        var written = 0
+        for (target, files) in [(parsed.value("out"), docs.markdownFiles), (parsed.value("snippets"), docs.snippetFiles)] {
+            guard let target else { continue }
+            let directory = URL(fileURLWithPath: target)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            for (name, text) in files.sorted(by: { $0.key < $1.key }) {
+                try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8)
+            }
+            written += files.count
+        }
+        StandardStreams.out("wrote \(written) files\n")
         return 0
     }
 }

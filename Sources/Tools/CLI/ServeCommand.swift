@@ -41,7 +41,7 @@ public struct ServeCommand {
             signals = try Termination()
             let config = try ConfigLoader.load(path: configPath)
             try SecretFileModes.check(config)
-            service = try RevenueDotService(config: config)
+            service = try RevenueDotService(config: config, docs: ReferenceDocs.serve)
             try service.start(
                 heldDone: { applied, stillHeld in
                     guard applied + stillHeld > 0 else { return }

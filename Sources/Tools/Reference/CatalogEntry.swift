@@ -1,4 +1,5 @@
 import Server
+
 /// One notificationType in the reference catalog (`revenuedot explain`, `revenuedot docs`), in
 /// our own words. What RevenueDot does with it is not written here: it is produced by running
 /// each case's example through the real verifier and reducer (`CatalogOutcome`).

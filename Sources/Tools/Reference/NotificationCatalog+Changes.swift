@@ -1,4 +1,5 @@
 import Server
+
 extension NotificationCatalog {
     /// The catalog entries for plan changes, auto-renew status, offers and price increases.
     static let changesEntries: [CatalogEntry] = [

@@ -1,4 +1,5 @@
 import Server
+
 extension NotificationCatalog {
     /// The catalog entries for renewals, billing failures and expiry.
     static let lifecycleEntries: [CatalogEntry] = [

@@ -1,4 +1,5 @@
 import Server
+
 extension NotificationCatalog {
     /// The catalog entries for extensions, one-time charges, tests, external purchases, consent and Advanced Commerce.
     static let otherEntries: [CatalogEntry] = [

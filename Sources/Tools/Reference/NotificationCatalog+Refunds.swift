@@ -1,4 +1,5 @@
 import Server
+
 extension NotificationCatalog {
     /// The catalog entries for refunds, consumption requests and Family Sharing revocation.
     static let refundsEntries: [CatalogEntry] = [
