@@ -10,8 +10,9 @@ BUILD_PACKAGES := pkg-config libssl-dev libsqlite3-dev libpq-dev libmicrohttpd-d
 BENCH_PACKAGES := $(BUILD_PACKAGES) python3-venv zstd postgresql-15
 # The storage contract runs against a throwaway PostgreSQL 15 cluster too (scripts/with-postgres.sh).
 # The deployment files are checked by the tools that read them (systemd-analyze, nginx -t); the
-# reference pages' JavaScript snippets run with Node (make docs-check).
-TEST_PACKAGES := $(BUILD_PACKAGES) postgresql-15 systemd nginx nodejs
+# reference pages' JavaScript snippets run with Node (make docs-check), and /docs is read in
+# headless Chromium through Selenium.
+TEST_PACKAGES := $(BUILD_PACKAGES) postgresql-15 systemd nginx nodejs chromium chromium-driver python3-selenium
 
 BENCH_DIR := .build/bench
 
