@@ -11,17 +11,7 @@ import Testing
 
     /// Runs `executable` with `arguments`; returns its status and everything it printed.
     static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try runProcess(executable, arguments, in: directory?.path)
     }
 
     /// `make install-files` into a fresh DESTDIR, with the debug binary.

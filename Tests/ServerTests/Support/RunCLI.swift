@@ -7,15 +7,23 @@ import Foundation
 func runCLI(
     _ arguments: [String], in directory: String? = nil, fileSizeLimitBytes: Int? = nil
 ) throws -> (status: Int32, output: String) {
-    let process = Process()
     if let fileSizeLimitBytes {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments =
-            ["-c", ChildServer.launcher, "", String(fileSizeLimitBytes), ChildServer.executable.path] + arguments
-    } else {
-        process.executableURL = ChildServer.executable
-        process.arguments = arguments
+        return try runProcess(
+            "/usr/bin/python3",
+            ["-c", ChildServer.launcher, "", String(fileSizeLimitBytes), ChildServer.executable.path] + arguments,
+            in: directory)
     }
+    return try runProcess(ChildServer.executable.path, arguments, in: directory)
+}
+
+/// Runs `executable` with `arguments` (in `directory`) to its end; its exit status and output
+/// (standard output and standard error together).
+func runProcess(_ executable: String, _ arguments: [String], in directory: String? = nil) throws -> (
+    status: Int32, output: String
+) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     let pipe = Pipe()
     process.standardOutput = pipe
