@@ -22,7 +22,9 @@ import Testing
         return targets
     }
 
-    @Test(arguments: ["README.md", "docs/architecture.md", "docs/notifications/README.md"])
+    @Test(arguments: [
+        "README.md", "docs/architecture.md", "docs/notifications/README.md", "docs/advanced-commerce/README.md",
+    ])
     func everyRelativeTargetIsInTheRepository(page: String) throws {
         let file = Self.root.appendingPathComponent(page)
         let text = try String(contentsOf: file, encoding: .utf8)

@@ -222,6 +222,16 @@ struct SimulateCommandTests {
         #expect(types?.contains("TRANSFER") == false)
     }
 
+    /// An app without an In-App Purchase key cannot have requests signed: the story says so and
+    /// the App Store charges nothing.
+    @Test func commerceNeedsAnInAppPurchaseKey() throws {
+        defer { service.shutdown() }
+        let played = try simulate(["commerce-subscribe", "--user", "ivy"])
+        #expect(played.status == 1)
+        #expect(played.output.contains("no_in_app_purchase_key"), "\(played.output)")
+        #expect(try events(of: "ivy").isEmpty)
+    }
+
     /// A whole story in seconds (3 s periods leave room on a loaded machine): trial, conversion, plan changes, cancellation, expiry.
     @Test func lifecyclePlaysOutWithAShortPeriod() throws {
         defer { service.shutdown() }

@@ -25,6 +25,10 @@ struct SimulatedStoriesTests {
         var price: Double? = nil
         /// How long the period it starts lasts.
         var lasts: Length? = nil
+        /// The Advanced Commerce items the subscription shows afterwards, and those scheduled for
+        /// its renewal (empty: nothing scheduled).
+        var items: [String]? = nil
+        var scheduled: [String]? = nil
 
         var description: String { arguments.joined(separator: " ") }
     }
@@ -111,9 +115,35 @@ struct SimulatedStoriesTests {
         ],
     ]
 
+    /// An Advanced Commerce subscription: signed requests, charged as they say.
+    static let commerceCustomer: [Step] = [
+        Step(
+            arguments: ["commerce-subscribe"], events: ["INITIAL_PURCHASE"], price: 12.98, lasts: .months(1),
+            items: ["LIVE_SPORTS", "NEWS_CHANNELS"], scheduled: []),
+        Step(arguments: ["commerce-subscribe"], refused: true),
+        Step(arguments: ["upgrade"], refused: true),
+        Step(arguments: ["price-increase"], refused: true),
+        Step(
+            arguments: ["commerce-upgrade"], events: ["PRODUCT_CHANGE", "RENEWAL"], price: 17.98, lasts: .months(1),
+            items: ["LIVE_SPORTS_4K", "NEWS_CHANNELS"], scheduled: []),
+        Step(
+            arguments: ["commerce-downgrade"], events: ["PRODUCT_CHANGE"], items: ["LIVE_SPORTS_4K", "NEWS_CHANNELS"],
+            scheduled: ["LIVE_SPORTS_4K", "NEWS_HEADLINES"]),
+        Step(
+            arguments: ["renew"], events: ["RENEWAL"], price: 16.98, lasts: .months(1),
+            items: ["LIVE_SPORTS_4K", "NEWS_HEADLINES"],
+            scheduled: []),
+        Step(arguments: ["cancel"], events: ["CANCELLATION"]),
+        Step(arguments: ["expire"], events: ["EXPIRATION"], access: false),
+        Step(arguments: ["commerce-upgrade"], access: false, refused: true),
+        Step(
+            arguments: ["commerce-subscribe"], events: ["INITIAL_PURCHASE"], price: 12.98,
+            items: ["LIVE_SPORTS", "NEWS_CHANNELS"]),
+    ]
+
     /// Every story above, each for a customer of its own.
     static func everyStory(_ prefix: String) -> [(user: String, steps: [Step])] {
-        [("\(prefix)-buyer", purchaser), ("\(prefix)-family", familyMember)]
+        [("\(prefix)-buyer", purchaser), ("\(prefix)-family", familyMember), ("\(prefix)-commerce", commerceCustomer)]
             + lengths.enumerated().map { ("\(prefix)-length\($0.offset)", $0.element) }
     }
 
@@ -212,7 +242,75 @@ struct SimulatedStoriesTests {
         if let lasts = step.lasts, abs(lasts.end(after: purchased) - expires) > 1 {
             failures.append("\(label): the period ends at \(expires), expected \(lasts.end(after: purchased))")
         }
+        return failures + (try checkCommerce(step, label, shown: shown, kept: kept, in: world))
+    }
+
+    /// What `advanced_commerce` shows, and whether the request that made the terms is completed.
+    static func checkCommerce(_ step: Step, _ label: String, shown: JSONValue?, kept: JSONValue, in world: SimulatorWorld) throws
+        -> [String]
+    {
+        var failures: [String] = []
+        let commerce = shown?["advanced_commerce"]
+        func skus(_ items: JSONValue?) -> [String] { items?.arrayValue?.compactMap { $0["SKU"]?.stringValue } ?? [] }
+        if let items = step.items, skus(commerce?["items"]) != items {
+            failures.append("\(label): advanced_commerce items \(commerce?["items"] ?? .null), expected \(items)")
+        }
+        if let scheduled = step.scheduled, skus(commerce?["scheduled_changes"]?["items"]) != scheduled {
+            failures.append("\(label): scheduled changes \(commerce?["scheduled_changes"] ?? .null), expected \(scheduled)")
+        }
+        if let reference = kept["commerce"]?["next"]?["requestReferenceId"]?.stringValue {
+            let request = try world.get("/v1/advanced-commerce/demo/requests/\(reference)")
+            if request["status"] != .string("completed") { failures.append("\(label): request \(reference) is \(request)") }
+        }
         return failures
+    }
+
+    /// `--request FILE` has another request signed and charged; one RevenueDot refuses is
+    /// neither, and the refusal is Apple's error.
+    @Test func aRequestFileIsSignedAndCharged() throws {
+        let world = try SimulatorWorld()
+        defer { world.shutdown() }
+        var yearly = try JSONValue(parsing: Data(CommerceRequestExamples.subscribe.utf8))
+        yearly["period"] = .string("P1Y")
+        yearly["items"] = .array([
+            .object([
+                "SKU": .string("ARCHIVE_1Y"), "displayName": .string("Archive"), "description": .string("Every match since 1990"),
+                "price": .integer(49_990),
+            ])
+        ])
+        let file = try world.directory.write("yearly.json", yearly.serialized())
+        let played = try world.simulate(["commerce-subscribe", "--user", "yara", "--request", file])
+        #expect(played.status == 0, "\(played.output)")
+        let pass = try world.subscriber("yara")["subscriptions"]?["commerce.pass"]
+        #expect(pass?["advanced_commerce"]?["period"] == .string("P1Y"))
+        #expect(pass?["price"]?["amount"] == .number(49.99))
+        let kept = try world.simulated("yara")
+        guard case .integer(let purchased)? = kept["purchaseMs"], case .integer(let expires)? = kept["expiresMs"] else {
+            Issue.record("\(kept)")
+            return
+        }
+        #expect(expires == Length.months(12).end(after: purchased))
+
+        yearly["items"] = .array([
+            .object(["SKU": .string("FREE"), "displayName": .string("Free"), "description": .string("Free")])
+        ])
+        let refused = try world.simulate([
+            "commerce-subscribe", "--user", "yves", "--request", try world.directory.write("bad.json", yearly.serialized()),
+        ])
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("RevenueDot did not sign the request: NullPriceError"), "\(refused.output)")
+        #expect(!refused.output.contains("→ SUBSCRIBED"))
+        #expect(try world.events(of: "yves").isEmpty)
+    }
+
+    /// The requests the commerce stories send are the examples under docs/advanced-commerce.
+    @Test(arguments: CommerceRequestExamples.byFile.keys.sorted())
+    func commerceExamplesAreTheDocumentedOnes(file: String) throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let documented = try Data(contentsOf: root.appendingPathComponent("docs/advanced-commerce/\(file)"))
+        let builtIn = try #require(CommerceRequestExamples.byFile[file])
+        #expect(try JSONValue(parsing: documented) == JSONValue(parsing: Data(builtIn.utf8)))
     }
 
     static func milliseconds(_ iso: String) -> Int64? {

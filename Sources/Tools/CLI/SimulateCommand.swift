@@ -11,7 +11,7 @@ public struct SimulateCommand {
                revenuedot simulate STORY [--app ID] [--user APP_USER_ID] [--bundle-id ID] [--product ID]
                                          [--period 30s|5m|2h|30d] [--environment Sandbox|Production]
                                          [--server http://HOST:PORT] [--no-grace] [--accept] [--family-shared]
-                                         [--config FILE]   (options before or after the story)
+                                         [--request FILE] [--config FILE]   (options before or after the story)
 
           ca      creates (once) a test chain with Apple's marker OIDs under .revenuedot/dev-ca/ and
                   prints its root certificate's path: add it to the app's rootCertificates
@@ -25,6 +25,16 @@ public struct SimulateCommand {
                   refund-reversed, family-revoke, price-increase (--accept: ACCEPTED), lifecycle
                   (a trial that converts, an upgrade, a downgrade taken back, a cancellation and
                   the expiry, over about three periods: give it a short --period)
+
+          commerce-subscribe, commerce-upgrade, commerce-downgrade
+                  Advanced Commerce: the app has RevenueDot sign an in-app request (the app needs a
+                  secretApiKey and an inAppPurchaseKey), then the App Store charges what the signed
+                  request says, as SUBSCRIBED / INITIAL_BUY, DID_CHANGE_RENEWAL_PREF / UPGRADE (a
+                  change effective now) or / DOWNGRADE (at the next renewal), with
+                  advancedCommerceInfo: see advanced_commerce in GET /v1/subscribers. The requests
+                  are those in docs/advanced-commerce/; --request FILE sends another (its
+                  requestReferenceId, appAccountToken and transactionId are filled in). The product
+                  is commerce.pass unless --product; renew, cancel, expire and the rest continue it.
 
           subscribe --family-shared (or lifecycle --family-shared) makes --user a family member
           with access through Family Sharing: every transaction is FAMILY_SHARED, and
@@ -58,7 +68,9 @@ public struct SimulateCommand {
     public init(arguments: [String]) throws {
         parsed = try ParsedArguments(
             arguments,
-            valueOptions: ["config", "app", "user", "bundle-id", "product", "period", "environment", "server", "port"],
+            valueOptions: [
+                "config", "app", "user", "bundle-id", "product", "period", "environment", "server", "port", "request",
+            ],
             flagOptions: ["no-grace", "accept", "family-shared"])
         guard let first = parsed.positionals.first else { throw UsageError("expected ca, apple-api or a story") }
         guard parsed.positionals.count == 1 else {
@@ -113,6 +125,8 @@ public struct SimulateCommand {
         options.accept = parsed.flags.contains("accept")
         options.familyShared = parsed.flags.contains("family-shared")
         options.apiKey = app.publicApiKey ?? app.secretApiKey
+        options.secretApiKey = app.secretApiKey
+        options.requestFile = parsed.value("request")
         // One story of a customer at a time: a second one waits for the first, then continues it.
         try PrivateFile.createDirectory(file.deletingLastPathComponent().path)
         let turn = try LockedFile(path: file.deletingPathExtension().path + ".lock")

@@ -44,11 +44,13 @@ struct SimulatedSubscription: Codable, Sendable {
     var appAccountToken: String
     var environment: String
     var bundleId: String
+    /// What the subscription is made of when it is an Advanced Commerce one (`commerce-subscribe`).
+    var commerce: SimulatedCommerce?
 
     /// A fresh subscription to `productId`, starting at `nowMs` with transaction `transactionId`.
     init(
         productId: String, transactionId: String, fixedPeriodMs: Int64?, nowMs: Int64, user: String, environment: String,
-        bundleId: String, trial: Bool, familyShared: Bool = false
+        bundleId: String, trial: Bool, familyShared: Bool = false, commerce: SimulatedCommerce? = nil
     ) {
         originalTransactionId = transactionId
         self.productId = productId
@@ -63,6 +65,7 @@ struct SimulatedSubscription: Codable, Sendable {
         appAccountToken = UUID(uuidString: user)?.uuidString.lowercased() ?? SimulatedSubscription.token(for: user)
         self.environment = environment
         self.bundleId = bundleId
+        self.commerce = commerce
         expiresMs = length(of: productId).end(after: nowMs)
         priceMilliunits = trial ? 0 : price(of: productId)
     }
@@ -72,14 +75,18 @@ struct SimulatedSubscription: Codable, Sendable {
 
     // MARK: - Periods and prices
 
-    /// How long a period of `productId` lasts in this story.
+    /// How long a period of `productId` lasts in this story: `--period`, else the Advanced
+    /// Commerce period, else what the product's name says.
     func length(of productId: String) -> PeriodLength {
-        fixedPeriodMs.map(PeriodLength.milliseconds) ?? SimulatedProduct(id: productId).length
+        if let fixedPeriodMs { return .milliseconds(fixedPeriodMs) }
+        if let commerce { return PeriodLength(commerce.current.period) }
+        return SimulatedProduct(id: productId).length
     }
 
-    /// What a period of `productId` costs now: the price the customer accepted, else the list price.
+    /// What a period of `productId` costs now: the current Advanced Commerce items, the price
+    /// the customer accepted, else the list price.
     func price(of productId: String) -> Int64 {
-        acceptedPrices?[productId] ?? SimulatedProduct(id: productId).listPriceMilliunits
+        commerce?.current.priceMilliunits ?? acceptedPrices?[productId] ?? SimulatedProduct(id: productId).listPriceMilliunits
     }
 
     /// What the current period cost.
@@ -87,6 +94,7 @@ struct SimulatedSubscription: Codable, Sendable {
 
     /// What the next renewal charges: the increased price while the customer has not answered yet.
     var renewalPriceMilliunits: Int64 {
+        if let commerce { return commerce.next.priceMilliunits }
         let price = price(of: autoRenewProductId)
         return priceIncreasePending ? SimulatedProduct.increased(price) : price
     }
@@ -134,6 +142,7 @@ struct SimulatedSubscription: Codable, Sendable {
             members["revocationReason"] = .integer(0)
             members["revocationType"] = .string(familyShared ? "FAMILY_REVOKE" : "REFUND_FULL")
         }
+        members["advancedCommerceInfo"] = commerce?.transactionInfo
         return .object(members)
     }
 
@@ -150,6 +159,7 @@ struct SimulatedSubscription: Codable, Sendable {
         if priceIncreasePending { members["priceIncreaseStatus"] = .integer(0) }
         if priceIncreaseAccepted == true { members["priceIncreaseStatus"] = .integer(1) }
         if let expirationIntent { members["expirationIntent"] = .integer(Int64(expirationIntent)) }
+        members["advancedCommerceInfo"] = commerce?.renewalInfo
         return .object(members)
     }
 }

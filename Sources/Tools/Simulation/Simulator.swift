@@ -22,6 +22,9 @@ struct Simulator {
         case familyRevoke = "family-revoke"
         case priceIncrease = "price-increase"
         case lifecycle
+        case commerceSubscribe = "commerce-subscribe"
+        case commerceUpgrade = "commerce-upgrade"
+        case commerceDowngrade = "commerce-downgrade"
     }
 
     struct Options {
@@ -42,6 +45,10 @@ struct Simulator {
         /// The app's public (or secret) API key: with it, a purchase is also posted by "the app"
         /// to `/v1/subscribers/{user}/transactions`, linking it to `--user` as a real app would.
         var apiKey: String?
+        /// The app's secret API key, with which its backend has RevenueDot sign Advanced Commerce requests.
+        var secretApiKey: String?
+        /// `--request FILE`: the in-app request a `commerce-*` story has signed instead of its example.
+        var requestFile: String?
     }
 
     let options: Options
@@ -82,10 +89,14 @@ struct Simulator {
             let ended =
                 current.expiresMs <= now && current.length(of: current.autoRenewProductId).end(after: current.expiresMs) > now
             let id = try ids.next()
-            try change { $0.nextPeriod(productId: $0.autoRenewProductId, transactionId: id, startMs: ended ? $0.expiresMs : now) }
+            try change {
+                $0.commerce?.renew()
+                $0.nextPeriod(productId: $0.autoRenewProductId, transactionId: id, startMs: ended ? $0.expiresMs : now)
+            }
             try send("DID_RENEW", nil)
         case .upgrade:
             let product = options.product ?? "pro.yearly"
+            try refuse(try live("upgrade").commerce != nil, "an Advanced Commerce subscription changes with commerce-upgrade")
             try refuse(try live("upgrade").productId == product, "\(options.user) is on \(product) already")
             let id = try ids.next()
             try change {
@@ -95,6 +106,7 @@ struct Simulator {
             try send("DID_CHANGE_RENEWAL_PREF", "UPGRADE")
         case .downgrade:
             let current = try live("downgrade")
+            try refuse(current.commerce != nil, "an Advanced Commerce subscription changes with commerce-downgrade")
             let product = options.product ?? (current.productId == "pro.yearly" ? "pro.monthly" : "pro.basic")
             try refuse(product == current.productId, "\(options.user) is on \(product) already")
             try change { $0.autoRenewProductId = product }
@@ -128,7 +140,10 @@ struct Simulator {
             try refuse(
                 !(try live("billing-recovery").billingIssue), "there is no billing issue to recover from: billing-failure first")
             let id = try ids.next()
-            try change { $0.nextPeriod(productId: $0.autoRenewProductId, transactionId: id, startMs: now) }
+            try change {
+                $0.commerce?.renew()
+                $0.nextPeriod(productId: $0.autoRenewProductId, transactionId: id, startMs: now)
+            }
             try send("DID_RENEW", "BILLING_RECOVERY")
         case .expire:
             let current = try live("expire")
@@ -170,7 +185,9 @@ struct Simulator {
             try change { $0.refundedMs = now }
             try send("REVOKE", nil)
         case .priceIncrease:
-            _ = try live("price-increase")
+            // Advanced Commerce prices change through Apple's Change Subscription Price, not simulated.
+            try refuse(
+                try live("price-increase").commerce != nil, "an Advanced Commerce subscription has no price-increase story")
             let accept = options.accept
             try change {
                 $0.priceIncreasePending = !accept
@@ -187,13 +204,16 @@ struct Simulator {
             try send("PRICE_INCREASE", accept ? "ACCEPTED" : "PENDING")
         case .lifecycle:
             try lifecycle()
+        case .commerceSubscribe, .commerceUpgrade, .commerceDowngrade:
+            try playCommerce(story, at: now)
         }
         try save()
     }
 
     /// A first purchase, or a resubscription once the subscription expired.
     private mutating func subscribe(at now: Int64) throws {
-        guard var current = state else {
+        // An Advanced Commerce subscription is of another group: after it, a product is a new purchase.
+        guard var current = state, current.commerce == nil || !current.expired else {
             state = SimulatedSubscription(
                 productId: options.product ?? "pro.monthly", transactionId: try ids.next(), fixedPeriodMs: options.periodMs,
                 nowMs: now, user: options.user, environment: options.environment, bundleId: options.bundleId, trial: false,

@@ -1,0 +1,127 @@
+import AdvancedCommerce
+import AppStore
+import Crypto
+import Foundation
+import JSON
+import LoopbackClient
+import Server
+
+/// The Advanced Commerce stories: the app has RevenueDot sign an in-app request
+/// (`POST /v1/advanced-commerce/{app}/requests`), the customer confirms it in StoreKit, and the App
+/// Store charges what the signed request says and notifies as for any subscription, the
+/// transaction and renewal info carrying `advancedCommerceInfo` with the request's reference.
+extension Simulator {
+    /// The generic subscription product Advanced Commerce subscriptions are sold as, unless `--product`.
+    static let commerceProduct = "commerce.pass"
+
+    mutating func playCommerce(_ story: Story, at now: Int64) throws {
+        switch story {
+        case .commerceSubscribe:
+            if let current = state {
+                try refuse(
+                    !current.expired,
+                    "\(options.user) is already subscribed (\(current.productId)); try commerce-upgrade or expire")
+            }
+            let reference = UUID().uuidString.lowercased()
+            guard
+                case .createSubscription(let create) = try signedRequest(CommerceRequestExamples.subscribe, reference: reference),
+                let commerce = SimulatedCommerce(create, reference: reference)
+            else { throw Failure(description: "commerce-subscribe takes a CREATE_SUBSCRIPTION request with items and a period") }
+            state = SimulatedSubscription(
+                productId: options.product ?? Self.commerceProduct, transactionId: try ids.next(),
+                fixedPeriodMs: options.periodMs,
+                nowMs: now, user: options.user, environment: options.environment, bundleId: options.bundleId, trial: false,
+                commerce: commerce)
+            try postFromApp()
+            try send("SUBSCRIBED", "INITIAL_BUY")
+        case .commerceUpgrade, .commerceDowngrade:
+            let current = try live(story.rawValue)
+            guard var commerce = current.commerce else {
+                throw Failure(
+                    description: "\(options.user)'s subscription is not an Advanced Commerce one: commerce-subscribe starts one")
+            }
+            let example = story == .commerceUpgrade ? CommerceRequestExamples.upgrade : CommerceRequestExamples.downgrade
+            let reference = UUID().uuidString.lowercased()
+            guard
+                case .modifySubscription(let modify) = try signedRequest(
+                    example, reference: reference, transactionId: current.transactionId)
+            else { throw Failure(description: "\(story.rawValue) takes a MODIFY_SUBSCRIPTION request") }
+            // A change that takes effect now is charged now: a new transaction, from now to the
+            // current period's end (retainBillingCycle) or for a whole new period.
+            guard commerce.modify(modify, reference: reference) else {
+                try change { $0.commerce = commerce }
+                try send("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE")
+                return
+            }
+            let id = try ids.next()
+            try change {
+                let end = $0.expiresMs
+                $0.commerce = commerce
+                $0.nextPeriod(productId: $0.productId, transactionId: id, startMs: now)
+                if modify.retainBillingCycle == true { $0.expiresMs = max(end, now) }
+            }
+            try send("DID_CHANGE_RENEWAL_PREF", "UPGRADE")
+        default:
+            throw Failure(description: "\(story.rawValue) is not an Advanced Commerce story")
+        }
+    }
+
+    /// Has RevenueDot sign the request (`--request FILE`, else `example`) for the customer, as
+    /// the app's backend does, and returns the request the signed token carries: what the App
+    /// Store reads and charges.
+    private mutating func signedRequest(_ example: String, reference: String, transactionId: String? = nil) throws
+        -> InAppRequest
+    {
+        guard let key = options.secretApiKey else {
+            throw Failure(
+                description: "app \(options.appId) has no secretApiKey: the app's backend signs in-app requests with it")
+        }
+        let text: Data
+        if let path = options.requestFile {
+            guard let data = FileManager.default.contents(atPath: path) else { throw Failure(description: "cannot read \(path)") }
+            text = data
+        } else {
+            text = Data(example.utf8)
+        }
+        var request = try JSONValue(parsing: text)
+        guard request.objectValue != nil else { throw Failure(description: "the request is not a JSON object") }
+        var info = request["requestInfo"] ?? .object([:])
+        info["requestReferenceId"] = .string(reference)
+        info["appAccountToken"] = .string(try existingToken())
+        request["requestInfo"] = info
+        if let transactionId { request["transactionId"] = .string(transactionId) }
+        let operation = request["operation"]?.stringValue ?? "?"
+        print("→ the app has RevenueDot sign its \(operation) request \(reference)")
+        let body = JSONValue.object(["app_user_id": .string(options.user), "request": request])
+        let response = try post(
+            "/v1/advanced-commerce/\(options.appId)/requests", body: Data(body.serialized().utf8),
+            headers: ["Authorization": "Bearer \(key)"])
+        let answer = try? JSONValue(parsing: response.body)
+        guard response.status == 200, let token = answer?["token"]?.stringValue else {
+            print("← \(response.status) \(String(decoding: response.body, as: UTF8.self))")
+            let refusal = answer?["error"].map { "\($0["code"]?.stringValue ?? "?"): \($0["message"]?.stringValue ?? "")" }
+            throw Failure(description: "RevenueDot did not sign the request: \(refusal ?? "it answered \(response.status)")")
+        }
+        print("← \(response.status) signed; the customer confirms the purchase in StoreKit")
+        guard let signed = Self.request(inToken: token) else {
+            throw Failure(description: "the token RevenueDot signed carries no request the App Store can read")
+        }
+        return signed
+    }
+
+    /// The customer's `appAccountToken`: their subscription's, or the one `--user` makes.
+    private func existingToken() throws -> String {
+        state?.appAccountToken ?? UUID(uuidString: options.user)?.uuidString.lowercased()
+            ?? SimulatedSubscription.token(for: options.user)
+    }
+
+    /// The in-app request in an Advanced Commerce token's `request` claim (standard base64 of
+    /// the request's JSON).
+    static func request(inToken token: String) -> InAppRequest? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let claims = Base64.decode(parts[1], alphabet: .url).flatMap({ try? JSONValue(parsing: $0) }),
+            let encoded = claims["request"]?.stringValue, let json = Base64.decode(encoded, alphabet: .standard)
+        else { return nil }
+        return try? InAppRequest(json: json)
+    }
+}
