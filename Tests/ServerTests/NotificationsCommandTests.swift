@@ -88,6 +88,22 @@ struct NotificationsCommandTests {
         #expect(table.output.contains(applied) && table.output.contains("DID_RENEW") && table.output.contains("held"))
     }
 
+    /// Columns fit their widest cell: an app id longer than the header's column is printed whole.
+    @Test func listPrintsAppIdsWholeInAlignedColumns() throws {
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(try connection.postNotification(try fixture.signer.notification(), app: "sandbox-only").status == 200)
+        service.shutdown()
+        let listed = try run(["list"])
+        #expect(listed.status == 0, "\(listed.output)")
+        let rows = listed.output.split(separator: "\n").map(String.init)
+        let row = try #require(rows.first { $0.contains("sandbox-only") }, "\(listed.output)")
+        let header = try #require(rows.first)
+        #expect(
+            row.range(of: "DID_RENEW")?.lowerBound.utf16Offset(in: row)
+                == header.range(of: "TYPE")?.lowerBound.utf16Offset(in: header))
+    }
+
     @Test func aLimitOverTheLargestPageIsAUsageError() throws {
         let refused = try run(["list", "--limit", "100000"])
         #expect(refused.status == 2)

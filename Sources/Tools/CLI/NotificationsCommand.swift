@@ -81,15 +81,18 @@ public struct NotificationsCommand {
             StandardStreams.out(records.map { Self.summary($0).serialized() + "\n" }.joined())
             return 0
         }
-        var lines = ["RECEIVED                  STATE     APP        TYPE / SUBTYPE                          ENVIRONMENT  UUID"]
-        for record in records {
-            let type = record.subtype.map { "\(record.notificationType) / \($0)" } ?? record.notificationType
-            lines.append(
+        // Columns as wide as their widest cell: an app id or a type is never cut.
+        let rows =
+            [["RECEIVED", "STATE", "APP", "TYPE / SUBTYPE", "ENVIRONMENT", "UUID"]]
+            + records.map { record in
                 [
-                    UnixTime.iso8601(record.receivedAt).padding(26), record.state.rawValue.padding(10), record.appId.padding(11),
-                    type.padding(40), (record.environment ?? "-").padding(13), record.notificationUUID,
-                ].joined())
-        }
+                    UnixTime.iso8601(record.receivedAt), record.state.rawValue, record.appId.escapingControls,
+                    record.subtype.map { "\(record.notificationType) / \($0)" } ?? record.notificationType,
+                    record.environment ?? "-", record.notificationUUID,
+                ]
+            }
+        let columns = TextColumns(fitting: rows)
+        var lines = rows.map(columns.line)
         if records.isEmpty { lines.append("(no notifications)") }
         StandardStreams.out(lines.joined(separator: "\n") + "\n")
         return 0
