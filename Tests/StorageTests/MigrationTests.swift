@@ -160,6 +160,8 @@ import Testing
         let error = #expect(throws: StoreError.self) { try Store(path: directory.databasePath) }
         #expect(error?.code == .invalid)
         #expect(error?.message.contains("schema version 999") == true)
+        // With the way back (README "Upgrading"): the newer build, or the backup from before it.
+        #expect(error?.message.contains("restore the backup taken before the upgrade") == true, "\(error?.message ?? "")")
     }
 
     @Test func fileThatIsNotADatabaseIsReportedCorrupt() throws {

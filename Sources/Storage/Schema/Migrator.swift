@@ -74,7 +74,8 @@ struct Migrator {
             throw StoreError(
                 .invalid,
                 "the database has schema version \(unknown), which this build does not know (it knows up to "
-                    + "\(known.max() ?? 0)); it was written by a newer RevenueDot: refusing to open it")
+                    + "\(known.max() ?? 0)); it was written by a newer RevenueDot: refusing to open it (run that build, or restore the backup taken "
+                    + "before the upgrade: README \"Upgrading\")")
         }
         return applied
     }

@@ -78,7 +78,8 @@ struct PostgresMigrator {
             throw StoreError(
                 .invalid,
                 "the database has schema version \(newest), which this build does not know (it knows up to "
-                    + "\(PostgresSchema.baselineVersion)); it was written by a newer RevenueDot: refusing to open it")
+                    + "\(PostgresSchema.baselineVersion)); it was written by a newer RevenueDot: refusing to open it (run that build, or restore the backup taken "
+                    + "before the upgrade: README \"Upgrading\")")
         }
         guard versions.contains(PostgresSchema.baselineVersion) else {
             throw StoreError(
