@@ -75,7 +75,7 @@ struct HeldNotificationsTests {
     @Test func aNotificationHeldUnderTheWrongAppGoesToTheOneThatAcceptsIt() throws {
         let uuid = UUID().uuidString.lowercased()
         let purchase = "7100000002"
-        var service = try RevenueDotService(config: try twoApps(twin: true))
+        var service = try RevenueDotService(quietly: try twoApps(twin: true))
         try service.start()
         let posted = try LoopbackConnection(port: service.port).postNotification(
             try signer.notification(uuid: uuid, originalTransactionId: purchase), app: "wrong")
@@ -84,7 +84,7 @@ struct HeldNotificationsTests {
         service.shutdown()
 
         // Two apps accept it: which one it is for is not for RevenueDot to guess.
-        service = try RevenueDotService(config: try twoApps(twin: true))
+        service = try RevenueDotService(quietly: try twoApps(twin: true))
         try service.start()
         service.waitForHeldNotifications()
         #expect(service.heldNotifications! == (0, 1))
@@ -95,13 +95,13 @@ struct HeldNotificationsTests {
         let taken = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 1), router: Router(), observer: nil)
         try taken.start()
-        let refused = try RevenueDotService(config: try twoApps(listen: "127.0.0.1:\(taken.port)"))
+        let refused = try RevenueDotService(quietly: try twoApps(listen: "127.0.0.1:\(taken.port)"))
         #expect(throws: (any Error).self) { try refused.start() }
         refused.shutdown()
         taken.shutdown()
         #expect(try stored(uuid)?.state == .held)
 
-        service = try RevenueDotService(config: try twoApps())
+        service = try RevenueDotService(quietly: try twoApps())
         try service.start()
         service.waitForHeldNotifications()
         #expect(service.heldNotifications! == (1, 0))
@@ -116,7 +116,7 @@ struct HeldNotificationsTests {
         let sandbox = UUID().uuidString.lowercased()
         let otherBundle = UUID().uuidString.lowercased()
         let purchase = "7100000001"
-        var service = try RevenueDotService(config: try config(environments: ["Production"]))
+        var service = try RevenueDotService(quietly: try config(environments: ["Production"]))
         try service.start()
         service.waitForHeldNotifications()
         #expect(service.heldNotifications! == (0, 0))
@@ -130,7 +130,7 @@ struct HeldNotificationsTests {
         service.shutdown()
 
         // Sandbox accepted from now on: the Sandbox notification is applied at start, the other bundle stays held.
-        service = try RevenueDotService(config: try config(environments: ["Sandbox", "Production"]))
+        service = try RevenueDotService(quietly: try config(environments: ["Sandbox", "Production"]))
         let restarted = Int64(Date().timeIntervalSince1970 * 1000)
         try service.start()
         service.waitForHeldNotifications()
@@ -152,7 +152,7 @@ struct HeldNotificationsTests {
         #expect(try stored(otherBundle)?.stateReason?.hasPrefix("invalidAppIdentifier") == true)
 
         // Once applied, it is applied once: the next start finds only the other bundle's.
-        service = try RevenueDotService(config: try config(environments: ["Sandbox", "Production"]))
+        service = try RevenueDotService(quietly: try config(environments: ["Sandbox", "Production"]))
         try service.start()
         service.waitForHeldNotifications()
         #expect(service.heldNotifications! == (0, 1))
@@ -194,7 +194,7 @@ struct HeldNotificationsTests {
                     state: .held, stateReason: "invalidEnvironment: Sandbox"))
         }
         store.close()
-        let service = try RevenueDotService(config: configured)
+        let service = try RevenueDotService(quietly: configured)
         try service.start()
         service.waitForHeldNotifications()
         #expect(service.heldNotifications! == (count, 0))
@@ -247,7 +247,7 @@ struct HeldNotificationsTests {
                     stateReason: "hand-off failed: disk I/O error"))
         }
         store.close()
-        let service = try RevenueDotService(config: configured)
+        let service = try RevenueDotService(quietly: configured)
         try service.start()
         service.waitForHeldNotifications()
         #expect(service.failedNotifications! == (1, 1))

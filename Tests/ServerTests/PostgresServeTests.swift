@@ -66,7 +66,7 @@ struct PostgresServeTests {
             let fixture = try ServerFixture(database: "\"\(text)\"")
             let config = try fixture.config()
             #expect(!"\(config.database)".contains(wrong.password ?? ""))
-            let error = #expect(throws: ConfigError.self) { try RevenueDotService(config: config) }
+            let error = #expect(throws: ConfigError.self) { try RevenueDotService(quietly: config) }
             let line = error.map { "\($0)" } ?? ""
             #expect(line.contains("password authentication failed"), "\(line)")
             #expect(line.contains(url.database))

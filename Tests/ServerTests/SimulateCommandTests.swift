@@ -30,7 +30,7 @@ struct SimulateCommandTests {
                        "secretApiKey": "sk_sim", "publicApiKey": "pk_sim",
                        "entitlements": {"pro": ["pro.monthly", "pro.yearly"]}}]}
             """)
-        service = try RevenueDotService(config: try ConfigLoader.load(path: configPath))
+        service = try RevenueDotService(quietly: try ConfigLoader.load(path: configPath))
         try service.start()
         connection = try LoopbackConnection(port: service.port)
     }

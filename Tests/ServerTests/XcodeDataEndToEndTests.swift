@@ -34,7 +34,7 @@ struct XcodeDataEndToEndTests {
               ]
             }
             """)
-        let service = try RevenueDotService(config: try ConfigLoader.load(path: config))
+        let service = try RevenueDotService(quietly: try ConfigLoader.load(path: config))
         try service.start()
         defer { service.shutdown() }
         let connection = try LoopbackConnection(port: service.port)

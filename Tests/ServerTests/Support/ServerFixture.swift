@@ -41,7 +41,7 @@ struct ServerFixture {
 
     /// Starts an in-process service; the caller shuts it down.
     func startService() throws -> RevenueDotService {
-        let service = try RevenueDotService(config: try config())
+        let service = try RevenueDotService(quietly: try config())
         try service.start()
         return service
     }
@@ -60,5 +60,13 @@ extension LoopbackConnection {
         try request(
             "POST", "/v1/subscribers/\(user)/transactions", headers: ["Authorization": "Bearer \(key)"],
             body: Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8))
+    }
+}
+
+extension RevenueDotService {
+    /// A service whose log lines are dropped: what a test checks is its expectations, and the
+    /// access lines of every request would bury them in the test run's output.
+    convenience init(quietly config: RevenueDotConfig) throws {
+        try self.init(config: config, log: { _ in })
     }
 }

@@ -36,7 +36,7 @@ final class SimulatorWorld: Sendable {
                        "inAppPurchaseKey": {"keyId": "SIM123", "issuerId": "issuer-sim", "privateKeyPath": "\(keyPath)"},
                        "entitlements": \(Self.entitlements)}]}
             """)
-        service = try RevenueDotService(config: try ConfigLoader.load(path: configPath))
+        service = try RevenueDotService(quietly: try ConfigLoader.load(path: configPath))
         try service.start()
         port = service.port
     }
