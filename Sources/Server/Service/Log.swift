@@ -71,26 +71,15 @@ public final class Log: Sendable {
         self.clock = clock
     }
 
-    /// Writes the line with one `write(2)`, so lines from several threads never interleave.
-    public static let standardError: @Sendable (String) -> Void = { line in
-        var line = line
-        line.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(2, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else { return }
-                offset += written
-            }
-        }
-    }
+    /// Standard error, a line per `write(2)` (`StandardStreams.error`).
+    public static let standardError: @Sendable (String) -> Void = { StandardStreams.error($0) }
 
     /// Whether a line at `level` would be written (to skip building one that would not).
     public func enabled(_ level: LogLevel) -> Bool { level >= config.level }
 
     public func write(_ level: LogLevel, _ event: String, _ message: String = "", _ fields: [(String, LogValue)] = []) {
         guard enabled(level) else { return }
-        let time = Self.time(milliseconds: Int64((clock().timeIntervalSince1970 * 1000).rounded(.down)))
+        let time = Self.time(milliseconds: UnixTime.milliseconds(clock()))
         switch config.format {
         case .text: sink(Self.text(time: time, level: level, event: event, message: message, fields: fields))
         case .json: sink(Self.json(time: time, level: level, event: event, message: message, fields: fields))

@@ -16,11 +16,26 @@ package enum StandardStreams {
 
     /// What a running server says: lost, not fatal, when nobody can read it any more.
     package static func note(_ text: String) {
-        try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+        write(text, to: 1)
     }
 
     package static func error(_ text: String) {
-        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
+        write(text, to: 2)
+    }
+
+    /// Writes all of `text` to `descriptor` (with as few `write(2)` calls as it takes: one for a
+    /// line, so lines from several threads never interleave); what cannot be written is dropped.
+    private static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
     }
 
     /// Opens /dev/null on any of descriptors 0, 1 and 2 that is closed (a process started with
