@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 
 /// `revenuedot backup` and `revenuedot restore`: a consistent copy of a SQLite database made
 /// while a server writes it, and a copy put back in its place while no server runs.
@@ -132,14 +133,8 @@ public enum DatabaseBackup {
         close(directory)
     }
 
-    /// `20261203T154050Z`: sorts by time and is safe in a file name.
+    /// `20261203T154050Z`: ISO 8601's basic format, which sorts by time and is safe in a file name.
     private static func stamp(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970)
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        return String(
-            format: "%04d%02d%02dT%02d%02d%02dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour,
-            parts.tm_min, parts.tm_sec)
+        ISO8601UTC.string(fromMilliseconds: UnixTime.milliseconds(date)).filter { $0 != "-" && $0 != ":" }
     }
 }
