@@ -27,7 +27,7 @@ package struct CommerceAPI: Sendable {
     private func access(_ request: HTTPRequest) -> Access {
         let appId = request.pathParameters["appId"] ?? ""
         guard keys.configures(appId: appId) else {
-            return .refused(.error(status: 404, code: "unknown_app", message: "no app \"\(appId)\" is configured"))
+            return .refused(Routes.response(for: .unknownApp(appId)))
         }
         guard let (app, access) = keys.authenticate(request), access == .secret, app.id == appId else {
             return .refused(APIKeys.secretKeyRequired)
