@@ -33,7 +33,6 @@ struct ReferencePage: Sendable {
     let snippets: ReferenceSnippets
 
     var question: String { "What does the App Store notification \(type) mean?" }
-    var subtypes: [String] { cases.compactMap(\.subtype) }
 
     /// The quick facts, label and value (Markdown inline code in backticks).
     var quickFacts: [(String, String)] {
