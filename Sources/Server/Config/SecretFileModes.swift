@@ -7,6 +7,16 @@ import Glibc
 /// signs requests to Apple in its name. Mode 0600 (or 0640, for a service group) is expected; a
 /// file others may read, or that its group or others may write, is refused with the `chmod` that
 /// fixes it. The files are checked as `serve` reads them, through symbolic links.
+extension ConfigLoader {
+    /// The configuration at `path` as `serve` takes it, at start and at each reload (and
+    /// `check-config` checks it): loaded, and its secret files private (`SecretFileModes`).
+    package static func loadForServing(path: String) throws(ConfigError) -> RevenueDotConfig {
+        let config = try load(path: path)
+        try SecretFileModes.check(config)
+        return config
+    }
+}
+
 package enum SecretFileModes {
     /// Permission bits that must be clear: read for others, write for group and others.
     package static let forbidden: mode_t = S_IROTH | S_IWOTH | S_IWGRP

@@ -29,8 +29,7 @@ extension RevenueDotService {
     public func reload(from path: String) -> ReloadOutcome {
         let new: RevenueDotConfig
         do {
-            new = try ConfigLoader.load(path: path)
-            try SecretFileModes.check(new)
+            new = try ConfigLoader.loadForServing(path: path)
         } catch {
             return refuse("\(error)")
         }

@@ -24,8 +24,7 @@ public struct CheckConfigCommand {
     }
 
     public func run() throws -> Int32 {
-        let config = try ConfigLoader.load(path: configPath)
-        try SecretFileModes.check(config)
+        let config = try ConfigLoader.loadForServing(path: configPath)
         _ = try AppVerifiers.forApps(of: config)
         let schema: SchemaState
         do {

@@ -39,8 +39,7 @@ public struct ServeCommand {
             // Watch for the signals first: one that comes while the service starts is kept
             // (`Termination`), and acted on once the start is over.
             signals = try Termination()
-            let config = try ConfigLoader.load(path: configPath)
-            try SecretFileModes.check(config)
+            let config = try ConfigLoader.loadForServing(path: configPath)
             service = try RevenueDotService(config: config, docs: ReferenceDocs.serve)
             try service.start(
                 heldDone: { applied, stillHeld in
@@ -65,7 +64,8 @@ public struct ServeCommand {
             "start", "RevenueDot is serving",
             [
                 ("version", .text(RevenueDotVersion.semantic)), ("commit", .text(RevenueDotVersion.commit)),
-                ("node", .text(service.node)), ("listen", .text("\(config.listen.host):\(service.port)")),
+                ("node", .text(service.node)),
+                ("listen", .text(ListenAddress(host: config.listen.host, port: service.port).description)),
                 ("database", .text(config.database.description)), ("apps", .integer(Int64(config.apps.count))),
                 ("webhooks", .integer(Int64(config.apps.reduce(0) { $0 + $1.webhooks.count }))),
                 ("config", .text(configPath)),
