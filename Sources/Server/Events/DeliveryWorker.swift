@@ -65,7 +65,12 @@ package final class DeliveryWorker: StoppableService {
     }
 
     /// Looks for due deliveries now instead of at the next poll (new events were committed).
-    package func nudge() { wake.signal() }
+    /// Nothing while not running: a worker not started yet looks when it starts, and the
+    /// nudges of a whole reload would otherwise each wake it once it does.
+    package func nudge() {
+        guard state.withLock({ $0.running }) else { return }
+        wake.signal()
+    }
 
     /// Stops picking deliveries; sends in progress go on (see `waitStopped`).
     package func beginStop() {

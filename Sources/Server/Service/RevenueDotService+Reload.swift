@@ -48,10 +48,10 @@ extension RevenueDotService {
             guard !stopping else { return refuse("the server is stopping") }
             let generation: ConfiguredServices
             do { generation = try ConfiguredServices(config: new, shared: shared) } catch { return refuse("\(error)") }
-            let old = services.value
+            let old = self.generation
             let restartNeeded = Self.keysNeedingRestart(from: old.config, to: new)
-            // What arrives from now on is verified, applied and answered with the new apps.
-            liveApps.withLock { $0 = Dictionary(uniqueKeysWithValues: new.apps.map { ($0.id, $0) }) }
+            // What arrives from now on is verified, applied and answered with the new apps, and
+            // commits nudge the new workers (they look for due deliveries once started).
             services.withLock { $0 = generation }
             server.replaceRouter(generation.router)
             // Old workers and scheduler finish what they hold before new ones start: two workers
@@ -59,7 +59,6 @@ extension RevenueDotService {
             let deadline = ContinuousClock.now + Self.reloadStopTimeout
             old.stop(before: deadline)
             _ = heldPass.wait(timeout: .after(max(.zero, ContinuousClock.now.duration(to: deadline))))
-            nudge.withLock { $0 = generation.workers }
             generation.start(firstBackfillWait: nil)
             takeUpHeld(by: generation, heldDone: nil, failedDone: nil)
             log.info(

@@ -20,12 +20,10 @@ public final class RevenueDotService: Sendable {
     package let metrics: Metrics
     package let log: Log
     let shared: ConfiguredServices.Shared
-    /// The apps the store's hand-off applies inputs for, as configured now.
-    let liveApps: Locked<[String: AppConfig]>
-    /// The generation in force; `reload` swaps it.
-    let services: Locked<ConfiguredServices>
-    /// The webhook workers each commit nudges: the generation's in force.
-    let nudge: Locked<[DeliveryWorker]>
+    /// The generation in force, whose apps the store's hand-off applies inputs with and whose
+    /// webhook workers each commit nudges; `reload` swaps it. Nil only while `init` makes the
+    /// first one (storage must exist before it).
+    let services: Locked<ConfiguredServices?>
     /// Held while a generation is started, stopped or swapped (reload and shutdown exclude each other).
     let lifecycle = Locked(false)
     private let contacts: CustomerContacts
@@ -58,16 +56,15 @@ public final class RevenueDotService: Sendable {
         self.metrics = metrics
         // Facts decoded for refolds, shared by every input applied to this store.
         let cache = LedgerCache()
-        let liveApps = Locked(Dictionary(uniqueKeysWithValues: config.apps.map { ($0.id, $0) }))
-        self.liveApps = liveApps
-        let handOff = LedgerHandOff(app: { id in liveApps.withLock { $0[id] }?.ledger }, cache: cache)
-        // Commits may carry new events: the workers in force are nudged (once there are some).
-        let nudge = Locked<[DeliveryWorker]>([])
+        let services = Locked<ConfiguredServices?>(nil)
+        self.services = services
+        let handOff = LedgerHandOff(app: { id in services.value?.config.app(id)?.ledger }, cache: cache)
         // A failed write of the reject log is tried again every second: a line a minute at most.
         let rejectLogWarned = Locked<ContinuousClock.Instant?>(nil)
         let onCommit: @Sendable (Int) -> Void = { size in
             metrics.commitBatchSize.observe(Double(size))
-            for worker in nudge.withLock({ $0 }) { worker.nudge() }
+            // Commits may carry new events: the workers in force are nudged.
+            for worker in services.value?.workers ?? [] { worker.nudge() }
         }
         // Nobody waits for these writes: the line and the count explain a failing health check.
         let onRejectsFailed: @Sendable (StoreError) -> Void = { error in
@@ -108,10 +105,8 @@ public final class RevenueDotService: Sendable {
             store: store, metrics: metrics, log: log, cache: cache, handOff: handOff, contacts: contacts,
             alarm: StorageAlarm(log: log), docs: docs, clock: clock,
             deliveryPollInterval: deliveryPollInterval, node: node)
-        self.nudge = nudge
         let first = try ConfiguredServices(config: config, shared: shared)
-        services = Locked(first)
-        nudge.withLock { $0 = first.workers }
+        services.withLock { $0 = first }
         var http = HTTPServerConfiguration(
             host: config.listen.host, port: config.listen.port, threads: config.http.threads,
             maxBodyBytes: config.http.maxBodyBytes, maxBufferedBodyBytes: config.http.maxBufferedBodyBytes,
@@ -123,7 +118,10 @@ public final class RevenueDotService: Sendable {
     }
 
     /// The configuration in force: the one it started with, or the last one `reload` took.
-    public var current: RevenueDotConfig { services.withLock { $0.config } }
+    public var current: RevenueDotConfig { generation.config }
+
+    /// The generation in force (set by `init`, never nil after it).
+    var generation: ConfiguredServices { services.value! }
 
     /// Starts listening, then takes up the held notifications the configuration now accepts
     /// (`HeldNotifications`) on a thread of its own, so the server answers meanwhile; returns the
@@ -145,7 +143,7 @@ public final class RevenueDotService: Sendable {
             // An address that parses but cannot be bound: in use, or not this machine's.
             throw ConfigError(file: config.file, key: "listen", problem: error.message)
         }
-        let generation = services.value
+        let generation = generation
         generation.start(firstBackfillWait: Self.firstBackfillWait)
         contacts.start()
         takeUpHeld(by: generation, heldDone: heldDone, failedDone: failedDone)
@@ -186,14 +184,14 @@ public final class RevenueDotService: Sendable {
     package func waitForHeldNotifications() { heldPass.wait() }
 
     /// Reconciles now (tests; `serve` does this every `appleApi.reconcileIntervalMinutes`).
-    package func reconcileNow() { services.value.reconcile.runOnce() }
+    package func reconcileNow() { generation.reconcile.runOnce() }
 
     /// Answers the consumption requests due now (tests; `serve` does this every 15 s).
-    package func answerConsumptionRequests() { services.value.consumption.runOnce() }
+    package func answerConsumptionRequests() { generation.consumption.runOnce() }
 
     /// Fires due timers now (tests; the scheduler does this every `scheduler.intervalMs`).
     @discardableResult
-    package func fireDueTimers() throws -> Int { try services.value.scheduler.tick() }
+    package func fireDueTimers() throws -> Int { try generation.scheduler.tick() }
 
     /// The port the server listens on.
     public var port: UInt16 { server.port }
@@ -235,7 +233,7 @@ public final class RevenueDotService: Sendable {
         // A reload in progress finishes first; none starts after this.
         let generation = lifecycle.withLock { stopped in
             stopped = true
-            return services.value
+            return self.generation
         }
         // What it applied so far is committed; the rest is taken up at the next start.
         generation.held.stop()
