@@ -129,6 +129,12 @@ let package = Package(
             name: "AppStoreFixtures",
             dependencies: ["AppStore", "Crypto"],
             path: "Tests/AppStoreFixtures"),
+        // Decoded App Store payloads for the reducer, and Codable parity checks, shared by the
+        // domain's tests and the store's.
+        .target(
+            name: "SubscriptionsFixtures",
+            dependencies: ["Subscriptions", "AppStore", "JSON"],
+            path: "Tests/SubscriptionsFixtures"),
         // A PostgreSQL cluster of a test's own, stopped and started under RevenueDot.
         .target(
             name: "PostgresFixtures",
@@ -155,14 +161,15 @@ let package = Package(
             dependencies: ["AdvancedCommerce", "AppStore", "Crypto", "JSON"]),
         .testTarget(
             name: "SubscriptionsTests",
-            dependencies: ["Subscriptions", "AppStore", "Crypto", "JSON", "Threads"]),
+            dependencies: ["Subscriptions", "SubscriptionsFixtures", "AppStore", "Crypto", "JSON", "Threads"]),
         .testTarget(
             name: "HTTPTests",
             dependencies: ["HTTP", "LoopbackClient"]),
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Storage", "AppStore", "AppStoreFixtures", "Crypto", "JSON", "Subscriptions", "Threads", "PostgresFixtures",
+                "Storage", "AppStore", "AppStoreFixtures", "Crypto", "JSON", "Subscriptions", "SubscriptionsFixtures", "Threads",
+                "PostgresFixtures",
             ]),
         .testTarget(
             name: "ThreadsTests",

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import JSON
+import SubscriptionsFixtures
 import Testing
 
 @testable import Subscriptions
@@ -8,12 +9,6 @@ import Testing
 /// `Event` writes its own JSON (`SortedJSONWritable`); it must be what `Codable` gives, through
 /// `JSONEncoder` with sorted keys, with every field set and with each one left out.
 @Suite struct EventJSONTests {
-    static func foundation(_ event: Event) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(event), as: UTF8.self)
-    }
-
     static var full: Event {
         var event = Event(type: .productChange, id: "9f1c", eventTimestampMs: 1_700_000_000_123)
         event.appId = "app"
@@ -55,12 +50,12 @@ import Testing
     }
 
     @Test func everyFieldIsSetInTheFixture() throws {
-        let members = try #require(try JSONValue(parsing: Data(Self.foundation(Self.full).utf8)).objectValue)
+        let members = try #require(try JSONValue(parsing: Data(CodableParity.foundation(Self.full).utf8)).objectValue)
         #expect(Set(members.keys) == Set(Event.CodingKeys.allCases.map(\.stringValue)))
     }
 
     @Test func matchesCodableWithAndWithoutEachField() throws {
-        let members = try #require(try JSONValue(parsing: Data(Self.foundation(Self.full).utf8)).objectValue)
+        let members = try #require(try JSONValue(parsing: Data(CodableParity.foundation(Self.full).utf8)).objectValue)
         var events = [Self.full]
         for key in members.keys {
             var without = members
@@ -72,8 +67,16 @@ import Testing
         }
         #expect(events.count == members.count + 1 - 4)  // type, id, event_timestamp_ms and store are required
         for event in events {
-            #expect(try JSONValueEncoder().encode(event) == Self.foundation(event))
-            #expect(try JSONValueEncoder().encode([event, event]) == "[\(Self.foundation(event)),\(Self.foundation(event))]")
+            #expect(try JSONValueEncoder().encode(event) == CodableParity.foundation(event))
+            #expect(
+                try JSONValueEncoder().encode([event, event])
+                    == "[\(CodableParity.foundation(event)),\(CodableParity.foundation(event))]")
         }
+    }
+
+    /// The hand-written reader and writer agree with `Codable`.
+    @Test func eventsDecodeAsCodableDoes() throws {
+        try CodableParity.check(Self.full)
+        try CodableParity.check(Event(type: .test, id: "t"))
     }
 }

@@ -1,6 +1,7 @@
 import AppStore
 import Crypto
 import Foundation
+import SubscriptionsFixtures
 import Testing
 
 @testable import Subscriptions

@@ -1,4 +1,5 @@
 import AppStore
+import SubscriptionsFixtures
 import Testing
 
 @testable import Subscriptions

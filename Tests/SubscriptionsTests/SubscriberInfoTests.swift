@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import JSON
+import SubscriptionsFixtures
 import Testing
 import Threads
 
@@ -296,59 +297,6 @@ import Threads
         #expect(shop.subscription.earlierProducts.map(\.productId) == [Apple.monthly, Apple.yearly])
     }
 
-    // MARK: - Stored documents
-
-    /// The hand-written readers of stored views and customers agree with `Codable` on every field.
-    @Test func storedViewsAndCustomersReadAsCodableDoes() throws {
-        let lifetime = Apple.transaction(
-            "7000", original: "7000", product: "forever", purchase: day(2) + 123, type: .nonConsumable, token: "user")
-        let ledgers = [
-            shop(Fixture.buy, Fixture.disable), shop(Fixture.buy, Fixture.failWithGrace), shop(Fixture.buy, Fixture.refund),
-            shop(Fixture.buy, Apple.notification(.oneTimeCharge, uuid: "n-life", signed: day(2), transaction: lifetime)),
-            shop(
-                Fixture.buy,
-                Apple.notification(
-                    .didChangeRenewalPref, .upgrade, uuid: "n-up", signed: day(10),
-                    transaction: Apple.transaction("1001", product: Apple.yearly, purchase: day(10)),
-                    renewal: Apple.renewal(product: Apple.yearly))),
-        ]
-        // A customer with every identity field set: merged, attributes, app transaction, grants.
-        var full = shop(Fixture.buy)
-        full.apply(.customerAction(.seen(appUserId: "$RCAnonymousID:x")))
-        full.apply(.customerAction(.aliased(appUserId: "$RCAnonymousID:x", newAppUserId: "user")))
-        full.apply(.customerAction(.attributesSet(appUserId: "user", ["$email": .init(value: "u@example.com", updatedAtMs: 3)])))
-        full.apply(
-            .customerAction(
-                .appTransactionPosted(appUserId: "user", originalApplicationVersion: "1.0", originalPurchaseDateMs: Apple.t0)))
-        full.apply(
-            .customerAction(
-                .promotionalGranted(
-                    appUserId: "user",
-                    PromotionalGrant(id: "g", entitlementId: "pro", productId: "rc_promo_pro_daily", startMs: 1, endMs: 2))))
-        full.apply(.customerAction(.promotionalsRevoked(appUserId: "user", entitlementId: "pro")))
-        #expect(full.ledger.customers["user"]?.promotionalGrants?.first?.revokedAtMs == nil)  // it had ended already
-        var checked = 0
-        for shop in ledgers + [full] {
-            for (_, customer) in shop.ledger.customers {
-                let json = try JSONValue(parsing: Data(try JSONValueEncoder().encode(customer).utf8))
-                #expect(try CustomerState(stored: json) == customer)
-                for view in shop.ledger.views(of: customer.appUserId) {
-                    let stored = try JSONValue(parsing: Data(try JSONValueEncoder().encode(view).utf8))
-                    #expect(try PurchaseView(stored: stored) == view)
-                    #expect(try JSONValueDecoder().decode(PurchaseView.self, from: Data(stored.serialized().utf8)) == view)
-                    checked += 1
-                }
-            }
-        }
-        #expect(checked >= 5)
-        #expect(throws: StoredViewError.self) { try PurchaseView(stored: .object(["kind": "subscription"])) }
-        #expect(throws: StoredViewError.self) {
-            try PurchaseView(stored: .object(["kind": "subscription", "id": "1", "expiresDateMs": "soon"]))
-        }
-        #expect(throws: StoredViewError.self) {
-            try CustomerState(stored: .object(["appUserId": "u", "firstSeenMs": .integer(1)]))
-        }
-    }
     /// Keys sort by UTF-8 bytes, as `serialized()` sorts them, also for ids that are not in NFC
     /// ("cafe" + U+0301 sorts before "cafz" by bytes, after it by `String <`).
     @Test func entitlementIdsSortByUTF8Bytes() throws {

@@ -18,20 +18,20 @@ public struct EarlierProduct: Codable, Hashable, Sendable {
     public var currency: String? = nil
     /// When its latest period was refunded or revoked.
     public var refundedAtMs: Int64? = nil
-}
 
-extension EarlierProduct: SortedJSONWritable {
-    public func writeSortedJSON(into writer: inout JSONWriter) throws {
-        writer.beginObject()
-        writer.optional("currency", currency)
-        writer.optional("expiresDateMs", expiresDateMs)
-        writer.member("periodType", periodType.rawValue)
-        writer.optional("priceMilliunits", priceMilliunits)
-        writer.member("productId", productId)
-        writer.optional("purchaseDateMs", purchaseDateMs)
-        writer.optional("refundedAtMs", refundedAtMs)
-        writer.optional("transactionId", transactionId)
-        writer.endObject()
+    /// Every member, for the store's reader of stored views.
+    package init(
+        productId: String, transactionId: String?, purchaseDateMs: Int64?, expiresDateMs: Int64?, periodType: PeriodType,
+        priceMilliunits: Int64? = nil, currency: String? = nil, refundedAtMs: Int64? = nil
+    ) {
+        self.productId = productId
+        self.transactionId = transactionId
+        self.purchaseDateMs = purchaseDateMs
+        self.expiresDateMs = expiresDateMs
+        self.periodType = periodType
+        self.priceMilliunits = priceMilliunits
+        self.currency = currency
+        self.refundedAtMs = refundedAtMs
     }
 }
 

@@ -44,6 +44,36 @@ public struct PurchaseView: Codable, Hashable, Sendable {
     /// RevenueCat's `store`: nil for the App Store, `promotional` for a grant.
     public var store: String? = nil
 
+    /// Every member, for the store's reader of stored views.
+    package init(
+        kind: Kind, id: String, productId: String?, environment: AppStoreEnvironment?, ownershipType: InAppOwnershipType?,
+        transactionId: String?, purchaseDateMs: Int64?, originalPurchaseDateMs: Int64?, expiresDateMs: Int64?,
+        accessEndsAtMs: Int64?, gracePeriodAccessEndsAtMs: Int64?, periodType: PeriodType?, unsubscribeDetectedAtMs: Int64?,
+        billingIssueDetectedAtMs: Int64?, refundedAtMs: Int64?, priceMilliunits: Int64?, currency: String?,
+        advancedCommerce: JSONValue?, earlierProducts: [EarlierProduct]? = nil, store: String? = nil
+    ) {
+        self.kind = kind
+        self.id = id
+        self.productId = productId
+        self.environment = environment
+        self.ownershipType = ownershipType
+        self.transactionId = transactionId
+        self.purchaseDateMs = purchaseDateMs
+        self.originalPurchaseDateMs = originalPurchaseDateMs
+        self.expiresDateMs = expiresDateMs
+        self.accessEndsAtMs = accessEndsAtMs
+        self.gracePeriodAccessEndsAtMs = gracePeriodAccessEndsAtMs
+        self.periodType = periodType
+        self.unsubscribeDetectedAtMs = unsubscribeDetectedAtMs
+        self.billingIssueDetectedAtMs = billingIssueDetectedAtMs
+        self.refundedAtMs = refundedAtMs
+        self.priceMilliunits = priceMilliunits
+        self.currency = currency
+        self.advancedCommerce = advancedCommerce
+        self.earlierProducts = earlierProducts
+        self.store = store
+    }
+
     /// Whether the purchase gives access at `nowMs`: a subscription until `accessEndsAtMs`
     /// (never before a period with an expiry is known), a one-time purchase until a refund or
     /// revocation.

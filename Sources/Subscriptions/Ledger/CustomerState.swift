@@ -11,25 +11,25 @@ public struct CustomerState: Codable, Hashable, Sendable {
     /// The id the app knows the customer by (RevenueCat's `app_user_id`).
     public let appUserId: String
     /// Every id of this customer, sorted, `appUserId` included.
-    public internal(set) var aliases: [String]
+    public package(set) var aliases: [String]
     /// The `now` at which the customer was created, UNIX milliseconds (the earliest of two merged).
-    public internal(set) var firstSeenMs: Int64
+    public package(set) var firstSeenMs: Int64
     /// RevenueCat's `original_app_user_id`: the first id of the customer, when a merge made an
     /// older id part of it (an anonymous id that logged in); nil when it is `appUserId`.
-    public internal(set) var originalAppUserId: String?
+    public package(set) var originalAppUserId: String?
     /// The subscriptions the customer owns, sorted.
-    public internal(set) var originalTransactionIds: [String] = []
+    public package(set) var originalTransactionIds: [String] = []
     /// The one-time purchases the customer owns, sorted.
-    public internal(set) var oneTimeTransactionIds: [String] = []
+    public package(set) var oneTimeTransactionIds: [String] = []
     /// The `sequence` of the last event delivered to this customer; 0 before the first.
-    public internal(set) var lastSequence: Int64 = 0
+    public package(set) var lastSequence: Int64 = 0
     /// The app's first version and download date, from an AppTransaction the app posted.
-    public internal(set) var originalApplicationVersion: String?
-    public internal(set) var originalPurchaseDateMs: Int64?
+    public package(set) var originalApplicationVersion: String?
+    public package(set) var originalPurchaseDateMs: Int64?
     /// Entitlements the app's backend granted it (RevenueCat's promotional entitlements).
-    public internal(set) var promotionalGrants: [PromotionalGrant]?
+    public package(set) var promotionalGrants: [PromotionalGrant]?
     /// Its attributes by key, deleted ones included (`SubscriberAttribute`); nil when none.
-    public internal(set) var attributes: [String: SubscriberAttribute]?
+    public package(set) var attributes: [String: SubscriberAttribute]?
 
     /// A new customer with no purchases.
     public init(appUserId: String, firstSeenMs: Int64) {

@@ -81,15 +81,19 @@ extension SubscriberAttribute {
     static func read(_ json: JSONValue?) throws -> [String: SubscriberAttribute]? {
         guard let json, json != .null else { return nil }
         guard case .object(let members) = json else {
-            throw StoredViewError(description: "subscriber_attributes is not an object")
+            throw Self.unreadable("subscriber_attributes is not an object")
         }
         var attributes: [String: SubscriberAttribute] = [:]
         for (key, value) in members {
             guard case .integer(let updated)? = value["updated_at_ms"] else {
-                throw StoredViewError(description: "subscriber_attributes.\(key) has no updated_at_ms")
+                throw Self.unreadable("subscriber_attributes.\(key) has no updated_at_ms")
             }
             attributes[key] = SubscriberAttribute(value: value["value"]?.stringValue, updatedAtMs: updated)
         }
         return attributes
+    }
+
+    private static func unreadable(_ description: String) -> DecodingError {
+        .dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: description))
     }
 }

@@ -1,5 +1,4 @@
 import AppStore
-import JSON
 
 /// What a subscription keeps of a period once a later one is known: enough to order and number
 /// the periods and to tell whether a trial converted, not the whole transaction.
@@ -24,6 +23,21 @@ public struct EarlierPeriod: Codable, Hashable, Sendable {
     public var price: Int64?
     public var currency: String?
 
+    /// Every member, for the store's reader of stored states.
+    package init(
+        transactionId: String?, purchaseDate: Int64?, expiresDate: Int64?, signedDate: Int64?, periodType: PeriodType,
+        productId: String?, price: Int64?, currency: String?
+    ) {
+        self.transactionId = transactionId
+        self.purchaseDate = purchaseDate
+        self.expiresDate = expiresDate
+        self.signedDate = signedDate
+        self.periodType = periodType
+        self.productId = productId
+        self.price = price
+        self.currency = currency
+    }
+
     /// The summary of `transaction`, a snapshot of the period.
     public init(_ transaction: JWSTransactionDecodedPayload) {
         transactionId = transaction.transactionId
@@ -34,34 +48,5 @@ public struct EarlierPeriod: Codable, Hashable, Sendable {
         productId = transaction.productId
         price = transaction.price
         currency = transaction.currency
-    }
-}
-
-extension EarlierPeriod: SortedJSONWritable {
-    public func writeSortedJSON(into writer: inout JSONWriter) throws {
-        writer.beginObject()
-        writer.optional("currency", currency)
-        writer.optional("expiresDate", expiresDate)
-        writer.member("periodType", periodType.rawValue)
-        writer.optional("price", price)
-        writer.optional("productId", productId)
-        writer.optional("purchaseDate", purchaseDate)
-        writer.optional("signedDate", signedDate)
-        writer.optional("transactionId", transactionId)
-        writer.endObject()
-    }
-}
-
-extension EarlierPeriod: JSONValueReadable {
-    public init(json: JSONValue) throws {
-        let fields = try JSONFields(json, of: Self.self)
-        transactionId = try fields.optionalString("transactionId")
-        purchaseDate = try fields.optionalInt64("purchaseDate")
-        expiresDate = try fields.optionalInt64("expiresDate")
-        signedDate = try fields.optionalInt64("signedDate")
-        periodType = try fields.closed("periodType", PeriodType.self)
-        productId = try fields.optionalString("productId")
-        price = try fields.optionalInt64("price")
-        currency = try fields.optionalString("currency")
     }
 }

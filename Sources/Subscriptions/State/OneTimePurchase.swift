@@ -10,15 +10,15 @@ public struct OneTimePurchase: Codable, Hashable, Sendable {
     /// The purchase's identity.
     public let transactionId: String
     /// The newest snapshot of the transaction, by its own `signedDate`.
-    public internal(set) var transaction: JWSTransactionDecodedPayload?
+    public package(set) var transaction: JWSTransactionDecodedPayload?
     /// The refund in force, if any.
-    public internal(set) var refund: Revocation?
+    public package(set) var refund: Revocation?
     /// The Family Sharing revocation, if any.
-    public internal(set) var revocation: Revocation?
+    public package(set) var revocation: Revocation?
     /// The newest `signedDate` among the facts folded in.
-    public internal(set) var newestSignedDateMs: Int64?
+    public package(set) var newestSignedDateMs: Int64?
     /// History, owner and emitted event ids; not part of the fold.
-    public internal(set) var journal: PurchaseJournal
+    public package(set) var journal: PurchaseJournal
 
     /// A purchase nobody has told anything yet.
     public init(transactionId: String, journal: PurchaseJournal = PurchaseJournal()) {

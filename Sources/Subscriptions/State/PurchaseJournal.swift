@@ -5,23 +5,23 @@
 /// here is not produced again, whatever order or number of times its cause arrives.
 public struct PurchaseJournal: Codable, Hashable, Sendable {
     /// The customer the purchase belongs to; nil while no one has claimed it.
-    public internal(set) var ownerAppUserId: String?
+    public package(set) var ownerAppUserId: String?
     /// Every fact received, sorted by `PurchaseFact.isFoldedBefore`; unknown types included.
-    public internal(set) var facts: [PurchaseFact] = []
+    public package(set) var facts: [PurchaseFact] = []
     /// Every event id produced, sorted (a stable encoding and a binary search).
-    public internal(set) var emittedEventIds: [String] = []
+    public package(set) var emittedEventIds: [String] = []
     /// Events produced while the purchase had no owner, released in order when it is linked; after
     /// the `storedHeldEventCount` older ones a shell keeps apart (`storingHeldEventsApart`).
-    public internal(set) var heldEvents: [Event] = []
+    public package(set) var heldEvents: [Event] = []
     /// How many held events, older than `heldEvents`, a shell keeps apart instead of in the
     /// journal (nil for none): the journal of a purchase nobody claims would otherwise grow with
     /// every event, and be read and written whole with each one. They must be handed back
     /// (`restoringHeldEvents`) before an input gives the purchase its owner, which releases them;
     /// a shell that cannot tell beforehand applies the input, sees the purchase owned, and applies
     /// it again on a slice with them restored.
-    public internal(set) var storedHeldEventCount: Int?
+    public package(set) var storedHeldEventCount: Int?
     /// How many times the purchase changed owner (numbers `TRANSFER` causes).
-    public internal(set) var transferCount = 0
+    public package(set) var transferCount = 0
 
     /// An empty journal, optionally already owned.
     public init(ownerAppUserId: String? = nil) {

@@ -18,43 +18,43 @@ public struct SubscriptionState: Codable, Hashable, Sendable {
     /// The newest snapshot (by the transaction's own `signedDate`) of the latest known period, by
     /// transaction id. States stored before `earlierPeriods` hold every period here, until their
     /// next transaction.
-    public internal(set) var transactions: [String: JWSTransactionDecodedPayload] = [:]
+    public package(set) var transactions: [String: JWSTransactionDecodedPayload] = [:]
     /// Every earlier known period, summarized (`EarlierPeriod`), by transaction id; nil for none.
-    public internal(set) var earlierPeriods: [String: EarlierPeriod]?
+    public package(set) var earlierPeriods: [String: EarlierPeriod]?
     /// The renewal info of the newest fact that carried one.
-    public internal(set) var renewalInfo: JWSRenewalInfoDecodedPayload?
+    public package(set) var renewalInfo: JWSRenewalInfoDecodedPayload?
 
     // MARK: - Renewal registers
 
     /// Whether the subscription renews; nil until a fact said so.
-    public internal(set) var autoRenewEnabled: Bool?
+    public package(set) var autoRenewEnabled: Bool?
     /// The product that renews next; differs from `productId` while a plan change is scheduled.
-    public internal(set) var autoRenewProductId: String?
+    public package(set) var autoRenewProductId: String?
     /// When auto-renew was first seen off in the current run of "off" (RevenueCat's
     /// `unsubscribe_detected_at`); nil while auto-renew is on.
-    public internal(set) var unsubscribeDetectedAtMs: Int64?
+    public package(set) var unsubscribeDetectedAtMs: Int64?
     /// The current failure streak, if a renewal failed; tied to the period that failed to renew.
-    public internal(set) var billingIssue: BillingIssue?
+    public package(set) var billingIssue: BillingIssue?
     /// The last `EXPIRED` notification: its subtype and Apple's expiration intent.
-    public internal(set) var expiredNotice: ExpiredNotice?
+    public package(set) var expiredNotice: ExpiredNotice?
     /// The last price-increase status Apple reported, tied to the period it was reported in.
-    public internal(set) var priceIncrease: PriceIncrease?
+    public package(set) var priceIncrease: PriceIncrease?
     /// Refunds in force, by `transactionId` (a `REFUND_REVERSED` removes one).
-    public internal(set) var refunds: [String: Revocation] = [:]
+    public package(set) var refunds: [String: Revocation] = [:]
     /// A Family Sharing revocation (`REVOKE`), tied to the period it revoked.
-    public internal(set) var revocation: Revocation?
+    public package(set) var revocation: Revocation?
     /// Per `transactionId`, the last fact that gave access back to that period after it could
     /// have lapsed (`REFUND_REVERSED`, `RENEWAL_EXTENDED`): it starts a new lapse.
-    public internal(set) var accessRestorations: [String: String] = [:]
+    public package(set) var accessRestorations: [String: String] = [:]
     /// The offer recorded by `OFFER_REDEEMED` without subtype, until the next period starts.
-    public internal(set) var redeemedOffer: Offer?
+    public package(set) var redeemedOffer: Offer?
     /// The newest `signedDate` among the facts folded in (unknown types excluded).
-    public internal(set) var newestSignedDateMs: Int64?
+    public package(set) var newestSignedDateMs: Int64?
 
     // MARK: - Bookkeeping
 
     /// History, owner and emitted event ids; not part of the fold.
-    public internal(set) var journal: PurchaseJournal
+    public package(set) var journal: PurchaseJournal
 
     /// A subscription nobody has told anything yet.
     public init(originalTransactionId: String, journal: PurchaseJournal = PurchaseJournal()) {
@@ -78,6 +78,17 @@ extension SubscriptionState {
         public var gracePeriodExpiresDateMs: Int64?
         /// When `GRACE_PERIOD_EXPIRED` said the grace period was over.
         public var gracePeriodEndedAtMs: Int64?
+
+        package init(
+            transactionId: String, detectedAtMs: Int64, isInBillingRetry: Bool, gracePeriodExpiresDateMs: Int64? = nil,
+            gracePeriodEndedAtMs: Int64? = nil
+        ) {
+            self.transactionId = transactionId
+            self.detectedAtMs = detectedAtMs
+            self.isInBillingRetry = isInBillingRetry
+            self.gracePeriodExpiresDateMs = gracePeriodExpiresDateMs
+            self.gracePeriodEndedAtMs = gracePeriodEndedAtMs
+        }
     }
 
     /// What an `EXPIRED` notification said.
@@ -86,12 +97,24 @@ extension SubscriptionState {
         public var subtype: Subtype?
         public var expirationIntent: ExpirationIntent?
         public var signedDateMs: Int64
+
+        package init(transactionId: String, subtype: Subtype?, expirationIntent: ExpirationIntent?, signedDateMs: Int64) {
+            self.transactionId = transactionId
+            self.subtype = subtype
+            self.expirationIntent = expirationIntent
+            self.signedDateMs = signedDateMs
+        }
     }
 
     /// A price-increase status and the period it was reported in.
     public struct PriceIncrease: Codable, Hashable, Sendable {
         public var transactionId: String
         public var status: PriceIncreaseStatus
+
+        package init(transactionId: String, status: PriceIncreaseStatus) {
+            self.transactionId = transactionId
+            self.status = status
+        }
     }
 
     /// An offer: the transaction's, renewal info's, or one redeemed for the next renewal.
@@ -101,5 +124,12 @@ extension SubscriptionState {
         public var discountType: OfferDiscountType?
         /// ISO 8601 duration, such as `P1M`.
         public var period: String?
+
+        package init(type: OfferType?, identifier: String?, discountType: OfferDiscountType?, period: String?) {
+            self.type = type
+            self.identifier = identifier
+            self.discountType = discountType
+            self.period = period
+        }
     }
 }

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import SubscriptionsFixtures
 
 @testable import Subscriptions
 

@@ -1,4 +1,5 @@
 import AppStore
+import SubscriptionsFixtures
 
 @testable import Subscriptions
 

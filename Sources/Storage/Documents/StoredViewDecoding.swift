@@ -1,5 +1,6 @@
 import AppStore
 import JSON
+import Subscriptions
 
 /// Reading the documents `GET /v1/subscribers` needs (a customer and its purchase views) straight
 /// from parsed JSON, without `Decodable`'s per-field generic machinery, which cost more than the

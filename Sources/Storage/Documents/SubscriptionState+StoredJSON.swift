@@ -1,9 +1,10 @@
 import AppStore
 import JSON
+import Subscriptions
 
 extension SubscriptionState: SortedJSONWritable {
     /// Written member by member: a purchase's state is encoded on every notification it gets.
-    /// Registers that are rarely set go through `JSONValueEncoder`; `SortedJSONStateTests` holds
+    /// Registers that are rarely set go through `JSONValueEncoder`; `StoredDocumentTests` holds
     /// the whole equal to `Codable`.
     public func writeSortedJSON(into writer: inout JSONWriter) throws {
         writer.beginObject()

@@ -1,5 +1,6 @@
 import AppStore
 import JSON
+import Subscriptions
 
 extension PurchaseView: SortedJSONWritable {
     /// Written member by member: a purchase's view is stored on every notification it gets.

@@ -1,20 +1,20 @@
 import AppStore
 
-@testable import Subscriptions
+import Subscriptions
 
 /// Builders for the decoded Apple payloads the reducer consumes, with sensible defaults.
 ///
 /// Snapshots carry the notification's `signedDate` unless a test sets another, as Apple signs
 /// the transaction and renewal info when it sends the notification.
-enum Apple {
-    static let day: Int64 = 86_400_000
-    static let t0: Int64 = 1_700_000_000_000
-    static let original = "1000"
-    static let monthly = "pro.monthly"
-    static let yearly = "pro.yearly"
-    static let basic = "basic.monthly"
+public enum Apple {
+    public static let day: Int64 = 86_400_000
+    public static let t0: Int64 = 1_700_000_000_000
+    public static let original = "1000"
+    public static let monthly = "pro.monthly"
+    public static let yearly = "pro.yearly"
+    public static let basic = "basic.monthly"
 
-    static func transaction(
+    public static func transaction(
         _ id: String,
         original: String = Apple.original,
         product: String = Apple.monthly,
@@ -46,7 +46,7 @@ enum Apple {
             price: discount == .freeTrial ? 0 : price)
     }
 
-    static func renewal(
+    public static func renewal(
         original: String = Apple.original,
         product: String = Apple.monthly,
         next: String? = nil,
@@ -64,7 +64,7 @@ enum Apple {
             appAccountToken: token)
     }
 
-    static func notification(
+    public static func notification(
         _ type: NotificationTypeV2,
         _ subtype: Subtype? = nil,
         uuid: String,

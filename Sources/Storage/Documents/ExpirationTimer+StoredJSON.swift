@@ -1,5 +1,6 @@
 import AppStore
 import JSON
+import Subscriptions
 
 extension ExpirationTimer: SortedJSONWritable {
     /// Written member by member: a timer is stored with nearly every notification, and the

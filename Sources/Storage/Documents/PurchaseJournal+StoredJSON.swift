@@ -1,5 +1,6 @@
 import AppStore
 import JSON
+import Subscriptions
 
 extension PurchaseJournal: SortedJSONWritable {
     /// Written member by member: the journal is encoded on every notification its purchase gets.
