@@ -47,4 +47,36 @@ struct SQLOnlyInStoreTests {
         }
         #expect(found.count >= 10)
     }
+
+    /// The tables of the schema a new database gets, but `schema_migrations` (the migrator's).
+    static func domainTables() throws -> [String] {
+        let schema = try String(
+            contentsOf: root.appendingPathComponent("Sources/Storage/Schema/schema.sql"), encoding: .utf8)
+        return schema.matches(of: #/CREATE TABLE (?:IF NOT EXISTS )?"?([a-z_]+)/#).map { String($0.output.1) }
+            .filter { $0 != "schema_migrations" }
+    }
+
+    /// Lines of `files` whose SQL names one of `tables`.
+    static func linesNaming(_ tables: [String], in files: [URL]) throws -> [String] {
+        let pattern = try Regex(#"\b(FROM|INTO|UPDATE|JOIN|TABLE)\s+("# + tables.joined(separator: "|") + #")\b"#)
+        var found: [String] = []
+        for file in files {
+            let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            for (number, line) in lines.enumerated() where line.contains(pattern) {
+                found.append("\(file.path.dropFirst(Self.root.path.count + 1)):\(number + 1): \(line)")
+            }
+        }
+        return found
+    }
+
+    /// The engines (connections, the writer, readers, locks) run the typed operations' SQL and
+    /// name no table of their own: each table's SQL is in the folder of its concern.
+    @Test func theEngineLayerNamesNoTable() throws {
+        let tables = try Self.domainTables()
+        #expect(tables.count >= 20 && tables.contains("notifications") && tables.contains("rejects"))
+        let engine = try Self.linesNaming(tables, in: Self.swiftFiles(under: "Sources/Storage/Engine"))
+        #expect(engine.isEmpty, "table SQL in the engine layer:\n\(engine.joined(separator: "\n"))")
+        let operations = try Self.linesNaming(tables, in: Self.swiftFiles(under: "Sources/Storage/Notifications"))
+        #expect(operations.count >= 5, "the check finds the notifications' own SQL")
+    }
 }

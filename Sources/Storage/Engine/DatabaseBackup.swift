@@ -104,7 +104,7 @@ public enum DatabaseBackup {
                     .corrupt, "the copy at \(path) fails SQLite's quick_check: \(verdict.prefix(3).joined(separator: "; "))")
             }
             summary.schemaVersion = try Migrator(connection: connection).requireKnown().max() ?? 0
-            let count = try connection.query("SELECT count(*) FROM notifications").first?.first?.integerValue ?? 0
+            let count = try connection.query(NotificationSQL.count).first?.first?.integerValue ?? 0
             summary.notifications = Int(count)
         }
         // Measured once the connection is closed, its WAL copied into the file.

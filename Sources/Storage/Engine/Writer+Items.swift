@@ -171,22 +171,11 @@ extension Writer {
     // MARK: - Rejects
 
     private func record(_ batch: PendingRejects.Batch) throws(StoreError) {
-        for reject in batch.recent {
-            try connection.run(
-                "INSERT INTO rejects (app_id, status, reason, at) VALUES (?, ?, ?, ?)",
-                [.text(reject.appId), .text(reject.status), .text(reject.reason), .integer(reject.at)])
-        }
-        for (status, count) in batch.counts {
-            try connection.run(
-                "INSERT INTO reject_counts (status, count) VALUES (?, ?) ON CONFLICT (status) DO UPDATE SET count = count + excluded.count",
-                [.text(status), .integer(Int64(count))])
-        }
+        try RejectRows.record(batch, in: connection)
     }
 
     /// Keeps the newest `RejectLog.recentLimit` rejects; once per transaction, not per reject.
     func trimRejects() throws(StoreError) {
-        try connection.run(
-            "DELETE FROM rejects WHERE id <= (SELECT id FROM rejects ORDER BY id DESC LIMIT 1 OFFSET ?)",
-            [.integer(Int64(RejectLog.recentLimit))])
+        try RejectRows.trim(in: connection)
     }
 }
