@@ -42,6 +42,8 @@ extension Writer {
                     rejectsInTransaction.append((pending, batch))
                 }
             case .work(let work, _):
+                // Caller work may write rows the prepared hand-off read ahead.
+                preparedHandOff = nil
                 outcome = .success(try savepoint("item") { () throws(StoreError) in try perform(work) })
             case .healthCheck:
                 break
@@ -132,7 +134,7 @@ extension Writer {
         let transaction = WriteTransaction(connection: connection)
         defer { transaction.invalidate() }
         do {
-            let state = try handOff.handOff(record, in: transaction)
+            let state = try (preparedHandOff ?? handOff).handOff(record, in: transaction)
             // In a savepoint, a write the hand-off sent ahead must fail it here, not a later item.
             if inSavepoint { try connection.flushSent() }
             // Transaction control is refused, so this only guards against a way around the check.

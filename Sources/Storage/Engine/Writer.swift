@@ -23,6 +23,9 @@ final class Writer {
     /// transaction looked (`WriterConnection.storedNotifications`), and those stored in it since;
     /// nil where each is looked up alone.
     var storedUUIDs: Set<String>?
+    /// The hand-off for the rest of the open transaction (`NotificationHandOff.prepared`), until
+    /// caller work writes in it; nil for `handOff` itself.
+    var preparedHandOff: (any NotificationHandOff)?
     /// The reject batches written in the open transaction: a rollback puts them back, so that the
     /// item applied again (or the next write of rejects) takes them again.
     var rejectsInTransaction: [(pending: PendingRejects, batch: PendingRejects.Batch)] = []
@@ -107,6 +110,7 @@ final class Writer {
                         if action == .beginAndApply { try begin() }
                         if !looked {
                             try lookUpStored(items)
+                            try prepareHandOff(items)
                             looked = true
                         }
                         outcomes.append(try apply(item, isolation: .transaction))
@@ -218,6 +222,7 @@ final class Writer {
 
     private func begin() throws(StoreError) {
         storedUUIDs = nil
+        preparedHandOff = nil
         try connection.beginWrite()
         transactionIsSound = true
         rejectsInTransaction.removeAll()
@@ -232,6 +237,23 @@ final class Writer {
         }
         guard !uuids.isEmpty, let found = try connection.storedNotifications(among: uuids) else { return }
         storedUUIDs = (storedUUIDs ?? []).union(found)
+    }
+
+    /// Lets the hand-off read ahead for the new notifications among `items`, in order, each once.
+    private func prepareHandOff(_ items: [WriteItem]) throws(StoreError) {
+        var seen = storedUUIDs ?? []
+        let records = items.compactMap { item -> NotificationRecord? in
+            guard case .store(let record, _, _) = item, seen.insert(record.notificationUUID).inserted else { return nil }
+            return record
+        }
+        guard records.count > 1 else { return }
+        let transaction = WriteTransaction(connection: connection)
+        defer { transaction.invalidate() }
+        do {
+            preparedHandOff = try handOff.prepared(for: records, in: transaction)
+        } catch {
+            throw (error as? StoreError) ?? StoreError(.invalid, "reading ahead for the hand-off failed: \(error)")
+        }
     }
 
     /// Commits the open transaction, unless a flush has failed: then nothing more is committed

@@ -18,16 +18,21 @@ public enum LedgerInputs {
     ///     webhook). Replay passes false: rebuilding state never sends history again.
     ///   - cache: what the store keeps decoded, so a purchase whose row is as it was written is not
     ///     decoded again, and a refold decodes only facts it has not seen.
+    ///   - firstRound: the answers to the slice's first reads, read ahead
+    ///     (`LedgerRows.slice(firstRound:)`); nil to read them now.
+    /// - Returns: the rows it may have written, by key.
+    @discardableResult
     public static func apply(
         _ input: Ledger.Input, app: LedgerApp, atMs: Int64, deliver: Bool = true, cache: LedgerCache? = nil,
-        in transaction: WriteTransaction
-    ) throws {
+        firstRound: [[[SQLValue]]]? = nil, in transaction: WriteTransaction
+    ) throws -> LedgerTouch {
         let now = Date(timeIntervalSince1970: Double(atMs) / 1000)
         let restoring = input.mayClaimAPurchase(
             trackingNewPurchases: app.configuration.trackNewPurchasesFromServerNotifications)
         WriteProfile.countInput()
         var sliced = try WriteProfile.measure(.slice) {
-            try LedgerRows.slice(for: input, app: app, restoringHeldEvents: restoring, cache: cache, from: transaction)
+            try LedgerRows.slice(
+                for: input, app: app, restoringHeldEvents: restoring, cache: cache, firstRound: firstRound, from: transaction)
         }
         var ledger = sliced.ledger
         var effects = WriteProfile.measure(.reduce) { ledger.apply(input, at: now) }
@@ -50,6 +55,7 @@ public enum LedgerInputs {
             try CommerceRequestRows.complete(after: input, appId: app.id, atMs: atMs, in: transaction)
         }
         if deliver, unpriced > 0 { app.countUnpricedEvents?(unpriced) }
+        return LedgerTouch(input: input, before: sliced.ledger, after: ledger)
     }
 
     /// Records that an input was applied, in order, so `revenuedot replay` can apply it again.

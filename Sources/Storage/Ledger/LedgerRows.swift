@@ -28,26 +28,19 @@ public enum LedgerRows {
     ///     (`HeldEventRows`), which an input that claims the purchase releases.
     ///   - cache: what the store keeps decoded: purchases whose rows are unchanged, and facts for a
     ///     refold (`PurchaseFactRows.load`).
+    ///   - firstRound: the answers to `firstRound(for:app:together:)`'s statements, read
+    ///     ahead (`PreparedLedgerHandOff`); nil to read them now.
     public static func slice(
         for input: Ledger.Input, app: LedgerApp, restoringHeldEvents: Bool = false, cache: LedgerCache? = nil,
-        from rows: some RowReader
+        firstRound readAhead: [[[SQLValue]]]? = nil, from rows: some RowReader
     ) throws -> (ledger: Ledger, facts: [String: PurchaseFactRows.Loaded]) {
         var ledger = Ledger(configuration: app.configuration)
         var facts: [String: PurchaseFactRows.Loaded] = [:]
         var customerIds: Set<String> = []
-        // Each named customer in one statement, found by its id or an alias; sent with the
-        // input's own purchase, all in one round trip where the engine can.
-        let named = Array(input.namedCustomerIds)
-        var statements = named.map { CustomerRows.named($0, appId: app.id) }
-        if let key = input.purchaseKey { statements.append((purchaseSQL, [.text(app.id), .text(Self.key(key))])) }
-        // A subscription's first row takes over a timer kept for it: looked up with the rest
-        // where that costs no round trip of its own, though its row is most often there.
-        let timerId: (original: String, id: String)? =
-            if rows.sendsQueriesTogether, case .subscription(let original)? = input.purchaseKey {
-                (original, PendingTimers.keptTimerId(forSubscription: original))
-            } else { nil }
-        if let timerId { statements.append(PendingTimers.keptTimerQuery(id: timerId.id, appId: app.id)) }
-        var answers = try rows.queries(statements)
+        let round = firstRound(for: input, app: app, together: rows.sendsQueriesTogether)
+        let named = round.named
+        let timerId = round.timer
+        var answers = try readAhead ?? rows.queries(round.statements)
         let keptTimer = timerId != nil ? answers.removeLast().first?.first?.integerValue : nil
         for (id, answer) in zip(named, answers) {
             guard let customer = try CustomerRows.customer(in: answer) else { continue }
@@ -109,6 +102,30 @@ public enum LedgerRows {
                 keptTimer)
         }
         return (ledger, facts)
+    }
+
+    /// The reads a slice starts with, sent in one round trip where the engine can: each
+    /// customer `input` names (by its id or an alias), then its own purchase, then (`together`
+    /// only) the timer a subscription's first row takes over, which is worth a statement only
+    /// where it costs no round trip of its own.
+    public static func firstRound(for input: Ledger.Input, app: LedgerApp, together: Bool) -> FirstRound {
+        let named = Array(input.namedCustomerIds)
+        var statements = named.map { CustomerRows.named($0, appId: app.id) }
+        if let key = input.purchaseKey { statements.append((purchaseSQL, [.text(app.id), .text(Self.key(key))])) }
+        let timer: (original: String, id: String)? =
+            if together, case .subscription(let original)? = input.purchaseKey {
+                (original, PendingTimers.keptTimerId(forSubscription: original))
+            } else { nil }
+        if let timer { statements.append(PendingTimers.keptTimerQuery(id: timer.id, appId: app.id)) }
+        return FirstRound(statements: statements, named: named, timer: timer)
+    }
+
+    /// See `firstRound(for:app:together:)`.
+    public struct FirstRound {
+        public var statements: [(sql: String, arguments: [SQLValue])]
+        /// The customers named, in the order of their statements.
+        public var named: [String]
+        public var timer: (original: String, id: String)?
     }
 
     private static let purchaseSQL =

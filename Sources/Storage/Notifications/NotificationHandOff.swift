@@ -15,6 +15,21 @@ public protocol NotificationHandOff: Sendable {
     /// It runs on the writer thread, so it should be quick (every concurrent store waits for it), and it
     /// must not call the `Store` itself: the writer would wait for itself.
     func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState
+
+    /// Called by the writer once in a write transaction, before its first hand-off, with the new
+    /// notifications it is about to hand off, in order. A hand-off that reads before it writes
+    /// may read what they all need at once (one round trip, where statements cost one each) and
+    /// return a hand-off for the rest of this transaction that uses those reads; the writer
+    /// goes back to `self` for the next transaction, and as soon as anything else (caller work)
+    /// writes in this one. Throwing fails the transaction as a failed hand-off would.
+    func prepared(for records: [NotificationRecord], in transaction: WriteTransaction) throws -> any NotificationHandOff
+}
+
+extension NotificationHandOff {
+    /// Itself: nothing is read ahead.
+    public func prepared(for records: [NotificationRecord], in transaction: WriteTransaction) throws
+        -> any NotificationHandOff
+    { self }
 }
 
 /// The hand-off used until the subscription logic exists: leaves every notification as it came.
