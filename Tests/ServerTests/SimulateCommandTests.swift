@@ -262,4 +262,21 @@ struct SimulateCommandTests {
         let ids = bob.compactMap { $0["id"]?.stringValue }
         #expect(ids.count == bob.count && Set(ids).count == ids.count, "every event once: \(ids)")
     }
+
+    /// `--product` is the plan a lifecycle starts on: from the top plan there is no upgrade, and
+    /// the downgrade taken back goes to the plan below (it used to stop: "on pro.yearly already").
+    @Test func lifecycleStartsOnTheProductAsked() throws {
+        defer { service.shutdown() }
+        let played = try simulate(["lifecycle", "--user", "yan", "--product", "pro.yearly", "--period", "3s"])
+        #expect(played.status == 0, "\(played.output)")
+        #expect(played.output.contains("pro.yearly is the top plan: no upgrade"), "\(played.output)")
+        #expect(played.output.contains("DOWNGRADE  pro.yearly"), "\(played.output)")
+        #expect(played.output.contains("auto-renew on → pro.monthly"), "\(played.output)")
+        try service.fireDueTimers()
+        let types = try events(of: "yan").compactMap { $0["type"]?.stringValue }
+        #expect(types.first == "INITIAL_PURCHASE")
+        #expect(types.contains("CANCELLATION"))
+        #expect(types.last == "EXPIRATION")
+        #expect(try events(of: "yan").allSatisfy { $0["product_id"] == .string("pro.yearly") })
+    }
 }

@@ -24,7 +24,8 @@ public struct SimulateCommand {
                   (--no-grace: without a grace period), billing-recovery, expire, refund,
                   refund-reversed, family-revoke, price-increase (--accept: ACCEPTED), lifecycle
                   (a trial that converts, an upgrade, a downgrade taken back, a cancellation and
-                  the expiry, over about three periods: give it a short --period)
+                  the expiry, over about three periods: give it a short --period; --product
+                  is the plan it starts on, pro.monthly unless told)
 
           commerce-subscribe, commerce-upgrade, commerce-downgrade
                   Advanced Commerce: the app has RevenueDot sign an in-app request (the app needs a

@@ -61,6 +61,13 @@ struct Simulator {
     let print: (String) -> Void
     /// Where what the simulated App Store sent is kept for `simulate apple-api`; nil keeps nothing.
     var journal: AppleAPIJournal? = nil
+    /// The product a plan change moves to: `--product`, except in `lifecycle`, where `--product`
+    /// is the plan the story starts on and each change picks its own.
+    private var planChangeProduct: String? { playingLifecycle ? nil : options.product }
+    var playingLifecycle = false
+
+    /// The plan `upgrade` moves to unless told: the top of the simulated catalog.
+    static let topPlan = "pro.yearly"
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -95,7 +102,7 @@ struct Simulator {
             }
             try send("DID_RENEW", nil)
         case .upgrade:
-            let product = options.product ?? "pro.yearly"
+            let product = planChangeProduct ?? Self.topPlan
             try refuse(try live("upgrade").commerce != nil, "an Advanced Commerce subscription changes with commerce-upgrade")
             try refuse(try live("upgrade").productId == product, "\(options.user) is on \(product) already")
             let id = try ids.next()
@@ -107,7 +114,7 @@ struct Simulator {
         case .downgrade:
             let current = try live("downgrade")
             try refuse(current.commerce != nil, "an Advanced Commerce subscription changes with commerce-downgrade")
-            let product = options.product ?? (current.productId == "pro.yearly" ? "pro.monthly" : "pro.basic")
+            let product = planChangeProduct ?? (current.productId == Self.topPlan ? "pro.monthly" : "pro.basic")
             try refuse(product == current.productId, "\(options.user) is on \(product) already")
             try change { $0.autoRenewProductId = product }
             try send("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE")
@@ -234,6 +241,7 @@ struct Simulator {
 
     /// A free trial that converts, an upgrade, a downgrade taken back, a cancellation, and the
     /// expiry: a whole customer story in about three periods (of `--period`, or the product's).
+    /// `--product` is the plan it starts on (no upgrade from the top plan).
     private mutating func lifecycle() throws {
         let now = UnixTime.nowMs
         state = SimulatedSubscription(
@@ -246,8 +254,14 @@ struct Simulator {
         // The renewal comes just before the trial ends, as Apple charges ahead of the expiry.
         try wait(until: (state?.expiresMs ?? now) - min(periodMs / 10, 60_000) - 500)
         try play(.renew)
+        playingLifecycle = true
+        defer { playingLifecycle = false }
         try wait(milliseconds: periodMs / 2)
-        try play(.upgrade)
+        if state?.productId == Self.topPlan {
+            print("   (\(Self.topPlan) is the top plan: no upgrade)")
+        } else {
+            try play(.upgrade)
+        }
         try wait(milliseconds: periodMs / 2)
         try play(.downgrade)
         try play(.revert)
