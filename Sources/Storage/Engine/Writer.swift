@@ -239,9 +239,11 @@ final class Writer {
         storedUUIDs = (storedUUIDs ?? []).union(found)
     }
 
-    /// Lets the hand-off read ahead for the new notifications among `items`, in order, each once.
+    /// Lets the hand-off read ahead for the new notifications among `items`, in order, each once,
+    /// where the engine looked them up together (`storedUUIDs`): one that reads in-process
+    /// (SQLite) reads each at its turn as cheaply.
     private func prepareHandOff(_ items: [WriteItem]) throws(StoreError) {
-        var seen = storedUUIDs ?? []
+        guard var seen = storedUUIDs else { return }
         let records = items.compactMap { item -> NotificationRecord? in
             guard case .store(let record, _, _) = item, seen.insert(record.notificationUUID).inserted else { return nil }
             return record
