@@ -12,6 +12,10 @@ protocol StatementRunner: AnyObject {
     /// waiting (PostgreSQL's pipeline mode): its failure is then thrown by the next statement
     /// that waits, or by `flushSent`.
     func send(_ sql: String, _ arguments: [SQLValue]) throws(StoreError)
+    /// Runs one query whose rows the caller reads later, from the result: an engine may send it
+    /// without waiting, like `send`, and its rows are there once the statements sent ahead are
+    /// read (by the next statement that waits, or `flushSent`), in the same round trip.
+    func sendQuery(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> PendingRows
     /// Waits for the statements sent ahead; throws the first that failed.
     func flushSent() throws(StoreError)
     /// Runs several queries; returns each one's rows, in order (on PostgreSQL in one round trip).
@@ -21,6 +25,9 @@ protocol StatementRunner: AnyObject {
 extension StatementRunner {
     func send(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) { try run(sql, arguments) }
     func flushSent() throws(StoreError) {}
+    func sendQuery(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> PendingRows {
+        PendingRows(rows: try query(sql, arguments))
+    }
     func queryAll(_ statements: [(sql: String, arguments: [SQLValue])]) throws(StoreError) -> [[[SQLValue]]] {
         var answers: [[[SQLValue]]] = []
         for statement in statements { answers.append(try query(statement.sql, statement.arguments)) }
@@ -32,6 +39,22 @@ extension StatementRunner {
     func run(_ sql: String) throws(StoreError) -> Int { try run(sql, []) }
     /// Runs one query without arguments.
     func query(_ sql: String) throws(StoreError) -> [[SQLValue]] { try query(sql, []) }
+}
+
+/// The rows of a query sent ahead (`StatementRunner.sendQuery`): nil until its round trip is
+/// read, and for good if a statement before it failed.
+final class PendingRows {
+    var rows: [[SQLValue]]?
+
+    init(rows: [[SQLValue]]? = nil) { self.rows = rows }
+
+    /// The rows, once there.
+    ///
+    /// - Throws: `.io` when they are not (read before its round trip, or after a failure).
+    func answer(_ what: String) throws(StoreError) -> [[SQLValue]] {
+        guard let rows else { throw StoreError(.io, "\(what) was not answered") }
+        return rows
+    }
 }
 
 /// A connection readers use (`ReaderPool`).

@@ -20,7 +20,7 @@ final class Writer {
     /// False once a savepoint could not be rolled back: the open transaction can no longer be trusted.
     var transactionIsSound = true
     /// The notifications of the items being applied that were already stored when the open
-    /// transaction looked (`WriterConnection.storedNotifications`), and those stored in it since;
+    /// transaction looked (`WriterConnection.sendStoredLookup`), and those stored in it since;
     /// nil where each is looked up alone.
     var storedUUIDs: Set<String>?
     /// The hand-off for the rest of the open transaction (`NotificationHandOff.prepared`), until
@@ -107,10 +107,11 @@ final class Writer {
                 case .beginAndApply, .apply:
                     work.append(item)
                     do throws(StoreError) {
-                        if action == .beginAndApply { try begin() }
-                        if !looked {
-                            try lookUpStored(items)
-                            try prepareHandOff(items)
+                        if action == .beginAndApply {
+                            try begin { () throws(StoreError) in try lookAhead(items) }
+                            looked = true
+                        } else if !looked {
+                            try lookAhead(items)
                             looked = true
                         }
                         outcomes.append(try apply(item, isolation: .transaction))
@@ -220,34 +221,40 @@ final class Writer {
 
     // MARK: - Transactions
 
-    private func begin() throws(StoreError) {
-        storedUUIDs = nil
-        preparedHandOff = nil
-        try connection.beginWrite()
+    /// Begins a transaction and runs `opening` in it (reads only), on PostgreSQL in one round trip.
+    private func begin(opening: () throws(StoreError) -> Void = {}) throws(StoreError) {
+        try connection.beginWrite { () throws(StoreError) in
+            // Run again from the start when the engine begins again (after reconnecting).
+            storedUUIDs = nil
+            preparedHandOff = nil
+            try opening()
+        }
         transactionIsSound = true
         rejectsInTransaction.removeAll()
     }
 
-    /// Asks once which notifications among `items` are stored, where the engine answers that in
-    /// one round trip; adds them to `storedUUIDs`.
-    private func lookUpStored(_ items: [WriteItem]) throws(StoreError) {
-        let uuids = items.compactMap { item -> String? in
-            guard case .store(let record, _, _) = item else { return nil }
-            return record.notificationUUID
-        }
-        guard !uuids.isEmpty, let found = try connection.storedNotifications(among: uuids) else { return }
-        storedUUIDs = (storedUUIDs ?? []).union(found)
-    }
-
-    /// Lets the hand-off read ahead for the new notifications among `items`, in order, each once,
-    /// where the engine looked them up together (`storedUUIDs`): one that reads in-process
-    /// (SQLite) reads each at its turn as cheaply.
-    private func prepareHandOff(_ items: [WriteItem]) throws(StoreError) {
-        guard var seen = storedUUIDs else { return }
+    /// Where the engine sends statements together (PostgreSQL): asks which notifications among
+    /// `items` are stored, adding them to `storedUUIDs`, and lets the hand-off read ahead for
+    /// them, all in one round trip. One that reads in-process (SQLite) looks up and reads each
+    /// at its turn as cheaply.
+    private func lookAhead(_ items: [WriteItem]) throws(StoreError) {
         let records = items.compactMap { item -> NotificationRecord? in
-            guard case .store(let record, _, _) = item, seen.insert(record.notificationUUID).inserted else { return nil }
+            guard case .store(let record, _, _) = item else { return nil }
             return record
         }
+        guard !records.isEmpty, let lookup = try connection.sendStoredLookup(records.map(\.notificationUUID)) else {
+            return
+        }
+        try prepareHandOff(records)
+        try connection.flushSent()
+        storedUUIDs = (storedUUIDs ?? []).union(try lookup.stored())
+    }
+
+    /// Lets the hand-off read ahead for `records`, in order, each once, but those known stored
+    /// (any of them may still turn out to be: reading ahead for it costs a few rows).
+    private func prepareHandOff(_ records: [NotificationRecord]) throws(StoreError) {
+        var seen = storedUUIDs ?? []
+        let records = records.filter { seen.insert($0.notificationUUID).inserted }
         guard records.count > 1 else { return }
         let transaction = WriteTransaction(connection: connection)
         defer { transaction.invalidate() }

@@ -6,15 +6,39 @@ protocol WriterConnection: StatementRunner {
     var isInTransaction: Bool { get }
     /// Runs statements without arguments (transaction control).
     func execute(script: String) throws(StoreError)
-    /// Begins a transaction that holds the database's write lock until it ends.
-    func beginWrite() throws(StoreError)
-    /// Which of `uuids` are stored, in one round trip, for an engine where each statement costs
-    /// one (PostgreSQL); nil where asking per notification is as cheap (SQLite, in-process).
-    func storedNotifications(among uuids: [String]) throws(StoreError) -> Set<String>?
+    /// Begins a transaction that holds the database's write lock until it ends, and runs `opening`
+    /// in it, which must not write: on an engine where each statement costs a round trip
+    /// (PostgreSQL), the begin goes in the round trip of `opening`'s first statement that waits.
+    func beginWrite(opening: () throws(StoreError) -> Void) throws(StoreError)
+    /// Asks which of `uuids` are stored, without waiting, where each statement costs a round trip
+    /// (PostgreSQL): the answer comes with the next statement that waits, or `flushSent`. Nil
+    /// where asking per notification is as cheap (SQLite, in-process).
+    func sendStoredLookup(_ uuids: [String]) throws(StoreError) -> StoredLookup?
+}
+
+extension WriterConnection {
+    /// Begins a transaction that holds the write lock, and waits until it does.
+    func beginWrite() throws(StoreError) {
+        try beginWrite { () throws(StoreError) in try flushSent() }
+    }
+}
+
+/// Which of some notifications were stored, once the round trip that asked is read.
+struct StoredLookup {
+    let uuids: [String]
+    let answers: [PendingRows]
+
+    func stored() throws(StoreError) -> Set<String> {
+        var found: Set<String> = []
+        for (uuid, answer) in zip(uuids, answers) where try !answer.answer("looking up stored notifications").isEmpty {
+            found.insert(uuid)
+        }
+        return found
+    }
 }
 
 extension SQLiteConnection {
-    func storedNotifications(among uuids: [String]) throws(StoreError) -> Set<String>? { nil }
+    func sendStoredLookup(_ uuids: [String]) throws(StoreError) -> StoredLookup? { nil }
 }
 
 /// When the answers of a commit are released.
@@ -38,8 +62,9 @@ final class DurableOnCommit: CommitDurability {
 }
 
 extension SQLiteConnection: WriterConnection {
-    func beginWrite() throws(StoreError) {
+    func beginWrite(opening: () throws(StoreError) -> Void) throws(StoreError) {
         try run("BEGIN IMMEDIATE")
+        try opening()
     }
 }
 
@@ -47,30 +72,34 @@ extension PostgresConnection: WriterConnection {
     /// The ledger's writes are serialized across every node by one transaction-scoped advisory
     /// lock, as SQLite's write lock serializes them on one file: a purchase and its customer are
     /// read, reduced and written by one node at a time, and sequences stay gapless.
-    func beginWrite() throws(StoreError) {
+    func beginWrite(opening: () throws(StoreError) -> Void) throws(StoreError) {
         try reconnectIfLost()
         do throws(StoreError) {
-            try beginLocked()
+            try beginLocked(opening: opening)
         } catch {
-            // Dropped by the server since the last use (a restart): nothing was done yet, so
+            // Dropped by the server since the last use (a restart): nothing was written yet, so
             // connect again and begin once more.
             guard !isConnected else { throw error }
             try reconnectIfLost()
-            try beginLocked()
+            try beginLocked(opening: opening)
         }
     }
 
-    /// `BEGIN` and the lock, in one round trip.
-    private func beginLocked() throws(StoreError) {
+    /// `BEGIN` and the lock, sent ahead of `opening`'s statements, in its first round trip.
+    private func beginLocked(opening: () throws(StoreError) -> Void) throws(StoreError) {
         try send("BEGIN", [])
-        _ = try query("SELECT pg_advisory_xact_lock(?)", [.integer(Self.writeLockKey)])
+        try send("SELECT pg_advisory_xact_lock(?)", [.integer(Self.writeLockKey)])
+        try opening()
+        try drainPipeline()
     }
 
-    func storedNotifications(among uuids: [String]) throws(StoreError) -> Set<String>? {
-        // One lookup by the unique key each, all in one round trip: an `= ANY(array)` of them
-        // is planned once, while the table is small, as a scan of it.
-        let found = try queryEach(NotificationSQL.exists, uuids.map { [.text($0)] })
-        return Set(zip(uuids, found).compactMap { uuid, rows in rows.isEmpty ? nil : uuid })
+    func sendStoredLookup(_ uuids: [String]) throws(StoreError) -> StoredLookup? {
+        // One lookup by the unique key each: an `= ANY(array)` of them is planned once, while
+        // the table is small, as a scan of it.
+        var answers: [PendingRows] = []
+        answers.reserveCapacity(uuids.count)
+        for uuid in uuids { answers.append(try sendQuery(NotificationSQL.exists, [.text(uuid)])) }
+        return StoredLookup(uuids: uuids, answers: answers)
     }
 
     /// The advisory lock key writes take ("RDWRITER" in ASCII).

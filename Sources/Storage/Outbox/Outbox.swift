@@ -16,18 +16,20 @@ public enum Outbox {
     public static func insert(
         _ event: Event, appId: String, at nowMs: Int64, webhooks: [WebhookRoute], in transaction: WriteTransaction
     ) throws {
-        let inserted = try transaction.query(
-            """
+        let arguments: [SQLValue] = [
+            .text(event.id), .text(appId), event.customerId.map(SQLValue.text) ?? .null,
+            event.sequence.map(SQLValue.integer) ?? .null, .text(event.type.rawValue),
+            .text(try LedgerRows.encode(event)), .integer(nowMs),
+        ]
+        let insert = """
             INSERT INTO events (id, app_id, customer, sequence, type, json, created_at, position)
             VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(position), 0) + 1 FROM events))
-            ON CONFLICT (id) DO NOTHING RETURNING position
-            """,
-            [
-                .text(event.id), .text(appId), event.customerId.map(SQLValue.text) ?? .null,
-                event.sequence.map(SQLValue.integer) ?? .null, .text(event.type.rawValue),
-                .text(try LedgerRows.encode(event)), .integer(nowMs),
-            ])
-        guard !webhooks.isEmpty, let position = inserted.first?.first?.integerValue else { return }
+            ON CONFLICT (id) DO NOTHING
+            """
+        // Without a webhook nothing waits for the position: the insert is sent ahead (PostgreSQL).
+        guard !webhooks.isEmpty else { return try transaction.write(insert, arguments) }
+        let inserted = try transaction.query(insert + " RETURNING position", arguments)
+        guard let position = inserted.first?.first?.integerValue else { return }
         for webhook in webhooks where webhook.accepts(event) {
             try transaction.write(
                 """

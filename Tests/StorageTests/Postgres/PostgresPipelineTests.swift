@@ -37,6 +37,42 @@ import Testing
         #expect(try connection.run("DELETE FROM p WHERE k < ?", [.integer(10)]) == 10)
     }
 
+    /// Queries sent ahead (`sendQuery`) are answered in the round trip of the next statement that
+    /// waits, each with its own rows; a drain on the way (a full pipeline, a statement to
+    /// prepare) answers those before it. Behind a failure, none is answered.
+    @Test func queriesSentAheadAreAnsweredByTheNextWait() throws {
+        let database = try PostgresTestDatabase()
+        let connection = try database.connect()
+        try connection.execute(script: "CREATE TABLE p (k BIGINT PRIMARY KEY, v TEXT)")
+        // Prepared first: preparing waits, and would read the pipeline on the way.
+        #expect(try connection.query("SELECT v FROM p WHERE k = ?", [.integer(1)]).isEmpty)
+        #expect(try connection.query("SELECT count(*) FROM p") == [[.integer(0)]])
+        try connection.execute(script: "BEGIN")
+        try connection.send("INSERT INTO p (k, v) VALUES (?, ?)", [.integer(1), .text("a")])
+        let keys = (0..<(PostgresConnection.pipelineDepth + 3)).map { Int64($0) }
+        let roundTrips = connection.roundTrips
+        let answers = try keys.map { (key) throws(StoreError) in
+            try connection.sendQuery("SELECT v FROM p WHERE k = ?", [.integer(key)])
+        }
+        #expect(connection.roundTrips == roundTrips + 1, "a full pipeline is read on the way")
+        #expect(answers[0].rows == [] && answers[1].rows == [[.text("a")]])
+        #expect(answers.last?.rows == nil)
+        #expect(try connection.queryAll([("SELECT count(*) FROM p", [])]) == [[[.integer(1)]]])
+        #expect(connection.roundTrips == roundTrips + 2)
+        #expect(
+            try answers.map { (answer) throws(StoreError) in try answer.answer("k") }
+                == keys.map { $0 == 1 ? [[.text("a")]] : [] })
+
+        let behindFailure = try connection.sendQuery("SELECT v FROM p WHERE k = ?", [.integer(1)])
+        try connection.send("INSERT INTO p (k, v) VALUES (?, ?)", [.integer(1), .text("again")])
+        let afterFailure = try connection.sendQuery("SELECT v FROM p WHERE k = ?", [.integer(1)])
+        #expect(throws: StoreError.self) { try connection.flushSent() }
+        #expect(behindFailure.rows == [[.text("a")]])
+        let unanswered = #expect(throws: StoreError.self) { try afterFailure.answer("the lookup") }
+        #expect(unanswered?.message == "the lookup was not answered")
+        try connection.execute(script: "ROLLBACK")
+    }
+
     @Test func aFailureSentAheadIsThrownByTheNextWaitAndFailsTheTransaction() throws {
         let database = try PostgresTestDatabase()
         let connection = try database.connect()

@@ -10,6 +10,13 @@ import Foundation
 /// `query`, `execute(script:)`, `drainPipeline`); the server skips what follows it up to there,
 /// and the transaction is failed, as it would have been at once.
 extension PostgresConnection {
+    /// A statement sent ahead: its SQL, for messages, and where its rows go when it is a query
+    /// whose answer is wanted (`sendQuery`).
+    struct SentStatement {
+        let sql: String
+        let answer: PendingRows?
+    }
+
     /// The most statements sent ahead before their answers are read: the answers wait in the
     /// socket's buffers meanwhile, which must not fill.
     static let pipelineDepth = 256
@@ -17,6 +24,18 @@ extension PostgresConnection {
     /// Sends one statement whose outcome the caller does not read; the connection must be in a
     /// transaction (`isInTransaction` counts it as open until the answers are read).
     func send(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) {
+        try send(sql, arguments, answer: nil)
+    }
+
+    /// Sends one query without waiting; its rows are in the result once the statements sent
+    /// ahead are read (by the next statement that waits, or `flushSent`), in the same round trip.
+    func sendQuery(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> PendingRows {
+        let answer = PendingRows()
+        try send(sql, arguments, answer: answer)
+        return answer
+    }
+
+    private func send(_ sql: String, _ arguments: [SQLValue], answer: PendingRows?) throws(StoreError) {
         if pipelined.count >= Self.pipelineDepth { try drainPipeline() }
         let name = try statement(sql, arguments)
         if PQpipelineStatus(connection) == PQ_PIPELINE_OFF, PQenterPipelineMode(connection) != 1 {
@@ -26,7 +45,7 @@ extension PostgresConnection {
             PQsendQueryPrepared(connection, name, count, values, lengths, formats, 0)
         }
         guard sent == 1 else { throw failure(sql) }
-        pipelined.append(sql)
+        pipelined.append(SentStatement(sql: sql, answer: answer))
     }
 
     /// Runs `sql` once for each of `argumentLists`, all in one round trip; returns each one's rows.
@@ -62,16 +81,20 @@ extension PostgresConnection {
         let statements = pipelined
         pipelined.removeAll()
         guard !statements.isEmpty else { return [] }
+        roundTrips += 1
         guard PQpipelineSync(connection) == 1 else { throw failure("ending a pipeline") }
         var firstFailure: StoreError?
         var kept: [OpaquePointer] = []
-        for (index, sql) in statements.enumerated() {
+        for (index, statement) in statements.enumerated() {
             // Each statement's answer, then a null that ends it.
             var answered = false
             while let result = PQgetResult(connection) {
                 let status = PQresultStatus(result)
                 if status == PGRES_FATAL_ERROR, firstFailure == nil {
-                    do throws(StoreError) { try check(result, sql) } catch { firstFailure = error }
+                    do throws(StoreError) { try check(result, statement.sql) } catch { firstFailure = error }
+                }
+                if status == PGRES_TUPLES_OK, let answer = statement.answer, answer.rows == nil {
+                    answer.rows = Self.rows(of: result)
                 }
                 if index >= statements.count - keepingLast, !answered, status != PGRES_PIPELINE_ABORTED {
                     kept.append(result)
@@ -91,7 +114,7 @@ extension PostgresConnection {
         if PQexitPipelineMode(connection) != 1, firstFailure == nil, isConnected {
             firstFailure = failure("leaving pipeline mode")
         }
-        if firstFailure == nil, !isConnected { firstFailure = failure(statements[statements.count - 1]) }
+        if firstFailure == nil, !isConnected { firstFailure = failure(statements[statements.count - 1].sql) }
         if firstFailure == nil, kept.count != min(keepingLast, statements.count) {
             firstFailure = StoreError(.io, "a pipeline answered \(kept.count) of \(keepingLast) statements")
         }

@@ -14,8 +14,11 @@ final class PostgresConnection {
     let connection: OpaquePointer
     /// The name each statement was prepared under on this connection.
     private var prepared: [String: String] = [:]
-    /// Statements sent in pipeline mode whose answers are not read yet (`send`), for messages.
-    var pipelined: [String] = []
+    /// Statements sent in pipeline mode whose answers are not read yet (`send`, `sendQuery`).
+    var pipelined: [SentStatement] = []
+    /// How many times this connection has waited for the server's answer: what a transaction
+    /// costs beyond its statements, which tests count.
+    var roundTrips = 0
 
     /// Connects, and sets what every session of RevenueDot's relies on: UTC, and commits that
     /// return only once durable (`synchronous_commit`), since a 200 promises durability.
@@ -94,6 +97,7 @@ final class PostgresConnection {
     /// Runs statements without arguments, in one round trip (schema scripts, `BEGIN`, `COMMIT`).
     func execute(script: String) throws(StoreError) {
         if !pipelined.isEmpty { try drainPipeline() }
+        roundTrips += 1
         let result = PQexec(connection, script)
         defer { PQclear(result) }
         try check(result, script)
@@ -146,6 +150,7 @@ final class PostgresConnection {
             return try drainPipeline(keepingLast: 1).last
         }
         let name = try statement(sql, arguments)
+        roundTrips += 1
         let result = Self.withParameters(arguments) { count, values, lengths, formats in
             PQexecPrepared(connection, name, count, values, lengths, formats, 0)
         }
@@ -217,6 +222,7 @@ final class PostgresConnection {
             case .blob: 17
             }
         }
+        roundTrips += 1
         let result = PQprepare(connection, name, PostgresPlaceholders.numbered(sql), Int32(types.count), types)
         defer { PQclear(result) }
         try check(result, sql)
