@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # HTTP ingest on PostgreSQL: the payloads of INGEST_DIR (payloads.txt, root.pem) POSTed over 16
-# connections to one `revenuedot serve` node, then to two nodes (connections round-robin), each
-# on a fresh database of a throwaway cluster (scripts/postgres-cluster.sh). Prints one JSON object:
-# per node count, notifications/s and CPU microseconds per notification of the nodes and of
-# PostgreSQL (its server processes), so that where the time goes on this 2-core box shows.
+# connections to one `revenuedot serve` node, and to two nodes (connections round-robin), each
+# run on a fresh database of a throwaway cluster (scripts/postgres-cluster.sh). Per run,
+# notifications/s and CPU microseconds per notification of the nodes and of PostgreSQL (its
+# server processes), so that where the time goes on this 2-core box shows.
+#
+# Rounds (BENCH_POSTGRES_ROUNDS, 5) of one run each, the order alternating (1 then 2 nodes, then
+# 2 then 1), since this host's speed drifts by more than the difference measured. Prints one JSON
+# object: every run, the median run of each node count, each round's ratio of two nodes to one
+# and their median, and the noise: how far apart the one-node runs, alike in everything, came
+# out ((max - min) / median).
 #
 # Usage: Benchmarks/postgres.sh INGEST_DIR WORK_DIR BENCH_BINARY
 set -euo pipefail
@@ -39,8 +45,12 @@ PY
 }
 
 results=""
-for nodes in 1 2; do
-    database="bench_$nodes"
+rounds=${BENCH_POSTGRES_ROUNDS:-5}
+for round in $(seq 1 "$rounds"); do
+  order="1 2"
+  [ $((round % 2)) -eq 1 ] || order="2 1"
+  for nodes in $order; do
+    database="bench_${round}_$nodes"
     psql "$url" -qc "CREATE DATABASE $database" >/dev/null
     ports=()
     servers=()
@@ -66,13 +76,25 @@ JSON
     nodes_after=$(cpu_us "${servers[@]}")
     postgres_after=$(cpu_us "$postmaster")
     for server in "${servers[@]}"; do kill -TERM "$server"; wait "$server" || true; done
-    echo "$nodes node(s): $result" >&2
+    echo "round $round, $nodes node(s): $result" >&2
     results="$results$(python3 -c 'import json, sys
 r = json.loads(sys.argv[1]); n = int(sys.argv[6])
-print(json.dumps({"nodes": int(sys.argv[7]), "requests_per_second": r["requests_per_second"], "failures": r["failures"],
-  "p50_ms": r["p50_ms"], "p99_ms": r["p99_ms"], "cores_busy_percent": r.get("cores_busy_percent"),
+print(json.dumps({"round": int(sys.argv[8]), "nodes": int(sys.argv[7]), "requests_per_second": r["requests_per_second"],
+  "failures": r["failures"], "p50_ms": r["p50_ms"], "p99_ms": r["p99_ms"], "cores_busy_percent": r.get("cores_busy_percent"),
   "nodes_cpu_us": round((int(sys.argv[3]) - int(sys.argv[2])) / n),
   "postgres_cpu_us": round((int(sys.argv[5]) - int(sys.argv[4])) / n)}))' \
-        "$result" "$nodes_before" "$nodes_after" "$postgres_before" "$postgres_after" "$count" "$nodes")"$'\n'
+        "$result" "$nodes_before" "$nodes_after" "$postgres_before" "$postgres_after" "$count" "$nodes" "$round")"$'\n'
+  done
 done
-python3 -c 'import json, sys; print(json.dumps([json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]))' "$results"
+python3 - "$results" <<'PY'
+import json, statistics, sys
+runs = [json.loads(line) for line in sys.argv[1].splitlines() if line.strip()]
+def median_run(nodes):
+    chosen = sorted((r for r in runs if r["nodes"] == nodes), key=lambda r: r["requests_per_second"])
+    return chosen[len(chosen) // 2]
+rate = {(r["round"], r["nodes"]): r["requests_per_second"] for r in runs}
+ratios = [round(rate[(k, 2)] / rate[(k, 1)], 2) for k in sorted({r["round"] for r in runs})]
+one = [r["requests_per_second"] for r in runs if r["nodes"] == 1]
+print(json.dumps({"runs": runs, "one": median_run(1), "two": median_run(2), "ratios": ratios,
+                  "ratio": statistics.median(ratios), "noise": round((max(one) - min(one)) / statistics.median(one), 2)}))
+PY

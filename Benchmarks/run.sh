@@ -340,10 +340,20 @@ print(f"  {'zstd -3 / zlib -6, no dictionary':<42} {packed['zstd_bytes']:>8,} B 
 postgres = json.loads(sys.argv[24])
 print("\nPostgreSQL ingest (same notifications, 16 connections, fresh database; CPU per notification by process)")
 print(f"  {'SQLite ingest, notifications/s (median round)':<42} {rate:>10,.0f}   1.00")
-for run in postgres:
-    print(f"  {str(run['nodes']) + ' node(s) on PostgreSQL':<42} {run['requests_per_second']:>10,.0f}   "
+for run in (postgres["one"], postgres["two"]):
+    print(f"  {str(run['nodes']) + ' node(s) on PostgreSQL (median run)':<42} {run['requests_per_second']:>10,.0f}   "
           f"{run['requests_per_second'] / rate:.2f}x SQLite   nodes {run['nodes_cpu_us']} us, PostgreSQL "
           f"{run['postgres_cpu_us']} us, cores busy {run['cores_busy_percent']}%   {failed(run)}")
+for nodes in (1, 2):
+    print(f"  {'  ' + str(nodes) + ' node(s), every round':<42} "
+          + ", ".join(format(r["requests_per_second"], ",") for r in postgres["runs"] if r["nodes"] == nodes))
+print(f"  {'two nodes / one, per round (alternating)':<42} {postgres['ratio']:>10.2f}   median of "
+      f"{', '.join(map(str, postgres['ratios']))}; one-node runs {postgres['noise']:.0%} apart (noise)")
+postgres_failures = sum(r["failures"] for r in postgres["runs"])
+# Not slower when the median round says so, or when the shortfall is within how far apart the
+# alike one-node runs came out: this host's noise, said as such.
+two_nodes = ("met" if postgres["ratio"] >= 1 else "met within noise" if postgres["ratio"] >= 1 - postgres["noise"]
+             else "NOT met")
 stored = json.loads(sys.argv[25])
 print(f"\nIngest with {stored['history']:,} notifications already stored (filled in-process at {stored['fill']['per_second']:,}/s; "
       f"copied to PostgreSQL by migrate-db in {stored['copy_seconds']} s)")
@@ -378,9 +388,10 @@ goals = [("warm >= 2,000/s", warm >= 2000), ("warm >= 60% of OpenSSL ceiling", w
          ("webhook latency p99 <= 1 s", hooks["latency_p99_ms"] <= 1000),
          ("every webhook received", hooks["webhooks_received"] == hooks["notifications"]),
          ("no webhook delivered twice", hooks.get("duplicate_webhooks", 0) == 0),
-         ("one PostgreSQL node >= 0.6x SQLite ingest", postgres[0]["requests_per_second"] >= 0.6 * rate),
-         ("two PostgreSQL nodes not slower than one", postgres[1]["requests_per_second"] >= postgres[0]["requests_per_second"]),
+         ("one PostgreSQL node >= 0.6x SQLite ingest", postgres["one"]["requests_per_second"] >= 0.6 * rate),
+         ("no PostgreSQL ingest failures", postgres_failures == 0),
          ("SQLite ingest on the history >= 0.9x empty", stored["sqlite"]["ratio"] >= 0.9),
          ("PostgreSQL ingest on the history >= 0.9x empty", stored["postgres"]["ratio"] >= 0.9)]
-print("Goals: " + ", ".join(f"{name}: {'met' if ok else 'NOT met'}" for name, ok in goals))
+print("Goals: " + ", ".join(f"{name}: {'met' if ok else 'NOT met'}" for name, ok in goals)
+      + f", two PostgreSQL nodes not slower than one: {two_nodes}")
 PY
