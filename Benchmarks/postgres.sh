@@ -8,8 +8,8 @@
 # Rounds (BENCH_POSTGRES_ROUNDS, 5) of one run each, the order alternating (1 then 2 nodes, then
 # 2 then 1), since this host's speed drifts by more than the difference measured. Prints one JSON
 # object: every run, the median run of each node count, each round's ratio of two nodes to one
-# and their median, and the noise: how far apart the one-node runs, alike in everything, came
-# out ((max - min) / median).
+# and their median (the goal's figure), and the noise: how far apart the one-node runs, alike in
+# everything, came out ((max - min) / median).
 #
 # Usage: Benchmarks/postgres.sh INGEST_DIR WORK_DIR BENCH_BINARY
 set -euo pipefail

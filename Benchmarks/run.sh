@@ -350,10 +350,6 @@ for nodes in (1, 2):
 print(f"  {'two nodes / one, per round (alternating)':<42} {postgres['ratio']:>10.2f}   median of "
       f"{', '.join(map(str, postgres['ratios']))}; one-node runs {postgres['noise']:.0%} apart (noise)")
 postgres_failures = sum(r["failures"] for r in postgres["runs"])
-# Not slower when the median round says so, or when the shortfall is within how far apart the
-# alike one-node runs came out: this host's noise, said as such.
-two_nodes = ("met" if postgres["ratio"] >= 1 else "met within noise" if postgres["ratio"] >= 1 - postgres["noise"]
-             else "NOT met")
 stored = json.loads(sys.argv[25])
 print(f"\nIngest with {stored['history']:,} notifications already stored (filled in-process at {stored['fill']['per_second']:,}/s; "
       f"copied to PostgreSQL by migrate-db in {stored['copy_seconds']} s)")
@@ -390,8 +386,9 @@ goals = [("warm >= 2,000/s", warm >= 2000), ("warm >= 60% of OpenSSL ceiling", w
          ("no webhook delivered twice", hooks.get("duplicate_webhooks", 0) == 0),
          ("one PostgreSQL node >= 0.6x SQLite ingest", postgres["one"]["requests_per_second"] >= 0.6 * rate),
          ("no PostgreSQL ingest failures", postgres_failures == 0),
+         # The median of the paired rounds; the rounds and the noise are printed above, to judge by.
+         ("two PostgreSQL nodes not slower than one", postgres["ratio"] >= 1),
          ("SQLite ingest on the history >= 0.9x empty", stored["sqlite"]["ratio"] >= 0.9),
          ("PostgreSQL ingest on the history >= 0.9x empty", stored["postgres"]["ratio"] >= 0.9)]
-print("Goals: " + ", ".join(f"{name}: {'met' if ok else 'NOT met'}" for name, ok in goals)
-      + f", two PostgreSQL nodes not slower than one: {two_nodes}")
+print("Goals: " + ", ".join(f"{name}: {'met' if ok else 'NOT met'}" for name, ok in goals))
 PY
