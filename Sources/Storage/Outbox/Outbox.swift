@@ -12,34 +12,37 @@ import Threads
 public enum Outbox {
     /// Inserts `event` unless an event with its id exists (re-processing repeats ids exactly),
     /// with the next global `position`; and a pending delivery, due at once, for each of
-    /// `webhooks` that takes it (its environment and type filters).
+    /// `webhooks` that takes it (its environment and type filters), only when the event was
+    /// inserted here.
+    ///
+    /// Nothing here waits for an answer, so on PostgreSQL every statement is sent ahead: the
+    /// delivery takes its position from the event row this insert made, found by its id, this
+    /// transaction's time and the highest position (positions are given as the highest plus one,
+    /// under the write lock). An event stored earlier under the same id has a lower position or
+    /// another time, so it gets no delivery from here, as it would not from `RETURNING`.
     public static func insert(
         _ event: Event, appId: String, at nowMs: Int64, webhooks: [WebhookRoute], in transaction: WriteTransaction
     ) throws {
-        let arguments: [SQLValue] = [
-            .text(event.id), .text(appId), event.customerId.map(SQLValue.text) ?? .null,
-            event.sequence.map(SQLValue.integer) ?? .null, .text(event.type.rawValue),
-            .text(try LedgerRows.encode(event)), .integer(nowMs),
-        ]
-        let insert = """
+        try transaction.write(
+            """
             INSERT INTO events (id, app_id, customer, sequence, type, json, created_at, position)
             VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(position), 0) + 1 FROM events))
             ON CONFLICT (id) DO NOTHING
-            """
-        // Without a webhook nothing waits for the position: the insert is sent ahead (PostgreSQL).
-        guard !webhooks.isEmpty else { return try transaction.write(insert, arguments) }
-        let inserted = try transaction.query(insert + " RETURNING position", arguments)
-        guard let position = inserted.first?.first?.integerValue else { return }
+            """,
+            [
+                .text(event.id), .text(appId), event.customerId.map(SQLValue.text) ?? .null,
+                event.sequence.map(SQLValue.integer) ?? .null, .text(event.type.rawValue),
+                .text(try LedgerRows.encode(event)), .integer(nowMs),
+            ])
         for webhook in webhooks where webhook.accepts(event) {
             try transaction.write(
                 """
                 INSERT INTO deliveries (event_id, webhook, app_id, customer, position, status, next_attempt_at, created_at)
-                VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (event_id, webhook) DO NOTHING
+                SELECT id, ?, app_id, customer, position, 'pending', ?, ? FROM events
+                WHERE id = ? AND created_at = ? AND position = (SELECT max(position) FROM events)
+                ON CONFLICT (event_id, webhook) DO NOTHING
                 """,
-                [
-                    .text(event.id), .text(webhook.id), .text(appId), event.customerId.map(SQLValue.text) ?? .null,
-                    .integer(position), .integer(nowMs), .integer(nowMs),
-                ])
+                [.text(webhook.id), .integer(nowMs), .integer(nowMs), .text(event.id), .integer(nowMs)])
         }
     }
 }

@@ -26,18 +26,10 @@ import Testing
         return (try completions.map { try $0.wait().get() }, connection.roundTrips - before)
     }
 
-    /// The ledger of `StoreUnderTest.app`, without its webhook: an event's delivery row needs the
-    /// position its insert returns, a round trip of its own.
-    static func handOff() -> LedgerHandOff {
-        var app = StoreUnderTest.app
-        app.webhooks = []
-        return LedgerHandOff(app: { [app] in $0 == app.id ? app : nil })
-    }
-
     @Test func aBatchTakesTwoRoundTripsWhateverItHolds() throws {
         let database = try PostgresTestDatabase()
         let writer = try Writer.postgres(
-            url: database.url, use: .shared, handOff: Self.handOff(), onCommit: nil, onRejectsFailed: nil)
+            url: database.url, use: .shared, handOff: SeveralNodesTests.handOff(), onCommit: nil, onRejectsFailed: nil)
         // Six customers each buy, then renew three times: batch n holds everyone's n-th.
         let records = try SeveralNodesTests.records()
         let rounds = (0..<4).map { round in stride(from: round, to: records.count, by: 4).map { records[$0] } }
@@ -54,5 +46,9 @@ import Testing
         let (last, lastRoundTrips) = try Self.batch(rounds[3] + [records[1]], through: writer)
         #expect(last == rounds[3].map { _ in .stored } + [.duplicate])
         #expect(lastRoundTrips == 2)
+        // The app's webhook got every event, each delivery sent ahead with its event.
+        let connection = try database.connect()
+        let counts = try connection.query("SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM deliveries)")
+        #expect(counts.first?.first == counts.first?.last && (counts.first?.first?.integerValue ?? 0) >= Int64(records.count))
     }
 }
