@@ -46,6 +46,7 @@ PY
 
 results=""
 rounds=${BENCH_POSTGRES_ROUNDS:-5}
+[ "$rounds" -ge 1 ] || { echo "BENCH_POSTGRES_ROUNDS must be at least 1" >&2; exit 2; }
 for round in $(seq 1 "$rounds"); do
   order="1 2"
   [ $((round % 2)) -eq 1 ] || order="2 1"
@@ -76,6 +77,8 @@ JSON
     nodes_after=$(cpu_us "${servers[@]}")
     postgres_after=$(cpu_us "$postmaster")
     for server in "${servers[@]}"; do kill -TERM "$server"; wait "$server" || true; done
+    # Gone before the next run, so that its vacuum and checkpoints do not weigh on that one.
+    psql "$url" -qc "DROP DATABASE $database" >/dev/null
     echo "round $round, $nodes node(s): $result" >&2
     results="$results$(python3 -c 'import json, sys
 r = json.loads(sys.argv[1]); n = int(sys.argv[6])
@@ -90,6 +93,7 @@ python3 - "$results" <<'PY'
 import json, statistics, sys
 runs = [json.loads(line) for line in sys.argv[1].splitlines() if line.strip()]
 def median_run(nodes):
+    """The median run (of an even count, the upper of the middle two)."""
     chosen = sorted((r for r in runs if r["nodes"] == nodes), key=lambda r: r["requests_per_second"])
     return chosen[len(chosen) // 2]
 rate = {(r["round"], r["nodes"]): r["requests_per_second"] for r in runs}

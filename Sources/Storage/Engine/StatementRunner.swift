@@ -50,9 +50,10 @@ final class PendingRows {
 
     /// The rows, once there.
     ///
-    /// - Throws: `.io` when they are not (read before its round trip, or after a failure).
+    /// - Throws: `.invalid` when they are not: read before its round trip (a mistake in the
+    ///   caller), or after a failure, which the statement that waited threw first.
     func answer(_ what: String) throws(StoreError) -> [[SQLValue]] {
-        guard let rows else { throw StoreError(.io, "\(what) was not answered") }
+        guard let rows else { throw StoreError(.invalid, "\(what) was not answered") }
         return rows
     }
 }

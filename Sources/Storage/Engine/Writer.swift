@@ -235,7 +235,8 @@ final class Writer {
 
     /// Where the engine sends statements together (PostgreSQL): asks which notifications among
     /// `items` are stored, adding them to `storedUUIDs`, and lets the hand-off read ahead for
-    /// them, all in one round trip. One that reads in-process (SQLite) looks up and reads each
+    /// them, all in one round trip (several when they outgrow a pipeline, for groups of more than
+    /// about fifty notifications). One that reads in-process (SQLite) looks up and reads each
     /// at its turn as cheaply.
     private func lookAhead(_ items: [WriteItem]) throws(StoreError) {
         let records = items.compactMap { item -> NotificationRecord? in

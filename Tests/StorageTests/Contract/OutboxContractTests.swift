@@ -10,7 +10,7 @@ import Testing
 @Suite struct OutboxContractTests {
     typealias S = StoreUnderTest
 
-    /// The pending deliveries to `webhook`, as "event position".
+    /// The events pending delivery to `webhook`, in order.
     static func pending(_ under: S, to webhook: String) throws -> [String] {
         let due = try under.store.read { (rows) throws(StoreError) in
             do {
@@ -18,6 +18,8 @@ import Testing
                     appId: S.appId, webhook: webhook, nowMs: .max, limit: 100, inFlight: [], from: rows)
             } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
         }
+        // The customer is the event row's, copied into the delivery.
+        for delivery in due { #expect(delivery.customer == "c-\(delivery.eventId)") }
         return due.map(\.eventId)
     }
 

@@ -38,8 +38,8 @@ import Testing
     }
 
     /// Queries sent ahead (`sendQuery`) are answered in the round trip of the next statement that
-    /// waits, each with its own rows; a drain on the way (a full pipeline, a statement to
-    /// prepare) answers those before it. Behind a failure, none is answered.
+    /// waits, each with its own rows; a drain on the way (a full pipeline) answers those before
+    /// it. Behind a failure, none is answered.
     @Test func queriesSentAheadAreAnsweredByTheNextWait() throws {
         let database = try PostgresTestDatabase()
         let connection = try database.connect()
