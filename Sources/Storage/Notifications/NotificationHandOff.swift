@@ -16,12 +16,14 @@ public protocol NotificationHandOff: Sendable {
     /// must not call the `Store` itself: the writer would wait for itself.
     func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState
 
-    /// Called by the writer once in a write transaction, before its first hand-off, with the new
-    /// notifications it is about to hand off, in order. A hand-off that reads before it writes
-    /// may read what they all need at once (one round trip, where statements cost one each) and
-    /// return a hand-off for the rest of this transaction that uses those reads; the writer
-    /// goes back to `self` for the next transaction, and as soon as anything else (caller work)
-    /// writes in this one. Throwing fails the transaction as a failed hand-off would.
+    /// Called by the writer, where statements cost a round trip each, for each group of queued
+    /// items of a write transaction before their first hand-off, with the notifications among
+    /// them not known to be stored, in order (a copy stored meanwhile is not handed off). A
+    /// hand-off that reads before it writes may read what they all need at once (one round trip,
+    /// with the writer's own lookups) and return a hand-off for the rest of this transaction that
+    /// uses those reads; the writer uses it until the next group's, goes back to `self` for the
+    /// next transaction, and as soon as anything else (caller work) writes in this one. Throwing
+    /// fails the transaction as a failed hand-off would.
     func prepared(for records: [NotificationRecord], in transaction: WriteTransaction) throws -> any NotificationHandOff
 }
 

@@ -23,7 +23,7 @@ import Testing
         #expect(try connection.query("SELECT count(*), max(v) FROM p") == [[.integer(Int64(count)), .text("b")]])
         // Many lookups in one round trip (more than a pipeline holds: in two), each its own rows.
         let keys = (0..<(PostgresConnection.pipelineDepth + 40)).map { Int64($0 * 2) }
-        let found = try connection.queryEach("SELECT k FROM p WHERE k = ?", keys.map { [.integer($0)] })
+        let found = try connection.queryAll(keys.map { ("SELECT k FROM p WHERE k = ?", [.integer($0)]) })
         #expect(found == keys.map { $0 < Int64(count) ? [[.integer($0)]] : [] })
         // Different queries, none prepared yet, behind a write sent ahead: each its own answer.
         try connection.send("UPDATE p SET v = ? WHERE k = ?", [.text("c"), .integer(4)])

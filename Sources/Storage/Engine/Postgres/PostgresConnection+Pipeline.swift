@@ -48,11 +48,6 @@ extension PostgresConnection {
         pipelined.append(SentStatement(sql: sql, answer: answer))
     }
 
-    /// Runs `sql` once for each of `argumentLists`, all in one round trip; returns each one's rows.
-    func queryEach(_ sql: String, _ argumentLists: [[SQLValue]]) throws(StoreError) -> [[[SQLValue]]] {
-        try queryAll(argumentLists.map { (sql, $0) })
-    }
-
     /// Runs `statements` in one round trip (with any sent ahead); returns each one's rows.
     func queryAll(_ statements: [(sql: String, arguments: [SQLValue])]) throws(StoreError) -> [[[SQLValue]]] {
         guard statements.count > 1 || !pipelined.isEmpty else {
