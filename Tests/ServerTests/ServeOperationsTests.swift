@@ -1,4 +1,6 @@
+import AppStoreServerAPI
 import Foundation
+import Server
 import Testing
 
 /// How `revenuedot serve` behaves where an operator runs it: a closed terminal, closed standard
@@ -108,14 +110,23 @@ struct ServeOperationsTests {
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
     }
 
-    /// `init` writes the demo configuration (it holds API keys) for its owner only, and the
+    /// `init` writes the demo configuration and its in-app purchase key for their owner only, and the
     /// server's next steps name the binary as it was run, not .build/release/revenuedot.
     @Test func demoConfigIsPrivateAndNextStepsNameTheBinaryRun() throws {
         let directory = TestDirectory("serve-operations")
         let config = directory.path("revenuedot.json")
         #expect(try runCLI(["init", "--config", config]).status == 0)
-        let permissions = try FileManager.default.attributesOfItem(atPath: config)[.posixPermissions] as? NSNumber
-        #expect(permissions?.intValue == 0o600)
+        let key = directory.path(".revenuedot/dev-ca/in-app-purchase-key.p8")
+        for file in [config, key] {
+            let permissions = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? NSNumber
+            #expect(permissions?.intValue == 0o600, "\(file)")
+        }
+        // The demo can sign in-app requests and ask the simulated App Store Server API, and asks
+        // Apple nothing by itself: its key is no key of Apple's.
+        let loaded = try ConfigLoader.load(path: config)
+        #expect(loaded.apps.first?.inAppPurchaseKey?.privateKeyPath == key)
+        #expect(loaded.appleAPI.backfillIntervalMinutes == 0 && loaded.appleAPI.reconcileIntervalMinutes == 0)
+        #expect(loaded.appleAPI.baseURLs[.sandbox] == APIBaseURL("http://127.0.0.1:8090"))
         // The demo listens on 8080; any free port will do here.
         let text = try String(contentsOfFile: config, encoding: .utf8)
         try text.replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:0").write(

@@ -1,4 +1,5 @@
 import AppStore
+import Crypto
 import Foundation
 import JSON
 import Server
@@ -11,7 +12,9 @@ public struct InitCommand {
 
         Writes a demo configuration (app "demo", bundle com.example.app, SQLite database next to
         it) unless FILE exists, a local App Store chain under .revenuedot/dev-ca/ that the demo
-        trusts, and .revenuedot/sample-notification.json, a signed SUBSCRIBED notification.
+        trusts, a demo in-app purchase key there (for Advanced Commerce and the simulated App
+        Store Server API, never Apple's), and .revenuedot/sample-notification.json, a signed
+        SUBSCRIBED notification.
         """
 
     let configPath: String
@@ -30,12 +33,19 @@ public struct InitCommand {
         if FileManager.default.fileExists(atPath: configURL.path) {
             StandardStreams.out("revenuedot init: \(configPath) exists; leaving it as it is\n")
         } else {
+            let keyPath = ".revenuedot/dev-ca/" + Self.inAppPurchaseKeyFile
+            let keyURL = base.appendingPathComponent(keyPath)
+            if !FileManager.default.fileExists(atPath: keyURL.path) {
+                let key = try ECPrivateKey(generating: .p256)
+                try PrivateFile.write(Data(try key.pkcs8PEM().utf8), to: keyURL.path, exclusive: true)
+            }
             // It holds the app's API keys: readable by its owner only, like the dev CA's keys.
             try PrivateFile.write(
                 Data(
                     Self.demoConfig(
                         rootPath: ".revenuedot/dev-ca/root.pem", secretApiKey: Self.randomKey("sk_"),
-                        publicApiKey: Self.randomKey("pk_")
+                        publicApiKey: Self.randomKey("pk_"), inAppPurchaseKeyPath: keyPath,
+                        issuerId: UUID().uuidString.lowercased()
                     ).utf8), to: configURL.path, exclusive: true)
             StandardStreams.out("revenuedot init: wrote \(configPath) (app \"demo\", database sqlite:revenuedot.sqlite)\n")
         }
@@ -54,7 +64,15 @@ public struct InitCommand {
         return prefix + (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
-    static func demoConfig(rootPath: String, secretApiKey: String, publicApiKey: String) -> String {
+    /// The demo app's in-app purchase key, under the dev CA's directory.
+    static let inAppPurchaseKeyFile = "in-app-purchase-key.p8"
+
+    /// The demo: its in-app purchase key is one Apple never issued, so the App Store Server API
+    /// is asked only when a command or request asks, never on a schedule, and its Sandbox is
+    /// `revenuedot simulate apple-api` on its default port.
+    static func demoConfig(
+        rootPath: String, secretApiKey: String, publicApiKey: String, inAppPurchaseKeyPath: String, issuerId: String
+    ) -> String {
         """
         {
           "listen": "127.0.0.1:8080",
@@ -68,8 +86,15 @@ public struct InitCommand {
             "trackNewPurchasesFromServerNotifications": true,
             "secretApiKey": "\(secretApiKey)",
             "publicApiKey": "\(publicApiKey)",
-            "entitlements": { "pro": ["pro.monthly", "pro.yearly"] }
+            "entitlements": { "pro": ["pro.monthly", "pro.yearly"] },
+            "inAppPurchaseKey": {
+              "keyId": "DEMOKEY001", "issuerId": "\(issuerId)", "privateKeyPath": "\(inAppPurchaseKeyPath)"
+            }
           }],
+          "appleApi": {
+            "baseURLs": { "Sandbox": "http://127.0.0.1:8090" },
+            "backfillIntervalMinutes": 0
+          },
           "scheduler": { "intervalMs": 1000 }
         }
 
