@@ -95,6 +95,31 @@ struct IngestAnswerTests {
         #expect(metrics.contains("revenuedot_notifications_held_total 2\n"))
     }
 
+    /// What Apple signed that is no notification about a configured app (another developer's
+    /// notification, a transaction) is refused, not held: anyone can get such payloads, and
+    /// holding them would let anyone store rows without end.
+    @Test func signedPayloadsAboutNoConfiguredAppAreRefused() throws {
+        defer { service.shutdown() }
+        var stranger = fixture.signer
+        stranger.appAppleId = 999
+        let uuid = UUID().uuidString.lowercased()
+        let response = try connection.postNotification(try stranger.notification(uuid: uuid, bundleId: "com.other"))
+        #expect(response.status == 401)
+        #expect(try json(response)["error"]?["code"] == .string("invalidAppIdentifier"))
+        #expect(try json(response)["error"]?["message"]?.stringValue?.contains("not held") == true)
+        let transaction = try fixture.signer.sign(
+            .object([
+                "transactionId": .string("1"), "originalTransactionId": .string("1"),
+                "bundleId": .string("com.example.app"), "environment": .string("Sandbox"),
+            ]))
+        #expect(try connection.postNotification(transaction).status == 401)
+        service.shutdown()
+        let store = try Store(path: fixture.databasePath)
+        defer { store.close() }
+        #expect(try store.notifications(NotificationFilter()).isEmpty)
+        #expect(try store.rejectLog().counts["invalidAppIdentifier"] == 2)
+    }
+
     @Test(arguments: [
         "not json", "[]", #"{"signed": "x"}"#, #"{"signedPayload": 42}"#, #"{"signedPayload": ""}"#, "",
         // Which of two would be Apple's is a guess.

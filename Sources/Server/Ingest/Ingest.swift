@@ -9,6 +9,7 @@ import Threads
 /// https://developer.apple.com/documentation/appstoreservernotifications/responding-to-app-store-server-notifications
 package final class Ingest: Sendable {
     private let verifiers: [String: AppVerifiers]
+    private let holding: HoldPolicy
     private let store: Store
     private let metrics: Metrics
     private let clock: @Sendable () -> Date
@@ -25,6 +26,7 @@ package final class Ingest: Sendable {
         log: Log? = nil, alarm: StorageAlarm? = nil
     ) {
         self.verifiers = verifiers
+        holding = HoldPolicy(apps: verifiers.values.map(\.app))
         self.store = store
         self.metrics = metrics
         self.clock = clock
@@ -99,7 +101,7 @@ package final class Ingest: Sendable {
         guard let app = verifiers[appId] else {
             log?.warning(
                 "notification.refused", "no app is configured under this id",
-                [("app", .text(appId)), ("status", .integer(404))])
+                [("app", .text(String(appId.prefix(200)))), ("status", .integer(404))])
             return .answered(.unknownApp(appId))
         }
         metrics.notificationsReceived.increment()
@@ -125,6 +127,10 @@ package final class Ingest: Sendable {
             // Apple signed it, but not for this app's bundle or environments: keep it, held.
             guard let verified = try? app.signatureOnly.verifyNotification(signedPayload, now: now) else {
                 return .answered(reject(appId: appId, failure, at: receivedAt))
+            }
+            if let refusal = holding.refusal(of: verified.notification.payload) {
+                let refused = VerificationError(failure.status, "\(failure.detail); \(refusal)")
+                return .answered(reject(appId: appId, refused, at: receivedAt))
             }
             log?.warning(
                 "notification.held", "validly signed for another bundle or environment: stored held",
@@ -166,14 +172,17 @@ package final class Ingest: Sendable {
 
     private func reject(appId: String, _ failure: VerificationError, at time: Int64) -> IngestOutcome {
         metrics.notificationsRejected.increment(label: failure.status.rawValue)
+        // The detail may quote what was sent: the log line and the answer carry it cut as the
+        // reject log keeps it, not as long as the body.
+        let entry = Reject(appId: appId, status: failure.status.rawValue, reason: failure.detail, at: time)
         log?.warning(
             "notification.refused", "verification failed",
             [
-                ("app", .text(appId)), ("status", .integer(401)), ("verification", .text(failure.status.rawValue)),
-                ("reason", .text(failure.detail)),
+                ("app", .text(entry.appId)), ("status", .integer(401)),
+                ("verification", .text(failure.status.rawValue)), ("reason", .text(entry.reason)),
             ])
-        store.recordReject(Reject(appId: appId, status: failure.status.rawValue, reason: failure.detail, at: time))
-        return .rejected(status: failure.status.rawValue, detail: failure.detail)
+        store.recordReject(entry)
+        return .rejected(status: failure.status.rawValue, detail: entry.reason)
     }
 }
 
