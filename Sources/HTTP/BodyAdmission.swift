@@ -1,26 +1,21 @@
 /// Which bodies the server takes in, and the answers to those it does not.
 extension ServerCore {
     /// The answer to a request whose declared body is not taken, before any of it is read; nil
-    /// when it is, its length then held for it in the body budget until the request ends.
+    /// when it is: a Content-Length over `maxBodyBytes`, however many digits it has, is 413.
     ///
-    /// - A Content-Length over `maxBodyBytes`, however many digits it has: 413.
-    /// - One the budget has no room for: 503 with `Retry-After`, since it may fit in a moment.
-    func admit(
-        _ declared: DeclaredLength, into body: inout RequestBody, method: String, path: String,
-        started: ContinuousClock.Instant
-    ) -> HTTPResponse? {
+    /// A body takes its share of the body budget as its bytes arrive, declared or chunked, never
+    /// from what its head declares: clients that declare large bodies and send none hold nothing,
+    /// so they cannot keep the bodies of others (Apple's notifications) out.
+    func admit(_ declared: DeclaredLength, method: String, path: String, started: ContinuousClock.Instant)
+        -> HTTPResponse?
+    {
         switch declared {
-        case .none, .invalid:
-            // An invalid length was refused with the head (`refusal(of:)`).
-            return nil
         case .tooLarge:
             return refusedBody(.tooLarge, method: method, path: path, started: started)
         case .bytes(let length) where length > maxBodyBytes:
             return refusedBody(.tooLarge, method: method, path: path, started: started)
-        case .bytes(let length):
-            guard body.reserve(declared: length, from: bodyBudget) else {
-                return refusedBody(.overBudget, method: method, path: path, started: started)
-            }
+        case .none, .invalid, .bytes:
+            // An invalid length was refused with the head (`refusal(of:)`).
             return nil
         }
     }

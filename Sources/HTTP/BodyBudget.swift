@@ -2,8 +2,8 @@ import Synchronization
 
 /// The memory all connections together may hold in request bodies, shared out as they arrive.
 ///
-/// A request takes its share before its body is buffered: the whole declared `Content-Length`
-/// as soon as its headers are in, a chunked body piece by piece as it arrives. It gives the
+/// A request takes its share as its body arrives, piece by piece, whatever its head declared,
+/// before the piece is buffered. It gives the
 /// share back when its request ends, however it ends (answered, refused, aborted, timed out or
 /// its connection closed), so clients that send part of a large body and stop hold at most
 /// `limit` bytes between them, whatever their number.

@@ -12,12 +12,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// once it grows past it.
     public var maxBodyBytes: Int = 1 << 20
     /// The most memory all requests together may hold in bodies being received or handled; at
-    /// least `maxBodyBytes`. A request takes its share when its headers declare a
-    /// `Content-Length` (the whole length, before any of the body is read), or, for a chunked
-    /// body, piece by piece as it arrives, and gives it back when it ends in any way (answered,
-    /// refused, aborted, timed out, its connection closed). A request that does not fit is
-    /// answered 503 with `Retry-After: 1`: at once when it declared its length, at the end of
-    /// its body when chunked (the rest of the body is read and dropped).
+    /// least `maxBodyBytes`. A request takes its share piece by piece as its body arrives
+    /// (never from the length its head declares: clients declaring large bodies and sending
+    /// none hold nothing), and gives it back when it ends in any way (answered, refused,
+    /// aborted, timed out, its connection closed). A body that no longer fits is read to its end,
+    /// dropped, and answered 503 with `Retry-After: 1`.
     ///
     /// Without it, clients that each send most of a large body and stop hold that much memory
     /// apiece until a timeout, up to `connectionLimit` times `maxBodyBytes`. 64 MiB holds 64

@@ -40,9 +40,7 @@ func microHTTPDAccess(
         readFramingHeaders(of: connection, into: &framing)
         let refusal =
             core.refusal(of: framing, method: context.method, path: context.path, started: context.started)
-            ?? core.admit(
-                framing.declaredLength, into: &context.body, method: context.method, path: context.path,
-                started: context.started)
+            ?? core.admit(framing.declaredLength, method: context.method, path: context.path, started: context.started)
         guard let refusal else { return .YES }
         // Answering now makes libmicrohttpd skip the body and close the connection after the answer.
         core.deadlines?.received(connection)

@@ -34,16 +34,8 @@ struct RequestBody {
     /// Set once the body is refused; `tooLarge` is never replaced.
     private(set) var refusal: Refusal?
 
-    /// Takes a declared `length` from `budget` before any of the body arrives; false, taking
-    /// nothing, when it does not fit.
-    mutating func reserve(declared length: Int, from budget: BodyBudget) -> Bool {
-        guard budget.reserve(length) else { return false }
-        reserved += length
-        return true
-    }
-
-    /// Takes in a piece: kept while the body is within `limit` bytes and its share of `budget`
-    /// (a chunked body takes its share as it grows; a declared one holds it already).
+    /// Takes in a piece: kept while the body is within `limit` bytes and `budget` has room for
+    /// it (a body takes its share as it grows, whatever its head declared).
     mutating func append(_ piece: UnsafeRawBufferPointer, limit: Int, budget: BodyBudget) -> Outcome {
         received += piece.count
         if received > limit {

@@ -18,8 +18,6 @@ struct RequestBodyTests {
             self.budget = budget
         }
 
-        func reserve(_ length: Int) -> Bool { body.reserve(declared: length, from: budget) }
-
         func take() -> Data { body.take() }
 
         func send(_ count: Int) -> RequestBody.Outcome {
@@ -40,12 +38,12 @@ struct RequestBodyTests {
         #expect(!budget.reserve(-1))
     }
 
-    @Test func declaredBodyHoldsItsLengthUntilReleased() {
+    @Test func bodyHoldsWhatArrivedUntilReleased() {
         let budget = BodyBudget(limit: 100)
         let feed = Feed(limit: 90, budget: budget)
-        #expect(feed.reserve(80))
-        #expect(!feed.reserve(21))
+        #expect(budget.inUse == 0)
         #expect(feed.send(50) == .kept)
+        #expect(budget.inUse == 50)
         #expect(feed.send(30) == .kept)
         #expect(budget.inUse == 80)
         #expect(feed.take().count == 80)
@@ -54,7 +52,7 @@ struct RequestBodyTests {
         #expect(budget.inUse == 0)
     }
 
-    @Test func chunkedBodyTakesItsShareAsItGrowsAndGivesItBackWhenRefused() {
+    @Test func bodyTakesItsShareAsItGrowsAndGivesItBackWhenRefused() {
         let budget = BodyBudget(limit: 100)
         #expect(budget.reserve(70))
         let feed = Feed(limit: 1000, budget: budget)
