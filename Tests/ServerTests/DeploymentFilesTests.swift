@@ -153,6 +153,10 @@ import Testing
         let megabytes = config.http.maxBodyBytes / (1 << 20)
         #expect(limit?.trimmingCharacters(in: .whitespaces) == "client_max_body_size \(megabytes)m;")
         #expect(site.contains("ssl_protocols TLSv1.2 TLSv1.3;"))
-        #expect(site.contains("location /v1/apple/notifications/ {\n        proxy_pass http://revenuedot;"))
+        // Ingest is idempotent on notificationUUID: a notification a node could not take goes to the next.
+        #expect(
+            site.contains(
+                "location /v1/apple/notifications/ {\n        proxy_next_upstream error timeout http_502 http_503 non_idempotent;\n        proxy_pass http://revenuedot;"
+            ))
     }
 }

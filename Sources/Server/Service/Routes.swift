@@ -64,7 +64,7 @@ package enum Routes {
                     reply(.json(Data(healthy.utf8)))
                 case .failure(let error):
                     alarm?.failed(error.description)
-                    reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
+                    reply(.error(status: 503, code: "storage_unavailable", message: Self.storageUnavailable))
                 }
             }
         }
@@ -93,9 +93,13 @@ package enum Routes {
         case .badRequest(let message): .error(status: 400, code: "bad_request", message: message)
         case .rejected(let status, let detail): .error(status: 401, code: status, message: detail)
         case .unknownApp(let id): .error(status: 404, code: "unknown_app", message: "no app \"\(id)\" is configured")
-        case .unavailable(let message): .error(status: 503, code: "storage_unavailable", message: message)
+        case .unavailable: .error(status: 503, code: "storage_unavailable", message: storageUnavailable)
         }
     }
+
+    /// What a 503 for storage says: the cause (paths, the database's own words) is for the
+    /// server's log, which `StorageAlarm` writes, not for whoever asked.
+    static let storageUnavailable = "storage cannot commit now; the server's log says why"
 
     /// `{"notificationUUID": uuid, "status": status}`, keys sorted as `serialized()` sorts them.
     private static func stored(_ status: String, _ uuid: String) -> HTTPResponse {
