@@ -101,8 +101,9 @@ struct PostgresCommandsTests {
 
     @Test func aCommandOnADatabaseServeNeverMadeSaysSoAndCreatesNothing() throws {
         try PostgresServeTests.withDatabase { url in
-            let fixture = try ServerFixture(database: "\"\(Self.withPassword(url))\"")
-            for command in [["notifications", "list"], ["events", "list"], ["replay"]] {
+            let fixture = try ServerFixture(demoOptions: try ReplayTests.withKey(), database: "\"\(Self.withPassword(url))\"")
+            let csv = try TestDirectory("postgres-csv").write("subscribers.csv", "original_transaction_id\n1000000001\n")
+            for command in [["notifications", "list"], ["events", "list"], ["replay"]] + ReplayTests.applyingCommands(csv: csv) {
                 let (status, output) = try runCLI(command + ["--config", fixture.configPath])
                 #expect(status != 0)
                 #expect(output.contains("no RevenueDot schema"), "\(command): \(output)")

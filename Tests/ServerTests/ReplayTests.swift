@@ -1,4 +1,5 @@
 import AppStore
+import Crypto
 import Foundation
 import LoopbackClient
 import Testing
@@ -172,10 +173,23 @@ extension ReplayTests {
         #expect(replayed.output.contains("applied 2 input(s) again"))
     }
 
+    /// The demo app's options with an in-app purchase key, for the commands that ask Apple.
+    static func withKey() throws -> String {
+        let path = try TestDirectory("replay-key").write("SubscriptionKey_K.p8", try ECPrivateKey(generating: .p256).pkcs8PEM())
+        return #""inAppPurchaseKey": {"keyId": "K", "issuerId": "issuer", "privateKeyPath": "\#(path)"}"#
+    }
+
+    /// The commands that apply what Apple says to the database (`import` of `csv`).
+    static func applyingCommands(csv: String) -> [[String]] {
+        [["import", "--app", "demo", csv], ["reconcile", "--app", "demo"], ["backfill", "--app", "demo"]]
+    }
+
     /// A command pointed at a database that does not exist says so, and creates nothing.
     @Test func commandsOnADatabaseThatDoesNotExistFail() throws {
-        let fixture = try ServerFixture()
-        for command in [["notifications", "list"], ["notifications", "rejects"], ["events", "list"], ["replay"]] {
+        let fixture = try ServerFixture(demoOptions: try Self.withKey())
+        let csv = try TestDirectory("replay-csv").write("subscribers.csv", "original_transaction_id\n1000000001\n")
+        let commands = [["notifications", "list"], ["notifications", "rejects"], ["events", "list"], ["replay"]]
+        for command in commands + Self.applyingCommands(csv: csv) {
             let missing = try runCLI(command + ["--config", fixture.configPath])
             #expect(missing.status == 1, "\(command)")
             #expect(missing.output.contains("does not exist"), "\(command)")

@@ -19,7 +19,7 @@ enum CommandStore {
 
     /// Opens the configuration's database to apply inputs to it (`import`, `reconcile`,
     /// `backfill`), with the subscription logic's hand-off; on SQLite the only writer, refused
-    /// while a server has it.
+    /// while a server has it. The database must exist and hold the schema, as for `open`.
     static func openApplying(_ config: RevenueDotConfig, to action: String) throws -> Store {
         let handOff = LedgerHandOff(config: config, cache: LedgerCache())
         switch config.database {
@@ -27,8 +27,11 @@ enum CommandStore {
             guard !DatabaseLock.isHeldByAnother(databasePath: path) else {
                 throw UsageError("\(path) is in use by a running server: stop it to \(action)")
             }
+            try requireFile(path, config: config)
             return try opening(config) { () throws(StoreError) in try Store(path: path, handOff: handOff, exclusive: true) }
         case .postgres(let url):
+            // Reading first proves the schema is there; opening a store would create it.
+            try reader(config).close()
             return try opening(config) { () throws(StoreError) in try Store(postgres: url, handOff: handOff) }
         }
     }
