@@ -76,6 +76,22 @@ struct SimulateCommandTests {
         #expect(unknown.output.contains("upgrade"))
     }
 
+    /// Run from another directory, a story uses the dev CA and state beside its configuration,
+    /// as `init` wrote them, and makes nothing where it runs.
+    @Test func storiesUseWhatIsBesideTheConfigurationWhereverTheyRun() throws {
+        defer { service.shutdown() }
+        let elsewhere = TestDirectory("simulate-elsewhere")
+        let result = try Self.simulate(
+            ["subscribe", "--user", "far"], port: service.port, config: configPath, in: elsewhere.path(""))
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("← 200"), "\(result.output)")
+        #expect(!FileManager.default.fileExists(atPath: elsewhere.path(".revenuedot")))
+        #expect(FileManager.default.fileExists(atPath: directory.path(".revenuedot/simulator/demo/far.json")))
+        let environment = try simulate(["subscribe", "--user", "nu", "--environment", "Prod"])
+        #expect(environment.status == 2)
+        #expect(environment.output.hasPrefix("revenuedot simulate: --environment must be Sandbox or Production, not \"Prod\""))
+    }
+
     /// Options may come before the story as well as after it.
     @Test func optionsComeBeforeOrAfterTheStory() throws {
         defer { service.shutdown() }

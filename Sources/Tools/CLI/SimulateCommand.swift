@@ -15,7 +15,8 @@ public struct SimulateCommand {
 
           ca      creates (once) a test chain with Apple's marker OIDs under .revenuedot/dev-ca/ and
                   prints its root certificate's path: add it to the app's rootCertificates
-                  (revenuedot init does this for the demo app)
+                  (revenuedot init does this for the demo app). .revenuedot/ is beside the
+                  configuration file, as init writes it.
           apple-api  serves the App Store Server API of this simulated App Store (for apps with an
                   inAppPurchaseKey; tokens checked as Apple does): the notifications the stories sent,
                   delivered or not, and their transactions. Point appleApi.baseURLs at it to rehearse
@@ -87,7 +88,13 @@ public struct SimulateCommand {
     }
 
     public func run() throws -> Int32 {
-        let base = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        // What init wrote beside the configuration: relative paths in it are relative to it too.
+        let base = URL(fileURLWithPath: parsed.value("config") ?? "revenuedot.json").standardizedFileURL
+            .deletingLastPathComponent()
+        let environment = parsed.value("environment") ?? "Sandbox"
+        guard ["Sandbox", "Production"].contains(environment) else {
+            throw UsageError("--environment must be Sandbox or Production, not \"\(environment)\"")
+        }
         let ca = try DevCA.loadOrCreate(in: base.appendingPathComponent(".revenuedot/dev-ca"))
         if story == "ca" {
             StandardStreams.out(ca.rootPath + "\n")
@@ -120,7 +127,7 @@ public struct SimulateCommand {
         let file = directory.appendingPathComponent("\(app.id)/\(Self.fileName(user)).json")
         var options = Simulator.Options(
             appId: app.id, user: user, bundleId: parsed.value("bundle-id") ?? app.bundleId, appAppleId: app.appAppleId,
-            product: parsed.value("product"), periodMs: periodMs, environment: parsed.value("environment") ?? "Sandbox",
+            product: parsed.value("product"), periodMs: periodMs, environment: environment,
             host: host, port: port)
         options.grace = !parsed.flags.contains("no-grace")
         options.accept = parsed.flags.contains("accept")
