@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import HTTP
 import Server
 import Testing
 
@@ -139,5 +140,25 @@ struct ServeOperationsTests {
         #expect(server.wait() == 0)
         #expect(output.contains(expected), "\(output)")
         #expect(!output.contains(".build/release/revenuedot"))
+    }
+    /// A start that cannot listen (its port is taken) says so in one line and leaves no database
+    /// it made behind: no file, no 65 MiB WAL reserve.
+    @Test func aStartThatCannotListenLeavesNothingBehind() throws {
+        let taken = HTTPServer(
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 1), router: Router(), observer: nil)
+        try taken.start()
+        defer { taken.shutdown() }
+        let directory = TestDirectory("serve-taken")
+        let config = try directory.write(
+            "revenuedot.json",
+            """
+            {"listen": "127.0.0.1:\(taken.port)", "database": "sqlite:revenuedot.sqlite",
+             "apps": [{"id": "a", "bundleId": "com.example.a", "environments": ["Sandbox"]}]}
+            """)
+        let result = try runCLI(["serve", "--config", config])
+        #expect(result.status == 1)
+        #expect(result.output.hasPrefix("revenuedot serve: config \(config): listen:"), "\(result.output)")
+        #expect(result.output.split(separator: "\n").count == 1, "\(result.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("")) == ["revenuedot.json"])
     }
 }

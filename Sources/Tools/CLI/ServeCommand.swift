@@ -35,12 +35,25 @@ public struct ServeCommand {
         signal(SIGPIPE, SIG_IGN)
         let signals: Termination
         let service: RevenueDotService
+        let config: RevenueDotConfig
         do {
             // Watch for the signals first: one that comes while the service starts is kept
             // (`Termination`), and acted on once the start is over.
             signals = try Termination()
-            let config = try ConfigLoader.loadForServing(path: configPath)
+            config = try ConfigLoader.loadForServing(path: configPath)
+        } catch {
+            StandardStreams.error("revenuedot serve: \(error)\n")
+            return 1
+        }
+        let made = NewDatabaseFiles(config.database)
+        do {
             service = try RevenueDotService(config: config, docs: ReferenceDocs.serve)
+        } catch {
+            made.remove()
+            StandardStreams.error("revenuedot serve: \(error)\n")
+            return 1
+        }
+        do {
             try service.start(
                 heldDone: { applied, stillHeld in
                     guard applied + stillHeld > 0 else { return }
@@ -55,11 +68,14 @@ public struct ServeCommand {
                             + " (revenuedot notifications list)\n")
                 })
         } catch {
+            // A start that cannot listen leaves the database as it found it: closed (its WAL
+            // given back), and gone when this start made it.
+            service.shutdown()
+            made.remove()
             StandardStreams.error("revenuedot serve: \(error)\n")
             return 1
         }
         for warning in service.warnings { service.log.warning("start.warning", warning) }
-        let config = service.config
         service.log.info(
             "start", "RevenueDot is serving",
             [
