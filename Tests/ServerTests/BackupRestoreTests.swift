@@ -56,8 +56,10 @@ import Testing
         #expect(restored.status == 0, "\(restored.output)")
         #expect(restored.output.contains("the database it replaced is kept as \(fixture.databasePath).before-restore-"))
         #expect(try Self.notificationCount(fixture.databasePath) == inBackup)
-        let kept = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)
-            .first { $0.hasPrefix("revenuedot.sqlite.before-restore-") && !$0.hasSuffix("-wal") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)
+        let kept = files.first { $0.hasPrefix("revenuedot.sqlite.before-restore-") && !$0.hasSuffix("-wal") }
+        // The stopped server left an empty WAL, which holds nothing to keep.
+        #expect(!files.contains { $0.hasPrefix("revenuedot.sqlite.before-restore-") && $0.hasSuffix("-wal") }, "\(files)")
         #expect(try Self.notificationCount(fixture.directory.path(try #require(kept))) == before)
 
         // The restored server serves, and the notification sent since the backup is stored again
@@ -80,11 +82,12 @@ import Testing
         let text = try fixture.directory.write("notes.txt", "not a database")
         let missing = fixture.directory.path("missing.sqlite")
         for (file, message) in [
-            (text, "file is not a database"), (missing, "there is no file at \(missing)"),
+            (text, "\(text) is not a SQLite database"), (missing, "there is no file at \(missing)"),
         ] {
             let result = try runCLI(["restore", file, "--config", fixture.configPath])
             #expect(result.status == 1, "\(result.output)")
             #expect(result.output.contains(message), "\(result.output)")
+            #expect(!result.output.contains("PRAGMA"), "\(result.output)")
             #expect(result.output.split(separator: "\n").count == 1, "\(result.output)")
         }
         // A SQLite file that is not RevenueDot's.

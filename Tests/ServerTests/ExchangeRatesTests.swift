@@ -32,4 +32,17 @@ import Testing
         let error = #expect(throws: ConfigError.self) { try ExchangeRates(path: path) }
         #expect(error?.description.contains(problem) == true, "\(error?.description ?? "")")
     }
+    /// In a configuration, the line names the key, then the file and what is wrong with it.
+    @Test func aMissingFileIsNamedByItsKey() throws {
+        let directory = TestDirectory("revenuedot-rates")
+        let config = try directory.write(
+            "revenuedot.json",
+            #"{"exchangeRatesFile": "missing.json", "apps": [{"id": "a", "bundleId": "com.example.a", "environments": ["Sandbox"]}]}"#
+        )
+        let error = #expect(throws: ConfigError.self) { try ConfigLoader.load(path: config) }
+        #expect(error?.key == "exchangeRatesFile")
+        #expect(
+            error?.description == "config \(config): exchangeRatesFile: \(directory.path("missing.json")): cannot read the file",
+            "\(error?.description ?? "")")
+    }
 }

@@ -75,7 +75,11 @@ public enum ConfigLoader {
             }
             apps.append(app)
         }
-        let rates = try ExchangeRates(path: try root.string("exchangeRatesFile").map { resolve($0, in: directory) })
+        let ratesPath = try root.string("exchangeRatesFile").map { resolve($0, in: directory) }
+        let rates: ExchangeRates
+        do { rates = try ExchangeRates(path: ratesPath) } catch {
+            throw root.fail("exchangeRatesFile", "\(error.file): \(error.problem)")
+        }
         for index in apps.indices { apps[index].exchangeRates = rates }
         let scheduler = try root.object("scheduler")
         try scheduler?.rejectUnknownKeys(["intervalMs"])

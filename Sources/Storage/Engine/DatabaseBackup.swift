@@ -75,7 +75,11 @@ public enum DatabaseBackup {
             // The WAL moves with its database under the matching name, so the kept file opens
             // with every commit it had; the shared-memory index is rebuilt from the WAL.
             try rename(database, to: kept)
-            if FileManager.default.fileExists(atPath: database + "-wal") { try rename(database + "-wal", to: kept + "-wal") }
+            // An empty WAL holds no commit: it goes, rather than sit beside the kept file.
+            var wal = stat()
+            if stat(database + "-wal", &wal) == 0 {
+                if wal.st_size > 0 { try rename(database + "-wal", to: kept + "-wal") } else { _ = unlink(database + "-wal") }
+            }
             _ = unlink(database + "-shm")
             previous = kept
         }

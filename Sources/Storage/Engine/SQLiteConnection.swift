@@ -77,7 +77,13 @@ final class SQLiteConnection {
             throw error
         }
         self.handle = connection
-        try configure(role: role)
+        do {
+            try configure(role: role)
+        } catch {
+            guard sqlite3_errcode(connection) == SQLITE_NOTADB else { throw error }
+            // Said of the file, not of the PRAGMA that first read its header.
+            throw StoreError(.corrupt, "\(path) is not a SQLite database")
+        }
     }
 
     deinit {
