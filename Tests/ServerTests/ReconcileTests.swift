@@ -66,6 +66,25 @@ struct ReconcileTests {
         #expect(try rows(world, "SELECT id, json FROM events ORDER BY position") == events)
     }
 
+    /// A subscription Apple does not know (Apple answers TransactionIdNotFoundError) is Apple's
+    /// answer, not a failure: said as a note, nothing applied, and the command succeeds.
+    @Test func aSubscriptionAppleDoesNotKnowIsANoteNotAFailure() throws {
+        let world = try AppleAPIWorld()
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        // Sold by another App Store, as a Sandbox purchase Apple has since cleared.
+        let elsewhere = try AppleAPIWorld()
+        for signed in try elsewhere.subscription(original: "6000000009", user: "u", renewals: 0, boughtDaysAgo: 0) {
+            #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
+        }
+        service.shutdown()
+        let reconciled = try runCLI(["reconcile", "--config", world.configPath, "--app", "demo"])
+        #expect(reconciled.status == 0, "\(reconciled.output)")
+        #expect(reconciled.output.contains("6000000009: Apple knows no such transaction"), "\(reconciled.output)")
+        #expect(reconciled.output.contains("1 subscription checked, 0 drifted, 0 applied, 0 failed"), "\(reconciled.output)")
+        #expect(world.store.requestCount("subscription-statuses") == 1)
+    }
+
     /// serve's scheduled reconciliation does the same, and counts the drifts by field.
     @Test func serveReconcilesOnItsScheduleAndCountsDrifts() throws {
         let world = try AppleAPIWorld(reconcileIntervalMinutes: 60)

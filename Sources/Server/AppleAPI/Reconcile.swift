@@ -128,7 +128,15 @@ package enum Reconcile {
         _ state: SubscriptionState, app: AppConfig, client: AppStoreServerAPIClient, store: Store, nowMs: Int64
     ) throws -> Outcome {
         let id = state.originalTransactionId
-        let answers = try client.subscriptionStatuses(id)
+        let answers: [VerifiedSubscriptionStatus]
+        do {
+            answers = try client.subscriptionStatuses(id)
+        } catch {
+            guard error.isUnknownTransaction else { throw error }
+            // Apple's answer, not a failure to get one: the subscription is unknown to this
+            // environment (a Sandbox purchase Apple cleared, a local test).
+            return Outcome(originalTransactionId: id, drifts: [], applied: false, note: "Apple knows no such transaction")
+        }
         guard let answer = answers.first(where: { $0.originalTransactionId == id }),
             let transaction = answer.transaction?.payload, let signed = answer.signedTransactionInfo
         else { return Outcome(originalTransactionId: id, drifts: [], applied: false, note: "Apple lists no such subscription") }
