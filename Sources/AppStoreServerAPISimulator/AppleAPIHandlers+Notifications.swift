@@ -60,11 +60,15 @@ extension AppleAPIHandlers {
         ])
     }
 
+    /// Makes a TEST notification and, when the store has somewhere to deliver it, sends it there
+    /// before answering (Apple sends it shortly after), keeping the attempt for its status and
+    /// the notification in the history.
     static func requestTestNotification(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {
-        let token = UUID().uuidString.lowercased() + "_" + String(store.nowMs)
+        let now = store.nowMs
+        let token = UUID().uuidString.lowercased() + "_" + String(now)
         let payload: [String: JSONValue] = [
             "notificationType": .string("TEST"), "notificationUUID": .string(UUID().uuidString.lowercased()),
-            "version": .string("2.0"),
+            "version": .string("2.0"), "signedDate": .integer(now),
             "data": .object([
                 "bundleId": .string(app.bundleId), "appAppleId": app.appAppleId.map(JSONValue.integer) ?? .null,
                 "environment": .string(app.environment.rawValue),
@@ -72,20 +76,26 @@ extension AppleAPIHandlers {
         ]
         return signed {
             let signed = try store.sign(payload)
-            store.state.withLock { $0.testNotifications[token] = signed }
+            var attempts: [SendAttemptItem] = []
+            if let deliver = store.deliver {
+                let result = deliver(app, signed)
+                attempts = [SendAttemptItem(attemptDate: now, sendAttemptResult: result)]
+                try store.addNotification(signed, bundleId: app.bundleId, delivered: result == .success, result: result)
+            }
+            store.state.withLock { $0.testNotifications[token] = (signed, attempts) }
             return ["testNotificationToken": .string(token)]
         }
     }
 
     static func testNotificationStatus(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {
         let token = request.pathParameters["token"] ?? ""
-        guard let signed = store.state.withLock({ $0.testNotifications[token] }) else {
+        guard let test = store.state.withLock({ $0.testNotifications[token] }) else {
             return error(
                 404, 4_040_008,
                 "Either the test notification token is expired or the notification and status are not yet available.")
         }
         return self.signed {
-            ["signedPayload": .string(signed), "sendAttempts": .array([])]
+            ["signedPayload": .string(test.signedPayload), "sendAttempts": .array(test.attempts.map(attemptJSON))]
         }
     }
 

@@ -61,22 +61,31 @@ public final class SimulatedAppStore: Sendable {
         var orders: [String: [String]] = [:]
         var consumption: [(transactionId: String, request: JSONValue)] = []
         var massExtensions: [String: (productId: String, count: Int64, at: Int64)] = [:]
-        var testNotifications: [String: String] = [:]
+        var testNotifications: [String: (signedPayload: String, attempts: [SendAttemptItem])] = [:]
         var faults: [(fault: Fault, endpoint: String?)] = []
         var requests: [String: Int] = [:]
         var nextOrder = 0
     }
 
+    /// Sends a notification to the app's server, as App Store does to the URL in App Store
+    /// Connect, and says how the attempt went.
+    public typealias Delivery = @Sendable (_ app: App, _ signedPayload: String) -> SendAttemptResult
+
     public let apps: [App]
     let signer: JWSSigner
     let state = Mutex(State())
     let clock: @Sendable () -> Date
+    let deliver: Delivery?
 
     /// A store of `apps`, signing what it serves with `chain` (as App Store signs with Apple's).
-    public init(apps: [App], chain: TestChain, clock: @escaping @Sendable () -> Date = { Date() }) throws {
+    /// `deliver`: where the notifications it makes itself (TEST) go; nil, nowhere (none is sent).
+    public init(
+        apps: [App], chain: TestChain, clock: @escaping @Sendable () -> Date = { Date() }, deliver: Delivery? = nil
+    ) throws {
         self.apps = apps
         self.signer = try chain.signer()
         self.clock = clock
+        self.deliver = deliver
     }
 
     func app(_ bundleId: String) -> App? { apps.first { $0.bundleId == bundleId } }
@@ -106,8 +115,11 @@ public final class SimulatedAppStore: Sendable {
         state.withLock { $0.renewalInfo[originalTransactionId] = payload }
     }
 
-    /// Records a notification the store sent (or tried to, when not `delivered`).
-    public func addNotification(_ signedPayload: String, bundleId: String, delivered: Bool) throws {
+    /// Records a notification the store sent (or tried to, when not `delivered`; `result` says
+    /// how the attempt failed, no response unless given).
+    public func addNotification(
+        _ signedPayload: String, bundleId: String, delivered: Bool, result failure: SendAttemptResult = .noResponse
+    ) throws {
         let payload = try UnverifiedPayload.json(of: signedPayload)
         var ids: Set<String> = []
         // UnverifiedPayload decodes data.signedTransactionInfo as data.transactionInfo.
@@ -118,7 +130,7 @@ public final class SimulatedAppStore: Sendable {
         }
         let signedDate: Int64
         if case .integer(let date) = payload["signedDate"] { signedDate = date } else { signedDate = nowMs }
-        let result: SendAttemptResult = delivered ? .success : .noResponse
+        let result: SendAttemptResult = delivered ? .success : failure
         let notification = SentNotification(
             signedPayload: signedPayload, signedDate: signedDate, type: payload["notificationType"]?.stringValue,
             subtype: payload["subtype"]?.stringValue, transactionIds: ids, delivered: delivered,

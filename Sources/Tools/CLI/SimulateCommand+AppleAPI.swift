@@ -2,6 +2,8 @@ import AppStore
 import AppStoreServerAPI
 import AppStoreServerAPISimulator
 import Foundation
+import JSON
+import LoopbackClient
 import Server
 import Synchronization
 
@@ -25,7 +27,7 @@ extension SimulateCommand {
         let environment = AppStoreEnvironment(rawValue: parsed.value("environment") ?? "Sandbox")
         let store = try SimulatedAppStore(
             apps: apps.map { SimulatedAppStore.App(bundleId: $0.bundleId, appAppleId: $0.appAppleId, environment: environment) },
-            chain: ca.chain)
+            chain: ca.chain, deliver: Self.delivery(to: config, apps: apps))
         var keys: [TokenCheck.Key] = []
         for app in apps {
             guard let key = app.inAppPurchaseKey else { continue }
@@ -61,5 +63,24 @@ extension SimulateCommand {
         stopped.withLock { $0 = true }
         simulator.shutdown()
         return 0
+    }
+
+    /// Where the simulated App Store sends what it makes itself (TEST notifications): the
+    /// configuration's server, at the notification URL of the app with that bundle ID.
+    static func delivery(to config: RevenueDotConfig, apps: [AppConfig]) -> SimulatedAppStore.Delivery {
+        let host = config.listen.host == "0.0.0.0" ? "127.0.0.1" : config.listen.host
+        let port = config.listen.port
+        return { app, signedPayload in
+            guard let id = apps.first(where: { $0.bundleId == app.bundleId })?.id else { return .other }
+            let body = JSONValue.object(["signedPayload": .string(signedPayload)]).serialized()
+            do {
+                let response = try LoopbackConnection(host: host, port: port, timeoutSeconds: 10).request(
+                    "POST", "/v1/apple/notifications/\(id)", headers: ["Content-Type": "application/json"],
+                    body: Data(body.utf8))
+                return response.status == 200 ? .success : .unsuccessfulHTTPResponseCode
+            } catch {
+                return .noResponse
+            }
+        }
     }
 }

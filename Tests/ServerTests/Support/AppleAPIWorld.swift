@@ -24,11 +24,11 @@ final class AppleAPIWorld: @unchecked Sendable {
 
     init(
         backfillIntervalMinutes: Int = 0, demoOptions: String = "", consumption: String? = nil, reconcileIntervalMinutes: Int = 0,
-        database: String? = nil
+        database: String? = nil, deliver: SimulatedAppStore.Delivery? = nil
     ) throws {
         store = try SimulatedAppStore(
             apps: [SimulatedAppStore.App(bundleId: "com.example.app", appAppleId: 1234, environment: .sandbox)],
-            chain: signer.chain)
+            chain: signer.chain, deliver: deliver)
         simulator = AppStoreServerAPISimulator(
             store: store,
             tokens: TokenCheck(keys: [
