@@ -204,13 +204,16 @@ struct AttributesAPITests {
             #"{"attributes": {"$email": {"value": "nope", "updated_at_ms": 200}, "ok": {"value": "x", "updated_at_ms": 200}}}"#)
         #expect(refused == 400)
         #expect(error["code"] == .integer(7263))
+        #expect(error["revenuedot_error"] == .string("invalid_attributes"))
         #expect(
             error["attribute_errors"]
                 == .array([
                     .object(["key_name": .string("$email"), "message": .string("Value is not a valid email address.")])
                 ]))
         #expect(try attributes(connection, "ivy")?["ok"] == nil)
-        #expect(try post(connection, "ivy", #"{"attrs": {}}"#).1["code"] == .integer(7264))
+        let shape = try post(connection, "ivy", #"{"attrs": {}}"#).1
+        #expect(shape["code"] == .integer(7264))
+        #expect(shape["revenuedot_error"] == .string("bad_request"))
         // At most 50 custom attributes.
         let many = (0..<51).map { #""k\#($0)": {"value": "v", "updated_at_ms": 300}"# }.joined(separator: ", ")
         let (tooMany, manyError) = try post(connection, "ivy", #"{"attributes": {\#(many)}}"#)

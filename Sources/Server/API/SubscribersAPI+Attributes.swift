@@ -47,7 +47,7 @@ extension SubscribersAPI {
             return reply(
                 RevenueCatError.invalidSubscriberAttributes.response(
                     status: 400, "Some customer attribute keys were unable to be saved.",
-                    extra: ["attribute_errors": .array(problems)]))
+                    extra: ["attribute_errors": .array(problems), "revenuedot_error": .string("invalid_attributes")]))
         }
         let atMs = UnixTime.milliseconds(now)
         apply(
@@ -67,7 +67,10 @@ extension SubscribersAPI {
     /// The attributes of a request body; a body of another shape is RevenueCat's 7264.
     package static func attributes(in body: Data, defaultTimeMs: Int64) -> Result<[String: SubscriberAttribute], Refusal> {
         func refuse(_ message: String) -> Result<[String: SubscriberAttribute], Refusal> {
-            .failure(Refusal(response: RevenueCatError.invalidSubscriberAttributesBody.response(status: 400, message)))
+            .failure(
+                Refusal(
+                    response: RevenueCatError.invalidSubscriberAttributesBody.response(
+                        status: 400, message, extra: ["revenuedot_error": .string("bad_request")])))
         }
         let shape = #"the body must be {"attributes": {"<key>": {"value": "<string or null>", "updated_at_ms": <ms>}}}"#
         guard let json = try? JSONValue(parsingWithoutRepeatedNames: body), case .object(let members)? = json["attributes"]

@@ -27,7 +27,7 @@ public struct CommerceCommand {
 
     public init(arguments: [String]) throws {
         guard let first = arguments.first, ["validate", "sign"].contains(first) else {
-            throw UsageError("expected validate or sign")
+            throw UsageError("expected validate or sign, not " + (arguments.first.map { "\"\($0)\"" } ?? "nothing"))
         }
         subcommand = first
         parsed = try ParsedArguments(Array(arguments.dropFirst()), valueOptions: ["config", "app", "customer"], flagOptions: [])

@@ -25,7 +25,7 @@ public struct EventsCommand {
 
     public init(arguments: [String]) throws {
         guard let first = arguments.first, ["list", "resend"].contains(first) else {
-            throw UsageError("expected list or resend")
+            throw UsageError("expected list or resend, not " + (arguments.first.map { "\"\($0)\"" } ?? "nothing"))
         }
         subcommand = first
         parsed = try ParsedArguments(

@@ -21,8 +21,9 @@ public struct MigrateDBCommand {
     public init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, valueOptions: ["from", "to", "password-file"], flagOptions: [])
         guard parsed.positionals.isEmpty else { throw UsageError("migrate-db takes no arguments besides its options") }
-        guard let from = parsed.value("from"), from.hasPrefix("sqlite:"), from.count > "sqlite:".count else {
-            throw UsageError("migrate-db needs --from sqlite:PATH")
+        guard let from = parsed.value("from") else { throw UsageError("migrate-db needs --from sqlite:PATH") }
+        guard from.hasPrefix("sqlite:"), from.count > "sqlite:".count else {
+            throw UsageError("--from must be sqlite:PATH, not \"\(from)\"")
         }
         guard let to = parsed.value("to") else { throw UsageError("migrate-db needs --to postgres://USER@HOST:PORT/DB") }
         sqlitePath = String(from.dropFirst("sqlite:".count))

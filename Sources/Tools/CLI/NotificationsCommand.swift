@@ -27,7 +27,7 @@ public struct NotificationsCommand {
 
     public init(arguments: [String]) throws {
         guard let first = arguments.first, ["list", "show", "rejects"].contains(first) else {
-            throw UsageError("expected list, show or rejects")
+            throw UsageError("expected list, show or rejects, not " + (arguments.first.map { "\"\($0)\"" } ?? "nothing"))
         }
         subcommand = first
         parsed = try ParsedArguments(

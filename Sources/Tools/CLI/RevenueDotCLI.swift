@@ -106,7 +106,8 @@ public enum RevenueDotCLI {
         do {
             return try body()
         } catch let error as UsageError {
-            StandardStreams.error("revenuedot \(name): \(error)\n\n\(usage)\n")
+            // The one line that says what is wrong stays in sight: the usage is a command away.
+            StandardStreams.error("revenuedot \(name): \(error)\n(revenuedot \(name) --help shows its usage)\n")
             return 2
         } catch {
             StandardStreams.error("revenuedot \(name): \(error)\n")

@@ -13,7 +13,9 @@ extension Simulator {
     func existing() throws -> SimulatedSubscription {
         guard let state else {
             throw Failure(
-                description: "no simulated subscription for \(options.user) yet; start with: revenuedot simulate subscribe")
+                description:
+                    "no simulated subscription for \(options.user) yet; start with: revenuedot simulate subscribe --user \(options.user)"
+            )
         }
         return state
     }
@@ -133,7 +135,14 @@ extension Simulator {
             print("← the app could not reach RevenueDot (\(error)); it would post again later")
             return
         }
-        let entitlements = (try? JSONValue(parsing: response.body))?["subscriber"]?["entitlements"]?.objectValue?.keys.sorted()
+        let answer = try? JSONValue(parsing: response.body)
+        guard response.status == 200 else {
+            // RevenueCat's error shape, or RevenueDot's: say why it was refused.
+            let why = answer?["message"]?.stringValue ?? answer?["error"]?["message"]?.stringValue ?? "no reason given"
+            print("← \(response.status) \(why)")
+            return
+        }
+        let entitlements = answer?["subscriber"]?["entitlements"]?.objectValue?.keys.sorted()
         print(
             "← \(response.status) entitlements: \(entitlements.map { $0.isEmpty ? "none" : $0.joined(separator: ", ") } ?? "?")")
     }
