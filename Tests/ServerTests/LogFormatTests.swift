@@ -50,12 +50,70 @@ import Testing
         #expect(first["level"]?.stringValue == "info")
         #expect(first["event"]?.stringValue == "access")
         #expect(first["message"] == nil)
-        #expect(first["status"] == .number(200))
+        #expect(first["status"] == .integer(200))
         #expect(first["path"]?.stringValue == "/health")
         let second = try JSONValue(parsing: Data(lines[1].utf8))
         #expect(second["message"]?.stringValue == "disk\nfull")
         #expect(second["time"]?.stringValue == "2027-01-15T08:00:00.250Z")
         #expect(lines.allSatisfy { $0.hasSuffix("}\n") && $0.dropLast().contains("\n") == false })
+    }
+
+    /// Each kind of field as a JSON line spells it: members sorted, integers without a fraction.
+    @Test(arguments: [
+        (LogValue.integer(200), "200"),
+        (.integer(0), "0"),
+        (.integer(-42), "-42"),
+        (.integer(Int64.max), "9223372036854775807"),
+        (.integer(Int64.min), "-9223372036854775808"),
+        (.number(0.5), "0.5"),
+        (.number(1051), "1051.0"),
+        (.number(1.23456), "1.23456"),
+        (.number(.infinity), "null"),
+        (.number(.nan), "null"),
+        (.text("demo"), #""demo""#),
+        (.text(""), #""""#),
+        (.text("say \"no\"\tthen\nstop \\ \u{1}"), #""say \"no\"\tthen\nstop \\ \u0001""#),
+    ])
+    func jsonSpellsEachKindOfField(value: LogValue, spelled: String) throws {
+        var config = LogConfig()
+        config.format = .json
+        let lines = Self.lines(config) { $0.warning("x.y", "a message", [("value", value)]) }
+        #expect(
+            lines == [
+                #"{"event":"x.y","level":"warning","message":"a message","time":"2027-01-15T08:00:00.250Z","value":"#
+                    + spelled + "}\n"
+            ])
+        let parsed = try JSONValue(parsing: Data(try #require(lines.first).utf8))
+        let expected: JSONValue? =
+            switch value {
+            case .integer(let integer): .integer(integer)
+            case .number(let number): number.isFinite ? .number(number) : .null
+            case .text(let text): .string(text)
+            }
+        #expect(parsed["value"] == expected)
+    }
+
+    /// What a server writes with `"format": "json"`: every line an object, counts as integers.
+    @Test func aJSONAccessLineParsesWithIntegerCounts() throws {
+        var config = LogConfig()
+        config.format = .json
+        let lines = Self.lines(config) { log in
+            log.info(
+                "access", "",
+                [
+                    ("method", .text("GET")), ("path", .text("/v1/subscribers/alice")), ("status", .integer(200)),
+                    ("ms", .number(0.25)), ("bytes", .integer(1051)), ("remote", .text("127.0.0.1")),
+                ])
+            log.info("config.reloaded", "the new configuration is in force", [("apps", .integer(1)), ("webhooks", .integer(0))])
+        }
+        #expect(
+            lines == [
+                #"{"bytes":1051,"event":"access","level":"info","method":"GET","ms":0.25,"path":"/v1/subscribers/alice","#
+                    + #""remote":"127.0.0.1","status":200,"time":"2027-01-15T08:00:00.250Z"}"# + "\n",
+                #"{"apps":1,"event":"config.reloaded","level":"info","message":"the new configuration is in force","#
+                    + #""time":"2027-01-15T08:00:00.250Z","webhooks":0}"# + "\n",
+            ])
+        for line in lines { #expect(try JSONValue(parsing: Data(line.utf8)).objectValue != nil) }
     }
 
     @Test(arguments: LogLevel.allCases) func aLevelKeepsItselfAndWhatIsAboveIt(level: LogLevel) {

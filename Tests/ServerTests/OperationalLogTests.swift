@@ -61,7 +61,7 @@ import Threads
         let line = try #require(kept.withLock { $0 }.first { $0.contains("\"access\"") })
         let json = try JSONValue(parsing: Data(line.utf8))
         #expect(json["path"]?.stringValue == "/health")
-        #expect(json["status"] == .number(200))
+        #expect(json["status"] == .integer(200))
         #expect(json["forwarded_for"]?.stringValue == "203.0.113.9")
 
         let quiet = try ServerFixture()

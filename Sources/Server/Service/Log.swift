@@ -26,13 +26,17 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
 /// A value in a log line's fields.
 public enum LogValue: Sendable, Equatable {
     case text(String)
+    /// Written as digits in both formats (`status=200`, `"status":200`).
     case integer(Int64)
+    /// Three decimals in text (`ms=1.235`); in JSON as Swift spells the `Double` (`"ms":1.23456`),
+    /// `null` when not finite.
     case number(Double)
 
+    /// The field's value in a JSON line.
     var json: JSONValue {
         switch self {
         case .text(let text): .string(text)
-        case .integer(let value): .number(Double(value))
+        case .integer(let value): .integer(value)
         case .number(let value): .number(value)
         }
     }
