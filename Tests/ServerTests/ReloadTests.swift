@@ -118,6 +118,62 @@ import Testing
         #expect(warned.count == 1 && warned[0].contains("keys=listen,node"), "\(warned)")
     }
 
+    @Test func aKeyChangedAndChangedBackNeedsNoRestart() throws {
+        let fixture = try ServerFixture()
+        let (service, kept) = try OperationalLogTests.service(fixture)
+        defer { service.shutdown() }
+        let running = try String(contentsOfFile: fixture.configPath, encoding: .utf8)
+        try Self.rewrite(fixture) {
+            $0.replacingOccurrences(of: "\"listen\": \"127.0.0.1:0\"", with: "\"listen\": \"127.0.0.1:1\"")
+        }
+        #expect(service.reload(from: fixture.configPath) == .reloaded(restartNeeded: ["listen"]))
+        try Self.rewrite(fixture) { _ in running }
+        #expect(service.reload(from: fixture.configPath) == .reloaded(restartNeeded: []))
+        #expect(service.reload(from: fixture.configPath) == .reloaded(restartNeeded: []))
+        let warned = OperationalLogTests.lines(kept, event: "config.restart_needed")
+        #expect(warned.count == 1 && warned[0].contains("keys=listen"), "\(warned)")
+    }
+
+    /// A configuration file naming every key that needs a restart, with `replacements` made to its text.
+    static func restartTableConfig(_ replacements: [String: String] = [:]) throws -> RevenueDotConfig {
+        var text = """
+            {"listen": "127.0.0.1:8080", "database": "sqlite:a.sqlite", "node": {"id": "n1"},
+             "http": {"threads": 4}, "log": {"level": "info"},
+             "apps": [{"id": "a", "bundleId": "com.example.a", "environments": ["Sandbox"], "secretApiKey": "sk_a"}]}
+            """
+        for (old, new) in replacements { text = text.replacingOccurrences(of: old, with: new) }
+        return try ConfigLoader.parse(Data(text.utf8), file: "/etc/revenuedot/revenuedot.json")
+    }
+
+    /// The running configuration against a new file: the restart-only keys whose values differ.
+    @Test(
+        arguments: [
+            ([:], []),
+            (["sk_a": "sk_rotated", "com.example.a": "com.example.b"], []),
+            (["127.0.0.1:8080": "127.0.0.1:8081"], ["listen"]),
+            (["127.0.0.1:8080": "0.0.0.0:8080"], ["listen"]),
+            (["a.sqlite": "b.sqlite"], ["database"]),
+            (["\"threads\": 4": "\"threads\": 8"], ["http"]),
+            (["\"threads\": 4": "\"threads\": 4, \"maxBodyBytes\": 2048"], ["http"]),
+            (["n1": "n2"], ["node"]),
+            (["{\"id\": \"n1\"}": "{}"], ["node"]),
+            (["\"info\"": "\"debug\""], ["log"]),
+            (["\"level\": \"info\"": "\"format\": \"json\""], ["log"]),
+            (["8080": "8081", "n1": "n2", "\"info\"": "\"debug\""], ["listen", "node", "log"]),
+            (
+                [
+                    "8080": "8081", "a.sqlite": "b.sqlite", "\"threads\": 4": "\"threads\": 8", "n1": "n2",
+                    "\"info\"": "\"debug\"",
+                ],
+                ["listen", "database", "http", "node", "log"]
+            ),
+        ] as [([String: String], [String])])
+    func restartNeededNamesTheKeysThatDifferFromTheRunningOnes(replacements: [String: String], keys: [String]) throws {
+        let running = try Self.restartTableConfig()
+        let new = try Self.restartTableConfig(replacements)
+        #expect(RevenueDotService.keysNeedingRestart(running: running, new: new) == keys)
+    }
+
     @Test func aReloadDuringShutdownIsRefused() throws {
         let fixture = try ServerFixture()
         let (service, _) = try OperationalLogTests.service(fixture)

@@ -4,22 +4,24 @@ import Threads
 extension RevenueDotService {
     /// What a reload did.
     public enum ReloadOutcome: Sendable, Equatable {
-        /// The new configuration is in force; `restartNeeded` names the changed keys that take
-        /// effect only at the next start (they keep their running values meanwhile).
+        /// The new configuration is in force; `restartNeeded` names the keys whose new values
+        /// differ from those the process runs with: they take effect only at the next start.
         case reloaded(restartNeeded: [String])
         /// The running configuration stays, for this reason.
         case refused(String)
     }
 
-    /// Keys whose values are fixed for the process's life: the socket, the database, the HTTP
-    /// server's threads and limits, the node's name, and the log.
-    static func keysNeedingRestart(from old: RevenueDotConfig, to new: RevenueDotConfig) -> [String] {
+    /// The keys whose values in `new` differ from those the process runs with (`running`, the
+    /// configuration it started with), among those fixed for its life: the socket, the database,
+    /// the HTTP server's threads and limits, the node's name, and the log. A key changed by one
+    /// reload and changed back by the next is named by the first only.
+    static func keysNeedingRestart(running: RevenueDotConfig, new: RevenueDotConfig) -> [String] {
         var keys: [String] = []
-        if old.listen != new.listen { keys.append("listen") }
-        if old.database != new.database { keys.append("database") }
-        if old.http != new.http { keys.append("http") }
-        if old.nodeId != new.nodeId { keys.append("node") }
-        if old.log != new.log { keys.append("log") }
+        if running.listen != new.listen { keys.append("listen") }
+        if running.database != new.database { keys.append("database") }
+        if running.http != new.http { keys.append("http") }
+        if running.nodeId != new.nodeId { keys.append("node") }
+        if running.log != new.log { keys.append("log") }
         return keys
     }
 
@@ -49,7 +51,7 @@ extension RevenueDotService {
             let generation: ConfiguredServices
             do { generation = try ConfiguredServices(config: new, shared: shared) } catch { return refuse("\(error)") }
             let old = self.generation
-            let restartNeeded = Self.keysNeedingRestart(from: old.config, to: new)
+            let restartNeeded = Self.keysNeedingRestart(running: config, new: new)
             // What arrives from now on is verified, applied and answered with the new apps, and
             // commits nudge the new workers (they look for due deliveries once started).
             services.withLock { $0 = generation }

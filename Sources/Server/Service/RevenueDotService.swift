@@ -117,7 +117,8 @@ public final class RevenueDotService: Sendable {
         server = HTTPServer(configuration: http, router: first.router, observer: metrics)
     }
 
-    /// The configuration in force: the one it started with, or the last one `reload` took.
+    /// The configuration in force: the one it started with, or the last one `reload` took (whose
+    /// `listen`, `database`, `http`, `node` and `log` wait for the next start: `config`'s run).
     public var current: RevenueDotConfig { generation.config }
 
     /// The generation in force (set by `init`, never nil after it).
