@@ -91,6 +91,34 @@ import Threads
         #expect(!refused.joined().contains(String(forged.prefix(40))))
     }
 
+    /// A held notification is logged when it is stored: not again when Apple sends it again, a
+    /// backfill reads it again (the overlap of every start and reload), or a reload examines it.
+    @Test func aHeldNotificationIsLoggedOnceWhateverBringsItAgain() throws {
+        let fixture = try ServerFixture()
+        let (service, kept) = try Self.service(fixture)
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let uuid = UUID().uuidString.lowercased()
+        // The configured app Apple ID with a mistyped bundle ID: held, and no app accepts it.
+        let typo = try fixture.signer.notification(uuid: uuid, bundleId: "com.example.typo")
+        #expect(try connection.postNotification(typo).status == 200)
+        #expect(try connection.postNotification(typo).status == 200)
+        let backfill = Ingest(
+            verifiers: try AppVerifiers.forApps(of: service.current), store: service.store, metrics: service.metrics,
+            log: service.log)
+        #expect(backfill.submit(appId: "demo", bodies: [SignedNotifications.body(typo)]).wait() == [.duplicate(uuid: uuid)])
+        for _ in 0..<2 {
+            #expect(service.reload(from: fixture.configPath) == .reloaded(restartNeeded: []))
+            service.waitForHeldNotifications()
+        }
+        #expect(try service.store.notification(uuid: uuid)?.state == .held)
+        #expect(service.metrics.notificationsHeld.count == 1)
+        let held = Self.lines(kept, event: "notification.held")
+        #expect(held.count == 1, "\(held)")
+        let said = " warning notification.held validly signed for another bundle or environment: stored held"
+        #expect(held.first?.contains("\(said) app=demo uuid=\(uuid) reason=") == true, "\(held)")
+    }
+
     @Test func failedWebhookAttemptsAndDeadLettersAreLogged() throws {
         let receiver = try WebhookReceiver { _, _ in 500 }
         defer { receiver.stop() }

@@ -17,7 +17,8 @@ package final class Ingest: Sendable {
     private let log: Log?
 
     /// - Parameters:
-    ///   - log: takes a line for every notification refused or held.
+    ///   - log: takes a line for every notification refused, and for every one stored held (not
+    ///     for a copy of one already stored).
     ///   - alarm: says when storage starts failing and when it works again; one of its own on
     ///     `log` when nil.
     package init(
@@ -132,12 +133,6 @@ package final class Ingest: Sendable {
                 let refused = VerificationError(failure.status, "\(failure.detail); \(refusal)")
                 return .answered(reject(appId: appId, refused, at: receivedAt))
             }
-            log?.warning(
-                "notification.held", "validly signed for another bundle or environment: stored held",
-                [
-                    ("app", .text(appId)), ("uuid", .text(verified.notification.payload.notificationUUID ?? "")),
-                    ("reason", .text(failure.description)),
-                ])
             return .store(
                 NotificationRecord(
                     verified: verified, appId: appId, signedPayload: signedPayload, receivedAt: receivedAt, state: .held,
@@ -158,6 +153,14 @@ package final class Ingest: Sendable {
             alarm?.stored()
             metrics.notificationsHeld.increment()
             metrics.notificationsStored.increment()
+            // Once per notification: a copy that arrives again (Apple's retry, the overlap a
+            // backfill reads again at every start and reload) is a duplicate, not stored held.
+            log?.warning(
+                "notification.held", "validly signed for another bundle or environment: stored held",
+                [
+                    ("app", .text(record.appId)), ("uuid", .text(record.notificationUUID)),
+                    ("reason", .text(record.stateReason ?? "")),
+                ])
             return .held(uuid: record.notificationUUID, reason: record.stateReason ?? "")
         case .success(.stored):
             alarm?.stored()
