@@ -81,7 +81,7 @@ public final class RevenueDotService: Sendable {
             }
         }
         let store: Store
-        do {
+        do throws(StoreError) {
             switch config.database {
             case .sqlite(let path):
                 store = try Store(
@@ -97,7 +97,7 @@ public final class RevenueDotService: Sendable {
                 case .sqlite(let path): path
                 case .postgres(let url): url.description
                 }
-            throw ConfigError(file: config.file, key: "database", problem: "cannot open \(location): \(error)")
+            throw ConfigError(file: config.file, key: "database", problem: error.about(location, "cannot open"))
         }
         self.store = store
         contacts = CustomerContacts(store: store)

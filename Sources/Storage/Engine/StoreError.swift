@@ -29,4 +29,13 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { "storage \(code.rawValue): \(message)" }
+
+    /// This error as a problem with `database` (a SQLite path, a PostgreSQL URL without its
+    /// password), naming it once: "`what` `database`: `description`", or `description` alone when
+    /// the message says "`database`:" already (as "cannot connect to URL: …" does). A message
+    /// naming only a file beside the database ("open PATH.lock …") still gets it named.
+    public func about(_ database: String, _ what: String = "") -> String {
+        guard !message.contains(database + ":") else { return description }
+        return (what.isEmpty ? "" : what + " ") + "\(database): \(description)"
+    }
 }

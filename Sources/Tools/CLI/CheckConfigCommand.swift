@@ -27,13 +27,13 @@ public struct CheckConfigCommand {
         let config = try ConfigLoader.loadForServing(path: configPath)
         _ = try AppVerifiers.forApps(of: config)
         let schema: SchemaState
-        do {
+        do throws(StoreError) {
             switch config.database {
             case .sqlite(let path): schema = try DatabaseProbe.sqlite(path: path)
             case .postgres(let url): schema = try DatabaseProbe.postgres(url: url)
             }
         } catch {
-            throw ConfigError(file: config.file, key: "database", problem: "\(config.database): \(error)")
+            throw ConfigError(file: config.file, key: "database", problem: error.about(config.database.description))
         }
         StandardStreams.out(Self.summary(config, schema: schema))
         return 0

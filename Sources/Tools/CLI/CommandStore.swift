@@ -107,10 +107,10 @@ enum CommandStore {
     private static func opening<T>(
         _ config: RevenueDotConfig, _ what: String = "cannot open", _ open: () throws(StoreError) -> T
     ) throws -> T {
-        do {
+        do throws(StoreError) {
             return try open()
         } catch {
-            throw ConfigError(file: config.file, key: "database", problem: "\(what) \(name(config)): \(error)")
+            throw ConfigError(file: config.file, key: "database", problem: error.about(name(config), what))
         }
     }
 }

@@ -125,6 +125,6 @@ extension PostgresConnection {
         StoreError(
             isConnected ? .io : .unavailable,
             "\(what.prefix(100).split(separator: "\n").joined(separator: " ")): "
-                + Self.text(PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines))
+                + Self.oneLine(Self.text(PQerrorMessage(connection))))
     }
 }

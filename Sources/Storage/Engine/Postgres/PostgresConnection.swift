@@ -26,9 +26,9 @@ final class PostgresConnection {
     /// With `use`, the session also holds the database's use lock (`PostgresUse`) for as long as
     /// it is connected, taken again after a reconnect.
     ///
-    /// - Throws: `.unavailable` when the server cannot be reached or refuses the credentials (the
-    ///   message names the server, `url.description`, never the password), or when `use` cannot
-    ///   be had.
+    /// - Throws: `.unavailable` when the server cannot be reached or refuses the credentials (one
+    ///   line naming the server, `url.description`, never the password), or when `use` cannot be
+    ///   had.
     init(url: PostgresURL, use: PostgresUse? = nil) throws(StoreError) {
         let parameters = url.connectionParameters
         let keywords = parameters.map { strdup($0.0) }
@@ -43,7 +43,7 @@ final class PostgresConnection {
             throw StoreError(.unavailable, "libpq could not allocate a connection to \(url)")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.text(PQerrorMessage(connection))
+            let message = Self.oneLine(Self.text(PQerrorMessage(connection)))
             PQfinish(connection)
             throw StoreError(.unavailable, "cannot connect to \(url): \(message)")
         }
@@ -74,7 +74,7 @@ final class PostgresConnection {
         prepared.removeAll()
         pipelined.removeAll()
         guard isConnected else {
-            throw StoreError(.unavailable, "cannot connect to \(url): \(Self.text(PQerrorMessage(connection)))")
+            throw StoreError(.unavailable, "cannot connect to \(url): \(Self.oneLine(Self.text(PQerrorMessage(connection))))")
         }
         try configureSession()
     }
@@ -239,7 +239,7 @@ final class PostgresConnection {
         throw StoreError(
             code,
             "\(sql.prefix(100).split(separator: "\n").joined(separator: " ")): "
-                + "\(message.trimmingCharacters(in: .whitespacesAndNewlines)) [SQLSTATE \(state)]")
+                + "\(Self.oneLine(message)) [SQLSTATE \(state)]")
     }
 
     /// The store's code for a PostgreSQL error class (SQLSTATE, appendix A of its manual).

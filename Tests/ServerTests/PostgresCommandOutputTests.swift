@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+@testable import Storage
+
+/// What a command prints about a PostgreSQL database is RevenueDot's own lines: libpq's words
+/// come only inside them, as one line.
+@Suite(.enabled(if: TestCluster.url != nil))
+struct PostgresCommandOutputTests {
+    /// `check-config` with a wrong password in a password file: one line naming the database once,
+    /// with libpq's reason and no escaped line break.
+    @Test func aWrongPasswordIsOneCleanLine() throws {
+        try PostgresServeTests.withDatabase { url in
+            let fixture = try ServerFixture(
+                database: #"{"url": "\#(url.description)", "passwordFile": "\#(try passwordFile())"}"#)
+            let run = try Self.run(["check-config", "--config", fixture.configPath])
+            #expect(run.status == 1)
+            #expect(run.standardOutput.isEmpty)
+            let lines = run.standardError.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.count == 2 && lines.last == "", "\(run.standardError)")
+            #expect(run.standardError.contains("password authentication failed"), "\(run.standardError)")
+            #expect(!run.standardError.contains(#"\u{"#), "\(run.standardError)")
+            #expect(run.standardError.components(separatedBy: url.description).count == 2, "\(run.standardError)")
+            #expect(!run.standardError.contains(url.password ?? "-"))
+        }
+    }
+
+    /// A file holding a password that is not the cluster's.
+    private func passwordFile() throws -> String {
+        try TestDirectory("revenuedot-pg-password").write("password", "wrong-\(UUID().uuidString)\n")
+    }
+
+    /// Runs the built executable with `arguments`, without PGPASSWORD or PGPASSFILE in its
+    /// environment; its status, standard output and standard error apart.
+    static func run(_ arguments: [String]) throws -> (status: Int32, standardOutput: String, standardError: String) {
+        let process = Process()
+        process.executableURL = ChildServer.executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "PGPASSWORD" && $0.key != "PGPASSFILE" }
+        let directory = TestDirectory("revenuedot-pg-output")
+        let outPath = try directory.write("out", "")
+        let errorPath = try directory.write("error", "")
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        try process.run()
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, try String(contentsOfFile: outPath, encoding: .utf8),
+            try String(contentsOfFile: errorPath, encoding: .utf8)
+        )
+    }
+}
