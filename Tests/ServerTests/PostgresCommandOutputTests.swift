@@ -4,7 +4,7 @@ import Testing
 @testable import Storage
 
 /// What a command prints about a PostgreSQL database is RevenueDot's own lines: libpq's words
-/// come only inside them, as one line.
+/// come only inside them, as one line, and libpq prints nothing of its own.
 @Suite(.enabled(if: TestCluster.url != nil))
 struct PostgresCommandOutputTests {
     /// `check-config` with a wrong password in a password file: one line naming the database once,
@@ -22,6 +22,25 @@ struct PostgresCommandOutputTests {
             #expect(!run.standardError.contains(#"\u{"#), "\(run.standardError)")
             #expect(run.standardError.components(separatedBy: url.description).count == 2, "\(run.standardError)")
             #expect(!run.standardError.contains(url.password ?? "-"))
+        }
+    }
+
+    /// With no password anywhere, libpq is told of no password file it could warn about (it warns
+    /// on standard error about one that is not a regular file).
+    @Test func noPasswordPrintsNoLibpqWarning() throws {
+        try PostgresServeTests.withDatabase { url in
+            let fixture = try ServerFixture(database: "\"\(url.description)\"")
+            let run = try Self.run(["check-config", "--config", fixture.configPath])
+            #expect(run.status == 1)
+            #expect(Self.libpqLines(run.standardError).isEmpty, "\(run.standardError)")
+            #expect(run.standardError.contains("no password supplied"), "\(run.standardError)")
+        }
+    }
+
+    /// The lines of `output` that libpq printed itself: a server's notice, or its own warning.
+    static func libpqLines(_ output: String) -> [Substring] {
+        output.split(separator: "\n").filter { line in
+            ["WARNING:", "FATAL:", "ERROR:", "NOTICE:", "DETAIL:"].contains { line.hasPrefix($0) }
         }
     }
 

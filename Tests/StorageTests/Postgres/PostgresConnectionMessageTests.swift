@@ -3,7 +3,7 @@ import Testing
 
 @testable import Storage
 
-/// What libpq says reaches RevenueDot's errors as one line.
+/// What libpq says reaches RevenueDot's errors as one line, and libpq itself prints nothing.
 struct PostgresConnectionMessageTests {
     @Test(arguments: [
         (
@@ -30,6 +30,18 @@ struct PostgresConnectionMessageTests {
     ])
     func libpqMessagesBecomeOneLine(message: String, line: String) {
         #expect(PostgresConnection.oneLine(message) == line)
+    }
+
+    /// libpq reads a password file only when `stat` finds it, and warns on standard error about
+    /// one that is not a regular file (`/dev/null`): the configured one must be found by nothing.
+    @Test func thePasswordFileLibpqIsGivenCannotExist() {
+        var status = stat()
+        let found = stat(PostgresURL.absentPasswordFile, &status) == 0
+        let reason = errno
+        #expect(!found)
+        #expect(reason == ENOTDIR)
+        let url = try? PostgresURL("postgres://rd@127.0.0.1/rd", environment: [:])
+        #expect(url?.connectionParameters.contains { $0 == ("passfile", PostgresURL.absentPasswordFile) } == true)
     }
 
     /// Nothing listening, or a wrong password: `.unavailable`, libpq's reason in one line with the
