@@ -37,6 +37,21 @@ struct PostgresCommandOutputTests {
         }
     }
 
+    /// A warning the server sends as a session starts (here, a database setting it rejects) goes
+    /// to libpq's notice processor, which must not print it.
+    @Test func aWarningAtSessionStartIsNotPrinted() throws {
+        try PostgresServeTests.withDatabase { url in
+            let cluster = try #require(TestCluster.url)
+            try PostgresConnection(url: cluster).execute(
+                script: "ALTER DATABASE \(url.database) SET default_tablespace = 'rd_absent'")
+            let fixture = try ServerFixture(database: "\"\(PostgresCommandsTests.withPassword(url))\"")
+            let run = try Self.run(["check-config", "--config", fixture.configPath])
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(run.standardError.isEmpty)
+            #expect(Self.libpqLines(run.standardOutput).isEmpty, "\(run.standardOutput)")
+        }
+    }
+
     /// The lines of `output` that libpq printed itself: a server's notice, or its own warning.
     static func libpqLines(_ output: String) -> [Substring] {
         output.split(separator: "\n").filter { line in

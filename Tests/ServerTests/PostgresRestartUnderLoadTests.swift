@@ -72,6 +72,10 @@ struct PostgresRestartUnderLoadTests {
         #expect(refused.allSatisfy { $0 == 503 }, "\(refused)")
         #expect(healthWhileDown.withLock { $0 } == 503)
         #expect(nodes.allSatisfy { $0.process.isRunning })
+        // The server's FATAL to the sessions it ended as it stopped reached no node's output.
+        for node in nodes {
+            #expect(PostgresCommandOutputTests.libpqLines(node.allOutput).isEmpty, "\(node.allOutput.suffix(2000))")
+        }
         for node in nodes { #expect(try LoopbackConnection(port: node.port).request("GET", "/health").status == 200) }
         let store = try Store(postgres: url)
         defer { store.close() }

@@ -30,24 +30,7 @@ final class PostgresConnection {
     ///   line naming the server, `url.description`, never the password), or when `use` cannot be
     ///   had.
     init(url: PostgresURL, use: PostgresUse? = nil) throws(StoreError) {
-        let parameters = url.connectionParameters
-        let keywords = parameters.map { strdup($0.0) }
-        let values = parameters.map { strdup($0.1) }
-        defer {
-            keywords.forEach { free($0) }
-            values.forEach { free($0) }
-        }
-        let keywordPointers = keywords.map { UnsafePointer($0) } + [nil]
-        let valuePointers = values.map { UnsafePointer($0) } + [nil]
-        guard let connection = PQconnectdbParams(keywordPointers, valuePointers, 0) else {
-            throw StoreError(.unavailable, "libpq could not allocate a connection to \(url)")
-        }
-        guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.oneLine(Self.text(PQerrorMessage(connection)))
-            PQfinish(connection)
-            throw StoreError(.unavailable, "cannot connect to \(url): \(message)")
-        }
-        self.connection = connection
+        connection = try Self.connect(url)
         self.url = url
         self.use = use
         try configureSession()

@@ -79,16 +79,19 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         return url
     }
 
+    /// How long a connection attempt waits for the server, in seconds.
+    static let connectTimeoutSeconds = 5
+
     /// A password file libpq finds no file at, and says nothing about: it reads `passfile` only
     /// when `stat` succeeds, and warns on standard error about one that is not a regular file
     /// (which `/dev/null` is not). Nothing can be created here, since `/dev/null` is no directory.
     static let absentPasswordFile = "/dev/null/revenuedot-reads-no-password-file"
 
-    /// libpq's connection keywords and values (`PQconnectdbParams`).
+    /// libpq's connection keywords and values (`PQconnectStartParams`).
     var connectionParameters: [(String, String)] {
         var parameters = [
             ("host", host), ("port", String(port)), ("user", user), ("dbname", database),
-            ("application_name", "revenuedot"), ("connect_timeout", "5"),
+            ("application_name", "revenuedot"), ("connect_timeout", String(Self.connectTimeoutSeconds)),
             // The password is the URL's, its password file's or PGPASSWORD: never ~/.pgpass's.
             ("passfile", Self.absentPasswordFile),
         ]
