@@ -2,10 +2,11 @@ import AppStore
 import AppStoreServerAPISimulator
 import Crypto
 import Foundation
+import Storage
 
 /// A local App Store Server API serving `store` to app "bench" (Sandbox), and a revenuedot
 /// configuration `DIR/<name>.json` pointing at it, with a fresh In-App Purchase key and a fresh
-/// database `DIR/<name>.sqlite`: what the backfill and import benches run against.
+/// database `DIR/<name>.sqlite` (its schema only): what the backfill and import benches run against.
 struct LocalAppleAPI {
     static let issuer = "57246542-96fe-1a63-e053-0824d011072a"
 
@@ -41,6 +42,8 @@ struct LocalAppleAPI {
         }
         """.write(toFile: configPath, atomically: true, encoding: .utf8)
         chmod(configPath, 0o600)
+        // A command never creates the schema: the database is made as serve's first start makes it.
+        try Store(path: "\(directory)/\(name).sqlite").close()
     }
 
     func shutdown() { simulator.shutdown() }

@@ -45,11 +45,9 @@ public struct ServeCommand {
             StandardStreams.error("revenuedot serve: \(error)\n")
             return 1
         }
-        let made = NewDatabaseFiles(config.database)
         do {
             service = try RevenueDotService(config: config, docs: ReferenceDocs.serve)
         } catch {
-            made.remove()
             StandardStreams.error("revenuedot serve: \(error)\n")
             return 1
         }
@@ -68,10 +66,11 @@ public struct ServeCommand {
                             + " (revenuedot notifications list)\n")
                 })
         } catch {
-            // A start that cannot listen leaves the database as it found it: closed (its WAL
-            // given back), and gone when this start made it.
+            // A start that cannot listen closes the database it opened, which gives its WAL
+            // reserve back. A database this start made stays: whether another process made it
+            // first can be known only under its lock, and deleting one that holds data would lose
+            // what was answered 200.
             service.shutdown()
-            made.remove()
             StandardStreams.error("revenuedot serve: \(error)\n")
             return 1
         }

@@ -36,9 +36,10 @@ extension PostgresConnection {
     }
 
     /// Drives `PQconnectPoll` until the connection is made (nil) or has failed (the reason, one
-    /// line), waiting on the socket as libpq asks, for `seconds` at most in all.
+    /// line), waiting on the socket as libpq asks, for `seconds` at most in all: for every
+    /// address a host name resolves to together (libpq's `connect_timeout` is not applied here).
     private static func establish(_ connection: OpaquePointer, within seconds: Double) -> String? {
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
         // As libpq's documentation says: start as if PQconnectPoll had asked to write.
         var state = PGRES_POLLING_WRITING
         while PQstatus(connection) != CONNECTION_BAD {
@@ -47,7 +48,8 @@ extension PostgresConnection {
             case PGRES_POLLING_FAILED: return oneLine(text(PQerrorMessage(connection)))
             default: break
             }
-            let milliseconds = Int32(max(0, deadline.timeIntervalSinceNow * 1000).rounded(.up))
+            let left = ContinuousClock.now.duration(to: deadline)
+            let milliseconds = Int32(max(0, min(seconds * 1000, (left / .milliseconds(1)).rounded(.up))))
             var socket = pollfd(
                 fd: PQsocket(connection), events: Int16(state == PGRES_POLLING_READING ? POLLIN : POLLOUT), revents: 0)
             let ready = poll(&socket, 1, milliseconds)
