@@ -27,11 +27,10 @@ enum CommandStore {
             guard !DatabaseLock.isHeldByAnother(databasePath: path) else {
                 throw UsageError("\(path) is in use by a running server: stop it to \(action)")
             }
-            try requireFile(path, config: config)
+            try requireDatabase(config)
             return try opening(config) { () throws(StoreError) in try Store(path: path, handOff: handOff, exclusive: true) }
         case .postgres(let url):
-            // Reading first proves the schema is there; opening a store would create it.
-            try reader(config).close()
+            try requireDatabase(config)
             return try opening(config) { () throws(StoreError) in try Store(postgres: url, handOff: handOff) }
         }
     }
@@ -68,11 +67,10 @@ enum CommandStore {
         let config = try ConfigLoader.load(path: configPath)
         switch config.database {
         case .sqlite(let path):
-            try requireFile(path, config: config)
+            try requireDatabase(config)
             return (config, try opening(config) { () throws(StoreError) in try Store(path: path, exclusive: exclusive) })
         case .postgres(let url):
-            // Reading first proves the schema is there; opening a store would create it.
-            try reader(config).close()
+            try requireDatabase(config)
             return (config, try opening(config) { () throws(StoreError) in try Store(postgres: url, exclusive: exclusive) })
         }
     }
@@ -92,6 +90,16 @@ enum CommandStore {
         switch config.database {
         case .sqlite(let path): path
         case .postgres(let url): url.description
+        }
+    }
+
+    /// Fails unless the database is one serve made, which a command that opens a store would
+    /// otherwise make: the SQLite file must exist (an older schema is migrated by the store),
+    /// and PostgreSQL must hold the schema, which reading first proves.
+    private static func requireDatabase(_ config: RevenueDotConfig) throws {
+        switch config.database {
+        case .sqlite(let path): try requireFile(path, config: config)
+        case .postgres: try reader(config).close()
         }
     }
 
