@@ -53,7 +53,7 @@ extension PostgresConnection {
             var socket = pollfd(
                 fd: PQsocket(connection), events: Int16(state == PGRES_POLLING_READING ? POLLIN : POLLOUT), revents: 0)
             let ready = poll(&socket, 1, milliseconds)
-            if ready == 0 { return "no answer in \(PostgresURL.connectTimeoutSeconds) s" }
+            if ready == 0 { return "no answer in \(Int(seconds)) s" }
             if ready < 0, errno != EINTR { return "poll: " + String(cString: strerror(errno)) }
             if ready > 0 { state = PQconnectPoll(connection) }
         }
