@@ -11,15 +11,19 @@ struct SignedNotifications {
     static let shared = SignedNotifications(chain: try! TestChain())
 
     /// A DID_RENEW (by default) with nested transaction and renewal info; returns the JWS.
+    ///
+    /// - Parameter atMs: when the period began and everything was signed (Unix ms); now by
+    ///   default. The period lasts 30 days.
     func notification(
         uuid: String = UUID().uuidString.lowercased(), type: String = "DID_RENEW", subtype: String? = nil,
         environment: String = "Sandbox", bundleId: String? = nil, originalTransactionId: String? = nil,
-        appAccountToken: String? = nil, productId: String = "pro.monthly", transactionId: String? = nil
+        appAccountToken: String? = nil, productId: String = "pro.monthly", transactionId: String? = nil,
+        atMs: Int64? = nil
     ) throws -> String {
         // Each notification is about its own purchase unless told otherwise, as under real load.
         let originalTransactionId = originalTransactionId ?? String(UInt64.random(in: 1_000_000_000...9_999_999_999))
         let bundle = bundleId ?? self.bundleId
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = atMs ?? Int64(Date().timeIntervalSince1970 * 1000)
         var transaction: [String: JSONValue] = [
             "transactionId": .string(transactionId ?? "\(originalTransactionId)-\(uuid.prefix(8))"),
             "originalTransactionId": .string(originalTransactionId), "bundleId": .string(bundle),
