@@ -130,4 +130,33 @@ import Threads
         }
         #expect(types.sorted() == ["EXPIRATION", "INITIAL_PURCHASE"], "\(types)")
     }
+
+    /// Nodes signing requests at once with the same `requestReferenceId`: one keeps it.
+    @Test func aCommerceReferenceTriedOnThreeNodesAtOnceIsKeptOnce() throws {
+        let database = try PostgresTestDatabase()
+        let nodes = try (0..<3).map { _ in try Store(postgres: database.url, handOff: Self.handOff()) }
+        defer { nodes.forEach { $0.close() } }
+        let kept = Collected<String>()
+        let failures = Collected<String>()
+        concurrently(12, threads: 12) { index in
+            let request = StoredCommerceRequest(
+                appUserId: "alice", operation: "CREATE_SUBSCRIPTION", requestJSON: "{}", token: "t\(index)",
+                createdAtMs: S.t0)
+            do {
+                try nodes[index % 3].write { transaction in
+                    if try CommerceRequestRows.insertPending(request, appId: S.appId, reference: "ref-1", in: transaction) {
+                        kept.append(request.token)
+                    }
+                }
+            } catch {
+                failures.append("\(error)")
+            }
+        }
+        #expect(failures.all.isEmpty)
+        #expect(kept.all.count == 1, "\(kept.all)")
+        let found = try nodes[2].read { (rows) throws(StoreError) in
+            try CommerceRequestRows.find(appId: S.appId, reference: "ref-1", from: rows)
+        }
+        #expect(found?.token == kept.all.first)
+    }
 }
