@@ -58,7 +58,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "AppStore", "AdvancedCommerce", "AppStoreServerAPI", "AppStoreServerAPISimulator", "HTTP", "Storage",
+                "AppStore", "AdvancedCommerce", "AppStoreServerAPI", "HTTP", "Storage",
                 "Subscriptions", "LoopbackClient", "Threads", "Crypto", "JSON",
             ],
             plugins: ["BuildCommit"]),

@@ -57,4 +57,36 @@ struct StopTogetherTests {
         #expect(!stopTogether(services, before: .now + .seconds(1)))
         #expect(log.value.suffix(2) == ["wait a", "wait b"])
     }
+
+    /// `stopInOrder`: each phase is asked and waited for before the next is asked; only a
+    /// phase that counts makes a late stop a failure, and every phase is stopped either way.
+    @Test(arguments: [
+        (firstStops: true, secondStops: true, secondCounts: true, expected: true),
+        (firstStops: false, secondStops: true, secondCounts: true, expected: false),
+        (firstStops: true, secondStops: false, secondCounts: true, expected: false),
+        (firstStops: true, secondStops: false, secondCounts: false, expected: true),
+    ])
+    func phasesStopOneAfterAnother(firstStops: Bool, secondStops: Bool, secondCounts: Bool, expected: Bool) {
+        let log = Locked<[String]>([])
+        let phases = [
+            StopPhase([FakeService("a", stops: firstStops, log: log), FakeService("b", log: log)], counts: true),
+            StopPhase([FakeService("c", stops: secondStops, log: log)], counts: secondCounts),
+        ]
+        #expect(stopInOrder(phases, before: .now + .seconds(1)) == expected)
+        #expect(log.value == ["begin a", "begin b", "wait a", "wait b", "begin c", "wait c"])
+    }
+
+    /// A pass tracked by a dispatch group: asked to stop, it runs its stop; stopped once the
+    /// group is empty.
+    @Test func aGroupedPassHasStoppedWhenItsGroupIsEmpty() {
+        let group = DispatchGroup()
+        let asked = Locked(false)
+        let pass = GroupedPass(group) { asked.withLock { $0 = true } }
+        group.enter()
+        pass.beginStop()
+        #expect(asked.value)
+        #expect(!pass.waitStopped(until: .now() + 0.05))
+        group.leave()
+        #expect(pass.waitStopped(until: .now() + 1))
+    }
 }

@@ -96,18 +96,21 @@ final class ConfiguredServices: Sendable {
         reconcile.start()
     }
 
-    /// Stops the background services before `deadline`: the scheduler after its batch in hand,
-    /// the rest together (webhook workers finish their sends in hand). False when the scheduler
-    /// did not stop in time (its writes wait for storage).
+    /// The background services in the order they stop: the scheduler after its batch in hand
+    /// (its writes wait for storage, so a late stop counts), then the rest together. A backfill
+    /// stops after the page in hand, the consumption answers after the one in hand; the rest is
+    /// taken up at the next start. A call to Apple in progress may outlast the wait, which says
+    /// nothing about storage, so it does not count. The webhook workers (they finish their sends
+    /// in hand) stop together, so apps do not add up their grace periods.
+    var stopPhases: [StopPhase] {
+        [StopPhase([scheduler], counts: true), StopPhase([backfill, consumption, reconcile] + workers, counts: false)]
+    }
+
+    /// Stops the background services before `deadline` (`stopPhases`); the pass over held
+    /// notifications stops after the one in hand. False when the scheduler did not stop in time.
     @discardableResult
     func stop(before deadline: ContinuousClock.Instant) -> Bool {
         held.stop()
-        let schedulerStopped = stopTogether([scheduler], before: deadline)
-        // A backfill stops after the page in hand, the consumption answers after the one in hand;
-        // the rest is taken up at the next start. A call to Apple in progress may outlast the
-        // wait, which says nothing about storage, so it does not make the stop a failure. The
-        // webhook workers stop together, so apps do not add up their grace periods.
-        stopTogether([backfill, consumption, reconcile] + workers, before: deadline)
-        return schedulerStopped
+        return stopInOrder(stopPhases, before: deadline)
     }
 }

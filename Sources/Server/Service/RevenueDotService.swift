@@ -236,14 +236,16 @@ public final class RevenueDotService: Sendable {
             stopped = true
             return self.generation
         }
-        // What it applied so far is committed; the rest is taken up at the next start.
-        generation.held.stop()
-        let heldStopped = heldPass.wait(timeout: .after(remaining())) == .success
-        let schedulerStopped = generation.stop(before: deadline)
-        stopTogether([contacts], before: deadline)
+        // The pass over held notifications stops after the one in hand (what it applied is
+        // committed; the rest is taken up at the next start), then the generation's services,
+        // then the customer contacts; storage closes last.
+        let held = GroupedPass(heldPass) { generation.held.stop() }
+        let stopped = stopInOrder(
+            [StopPhase([held], counts: true)] + generation.stopPhases + [StopPhase([contacts], counts: false)],
+            before: deadline)
         // A second at least: a pass or tick that ended just in time leaves storage its close.
         let closed = store.close(waitingAtMost: max(remaining(), .seconds(1)))
         if let profile = WriteProfile.report() { StandardStreams.error("revenuedot: \(profile)\n") }
-        return closed && heldStopped && schedulerStopped
+        return closed && stopped
     }
 }

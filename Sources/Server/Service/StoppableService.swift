@@ -27,3 +27,45 @@ package func stopTogether(_ services: [any StoppableService], before deadline: C
     }
     return stoppedAll
 }
+
+/// Services stopped together, as one step of a stop in order (`stopInOrder`).
+package struct StopPhase: Sendable {
+    package var services: [any StoppableService]
+    /// Whether one of them still running at the deadline makes the stop a failure (its writes
+    /// may still wait for storage); false for services whose late stop says nothing about it.
+    package var counts: Bool
+
+    package init(_ services: [any StoppableService], counts: Bool) {
+        self.services = services
+        self.counts = counts
+    }
+}
+
+/// Stops `phases` one after another, all before `deadline`: each phase's services together
+/// (`stopTogether`), and the next phase only once the last one stopped or timed out. True when
+/// every phase that `counts` stopped in time.
+@discardableResult
+package func stopInOrder(_ phases: [StopPhase], before deadline: ContinuousClock.Instant) -> Bool {
+    var stoppedAll = true
+    for phase in phases {
+        let stopped = stopTogether(phase.services, before: deadline)
+        if phase.counts, !stopped { stoppedAll = false }
+    }
+    return stoppedAll
+}
+
+/// A pass running on threads that a `DispatchGroup` tracks, as a service: asking it to stop
+/// runs `stop`; it has stopped when the group is empty.
+package struct GroupedPass: StoppableService {
+    let group: DispatchGroup
+    let stop: @Sendable () -> Void
+
+    package init(_ group: DispatchGroup, stop: @escaping @Sendable () -> Void) {
+        self.group = group
+        self.stop = stop
+    }
+
+    package func beginStop() { stop() }
+    package func waitStopped(until deadline: DispatchTime) -> Bool { group.wait(timeout: deadline) == .success }
+    package var stopLimit: Duration? { nil }
+}
