@@ -1,4 +1,5 @@
 import Storage
+
 /// What a webhook's worker decides, as a value: which deliveries are in flight, which may be
 /// picked next, what a sender does next. The worker's threads only carry these decisions out
 /// (read storage, send, commit), so the rules are table-tested without threads.
@@ -60,4 +61,12 @@ package struct DeliveryDispatch: Sendable {
 
     /// The outcome of `eventId` is committed: it leaves `inFlight` at the next read.
     package mutating func recorded(_ eventId: String) { finished.insert(eventId) }
+
+    /// How long to wait before committing a known outcome again after its `attempt`-th commit
+    /// failed (storage busy or full), in seconds: a second more each time, at most 30. The
+    /// outcome is committed again rather than the event sent again, since a 2xx answer must
+    /// not lead to a second delivery.
+    package static func pauseBeforeRecordingAgain(afterAttempt attempt: Int) -> Double {
+        Double(min(max(attempt, 1), 30))
+    }
 }

@@ -166,18 +166,15 @@ package final class DeliveryWorker: StoppableService {
     /// nothing else of that customer goes out; a stop abandons it, and after the restart it is
     /// sent again (at least once).
     private func record(_ outcome: DeliveryOutcome, of delivery: DueDelivery, atMs nowMs: Int64, attempt: Int) {
-        let delays = sender.config.retryDelaysSeconds
-        let recorded = Locked("pending")
+        let step = DeliveryStep.after(
+            outcome, attemptsBefore: delivery.attempts, retryDelaysSeconds: sender.config.retryDelaysSeconds, at: nowMs)
         store.write(
-            { transaction in
-                let status = try Deliveries.record(outcome, of: delivery, retryDelaysSeconds: delays, at: nowMs, in: transaction)
-                recorded.withLock { $0 = status }
-            },
+            { transaction in try Deliveries.record(step, of: delivery, in: transaction) },
             completion: { [self] result in
                 guard case .success = result else {
                     metrics.deliveries.increment(label: "unrecorded")
                     guard state.withLock({ $0.running }) else { return }
-                    let pause = min(Double(attempt), 30)
+                    let pause = DeliveryDispatch.pauseBeforeRecordingAgain(afterAttempt: attempt)
                     DispatchQueue.global().asyncAfter(deadline: .now() + pause) { [self] in
                         record(outcome, of: delivery, atMs: nowMs, attempt: attempt + 1)
                     }
@@ -185,14 +182,16 @@ package final class DeliveryWorker: StoppableService {
                 }
                 state.withLock { $0.recorded(delivery.eventId) }
                 wake.signal()
-                switch (outcome, recorded.withLock { $0 }) {
-                case (.delivered, _):
+                switch step {
+                case .delivered:
                     metrics.deliveries.increment(label: "delivered")
                     metrics.deliveryLatency.observe(Double(UnixTime.elapsedMs(from: delivery.createdAtMs, to: nowMs)) / 1000)
-                case (.failed(let status, let reason), let recordedStatus):
-                    let dead = recordedStatus == "dead"
-                    metrics.deliveries.increment(label: dead ? "dead" : "retry")
-                    logFailure(of: delivery, status: status, reason: reason, dead: dead)
+                case .retry(_, _, let status, let reason):
+                    metrics.deliveries.increment(label: "retry")
+                    logFailure(of: delivery, status: status, reason: reason, dead: false)
+                case .dead(_, _, let status, let reason):
+                    metrics.deliveries.increment(label: "dead")
+                    logFailure(of: delivery, status: status, reason: reason, dead: true)
                 }
             })
     }

@@ -147,42 +147,52 @@ public enum Deliveries {
     }
 
     /// Records an attempt: delivered, or retried after `retryDelaysSeconds[attempt - 1]`, or dead
-    /// once every delay is used. Returns the new status.
+    /// once every delay is used (`DeliveryStep.after`). Returns the step recorded.
     @discardableResult
     public static func record(
         _ outcome: DeliveryOutcome, of delivery: DueDelivery, retryDelaysSeconds: [Int], at nowMs: Int64,
         in transaction: WriteTransaction
-    ) throws -> String {
-        let attempts = delivery.attempts + 1
-        switch outcome {
-        case .delivered(let status):
+    ) throws -> DeliveryStep {
+        let step = DeliveryStep.after(
+            outcome, attemptsBefore: delivery.attempts, retryDelaysSeconds: retryDelaysSeconds, at: nowMs)
+        try record(step, of: delivery, in: transaction)
+        return step
+    }
+
+    /// Writes `step` to `delivery`'s row, if it is still pending, and gives up this node's claim.
+    public static func record(_ step: DeliveryStep, of delivery: DueDelivery, in transaction: WriteTransaction) throws {
+        let key: [SQLValue] = [.text(delivery.eventId), .text(delivery.webhook)]
+        switch step {
+        case .delivered(let attempts, let atMs, let status):
             try transaction.write(
                 """
                 UPDATE deliveries SET status = 'delivered', attempts = ?, delivered_at = ?, last_status = ?, last_error = NULL,
                     claimed_by = NULL, claimed_until = NULL
                 WHERE event_id = ? AND webhook = ? AND status = 'pending'
                 """,
-                [
-                    .integer(Int64(attempts)), .integer(nowMs), .integer(Int64(status)), .text(delivery.eventId),
-                    .text(delivery.webhook),
-                ])
-            return "delivered"
-        case .failed(let status, let reason):
-            let dead = attempts > retryDelaysSeconds.count
-            let next = dead ? nowMs : nowMs + Int64(retryDelaysSeconds[attempts - 1]) * 1000
-            try transaction.write(
-                """
-                UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_error = ?,
-                    claimed_by = NULL, claimed_until = NULL
-                WHERE event_id = ? AND webhook = ? AND status = 'pending'
-                """,
-                [
-                    .text(dead ? "dead" : "pending"), .integer(Int64(attempts)), .integer(next),
-                    status.map { .integer(Int64($0)) } ?? .null, .text(reason), .text(delivery.eventId),
-                    .text(delivery.webhook),
-                ])
-            return dead ? "dead" : "pending"
+                [.integer(Int64(attempts)), .integer(atMs), .integer(Int64(status))] + key)
+        case .retry(let attempts, let atMs, let status, let reason):
+            try fail(as: "pending", attempts: attempts, nextMs: atMs, status: status, reason: reason, key, transaction)
+        case .dead(let attempts, let atMs, let status, let reason):
+            // A dead letter's next attempt is the time of its last.
+            try fail(as: "dead", attempts: attempts, nextMs: atMs, status: status, reason: reason, key, transaction)
         }
+    }
+
+    private static func fail(
+        as state: String, attempts: Int, nextMs: Int64, status answer: Int?, reason: String, _ key: [SQLValue],
+        _ transaction: WriteTransaction
+    ) throws {
+        try transaction.write(
+            """
+            UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?,
+                last_error = ?, claimed_by = NULL, claimed_until = NULL
+            WHERE event_id = ? AND webhook = ? AND status = 'pending'
+            """,
+            [
+                .text(state), .integer(Int64(attempts)), .integer(nextMs),
+                answer.map { .integer(Int64($0)) } ?? .null, .text(reason),
+            ] + key)
     }
 
     /// Makes an event due again at once for each of `webhooks` (a dead letter, or a delivered
