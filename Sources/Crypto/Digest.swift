@@ -15,7 +15,7 @@ public enum Digest {
 
     /// A digest implementation fetched from OpenSSL's default provider once. Given the legacy
     /// `EVP_sha1()`, OpenSSL 3 looks the implementation up again on every digest (name map, locks),
-    /// which cost more than hashing the few dozen bytes of an event id. A fetched `EVP_MD` is
+    /// which costs more than hashing the few dozen bytes of an event id. A fetched `EVP_MD` is
     /// immutable and safe to use from any thread; it lives as long as the process.
     private final class Fetched: @unchecked Sendable {
         package let md: OpaquePointer?

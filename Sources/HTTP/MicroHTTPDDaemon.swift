@@ -29,7 +29,7 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
     /// `poll`, not epoll: with an epoll worker pool, libmicrohttpd 0.9.75's `MHD_quiesce_daemon`
     /// removes the listening socket from each worker's epoll set from the calling thread while a
     /// busy worker that saw the quiesce flag may remove it first, and the loser aborts the process
-    /// ("Failed to remove listen FD from epoll set"): 2 of about 1,500 shutdowns under load did.
+    /// ("Failed to remove listen FD from epoll set"); shutdowns under load hit that race at times.
     /// With `poll` the quiesce only tells the workers, through their ITC, to stop polling it.
     init(configuration: HTTPServerConfiguration, core: ServerCore) throws(HTTPServerError) {
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
@@ -58,7 +58,7 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
                 poolSize, UInt32(configuration.connectionTimeoutSeconds),
                 // 32 KiB per connection: a whole App Store notification (about 14 KiB) still arrives in
                 // one or two reads, with room for headers. MHD clears the pool after every request, so
-                // its size is paid on each one (128 KiB cost 2.4% of a GET /v1/subscribers profile).
+                // its size is paid on each one: a larger pool makes every request cost more.
                 UInt32(configuration.connectionLimit), UInt32(configuration.connectionsPerIP), 32 * 1024,
                 microHTTPDRequestCompleted, microHTTPDConnectionNotified, microHTTPDLog, microHTTPDRequestTarget)
         }

@@ -155,7 +155,7 @@ package struct JSONParser {
         index = end
         if current == UInt8(ascii: "\"") {
             let run = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
-            // `String(validating:)` is generic and unspecialized: it cost more than the scan.
+            // `String(validating:)` is generic and unspecialized: it costs more than the scan.
             guard let text = ascii ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self) else {
                 throw failure("invalid UTF-8 in a string")
             }

@@ -5,7 +5,7 @@ import Foundation
 /// absent for optionals, unknown members ignored.
 ///
 /// For the models read back on every notification (stored states, journals, facts, Apple's
-/// payloads), where the generic `Decodable` path costs tens of microseconds a document.
+/// payloads), where the generic `Decodable` path costs much more a document.
 /// `JSONValueDecoder` uses the conformance wherever the type appears; each conformance has a test
 /// that holds it equal to `JSONDecoder`, with each field left out and given a wrong type.
 public protocol JSONValueReadable: Decodable {

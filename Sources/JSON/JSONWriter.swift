@@ -168,7 +168,7 @@ extension JSONWriter {
     /// An array member, each element written by `element`.
     ///
     /// Inlinable, like `object`, so the state types' writers get it specialized for their element
-    /// types: called across modules unspecialized, each element went through witness tables.
+    /// types: called across modules unspecialized, each element would go through witness tables.
     @inlinable
     public mutating func array<Element>(
         _ key: StaticString, _ elements: [Element], _ element: (inout JSONWriter, Element) throws -> Void
@@ -198,7 +198,7 @@ extension JSONWriter {
     /// An object member with `members`' keys sorted by their UTF-8 bytes, each value written by `value`.
     ///
     /// A state's dictionaries mostly hold no member or one, which need no sort; inlinable so that
-    /// the sort of the others is specialized (unspecialized, it cost 2,400 instructions for one key).
+    /// the sort of the others is specialized (unspecialized, it is costly even for one key).
     @inlinable
     public mutating func object<Value>(
         _ key: StaticString, _ members: [String: Value], _ value: (inout JSONWriter, Value) throws -> Void

@@ -117,7 +117,7 @@ final class ResponseReader {
     }
 
     /// `bytes` without the spaces and tabs around it (HTTP's optional whitespace), trimmed on the
-    /// bytes: Foundation's `trimmingCharacters` bridges through `NSString` and cost more than the
+    /// bytes: Foundation's `trimmingCharacters` bridges through `NSString` and costs more than the
     /// rest of reading a response.
     static func trimmingWhitespace(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         func isWhitespace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }

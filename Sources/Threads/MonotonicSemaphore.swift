@@ -5,11 +5,11 @@ import Glibc
 ///
 /// `DispatchSemaphore.wait(timeout:)` on Linux turns its deadline into a time of the wall clock
 /// (`sem_timedwait` takes `CLOCK_REALTIME`). While NTP slews that clock, a wait ends early or late
-/// by the slew (500 ms ended after 497.7 ms on a VM whose clock ran 0.5% fast), and a clock set
-/// back (by hand, by an NTP step, by a VM resumed) stretches every wait by the step: a scheduler
-/// sleeping between ticks, a webhook worker between polls or a shutdown deadline could wait hours.
-/// This one waits on a condition variable clocked on `CLOCK_MONOTONIC`, the clock `DispatchTime`
-/// counts its uptime on, so a deadline of `.now() + 5 s` is five seconds whatever the wall clock does.
+/// by the slew, and a clock set back (by hand, by an NTP step, by a VM resumed) stretches every
+/// wait by the step: a scheduler sleeping between ticks, a webhook worker between polls or a
+/// shutdown deadline could wait hours. This one waits on a condition variable clocked on
+/// `CLOCK_MONOTONIC`, the clock `DispatchTime` counts its uptime on, so a deadline of
+/// `.now() + 5 s` is five seconds whatever the wall clock does.
 ///
 /// For the waits that have a deadline; a wait without one is the same either way, and the hot
 /// paths (the write queue, the WAL flusher) keep `DispatchSemaphore`.

@@ -5,10 +5,10 @@ import Foundation
 /// and the benchmark's CPU per thread).
 ///
 /// On Linux, Foundation names the OS thread only when the name is set from the thread itself,
-/// and only once `start()` has returned in the starting thread (before, the `Thread` does not
-/// yet know its OS thread, and the name is dropped without a word). Setting `name` before
-/// `start()` named nothing, and setting it first thing in the body lost it now and then: a
-/// benchmark run listed the storage writer under the process's own name.
+/// and only once `start()` has returned in the starting thread (until then the `Thread` does not
+/// know its OS thread, and the name is dropped without a word). So neither setting `name` before
+/// `start()` nor setting it first thing in the body is reliable: the new thread waits until
+/// `start()` has returned, and then names itself.
 public enum NamedThread {
     /// Runs `body` on a new thread named `name`, cut to its first 15 bytes (Linux refuses a
     /// longer name, and the thread would have none).

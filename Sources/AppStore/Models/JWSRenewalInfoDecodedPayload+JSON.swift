@@ -4,7 +4,7 @@ import JSON
 extension JWSRenewalInfoDecodedPayload {
     /// This payload as `JSONValueEncoder` writes it through `Codable` (members sorted by key, nil
     /// ones left out), written member by member: it is encoded into every stored fact and state,
-    /// where the generic path cost tens of microseconds each time. A test holds the two equal.
+    /// where the generic path costs much more each time. A test holds the two equal.
     public func writeSortedJSON(into writer: inout JSONWriter) throws {
         writer.beginObject()
         try writer.encoded("advancedCommerceInfo", advancedCommerceInfo)

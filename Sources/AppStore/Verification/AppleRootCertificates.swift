@@ -5,8 +5,8 @@ import Foundation
 ///
 /// The certificate is part of the code, not a package resource: SwiftPM finds a resource bundle
 /// beside the executable or at the absolute path of the build that made it, so a binary copied
-/// to another directory or machine (an install, a container image) stopped at start (SwiftPM's
-/// module bundle accessor: "could not load resource bundle") once that build was gone.
+/// to another directory or machine (an install, a container image) would stop at start (SwiftPM's
+/// module bundle accessor: "could not load resource bundle") once that build is gone.
 ///
 /// https://www.apple.com/certificateauthority/
 public enum AppleRootCertificates {

@@ -40,8 +40,8 @@ package enum StandardStreams {
 
     /// Opens /dev/null on any of descriptors 0, 1 and 2 that is closed (a process started with
     /// `>&- 2>&-`, some supervisors). Otherwise the next file or pipe opened takes the free
-    /// number: the server's signal pipe became its standard error, and any warning it wrote
-    /// stopped it as if a SIGTERM had come. Called before anything else opens a descriptor.
+    /// number: the server's signal pipe would become its standard error, and any warning it wrote
+    /// would stop it as if a SIGTERM had come. Called before anything else opens a descriptor.
     package static func openClosedStandardDescriptors() {
         for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
             // open takes the lowest free number, which is `descriptor` since the ones before it are open.

@@ -3,7 +3,7 @@ import JSON
 import Subscriptions
 
 /// Reading the documents `GET /v1/subscribers` needs (a customer and its purchase views) straight
-/// from parsed JSON, without `Decodable`'s per-field generic machinery, which cost more than the
+/// from parsed JSON, without `Decodable`'s per-field generic machinery, which costs more than the
 /// database reads on that path.
 ///
 /// The documents are written by `Codable` (`JSONValueEncoder`); these readers accept exactly

@@ -17,22 +17,20 @@ final class Checkpointer: Sendable {
     /// Frames (pages) in the WAL before a passive checkpoint runs (SQLite's own default is 1000).
     ///
     /// A page rewritten by many commits (an index leaf, the last page of a table) is copied once
-    /// per checkpoint, so a longer window copies less: under the ingest benchmark the checkpointer
-    /// copied 34.5 KiB per notification at 1000 frames and 28.6 at 4000 (15–19 with compact
-    /// payloads). 8000 copied 12, but let the WAL reach `restartFrames` more often, and a RESTART
-    /// holds the writer while readers finish: webhook latency showed spikes of 100–300 ms.
+    /// per checkpoint, so a longer window copies less. A much longer one lets the WAL reach
+    /// `restartFrames` more often, and a RESTART holds the writer while readers finish, which
+    /// shows as spikes in webhook latency.
     static let passiveFrames = 4000
     /// Frames in the WAL after which the checkpoint may briefly hold up the writer to restart the WAL.
     static let restartFrames = 16_384
     /// Frames committed since the last checkpoint before the next one runs.
     ///
     /// Each checkpoint copies every page committed since the one before, once, and syncs the WAL
-    /// and the database file. Running one per commit, as this thread did before, copied the pages
-    /// every commit rewrites (the last page of a table, the leaf an index appends to) once per
-    /// commit, and made two more syncs and a wake-up of this thread per commit: under the ingest
-    /// benchmark a checkpoint ran for about every fourth notification. 512 frames are about 20
-    /// commits there, and the RESTART that follows a PASSIVE one holds the writer for at most about
-    /// as many frames as one commit adds.
+    /// and the database file. Running one per commit would copy the pages every commit rewrites
+    /// (the last page of a table, the leaf an index appends to) once per commit, and add two
+    /// syncs and a wake-up of this thread to every commit. A step spans many commits, so such a
+    /// page is copied once per step, and the RESTART that follows a PASSIVE one holds the writer
+    /// for at most about as many frames as one commit adds.
     static let passiveStepFrames = 512
 
     /// What the checkpointer knows of the WAL: frames after the newest commit, and how many of

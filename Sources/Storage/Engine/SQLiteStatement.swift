@@ -48,9 +48,8 @@ final class SQLiteStatement {
     /// The bytes of every text and blob are first copied, one after another, into one buffer that
     /// lives until the statement has been reset, and bound from there in place (`SQLITE_STATIC`),
     /// so SQLite makes no copy of its own. Binding each value in place inside the closure that
-    /// pins its bytes, as this did before, saved that one copy (a few KiB for a notification's
-    /// row) but nested one closure per argument, and the 25 arguments of that row cost more in
-    /// reference counting than copying them does (perf: 2.6% of the storage writer's time).
+    /// pins its bytes would spare that one copy but nest one closure per argument, and for the
+    /// many arguments of a notification's row that costs more in reference counting than the copy.
     func withBindings<T>(_ values: [SQLValue], _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard values.count == expected else {

@@ -7,12 +7,10 @@ import Foundation
 /// A WAL frame is a 24-byte header and a page, so every frame written past the end of the file
 /// starts on a block the file does not have yet: ext4 allocates it and zeroes the part of the
 /// page the write leaves out, and every `fdatasync` of a file that grew also commits the journal.
-/// Once the WAL reached its full size it is overwritten in place and pays neither, but SQLite
-/// deletes it when the last connection closes, so every start of the server began again with
-/// an empty one. Under the ingest benchmark (12,000 notifications from a fresh database; the WAL
-/// grew in steps to 40 MiB over the run) `pwrite` took 28% of the writer's CPU, 19% with the
-/// reserve (perf: `zero_user_segments` gone, `ext4_da_write_begin` down by 60%). Writing the
-/// reserve, 65 MiB with its `fdatasync`, takes about 50 ms at start.
+/// Once the WAL has reached its full size it is overwritten in place and pays neither, but SQLite
+/// deletes it when the last connection closes, so every start of the server would begin again
+/// with an empty one. Writing the reserve and its `fdatasync` once at start costs far less than
+/// growing the file under load.
 ///
 /// Zeros are no frames: SQLite reads a WAL from its header, frame by frame, and stops at the
 /// first frame whose salt and checksum do not match, so a header or frame of zeros ends the log

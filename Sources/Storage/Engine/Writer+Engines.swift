@@ -12,7 +12,7 @@ extension Writer {
         let connection = try SQLiteConnection(path: path, role: .writer)
         connection.onWALCommit { frames in checkpointer.committed(walFrames: frames) }
         try Migrator(connection: connection).migrate()
-        // Commits no longer wait for the disk; the flusher holds every answer until they are on it.
+        // Commits do not wait for the disk; the flusher holds every answer until they are on it.
         try connection.execute(script: "PRAGMA synchronous = NORMAL;")
         guard let walPath = connection.walPath, let databasePath = connection.databasePath else {
             throw StoreError(.unavailable, "SQLite names no WAL file for \(path)")

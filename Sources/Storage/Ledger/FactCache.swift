@@ -5,13 +5,13 @@ import Synchronization
 /// refold reads back only the JSON of facts it has not seen decoded.
 ///
 /// A fact arriving out of order refolds its purchase from every fact it has, and decoding them
-/// cost more than the fold: a subscription a few years old has dozens, about 1.7 kB of JSON each,
-/// and Apple's retries deliver old notifications after newer ones. A fact's row is written once
-/// and never changes (its id fixes what it says: a notification's UUID, or a posted transaction
-/// and its signed date), and replay writes the same rows again, so an entry is never stale; one
-/// whose row a rolled-back transaction never kept is harmless, since only ids read from the table
-/// are looked up. Oldest entries go first once `capacity` is reached. One per store: ids are only
-/// unique within one database.
+/// costs more than the fold: a subscription a few years old has dozens, each a JSON document of its
+/// own, and Apple's retries deliver old notifications after newer ones. A fact's row is written
+/// once and never changes (its id fixes what it says: a notification's UUID, or a posted
+/// transaction and its signed date), and replay writes the same rows again, so an entry is never
+/// stale; one whose row a rolled-back transaction never kept is harmless, since only ids read from
+/// the table are looked up. Oldest entries go first once `capacity` is reached. One per store: ids
+/// are only unique within one database.
 public final class FactCache: Sendable {
     private struct Entries {
         public var facts: [String: PurchaseFact] = [:]

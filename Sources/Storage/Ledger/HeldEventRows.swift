@@ -4,11 +4,11 @@ import Subscriptions
 /// `held_events` (migration 14): each written once, read back only when the purchase is claimed.
 ///
 /// A purchase's history is read and written whole with every input about it, so held events kept
-/// there made each notification of an unclaimed subscription cost more than the one before. The
-/// journal keeps the count of those stored apart (`PurchaseJournal.storedHeldEventCount`), and
-/// `LedgerInputs.apply` restores them before an input that claims the purchase is applied for
-/// good. Rows written before migration 14 carry their held events in `history`, and move them here
-/// the next time they are written.
+/// there would make each notification of an unclaimed subscription cost more than the one before.
+/// The journal keeps the count of those stored apart (`PurchaseJournal.storedHeldEventCount`), and
+/// `LedgerInputs.apply` restores them before an input that claims the purchase is applied for good.
+/// Rows written before migration 14 carry their held events in `history`, and move them here the
+/// next time they are written.
 public enum HeldEventRows {
     /// Held events a history keeps inline: a new purchase (most under load) holds one and writes
     /// no row; the second one moves both here.

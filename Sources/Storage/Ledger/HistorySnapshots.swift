@@ -18,8 +18,6 @@ import Subscriptions
 /// snapshots): both the state and the history are derived rows, which a replay rebuilds from the
 /// stored notifications, and a state changed behind RevenueDot's back is wrong whatever its
 /// history says.
-///
-/// A subscription's row after 1 notification (bench): about 2 kB instead of 3 kB, two to a page.
 public enum HistorySnapshots {
     /// `journal` as stored beside `purchase`, and what it left out (nil: nothing).
     ///

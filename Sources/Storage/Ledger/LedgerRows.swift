@@ -295,7 +295,7 @@ public enum LedgerRows {
             ])
         // What a later slice decodes from this row: the purchase with the history as kept. Only
         // from its second write on: most purchases written once (a first notification) are not
-        // touched again soon, and keeping each cost the writer more than decoding the few that are.
+        // touched again soon, and keeping each costs the writer more than decoding the few that are.
         if facts.isStored {
             cache?.purchases.remember(
                 purchase.replacingJournal(kept), appId: appId, key: Self.key(key), json: json,

@@ -7,7 +7,7 @@ import Subscriptions
 /// kept in the subscription's own `purchases` row (`timer_fire_at`, migration 13), written by the
 /// same upsert that writes the state, so setting it costs no B-tree but the due index. A timer
 /// whose subscription has no row (the reducer schedules only for subscriptions it saves, so none
-/// in practice) goes to `timers`, as every timer did before. Both are read as one list.
+/// in practice) goes to `timers`. Both are read as one list.
 public enum PendingTimers {
     /// A due timer, by app and timer id (`ExpirationTimer.id`).
     public struct Due: Hashable, Sendable {

@@ -5,12 +5,12 @@ import Synchronization
 /// write a second instead of one per request.
 ///
 /// The reject log is for the operator (counts by status, the newest reasons), not a promise to a
-/// sender: a refused request is answered at once, whether or not its entry is written yet. Each
-/// reject used to be a write of its own in the writer's queue, so junk posted as fast as a client
-/// could made the writer commit and flush for it beside every notification. Now the first reject
-/// after a quiet second is written with the next commit, and the ones that follow within the
-/// second are gathered and written together when it is over. Counts lose nothing; of the reasons,
-/// the newest `RejectLog.recentLimit` are kept, which is all the log keeps anyway.
+/// sender: a refused request is answered at once, whether or not its entry is written yet. A
+/// write of its own per reject would make the writer commit and flush, beside every
+/// notification, for junk posted as fast as a client can. Instead the first reject after a quiet
+/// second is written with the next commit, and the ones that follow within the second are
+/// gathered and written together when it is over. Counts lose nothing; of the reasons, the
+/// newest `RejectLog.recentLimit` are kept, which is all the log keeps anyway.
 final class PendingRejects: Sendable {
     /// What one write adds to the log.
     struct Batch: Sendable {

@@ -12,7 +12,7 @@ import Synchronization
 /// call: a compression context sizes its tables on first use, which costs more than compressing
 /// a notification.
 enum Zstd {
-    /// The level stored payloads are compressed at: zstd's default, about 10 µs for a notification.
+    /// The level stored payloads are compressed at: zstd's default, cheap for a notification.
     static let level: Int32 = 3
 
     /// A trained dictionary, ready to compress and decompress with.

@@ -6,10 +6,10 @@ extension Migration {
     /// The CHECK constraints that list three or more values spell them out as comparisons.
     ///
     /// For `x IN ('a', 'b', 'c')` SQLite builds a temporary B-tree of the list each time a
-    /// statement runs (a list of one or two becomes comparisons), and every stored notification
-    /// ran two such statements (`notifications.state`, `applied_inputs.kind`), every webhook
-    /// delivery one (`deliveries.status`): creating and dropping those trees was 13.5% of the
-    /// storage writer's instructions under the ingest benchmark (callgrind).
+    /// statement runs (a list of one or two becomes comparisons). Every stored notification runs
+    /// two statements checked by such a constraint (`notifications.state`, `applied_inputs.kind`),
+    /// every webhook delivery one (`deliveries.status`), so with lists, creating and dropping those
+    /// trees would be a large part of the storage writer's work.
     ///
     /// The constraints accept exactly the values they did; only the text of the table definitions
     /// changes, so no row is rewritten and a large database migrates at once.

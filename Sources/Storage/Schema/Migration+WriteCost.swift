@@ -6,9 +6,9 @@
 
 extension Migration {
     /// A purchase's older facts as rows of their own (`purchase_facts`), each written once, while
-    /// `purchases.history` keeps only the newest: every write used to encode the whole history, so
-    /// what a notification cost grew with its purchase's age. A fact newer than the kept one (the
-    /// common case) is applied without reading these rows. Rows written before keep all their
+    /// `purchases.history` keeps only the newest, so that what a write encodes, and what a
+    /// notification costs, does not grow with its purchase's age. A fact newer than the kept one
+    /// (the common case) is applied without reading these rows. Rows written before keep all their
     /// facts in `history` and move them here the next time they are written. Derived: replay
     /// rebuilds it.
     static let v8 = Migration(
@@ -29,8 +29,8 @@ extension Migration {
 
 extension Migration {
     /// The index on `notifications.state` keeps only rows not `applied` (held, failed, received:
-    /// the ones a listing by state looks for), so storing an applied notification no longer
-    /// writes to it: about one page fewer per commit under the ingest benchmark.
+    /// the ones a listing by state looks for), so storing an applied notification, the common
+    /// case, writes nothing to it.
     static let v9 = Migration(
         version: 9,
         name: "state index on unapplied notifications only",
@@ -46,8 +46,7 @@ extension Migration {
     /// The owner index on `purchases` keeps only purchases somebody owns: it serves one lookup,
     /// a customer's purchases by `owner = ?`, which never matches a purchase without an owner.
     /// Purchases nobody has claimed yet (server notifications that arrive before the app links
-    /// them) no longer write an entry of NULL to it: in the ingest benchmark, where no purchase
-    /// has an owner, about 0.2 WAL pages fewer per notification and 3–4% more notifications/s.
+    /// them) write no entry of NULL to it, and so no page of it to the WAL.
     static let v10 = Migration(
         version: 10,
         name: "owner index on owned purchases only",
@@ -61,10 +60,9 @@ extension Migration {
 
 extension Migration {
     /// Timers are stored in their primary key's B-tree (`WITHOUT ROWID`): a rowid table with a
-    /// primary key is two B-trees, the rows and the key's index, and every notification that sets
-    /// a timer wrote a page of each (plus `timers_by_fire_at`) to the WAL. A timer row is about
-    /// 120 bytes, small enough for SQLite's advice on `WITHOUT ROWID`. In the ingest benchmark
-    /// that is one WAL page fewer per commit, of about 17.
+    /// primary key is two B-trees, the rows and the key's index, so every notification that sets
+    /// a timer would write a page of each (plus `timers_by_fire_at`) to the WAL. A timer row is
+    /// about 120 bytes, small enough for SQLite's advice on `WITHOUT ROWID`.
     static let v11 = Migration(
         version: 11,
         name: "timers without rowid",
@@ -88,9 +86,9 @@ extension Migration {
 extension Migration {
     /// No index on `notifications.original_transaction_id`: no query of the product uses it (the
     /// purchase's own row holds its history, each fact named by its notification's UUID), and
-    /// original transaction ids arrive in no order, so every stored notification wrote a leaf of
-    /// it to the WAL, 0.63 of the 6.8 pages a notification cost under the ingest benchmark.
-    /// `NotificationFilter.originalTransactionId` still works, by scanning, like the type filter.
+    /// original transaction ids arrive in no order, so every stored notification would write a
+    /// leaf of it to the WAL. `NotificationFilter.originalTransactionId` works by scanning, like
+    /// the type filter.
     static let v12 = Migration(
         version: 12,
         name: "no index on notifications by original transaction",
@@ -105,11 +103,10 @@ extension Migration {
     /// A subscription's pending expiration timer lives in its own `purchases` row
     /// (`timer_fire_at`; the timer is the original transaction id and that moment, nothing
     /// else). Every notification that moves a subscription's expiry rewrites that row anyway, so
-    /// the timer no longer writes a leaf of `timers`, whose keys arrive in no order: 0.88 of the
-    /// 6.1 WAL pages a notification cost under the ingest benchmark. The partial index finds due
-    /// timers as `timers_by_fire_at` did. `timers` keeps any timer whose subscription has no row.
-    /// Both statements look each timer's purchase up by its key (one search per timer, not a scan
-    /// of the purchases per timer), and rows without a timer are not rewritten.
+    /// the timer writes no leaf of `timers`, whose keys arrive in no order. The partial index finds
+    /// due timers as `timers_by_fire_at` does in `timers`, which keeps any timer whose subscription
+    /// has no row. Both statements look each timer's purchase up by its key (one search per timer,
+    /// not a scan of the purchases per timer), and rows without a timer are not rewritten.
     static let v13 = Migration(
         version: 13,
         name: "expiration timers in their purchase rows",
@@ -130,12 +127,11 @@ extension Migration {
 
 extension Migration {
     /// The held events of a purchase nobody has claimed (events are held until it is linked),
-    /// beyond the newest, as rows of their own: in `purchases.history` they were read and written
-    /// whole with every notification, so a subscription renewing for years without an owner cost
-    /// more each time (12.4 KB of its 13.7 KB history after 24 notifications under the bench).
-    /// Each is written once and read back only when the purchase is claimed, which deletes them.
-    /// Histories written before keep theirs inline and move them here the next time they are
-    /// written. Derived: replay rebuilds it.
+    /// beyond the newest, as rows of their own: `purchases.history` is read and written whole with
+    /// every notification, so held events kept there would make a subscription renewing for years
+    /// without an owner cost more each time. Each is written once and read back only when the
+    /// purchase is claimed, which deletes them. Histories written before keep theirs inline and
+    /// move them here the next time they are written. Derived: replay rebuilds it.
     static let v14 = Migration(
         version: 14,
         name: "held events as rows of their own",

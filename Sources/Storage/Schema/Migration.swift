@@ -271,8 +271,8 @@ extension Migration {
     /// Notifications stored without their repeated certificate chains (`JWSCompaction`): each
     /// JWS header (its `x5c` chain) once in `jws_headers`, keyed by its SHA-256, and per
     /// notification `compact_payload`, which expands to the exact `signedPayload` Apple sent
-    /// (checked before it is stored), with `signed_payload` left empty. About 13.6 kB per
-    /// notification become 3 kB. Rows written before, and payloads that do not compact, keep
+    /// (checked before it is stored), with `signed_payload` left empty: the chains are most of a
+    /// notification's bytes. Rows written before, and payloads that do not compact, keep
     /// `signed_payload` as it came.
     static let v7 = Migration(
         version: 7,

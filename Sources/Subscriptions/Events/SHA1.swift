@@ -2,8 +2,8 @@
 /// are derived, not secret, and SHA-1 is what version 5 is defined with. Never for security.
 ///
 /// In Swift rather than through OpenSSL: the storage writer makes two or three event ids per
-/// notification, and `EVP_Digest` (a context allocated, initialised and freed per call) took a
-/// third of the reducer's time for inputs of about 60 bytes. Tests compare it with OpenSSL's.
+/// notification, and `EVP_Digest` (a context allocated, initialised and freed per call) costs
+/// far more than hashing inputs of about 60 bytes. Tests compare it with OpenSSL's.
 enum SHA1 {
     /// The 20-byte digest of `input`.
     static func hash(_ input: UnsafeRawBufferPointer) -> [UInt8] {

@@ -3,10 +3,10 @@ import AppStore
 /// What a subscription keeps of a period once a later one is known: enough to order and number
 /// the periods and to tell whether a trial converted, not the whole transaction.
 ///
-/// A subscription kept the newest snapshot of every period it ever had, and its state is read and
-/// written whole with every notification: one renewing monthly for years cost more each month
-/// (16.5 KB of state after 24 renewals under the bench, against about 2 KB this way). Every
-/// snapshot is still in the purchase's facts, so a refold or a replay rebuilds the same summary.
+/// A subscription's state is read and written whole with every notification, so keeping the
+/// newest snapshot of every period it ever had would make one renewing monthly for years cost
+/// more each month. Every snapshot is still in the purchase's facts, so a refold or a replay
+/// rebuilds the same summary.
 public struct EarlierPeriod: Codable, Hashable, Sendable {
     public var transactionId: String?
     public var purchaseDate: Int64?

@@ -8,8 +8,9 @@ import Server
 /// The contents go to a new file beside the target, created with mode 0600 (`O_EXCL`, so nothing
 /// planted there is reused), synced, and only then put in place under the target's name: renamed
 /// over it, or linked when nothing may be there yet. Writing the text with the umask's mode
-/// (usually 0644) and narrowing it afterwards left it readable in between; writing in place left
-/// a truncated file behind when the write failed (a full disk), which the next run took as made.
+/// (usually 0644) and narrowing it afterwards would leave it readable in between; writing in
+/// place would leave a truncated file behind when the write fails (a full disk), which the next
+/// run would take as made.
 enum PrivateFile {
     struct WriteError: Error, CustomStringConvertible {
         let description: String

@@ -13,9 +13,8 @@ import Server
 /// A handler of its own, installed with `sigaction` before `init` returns, writes the signal's
 /// number to a pipe (`write` is one of the few calls a signal handler may make) and `wait` reads
 /// it. A signal that comes while the service is still starting waits in the pipe, and is acted
-/// on as soon as the start is over. (The signal sources of libdispatch, used before, were set up
-/// on its own thread a moment after the signals were ignored, and a signal in between was lost:
-/// a SIGTERM a few milliseconds after the start left the server running.)
+/// on as soon as the start is over. (libdispatch's signal sources are not used: they are set up
+/// on its own thread a moment after the signals are ignored, and a signal in between is lost.)
 final class Termination {
     /// The pipe's ends: made once, before any handler can run, and never closed; nil when no
     /// pipe could be made (no descriptor left).

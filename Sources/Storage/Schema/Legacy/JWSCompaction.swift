@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// Apple's notification is a JWS whose payload holds two more (the transaction and the renewal
 /// info); each of the three carries its `x5c` chain in its header, base64url-encoded, the nested
-/// ones a second time through the payload's encoding. Those headers are about 80% of the bytes and
+/// ones a second time through the payload's encoding. Those headers are most of the bytes and
 /// are the same in every notification signed by the same certificate. The compact form names each
 /// header by its SHA-256 (stored once, elsewhere) and keeps the payload as its decoded JSON text:
 ///
