@@ -107,6 +107,58 @@ extension ReplayTests {
     }
 }
 
+extension ReplayTests {
+    /// A database holding every kind of applied input (`AppliedInputKind`) replays to the live
+    /// state byte for byte: each kind is read back from where its `ref` points and applied again.
+    @Test func replayAppliesEveryKindOfInput() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        let signer = fixture.signer
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        func signed(_ id: String) throws -> String {
+            try signer.sign(
+                .object([
+                    "transactionId": .string(id), "originalTransactionId": .string(id),
+                    "bundleId": .string("com.example.app"), "productId": .string("pro.yearly"),
+                    "purchaseDate": .integer(now), "expiresDate": .integer(now + 86_400_000),
+                    "type": .string("Auto-Renewable Subscription"), "environment": .string("Sandbox"),
+                    "signedDate": .integer(now),
+                ]))
+        }
+        try Self.post(Array(Self.lifecycle.prefix(2)), about: "7000000001", signer: signer, over: connection)
+        #expect(try connection.postTransaction(try signed("8000000001"), for: "bob").status == 200)
+        service.shutdown()
+
+        // Apple's answer, a customer action and the timers due go in as the commands and the
+        // scheduler put them.
+        let config = try fixture.config()
+        let app = try #require(config.apps.first { $0.id == "demo" }).ledger
+        let verifier = try #require(try AppVerifiers.forApps(of: config)["demo"]).signatureOnly
+        let answered = try signed("8000000002")
+        let answer = AppleAnswerRows.Answer(
+            signedTransaction: answered, transaction: try verifier.verifyTransaction(answered, now: Date()).payload)
+        let store = try Store(path: fixture.databasePath)
+        defer { store.close() }
+        let later = now + 40 * 86_400_000
+        try store.write { transaction in
+            try LedgerInputs.keepAndApply(.appleAnswer(answer, appUserId: "carol"), app: app, atMs: now + 1, in: transaction)
+            try LedgerInputs.keepAndApply(.customerAction(.seen(appUserId: "dave")), app: app, atMs: now + 2, in: transaction)
+            for due in try PendingTimers.due(atMs: later, limit: 100, from: transaction) {
+                try LedgerInputs.keepAndApply(.dueTimer(due), app: app, atMs: later, in: transaction)
+            }
+        }
+        let kinds = try store.read { (rows) throws(StoreError) in
+            try rows.query("SELECT kind FROM applied_inputs").compactMap { $0[0].textValue }
+        }
+        #expect(Set(kinds) == Set(AppliedInputKind.allCases.map(\.rawValue)))
+
+        let live = try Self.snapshot(store)
+        #expect(try Replay.run(config: config, store: store) == kinds.count)
+        #expect(try Self.snapshot(store) == live)
+    }
+}
+
 @Suite("revenuedot replay with timers and deliveries")
 struct ReplayTimerTests {
     /// Timer firings are logged and replayed at the time they fired, so the EXPIRATION they made

@@ -53,7 +53,7 @@ public struct LedgerHandOff: NotificationHandOff {
         let touch = try LedgerInputs.apply(
             input, app: app, atMs: record.receivedAt, cache: cache, firstRound: firstRound, in: transaction)
         try LedgerInputs.log(
-            kind: "notification", ref: record.notificationUUID, appId: app.id, atMs: record.receivedAt, in: transaction)
+            kind: .notification, ref: record.notificationUUID, appId: app.id, atMs: record.receivedAt, in: transaction)
         return (.applied, touch)
     }
 }

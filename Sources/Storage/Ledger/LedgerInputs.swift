@@ -59,11 +59,13 @@ public enum LedgerInputs {
     }
 
     /// Records that an input was applied, in order, so `revenuedot replay` can apply it again.
-    public static func log(kind: String, ref: String, appId: String, atMs: Int64, in transaction: WriteTransaction) throws {
+    public static func log(
+        kind: AppliedInputKind, ref: String, appId: String, atMs: Int64, in transaction: WriteTransaction
+    ) throws {
         _ = try WriteProfile.measure(.log) {
             try transaction.write(
                 "INSERT INTO applied_inputs (app_id, kind, ref, at) VALUES (?, ?, ?, ?)",
-                [.text(appId), .text(kind), .text(ref), .integer(atMs)])
+                [.text(appId), .text(kind.rawValue), .text(ref), .integer(atMs)])
         }
     }
 }

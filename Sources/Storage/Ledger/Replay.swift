@@ -43,24 +43,28 @@ public enum Replay {
                         "\(kind) \(ref) was applied for app \"\(appId)\", which the configuration no longer has: add it back to replay"
                     )
                 }
+                guard let known = AppliedInputKind(rawValue: kind) else {
+                    throw ReplayError(
+                        "unknown applied input kind \"\(kind)\" (\(ref)): this build replays only "
+                            + AppliedInputKind.allCases.map(\.rawValue).joined(separator: ", "))
+                }
                 let input: Ledger.Input
-                switch kind {
-                case "notification": input = .notificationReceived(try facts(uuid: ref, in: transaction))
-                case "posted_transaction":
+                switch known {
+                case .notification: input = .notificationReceived(try facts(uuid: ref, in: transaction))
+                case .postedTransaction:
                     guard let verifier = verifiers[appId] else { throw ReplayError("no verifier for \(appId)") }
                     input = try postedTransaction(id: ref, verifier: verifier, in: transaction)
-                case "apple_answer":
+                case .appleAnswer:
                     guard let verifier = verifiers[appId] else { throw ReplayError("no verifier for \(appId)") }
                     input = try AppleAnswerRows.input(id: ref, verifier: verifier, in: transaction)
-                case "customer_action":
+                case .customerAction:
                     input = try CustomerActionRows.input(id: ref, in: transaction)
-                case "timer":
+                case .timer:
                     try TimerFiring.fire(
                         try LedgerRows.decode(ExpirationTimer.self, ref), app: app, atMs: at, deliver: false, cache: cache,
                         in: transaction)
                     count.withLock { $0 += 1 }
                     continue
-                default: throw ReplayError("unknown applied input kind \(kind)")
                 }
                 try LedgerInputs.apply(input, app: app, atMs: at, deliver: false, cache: cache, in: transaction)
                 count.withLock { $0 += 1 }

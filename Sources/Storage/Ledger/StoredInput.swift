@@ -29,7 +29,7 @@ extension LedgerInputs {
         _ input: StoredInput, app: LedgerApp, atMs: Int64, deliver: Bool = true, cache: LedgerCache? = nil,
         in transaction: WriteTransaction
     ) throws -> Bool {
-        let (kind, ref, applied): (String, String, Ledger.Input)
+        let (kind, ref, applied): (AppliedInputKind, String, Ledger.Input)
         switch input {
         case .postedTransaction(let payload, let signed, let appUserId, let digest):
             guard
@@ -37,17 +37,17 @@ extension LedgerInputs {
                     app: app.id, appUserId: appUserId, transactionId: payload.transactionId ?? "", signed: signed,
                     digest: digest, atMs: atMs, in: transaction)
             else { return false }
-            (kind, ref, applied) = ("posted_transaction", String(id), .transactionPosted(payload, appUserId: appUserId))
+            (kind, ref, applied) = (.postedTransaction, String(id), .transactionPosted(payload, appUserId: appUserId))
         case .appleAnswer(let answer, let appUserId):
             let id = try AppleAnswerRows.insert(answer, appUserId: appUserId, appId: app.id, atMs: atMs, in: transaction)
-            (kind, ref, applied) = ("apple_answer", String(id), answer.input(appUserId: appUserId))
+            (kind, ref, applied) = (.appleAnswer, String(id), answer.input(appUserId: appUserId))
         case .customerAction(let action):
             let id = try CustomerActionRows.insert(action, appId: app.id, atMs: atMs, in: transaction)
-            (kind, ref, applied) = ("customer_action", String(id), .customerAction(action))
+            (kind, ref, applied) = (.customerAction, String(id), .customerAction(action))
         case .dueTimer(let due):
             guard let timer = try PendingTimers.load(due, atMs: atMs, in: transaction) else { return false }
             try TimerFiring.fire(timer, app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
-            try log(kind: "timer", ref: try LedgerRows.encode(timer), appId: app.id, atMs: atMs, in: transaction)
+            try log(kind: .timer, ref: try LedgerRows.encode(timer), appId: app.id, atMs: atMs, in: transaction)
             return true
         }
         try apply(applied, app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
