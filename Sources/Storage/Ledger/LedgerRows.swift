@@ -133,7 +133,7 @@ public enum LedgerRows {
 
     /// A stored purchase with its history, the facts the reducer needs to receive `incoming`
     /// (`PurchaseFactRows.load`), and when asked the held events it keeps apart.
-    private static func purchase<Purchase: HasPurchaseJournal & KeepsSnapshots & Decodable & Equatable>(
+    private static func purchase<Purchase: CacheablePurchase & KeepsSnapshots & Decodable & Equatable>(
         _ stored: (json: String, history: String?, snapshots: String?), key: PurchaseKey, incoming: PurchaseFact?,
         restoringHeldEvents: Bool, cache: LedgerCache?, app: LedgerApp, from rows: some RowReader
     ) throws -> (Purchase, PurchaseFactRows.Loaded) {
@@ -249,7 +249,7 @@ public enum LedgerRows {
     /// `view` is only worked out for a purchase that has an owner (the bench's and many real
     /// purchases arrive before anyone claims them).
     private static func upsertPurchase(
-        _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & KeepsSnapshots & Encodable & Sendable,
+        _ key: PurchaseKey, _ purchase: some CacheablePurchase & KeepsSnapshots & Encodable,
         view makeView: @autoclosure () -> PurchaseView?,
         facts: PurchaseFactRows.Loaded, timer: ExpirationTimer?, appId: String, cache: LedgerCache?,
         _ transaction: WriteTransaction
@@ -267,7 +267,7 @@ public enum LedgerRows {
     /// The purchase's own row (state, history, facts, held events, timer column), and the
     /// decoded purchase kept for a later slice.
     private static func savePurchaseRow(
-        _ key: PurchaseKey, _ purchase: some HasPurchaseJournal & KeepsSnapshots & Encodable & Sendable,
+        _ key: PurchaseKey, _ purchase: some CacheablePurchase & KeepsSnapshots & Encodable,
         facts: PurchaseFactRows.Loaded, timer: ExpirationTimer?, appId: String, cache: LedgerCache?,
         _ transaction: WriteTransaction
     ) throws {

@@ -6,23 +6,28 @@ import Synchronization
 /// that applying an input to a purchase whose row has not changed since it was written reads
 /// that text but does not decode it again.
 ///
-/// A purchase's state is one JSON document that every input about it reads and writes whole,
-/// and decoding it cost more than the reducer: a subscription's state carries each of its
-/// transactions, and a burst about the same purchases (a backfill, the purchase and the app's
-/// post of its transaction, Apple's retries) decoded the same text it had just written.
+/// A purchase's state is one JSON document, a subscription's carrying each of its transactions,
+/// that every input about it reads and writes whole. Inputs about the same purchase often come
+/// together (a backfill, the purchase and the app's post of its transaction, Apple's retries):
+/// each finds here the purchase the one before it wrote, instead of decoding that text again.
 ///
 /// An entry answers only when the row's `json` and `history` are byte for byte the text it was
 /// made from, so it is never stale: a write that rolled back, another writer, or a replay left
 /// other text, and the row is decoded. What is kept for a text is the value whose encoding that
 /// text is; debug builds decode every hit too and stop if the two differ (the encoding must read
-/// back exactly). Oldest writes go first once the kept text passes `capacityBytes`. Purchases are
-/// kept from their second write on (`LedgerRows`): a purchase written once is rarely touched again
-/// soon, and keeping every one cost more than it saved.
+/// back exactly). Oldest writes go first once the kept text passes `capacityBytes`. `LedgerRows`
+/// keeps a purchase from its second write on, not after its first.
 public final class PurchaseCache: Sendable {
+    /// A kept purchase: one case for each kind of purchase a `purchases` row holds.
+    public enum Kept: Sendable {
+        case subscription(SubscriptionState)
+        case oneTime(OneTimePurchase)
+    }
+
     private struct Entry {
         public let json: String
         public let history: String?
-        public let purchase: any HasPurchaseJournal & Sendable
+        public let purchase: Kept
         /// Which hand-over of `order` this entry is (older ones for the same key are stale).
         public let generation: Int
         public var bytes: Int { json.utf8.count + (history?.utf8.count ?? 0) }
@@ -51,14 +56,14 @@ public final class PurchaseCache: Sendable {
     private static func key(appId: String, purchase: String) -> String { "\(appId)\u{1F}\(purchase)" }
 
     /// The purchase whose row holds exactly `json` and `history`, if it is kept.
-    public func purchase<Purchase: HasPurchaseJournal>(
+    public func purchase<Purchase: CacheablePurchase>(
         _ type: Purchase.Type, appId: String, key purchase: String, json: String, history: String?
     ) -> Purchase? {
         entries.withLock { entries in
             guard let entry = entries.byKey[Self.key(appId: appId, purchase: purchase)],
                 Self.sameBytes(entry.json, json), Self.sameBytes(entry.history, history)
             else { return nil }
-            guard let purchase = entry.purchase as? Purchase else { return nil }
+            guard let purchase = Purchase(cached: entry.purchase) else { return nil }
             entries.hits += 1
             return purchase
         }
@@ -66,12 +71,13 @@ public final class PurchaseCache: Sendable {
 
     /// Keeps `purchase` as the value of a row holding `json` and `history`.
     public func remember(
-        _ purchase: some HasPurchaseJournal & Sendable, appId: String, key: String, json: String, history: String?
+        _ purchase: some CacheablePurchase, appId: String, key: String, json: String, history: String?
     ) {
         let key = Self.key(appId: appId, purchase: key)
+        let kept = purchase.cached
         entries.withLock { entries in
             entries.generation += 1
-            let entry = Entry(json: json, history: history, purchase: purchase, generation: entries.generation)
+            let entry = Entry(json: json, history: history, purchase: kept, generation: entries.generation)
             if let replaced = entries.byKey.updateValue(entry, forKey: key) { entries.bytes -= replaced.bytes }
             entries.bytes += entry.bytes
             entries.order.append((key, entry.generation))
@@ -106,5 +112,31 @@ public final class PurchaseCache: Sendable {
             }
         }
         return (contiguous ?? nil) ?? a.utf8.elementsEqual(b.utf8)
+    }
+}
+
+/// A purchase `PurchaseCache` keeps, as its own case of `PurchaseCache.Kept`.
+public protocol CacheablePurchase: HasPurchaseJournal, Sendable {
+    /// The purchase as the cache keeps it.
+    var cached: PurchaseCache.Kept { get }
+    /// The purchase `cached` holds; nil when it holds another kind of purchase.
+    init?(cached: PurchaseCache.Kept)
+}
+
+extension SubscriptionState: CacheablePurchase {
+    public var cached: PurchaseCache.Kept { .subscription(self) }
+
+    public init?(cached: PurchaseCache.Kept) {
+        guard case .subscription(let state) = cached else { return nil }
+        self = state
+    }
+}
+
+extension OneTimePurchase: CacheablePurchase {
+    public var cached: PurchaseCache.Kept { .oneTime(self) }
+
+    public init?(cached: PurchaseCache.Kept) {
+        guard case .oneTime(let purchase) = cached else { return nil }
+        self = purchase
     }
 }
