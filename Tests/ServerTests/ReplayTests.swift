@@ -47,14 +47,7 @@ struct ReplayTests {
         try Self.post(Self.lifecycle, about: "7000000001", signer: signer, over: connection)
         for _ in 0..<5 { #expect(try connection.postNotification(try signer.notification()).status == 200) }
         #expect(try connection.postNotification(try signer.notification(type: "TEST")).status == 200)
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let posted = try signer.sign(
-            .object([
-                "transactionId": .string("8000000001"), "originalTransactionId": .string("8000000001"),
-                "bundleId": .string("com.example.app"), "productId": .string("pro.yearly"), "purchaseDate": .integer(now),
-                "expiresDate": .integer(now + 86_400_000), "type": .string("Auto-Renewable Subscription"),
-                "environment": .string("Sandbox"), "signedDate": .integer(now),
-            ]))
+        let posted = try Self.signedYearly("8000000001", original: "8000000001", signer: signer)
         let response = try connection.postTransaction(posted, for: "bob")
         #expect(response.status == 200)
         service.shutdown()
@@ -75,6 +68,18 @@ struct ReplayTests {
 }
 
 extension ReplayTests {
+    /// A StoreKit 2 transaction of `pro.yearly` bought now, for a day, as the app would post it.
+    static func signedYearly(_ id: String, original: String, signer: SignedNotifications) throws -> String {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        return try signer.sign(
+            .object([
+                "transactionId": .string(id), "originalTransactionId": .string(original),
+                "bundleId": .string("com.example.app"), "productId": .string("pro.yearly"), "purchaseDate": .integer(now),
+                "expiresDate": .integer(now + 86_400_000), "type": .string("Auto-Renewable Subscription"),
+                "environment": .string("Sandbox"), "signedDate": .integer(now),
+            ]))
+    }
+
     /// A purchase nobody claims keeps its held events as rows; after a posted transaction claims
     /// it (releasing them), replay still gives every derived table byte for byte.
     @Test func replayAfterHeldEventsWereKeptApartAndClaimed() throws {
@@ -85,14 +90,7 @@ extension ReplayTests {
         try Self.post(Self.lifecycle, about: "7000000001", signer: signer, over: connection)
         // A second one stays unclaimed: its held events stay rows.
         try Self.post(Array(Self.lifecycle.prefix(3)), about: "7000000002", signer: signer, over: connection)
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let posted = try signer.sign(
-            .object([
-                "transactionId": .string("7000000001-claim"), "originalTransactionId": .string("7000000001"),
-                "bundleId": .string("com.example.app"), "productId": .string("pro.yearly"), "purchaseDate": .integer(now),
-                "expiresDate": .integer(now + 86_400_000), "type": .string("Auto-Renewable Subscription"),
-                "environment": .string("Sandbox"), "signedDate": .integer(now),
-            ]))
+        let posted = try Self.signedYearly("7000000001-claim", original: "7000000001", signer: signer)
         #expect(try connection.postTransaction(posted, for: "bob").status == 200)
         service.shutdown()
 
@@ -116,16 +114,7 @@ extension ReplayTests {
         let connection = try LoopbackConnection(port: service.port)
         let signer = fixture.signer
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        func signed(_ id: String) throws -> String {
-            try signer.sign(
-                .object([
-                    "transactionId": .string(id), "originalTransactionId": .string(id),
-                    "bundleId": .string("com.example.app"), "productId": .string("pro.yearly"),
-                    "purchaseDate": .integer(now), "expiresDate": .integer(now + 86_400_000),
-                    "type": .string("Auto-Renewable Subscription"), "environment": .string("Sandbox"),
-                    "signedDate": .integer(now),
-                ]))
-        }
+        func signed(_ id: String) throws -> String { try Self.signedYearly(id, original: id, signer: signer) }
         try Self.post(Array(Self.lifecycle.prefix(2)), about: "7000000001", signer: signer, over: connection)
         #expect(try connection.postTransaction(try signed("8000000001"), for: "bob").status == 200)
         service.shutdown()
