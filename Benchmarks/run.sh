@@ -15,11 +15,16 @@ bench=.build/release/revenuedot-bench
 mkdir -p "$work"
 
 # CPU time (user, system; clock ticks) and bytes written of each server thread, one line per
-# thread: "name user system written". Linux /proc only.
+# thread: "name user system written". Linux /proc only. A thread that ends while it is read
+# (a Dispatch worker) is left out.
 thread_usage() {
+    local task name times written
     for task in /proc/"$1"/task/*; do
-        printf '%s %s %s\n' "$(tr ' ' _ < "$task/comm")" "$(awk '{print $14, $15}' "$task/stat")" \
-            "$(awk '/^wchar/ {print $2}' "$task/io" 2>/dev/null || echo 0)"
+        name=$(tr ' ' _ < "$task/comm" 2>/dev/null) || continue
+        times=$(awk '{print $14, $15}' "$task/stat" 2>/dev/null) || continue
+        written=$(awk '/^wchar/ {print $2}' "$task/io" 2>/dev/null) || written=0
+        [ -n "$name" ] && [ -n "$times" ] || continue
+        printf '%s %s %s\n' "$name" "$times" "${written:-0}"
     done
 }
 
