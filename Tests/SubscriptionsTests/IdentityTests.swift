@@ -34,6 +34,8 @@ import Testing
         let moved = shop.apply(.transactionPosted(posted(Fixture.p1, at: day(2)), appUserId: "bob"), atMs: day(2))
         #expect(moved.types == events)
         #expect(shop.subscription.journal.ownerAppUserId == owner)
+        // A refusal is the reducer's to say: the API answers it without reading the owner again.
+        #expect(shop.refusedLinks == (owner == "bob" ? [] : [owner]))
     }
 
     @Test func transferIfNoActiveMovesALapsedPurchase() {
@@ -44,6 +46,7 @@ import Testing
         let moved = shop.apply(.transactionPosted(posted(Fixture.p1, at: day(32)), appUserId: "bob"), atMs: day(32))
         #expect(moved.types == [.transfer])
         #expect(shop.subscription.journal.ownerAppUserId == "bob")
+        #expect(shop.refusedLinks.isEmpty)
     }
 
     /// The stored period has lapsed (its renewal's notification was missed), but the posted
@@ -56,6 +59,7 @@ import Testing
         let moved = shop.apply(.transactionPosted(renewal, appUserId: "bob"), atMs: day(32))
         #expect(!moved.types.contains(.transfer))
         #expect(shop.subscription.journal.ownerAppUserId == "user")
+        #expect(shop.refusedLinks == ["user"])
     }
 
     @Test func aUUIDTokenNamesANewCustomerInLowerCase() {

@@ -62,6 +62,35 @@ import Testing
         #expect(later.first?.aliases == [anonymous, "carol"])
     }
 
+    /// The rule a shell loads held events by (`Input.mayClaimAPurchase`) is the rule the reducer
+    /// claims by: an input it rules out leaves an unowned purchase unowned, whatever the input.
+    @Test(arguments: [false, true])
+    func anUnownedPurchaseIsClaimedOnlyByAnInputTheRuleAllows(tracking: Bool) {
+        var named = Fixture.disable
+        named.transaction?.appAccountToken = "bob"
+        var renewal = Fixture.disable
+        renewal.notificationUUID = "renewal-without-token"
+        let cases: [(name: String, input: Ledger.Input, claims: Bool)] = [
+            ("a notification naming no customer", .notificationReceived(renewal), tracking),
+            ("a notification whose token names bob", .notificationReceived(named), true),
+            ("a timer", .timerFired(ExpirationTimer(originalTransactionId: Apple.original, fireAtMs: day(31))), false),
+            ("a post", .transactionPosted(posted(Fixture.p1, at: day(1)), appUserId: "carol"), true),
+            ("a link", .linked(.subscription(originalTransactionId: Apple.original), appUserId: "carol"), true),
+            ("Apple's history, for nobody", .appleHistory(posted(Fixture.p1, at: day(1)), appUserId: nil), tracking),
+        ]
+        for (name, input, claims) in cases {
+            var shop = Harness(ledger: Ledger(configuration: configuration), owner: nil)
+            shop.apply(.linked(.oneTime(transactionId: "unrelated"), appUserId: "bob"))
+            shop.send(Fixture.buy)
+            #expect(shop.subscription.journal.ownerAppUserId == nil)
+            shop.ledger.configuration.trackNewPurchasesFromServerNotifications = tracking
+            shop.apply(input, atMs: day(31))
+            let claimed = shop.subscription.journal.ownerAppUserId != nil
+            #expect(claimed == claims, "\(name), tracking \(tracking)")
+            #expect(!claimed || input.mayClaimAPurchase(trackingNewPurchases: tracking), "\(name), tracking \(tracking)")
+        }
+    }
+
     @Test func trackingOffHoldsEventsUntilTheAppLinksThePurchase() {
         var shop = Harness(ledger: Ledger(configuration: configuration), owner: nil)
         #expect(shop.send(Fixture.buy).isEmpty)

@@ -155,10 +155,15 @@ package struct SubscribersAPI: Sendable {
                     refusal.withLock { $0 = refused }
                     return
                 }
-                // The same post again changes nothing; it is answered as the first was.
-                try LedgerInputs.keepAndApply(
+                let applied = try LedgerInputs.keepAndApply(
                     .postedTransaction(transaction, signed: signed, appUserId: appUserId, digest: digest),
                     app: app.ledger, atMs: atMs, cache: cache, in: transactionRows)
+                if let applied {
+                    if applied.linkKeptWith != nil { refusal.withLock { $0 = Self.keptWithOriginal } }
+                    return
+                }
+                // The same post again changes nothing; it is answered as the first was, by who
+                // owns the purchase now.
                 let customer = try CustomerRows.customerId(of: appUserId, appId: app.id, from: transactionRows)
                 if let owner = try Self.owner(of: transaction, app: app, from: transactionRows), owner != customer {
                     refusal.withLock { $0 = Self.keptWithOriginal }

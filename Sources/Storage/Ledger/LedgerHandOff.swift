@@ -51,7 +51,8 @@ public struct LedgerHandOff: NotificationHandOff {
         guard record.state == .received, let app = app(record.appId) else { return (record.state, nil) }
         let input = try readAhead?.input ?? .notificationReceived(record.verifiedFacts())
         let touch = try LedgerInputs.apply(
-            input, app: app, atMs: record.receivedAt, cache: cache, firstRound: firstRound, in: transaction)
+            input, app: app, atMs: record.receivedAt, cache: cache, firstRound: firstRound, in: transaction
+        ).touch
         try LedgerInputs.log(
             kind: .notification, ref: record.notificationUUID, appId: app.id, atMs: record.receivedAt, in: transaction)
         return (.applied, touch)

@@ -7,11 +7,9 @@ import Subscriptions
 public enum LedgerInputs {
     /// Loads the slice `input` touches, applies it at `atMs`, and writes state and effects back.
     ///
-    /// The held events a purchase keeps apart are read with the slice when the input may claim
-    /// the purchase (`Ledger.Input.mayClaimAPurchase`), so that the claim releases all of them,
-    /// in order, and the reducer runs once. Should an input claim one without them (a rule the
-    /// prediction missed), it is applied again on a slice with them: a debug build stops there,
-    /// so the tests hold the prediction to the reducer.
+    /// The held events a purchase keeps apart are read with the slice when the input may
+    /// claim the purchase (`Ledger.Input.mayClaimAPurchase`, the rule the reducer claims by), so
+    /// that the claim releases all of them, in order, and the reducer runs once.
     ///
     /// - Parameters:
     ///   - deliver: whether new events get a pending webhook delivery (when the app has a
@@ -20,29 +18,22 @@ public enum LedgerInputs {
     ///     decoded again, and a refold decodes only facts it has not seen.
     ///   - firstRound: the answers to the slice's first reads, read ahead
     ///     (`LedgerRows.slice(firstRound:)`); nil to read them now.
-    /// - Returns: the rows it may have written, by key.
+    /// - Returns: the reducer's effects, and the rows it may have written, by key.
     @discardableResult
     public static func apply(
         _ input: Ledger.Input, app: LedgerApp, atMs: Int64, deliver: Bool = true, cache: LedgerCache? = nil,
         firstRound: [[[SQLValue]]]? = nil, in transaction: WriteTransaction
-    ) throws -> LedgerTouch {
+    ) throws -> AppliedInput {
         let now = Date(timeIntervalSince1970: Double(atMs) / 1000)
         let restoring = input.mayClaimAPurchase(
             trackingNewPurchases: app.configuration.trackNewPurchasesFromServerNotifications)
         WriteProfile.countInput()
-        var sliced = try WriteProfile.measure(.slice) {
+        let sliced = try WriteProfile.measure(.slice) {
             try LedgerRows.slice(
                 for: input, app: app, restoringHeldEvents: restoring, cache: cache, firstRound: firstRound, from: transaction)
         }
         var ledger = sliced.ledger
-        var effects = WriteProfile.measure(.reduce) { ledger.apply(input, at: now) }
-        if !restoring, LedgerRows.claimsHeldEventsKeptApart(before: sliced.ledger, after: ledger) {
-            assertionFailure("\(input) claimed a purchase whose held events kept apart were not read")
-            sliced = try LedgerRows.slice(
-                for: input, app: app, restoringHeldEvents: true, cache: cache, from: transaction)
-            ledger = sliced.ledger
-            effects = ledger.apply(input, at: now)
-        }
+        let effects = WriteProfile.measure(.reduce) { ledger.apply(input, at: now) }
         let removed = sliced.ledger.customers.keys.filter { ledger.customers[$0] == nil }
         let unpriced = effects.count {
             guard case .emit(let event) = $0 else { return false }
@@ -55,7 +46,7 @@ public enum LedgerInputs {
             try CommerceRequestRows.complete(after: input, appId: app.id, atMs: atMs, in: transaction)
         }
         if deliver, unpriced > 0 { app.countUnpricedEvents?(unpriced) }
-        return LedgerTouch(input: input, before: sliced.ledger, after: ledger)
+        return AppliedInput(effects: effects, touch: LedgerTouch(input: input, before: sliced.ledger, after: ledger))
     }
 
     /// Records that an input was applied, in order, so `revenuedot replay` can apply it again.
@@ -73,12 +64,13 @@ public enum LedgerInputs {
 /// Firing one timer, shared by the scheduler and replay: the timer row goes, the reducer runs
 /// at `atMs`, and whatever it schedules next takes the row's place.
 public enum TimerFiring {
+    @discardableResult
     public static func fire(
         _ timer: ExpirationTimer, app: LedgerApp, atMs: Int64, deliver: Bool, cache: LedgerCache? = nil,
         in transaction: WriteTransaction
-    ) throws {
+    ) throws -> AppliedInput {
         try PendingTimers.remove(PendingTimers.Due(appId: app.id, id: timer.id), in: transaction)
-        try LedgerInputs.apply(
+        return try LedgerInputs.apply(
             .timerFired(timer), app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
     }
 }

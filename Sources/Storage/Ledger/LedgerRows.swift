@@ -159,17 +159,6 @@ public enum LedgerRows {
         return (purchase.replacingJournal(journal), loaded)
     }
 
-    /// Whether applying an input to `before` gave an owner to a purchase whose held events were
-    /// kept apart: the input must then be applied again on a slice with them restored.
-    public static func claimsHeldEventsKeptApart(before: Ledger, after: Ledger) -> Bool {
-        func claims(_ journal: PurchaseJournal?, _ later: PurchaseJournal?) -> Bool {
-            guard let journal, journal.storedHeldEventCount != nil, journal.ownerAppUserId == nil else { return false }
-            return later?.ownerAppUserId != nil
-        }
-        return before.subscriptions.contains { claims($0.value.journal, after.subscriptions[$0.key]?.journal) }
-            || before.oneTimePurchases.contains { claims($0.value.journal, after.oneTimePurchases[$0.key]?.journal) }
-    }
-
     /// A purchase joined with its stored history, given back the snapshots it left out
     /// (`HistorySnapshots`); rows written before migration 3 carry their history inside.
     public static func withHistory<Purchase: HasPurchaseJournal & KeepsSnapshots>(
@@ -239,6 +228,8 @@ public enum LedgerRows {
                 if let latest = timers.removeValue(forKey: timer.originalTransactionId) {
                     try WriteProfile.measure(.other) { try PendingTimers.schedule(latest, appId: appId, in: transaction) }
                 }
+            case .linkRefused:
+                break
             }
         }
     }

@@ -20,15 +20,15 @@ public enum StoredInput: Sendable {
 extension LedgerInputs {
     /// The one write path of a `StoredInput`, inside `transaction`: keeps its raw form where
     /// replay finds it (a timer needs none), applies it to state (`apply`), and logs it in
-    /// `applied_inputs`. Returns false when there was nothing to apply: a post repeating the
-    /// transaction's latest one, or a timer no longer due.
+    /// `applied_inputs`. Returns what applying it did, or nil when there was nothing to apply: a
+    /// post repeating the transaction's latest one, or a timer no longer due.
     ///
     /// - Parameter deliver: whether new events get pending deliveries (an import may say no).
     @discardableResult
     public static func keepAndApply(
         _ input: StoredInput, app: LedgerApp, atMs: Int64, deliver: Bool = true, cache: LedgerCache? = nil,
         in transaction: WriteTransaction
-    ) throws -> Bool {
+    ) throws -> AppliedInput? {
         let (kind, ref, applied): (AppliedInputKind, String, Ledger.Input)
         switch input {
         case .postedTransaction(let payload, let signed, let appUserId, let digest):
@@ -36,7 +36,7 @@ extension LedgerInputs {
                 let id = try PostedTransactionRows.insert(
                     app: app.id, appUserId: appUserId, transactionId: payload.transactionId ?? "", signed: signed,
                     digest: digest, atMs: atMs, in: transaction)
-            else { return false }
+            else { return nil }
             (kind, ref, applied) = (.postedTransaction, String(id), .transactionPosted(payload, appUserId: appUserId))
         case .appleAnswer(let answer, let appUserId):
             let id = try AppleAnswerRows.insert(answer, appUserId: appUserId, appId: app.id, atMs: atMs, in: transaction)
@@ -45,13 +45,13 @@ extension LedgerInputs {
             let id = try CustomerActionRows.insert(action, appId: app.id, atMs: atMs, in: transaction)
             (kind, ref, applied) = (.customerAction, String(id), .customerAction(action))
         case .dueTimer(let due):
-            guard let timer = try PendingTimers.load(due, atMs: atMs, in: transaction) else { return false }
-            try TimerFiring.fire(timer, app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
+            guard let timer = try PendingTimers.load(due, atMs: atMs, in: transaction) else { return nil }
+            let fired = try TimerFiring.fire(timer, app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
             try log(kind: .timer, ref: try LedgerRows.encode(timer), appId: app.id, atMs: atMs, in: transaction)
-            return true
+            return fired
         }
-        try apply(applied, app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
+        let done = try apply(applied, app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
         try log(kind: kind, ref: ref, appId: app.id, atMs: atMs, in: transaction)
-        return true
+        return done
     }
 }

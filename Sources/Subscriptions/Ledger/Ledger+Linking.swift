@@ -25,7 +25,7 @@ extension Ledger {
         case .subscription(let id):
             var subscription = subscriptions[id] ?? SubscriptionState(originalTransactionId: id)
             let access = subscription.hasAccess(atMs: nowMs) || Self.givesAccess(evidence, atMs: nowMs)
-            guard mayMove(subscription.journal, givesAccess: access) else { return [] }
+            if let kept = keptWith(subscription.journal, givesAccess: access) { return [.linkRefused(key, keptWith: kept)] }
             let effects = move(
                 key, journal: &subscription.journal, to: target, environment: subscription.environment, nowMs: nowMs)
             subscriptions[id] = subscription
@@ -33,7 +33,7 @@ extension Ledger {
         case .oneTime(let id):
             var purchase = oneTimePurchases[id] ?? OneTimePurchase(transactionId: id)
             let access = purchase.hasAccess(atMs: nowMs) || (evidence.map { $0.revocationDate == nil } ?? false)
-            guard mayMove(purchase.journal, givesAccess: access) else { return [] }
+            if let kept = keptWith(purchase.journal, givesAccess: access) { return [.linkRefused(key, keptWith: kept)] }
             let effects = move(key, journal: &purchase.journal, to: target, environment: purchase.environment, nowMs: nowMs)
             oneTimePurchases[id] = purchase
             return effects
@@ -46,13 +46,14 @@ extension Ledger {
         return expires > nowMs
     }
 
-    /// Whether `restoreBehavior` lets a purchase an identified customer owns go to another.
-    private func mayMove(_ journal: PurchaseJournal, givesAccess: Bool) -> Bool {
-        guard let owner = journal.ownerAppUserId, !Self.isAnonymous(owner) else { return true }
+    /// The identified customer `restoreBehavior` keeps the purchase with, nil when it may go to
+    /// another.
+    private func keptWith(_ journal: PurchaseJournal, givesAccess: Bool) -> String? {
+        guard let owner = journal.ownerAppUserId, !Self.isAnonymous(owner) else { return nil }
         switch configuration.restoreBehavior {
-        case .transfer: return true
-        case .keepWithOriginal: return false
-        case .transferIfNoActive: return !givesAccess
+        case .transfer: return nil
+        case .keepWithOriginal: return owner
+        case .transferIfNoActive: return givesAccess ? owner : nil
         }
     }
 

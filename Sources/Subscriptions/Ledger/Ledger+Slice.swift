@@ -68,12 +68,13 @@ extension Ledger.Input {
         }
     }
 
-    /// Whether applying the input may give an owner to a purchase that has none: then the shell
-    /// loads the held events such a purchase keeps apart before applying it, so that the claim
-    /// releases all of them. False only where no claim can happen: a timer, or a notification
-    /// with tracking off that names no customer (no `appAccountToken`) and replaces no
-    /// subscription; these are what most unclaimed purchases receive, so they never read
-    /// the held events back.
+    /// Whether applying the input may give an owner to a purchase that has none. This is the
+    /// reducer's rule, not a guess of the shell's: `Ledger.apply` claims an unowned purchase only
+    /// for such an input, and every input that links is one. A shell loads the held events such a
+    /// purchase keeps apart before applying it, so that the claim releases all of them, in one
+    /// run of the reducer. False for a timer, and for a notification with tracking off that names
+    /// no customer (no `appAccountToken`) and replaces no subscription: what most unclaimed
+    /// purchases receive, so they never read the held events back.
     public func mayClaimAPurchase(trackingNewPurchases: Bool) -> Bool {
         if trackingNewPurchases { return true }
         switch self {

@@ -41,6 +41,9 @@ public struct Ledger: Codable, Hashable, Sendable {
         case emit(Event)
         /// Store the timer, replacing any pending one with the same `id`.
         case schedule(ExpirationTimer)
+        /// Nothing to store: the input asked to link the purchase to a customer, and the app's
+        /// `restoreBehavior` keeps it with `keptWith`, its owner. The shell tells whoever asked.
+        case linkRefused(PurchaseKey, keptWith: String)
     }
 
     /// App id, entitlement map, tracking switch.
@@ -78,15 +81,16 @@ public struct Ledger: Codable, Hashable, Sendable {
     /// Applies one input at `now` and returns the effects, in the order they must be executed.
     public mutating func apply(_ input: Input, at now: Date) -> [Effect] {
         let nowMs = Int64((now.timeIntervalSince1970 * 1000).rounded())
+        let mayClaim = input.mayClaimAPurchase(trackingNewPurchases: configuration.trackNewPurchasesFromServerNotifications)
         switch input {
         case .notificationReceived(let facts):
-            return receive(facts, nowMs: nowMs)
+            return receive(facts, mayClaim: mayClaim, nowMs: nowMs)
         case .customerAction(let action):
             return act(action, nowMs: nowMs)
         case .transactionPosted(let transaction, let appUserId):
             guard let key = Self.purchaseKey(of: transaction, renewalInfo: nil, type: nil) else { return [] }
             var effects = link(key, to: appUserId, evidence: transaction, nowMs: nowMs)
-            effects += receive(PurchaseFact(posted: transaction), about: key, token: nil, nowMs: nowMs)
+            effects += receive(PurchaseFact(posted: transaction), about: key, token: nil, mayClaim: mayClaim, nowMs: nowMs)
             return effects
         case .linked(let key, let appUserId):
             return link(key, to: appUserId, nowMs: nowMs)
@@ -95,13 +99,15 @@ public struct Ledger: Codable, Hashable, Sendable {
             let token = transaction.appAccountToken ?? renewalInfo?.appAccountToken
             var effects = appUserId.map { link(key, to: $0, evidence: transaction, nowMs: nowMs) } ?? []
             effects += receive(
-                PurchaseFact(appleAPI: transaction, renewalInfo: renewalInfo), about: key, token: token, nowMs: nowMs)
+                PurchaseFact(appleAPI: transaction, renewalInfo: renewalInfo), about: key, token: token, mayClaim: mayClaim,
+                nowMs: nowMs)
             return effects
         case .appleHistory(let transaction, let appUserId):
             guard let key = Self.purchaseKey(of: transaction, renewalInfo: nil, type: nil) else { return [] }
             var effects = appUserId.map { link(key, to: $0, nowMs: nowMs) } ?? []
             effects += receive(
-                PurchaseFact(appleHistory: transaction), about: key, token: transaction.appAccountToken, nowMs: nowMs)
+                PurchaseFact(appleHistory: transaction), about: key, token: transaction.appAccountToken, mayClaim: mayClaim,
+                nowMs: nowMs)
             return effects
         case .timerFired(let timer):
             if let (grantId, customer) = PromotionalGrant.parse(timer: timer) {
@@ -120,7 +126,7 @@ public struct Ledger: Codable, Hashable, Sendable {
 
     // MARK: - Notifications
 
-    private mutating func receive(_ facts: VerifiedNotificationFacts, nowMs: Int64) -> [Effect] {
+    private mutating func receive(_ facts: VerifiedNotificationFacts, mayClaim: Bool, nowMs: Int64) -> [Effect] {
         let fact = PurchaseFact(facts)
         guard
             let key = Self.purchaseKey(
@@ -136,16 +142,20 @@ public struct Ledger: Codable, Hashable, Sendable {
             return [.emit(test)]
         }
         let token = facts.transaction?.appAccountToken ?? facts.renewalInfo?.appAccountToken
-        return receive(fact, about: key, token: token, nowMs: nowMs)
+        return receive(fact, about: key, token: token, mayClaim: mayClaim, nowMs: nowMs)
     }
 
-    /// Applies a fact to its purchase: claim it if unowned, fold it, deliver or hold its events.
-    private mutating func receive(_ fact: PurchaseFact, about key: PurchaseKey, token: String?, nowMs: Int64) -> [Effect] {
+    /// Applies a fact to its purchase: claim it if unowned and the input may
+    /// (`Input.mayClaimAPurchase`), fold it, deliver or hold its events.
+    private mutating func receive(
+        _ fact: PurchaseFact, about key: PurchaseKey, token: String?, mayClaim: Bool, nowMs: Int64
+    ) -> [Effect] {
         switch key {
         case .subscription(let id):
             var subscription = subscriptions[id] ?? newSubscription(id, from: fact)
             guard !subscription.journal.hasFact(id: fact.id) else { return [] }
-            var effects = claim(key, journal: &subscription.journal, token: token, fact: fact, nowMs: nowMs)
+            var effects =
+                mayClaim ? claim(key, journal: &subscription.journal, token: token, fact: fact, nowMs: nowMs) : []
             let events = subscription.receive(fact) ?? []
             effects += deliver(events, journal: &subscription.journal, nowMs: nowMs)
             if let timer = subscription.pendingTimer { effects.append(.schedule(timer)) }
@@ -154,7 +164,7 @@ public struct Ledger: Codable, Hashable, Sendable {
         case .oneTime(let id):
             var purchase = oneTimePurchases[id] ?? OneTimePurchase(transactionId: id)
             guard !purchase.journal.hasFact(id: fact.id) else { return [] }
-            var effects = claim(key, journal: &purchase.journal, token: token, fact: fact, nowMs: nowMs)
+            var effects = mayClaim ? claim(key, journal: &purchase.journal, token: token, fact: fact, nowMs: nowMs) : []
             let events = purchase.receive(fact) ?? []
             effects += deliver(events, journal: &purchase.journal, nowMs: nowMs)
             oneTimePurchases[id] = purchase

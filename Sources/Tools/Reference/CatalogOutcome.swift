@@ -27,6 +27,7 @@ struct CatalogOutcome: Equatable, Sendable {
             switch effect {
             case .emit(let event): events.append(Self.describe(event))
             case .schedule(let timer): timers.append("Expiration check scheduled for \(UnixTime.iso8601(timer.fireAtMs)).")
+            case .linkRefused: break
             }
         }
         self.events = events

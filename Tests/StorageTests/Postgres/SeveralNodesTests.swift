@@ -116,7 +116,8 @@ import Threads
                 try nodes[index % 2].write { transaction in
                     for timer in try PendingTimers.due(atMs: expires + 1, limit: 10, from: transaction) {
                         fired.append(
-                            try LedgerInputs.keepAndApply(.dueTimer(timer), app: S.app, atMs: expires + 1, in: transaction))
+                            try LedgerInputs.keepAndApply(.dueTimer(timer), app: S.app, atMs: expires + 1, in: transaction)
+                                != nil)
                     }
                 }
             } catch {

@@ -13,6 +13,8 @@ struct Harness {
     var nowMs: Int64
     var timers: [String: ExpirationTimer] = [:]
     var outbox: [Event] = []
+    /// The owners links were refused for (`restoreBehavior`), in order.
+    var refusedLinks: [String] = []
 
     init(ledger: Ledger = Ledger(), nowMs: Int64 = Apple.t0, owner: String? = "user") {
         self.ledger = ledger
@@ -29,6 +31,7 @@ struct Harness {
             switch effect {
             case .emit(let event): events.append(event)
             case .schedule(let timer): timers[timer.id] = timer
+            case .linkRefused(_, let owner): refusedLinks.append(owner)
             }
         }
         outbox += events
