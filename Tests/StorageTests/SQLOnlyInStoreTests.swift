@@ -138,4 +138,32 @@ struct SQLOnlyInStoreTests {
         let operations = try Self.linesNaming(tables, in: Self.swiftFiles(under: "Sources/Storage/Notifications"))
         #expect(operations.count >= 5, "the check finds the notifications' own SQL")
     }
+
+    /// Nor does the engine call the types that hold an operation's SQL (`NotificationSQL`,
+    /// `RejectRows`, `LedgerRows`, ...): it runs the items the operations hand it
+    /// (`NotificationWrite`, `PendingRejects`).
+    @Test func theEngineLayerCallsNoOperationsSQL() throws {
+        let operationFolders = try FileManager.default.contentsOfDirectory(
+            atPath: Self.root.appendingPathComponent("Sources/Storage").path
+        ).filter { !["Engine", "Schema"].contains($0) }
+        var holders: Set<String> = []
+        for folder in operationFolders {
+            for file in Self.swiftFiles(under: "Sources/Storage/\(folder)") {
+                let text = try String(contentsOf: file, encoding: .utf8)
+                for match in text.matches(of: #/(?:enum|struct|class|extension) ([A-Za-z]+(?:SQL|Rows))\b/#) {
+                    holders.insert(String(match.output.1))
+                }
+            }
+        }
+        #expect(holders.isSuperset(of: ["NotificationSQL", "RejectRows", "LedgerRows", "EventRows"]), "\(holders.sorted())")
+        let pattern = try Regex(#"\b("# + holders.sorted().joined(separator: "|") + #")\b"#)
+        var found: [String] = []
+        for file in Self.swiftFiles(under: "Sources/Storage/Engine") {
+            let code = Self.withoutComments(try String(contentsOf: file, encoding: .utf8), script: false)
+            for line in code.split(separator: "\n") where line.contains(pattern) {
+                found.append("\(file.lastPathComponent): \(line)")
+            }
+        }
+        #expect(found.isEmpty, "the engine calls an operation's SQL:\n\(found.joined(separator: "\n"))")
+    }
 }

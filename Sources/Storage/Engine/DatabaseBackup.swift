@@ -108,8 +108,7 @@ public enum DatabaseBackup {
                     .corrupt, "the copy at \(path) fails SQLite's quick_check: \(verdict.prefix(3).joined(separator: "; "))")
             }
             summary.schemaVersion = try Migrator(connection: connection).requireKnown().max() ?? 0
-            let count = try connection.query(NotificationSQL.count).first?.first?.integerValue ?? 0
-            summary.notifications = Int(count)
+            summary.notifications = try NotificationCounts.stored(in: connection)
         }
         // Measured once the connection is closed, its WAL copied into the file.
         var status = stat()

@@ -280,7 +280,7 @@ public final class Store: Sendable {
     /// The writer's item for `record`, its payload compressed here, on the caller's thread, not on
     /// the single writer.
     private func storeItem(_ record: NotificationRecord, _ completion: Completion<StoreOutcome>) -> WriteItem {
-        .store(record, payloads.compress(record.signedPayload), completion)
+        .store(NotificationWrite(record, compressingWith: payloads), completion)
     }
 
     private static func validate(_ record: NotificationRecord) throws(StoreError) {

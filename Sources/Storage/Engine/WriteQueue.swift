@@ -4,9 +4,9 @@ import Synchronization
 
 /// Work for the writer thread.
 enum WriteItem: Sendable {
-    /// Store a notification, with its payload as the row keeps it (compressed off the writer
-    /// thread); the caller waits on the completion.
-    case store(NotificationRecord, StoredPayload, Completion<StoreOutcome>)
+    /// Store a notification once, with its payload as the row keeps it (compressed off the
+    /// writer thread); the caller waits on the completion.
+    case store(NotificationWrite, Completion<StoreOutcome>)
     /// Write the rejects pending at the moment the writer gets to it (`PendingRejects.take`); a
     /// caller that must read them afterwards waits on the completion.
     case rejects(PendingRejects, Completion<Void>?)

@@ -22,19 +22,19 @@ extension Writer {
     /// back on its own (disk-full or I/O errors), or a notification failed under `.transaction`.
     /// Rejects and caller work always run in a savepoint.
     func apply(_ item: WriteItem, isolation: Isolation) throws(StoreError) -> Result<StoreOutcome, StoreError>? {
-        if case .store(let record, let payload, _) = item, isolation == .transaction {
-            return .success(try storeNotification(record, payload: payload, inSavepoint: false))
+        if case .store(let write, _) = item, isolation == .transaction {
+            return .success(try storeNotification(write, inSavepoint: false))
         }
         var outcome: Result<StoreOutcome, StoreError>?
         do throws(StoreError) {
             switch item {
-            case .store(let record, let payload, _):
-                outcome = .success(try storeNotification(record, payload: payload, inSavepoint: true))
+            case .store(let write, _):
+                outcome = .success(try storeNotification(write, inSavepoint: true))
             case .rejects(let pending, _):
                 let batch = pending.take()
                 if !batch.isEmpty {
                     do throws(StoreError) {
-                        try savepoint("item") { () throws(StoreError) in try record(batch) }
+                        try savepoint("item") { () throws(StoreError) in try pending.write(batch, in: connection) }
                     } catch {
                         pending.restore(batch)
                         throw error
@@ -94,32 +94,22 @@ extension Writer {
     /// hand-off throws in a savepoint, rolling back to it undoes the hand-off's writes, and the
     /// notification is stored as `failed` with the error as the reason; without one, the error
     /// fails the transaction.
-    private func storeNotification(
-        _ record: NotificationRecord, payload: StoredPayload, inSavepoint: Bool
-    ) throws(StoreError) -> StoreOutcome {
+    private func storeNotification(_ write: NotificationWrite, inSavepoint: Bool) throws(StoreError) -> StoreOutcome {
+        let record = write.record
         let store = { () throws(StoreError) -> StoreOutcome in
             if !inSavepoint, self.storedUUIDs != nil {
                 // Looked up with the others of its group; one stored earlier in this transaction
                 // (a copy in the same batch) was added when it was.
                 guard self.storedUUIDs?.insert(record.notificationUUID).inserted == true else { return .duplicate }
-            } else if try !self.connection.query(NotificationSQL.exists, [.text(record.notificationUUID)]).isEmpty {
+            } else if try write.isStored(in: self.connection) {
                 return .duplicate
             }
             var final = record
             (final.state, final.stateReason) = try self.runHandOff(record, inSavepoint: inSavepoint)
-            let start = WriteProfile.enabled ? ContinuousClock.now : nil
-            let arguments = NotificationSQL.insertArguments(final, payload: payload)
-            guard inSavepoint else {
-                // Sent ahead in the shared transaction, unchecked: the UUID was absent a moment ago
-                // in it, and only this writer, holding the write lock, inserts notifications.
-                try self.connection.send(NotificationSQL.insert, arguments)
-                if let start { WriteProfile.add(.notification, start.duration(to: .now)) }
-                return .stored
-            }
-            let inserted = try self.connection.run(NotificationSQL.insert, arguments)
-            if let start { WriteProfile.add(.notification, start.duration(to: .now)) }
-            // Only this thread writes, and the UUID was absent a moment ago in this same transaction.
-            guard inserted == 1 else {
+            // Sent ahead in the shared transaction, unchecked: the UUID was absent a moment ago in
+            // it, and only this writer, holding the write lock, inserts notifications.
+            let inserted = try write.insert(final, sentAhead: !inSavepoint, in: self.connection)
+            guard inserted else {
                 throw StoreError(.corrupt, "notification \(record.notificationUUID) appeared during its own hand-off")
             }
             return .stored
@@ -172,12 +162,11 @@ extension Writer {
 
     // MARK: - Rejects
 
-    private func record(_ batch: PendingRejects.Batch) throws(StoreError) {
-        try RejectRows.record(batch, in: connection)
-    }
-
-    /// Keeps the newest `RejectLog.recentLimit` rejects; once per transaction, not per reject.
-    func trimRejects() throws(StoreError) {
-        try RejectRows.trim(in: connection)
+    /// Trims the reject log once per transaction that wrote rejects (`PendingRejects.trim`).
+    func trimRejects(after items: [WriteItem]) throws(StoreError) {
+        for case .rejects(let pending, _) in items {
+            try pending.trim(in: connection)
+            return
+        }
     }
 }

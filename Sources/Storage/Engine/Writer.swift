@@ -143,7 +143,7 @@ final class Writer {
             noteFailure(failure)
         } else if plan.ending() == .commit {
             do throws(StoreError) {
-                if items.contains(where: \.isReject) { try trimRejects() }
+                try trimRejects(after: items)
                 try commit()
             } catch {
                 noteFailure(error)
@@ -195,7 +195,7 @@ final class Writer {
             do throws(StoreError) {
                 outcome = try apply(item, isolation: .savepoint)
                 if case .failure(let error) = outcome { throw error }
-                if item.isReject { try trimRejects() }
+                try trimRejects(after: [item])
                 try commit()
             } catch {
                 noteFailure(error)
@@ -239,14 +239,12 @@ final class Writer {
     /// about fifty notifications). One that reads in-process (SQLite) looks up and reads each
     /// at its turn as cheaply.
     private func lookAhead(_ items: [WriteItem]) throws(StoreError) {
-        let records = items.compactMap { item -> NotificationRecord? in
-            guard case .store(let record, _, _) = item else { return nil }
-            return record
+        let writes = items.compactMap { item -> NotificationWrite? in
+            guard case .store(let write, _) = item else { return nil }
+            return write
         }
-        guard !records.isEmpty, let lookup = try connection.sendStoredLookup(records.map(\.notificationUUID)) else {
-            return
-        }
-        try prepareHandOff(records)
+        guard !writes.isEmpty, let lookup = try connection.sendStoredLookup(writes) else { return }
+        try prepareHandOff(writes.map(\.record))
         try connection.flushSent()
         storedUUIDs = (storedUUIDs ?? []).union(try lookup.stored())
     }
@@ -312,7 +310,7 @@ final class Writer {
     private static func resolve(_ item: WriteItem, _ outcome: Result<StoreOutcome, StoreError>?) {
         let result = outcome ?? .failure(StoreError(.unavailable, "the writer produced no outcome"))
         switch item {
-        case .store(_, _, let completion): completion.resolve(result)
+        case .store(_, let completion): completion.resolve(result)
         case .work(_, let completion): completion.resolve(result.map { _ in () })
         // Nobody needs an outcome of rejects: written, or the failure that lost them.
         case .rejects(_, let completion): completion?.resolve(outcome.map { $0.map { _ in () } } ?? .success(()))
@@ -322,11 +320,6 @@ final class Writer {
 }
 
 extension WriteItem {
-    var isReject: Bool {
-        if case .rejects = self { return true }
-        return false
-    }
-
     var isHealthCheck: Bool {
         if case .healthCheck = self { return true }
         return false

@@ -10,10 +10,10 @@ protocol WriterConnection: StatementRunner {
     /// in it, which must not write: on an engine where each statement costs a round trip
     /// (PostgreSQL), the begin goes in the round trip of `opening`'s first statement that waits.
     func beginWrite(opening: () throws(StoreError) -> Void) throws(StoreError)
-    /// Asks which of `uuids` are stored, without waiting, where each statement costs a round trip
-    /// (PostgreSQL): the answer comes with the next statement that waits, or `flushSent`. Nil
-    /// where asking per notification is as cheap (SQLite, in-process).
-    func sendStoredLookup(_ uuids: [String]) throws(StoreError) -> StoredLookup?
+    /// Asks which of `writes` are stored, without waiting, where each statement costs a round
+    /// trip (PostgreSQL): the answer comes with the next statement that waits, or `flushSent`.
+    /// Nil where asking per notification is as cheap (SQLite, in-process).
+    func sendStoredLookup(_ writes: [NotificationWrite]) throws(StoreError) -> StoredLookup?
 }
 
 extension WriterConnection {
@@ -38,7 +38,7 @@ struct StoredLookup {
 }
 
 extension SQLiteConnection {
-    func sendStoredLookup(_ uuids: [String]) throws(StoreError) -> StoredLookup? { nil }
+    func sendStoredLookup(_ writes: [NotificationWrite]) throws(StoreError) -> StoredLookup? { nil }
 }
 
 /// When the answers of a commit are released.
@@ -93,13 +93,13 @@ extension PostgresConnection: WriterConnection {
         try drainPipeline()
     }
 
-    func sendStoredLookup(_ uuids: [String]) throws(StoreError) -> StoredLookup? {
+    func sendStoredLookup(_ writes: [NotificationWrite]) throws(StoreError) -> StoredLookup? {
         // One lookup by the unique key each: an `= ANY(array)` of them is planned once, while
         // the table is small, as a scan of it.
         var answers: [PendingRows] = []
-        answers.reserveCapacity(uuids.count)
-        for uuid in uuids { answers.append(try sendQuery(NotificationSQL.exists, [.text(uuid)])) }
-        return StoredLookup(uuids: uuids, answers: answers)
+        answers.reserveCapacity(writes.count)
+        for write in writes { answers.append(try write.sendStoredQuery(on: self)) }
+        return StoredLookup(uuids: writes.map(\.uuid), answers: answers)
     }
 
     /// The advisory lock key writes take ("RDWRITER" in ASCII).

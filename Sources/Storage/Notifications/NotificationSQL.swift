@@ -38,9 +38,6 @@ enum NotificationSQL {
     /// Whether a notification with this UUID is stored (a row means a duplicate).
     static let exists = "SELECT 1 FROM notifications WHERE notification_uuid = ?"
 
-    /// How many notifications are stored.
-    static let count = "SELECT count(*) FROM notifications"
-
     // MARK: - Reading
 
     private static let select = """

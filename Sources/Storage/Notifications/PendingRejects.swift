@@ -75,4 +75,15 @@ final class PendingRejects: Sendable {
             return state.batch
         }
     }
+
+    /// Writes a batch `take` gave into the log (`RejectRows`).
+    func write(_ batch: Batch, in connection: any StatementRunner) throws(StoreError) {
+        try RejectRows.record(batch, in: connection)
+    }
+
+    /// Trims the log to its newest `RejectLog.recentLimit` entries: once per transaction that
+    /// wrote rejects, not per batch.
+    func trim(in connection: any StatementRunner) throws(StoreError) {
+        try RejectRows.trim(in: connection)
+    }
 }

@@ -16,7 +16,7 @@ import Testing
         let completions = records.map { record in
             let completion = Completion<StoreOutcome>()
             let payload = StoredPayload(frame: Zstd.compress(Data(record.signedPayload.utf8), with: nil), dictionary: nil)
-            #expect(queue.enqueue(.store(record, payload, completion)))
+            #expect(queue.enqueue(.store(NotificationWrite(record: record, payload: payload), completion)))
             return completion
         }
         queue.close()
