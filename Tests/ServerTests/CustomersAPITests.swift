@@ -147,6 +147,10 @@ struct CustomersAPITests {
         #expect(refused.status == 409)
         // The same post again (a restore retried) is answered the same.
         #expect(try connection.postTransaction(signed, for: "hal").status == 409)
+        // The owner's own post, after another's was refused, is no refusal, nor is a renewal of it.
+        #expect(try connection.postTransaction(signed, for: "gus").status == 200)
+        let renewal = try LinkingAPITests.storeKitTransaction(fixture, original: "6500000003", id: "6500000004")
+        #expect(try connection.postTransaction(renewal, for: "gus").status == 200)
         #expect(try get(connection, "gus").1["subscriptions"]?["pro.monthly"] != nil)
         #expect(try get(connection, "hal").1["subscriptions"] == .object([:]))
     }

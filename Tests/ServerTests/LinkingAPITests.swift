@@ -44,13 +44,15 @@ struct LinkingAPITests {
     }
 
     /// The StoreKit 2 transaction an app posts for purchase `original`.
-    static func storeKitTransaction(_ fixture: ServerFixture, original: String, product: String = "pro.monthly") throws
+    static func storeKitTransaction(
+        _ fixture: ServerFixture, original: String, id: String? = nil, product: String = "pro.monthly"
+    ) throws
         -> String
     {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         return try fixture.signer.sign(
             .object([
-                "transactionId": .string(original), "originalTransactionId": .string(original),
+                "transactionId": .string(id ?? original), "originalTransactionId": .string(original),
                 "bundleId": .string("com.example.app"), "productId": .string(product), "purchaseDate": .integer(now - 1000),
                 "originalPurchaseDate": .integer(now - 1000), "expiresDate": .integer(now + 30 * 86_400_000),
                 "type": .string("Auto-Renewable Subscription"), "inAppOwnershipType": .string("PURCHASED"),

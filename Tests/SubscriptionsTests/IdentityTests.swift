@@ -36,6 +36,13 @@ import Testing
         #expect(shop.subscription.journal.ownerAppUserId == owner)
         // A refusal is the reducer's to say: the API answers it without reading the owner again.
         #expect(shop.refusedLinks == (owner == "bob" ? [] : [owner]))
+        // The owner's own post (a renewal, another launch of the app) is no refusal.
+        let own = shop.apply(
+            .transactionPosted(posted(Apple.transaction("1001", purchase: day(30)), at: day(31)), appUserId: owner),
+            atMs: day(31))
+        #expect(!own.types.contains(.transfer))
+        #expect(shop.refusedLinks == (owner == "bob" ? [] : [owner]))
+        #expect(shop.subscription.journal.ownerAppUserId == owner)
     }
 
     @Test func transferIfNoActiveMovesALapsedPurchase() {

@@ -106,8 +106,8 @@ extension Writer {
             }
             var final = record
             (final.state, final.stateReason) = try self.runHandOff(record, inSavepoint: inSavepoint)
-            // Sent ahead in the shared transaction, unchecked: the UUID was absent a moment ago in
-            // it, and only this writer, holding the write lock, inserts notifications.
+            // Outside a savepoint, sent ahead unchecked: the UUID was absent a moment ago in the
+            // shared transaction, and only this writer, holding the write lock, inserts notifications.
             let inserted = try write.insert(final, sentAhead: !inSavepoint, in: self.connection)
             guard inserted else {
                 throw StoreError(.corrupt, "notification \(record.notificationUUID) appeared during its own hand-off")
@@ -162,7 +162,7 @@ extension Writer {
 
     // MARK: - Rejects
 
-    /// Trims the reject log once per transaction that wrote rejects (`PendingRejects.trim`).
+    /// Trims the reject log once per transaction whose items include rejects (`PendingRejects.trim`).
     func trimRejects(after items: [WriteItem]) throws(StoreError) {
         for case .rejects(let pending, _) in items {
             try pending.trim(in: connection)

@@ -81,8 +81,8 @@ final class PendingRejects: Sendable {
         try RejectRows.record(batch, in: connection)
     }
 
-    /// Trims the log to its newest `RejectLog.recentLimit` entries: once per transaction that
-    /// wrote rejects, not per batch.
+    /// Trims the log to its newest `RejectLog.recentLimit` entries: once per transaction with
+    /// rejects in it, not per batch.
     func trim(in connection: any StatementRunner) throws(StoreError) {
         try RejectRows.trim(in: connection)
     }

@@ -25,7 +25,9 @@ extension Ledger {
         case .subscription(let id):
             var subscription = subscriptions[id] ?? SubscriptionState(originalTransactionId: id)
             let access = subscription.hasAccess(atMs: nowMs) || Self.givesAccess(evidence, atMs: nowMs)
-            if let kept = keptWith(subscription.journal, givesAccess: access) { return [.linkRefused(key, keptWith: kept)] }
+            if let kept = keptWith(subscription.journal, from: target, givesAccess: access) {
+                return [.linkRefused(key, keptWith: kept)]
+            }
             let effects = move(
                 key, journal: &subscription.journal, to: target, environment: subscription.environment, nowMs: nowMs)
             subscriptions[id] = subscription
@@ -33,7 +35,9 @@ extension Ledger {
         case .oneTime(let id):
             var purchase = oneTimePurchases[id] ?? OneTimePurchase(transactionId: id)
             let access = purchase.hasAccess(atMs: nowMs) || (evidence.map { $0.revocationDate == nil } ?? false)
-            if let kept = keptWith(purchase.journal, givesAccess: access) { return [.linkRefused(key, keptWith: kept)] }
+            if let kept = keptWith(purchase.journal, from: target, givesAccess: access) {
+                return [.linkRefused(key, keptWith: kept)]
+            }
             let effects = move(key, journal: &purchase.journal, to: target, environment: purchase.environment, nowMs: nowMs)
             oneTimePurchases[id] = purchase
             return effects
@@ -46,10 +50,10 @@ extension Ledger {
         return expires > nowMs
     }
 
-    /// The identified customer `restoreBehavior` keeps the purchase with, nil when it may go to
-    /// another.
-    private func keptWith(_ journal: PurchaseJournal, givesAccess: Bool) -> String? {
-        guard let owner = journal.ownerAppUserId, !Self.isAnonymous(owner) else { return nil }
+    /// The identified customer `restoreBehavior` keeps the purchase with instead of giving it to
+    /// `target`; nil when it goes to `target`, or is `target`'s already.
+    private func keptWith(_ journal: PurchaseJournal, from target: String, givesAccess: Bool) -> String? {
+        guard let owner = journal.ownerAppUserId, owner != target, !Self.isAnonymous(owner) else { return nil }
         switch configuration.restoreBehavior {
         case .transfer: return nil
         case .keepWithOriginal: return owner
