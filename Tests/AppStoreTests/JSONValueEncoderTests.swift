@@ -157,6 +157,33 @@ struct SortedJSONModelTests {
         try Self.check(JWSRenewalInfoDecodedPayload.self, fixture: Fixture.renewalInfo)
     }
 
+    /// A notification with every member set: the fixture's, and each kind of payload besides `data`.
+    static func fullNotification() throws -> JSONValue {
+        func object(_ fixture: String) throws -> [String: JSONValue] {
+            try #require(try JSONValue(parsing: Data(fixture.utf8)).objectValue)
+        }
+        var full = try object(Fixture.notification)
+        full["subtype"] = .string("SUMMARY")
+        full["summary"] = try object(Fixture.summaryNotification)["summary"]
+        full["externalPurchaseToken"] = try object(Fixture.tokenNotification)["externalPurchaseToken"]
+        full["appData"] = .object([
+            "appAppleId": .integer(41234), "bundleId": .string("com.example"), "environment": .string("Sandbox"),
+            "signedAppTransactionInfo": .string("signed_app_transaction_info_value"),
+        ])
+        return .object(full)
+    }
+
+    @Test func notificationMatchesCodableWithAndWithoutEachField() throws {
+        let full = try Self.fullNotification()
+        let decoded = try JSONDecoder().decode(ResponseBodyV2DecodedPayload.self, from: Data(full.serialized().utf8))
+        #expect(Self.fields(decoded).values.allSatisfy { $0 }, "the fixture leaves a field out: \(Self.fields(decoded))")
+        try Self.check(ResponseBodyV2DecodedPayload.self, fixture: full.serialized())
+        let data = try #require(full["data"])
+        let decodedData = try JSONDecoder().decode(NotificationData.self, from: Data(data.serialized().utf8))
+        #expect(Self.fields(decodedData).values.allSatisfy { $0 }, "the fixture leaves a field out: \(Self.fields(decodedData))")
+        try Self.check(NotificationData.self, fixture: data.serialized())
+    }
+
     /// A reader's errors name the type and member, since they carry no enclosing coding path.
     @Test func readerErrorsNameTheTypeAndMember() throws {
         do {
