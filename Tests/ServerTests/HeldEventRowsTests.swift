@@ -83,7 +83,19 @@ import Testing
 
     enum Claim: String, CaseIterable, CustomTestStringConvertible {
         case posted, linked, appAccountToken
+        /// The notifications carry dave's token before the app makes dave: none of them may claim
+        /// (nor reads the held events back); the first after dave exists claims them all.
+        case appAccountTokenOfACustomerMadeLater
         var testDescription: String { rawValue }
+
+        var before: [Ledger.Input] {
+            guard self == .appAccountTokenOfACustomerMadeLater else { return HeldEventRowsTests.notifications(0..<6) }
+            return (0..<6).map { index in
+                var facts = Fixture.facts(index)
+                facts.transaction?.appAccountToken = "dave"
+                return .notificationReceived(facts)
+            }
+        }
 
         var inputs: [Ledger.Input] {
             switch self {
@@ -93,7 +105,7 @@ import Testing
                 return [.transactionPosted(transaction, appUserId: "dave")]
             case .linked:
                 return [.linked(.subscription(originalTransactionId: Fixture.original), appUserId: "dave")]
-            case .appAccountToken:
+            case .appAccountToken, .appAccountTokenOfACustomerMadeLater:
                 var facts = Fixture.facts(6)
                 facts.transaction?.appAccountToken = "dave"
                 return [.linked(.oneTime(transactionId: "unrelated"), appUserId: "dave"), .notificationReceived(facts)]
@@ -106,8 +118,7 @@ import Testing
         let directory = TestDirectory("held-rows-claim")
         let store = try Store(path: directory.path("revenuedot.sqlite"))
         defer { store.close() }
-        let before = Self.notifications(0..<6)
-        let run = try Self.run(before + claim.inputs, store: store, app: try Fixture.app())
+        let run = try Self.run(claim.before + claim.inputs, store: store, app: try Fixture.app())
         let pure = try #require(run.ledger.subscriptions[Fixture.original])
         #expect(pure.journal.ownerAppUserId == "dave")
         #expect(pure.journal.heldEvents.isEmpty)

@@ -62,17 +62,22 @@ import Testing
         #expect(later.first?.aliases == [anonymous, "carol"])
     }
 
-    /// The rule a shell loads held events by (`Input.mayClaimAPurchase`) is the rule the reducer
-    /// claims by: an input it rules out leaves an unowned purchase unowned, whatever the input.
+    /// The rule a shell loads held events by (`Ledger.mayClaimAPurchase(by:)`) is the rule the
+    /// reducer claims by: an input it rules out leaves an unowned purchase unowned, whatever the
+    /// input, and it rules out a token that names nobody yet.
     @Test(arguments: [false, true])
     func anUnownedPurchaseIsClaimedOnlyByAnInputTheRuleAllows(tracking: Bool) {
         var named = Fixture.disable
         named.transaction?.appAccountToken = "bob"
         var renewal = Fixture.disable
         renewal.notificationUUID = "renewal-without-token"
+        var stranger = Fixture.disable
+        stranger.notificationUUID = "renewal-for-a-customer-not-made-yet"
+        stranger.transaction?.appAccountToken = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"
         let cases: [(name: String, input: Ledger.Input, claims: Bool)] = [
             ("a notification naming no customer", .notificationReceived(renewal), tracking),
             ("a notification whose token names bob", .notificationReceived(named), true),
+            ("a notification whose token names nobody yet", .notificationReceived(stranger), tracking),
             ("a timer", .timerFired(ExpirationTimer(originalTransactionId: Apple.original, fireAtMs: day(31))), false),
             ("a post", .transactionPosted(posted(Fixture.p1, at: day(1)), appUserId: "carol"), true),
             ("a link", .linked(.subscription(originalTransactionId: Apple.original), appUserId: "carol"), true),
@@ -84,10 +89,11 @@ import Testing
             shop.send(Fixture.buy)
             #expect(shop.subscription.journal.ownerAppUserId == nil)
             shop.ledger.configuration.trackNewPurchasesFromServerNotifications = tracking
+            let mayClaim = shop.ledger.mayClaimAPurchase(by: input)
             shop.apply(input, atMs: day(31))
             let claimed = shop.subscription.journal.ownerAppUserId != nil
             #expect(claimed == claims, "\(name), tracking \(tracking)")
-            #expect(!claimed || input.mayClaimAPurchase(trackingNewPurchases: tracking), "\(name), tracking \(tracking)")
+            #expect(!claimed || mayClaim, "\(name), tracking \(tracking)")
         }
     }
 

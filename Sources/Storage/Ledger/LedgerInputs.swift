@@ -8,7 +8,7 @@ public enum LedgerInputs {
     /// Loads the slice `input` touches, applies it at `atMs`, and writes state and effects back.
     ///
     /// The held events a purchase keeps apart are read with the slice when the input may
-    /// claim the purchase (`Ledger.Input.mayClaimAPurchase`, the rule the reducer claims by), so
+    /// claim the purchase (`Ledger.mayClaimAPurchase(by:)`, the rule the reducer claims by), so
     /// that the claim releases all of them, in order, and the reducer runs once.
     ///
     /// - Parameters:
@@ -25,12 +25,10 @@ public enum LedgerInputs {
         firstRound: [[[SQLValue]]]? = nil, in transaction: WriteTransaction
     ) throws -> AppliedInput {
         let now = Date(timeIntervalSince1970: Double(atMs) / 1000)
-        let restoring = input.mayClaimAPurchase(
-            trackingNewPurchases: app.configuration.trackNewPurchasesFromServerNotifications)
         WriteProfile.countInput()
         let sliced = try WriteProfile.measure(.slice) {
             try LedgerRows.slice(
-                for: input, app: app, restoringHeldEvents: restoring, cache: cache, firstRound: firstRound, from: transaction)
+                for: input, app: app, restoringHeldEvents: true, cache: cache, firstRound: firstRound, from: transaction)
         }
         var ledger = sliced.ledger
         let effects = WriteProfile.measure(.reduce) { ledger.apply(input, at: now) }

@@ -25,7 +25,8 @@ public enum LedgerRows {
     ///
     /// - Parameters:
     ///   - restoringHeldEvents: whether to read back the held events each purchase keeps apart
-    ///     (`HeldEventRows`), which an input that claims the purchase releases.
+    ///     (`HeldEventRows`) when the input may claim it (`Ledger.mayClaimAPurchase(by:)`, asked of
+    ///     the customers it names): a claim releases them all.
     ///   - cache: what the store keeps decoded: purchases whose rows are unchanged, and facts for a
     ///     refold (`PurchaseFactRows.load`).
     ///   - firstRound: the answers to `firstRound(for:app:together:)`'s statements, read
@@ -47,6 +48,8 @@ public enum LedgerRows {
             if customer.appUserId != id { ledger.aliasOwners[id] = customer.appUserId }
             ledger.customers[customer.appUserId] = customer
         }
+        // The named customers are all the rule reads: asked now, before the purchase is loaded.
+        let restoringHeldEvents = restoringHeldEvents && ledger.mayClaimAPurchase(by: input)
         // The answer for the input's own purchase: its row, or none (a new purchase).
         var ownAnswer = input.purchaseKey != nil ? answers.removeLast() : nil
         var keys: [PurchaseKey] = []

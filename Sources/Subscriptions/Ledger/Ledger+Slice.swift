@@ -68,25 +68,36 @@ extension Ledger.Input {
         }
     }
 
-    /// Whether applying the input may give an owner to a purchase that has none. This is the
-    /// reducer's rule, not a guess of the shell's: `Ledger.apply` claims an unowned purchase only
-    /// for such an input, and every input that links is one. A shell loads the held events such a
-    /// purchase keeps apart before applying it, so that the claim releases all of them, in one
-    /// run of the reducer. False for a timer, and for a notification with tracking off that names
-    /// no customer (no `appAccountToken`) and replaces no subscription: what most unclaimed
-    /// purchases receive, so they never read the held events back.
-    public func mayClaimAPurchase(trackingNewPurchases: Bool) -> Bool {
-        if trackingNewPurchases { return true }
-        switch self {
-        case .timerFired: return false
-        case .notificationReceived: return !namedCustomerIds.isEmpty || replacedOriginalTransactionId != nil
-        case .transactionPosted, .linked, .appleAnswered, .appleHistory, .customerAction: return true
-        }
-    }
-
     /// The subscription an Advanced Commerce migration replaced, whose owner the new one keeps.
     public var replacedOriginalTransactionId: String? {
         guard case .notificationReceived(let facts) = self else { return nil }
         return facts.transaction?.previousOriginalTransactionId
+    }
+}
+
+extension Ledger {
+    /// Whether applying `input` to this slice may give an owner to a purchase that has none.
+    /// This is the reducer's rule, not a guess of the shell's: `apply` claims an unowned purchase
+    /// only when it holds, and every input that links is one. It reads only the configuration
+    /// and the customers `input` names (`Input.namedCustomerIds`, and the aliases found for
+    /// them), so a shell asks it once those are loaded, before the purchase: when it holds, the
+    /// shell loads the held events such a purchase keeps apart, so that the claim releases all of
+    /// them, in one run of the reducer.
+    ///
+    /// False for a timer, and, with tracking off, for a notification that neither replaces a
+    /// subscription nor carries an `appAccountToken` naming an existing customer: what most
+    /// unclaimed purchases receive (their token names a customer the app has not made yet, or
+    /// none), so they never read their held events back.
+    public func mayClaimAPurchase(by input: Input) -> Bool {
+        if configuration.trackNewPurchasesFromServerNotifications { return true }
+        switch input {
+        case .timerFired:
+            return false
+        case .notificationReceived:
+            return input.replacedOriginalTransactionId != nil
+                || input.namedCustomerIds.contains { customers[customerId($0)] != nil }
+        case .transactionPosted, .linked, .appleAnswered, .appleHistory, .customerAction:
+            return true
+        }
     }
 }

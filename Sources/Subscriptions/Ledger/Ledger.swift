@@ -81,7 +81,7 @@ public struct Ledger: Codable, Hashable, Sendable {
     /// Applies one input at `now` and returns the effects, in the order they must be executed.
     public mutating func apply(_ input: Input, at now: Date) -> [Effect] {
         let nowMs = Int64((now.timeIntervalSince1970 * 1000).rounded())
-        let mayClaim = input.mayClaimAPurchase(trackingNewPurchases: configuration.trackNewPurchasesFromServerNotifications)
+        let mayClaim = mayClaimAPurchase(by: input)
         switch input {
         case .notificationReceived(let facts):
             return receive(facts, mayClaim: mayClaim, nowMs: nowMs)
@@ -146,7 +146,7 @@ public struct Ledger: Codable, Hashable, Sendable {
     }
 
     /// Applies a fact to its purchase: claim it if unowned and the input may
-    /// (`Input.mayClaimAPurchase`), fold it, deliver or hold its events.
+    /// (`mayClaimAPurchase(by:)`), fold it, deliver or hold its events.
     private mutating func receive(
         _ fact: PurchaseFact, about key: PurchaseKey, token: String?, mayClaim: Bool, nowMs: Int64
     ) -> [Effect] {
