@@ -5,16 +5,6 @@ struct NotificationWrite: Sendable {
     let record: NotificationRecord
     let payload: StoredPayload
 
-    /// `record` with its payload compressed by `payloads`, on the caller's thread.
-    init(_ record: NotificationRecord, compressingWith payloads: StoredPayloads) {
-        self.init(record: record, payload: payloads.compress(record.signedPayload))
-    }
-
-    init(record: NotificationRecord, payload: StoredPayload) {
-        self.record = record
-        self.payload = payload
-    }
-
     var uuid: String { record.notificationUUID }
 
     /// Sends the lookup whose answer has a row when the notification is already stored, for
@@ -41,5 +31,12 @@ struct NotificationWrite: Sendable {
             return true
         }
         return try connection.run(NotificationSQL.insert, arguments) == 1
+    }
+}
+
+extension NotificationWrite {
+    /// `record` with its payload compressed by `payloads`, on the caller's thread.
+    init(_ record: NotificationRecord, compressingWith payloads: StoredPayloads) {
+        self.init(record: record, payload: payloads.compress(record.signedPayload))
     }
 }
