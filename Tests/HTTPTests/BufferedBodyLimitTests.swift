@@ -82,7 +82,9 @@ struct BufferedBodyLimitTests {
         }
         let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
         #expect(try client.request("POST", "/v1/upload", body: Data(count: 14 << 10)).text == "14336")
-        #expect(server.bufferedBodyBytes == 0)
+        // The answered request gives its share back when libmicrohttpd completes it, which can
+        // come just after the client has read the answer; the 64 heads hold nothing throughout.
+        #expect(eventually { server.bufferedBodyBytes == 0 })
         for connection in idle { connection.close() }
     }
 
