@@ -27,6 +27,7 @@ struct BackfillTests {
         config.scheduler.intervalMs = 3_600_000
         let service = try RevenueDotService(config: config, log: { _ in })
         try service.start()
+        #expect(service.waitForSchedulerStart())
         let connection = try LoopbackConnection(port: service.port)
         for signed in notifications.prefix(2) {
             #expect(try connection.postNotification(signed).status == 200)

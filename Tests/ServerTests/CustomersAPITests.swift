@@ -339,6 +339,7 @@ struct PromotionalAPITests {
         config.scheduler.intervalMs = 3_600_000
         let service = try RevenueDotService(config: config, log: { _ in })
         try service.start()
+        #expect(service.waitForSchedulerStart())
         let connection = try LoopbackConnection(port: service.port)
         let path = "/v1/subscribers/wes/entitlements/pro/promotional"
         let (granted, body) = try post(connection, path, #"{"duration": "weekly"}"#)

@@ -38,6 +38,7 @@ struct ReconcileTests {
         config.scheduler.intervalMs = 3_600_000
         let service = try RevenueDotService(config: config, log: { _ in })
         try service.start()
+        #expect(service.waitForSchedulerStart())
         for signed in notifications.prefix(2) {
             #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
         }
@@ -93,6 +94,7 @@ struct ReconcileTests {
         config.scheduler.intervalMs = 3_600_000
         let service = try RevenueDotService(config: config, log: { _ in })
         try service.start()
+        #expect(service.waitForSchedulerStart())
         defer { service.shutdown() }
         for signed in notifications.prefix(2) {
             #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)

@@ -190,6 +190,12 @@ public final class RevenueDotService: Sendable {
     /// Answers the consumption requests due now (tests; `serve` does this every 15 s).
     package func answerConsumptionRequests() { generation.consumption.runOnce() }
 
+    /// Waits up to `seconds` for the scheduler's first tick after the start (tests that post
+    /// inputs the start's tick must not come between); false when it has not run by then.
+    package func waitForSchedulerStart(seconds: Double = 10) -> Bool {
+        generation.scheduler.waitForFirstTick(until: .now() + seconds)
+    }
+
     /// Fires due timers now (tests; the scheduler does this every `scheduler.intervalMs`).
     @discardableResult
     package func fireDueTimers() throws -> Int { try generation.scheduler.tick() }

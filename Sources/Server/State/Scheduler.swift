@@ -26,6 +26,8 @@ package final class Scheduler: StoppableService {
     /// Whether its thread was started.
     private let started = Locked(false)
     private let wake = MonotonicSemaphore()
+    /// Signalled once its thread's first tick is over.
+    private let firstTick = MonotonicSemaphore()
 
     /// - Parameters:
     ///   - afterFiring: called with the number of timers fired by a tick (when any fired).
@@ -56,8 +58,13 @@ package final class Scheduler: StoppableService {
         guard starts else { return }
         started.withLock { $0 = true }
         NamedThread.start("scheduler") { [self] in
+            var ticked = false
             while running.value {
                 _ = try? tick()
+                if !ticked {
+                    ticked = true
+                    firstTick.signal()
+                }
                 _ = wake.wait(timeout: .now() + interval)
             }
             stopped.signal()
@@ -81,6 +88,15 @@ package final class Scheduler: StoppableService {
         guard stopped.wait(timeout: deadline) == .success else { return false }
         // Given back, so that a later wait sees it stopped too.
         stopped.signal()
+        return true
+    }
+
+    /// Waits until `deadline` for the first tick of its thread, the one that fires what fell due
+    /// while the server was down; false when it has not run by then.
+    package func waitForFirstTick(until deadline: DispatchTime) -> Bool {
+        guard firstTick.wait(timeout: deadline) == .success else { return false }
+        // Given back, so that a later wait sees it too.
+        firstTick.signal()
         return true
     }
 
