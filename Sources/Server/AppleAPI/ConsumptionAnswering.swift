@@ -11,6 +11,11 @@ import Threads
 /// (Send Consumption Information, version 2), retried until Apple takes it or its 12 hours end.
 package final class ConsumptionAnswering: StoppableService {
     package static let interval: Double = 15
+    /// How long a claimed answer is this node's: longer than one send with all its retries
+    /// (`RetryPolicy`: five attempts of at most 30 s, waits of at most 30 s between them).
+    package static let leaseMs: Int64 = 600_000
+    /// Answers sent by one pass at most; the rest wait for the next.
+    package static let batch = 50
 
     private let config: RevenueDotConfig
     private let store: Store
@@ -19,6 +24,9 @@ package final class ConsumptionAnswering: StoppableService {
     private let clock: @Sendable () -> Date
     private let clients: AppleAPIClientPool
     private let thread = PeriodicThread()
+    /// Held by a pass: the thread's and one asked for (`RevenueDotService.answerConsumptionRequests`)
+    /// take turns.
+    private let pass = Mutex(())
 
     package init(
         config: RevenueDotConfig, store: Store, clients: AppleAPIClientPool, metrics: Metrics,
@@ -50,14 +58,20 @@ package final class ConsumptionAnswering: StoppableService {
     /// not stored, so nothing is lost), and the rest is taken up at the next start.
     package var stopLimit: Duration? { .seconds(5) }
 
-    /// Finds new requests and sends what is due.
+    /// Finds new requests and sends what is due, each answer claimed first so that it is sent by
+    /// one pass of one node.
     package func runOnce() {
+        pass.withLock { _ in answerDue() }
+    }
+
+    private func answerDue() {
         let nowMs = UnixTime.milliseconds(clock())
         do {
             _ = try store.enqueueConsumptionRequests(
                 appIds: apps.map(\.id), sinceMs: nowMs - ConsumptionDecision.windowMs, nowMs: nowMs)
-            for answer in try store.dueConsumptionAnswers(nowMs: nowMs, limit: 50) {
-                guard !thread.isStopping else { return }
+            for _ in 0..<Self.batch {
+                guard !thread.isStopping, let answer = try store.claimDueConsumptionAnswer(nowMs: nowMs, leaseMs: Self.leaseMs)
+                else { return }
                 try store.recordConsumptionAnswer(handle(answer, nowMs: nowMs))
             }
         } catch {

@@ -74,16 +74,26 @@ extension Store {
         return added.withLock { $0 }
     }
 
-    /// Pending answers due at `nowMs`, oldest request first.
-    public func dueConsumptionAnswers(nowMs: Int64, limit: Int) throws(StoreError) -> [ConsumptionAnswer] {
-        try readers.read { (connection) throws(StoreError) in
-            try connection.query(
+    /// Claims the pending answer due at `nowMs` whose request is oldest, for `leaseMs`: its next
+    /// attempt moves to `nowMs + leaseMs`, so no other pass, another node's included, takes it
+    /// meanwhile. A pass that stops before `recordConsumptionAnswer` leaves it due again when the
+    /// lease ends. Nil when none is due, or when another pass claimed the one this one chose.
+    public func claimDueConsumptionAnswer(nowMs: Int64, leaseMs: Int64) throws(StoreError) -> ConsumptionAnswer? {
+        let claimed = Mutex<ConsumptionAnswer?>(nil)
+        try write { transaction in
+            let rows = try transaction.query(
                 """
-                SELECT \(ConsumptionAnswerSQL.columns) FROM consumption_answers
-                WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY requested_at LIMIT ?
-                """, [.integer(nowMs), .integer(Int64(limit))]
-            ).compactMap(ConsumptionAnswerSQL.decode)
+                UPDATE consumption_answers SET next_attempt_at = ?
+                WHERE notification_uuid = (
+                        SELECT notification_uuid FROM consumption_answers
+                        WHERE status = 'pending' AND next_attempt_at <= ?
+                        ORDER BY requested_at, notification_uuid LIMIT 1)
+                    AND status = 'pending' AND next_attempt_at <= ?
+                RETURNING \(ConsumptionAnswerSQL.columns)
+                """, [.integer(nowMs + leaseMs), .integer(nowMs), .integer(nowMs)])
+            claimed.withLock { $0 = rows.first.flatMap(ConsumptionAnswerSQL.decode) }
         }
+        return claimed.withLock { $0 }
     }
 
     /// Saves what became of an answer.

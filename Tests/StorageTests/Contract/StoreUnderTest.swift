@@ -53,6 +53,14 @@ final class StoreUnderTest {
 
     deinit { store.close() }
 
+    /// Another store on the same database, as a second node opens it; the caller closes it.
+    func anotherNode() throws -> Store {
+        let app = Self.app
+        let handOff = LedgerHandOff(app: { $0 == app.id ? app : nil })
+        if let database { return try Store(postgres: database.url, handOff: handOff) }
+        return try Store(path: directory.databasePath, handOff: handOff)
+    }
+
     /// The customer a UUID `appAccountToken` names: the token in lower case.
     static func customer(_ n: Int) -> String { String(format: "00000000-0000-4000-8000-%012d", n) }
 
