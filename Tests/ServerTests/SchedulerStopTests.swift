@@ -16,10 +16,14 @@ import Threads
         let fixture = try ServerFixture()
         let holding = Locked(false)
         let released = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0)
         let store = try Store(
             path: fixture.databasePath, handOff: KeepReceived(), maxBatch: 512, readers: 2, onCommit: nil,
             flush: { descriptor in
-                if holding.value { released.wait() }
+                if holding.value {
+                    held.signal()
+                    released.wait()
+                }
                 return WALFlusher.fdatasync(descriptor)
             })
         defer { store.close() }
@@ -31,7 +35,7 @@ import Threads
         let scheduler = Scheduler(config: try fixture.config(), store: store)
         scheduler.start()
         // The tick's write is committed and waits for the held flush.
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(held.wait(timeout: .now() + 10) == .success, "the tick's write reaches the disk")
 
         let began = ContinuousClock.now
         #expect(!scheduler.stop(waitingUntil: .after(.milliseconds(500))), "the tick is still waiting for the disk")
