@@ -19,6 +19,12 @@ package final class AppleAPIClientPool: Sendable {
         self.timeoutSeconds = timeoutSeconds
     }
 
+    /// The longest one call can take, all its attempts and the waits between them included
+    /// (waits past `maximumDelaySeconds` are not waited for).
+    package var longestCallSeconds: Double {
+        Double(retry.maxAttempts) * ((timeoutSeconds ?? Double(config.timeoutSeconds)) + retry.maximumDelaySeconds)
+    }
+
     package func client(for app: AppConfig, environment: AppStoreEnvironment) throws(AppleAPIClients.Failure)
         -> AppStoreServerAPIClient
     {

@@ -11,9 +11,6 @@ import Threads
 /// (Send Consumption Information, version 2), retried until Apple takes it or its 12 hours end.
 package final class ConsumptionAnswering: StoppableService {
     package static let interval: Double = 15
-    /// How long a claimed answer is this node's: longer than one send with all its retries
-    /// (`RetryPolicy`: five attempts of at most 30 s, waits of at most 30 s between them).
-    package static let leaseMs: Int64 = 600_000
     /// Answers sent by one pass at most; the rest wait for the next.
     package static let batch = 50
 
@@ -58,6 +55,10 @@ package final class ConsumptionAnswering: StoppableService {
     /// not stored, so nothing is lost), and the rest is taken up at the next start.
     package var stopLimit: Duration? { .seconds(5) }
 
+    /// How long a claimed answer is this node's: a minute longer than one send can take with all
+    /// its attempts (`AppleAPIClientPool.longestCallSeconds`).
+    package var leaseMs: Int64 { Int64((clients.longestCallSeconds + 60) * 1000) }
+
     /// Finds new requests and sends what is due, each answer claimed first so that it is sent by
     /// one pass of one node.
     package func runOnce() {
@@ -65,14 +66,21 @@ package final class ConsumptionAnswering: StoppableService {
     }
 
     private func answerDue() {
-        let nowMs = UnixTime.milliseconds(clock())
         do {
+            let nowMs = UnixTime.milliseconds(clock())
             _ = try store.enqueueConsumptionRequests(
                 appIds: apps.map(\.id), sinceMs: nowMs - ConsumptionDecision.windowMs, nowMs: nowMs)
             for _ in 0..<Self.batch {
-                guard !thread.isStopping, let answer = try store.claimDueConsumptionAnswer(nowMs: nowMs, leaseMs: Self.leaseMs)
+                // The time of each claim: the sends before it may have taken minutes.
+                let nowMs = UnixTime.milliseconds(clock())
+                guard !thread.isStopping, let answer = try store.claimDueConsumptionAnswer(nowMs: nowMs, leaseMs: leaseMs)
                 else { return }
-                try store.recordConsumptionAnswer(handle(answer, nowMs: nowMs))
+                let outcome = handle(answer, nowMs: nowMs)
+                if try !store.recordConsumptionAnswer(outcome, claimedUntilMs: answer.nextAttemptAtMs) {
+                    log.warning(
+                        "consumption.claim_lost", "another pass took the answer before this one recorded it",
+                        [("uuid", .text(answer.notificationUUID)), ("status", .text(outcome.status.rawValue))])
+                }
             }
         } catch {
             log.warning(

@@ -96,21 +96,29 @@ extension Store {
         return claimed.withLock { $0 }
     }
 
-    /// Saves what became of an answer.
-    public func recordConsumptionAnswer(_ answer: ConsumptionAnswer) throws(StoreError) {
+    /// Saves what became of an answer claimed until `claimedUntilMs` (the `nextAttemptAtMs` the
+    /// claim returned), unless the claim was lost: its lease ended and another pass claimed the
+    /// answer, or settled it. False then, and nothing is saved.
+    @discardableResult
+    public func recordConsumptionAnswer(_ answer: ConsumptionAnswer, claimedUntilMs: Int64) throws(StoreError) -> Bool {
+        let saved = Mutex(false)
         try write { transaction in
-            try transaction.write(
+            let rows = try transaction.query(
                 """
                 UPDATE consumption_answers SET status = ?, attempts = ?, next_attempt_at = ?, request_json = ?,
                     last_error = ?, answered_at = ?
-                WHERE notification_uuid = ?
+                WHERE notification_uuid = ? AND status = 'pending' AND next_attempt_at = ?
+                RETURNING notification_uuid
                 """,
                 [
                     .text(answer.status.rawValue), .integer(Int64(answer.attempts)), .integer(answer.nextAttemptAtMs),
                     answer.requestJSON.map(SQLValue.text) ?? .null, answer.lastError.map(SQLValue.text) ?? .null,
                     answer.answeredAtMs.map(SQLValue.integer) ?? .null, .text(answer.notificationUUID),
+                    .integer(claimedUntilMs),
                 ])
+            saved.withLock { $0 = !rows.isEmpty }
         }
+        return saved.withLock { $0 }
     }
 
     /// The JSON of the transaction a notification carried (`data.signedTransactionInfo`).

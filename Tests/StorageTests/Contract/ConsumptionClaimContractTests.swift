@@ -41,12 +41,20 @@ struct ConsumptionClaimContractTests {
         let again = try #require(try under.store.claimDueConsumptionAnswer(nowMs: now + Self.lease, leaseMs: Self.lease))
         #expect(again.notificationUUID == "consumption-0")
 
-        // Recorded as sent, it is nobody's again.
+        // The first claimer comes back late: what it says is not saved over the claim that holds.
+        var late = claimed
+        late.attempts = 1
+        late.nextAttemptAtMs = now + 1000
+        late.lastError = "HTTP 503"
+        #expect(try !under.store.recordConsumptionAnswer(late, claimedUntilMs: claimed.nextAttemptAtMs))
+
+        // Recorded as sent by the claim that holds, it is nobody's again, and no late record moves it.
         var sent = again
         sent.status = .sent
         sent.attempts = 1
         sent.answeredAtMs = now + Self.lease
-        try under.store.recordConsumptionAnswer(sent)
+        #expect(try under.store.recordConsumptionAnswer(sent, claimedUntilMs: again.nextAttemptAtMs))
+        #expect(try !under.store.recordConsumptionAnswer(late, claimedUntilMs: again.nextAttemptAtMs))
         #expect(try under.store.claimDueConsumptionAnswer(nowMs: now + 10 * Self.lease, leaseMs: Self.lease) == nil)
     }
 
@@ -55,7 +63,8 @@ struct ConsumptionClaimContractTests {
     func claimsTakeTheOldestRequestFirstAndARetryWaitsForItsTime(_ engine: ContractEngine) throws {
         let under = try Self.requests(engine, count: 2)
         let now = S.t0 + 2 * S.day
-        var first = try #require(try under.store.claimDueConsumptionAnswer(nowMs: now, leaseMs: Self.lease))
+        let claim = try #require(try under.store.claimDueConsumptionAnswer(nowMs: now, leaseMs: Self.lease))
+        var first = claim
         let second = try #require(try under.store.claimDueConsumptionAnswer(nowMs: now, leaseMs: Self.lease))
         #expect([first.notificationUUID, second.notificationUUID] == ["consumption-0", "consumption-1"])
         #expect(try under.store.claimDueConsumptionAnswer(nowMs: now, leaseMs: Self.lease) == nil)
@@ -63,7 +72,7 @@ struct ConsumptionClaimContractTests {
         first.attempts = 1
         first.nextAttemptAtMs = now + 1000
         first.lastError = "HTTP 503"
-        try under.store.recordConsumptionAnswer(first)
+        #expect(try under.store.recordConsumptionAnswer(first, claimedUntilMs: claim.nextAttemptAtMs))
         #expect(try under.store.claimDueConsumptionAnswer(nowMs: now + 999, leaseMs: Self.lease) == nil)
         let retried = try #require(try under.store.claimDueConsumptionAnswer(nowMs: now + 1000, leaseMs: Self.lease))
         #expect(retried.notificationUUID == "consumption-0")
