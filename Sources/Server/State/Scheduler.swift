@@ -114,7 +114,8 @@ package final class Scheduler: StoppableService {
     /// How long a timer that failed to fire waits before the next attempt.
     package static let retryAfterFailureMs: Int64 = 60_000
 
-    /// Fires every timer due now; returns how many fired.
+    /// Fires every timer due now; returns how many this tick fired (not those another node or
+    /// tick fired first, nor those of an app no longer configured, which are dropped).
     ///
     /// Each timer is its own write (group-committed together, each in its own savepoint), so one
     /// that cannot fire (a state row that no longer decodes, say) fails alone: it is reported
@@ -136,6 +137,8 @@ package final class Scheduler: StoppableService {
             let group = DispatchGroup()
             for timer in fresh {
                 group.enter()
+                // Whether this write fired it: another node's, or a tick asked for, may have first.
+                let firedHere = Locked(false)
                 store.write(
                     { [apps, cache] transaction in
                         guard let app = apps[timer.appId] else {
@@ -143,12 +146,13 @@ package final class Scheduler: StoppableService {
                             try PendingTimers.remove(timer, in: transaction)
                             return
                         }
-                        try LedgerInputs.keepAndApply(
+                        let applied = try LedgerInputs.keepAndApply(
                             .dueTimer(timer), app: app.ledger, atMs: nowMs, cache: cache, in: transaction)
+                        firedHere.withLock { $0 = applied != nil }
                     },
                     completion: { [self] result in
                         if case .failure(let error) = result { postpone(timer, nowMs: nowMs, error: error) }
-                        outcomes.withLock { $0.append((try? result.get()) != nil) }
+                        outcomes.withLock { $0.append((try? result.get()) != nil && firedHere.value) }
                         group.leave()
                     })
             }
