@@ -30,6 +30,8 @@ package final class DeliveryWorker: StoppableService {
     private let wake = MonotonicSemaphore()
     private let work = DispatchSemaphore(value: 0)
     private let finished = DispatchGroup()
+    /// Deliveries sent whose outcome is not committed yet (nor given up on at a stop).
+    private let unsettled = DispatchGroup()
 
     package init(
         app: AppConfig, webhook: WebhookConfig, store: Store, metrics: Metrics,
@@ -48,7 +50,11 @@ package final class DeliveryWorker: StoppableService {
         state = Locked(DeliveryDispatch(capacity: webhook.concurrency * 2))
     }
 
-    package func start() {
+    /// Starts its threads. After a reload, `predecessor` is the worker of the same app and
+    /// webhook it replaces: nothing is picked until that one has stopped and its outcomes are
+    /// committed, since storage still shows its deliveries in flight as pending and this worker
+    /// would send them again.
+    package func start(after predecessor: DeliveryWorker? = nil) {
         state.withLock { $0.start() }
         for index in 0..<sender.config.concurrency {
             finished.enter()
@@ -59,6 +65,9 @@ package final class DeliveryWorker: StoppableService {
         }
         finished.enter()
         NamedThread.start("webhooks-\(appId)\(webhook.isEmpty ? "" : "-" + webhook)") { [self] in
+            if let predecessor {
+                while state.withLock({ $0.running }), !predecessor.waitStopped(until: .now() + pollInterval) {}
+            }
             dispatchLoop()
             finished.leave()
         }
@@ -80,11 +89,11 @@ package final class DeliveryWorker: StoppableService {
         for _ in 0..<sender.config.concurrency { work.signal() }
     }
 
-    /// Waits until every send in progress has its answer (at most the webhook timeout) or
-    /// `deadline` passes, so that their outcomes reach storage before it closes. A send still
-    /// running then stays pending and is sent again after the restart.
+    /// Waits until every send in progress has its answer (at most the webhook timeout) and its
+    /// outcome is committed, or `deadline` passes, so that the outcomes reach storage before it
+    /// closes. A send still running then stays pending and is sent again after the restart.
     package func waitStopped(until deadline: DispatchTime) -> Bool {
-        finished.wait(timeout: deadline) == .success
+        finished.wait(timeout: deadline) == .success && unsettled.wait(timeout: deadline) == .success
     }
 
     /// How long a stop may wait for sends in progress: one webhook timeout and a little more.
@@ -151,6 +160,7 @@ package final class DeliveryWorker: StoppableService {
     /// the next event at once, and the delivery leaves `inFlight` (letting the customer's next
     /// event go) only once its outcome is committed.
     private func deliver(_ delivery: DueDelivery) {
+        unsettled.enter()
         let outcome: DeliveryOutcome
         do {
             outcome = sender.send(try WebhookBody.body(fromStored: delivery.eventJSON), eventId: delivery.eventId, at: clock())
@@ -173,7 +183,10 @@ package final class DeliveryWorker: StoppableService {
             completion: { [self] result in
                 guard case .success = result else {
                     metrics.deliveries.increment(label: "unrecorded")
-                    guard state.withLock({ $0.running }) else { return }
+                    guard state.withLock({ $0.running }) else {
+                        unsettled.leave()
+                        return
+                    }
                     let pause = DeliveryDispatch.pauseBeforeRecordingAgain(afterAttempt: attempt)
                     DispatchQueue.global().asyncAfter(deadline: .now() + pause) { [self] in
                         record(outcome, of: delivery, atMs: nowMs, attempt: attempt + 1)
@@ -181,6 +194,7 @@ package final class DeliveryWorker: StoppableService {
                     return
                 }
                 state.withLock { $0.recorded(delivery.eventId) }
+                unsettled.leave()
                 wake.signal()
                 switch step {
                 case .delivered:

@@ -82,8 +82,10 @@ final class ConfiguredServices: Sendable {
 
     /// Starts the background services. At a start, timers wait for the first backfill (at most
     /// `firstBackfillWait`): a renewal Apple sent while the server was down must not be taken
-    /// for an expiry first. Nil (a reload: the server was not down) starts them at once.
-    func start(firstBackfillWait: Double?) {
+    /// for an expiry first. Nil (a reload: the server was not down) starts them at once. After a
+    /// reload, each webhook worker picks nothing until the one it replaces in `previous` (same
+    /// app and webhook) has stopped with its outcomes committed.
+    func start(firstBackfillWait: Double?, after previous: ConfiguredServices? = nil) {
         if backfill.isActive, let firstBackfillWait {
             backfill.start(firstPassDone: { [scheduler] in scheduler.start() })
             DispatchQueue.global().asyncAfter(deadline: .now() + firstBackfillWait) { [scheduler] in scheduler.start() }
@@ -91,7 +93,9 @@ final class ConfiguredServices: Sendable {
             backfill.start()
             scheduler.start()
         }
-        for worker in workers { worker.start() }
+        for worker in workers {
+            worker.start(after: previous?.workers.first { $0.appId == worker.appId && $0.webhook == worker.webhook })
+        }
         consumption.start()
         reconcile.start()
     }
