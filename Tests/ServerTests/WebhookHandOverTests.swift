@@ -9,9 +9,9 @@ import Testing
 /// in flight, which storage shows as pending until its outcome is committed.
 @Suite("Webhook worker hand-over")
 struct WebhookHandOverTests {
-    /// The old worker's send is held by the receiver while a new worker of the same webhook
-    /// starts: the new one sends nothing until the old one has its answer and has committed it,
-    /// then takes the customer's next event. Each event goes once.
+    /// The old worker's send is held by the receiver while new workers of the same webhook
+    /// start, one after another: none sends anything until the old one has its answer and has
+    /// committed it; the last then takes the customer's next event. Each event goes once.
     @Test func aNewWorkerWaitsForTheOneItReplaces() throws {
         let release = DispatchSemaphore(value: 0)
         let receiver = try WebhookReceiver { index, _ in
@@ -30,23 +30,33 @@ struct WebhookHandOverTests {
             try connection.postNotification(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period)).status == 200)
         _ = receiver.wait { $0.count >= 1 }
 
-        // What a reload does: the old worker stops with its send in hand and a new one starts.
+        // What a reload does: the old worker stops with its send in hand and a new one starts;
+        // a second reload soon after replaces that one too, while the first send still waits.
         let replaced = try #require(service.generation.workers.first)
         replaced.beginStop()
         let app = try #require(service.generation.config.apps.first)
-        let successor = DeliveryWorker(
-            app: app, webhook: try #require(app.webhooks.first), store: service.shared.store, metrics: service.metrics,
-            pollInterval: 0.05, node: service.shared.node)
-        successor.start(after: replaced)
+        let webhook = try #require(app.webhooks.first)
+        let worker = {
+            DeliveryWorker(
+                app: app, webhook: webhook, store: service.shared.store, metrics: service.metrics, pollInterval: 0.05,
+                node: service.shared.node)
+        }
+        let second = worker()
+        second.start(after: replaced)
+        Thread.sleep(forTimeInterval: 0.3)
+        second.beginStop()
+        #expect(!second.waitStopped(until: .now() + 0.1), "not stopped while the one it replaced is not")
+        let third = worker()
+        third.start(after: second)
         defer {
-            successor.beginStop()
-            _ = successor.waitStopped(until: .now() + 10)
+            third.beginStop()
+            _ = third.waitStopped(until: .now() + 10)
         }
         Thread.sleep(forTimeInterval: 0.5)
         #expect(receiver.received.count == 1, "the event in flight was not sent again")
 
         release.signal()
-        #expect(replaced.waitStopped(until: .now() + 10))
+        #expect(second.waitStopped(until: .now() + 10))
         let cancelled = try story.notification(
             "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", period: period, autoRenewStatus: 0)
         #expect(try connection.postNotification(cancelled).status == 200)

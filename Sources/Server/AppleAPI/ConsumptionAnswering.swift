@@ -22,7 +22,8 @@ package final class ConsumptionAnswering: StoppableService {
     private let clients: AppleAPIClientPool
     private let thread = PeriodicThread()
     /// Held by a pass: the thread's and one asked for (`RevenueDotService.answerConsumptionRequests`)
-    /// take turns.
+    /// take turns. Passes of another configuration (a reload's) or node are kept apart by the
+    /// claims alone.
     private let pass = Mutex(())
 
     package init(
@@ -52,7 +53,8 @@ package final class ConsumptionAnswering: StoppableService {
     package func beginStop() { thread.beginStop() }
     package func waitStopped(until deadline: DispatchTime) -> Bool { thread.waitStopped(until: deadline) }
     /// A call to Apple in progress may outlast it: storage then refuses what it brings (it was
-    /// not stored, so nothing is lost), and the rest is taken up at the next start.
+    /// not stored, so nothing is lost). The rest is taken up at the next start; the answer of
+    /// that call once its claim has ended (`leaseMs`).
     package var stopLimit: Duration? { .seconds(5) }
 
     /// How long a claimed answer is this node's: a minute longer than one send can take with all

@@ -30,8 +30,11 @@ package final class DeliveryWorker: StoppableService {
     private let wake = MonotonicSemaphore()
     private let work = DispatchSemaphore(value: 0)
     private let finished = DispatchGroup()
-    /// Deliveries sent whose outcome is not committed yet (nor given up on at a stop).
+    /// Deliveries sent whose outcome is not committed yet (nor given up on: the store closed).
     private let unsettled = DispatchGroup()
+    /// The worker this one replaced at a reload, until it has stopped: this one is not stopped
+    /// before it is, so a reload that follows does not start a third beside it.
+    private let predecessor = Locked<DeliveryWorker?>(nil)
 
     package init(
         app: AppConfig, webhook: WebhookConfig, store: Store, metrics: Metrics,
@@ -55,6 +58,7 @@ package final class DeliveryWorker: StoppableService {
     /// committed, since storage still shows its deliveries in flight as pending and this worker
     /// would send them again.
     package func start(after predecessor: DeliveryWorker? = nil) {
+        self.predecessor.withLock { $0 = predecessor }
         state.withLock { $0.start() }
         for index in 0..<sender.config.concurrency {
             finished.enter()
@@ -65,9 +69,7 @@ package final class DeliveryWorker: StoppableService {
         }
         finished.enter()
         NamedThread.start("webhooks-\(appId)\(webhook.isEmpty ? "" : "-" + webhook)") { [self] in
-            if let predecessor {
-                while state.withLock({ $0.running }), !predecessor.waitStopped(until: .now() + pollInterval) {}
-            }
+            while state.withLock({ $0.running }), !predecessorStopped(until: .now() + pollInterval) {}
             dispatchLoop()
             finished.leave()
         }
@@ -94,6 +96,15 @@ package final class DeliveryWorker: StoppableService {
     /// closes. A send still running then stays pending and is sent again after the restart.
     package func waitStopped(until deadline: DispatchTime) -> Bool {
         finished.wait(timeout: deadline) == .success && unsettled.wait(timeout: deadline) == .success
+            && predecessorStopped(until: deadline)
+    }
+
+    /// Whether the worker this one replaced has stopped, waiting for it until `deadline`.
+    private func predecessorStopped(until deadline: DispatchTime) -> Bool {
+        guard let predecessor = predecessor.value else { return true }
+        guard predecessor.waitStopped(until: deadline) else { return false }
+        self.predecessor.withLock { $0 = nil }
+        return true
     }
 
     /// How long a stop may wait for sends in progress: one webhook timeout and a little more.
@@ -173,8 +184,8 @@ package final class DeliveryWorker: StoppableService {
     /// Commits what became of an attempt. If the commit fails (storage busy or full), the known
     /// outcome is committed again after a pause, rather than the event sent again: a 2xx
     /// answer must not lead to a second delivery. The delivery stays in flight meanwhile, so
-    /// nothing else of that customer goes out; a stop abandons it, and after the restart it is
-    /// sent again (at least once).
+    /// nothing else of that customer goes out; a stopped worker keeps trying until the store
+    /// closes, and after the restart the delivery is sent again (at least once).
     private func record(_ outcome: DeliveryOutcome, of delivery: DueDelivery, atMs nowMs: Int64, attempt: Int) {
         let step = DeliveryStep.after(
             outcome, attemptsBefore: delivery.attempts, retryDelaysSeconds: sender.config.retryDelaysSeconds, at: nowMs)
@@ -183,7 +194,7 @@ package final class DeliveryWorker: StoppableService {
             completion: { [self] result in
                 guard case .success = result else {
                     metrics.deliveries.increment(label: "unrecorded")
-                    guard state.withLock({ $0.running }) else {
+                    guard !store.isClosed else {
                         unsettled.leave()
                         return
                     }

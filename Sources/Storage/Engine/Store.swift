@@ -277,6 +277,9 @@ public final class Store: Sendable {
     /// Items (stores, rejects, health checks) waiting for the writer, for metrics.
     public var queueDepth: Int { queue.depth }
 
+    /// Whether `close` was called: every write fails from then on.
+    public var isClosed: Bool { queue.isClosed }
+
     /// The writer's item for `record`, its payload compressed here, on the caller's thread, not on
     /// the single writer.
     private func storeItem(_ record: NotificationRecord, _ completion: Completion<StoreOutcome>) -> WriteItem {

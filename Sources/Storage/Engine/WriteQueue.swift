@@ -59,6 +59,9 @@ final class WriteQueue: Sendable {
     /// How many items wait for the writer.
     var depth: Int { state.withLock { $0.items.count } }
 
+    /// Whether `close` was called: nothing is queued any more.
+    var isClosed: Bool { state.withLock { !$0.accepting } }
+
     /// Refuses further items; the writer still drains what is queued.
     func close() {
         let wakeWriter = state.withLock { state in
