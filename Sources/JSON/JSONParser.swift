@@ -18,8 +18,9 @@ package struct JSONParser {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
     private var depth = 0
-    /// Set when repeated member names are refused: where the parser is, as in `apps[0].id`.
-    private var path: [String]?
+    /// Set when repeated member names are refused: the members and elements the parser is in,
+    /// spelled out (`apps[0].id`) only for the error.
+    private var path: [JSONValue.RepeatedName.Step]?
 
     package static func parse(_ data: Data, refusingRepeatedNames: Bool = false) throws -> JSONValue {
         try data.withUnsafeBytes { buffer in
@@ -88,6 +89,9 @@ package struct JSONParser {
         // Members are collected first and the dictionary built at its final size: growing it
         // member by member rehashed every key at each doubling.
         var members: [(String, JSONValue)] = []
+        // Where names are refused: a set of them once the object is past a few, so that an
+        // object of many members costs linear time, not quadratic.
+        var names: Set<String>?
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw failure("expected a member name") }
@@ -98,9 +102,17 @@ package struct JSONParser {
             index += 1
             skipWhitespace()
             if path != nil {
-                let named = JSONValue.RepeatedName.path(path!, key)
-                if members.contains(where: { $0.0 == key }) { throw JSONValue.RepeatedName(path: named, offset: offset) }
-                path!.append(named)
+                let repeated: Bool
+                if names != nil {
+                    repeated = !names!.insert(key).inserted
+                } else if members.count < 16 {
+                    repeated = members.contains { $0.0 == key }
+                } else {
+                    names = Set(members.lazy.map(\.0))
+                    repeated = !names!.insert(key).inserted
+                }
+                if repeated { throw JSONValue.RepeatedName(path: path!, name: key, offset: offset) }
+                path!.append(.member(key))
                 members.append((key, try value()))
                 path!.removeLast()
             } else {
@@ -130,7 +142,7 @@ package struct JSONParser {
         while true {
             skipWhitespace()
             if path != nil {
-                path!.append((path!.last ?? "") + "[\(elements.count)]")
+                path!.append(.element(elements.count))
                 elements.append(try value())
                 path!.removeLast()
             } else {

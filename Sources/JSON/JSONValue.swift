@@ -35,10 +35,28 @@ public enum JSONValue: Hashable, Sendable {
 
         public var description: String { "\(path) is given twice (the second at byte \(offset))" }
 
-        /// The path of member `name` inside the value at `parent` (the innermost entry).
-        package static func path(_ parent: [String], _ name: String) -> String {
-            guard let last = parent.last, !last.isEmpty else { return name }
-            return last + "." + name
+        /// A member or an element on the way to a value.
+        package enum Step {
+            case member(String)
+            case element(Int)
+        }
+
+        /// The longest `path` spelled out: a longer one keeps its innermost end, after "…", so
+        /// that a text sent to be refused does not make its refusal as long as itself.
+        package static let pathLimit = 200
+
+        /// Member `name`, given again inside the value `steps` lead to, at byte `offset`.
+        package init(path steps: [Step], name: String, offset: Int) {
+            var path = ""
+            for step in steps {
+                switch step {
+                case .member(let member): path += path.isEmpty ? member : "." + member
+                case .element(let index): path += "[\(index)]"
+                }
+            }
+            path += path.isEmpty ? name : "." + name
+            self.path = path.count > Self.pathLimit ? "…" + path.suffix(Self.pathLimit - 1) : path
+            self.offset = offset
         }
     }
 

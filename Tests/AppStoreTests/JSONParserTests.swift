@@ -84,6 +84,45 @@ struct JSONParserTests {
         #expect(try JSONValue(parsingWithoutRepeatedNames: distinct) == JSONValue(parsing: distinct))
     }
 
+    /// Names are told apart by a set past a few members: a repeat is found wherever it is, and a
+    /// 1 MiB object of 100,000 members is read in well under a second (a scan of the members
+    /// before each took minutes).
+    @Test func manyMembersCostLinearTimeAndARepeatIsFoundAmongThem() throws {
+        for count in [15, 16, 17, 40] {
+            let members = (0..<count).map { #""m\#($0)": \#($0)"# }
+            let distinct = Data("{\(members.joined(separator: ", "))}".utf8)
+            #expect(try JSONValue(parsingWithoutRepeatedNames: distinct) == JSONValue(parsing: distinct))
+            for repeatedIndex in [0, count / 2, count - 1] {
+                let text = Data("{\(members.joined(separator: ", ")), \"m\(repeatedIndex)\": true}".utf8)
+                let repeated = #expect(throws: JSONValue.RepeatedName.self) { try JSONValue(parsingWithoutRepeatedNames: text) }
+                #expect(repeated?.path == "m\(repeatedIndex)")
+            }
+        }
+        let large = Data(("{" + (0..<100_000).map { #""k\#($0)":0"# }.joined(separator: ",") + "}").utf8)
+        #expect(large.count > 1_000_000)
+        let clock = ContinuousClock()
+        let began = clock.now
+        #expect(try JSONValue(parsingWithoutRepeatedNames: large)["k99999"] == .integer(0))
+        #expect(clock.now - began < .seconds(2))
+    }
+
+    /// A repeat deep inside long names is said with the innermost end of its path only.
+    @Test func aLongPathIsCutToItsInnermostEnd() throws {
+        let name = String(repeating: "n", count: 2048)
+        let depth = 64
+        let text =
+            String(repeating: #"{"\#(name)": "#, count: depth) + #"{"x": 1, "x": 2}"# + String(repeating: "}", count: depth)
+        let repeated = #expect(throws: JSONValue.RepeatedName.self) {
+            try JSONValue(parsingWithoutRepeatedNames: Data(text.utf8))
+        }
+        #expect(repeated?.path.count == JSONValue.RepeatedName.pathLimit)
+        #expect(repeated?.path.hasPrefix("…n") == true)
+        #expect(repeated?.path.hasSuffix(".x") == true)
+        let short = Data(#"[{"a": [0, {"b": 1, "b": 2}]}]"#.utf8)
+        let inArrays = #expect(throws: JSONValue.RepeatedName.self) { try JSONValue(parsingWithoutRepeatedNames: short) }
+        #expect(inArrays?.path == "[0].a[1].b")
+    }
+
     @Test func rejectsInvalidUTF8() {
         #expect(throws: (any Error).self) { try JSONValue(parsing: Data([0x22, 0xC3, 0x28, 0x22])) }
     }
