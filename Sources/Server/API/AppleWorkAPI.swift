@@ -29,6 +29,7 @@ package struct AppleWorkAPI: Sendable {
             let id = Self.originalTransactionId(body)
         else { return reply(Self.badBody(#"{"original_transaction_id": "<decimal id>", "app_user_id": "..."}"#)) }
         let user = body["app_user_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        if let user, let refused = AppUserIdRule.refusal(user, access: .secret) { return reply(refused) }
         var environments = Backfill.environments(of: app)
         if let named = body["environments"]?.arrayValue {
             let asked = named.compactMap(\.stringValue).map(AppStoreEnvironment.init(rawValue:))

@@ -60,6 +60,7 @@ package struct CommerceAPI: Sendable {
             return .error(
                 status: 400, code: "bad_request", message: #"the body must be {"app_user_id": "...", "request": {...}}"#)
         }
+        if let refused = AppUserIdRule.refusal(user, access: .secret) { return refused }
         do {
             let outcome = try CommerceRequests(app: app, store: store, clock: clock)
                 .prepare(Data(inner.serialized().utf8), for: user, sign: true)

@@ -21,6 +21,7 @@ extension SubscribersAPI {
         guard !appUserId.isEmpty else {
             return reply(RevenueCatError.emptyAppUserId.response(status: 400, "app_user_id is empty."))
         }
+        if let refused = AppUserIdRule.refusal(appUserId, access: access) { return reply(refused) }
         let now = clock()
         let parsed: [String: SubscriberAttribute]
         switch Self.attributes(in: request.body, defaultTimeMs: UnixTime.milliseconds(now)) {

@@ -14,6 +14,7 @@ extension SubscribersAPI {
     package func delete(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
         guard let (app, _) = secretKeyApp(request, reply: reply) else { return }
         let appUserId = request.pathParameters["app_user_id"] ?? ""
+        if let refused = AppUserIdRule.refusal(appUserId, access: .secret) { return reply(refused) }
         guard case .found = answerSubscriber(appUserId, app: app, access: .secret) else {
             return reply(.error(status: 404, code: "not_found", message: "no customer \(appUserId)"))
         }
@@ -34,6 +35,11 @@ extension SubscribersAPI {
         else {
             return reply(
                 .error(status: 400, code: "bad_request", message: #"the body must be {"new_app_user_id": "<app user id>"}"#))
+        }
+        if let refused = AppUserIdRule.refusal(appUserId, access: access)
+            ?? AppUserIdRule.refusal(newId, access: access, name: "new_app_user_id")
+        {
+            return reply(refused)
         }
         // The public key ships in every copy of the app: with it, two identified customers may be
         // joined only when the one that joins owns nothing (RevenueCat's logIn merges no more).

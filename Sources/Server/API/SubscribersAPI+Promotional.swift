@@ -24,9 +24,15 @@ extension SubscribersAPI {
     }
 
     /// `POST /v1/subscribers/{id}/entitlements/{entitlement}/revoke_promotionals` (secret key):
-    /// every grant of the entitlement still running ends now. 200 and the customer.
+    /// every grant of the entitlement still running ends now. 200 and the customer; 404, with
+    /// nothing stored, for a customer nobody knows.
     package func revokePromotionals(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
         guard let (app, access, appUserId, entitlement) = promotionalTarget(request, reply: reply) else { return }
+        switch answerSubscriber(appUserId, app: app, access: .secret) {
+        case .found: break
+        case .unknown: return reply(.error(status: 404, code: "not_found", message: "no customer \(appUserId)"))
+        case .failed(let response): return reply(response)
+        }
         apply(
             .promotionalsRevoked(appUserId: appUserId, entitlementId: entitlement), app: app,
             atMs: UnixTime.milliseconds(clock()), answering: appUserId, access: access, reply: reply)
@@ -43,7 +49,12 @@ extension SubscribersAPI {
             reply(.error(status: 404, code: "not_found", message: "no entitlement \"\(entitlement)\" is configured"))
             return nil
         }
-        return (app, access, request.pathParameters["app_user_id"] ?? "", entitlement)
+        let appUserId = request.pathParameters["app_user_id"] ?? ""
+        if let refused = AppUserIdRule.refusal(appUserId, access: access) {
+            reply(refused)
+            return nil
+        }
+        return (app, access, appUserId, entitlement)
     }
 
     package struct GrantRefusal: Error {

@@ -28,9 +28,7 @@ package struct SubscribersAPI: Sendable {
     package func subscriber(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
         guard let (app, access) = keys.authenticate(request) else { return reply(APIKeys.unauthorized) }
         let appUserId = request.pathParameters["app_user_id"] ?? ""
-        guard !appUserId.isEmpty else {
-            return reply(.error(status: 400, code: "bad_request", message: "app_user_id is empty"))
-        }
+        if let refused = AppUserIdRule.refusal(appUserId, access: access) { return reply(refused) }
         let contact = access == .publishable || request.header("X-Platform") != nil
         let answer = answerSubscriber(appUserId, app: app, access: access, contact: contact)
         guard case .unknown = answer else { return reply(answer.response) }
@@ -95,9 +93,7 @@ package struct SubscribersAPI: Sendable {
             return reply(APIKeys.unauthorized)
         }
         let appUserId = request.pathParameters["app_user_id"] ?? ""
-        guard !appUserId.isEmpty else {
-            return reply(.error(status: 400, code: "bad_request", message: "app_user_id is empty"))
-        }
+        if let refused = AppUserIdRule.refusal(appUserId, access: access) { return reply(refused) }
         let body = try? JSONValue(parsing: request.body)
         if let signed = body?["signedTransaction"]?.stringValue {
             return link(signed, app: app, verifier: verifier, appUserId: appUserId, access: access, reply: reply)

@@ -1,0 +1,28 @@
+import HTTP
+import Subscriptions
+
+/// What an app user id the API is sent (in a path or a body) must be: at most `maxBytes` of
+/// UTF-8 without control characters, so that no id outgrows the rows, events and webhooks that
+/// carry it; and, with the public key, none of the ids RevenueDot gives purchases nobody has
+/// claimed (`CustomerState.anonymousPrefix` and a transaction id anyone who saw it knows):
+/// the app may not read or take those, the secret key may.
+enum AppUserIdRule {
+    static let maxBytes = 256
+
+    /// Why `id` is refused, or nil when it may be used with `access`.
+    static func refusal(_ id: String, access: APIKeys.Access, name: String = "app_user_id") -> HTTPResponse? {
+        guard !id.isEmpty else { return .error(status: 400, code: "bad_request", message: "\(name) is empty") }
+        guard id.utf8.count <= maxBytes else {
+            return .error(status: 400, code: "bad_request", message: "\(name) is longer than \(maxBytes) bytes")
+        }
+        guard !id.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+            return .error(status: 400, code: "bad_request", message: "\(name) holds a control character")
+        }
+        if access == .publishable, id.hasPrefix(CustomerState.anonymousPrefix) {
+            return .error(
+                status: 403, code: "forbidden",
+                message: "\(name) names a purchase nobody has claimed: only the secret key may use it")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import JSON
+import LoopbackClient
+import Storage
+import Testing
+
+@testable import Server
+
+/// The ids the API is sent: bounded, without control characters, and, with the public key that
+/// ships in every copy of the app, never the id of a purchase nobody has claimed.
+@Suite("App user ids at the API")
+struct AppUserIdRuleTests {
+    static func count(_ fixture: ServerFixture, _ table: String) throws -> Int64 {
+        let reader = try StoreReader(path: fixture.databasePath)
+        return try reader.read { (rows) throws(StoreError) in
+            try rows.query("SELECT count(*) FROM \(table)").first?.first?.integerValue ?? -1
+        }
+    }
+
+    static func request(
+        _ connection: LoopbackConnection, _ method: String, _ path: String, key: String, body: String? = nil
+    ) throws -> LoopbackResponse {
+        try connection.request(
+            method, path, headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+            body: body.map { Data($0.utf8) } ?? Data())
+    }
+
+    /// A purchase tracked with no customer is held by `$RevenueDotAnonymous:<original id>`, an id
+    /// anyone who saw the transaction id can spell: the public key can neither read it nor alias
+    /// it into another customer; the secret key still can.
+    @Test func theAppsKeyCannotReadOrTakeAPurchaseNobodyClaimed() throws {
+        let fixture = try ServerFixture(demoOptions: #""trackNewPurchasesFromServerNotifications": true"#)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let unnamed = try fixture.signer.notification(
+            type: "SUBSCRIBED", subtype: "INITIAL_BUY", originalTransactionId: "6400000002")
+        #expect(try connection.postNotification(unnamed).status == 200)
+        let anonymous = "$RevenueDotAnonymous:6400000002"
+        let path = "/v1/subscribers/" + anonymous.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let actions = try Self.count(fixture, "customer_actions")
+
+        let read = try Self.request(connection, "GET", path, key: "pk_test_public")
+        #expect(read.status == 403)
+        let taken = try Self.request(
+            connection, "POST", "/v1/subscribers/mallory/alias", key: "pk_test_public",
+            body: #"{"new_app_user_id": "\#(anonymous)"}"#)
+        #expect(taken.status == 403)
+        #expect(String(decoding: taken.body, as: UTF8.self).contains("only the secret key may use it"))
+        let backwards = try Self.request(
+            connection, "POST", path + "/alias", key: "pk_test_public", body: #"{"new_app_user_id": "mallory"}"#)
+        #expect(backwards.status == 403)
+        #expect(try Self.count(fixture, "customer_actions") == actions)
+
+        let held = try Self.request(connection, "GET", path, key: "sk_test_secret")
+        #expect(held.status == 200)
+        #expect(try JSONValue(parsing: held.body)["subscriber"]?["subscriptions"]?["pro.monthly"] != nil)
+    }
+
+    /// Too long, a control character, or empty: refused with one line, nothing stored.
+    @Test(arguments: [
+        (String(repeating: "é", count: 129), "longer than 256 bytes"),
+        ("tab\there", "control character"),
+        ("next\u{85}line", "control character"),
+        ("", "new_app_user_id"),
+    ])
+    func aBadIdIsRefusedAndNothingStored(id: String, reason: String) throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let body = String(decoding: JSONValue.object(["new_app_user_id": .string(id)]).serialized().utf8, as: UTF8.self)
+        for key in ["pk_test_public", "sk_test_secret"] {
+            let alias = try Self.request(connection, "POST", "/v1/subscribers/ann/alias", key: key, body: body)
+            #expect(alias.status == 400, "\(alias.status)")
+            #expect(String(decoding: alias.body, as: UTF8.self).contains(reason))
+        }
+        if !id.isEmpty {
+            let path = "/v1/subscribers/" + id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let read = try Self.request(connection, "GET", path, key: "sk_test_secret")
+            #expect(read.status == 400, "\(read.status)")
+            #expect(String(decoding: read.body, as: UTF8.self).contains(reason))
+        }
+        #expect(try Self.count(fixture, "customer_actions") == 0)
+        #expect(try Self.count(fixture, "customers") == 0)
+    }
+
+    /// Revoking the grants of a customer nobody knows is a 404 that stores nothing.
+    @Test func revokingForAnUnknownCustomerStoresNothing() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let revoked = try Self.request(
+            connection, "POST", "/v1/subscribers/nobody/entitlements/pro/revoke_promotionals", key: "sk_test_secret")
+        #expect(revoked.status == 404)
+        #expect(try Self.count(fixture, "customer_actions") == 0)
+        #expect(try Self.request(connection, "GET", "/v1/subscribers/nobody", key: "sk_test_secret").status == 201)
+    }
+}
