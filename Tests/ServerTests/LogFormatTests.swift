@@ -31,6 +31,14 @@ import Testing
             ])
     }
 
+    /// DEL and the C1 controls (NEL, CSI) in a field are escaped as JSON escapes, not written raw.
+    @Test func aFieldWithC1ControlsIsQuotedAndEscaped() throws {
+        let lines = Self.lines(LogConfig()) { $0.info("access", "", [("path", .text("/a\u{85}b\u{9B}c\u{7F}"))]) }
+        #expect(lines == [#"2027-01-15T08:00:00.250Z info access path="/a\u0085b\u009Bc\u007F""# + "\n"])
+        let quoted = try #require(lines.first?.split(separator: "=", maxSplits: 1).last?.dropLast())
+        #expect(try JSONValue(parsing: Data(quoted.utf8)) == .string("/a\u{85}b\u{9B}c\u{7F}"))
+    }
+
     @Test func aMessageWithALineBreakStaysOnOneLine() {
         let lines = Self.lines(LogConfig()) { $0.error("x", "first\nsecond") }
         #expect(lines.count == 1)

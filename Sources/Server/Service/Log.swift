@@ -136,11 +136,25 @@ public final class Log: Sendable {
     }
 
     /// A value as it is when it reads unambiguously (no space, quote, `=` or control character),
-    /// else in JSON string quotes.
+    /// else in JSON string quotes, with DEL and the C1 controls (which JSON leaves as they are,
+    /// and some readers take for a line break or a terminal sequence) escaped too.
     private static func quotedIfNeeded(_ text: String) -> String {
         let plain =
             !text.isEmpty
-            && !text.unicodeScalars.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0.value < 0x20 || $0.value == 0x7F }
-        return plain ? text : JSONValue.string(text).serialized()
+            && !text.unicodeScalars.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0.value < 0x20 || isC1OrDEL($0) }
+        if plain { return text }
+        let quoted = JSONValue.string(text).serialized()
+        guard quoted.unicodeScalars.contains(where: isC1OrDEL) else { return quoted }
+        var escaped = ""
+        for scalar in quoted.unicodeScalars {
+            if isC1OrDEL(scalar) {
+                escaped += "\\u00" + String(scalar.value, radix: 16, uppercase: true)
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
+
+    private static func isC1OrDEL(_ scalar: Unicode.Scalar) -> Bool { (0x7F...0x9F).contains(scalar.value) }
 }
