@@ -136,6 +136,24 @@ struct CustomersAPITests {
         #expect(try get(connection, "mallory").1["subscriptions"]?["pro.monthly"] != nil)
     }
 
+    /// Nor the grants the backend gave an identified customer that has no purchase.
+    @Test func thePublicKeyCannotJoinAnotherIdentifiedCustomerWithGrants() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let grant = #"{"duration": "monthly"}"#
+        #expect(try PromotionalAPITests().post(connection, "/v1/subscribers/vera/entitlements/pro/promotional", grant).0 == 201)
+        let refused = try connection.request(
+            "POST", "/v1/subscribers/mallory/alias",
+            headers: ["Authorization": "Bearer pk_test_public", "Content-Type": "application/json"],
+            body: Data(#"{"new_app_user_id": "vera"}"#.utf8))
+        #expect(refused.status == 409)
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("purchases or grants"))
+        #expect(try get(connection, "vera").1["entitlements"]?["pro"] != nil)
+        #expect(try get(connection, "mallory").1["entitlements"] == .object([:]))
+    }
+
     @Test func keepWithOriginalRefusesToMoveAnIdentifiedCustomersPurchase() throws {
         let fixture = try ServerFixture(demoOptions: #""restoreBehavior": "keepWithOriginal""#)
         let service = try fixture.startService()

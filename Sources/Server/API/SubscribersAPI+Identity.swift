@@ -50,19 +50,31 @@ extension SubscribersAPI {
     }
 
     /// Why the public key may not join these two ids, or nil when it may: both identified, and
-    /// the one that would join the other (the new id) owns purchases.
+    /// the one that would join the other (the new id) owns purchases or promotional grants. A
+    /// customer that cannot be read refuses too (503): the check is not skipped.
     private func publicAliasRefusal(_ appUserId: String, _ newId: String, app: AppConfig) -> HTTPResponse? {
-        func customer(_ id: String) -> CustomerState? {
-            (try? store.read { (rows) throws(StoreError) in try? CustomerRows.customer(named: id, appId: app.id, from: rows) })
-                ?? nil
+        let read: (kept: CustomerState?, joining: CustomerState?)
+        do {
+            read = try store.read { (rows) throws(StoreError) in
+                do {
+                    return (
+                        try CustomerRows.customer(named: appUserId, appId: app.id, from: rows),
+                        try CustomerRows.customer(named: newId, appId: app.id, from: rows)
+                    )
+                } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
+            }
+        } catch {
+            return .error(status: 503, code: "storage_unavailable", message: "the customers could not be read: \(error)")
         }
-        let keptId = customer(appUserId)?.appUserId ?? appUserId
-        guard let joining = customer(newId), !Ledger.isAnonymous(joining.appUserId), !Ledger.isAnonymous(keptId),
-            joining.appUserId != keptId, !(joining.originalTransactionIds.isEmpty && joining.oneTimeTransactionIds.isEmpty)
+        let keptId = read.kept?.appUserId ?? appUserId
+        guard let joining = read.joining, !Ledger.isAnonymous(joining.appUserId), !Ledger.isAnonymous(keptId),
+            joining.appUserId != keptId,
+            !(joining.originalTransactionIds.isEmpty && joining.oneTimeTransactionIds.isEmpty
+                && (joining.promotionalGrants ?? []).isEmpty)
         else { return nil }
         return .error(
             status: 409, code: "cannot_alias",
-            message: "\(newId) is another identified customer with purchases: join them with the secret key")
+            message: "\(newId) is another identified customer with purchases or grants: join them with the secret key")
     }
 }
 
