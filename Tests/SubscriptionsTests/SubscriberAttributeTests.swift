@@ -16,6 +16,9 @@ import Testing
             (String(repeating: "k", count: 41), "x", "Key name format is not valid."),
             ("long", String(repeating: "v", count: 501), "Value is too long."),
             ("long", String(repeating: "v", count: 500), nil),
+            ("emoji", String(repeating: "😀", count: 500), nil),
+            // One character of 2,000 combining marks: short in characters, long in bytes.
+            ("marks", "e" + String(repeating: "\u{301}", count: 2000), "Value is too long."),
             ("$email", nil, nil),
         ] as [(String, String?, String?)])
     func keysAndValues(key: String, value: String?, problem: String?) {

@@ -15,6 +15,9 @@ extension SubscriberAttribute {
     /// The longest key and value, in characters.
     public static let maximumKeyLength = 40
     public static let maximumValueLength = 500
+    /// The most UTF-8 bytes a value may take: 500 characters of four bytes each. A character may
+    /// hold any number of combining marks, so characters alone do not bound a value.
+    public static let maximumValueBytes = 4 * maximumValueLength
     /// How many custom (not reserved) attributes a customer may keep.
     public static let maximumCustomAttributes = 50
 
@@ -29,7 +32,7 @@ extension SubscriberAttribute {
             else { return "Key name format is not valid." }
         }
         guard let value, !value.isEmpty else { return nil }
-        if value.count > maximumValueLength { return "Value is too long." }
+        if value.utf8.count > maximumValueBytes || value.count > maximumValueLength { return "Value is too long." }
         if key == "$email", !isEmail(value) { return "Value is not a valid email address." }
         if key == "$attConsentStatus", !["restricted", "denied", "authorized", "unknown", "notDetermined"].contains(value) {
             return "Value is not a valid ATT consent status."
