@@ -92,6 +92,7 @@ struct CommerceAPITests {
         let request = try JSONValue(parsing: Base64.decode(claims["request"]?.stringValue ?? "", alphabet: .standard) ?? Data())
         #expect(request["changeItems"] == Self.upgrade["changeItems"])
         #expect(try requestStatus(reference)["status"] == .string("pending"))
+        #expect(try requestStatus(reference.uppercased())["status"] == .string("pending"))
 
         // A retry whose answer was lost gets the same token again; the same requestReferenceId
         // for another request, or for another customer, is Apple's RepeatedRequestReferenceIdError.
@@ -102,9 +103,13 @@ struct CommerceAPITests {
         var items = Self.upgrade["changeItems"]?.arrayValue ?? []
         items[0]["price"] = .integer(89_990)
         other["changeItems"] = .array(items)
+        // The reference in upper case is the same reference.
+        var shouted = other
+        shouted["requestInfo"]?["requestReferenceId"] = .string(reference.uppercased())
         for body in [
             JSONValue.object(["app_user_id": .string(user), "request": other]),
             .object(["app_user_id": .string("someone-else"), "request": Self.upgrade]),
+            .object(["app_user_id": .string(user), "request": shouted]),
         ] {
             let (again, repeated) = try post(body)
             #expect(again == 422, "\(repeated)")

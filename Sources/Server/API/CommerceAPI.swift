@@ -103,7 +103,7 @@ package struct CommerceAPI: Sendable {
         case .granted(let granted): app = granted
         case .refused(let answer): return answer
         }
-        let reference = request.pathParameters["requestReferenceId"] ?? ""
+        let reference = (request.pathParameters["requestReferenceId"] ?? "").lowercased()
         let row = try? store.read { (rows) throws(StoreError) in
             try CommerceRequestRows.find(appId: app.id, reference: reference, from: rows)
         }

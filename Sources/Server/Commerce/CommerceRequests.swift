@@ -37,7 +37,8 @@ package struct CommerceRequests: Sendable {
     }
 
     /// Validates `json` for `appUserId`; with `sign`, signs it and records it as `pending`.
-    /// A missing `requestInfo.requestReferenceId` is generated.
+    /// A missing `requestInfo.requestReferenceId` is generated; a given one is kept in lower case
+    /// (a UUID in either case names one request, so no case can use it twice).
     package func prepare(_ json: Data, for appUserId: String, sign: Bool) throws -> Outcome {
         var request: InAppRequest
         do throws(ValidationError) {
@@ -45,7 +46,7 @@ package struct CommerceRequests: Sendable {
         } catch {
             return .invalid([error])
         }
-        if request.requestReferenceId == nil { request.requestReferenceId = UUID().uuidString.lowercased() }
+        request.requestReferenceId = request.requestReferenceId?.lowercased() ?? UUID().uuidString.lowercased()
         var errors = request.validationErrors()
         let nowMs = UnixTime.milliseconds(clock())
         let (live, earlier) = try liveState(of: appUserId, atMs: nowMs, reference: request.requestReferenceId)

@@ -80,7 +80,8 @@ public enum CommerceRequestRows {
             case .linked, .timerFired, .customerAction: (nil, nil)
             }
         let references = [signed?.advancedCommerceInfo?.requestReferenceId, renewal?.advancedCommerceInfo?.requestReferenceId]
-        for reference in Set(references.compactMap { $0 }) {
+        // New requests are kept under a lower-case reference; one signed before that, as sent.
+        for reference in Set(references.compactMap { $0 }.flatMap { [$0, $0.lowercased()] }) {
             try transaction.write(
                 """
                 UPDATE commerce_requests SET status = 'completed', transaction_id = ?, completed_at = ?
