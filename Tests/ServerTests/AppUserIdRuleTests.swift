@@ -42,6 +42,8 @@ struct AppUserIdRuleTests {
 
         let read = try Self.request(connection, "GET", path, key: "pk_test_public")
         #expect(read.status == 403)
+        // RevenueCat's code for an id it will not take, which its SDKs know.
+        #expect(try JSONValue(parsing: read.body)["code"] == .integer(7256))
         let taken = try Self.request(
             connection, "POST", "/v1/subscribers/mallory/alias", key: "pk_test_public",
             body: #"{"new_app_user_id": "\#(anonymous)"}"#)
@@ -79,6 +81,7 @@ struct AppUserIdRuleTests {
             let path = "/v1/subscribers/" + id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             let read = try Self.request(connection, "GET", path, key: "sk_test_secret")
             #expect(read.status == 400, "\(read.status)")
+            #expect(try JSONValue(parsing: read.body)["code"] == .integer(7256))
             #expect(String(decoding: read.body, as: UTF8.self).contains(reason))
         }
         #expect(try Self.count(fixture, "customer_actions") == 0)

@@ -11,16 +11,16 @@ enum AppUserIdRule {
 
     /// Why `id` is refused, or nil when it may be used with `access`.
     static func refusal(_ id: String, access: APIKeys.Access, name: String = "app_user_id") -> HTTPResponse? {
-        guard !id.isEmpty else { return .error(status: 400, code: "bad_request", message: "\(name) is empty") }
+        guard !id.isEmpty else { return .error(status: 400, code: "empty_app_user_id", message: "\(name) is empty") }
         guard id.utf8.count <= maxBytes else {
-            return .error(status: 400, code: "bad_request", message: "\(name) is longer than \(maxBytes) bytes")
+            return .error(status: 400, code: "invalid_app_user_id", message: "\(name) is longer than \(maxBytes) bytes")
         }
         guard !id.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
-            return .error(status: 400, code: "bad_request", message: "\(name) holds a control character")
+            return .error(status: 400, code: "invalid_app_user_id", message: "\(name) holds a control character")
         }
         if access == .publishable, id.hasPrefix(CustomerState.anonymousPrefix) {
             return .error(
-                status: 403, code: "forbidden",
+                status: 403, code: "invalid_app_user_id",
                 message: "\(name) names a purchase nobody has claimed: only the secret key may use it")
         }
         return nil

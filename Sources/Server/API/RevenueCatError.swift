@@ -41,7 +41,8 @@ extension RevenueCatError {
         "bought_for_another_account": .purchaseBelongsToOtherUser, "transaction_not_found": .notFound,
         "app_store_server_api": .storeProblem, "busy": .requestAlreadyInProgress,
         "no_app_store_server_api": .badRequest, "invalid_transaction": .invalidReceipt,
-        "cannot_alias": .couldNotCreateAlias,
+        "cannot_alias": .couldNotCreateAlias, "empty_app_user_id": .emptyAppUserId,
+        "invalid_app_user_id": .invalidAppUserId,
     ]
 
     /// `response` in RevenueCat's shape when it is one of RevenueDot's errors (same status,
