@@ -15,7 +15,7 @@ enum AppUserIdRule {
         guard id.utf8.count <= maxBytes else {
             return .error(status: 400, code: "invalid_app_user_id", message: "\(name) is longer than \(maxBytes) bytes")
         }
-        guard !id.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+        guard !id.unicodeScalars.contains(where: \.isControl) else {
             return .error(status: 400, code: "invalid_app_user_id", message: "\(name) holds a control character")
         }
         if access == .publishable, id.hasPrefix(CustomerState.anonymousPrefix) {

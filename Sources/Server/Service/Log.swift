@@ -139,15 +139,14 @@ public final class Log: Sendable {
     /// else in JSON string quotes, with DEL and the C1 controls (which JSON leaves as they are,
     /// and some readers take for a line break or a terminal sequence) escaped too.
     private static func quotedIfNeeded(_ text: String) -> String {
-        let plain =
-            !text.isEmpty
-            && !text.unicodeScalars.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0.value < 0x20 || isC1OrDEL($0) }
+        let plain = !text.isEmpty && !text.unicodeScalars.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0.isControl }
         if plain { return text }
+        // JSON escapes the C0 controls; DEL and C1 are what is left raw.
         let quoted = JSONValue.string(text).serialized()
-        guard quoted.unicodeScalars.contains(where: isC1OrDEL) else { return quoted }
+        guard quoted.unicodeScalars.contains(where: \.isControl) else { return quoted }
         var escaped = ""
         for scalar in quoted.unicodeScalars {
-            if isC1OrDEL(scalar) {
+            if scalar.isControl {
                 escaped += "\\u00" + String(scalar.value, radix: 16, uppercase: true)
             } else {
                 escaped.unicodeScalars.append(scalar)
@@ -155,6 +154,4 @@ public final class Log: Sendable {
         }
         return escaped
     }
-
-    private static func isC1OrDEL(_ scalar: Unicode.Scalar) -> Bool { (0x7F...0x9F).contains(scalar.value) }
 }

@@ -1,6 +1,6 @@
 extension Unicode.Scalar {
     /// C0 controls, DEL and C1 controls.
-    fileprivate var isControl: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
+    var isControl: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
 }
 
 extension String {
