@@ -74,11 +74,7 @@ final class ChildServer: @unchecked Sendable {
         startupOutput = text
         collected.text.withLock { $0 = text }
         // Keep draining output so the child never blocks on a full pipe.
-        handle.readabilityHandler = { [collected] handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty { handle.readabilityHandler = nil }
-            collected.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
-        }
+        PipeDrain.start(handle, into: collected)
     }
 
     /// What the child has printed so far, once it holds `text` (or after 10 s).

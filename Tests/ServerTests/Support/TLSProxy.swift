@@ -97,11 +97,7 @@ final class TLSProxy: @unchecked Sendable {
         process.standardOutput = pipe
         try process.run()
         self.process = process
-        pipe.fileHandleForReading.readabilityHandler = { [output] handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty { handle.readabilityHandler = nil }
-            output.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
-        }
+        PipeDrain.start(pipe.fileHandleForReading, into: output)
         let output = output
         var found: UInt16?
         poll(seconds: 10) {
