@@ -18,7 +18,6 @@ package enum RevenueCatError: Int {
     case notFound = 7259
     case invalidSubscriberAttributes = 7263
     case invalidSubscriberAttributesBody = 7264
-    case secretKeyRequired = 7243
     case couldNotCreateAlias = 7255
     case requestAlreadyInProgress = 7638
     case purchaseBelongsToOtherUser = 7852
