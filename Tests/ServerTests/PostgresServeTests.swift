@@ -135,6 +135,42 @@ struct PostgresServeTests {
     }
 }
 
+extension PostgresServeTests {
+    /// Commits so far, from `/metrics`' commit histogram.
+    static func commits(_ service: RevenueDotService) -> Int {
+        let line = service.metrics.commitBatchSize.render(name: "c").first { $0.hasPrefix("c_count") } ?? ""
+        return Int(line.split(separator: " ").last ?? "") ?? 0
+    }
+
+    /// An idle node with a webhook claims what is due once a poll: its claims commit, and a
+    /// commit of claims alone wakes no worker. (Each claim used to wake its own worker, which
+    /// claimed again at once: thousands of commits a second, each holding the write lock.)
+    @Test func anIdleWebhookWorkerClaimsOncePerPoll() throws {
+        try Self.withDatabase { url in
+            let receiver = try WebhookReceiver()
+            defer { receiver.stop() }
+            let fixture = try ServerFixture(
+                demoOptions: """
+                    "trackNewPurchasesFromServerNotifications": true,
+                    "webhook": {"url": "\(receiver.url)", "timeoutSeconds": 5, "retryDelaysSeconds": [0], "concurrency": 4}
+                    """, database: "\"\(url.description.replacingOccurrences(of: "@", with: ":\(url.password ?? "")@"))\"")
+            let service = try fixture.startService()
+            defer { service.shutdown() }
+            // One event delivered, so the worker has run through a claim, a send and an outcome.
+            let payload = try fixture.signer.notification(
+                type: "SUBSCRIBED", subtype: "INITIAL_BUY", originalTransactionId: "7100000000", transactionId: "7100000000")
+            #expect(try LoopbackConnection(port: service.port).postNotification(payload).status == 200)
+            #expect(receiver.wait(seconds: 10) { $0.count >= 1 }.count == 1)
+            Thread.sleep(forTimeInterval: 0.3)
+            let before = Self.commits(service)
+            Thread.sleep(forTimeInterval: 2)
+            let commits = Self.commits(service) - before
+            // A claim every 0.2 s is about 10; the scheduler and the other workers add a few.
+            #expect(commits < 40, "\(commits) commits in 2 s of an idle node")
+        }
+    }
+}
+
 /// Three `revenuedot serve` processes on one database, one of them SIGKILLed mid-load.
 @Suite(.enabled(if: TestCluster.url != nil))
 struct PostgresClusterProcessTests {

@@ -8,7 +8,7 @@ import Testing
     @Test func concurrentStoresAreEachCommittedOnceInSharedTransactions() throws {
         let directory = try TemporaryDirectory()
         let batches = Collected<Int>()
-        let store = try Store(path: directory.databasePath, onCommit: { batches.append($0) })
+        let store = try Store(path: directory.databasePath, onCommit: { batches.append($0.items) })
         defer { store.close() }
         // i < 900: a new UUID; i >= 900: a UUID from the first 900 (719 is coprime with 900, so all distinct).
         let uuids = (0..<1000).map { index in "n-\(index < 900 ? index : index * 719 % 900)" }
@@ -66,7 +66,7 @@ import Testing
     @Test func failedCommitIsRetriedItemByItem() throws {
         let directory = try TemporaryDirectory()
         let batches = Collected<Int>()
-        let store = try Store(path: directory.databasePath, onCommit: { batches.append($0) })
+        let store = try Store(path: directory.databasePath, onCommit: { batches.append($0.items) })
         defer { store.close() }
         try rawExecute(
             directory.databasePath,

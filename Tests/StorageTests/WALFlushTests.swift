@@ -83,7 +83,7 @@ final class GatedStore {
         self.gate = gate
         store = try Store(
             path: directory.databasePath, handOff: handOff, maxBatch: 512, readers: 2,
-            onCommit: { size in batches.append(size) }, onFlush: { flushTimes.append($0) }, flush: gate.flush)
+            onCommit: { batch in batches.append(batch.items) }, onFlush: { flushTimes.append($0) }, flush: gate.flush)
     }
 
     deinit {

@@ -61,9 +61,12 @@ public final class RevenueDotService: Sendable {
         let handOff = LedgerHandOff(app: { id in services.value?.config.app(id)?.ledger }, cache: cache)
         // A failed write of the reject log is tried again every second: a line a minute at most.
         let rejectLogWarned = Locked<ContinuousClock.Instant?>(nil)
-        let onCommit: @Sendable (Int) -> Void = { size in
-            metrics.commitBatchSize.observe(Double(size))
-            // Commits may carry new events: the workers in force are nudged.
+        let onCommit: @Sendable (CommittedBatch) -> Void = { batch in
+            metrics.commitBatchSize.observe(Double(batch.items))
+            // New deliveries, or an outcome that lets a customer's next event go: the workers in
+            // force are nudged. Not for a commit of claims alone, which would wake the worker
+            // that made it into claiming again at once.
+            guard batch.changedOutbox else { return }
             for worker in services.value?.workers ?? [] { worker.nudge() }
         }
         // Nobody waits for these writes: the line and the count explain a failing health check.

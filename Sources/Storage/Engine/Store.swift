@@ -45,8 +45,8 @@ public final class Store: Sendable {
     ///   - handOff: runs inside the write transaction for each newly stored notification.
     ///   - maxBatch: the most items one transaction holds.
     ///   - readers: how many read connections may run at once.
-    ///   - onCommit: called after each commit is on disk with the number of items it held (for
-    ///     metrics), before the waiters are woken, on the thread that flushes the WAL: keep it cheap,
+    ///   - onCommit: called after each commit is on disk with what it held (for metrics, and to
+    ///     wake the webhook workers when it changed the outbox), before the waiters are woken, on the thread that flushes the WAL: keep it cheap,
     ///     and do not call the store from it. An init parameter rather than a settable property, so
     ///     the store stays immutable and `Sendable`.
     ///   - onRejectsFailed: called on the writer thread when a write of the reject log failed
@@ -67,7 +67,7 @@ public final class Store: Sendable {
         handOff: any NotificationHandOff = KeepReceived(),
         maxBatch: Int = 512,
         readers: Int = 4,
-        onCommit: (@Sendable (Int) -> Void)? = nil,
+        onCommit: (@Sendable (CommittedBatch) -> Void)? = nil,
         onRejectsFailed: (@Sendable (StoreError) -> Void)? = nil,
         onFlush: (@Sendable (Duration) -> Void)? = nil,
         reservesWAL: Bool = false,
@@ -81,7 +81,8 @@ public final class Store: Sendable {
 
     /// The store, with `flush` putting the WAL on disk instead of `fdatasync` (tests hold or fail it).
     init(
-        path: String, handOff: any NotificationHandOff, maxBatch: Int, readers: Int, onCommit: (@Sendable (Int) -> Void)?,
+        path: String, handOff: any NotificationHandOff, maxBatch: Int, readers: Int,
+        onCommit: (@Sendable (CommittedBatch) -> Void)?,
         onRejectsFailed: (@Sendable (StoreError) -> Void)? = nil, onFlush: WALFlusher.Observe? = nil, reservesWAL: Bool = false,
         exclusive: Bool = false, dictionaryWindow: Int = StoredPayloads.defaultWindow,
         flush: @escaping WALFlusher.Flush
@@ -127,7 +128,8 @@ public final class Store: Sendable {
     /// (`PostgresUse`).
     public convenience init(
         postgres url: PostgresURL, handOff: any NotificationHandOff = KeepReceived(), maxBatch: Int = 512,
-        readers: Int = 4, onCommit: (@Sendable (Int) -> Void)? = nil, onRejectsFailed: (@Sendable (StoreError) -> Void)? = nil,
+        readers: Int = 4, onCommit: (@Sendable (CommittedBatch) -> Void)? = nil,
+        onRejectsFailed: (@Sendable (StoreError) -> Void)? = nil,
         exclusive: Bool = false
     ) throws(StoreError) {
         try self.init(
@@ -138,7 +140,8 @@ public final class Store: Sendable {
     /// The store on PostgreSQL, making a payload dictionary after `dictionaryWindow` payloads.
     init(
         postgres url: PostgresURL, handOff: any NotificationHandOff, maxBatch: Int, readers: Int,
-        onCommit: (@Sendable (Int) -> Void)?, onRejectsFailed: (@Sendable (StoreError) -> Void)?, exclusive: Bool = false,
+        onCommit: (@Sendable (CommittedBatch) -> Void)?, onRejectsFailed: (@Sendable (StoreError) -> Void)?,
+        exclusive: Bool = false,
         dictionaryWindow: Int
     ) throws(StoreError) {
         guard maxBatch >= 1 else { throw StoreError(.invalid, "maxBatch must be at least 1, got \(maxBatch)") }

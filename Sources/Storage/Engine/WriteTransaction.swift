@@ -6,9 +6,17 @@
 public final class WriteTransaction {
     private let connection: any StatementRunner
     private var isOpen = true
+    /// Whether work in this transaction changed the outbox (`noteOutboxChanged`).
+    private(set) var changedOutbox = false
 
     init(connection: any StatementRunner) {
         self.connection = connection
+    }
+
+    /// Says that this work made deliveries or changed one so that it, or the customer's next
+    /// event, may be due: the commit then wakes the webhook workers (`CommittedBatch`).
+    public func noteOutboxChanged() {
+        changedOutbox = true
     }
 
     /// Ends the loan; called by the writer when `handOff` returns.

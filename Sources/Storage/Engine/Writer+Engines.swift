@@ -5,7 +5,7 @@ extension Writer {
     /// `WALFlusher` releases each answer once the WAL holding it is on disk), its WAL reserved
     /// when `reservesWAL`, and checkpointed and truncated at close when `truncatesWALOnClose`.
     static func sqlite(
-        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?,
+        path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (CommittedBatch) -> Void)?,
         onRejectsFailed: (@Sendable (StoreError) -> Void)?, reservesWAL: Bool, truncatesWALOnClose: Bool,
         flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?, checkpointer: Checkpointer
     ) throws(StoreError) -> Writer {
@@ -44,7 +44,7 @@ extension Writer {
     /// durable when it returns (`synchronous_commit`), and each transaction holds the cluster-wide
     /// write lock (`PostgresConnection.beginWrite`).
     static func postgres(
-        url: PostgresURL, use: PostgresUse, handOff: any NotificationHandOff, onCommit: (@Sendable (Int) -> Void)?,
+        url: PostgresURL, use: PostgresUse, handOff: any NotificationHandOff, onCommit: (@Sendable (CommittedBatch) -> Void)?,
         onRejectsFailed: (@Sendable (StoreError) -> Void)?
     ) throws(StoreError) -> Writer {
         let connection = try PostgresConnection(url: url, use: use)

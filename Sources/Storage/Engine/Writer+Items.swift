@@ -122,7 +122,10 @@ extension Writer {
     /// open) and the state is `failed`; without one, the error fails the transaction.
     private func runHandOff(_ record: NotificationRecord, inSavepoint: Bool) throws(StoreError) -> (NotificationState, String?) {
         let transaction = WriteTransaction(connection: connection)
-        defer { transaction.invalidate() }
+        defer {
+            if transaction.changedOutbox { outboxChanged = true }
+            transaction.invalidate()
+        }
         do {
             let state = try (preparedHandOff ?? handOff).handOff(record, in: transaction)
             // In a savepoint, a write the hand-off sent ahead must fail it here, not a later item.
@@ -149,7 +152,10 @@ extension Writer {
     /// Runs caller work with the transaction lent for the call; its error fails only this item.
     private func perform(_ work: WriteWork) throws(StoreError) -> StoreOutcome {
         let transaction = WriteTransaction(connection: connection)
-        defer { transaction.invalidate() }
+        defer {
+            if transaction.changedOutbox { outboxChanged = true }
+            transaction.invalidate()
+        }
         do {
             try work.body(transaction)
         } catch let error as StoreError {

@@ -7,7 +7,10 @@ import Threads
 final class Writer {
     let connection: any WriterConnection
     let handOff: any NotificationHandOff
-    private let onCommit: (@Sendable (Int) -> Void)?
+    private let onCommit: (@Sendable (CommittedBatch) -> Void)?
+    /// Whether work since the last commit changed the outbox (`CommittedBatch.changedOutbox`);
+    /// work rolled back may leave it set, which costs the workers one read.
+    var outboxChanged = false
     /// Told when a write of the reject log failed on its own (the rejects are kept and tried again).
     private let onRejectsFailed: (@Sendable (StoreError) -> Void)?
     /// Answers each commit once it is durable (SQLite's writer commits without waiting for the
@@ -39,7 +42,8 @@ final class Writer {
 
     init(
         connection: any WriterConnection, durability: any CommitDurability, handOff: any NotificationHandOff,
-        onCommit: (@Sendable (Int) -> Void)?, onRejectsFailed: (@Sendable (StoreError) -> Void)?, warnings: [String] = [],
+        onCommit: (@Sendable (CommittedBatch) -> Void)?, onRejectsFailed: (@Sendable (StoreError) -> Void)?,
+        warnings: [String] = [],
         closing: @escaping () -> Void = {}
     ) {
         self.connection = connection
@@ -164,9 +168,11 @@ final class Writer {
         _ items: [WriteItem], _ outcomes: [Result<StoreOutcome, StoreError>?], queue: WriteQueue
     ) {
         let onCommit = onCommit
+        let committed = CommittedBatch(items: items.count, changedOutbox: outboxChanged)
+        outboxChanged = false
         queue.flushStarted()
         durability.afterFlush { failure in
-            if failure == nil { onCommit?(items.count) }
+            if failure == nil { onCommit?(committed) }
             for (item, outcome) in zip(items, outcomes) {
                 Self.resolve(item, failure.map { .failure($0) } ?? outcome)
             }

@@ -38,6 +38,7 @@ public enum Outbox {
                 .text(try LedgerRows.encode(event)), .integer(nowMs),
             ])
         for webhook in webhooks where webhook.accepts(event) {
+            transaction.noteOutboxChanged()
             try transaction.write(
                 """
                 INSERT INTO deliveries (event_id, webhook, app_id, customer, position, status, next_attempt_at, created_at)
@@ -161,6 +162,7 @@ public enum Deliveries {
 
     /// Writes `step` to `delivery`'s row, if it is still pending, and gives up this node's claim.
     public static func record(_ step: DeliveryStep, of delivery: DueDelivery, in transaction: WriteTransaction) throws {
+        transaction.noteOutboxChanged()
         let key: [SQLValue] = [.text(delivery.eventId), .text(delivery.webhook)]
         switch step {
         case .delivered(let attempts, let atMs, let status):
@@ -210,6 +212,7 @@ public enum Deliveries {
         // To the webhooks whose filters take it, as when it was made.
         let event = try Event(json: JSONValue(parsing: Data((row[3].textValue ?? "{}").utf8)))
         for webhook in webhooks.filter({ $0.accepts(event) }).map(\.id) {
+            transaction.noteOutboxChanged()
             try transaction.write(
                 """
                 INSERT INTO deliveries (event_id, webhook, app_id, customer, position, status, next_attempt_at, created_at)

@@ -36,18 +36,18 @@ final class StoreUnderTest {
     let database: PostgresTestDatabase?
     let store: Store
 
-    init(_ engine: ContractEngine) throws {
+    init(_ engine: ContractEngine, onCommit: (@Sendable (CommittedBatch) -> Void)? = nil) throws {
         directory = try TemporaryDirectory()
         let app = Self.app
         let handOff = LedgerHandOff(app: { $0 == app.id ? app : nil })
         switch engine {
         case .sqlite:
             database = nil
-            store = try Store(path: directory.databasePath, handOff: handOff)
+            store = try Store(path: directory.databasePath, handOff: handOff, onCommit: onCommit)
         case .postgres:
             let database = try PostgresTestDatabase()
             self.database = database
-            store = try Store(postgres: database.url, handOff: handOff)
+            store = try Store(postgres: database.url, handOff: handOff, onCommit: onCommit)
         }
     }
 
