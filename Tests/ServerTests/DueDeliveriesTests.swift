@@ -57,24 +57,42 @@ struct DueDeliveriesTests {
         #expect(try Self.due(store, window: 3) == ["e9"])
     }
 
+    /// `due` at 1000 with `holdMs`, as the worker reads it.
+    static func due(
+        _ store: Store, holdMs: Int64, window: Int = 2000, inFlight: Set<String> = [], webhook: String = ""
+    ) throws -> [String] {
+        try store.read { (rows) throws(StoreError) in
+            do {
+                return try Deliveries.due(
+                    appId: "demo", webhook: webhook, nowMs: 1000, limit: 16, holdMs: holdMs, window: window,
+                    inFlight: inFlight, from: rows
+                ).map(\.eventId)
+            } catch { throw StoreError(.corrupt, "\(error)") }
+        }
+    }
+
+    /// Marks `events` as tried `attempts` times.
+    static func tried(_ store: Store, _ events: [String], attempts: Int64 = 1) throws {
+        try store.write { transaction in
+            for event in events {
+                try transaction.execute(
+                    "UPDATE deliveries SET attempts = ? WHERE event_id = ?", [.integer(attempts), .text(event)])
+            }
+        }
+    }
+
     /// A customer's failing event holds its later events back only for `orderHoldSeconds` after
     /// it was made (created at 0 here, now is 1000): then they go, and it keeps retrying.
     @Test func aFailingEventHoldsItsCustomerOnlyForTheHold() throws {
         let (store, directory) = try Self.store([("a", 5000), ("a", 0), ("a", 0), ("b", 0)])
         defer { store.close() }
         _ = directory
-        func due(holdMs: Int64) throws -> [String] {
-            try store.read { (rows) throws(StoreError) in
-                do {
-                    return try Deliveries.due(
-                        appId: "demo", nowMs: 1000, limit: 16, holdMs: holdMs, inFlight: [], from: rows
-                    ).map(\.eventId)
-                } catch { throw StoreError(.corrupt, "\(error)") }
-            }
-        }
-        #expect(try due(holdMs: 2000) == ["e4"])
+        // Not tried yet (due later): it holds, however old.
+        #expect(try Self.due(store, holdMs: 500) == ["e4"])
+        try Self.tried(store, ["e1"])
+        #expect(try Self.due(store, holdMs: 2000) == ["e4"])
         // Held long enough: the next one goes (and holds the one after it, while it is sent).
-        #expect(try due(holdMs: 500) == ["e2", "e4"])
+        #expect(try Self.due(store, holdMs: 500) == ["e2", "e4"])
         // Another webhook's deliveries are its own.
         let other = try store.read { (rows) throws(StoreError) in
             do {
@@ -82,6 +100,46 @@ struct DueDeliveriesTests {
             } catch { throw StoreError(.corrupt, "\(error)") }
         }
         #expect(other.isEmpty)
+    }
+
+    /// An event on its first attempt holds its customer's later events however long that takes
+    /// (a backlog after an outage, an import's events): only one that has failed lets them pass.
+    /// Being sent here (`inFlight`) or claimed by another node, it is not due, and still holds.
+    @Test func anEventOnItsFirstAttemptHoldsItsCustomerPastTheHold() throws {
+        let (store, directory) = try Self.store([("a", 0), ("a", 0), ("b", 0)])
+        defer { store.close() }
+        _ = directory
+        #expect(try Self.due(store, holdMs: 500, inFlight: ["e1"]) == ["e3"])
+        try store.write { transaction in
+            try transaction.execute(
+                "UPDATE deliveries SET claimed_by = 'other', claimed_until = 5000 WHERE event_id = 'e1'", [])
+        }
+        let claimedElsewhere = try store.read { (rows) throws(StoreError) in
+            do {
+                return try Deliveries.due(
+                    appId: "demo", nowMs: 1000, limit: 16, holdMs: 500, inFlight: [], node: "this", from: rows
+                ).map(\.eventId)
+            } catch { throw StoreError(.corrupt, "\(error)") }
+        }
+        #expect(claimedElsewhere == ["e3"])
+        // Once it has failed, its retry in flight no longer holds the next one past the hold.
+        try Self.tried(store, ["e1"])
+        #expect(try Self.due(store, holdMs: 500, inFlight: ["e1"]) == ["e2", "e3"])
+    }
+
+    /// A receiver's outage leaves more retries waiting than the scan's windows hold: events made
+    /// since, behind them in position order, are still found, since failed rows past their hold
+    /// neither go nor hold and the scan leaves them out.
+    @Test func retriesPastTheirHoldDoNotHideNewerEvents() throws {
+        let retries = (0..<40).map { (customer: String?.some("c\($0)"), nextAttemptMs: Int64(5000)) }
+        let (store, directory) = try Self.store(retries + [("new", 0)])
+        defer { store.close() }
+        _ = directory
+        try Self.tried(store, (1...40).map { "e\($0)" })
+        // 10 windows of 3 rows: 30 rows, fewer than the 40 retries before the new event.
+        #expect(try Self.due(store, holdMs: 500, window: 3) == ["e41"])
+        // Within their hold they still hold their customers, and fill the windows.
+        #expect(try Self.due(store, holdMs: 2000, window: 3) == [])
     }
 
     /// Stored counts and times outside what any build writes (a damaged or hand-edited row) are

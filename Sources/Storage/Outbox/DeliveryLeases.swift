@@ -14,11 +14,14 @@ extension Deliveries {
         let due = try due(
             appId: appId, webhook: webhook, nowMs: nowMs, limit: limit, holdMs: holdMs, inFlight: inFlight, node: node,
             from: transaction)
-        for delivery in due {
+        var claimed: [DueDelivery] = []
+        for var delivery in due {
+            delivery.claimedBy = node
+            claimed.append(delivery)
             try transaction.write(
                 "UPDATE deliveries SET claimed_by = ?, claimed_until = ? WHERE event_id = ? AND webhook = ?",
                 [.text(node), .integer(nowMs + leaseMs), .text(delivery.eventId), .text(delivery.webhook)])
         }
-        return due
+        return claimed
     }
 }

@@ -63,9 +63,13 @@ public struct DueDelivery: Sendable, Hashable {
     public var eventJSON: String
     /// When the event was committed (UNIX ms), for the notification-to-delivery latency.
     public var createdAtMs: Int64
+    /// The node that claimed it (`Deliveries.claimDue`); nil where one node has the database.
+    /// Its outcome is recorded only while the claim is still this node's.
+    public var claimedBy: String?
 
     public init(
-        eventId: String, webhook: String = "", customer: String?, attempts: Int, eventJSON: String, createdAtMs: Int64
+        eventId: String, webhook: String = "", customer: String?, attempts: Int, eventJSON: String, createdAtMs: Int64,
+        claimedBy: String? = nil
     ) {
         self.eventId = eventId
         self.webhook = webhook
@@ -73,6 +77,7 @@ public struct DueDelivery: Sendable, Hashable {
         self.attempts = attempts
         self.eventJSON = eventJSON
         self.createdAtMs = createdAtMs
+        self.claimedBy = claimedBy
     }
 }
 
@@ -86,16 +91,20 @@ public enum DeliveryOutcome: Sendable, Equatable {
 /// The delivery rows of the outbox: what is due, what happened, what operators see and change.
 public enum Deliveries {
     /// Pending deliveries of `appId` to `webhook` due at `nowMs`, oldest first, each the earliest
-    /// pending event of its customer: a later event waits while an earlier one is pending (in
-    /// flight, listed in `inFlight` or claimed by a node other than `node` until after `nowMs`,
-    /// or waiting for its retry), for `holdMs` after the earlier one was made; then it goes, and
-    /// the earlier one keeps retrying. Dead-lettered and delivered events do not block.
+    /// pending event of its customer: a later event waits while an earlier one is pending. An
+    /// earlier event not yet tried, or being tried for the first time (in flight, listed in
+    /// `inFlight` or claimed by a node other than `node` until after `nowMs`), always holds it;
+    /// one that has failed holds it for `holdMs` after it was made, then the later one goes and
+    /// the failing one keeps retrying on its own. Dead-lettered and delivered events do not block.
     ///
     /// A delivery whose event no longer exists (see `Replay`) is skipped, so it never blocks its customer.
     ///
     /// Walks the pending index in position order, `window` rows at a time (at most `maxWindows`
     /// of them, so that one customer's long backlog cannot hide everyone behind it), and decides
-    /// in Swift: the first pending row seen for a customer is that customer's earliest.
+    /// in Swift: the first pending row seen for a customer is that customer's earliest. Rows that
+    /// can neither go nor hold (failed, waiting for a retry, past their hold) are left out by the
+    /// query, so a backlog of retries after a receiver's outage does not fill the windows and
+    /// hide the events made since.
     public static func due(
         appId: String, webhook: String = "", nowMs: Int64, limit: Int, holdMs: Int64 = .max, window: Int = 2000,
         maxWindows: Int = 10, inFlight: Set<String>, node: String? = nil, from rows: some RowReader
@@ -103,14 +112,23 @@ public enum Deliveries {
         var blocked: Set<String> = []
         var picked: [(id: String, customer: String?, attempts: Int, createdAt: Int64)] = []
         var after: Int64 = 0
+        // Made after this still holds when it failed (`elapsedMs < holdMs`, saturating).
+        let (holdStart, overflow) = nowMs.subtractingReportingOverflow(holdMs)
+        let heldSince = overflow ? Int64.min : holdStart
         for _ in 0..<maxWindows {
             let pending = try rows.query(
                 """
                 SELECT d.event_id, d.customer, d.attempts, d.next_attempt_at, d.created_at, d.position, d.claimed_by,
                     d.claimed_until
                 FROM deliveries d JOIN events e ON e.id = d.event_id
-                WHERE d.app_id = ? AND d.webhook = ? AND d.status = 'pending' AND d.position > ? ORDER BY d.position LIMIT ?
-                """, [.text(appId), .text(webhook), .integer(after), .integer(Int64(window))])
+                WHERE d.app_id = ? AND d.webhook = ? AND d.status = 'pending' AND d.position > ?
+                    AND (d.next_attempt_at <= ? OR d.attempts <= 0 OR d.created_at >= ?)
+                ORDER BY d.position LIMIT ?
+                """,
+                [
+                    .text(appId), .text(webhook), .integer(after), .integer(nowMs), .integer(heldSince),
+                    .integer(Int64(window)),
+                ])
             for row in pending {
                 guard picked.count < limit, let id = row[0].textValue else { break }
                 let customer = row[1].textValue
@@ -119,14 +137,15 @@ public enum Deliveries {
                 let claimedElsewhere =
                     node != nil && row[6].textValue != nil && row[6].textValue != node && (row[7].integerValue ?? 0) > nowMs
                 let isDue = !inFlight.contains(id) && !claimedElsewhere && (row[3].integerValue ?? 0) <= nowMs
-                // The customer's earliest pending event holds the later ones back while it is
-                // sent, and while it waits for a retry, until the hold since it was made is over.
-                let holding = isDue || UnixTime.elapsedMs(from: row[4].integerValue ?? nowMs, to: nowMs) < holdMs
-                if let customer, holding { blocked.insert(customer) }
-                guard isDue else { continue }
                 // A stored count outside 0...Int32.max (no build writes one) is read at its bound:
                 // attempts + 1 and the retry delay it indexes stay in range.
                 let attempts = Int(min(max(row[2].integerValue ?? 0, 0), Int64(Int32.max)))
+                // The customer's earliest pending event holds the later ones back until it has
+                // failed once, and then until the hold since it was made is over.
+                let holding =
+                    isDue || attempts == 0 || UnixTime.elapsedMs(from: row[4].integerValue ?? nowMs, to: nowMs) < holdMs
+                if let customer, holding { blocked.insert(customer) }
+                guard isDue else { continue }
                 picked.append((id, customer, attempts, row[4].integerValue ?? 0))
             }
             guard picked.count < limit, pending.count == window, let last = pending.last?[5].integerValue else { break }
@@ -160,17 +179,22 @@ public enum Deliveries {
         return step
     }
 
-    /// Writes `step` to `delivery`'s row, if it is still pending, and gives up this node's claim.
+    /// Writes `step` to `delivery`'s row, if it is still pending and still claimed as it was when
+    /// it was picked (`claimedBy`), and gives up the claim. A node whose lease ran out while it
+    /// sent, and whose delivery another node has claimed since, records nothing: the other node's
+    /// attempt decides, and its claim is not cut short.
     public static func record(_ step: DeliveryStep, of delivery: DueDelivery, in transaction: WriteTransaction) throws {
         transaction.noteOutboxChanged()
-        let key: [SQLValue] = [.text(delivery.eventId), .text(delivery.webhook)]
+        let key: [SQLValue] = [
+            .text(delivery.eventId), .text(delivery.webhook), delivery.claimedBy.map(SQLValue.text) ?? .null,
+        ]
         switch step {
         case .delivered(let attempts, let atMs, let status):
             try transaction.write(
                 """
                 UPDATE deliveries SET status = 'delivered', attempts = ?, delivered_at = ?, last_status = ?, last_error = NULL,
                     claimed_by = NULL, claimed_until = NULL
-                WHERE event_id = ? AND webhook = ? AND status = 'pending'
+                WHERE event_id = ? AND webhook = ? AND status = 'pending' AND claimed_by IS NOT DISTINCT FROM ?
                 """,
                 [.integer(Int64(attempts)), .integer(atMs), .integer(Int64(status))] + key)
         case .retry(let attempts, let atMs, let status, let reason):
@@ -189,7 +213,7 @@ public enum Deliveries {
             """
             UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?,
                 last_error = ?, claimed_by = NULL, claimed_until = NULL
-            WHERE event_id = ? AND webhook = ? AND status = 'pending'
+            WHERE event_id = ? AND webhook = ? AND status = 'pending' AND claimed_by IS NOT DISTINCT FROM ?
             """,
             [
                 .text(state), .integer(Int64(attempts)), .integer(nextMs),

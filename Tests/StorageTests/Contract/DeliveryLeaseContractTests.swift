@@ -11,12 +11,14 @@ struct DeliveryLeaseContractTests {
     typealias S = StoreUnderTest
     static let lease: Int64 = 60_000
 
-    /// `node` claims what is due at `nowMs`.
+    /// `node` claims what is due at `nowMs`, with the worker's default hold (300 s: the events
+    /// here are older, so only the rule for events not yet failed holds their customers).
     static func claim(_ under: StoreUnderTest, node: String, at nowMs: Int64) throws -> [DueDelivery] {
         let claimed = Locked<[DueDelivery]>([])
         try under.write { transaction in
             let due = try Deliveries.claimDue(
-                appId: S.appId, node: node, nowMs: nowMs, leaseMs: lease, limit: 10, inFlight: [], in: transaction)
+                appId: S.appId, node: node, nowMs: nowMs, leaseMs: lease, limit: 10, holdMs: 300_000, inFlight: [],
+                in: transaction)
             claimed.withLock { $0 = due }
         }
         return claimed.value
@@ -64,5 +66,32 @@ struct DeliveryLeaseContractTests {
         #expect(Set(b.map(\.eventId)) == Set(a.map(\.eventId)))
         // The node that claimed them last holds them now.
         #expect(try Self.claim(under, node: "a", at: now + Self.lease + 2).isEmpty)
+    }
+
+    /// A node whose lease ran out while it sent records nothing once another node has claimed
+    /// the delivery: the other node's attempt decides, and its claim is not cut short (a failure
+    /// recorded over it would have freed the event for a third send; a dead letter would have
+    /// stood over a delivery that succeeded).
+    @Test(arguments: ContractEngine.allCases)
+    func anOutcomeOfALapsedClaimDoesNotOverrideTheNextNodes(_ engine: ContractEngine) throws {
+        let under = try Self.outbox(engine)
+        let now = S.t0 + 31 * S.day
+        let a = try #require(try Self.claim(under, node: "a", at: now).first { $0.customer == S.customer(2) })
+        #expect(a.claimedBy == "a")
+        let later = now + Self.lease + 1
+        let b = try #require(try Self.claim(under, node: "b", at: later).first { $0.eventId == a.eventId })
+        try under.write { transaction in
+            try Deliveries.record(
+                .dead(attempts: 1, atMs: later, status: 500, reason: "lapsed"), of: a, in: transaction)
+        }
+        // Still b's: nobody else claims it, and b's outcome is the one kept.
+        #expect(try Self.claim(under, node: "c", at: later + 1).allSatisfy { $0.eventId != a.eventId })
+        try under.write { transaction in
+            _ = try Deliveries.record(.delivered(status: 200), of: b, retryDelaysSeconds: [10], at: later, in: transaction)
+        }
+        let status = try under.store.read { (rows) throws(StoreError) in
+            try rows.query("SELECT status FROM deliveries WHERE event_id = ?", [.text(a.eventId)]).first?.first?.textValue
+        }
+        #expect(status == "delivered")
     }
 }
