@@ -41,8 +41,9 @@ public enum JSONValue: Hashable, Sendable {
             case element(Int)
         }
 
-        /// The longest `path` spelled out: a longer one keeps its innermost end, after "…", so
-        /// that a text sent to be refused does not make its refusal as long as itself.
+        /// The longest `path` spelled out, in bytes of UTF-8: a longer one keeps its innermost
+        /// end, after "…", so that a text sent to be refused does not make its refusal as long as
+        /// itself.
         package static let pathLimit = 200
 
         /// Member `name`, given again inside the value `steps` lead to, at byte `offset`.
@@ -55,7 +56,7 @@ public enum JSONValue: Hashable, Sendable {
                 }
             }
             path += path.isEmpty ? name : "." + name
-            self.path = path.count > Self.pathLimit ? "…" + path.suffix(Self.pathLimit - 1) : path
+            self.path = path.utf8.count > Self.pathLimit ? "…" + path.utf8Suffix(maxBytes: Self.pathLimit - 3) : path
             self.offset = offset
         }
     }

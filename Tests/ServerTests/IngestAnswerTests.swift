@@ -151,22 +151,26 @@ struct IngestAnswerTests {
         #expect(log.recent.first?.appId == "demo")
     }
 
-    /// A client chooses what a rejected payload says (here a 500,000-character `alg`); the 401
-    /// and the reject log keep a bounded part of it.
-    @Test func aRejectKeepsABoundedReason() throws {
+    /// A client chooses what a rejected payload says (here a 500,000-byte `alg`); the 401 and the
+    /// reject log keep a bounded part of it, counted in bytes: an `alg` of one letter and 250,000
+    /// combining accents is one character.
+    @Test(arguments: [false, true])
+    func aRejectKeepsABoundedReason(combiningMarks: Bool) throws {
         defer { service.shutdown() }
-        let header = Data(#"{"alg":"\#(String(repeating: "A", count: 500_000))","x5c":[]}"#.utf8).base64EncodedString()
+        let alg =
+            combiningMarks ? "A" + String(repeating: "\u{301}", count: 250_000) : String(repeating: "A", count: 500_000)
+        let header = Data(#"{"alg":"\#(alg)","x5c":[]}"#.utf8).base64EncodedString()
             .replacingOccurrences(of: "=", with: "")
         let response = try connection.postNotification("\(header).e30.c2ln")
         #expect(response.status == 401)
         #expect(response.body.count < 2000)
-        #expect(try json(response)["error"]?["message"]?.stringValue?.contains("more characters cut") == true)
+        #expect(try json(response)["error"]?["message"]?.stringValue?.contains("more bytes cut") == true)
         service.shutdown()
         let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         let reason = try #require(try store.rejectLog().recent.first?.reason)
-        #expect(reason.count <= Reject.maximumReasonLength + 1)
-        #expect(reason.hasPrefix("alg \"AAAA"))
+        #expect(reason.utf8.count <= Reject.maximumReasonLength + 3)
+        #expect(reason.utf8.starts(with: "alg \"A".utf8))
     }
 
     @Test func unknownAppIs404() throws {

@@ -20,7 +20,7 @@ public struct VerificationError: Error, Equatable, CustomStringConvertible, Send
 
     public var status: Status
     /// What exactly failed, for logs and the reject log; never shown as a status. At most
-    /// `maximumDetailLength` characters: it may quote what a client sent (an `alg` value, a
+    /// `maximumDetailLength` bytes of UTF-8: it may quote what a client sent (an `alg` value, a
     /// field), and the reject log keeps it, so an unauthenticated client must not choose its size.
     public var detail: String
 
@@ -32,11 +32,11 @@ public struct VerificationError: Error, Equatable, CustomStringConvertible, Send
         self.detail = Self.bounded(detail)
     }
 
-    /// `text` cut to `maximumDetailLength` characters, saying so.
+    /// `text` cut to `maximumDetailLength` bytes of UTF-8, saying so.
     static func bounded(_ text: String) -> String {
-        guard text.utf8.count > maximumDetailLength, text.count > maximumDetailLength else { return text }
-        let kept = text.prefix(maximumDetailLength - 40)
-        return "\(kept)… (\(text.count - kept.count) more characters cut)"
+        guard text.utf8.count > maximumDetailLength else { return text }
+        let kept = text.utf8Prefix(maxBytes: maximumDetailLength - 40)
+        return "\(kept)… (\(text.utf8.count - kept.utf8.count) more bytes cut)"
     }
 
     public var description: String { "\(status.rawValue): \(detail)" }

@@ -1,6 +1,7 @@
 import AppStore
 import Dispatch
 import Foundation
+import JSON
 import Storage
 import Threads
 
@@ -102,7 +103,7 @@ package final class Ingest: Sendable {
         guard let app = verifiers[appId] else {
             log?.warning(
                 "notification.refused", "no app is configured under this id",
-                [("app", .text(String(appId.prefix(200)))), ("status", .integer(404))])
+                [("app", .text(String(appId.utf8Prefix(maxBytes: 200)))), ("status", .integer(404))])
             return .answered(.unknownApp(appId))
         }
         metrics.notificationsReceived.increment()

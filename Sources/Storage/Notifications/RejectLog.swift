@@ -1,3 +1,5 @@
+import JSON
+
 /// One refused request (for example a payload whose signature did not verify).
 public struct Reject: Sendable, Equatable {
     /// The app the request was addressed to.
@@ -9,15 +11,17 @@ public struct Reject: Sendable, Equatable {
     /// When it happened, in milliseconds since 1970.
     public var at: Int64
 
-    /// The longest reason kept (characters); a longer one is cut, so the log's size stays
+    /// The longest reason kept (bytes of UTF-8); a longer one is cut, so the log's size stays
     /// bounded whatever a client sends.
     public static let maximumReasonLength = 1000
 
-    /// Creates a reject entry; `reason` is cut to `maximumReasonLength` characters.
+    /// Creates a reject entry; `reason` is cut to `maximumReasonLength` bytes.
     public init(appId: String, status: String, reason: String, at: Int64) {
-        self.appId = String(appId.prefix(200))
-        self.status = String(status.prefix(100))
-        self.reason = reason.count > Self.maximumReasonLength ? String(reason.prefix(Self.maximumReasonLength)) + "…" : reason
+        self.appId = String(appId.utf8Prefix(maxBytes: 200))
+        self.status = String(status.utf8Prefix(maxBytes: 100))
+        self.reason =
+            reason.utf8.count > Self.maximumReasonLength
+            ? String(reason.utf8Prefix(maxBytes: Self.maximumReasonLength)) + "…" : reason
         self.at = at
     }
 }
