@@ -156,7 +156,16 @@ struct ConfigLoaderTests {
         ),
         (
             #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "https://u:p@h/"}}]}"#,
-            "apps[0].webhook.url: \"https://u:p@h/\": credentials do not go in the URL; give them as authorization"
+            "apps[0].webhook.url: \"https://u:***@h/\": credentials do not go in the URL; give them as authorization"
+        ),
+        // A refusal quotes a URL without its password, whatever else is wrong with it.
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "http://u:pw@h:99999/"}}]}"#,
+            "apps[0].webhook.url: \"http://u:***@h:99999/\": the port must be 1-65535"
+        ),
+        (
+            #"{"database": "postgre://u:pw@h/db", "apps": [\#(minimalApp)]}"#,
+            "database: \"postgre://u:***@h/db\" is neither sqlite:PATH"
         ),
         (#"{"listen": "127.0.0.1:+80", "apps": [\#(minimalApp)]}"#, "listen: \"127.0.0.1:+80\" is not HOST:PORT"),
         (#"{"apps": [{"id": "..", "bundleId": "b", "appAppleId": 1}]}"#, #"apps[0].id: ".." is a path step"#),
@@ -274,5 +283,21 @@ struct ConfigLoaderTests {
             problem(directory + "/missing.json")
                 == "cannot read the file: no such file (revenuedot init writes a demo config; make run does it once)")
         #expect(problem(directory) == "cannot read the file: it is a directory")
+    }
+}
+
+/// URLs quoted by configuration errors, without their passwords.
+@Suite("URLs in configuration errors")
+struct URLTextTests {
+    @Test(arguments: [
+        ("https://u:secret@h/x", "https://u:***@h/x"),
+        ("https://u@h/x", "https://u@h/x"),
+        ("https://h/x?a=b:c@d", "https://h/x?a=b:c@d"),
+        ("http://u:p@ss:w@rd@h:1/", "http://u:***@h:1/"),
+        ("not a url u:p@h", "not a url u:p@h"),
+        ("ftp://u:p@h", "ftp://u:***@h"),
+    ])
+    func passwordsAreLeftOut(text: String, quoted: String) {
+        #expect(URLText.withoutPassword(text) == quoted)
     }
 }

@@ -164,14 +164,15 @@ package enum AppConfigLoader {
             "name", "environments", "eventTypes", "orderHoldSeconds",
         ])
         let text = try hook.requiredString("url")
+        let quoted = URLText.withoutPassword(text)
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
             url.host != nil
-        else { throw hook.fail("url", "\"\(text)\" is not an http or https URL") }
+        else { throw hook.fail("url", "\"\(quoted)\" is not an http or https URL") }
         if let port = url.port, !(1...65535).contains(port) {
-            throw hook.fail("url", "\"\(text)\": the port must be 1-65535")
+            throw hook.fail("url", "\"\(quoted)\": the port must be 1-65535")
         }
         if url.user != nil || url.password != nil {
-            throw hook.fail("url", "\"\(text)\": credentials do not go in the URL; give them as authorization")
+            throw hook.fail("url", "\"\(quoted)\": credentials do not go in the URL; give them as authorization")
         }
         let caFile = try webhookCAFile(hook, isHTTPS: scheme == "https", directory: directory)
         var delays = WebhookConfig.defaultRetryDelaysSeconds

@@ -76,7 +76,8 @@ package enum AppleAPIConfigLoader {
             for environment in [AppStoreEnvironment.production, .sandbox] {
                 guard let text = try urls.string(environment.rawValue) else { continue }
                 guard let url = APIBaseURL(text) else {
-                    throw urls.fail(environment.rawValue, "\"\(text)\" is not an http or https URL with a host")
+                    throw urls.fail(
+                        environment.rawValue, "\"\(URLText.withoutPassword(text))\" is not an http or https URL with a host")
                 }
                 config.baseURLs[environment] = url
             }

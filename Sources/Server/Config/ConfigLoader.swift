@@ -220,7 +220,8 @@ public enum ConfigLoader {
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
             return try postgres(text, passwordFile: nil, reader: root, key: "database")
         }
-        throw root.fail("database", "\"\(text)\" is neither sqlite:PATH nor postgres://USER@HOST:PORT/DB")
+        throw root.fail(
+            "database", "\"\(URLText.withoutPassword(text))\" is neither sqlite:PATH nor postgres://USER@HOST:PORT/DB")
     }
 
     /// A PostgreSQL URL parsed; a mistake in it is the config's error, without the password.
