@@ -219,6 +219,18 @@ struct AttributesAPITests {
         #expect(try attributes(connection, "ivy")?["plan"]?["value"] == .string("gold"))
         #expect(try post(connection, "ivy", #"{"attributes": {"plan": {"value": null, "updated_at_ms": 150}}}"#).0 == 200)
         #expect(try attributes(connection, "ivy")?["plan"] == nil)
+        // A time in the future is now's: it does not keep later writes out.
+        let far = #"{"attributes": {"plan": {"value": "forever", "updated_at_ms": 99999999999999999}}}"#
+        #expect(try post(connection, "ivy", far).0 == 200)
+        guard case .integer(let stamped)? = try attributes(connection, "ivy")?["plan"]?["updated_at_ms"] else {
+            Issue.record("no updated_at_ms")
+            return
+        }
+        #expect(stamped <= Int64(Date().timeIntervalSince1970 * 1000))
+        Thread.sleep(forTimeInterval: 0.01)
+        #expect(try post(connection, "ivy", #"{"attributes": {"plan": {"value": "later"}}}"#).0 == 200)
+        #expect(try attributes(connection, "ivy")?["plan"]?["value"] == .string("later"))
+        #expect(try post(connection, "ivy", #"{"attributes": {"plan": {"value": null}}}"#).0 == 200)
 
         // One bad key refuses the request, naming it; nothing is saved.
         let (refused, error) = try post(

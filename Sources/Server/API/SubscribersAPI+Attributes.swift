@@ -87,7 +87,9 @@ extension SubscribersAPI {
             }
             let updated: Int64
             switch attribute["updated_at_ms"] {
-            case .integer(let number)? where number >= 0: updated = number
+            // A time past the request's is the request's: a device whose clock runs ahead, or a
+            // client that sends a far future to make its value the last word, writes as of now.
+            case .integer(let number)? where number >= 0: updated = min(number, defaultTimeMs)
             case nil, .null?: updated = defaultTimeMs
             default: return refuse("\(key).updated_at_ms must be UNIX milliseconds")
             }
