@@ -78,21 +78,47 @@ extension SubscribersAPI {
         guard let start = milliseconds("start_time_ms"), let end = milliseconds("end_time_ms") else {
             return .failure(GrantRefusal(message: "start_time_ms and end_time_ms must be UNIX milliseconds"))
         }
-        let duration = json["duration"]?.stringValue
+        let duration: String?
+        switch json["duration"] {
+        case nil, .null?: duration = nil
+        case .string(let text)? where PromotionalGrant.durations[text] != nil: duration = text
+        case .string(let text)?: return .failure(GrantRefusal(message: "unknown duration \"\(text)\"; \(shape)"))
+        default: return .failure(GrantRefusal(message: shape))
+        }
+        // A grant starts when it is made, or earlier: access cannot wait for a later start. A
+        // start a little ahead (the backend's clock) is now.
+        guard (start ?? nowMs) <= nowMs + Self.grantStartSkewMs else {
+            return .failure(GrantRefusal(message: "start_time_ms is in the future: a grant starts now or earlier"))
+        }
+        let startMs = min(start ?? nowMs, nowMs)
         let endMs: Int64
-        if let end {
+        switch (end, duration) {
+        case (.some, .some):
+            return .failure(GrantRefusal(message: "give duration or end_time_ms, not both"))
+        case (let end?, nil):
             endMs = end
-        } else if let duration, let days = PromotionalGrant.durations[duration] {
-            let (sum, overflow) = (start ?? nowMs).addingReportingOverflow(days * 86_400_000)
+        case (nil, let duration?):
+            let days = PromotionalGrant.durations[duration] ?? 0
+            let (sum, overflow) = startMs.addingReportingOverflow(days * 86_400_000)
             guard !overflow else { return .failure(GrantRefusal(message: "start_time_ms is out of range")) }
             endMs = sum
-        } else {
-            return .failure(GrantRefusal(message: duration.map { "unknown duration \"\($0)\"; \(shape)" } ?? shape))
+        case (nil, nil):
+            return .failure(GrantRefusal(message: shape))
         }
+        // After its start too: a start is now or earlier.
         guard endMs > nowMs else { return .failure(GrantRefusal(message: "the grant would end in the past")) }
+        guard endMs - nowMs <= Self.longestGrantMs else {
+            return .failure(GrantRefusal(message: "end_time_ms is later than a lifetime grant would end"))
+        }
         let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let product = "rc_promo_\(entitlement)_\(end != nil ? "custom" : duration ?? "custom")"
         return .success(
-            PromotionalGrant(id: id, entitlementId: entitlement, productId: product, startMs: start ?? nowMs, endMs: endMs))
+            PromotionalGrant(id: id, entitlementId: entitlement, productId: product, startMs: startMs, endMs: endMs))
     }
+
+    /// How far ahead of the server's clock a grant's start may be and still count as now.
+    static let grantStartSkewMs: Int64 = 300_000
+
+    /// The longest a grant may run from now: a lifetime grant's length, and a day.
+    static let longestGrantMs: Int64 = ((PromotionalGrant.durations["lifetime"] ?? 0) + 1) * 86_400_000
 }
