@@ -48,4 +48,41 @@ struct UnsignedEnvironmentTests {
             _ = try verifier.verifyTransaction(try xcodeTransaction("LocalTesting"), now: now)
         }
     }
+
+    /// An unsigned notification carries only unsigned data of its own environment: a genuine
+    /// signed Sandbox transaction wrapped in an unsigned Xcode notification (any type its maker
+    /// likes) is refused, as is unsigned data of another environment.
+    @Test func anUnsignedNotificationCarriesOnlyItsOwnUnsignedData() throws {
+        let verifier = try Fixtures.verifier(environments: [.sandbox, .xcode])
+        let local = try ECPrivateKey(generating: .p256)
+        func unsigned(_ json: [String: Any]) throws -> String {
+            try JWSSigner(key: local, keyId: "Apple_Xcode_Key").sign(payload: JSONSerialization.data(withJSONObject: json))
+        }
+        func notification(transaction: String, renewal: String) throws -> String {
+            var json = try Fixtures.notificationJSON(type: "REFUND", environment: "Xcode")
+            var data = try #require(json["data"] as? [String: Any])
+            data["signedTransactionInfo"] = transaction
+            data["signedRenewalInfo"] = renewal
+            json["data"] = data
+            return try unsigned(json)
+        }
+        let xcodeRenewal = try unsigned(Fixtures.renewalJSON(environment: "Xcode"))
+        // Its own: accepted, unsigned throughout.
+        let own = try verifier.verifyNotification(
+            try notification(transaction: try xcodeTransaction("Xcode"), renewal: xcodeRenewal), now: now)
+        #expect(own.transaction?.isSignedByAppStore == false)
+        #expect(own.transaction?.payload.environment == .xcode)
+        // A signed Sandbox transaction inside: refused.
+        let signed = try Fixtures.sign(Fixtures.transactionJSON(environment: "Sandbox"))
+        _ = try verifier.verifyTransaction(signed, now: now)
+        expectRejected(.verificationFailure) {
+            _ = try verifier.verifyNotification(try notification(transaction: signed, renewal: xcodeRenewal), now: now)
+        }
+        // Unsigned data of another enabled unsigned environment: refused too.
+        let both = try Fixtures.verifier(environments: [.sandbox, .xcode, .localTesting])
+        expectRejected(.verificationFailure) {
+            _ = try both.verifyNotification(
+                try notification(transaction: try xcodeTransaction("LocalTesting"), renewal: xcodeRenewal), now: now)
+        }
+    }
 }

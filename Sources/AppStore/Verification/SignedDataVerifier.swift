@@ -74,7 +74,29 @@ public struct SignedDataVerifier: Sendable {
                 try verify(signed, now: now, memo: &memo)
             }
         }
+        if !outer.isSignedByAppStore {
+            let environment = outer.payload.claimedEnvironment
+            try Self.unsignedCarriesItsOwn("data.signedTransactionInfo", result.transaction, environment)
+            try Self.unsignedCarriesItsOwn("data.signedRenewalInfo", result.renewalInfo, environment)
+            try Self.unsignedCarriesItsOwn("appData.signedAppTransactionInfo", result.appTransaction, environment)
+        }
         return result
+    }
+
+    /// An unsigned notification (Xcode, LocalTesting) carries only unsigned data of its own
+    /// environment. Nothing else ties a nested object to the notification around it: without
+    /// this, anyone could wrap a genuine signed Sandbox transaction in an unsigned notification
+    /// of their choosing (a refund, say) and have it applied as Sandbox data.
+    private static func unsignedCarriesItsOwn<P: SignedPayload>(
+        _ location: String, _ nested: VerifiedPayload<P>?, _ environment: AppStoreEnvironment?
+    ) throws(VerificationError) {
+        guard let nested else { return }
+        guard !nested.isSignedByAppStore, nested.payload.claimedEnvironment == environment else {
+            throw VerificationError(
+                .verificationFailure,
+                "\(location): an unsigned notification may carry only unsigned data of its own environment (\(environment?.rawValue ?? "none"))"
+            )
+        }
     }
 
     /// Verifies a `signedTransactionInfo` or a StoreKit 2 `jwsRepresentation`.
