@@ -64,6 +64,8 @@ public enum DatabaseBackup {
         do {
             try copy(from: file, to: staging)
             summary = try check(staging)
+            // Event positions came with schema 4; an older copy gets them when it migrates.
+            if summary.schemaVersion >= 4 { try continuePositions(of: database, in: staging) }
             try sync(staging)
         } catch {
             _ = unlink(staging)
@@ -88,6 +90,16 @@ public enum DatabaseBackup {
     }
 
     // MARK: - Steps
+
+    /// Moves the copy's event positions past those of the database it replaces, if that exists
+    /// (`EventPositions.moveUp`); one that cannot be read counts as unknown.
+    private static func continuePositions(of database: String, in staging: String) throws(StoreError) {
+        var replaced: Int64? = 0
+        if FileManager.default.fileExists(atPath: database) {
+            replaced = try? EventPositions.highest(in: SQLiteConnection(path: database, role: .readOnly))
+        }
+        try EventPositions.moveUp(toReach: replaced, in: SQLiteConnection(path: staging, role: .copy))
+    }
 
     private static func copy(from source: String, to destination: String) throws(StoreError) {
         let from = try SQLiteConnection(path: source, role: .readOnly)
