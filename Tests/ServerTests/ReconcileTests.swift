@@ -84,6 +84,11 @@ struct ReconcileTests {
         #expect(reconciled.output.contains("6000000009: Apple knows no such transaction"), "\(reconciled.output)")
         #expect(reconciled.output.contains("1 subscription checked, 0 drifted, 0 applied, 0 failed"), "\(reconciled.output)")
         #expect(world.store.requestCount("subscription-statuses") == 1)
+        // A customer the app does not know is said so, not "0 subscriptions checked".
+        let unknown = try runCLI(["reconcile", "--config", world.configPath, "--app", "demo", "--customer", "nobody"])
+        #expect(unknown.status == 2, "\(unknown.output)")
+        #expect(unknown.output.hasPrefix("revenuedot reconcile: no customer \"nobody\" in app demo\n"), "\(unknown.output)")
+        #expect(world.store.requestCount("subscription-statuses") == 1)
     }
 
     /// serve's scheduled reconciliation does the same, and counts the drifts by field.

@@ -50,7 +50,7 @@ public struct CheckConfigCommand {
             }
         var lines = [
             "revenuedot check-config: \(config.file) is valid (revenuedot \(RevenueDotVersion.description))",
-            "  listen \(config.listen), node \(config.nodeId ?? "<host name>")",
+            "  listen \(config.listen), node \(config.nodeId ?? ProcessInfo.processInfo.hostName) (serve adds its pid and a random suffix)",
             "  database \(config.database): \(database)",
         ]
         for app in config.apps {

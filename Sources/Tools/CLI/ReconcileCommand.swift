@@ -42,10 +42,11 @@ public struct ReconcileCommand {
         if let customer = parsed.value("customer") {
             // By its id or an alias.
             let owner = try reader.read { (rows) throws(StoreError) in
-                do { return try CustomerRows.customerId(of: customer, appId: app.id, from: rows) } catch let error as StoreError {
-                    throw error
-                } catch { throw StoreError(.corrupt, "\(error)") }
+                do {
+                    return try CustomerRows.customer(named: customer, appId: app.id, from: rows)?.appUserId
+                } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
             }
+            guard let owner else { throw UsageError("no customer \"\(customer)\" in app \(app.id)") }
             states = states.filter { $0.journal.ownerAppUserId == owner }
         }
         var (drifted, applied, failed) = (0, 0, 0)

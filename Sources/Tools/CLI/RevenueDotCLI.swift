@@ -92,7 +92,7 @@ public enum RevenueDotCLI {
                 try NotificationsCommand(arguments: rest).run()
             }
         default:
-            StandardStreams.error("revenuedot: unknown command \"\(command)\"\n\n\(usage)\n")
+            StandardStreams.error("revenuedot: unknown command \"\(command)\"\n(revenuedot --help lists the commands)\n")
             return 2
         }
     }
