@@ -96,7 +96,9 @@ struct ExtremeNumbersAttackTests {
         #expect(try healthIsOK())
     }
 
-    @Test func aNotificationNestingAnImplausibleTransactionIsNotStored() throws {
+    /// Apple's libraries accept it, so refusing it would lose it: it is stored held, never
+    /// applied, and nothing computes with the number.
+    @Test func aNotificationNestingAnImplausibleTransactionIsHeldNotApplied() throws {
         defer { service.shutdown() }
         let nested = try transaction("32", ["expiresDate": .integer(.min)])
         var notification = try JSONValue(
@@ -104,9 +106,16 @@ struct ExtremeNumbersAttackTests {
                 try #require(Base64.decode(String(fixture.signer.notification().split(separator: ".")[1]), alphabet: .url))))
         notification["data"]?["signedTransactionInfo"] = .string(nested)
         let response = try connection.postNotification(try fixture.signer.sign(notification))
-        #expect(response.status == 401)
-        #expect(String(decoding: response.body, as: UTF8.self).contains("data.signedTransactionInfo: expiresDate"))
-        #expect(try count("notifications") == 0)
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self).contains(#""status":"held""#))
+        let store = try Store(path: fixture.databasePath)
+        let reason = try store.read { (rows) throws(StoreError) in
+            try rows.query("SELECT state_reason FROM notifications")[0][0].textValue
+        }
+        store.close()
+        #expect(reason?.contains("data.signedTransactionInfo: expiresDate") == true, "\(reason ?? "")")
+        #expect(try count("notifications") == 1)
+        #expect(try count("purchases") == 0)
         #expect(try healthIsOK())
     }
 

@@ -95,6 +95,32 @@ struct IngestAnswerTests {
         #expect(metrics.contains("revenuedot_notifications_held_total 2\n"))
     }
 
+    /// A signed notification with a number outside the ranges RevenueDot computes with (an
+    /// expiry in 2103, two million items): Apple's libraries accept it, so it is kept, held,
+    /// answered 200, rather than refused until Apple gives up. Tampered with, it is refused.
+    @Test func aSignedNotificationWithAnImplausibleNumberIsHeldNotLost() throws {
+        defer { service.shutdown() }
+        let uuid = UUID().uuidString.lowercased()
+        let payload = try fixture.signer.notification(
+            uuid: uuid, transactionFields: ["expiresDate": .integer(4_200_000_000_000), "quantity": .integer(2_000_000)])
+        let response = try connection.postNotification(payload)
+        #expect(response.status == 200)
+        #expect(try json(response)["status"] == .string("held"))
+        let record = try #require(try stored(uuid))
+        #expect(record.state == .held)
+        #expect(record.stateReason?.contains("data.signedTransactionInfo") == true, "\(record.stateReason ?? "")")
+        #expect(record.signedPayload == payload)
+
+        let tampered = UUID().uuidString.lowercased()
+        var parts = try fixture.signer.notification(
+            uuid: tampered, transactionFields: ["expiresDate": .integer(4_200_000_000_000)]
+        ).split(separator: ".").map(String.init)
+        parts[2] = String(parts[2].reversed())
+        let refused = try connection.postNotification(parts.joined(separator: "."))
+        #expect(refused.status == 401)
+        #expect(try stored(tampered) == nil)
+    }
+
     /// What Apple signed that is no notification about a configured app (another developer's
     /// notification, a transaction) is refused, not held: anyone can get such payloads, and
     /// holding them would let anyone store rows without end.

@@ -115,7 +115,7 @@ import Threads
         #expect(service.metrics.notificationsHeld.count == 1)
         let held = Self.lines(kept, event: "notification.held")
         #expect(held.count == 1, "\(held)")
-        let said = " warning notification.held validly signed for another bundle or environment: stored held"
+        let said = " warning notification.held validly signed, not for this app as it is: stored held"
         #expect(held.first?.contains("\(said) app=demo uuid=\(uuid) reason=") == true, "\(held)")
     }
 

@@ -61,7 +61,11 @@ public struct PayloadNumber: Equatable, Sendable {
     public static func check(_ numbers: [PayloadNumber], unsigned: Bool = false) throws(VerificationError) {
         for number in numbers {
             if unsigned, number.kind == .date, number.value == xcodeDistantPast { continue }
-            if let problem = number.problem { throw VerificationError(.verificationFailure, problem) }
+            if let problem = number.problem {
+                var error = VerificationError(.verificationFailure, problem)
+                error.isImplausibleNumber = true
+                throw error
+            }
         }
     }
 }

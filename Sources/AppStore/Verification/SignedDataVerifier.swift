@@ -21,6 +21,11 @@ public struct SignedDataVerifier: Sendable {
     public static let intermediateMarkerOID = "1.2.840.113635.100.6.2.1"
 
     public let policy: VerificationPolicy
+    /// Whether signed payloads must hold plausible numbers (`PayloadNumber`), as they must to be
+    /// applied. A verifier that keeps what Apple signed for later (a held notification) skips
+    /// them: a number out of range is no reason to lose what Apple's libraries accept. Unsigned
+    /// data is always checked.
+    public let checksPlausibility: Bool
     /// Shared by copies of this verifier; nil verifies every chain in full.
     public let chainCache: ChainCache?
     private let trustStore: TrustStore
@@ -30,7 +35,10 @@ public struct SignedDataVerifier: Sendable {
     /// A verifier trusting exactly `rootCertificates`.
     ///
     /// Production with a bundle ID check needs an app Apple ID, as Apple's libraries require.
-    public init(rootCertificates: [Certificate], policy: VerificationPolicy, chainCache: ChainCache? = ChainCache()) throws {
+    public init(
+        rootCertificates: [Certificate], policy: VerificationPolicy, chainCache: ChainCache? = ChainCache(),
+        checksPlausibility: Bool = true
+    ) throws {
         guard !rootCertificates.isEmpty else {
             throw ConfigurationError("no root certificates: a verifier with no trust anchor accepts nothing")
         }
@@ -43,6 +51,7 @@ public struct SignedDataVerifier: Sendable {
                 Data(rootCertificates.map { Digest.sha256($0.der) }.sorted { $0.lexicographicallyPrecedes($1) }.joined())))
         self.policy = policy
         self.chainCache = chainCache
+        self.checksPlausibility = checksPlausibility
     }
 
     /// The roots this verifier trusts.
@@ -167,7 +176,7 @@ public struct SignedDataVerifier: Sendable {
 
         let checked = try checkedHeader(of: jws, memo: &memo)
         let payload: P = try decodePayload(jws.payload)
-        try PayloadNumber.check(payload.numbers)
+        if checksPlausibility { try PayloadNumber.check(payload.numbers) }
         let time = Self.seconds(payload.effectiveDate, now: now)
         let leafKey = try verifiedLeafKey(checked, at: time)
         guard jws.withSigningInput({ leafKey.verify(rawSignature: jws.signature, message: $0) }) else {

@@ -23,6 +23,10 @@ public struct VerificationError: Error, Equatable, CustomStringConvertible, Send
     /// `maximumDetailLength` bytes of UTF-8: it may quote what a client sent (an `alg` value, a
     /// field), and the reject log keeps it, so an unauthenticated client must not choose its size.
     public var detail: String
+    /// Whether the payload failed only because a number in it is outside the range RevenueDot
+    /// believes (`PayloadNumber`), before its signature was checked: Apple's libraries would not
+    /// refuse it for that, and a verifier that skips the ranges may still find it Apple's.
+    public var isImplausibleNumber = false
 
     /// The longest `detail` kept; the rest is replaced by a note of how much was cut.
     public static let maximumDetailLength = 500
@@ -42,5 +46,9 @@ public struct VerificationError: Error, Equatable, CustomStringConvertible, Send
     public var description: String { "\(status.rawValue): \(detail)" }
 
     /// The same error with a location prefixed to its detail (`data.signedTransactionInfo: ...`).
-    func at(_ location: String) -> VerificationError { VerificationError(status, "\(location): \(detail)") }
+    func at(_ location: String) -> VerificationError {
+        var located = VerificationError(status, "\(location): \(detail)")
+        located.isImplausibleNumber = isImplausibleNumber
+        return located
+    }
 }

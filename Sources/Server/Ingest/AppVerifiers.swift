@@ -8,6 +8,9 @@ package struct AppVerifiers: Sendable {
     package let app: AppConfig
     package let strict: SignedDataVerifier
     package let signatureOnly: SignedDataVerifier
+    /// Signature-only and without the plausibility ranges: what ingest keeps, held, when the
+    /// strict verifier refused it for an app, an environment or a number out of range.
+    package let keeping: SignedDataVerifier
 
     package init(app: AppConfig) throws {
         self.app = app
@@ -15,6 +18,8 @@ package struct AppVerifiers: Sendable {
         let cache = ChainCache()
         strict = try SignedDataVerifier(rootCertificates: app.rootCertificates, policy: app.policy, chainCache: cache)
         signatureOnly = try SignedDataVerifier(rootCertificates: app.rootCertificates, policy: .signatureOnly, chainCache: cache)
+        keeping = try SignedDataVerifier(
+            rootCertificates: app.rootCertificates, policy: .signatureOnly, chainCache: cache, checksPlausibility: false)
     }
 
     /// One pair per configured app, by app id.

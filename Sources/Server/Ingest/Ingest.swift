@@ -125,9 +125,14 @@ package final class Ingest: Sendable {
                 NotificationRecord(
                     verified: verified, appId: appId, signedPayload: signedPayload, receivedAt: receivedAt, state: .received,
                     stateReason: nil))
-        } catch let failure where failure.status == .invalidAppIdentifier || failure.status == .invalidEnvironment {
-            // Apple signed it, but not for this app's bundle or environments: keep it, held.
-            guard let verified = try? app.signatureOnly.verifyNotification(signedPayload, now: now) else {
+        } catch let failure
+            where failure.status == .invalidAppIdentifier || failure.status == .invalidEnvironment
+            || failure.isImplausibleNumber
+        {
+            // Apple signed it, but not for this app's bundle or environments, or with a number
+            // RevenueDot will not compute with: keep it, held, for a configuration fix or a build
+            // that takes it. Apple's libraries would accept the last, so refusing it would lose it.
+            guard let verified = try? app.keeping.verifyNotification(signedPayload, now: now) else {
                 return .answered(reject(appId: appId, failure, at: receivedAt))
             }
             if let refusal = holding.refusal(of: verified.notification.payload) {
@@ -157,7 +162,7 @@ package final class Ingest: Sendable {
             // Once per notification: a copy that arrives again (Apple's retry, the overlap a
             // backfill reads again at every start and reload) is a duplicate, not stored held.
             log?.warning(
-                "notification.held", "validly signed for another bundle or environment: stored held",
+                "notification.held", "validly signed, not for this app as it is: stored held",
                 [
                     ("app", .text(record.appId)), ("uuid", .text(record.notificationUUID)),
                     ("reason", .text(record.stateReason ?? "")),

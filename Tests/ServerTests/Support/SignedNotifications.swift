@@ -18,7 +18,7 @@ struct SignedNotifications {
         uuid: String = UUID().uuidString.lowercased(), type: String = "DID_RENEW", subtype: String? = nil,
         environment: String = "Sandbox", bundleId: String? = nil, originalTransactionId: String? = nil,
         appAccountToken: String? = nil, productId: String = "pro.monthly", transactionId: String? = nil,
-        atMs: Int64? = nil
+        atMs: Int64? = nil, transactionFields: [String: JSONValue] = [:]
     ) throws -> String {
         // Each notification is about its own purchase unless told otherwise, as under real load.
         let originalTransactionId = originalTransactionId ?? String(UInt64.random(in: 1_000_000_000...9_999_999_999))
@@ -32,6 +32,7 @@ struct SignedNotifications {
             "environment": .string(environment), "signedDate": .integer(now), "price": .integer(9990), "currency": .string("USD"),
         ]
         transaction["appAccountToken"] = appAccountToken.map(JSONValue.string)
+        transaction.merge(transactionFields) { _, given in given }
         let renewal: [String: JSONValue] = [
             "originalTransactionId": .string(originalTransactionId), "productId": .string(productId),
             "autoRenewProductId": .string(productId), "autoRenewStatus": .integer(1), "environment": .string(environment),
