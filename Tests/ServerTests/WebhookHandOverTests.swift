@@ -64,4 +64,31 @@ struct WebhookHandOverTests {
         Thread.sleep(forTimeInterval: 0.3)
         #expect(receiver.received.map(\.type) == ["INITIAL_PURCHASE", "CANCELLATION"])
     }
+
+    /// A webhook removed by one reload and given back by the next: its new worker waits for the
+    /// last one started for it, the one the first reload stopped (which may still hold a send
+    /// when that reload gave up waiting), not only for one of the generation just before.
+    @Test func aWebhookGivenBackWaitsForItsLastWorker() throws {
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let first = try #require(service.generation.workers.first)
+        let key = "\(first.appId)\u{0}\(first.webhook)"
+        let original = service.current
+        var without = original
+        without.apps = without.apps.map { app in
+            var app = app
+            app.webhooks = []
+            return app
+        }
+        #expect(service.reload(to: without) == .reloaded(restartNeeded: []))
+        #expect(service.generation.workers.isEmpty)
+        #expect(service.lastWorkers.value[key] === first)
+        #expect(service.reload(to: original) == .reloaded(restartNeeded: []))
+        let given = try #require(service.generation.workers.first)
+        #expect(given !== first)
+        #expect(service.lastWorkers.value[key] === given)
+    }
 }

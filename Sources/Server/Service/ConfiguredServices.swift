@@ -82,10 +82,11 @@ final class ConfiguredServices: Sendable {
 
     /// Starts the background services. At a start, timers wait for the first backfill (at most
     /// `firstBackfillWait`): a renewal Apple sent while the server was down must not be taken
-    /// for an expiry first. Nil (a reload: the server was not down) starts them at once. After a
-    /// reload, each webhook worker picks nothing until the one it replaces in `previous` (same
-    /// app and webhook) has stopped with its outcomes committed.
-    func start(firstBackfillWait: Double?, after previous: ConfiguredServices? = nil) {
+    /// for an expiry first. Nil (a reload: the server was not down) starts them at once. Each
+    /// webhook worker picks nothing until the one `predecessor` gives (the last worker started
+    /// for the same app and webhook, in any earlier generation) has stopped with its outcomes
+    /// committed.
+    func start(firstBackfillWait: Double?, predecessor: (DeliveryWorker) -> DeliveryWorker? = { _ in nil }) {
         if backfill.isActive, let firstBackfillWait {
             backfill.start(firstPassDone: { [scheduler] in scheduler.start() })
             DispatchQueue.global().asyncAfter(deadline: .now() + firstBackfillWait) { [scheduler] in scheduler.start() }
@@ -94,7 +95,7 @@ final class ConfiguredServices: Sendable {
             scheduler.start()
         }
         for worker in workers {
-            worker.start(after: previous?.workers.first { $0.appId == worker.appId && $0.webhook == worker.webhook })
+            worker.start(after: predecessor(worker))
         }
         consumption.start()
         reconcile.start()

@@ -61,7 +61,7 @@ extension RevenueDotService {
             let deadline = ContinuousClock.now + Self.reloadStopTimeout
             old.stop(before: deadline)
             _ = heldPass.wait(timeout: .after(max(.zero, ContinuousClock.now.duration(to: deadline))))
-            generation.start(firstBackfillWait: nil, after: old)
+            generation.start(firstBackfillWait: nil, predecessor: replacing)
             takeUpHeld(by: generation, heldDone: nil, failedDone: nil)
             log.info(
                 "config.reloaded", "the new configuration is in force",

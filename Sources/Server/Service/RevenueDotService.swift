@@ -26,6 +26,10 @@ public final class RevenueDotService: Sendable {
     let services: Locked<ConfiguredServices?>
     /// Held while a generation is started, stopped or swapped (reload and shutdown exclude each other).
     let lifecycle = Locked(false)
+    /// The last webhook worker started for each app and webhook, in any generation: the one a
+    /// new worker for them waits for. Not only the generation before: a webhook removed by one
+    /// reload and given back by the next must still wait for a send its old worker has in hand.
+    let lastWorkers = Locked<[String: DeliveryWorker]>([:])
     private let contacts: CustomerContacts
     private let heldOutcome = Locked<HeldNotifications.Outcome?>(nil)
     private let failedOutcome = Locked<HeldNotifications.Outcome?>(nil)
@@ -148,7 +152,7 @@ public final class RevenueDotService: Sendable {
             throw ConfigError(file: config.file, key: "listen", problem: error.message)
         }
         let generation = generation
-        generation.start(firstBackfillWait: Self.firstBackfillWait)
+        generation.start(firstBackfillWait: Self.firstBackfillWait, predecessor: replacing)
         contacts.start()
         takeUpHeld(by: generation, heldDone: heldDone, failedDone: failedDone)
         return port
@@ -256,5 +260,14 @@ public final class RevenueDotService: Sendable {
         let closed = store.close(waitingAtMost: max(remaining(), .seconds(1)))
         if let profile = WriteProfile.report() { StandardStreams.error("revenuedot: \(profile)\n") }
         return closed && stopped
+    }
+
+    /// The worker `worker` replaces (`lastWorkers`), and `worker` in its place.
+    func replacing(_ worker: DeliveryWorker) -> DeliveryWorker? {
+        lastWorkers.withLock { last in
+            let key = "\(worker.appId)\u{0}\(worker.webhook)"
+            defer { last[key] = worker }
+            return last[key]
+        }
     }
 }
