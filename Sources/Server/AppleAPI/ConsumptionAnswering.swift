@@ -75,7 +75,8 @@ package final class ConsumptionAnswering: StoppableService {
             for _ in 0..<Self.batch {
                 // The time of each claim: the sends before it may have taken minutes.
                 let nowMs = UnixTime.milliseconds(clock())
-                guard !thread.isStopping, let answer = try store.claimDueConsumptionAnswer(nowMs: nowMs, leaseMs: leaseMs)
+                guard !thread.isStopping,
+                    let answer = try store.claimDueConsumptionAnswer(nowMs: nowMs, leaseMs: leaseMs, onDatabaseClock: true)
                 else { return }
                 let outcome = handle(answer, nowMs: nowMs)
                 if try !store.recordConsumptionAnswer(outcome, claimedUntilMs: answer.nextAttemptAtMs) {

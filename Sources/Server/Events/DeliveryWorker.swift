@@ -148,8 +148,10 @@ package final class DeliveryWorker: StoppableService {
         }
         let claimed = Locked<[DueDelivery]>([])
         try store.write { transaction in
+            // The lease on the database's clock, which every node judges it by.
+            let now = try transaction.databaseClockMs() ?? nowMs
             let due = try Deliveries.claimDue(
-                appId: appId, webhook: webhook, node: node, nowMs: nowMs, leaseMs: leaseMs, limit: room, holdMs: holdMs,
+                appId: appId, webhook: webhook, node: node, nowMs: now, leaseMs: leaseMs, limit: room, holdMs: holdMs,
                 inFlight: inFlight, in: transaction)
             claimed.withLock { $0 = due }
         }

@@ -78,9 +78,14 @@ extension Store {
     /// attempt moves to `nowMs + leaseMs`, so no other pass, another node's included, takes it
     /// meanwhile. A pass that stops before `recordConsumptionAnswer` leaves it due again when the
     /// lease ends. Nil when none is due, or when another pass claimed the one this one chose.
-    public func claimDueConsumptionAnswer(nowMs: Int64, leaseMs: Int64) throws(StoreError) -> ConsumptionAnswer? {
+    /// `onDatabaseClock`: `nowMs` is read from the database server inside the claim
+    /// (`WriteTransaction.databaseClockMs`), as nodes that share it must; `nowMs` stays on SQLite.
+    public func claimDueConsumptionAnswer(nowMs: Int64, leaseMs: Int64, onDatabaseClock: Bool = false) throws(StoreError)
+        -> ConsumptionAnswer?
+    {
         let claimed = Mutex<ConsumptionAnswer?>(nil)
         try write { transaction in
+            let nowMs = onDatabaseClock ? try transaction.databaseClockMs() ?? nowMs : nowMs
             let rows = try transaction.query(
                 """
                 UPDATE consumption_answers SET next_attempt_at = ?

@@ -41,6 +41,17 @@ public final class WriteTransaction {
     /// Whether `queries` sends its statements in one round trip (PostgreSQL).
     public var sendsQueriesTogether: Bool { connection is PostgresConnection }
 
+    /// The database server's clock in UNIX milliseconds, read now, inside this transaction; nil
+    /// on SQLite, where one node has the database and its clock is the only one.
+    ///
+    /// For leases several nodes judge: a claim written from one node's clock and judged by
+    /// another's is cut short by any skew between them, and a time read before the transaction
+    /// waited for the write lock is stale by that wait.
+    public func databaseClockMs() throws(StoreError) -> Int64? {
+        guard connection is PostgresConnection else { return nil }
+        return try query("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint", []).first?.first?.integerValue
+    }
+
     /// Runs one statement whose outcome the caller does not need. On PostgreSQL it is sent
     /// without waiting for its answer, which comes with the next statement that waits: its
     /// failure fails the transaction then (the writer then applies each item alone). Reads later

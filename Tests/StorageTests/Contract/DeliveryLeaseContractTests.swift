@@ -94,4 +94,23 @@ struct DeliveryLeaseContractTests {
         }
         #expect(status == "delivered")
     }
+
+    /// Nodes judge leases on one clock, the database server's, read inside the claim; SQLite has
+    /// one node, whose clock it is.
+    @Test(arguments: ContractEngine.allCases)
+    func leasesAreOnTheDatabasesClock(_ engine: ContractEngine) throws {
+        let under = try StoreUnderTest(engine)
+        let read = Locked<Int64?>(nil)
+        try under.write { transaction in
+            let clock = try transaction.databaseClockMs()
+            read.withLock { $0 = clock }
+        }
+        let here = Int64(Date().timeIntervalSince1970 * 1000)
+        switch engine {
+        case .sqlite: #expect(read.value == nil)
+        case .postgres:
+            let clock = try #require(read.value)
+            #expect(abs(clock - here) < 5_000, "the cluster runs on this machine: \(clock - here) ms apart")
+        }
+    }
 }
