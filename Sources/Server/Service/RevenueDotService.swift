@@ -87,6 +87,13 @@ public final class RevenueDotService: Sendable {
                     [("error", .text("\(error)"))])
             }
         }
+        // An address in use is refused before storage opens: a start that cannot listen must
+        // not have created or migrated the database (an upgrade's old build could not open it).
+        do throws(HTTPServerError) {
+            try HTTPServer.probeListen(host: config.listen.host, port: config.listen.port)
+        } catch {
+            throw ConfigError(file: config.file, key: "listen", problem: error.message)
+        }
         let store: Store
         do throws(StoreError) {
             switch config.database {
