@@ -54,6 +54,9 @@ import Testing
 
         let restored = try runCLI(["restore", backup, "--config", fixture.configPath])
         #expect(restored.status == 0, "\(restored.output)")
+        // The backup is one file, and reading it leaves nothing beside it.
+        #expect(!FileManager.default.fileExists(atPath: backup + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: backup + "-shm"))
         #expect(restored.output.contains("the database it replaced is kept as \(fixture.databasePath).before-restore-"))
         #expect(try Self.notificationCount(fixture.databasePath) == inBackup)
         let files = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)

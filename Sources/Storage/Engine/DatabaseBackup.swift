@@ -107,6 +107,10 @@ public enum DatabaseBackup {
         try Migrator(connection: from).requireKnown()
         let into = try SQLiteConnection(path: destination, role: .copy)
         try from.copy(into: into)
+        // A copy is one file: the copied pages say WAL, and a WAL file opened to be read (a
+        // restore, a look with sqlite3) gets -wal and -shm files beside it. A server that opens
+        // it takes WAL back.
+        try into.execute(script: "PRAGMA journal_mode = DELETE")
     }
 
     /// Reads the copy back: SQLite finds it whole, and it is a schema this build can serve.
