@@ -179,29 +179,30 @@ public enum Deliveries {
         return step
     }
 
-    /// Writes `step` to `delivery`'s row, if it is still pending and still claimed as it was when
-    /// it was picked (`claimedBy`), and gives up the claim. A node whose lease ran out while it
-    /// sent, and whose delivery another node has claimed since, records nothing: the other node's
-    /// attempt decides, and its claim is not cut short.
+    /// Writes `step` to `delivery`'s row, if it is still pending, and gives up the claim. A
+    /// delivery is a fact whoever holds the claim: it is recorded, and another node's attempt
+    /// since then records nothing (the row is no longer pending). A failure is recorded only
+    /// while the delivery is still claimed as it was when it was picked (`claimedBy`): a node
+    /// whose lease ran out while it sent leaves the decision to the node that claimed it since,
+    /// whose claim it does not cut short.
     public static func record(_ step: DeliveryStep, of delivery: DueDelivery, in transaction: WriteTransaction) throws {
         transaction.noteOutboxChanged()
-        let key: [SQLValue] = [
-            .text(delivery.eventId), .text(delivery.webhook), delivery.claimedBy.map(SQLValue.text) ?? .null,
-        ]
+        let key: [SQLValue] = [.text(delivery.eventId), .text(delivery.webhook)]
+        let claim = key + [delivery.claimedBy.map(SQLValue.text) ?? .null]
         switch step {
         case .delivered(let attempts, let atMs, let status):
             try transaction.write(
                 """
                 UPDATE deliveries SET status = 'delivered', attempts = ?, delivered_at = ?, last_status = ?, last_error = NULL,
                     claimed_by = NULL, claimed_until = NULL
-                WHERE event_id = ? AND webhook = ? AND status = 'pending' AND claimed_by IS NOT DISTINCT FROM ?
+                WHERE event_id = ? AND webhook = ? AND status = 'pending'
                 """,
                 [.integer(Int64(attempts)), .integer(atMs), .integer(Int64(status))] + key)
         case .retry(let attempts, let atMs, let status, let reason):
-            try fail(as: "pending", attempts: attempts, nextMs: atMs, status: status, reason: reason, key, transaction)
+            try fail(as: "pending", attempts: attempts, nextMs: atMs, status: status, reason: reason, claim, transaction)
         case .dead(let attempts, let atMs, let status, let reason):
             // A dead letter's next attempt is the time of its last.
-            try fail(as: "dead", attempts: attempts, nextMs: atMs, status: status, reason: reason, key, transaction)
+            try fail(as: "dead", attempts: attempts, nextMs: atMs, status: status, reason: reason, claim, transaction)
         }
     }
 

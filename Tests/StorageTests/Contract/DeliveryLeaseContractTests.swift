@@ -89,10 +89,34 @@ struct DeliveryLeaseContractTests {
         try under.write { transaction in
             _ = try Deliveries.record(.delivered(status: 200), of: b, retryDelaysSeconds: [10], at: later, in: transaction)
         }
-        let status = try under.store.read { (rows) throws(StoreError) in
-            try rows.query("SELECT status FROM deliveries WHERE event_id = ?", [.text(a.eventId)]).first?.first?.textValue
+        #expect(try Self.status(under, a.eventId) == "delivered")
+    }
+
+    /// A 2xx is a fact whoever holds the claim: a node whose lease ran out before its delivery
+    /// was committed still records it, and the attempt of the node that took over records
+    /// nothing after it, so no third node sends the event again.
+    @Test(arguments: ContractEngine.allCases)
+    func aDeliveryIsRecordedEvenAfterItsClaimLapsed(_ engine: ContractEngine) throws {
+        let under = try Self.outbox(engine)
+        let now = S.t0 + 31 * S.day
+        let a = try #require(try Self.claim(under, node: "a", at: now).first { $0.customer == S.customer(2) })
+        let later = now + Self.lease + 1
+        let b = try #require(try Self.claim(under, node: "b", at: later).first { $0.eventId == a.eventId })
+        try under.write { transaction in
+            _ = try Deliveries.record(.delivered(status: 200), of: a, retryDelaysSeconds: [10], at: later, in: transaction)
         }
-        #expect(status == "delivered")
+        try under.write { transaction in
+            _ = try Deliveries.record(
+                .failed(status: 500, reason: "late"), of: b, retryDelaysSeconds: [0], at: later, in: transaction)
+        }
+        #expect(try Self.status(under, a.eventId) == "delivered")
+        #expect(try Self.claim(under, node: "c", at: later + 2 * Self.lease).allSatisfy { $0.eventId != a.eventId })
+    }
+
+    static func status(_ under: StoreUnderTest, _ eventId: String) throws -> String? {
+        try under.store.read { (rows) throws(StoreError) in
+            try rows.query("SELECT status FROM deliveries WHERE event_id = ?", [.text(eventId)]).first?.first?.textValue
+        }
     }
 
     /// Nodes judge leases on one clock, the database server's, read inside the claim; SQLite has
