@@ -296,6 +296,13 @@ struct URLTextTests {
         ("http://u:p@ss:w@rd@h:1/", "http://u:***@h:1/"),
         ("not a url u:p@h", "not a url u:p@h"),
         ("ftp://u:p@h", "ftp://u:***@h"),
+        // Passwords hold what URLs do not: every one is hidden, whatever the rest is.
+        ("https://u:pa/ss@h/", "https://u:***@h/"),
+        ("https://u:p#ss@h/", "https://u:***@h/"),
+        ("https://u:p?ss@h/x", "https://u:***@h/x"),
+        ("postgres://u:s3cr/t@db/x", "postgres://u:***@db/x"),
+        ("https://u:p@ss@h/", "https://u:***@h/"),
+        ("http://127.0.0.1:99999/h", "http://127.0.0.1:99999/h"),
     ])
     func passwordsAreLeftOut(text: String, quoted: String) {
         #expect(URLText.withoutPassword(text) == quoted)

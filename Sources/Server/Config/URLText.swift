@@ -2,14 +2,16 @@
 /// `scheme://user:password@host`, replaced by `***`, whether or not the rest parses. An error
 /// line goes to the terminal, the log and the reload's refusal, which must not carry a secret.
 package enum URLText {
+    /// The password runs from the first `:` after the scheme (with no `/` before it: a user name
+    /// has none) to the last `@` of the text, which a password may contain, with `/`, `?` and
+    /// `#`: anything between them may be secret, and an error line may show less, never more.
+    /// A port followed by a path with an `@` in it is hidden too.
     package static func withoutPassword(_ text: String) -> String {
         guard let scheme = text.range(of: "://") else { return text }
         let rest = text[scheme.upperBound...]
-        // The user information ends at the last @ before the path, query or fragment.
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@"),
-            let colon = rest[..<at].firstIndex(of: ":")
+        guard let colon = rest.firstIndex(of: ":"), !rest[..<colon].contains("/"),
+            let at = rest[colon...].lastIndex(of: "@")
         else { return text }
-        return String(text[..<rest.index(after: colon)]) + "***" + String(text[at...])
+        return String(text[...colon]) + "***" + String(text[at...])
     }
 }
