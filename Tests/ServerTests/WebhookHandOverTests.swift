@@ -65,17 +65,30 @@ struct WebhookHandOverTests {
         #expect(receiver.received.map(\.type) == ["INITIAL_PURCHASE", "CANCELLATION"])
     }
 
-    /// A webhook removed by one reload and given back by the next: its new worker waits for the
-    /// last one started for it, the one the first reload stopped (which may still hold a send
-    /// when that reload gave up waiting), not only for one of the generation just before.
+    /// A webhook removed by one reload and given back by the next, while its old worker still
+    /// holds a send the first reload gave up waiting for: the new worker waits for that one (the
+    /// last started for the webhook, not one of the generation just before), so the event in
+    /// flight is not sent again meanwhile.
     @Test func aWebhookGivenBackWaitsForItsLastWorker() throws {
-        let receiver = try WebhookReceiver()
+        let release = DispatchSemaphore(value: 0)
+        let receiver = try WebhookReceiver { index, _ in
+            if index == 0 { _ = release.wait(timeout: .now() + 10) }
+            return 200
+        }
         defer { receiver.stop() }
         let fixture = try WebhookDeliveryTests.fixture(url: receiver.url)
         let service = try fixture.startService()
         defer { service.shutdown() }
+        service.reloadStopTimeout.withLock { $0 = .milliseconds(200) }
         let first = try #require(service.generation.workers.first)
-        let key = "\(first.appId)\u{0}\(first.webhook)"
+        let story = Story(signer: fixture.signer)
+        let now = Story.nowMs
+        let period = story.period(1, from: now, until: now + 30 * 86_400_000)
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(
+            try connection.postNotification(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period)).status == 200)
+        _ = receiver.wait { $0.count >= 1 }
+
         let original = service.current
         var without = original
         without.apps = without.apps.map { app in
@@ -85,10 +98,15 @@ struct WebhookHandOverTests {
         }
         #expect(service.reload(to: without) == .reloaded(restartNeeded: []))
         #expect(service.generation.workers.isEmpty)
-        #expect(service.lastWorkers.value[key] === first)
         #expect(service.reload(to: original) == .reloaded(restartNeeded: []))
         let given = try #require(service.generation.workers.first)
         #expect(given !== first)
-        #expect(service.lastWorkers.value[key] === given)
+        Thread.sleep(forTimeInterval: 0.6)
+        #expect(receiver.received.count == 1, "the event in flight was not sent again")
+
+        release.signal()
+        #expect(first.waitStopped(until: .now() + 10))
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(receiver.received.count == 1)
     }
 }

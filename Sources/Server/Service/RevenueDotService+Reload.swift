@@ -58,7 +58,7 @@ extension RevenueDotService {
             server.replaceRouter(generation.router)
             // Old workers and scheduler finish what they hold before new ones start: two workers
             // of one webhook must never send the same customer's events at once.
-            let deadline = ContinuousClock.now + Self.reloadStopTimeout
+            let deadline = ContinuousClock.now + reloadStopTimeout.value
             old.stop(before: deadline)
             _ = heldPass.wait(timeout: .after(max(.zero, ContinuousClock.now.duration(to: deadline))))
             generation.start(firstBackfillWait: nil, predecessor: replacing)
@@ -82,7 +82,4 @@ extension RevenueDotService {
         log.error("config.reload_refused", "kept the running configuration", [("error", .text(reason))])
         return .refused(reason)
     }
-
-    /// How long a reload waits for the old background services to finish what they hold.
-    static let reloadStopTimeout: Duration = .seconds(30)
 }

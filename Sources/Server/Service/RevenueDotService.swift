@@ -30,6 +30,9 @@ public final class RevenueDotService: Sendable {
     /// new worker for them waits for. Not only the generation before: a webhook removed by one
     /// reload and given back by the next must still wait for a send its old worker has in hand.
     let lastWorkers = Locked<[String: DeliveryWorker]>([:])
+    /// How long a reload waits for the old background services to finish what they hold (a
+    /// test shortens it).
+    let reloadStopTimeout = Locked<Duration>(.seconds(30))
     private let contacts: CustomerContacts
     private let heldOutcome = Locked<HeldNotifications.Outcome?>(nil)
     private let failedOutcome = Locked<HeldNotifications.Outcome?>(nil)
