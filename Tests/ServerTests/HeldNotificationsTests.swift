@@ -95,9 +95,9 @@ struct HeldNotificationsTests {
         let taken = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 1), router: Router(), observer: nil)
         try taken.start()
-        let refused = try RevenueDotService(quietly: try twoApps(listen: "127.0.0.1:\(taken.port)"))
-        #expect(throws: (any Error).self) { try refused.start() }
-        refused.shutdown()
+        let busy = try twoApps(listen: "127.0.0.1:\(taken.port)")
+        // Refused before storage opens.
+        #expect(throws: ConfigError.self) { _ = try RevenueDotService(quietly: busy) }
         taken.shutdown()
         #expect(try stored(uuid)?.state == .held)
 
