@@ -18,6 +18,15 @@ enum TestCluster {
 /// `revenuedot serve` on PostgreSQL (the cluster `make test` starts), configured as a user would.
 @Suite(.enabled(if: TestCluster.url != nil))
 struct PostgresServeTests {
+    /// The demo app tracking new purchases, with a webhook to `receiver`, on the database at `url`.
+    static func webhookFixture(_ receiver: WebhookReceiver, _ url: PostgresURL) throws -> ServerFixture {
+        try ServerFixture(
+            demoOptions: """
+                "trackNewPurchasesFromServerNotifications": true,
+                "webhook": {"url": "\(receiver.url)", "timeoutSeconds": 5, "retryDelaysSeconds": [0], "concurrency": 4}
+                """, database: "\"\(url.description.replacingOccurrences(of: "@", with: ":\(url.password ?? "")@"))\"")
+    }
+
     /// A fresh database on the cluster, dropped at the end of `body`.
     static func withDatabase(_ body: (PostgresURL) throws -> Void) throws {
         let cluster = try #require(TestCluster.url)
@@ -82,11 +91,7 @@ struct PostgresServeTests {
         try Self.withDatabase { url in
             let receiver = try WebhookReceiver()
             defer { receiver.stop() }
-            let fixture = try ServerFixture(
-                demoOptions: """
-                    "trackNewPurchasesFromServerNotifications": true,
-                    "webhook": {"url": "\(receiver.url)", "timeoutSeconds": 5, "retryDelaysSeconds": [0], "concurrency": 4}
-                    """, database: "\"\(url.description.replacingOccurrences(of: "@", with: ":\(url.password ?? "")@"))\"")
+            let fixture = try Self.webhookFixture(receiver, url)
             let nodes = try (0..<2).map { _ in try fixture.startService() }
             defer { nodes.forEach { $0.shutdown() } }
             // Ten purchases, each bought then renewed twice: 30 events, 3 per customer.
@@ -149,11 +154,7 @@ extension PostgresServeTests {
         try Self.withDatabase { url in
             let receiver = try WebhookReceiver()
             defer { receiver.stop() }
-            let fixture = try ServerFixture(
-                demoOptions: """
-                    "trackNewPurchasesFromServerNotifications": true,
-                    "webhook": {"url": "\(receiver.url)", "timeoutSeconds": 5, "retryDelaysSeconds": [0], "concurrency": 4}
-                    """, database: "\"\(url.description.replacingOccurrences(of: "@", with: ":\(url.password ?? "")@"))\"")
+            let fixture = try Self.webhookFixture(receiver, url)
             let service = try fixture.startService()
             defer { service.shutdown() }
             // One event delivered, so the worker has run through a claim, a send and an outcome.

@@ -13,22 +13,10 @@ struct WebhookHandOverTests {
     /// start, one after another: none sends anything until the old one has its answer and has
     /// committed it; the last then takes the customer's next event. Each event goes once.
     @Test func aNewWorkerWaitsForTheOneItReplaces() throws {
-        let release = DispatchSemaphore(value: 0)
-        let receiver = try WebhookReceiver { index, _ in
-            if index == 0 { _ = release.wait(timeout: .now() + 10) }
-            return 200
-        }
-        defer { receiver.stop() }
-        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url)
-        let service = try fixture.startService()
-        defer { service.shutdown() }
-        let story = Story(signer: fixture.signer)
-        let now = Story.nowMs
-        let period = story.period(1, from: now, until: now + 30 * 86_400_000)
-        let connection = try LoopbackConnection(port: service.port)
-        #expect(
-            try connection.postNotification(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period)).status == 200)
-        _ = receiver.wait { $0.count >= 1 }
+        let held = try FirstSendHeld()
+        defer { held.stop() }
+        let (receiver, release, service) = (held.receiver, held.release, held.service)
+        let (story, period, connection) = (held.story, held.period, held.connection)
 
         // What a reload does: the old worker stops with its send in hand and a new one starts;
         // a second reload soon after replaces that one too, while the first send still waits.
@@ -70,24 +58,11 @@ struct WebhookHandOverTests {
     /// last started for the webhook, not one of the generation just before), so the event in
     /// flight is not sent again meanwhile.
     @Test func aWebhookGivenBackWaitsForItsLastWorker() throws {
-        let release = DispatchSemaphore(value: 0)
-        let receiver = try WebhookReceiver { index, _ in
-            if index == 0 { _ = release.wait(timeout: .now() + 10) }
-            return 200
-        }
-        defer { receiver.stop() }
-        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url)
-        let service = try fixture.startService()
-        defer { service.shutdown() }
+        let held = try FirstSendHeld()
+        defer { held.stop() }
+        let (receiver, release, service) = (held.receiver, held.release, held.service)
         service.reloadStopTimeout.withLock { $0 = .milliseconds(200) }
         let first = try #require(service.generation.workers.first)
-        let story = Story(signer: fixture.signer)
-        let now = Story.nowMs
-        let period = story.period(1, from: now, until: now + 30 * 86_400_000)
-        let connection = try LoopbackConnection(port: service.port)
-        #expect(
-            try connection.postNotification(try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period)).status == 200)
-        _ = receiver.wait { $0.count >= 1 }
 
         let original = service.current
         var without = original
@@ -108,5 +83,39 @@ struct WebhookHandOverTests {
         #expect(first.waitStopped(until: .now() + 10))
         Thread.sleep(forTimeInterval: 0.5)
         #expect(receiver.received.count == 1)
+    }
+}
+
+/// A service with a webhook whose receiver holds its first send until `release` (or 10 s): a
+/// purchase is posted and its INITIAL_PURCHASE is in flight when `init` returns.
+final class FirstSendHeld {
+    let release = DispatchSemaphore(value: 0)
+    let receiver: WebhookReceiver
+    let fixture: ServerFixture
+    let service: RevenueDotService
+    let story: Story
+    let period: Story.Period
+    let connection: LoopbackConnection
+
+    init() throws {
+        let release = release
+        receiver = try WebhookReceiver { index, _ in
+            if index == 0 { _ = release.wait(timeout: .now() + 10) }
+            return 200
+        }
+        fixture = try WebhookDeliveryTests.fixture(url: receiver.url)
+        service = try fixture.startService()
+        story = Story(signer: fixture.signer)
+        let now = Story.nowMs
+        period = story.period(1, from: now, until: now + 30 * 86_400_000)
+        connection = try LoopbackConnection(port: service.port)
+        let purchase = try story.notification("SUBSCRIBED", "INITIAL_BUY", period: period)
+        #expect(try connection.postNotification(purchase).status == 200)
+        _ = receiver.wait { $0.count >= 1 }
+    }
+
+    func stop() {
+        service.shutdown()
+        receiver.stop()
     }
 }
