@@ -41,19 +41,23 @@ package final class AppleAPIClientPool: Sendable {
 
     /// Get Transaction Info in the app's environments, Production first and Sandbox when
     /// Production does not know the transaction (Apple's advice for an id of unknown origin): the
-    /// JWS Apple signed, verified for the app.
+    /// JWS Apple signed, verified for the app. Sandbox is asked too when Production could not be
+    /// asked (a network failure, a 5xx): a Sandbox purchase is found without it. When no
+    /// environment has the transaction, a failure to ask one is the answer (it may be there),
+    /// else Apple's "not found".
     package func signedTransaction(app: AppConfig, transactionId: String) throws -> String {
-        let environments = Backfill.environments(of: app)
-        var lastFailure: (any Error)?
-        for environment in environments {
+        var unknown: (any Error)?
+        var unasked: (any Error)?
+        for environment in Backfill.environments(of: app) {
             do {
                 return try client(for: app, environment: environment).signedTransactionInfo(transactionId).signed
             } catch let failure as AppStoreServerAPIError where failure.isUnknownTransaction {
-                lastFailure = failure
-                continue
+                unknown = failure
+            } catch {
+                unasked = unasked ?? error
             }
         }
-        throw lastFailure
+        throw unasked ?? unknown
             ?? AppleAPIClients.Failure(description: "app \"\(app.id)\" accepts neither Production nor Sandbox")
     }
 }
