@@ -141,17 +141,9 @@ public final class Log: Sendable {
     private static func quotedIfNeeded(_ text: String) -> String {
         let plain = !text.isEmpty && !text.unicodeScalars.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0.isControl }
         if plain { return text }
-        // JSON escapes the C0 controls; DEL and C1 are what is left raw.
-        let quoted = JSONValue.string(text).serialized()
-        guard quoted.unicodeScalars.contains(where: \.isControl) else { return quoted }
-        var escaped = ""
-        for scalar in quoted.unicodeScalars {
-            if scalar.isControl {
-                escaped += "\\u00" + String(scalar.value, radix: 16, uppercase: true)
-            } else {
-                escaped.unicodeScalars.append(scalar)
-            }
+        // JSON escapes the C0 controls; DEL and C1 are what is left raw, escaped as JSON would.
+        return JSONValue.string(text).serialized().escapingControls {
+            "\\u00" + String($0.value, radix: 16, uppercase: true)
         }
-        return escaped
     }
 }

@@ -7,11 +7,16 @@ extension String {
     /// The string with control characters (C0, DEL and C1, line breaks included) written as
     /// `\u{1B}`, for a terminal: text a sender chose cannot run escape sequences or fake lines.
     package var escapingControls: String {
+        escapingControls { "\\u{\(String($0.value, radix: 16, uppercase: true))}" }
+    }
+
+    /// The string with each control character written as `escape` spells it.
+    func escapingControls(_ escape: (Unicode.Scalar) -> String) -> String {
         guard unicodeScalars.contains(where: \.isControl) else { return self }
         var escaped = ""
         for scalar in unicodeScalars {
             if scalar.isControl {
-                escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+                escaped += escape(scalar)
             } else {
                 escaped.unicodeScalars.append(scalar)
             }
