@@ -46,9 +46,10 @@ public final class Store: Sendable {
     ///   - maxBatch: the most items one transaction holds.
     ///   - readers: how many read connections may run at once.
     ///   - onCommit: called after each commit is on disk with what it held (for metrics, and to
-    ///     wake the webhook workers when it changed the outbox), before the waiters are woken, on the thread that flushes the WAL: keep it cheap,
-    ///     and do not call the store from it. An init parameter rather than a settable property, so
-    ///     the store stays immutable and `Sendable`.
+    ///     wake the webhook workers when it changed the outbox), before the waiters are woken, on
+    ///     the thread that flushes the WAL: keep it cheap, and do not call the store from it. An
+    ///     init parameter rather than a settable property, so the store stays immutable and
+    ///     `Sendable`.
     ///   - onRejectsFailed: called on the writer thread when a write of the reject log failed
     ///     (a full disk, say; the rejects are kept and the write is tried again every second):
     ///     nobody waits for those writes, and a failed one fails the health check (`Writer`).

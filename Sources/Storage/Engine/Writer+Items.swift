@@ -122,10 +122,7 @@ extension Writer {
     /// open) and the state is `failed`; without one, the error fails the transaction.
     private func runHandOff(_ record: NotificationRecord, inSavepoint: Bool) throws(StoreError) -> (NotificationState, String?) {
         let transaction = WriteTransaction(connection: connection)
-        defer {
-            if transaction.changedOutbox { outboxChanged = true }
-            transaction.invalidate()
-        }
+        defer { takeBack(transaction) }
         do {
             let state = try (preparedHandOff ?? handOff).handOff(record, in: transaction)
             // In a savepoint, a write the hand-off sent ahead must fail it here, not a later item.
@@ -149,13 +146,16 @@ extension Writer {
 
     private static let maximumReasonLength = 2000
 
+    /// Ends the loan of `transaction`, keeping what it says for the commit (`outboxChanged`).
+    private func takeBack(_ transaction: WriteTransaction) {
+        if transaction.changedOutbox { outboxChanged = true }
+        transaction.invalidate()
+    }
+
     /// Runs caller work with the transaction lent for the call; its error fails only this item.
     private func perform(_ work: WriteWork) throws(StoreError) -> StoreOutcome {
         let transaction = WriteTransaction(connection: connection)
-        defer {
-            if transaction.changedOutbox { outboxChanged = true }
-            transaction.invalidate()
-        }
+        defer { takeBack(transaction) }
         do {
             try work.body(transaction)
         } catch let error as StoreError {

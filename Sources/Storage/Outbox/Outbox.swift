@@ -64,7 +64,7 @@ public struct DueDelivery: Sendable, Hashable {
     /// When the event was committed (UNIX ms), for the notification-to-delivery latency.
     public var createdAtMs: Int64
     /// The node that claimed it (`Deliveries.claimDue`); nil where one node has the database.
-    /// Its outcome is recorded only while the claim is still this node's.
+    /// A failure is recorded only while the claim is still this node's (`Deliveries.record`).
     public var claimedBy: String?
 
     public init(
