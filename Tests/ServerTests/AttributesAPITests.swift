@@ -1,0 +1,109 @@
+import AppStore
+import Foundation
+import JSON
+import LoopbackClient
+import Testing
+import Threads
+
+@testable import Server
+@testable import Storage
+@testable import Subscriptions
+@testable import Tools
+
+/// Subscriber attributes over HTTP, in RevenueCat's format.
+@Suite("Subscriber attributes over HTTP")
+struct AttributesAPITests {
+    func post(_ connection: LoopbackConnection, _ user: String, _ body: String, key: String = "pk_test_public") throws -> (
+        Int, JSONValue
+    ) {
+        let response = try connection.request(
+            "POST", "/v1/subscribers/\(user)/attributes",
+            headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"], body: Data(body.utf8))
+        return (response.status, (try? JSONValue(parsing: response.body)) ?? .null)
+    }
+
+    func attributes(_ connection: LoopbackConnection, _ user: String, key: String = "sk_test_secret") throws -> JSONValue? {
+        let response = try connection.request("GET", "/v1/subscribers/\(user)", headers: ["Authorization": "Bearer \(key)"])
+        return try JSONValue(parsing: response.body)["subscriber"]?["subscriber_attributes"]
+    }
+
+    @Test func setReadDeleteAndRefuse() throws {
+        let fixture = try ServerFixture(demoOptions: #""webhook": {"url": "http://127.0.0.1:9/hooks"}"#)
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        let (status, first) = try post(
+            connection, "ivy",
+            #"{"attributes": {"$email": {"value": "ivy@example.com", "updated_at_ms": 100}, "plan": {"value": "gold", "updated_at_ms": 100}}}"#
+        )
+        #expect(status == 200, "\(first.serialized())")
+        #expect(
+            try attributes(connection, "ivy")
+                == .object([
+                    "$email": .object(["value": .string("ivy@example.com"), "updated_at_ms": .integer(100)]),
+                    "plan": .object(["value": .string("gold"), "updated_at_ms": .integer(100)]),
+                ]))
+        // Only the secret key reads them.
+        #expect(try attributes(connection, "ivy", key: "pk_test_public") == .object([:]))
+        // Older loses; null deletes.
+        #expect(try post(connection, "ivy", #"{"attributes": {"plan": {"value": "tin", "updated_at_ms": 50}}}"#).0 == 200)
+        #expect(try attributes(connection, "ivy")?["plan"]?["value"] == .string("gold"))
+        #expect(try post(connection, "ivy", #"{"attributes": {"plan": {"value": null, "updated_at_ms": 150}}}"#).0 == 200)
+        #expect(try attributes(connection, "ivy")?["plan"] == nil)
+        // A time in the future is now's: it does not keep later writes out.
+        let far = #"{"attributes": {"plan": {"value": "forever", "updated_at_ms": 99999999999999999}}}"#
+        #expect(try post(connection, "ivy", far).0 == 200)
+        guard case .integer(let stamped)? = try attributes(connection, "ivy")?["plan"]?["updated_at_ms"] else {
+            Issue.record("no updated_at_ms")
+            return
+        }
+        #expect(stamped <= Int64(Date().timeIntervalSince1970 * 1000))
+        Thread.sleep(forTimeInterval: 0.01)
+        #expect(try post(connection, "ivy", #"{"attributes": {"plan": {"value": "later"}}}"#).0 == 200)
+        #expect(try attributes(connection, "ivy")?["plan"]?["value"] == .string("later"))
+        #expect(try post(connection, "ivy", #"{"attributes": {"plan": {"value": null}}}"#).0 == 200)
+
+        // One bad key refuses the request, naming it; nothing is saved.
+        let (refused, error) = try post(
+            connection, "ivy",
+            #"{"attributes": {"$email": {"value": "nope", "updated_at_ms": 200}, "ok": {"value": "x", "updated_at_ms": 200}}}"#)
+        #expect(refused == 400)
+        #expect(error["code"] == .integer(7263))
+        #expect(error["revenuedot_error"] == .string("invalid_attributes"))
+        #expect(
+            error["attribute_errors"]
+                == .array([
+                    .object(["key_name": .string("$email"), "message": .string("Value is not a valid email address.")])
+                ]))
+        #expect(try attributes(connection, "ivy")?["ok"] == nil)
+        let shape = try post(connection, "ivy", #"{"attrs": {}}"#).1
+        #expect(shape["code"] == .integer(7264))
+        #expect(shape["revenuedot_error"] == .string("bad_request"))
+        // At most 50 custom attributes.
+        let many = (0..<51).map { #""k\#($0)": {"value": "v", "updated_at_ms": 300}"# }.joined(separator: ", ")
+        let (tooMany, manyError) = try post(connection, "ivy", #"{"attributes": {\#(many)}}"#)
+        #expect(tooMany == 400)
+        #expect(manyError["attribute_errors"]?.arrayValue?.count == 51)
+
+        // Events carry them.
+        #expect(
+            try LinkingAPITests.link(connection, "ivy", try LinkingAPITests.storeKitTransaction(fixture, original: "6600000001"))
+                == 200)
+        service.shutdown()
+        let purchase = try LinkingAPITests.events(fixture).first { $0.type == "INITIAL_PURCHASE" }
+        #expect(
+            purchase?.json["subscriber_attributes"]
+                == .object([
+                    "$email": .object(["value": .string("ivy@example.com"), "updated_at_ms": .integer(100)])
+                ]))
+        // And replay keeps them.
+        let before = try attributesRow(fixture)
+        #expect(try ReplayCommand(arguments: ["--config", fixture.configPath]).run() == 0)
+        #expect(try attributesRow(fixture) == before)
+    }
+
+    func attributesRow(_ fixture: ServerFixture) throws -> [String] {
+        try StoreReader(path: fixture.databasePath).read { (rows) throws(StoreError) in
+            try rows.query("SELECT json FROM customers ORDER BY app_user_id").compactMap { $0.first?.textValue }
+        }
+    }
+}
