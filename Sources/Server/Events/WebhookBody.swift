@@ -56,9 +56,73 @@ package enum WebhookBody {
         .object(["api_version": .string(apiVersion), "event": try event(fromStored: json)])
     }
 
-    /// The request body of a stored event.
+    /// The request body of a stored event: the bytes of `envelope(fromStored:)` serialized,
+    /// written straight from the stored members in each type's key order, without building the
+    /// envelope (a webhook sender makes one per delivery).
     package static func body(fromStored json: String) throws -> Data {
-        Data(try envelope(fromStored: json).serialized().utf8)
+        guard case .object(let stored) = try JSONValue(parsing: Data(json.utf8)) else {
+            throw WebhookBodyError(description: "stored event is not a JSON object")
+        }
+        var output: [UInt8] = []
+        output.reserveCapacity(json.utf8.count + 512)
+        output.append(contentsOf: #"{"api_version":"\#(apiVersion)","event":{"#.utf8)
+        let type = stored["type"]?.stringValue ?? ""
+        let promotional = stored["store"] == .string("PROMOTIONAL")
+        var first = true
+        for field in Layout.fields(of: type) {
+            let value = stored[field.name]
+            if type == "TRANSFER" {
+                guard let value else { continue }
+                field.write(value, first: first, into: &output)
+            } else {
+                if promotional, field.name == "app_id" { continue }
+                field.write(value ?? field.absent, first: first, into: &output)
+            }
+            first = false
+        }
+        output.append(contentsOf: "}}".utf8)
+        return Data(output)
+    }
+
+    /// The keys of each type's event in the order they are written (sorted by UTF-8 bytes, as
+    /// `JSONValue` writes an object), each with its value when absent.
+    private enum Layout {
+        struct Field {
+            let name: String
+            /// `"name":`
+            let prefix: [UInt8]
+            let absent: JSONValue
+
+            init(_ name: String, absent: JSONValue) {
+                self.name = name
+                self.absent = absent
+                var prefix: [UInt8] = []
+                JSONValue.writeString(name, into: &prefix)
+                prefix.append(UInt8(ascii: ":"))
+                self.prefix = prefix
+            }
+
+            func write(_ value: JSONValue, first: Bool, into output: inout [UInt8]) {
+                if !first { output.append(UInt8(ascii: ",")) }
+                output.append(contentsOf: prefix)
+                value.write(into: &output)
+            }
+        }
+
+        static func fields(of type: String) -> [Field] {
+            if type == "TRANSFER" { return transfer }
+            return byType[type] ?? plain
+        }
+
+        private static func sorted(_ members: [String: JSONValue]) -> [Field] {
+            members.keys.sorted(by: JSONValue.precedesInUTF8).map { Field($0, absent: members[$0]!) }
+        }
+
+        private static let plain = sorted(common)
+        private static let transfer = sorted(Dictionary(uniqueKeysWithValues: WebhookBody.transfer.map { ($0, .null) }))
+        private static let byType: [String: [Field]] = added.mapValues { keys in
+            sorted(common.merging(keys.map { ($0, .null) }) { _, added in added })
+        }
     }
 }
 
