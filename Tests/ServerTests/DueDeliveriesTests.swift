@@ -57,6 +57,19 @@ struct DueDeliveriesTests {
         #expect(try Self.due(store, window: 3) == ["e9"])
     }
 
+    /// The scan starts with a small window and widens it: a customer's backlog longer than the
+    /// first windows still lets the next customer through, and the budget is `window` rows a time.
+    @Test func windowsWidenPastALongBacklog() throws {
+        let backlog = [(customer: String?, nextAttemptMs: Int64)](repeating: ("a", 0), count: 300)
+        let (store, directory) = try Self.store(backlog + [("b", 0), ("c", 0)])
+        defer { store.close() }
+        _ = directory
+        #expect(try Self.due(store, window: 2000, inFlight: ["e1"]) == ["e301", "e302"])
+        #expect(try Self.due(store, window: 2000) == ["e1", "e301", "e302"])
+        // Ten windows of 20 rows reach no further than row 200.
+        #expect(try Self.due(store, window: 20, inFlight: ["e1"]) == [])
+    }
+
     /// `due` at 1000 with `holdMs`, as the worker reads it.
     static func due(
         _ store: Store, holdMs: Int64, window: Int = 2000, inFlight: Set<String> = [], webhook: String = ""

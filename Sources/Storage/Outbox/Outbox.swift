@@ -99,12 +99,14 @@ public enum Deliveries {
     ///
     /// A delivery whose event no longer exists (see `Replay`) is skipped, so it never blocks its customer.
     ///
-    /// Walks the pending index in position order, `window` rows at a time (at most `maxWindows`
-    /// of them, so that one customer's long backlog cannot hide everyone behind it), and decides
-    /// in Swift: the first pending row seen for a customer is that customer's earliest. Rows that
-    /// can neither go nor hold (failed, waiting for a retry, past their hold) are left out by the
-    /// query, so a backlog of retries after a receiver's outage does not fill the windows and
-    /// hide the events made since.
+    /// Walks the pending index in position order, in windows that start at twice what may be
+    /// picked and what is in flight (at least 64 rows) and double up to `window` rows, reading at
+    /// most `window × maxWindows` rows (so that one customer's long backlog cannot hide everyone
+    /// behind it). A backlog behind a slow receiver thus costs each look a few dozen rows, not
+    /// `window`. It decides in Swift: the first pending row seen for a customer is that
+    /// customer's earliest. Rows that can neither go nor hold (failed, waiting for a retry, past
+    /// their hold) are left out by the query, so a backlog of retries after a receiver's outage
+    /// does not fill the windows and hide the events made since.
     public static func due(
         appId: String, webhook: String = "", nowMs: Int64, limit: Int, holdMs: Int64 = .max, window: Int = 2000,
         maxWindows: Int = 10, inFlight: Set<String>, node: String? = nil, from rows: some RowReader
@@ -115,7 +117,11 @@ public enum Deliveries {
         // Made after this still holds when it failed (`elapsedMs < holdMs`, saturating).
         let (holdStart, overflow) = nowMs.subtractingReportingOverflow(holdMs)
         let heldSince = overflow ? Int64.min : holdStart
-        for _ in 0..<maxWindows {
+        var size = min(window, max(64, 2 * (limit + inFlight.count)))
+        var budget = window * maxWindows
+        while budget > 0 {
+            size = min(size, budget)
+            budget -= size
             let pending = try rows.query(
                 """
                 SELECT d.event_id, d.customer, d.attempts, d.next_attempt_at, d.created_at, d.position, d.claimed_by,
@@ -127,7 +133,7 @@ public enum Deliveries {
                 """,
                 [
                     .text(appId), .text(webhook), .integer(after), .integer(nowMs), .integer(heldSince),
-                    .integer(Int64(window)),
+                    .integer(Int64(size)),
                 ])
             for row in pending {
                 guard picked.count < limit, let id = row[0].textValue else { break }
@@ -148,8 +154,9 @@ public enum Deliveries {
                 guard isDue else { continue }
                 picked.append((id, customer, attempts, row[4].integerValue ?? 0))
             }
-            guard picked.count < limit, pending.count == window, let last = pending.last?[5].integerValue else { break }
+            guard picked.count < limit, pending.count == size, let last = pending.last?[5].integerValue else { break }
             after = last
+            size = min(2 * size, window)
         }
         guard !picked.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: picked.count).joined(separator: ", ")
