@@ -20,6 +20,27 @@ import Testing
         #expect(dispatch.inFlight == ["a", "b"])
     }
 
+    /// Behind a backlog, a read waits for the senders' queue to empty or half the capacity to
+    /// free up, rather than walking the deliveries in flight for every outcome committed.
+    @Test func aReadWaitsForAnEmptyQueueOrHalfTheCapacity() {
+        var dispatch = DeliveryDispatch(capacity: 4)
+        dispatch.start()
+        _ = dispatch.beginRead()
+        #expect(dispatch.take([delivery("a"), delivery("b"), delivery("c")]) == 3)
+        #expect(dispatch.beginRead() == nil)
+        #expect(dispatch.next() == .send(delivery("a")))
+        dispatch.recorded("a")
+        // Two in flight, one of them queued: half the capacity is free.
+        #expect(dispatch.beginRead()?.room == 2)
+        #expect(dispatch.take([delivery("d")]) == 1)
+        #expect(dispatch.beginRead() == nil)
+        #expect(dispatch.next() == .send(delivery("b")))
+        #expect(dispatch.next() == .send(delivery("c")))
+        #expect(dispatch.next() == .send(delivery("d")))
+        // Nothing queued: the senders would wait, so it reads for the one free place.
+        #expect(dispatch.beginRead()?.room == 1)
+    }
+
     /// A committed outcome frees its place only at the next read: a read already under way may
     /// still see the delivery as due and must not queue it twice.
     @Test func aRecordedDeliveryLeavesAtTheNextReadAndIsNeverQueuedTwice() {

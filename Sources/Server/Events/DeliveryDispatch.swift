@@ -34,10 +34,14 @@ package struct DeliveryDispatch: Sendable {
 
     /// Before a read of due deliveries: outcomes committed so far leave `inFlight`. The read must
     /// skip `exclude` and pick at most `room`; nil when there is nothing to read for.
+    ///
+    /// A read walks the deliveries in flight before it reaches new ones, so it waits until the
+    /// senders' queue is empty or half the capacity is free: behind a backlog, a read for every
+    /// outcome committed cost more than the sending.
     package mutating func beginRead() -> (exclude: Set<String>, room: Int)? {
         inFlight.subtract(finished)
         finished.removeAll()
-        guard running, inFlight.count < capacity else { return nil }
+        guard running, inFlight.count < capacity, queue.isEmpty || 2 * inFlight.count <= capacity else { return nil }
         return (inFlight, capacity - inFlight.count)
     }
 

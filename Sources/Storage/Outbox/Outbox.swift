@@ -99,8 +99,8 @@ public enum Deliveries {
     ///
     /// A delivery whose event no longer exists (see `Replay`) is skipped, so it never blocks its customer.
     ///
-    /// Walks the pending index in position order, in windows that start at twice what may be
-    /// picked and what is in flight (at least 64 rows) and double up to `window` rows, reading at
+    /// Walks the pending index in position order, in windows that start at what is in flight and
+    /// twice what may be picked (at least 16 rows) and double up to `window` rows, reading at
     /// most `window × maxWindows` rows (so that one customer's long backlog cannot hide everyone
     /// behind it). A backlog behind a slow receiver thus costs each look a few dozen rows, not
     /// `window`. It decides in Swift: the first pending row seen for a customer is that
@@ -117,7 +117,7 @@ public enum Deliveries {
         // Made after this still holds when it failed (`elapsedMs < holdMs`, saturating).
         let (holdStart, overflow) = nowMs.subtractingReportingOverflow(holdMs)
         let heldSince = overflow ? Int64.min : holdStart
-        var size = min(window, max(64, 2 * (limit + inFlight.count)))
+        var size = min(window, max(16, inFlight.count + 2 * limit))
         var budget = window * maxWindows
         while budget > 0 {
             size = min(size, budget)
