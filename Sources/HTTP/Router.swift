@@ -50,9 +50,28 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
+    /// How the server's own answers (404, 405, 400 for the path or the framing, 413, 503) are
+    /// shaped for paths under a prefix whose routes answer errors in another shape.
+    private var refusalShapes: [(prefix: String, shape: @Sendable (HTTPResponse) -> HTTPResponse)] = []
 
     /// Creates a router with no routes.
     public init() {}
+
+    /// Gives the server's own answers to requests for `prefix` or a path under it (`prefix/…`)
+    /// through `shape`, so that a client of those routes reads every error in their shape; the
+    /// first prefix added that matches wins.
+    public mutating func shapeRefusals(under prefix: String, _ shape: @escaping @Sendable (HTTPResponse) -> HTTPResponse) {
+        refusalShapes.append((prefix, shape))
+    }
+
+    /// `answer` as the server gives it for `path` (a path as sent, or a route's pattern).
+    public func shapedRefusal(_ answer: HTTPResponse, path: String) -> HTTPResponse {
+        for (prefix, shape) in refusalShapes
+        where path == prefix || (path.hasPrefix(prefix) && path.utf8.dropFirst(prefix.utf8.count).first == Self.slash) {
+            return shape(answer)
+        }
+        return answer
+    }
 
     /// Adds a route. `pattern` is a path like `/v1/apple/notifications/{appId}`, where each
     /// `{name}` matches exactly one non-empty segment.

@@ -94,7 +94,7 @@ final class ServerCore: Sendable {
                 }
                 guard admitted else {
                     inFlightRequests.subtract(1, ordering: .relaxed)
-                    let refusal = Self.shuttingDown
+                    let refusal = router.shapedRefusal(Self.shuttingDown, path: request.path)
                     finished(method: request.method, route: pattern, status: refusal.status, started: started)
                     return .now(refusal)
                 }
@@ -102,12 +102,12 @@ final class ServerCore: Sendable {
                 return .later
             }
         case .notFound:
-            return .now(unmatched(Self.notFound(request.path), method: request.method, started: started))
+            return .now(unmatched(Self.notFound(request.path), method: request.method, path: request.path, started: started))
         case .methodNotAllowed(let allowed):
             let refusal = Self.methodNotAllowed(request.method, on: request.path, allowed: allowed)
-            return .now(unmatched(refusal, method: request.method, started: started))
+            return .now(unmatched(refusal, method: request.method, path: request.path, started: started))
         case .invalidPath(let problem):
-            return .now(unmatched(Self.invalidPath(problem), method: request.method, started: started))
+            return .now(unmatched(Self.invalidPath(problem), method: request.method, path: request.path, started: started))
         }
     }
 
@@ -121,10 +121,12 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// `refusal`, counted under the `unmatched` route.
-    private func unmatched(_ refusal: HTTPResponse, method: String, started: ContinuousClock.Instant) -> HTTPResponse {
+    /// `refusal`, shaped for `path` and counted under the `unmatched` route.
+    private func unmatched(_ refusal: HTTPResponse, method: String, path: String, started: ContinuousClock.Instant)
+        -> HTTPResponse
+    {
         finished(method: method, route: "unmatched", status: refusal.status, started: started)
-        return refusal
+        return router.shapedRefusal(refusal, path: path)
     }
 
     private static func invalidPath(_ problem: String) -> HTTPResponse {
@@ -179,7 +181,7 @@ final class ServerCore: Sendable {
             state.closed = true
             return Array(state.waiting.values)
         }
-        for request in waiting { settle(request, with: Self.shuttingDown) }
+        for request in waiting { settle(request, with: router.shapedRefusal(Self.shuttingDown, path: request.route)) }
         return waiting.count
     }
 
@@ -192,7 +194,7 @@ final class ServerCore: Sendable {
     func expireDeferred(at now: ContinuousClock.Instant) -> Int {
         guard let limit = deferredLimit else { return 0 }
         let late = suspended.withLock { state in state.waiting.values.filter { now - $0.suspendedAt > limit } }
-        for request in late { settle(request, with: Self.handlerTimedOut(limit)) }
+        for request in late { settle(request, with: router.shapedRefusal(Self.handlerTimedOut(limit), path: request.route)) }
         return late.count
     }
 
@@ -220,10 +222,11 @@ final class ServerCore: Sendable {
             : .error(status: 500, code: "internal_error", message: "The handler answered with status \(answer.status).")
     }
 
-    /// `answer`, counted in the metrics of the route `path` would have reached.
+    /// `answer`, shaped for `path` and counted in the metrics of the route `path` would have reached.
     func refused(_ answer: HTTPResponse, method: String, path: String, started: ContinuousClock.Instant)
         -> HTTPResponse
     {
+        let router = router
         let route: String
         if case .found(_, let pattern, _) = router.match(method: method, path: path) {
             route = pattern
@@ -232,7 +235,7 @@ final class ServerCore: Sendable {
         }
         observer?.requestRefused(method: method, route: route, status: answer.status)
         finished(method: method, route: route, status: answer.status, started: started)
-        return answer
+        return router.shapedRefusal(answer, path: path)
     }
 
     private func finished(method: String, route: String, status: Int, started: ContinuousClock.Instant) {

@@ -87,6 +87,23 @@ struct RouterTests {
         #expect(problem.hasSuffix("decodes to bytes that are not UTF-8"))
     }
 
+    /// The server's own answers are shaped for the prefix that takes the path, whole segments only.
+    @Test(arguments: [
+        ("/v1/subscribers", true), ("/v1/subscribers/", true), ("/v1/subscribers/%FF", true),
+        ("/v1/subscribers/bob/alias", true), ("/v1/subscribersX", false), ("/v1/events", false), ("/", false),
+        ("/v1/subscriber", false),
+    ])
+    func refusalsAreShapedUnderTheirPrefix(path: String, shaped: Bool) {
+        var router = Self.router()
+        router.shapeRefusals(under: "/v1/subscribers") { answer in
+            var answer = answer
+            answer.headers["X-Shaped"] = "yes"
+            return answer
+        }
+        let answer = router.shapedRefusal(.error(status: 404, code: "not_found", message: "no"), path: path)
+        #expect((answer.headers["X-Shaped"] == "yes") == shaped)
+    }
+
     @Test func wrongMethodListsTheAllowedOnes() {
         guard case .methodNotAllowed(let allowed) = Self.router().match(method: "PUT", path: "/v1/subscribers/7") else {
             Issue.record("expected 405")

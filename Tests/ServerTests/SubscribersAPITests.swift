@@ -103,6 +103,10 @@ struct SubscribersAPITests {
         let response = try post(escaped, try transaction(original: "5000000005"))
         #expect(response.status == 400)
         #expect(String(decoding: response.body, as: UTF8.self).contains("not UTF-8"))
+        // In RevenueCat's shape, as every answer on its paths.
+        let refusal = try JSONValue(parsing: response.body)
+        #expect(refusal["code"] == .integer(7226))
+        #expect(refusal["revenuedot_error"] == .string("bad_request"))
         // Refused from the head, before its body: that connection is closed.
         let connection = try LoopbackConnection(port: service.port)
         let headers = ["Authorization": "Bearer sk_test_secret"]
@@ -112,6 +116,26 @@ struct SubscribersAPITests {
         #expect(replacement["subscriber"]?["original_app_user_id"] == .string("\u{FFFD}"))
         #expect(replacement["subscriber"]?["subscriptions"] == .object([:]))
         #expect(try connection.request("GET", "/health").status == 200)
+    }
+
+    /// The server's own refusals on RevenueCat's paths (no such route, a method not taken) come
+    /// in RevenueCat's shape too; RevenueDot's own paths keep theirs.
+    @Test func routerRefusalsOnRevenueCatPathsAreInItsShape() throws {
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let headers = ["Authorization": "Bearer sk_test_secret"]
+        for (method, path, status, code) in [
+            ("GET", "/v1/subscribers/bob/nothing", 404, 7259), ("PUT", "/v1/subscribers/bob", 405, 7226),
+            ("GET", "/v1/subscribers", 404, 7259),
+        ] {
+            let response = try connection.request(method, path, headers: headers)
+            #expect(response.status == status, "\(method) \(path)")
+            let body = try JSONValue(parsing: response.body)
+            #expect(body["code"] == .integer(Int64(code)), "\(method) \(path)")
+            #expect(body["message"]?.stringValue?.isEmpty == false)
+        }
+        let own = try JSONValue(parsing: try connection.request("GET", "/v1/events/%FF", headers: headers).body)
+        #expect(own["error"]?["code"] == .string("bad_request"))
     }
 
     /// Raw bytes that are not UTF-8, sent unescaped, are refused as their escapes are: they

@@ -46,6 +46,9 @@ package enum Routes {
                 handler(request) { reply(RevenueCatError.translate($0)) }
             }
         }
+        // The server's own answers there too (a path that is not UTF-8, a route that is not
+        // RevenueCat's, a body too large, a shutdown).
+        router.shapeRefusals(under: "/v1/subscribers", RevenueCatError.translate)
         // Deferred: the worker verifies, then serves other connections while the commit is on its way.
         router.addDeferred("POST", notificationRoute) { request, reply in
             ingest.receive(appId: request.pathParameters["appId"] ?? "", body: request.body) { reply(response(for: $0)) }
