@@ -15,7 +15,8 @@ extension NotificationRecord {
         let transaction = verified.transaction?.payload
         let renewal = verified.renewalInfo?.payload
         self.init(
-            notificationUUID: Self.uuid(of: payload, signedPayload: signedPayload),
+            notificationUUID: Self.uuid(
+                of: payload, signedPayload: signedPayload, signedByAppStore: verified.notification.isSignedByAppStore),
             appId: appId,
             notificationType: payload.notificationType?.rawValue ?? "",
             subtype: payload.subtype?.rawValue,
@@ -49,8 +50,18 @@ extension NotificationRecord {
     /// Apple's `notificationUUID`, in lower case as Apple sends it (the same UUID in upper case is
     /// the same notification); a payload without one (never seen from Apple) gets a stable id
     /// from its bytes, so a retry of it is still recognised as the same notification.
-    package static func uuid(of payload: ResponseBodyV2DecodedPayload, signedPayload: String) -> String {
-        if let uuid = payload.notificationUUID, !uuid.isEmpty { return uuid.lowercased() }
-        return "sha256:" + Digest.hex(Digest.sha256(Array(signedPayload.utf8)))
+    ///
+    /// A notification the App Store did not sign (Xcode, LocalTesting, accepted by configuration)
+    /// has its id under its environment (`xcode:…`): anyone can write one, and with the UUID of
+    /// a real notification it would otherwise be stored first and make the real one a duplicate.
+    package static func uuid(of payload: ResponseBodyV2DecodedPayload, signedPayload: String, signedByAppStore: Bool = true)
+        -> String
+    {
+        let id =
+            if let uuid = payload.notificationUUID, !uuid.isEmpty { uuid.lowercased() } else {
+                "sha256:" + Digest.hex(Digest.sha256(Array(signedPayload.utf8)))
+            }
+        guard !signedByAppStore else { return id }
+        return (payload.claimedEnvironment?.rawValue.lowercased() ?? "unsigned") + ":" + id
     }
 }
