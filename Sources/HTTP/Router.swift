@@ -51,24 +51,30 @@ public struct Router: Sendable {
 
     private var routes: [Route] = []
     /// How the server's own answers (404, 405, 400 for the path or the framing, 413, 503) are
-    /// shaped for paths under a prefix whose routes answer errors in another shape.
-    private var refusalShapes: [(prefix: String, shape: @Sendable (HTTPResponse) -> HTTPResponse)] = []
+    /// shaped for paths under a prefix (its segments' bytes) whose routes answer errors in
+    /// another shape.
+    private var refusalShapes: [(prefix: [[UInt8]], shape: @Sendable (HTTPResponse) -> HTTPResponse)] = []
 
     /// Creates a router with no routes.
     public init() {}
 
     /// Gives the server's own answers to requests for `prefix` or a path under it (`prefix/…`)
     /// through `shape`, so that a client of those routes reads every error in their shape; the
-    /// first prefix added that matches wins.
+    /// first prefix added that matches wins. Segments are compared decoded, as routes are, so
+    /// `/v1/%73ubscribers/bob` is under `/v1/subscribers`.
     public mutating func shapeRefusals(under prefix: String, _ shape: @escaping @Sendable (HTTPResponse) -> HTTPResponse) {
-        refusalShapes.append((prefix, shape))
+        refusalShapes.append((Self.segments(of: prefix).map { Array($0) }, shape))
     }
 
     /// `answer` as the server gives it for `path` (a path as sent, or a route's pattern).
     public func shapedRefusal(_ answer: HTTPResponse, path: String) -> HTTPResponse {
-        for (prefix, shape) in refusalShapes
-        where path == prefix || (path.hasPrefix(prefix) && path.utf8.dropFirst(prefix.utf8.count).first == Self.slash) {
-            return shape(answer)
+        guard !refusalShapes.isEmpty, path.utf8.first == Self.slash else { return answer }
+        let segments = Self.segments(of: path)
+        for (prefix, shape) in refusalShapes where prefix.count <= segments.count {
+            let under = zip(prefix, segments).allSatisfy { literal, segment in
+                Self.decoded(segment).map { $0 == literal } ?? segment.elementsEqual(literal)
+            }
+            if under { return shape(answer) }
         }
         return answer
     }

@@ -76,7 +76,7 @@ final class ServerCore: Sendable {
             inFlightRequests.add(1, ordering: .relaxed)
             switch handler {
             case .immediate(let handler):
-                let answer = Self.sanitize(handler(request))
+                let answer = sanitize(handler(request), path: request.path)
                 inFlightRequests.subtract(1, ordering: .relaxed)
                 finished(method: request.method, route: pattern, status: answer.status, started: started)
                 return .now(answer)
@@ -98,7 +98,8 @@ final class ServerCore: Sendable {
                     finished(method: request.method, route: pattern, status: refusal.status, started: started)
                     return .now(refusal)
                 }
-                handler(request) { [self] answer in settle(waiting, with: Self.sanitize(answer)) }
+                let path = request.path
+                handler(request) { [self] answer in settle(waiting, with: sanitize(answer, path: path)) }
                 return .later
             }
         case .notFound:
@@ -216,10 +217,11 @@ final class ServerCore: Sendable {
     }
 
     /// libmicrohttpd drops the connection for a status outside 100...999; answer 500 instead.
-    private static func sanitize(_ answer: HTTPResponse) -> HTTPResponse {
-        (100...999).contains(answer.status)
-            ? answer
-            : .error(status: 500, code: "internal_error", message: "The handler answered with status \(answer.status).")
+    private func sanitize(_ answer: HTTPResponse, path: String) -> HTTPResponse {
+        guard !(100...999).contains(answer.status) else { return answer }
+        let replaced = HTTPResponse.error(
+            status: 500, code: "internal_error", message: "The handler answered with status \(answer.status).")
+        return router.shapedRefusal(replaced, path: path)
     }
 
     /// `answer`, shaped for `path` and counted in the metrics of the route `path` would have reached.

@@ -91,7 +91,8 @@ struct RouterTests {
     @Test(arguments: [
         ("/v1/subscribers", true), ("/v1/subscribers/", true), ("/v1/subscribers/%FF", true),
         ("/v1/subscribers/bob/alias", true), ("/v1/subscribersX", false), ("/v1/events", false), ("/", false),
-        ("/v1/subscriber", false),
+        ("/v1/subscriber", false), ("/v1/%73ubscribers/bob", true), ("/v1/%73ubscribers", true), ("/V1/subscribers", false),
+        ("/v1/subscribers%2Fbob", false),
     ])
     func refusalsAreShapedUnderTheirPrefix(path: String, shaped: Bool) {
         var router = Self.router()

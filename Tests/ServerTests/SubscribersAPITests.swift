@@ -127,6 +127,8 @@ struct SubscribersAPITests {
         for (method, path, status, code) in [
             ("GET", "/v1/subscribers/bob/nothing", 404, 7259), ("PUT", "/v1/subscribers/bob", 405, 7226),
             ("GET", "/v1/subscribers", 404, 7259),
+            // Routed with its segments decoded, and shaped the same way.
+            ("PUT", "/v1/%73ubscribers/bob", 405, 7226),
         ] {
             let response = try connection.request(method, path, headers: headers)
             #expect(response.status == status, "\(method) \(path)")
