@@ -256,4 +256,27 @@ struct HeldNotificationsTests {
         #expect(try stored(orphan)?.state == .failed)
         #expect(try stored(orphan)?.stateReason == "hand-off failed: disk I/O error")
     }
+
+    /// A failed Xcode notification stored before unsigned ids took their environment's name
+    /// (`xcode:<uuid>`) keeps the id it was stored under when it is applied again: verifying it
+    /// anew names it differently, and the row must still be found.
+    @Test func aFailedUnsignedNotificationKeepsItsStoredIdWhenApplied() throws {
+        let configured = try config(environments: ["Sandbox", "Xcode"])
+        let store = try Store(path: directory.path("revenuedot.sqlite"))
+        defer { store.close() }
+        let verifiers = try AppVerifiers.forApps(of: configured)
+        let uuid = UUID().uuidString.lowercased()
+        let payload = try SignedNotifications(chain: try TestChain(name: "Xcode")).notification(
+            uuid: uuid, environment: "Xcode")
+        _ = try store.store(
+            NotificationRecord(
+                verified: try #require(verifiers["demo"]).strict.verifyNotification(payload), appId: "demo",
+                signedPayload: payload, receivedAt: Int64(Date().timeIntervalSince1970 * 1000), state: .failed,
+                stateReason: "hand-off failed: disk I/O error", storedAs: uuid))
+        let held = HeldNotifications(
+            verifiers: verifiers, store: store, handOff: LedgerHandOff(config: configured, cache: nil), clock: Date.init)
+        #expect(try held.reapply(.failed) == HeldNotifications.Outcome(applied: 1))
+        #expect(try store.notification(uuid: uuid)?.state == .applied)
+        #expect(try store.notification(uuid: "xcode:\(uuid)") == nil)
+    }
 }

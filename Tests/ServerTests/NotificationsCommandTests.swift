@@ -146,6 +146,31 @@ struct NotificationsCommandTests {
         #expect(data["signedTransactionInfo"] == nil)
     }
 
+    /// An unsigned (Xcode) notification is stored as `xcode:<uuid>`; `show` finds it by the UUID
+    /// in its payload too.
+    @Test func showFindsAnUnsignedNotificationByItsPayloadsUUID() throws {
+        let root = try fixture.directory.write("xcode-root.pem", fixture.signer.chain.root.pem)
+        let path = try fixture.directory.write(
+            "xcode.json",
+            """
+            {"listen": "127.0.0.1:0", "database": "sqlite:\(fixture.databasePath)",
+             "apps": [{"id": "demo", "bundleId": "com.example.app", "appAppleId": 1234,
+                       "environments": ["Sandbox", "Xcode"], "rootCertificates": ["\(root)"]}]}
+            """)
+        let uuid = UUID().uuidString.lowercased()
+        let xcode = try SignedNotifications(chain: try TestChain(name: "Xcode")).notification(uuid: uuid, environment: "Xcode")
+        let store = try Store(path: fixture.databasePath)
+        let ingest = Ingest(
+            verifiers: try AppVerifiers.forApps(of: try ConfigLoader.load(path: path)), store: store, metrics: Metrics())
+        #expect(ingest.receive(appId: "demo", body: SignedNotifications.body(xcode)) == .stored(uuid: "xcode:\(uuid)"))
+        store.close()
+        for given in [uuid, uuid.uppercased(), "xcode:\(uuid)"] {
+            let shown = try runCLI(["notifications", "show", given, "--config", path])
+            #expect(shown.status == 0, "\(given)")
+            #expect(try JSONValue(parsing: Data(shown.output.utf8))["notificationUUID"] == .string("xcode:\(uuid)"))
+        }
+    }
+
     @Test func showOfAnUnknownUUIDFails() throws {
         let missing = try run(["show", "00000000-0000-0000-0000-000000000000"])
         #expect(missing.status == 1)

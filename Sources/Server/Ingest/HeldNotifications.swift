@@ -122,7 +122,8 @@ package final class HeldNotifications: Sendable {
         return .apply(
             NotificationRecord(
                 verified: chosen.verified, appId: chosen.appId, signedPayload: record.signedPayload,
-                receivedAt: UnixTime.milliseconds(clock()), state: .received, stateReason: nil))
+                receivedAt: UnixTime.milliseconds(clock()), state: .received, stateReason: nil,
+                storedAs: record.notificationUUID))
     }
 
     /// Applies a held (or failed) notification an app now accepts (a held one moved to that app

@@ -5,18 +5,21 @@ import Storage
 import Subscriptions
 
 extension NotificationRecord {
-    /// The storage row for a verified notification, with its decoded snapshots.
+    /// The storage row for a verified notification, with its decoded snapshots. `storedAs` is the
+    /// id of a row already stored (verified again to apply it): kept as it is, whatever this
+    /// build would name the payload.
     package init(
         verified: VerifiedNotification, appId: String, signedPayload: String, receivedAt: Int64,
-        state: NotificationState, stateReason: String?
+        state: NotificationState, stateReason: String?, storedAs storedId: String? = nil
     ) {
         let payload = verified.notification.payload
         let identity = payload.appIdentity
         let transaction = verified.transaction?.payload
         let renewal = verified.renewalInfo?.payload
         self.init(
-            notificationUUID: Self.uuid(
-                of: payload, signedPayload: signedPayload, signedByAppStore: verified.notification.isSignedByAppStore),
+            notificationUUID: storedId
+                ?? Self.uuid(
+                    of: payload, signedPayload: signedPayload, signedByAppStore: verified.notification.isSignedByAppStore),
             appId: appId,
             notificationType: payload.notificationType?.rawValue ?? "",
             subtype: payload.subtype?.rawValue,

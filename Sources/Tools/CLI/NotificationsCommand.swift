@@ -100,8 +100,12 @@ public struct NotificationsCommand {
 
     private func show(_ store: StoreReader, config: RevenueDotConfig, uuid: String) throws -> Int32 {
         // Apple's UUIDs are lower case; one typed or pasted in upper case is the same notification.
+        // An unsigned one (Xcode, LocalTesting) is stored under its environment's name.
         let lowered = uuid.lowercased()
-        let found = try store.notification(uuid: uuid) ?? (lowered == uuid ? nil : store.notification(uuid: lowered))
+        var found = try store.notification(uuid: uuid) ?? (lowered == uuid ? nil : store.notification(uuid: lowered))
+        for environment in ["xcode", "localtesting"] where found == nil {
+            found = try store.notification(uuid: "\(environment):\(lowered)")
+        }
         guard let record = found else {
             StandardStreams.error("revenuedot notifications show: no notification \(uuid)\n")
             return 1
