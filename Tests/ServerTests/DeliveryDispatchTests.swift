@@ -30,7 +30,7 @@ import Testing
         #expect(dispatch.beginRead() == nil)
         #expect(dispatch.next() == .send(delivery("a")))
         dispatch.recorded("a")
-        // Two in flight, one of them queued: half the capacity is free.
+        // Two in flight, both still queued: half the capacity is free.
         #expect(dispatch.beginRead()?.room == 2)
         #expect(dispatch.take([delivery("d")]) == 1)
         #expect(dispatch.beginRead() == nil)

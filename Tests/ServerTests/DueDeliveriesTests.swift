@@ -70,6 +70,16 @@ struct DueDeliveriesTests {
         #expect(try Self.due(store, window: 20, inFlight: ["e1"]) == [])
     }
 
+    /// The budget is `window × maxWindows` rows, however small the windows start: with windows of
+    /// 33, 66 and then 100 rows, row 1,000 is the last one read.
+    @Test func theRowBudgetHoldsAsWindowsWiden() throws {
+        let backlog = [(customer: String?, nextAttemptMs: Int64)](repeating: ("a", 0), count: 999)
+        let (store, directory) = try Self.store(backlog + [("b", 0), ("c", 0)])
+        defer { store.close() }
+        _ = directory
+        #expect(try Self.due(store, window: 100, inFlight: ["e1"]) == ["e1000"])
+    }
+
     /// `due` at 1000 with `holdMs`, as the worker reads it.
     static func due(
         _ store: Store, holdMs: Int64, window: Int = 2000, inFlight: Set<String> = [], webhook: String = ""
