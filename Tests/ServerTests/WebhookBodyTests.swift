@@ -32,6 +32,24 @@ import Testing
         #expect(String(decoding: body, as: UTF8.self) == expected)
     }
 
+    /// The keys each kind of event gets, spelled out: the body and the envelope share the rules.
+    @Test func eachTypeHasItsKeys() throws {
+        func keys(_ json: String) throws -> [String] {
+            let event = try JSONValue(parsing: try WebhookBody.body(fromStored: json))["event"]
+            return try #require(event?.objectValue).keys.sorted()
+        }
+        let common = WebhookBody.common.keys.sorted()
+        #expect(try keys(#"{"type":"SOMETHING_NEW","extra":1}"#) == common)
+        #expect(try keys(#"{"type":"EXPIRATION","cancel_reason":"X"}"#) == (common + ["expiration_reason"]).sorted())
+        #expect(try keys(#"{"type":"NON_RENEWING_PURCHASE","store":"PROMOTIONAL"}"#) == common.filter { $0 != "app_id" })
+        #expect(try keys(#"{"type":"TRANSFER","transferred_to":["b"],"price":1,"id":"e"}"#) == ["id", "transferred_to", "type"])
+        let renewal = try JSONValue(parsing: try WebhookBody.body(fromStored: #"{"type":"RENEWAL","price":9.99}"#))
+        #expect(renewal["api_version"] == .string("1.0"))
+        #expect(renewal["event"]?["price"] == .number(9.99))
+        #expect(renewal["event"]?["experiments"] == .array([]))
+        #expect(renewal["event"]?["is_trial_conversion"] == .null)
+    }
+
     @Test(arguments: ["[]", "\"text\"", "{", "{\"type\":\"RENEWAL\",}", ""])
     func storedTextThatIsNoObjectIsRefused(_ json: String) {
         #expect(throws: (any Error).self) { try WebhookBody.body(fromStored: json) }

@@ -38,17 +38,7 @@ package enum WebhookBody {
 
     /// The event object of a stored event, with the keys of its type.
     package static func event(fromStored json: String) throws -> JSONValue {
-        guard case .object(let stored) = try JSONValue(parsing: Data(json.utf8)) else {
-            throw WebhookBodyError(description: "stored event is not a JSON object")
-        }
-        let type = stored["type"]?.stringValue ?? ""
-        if type == "TRANSFER" { return .object(stored.filter { transfer.contains($0.key) }) }
-        var members = common
-        for key in added[type] ?? [] { members[key] = .null }
-        for (key, value) in stored where members[key] != nil { members[key] = value }
-        // RevenueCat sends no app_id for its promotional store.
-        if stored["store"] == .string("PROMOTIONAL") { members["app_id"] = nil }
-        return .object(members)
+        .object(Dictionary(uniqueKeysWithValues: try members(ofStored: json).map { ($0.field.name, $0.value) }))
     }
 
     /// The envelope of a stored event.
@@ -57,31 +47,36 @@ package enum WebhookBody {
     }
 
     /// The request body of a stored event: the bytes of `envelope(fromStored:)` serialized,
-    /// written straight from the stored members in each type's key order, without building the
-    /// envelope (a webhook sender makes one per delivery).
+    /// written straight from the members in their key order, without building the envelope (a
+    /// webhook sender makes one per delivery).
     package static func body(fromStored json: String) throws -> Data {
-        guard case .object(let stored) = try JSONValue(parsing: Data(json.utf8)) else {
-            throw WebhookBodyError(description: "stored event is not a JSON object")
-        }
         var output: [UInt8] = []
         output.reserveCapacity(json.utf8.count + 512)
         output.append(contentsOf: #"{"api_version":"\#(apiVersion)","event":{"#.utf8)
-        let type = stored["type"]?.stringValue ?? ""
-        let promotional = stored["store"] == .string("PROMOTIONAL")
-        var first = true
-        for field in Layout.fields(of: type) {
-            let value = stored[field.name]
-            if type == "TRANSFER" {
-                guard let value else { continue }
-                field.write(value, first: first, into: &output)
-            } else {
-                if promotional, field.name == "app_id" { continue }
-                field.write(value ?? field.absent, first: first, into: &output)
-            }
-            first = false
+        for (index, member) in try members(ofStored: json).enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            output.append(contentsOf: member.field.prefix)
+            member.value.write(into: &output)
         }
         output.append(contentsOf: "}}".utf8)
         return Data(output)
+    }
+
+    /// The members of a stored event's object, in key order: the keys of its type, each with its
+    /// stored value or its value when absent; a TRANSFER's only as stored, and no `app_id` for
+    /// RevenueCat's promotional store.
+    private static func members(ofStored json: String) throws -> [(field: Layout.Field, value: JSONValue)] {
+        guard case .object(let stored) = try JSONValue(parsing: Data(json.utf8)) else {
+            throw WebhookBodyError(description: "stored event is not a JSON object")
+        }
+        let type = stored["type"]?.stringValue ?? ""
+        if type == "TRANSFER" {
+            return Layout.transfer.compactMap { field in stored[field.name].map { (field, $0) } }
+        }
+        let promotional = stored["store"] == .string("PROMOTIONAL")
+        return Layout.fields(of: type).compactMap { field in
+            promotional && field.name == "app_id" ? nil : (field, stored[field.name] ?? field.absent)
+        }
     }
 
     /// The keys of each type's event in the order they are written (sorted by UTF-8 bytes, as
@@ -101,25 +96,17 @@ package enum WebhookBody {
                 prefix.append(UInt8(ascii: ":"))
                 self.prefix = prefix
             }
-
-            func write(_ value: JSONValue, first: Bool, into output: inout [UInt8]) {
-                if !first { output.append(UInt8(ascii: ",")) }
-                output.append(contentsOf: prefix)
-                value.write(into: &output)
-            }
         }
 
-        static func fields(of type: String) -> [Field] {
-            if type == "TRANSFER" { return transfer }
-            return byType[type] ?? plain
-        }
+        /// The fields of every type but TRANSFER.
+        static func fields(of type: String) -> [Field] { byType[type] ?? plain }
 
         private static func sorted(_ members: [String: JSONValue]) -> [Field] {
             members.keys.sorted(by: JSONValue.precedesInUTF8).map { Field($0, absent: members[$0]!) }
         }
 
         private static let plain = sorted(common)
-        private static let transfer = sorted(Dictionary(uniqueKeysWithValues: WebhookBody.transfer.map { ($0, .null) }))
+        static let transfer = sorted(Dictionary(uniqueKeysWithValues: WebhookBody.transfer.map { ($0, .null) }))
         private static let byType: [String: [Field]] = added.mapValues { keys in
             sorted(common.merging(keys.map { ($0, .null) }) { _, added in added })
         }
