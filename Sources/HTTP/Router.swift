@@ -71,8 +71,8 @@ public struct Router: Sendable {
         guard !refusalShapes.isEmpty, path.utf8.first == Self.slash else { return answer }
         let segments = Self.segments(of: path)
         for (prefix, shape) in refusalShapes where prefix.count <= segments.count {
-            let under = zip(prefix, segments).allSatisfy { literal, segment in
-                Self.decoded(segment).map { $0 == literal } ?? segment.elementsEqual(literal)
+            let under = zip(prefix, segments).allSatisfy { literal, raw in
+                PathSegment(raw: raw, decoded: Self.decoded(raw)).equals(literal)
             }
             if under { return shape(answer) }
         }
