@@ -64,7 +64,11 @@ extension NotificationRecord {
             if let uuid = payload.notificationUUID, !uuid.isEmpty { uuid.lowercased() } else {
                 "sha256:" + Digest.hex(Digest.sha256(Array(signedPayload.utf8)))
             }
-        guard !signedByAppStore else { return id }
-        return (payload.claimedEnvironment?.rawValue.lowercased() ?? "unsigned") + ":" + id
+        return signedByAppStore ? id : unsignedId(id, environment: payload.claimedEnvironment)
+    }
+
+    /// The id an unsigned notification of `environment` whose own id is `id` is stored under.
+    package static func unsignedId(_ id: String, environment: AppStoreEnvironment?) -> String {
+        (environment?.rawValue.lowercased() ?? "unsigned") + ":" + id
     }
 }

@@ -103,8 +103,8 @@ public struct NotificationsCommand {
         // An unsigned one (Xcode, LocalTesting) is stored under its environment's name.
         let lowered = uuid.lowercased()
         var found = try store.notification(uuid: uuid) ?? (lowered == uuid ? nil : store.notification(uuid: lowered))
-        for environment in ["xcode", "localtesting"] where found == nil {
-            found = try store.notification(uuid: "\(environment):\(lowered)")
+        for environment in AppStoreEnvironment.knownValues where found == nil && !environment.isSignedByAppStore {
+            found = try store.notification(uuid: NotificationRecord.unsignedId(lowered, environment: environment))
         }
         guard let record = found else {
             StandardStreams.error("revenuedot notifications show: no notification \(uuid)\n")
