@@ -7,6 +7,8 @@ import Threads
 func answer(
     _ response: HTTPResponse, for context: RequestContext, on connection: OpaquePointer, core: ServerCore, close: Bool
 ) -> MHD_Result {
+    // Before the queueing: libmicrohttpd may send it, and report the request done, right after.
+    core.deadlines?.answerQueued(connection)
     let result = queue(response, on: connection, close: close)
     if let accessLog = core.accessLog {
         accessLog(

@@ -9,15 +9,18 @@ import Threads
     import Darwin
 #endif
 
-/// Cuts off a connection that takes too long to send a request's headers, or a whole request.
+/// Cuts off a connection that takes too long to send a request's headers, a whole request, or
+/// to take its answer.
 ///
 /// libmicrohttpd's connection timeout only counts silence, so a client that sends a byte now
-/// and then keeps its connection, and enough of them fill the connection limit. Here every
-/// connection owes a request's complete headers within `headerLimit`, and the complete request
-/// (headers and body) within `requestLimit`, both counted from its opening or its previous
-/// answer. One that is late has its socket shut down; libmicrohttpd then reads the end of the
-/// stream and closes the connection as if the client had left. A connection whose request is in
-/// (being handled, suspended for a commit, or answered) owes nothing.
+/// and then keeps its connection, and enough of them fill the connection limit; so does one that
+/// reads its answer a few bytes at a time. Here every connection owes a request's complete
+/// headers within `headerLimit`, and the complete request (headers and body) within
+/// `requestLimit`, both counted from its opening or its previous answer; and once an answer is
+/// queued, the connection owes taking all of it within `requestLimit` too. One that is late has
+/// its socket shut down; libmicrohttpd then reads the end of the stream and closes the connection
+/// as if the client had left. A connection whose request is in and not yet answered (being
+/// handled, or suspended for a commit) owes nothing: the handler has a deadline of its own.
 ///
 /// The socket is only shut down, never closed, and only while libmicrohttpd has not reported
 /// the connection closed: it reports that before it closes the socket, and the report and the
@@ -26,19 +29,35 @@ import Threads
 final class RequestDeadlines: Sendable {
     /// What one connection owes.
     struct Entry {
+        /// Where the connection is in its current exchange.
+        enum Phase: Equatable {
+            /// It owes a request since `since`; `headersIn` once only the body is owed.
+            case owingRequest(since: ContinuousClock.Instant, headersIn: Bool)
+            /// Its request is in and being handled: nothing is owed.
+            case handling
+            /// Its answer was queued at `since`: it owes taking all of it.
+            case owingAnswerTaken(since: ContinuousClock.Instant)
+            /// Cut off already: nothing more is owed.
+            case cut
+        }
+
         let descriptor: Int32
-        /// Since when the connection owes a request; nil while its request is being handled.
-        var owingSince: ContinuousClock.Instant?
-        /// Whether the owed request's headers are in (only its body is owed).
-        var headersIn = false
+        var phase: Phase
 
         /// Whether the connection owes more than the limits allow at `now` (a nil limit is off).
         func isLate(at now: ContinuousClock.Instant, headerLimit: Duration?, requestLimit: Duration?) -> Bool {
-            guard let owingSince else { return false }
-            let owed = now - owingSince
-            if let requestLimit, owed > requestLimit { return true }
-            if let headerLimit, !headersIn, owed > headerLimit { return true }
-            return false
+            switch phase {
+            case .owingRequest(let since, let headersIn):
+                let owed = now - since
+                if let requestLimit, owed > requestLimit { return true }
+                if let headerLimit, !headersIn, owed > headerLimit { return true }
+                return false
+            case .owingAnswerTaken(let since):
+                guard let requestLimit else { return false }
+                return now - since > requestLimit
+            case .handling, .cut:
+                return false
+            }
         }
     }
 
@@ -90,25 +109,38 @@ final class RequestDeadlines: Sendable {
     /// A connection was accepted: it owes its first request from now.
     func opened(_ connection: OpaquePointer, descriptor: Int32) {
         guard descriptor >= 0 else { return }
-        entries.withLock { $0[Self.key(connection)] = Entry(descriptor: descriptor, owingSince: .now) }
+        entries.withLock {
+            $0[Self.key(connection)] = Entry(descriptor: descriptor, phase: .owingRequest(since: .now, headersIn: false))
+        }
     }
 
     /// The connection's request headers are in: only the rest of the request is owed.
     func headersReceived(_ connection: OpaquePointer) {
-        entries.withLock { $0[Self.key(connection)]?.headersIn = true }
+        update(connection) { phase in
+            if case .owingRequest(let since, _) = phase { phase = .owingRequest(since: since, headersIn: true) }
+        }
     }
 
-    /// The connection's request is in: nothing is owed while it is handled and answered.
+    /// The connection's request is in: nothing is owed while it is handled. (An answer queued
+    /// before the body was read, a refusal, stays owed: the body is read and dropped after it.)
     func received(_ connection: OpaquePointer) {
-        entries.withLock { $0[Self.key(connection)]?.owingSince = nil }
+        update(connection) { phase in
+            if case .owingRequest = phase { phase = .handling }
+        }
+    }
+
+    /// The connection's answer is queued: taking all of it is owed from now.
+    func answerQueued(_ connection: OpaquePointer) {
+        update(connection) { phase in
+            if phase != .cut { phase = .owingAnswerTaken(since: .now) }
+        }
     }
 
     /// The connection's request is done: on a kept-alive connection the next one, headers first,
     /// is owed from now.
     func answered(_ connection: OpaquePointer) {
-        entries.withLock { entries in
-            entries[Self.key(connection)]?.owingSince = .now
-            entries[Self.key(connection)]?.headersIn = false
+        update(connection) { phase in
+            if phase != .cut { phase = .owingRequest(since: .now, headersIn: false) }
         }
     }
 
@@ -119,8 +151,8 @@ final class RequestDeadlines: Sendable {
 
     // MARK: - Cutting
 
-    /// Shuts down the socket of every connection that owes its headers or its request for
-    /// longer than their limit at `now`; returns how many. Each is cut once: it owes nothing
+    /// Shuts down the socket of every connection that owes its headers, its request or the
+    /// taking of its answer for longer than their limit at `now`; returns how many. Each is cut once: it owes nothing
     /// more after that.
     func cutLate(at now: ContinuousClock.Instant) -> Int {
         let cut = entries.withLock { entries -> Int in
@@ -129,12 +161,20 @@ final class RequestDeadlines: Sendable {
             }
             for (key, entry) in late {
                 _ = shutdown(entry.descriptor, Int32(SHUT_RDWR))
-                entries[key]?.owingSince = nil
+                entries[key]?.phase = .cut
             }
             return late.count
         }
         for _ in 0..<cut { onCut() }
         return cut
+    }
+
+    private func update(_ connection: OpaquePointer, _ change: (inout Entry.Phase) -> Void) {
+        entries.withLock { entries in
+            guard var entry = entries[Self.key(connection)] else { return }
+            change(&entry.phase)
+            entries[Self.key(connection)] = entry
+        }
     }
 
     private static func key(_ connection: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: connection)) }

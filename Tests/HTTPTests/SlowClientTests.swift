@@ -140,6 +140,39 @@ struct SlowClientTests {
         #expect(observer.cut == 1)
     }
 
+    /// A client that takes its answer a little at a time is never silent for the idle timeout
+    /// (30 s here), yet it is cut off at the request deadline (2 s), counted from the answer's
+    /// queueing; others are served meanwhile.
+    @Test func aClientTakingItsAnswerSlowlyIsCutOffAtTheRequestDeadline() throws {
+        let observer = RecordingObserver()
+        let server = try startServer(
+            threads: 2, connectionTimeoutSeconds: 30, requestTimeoutSeconds: 2, observer: observer
+        ) { router in
+            router.add("GET", "/big") { _ in HTTPResponse(status: 200, body: Data(count: 32 << 20)) }
+            router.add("GET", "/health") { _ in .text("ok") }
+        }
+        defer { server.shutdown(timeout: 1) }
+        let slow = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        try slow.sendRaw(Data("GET /big HTTP/1.1\r\nHost: test\r\n\r\n".utf8))
+        let started = Date()
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        var taken = 0
+        // 16 KiB every 50 ms: 32 MiB would take 100 s.
+        while observer.cut == 0, Date().timeIntervalSince(started) < 8 {
+            let read = recv(slow.fileDescriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if read > 0 { taken += read }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let seconds = Date().timeIntervalSince(started)
+        #expect(observer.cut == 1)
+        #expect(seconds > 1.8 && seconds < 4.5, "cut off after \(seconds) s, \(taken) bytes taken")
+        #expect(taken > 0 && taken < 32 << 20)
+        let other = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        #expect(try other.request("GET", "/health").status == 200)
+        other.close()
+        #expect(eventually(timeout: 5) { server.openConnections == 0 })
+    }
+
     /// A request that is in owes nothing while its handler works: a deferred answer that takes
     /// longer than the request deadline (but not the handler's, 60 s) still arrives, on a
     /// connection that stays open.
