@@ -38,8 +38,11 @@ import Testing
             Apple.notification(
                 .subscribed, .resubscribe, uuid: "n-resub", signed: day(40),
                 transaction: Apple.transaction("1005", purchase: day(40)), renewal: Apple.renewal()),
-            events: [.renewal]
-        ) { _, after, _ in
+            // The lapse it closes gets its EXPIRATION first, though no timer fired before it.
+            events: [.expiration, .renewal]
+        ) { _, after, events in
+            #expect(events.first?.transactionId == "1000")
+            #expect(events.first?.expirationReason == .unsubscribe)
             let state = after.subscriptions[Apple.original]
             #expect(state?.transactionId == "1005")
             #expect(state?.hasAccess(atMs: day(41)) == true)

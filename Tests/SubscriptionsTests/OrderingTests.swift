@@ -92,6 +92,37 @@ import Testing
         #expect(Set(shop.outbox.map(\.id)).count == shop.outbox.count)
     }
 
+    /// A renewal that continues its period (it starts where access ended) and arrives after the
+    /// end, before any timer fired, leaves nothing to expire.
+    @Test func lateRenewalBeforeTheTimerExpiresNothing() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        #expect(shop.apply(.notificationReceived(renewal), atMs: day(30) + 7_200_000).types == [.renewal])
+        #expect(shop.advance(to: day(59)).isEmpty)
+        #expect(shop.outbox.types == [.initialPurchase, .renewal])
+    }
+
+    /// A resubscription after the period ended, before the timer fired (the scheduler's tick, or
+    /// a backfill after downtime), follows the EXPIRATION of the lapse it closes, once; the timer
+    /// of that lapse then finds nothing to do.
+    @Test func resubscriptionBeforeTheTimerFollowsTheExpiration() throws {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        shop.send(Fixture.disable)
+        let lapsed = try #require(shop.timers.values.first)
+        let resubscribe = Apple.notification(
+            .subscribed, .resubscribe, uuid: "n-resub", signed: day(40),
+            transaction: Apple.transaction("1005", purchase: day(40)), renewal: Apple.renewal())
+        let events = shop.send(resubscribe)
+        #expect(events.types == [.expiration, .renewal])
+        #expect(events.first?.transactionId == "1000")
+        #expect(events.first?.expirationReason == .unsubscribe)
+        #expect(events.first?.eventTimestampMs == day(40))
+        #expect(shop.apply(.timerFired(lapsed), atMs: day(40) + 1).isEmpty)
+        #expect(shop.send(resubscribe).isEmpty)
+        #expect(Set(shop.outbox.map(\.id)).count == shop.outbox.count)
+    }
+
     @Test func earlyOrRepeatedTimersAreHarmless() {
         var shop = Harness()
         shop.send(Fixture.buy)

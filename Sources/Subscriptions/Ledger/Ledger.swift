@@ -156,7 +156,8 @@ public struct Ledger: Codable, Hashable, Sendable {
             guard !subscription.journal.hasFact(id: fact.id) else { return [] }
             var effects =
                 mayClaim ? claim(key, journal: &subscription.journal, token: token, fact: fact, nowMs: nowMs) : []
-            let events = subscription.receive(fact) ?? []
+            let lapse = subscription.expire(before: fact).map { [$0] } ?? []
+            let events = lapse + (subscription.receive(fact) ?? [])
             effects += deliver(events, journal: &subscription.journal, nowMs: nowMs)
             if let timer = subscription.pendingTimer { effects.append(.schedule(timer)) }
             subscriptions[id] = subscription

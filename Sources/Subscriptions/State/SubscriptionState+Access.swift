@@ -104,6 +104,20 @@ extension SubscriptionState {
         return expiration
     }
 
+    /// The timer rule, run before `fact` is folded, when the fact starts a period that begins
+    /// after the current one's access ended: a resubscription, or a renewal after a billing retry,
+    /// that arrives before the timer fired still follows the `EXPIRATION` of the lapse it closes.
+    /// A late renewal that continues its period (starting where access ended) leaves nothing to
+    /// expire, as before. Only for a fact folded after every other: one that lands earlier in the
+    /// history changes the lapse it would close, and the timer reads the lapse at its own time.
+    mutating func expire(before fact: PurchaseFact) -> Event? {
+        guard let transaction = fact.transaction, let start = transaction.purchaseDate,
+            transaction.transactionId != transactionId, let end = accessEndsAtMs, end < start,
+            journal.insertionIndex(of: fact) == journal.facts.count
+        else { return nil }
+        return expire(atMs: start)
+    }
+
     /// The `expiration_reason` an `EXPIRATION` of the current lapse carries.
     ///
     /// In order: a refund of the period (CUSTOMER_SUPPORT); a Family Sharing revocation

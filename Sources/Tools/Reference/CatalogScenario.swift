@@ -257,6 +257,9 @@ struct CatalogScenario {
             try apply(
                 "EXPIRED", "VOLUNTARY", atMs: expires,
                 renewal: ["autoRenewStatus": .integer(0), "expirationIntent": .integer(1)])
+            // The scheduler recorded the lapse's EXPIRATION when access ended, as a server does.
+            let timer = ExpirationTimer(originalTransactionId: Self.originalTransactionId, fireAtMs: expires)
+            _ = ledger.apply(.timerFired(timer), at: Date(timeIntervalSince1970: Double(expires) / 1000))
         case .refunded:
             try apply("SUBSCRIBED", "INITIAL_BUY", atMs: purchase)
             try apply("REFUND", nil, atMs: Self.baseMs - 2 * Self.dayMs, revoked: true)
