@@ -42,5 +42,6 @@ public struct LoopbackClientError: Error, CustomStringConvertible {
         self.errno = errno
     }
 
-    public var description: String { "LoopbackClientError.\(code.rawValue): \(message)" }
+    /// The message alone: what failed, in words (`code` is for programs).
+    public var description: String { message }
 }

@@ -43,7 +43,8 @@ final class LoopbackSocket: ByteStream {
             }
         }
         throw LoopbackClientError(
-            code: .connectFailed, message: "Cannot connect to \(host): \(failures.joined(separator: "; "))",
+            code: .connectFailed,
+            message: failures.count == 1 ? failures[0] : "cannot connect to \(host): \(failures.joined(separator: "; "))",
             errno: lastErrno)
     }
 

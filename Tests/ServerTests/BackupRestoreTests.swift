@@ -42,6 +42,14 @@ import Testing
         // A second backup never overwrites the first; restore is refused while serve runs.
         let again = try runCLI(["backup", "--config", fixture.configPath, "--out", backup])
         #expect(again.status == 1 && again.output.contains("exists already"), "\(again.output)")
+        #expect(!again.output.contains("storage"), "\(again.output)")
+        let nowhere = fixture.directory.path("missing/first.sqlite")
+        let lost = try runCLI(["backup", "--config", fixture.configPath, "--out", nowhere])
+        #expect(
+            lost.output == "revenuedot backup: the folder \(fixture.directory.path("missing")) does not exist: "
+                + "create it, or name a file in another\n", "\(lost.output)")
+        #expect(lost.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory.path("missing")))
         let refused = try runCLI(["restore", backup, "--config", fixture.configPath])
         #expect(refused.status == 1 && refused.output.contains("is in use by another RevenueDot process"), "\(refused.output)")
 

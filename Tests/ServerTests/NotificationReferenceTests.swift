@@ -117,6 +117,14 @@ struct NotificationReferenceTests {
         let typo = try runCLI(["explain", "DID_RENW"])
         #expect(typo.status == 2)
         #expect(typo.output.contains("Did you mean DID_RENEW"))
+        let unknown = try runCLI(["explain", "NOTHING_LIKE_IT"])
+        #expect(unknown.status == 2)
+        #expect(
+            unknown.output == "revenuedot explain: unknown notificationType \"NOTHING_LIKE_IT\". revenuedot explain lists them.\n"
+        )
+        let markdownList = try runCLI(["explain", "--markdown"])
+        #expect(markdownList.status == 2)
+        #expect(markdownList.output.contains("explain --markdown needs a TYPE"), "\(markdownList.output)")
         let badSubtype = try runCLI(["explain", "EXPIRED", "VOLUNTARILY"])
         #expect(badSubtype.status == 2)
         #expect(badSubtype.output.contains("VOLUNTARY"))

@@ -224,11 +224,12 @@ package final class DeliveryWorker: StoppableService {
     }
 
     /// A line per failed attempt (warning, retried later) and per dead letter (error: no more
-    /// attempts; `revenuedot events resend` sends it again).
+    /// attempts; `revenuedot events resend` sends it again). The webhook is named as its
+    /// deliveries are stored (`webhook=""` for the app's unnamed one, as `events list` shows it).
     private func logFailure(of delivery: DueDelivery, status: Int?, reason: String, dead: Bool) {
         guard let log else { return }
         var fields: [(String, LogValue)] = [
-            ("app", .text(appId)), ("webhook", .text(webhook.isEmpty ? "default" : webhook)),
+            ("app", .text(appId)), ("webhook", .text(webhook)),
             ("event", .text(delivery.eventId)), ("attempt", .integer(Int64(delivery.attempts + 1))),
         ]
         if let status { fields.append(("status", .integer(Int64(status)))) }

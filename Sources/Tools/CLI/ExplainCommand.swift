@@ -28,6 +28,9 @@ public struct ExplainCommand {
         guard !(parsed.flags.contains("json") && parsed.flags.contains("markdown")) else {
             throw UsageError("explain takes --json or --markdown, not both")
         }
+        guard !parsed.positionals.isEmpty || !parsed.flags.contains("markdown") else {
+            throw UsageError("explain --markdown needs a TYPE (revenuedot docs --out DIR writes every page)")
+        }
     }
 
     public func run() throws -> Int32 {
@@ -38,7 +41,9 @@ public struct ExplainCommand {
         }
         guard let entry = NotificationCatalog.entry(type) else {
             let suggestions = NotificationCatalog.closest(to: type, among: NotificationCatalog.entries.map(\.type))
-            let hint = suggestions.isEmpty ? "" : " Did you mean \(suggestions.joined(separator: ", "))?"
+            let hint =
+                suggestions.isEmpty
+                ? " revenuedot explain lists them." : " Did you mean \(suggestions.joined(separator: ", "))?"
             StandardStreams.error("revenuedot explain: unknown notificationType \"\(type)\".\(hint)\n")
             return 2
         }
