@@ -135,6 +135,13 @@ struct ExtremeNumbersAttackTests {
             let body = String(decoding: response.body, as: UTF8.self)
             #expect(body.contains("stored_state_invalid"))
             #expect(body.contains("expiresDateMs -9223372036854775808 is not a plausible date"))
+            // The public key ships inside the app: it reads that storage failed, not the row.
+            let app = try connection.request(
+                "GET", "/v1/subscribers/bob", headers: ["Authorization": "Bearer pk_test_public"])
+            #expect(app.status == 500)
+            let appBody = String(decoding: app.body, as: UTF8.self)
+            #expect(appBody.contains("stored_state_invalid") && appBody.contains("a stored row cannot be read"), "\(appBody)")
+            #expect(!appBody.contains("expiresDateMs"), "\(appBody)")
         }
         #expect(try healthIsOK())
     }

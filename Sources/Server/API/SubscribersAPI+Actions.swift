@@ -8,17 +8,15 @@ extension SubscribersAPI {
     /// Stores and applies `action` at `atMs`, then answers with `answer()` once it is on disk
     /// (off the store's flusher thread), or 503 when storage could not take it.
     package func apply(
-        _ action: CustomerAction, app: AppConfig, atMs: Int64, reply: @escaping @Sendable (HTTPResponse) -> Void,
-        answer: @escaping @Sendable () -> HTTPResponse
+        _ action: CustomerAction, app: AppConfig, atMs: Int64, access: APIKeys.Access,
+        reply: @escaping @Sendable (HTTPResponse) -> Void, answer: @escaping @Sendable () -> HTTPResponse
     ) {
         store.write(
             { [cache] in
                 try LedgerInputs.keepAndApply(.customerAction(action), app: app.ledger, atMs: atMs, cache: cache, in: $0)
             },
             completion: { result in
-                if case .failure(let error) = result {
-                    return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
-                }
+                if case .failure(let error) = result { return reply(Self.storageFailure(error, access: access)) }
                 DispatchQueue.global().async { reply(answer()) }
             })
     }
@@ -28,11 +26,25 @@ extension SubscribersAPI {
         _ action: CustomerAction, app: AppConfig, atMs: Int64, answering appUserId: String, access: APIKeys.Access,
         status: Int = 200, reply: @escaping @Sendable (HTTPResponse) -> Void
     ) {
-        apply(action, app: app, atMs: atMs, reply: reply) {
+        apply(action, app: app, atMs: atMs, access: access, reply: reply) {
             var answer = answerSubscriber(appUserId, app: app, access: access).response
             if answer.status == 200 { answer.status = status }
             return answer
         }
+    }
+
+    /// What a storage failure answers: 503, or 500 for a stored row that cannot be read (retrying
+    /// cannot help). The secret key, the team's own backend, reads the reason; the public key,
+    /// which ships inside the app, reads only that storage failed.
+    static func storageFailure(_ error: StoreError, access: APIKeys.Access) -> HTTPResponse {
+        let corrupt = error.code == .corrupt
+        let status = corrupt ? 500 : 503
+        let code = corrupt ? "stored_state_invalid" : "storage_unavailable"
+        guard access == .secret else {
+            let message = corrupt ? "a stored row cannot be read" : "storage cannot answer now; retry later"
+            return .error(status: status, code: code, message: message)
+        }
+        return .error(status: status, code: code, message: "\(error)")
     }
 
     /// The app of a request made with its secret key, or nil (then `reply` was answered).

@@ -19,7 +19,7 @@ extension SubscribersAPI {
             return reply(.error(status: 404, code: "not_found", message: "no customer \(appUserId)"))
         }
         let atMs = UnixTime.milliseconds(clock())
-        apply(.deleted(appUserId: appUserId), app: app, atMs: atMs, reply: reply) {
+        apply(.deleted(appUserId: appUserId), app: app, atMs: atMs, access: .secret, reply: reply) {
             .json(Data(JSONValue.object(["app_user_id": .string(appUserId), "deleted": .bool(true)]).serialized().utf8))
         }
     }

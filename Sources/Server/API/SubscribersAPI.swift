@@ -76,11 +76,9 @@ package struct SubscribersAPI: Sendable {
                 lastSeenMs: lastSeen, showsAttributes: access == .secret,
                 sandboxGrants: app.sandboxAccess.grants(found.customer, appUserId: id), at: now)
             return .found(.json(Data(body)))
-        } catch  where error.code == .corrupt {
-            // Retrying cannot help: the row needs repair (or `replay`), not the client's patience.
-            return .failed(.error(status: 500, code: "stored_state_invalid", message: "\(error)"))
         } catch {
-            return .failed(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
+            // A corrupt row needs repair (or `replay`), not the client's patience: 500, not 503.
+            return .failed(Self.storageFailure(error, access: access))
         }
     }
 
@@ -166,9 +164,7 @@ package struct SubscribersAPI: Sendable {
                 }
             },
             completion: { result in
-                if case .failure(let error) = result {
-                    return reply(.error(status: 503, code: "storage_unavailable", message: "\(error)"))
-                }
+                if case .failure(let error) = result { return reply(Self.storageFailure(error, access: access)) }
                 if let refused = refusal.value { return reply(refused) }
                 DispatchQueue.global().async { reply(answerSubscriber(appUserId, app: app, access: access).response) }
             })
