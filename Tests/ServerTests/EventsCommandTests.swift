@@ -36,4 +36,36 @@ struct EventsCommandTests {
             #expect(row.range(of: id)?.lowerBound.utf16Offset(in: row) == idColumn, "\(listed.output)")
         }
     }
+
+    /// `--customer` takes an alias as the API does; `--offset` pages past `--limit`.
+    @Test func listFindsACustomerByAliasAndPages() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        for index in 0..<3 {
+            let signed = try LinkingAPITests.storeKitTransaction(fixture, original: "66000000\(index + 10)")
+            #expect(try LinkingAPITests.link(connection, index == 0 ? "ann" : "bob", signed) == 200)
+        }
+        let aliased = try connection.request(
+            "POST", "/v1/subscribers/ann/alias", headers: ["Authorization": "Bearer sk_test_secret"],
+            body: Data(#"{"new_app_user_id": "ann-at-work"}"#.utf8))
+        #expect(aliased.status == 200, "\(aliased.text)")
+        service.shutdown()
+
+        func ids(_ arguments: [String]) throws -> [String] {
+            let listed = try runCLI(["events", "list", "--json", "--config", fixture.configPath] + arguments)
+            #expect(listed.status == 0, "\(listed.output)")
+            return try listed.output.split(separator: "\n").map { line in
+                try JSONValue(parsing: Data(line.utf8))["event"]?["id"]?.stringValue ?? ""
+            }
+        }
+        let ann = try ids(["--customer", "ann"])
+        #expect(ann.count == 1)
+        #expect(try ids(["--customer", "ann-at-work"]) == ann)
+        let all = try ids([])
+        #expect(all.count == 3)
+        #expect(try ids(["--limit", "2"]) + ids(["--limit", "2", "--offset", "2"]) == all)
+        let refused = try runCLI(["events", "list", "--offset", "-1", "--config", fixture.configPath])
+        #expect(refused.status == 2 && refused.output.contains("--offset must be 0 or a positive number"))
+    }
 }

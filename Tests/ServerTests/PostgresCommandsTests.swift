@@ -53,6 +53,8 @@ struct PostgresCommandsTests {
             let events = try runCLI(["events", "list", "--config", world.configPath])
             #expect(events.status == 0, "\(events.output)")
             #expect(events.output.contains("INITIAL_PURCHASE"))
+            let paged = try runCLI(["events", "list", "--customer", "nobody", "--offset", "1", "--config", world.configPath])
+            #expect(paged.status == 0 && paged.output.contains("(no events)"), "\(paged.output)")
 
             let csv = try world.directory.write("subscribers.csv", try ImportTests.subscriptions(world, count: 5))
             let imported = try runCLI(["import", "--config", world.configPath, "--app", "demo", csv])

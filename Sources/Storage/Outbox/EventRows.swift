@@ -27,12 +27,17 @@ public struct EventFilter: Sendable, Equatable {
     /// A delivery status, or `none` for events without a delivery.
     public var deliveryStatus: String?
     public var limit: Int64 = 100
+    /// How many of the newest matching rows to skip (the next page).
+    public var offset: Int64 = 0
 
-    public init(customer: String? = nil, appId: String? = nil, deliveryStatus: String? = nil, limit: Int64 = 100) {
+    public init(
+        customer: String? = nil, appId: String? = nil, deliveryStatus: String? = nil, limit: Int64 = 100, offset: Int64 = 0
+    ) {
         self.customer = customer
         self.appId = appId
         self.deliveryStatus = deliveryStatus
         self.limit = limit
+        self.offset = offset
     }
 }
 
@@ -49,13 +54,16 @@ public enum EventRows {
         ).compactMap { row in row[0].integerValue.map { ($0, row[1].textValue) } }
     }
 
-    /// The newest events matching `filter`, one row per delivery, newest first.
+    /// The newest events matching `filter`, one row per delivery, newest first. The customer is
+    /// named by its own id or an alias, as everywhere.
     public static func list(_ filter: EventFilter, from rows: some RowReader) throws(StoreError) -> [EventListing] {
         var conditions: [String] = []
         var arguments: [SQLValue] = []
         if let customer = filter.customer {
-            conditions.append("e.customer = ?")
-            arguments.append(.text(customer))
+            conditions.append(
+                "e.customer = coalesce((SELECT a.app_user_id FROM customer_aliases a WHERE a.app_id = e.app_id AND a.alias = ?), ?)"
+            )
+            arguments += [.text(customer), .text(customer)]
         }
         if let app = filter.appId {
             conditions.append("e.app_id = ?")
@@ -65,13 +73,13 @@ public enum EventRows {
             conditions.append(status == "none" ? "d.status IS NULL" : "d.status = ?")
             if status != "none" { arguments.append(.text(status)) }
         }
-        arguments.append(.integer(filter.limit))
+        arguments += [.integer(filter.limit), .integer(filter.offset)]
         let sql = """
             SELECT e.id, e.app_id, e.customer, e.sequence, e.type, e.json, e.created_at, e.position,
                    d.status, d.attempts, d.next_attempt_at, d.delivered_at, d.last_status, d.last_error, d.webhook
             FROM events e LEFT JOIN deliveries d ON d.event_id = e.id
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-            ORDER BY e.position DESC LIMIT ?
+            ORDER BY e.position DESC LIMIT ? OFFSET ?
             """
         return try rows.query(sql, arguments).map { row in
             EventListing(

@@ -9,11 +9,13 @@ import Threads
 public struct EventsCommand {
     public static let usage = """
         usage: revenuedot events list [--customer ID] [--app ID] [--status pending|delivered|dead|none] [--limit N]
-                                      [--json] [--config FILE]
+                                      [--offset N] [--json] [--config FILE]
                revenuedot events resend EVENT_ID [--config FILE]
 
           list     newest first, with each event's delivery: pending (waiting or retrying),
                    delivered, dead (every retry failed), none (the app has no webhook);
+                   --customer takes the customer's id or any of its aliases; --limit rows
+                   (default 100) after skipping --offset newest (the next page: --offset 100);
                    --json prints one object per line (the event as sent, plus its delivery)
           resend   makes an event due again at once (a dead letter, or a delivered event sent
                    again on purpose); a running server sends it within a moment
@@ -29,7 +31,7 @@ public struct EventsCommand {
         }
         subcommand = first
         parsed = try ParsedArguments(
-            Array(arguments.dropFirst()), valueOptions: ["config", "customer", "app", "status", "limit"],
+            Array(arguments.dropFirst()), valueOptions: ["config", "customer", "app", "status", "limit", "offset"],
             flagOptions: ["json"])
         switch subcommand {
         case "resend": guard parsed.positionals.count == 1 else { throw UsageError("resend needs one event id") }
@@ -65,6 +67,10 @@ public struct EventsCommand {
         if let text = parsed.value("limit") {
             guard let value = Int64(text), value > 0 else { throw UsageError("--limit must be a positive number") }
             filter.limit = value
+        }
+        if let text = parsed.value("offset") {
+            guard let value = Int64(text), value >= 0 else { throw UsageError("--offset must be 0 or a positive number") }
+            filter.offset = value
         }
         let chosen = filter
         let rows = try store.read { (rows) throws(StoreError) in try EventRows.list(chosen, from: rows) }
