@@ -68,6 +68,32 @@ struct BackfillTests {
         #expect(world.store.requestCount("notification-history") == 2)
     }
 
+    /// Each progress line counts the pages whose notifications are settled, so its numbers add
+    /// up, every page is said once, and the last line is the summary's.
+    @Test func progressLinesAddUp() throws {
+        let world = try AppleAPIWorld()
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        service.shutdown()
+        for original in ["1000000002", "1000000003"] {
+            for signed in try world.subscription(original: original, user: Self.user, renewals: 22, boughtDaysAgo: 23) {
+                try world.store.addNotification(signed, bundleId: "com.example.app", delivered: false)
+            }
+        }
+        let run = try runCLI(["backfill", "--config", world.configPath, "--app", "demo", "--environment", "Sandbox"])
+        #expect(run.status == 0, "\(run.output)")
+        let pages = run.output.split(separator: "\n").filter { $0.contains(": page ") }.map(String.init)
+        #expect(pages.count == 3, "\(run.output)")
+        for (index, line) in pages.enumerated() {
+            let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+            // "backfill demo Sandbox: page P, L notifications: N new, S already stored"
+            let (page, listed, new, stored) = (numbers[0], numbers[1], numbers[2], numbers[3])
+            #expect(page == index + 1, "\(line)")
+            #expect(listed == min(46, 20 * page) && new + stored == listed, "\(line)")
+        }
+        #expect(run.output.contains("46 notifications: 46 new, 0 already stored"), "\(run.output)")
+    }
+
     @Test func beside_aRunningServerItGoesThroughItsNotificationURL() throws {
         let world = try AppleAPIWorld()
         _ = try outage(world)

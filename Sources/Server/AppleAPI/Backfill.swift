@@ -58,7 +58,7 @@ package enum Backfill {
     }
 
     /// Pages through Apple's history of `request` and delivers every notification, calling
-    /// `progress` after each page.
+    /// `progress` after each page, with the pages whose notifications ingest has settled.
     ///
     /// Pages are handed over in order; a page's commit overlaps the fetch and verification of
     /// the next.
@@ -69,12 +69,14 @@ package enum Backfill {
         var counts = Counts()
         var token: String?
         var tokensSeen: Set<String> = []
-        var inFlight: PendingOutcomes?
-        /// Waits for the page in flight and counts what ingest made of it.
+        var inFlight: (outcomes: PendingOutcomes, listed: Int)?
+        /// Waits for the page in flight and counts it, with what ingest made of each notification.
         func settle() throws(Stopped) {
             guard let delivery = inFlight else { return }
             inFlight = nil
-            for outcome in delivery.wait() {
+            counts.pages += 1
+            counts.listed += delivery.listed
+            for outcome in delivery.outcomes.wait() {
                 switch outcome {
                 case .stored, .held: counts.new += 1
                 case .duplicate: counts.alreadyStored += 1
@@ -95,15 +97,16 @@ package enum Backfill {
                 try settle()
                 throw Stopped(description: "\(error)", counts: counts)
             }
-            counts.pages += 1
-            guard !isCancelled() else { throw Stopped(description: "the server is stopping", counts: counts) }
+            guard !isCancelled() else {
+                try settle()
+                throw Stopped(description: "the server is stopping", counts: counts)
+            }
             let bodies = (page.notificationHistory ?? []).compactMap(\.signedPayload).map {
                 Data(JSONValue.object(["signedPayload": .string($0)]).serialized().utf8)
             }
-            counts.listed += bodies.count
             let handedOver = bodies.isEmpty ? PendingOutcomes.done([]) : deliver(bodies)
             try settle()
-            inFlight = handedOver
+            inFlight = (handedOver, bodies.count)
             guard page.hasMore == true, let next = page.paginationToken, tokensSeen.insert(next).inserted else { break }
             token = next
         } while true
