@@ -68,6 +68,35 @@ struct ReplayTests {
 }
 
 extension ReplayTests {
+    /// Replay under a changed entitlement map: the state follows the new map, but every event
+    /// already made keeps the `entitlement_ids` it was sent with.
+    @Test func replayUnderNewEntitlementsKeepsWhatEventsWereSentWith() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        let posted = try Self.signedYearly("7000000002", original: "7000000002", signer: fixture.signer)
+        #expect(try connection.postTransaction(posted, for: "bob").status == 200)
+        try Self.post(Self.lifecycle, about: "7000000002", signer: fixture.signer, over: connection)
+        service.shutdown()
+
+        let store = try Store(path: fixture.databasePath)
+        defer { store.close() }
+        let before = try Self.snapshot(store)
+        #expect(before["events"]?.contains { $0.contains(#"\"entitlement_ids\":[\"pro\"]"#) } == true)
+        var config = try fixture.config()
+        config.apps[0].entitlements = ["premium": ["pro.monthly", "pro.yearly"]]
+        _ = try Replay.run(config: config, store: store)
+        let after = try Self.snapshot(store)
+        #expect(after["events"] == before["events"])
+        // What the customer has now is read under today's map.
+        let serving = try RevenueDotService(config: config, log: { _ in })
+        try serving.start()
+        defer { serving.shutdown() }
+        let bob = try LoopbackConnection(port: serving.port).request(
+            "GET", "/v1/subscribers/bob", headers: ["Authorization": "Bearer sk_test_secret"])
+        #expect(bob.text.contains(#""premium""#) && !bob.text.contains(#""pro":"#), "\(bob.text)")
+    }
+
     /// A StoreKit 2 transaction of `pro.yearly` bought now, for a day, as the app would post it.
     static func signedYearly(_ id: String, original: String, signer: SignedNotifications) throws -> String {
         let now = Int64(Date().timeIntervalSince1970 * 1000)

@@ -70,7 +70,7 @@ public enum Replay {
                 count.withLock { $0 += 1 }
             }
             try keepPositions(positions, in: transaction)
-            try keepDollarPrices(positions, in: transaction)
+            try keepConfiguredFields(positions, in: transaction)
             // A replay under changed code or config may not make every event again: a delivery
             // left without its event can never be sent, so it becomes a dead letter that says why.
             try transaction.write(
@@ -101,10 +101,12 @@ public enum Replay {
         }
     }
 
-    /// Gives every event made again the USD `price` it was made with: the exchange rates of
-    /// `exchangeRatesFile` change (that is what they are for), and an event already sent must
-    /// not change. Events new to this replay keep the price today's rates give them.
-    private static func keepDollarPrices(_ old: [[SQLValue]], in transaction: WriteTransaction) throws {
+    /// Gives every event made again what the configuration gave it when it was made: its USD
+    /// `price` (the exchange rates of `exchangeRatesFile` change; that is what they are for) and
+    /// its `entitlement_ids` (`entitlements` and `sandboxAccess` may have changed since). An event
+    /// already sent, or read from `/v1/events`, must not change under its id; the state replay
+    /// rebuilds follows today's configuration. Events new to this replay take today's.
+    private static func keepConfiguredFields(_ old: [[SQLValue]], in transaction: WriteTransaction) throws {
         for row in old {
             guard let id = row[0].textValue, let oldJSON = row[2].textValue,
                 let newJSON = try transaction.query("SELECT json FROM events WHERE id = ?", [.text(id)]).first?.first?
@@ -112,8 +114,10 @@ public enum Replay {
             else { continue }
             let before = try Event(json: JSONValue(parsing: Data(oldJSON.utf8)))
             var after = try Event(json: JSONValue(parsing: Data(newJSON.utf8)))
-            guard before.price != after.price, before.currency == after.currency else { continue }
-            after.price = before.price
+            let kept = after
+            if before.currency == after.currency { after.price = before.price }
+            after.entitlementIds = before.entitlementIds
+            guard after != kept else { continue }
             try transaction.write(
                 "UPDATE events SET json = ? WHERE id = ?", [.text(try LedgerRows.encode(after)), .text(id)])
         }
