@@ -104,18 +104,32 @@ extension SubscriptionState {
         return expiration
     }
 
-    /// The timer rule, run before `fact` is folded, when the fact starts a period that begins
-    /// after the current one's access ended: a resubscription, or a renewal after a billing retry,
-    /// that arrives before the timer fired still follows the `EXPIRATION` of the lapse it closes.
-    /// A late renewal that continues its period (starting where access ended) leaves nothing to
-    /// expire, as before. Only for a fact folded after every other: one that lands earlier in the
-    /// history changes the lapse it would close, and the timer reads the lapse at its own time.
+    /// The timer rule, run before `fact` is folded, when the fact says a lapse ended and starts a
+    /// period that begins after the current one's access ended: a resubscription (Apple's
+    /// `RESUBSCRIBE`, or a purchase the app posted) or a renewal after a billing retry
+    /// (`BILLING_RECOVERY`) that arrives before the timer fired still follows the `EXPIRATION`
+    /// of the lapse it closes.
+    ///
+    /// An ordinary renewal never does, though it may start after the known end when the renewal
+    /// before it has not arrived yet; nor a late renewal that continues its period. Only for a
+    /// fact folded after every other: one that lands earlier in the history changes the lapse it
+    /// would close, and the timer reads the lapse at its own time.
     mutating func expire(before fact: PurchaseFact) -> Event? {
-        guard let transaction = fact.transaction, let start = transaction.purchaseDate,
+        guard let transaction = fact.transaction, Self.endsALapse(fact), let start = transaction.purchaseDate,
             transaction.transactionId != transactionId, let end = accessEndsAtMs, end < start,
             journal.insertionIndex(of: fact) == journal.facts.count
         else { return nil }
         return expire(atMs: start)
+    }
+
+    /// Whether `fact` starts a period only a lapse comes before: a resubscription or a recovery.
+    private static func endsALapse(_ fact: PurchaseFact) -> Bool {
+        switch fact.source {
+        case .notification(let type, let subtype):
+            (type == .subscribed && subtype == .resubscribe) || (type == .didRenew && subtype == .billingRecovery)
+        case .transactionPosted, .appleAPI:
+            fact.transaction?.transactionReason == .purchase
+        }
     }
 
     /// The `expiration_reason` an `EXPIRATION` of the current lapse carries.
