@@ -31,6 +31,10 @@ struct SimulatedSubscription: Codable, Sendable {
     var trial = false
     /// How many transactions the subscription has had.
     var transactions = 1
+    /// Whether the latest transaction is the App Store's renewal (`RENEWAL`), not the customer's
+    /// purchase, resubscription or plan change (`PURCHASE`); nil in a story saved before this was
+    /// kept, where any transaction after the first counts as a renewal.
+    var renewedByTheStore: Bool?
     var billingIssue = false
     var graceEndsMs: Int64?
     var priceIncreasePending = false
@@ -101,8 +105,9 @@ struct SimulatedSubscription: Codable, Sendable {
 
     /// Starts the next transaction of the subscription, `transactionId`: `productId` from
     /// `startMs` for one period, at its price now. Earlier periods keep what they cost.
-    mutating func nextPeriod(productId: String, transactionId: String, startMs: Int64) {
+    mutating func nextPeriod(productId: String, transactionId: String, startMs: Int64, renewal: Bool) {
         transactions += 1
+        renewedByTheStore = renewal
         self.transactionId = transactionId
         self.productId = productId
         purchaseMs = startMs
@@ -128,7 +133,8 @@ struct SimulatedSubscription: Codable, Sendable {
             "expiresDate": .integer(expiresMs),
             "quantity": .integer(1), "type": .string("Auto-Renewable Subscription"),
             "inAppOwnershipType": .string(familyShared ? "FAMILY_SHARED" : "PURCHASED"), "signedDate": .integer(signedMs),
-            "environment": .string(environment), "transactionReason": .string(transactions > 1 ? "RENEWAL" : "PURCHASE"),
+            "environment": .string(environment),
+            "transactionReason": .string(renewedByTheStore ?? (transactions > 1) ? "RENEWAL" : "PURCHASE"),
             "storefront": .string("USA"), "storefrontId": .string("143441"),
             "price": .integer(currentPriceMilliunits), "currency": .string("USD"),
             "appAccountToken": .string(appAccountToken),

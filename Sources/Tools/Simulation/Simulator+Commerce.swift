@@ -57,7 +57,7 @@ extension Simulator {
             try change {
                 let end = $0.expiresMs
                 $0.commerce = commerce
-                $0.nextPeriod(productId: $0.productId, transactionId: id, startMs: now)
+                $0.nextPeriod(productId: $0.productId, transactionId: id, startMs: now, renewal: false)
                 if modify.retainBillingCycle == true { $0.expiresMs = max(end, now) }
             }
             try send("DID_CHANGE_RENEWAL_PREF", "UPGRADE")

@@ -73,7 +73,8 @@ struct Simulator {
         var description: String
     }
 
-    /// The longest billing grace period Apple grants (for monthly and longer periods).
+    /// The billing grace period the simulator grants at most: Apple's 16-day choice (App Store
+    /// Connect offers 3, 16 or 28 days for monthly and longer periods, 3 or 6 for weekly ones).
     static let maximumGraceMs: Int64 = 16 * 86_400_000
 
     // MARK: - Stories
@@ -98,7 +99,8 @@ struct Simulator {
             let id = try ids.next()
             try change {
                 $0.commerce?.renew()
-                $0.nextPeriod(productId: $0.autoRenewProductId, transactionId: id, startMs: ended ? $0.expiresMs : now)
+                $0.nextPeriod(
+                    productId: $0.autoRenewProductId, transactionId: id, startMs: ended ? $0.expiresMs : now, renewal: true)
             }
             try send("DID_RENEW", nil)
         case .upgrade:
@@ -108,7 +110,7 @@ struct Simulator {
             let id = try ids.next()
             try change {
                 $0.autoRenewProductId = product
-                $0.nextPeriod(productId: product, transactionId: id, startMs: now)
+                $0.nextPeriod(productId: product, transactionId: id, startMs: now, renewal: false)
             }
             try send("DID_CHANGE_RENEWAL_PREF", "UPGRADE")
         case .downgrade:
@@ -135,7 +137,7 @@ struct Simulator {
             try refuse(!current.autoRenew, "auto-renew is off, so the App Store does not try to renew: expire ends it")
             try refuse(current.billingIssue, "the renewal is in billing retry already")
             // The renewal date is now: the paid period ends, and a grace period (half a period, at
-            // most Apple's 16 days) may keep access while Apple retries.
+            // most 16 days) may keep access while Apple retries.
             let grace = options.grace ? min(Self.maximumGraceMs, max((current.expiresMs - current.purchaseMs) / 2, 1000)) : nil
             try change {
                 $0.billingIssue = true
@@ -149,7 +151,7 @@ struct Simulator {
             let id = try ids.next()
             try change {
                 $0.commerce?.renew()
-                $0.nextPeriod(productId: $0.autoRenewProductId, transactionId: id, startMs: now)
+                $0.nextPeriod(productId: $0.autoRenewProductId, transactionId: id, startMs: now, renewal: true)
             }
             try send("DID_RENEW", "BILLING_RECOVERY")
         case .expire:
@@ -231,7 +233,8 @@ struct Simulator {
         }
         try refuse(
             !current.expired, "\(options.user) is already subscribed (\(current.productId)); try renew, upgrade or expire")
-        current.nextPeriod(productId: options.product ?? current.productId, transactionId: try ids.next(), startMs: now)
+        current.nextPeriod(
+            productId: options.product ?? current.productId, transactionId: try ids.next(), startMs: now, renewal: false)
         current.autoRenew = true
         current.autoRenewProductId = current.productId
         state = current
