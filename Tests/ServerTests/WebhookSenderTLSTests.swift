@@ -34,7 +34,7 @@ struct WebhookSenderTLSTests {
         defer { proxy.stop() }
         let (outcome, _) = Self.attempt(proxy.url, caFile: nil)
         let reason = Self.reason(outcome) ?? "\(outcome)"
-        #expect(reason.contains("tlsFailed") && reason.contains("certificate verify failed"), "\(reason)")
+        #expect(reason.contains("TLS handshake failed") && reason.contains("certificate verify failed"), "\(reason)")
         #expect(reason.contains("unable to get local issuer certificate"), "\(reason)")
         #expect(proxy.events(count: 1).first?.contains("unknown ca") == true, "\(proxy.events)")
         #expect(receiver.connections == 0)
