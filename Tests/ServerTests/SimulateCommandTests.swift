@@ -123,6 +123,22 @@ struct SimulateCommandTests {
         #expect(try simulate(["renew", "--user", "nobody"]).status == 1, "no subscription to renew")
     }
 
+    /// A subscription in good standing expires because its product left sale (the one EXPIRED
+    /// reason left), and a resubscription right after it, before any timer fired, still follows
+    /// the lapse's EXPIRATION: the app posts the purchase (PURCHASE), then Apple says RESUBSCRIBE.
+    @Test func aResubscriptionRightAfterExpiryFollowsTheExpiration() throws {
+        defer { service.shutdown() }
+        #expect(try simulate(["subscribe", "--user", "rita"]).status == 0)
+        let expired = try simulate(["expire", "--user", "rita"])
+        #expect(expired.status == 0 && expired.output.contains("→ EXPIRED / PRODUCT_NOT_FOR_SALE"), "\(expired.output)")
+        let again = try simulate(["subscribe", "--user", "rita"])
+        #expect(again.status == 0 && again.output.contains("→ SUBSCRIBED / RESUBSCRIBE"), "\(again.output)")
+        try service.fireDueTimers()
+        let events = try events(of: "rita")
+        #expect(events.compactMap { $0["type"]?.stringValue } == ["INITIAL_PURCHASE", "EXPIRATION", "RENEWAL"])
+        #expect(events.count == 3 && events[1]["expiration_reason"] == .string("UNKNOWN"))
+    }
+
     /// Every transaction of a subscription carries the date it was first bought (Apple's
     /// `originalPurchaseDate`), so a renewal does not move the customer's `original_purchase_date`.
     @Test func renewalsKeepTheOriginalPurchaseDate() throws {

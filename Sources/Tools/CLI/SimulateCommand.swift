@@ -43,7 +43,9 @@ public struct SimulateCommand {
           family-revoke (REVOKE) ends that access. A customer who bought it gets refund instead.
 
           Every step happens now: renew, billing-failure and expire end the current period now
-          rather than wait for its end, so RevenueDot's access follows at once. A step the App
+          rather than wait for its end, so RevenueDot's access follows at once. expire sends
+          EXPIRED with the reason the story gives: VOLUNTARY after cancel, BILLING_RETRY in billing
+          retry, PRICE_INCREASE past an unanswered increase, else PRODUCT_NOT_FOR_SALE. A step the App
           Store would not take (renew with auto-renew off, in billing retry or past a price
           increase not accepted; anything but subscribe once expired) is refused, exit 1.
 

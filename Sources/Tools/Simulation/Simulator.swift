@@ -156,12 +156,15 @@ struct Simulator {
             try send("DID_RENEW", "BILLING_RECOVERY")
         case .expire:
             let current = try live("expire")
-            let (subtype, intent): (String?, Int) =
+            // Why Apple lets it end: the customer turned auto-renew off, billing retry gave up, a
+            // price increase went unanswered, or else the product was no longer for sale (the
+            // one EXPIRED subtype left for a subscription in good standing).
+            let (subtype, intent): (String, Int) =
                 !current.autoRenew
                 ? ("VOLUNTARY", 1)
                 : current.billingIssue
                     ? ("BILLING_RETRY", 2)
-                    : current.priceIncreasePending ? ("PRICE_INCREASE", 3) : (nil, 5)
+                    : current.priceIncreasePending ? ("PRICE_INCREASE", 3) : ("PRODUCT_NOT_FOR_SALE", 4)
             // The period (and any grace period) ends now.
             try change {
                 $0.expiresMs = min($0.expiresMs, now)
