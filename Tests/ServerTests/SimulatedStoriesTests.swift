@@ -255,6 +255,21 @@ struct SimulatedStoriesTests {
         if let items = step.items, skus(commerce?["items"]) != items {
             failures.append("\(label): advanced_commerce items \(commerce?["items"] ?? .null), expected \(items)")
         }
+        // The items add up to what the period charged, each at its offer's price while one runs.
+        if step.items != nil, let charged = step.price {
+            let amounts = (commerce?["items"]?.arrayValue ?? []).map { item -> Double in
+                let offered = item["offer"]?["price"] ?? item["price"]
+                switch offered?["amount"] {
+                case .number(let amount)?: return amount
+                case .integer(let amount)?: return Double(amount)
+                default: return .nan
+                }
+            }
+            let total = amounts.reduce(0, +)
+            if abs(total - charged) > 0.001 {
+                failures.append("\(label): items \(commerce?["items"] ?? .null) add up to \(total), charged \(charged)")
+            }
+        }
         if let scheduled = step.scheduled, skus(commerce?["scheduled_changes"]?["items"]) != scheduled {
             failures.append("\(label): scheduled changes \(commerce?["scheduled_changes"] ?? .null), expected \(scheduled)")
         }

@@ -2,14 +2,17 @@ import AppStore
 import JSON
 
 /// `advanced_commerce` under a subscription in `GET /v1/subscribers`: what an Advanced Commerce
-/// subscription is made of now, and what changes at the next renewal.
+/// subscription is made of now, and what changes at the next renewal. Each item has its price
+/// and, while a discount runs, its `offer` (the price charged per offer period, how many, why),
+/// so the items add up to what the period charged.
 extension SubscriberInfo {
     /// Nil for a subscription without `advancedCommerceInfo` (the key is then left out).
     static func advancedCommerce(_ subscription: SubscriptionState) -> JSONValue? {
         guard let current = subscription.advancedCommerce else { return nil }
         let currency = subscription.currency
         let items = (current.items ?? []).filter { $0.revocationDate == nil }.map { item in
-            itemJSON(sku: item.sku, displayName: item.displayName, priceMilliunits: item.price, currency: currency)
+            itemJSON(
+                sku: item.sku, displayName: item.displayName, priceMilliunits: item.price, offer: item.offer, currency: currency)
         }
         var object: [String: JSONValue] = [
             "items": .array(items),
@@ -32,17 +35,28 @@ extension SubscriberInfo {
         return .object([
             "items": .array(
                 (renewal.items ?? []).map {
-                    itemJSON(sku: $0.sku, displayName: $0.displayName, priceMilliunits: $0.price, currency: currency)
+                    itemJSON(
+                        sku: $0.sku, displayName: $0.displayName, priceMilliunits: $0.price, offer: $0.offer, currency: currency)
                 }),
             "period": renewal.period.map { .string($0.rawValue) } ?? .null,
         ])
     }
 
-    private static func itemJSON(sku: String?, displayName: String?, priceMilliunits: Int64?, currency: String?) -> JSONValue {
+    private static func itemJSON(
+        sku: String?, displayName: String?, priceMilliunits: Int64?, offer: AdvancedCommerceOffer?, currency: String?
+    ) -> JSONValue {
         .object([
             "SKU": sku.map(JSONValue.string) ?? .null,
             "display_name": displayName.map(JSONValue.string) ?? .null,
             "price": price(priceMilliunits, currency),
+            "offer": offer.map { offer in
+                .object([
+                    "price": price(offer.price, currency),
+                    "period": offer.period.map { .string($0.rawValue) } ?? .null,
+                    "period_count": offer.periodCount.map { .integer(Int64($0)) } ?? .null,
+                    "reason": offer.reason.map { .string($0.rawValue) } ?? .null,
+                ])
+            } ?? .null,
         ])
     }
 }
