@@ -64,7 +64,7 @@ extension SubscribersAPI {
                 } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
             }
         } catch {
-            return .error(status: 503, code: "storage_unavailable", message: "the customers could not be read: \(error)")
+            return Self.storageFailure(error, access: .publishable)
         }
         let keptId = read.kept?.appUserId ?? appUserId
         guard let joining = read.joining, !Ledger.isAnonymous(joining.appUserId), !Ledger.isAnonymous(keptId),
