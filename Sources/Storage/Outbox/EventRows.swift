@@ -54,14 +54,16 @@ public enum EventRows {
         ).compactMap { row in row[0].integerValue.map { ($0, row[1].textValue) } }
     }
 
-    /// The newest events matching `filter`, one row per delivery, newest first. The customer is
-    /// named by its own id or an alias, as everywhere.
+    /// The newest events matching `filter`, one row per delivery, newest first (an event's rows
+    /// by webhook name, so pages never split or repeat them). The customer is named by its own
+    /// id or an alias, as everywhere; an id that joined another customer also finds the events
+    /// made under it before.
     public static func list(_ filter: EventFilter, from rows: some RowReader) throws(StoreError) -> [EventListing] {
         var conditions: [String] = []
         var arguments: [SQLValue] = []
         if let customer = filter.customer {
             conditions.append(
-                "e.customer = coalesce((SELECT a.app_user_id FROM customer_aliases a WHERE a.app_id = e.app_id AND a.alias = ?), ?)"
+                "(e.customer = ? OR e.customer = (SELECT a.app_user_id FROM customer_aliases a WHERE a.app_id = e.app_id AND a.alias = ?))"
             )
             arguments += [.text(customer), .text(customer)]
         }
@@ -79,7 +81,7 @@ public enum EventRows {
                    d.status, d.attempts, d.next_attempt_at, d.delivered_at, d.last_status, d.last_error, d.webhook
             FROM events e LEFT JOIN deliveries d ON d.event_id = e.id
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-            ORDER BY e.position DESC LIMIT ? OFFSET ?
+            ORDER BY e.position DESC, d.webhook LIMIT ? OFFSET ?
             """
         return try rows.query(sql, arguments).map { row in
             EventListing(
