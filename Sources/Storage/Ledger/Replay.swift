@@ -102,8 +102,9 @@ public enum Replay {
     }
 
     /// Gives every event made again what the configuration gave it when it was made: its USD
-    /// `price` (the exchange rates of `exchangeRatesFile` change; that is what they are for) and
-    /// its `entitlement_ids` (`entitlements` and `sandboxAccess` may have changed since). An event
+    /// `price` (the exchange rates of `exchangeRatesFile` change; that is what they are for), its
+    /// `entitlement_ids` (`entitlements` and `sandboxAccess` may have changed since), and its
+    /// commission and take-home shares (`smallBusinessProgram`). An event
     /// already sent, or read from `/v1/events`, must not change under its id; the state replay
     /// rebuilds follows today's configuration. Events new to this replay take today's.
     private static func keepConfiguredFields(_ old: [[SQLValue]], in transaction: WriteTransaction) throws {
@@ -117,6 +118,8 @@ public enum Replay {
             let kept = after
             if before.currency == after.currency { after.price = before.price }
             after.entitlementIds = before.entitlementIds
+            after.commissionPercentage = before.commissionPercentage
+            after.takehomePercentage = before.takehomePercentage
             guard after != kept else { continue }
             try transaction.write(
                 "UPDATE events SET json = ? WHERE id = ?", [.text(try LedgerRows.encode(after)), .text(id)])
