@@ -123,6 +123,17 @@ import Testing
         #expect(Set(shop.outbox.map(\.id)).count == shop.outbox.count)
     }
 
+    /// A resubscription whose period starts after the known end, while nothing says that period
+    /// lapsed (its renewal, and what followed, have not arrived yet), leaves the lapse to the timer.
+    @Test func aResubscriptionPastAnUnexplainedEndWaitsForTheTimer() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        let resubscribe = Apple.notification(
+            .subscribed, .resubscribe, uuid: "n-resub-70", signed: day(70),
+            transaction: Apple.transaction("1009", purchase: day(70)), renewal: Apple.renewal())
+        #expect(shop.send(resubscribe).types == [.renewal])
+    }
+
     @Test func earlyOrRepeatedTimersAreHarmless() {
         var shop = Harness()
         shop.send(Fixture.buy)

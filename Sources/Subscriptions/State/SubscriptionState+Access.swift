@@ -110,16 +110,24 @@ extension SubscriptionState {
     /// (`BILLING_RECOVERY`) that arrives before the timer fired still follows the `EXPIRATION`
     /// of the lapse it closes.
     ///
-    /// An ordinary renewal never does, though it may start after the known end when the renewal
-    /// before it has not arrived yet; nor a late renewal that continues its period. Only for a
-    /// fact folded after every other: one that lands earlier in the history changes the lapse it
-    /// would close, and the timer reads the lapse at its own time.
+    /// The state must say the current period lapsed (`lapseIsKnown`), not only that its end has
+    /// passed: a period whose renewal has not arrived yet looks ended too. An ordinary renewal
+    /// never does, nor a late renewal that continues its period. Only for a fact folded after
+    /// every other: one that lands earlier in the history changes the lapse it would close, and
+    /// the timer reads the lapse at its own time.
     mutating func expire(before fact: PurchaseFact) -> Event? {
-        guard let transaction = fact.transaction, Self.endsALapse(fact), let start = transaction.purchaseDate,
-            transaction.transactionId != transactionId, let end = accessEndsAtMs, end < start,
-            journal.insertionIndex(of: fact) == journal.facts.count
+        guard let transaction = fact.transaction, Self.endsALapse(fact), lapseIsKnown,
+            let start = transaction.purchaseDate, transaction.transactionId != transactionId, let end = accessEndsAtMs,
+            end < start, journal.insertionIndex(of: fact) == journal.facts.count
         else { return nil }
         return expire(atMs: start)
+    }
+
+    /// Whether the state says the current period does not renew: Apple's `EXPIRED` of it,
+    /// auto-renew off, a billing issue, a refund or a revocation of it.
+    private var lapseIsKnown: Bool {
+        expiredNotice?.transactionId == transactionId || autoRenewEnabled == false || currentBillingIssue != nil
+            || currentRefund != nil || revokedAtMs != nil
     }
 
     /// Whether `fact` starts a period only a lapse comes before: a resubscription or a recovery.
