@@ -17,7 +17,8 @@ import Threads
 /// reads its answer a few bytes at a time. Here every connection owes a request's complete
 /// headers within `headerLimit`, and the complete request (headers and body) within
 /// `requestLimit`, both counted from its opening or its previous answer; and once an answer is
-/// queued, the connection owes taking all of it within `requestLimit` too. One that is late has
+/// queued, the connection owes taking all of it within `requestLimit` too, less the time its
+/// earlier slow answers took (pipelined answers read slowly add up). One that is late has
 /// its socket shut down; libmicrohttpd then reads the end of the stream and closes the connection
 /// as if the client had left. A connection whose request is in and not yet answered (being
 /// handled, or suspended for a commit) owes nothing: the handler has a deadline of its own.
@@ -41,8 +42,29 @@ final class RequestDeadlines: Sendable {
             case cut
         }
 
+        /// An answer taken in longer than this counts toward `slowTaking`: a client that reads
+        /// what it asked for takes it in milliseconds.
+        static let slowAnswer = Duration.seconds(1)
+
         let descriptor: Int32
         var phase: Phase
+        /// How long the connection's earlier slow answers (`slowAnswer`) took to be taken, in
+        /// all. A reader that takes pipelined answers a few bytes at a time finishes each within
+        /// the limit, but not all of them: the total counts against the limit of the next one.
+        var slowTaking = Duration.zero
+
+        init(descriptor: Int32, phase: Phase, slowTaking: Duration = .zero) {
+            self.descriptor = descriptor
+            self.phase = phase
+            self.slowTaking = slowTaking
+        }
+
+        /// The request is done at `now`: its answer's time is counted if slow, and the next
+        /// request, headers first, is owed from now.
+        mutating func answered(at now: ContinuousClock.Instant) {
+            if case .owingAnswerTaken(let since) = phase, now - since > Self.slowAnswer { slowTaking += now - since }
+            if phase != .cut { phase = .owingRequest(since: now, headersIn: false) }
+        }
 
         /// Whether the connection owes more than the limits allow at `now` (a nil limit is off).
         func isLate(at now: ContinuousClock.Instant, headerLimit: Duration?, requestLimit: Duration?) -> Bool {
@@ -54,7 +76,7 @@ final class RequestDeadlines: Sendable {
                 return false
             case .owingAnswerTaken(let since):
                 guard let requestLimit else { return false }
-                return now - since > requestLimit
+                return now - since + slowTaking > requestLimit
             case .handling, .cut:
                 return false
             }
@@ -139,8 +161,8 @@ final class RequestDeadlines: Sendable {
     /// The connection's request is done: on a kept-alive connection the next one, headers first,
     /// is owed from now.
     func answered(_ connection: OpaquePointer) {
-        update(connection) { phase in
-            if phase != .cut { phase = .owingRequest(since: .now, headersIn: false) }
+        entries.withLock { entries in
+            entries[Self.key(connection)]?.answered(at: .now)
         }
     }
 

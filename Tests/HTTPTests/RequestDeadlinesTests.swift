@@ -42,4 +42,31 @@ struct RequestDeadlineEntryTests {
         #expect(entry.isLate(at: now, headerLimit: .seconds(1), requestLimit: .seconds(3)) == late)
         #expect(!entry.isLate(at: now, headerLimit: .seconds(1), requestLimit: nil))
     }
+
+    /// Pipelined answers taken slowly add up: each finished within the limit, but their time in
+    /// all counts against the next one; answers taken at once count nothing.
+    @Test func slowAnswersAddUpAcrossPipelinedRequests() {
+        let limit = Duration.seconds(30)
+        var entry = RequestDeadlines.Entry(descriptor: 3, phase: .owingAnswerTaken(since: Self.opened))
+        var now = Self.opened
+        for _ in 0..<7 {
+            now += .seconds(4)
+            #expect(!entry.isLate(at: now, headerLimit: .seconds(10), requestLimit: limit))
+            entry.answered(at: now)
+            entry.phase = .owingAnswerTaken(since: now)
+        }
+        #expect(entry.slowTaking == .seconds(28))
+        #expect(!entry.isLate(at: now + .seconds(1), headerLimit: .seconds(10), requestLimit: limit))
+        #expect(entry.isLate(at: now + .seconds(3), headerLimit: .seconds(10), requestLimit: limit))
+
+        var quick = RequestDeadlines.Entry(descriptor: 3, phase: .owingAnswerTaken(since: Self.opened))
+        for step in 1...100_000 {
+            let at = Self.opened + .milliseconds(step * 5)
+            quick.answered(at: at)
+            quick.phase = .owingAnswerTaken(since: at)
+        }
+        #expect(quick.slowTaking == .zero)
+        quick.answered(at: Self.opened + .seconds(3600))
+        #expect(quick.phase == .owingRequest(since: Self.opened + .seconds(3600), headersIn: false))
+    }
 }
