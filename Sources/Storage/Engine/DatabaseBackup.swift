@@ -19,14 +19,26 @@ public enum DatabaseBackup {
         public var notifications: Int
     }
 
-    /// Copies the database at `database` into a new file at `destination`, which must not exist.
+    /// Why `destination` cannot take a backup (its folder is missing, or it exists), or nil.
+    public static func destinationProblem(_ destination: String) -> String? {
+        let folder = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            return "the folder \(folder) does not exist: create it, or name a file in another"
+        }
+        guard !FileManager.default.fileExists(atPath: destination) else {
+            return "\(destination) exists already: name a new file (a backup never overwrites one)"
+        }
+        return nil
+    }
+
+    /// Copies the database at `database` into a new file at `destination`, which must not exist,
+    /// in a folder that does (`destinationProblem`).
     public static func backup(database: String, to destination: String) throws(StoreError) -> Summary {
         guard FileManager.default.fileExists(atPath: database) else {
             throw StoreError(.unavailable, "there is no database at \(database)")
         }
-        guard !FileManager.default.fileExists(atPath: destination) else {
-            throw StoreError(.invalid, "\(destination) exists already: name a new file (a backup never overwrites one)")
-        }
+        if let problem = destinationProblem(destination) { throw StoreError(.invalid, problem) }
         let partial = destination + ".partial"
         _ = unlink(partial)
         do {

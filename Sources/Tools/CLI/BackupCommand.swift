@@ -33,14 +33,8 @@ public struct BackupCommand {
 
     public func run() throws -> Int32 {
         let path = try BackupCommand.sqlitePath(configPath: configPath, command: "backup")
-        let folder = URL(fileURLWithPath: out).deletingLastPathComponent().path
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw DestinationError(description: "the folder \(folder) does not exist: create it, or name a file in another")
-        }
-        guard !FileManager.default.fileExists(atPath: out) else {
-            throw DestinationError(description: "\(out) exists already: name a new file (a backup never overwrites one)")
-        }
+        // Said as the command's own words, before the store's (which would read as storage failing).
+        if let problem = DatabaseBackup.destinationProblem(out) { throw DestinationError(description: problem) }
         let started = ContinuousClock.now
         let summary = try DatabaseBackup.backup(database: path, to: out)
         let seconds = started.duration(to: .now).inSeconds
