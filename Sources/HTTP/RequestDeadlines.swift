@@ -53,12 +53,6 @@ final class RequestDeadlines: Sendable {
         /// the limit, but not all of them: the total counts against the limit of the next one.
         var slowTaking = Duration.zero
 
-        init(descriptor: Int32, phase: Phase, slowTaking: Duration = .zero) {
-            self.descriptor = descriptor
-            self.phase = phase
-            self.slowTaking = slowTaking
-        }
-
         /// The request is done at `now`: its answer's time is counted if slow, and the next
         /// request, headers first, is owed from now.
         mutating func answered(at now: ContinuousClock.Instant) {
@@ -174,8 +168,8 @@ final class RequestDeadlines: Sendable {
     // MARK: - Cutting
 
     /// Shuts down the socket of every connection that owes its headers, its request or the
-    /// taking of its answer for longer than their limit at `now`; returns how many. Each is cut once: it owes nothing
-    /// more after that.
+    /// taking of its answer for longer than their limit at `now`; returns how many. Each is cut
+    /// once: it owes nothing more after that.
     func cutLate(at now: ContinuousClock.Instant) -> Int {
         let cut = entries.withLock { entries -> Int in
             let late = entries.filter { _, entry in

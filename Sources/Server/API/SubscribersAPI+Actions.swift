@@ -6,7 +6,7 @@ import Subscriptions
 
 extension SubscribersAPI {
     /// Stores and applies `action` at `atMs`, then answers with `answer()` once it is on disk
-    /// (off the store's flusher thread), or 503 when storage could not take it.
+    /// (off the store's flusher thread), or as `storageFailure` says when storage could not take it.
     package func apply(
         _ action: CustomerAction, app: AppConfig, atMs: Int64, access: APIKeys.Access,
         reply: @escaping @Sendable (HTTPResponse) -> Void, answer: @escaping @Sendable () -> HTTPResponse

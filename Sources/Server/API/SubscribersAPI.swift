@@ -77,7 +77,6 @@ package struct SubscribersAPI: Sendable {
                 sandboxGrants: app.sandboxAccess.grants(found.customer, appUserId: id), at: now)
             return .found(.json(Data(body)))
         } catch {
-            // A corrupt row needs repair (or `replay`), not the client's patience: 500, not 503.
             return .failed(Self.storageFailure(error, access: access))
         }
     }
