@@ -94,6 +94,43 @@ struct BackfillTests {
         #expect(run.output.contains("46 notifications: 46 new, 0 already stored"), "\(run.output)")
     }
 
+    /// Storage failing partway through a page stops the run; its counts hold the pages settled
+    /// before, and of the failing page only the notifications settled before the failure.
+    @Test func aStopPartwayThroughAPageCountsOnlyWhatSettled() throws {
+        let world = try AppleAPIWorld()
+        for signed in try world.subscription(original: "1000000004", user: Self.user, renewals: 22, boughtDaysAgo: 23) {
+            try world.store.addNotification(signed, bundleId: "com.example.app", delivered: false)
+        }
+        let config = try world.config()
+        let client = try AppleAPIClients.client(
+            for: try #require(config.app("demo")), environment: .sandbox, config: config.appleAPI)
+        let pagesHanded = Locked(0)
+        let deliver: Backfill.Deliver = { bodies in
+            let page = pagesHanded.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            let outcomes = bodies.indices.map { index -> IngestOutcome in
+                page == 2 && index >= 1 ? .unavailable("disk full") : .stored(uuid: "\(page)-\(index)")
+            }
+            return .done(outcomes)
+        }
+        let window = Backfill.window(
+            since: nil, until: nil, newestStored: nil, marginMs: 0, environment: .sandbox, nowMs: UnixTime.nowMs)
+        var lines: [Backfill.Counts] = []
+        #expect {
+            _ = try Backfill.run(
+                client: client, request: NotificationHistoryRequest(startDate: window.start, endDate: window.end),
+                deliver: deliver, progress: { lines.append($0) })
+        } throws: { error in
+            guard let stopped = error as? Backfill.Stopped else { return false }
+            #expect(stopped.description == "storage could not commit: disk full")
+            #expect(stopped.counts == Backfill.Counts(pages: 1, listed: 21, new: 21, alreadyStored: 0, refused: 0))
+            return true
+        }
+        #expect(lines == [Backfill.Counts(pages: 1, listed: 20, new: 20, alreadyStored: 0, refused: 0)])
+    }
+
     @Test func beside_aRunningServerItGoesThroughItsNotificationURL() throws {
         let world = try AppleAPIWorld()
         _ = try outage(world)

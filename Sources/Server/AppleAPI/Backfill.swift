@@ -69,14 +69,13 @@ package enum Backfill {
         var counts = Counts()
         var token: String?
         var tokensSeen: Set<String> = []
-        var inFlight: (outcomes: PendingOutcomes, listed: Int)?
+        var inFlight: PendingOutcomes?
         /// Waits for the page in flight and counts it, with what ingest made of each notification.
         func settle() throws(Stopped) {
             guard let delivery = inFlight else { return }
             inFlight = nil
-            counts.pages += 1
-            counts.listed += delivery.listed
-            for outcome in delivery.outcomes.wait() {
+            // A page stopped partway counts only the notifications settled before the stop.
+            for outcome in delivery.wait() {
                 switch outcome {
                 case .stored, .held: counts.new += 1
                 case .duplicate: counts.alreadyStored += 1
@@ -86,7 +85,9 @@ package enum Backfill {
                 case .unknownApp(let app):
                     throw Stopped(description: "no app \"\(app)\" is configured", counts: counts)
                 }
+                counts.listed += 1
             }
+            counts.pages += 1
             progress(counts)
         }
         repeat {
@@ -106,7 +107,7 @@ package enum Backfill {
             }
             let handedOver = bodies.isEmpty ? PendingOutcomes.done([]) : deliver(bodies)
             try settle()
-            inFlight = (handedOver, bodies.count)
+            inFlight = handedOver
             guard page.hasMore == true, let next = page.paginationToken, tokensSeen.insert(next).inserted else { break }
             token = next
         } while true
