@@ -54,7 +54,10 @@ struct PromotionalAPITests {
 
         let events = try LinkingAPITests.events(fixture).map { "\($0.customer ?? "-") \($0.type)" }
         #expect(
-            events == ["wes NON_RENEWING_PURCHASE", "xia NON_RENEWING_PURCHASE", "wes CANCELLATION", "xia EXPIRATION"])
+            events == [
+                "wes NON_RENEWING_PURCHASE", "xia NON_RENEWING_PURCHASE", "wes CANCELLATION", "wes EXPIRATION",
+                "xia EXPIRATION",
+            ])
         let promotional = try LinkingAPITests.events(fixture).first
         #expect(promotional?.json["store"] == .string("PROMOTIONAL"))
         #expect(promotional?.json["period_type"] == .string("PROMOTIONAL"))

@@ -41,6 +41,7 @@ import Threads
         let expired = shop.advance(to: day(31))
         #expect(expired.types == [.expiration])
         #expect(expired.first?.periodType == .promotional)
+        #expect(expired.first?.expirationReason == .developerInitiated)
         #expect(shop.advance(to: day(40)).isEmpty)
         #expect(shop.apply(.timerFired(grant(end: day(31)).timer(customer: "user"))).isEmpty)
     }
@@ -50,9 +51,13 @@ import Threads
         shop.apply(.customerAction(.promotionalGranted(appUserId: "user", grant("a1", end: day(31)))))
         shop.apply(.customerAction(.promotionalGranted(appUserId: "user", grant("a2", end: day(60)))))
         let revoked = shop.apply(.customerAction(.promotionalsRevoked(appUserId: "user", entitlementId: "pro")), atMs: day(2))
-        #expect(revoked.types == [.cancellation, .cancellation])
-        #expect(revoked.allSatisfy { $0.cancelReason == .developerInitiated && $0.expirationAtMs == day(2) })
-        // Nothing more: no EXPIRATION for a grant taken back.
+        // Each grant is cancelled and expires now: a consumer that removes access on EXPIRATION,
+        // as RevenueCat advises, removes it. DEVELOPER_INITIATED is RevenueCat's one promotional reason.
+        #expect(revoked.types == [.cancellation, .expiration, .cancellation, .expiration])
+        #expect(revoked.allSatisfy { $0.expirationAtMs == day(2) && $0.store == "PROMOTIONAL" })
+        #expect(revoked.map(\.cancelReason) == [.developerInitiated, nil, .developerInitiated, nil])
+        #expect(revoked.map(\.expirationReason) == [nil, .developerInitiated, nil, .developerInitiated])
+        // Nothing more: the grants' timers find them ended.
         #expect(shop.advance(to: day(61)).isEmpty)
         let info = SubscriberInfo.json(for: "user", in: shop.ledger, at: Date(milliseconds: day(3)))["subscriber"]
         #expect(info?["entitlements"]?["pro"]?["expires_date"] == .string(ISO8601UTC.string(fromMilliseconds: day(2))))

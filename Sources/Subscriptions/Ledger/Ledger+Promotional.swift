@@ -1,6 +1,7 @@
 /// Entitlements the app's backend grants (RevenueCat's promotional entitlements): granted with
-/// a NON_RENEWING_PURCHASE, taken back with a CANCELLATION (DEVELOPER_INITIATED), ended by the
-/// scheduler with an EXPIRATION, all of store PROMOTIONAL and period type PROMOTIONAL.
+/// a NON_RENEWING_PURCHASE, taken back with a CANCELLATION and an EXPIRATION at once, or ended
+/// by the scheduler with an EXPIRATION, all of store PROMOTIONAL and period type PROMOTIONAL.
+/// Both reasons are DEVELOPER_INITIATED, the only one RevenueCat gives promotional grants.
 extension Ledger {
     mutating func grantPromotional(_ grant: PromotionalGrant, to customer: String, nowMs: Int64) -> [Effect] {
         ensureCustomer(customer, nowMs: nowMs)
@@ -21,7 +22,14 @@ extension Ledger {
             cancellation.expirationAtMs = nowMs
             cancellation.cancelReason = .developerInitiated
             cancellation.entitlementIds = [entitlementId]
+            // Access ends now: the EXPIRATION a consumer removes access on comes with it, under
+            // the id the scheduler would have given it (which no longer fires for this grant).
+            var expiration = grant.event(.expiration, cause: "EXPIRATION")
+            expiration.expirationAtMs = nowMs
+            expiration.expirationReason = .developerInitiated
+            expiration.entitlementIds = [entitlementId]
             effects.append(.emit(stamp(cancellation, for: customer, nowMs: nowMs)))
+            effects.append(.emit(stamp(expiration, for: customer, nowMs: nowMs)))
         }
         return effects
     }
@@ -35,7 +43,7 @@ extension Ledger {
         guard grant.endMs <= nowMs else { return [.schedule(grant.timer(customer: customer))] }
         customers[customer]?.promotionalGrants?[index].expired = true
         var expiration = grant.event(.expiration, cause: "EXPIRATION")
-        expiration.expirationReason = .unknown
+        expiration.expirationReason = .developerInitiated
         expiration.entitlementIds = [grant.entitlementId]
         return [.emit(stamp(expiration, for: customer, nowMs: nowMs))]
     }
