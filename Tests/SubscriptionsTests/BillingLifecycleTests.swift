@@ -75,9 +75,14 @@ import Testing
         #expect(refund.types == [.cancellation])
         #expect(refund.first?.cancelReason == .customerSupport)
         #expect(refund.first?.priceInPurchasedCurrency == -9.99)
+        let refundedAtMs = Fixture.refund.transaction?.revocationDate
+        #expect(refundedAtMs != nil && refundedAtMs != Fixture.p1.expiresDate)
+        // Both say access ended when the period was refunded, as RevenueCat's refund events do.
+        #expect(refund.first?.expirationAtMs == refundedAtMs)
         let expiration = shop.advance(to: day(10))
         #expect(expiration.types == [.expiration])
         #expect(expiration.first?.expirationReason == .customerSupport)
+        #expect(expiration.first?.expirationAtMs == refundedAtMs)
         let reversed = shop.send(
             Apple.notification(.refundReversed, uuid: "n-reversed", signed: day(12), transaction: Fixture.p1))
         #expect(reversed.types == [.refundReversed])

@@ -47,6 +47,27 @@ import Testing
         #expect(shop.apply(.notificationReceived(Fixture.buy), atMs: day(32)).isEmpty)
     }
 
+    /// RevenueCat sends a refund's CANCELLATION only for the latest period: a period refunded
+    /// after it ended gets none, in any delivery order, and the period after it keeps access.
+    @Test(arguments: [false, true])
+    func refundOfAPeriodThatHadEndedIsNoCancellation(refundFirst: Bool) {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        let refund = Apple.notification(
+            .refund, uuid: "n-refund-ended", signed: day(36),
+            transaction: Apple.transaction("1000", purchase: Apple.t0, revokedAt: day(35)))
+        let events =
+            refundFirst
+            ? shop.apply(.notificationReceived(refund), atMs: day(37)) + shop.send(renewal)
+            : shop.send(renewal) + shop.apply(.notificationReceived(refund), atMs: day(37))
+        #expect(events.types == [.renewal])
+        let state = shop.subscription
+        #expect(state.refunds["1000"]?.atMs == day(35))
+        #expect(state.transactionId == "1001")
+        #expect(state.hasAccess(atMs: day(41)))
+        #expect(state.refundedAtMs == nil)
+    }
+
     @Test(arguments: [Fixture.day(20), Fixture.day(40)])
     func refundOfAnOlderPeriodStillApplies(signed: Int64) {
         var shop = Harness()
@@ -56,8 +77,11 @@ import Testing
             .refund, uuid: "n-refund-old", signed: signed,
             transaction: Apple.transaction("1000", purchase: Apple.t0, revokedAt: day(15)))
         let events = shop.apply(.notificationReceived(refund), atMs: day(41))
+        // Refunded while it ran, it was the latest period then: a CANCELLATION, whose
+        // expiration_at_ms is when access ended, as RevenueCat's refund events give it.
         #expect(events.types == [.cancellation])
         #expect(events.first?.transactionId == "1000")
+        #expect(events.first?.expirationAtMs == day(15))
         let state = shop.subscription
         #expect(state.refunds["1000"]?.atMs == day(15))
         // The refunded period is no longer the latest: its newest snapshot is kept summarized.

@@ -43,6 +43,12 @@ extension SubscriptionState {
         case (.didFailToRenew, nil), (.didFailToRenew, .gracePeriod?):
             return billingIssueEvents(transaction, fact: fact, after)
         case (.refund, nil):
+            // RevenueCat's rule: only a refund of the latest period is a CANCELLATION. Told from
+            // the fact alone, so that delivery order cannot change it: the refund took back a
+            // period that was still running. A period refunded after it ended was not the latest
+            // one, and its refund ends no access.
+            let refundedAtMs = transaction.revocationDate ?? fact.signedDateMs
+            guard transaction.expiresDate.map({ refundedAtMs < $0 }) ?? true else { return [] }
             var cancellation = event(.cancellation, cause: "\(cause)/CANCELLATION", transaction, after)
             cancellation.cancelReason = .customerSupport
             cancellation.setPrice(milliunits: Event.refundedMilliunits(of: transaction))
