@@ -63,6 +63,7 @@ import Testing
         let second = try JSONValue(parsing: Data(lines[1].utf8))
         #expect(second["message"]?.stringValue == "disk\nfull")
         #expect(second["time"]?.stringValue == "2027-01-15T08:00:00.250Z")
+        #expect(second["field_time"]?.stringValue == "a field may not replace the line's time")
         #expect(lines.allSatisfy { $0.hasSuffix("}\n") && $0.dropLast().contains("\n") == false })
     }
 

@@ -134,7 +134,7 @@ import Threads
         let dead = Self.lines(kept, event: "webhook.dead_letter")
         #expect(failed.count == 1, "\(failed)")
         #expect(failed.first?.contains(" warning webhook.failed ") == true)
-        #expect(failed.first?.contains("app=demo webhook=\"\" event=") == true, "\(failed)")
+        #expect(failed.first?.contains("app=demo webhook=\"\" event_id=") == true, "\(failed)")
         #expect(failed.first?.contains("attempt=1 status=500") == true, "\(failed)")
         #expect(dead.count == 1, "\(dead)")
         #expect(dead.first?.contains(" error webhook.dead_letter ") == true && dead.first?.contains("attempt=2") == true)

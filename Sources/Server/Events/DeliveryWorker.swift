@@ -230,7 +230,7 @@ package final class DeliveryWorker: StoppableService {
         guard let log else { return }
         var fields: [(String, LogValue)] = [
             ("app", .text(appId)), ("webhook", .text(webhook)),
-            ("event", .text(delivery.eventId)), ("attempt", .integer(Int64(delivery.attempts + 1))),
+            ("event_id", .text(delivery.eventId)), ("attempt", .integer(Int64(delivery.attempts + 1))),
         ]
         if let status { fields.append(("status", .integer(Int64(status)))) }
         fields.append(("reason", .text(reason)))

@@ -131,7 +131,8 @@ public final class Log: Sendable {
             "time": .string(time), "level": .string(level.name), "event": .string(event),
         ]
         if !message.isEmpty { object["message"] = .string(message) }
-        for (key, value) in fields where object[key] == nil { object[key] = value.json }
+        // A field named as one of the line's own members is kept beside it, not dropped.
+        for (key, value) in fields { object[object[key] == nil ? key : "field_\(key)"] = value.json }
         return JSONValue.object(object).serialized() + "\n"
     }
 
