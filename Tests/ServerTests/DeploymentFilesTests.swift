@@ -62,6 +62,8 @@ import Testing
         let unit = try String(contentsOf: root.appendingPathComponent("etc/systemd/system/revenuedot.service"), encoding: .utf8)
         for line in [
             "User=revenuedot", "ProtectSystem=strict", "StateDirectory=revenuedot", "Restart=on-failure",
+            // A database not reachable at boot must not stop the restarts for good.
+            "StartLimitIntervalSec=0",
             "ExecReload=/bin/kill -HUP $MAINPID",
             "ExecStart=/usr/local/bin/revenuedot serve --config /etc/revenuedot/revenuedot.json",
         ] {
