@@ -8,6 +8,8 @@ public struct HTTPServerError: Error, CustomStringConvertible {
         case invalidAddress
         /// libmicrohttpd refused to start, for example because the address is in use.
         case startFailed
+        /// Another socket holds the address (`probeListen`'s `EADDRINUSE`).
+        case addressInUse
         /// `start()` was called on a server that is running or was shut down.
         case invalidState
     }

@@ -26,8 +26,10 @@ extension HTTPServer {
         let length = socklen_t(address.isIPv6 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
         let bound = address.withSockAddr { bind(socket, $0, length) }
         guard bound == 0 else {
-            let reason = String(cString: strerror(errno))
-            throw HTTPServerError(code: .startFailed, message: "Could not listen on \(endpoint): \(reason)")
+            let number = errno
+            throw HTTPServerError(
+                code: number == EADDRINUSE ? .addressInUse : .startFailed,
+                message: "Could not listen on \(endpoint): \(String(cString: strerror(number)))")
         }
     }
 }

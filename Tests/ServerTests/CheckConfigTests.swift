@@ -72,6 +72,52 @@ import Testing
         #expect(newer.output.contains("database: sqlite:"), "\(newer.output)")
     }
 
+    /// An empty file made ahead (with the service's owner, say) is a new database to both
+    /// commands; a file with another program's tables is refused by both and left as it was.
+    @Test func anEmptyFileIsNewAndAForeignDatabaseIsRefusedByBoth() throws {
+        let fixture = try ServerFixture()
+        #expect(FileManager.default.createFile(atPath: fixture.databasePath, contents: nil))
+        let empty = try runCLI(["check-config", "--config", fixture.configPath])
+        #expect(empty.status == 0 && empty.output.contains("no schema yet: serve creates it"), "\(empty.output)")
+        let service = try fixture.startService()
+        service.shutdown()
+        #expect(try runCLI(["check-config", "--config", fixture.configPath]).output.contains(", current"))
+
+        try FileManager.default.removeItem(atPath: fixture.databasePath)
+        let made = try DeploymentFilesTests.run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                    + "c.execute('CREATE TABLE notes (body TEXT)'); c.commit()", fixture.databasePath,
+            ])
+        #expect(made.0 == 0, "\(made.1)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath))
+        let checked = try runCLI(["check-config", "--config", fixture.configPath])
+        #expect(checked.status == 1, "\(checked.output)")
+        #expect(checked.output.contains("1 table(s) but no RevenueDot schema"), "\(checked.output)")
+        #expect(throws: (any Error).self) { try fixture.startService() }
+        let served = try runCLI(["serve", "--config", fixture.configPath])
+        #expect(served.status == 1 && served.output.contains("no RevenueDot schema"), "\(served.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath)) == before)
+    }
+
+    /// A listen address in use is a warning: it is the running server's own when reloading.
+    @Test func aListenAddressInUseIsAWarning() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let text = try String(contentsOfFile: fixture.configPath, encoding: .utf8)
+        let path = try fixture.directory.write(
+            "taken.json",
+            text.replacingOccurrences(of: "\"listen\": \"127.0.0.1:0\"", with: "\"listen\": \"127.0.0.1:\(service.port)\""))
+        let result = try runCLI(["check-config", "--config", path])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(
+            result.output.contains("warning: Could not listen on 127.0.0.1:\(service.port): Address already in use"),
+            "\(result.output)")
+    }
+
     @Test func anOlderSchemaIsNamedWithTheMigrationsServeWillApply() throws {
         let config = try ConfigLoader.parse(
             Data(

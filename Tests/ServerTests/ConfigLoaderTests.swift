@@ -87,6 +87,13 @@ struct ConfigLoaderTests {
         (#"{"listen": "127.0.0.1:99999", "apps": [\#(minimalApp)]}"#, "listen: "),
         (#"{"listen": "example.com:80", "apps": [\#(minimalApp)]}"#, "listen: "),
         (#"{"apps": []}"#, "apps: missing"),
+        // A template that renders null must not pick a default database, port or no webhook silently.
+        (#"{"database": null, "apps": [\#(minimalApp)]}"#, "database: is null: leave the key out for its default"),
+        (#"{"listen": null, "apps": [\#(minimalApp)]}"#, "listen: is null"),
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": null}]}"#,
+            "apps[0].webhook: is null"
+        ),
         (#"{}"#, "apps: missing"),
         (#"{"apps": [\#(minimalApp)], "lisen": "x"}"#, "lisen: unknown key"),
         (#"{"apps": [{"id": "a", "bundleID": "b", "appAppleId": 1}]}"#, "apps[0].bundleID: unknown key"),

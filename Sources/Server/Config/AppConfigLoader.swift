@@ -13,6 +13,7 @@ package enum AppConfigLoader {
 
     package static func load(_ app: ConfigReader, directory: URL) throws(ConfigError) -> AppConfig {
         try app.rejectUnknownKeys(keys)
+        try app.rejectNull(["webhook", "webhooks"])
         let id = try app.requiredString("id")
         guard id.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
             throw app.fail("id", "\"\(id)\" may hold only letters, digits, '-', '_' and '.' (it is part of a URL)")

@@ -50,6 +50,7 @@ public enum ConfigLoader {
         try root.rejectUnknownKeys([
             "listen", "database", "apps", "scheduler", "http", "appleApi", "exchangeRatesFile", "node", "log",
         ])
+        try root.rejectNull(["listen", "database"])
         let directory = URL(fileURLWithPath: file).deletingLastPathComponent()
 
         let listen = try listenAddress(root)

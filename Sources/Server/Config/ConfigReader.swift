@@ -31,6 +31,15 @@ package struct ConfigReader {
         }
     }
 
+    /// Refuses `null` for any of `names`: keys whose default is a choice of its own (a local
+    /// database, a port, no webhook), which a template rendering `null` must not make silently.
+    /// Elsewhere `null` reads as the key left out.
+    package func rejectNull(_ names: [String]) throws(ConfigError) {
+        if let name = names.first(where: { members[$0] == .null }) {
+            throw fail(name, "is null: leave the key out for its default, or give a value")
+        }
+    }
+
     package func has(_ name: String) -> Bool { members[name] != nil && members[name] != .null }
 
     /// Whether `name` holds an object (rather than a string, say).

@@ -157,7 +157,9 @@ public final class RevenueDotService: Sendable {
         let port: UInt16
         do {
             port = try server.start()
-        } catch let error as HTTPServerError where error.code == .startFailed || error.code == .invalidAddress {
+        } catch let error as HTTPServerError
+            where error.code == .startFailed || error.code == .invalidAddress || error.code == .addressInUse
+        {
             // An address that parses but cannot be bound: in use, or not this machine's.
             throw ConfigError(file: config.file, key: "listen", problem: error.message)
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 // The writer over each engine: how it opens, makes commits durable and closes.
 
 extension Writer {
@@ -9,6 +11,10 @@ extension Writer {
         onRejectsFailed: (@Sendable (StoreError) -> Void)?, reservesWAL: Bool, truncatesWALOnClose: Bool,
         flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?, checkpointer: Checkpointer
     ) throws(StoreError) -> Writer {
+        // Another program's database is refused before the writer's first statement turns it to WAL.
+        if FileManager.default.fileExists(atPath: path) {
+            try Migrator(connection: try SQLiteConnection(path: path, role: .readOnly)).requireRevenueDotsOrEmpty()
+        }
         let connection = try SQLiteConnection(path: path, role: .writer)
         connection.onWALCommit { frames in checkpointer.committed(walFrames: frames) }
         try Migrator(connection: connection).migrate()

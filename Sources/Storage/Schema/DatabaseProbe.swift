@@ -15,7 +15,7 @@ public enum SchemaState: Sendable, Equatable {
 /// RevenueDot's, and at a schema this build can serve. Throws what `serve` would fail with.
 public enum DatabaseProbe {
     /// The SQLite database at `path`; absent when there is no file yet and its directory lets
-    /// `serve` create one.
+    /// `serve` create one, or the file holds no table yet.
     public static func sqlite(path: String) throws(StoreError) -> SchemaState {
         guard FileManager.default.fileExists(atPath: path) else {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -28,7 +28,14 @@ public enum DatabaseProbe {
             return .absent
         }
         let connection = try SQLiteConnection(path: path, role: .readOnly)
-        let applied = try Migrator(connection: connection).requireKnown()
+        let migrator = Migrator(connection: connection)
+        // An empty file (made ahead with the service's owner, say) is a new database to serve.
+        try migrator.requireRevenueDotsOrEmpty()
+        guard
+            try !connection.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+                .isEmpty
+        else { return .absent }
+        let applied = try migrator.requireKnown()
         let pending = Migration.all.filter { !applied.contains($0.version) }.count
         let version = applied.max() ?? 0
         return pending == 0 ? .current(version: version) : .older(version: version, pending: pending)

@@ -13,6 +13,7 @@ struct Migrator {
     /// Another process may be migrating the same file: the applied versions are read again once the
     /// write lock is held, so each migration runs exactly once.
     func migrate() throws(StoreError) {
+        try requireRevenueDotsOrEmpty()
         try connection.execute(
             script: """
                 CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -33,6 +34,19 @@ struct Migrator {
                 throw error
             }
         }
+    }
+
+    /// Refuses a database that holds tables but no `schema_migrations`: another program's file,
+    /// which RevenueDot must not add its tables to. An empty file is a new database.
+    func requireRevenueDotsOrEmpty() throws(StoreError) {
+        let tables = try connection.query(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        ).compactMap { $0.first?.textValue }
+        guard !tables.isEmpty, !tables.contains("schema_migrations") else { return }
+        throw StoreError(
+            .invalid,
+            "the file holds \(tables.count) table(s) but no RevenueDot schema (no schema_migrations table): "
+                + "another program's database? refusing to add RevenueDot's tables to it")
     }
 
     /// For a connection that must leave the database as it is (`StoreReader`): fails unless the

@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import Server
 import Storage
 
@@ -10,9 +11,10 @@ public struct CheckConfigCommand {
         Checks FILE (default revenuedot.json) as revenuedot serve would, and changes nothing:
         the JSON and every key, the files it names (readable, private where they hold secrets,
         keys and certificates that parse), webhook URLs, and the database (reachable,
-        RevenueDot's, at a schema this build serves). Exits 0 with a summary when serve would
-        start with it, 1 with serve's one-line message when it would not. Run it before
-        sending a running server SIGHUP to reload.
+        RevenueDot's, at a schema this build serves), and the listen address (bindable; one in
+        use is a warning, as a running server holds it when you reload). Exits 0 with a
+        summary when serve would start with it, 1 with serve's one-line message when it would
+        not. Run it before sending a running server SIGHUP to reload.
         """
 
     let configPath: String
@@ -35,12 +37,21 @@ public struct CheckConfigCommand {
         } catch {
             throw ConfigError(file: config.file, key: "database", problem: error.about(config.database.description))
         }
-        StandardStreams.out(Self.summary(config, schema: schema))
+        // An address in use may be the running server's own, for a reload: said, not refused.
+        var listenInUse: String?
+        do throws(HTTPServerError) {
+            try HTTPServer.probeListen(host: config.listen.host, port: config.listen.port)
+        } catch  where error.code == .addressInUse {
+            listenInUse = error.message
+        } catch {
+            throw ConfigError(file: config.file, key: "listen", problem: error.message)
+        }
+        StandardStreams.out(Self.summary(config, schema: schema, listenInUse: listenInUse))
         return 0
     }
 
     /// What the configuration sets up, a line per part, after a first line saying it is valid.
-    static func summary(_ config: RevenueDotConfig, schema: SchemaState) -> String {
+    static func summary(_ config: RevenueDotConfig, schema: SchemaState, listenInUse: String? = nil) -> String {
         let database =
             switch schema {
             case .absent: "no schema yet: serve creates it at its first start"
@@ -53,6 +64,11 @@ public struct CheckConfigCommand {
             "  listen \(config.listen), node \(config.nodeId ?? ProcessInfo.processInfo.hostName) (serve adds its pid and a random suffix)",
             "  database \(config.database): \(database)",
         ]
+        if let listenInUse {
+            lines.append(
+                "  warning: \(listenInUse): right for a reload of the server that holds it; "
+                    + "a new serve would not start beside it")
+        }
         for app in config.apps {
             let environments = app.environments.map(\.rawValue).sorted().joined(separator: ", ")
             var parts = [
