@@ -8,6 +8,8 @@
 #        scripts/postgres-cluster.sh stop DIR     stops it (fast shutdown), keeping its data
 #        scripts/postgres-cluster.sh destroy DIR  stops it and removes DIR
 # POSTGRES_CLUSTER_OPTIONS adds server settings to a start ("-c shared_buffers=2GB").
+# POSTGRES_CLUSTER_SSL=1 at creation makes a test CA (DIR/ca.crt) and a server certificate for
+# 127.0.0.1 and localhost signed by it, and every start serves TLS with them.
 set -euo pipefail
 
 bin=/usr/lib/postgresql/15/bin
@@ -45,10 +47,25 @@ start)
         run "$bin/initdb" -D "$work/data" -U revenuedot --pwfile="$work/password" \
             --auth-local=scram-sha-256 --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 >"$work/initdb.log" 2>&1 \
             || { cat "$work/initdb.log" >&2; exit 1; }
+        if [ "${POSTGRES_CLUSTER_SSL:-}" = 1 ]; then
+            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=revenuedot-test-ca \
+                -keyout "$work/ca.key" -out "$work/ca.crt" 2>/dev/null
+            openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=localhost \
+                -keyout "$work/server.key" -out "$work/server.csr" 2>/dev/null
+            printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' > "$work/san.ext"
+            openssl x509 -req -in "$work/server.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial -days 2 \
+                -extfile "$work/san.ext" -out "$work/server.crt" 2>/dev/null
+            chmod 600 "$work/server.key"
+            chmod 644 "$work/ca.crt"
+            [ -z "$owner" ] || chown "$owner" "$work/server.key" "$work/server.crt"
+            touch "$work/ssl"
+        fi
     fi
     port=$(cat "$work/port")
+    ssl=
+    [ ! -e "$work/ssl" ] || ssl="-c ssl=on -c ssl_cert_file=$work/server.crt -c ssl_key_file=$work/server.key"
     run "$bin/pg_ctl" -D "$work/data" -l "$work/postgres.log" -w -t 60 \
-        -o "-p $port -k $work -c listen_addresses=127.0.0.1 -c max_connections=200 ${POSTGRES_CLUSTER_OPTIONS:-}" start >/dev/null \
+        -o "-p $port -k $work -c listen_addresses=127.0.0.1 -c max_connections=200 $ssl ${POSTGRES_CLUSTER_OPTIONS:-}" start >/dev/null \
         || { cat "$work/postgres.log" >&2; exit 1; }
     echo "postgres://revenuedot:$(cat "$work/password")@127.0.0.1:$port/postgres"
     ;;

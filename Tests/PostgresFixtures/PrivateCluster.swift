@@ -10,10 +10,13 @@ public final class PrivateCluster: Sendable {
 
     public let directory = "/tmp/revenuedot-cluster-\(UUID().uuidString)"
 
-    /// Starts it.
-    public init() throws {
-        try run("start")
+    /// Starts it; serving TLS with a certificate for 127.0.0.1 from a test CA (`caPath`) when `tls`.
+    public init(tls: Bool = false) throws {
+        try run("start", environment: tls ? ["POSTGRES_CLUSTER_SSL": "1"] : [:])
     }
+
+    /// The test CA that signed the server's certificate, for a cluster made with `tls`.
+    public var caPath: String { directory + "/ca.crt" }
 
     deinit { try? run("destroy") }
 
@@ -34,10 +37,11 @@ public final class PrivateCluster: Sendable {
 
     /// Runs the script. Its output is not read through a pipe: the server it starts would hold
     /// the pipe open.
-    private func run(_ command: String) throws {
+    private func run(_ command: String, environment: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.script)
         process.arguments = [command, directory]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()

@@ -229,11 +229,21 @@ public enum ConfigLoader {
     private static func postgres(
         _ text: String, passwordFile: String?, reader: ConfigReader, key: String
     ) throws(ConfigError) -> DatabaseLocation {
+        var url: PostgresURL
         do throws(StoreError) {
-            return .postgres(try PostgresURL(text, passwordFile: passwordFile))
+            url = try PostgresURL(text, passwordFile: passwordFile)
         } catch {
             throw reader.fail(key, error.message)
         }
+        // The CA file is found as every other file the configuration names.
+        if let rootCert = url.sslRootCert {
+            let directory = URL(fileURLWithPath: reader.file).deletingLastPathComponent()
+            url.sslRootCert = resolve(rootCert, in: directory)
+            guard FileManager.default.isReadableFile(atPath: url.sslRootCert ?? "") else {
+                throw reader.fail(key, "sslrootcert \(url.sslRootCert ?? rootCert) cannot be read")
+            }
+        }
+        return .postgres(url)
     }
 
     /// `path` if absolute, else relative to `directory`.

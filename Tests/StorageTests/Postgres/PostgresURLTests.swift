@@ -17,6 +17,11 @@ import Testing
         #expect(plain.port == 5432)
         #expect(plain.password == nil)
         #expect(plain.sslMode == nil)
+        let tls = try PostgresURL(
+            "postgres://rd@db/revenue?sslmode=verify-ca&sslrootcert=/etc/revenuedot/db-ca.pem", environment: [:])
+        #expect(tls.sslRootCert == "/etc/revenuedot/db-ca.pem")
+        #expect(tls.description == "postgres://rd@db:5432/revenue?sslmode=verify-ca&sslrootcert=/etc/revenuedot/db-ca.pem")
+        #expect(tls.connectionParameters.contains { $0 == ("sslrootcert", "/etc/revenuedot/db-ca.pem") })
     }
 
     /// The URL's password first, then the password file's first line, then PGPASSWORD; never shown.

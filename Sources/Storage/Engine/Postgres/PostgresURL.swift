@@ -14,6 +14,9 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     /// libpq's `sslmode` (`disable`, `prefer`, `require`, `verify-ca`, `verify-full`); libpq's
     /// default (`prefer`) when absent.
     public var sslMode: String?
+    /// libpq's `sslrootcert`: the CA certificates (PEM) `verify-ca` and `verify-full` check the
+    /// server against, in place of libpq's default `~/.postgresql/root.crt`.
+    public var sslRootCert: String?
 
     private static let sslModes: Set<String> = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
 
@@ -42,12 +45,17 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
             throw StoreError(.invalid, "the PostgreSQL URL's port \(port) is not between 1 and 65535")
         }
         var sslMode: String?
+        var sslRootCert: String?
         for item in components.queryItems ?? [] {
+            if item.name == "sslrootcert", let value = item.value, !value.isEmpty {
+                sslRootCert = value
+                continue
+            }
             guard item.name == "sslmode", let value = item.value, Self.sslModes.contains(value) else {
                 throw StoreError(
                     .invalid,
-                    "the PostgreSQL URL's query takes only sslmode=\(Self.sslModes.sorted().joined(separator: "|")), "
-                        + "not \(item.name)=\(item.value ?? "")")
+                    "the PostgreSQL URL's query takes only sslmode=\(Self.sslModes.sorted().joined(separator: "|")) "
+                        + "and sslrootcert=PATH, not \(item.name)=\(item.value ?? "")")
             }
             sslMode = value
         }
@@ -65,11 +73,13 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         self.port = components.port ?? 5432
         self.database = database
         self.sslMode = sslMode
+        self.sslRootCert = sslRootCert
     }
 
     /// The URL without its password.
     public var description: String {
-        "postgres://\(user)@\(host):\(port)/\(database)" + (sslMode.map { "?sslmode=\($0)" } ?? "")
+        let query = [sslMode.map { "sslmode=\($0)" }, sslRootCert.map { "sslrootcert=\($0)" }].compactMap { $0 }
+        return "postgres://\(user)@\(host):\(port)/\(database)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 
     /// The same server and credentials, another database.
@@ -97,6 +107,7 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         ]
         if let password { parameters.append(("password", password)) }
         if let sslMode { parameters.append(("sslmode", sslMode)) }
+        if let sslRootCert { parameters.append(("sslrootcert", sslRootCert)) }
         return parameters
     }
 }
