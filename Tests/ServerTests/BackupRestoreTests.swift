@@ -117,6 +117,34 @@ import Testing
         #expect(!left.contains { $0.contains("before-restore") || $0.hasSuffix(".restoring") }, "\(left)")
     }
 
+    /// A copy the disk (here a file size limit) cannot hold is one line saying so, and leaves
+    /// nothing behind: no backup, no partial file or journal, the database as it was.
+    @Test func aCopyTheDiskCannotHoldSaysSoAndLeavesNothing() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        for _ in 0..<40 { #expect(try connection.postNotification(try fixture.signer.notification()).status == 200) }
+        service.shutdown()
+        let original = try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath))
+        #expect(original.count > 64 * 1024)
+        let backup = fixture.directory.path("b.sqlite")
+        let result = try runCLI(["backup", "--config", fixture.configPath, "--out", backup], fileSizeLimitBytes: 32 * 1024)
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.output.contains("no room to write \(backup) (its disk is full"), "\(result.output)")
+        #expect(result.output.split(separator: "\n").count == 1, "\(result.output)")
+
+        let good = fixture.directory.path("good.sqlite")
+        #expect(try runCLI(["backup", "--config", fixture.configPath, "--out", good]).status == 0)
+        let restore = try runCLI(["restore", good, "--config", fixture.configPath], fileSizeLimitBytes: 32 * 1024)
+        #expect(restore.status == 1, "\(restore.output)")
+        #expect(restore.output.contains("no room to write"), "\(restore.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath)) == original)
+        let left = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)
+        #expect(
+            !left.contains { $0.hasPrefix("b.sqlite") || $0.contains(".restoring") || $0.contains("before-restore") },
+            "\(left)")
+    }
+
     @Test func aBackupFromANewerBuildIsRefused() throws {
         let fixture = try ServerFixture()
         let service = try fixture.startService()

@@ -29,7 +29,13 @@ public enum DatabaseBackup {
         guard !FileManager.default.fileExists(atPath: destination) else {
             return "\(destination) exists already: name a new file (a backup never overwrites one)"
         }
-        return nil
+        return folderProblem(folder)
+    }
+
+    /// Why this user cannot make files in `folder`, or nil.
+    static func folderProblem(_ folder: String) -> String? {
+        guard access(folder, W_OK | X_OK) != 0 else { return nil }
+        return "cannot create files in the folder \(folder): \(String(cString: strerror(errno)))"
     }
 
     /// Copies the database at `database` into a new file at `destination`, which must not exist,
@@ -40,7 +46,7 @@ public enum DatabaseBackup {
         }
         if let problem = destinationProblem(destination) { throw StoreError(.invalid, problem) }
         let partial = destination + ".partial"
-        _ = unlink(partial)
+        removeCopy(partial)
         do {
             try copy(from: database, to: partial)
             let summary = try check(partial)
@@ -48,9 +54,23 @@ public enum DatabaseBackup {
             try rename(partial, to: destination)
             return summary
         } catch {
-            _ = unlink(partial)
-            throw error
+            removeCopy(partial)
+            throw writeFailure(error, writing: destination)
         }
+    }
+
+    /// A copy that failed, with the journal SQLite may have left beside it.
+    private static func removeCopy(_ path: String) {
+        for suffix in ["", "-journal", "-wal", "-shm"] { _ = unlink(path + suffix) }
+    }
+
+    /// `error`, said of `target` when the disk (or a file size limit) stopped the copy.
+    private static func writeFailure(_ error: StoreError, writing target: String) -> StoreError {
+        guard error.isDiskFull else { return error }
+        return StoreError(
+            .io,
+            "no room to write \(target) (its disk is full, or a file size limit was reached); nothing was kept: "
+                + error.message)
     }
 
     /// What `restore` did.
@@ -68,10 +88,12 @@ public enum DatabaseBackup {
         guard FileManager.default.fileExists(atPath: file) else {
             throw StoreError(.unavailable, "there is no file at \(file)")
         }
+        let folder = URL(fileURLWithPath: database).deletingLastPathComponent().path
+        if let problem = folderProblem(folder) { throw StoreError(.invalid, problem) }
         let lock = try DatabaseLock(databasePath: database)
         defer { lock.release() }
         let staging = database + ".restoring"
-        _ = unlink(staging)
+        removeCopy(staging)
         let summary: Summary
         do {
             try copy(from: file, to: staging)
@@ -80,8 +102,8 @@ public enum DatabaseBackup {
             if summary.schemaVersion >= 4 { try continuePositions(of: database, in: staging) }
             try sync(staging)
         } catch {
-            _ = unlink(staging)
-            throw error
+            removeCopy(staging)
+            throw writeFailure(error, writing: staging)
         }
         var previous: String?
         if FileManager.default.fileExists(atPath: database) {

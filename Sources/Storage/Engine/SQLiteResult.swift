@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 // MARK: - SQLite result codes to StoreError
 //
@@ -13,6 +14,8 @@ extension StoreError {
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? result
         let detail = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? Self.describe(result)
         self.init(Self.code(forSQLite: result), "\(context): \(detail) [SQLite result code \(extended)]")
+        let systemErrno = connection.map { sqlite3_system_errno($0) } ?? 0
+        isDiskFull = result & 0xff == SQLITE_FULL || systemErrno == ENOSPC || systemErrno == EFBIG
     }
 
     /// The English text SQLite gives for a result code, for when no connection holds a message.

@@ -19,6 +19,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 
     /// The kind of failure.
     public var code: Code
+    /// Whether the disk, or a file size limit, refused a write (SQLite's `SQLITE_FULL`, `ENOSPC`,
+    /// `EFBIG`): said so to an operator rather than as the engine's words alone.
+    public var isDiskFull = false
     /// What happened, including the SQLite result code and message when SQLite reported it.
     public var message: String
 
