@@ -17,8 +17,8 @@ public struct ServeCommand {
                            and the running configuration kept (check it first with
                            `revenuedot check-config`). listen, database, http, node and log take
                            effect at the next start. When the terminal serve runs in closes
-                           (its SIGHUP), serve stops gracefully instead; under nohup SIGHUP is
-                           ignored.
+                           (its SIGHUP), serve stops gracefully instead, except under nohup,
+                           where every SIGHUP reloads.
         """
 
     let configPath: String

@@ -8,7 +8,9 @@ import Server
 /// server then stops gracefully, as the signal's default action would have ended it (at once).
 /// That case is told apart by the terminal itself: standard input, output or error were a
 /// terminal at the start and none is any more (a hung-up terminal answers no terminal request).
-/// A SIGHUP ignored when the server started (`nohup revenuedot serve`) stays ignored.
+/// Started with SIGHUP ignored (`nohup revenuedot serve`), the server never takes a SIGHUP for
+/// "stop": each one reloads, so `kill -HUP` works as documented and a closed terminal's
+/// SIGHUP, which `nohup` is there to survive, only reloads.
 ///
 /// A handler of its own, installed with `sigaction` before `init` returns, writes the signal's
 /// number to a pipe (`write` is one of the few calls a signal handler may make) and `wait` reads
@@ -28,6 +30,8 @@ final class Termination {
     static let signals = [SIGTERM, SIGINT, SIGHUP]
     /// Which of standard input, output and error were a terminal at the start.
     private let terminals: [Int32]
+    /// Whether SIGHUP was ignored when the server started (`nohup`).
+    private let hangupsIgnored: Bool
 
     init() throws {
         guard let ends = Self.ends else {
@@ -35,7 +39,8 @@ final class Termination {
         }
         read = ends.read
         terminals = (0...2).filter { isatty($0) == 1 }
-        for number in Self.signals where !(number == SIGHUP && Self.isIgnored(SIGHUP)) {
+        hangupsIgnored = Self.isIgnored(SIGHUP)
+        for number in Self.signals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
                 var byte = UInt8(truncatingIfNeeded: number)
@@ -76,6 +81,6 @@ final class Termination {
     /// Whether the server was started in a terminal that has closed since (a SIGHUP then means
     /// "stop", not "reload").
     var terminalClosed: Bool {
-        !terminals.isEmpty && terminals.allSatisfy { isatty($0) == 0 }
+        !hangupsIgnored && !terminals.isEmpty && terminals.allSatisfy { isatty($0) == 0 }
     }
 }
