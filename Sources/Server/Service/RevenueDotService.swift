@@ -224,6 +224,8 @@ public final class RevenueDotService: Sendable {
 
     /// What went wrong at start without stopping it, for `serve` to print.
     public var warnings: [String] { store.warnings }
+    /// The migrations this start applied to the database's schema, if any.
+    public var schemaUpgrade: SchemaUpgrade? { store.schemaUpgrade }
 
     /// What the start did with held notifications: applied now that the configuration accepts
     /// them, or still held. Nil until that pass is over.

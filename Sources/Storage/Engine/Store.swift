@@ -20,6 +20,9 @@ public final class Store: Sendable {
     /// What went wrong at start without stopping it (a WAL that could not be reserved), for
     /// the server to print.
     public let warnings: [String]
+    /// The migrations opening applied to a schema that was there (nil for a new database, or
+    /// one already current), for the server to log.
+    public let schemaUpgrade: SchemaUpgrade?
     private let queue = WriteQueue()
     private let pendingRejects = PendingRejects()
     let readers: ReaderPool
@@ -98,13 +101,15 @@ public final class Store: Sendable {
         let checkpointer = Checkpointer()
         self.checkpointer = checkpointer
         do throws(StoreError) {
-            warnings = try Self.startWriter(queue: queue, finished: writerFinished, maxBatch: maxBatch) {
+            let started = try Self.startWriter(queue: queue, finished: writerFinished, maxBatch: maxBatch) {
                 () throws(StoreError) in
                 try Writer.sqlite(
                     path: path, handOff: handOff, onCommit: onCommit, onRejectsFailed: onRejectsFailed,
                     reservesWAL: reservesWAL, truncatesWALOnClose: exclusive, flush: flush, onFlush: onFlush,
                     checkpointer: checkpointer)
             }
+            warnings = started.warnings
+            schemaUpgrade = started.upgrade
         } catch {
             lock?.release()
             throw error
@@ -152,12 +157,14 @@ public final class Store: Sendable {
         self.isShared = true
         self.readers = ReaderPool(size: readers) { () throws(StoreError) in try PostgresConnection(url: url) }
         self.payloads = StoredPayloads(queue: queue, dictionaries: self.readers.dictionaries, window: dictionaryWindow)
-        warnings = try Self.startWriter(queue: queue, finished: writerFinished, maxBatch: maxBatch) {
+        let started = try Self.startWriter(queue: queue, finished: writerFinished, maxBatch: maxBatch) {
             () throws(StoreError) in
             try Writer.postgres(
                 url: url, use: exclusive ? .exclusive : .shared, handOff: handOff, onCommit: onCommit,
                 onRejectsFailed: onRejectsFailed)
         }
+        warnings = started.warnings
+        schemaUpgrade = started.upgrade
         do throws(StoreError) {
             try self.readers.snapshot { [payloads] (transaction) throws(StoreError) in try payloads.adoptNewest(in: transaction) }
         } catch {
@@ -167,12 +174,12 @@ public final class Store: Sendable {
     }
 
     /// Starts the writer thread with the writer `open` makes (which migrates), and waits until it
-    /// is ready; returns its warnings.
+    /// is ready; returns what it said at start.
     private static func startWriter(
         queue: WriteQueue, finished: DispatchGroup, maxBatch: Int,
         open: @escaping @Sendable () throws(StoreError) -> Writer
-    ) throws(StoreError) -> [String] {
-        let ready = Completion<[String]>()
+    ) throws(StoreError) -> Writer.Started {
+        let ready = Completion<Writer.Started>()
         finished.enter()
         NamedThread.start("storage-writer") {
             Writer.serve(open: open, queue: queue, maxBatch: maxBatch, ready: ready)
@@ -183,8 +190,8 @@ public final class Store: Sendable {
             queue.close()
             finished.wait()
             throw error
-        case .success(let warnings):
-            return warnings
+        case .success(let started):
+            return started
         }
     }
 

@@ -17,7 +17,7 @@ extension Writer {
         }
         let connection = try SQLiteConnection(path: path, role: .writer)
         connection.onWALCommit { frames in checkpointer.committed(walFrames: frames) }
-        try Migrator(connection: connection).migrate()
+        let upgrade = try Migrator(connection: connection).migrate()
         // Commits do not wait for the disk; the flusher holds every answer until they are on it.
         try connection.execute(script: "PRAGMA synchronous = NORMAL;")
         guard let walPath = connection.walPath, let databasePath = connection.databasePath else {
@@ -39,7 +39,7 @@ extension Writer {
         let flusher = try WALFlusher(walPath: walPath, databasePath: databasePath, flush: flush, observe: onFlush)
         return Writer(
             connection: connection, durability: flusher, handOff: handOff, onCommit: onCommit,
-            onRejectsFailed: onRejectsFailed, warnings: warnings,
+            onRejectsFailed: onRejectsFailed, warnings: warnings, upgrade: upgrade,
             closing: {
                 // Best effort: a failed checkpoint leaves the WAL in place, and SQLite replays it on the next open.
                 if truncatesWALOnClose { _ = try? connection.query("PRAGMA wal_checkpoint(TRUNCATE)") }

@@ -20,6 +20,8 @@ final class Writer {
     private let closing: () -> Void
     /// What went wrong at start without stopping it, for the server to print.
     let warnings: [String]
+    /// The migrations opening applied to a schema that was there.
+    let upgrade: SchemaUpgrade?
     /// False once a savepoint could not be rolled back: the open transaction can no longer be trusted.
     var transactionIsSound = true
     /// The notifications of the items being applied that were already stored when the open
@@ -43,7 +45,7 @@ final class Writer {
     init(
         connection: any WriterConnection, durability: any CommitDurability, handOff: any NotificationHandOff,
         onCommit: (@Sendable (CommittedBatch) -> Void)?, onRejectsFailed: (@Sendable (StoreError) -> Void)?,
-        warnings: [String] = [],
+        warnings: [String] = [], upgrade: SchemaUpgrade? = nil,
         closing: @escaping () -> Void = {}
     ) {
         self.connection = connection
@@ -52,14 +54,21 @@ final class Writer {
         self.onCommit = onCommit
         self.onRejectsFailed = onRejectsFailed
         self.warnings = warnings
+        self.upgrade = upgrade
         self.closing = closing
+    }
+
+    /// What opening the writer has to say: warnings, and a schema it migrated.
+    struct Started: Sendable {
+        var warnings: [String]
+        var upgrade: SchemaUpgrade?
     }
 
     /// The writer thread's whole life: open the engine's writer (which migrates), report on
     /// `ready`, write until the queue is closed and drained, close. The connection is closed when
     /// this returns, since the writer does not outlive the call.
     static func serve(
-        open: () throws(StoreError) -> Writer, queue: WriteQueue, maxBatch: Int, ready: Completion<[String]>
+        open: () throws(StoreError) -> Writer, queue: WriteQueue, maxBatch: Int, ready: Completion<Writer.Started>
     ) {
         let writer: Writer
         do throws(StoreError) {
@@ -68,7 +77,7 @@ final class Writer {
             ready.resolve(.failure(error))
             return
         }
-        ready.resolve(.success(writer.warnings))
+        ready.resolve(.success(Started(warnings: writer.warnings, upgrade: writer.upgrade)))
         writer.run(queue: queue, maxBatch: maxBatch)
     }
 

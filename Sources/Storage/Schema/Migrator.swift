@@ -1,3 +1,16 @@
+/// A schema brought forward at open: from the newest migration it had to this build's.
+public struct SchemaUpgrade: Sendable, Equatable {
+    public let from: Int64
+    public let to: Int64
+    /// How many migrations were applied.
+    public let migrations: Int
+
+    /// `schema 24 to 25 (1 migration)`.
+    public var description: String {
+        "schema \(from) to \(to) (\(migrations) migration\(migrations == 1 ? "" : "s"))"
+    }
+}
+
 /// Brings a database's schema up to `Migration.all`, refusing one written by a newer build.
 struct Migrator {
     let connection: SQLiteConnection
@@ -12,7 +25,10 @@ struct Migrator {
     ///
     /// Another process may be migrating the same file: the applied versions are read again once the
     /// write lock is held, so each migration runs exactly once.
-    func migrate() throws(StoreError) {
+    ///
+    /// Returns what it did to a schema that was there (nil for a new database, or nothing to do).
+    @discardableResult
+    func migrate() throws(StoreError) -> SchemaUpgrade? {
         try requireRevenueDotsOrEmpty()
         try connection.execute(
             script: """
@@ -22,11 +38,13 @@ struct Migrator {
                 );
                 """)
         let applied = try appliedVersions()
+        var done = 0
         for migration in migrations where !applied.contains(migration.version) {
             try connection.run("BEGIN IMMEDIATE")
             do {
                 if try !appliedVersions().contains(migration.version) {
                     try apply(migration)
+                    done += 1
                 }
                 try connection.run("COMMIT")
             } catch {
@@ -34,6 +52,8 @@ struct Migrator {
                 throw error
             }
         }
+        guard done > 0, let from = applied.max() else { return nil }
+        return SchemaUpgrade(from: from, to: migrations.map(\.version).max() ?? from, migrations: done)
     }
 
     /// Refuses a database that holds tables but no `schema_migrations`: another program's file,

@@ -75,6 +75,14 @@ public struct ServeCommand {
             return 1
         }
         for warning in service.warnings { service.log.warning("start.warning", warning) }
+        if let upgrade = service.schemaUpgrade {
+            service.log.info(
+                "storage.migrated", "the database's schema was brought forward for this build",
+                [
+                    ("from", .integer(upgrade.from)), ("to", .integer(upgrade.to)),
+                    ("migrations", .integer(Int64(upgrade.migrations))),
+                ])
+        }
         service.log.info(
             "start", "RevenueDot is serving",
             [
