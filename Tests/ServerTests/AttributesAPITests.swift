@@ -43,7 +43,8 @@ struct AttributesAPITests {
                     "plan": .object(["value": .string("gold"), "updated_at_ms": .integer(100)]),
                 ]))
         // Only the secret key reads them.
-        #expect(try attributes(connection, "ivy", key: "pk_test_public") == .object([:]))
+        // RevenueCat: "only included in responses to requests made with a secret API key".
+        #expect(try attributes(connection, "ivy", key: "pk_test_public") == nil)
         // Older loses; null deletes.
         #expect(try post(connection, "ivy", #"{"attributes": {"plan": {"value": "tin", "updated_at_ms": 50}}}"#).0 == 200)
         #expect(try attributes(connection, "ivy")?["plan"]?["value"] == .string("gold"))

@@ -76,7 +76,6 @@ import Threads
                 ]),
                 "non_subscriptions": .object([:]),
                 "other_purchases": .object([:]),
-                "subscriber_attributes": .object([:]),
             ]),
         ])
         #expect(info == expected)
@@ -238,7 +237,6 @@ import Threads
                         "subscriptions": .object([:]),
                         "non_subscriptions": .object([:]),
                         "other_purchases": .object([:]),
-                        "subscriber_attributes": .object([:]),
                     ]),
                 ]))
         #expect(SubscriberInfo.json(for: "nobody", in: Ledger(), at: Date(milliseconds: day(10))) == info)

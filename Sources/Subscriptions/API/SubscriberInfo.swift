@@ -46,8 +46,8 @@ public enum SubscriberInfo {
     ///
     /// `lastSeenMs`: when the app last contacted RevenueDot about the customer (its first sighting
     /// when never). `sandboxGrants`: whether non-production purchases give entitlements
-    /// (`SandboxAccess`); they are listed either way. `showsAttributes`: whether `subscriber_attributes` holds the customer's (only
-    /// for the secret key, as RevenueCat shows them); `{}` otherwise.
+    /// (`SandboxAccess`); they are listed either way. `showsAttributes`: whether `subscriber_attributes` is there (only for the secret
+    /// key: RevenueCat leaves the member out of other answers).
     public static func body(
         for appUserId: String, customer: CustomerState?, purchases: [PurchaseView], entitlements: [String: [String]],
         lastSeenMs: Int64? = nil, showsAttributes: Bool = false, sandboxGrants: Bool = true, at now: Date
@@ -62,7 +62,7 @@ public enum SubscriberInfo {
         subscriber(
             appUserId, customer: customer, purchases: purchases, entitlements: entitlements,
             lastSeenMs: lastSeenMs ?? customer?.firstSeenMs ?? nowMs,
-            attributes: showsAttributes ? SubscriberAttribute.shown(customer?.attributes) : [:], sandboxGrants: sandboxGrants,
+            attributes: showsAttributes ? SubscriberAttribute.shown(customer?.attributes) : nil, sandboxGrants: sandboxGrants,
             nowMs: nowMs, into: &out)
         out.endObject()
         return out.bytes
@@ -72,7 +72,7 @@ public enum SubscriberInfo {
 
     static func subscriber(
         _ appUserId: String, customer: CustomerState?, purchases: [PurchaseView], entitlements: [String: [String]],
-        lastSeenMs: Int64, attributes: [String: SubscriberAttribute], sandboxGrants: Bool, nowMs: Int64,
+        lastSeenMs: Int64, attributes: [String: SubscriberAttribute]?, sandboxGrants: Bool, nowMs: Int64,
         into out: inout JSONWriter
     ) {
         // Promotional grants: subscriptions of store `promotional` granting their entitlement.
@@ -107,8 +107,10 @@ public enum SubscriberInfo {
         out.key("other_purchases")
         out.beginObject()
         out.endObject()
-        out.key("subscriber_attributes")
-        SubscriberAttribute.write(attributes, into: &out)
+        if let attributes {
+            out.key("subscriber_attributes")
+            SubscriberAttribute.write(attributes, into: &out)
+        }
         out.key("subscriptions")
         out.beginObject()
         let listed = latestPerProduct(everyProduct.filter { $0.kind == .subscription })
