@@ -139,6 +139,8 @@ import Testing
         let expiration = shop.advance(to: day(10))
         #expect(expiration.types == [.expiration])
         #expect(expiration.first?.expirationReason == .unknown)
+        // Access ended when it was revoked, not at the period's end.
+        #expect(expiration.first?.expirationAtMs == day(10))
         #expect(shop.advance(to: day(31)).isEmpty)
     }
 }

@@ -68,6 +68,29 @@ import Testing
         #expect(state.refundedAtMs == nil)
     }
 
+    /// A period refunded after it ended is still the latest when Apple's renewal info, signed
+    /// with the refund, names its expiry as the most recent (`renewalDate`): auto-renew was off,
+    /// the period lapsed, and the refund came later. RevenueCat sends that CANCELLATION; when the
+    /// renewal info names a later period, the refunded one was earlier, and there is none.
+    @Test(arguments: [false, true])
+    func refundAfterTheEndIsACancellationOnlyForTheLatestPeriod(laterPeriodExists: Bool) {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        var renewal = Apple.renewal(autoRenew: false)
+        renewal.renewalDate = laterPeriodExists ? day(60) : day(30)
+        let refund = Apple.notification(
+            .refund, uuid: "n-refund-late", signed: day(36),
+            transaction: Apple.transaction("1000", purchase: Apple.t0, revokedAt: day(35)), renewal: renewal)
+        let events = shop.apply(.notificationReceived(refund), atMs: day(37))
+        if laterPeriodExists {
+            #expect(events.isEmpty)
+        } else {
+            #expect(events.types == [.cancellation])
+            #expect(events.first?.cancelReason == .customerSupport)
+            #expect(events.first?.expirationAtMs == day(30))
+        }
+    }
+
     @Test(arguments: [Fixture.day(20), Fixture.day(40)])
     func refundOfAnOlderPeriodStillApplies(signed: Int64) {
         var shop = Harness()

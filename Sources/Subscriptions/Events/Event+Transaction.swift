@@ -17,9 +17,7 @@ extension Event {
         productId = transaction.productId
         periodType = SubscriptionState.periodType(of: transaction)
         purchasedAtMs = transaction.purchaseDate
-        // A refunded or revoked transaction gives access until it was taken back (RevenueCat's
-        // refund CANCELLATION carries that time).
-        expirationAtMs = transaction.revocationDate.map { min($0, transaction.expiresDate ?? $0) } ?? transaction.expiresDate
+        expirationAtMs = transaction.expiresDate
         environment = transaction.environment.map(EventEnvironment.init)
         transactionId = transaction.transactionId
         originalTransactionId = transaction.originalTransactionId

@@ -43,13 +43,10 @@ extension SubscriptionState {
         case (.didFailToRenew, nil), (.didFailToRenew, .gracePeriod?):
             return billingIssueEvents(transaction, fact: fact, after)
         case (.refund, nil):
-            // RevenueCat's rule: only a refund of the latest period is a CANCELLATION. Told from
-            // the fact alone, so that delivery order cannot change it: the refund took back a
-            // period that was still running. A period refunded after it ended was not the latest
-            // one, and its refund ends no access.
-            let refundedAtMs = transaction.revocationDate ?? fact.signedDateMs
-            guard transaction.expiresDate.map({ refundedAtMs < $0 }) ?? true else { return [] }
+            guard Self.refundsLatestPeriod(fact, transaction) else { return [] }
             var cancellation = event(.cancellation, cause: "\(cause)/CANCELLATION", transaction, after)
+            // Access ended when the period was taken back, as RevenueCat's refund events say.
+            cancellation.expirationAtMs = Self.accessEnd(of: transaction, takenBackAt: transaction.revocationDate)
             cancellation.cancelReason = .customerSupport
             cancellation.setPrice(milliunits: Event.refundedMilliunits(of: transaction))
             return [cancellation]
@@ -64,12 +61,34 @@ extension SubscriptionState {
         }
     }
 
-    /// The `EXPIRATION` of the current lapse, described by the current period.
+    /// The `EXPIRATION` of the current lapse, described by the current period; a refunded or
+    /// revoked period ends when it was taken back.
     func expirationEvent() -> Event? {
         guard let lapseKey else { return nil }
         var expiration = event(.expiration, cause: "\(originalTransactionId)/EXPIRATION/\(lapseKey)", currentTransaction, self)
         expiration.expirationReason = expirationReason
+        if let current = currentTransaction {
+            let takenBack = [refundedAtMs, revokedAtMs].compactMap { $0 }.min()
+            expiration.expirationAtMs = Self.accessEnd(of: current, takenBackAt: takenBack)
+        }
         return expiration
+    }
+
+    /// RevenueCat sends a refund's CANCELLATION only when "the latest subscription period" was
+    /// refunded. Told from the notification alone, so that delivery order cannot change it: the
+    /// period was still running when refunded, or it is the one Apple's renewal info, signed
+    /// with the refund, names as the most recent (`renewalDate` is its expiry).
+    static func refundsLatestPeriod(_ fact: PurchaseFact, _ transaction: JWSTransactionDecodedPayload) -> Bool {
+        guard let expires = transaction.expiresDate else { return true }
+        if (transaction.revocationDate ?? fact.signedDateMs) < expires { return true }
+        guard let latestExpiry = fact.renewalInfo?.renewalDate else { return false }
+        return expires >= latestExpiry
+    }
+
+    /// A period's end of access: its expiry, or when it was taken back if that came first.
+    static func accessEnd(of transaction: JWSTransactionDecodedPayload, takenBackAt: Int64?) -> Int64? {
+        guard let takenBackAt else { return transaction.expiresDate }
+        return min(takenBackAt, transaction.expiresDate ?? takenBackAt)
     }
 
     // MARK: - Auto-renew seen through the App Store Server API
