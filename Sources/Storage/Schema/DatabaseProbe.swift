@@ -29,12 +29,18 @@ public enum DatabaseProbe {
         }
         let connection = try SQLiteConnection(path: path, role: .readOnly)
         let migrator = Migrator(connection: connection)
-        // An empty file (made ahead with the service's owner, say) is a new database to serve.
+        // An empty file (made ahead with the service's owner, say), or one a first start left
+        // with nothing but an empty migrations table (stopped before its first migration), is a
+        // new database to serve.
         try migrator.requireRevenueDotsOrEmpty()
-        guard
-            try !connection.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
-                .isEmpty
-        else { return .absent }
+        let tables = try connection.query("SELECT name FROM sqlite_master WHERE type = 'table'")
+            .compactMap { $0.first?.textValue }.filter { !$0.hasPrefix("sqlite_") }
+        if tables.isEmpty { return .absent }
+        if tables == ["schema_migrations"],
+            try connection.query("SELECT 1 FROM schema_migrations LIMIT 1").isEmpty
+        {
+            return .absent
+        }
         let applied = try migrator.requireKnown()
         let pending = Migration.all.filter { !applied.contains($0.version) }.count
         let version = applied.max() ?? 0
