@@ -83,6 +83,21 @@ import Testing
         service.shutdown()
         #expect(try runCLI(["check-config", "--config", fixture.configPath]).output.contains(", current"))
 
+        // What a first start stopped before its first migration leaves: an empty migrations table.
+        try FileManager.default.removeItem(atPath: fixture.databasePath)
+        let interrupted = try DeploymentFilesTests.run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                    + "c.execute('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)'); "
+                    + "c.commit()", fixture.databasePath,
+            ])
+        #expect(interrupted.0 == 0, "\(interrupted.1)")
+        let resumed = try runCLI(["check-config", "--config", fixture.configPath])
+        #expect(resumed.status == 0 && resumed.output.contains("no schema yet"), "\(resumed.output)")
+        try fixture.startService().shutdown()
+
         try FileManager.default.removeItem(atPath: fixture.databasePath)
         let made = try DeploymentFilesTests.run(
             "/usr/bin/python3",
@@ -116,44 +131,6 @@ import Testing
         #expect(
             result.output.contains("warning: Could not listen on 127.0.0.1:\(service.port): Address already in use"),
             "\(result.output)")
-    }
-
-    /// A database made before the delivery leases (schema 24) is brought forward by the next
-    /// command that writes, and that command says so: `replay` in its output, `serve` in its log.
-    @Test func aMigrationAtOpenIsSaid() throws {
-        let fixture = try ServerFixture()
-        let service = try fixture.startService()
-        service.shutdown()
-        func makeOlder() throws {
-            let made = try DeploymentFilesTests.run(
-                "/usr/bin/python3",
-                [
-                    "-c",
-                    "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
-                        + "c.execute('ALTER TABLE deliveries DROP COLUMN claimed_by'); "
-                        + "c.execute('ALTER TABLE deliveries DROP COLUMN claimed_until'); "
-                        + "c.execute('DELETE FROM schema_migrations WHERE version = 25'); c.commit()",
-                    fixture.databasePath,
-                ])
-            #expect(made.0 == 0, "\(made.1)")
-        }
-        try makeOlder()
-        let replay = try runCLI(["replay", "--config", fixture.configPath])
-        #expect(replay.status == 0, "\(replay.output)")
-        #expect(replay.output.contains("migrated the database's schema 24 to 25 (1 migration) first"), "\(replay.output)")
-
-        try makeOlder()
-        let server = try ChildServer(configPath: fixture.configPath)
-        let log = server.output(containing: "storage.migrated")
-        #expect(log.contains("info storage.migrated"), "\(log)")
-        #expect(log.contains("from=24 to=25 migrations=1"), "\(log)")
-        server.kill(SIGTERM)
-        #expect(server.wait(timeout: 30) == 0)
-        // Started again on the current schema, it has nothing to say.
-        let again = try ChildServer(configPath: fixture.configPath)
-        #expect(!again.output(containing: "listening on").contains("storage.migrated"))
-        again.kill(SIGTERM)
-        #expect(again.wait(timeout: 30) == 0)
     }
 
     @Test func anOlderSchemaIsNamedWithTheMigrationsServeWillApply() throws {

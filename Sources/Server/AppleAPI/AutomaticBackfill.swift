@@ -71,6 +71,8 @@ package final class AutomaticBackfill: StoppableService {
 
     private func run(_ app: AppConfig, _ environment: AppStoreEnvironment) {
         let label = "backfill \(app.id) \(environment.rawValue)"
+        // What /metrics has been told of this run; a stop adds what settled since.
+        var reported = Backfill.Counts()
         do {
             let client = try clients.client(for: app, environment: environment)
             let key = "\(app.id)\u{0}\(environment.rawValue)"
@@ -80,7 +82,6 @@ package final class AutomaticBackfill: StoppableService {
                 since: nil, until: nil, newestStored: [newest, completed].compactMap { $0 }.min(),
                 marginMs: Int64(config.appleAPI.backfillMarginMinutes) * 60_000, environment: environment,
                 nowMs: UnixTime.nowMs)
-            var reported = Backfill.Counts()
             let counts = try Backfill.run(
                 client: client, request: NotificationHistoryRequest(startDate: window.start, endDate: window.end),
                 deliver: BackfillDelivery.inProcess(ingest, appId: app.id), isCancelled: { [thread] in thread.isStopping },
@@ -94,6 +95,7 @@ package final class AutomaticBackfill: StoppableService {
                 log.info("backfill.done", counts.summary, [("run", .text(label))])
             }
         } catch let stopped as Backfill.Stopped {
+            record(stopped.counts, since: reported)
             metrics.backfillRuns.increment(label: "stopped")
             log.warning(
                 "backfill.stopped", "tried again later",

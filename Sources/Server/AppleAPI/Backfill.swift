@@ -14,7 +14,7 @@ package enum Backfill {
     /// What a run did, for progress lines, the summary and `/metrics`.
     package struct Counts: Equatable, Sendable {
         package var pages = 0
-        /// Notifications Apple listed.
+        /// Notifications Apple listed whose outcome is known (all of a page but one a stop cut short).
         package var listed = 0
         /// Stored now (applied, held, or failed to apply and kept): Apple's push had not arrived.
         package var new = 0

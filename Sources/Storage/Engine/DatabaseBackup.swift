@@ -172,7 +172,12 @@ public enum DatabaseBackup {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw StoreError(.io, "open \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw StoreError(.io, "fsync \(path): \(String(cString: strerror(errno)))") }
+        guard fsync(descriptor) == 0 else {
+            let number = errno
+            var error = StoreError(.io, "fsync \(path): \(String(cString: strerror(number)))")
+            error.isDiskFull = number == ENOSPC || number == EDQUOT
+            throw error
+        }
     }
 
     /// Renames within one directory and syncs the directory, so the new name is durable.

@@ -15,7 +15,7 @@ extension StoreError {
         let detail = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? Self.describe(result)
         self.init(Self.code(forSQLite: result), "\(context): \(detail) [SQLite result code \(extended)]")
         let systemErrno = connection.map { sqlite3_system_errno($0) } ?? 0
-        isDiskFull = result & 0xff == SQLITE_FULL || systemErrno == ENOSPC || systemErrno == EFBIG
+        isDiskFull = result & 0xff == SQLITE_FULL || [ENOSPC, EDQUOT, EFBIG].contains(systemErrno)
     }
 
     /// The English text SQLite gives for a result code, for when no connection holds a message.

@@ -111,12 +111,17 @@ enum CommandStore {
         }
     }
 
-    /// `open()`, its failure told as the configuration's database that cannot be opened.
+    /// `open()`, its failure told as the configuration's database that cannot be opened; a store
+    /// that brought the schema forward says so (README asks for a backup before an upgrade).
     private static func opening<T>(
         _ config: RevenueDotConfig, _ what: String = "cannot open", _ open: () throws(StoreError) -> T
     ) throws -> T {
         do throws(StoreError) {
-            return try open()
+            let opened = try open()
+            if let upgrade = (opened as? Store)?.schemaUpgrade {
+                StandardStreams.error("revenuedot: migrated the database's \(upgrade.description) first\n")
+            }
+            return opened
         } catch {
             throw ConfigError(file: config.file, key: "database", problem: error.about(name(config), what))
         }

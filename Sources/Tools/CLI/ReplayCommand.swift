@@ -25,9 +25,6 @@ public struct ReplayCommand {
         // The only writer while it runs: a server would go on writing under the rebuild.
         let (config, store) = try CommandStore.open(configPath: configPath, exclusive: true)
         defer { store.close() }
-        if let upgrade = store.schemaUpgrade {
-            StandardStreams.out("revenuedot replay: migrated the database's \(upgrade.description) first\n")
-        }
         let count = try Replay.run(config: config, store: store)
         StandardStreams.out("revenuedot replay: applied \(count) input(s) again\n")
         return 0
