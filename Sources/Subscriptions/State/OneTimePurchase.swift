@@ -62,7 +62,17 @@ extension OneTimePurchase: FactFolding {
 
     mutating func absorb(_ fact: PurchaseFact) {
         switch fact.source {
-        case .transactionPosted, .appleAPI, .notification(.oneTimeCharge, nil):
+        case .transactionPosted, .appleAPI:
+            note(fact)
+            // Signed with a revocationDate, the transaction says what its REFUND or REVOKE says.
+            if fact.transaction?.revocationDate != nil, let taken = Revocation(in: fact) {
+                if taken.type == .familyRevoke {
+                    revocation = revocation ?? taken
+                } else {
+                    refund = refund ?? taken
+                }
+            }
+        case .notification(.oneTimeCharge, nil):
             note(fact)
         case .notification(.refund, nil):
             note(fact)
@@ -87,8 +97,14 @@ extension OneTimePurchase: FactFolding {
         case .transactionPosted, .appleAPI, .notification(.oneTimeCharge, nil):
             var purchase = Event(.nonRenewingPurchase, cause: "\(transactionId)/NON_RENEWING_PURCHASE", transaction: transaction)
             purchase.setPrice(milliunits: transaction.price ?? 0)
-            return [purchase]
+            return [purchase] + [reportedRefund(fact, transaction)].compactMap { $0 }
         case .notification(.refund, nil):
+            // Reported once: the app or Apple's API may have shown the refunded transaction first.
+            if let at = transaction.revocationDate,
+                journal.hasEmitted(EventID.make(cause: SubscriptionState.reportedRefundCause(transactionId, at)))
+            {
+                return []
+            }
             var cancellation = Event(.cancellation, cause: "\(cause)/CANCELLATION", transaction: transaction)
             cancellation.cancelReason = .customerSupport
             cancellation.setPrice(milliunits: Event.refundedMilliunits(of: transaction))
@@ -100,6 +116,20 @@ extension OneTimePurchase: FactFolding {
         default:
             return []
         }
+    }
+
+    /// The refund CANCELLATION of a refunded transaction the app posted or Apple's API answered
+    /// with, when its REFUND notification has not given it (nor will: that one then skips it).
+    private func reportedRefund(_ fact: PurchaseFact, _ transaction: JWSTransactionDecodedPayload) -> Event? {
+        guard fact.source == .transactionPosted || fact.source == .appleAPI, let at = transaction.revocationDate,
+            transaction.revocationType != .familyRevoke,
+            !journal.facts.contains(where: { $0.source == .notification(type: .refund, subtype: nil) })
+        else { return nil }
+        var cancellation = Event(
+            .cancellation, cause: SubscriptionState.reportedRefundCause(transactionId, at), transaction: transaction)
+        cancellation.cancelReason = .customerSupport
+        cancellation.setPrice(milliunits: Event.refundedMilliunits(of: transaction))
+        return cancellation
     }
 
     /// Keeps the newest transaction snapshot and the newest date.

@@ -10,7 +10,8 @@ extension SubscriptionState {
         guard let transaction = fact.transaction else { return [] }
         guard case .notification(let type, let subtype) = fact.source else {
             let period = periodEvent(transaction, first: transaction.transactionId == originalTransactionId, before, after)
-            return [period] + (fact.source == .appleAPI ? autoRenewEvents(transaction, before, after) : [])
+            let autoRenew = fact.source == .appleAPI ? autoRenewEvents(transaction, before, after) : []
+            return [period] + autoRenew + [reportedRefund(fact, transaction, after)].compactMap { $0 }
         }
         let cause = "notification/\(fact.id)"
         switch (type, subtype) {
@@ -44,6 +45,12 @@ extension SubscriptionState {
             return billingIssueEvents(transaction, fact: fact, after)
         case (.refund, nil):
             guard Self.refundsLatestPeriod(fact, transaction) else { return [] }
+            // Reported once: the app or Apple's API may have shown the refunded transaction first.
+            if let id = transaction.transactionId, let at = transaction.revocationDate,
+                journal.hasEmitted(EventID.make(cause: Self.reportedRefundCause(id, at)))
+            {
+                return []
+            }
             var cancellation = event(.cancellation, cause: "\(cause)/CANCELLATION", transaction, after)
             // Access ended when the period was taken back, as RevenueCat's refund events say.
             cancellation.expirationAtMs = Self.accessEnd(of: transaction, takenBackAt: transaction.revocationDate)
@@ -72,6 +79,27 @@ extension SubscriptionState {
             expiration.expirationAtMs = Self.accessEnd(of: current, takenBackAt: takenBack)
         }
         return expiration
+    }
+
+    /// The refund CANCELLATION of a refunded transaction the app posted or Apple's API answered
+    /// with, when its REFUND notification has not given it (nor will: that one then skips it).
+    private func reportedRefund(
+        _ fact: PurchaseFact, _ transaction: JWSTransactionDecodedPayload, _ after: SubscriptionState
+    ) -> Event? {
+        guard let id = transaction.transactionId, let at = transaction.revocationDate,
+            transaction.revocationType != .familyRevoke, Self.refundsLatestPeriod(fact, transaction),
+            !journal.facts.contains(where: { $0.source == .notification(type: .refund, subtype: nil) && $0.transactionId == id })
+        else { return nil }
+        var cancellation = event(.cancellation, cause: Self.reportedRefundCause(id, at), transaction, after)
+        cancellation.cancelReason = .customerSupport
+        cancellation.setPrice(milliunits: Event.refundedMilliunits(of: transaction))
+        cancellation.expirationAtMs = Self.accessEnd(of: transaction, takenBackAt: at)
+        return cancellation
+    }
+
+    /// The cause of a refund's CANCELLATION learned from the transaction itself.
+    static func reportedRefundCause(_ transactionId: String, _ revokedAtMs: Int64) -> String {
+        "\(transactionId)/REFUND/\(revokedAtMs)"
     }
 
     /// RevenueCat sends a refund's CANCELLATION only when "the latest subscription period" was

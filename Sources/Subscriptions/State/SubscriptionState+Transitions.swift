@@ -109,6 +109,7 @@ extension SubscriptionState: FactFolding {
         stamp(fact.signedDateMs)
         merge(fact)
         if transactionId != previous, transactionId == fact.transactionId { endStreaks(for: fact) }
+        takeRevocation(from: fact)
     }
 
     /// What Apple answered of the subscription when asked: its latest transaction and renewal
@@ -117,6 +118,19 @@ extension SubscriptionState: FactFolding {
         let previous = transactionId
         note(fact)
         if transactionId != previous, transactionId == fact.transactionId { endStreaks(for: fact) }
+        takeRevocation(from: fact)
+    }
+
+    /// A transaction Apple signed with a `revocationDate` (posted by the app, or in an answer of
+    /// Apple's) says what its REFUND or REVOKE notification says: access to that period ended
+    /// then. A refund already known is kept as it was recorded.
+    private mutating func takeRevocation(from fact: PurchaseFact) {
+        guard fact.transaction?.revocationDate != nil, let taken = Revocation(in: fact) else { return }
+        if taken.type == .familyRevoke {
+            if revocation?.transactionId != taken.transactionId { revocation = taken }
+        } else if refunds[taken.transactionId] == nil {
+            refunds[taken.transactionId] = taken
+        }
     }
 
     /// A purchase, renewal, resubscription or upgrade: a new period on the transaction's product.

@@ -1,0 +1,82 @@
+import AppStore
+import SubscriptionsFixtures
+import Testing
+
+@testable import Subscriptions
+
+/// A refunded or revoked transaction the app posts (StoreKit's `Transaction.all` lists them) or
+/// Apple's API answers with says what its REFUND or REVOKE notification says: it grants nothing
+/// from its `revocationDate` on, and its refund is one CANCELLATION, whichever report comes first.
+@Suite struct RevokedTransactionReportTests {
+    let day = Fixture.day
+    let configuration = LedgerConfiguration(
+        appId: "app1", entitlements: ["pro": [Apple.monthly, Apple.yearly], "lifetime": ["forever"]])
+
+    func signed(_ transaction: JWSTransactionDecodedPayload, at date: Int64) -> JWSTransactionDecodedPayload {
+        var copy = transaction
+        copy.signedDate = date
+        return copy
+    }
+
+    var refundedPeriod: JWSTransactionDecodedPayload {
+        signed(Apple.transaction("1000", purchase: Apple.t0, revokedAt: day(5)), at: day(6))
+    }
+
+    @Test(arguments: ["post", "apple"])
+    func aRefundedPeriodReportedFirstGrantsNothingAndIsCancelledOnce(by reporter: String) {
+        var shop = Harness(ledger: Ledger(configuration: configuration), owner: nil)
+        let input: Ledger.Input =
+            reporter == "post"
+            ? .transactionPosted(refundedPeriod, appUserId: "alice")
+            : .appleAnswered(refundedPeriod, renewalInfo: nil, appUserId: "alice")
+        let reported = shop.apply(input, atMs: day(6))
+        #expect(reported.types == [.initialPurchase, .cancellation])
+        #expect(reported.last?.cancelReason == .customerSupport)
+        #expect(reported.last?.priceInPurchasedCurrency == -9.99)
+        #expect(reported.last?.expirationAtMs == day(5))
+        #expect(shop.subscription.refundedAtMs == day(5))
+        #expect(shop.ledger.entitlements(of: "alice", atMs: day(6)).first?.isActive == false)
+        // The scheduler records the lapse; Apple's REFUND notification adds nothing.
+        #expect(shop.advance(to: day(6)).map(\.expirationReason) == [.customerSupport])
+        let notice = Apple.notification(.refund, uuid: "n-refund", signed: day(6), transaction: refundedPeriod)
+        #expect(shop.apply(.notificationReceived(notice), atMs: day(7)).isEmpty)
+    }
+
+    /// Apple's REFUND first, the app's post of the refunded transaction after: still one CANCELLATION.
+    @Test func aRefundNotifiedFirstIsNotCancelledAgainByThePost() {
+        var shop = Harness(ledger: Ledger(configuration: configuration))
+        shop.send(Fixture.buy)
+        let notice = Apple.notification(.refund, uuid: "n-refund", signed: day(6), transaction: refundedPeriod)
+        #expect(shop.send(notice).types == [.cancellation])
+        #expect(shop.apply(.transactionPosted(refundedPeriod, appUserId: "user"), atMs: day(7)).isEmpty)
+        #expect(shop.subscription.refundedAtMs == day(5))
+    }
+
+    @Test func aRefundedOneTimePurchasePostedGrantsNothing() {
+        var shop = Harness(ledger: Ledger(configuration: configuration), owner: nil)
+        let lifetime = signed(
+            Apple.transaction(
+                "7000", original: "7000", product: "forever", purchase: day(2), type: .nonConsumable, revokedAt: day(3)),
+            at: day(4))
+        let reported = shop.apply(.transactionPosted(lifetime, appUserId: "bob"), atMs: day(4))
+        #expect(reported.types == [.nonRenewingPurchase, .cancellation])
+        #expect(shop.ledger.oneTimePurchases["7000"]?.refundedAtMs == day(3))
+        #expect(shop.ledger.entitlements(of: "bob", atMs: day(4)).contains { $0.isActive } == false)
+        let notice = Apple.notification(.refund, uuid: "n-life-refund", signed: day(4), transaction: lifetime)
+        #expect(shop.apply(.notificationReceived(notice), atMs: day(5)).isEmpty)
+    }
+
+    /// A Family Sharing revocation reported by the transaction ends access, with no refund.
+    @Test func aFamilyRevocationPostedEndsAccessWithoutARefund() {
+        var shop = Harness(ledger: Ledger(configuration: configuration), owner: nil)
+        let shared = signed(
+            Apple.transaction(
+                "1000", purchase: Apple.t0, ownership: .familyShared, revokedAt: day(5), revocationType: .familyRevoke),
+            at: day(6))
+        let reported = shop.apply(.transactionPosted(shared, appUserId: "carol"), atMs: day(6))
+        #expect(reported.types == [.initialPurchase])
+        #expect(shop.subscription.revokedAtMs == day(5))
+        #expect(shop.subscription.refundedAtMs == nil)
+        #expect(shop.ledger.entitlements(of: "carol", atMs: day(6)).first?.isActive == false)
+    }
+}
