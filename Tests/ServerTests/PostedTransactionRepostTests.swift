@@ -82,6 +82,26 @@ struct PostedTransactionRepostTests {
             try connection.postTransaction(try transaction(signedMs: Self.nowMs - 1000, revoked: true), for: "alice").status
                 == 200)
         #expect(try rows().posted == 4)
+        // Refunded, it grants nothing, and the answer says so.
+        let refunded = try connection.postTransaction(
+            try transaction(signedMs: Self.nowMs - 1000, revoked: true), for: "alice")
+        #expect(try subscriptions(refunded)?["pro.monthly"]?["refunded_at"]?.stringValue != nil)
         #expect(try connection.request("GET", "/health").status == 200)
+    }
+
+    /// A repost is skipped only while its poster owns the purchase: after the customer was
+    /// deleted, the same post links the purchase again.
+    @Test func aRepostAfterTheCustomerWasDeletedLinksAgain() throws {
+        defer { service.shutdown() }
+        let signed = try transaction(signedMs: Self.nowMs - 3000)
+        let first = try connection.postTransaction(signed, for: "dave")
+        #expect(try subscriptions(first)?["pro.monthly"] != nil)
+        let deleted = try connection.request(
+            "DELETE", "/v1/subscribers/dave", headers: ["Authorization": "Bearer sk_test_secret"])
+        #expect(deleted.status == 200)
+        let again = try connection.postTransaction(signed, for: "dave")
+        #expect(again.status == 200)
+        #expect(try subscriptions(again)?["pro.monthly"] != nil, "\(String(decoding: again.body, as: UTF8.self))")
+        #expect(try rows().posted == 2)
     }
 }

@@ -7,8 +7,10 @@ import JSON
 ///
 /// An app posts a purchase each time it launches, and anyone holding the public API key can post
 /// one JWS thousands of times: a post whose transaction's latest row names the same customer
-/// and the same content (`contentDigest`) would change nothing, and is not stored again. A post
-/// by another customer (a transfer) or with new content (a refund Apple signed since) is.
+/// and the same content (`contentDigest`), for a purchase that customer owns now, would change
+/// nothing, and is not stored again. A post by another customer (a transfer), with new content
+/// (a refund Apple signed since), or for a purchase its poster no longer owns (the customer was
+/// deleted, or a link was refused under a restore behaviour changed since) is.
 public enum PostedTransactionRows {
     /// SHA-256 (hex) of the transaction's payload without `signedDate`, members sorted: the same
     /// transaction signed again by App Store gives the same digest.
@@ -18,15 +20,23 @@ public enum PostedTransactionRows {
         return Digest.hex(Digest.sha256(Array(payload.serialized().utf8)))
     }
 
-    /// Stores the post and returns its row id, or nil when it repeats the transaction's latest post.
+    /// Stores the post and returns its row id, or nil when it repeats the transaction's latest post
+    /// and `purchaseKey`'s purchase (`LedgerRows.key`) is the poster's.
     public static func insert(
-        app: String, appUserId: String, transactionId: String, signed: String, digest: String, atMs: Int64,
-        in rows: WriteTransaction
+        app: String, appUserId: String, transactionId: String, purchaseKey: String?, signed: String, digest: String,
+        atMs: Int64, in rows: WriteTransaction
     ) throws(StoreError) -> Int64? {
         let latest = try rows.query(
             "SELECT app_user_id, content_digest FROM posted_transactions WHERE app_id = ? AND transaction_id = ? ORDER BY id DESC LIMIT 1",
             [.text(app), .text(transactionId)])
-        if let row = latest.first, row[0].textValue == appUserId, row[1].textValue == digest { return nil }
+        if let row = latest.first, row[0].textValue == appUserId, row[1].textValue == digest, let purchaseKey {
+            let owned = try rows.query(
+                """
+                SELECT 1 FROM purchases WHERE app_id = ?1 AND purchase_key = ?2 AND owner = coalesce(
+                    (SELECT app_user_id FROM customer_aliases WHERE app_id = ?1 AND alias = ?3), ?3)
+                """, [.text(app), .text(purchaseKey), .text(appUserId)])
+            if !owned.isEmpty { return nil }
+        }
         return try rows.insert(
             returningId: """
                 INSERT INTO posted_transactions (app_id, app_user_id, transaction_id, signed_transaction, received_at, content_digest)

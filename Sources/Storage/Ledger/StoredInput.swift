@@ -32,12 +32,14 @@ extension LedgerInputs {
         let (kind, ref, applied): (AppliedInputKind, String, Ledger.Input)
         switch input {
         case .postedTransaction(let payload, let signed, let appUserId, let digest):
+            let posted = Ledger.Input.transactionPosted(payload, appUserId: appUserId)
             guard
                 let id = try PostedTransactionRows.insert(
-                    app: app.id, appUserId: appUserId, transactionId: payload.transactionId ?? "", signed: signed,
-                    digest: digest, atMs: atMs, in: transaction)
+                    app: app.id, appUserId: appUserId, transactionId: payload.transactionId ?? "",
+                    purchaseKey: posted.purchaseKey.map(LedgerRows.key), signed: signed, digest: digest, atMs: atMs,
+                    in: transaction)
             else { return nil }
-            (kind, ref, applied) = (.postedTransaction, String(id), .transactionPosted(payload, appUserId: appUserId))
+            (kind, ref, applied) = (.postedTransaction, String(id), posted)
         case .appleAnswer(let answer, let appUserId):
             let id = try AppleAnswerRows.insert(answer, appUserId: appUserId, appId: app.id, atMs: atMs, in: transaction)
             (kind, ref, applied) = (.appleAnswer, String(id), answer.input(appUserId: appUserId))
