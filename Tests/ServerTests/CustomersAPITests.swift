@@ -211,6 +211,26 @@ struct SandboxAccessTests {
         }
     }
 
+    /// The allow-list names customers by their own id: an alias the public key adds (any copy
+    /// of the app can) does not let a customer in.
+    @Test func anAliasAddedWithThePublicKeyDoesNotOpenTheList() throws {
+        let fixture = try ServerFixture(demoOptions: #""sandboxAccess": {"appUserIds": ["tester-1"]}"#)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let signed = try LinkingAPITests.storeKitTransaction(fixture, original: "6710000000")
+        #expect(try LinkingAPITests.link(connection, "bob", signed) == 200)
+        let aliased = try connection.request(
+            "POST", "/v1/subscribers/bob/alias",
+            headers: ["Authorization": "Bearer pk_test_public", "Content-Type": "application/json"],
+            body: Data(#"{"new_app_user_id": "tester-1"}"#.utf8))
+        #expect(aliased.status == 200, "\(aliased.text)")
+        let subscriber = try LinkingAPITests.subscriber(connection, "tester-1")
+        #expect(subscriber["original_app_user_id"] == .string("bob"))
+        #expect(subscriber["subscriptions"]?["pro.monthly"] != nil)
+        #expect(subscriber["entitlements"]?["pro"] == nil, "\(subscriber.serialized())")
+    }
+
     @Test func aSandboxAccessOfAnotherShapeIsOneClearLine() throws {
         let fixture = try ServerFixture(demoOptions: #""sandboxAccess": "some""#)
         let error = #expect(throws: ConfigError.self) { try ConfigLoader.load(path: fixture.configPath) }

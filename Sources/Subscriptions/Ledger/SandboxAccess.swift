@@ -4,7 +4,8 @@
 public enum SandboxAccess: Codable, Hashable, Sendable {
     /// Every customer (the default).
     case everyone
-    /// Only these customers (by any of their ids).
+    /// Only these customers, by the id each is known by (`app_user_id`), not by an alias: the
+    /// public key, which every copy of the app holds, can give a customer any alias.
     case only(Set<String>)
     /// No customer.
     case nobody
@@ -15,7 +16,7 @@ public enum SandboxAccess: Codable, Hashable, Sendable {
         switch self {
         case .everyone: true
         case .nobody: false
-        case .only(let ids): (customer?.aliases ?? [appUserId]).contains(where: ids.contains)
+        case .only(let ids): ids.contains(customer?.appUserId ?? appUserId)
         }
     }
 }
