@@ -64,6 +64,10 @@ struct AppUserIdRuleTests {
         (String(repeating: "é", count: 129), "longer than 256 bytes"),
         ("tab\there", "control character"),
         ("next\u{85}line", "control character"),
+        // A line separator or a bidirectional override fakes a line or hides text where the id is shown.
+        ("ls\u{2028}ps", "control character"),
+        ("evil\u{202E}txt.exe", "control character"),
+        ("   ", "only white space"),
         ("", "new_app_user_id"),
     ])
     func aBadIdIsRefusedAndNothingStored(id: String, reason: String) throws {

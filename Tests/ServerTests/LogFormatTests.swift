@@ -31,12 +31,16 @@ import Testing
             ])
     }
 
-    /// DEL and the C1 controls (NEL, CSI) in a field are escaped as JSON escapes, not written raw.
+    /// DEL, the C1 controls (NEL, CSI), line separators and bidirectional overrides in a field
+    /// are escaped as JSON escapes, not written raw.
     @Test func aFieldWithC1ControlsIsQuotedAndEscaped() throws {
-        let lines = Self.lines(LogConfig()) { $0.info("access", "", [("path", .text("/a\u{85}b\u{9B}c\u{7F}"))]) }
-        #expect(lines == [#"2027-01-15T08:00:00.250Z info access path="/a\u0085b\u009Bc\u007F""# + "\n"])
+        let lines = Self.lines(LogConfig()) {
+            $0.info("access", "", [("path", .text("/a\u{85}b\u{9B}c\u{7F}d\u{2028}e\u{202E}"))])
+        }
+        #expect(
+            lines == [#"2027-01-15T08:00:00.250Z info access path="/a\u0085b\u009Bc\u007Fd\u2028e\u202E""# + "\n"])
         let quoted = try #require(lines.first?.split(separator: "=", maxSplits: 1).last?.dropLast())
-        #expect(try JSONValue(parsing: Data(quoted.utf8)) == .string("/a\u{85}b\u{9B}c\u{7F}"))
+        #expect(try JSONValue(parsing: Data(quoted.utf8)) == .string("/a\u{85}b\u{9B}c\u{7F}d\u{2028}e\u{202E}"))
     }
 
     @Test func aMessageWithALineBreakStaysOnOneLine() {

@@ -89,6 +89,17 @@ struct PostedTransactionRepostTests {
         #expect(try connection.request("GET", "/health").status == 200)
     }
 
+    /// A body naming `signedTransaction` twice is ambiguous: refused, nothing stored.
+    @Test func aNameGivenTwiceIsRefused() throws {
+        defer { service.shutdown() }
+        let signed = try transaction(signedMs: Self.nowMs - 3000)
+        let response = try connection.request(
+            "POST", "/v1/subscribers/erin/transactions", headers: ["Authorization": "Bearer pk_test_public"],
+            body: Data(#"{"signedTransaction": "\#(signed)", "signedTransaction": "x"}"#.utf8))
+        #expect(response.status == 400, "\(response.text)")
+        #expect(try rows() == (0, 0))
+    }
+
     /// A repost is skipped only while its poster owns the purchase: after the customer was
     /// deleted, the same post links the purchase again.
     @Test func aRepostAfterTheCustomerWasDeletedLinksAgain() throws {

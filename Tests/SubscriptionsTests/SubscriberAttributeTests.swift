@@ -20,6 +20,8 @@ import Testing
             // One character of 2,000 combining marks: short in characters, long in bytes.
             ("marks", "e" + String(repeating: "\u{301}", count: 2000), "Value is too long."),
             ("$email", nil, nil),
+            ("note", "a\u{0}b", "Value holds a NUL character."),
+            ("note", "a\tb", nil),
         ] as [(String, String?, String?)])
     func keysAndValues(key: String, value: String?, problem: String?) {
         #expect(SubscriberAttribute.problem(key: key, value: value) == problem)

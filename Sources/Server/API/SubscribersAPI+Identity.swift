@@ -72,9 +72,10 @@ extension SubscribersAPI {
             !(joining.originalTransactionIds.isEmpty && joining.oneTimeTransactionIds.isEmpty
                 && (joining.promotionalGrants ?? []).isEmpty)
         else { return nil }
+        let who = joining.appUserId == newId ? newId : "\(newId) (an id of \(joining.appUserId))"
         return .error(
             status: 409, code: "cannot_alias",
-            message: "\(newId) is another identified customer with purchases or grants: join them with the secret key")
+            message: "\(who) is another identified customer with purchases or grants: join them with the secret key")
     }
 }
 

@@ -91,7 +91,8 @@ package struct SubscribersAPI: Sendable {
         }
         let appUserId = request.pathParameters["app_user_id"] ?? ""
         if let refused = AppUserIdRule.refusal(appUserId, access: access) { return reply(refused) }
-        let body = try? JSONValue(parsing: request.body)
+        // A name given twice is refused with every other body that is not one of the three.
+        let body = try? JSONValue(parsingWithoutRepeatedNames: request.body)
         if let signed = body?["signedTransaction"]?.stringValue {
             return link(signed, app: app, verifier: verifier, appUserId: appUserId, access: access, reply: reply)
         }

@@ -137,14 +137,16 @@ public final class Log: Sendable {
     }
 
     /// A value as it is when it reads unambiguously (no space, quote, `=` or control character),
-    /// else in JSON string quotes, with DEL and the C1 controls (which JSON leaves as they are,
-    /// and some readers take for a line break or a terminal sequence) escaped too.
+    /// else in JSON string quotes, with DEL, the C1 controls and the line and bidirectional
+    /// characters of `isControl` (which JSON leaves as they are, and some readers take for a
+    /// line break, a terminal sequence or a reordering) escaped too.
     private static func quotedIfNeeded(_ text: String) -> String {
         let plain = !text.isEmpty && !text.unicodeScalars.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0.isControl }
         if plain { return text }
-        // JSON escapes the C0 controls; DEL and C1 are what is left raw, escaped as JSON would.
-        return JSONValue.string(text).serialized().escapingControls {
-            "\\u00" + String($0.value, radix: 16, uppercase: true)
+        // JSON escapes the C0 controls; the rest of `isControl` is left raw, escaped as JSON would.
+        return JSONValue.string(text).serialized().escapingControls { scalar in
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
         }
     }
 }

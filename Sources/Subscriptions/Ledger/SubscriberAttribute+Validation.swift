@@ -33,6 +33,8 @@ extension SubscriberAttribute {
         }
         guard let value, !value.isEmpty else { return nil }
         if value.utf8.count > maximumValueBytes || value.count > maximumValueLength { return "Value is too long." }
+        // NUL ends a string in most of what reads an attribute next (C libraries, many databases).
+        if value.utf8.contains(0) { return "Value holds a NUL character." }
         if key == "$email", !isEmail(value) { return "Value is not a valid email address." }
         if key == "$attConsentStatus", !["restricted", "denied", "authorized", "unknown", "notDetermined"].contains(value) {
             return "Value is not a valid ATT consent status."
