@@ -64,10 +64,6 @@ struct AppUserIdRuleTests {
         (String(repeating: "é", count: 129), "longer than 256 bytes"),
         ("tab\there", "control character"),
         ("next\u{85}line", "control character"),
-        // A line separator or a bidirectional override fakes a line or hides text where the id is shown.
-        ("ls\u{2028}ps", "control character"),
-        ("evil\u{202E}txt.exe", "control character"),
-        ("   ", "only white space"),
         ("", "new_app_user_id"),
     ])
     func aBadIdIsRefusedAndNothingStored(id: String, reason: String) throws {
@@ -90,6 +86,26 @@ struct AppUserIdRuleTests {
         }
         #expect(try Self.count(fixture, "customer_actions") == 0)
         #expect(try Self.count(fixture, "customers") == 0)
+    }
+
+    /// A line separator or a bidirectional override fakes a line or hides text where an id is
+    /// shown, and a blank id is no one's: the public key is refused them. The secret key still
+    /// reaches a customer stored under one before this rule, to read or delete it.
+    @Test(arguments: [
+        ("ls\u{2028}ps", "control character"), ("evil\u{202E}txt.exe", "control character"), ("   ", "only white space"),
+    ])
+    func linesBidiAndBlankIdsAreRefusedToThePublicKey(id: String, reason: String) throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let path = "/v1/subscribers/" + id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let refused = try Self.request(connection, "GET", path, key: "pk_test_public")
+        #expect(refused.status == 400, "\(refused.status)")
+        #expect(String(decoding: refused.body, as: UTF8.self).contains(reason))
+        #expect(try Self.count(fixture, "customers") == 0)
+        #expect(try Self.request(connection, "GET", path, key: "sk_test_secret").status == 201)
+        #expect(try Self.request(connection, "DELETE", path, key: "sk_test_secret").status == 200)
     }
 
     /// Revoking the grants of a customer nobody knows is a 404 that stores nothing.

@@ -79,4 +79,41 @@ import Testing
         #expect(shop.subscription.refundedAtMs == nil)
         #expect(shop.ledger.entitlements(of: "carol", atMs: day(6)).first?.isActive == false)
     }
+
+    /// A refund reversed (REFUND_REVERSED, signed later) before the app posts the older refunded
+    /// copy: folded in order, the refund is no longer in force, so the post gives no CANCELLATION
+    /// and takes no access away.
+    @Test func aPostOfARefundReversedSinceCancelsNothing() {
+        var shop = Harness(ledger: Ledger(configuration: configuration))
+        shop.send(Fixture.buy)
+        let reversed = Apple.notification(
+            .refundReversed, uuid: "n-reversed", signed: day(8),
+            transaction: signed(Apple.transaction("1000", purchase: Apple.t0), at: day(8)))
+        #expect(shop.send(reversed).types == [.refundReversed])
+        #expect(shop.apply(.transactionPosted(refundedPeriod, appUserId: "user"), atMs: day(9)).isEmpty)
+        #expect(shop.subscription.refundedAtMs == nil)
+        #expect(shop.ledger.entitlements(of: "user", atMs: day(9)).first?.isActive == true)
+    }
+
+    /// The one Family Sharing revocation slot keeps the current period's: a revoked copy of an
+    /// earlier period posted after does not give the current period its access back.
+    @Test func anEarlierPeriodsRevocationDoesNotReplaceTheCurrentOnes() {
+        var shop = Harness(ledger: Ledger(configuration: configuration))
+        let first = Apple.transaction("1000", purchase: Apple.t0, ownership: .familyShared)
+        shop.send(Apple.notification(.subscribed, .initialBuy, uuid: "n-family", signed: Apple.t0, transaction: first))
+        let second = Apple.transaction("1001", purchase: day(30), ownership: .familyShared)
+        shop.send(Apple.notification(.didRenew, uuid: "n-renew", signed: day(30), transaction: second))
+        var revokedSecond = second
+        revokedSecond.revocationDate = day(35)
+        revokedSecond.revocationType = .familyRevoke
+        shop.send(Apple.notification(.revoke, uuid: "n-revoke", signed: day(35), transaction: revokedSecond))
+        #expect(shop.subscription.revokedAtMs == day(35))
+        // The earlier period's copy, revoked too (no revocationType: a shared copy is never refunded).
+        var revokedFirst = first
+        revokedFirst.revocationDate = day(36)
+        shop.apply(.transactionPosted(signed(revokedFirst, at: day(37)), appUserId: "user"), atMs: day(37))
+        #expect(shop.subscription.revokedAtMs == day(35))
+        #expect(shop.subscription.refundedAtMs == nil)
+        #expect(shop.ledger.entitlements(of: "user", atMs: day(37)).first?.isActive == false)
+    }
 }

@@ -2,8 +2,8 @@ import HTTP
 import Subscriptions
 
 /// What an app user id the API is sent (in a path or a body) must be: at most `maxBytes` of
-/// UTF-8, not only white space, without control, line-separator or bidirectional characters
-/// (`isControl`), so that no id outgrows the rows, events and webhooks that
+/// UTF-8 without control characters, and with the public key not only white space nor holding
+/// line-separator or bidirectional characters (`isControl`), so that no id outgrows the rows, events and webhooks that
 /// carry it; and, with the public key, none of the ids RevenueDot gives purchases nobody has
 /// claimed (`CustomerState.anonymousPrefix` and a transaction id anyone who saw it knows):
 /// the app may not read or take those, the secret key may.
@@ -13,14 +13,17 @@ enum AppUserIdRule {
     /// Why `id` is refused, or nil when it may be used with `access`.
     static func refusal(_ id: String, access: APIKeys.Access, name: String = "app_user_id") -> HTTPResponse? {
         guard !id.isEmpty else { return .error(status: 400, code: "empty_app_user_id", message: "\(name) is empty") }
-        guard !id.allSatisfy(\.isWhitespace) else {
-            return .error(status: 400, code: "invalid_app_user_id", message: "\(name) is only white space")
-        }
         guard id.utf8.count <= maxBytes else {
             return .error(status: 400, code: "invalid_app_user_id", message: "\(name) is longer than \(maxBytes) bytes")
         }
-        guard !id.unicodeScalars.contains(where: \.isControl) else {
+        // The secret key can still reach a customer stored before blank ids and the line and
+        // bidirectional characters were refused (to read it, or to delete it).
+        let control: (Unicode.Scalar) -> Bool = access == .publishable ? { $0.isControl } : { $0.isC0OrC1Control }
+        guard !id.unicodeScalars.contains(where: control) else {
             return .error(status: 400, code: "invalid_app_user_id", message: "\(name) holds a control character")
+        }
+        if access == .publishable, id.allSatisfy(\.isWhitespace) {
+            return .error(status: 400, code: "invalid_app_user_id", message: "\(name) is only white space")
         }
         if access == .publishable, id.hasPrefix(CustomerState.anonymousPrefix) {
             return .error(

@@ -72,10 +72,10 @@ extension SubscribersAPI {
             !(joining.originalTransactionIds.isEmpty && joining.oneTimeTransactionIds.isEmpty
                 && (joining.promotionalGrants ?? []).isEmpty)
         else { return nil }
-        let who = joining.appUserId == newId ? newId : "\(newId) (an id of \(joining.appUserId))"
+        // Named as the caller named it: an alias does not tell the public key its customer's own id.
         return .error(
             status: 409, code: "cannot_alias",
-            message: "\(who) is another identified customer with purchases or grants: join them with the secret key")
+            message: "\(newId) names another identified customer with purchases or grants: join them with the secret key")
     }
 }
 

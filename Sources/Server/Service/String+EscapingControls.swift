@@ -3,10 +3,12 @@ extension Unicode.Scalar {
     /// where a reader shows it (U+2028, U+2029; the bidirectional marks, embeddings, overrides
     /// and isolates), which a sender could use to fake a line or hide what follows.
     var isControl: Bool {
-        value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
-            || value == 0x200E || value == 0x200F || (0x202A...0x202E).contains(value)
-            || (0x2066...0x2069).contains(value)
+        isC0OrC1Control || value == 0x2028 || value == 0x2029 || value == 0x061C || value == 0x200E
+            || value == 0x200F || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
     }
+
+    /// C0 controls, DEL and C1 controls only.
+    var isC0OrC1Control: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
 }
 
 extension String {

@@ -7,10 +7,11 @@ import JSON
 ///
 /// An app posts a purchase each time it launches, and anyone holding the public API key can post
 /// one JWS thousands of times: a post whose transaction's latest row names the same customer
-/// and the same content (`contentDigest`), for a purchase that customer owns now, would change
-/// nothing, and is not stored again. A post by another customer (a transfer), with new content
-/// (a refund Apple signed since), or for a purchase its poster no longer owns (the customer was
-/// deleted, or a link was refused under a restore behaviour changed since) is.
+/// and the same content (`contentDigest`), for a purchase someone owns, would change nothing
+/// (the poster owns it, or its owner refused the link, as it will again), and is not stored
+/// again. A post by another customer (a transfer), with new content (a refund Apple signed
+/// since), or for a purchase nobody owns any more (its customer was deleted) is. A link refused
+/// under a restore behaviour changed since is applied again once the content or poster changes.
 public enum PostedTransactionRows {
     /// SHA-256 (hex) of the transaction's payload without `signedDate`, members sorted: the same
     /// transaction signed again by App Store gives the same digest.
@@ -21,7 +22,7 @@ public enum PostedTransactionRows {
     }
 
     /// Stores the post and returns its row id, or nil when it repeats the transaction's latest post
-    /// and `purchaseKey`'s purchase (`LedgerRows.key`) is the poster's.
+    /// and `purchaseKey`'s purchase (`LedgerRows.key`) has an owner.
     public static func insert(
         app: String, appUserId: String, transactionId: String, purchaseKey: String?, signed: String, digest: String,
         atMs: Int64, in rows: WriteTransaction
@@ -31,10 +32,8 @@ public enum PostedTransactionRows {
             [.text(app), .text(transactionId)])
         if let row = latest.first, row[0].textValue == appUserId, row[1].textValue == digest, let purchaseKey {
             let owned = try rows.query(
-                """
-                SELECT 1 FROM purchases WHERE app_id = ?1 AND purchase_key = ?2 AND owner = coalesce(
-                    (SELECT app_user_id FROM customer_aliases WHERE app_id = ?1 AND alias = ?3), ?3)
-                """, [.text(app), .text(purchaseKey), .text(appUserId)])
+                "SELECT 1 FROM purchases WHERE app_id = ? AND purchase_key = ? AND owner IS NOT NULL",
+                [.text(app), .text(purchaseKey)])
             if !owned.isEmpty { return nil }
         }
         return try rows.insert(

@@ -65,8 +65,8 @@ extension OneTimePurchase: FactFolding {
         case .transactionPosted, .appleAPI:
             note(fact)
             // Signed with a revocationDate, the transaction says what its REFUND or REVOKE says.
-            if fact.transaction?.revocationDate != nil, let taken = Revocation(in: fact) {
-                if taken.type == .familyRevoke {
+            if let transaction = fact.transaction, transaction.revocationDate != nil, let taken = Revocation(in: fact) {
+                if SubscriptionState.isFamilyRevocation(transaction) {
                     revocation = revocation ?? taken
                 } else {
                     refund = refund ?? taken
@@ -122,7 +122,7 @@ extension OneTimePurchase: FactFolding {
     /// with, when its REFUND notification has not given it (nor will: that one then skips it).
     private func reportedRefund(_ fact: PurchaseFact, _ transaction: JWSTransactionDecodedPayload) -> Event? {
         guard fact.source == .transactionPosted || fact.source == .appleAPI, let at = transaction.revocationDate,
-            transaction.revocationType != .familyRevoke,
+            refund?.atMs == at, !SubscriptionState.isFamilyRevocation(transaction),
             !journal.facts.contains(where: { $0.source == .notification(type: .refund, subtype: nil) })
         else { return nil }
         var cancellation = Event(

@@ -83,11 +83,14 @@ extension SubscriptionState {
 
     /// The refund CANCELLATION of a refunded transaction the app posted or Apple's API answered
     /// with, when its REFUND notification has not given it (nor will: that one then skips it).
+    /// Its id is the transaction's refund, where the notification's is the notification's: the
+    /// one refund has one CANCELLATION either way, under the id of whichever report came first.
     private func reportedRefund(
         _ fact: PurchaseFact, _ transaction: JWSTransactionDecodedPayload, _ after: SubscriptionState
     ) -> Event? {
-        guard let id = transaction.transactionId, let at = transaction.revocationDate,
-            transaction.revocationType != .familyRevoke, Self.refundsLatestPeriod(fact, transaction),
+        // The refund must still be in force once every fact is folded (a reversal since undoes it).
+        guard let id = transaction.transactionId, let at = transaction.revocationDate, refunds[id]?.atMs == at,
+            !Self.isFamilyRevocation(transaction), Self.refundsLatestPeriod(fact, transaction),
             !journal.facts.contains(where: { $0.source == .notification(type: .refund, subtype: nil) && $0.transactionId == id })
         else { return nil }
         var cancellation = event(.cancellation, cause: Self.reportedRefundCause(id, at), transaction, after)

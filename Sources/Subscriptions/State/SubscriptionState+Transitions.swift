@@ -123,14 +123,23 @@ extension SubscriptionState: FactFolding {
 
     /// A transaction Apple signed with a `revocationDate` (posted by the app, or in an answer of
     /// Apple's) says what its REFUND or REVOKE notification says: access to that period ended
-    /// then. A refund already known is kept as it was recorded.
+    /// then. A refund already known is kept as it was recorded; the one Family Sharing
+    /// revocation slot is taken only when empty or for the current period.
     private mutating func takeRevocation(from fact: PurchaseFact) {
-        guard fact.transaction?.revocationDate != nil, let taken = Revocation(in: fact) else { return }
-        if taken.type == .familyRevoke {
-            if revocation?.transactionId != taken.transactionId { revocation = taken }
+        guard let transaction = fact.transaction, transaction.revocationDate != nil, let taken = Revocation(in: fact)
+        else { return }
+        if Self.isFamilyRevocation(transaction) {
+            if revocation == nil || taken.transactionId == transactionId { revocation = taken }
         } else if refunds[taken.transactionId] == nil {
             refunds[taken.transactionId] = taken
         }
+    }
+
+    /// Whether a revoked transaction lost its access through Family Sharing rather than a refund:
+    /// Apple says so (`FAMILY_REVOKE`), or the member's shared copy says it (a family member is
+    /// never refunded), for a transaction signed without `revocationType`.
+    static func isFamilyRevocation(_ transaction: JWSTransactionDecodedPayload) -> Bool {
+        transaction.revocationType == .familyRevoke || transaction.inAppOwnershipType == .familyShared
     }
 
     /// A purchase, renewal, resubscription or upgrade: a new period on the transaction's product.
