@@ -55,8 +55,12 @@ import Testing
         let lines = Self.lines(config) { log in
             log.info("access", "", [("path", .text("/health")), ("status", .integer(200)), ("ms", .number(0.5))])
             log.error("storage.failing", "disk\nfull", [("time", .text("a field may not replace the line's time"))])
+            log.info("access", "", [("path", .text("/a\u{2028}b\u{202E}c\u{85}"))])
         }
-        #expect(lines.count == 2)
+        #expect(lines.count == 3)
+        // A line separator, a bidirectional override and NEL are escaped inside the string.
+        #expect(lines[2].contains(#""path":"/a\u2028b\u202Ec\u0085""#), "\(lines[2])")
+        #expect(try JSONValue(parsing: Data(lines[2].utf8))["path"] == .string("/a\u{2028}b\u{202E}c\u{85}"))
         let first = try JSONValue(parsing: Data(lines[0].utf8))
         #expect(first["time"]?.stringValue == "2027-01-15T08:00:00.250Z")
         #expect(first["level"]?.stringValue == "info")

@@ -133,7 +133,17 @@ public final class Log: Sendable {
         if !message.isEmpty { object["message"] = .string(message) }
         // A field named as one of the line's own members is kept beside it, not dropped.
         for (key, value) in fields { object[object[key] == nil ? key : "field_\(key)"] = value.json }
-        return JSONValue.object(object).serialized() + "\n"
+        // What JSON leaves raw of `isControl` can only stand inside a string: escaped there too.
+        return Self.escapingRest(JSONValue.object(object).serialized()) + "\n"
+    }
+
+    /// JSON text with DEL, the C1 controls and the line and bidirectional characters of
+    /// `isControl` written as `\uXXXX`, as JSON may write any character (it escapes C0 itself).
+    private static func escapingRest(_ json: String) -> String {
+        json.escapingControls { scalar in
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }
     }
 
     /// A value as it is when it reads unambiguously (no space, quote, `=` or control character),
@@ -143,10 +153,6 @@ public final class Log: Sendable {
     private static func quotedIfNeeded(_ text: String) -> String {
         let plain = !text.isEmpty && !text.unicodeScalars.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0.isControl }
         if plain { return text }
-        // JSON escapes the C0 controls; the rest of `isControl` is left raw, escaped as JSON would.
-        return JSONValue.string(text).serialized().escapingControls { scalar in
-            let hex = String(scalar.value, radix: 16, uppercase: true)
-            return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-        }
+        return escapingRest(JSONValue.string(text).serialized())
     }
 }
