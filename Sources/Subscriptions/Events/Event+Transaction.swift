@@ -64,6 +64,13 @@ extension Event {
         price = currency == "USD" || milliunits == 0 ? amount : nil
     }
 
+    /// Makes this CANCELLATION the refund of `transaction`: reason CUSTOMER_SUPPORT, the refunded
+    /// amount as a negative price.
+    mutating func setRefund(of transaction: JWSTransactionDecodedPayload) {
+        cancelReason = .customerSupport
+        setPrice(milliunits: Self.refundedMilliunits(of: transaction))
+    }
+
     /// The refunded amount of a transaction as a negative number of milliunits.
     ///
     /// A prorated refund (`revocationPercentage`, milliunits of a percent) refunds that share.

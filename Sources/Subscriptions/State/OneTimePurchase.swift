@@ -66,7 +66,7 @@ extension OneTimePurchase: FactFolding {
             note(fact)
             // Signed with a revocationDate, the transaction says what its REFUND or REVOKE says.
             if let transaction = fact.transaction, transaction.revocationDate != nil, let taken = Revocation(in: fact) {
-                if SubscriptionState.isFamilyRevocation(transaction) {
+                if Revocation.isFamilySharing(transaction) {
                     revocation = revocation ?? taken
                 } else {
                     refund = refund ?? taken
@@ -100,14 +100,9 @@ extension OneTimePurchase: FactFolding {
             return [purchase] + [reportedRefund(fact, transaction)].compactMap { $0 }
         case .notification(.refund, nil):
             // Reported once: the app or Apple's API may have shown the refunded transaction first.
-            if let at = transaction.revocationDate,
-                journal.hasEmitted(EventID.make(cause: SubscriptionState.reportedRefundCause(transactionId, at)))
-            {
-                return []
-            }
+            if let at = transaction.revocationDate, journal.hasReportedRefund(of: transactionId, at: at) { return [] }
             var cancellation = Event(.cancellation, cause: "\(cause)/CANCELLATION", transaction: transaction)
-            cancellation.cancelReason = .customerSupport
-            cancellation.setPrice(milliunits: Event.refundedMilliunits(of: transaction))
+            cancellation.setRefund(of: transaction)
             return [cancellation]
         case .notification(.refundReversed, nil):
             var reversed = Event(.refundReversed, cause: "\(cause)/REFUND_REVERSED", transaction: transaction)
@@ -122,13 +117,11 @@ extension OneTimePurchase: FactFolding {
     /// with, when its REFUND notification has not given it (nor will: that one then skips it).
     private func reportedRefund(_ fact: PurchaseFact, _ transaction: JWSTransactionDecodedPayload) -> Event? {
         guard fact.source == .transactionPosted || fact.source == .appleAPI, let at = transaction.revocationDate,
-            refund?.atMs == at, !SubscriptionState.isFamilyRevocation(transaction),
-            !journal.facts.contains(where: { $0.source == .notification(type: .refund, subtype: nil) })
+            refund?.atMs == at, !Revocation.isFamilySharing(transaction), !journal.hasRefundNotification(about: transactionId)
         else { return nil }
         var cancellation = Event(
-            .cancellation, cause: SubscriptionState.reportedRefundCause(transactionId, at), transaction: transaction)
-        cancellation.cancelReason = .customerSupport
-        cancellation.setPrice(milliunits: Event.refundedMilliunits(of: transaction))
+            .cancellation, cause: PurchaseJournal.reportedRefundCause(transactionId, at), transaction: transaction)
+        cancellation.setRefund(of: transaction)
         return cancellation
     }
 

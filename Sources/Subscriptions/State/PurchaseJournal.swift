@@ -59,6 +59,22 @@ public struct PurchaseJournal: Codable, Hashable, Sendable {
         return index < emittedEventIds.count && emittedEventIds[index] == eventId
     }
 
+    /// The cause of a refund's CANCELLATION learned from the refunded transaction itself (posted
+    /// by the app, or in an answer of Apple's), rather than from its REFUND notification.
+    static func reportedRefundCause(_ transactionId: String, _ revokedAtMs: Int64) -> String {
+        "\(transactionId)/REFUND/\(revokedAtMs)"
+    }
+
+    /// Whether the refunded transaction itself gave the CANCELLATION of its refund at `revokedAtMs`.
+    func hasReportedRefund(of transactionId: String, at revokedAtMs: Int64) -> Bool {
+        hasEmitted(EventID.make(cause: Self.reportedRefundCause(transactionId, revokedAtMs)))
+    }
+
+    /// Whether a REFUND notification about `transactionId` is among the facts.
+    func hasRefundNotification(about transactionId: String) -> Bool {
+        facts.contains { $0.source == .notification(type: .refund, subtype: nil) && $0.transactionId == transactionId }
+    }
+
     /// Records an event id; false when it was already recorded.
     mutating func recordEmission(_ eventId: String) -> Bool {
         let index = emittedEventIds.sortedInsertionIndex(of: eventId)

@@ -27,6 +27,13 @@ public struct Revocation: Codable, Hashable, Sendable {
         self.percentage = percentage
     }
 
+    /// Whether a revoked transaction lost its access through Family Sharing rather than a refund:
+    /// Apple says so (`FAMILY_REVOKE`), or the member's shared copy says it (a family member is
+    /// never refunded), for a transaction signed without `revocationType`.
+    static func isFamilySharing(_ transaction: JWSTransactionDecodedPayload) -> Bool {
+        transaction.revocationType == .familyRevoke || transaction.inAppOwnershipType == .familyShared
+    }
+
     /// The revocation a fact's transaction carries: its `revocationDate`, else the fact's date.
     init?(in fact: PurchaseFact) {
         guard let transaction = fact.transaction, let id = transaction.transactionId else { return nil }

@@ -47,15 +47,14 @@ extension SubscriptionState {
             guard Self.refundsLatestPeriod(fact, transaction) else { return [] }
             // Reported once: the app or Apple's API may have shown the refunded transaction first.
             if let id = transaction.transactionId, let at = transaction.revocationDate,
-                journal.hasEmitted(EventID.make(cause: Self.reportedRefundCause(id, at)))
+                journal.hasReportedRefund(of: id, at: at)
             {
                 return []
             }
             var cancellation = event(.cancellation, cause: "\(cause)/CANCELLATION", transaction, after)
             // Access ended when the period was taken back, as RevenueCat's refund events say.
             cancellation.expirationAtMs = Self.accessEnd(of: transaction, takenBackAt: transaction.revocationDate)
-            cancellation.cancelReason = .customerSupport
-            cancellation.setPrice(milliunits: Event.refundedMilliunits(of: transaction))
+            cancellation.setRefund(of: transaction)
             return [cancellation]
         case (.refundReversed, nil):
             var reversed = event(.refundReversed, cause: "\(cause)/REFUND_REVERSED", transaction, after)
@@ -90,19 +89,13 @@ extension SubscriptionState {
     ) -> Event? {
         // The refund must still be in force once every fact is folded (a reversal since undoes it).
         guard let id = transaction.transactionId, let at = transaction.revocationDate, refunds[id]?.atMs == at,
-            !Self.isFamilyRevocation(transaction), Self.refundsLatestPeriod(fact, transaction),
-            !journal.facts.contains(where: { $0.source == .notification(type: .refund, subtype: nil) && $0.transactionId == id })
+            !Revocation.isFamilySharing(transaction), Self.refundsLatestPeriod(fact, transaction),
+            !journal.hasRefundNotification(about: id)
         else { return nil }
-        var cancellation = event(.cancellation, cause: Self.reportedRefundCause(id, at), transaction, after)
-        cancellation.cancelReason = .customerSupport
-        cancellation.setPrice(milliunits: Event.refundedMilliunits(of: transaction))
+        var cancellation = event(.cancellation, cause: PurchaseJournal.reportedRefundCause(id, at), transaction, after)
+        cancellation.setRefund(of: transaction)
         cancellation.expirationAtMs = Self.accessEnd(of: transaction, takenBackAt: at)
         return cancellation
-    }
-
-    /// The cause of a refund's CANCELLATION learned from the transaction itself.
-    static func reportedRefundCause(_ transactionId: String, _ revokedAtMs: Int64) -> String {
-        "\(transactionId)/REFUND/\(revokedAtMs)"
     }
 
     /// RevenueCat sends a refund's CANCELLATION only when "the latest subscription period" was

@@ -128,18 +128,11 @@ extension SubscriptionState: FactFolding {
     private mutating func takeRevocation(from fact: PurchaseFact) {
         guard let transaction = fact.transaction, transaction.revocationDate != nil, let taken = Revocation(in: fact)
         else { return }
-        if Self.isFamilyRevocation(transaction) {
+        if Revocation.isFamilySharing(transaction) {
             if revocation == nil || taken.transactionId == transactionId { revocation = taken }
         } else if refunds[taken.transactionId] == nil {
             refunds[taken.transactionId] = taken
         }
-    }
-
-    /// Whether a revoked transaction lost its access through Family Sharing rather than a refund:
-    /// Apple says so (`FAMILY_REVOKE`), or the member's shared copy says it (a family member is
-    /// never refunded), for a transaction signed without `revocationType`.
-    static func isFamilyRevocation(_ transaction: JWSTransactionDecodedPayload) -> Bool {
-        transaction.revocationType == .familyRevoke || transaction.inAppOwnershipType == .familyShared
     }
 
     /// A purchase, renewal, resubscription or upgrade: a new period on the transaction's product.
