@@ -210,7 +210,7 @@ public enum ConfigLoader {
             guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
                 throw database.fail("url", "the database object is for PostgreSQL: postgres://USER@HOST:PORT/DB")
             }
-            return try postgres(url, passwordFile: passwordFile, reader: database, key: "url")
+            return try postgres(url, passwordFile: passwordFile, directory: directory, reader: database, key: "url")
         }
         let text = try root.string("database") ?? "sqlite:revenuedot.sqlite"
         if text.hasPrefix("sqlite:") {
@@ -219,15 +219,16 @@ public enum ConfigLoader {
             return .sqlite(path: resolve(path, in: directory))
         }
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
-            return try postgres(text, passwordFile: nil, reader: root, key: "database")
+            return try postgres(text, passwordFile: nil, directory: directory, reader: root, key: "database")
         }
         throw root.fail(
             "database", "\"\(URLText.withoutPassword(text))\" is neither sqlite:PATH nor postgres://USER@HOST:PORT/DB")
     }
 
-    /// A PostgreSQL URL parsed; a mistake in it is the config's error, without the password.
+    /// A PostgreSQL URL parsed, its `sslrootcert` found as every other file the configuration
+    /// names (relative to `directory`); a mistake in it is the config's error, without the password.
     private static func postgres(
-        _ text: String, passwordFile: String?, reader: ConfigReader, key: String
+        _ text: String, passwordFile: String?, directory: URL, reader: ConfigReader, key: String
     ) throws(ConfigError) -> DatabaseLocation {
         var url: PostgresURL
         do throws(StoreError) {
@@ -235,13 +236,12 @@ public enum ConfigLoader {
         } catch {
             throw reader.fail(key, error.message)
         }
-        // The CA file is found as every other file the configuration names.
         if let rootCert = url.sslRootCert {
-            let directory = URL(fileURLWithPath: reader.file).deletingLastPathComponent()
-            url.sslRootCert = resolve(rootCert, in: directory)
-            guard FileManager.default.isReadableFile(atPath: url.sslRootCert ?? "") else {
-                throw reader.fail(key, "sslrootcert \(url.sslRootCert ?? rootCert) cannot be read")
+            let path = resolve(rootCert, in: directory)
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw reader.fail(key, "sslrootcert \(path) cannot be read")
             }
+            url.sslRootCert = path
         }
         return .postgres(url)
     }

@@ -32,9 +32,7 @@ public enum DatabaseProbe {
         // An empty file (made ahead with the service's owner, say), or one a first start left
         // with nothing but an empty migrations table (stopped before its first migration), is a
         // new database to serve.
-        try migrator.requireRevenueDotsOrEmpty()
-        let tables = try connection.query("SELECT name FROM sqlite_master WHERE type = 'table'")
-            .compactMap { $0.first?.textValue }.filter { !$0.hasPrefix("sqlite_") }
+        let tables = try migrator.requireRevenueDotsOrEmpty()
         if tables.isEmpty { return .absent }
         if tables == ["schema_migrations"],
             try connection.query("SELECT 1 FROM schema_migrations LIMIT 1").isEmpty

@@ -44,12 +44,14 @@ struct Migrator {
     }
 
     /// Refuses a database that holds tables but no `schema_migrations`: another program's file,
-    /// which RevenueDot must not add its tables to. An empty file is a new database.
-    func requireRevenueDotsOrEmpty() throws(StoreError) {
+    /// which RevenueDot must not add its tables to. An empty file is a new database. Returns the
+    /// names of its tables (SQLite's own left out).
+    @discardableResult
+    func requireRevenueDotsOrEmpty() throws(StoreError) -> [String] {
         let tables = try connection.query(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
         ).compactMap { $0.first?.textValue }
-        guard !tables.isEmpty, !tables.contains("schema_migrations") else { return }
+        guard !tables.isEmpty, !tables.contains("schema_migrations") else { return tables }
         throw StoreError(
             .invalid,
             "the file holds \(tables.count) table(s) but no RevenueDot schema (no schema_migrations table): "
