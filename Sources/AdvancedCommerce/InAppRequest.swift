@@ -61,6 +61,41 @@ public enum InAppRequest: Sendable, Equatable {
         } catch {
             throw Self.malformed(error)
         }
+        let kept: JSONValue
+        do {
+            kept = try JSONValueEncoder().encodeValue(payload)
+        } catch {
+            throw ValidationError(.malformedPayload, field: "", detail: "The request could not be encoded: \(error).")
+        }
+        if let unknown = Self.firstDropped(sent: parsed, kept: kept, at: "") {
+            throw ValidationError(
+                .malformedPayload, field: unknown,
+                detail: "\(unknown) is not a member of this request (names are case-sensitive).")
+        }
+    }
+
+    /// The path of the first member of `sent` (in name order) that decoding dropped: not in
+    /// `kept`, the decoded request encoded again, though not null. Signing without it would
+    /// sign something other than what was sent (a misspelled `previousTransactionID` would start
+    /// a subscription instead of resuming one).
+    static func firstDropped(sent: JSONValue, kept: JSONValue, at path: String) -> String? {
+        switch (sent, kept) {
+        case (.object(let sentMembers), .object(let keptMembers)):
+            for name in sentMembers.keys.sorted() {
+                guard let value = sentMembers[name], value != .null else { continue }
+                let memberPath = path.isEmpty ? name : "\(path).\(name)"
+                guard let keptValue = keptMembers[name] else { return memberPath }
+                if let dropped = firstDropped(sent: value, kept: keptValue, at: memberPath) { return dropped }
+            }
+            return nil
+        case (.array(let sentElements), .array(let keptElements)):
+            for (index, (element, keptElement)) in zip(sentElements, keptElements).enumerated() {
+                if let dropped = firstDropped(sent: element, kept: keptElement, at: "\(path)[\(index)]") { return dropped }
+            }
+            return nil
+        default:
+            return nil
+        }
     }
 
     /// `MalformedPayloadError` at the member a decoding error names (`item.price`), saying what
@@ -75,8 +110,7 @@ public enum InAppRequest: Sendable, Equatable {
         switch error as? DecodingError {
         case .typeMismatch(let type, let context)?:
             return ValidationError(
-                .malformedPayload, field: path(context.codingPath),
-                detail: "Expected \(type == Int64.self || type == Int.self ? "a whole number" : "\(type)") here.")
+                .malformedPayload, field: path(context.codingPath), detail: "Expected \(kind(type)) here.")
         case .dataCorrupted(let context)?:
             return ValidationError(
                 .malformedPayload, field: path(context.codingPath), detail: "This value does not fit: \(context.debugDescription)"
@@ -85,6 +119,19 @@ public enum InAppRequest: Sendable, Equatable {
             return ValidationError(.malformedPayload, field: path(context.codingPath), detail: context.debugDescription)
         default:
             return ValidationError(.malformedPayload, field: "", detail: "\(error)")
+        }
+    }
+
+    /// A JSON reader's word for what a model expected.
+    private static func kind(_ type: Any.Type) -> String {
+        switch type {
+        case is Int64.Type, is Int.Type, is Int32.Type: "a whole number"
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Double.Type: "a number"
+        case is [String: Any].Type: "an object"
+        case is [Any].Type: "an array"
+        default: "\(type)"
         }
     }
 

@@ -83,6 +83,41 @@ import Testing
         }
     }
 
+    /// A member the request has no place for is refused with its path, wherever it is: decoding
+    /// would drop it and sign something else (a resubscription as a new subscription). A null
+    /// one carries nothing and is let through.
+    @Test func aMemberTheRequestHasNoPlaceForIsAMalformedPayload() throws {
+        let create = AppleExamples.subscriptionCreate
+        let cases = [
+            (
+                create.replacingOccurrences(of: #""taxCode":"#, with: #""previousTransactionID":"123","taxCode":"#),
+                "previousTransactionID"
+            ),
+            (create.replacingOccurrences(of: #""offer":{"#, with: #""Offer":{"#), "items[1].Offer"),
+            (
+                create.replacingOccurrences(of: #""requestInfo":{"#, with: #""requestInfo":{"appAccountTokn":"x","#),
+                "requestInfo.appAccountTokn"
+            ),
+            (create.replacingOccurrences(of: #""storefront":"USA""#, with: #""storeFront":"USA""#), "storeFront"),
+        ]
+        for (json, field) in cases {
+            #expect(json != create, "the case \(field) changed nothing")
+            do {
+                _ = try InAppRequest(json: Data(json.utf8))
+                Issue.record("\(field) was accepted")
+            } catch {
+                #expect(error.name == "MalformedPayloadError")
+                #expect(error.field == field)
+                #expect(error.message.contains("\(field) is not a member"), "\(error)")
+            }
+        }
+        let oneTime = AppleExamples.oneTimeCharge.replacingOccurrences(of: #""price":4990"#, with: #""price":4990,"offer":{}"#)
+        #expect(oneTime != AppleExamples.oneTimeCharge)
+        #expect(throws: ValidationError.self) { try InAppRequest(json: Data(oneTime.utf8)) }
+        let null = create.replacingOccurrences(of: #""taxCode":"#, with: #""note":null,"taxCode":"#)
+        #expect(try InAppRequest(json: Data(null.utf8)) == InAppRequest(json: Data(create.utf8)))
+    }
+
     /// A value of the wrong kind is reported at its member, not as JSON that does not parse.
     @Test func aWrongValueIsReportedWhereItIs() throws {
         let base =
@@ -96,6 +131,13 @@ import Testing
                 #expect(error.name == "MalformedPayloadError")
                 #expect(error.field == field, "price \(price)")
             }
+        }
+        do {
+            _ = try InAppRequest(json: Data(#"{"operation":"REACTIVATE_SUBSCRIPTION","version":"1","items":[null]}"#.utf8))
+            Issue.record("a null item was accepted")
+        } catch {
+            #expect(error.field == "items[0]")
+            #expect(error.message.contains("an object"), "\(error)")
         }
         do {
             _ = try InAppRequest(json: Data(#"{"operation":5,"version":"1"}"#.utf8))

@@ -36,6 +36,17 @@ import Testing
             4000088, at: "item.description"),
         RuleCase("price missing", with(Valid.oneTime) { $0.item?.price = nil }, "NullPriceError", 4000109, at: "item.price"),
         RuleCase("price negative", with(Valid.oneTime) { $0.item?.price = -10 }, "NegativePriceError", 4000086, at: "item.price"),
+        RuleCase(
+            "displayName with NUL", with(Valid.oneTime) { $0.item?.displayName = "Book\u{0}" }, "InvalidDisplayNameError",
+            4000118, at: "item.displayName"),
+        RuleCase(
+            "description with a C1 control", with(Valid.oneTime) { $0.item?.description = "a\u{85}b" },
+            "InvalidDescriptionError", 4000119, at: "item.description"),
+        RuleCase(
+            "SKU with a tab", with(Valid.oneTime) { $0.item?.sku = "BOOK\t1" }, "InvalidSKUError", 4000122, at: "item.SKU"),
+        RuleCase(
+            "consistencyToken on a one-time charge", with(Valid.oneTime) { $0.requestInfo?.consistencyToken = "1.2.3" },
+            "InvalidConsistencyTokenError", 4000082, at: "requestInfo.consistencyToken"),
     ]
 
     static let create: [RuleCase] = [
@@ -63,6 +74,12 @@ import Testing
         RuleCase(
             "previousTransactionId not digits", with(Valid.create) { $0.previousTransactionId = "abc" },
             "InvalidPreviousTransactionIDError", 4000096, at: "previousTransactionId"),
+        RuleCase(
+            "item named as the subscription", with(Valid.create) { $0.items?[1].displayName = "Streaming Pass" },
+            "InvalidDisplayNameError", 4000118, at: "items[1].displayName"),
+        RuleCase(
+            "consistencyToken on a new subscription", with(Valid.create) { $0.requestInfo?.consistencyToken = "1.2.3" },
+            "InvalidConsistencyTokenError", 4000082, at: "requestInfo.consistencyToken"),
     ]
 
     static let reactivate: [RuleCase] = [
@@ -98,6 +115,15 @@ import Testing
         }
         #expect(text(30).unicodeScalars.count == 60)
         #expect(AdvancedCommerceValidator.validate(atLimit) == [])
+    }
+
+    /// A resubscription sends the consistency token Apple gave the lapsed subscription.
+    @Test func aResubscriptionMaySendItsConsistencyToken() {
+        let resubscribe = with(Valid.create) {
+            $0.previousTransactionId = "12345"
+            $0.requestInfo?.consistencyToken = "1.12345.932c6903"
+        }
+        #expect(AdvancedCommerceValidator.validate(resubscribe) == [])
     }
 
     @Test func reactivateWithoutItemsIsValid() {

@@ -134,6 +134,14 @@ import Testing
         #expect(try codes { ($0.storefront, $0.currency) = (nil, nil) } == [])
         #expect(try codes { $0.storefront = "FRA" } == ["MismatchedStorefrontError 4000133 storefront"])
         #expect(try codes { $0.currency = "EUR" } == ["InvalidCurrencyError 4000053 currency"])
+        // Without a currency, prices are the subscription's dollars: a tenth of a cent is refused.
+        #expect(
+            try codes {
+                $0.currency = nil
+                $0.addItems![0].price = 9995
+                $0.addItems![0].proratedPrice = 1005
+            } == ["InvalidAmountError 4000132 addItems[0].price", "InvalidProratedPriceError 4000151 addItems[0].proratedPrice"])
+        #expect(try codes { ($0.currency, $0.addItems![0].price) = (nil, 9990) } == [])
         var reactivate = try ReactivateLiveValidationTests.request()
         reactivate.storefront = "FRA"
         let cancelled = LiveSubscription(
@@ -173,6 +181,17 @@ import Testing
         // A lapsed subscription comes back with a create request naming previousTransactionId.
         #expect(try Self.codes([Self.live(active: false, autoRenews: false)]) == [4_030_015])
         #expect(try Self.codes([]) == [4_040_010])
+    }
+
+    /// With a downgrade scheduled, the renewal info's items are the ones set to renew.
+    @Test func itemsAreTheOnesSetToRenew() throws {
+        var scheduled = Self.live(active: true, autoRenews: false, items: ["NEWS_CHANNELS"])
+        scheduled.renewingItems = ["LIVE_SPORTS"]
+        #expect(LiveValidator.validate(try Self.request(), subscriptions: [scheduled], usedRequestReferenceIds: []).errors == [])
+        scheduled.renewingItems = ["NEWS_HEADLINES"]
+        let refused = LiveValidator.validate(try Self.request(), subscriptions: [scheduled], usedRequestReferenceIds: [])
+        #expect(refused.errors.map(\.code) == [4_000_220])
+        #expect(refused.errors.first?.message.contains("NEWS_HEADLINES are") == true, "\(refused.errors)")
     }
 
     @Test func itemsMustBeTheSubscriptionsOwn() throws {

@@ -35,6 +35,10 @@ import Testing
             "descriptors.effective unknown", with(Valid.addItem) { $0.descriptors?.effective = .unknown("LATER") },
             "MalformedPayloadError", 4000173, at: "descriptors.effective"),
         RuleCase(
+            "descriptors with neither name nor description",
+            with(Valid.addItem) { $0.descriptors = SubscriptionModifyDescriptors(effective: .immediately) },
+            "AtLeastOneOfDisplayNameOrDescriptionError", 4000165, at: "descriptors"),
+        RuleCase(
             "descriptors.displayName 31", with(Valid.addItem) { $0.descriptors?.displayName = text(31) },
             "DisplayNameLengthExceededError", 4000089, at: "descriptors.displayName"),
         RuleCase(
@@ -101,6 +105,13 @@ import Testing
             "change prorated with offer",
             with(Valid.upgrade) { ($0.changeItems![0].proratedPrice, $0.changeItems![0].offer) = (1990, offer) },
             "MultiplePricesError", 4000150, at: "changeItems[0].proratedPrice"),
+        RuleCase(
+            "add prorated over the price", add { $0.proratedPrice = 4991 }, "InvalidProratedPriceError", 4000151,
+            at: "addItems[0].proratedPrice"),
+        RuleCase(
+            "change prorated over the price",
+            with(Valid.upgrade) { $0.changeItems![0].proratedPrice = 99991 }, "InvalidProratedPriceError", 4000151,
+            at: "changeItems[0].proratedPrice"),
         RuleCase(
             "change prorated effective later", change { $0.proratedPrice = 1990 },
             "InvalidProratedPriceForChangeItemWithEffectiveLaterError", 4000222, at: "changeItems[0].proratedPrice"),
@@ -187,11 +198,14 @@ import Testing
         }
     }
 
+    /// Alone, a request without a currency cannot be checked for decimals (`LiveValidator`
+    /// checks them in the subscription's currency); a prorated price equal to the price passes.
     @Test func withoutCurrencyDecimalsAreNotChecked() {
         let request = with(Valid.addItem) {
             $0.currency = nil
             $0.addItems![0].price = 4995
         }
         #expect(AdvancedCommerceValidator.validate(request) == [])
+        #expect(AdvancedCommerceValidator.validate(with(Valid.addItem) { $0.addItems![0].proratedPrice = 4990 }) == [])
     }
 }

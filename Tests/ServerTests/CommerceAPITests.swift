@@ -154,6 +154,21 @@ struct CommerceAPITests {
         #expect(answer["error"]?["code"] == .string("MalformedPayloadError"))
         #expect(answer["error"]?["field"] == .string("item"))
         #expect(try post(#"{"app_user_id":"u","app_user_id":"v","request":{}}"#).0 == 400)
+        // A misspelled member is refused where it is, and nothing is recorded for it.
+        let (misspelled, refusal) = try post(
+            #"{"app_user_id":"u","request":{"operation":"CREATE_ONE_TIME_CHARGE","version":"1","currency":"USD","#
+                + #""requestInfo":{"requestReferenceId":"0b6a4d0e-3c5f-4a52-9a43-0d3a7c9bd1f3"},"taxCode":"C003-00-1","#
+                + #""item":\#(item),"storeFront":"USA"}}"#)
+        #expect(misspelled == 422, "\(refusal)")
+        #expect(refusal["error"]?["field"] == .string("storeFront"))
+        let recorded = try connection.request(
+            "GET", "/v1/advanced-commerce/demo/requests/0b6a4d0e-3c5f-4a52-9a43-0d3a7c9bd1f3",
+            headers: ["Authorization": "Bearer sk_test_secret"])
+        #expect(recorded.status == 404)
+        // Text that is not JSON is told as such, with where it stops being JSON.
+        let (broken, brokenAnswer) = try post(#"{"app_user_id":"u","request":{"a":"\ud800b"}}"#)
+        #expect(broken == 400)
+        #expect(brokenAnswer["error"]?["message"]?.stringValue?.hasPrefix("the body is not JSON") == true, "\(brokenAnswer)")
     }
 
     @Test func invalidRequestsGetAppleErrorsAndNothingIsStored() throws {
@@ -261,7 +276,15 @@ extension CommerceAPITests {
         #expect(try runCLI(["commerce", "sign"] + stranger).status == 1)
         let nobody = try runCLI(["commerce", "sign", "--app", "demo", "--customer", "", file, "--config", fixture.configPath])
         #expect(nobody.status == 2)
-        #expect(nobody.output.contains("--customer must not be empty"))
+        #expect(nobody.output.contains("--customer is empty"))
+        // The API's rule for app_user_id: too long, or a control character, is refused before signing.
+        for (customer, reason) in [(String(repeating: "a", count: 257), "longer than 256 bytes"), ("a\tb", "control character")] {
+            let refused = try runCLI([
+                "commerce", "sign", "--app", "demo", "--customer", customer, file, "--config", fixture.configPath,
+            ])
+            #expect(refused.status == 2, "\(reason)")
+            #expect(refused.output.contains(reason), "\(refused.output)")
+        }
         let missing = try runCLI([
             "commerce", "validate", "--app", "demo", "--customer", user, directory.path("none.json"), "--config",
             fixture.configPath,

@@ -5,6 +5,9 @@ public struct LiveSubscription: Sendable, Equatable {
     public var transactionIds: Set<String>
     /// The SKUs of the items the customer has now (revoked ones excluded).
     public var items: [String]
+    /// The SKUs set to renew (the latest renewal info's items), when Apple gave them: a scheduled
+    /// change shows here before it takes effect.
+    public var renewingItems: [String]?
     /// `advancedCommerceInfo.consistencyToken` of the latest renewal info, if any.
     public var consistencyToken: String?
     /// Whether the subscription gives access now.
@@ -20,10 +23,12 @@ public struct LiveSubscription: Sendable, Equatable {
 
     public init(
         transactionIds: Set<String>, items: [String], consistencyToken: String?, isActive: Bool, autoRenews: Bool = true,
-        storefront: String? = nil, currency: String? = nil, prices: [String: Int64] = [:], offered: Set<String> = []
+        storefront: String? = nil, currency: String? = nil, prices: [String: Int64] = [:], offered: Set<String> = [],
+        renewingItems: [String]? = nil
     ) {
         self.transactionIds = transactionIds
         self.items = items
+        self.renewingItems = renewingItems
         self.consistencyToken = consistencyToken
         self.isActive = isActive
         self.autoRenews = autoRenews
@@ -72,6 +77,14 @@ public enum LiveValidator {
         if let requested = request.currency, let currency = live.currency, requested != currency {
             errors.append(
                 ValidationError(.invalidCurrency, field: "currency", detail: "The subscription is billed in \(currency)."))
+        }
+        // Without a currency of its own, the request's prices are in the subscription's: the
+        // decimals that currency allows, which the request-only rules could not check, apply.
+        if request.currency == nil, let currency = live.currency {
+            var priced = request
+            priced.currency = currency
+            let found = Set(request.validationErrors())
+            errors += priced.validationErrors().filter { !found.contains($0) }
         }
         let current = Set(live.items)
         for (index, item) in (request.changeItems ?? []).enumerated() {
@@ -127,7 +140,9 @@ extension LiveValidator {
     /// active whose auto-renew is off (Apple: "reactivate a subscription that has automatic
     /// renewal turned off"). One that renews anyway is `SubscriptionAlreadyActiveError`; one that
     /// has lapsed is `InactiveACASubError` (it comes back with a create request naming
-    /// `previousTransactionId`). Items named must be the subscription's own (4000220).
+    /// `previousTransactionId`). Items named must be the ones set to renew (4000220): the
+    /// renewal info's items when Apple gave them (a scheduled downgrade's new tier), else the
+    /// current ones.
     public static func validate(
         _ request: SubscriptionReactivateInAppRequest, subscriptions: [LiveSubscription], usedRequestReferenceIds: Set<String>
     ) -> (request: SubscriptionReactivateInAppRequest, errors: [ValidationError]) {
@@ -143,11 +158,12 @@ extension LiveValidator {
             errors.append(ValidationError(.subscriptionAlreadyActive, field: "transactionId"))
         }
         // A missing SKU is the request-only rules' error (NullSKUError), not this one.
-        for (index, item) in (request.items ?? []).enumerated() where item.sku.map({ !live.items.contains($0) }) ?? false {
+        let renewing = live.renewingItems ?? live.items
+        for (index, item) in (request.items ?? []).enumerated() where item.sku.map({ !renewing.contains($0) }) ?? false {
             errors.append(
                 ValidationError(
                     .invalidSKUMustBeCurrentSKUSetToRenew, field: "items[\(index)].SKU",
-                    detail: "\(item.sku ?? "") is not an item of this subscription."))
+                    detail: "\(item.sku ?? "") is not set to renew; \(renewing.joined(separator: ", ")) are."))
         }
         live.fillConsistencyToken(&request.requestInfo)
         return (request, errors)

@@ -98,6 +98,8 @@ extension AdvancedCommerceErrorCode {
     public static let invalidOfferPrice = Self(
         "InvalidOfferPriceError", 4000152, "The subscription offer price is higher than the regular subscription price.")
     public static let atLeastOneItem = Self("AtLeastOneItemError", 4000160, "When included, provide at least one item in items.")
+    public static let atLeastOneOfDisplayNameOrDescription = Self(
+        "AtLeastOneOfDisplayNameOrDescriptionError", 4000165, "Provide either the displayName or a description.")
     public static let nullCurrentSKU = Self("NullCurrentSKUError", 4000169, "The required field, currentSKU, is missing.")
     public static let currentSKULengthExceeded = Self(
         "CurrentSKULengthExceededError", 4000170, "Exceeds the maximum length of the currentSKU field.")

@@ -4,6 +4,9 @@ extension OneTimeChargeCreateRequest {
         let currency = report.checkCreateFields(
             version: version, operation: operation, expected: Self.expectedOperation, requestInfo: requestInfo,
             currency: currency, taxCode: taxCode, storefront: storefront)
+        if requestInfo?.consistencyToken != nil {
+            report.fail(.invalidConsistencyToken, "requestInfo.consistencyToken", "A one-time charge has none: omit it.")
+        }
         if let item {
             report.checkSKU(item.sku, field: "item.SKU")
             report.checkDisplayName(item.displayName, field: "item.displayName")

@@ -11,6 +11,11 @@ extension SubscriptionCreateRequest {
             report.fail(.nullDescriptors, "descriptors")
         }
         report.checkPeriod(period, field: "period")
+        if previousTransactionId == nil, requestInfo?.consistencyToken != nil {
+            report.fail(
+                .invalidConsistencyToken, "requestInfo.consistencyToken",
+                "Send it only when resubscribing (with previousTransactionId); omit it for a new subscription.")
+        }
         report.checkTransactionId(
             previousTransactionId, field: "previousTransactionId", null: nil, invalid: .invalidPreviousTransactionID)
         switch items {
@@ -19,6 +24,12 @@ extension SubscriptionCreateRequest {
         case let items?:
             for (index, item) in items.enumerated() {
                 report.checkOfferedItem(item, field: path("items", index), currency: currency)
+                // The sheet shows the subscription's name over each item's (tier or add-on).
+                if let name = item.displayName, !name.isEmpty, name == descriptors?.displayName {
+                    report.fail(
+                        .invalidDisplayName, path(path("items", index), "displayName"),
+                        "Must differ from descriptors.displayName, the subscription's name.")
+                }
             }
             report.checkDuplicateSKUs(items.map(\.sku), list: "items")
         }

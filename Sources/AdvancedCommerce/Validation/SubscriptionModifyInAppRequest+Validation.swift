@@ -16,6 +16,9 @@ extension SubscriptionModifyInAppRequest {
             report.checkEffective(descriptors.effective, field: "descriptors.effective")
             report.checkDisplayName(descriptors.displayName, field: "descriptors.displayName", required: false)
             report.checkDescription(descriptors.description, field: "descriptors.description", required: false)
+            if descriptors.displayName == nil, descriptors.description == nil {
+                report.fail(.atLeastOneOfDisplayNameOrDescription, "descriptors")
+            }
         }
         if let periodChange {
             report.checkEffective(periodChange.effective, field: "periodChange.effective")
@@ -61,7 +64,7 @@ extension SubscriptionModifyInAppRequest {
 extension ValidationReport {
     mutating func checkAddItem(_ item: SubscriptionModifyAddItem, field: String, currency: String?) {
         checkOfferedItem(item, field: field, currency: currency)
-        checkProratedPrice(item.proratedPrice, field: path(field, "proratedPrice"), currency: currency)
+        checkProratedPrice(item.proratedPrice, field: path(field, "proratedPrice"), currency: currency, price: item.price)
         if item.offer != nil, item.proratedPrice != nil {
             fail(.multiplePrices, path(field, "proratedPrice"))
         }
@@ -77,7 +80,7 @@ extension ValidationReport {
         checkPrice(item.price, field: path(field, "price"), currency: currency)
         checkOpenEnum(item.reason, field: path(field, "reason"), null: .nullReason, invalid: .invalidChangeReason)
         checkOffer(item.offer, field: path(field, "offer"), itemPrice: item.price, currency: currency)
-        checkProratedPrice(item.proratedPrice, field: path(field, "proratedPrice"), currency: currency)
+        checkProratedPrice(item.proratedPrice, field: path(field, "proratedPrice"), currency: currency, price: item.price)
         if item.offer != nil, item.proratedPrice != nil {
             fail(.multiplePrices, path(field, "proratedPrice"))
         }

@@ -6,7 +6,7 @@ extension ValidationReport {
     /// A required price: present, not negative, and with no more decimals than `currency` allows.
     ///
     /// Apple defines no error for too many decimals; `InvalidAmountError` ("The amount is invalid.") is the
-    /// closest. Without a known currency (modify requests may omit it) the decimals cannot be checked.
+    /// closest. A modify request may omit its currency: the live check then uses the subscription's.
     mutating func checkPrice(_ price: Int64?, field: String, currency: String?) {
         guard let price else { return fail(.nullPrice, field) }
         if price < 0 {
@@ -16,13 +16,16 @@ extension ValidationReport {
         }
     }
 
-    /// An optional prorated price: not negative, within the currency's decimals.
-    mutating func checkProratedPrice(_ price: Int64?, field: String, currency: String?) {
-        guard let price else { return }
-        if price < 0 {
-            fail(.negativeProratedPrice, field, "Got \(price).")
-        } else if let currency, !CurrencyDecimals.allows(milliunits: price, in: currency) {
-            fail(.invalidProratedPrice, field, Self.decimalsDetail(price, currency))
+    /// An optional prorated price: not negative, within the currency's decimals, and no more
+    /// than the item's full `price` for the period (a part of a period cannot cost more).
+    mutating func checkProratedPrice(_ prorated: Int64?, field: String, currency: String?, price: Int64?) {
+        guard let prorated else { return }
+        if prorated < 0 {
+            fail(.negativeProratedPrice, field, "Got \(prorated).")
+        } else if let currency, !CurrencyDecimals.allows(milliunits: prorated, in: currency) {
+            fail(.invalidProratedPrice, field, Self.decimalsDetail(prorated, currency))
+        } else if let price, price >= 0, prorated > price {
+            fail(.invalidProratedPrice, field, "Prorated \(prorated) exceeds the price \(price).")
         }
     }
 

@@ -38,6 +38,9 @@ extension ValidationReport {
         }
         if text.isEmpty {
             fail(empty, field, "Must not be empty.")
+        } else if text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            // Shown on Apple's payment sheet and in receipts and emails: a control character is never meant.
+            fail(empty, field, "Must not hold control characters.")
         } else if text.count > limit {
             fail(tooLong, field, "\(text.count) characters, at most \(limit) allowed.")
         }

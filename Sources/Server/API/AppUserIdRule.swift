@@ -7,26 +7,40 @@ import Subscriptions
 /// carry it; and, with the public key, none of the ids RevenueDot gives purchases nobody has
 /// claimed (`CustomerState.anonymousPrefix` and a transaction id anyone who saw it knows):
 /// the app may not read or take those, the secret key may.
-enum AppUserIdRule {
+package enum AppUserIdRule {
     static let maxBytes = 256
 
-    /// Why `id` is refused, or nil when it may be used with `access`.
+    /// Why an id is refused: the API's status, code and one-line message.
+    package struct Refusal: Sendable {
+        package let status: Int
+        package let code: String
+        package let message: String
+
+        var response: HTTPResponse { .error(status: status, code: code, message: message) }
+    }
+
+    /// Why `id` is refused, as the API answers it, or nil when it may be used with `access`.
     static func refusal(_ id: String, access: APIKeys.Access, name: String = "app_user_id") -> HTTPResponse? {
-        guard !id.isEmpty else { return .error(status: 400, code: "empty_app_user_id", message: "\(name) is empty") }
+        problem(id, access: access, name: name)?.response
+    }
+
+    /// Why `id` is refused, or nil when it may be used with `access`.
+    package static func problem(_ id: String, access: APIKeys.Access, name: String = "app_user_id") -> Refusal? {
+        guard !id.isEmpty else { return Refusal(status: 400, code: "empty_app_user_id", message: "\(name) is empty") }
         guard id.utf8.count <= maxBytes else {
-            return .error(status: 400, code: "invalid_app_user_id", message: "\(name) is longer than \(maxBytes) bytes")
+            return Refusal(status: 400, code: "invalid_app_user_id", message: "\(name) is longer than \(maxBytes) bytes")
         }
         // The secret key can still reach a customer stored before blank ids and the line and
         // bidirectional characters were refused (to read it, or to delete it).
         let control: (Unicode.Scalar) -> Bool = access == .publishable ? { $0.isControl } : { $0.isC0OrC1Control }
         guard !id.unicodeScalars.contains(where: control) else {
-            return .error(status: 400, code: "invalid_app_user_id", message: "\(name) holds a control character")
+            return Refusal(status: 400, code: "invalid_app_user_id", message: "\(name) holds a control character")
         }
         if access == .publishable, id.allSatisfy(\.isWhitespace) {
-            return .error(status: 400, code: "invalid_app_user_id", message: "\(name) is only white space")
+            return Refusal(status: 400, code: "invalid_app_user_id", message: "\(name) is only white space")
         }
         if access == .publishable, id.hasPrefix(CustomerState.anonymousPrefix) {
-            return .error(
+            return Refusal(
                 status: 403, code: "invalid_app_user_id",
                 message: "\(name) names a purchase nobody has claimed: only the secret key may use it")
         }

@@ -43,7 +43,7 @@ package struct CommerceAPI: Sendable {
         }
         // A member given twice is refused, as `revenuedot commerce` refuses it in a request file:
         // which of the two would be signed is not for the parser to pick.
-        let parsed: JSONValue?
+        let parsed: JSONValue
         do {
             parsed = try JSONValue(parsingWithoutRepeatedNames: request.body)
         } catch let repeated as JSONValue.RepeatedName {
@@ -52,10 +52,10 @@ package struct CommerceAPI: Sendable {
             }
             return .error(status: 400, code: "bad_request", message: "\(repeated.path) is given twice")
         } catch {
-            parsed = nil
+            return .error(status: 400, code: "bad_request", message: "the body is not JSON: \(error)")
         }
-        guard let body = parsed, let user = body["app_user_id"]?.stringValue, !user.isEmpty,
-            let inner = body["request"], case .object = inner
+        guard let user = parsed["app_user_id"]?.stringValue, !user.isEmpty,
+            let inner = parsed["request"], case .object = inner
         else {
             return .error(
                 status: 400, code: "bad_request", message: #"the body must be {"app_user_id": "...", "request": {...}}"#)

@@ -117,7 +117,8 @@ package struct CommerceRequests: Sendable {
                         {
                             first, _ in first
                         },
-                        offered: Set(items.filter { $0.offer != nil }.compactMap(\.sku)))
+                        offered: Set(items.filter { $0.offer != nil }.compactMap(\.sku)),
+                        renewingItems: state.renewalAdvancedCommerce?.items.map { $0.compactMap(\.sku) })
                 }
                 guard let reference else { return (live, nil) }
                 return (live, try CommerceRequestRows.find(appId: app.id, reference: reference, from: rows))

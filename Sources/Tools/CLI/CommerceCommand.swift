@@ -35,8 +35,11 @@ public struct CommerceCommand {
         guard parsed.value("app") != nil, parsed.value("customer") != nil else {
             throw UsageError("\(subcommand) needs --app ID and --customer APP_USER_ID")
         }
-        // The API refuses an empty app_user_id too: a request signed for nobody could never be matched.
-        guard parsed.value("customer")?.isEmpty == false else { throw UsageError("--customer must not be empty") }
+        // The API's rule for app_user_id (the secret key's): an empty id, one past 256 bytes or
+        // with a control character could never be matched to the customer it was signed for.
+        if let refused = AppUserIdRule.problem(parsed.value("customer") ?? "", access: .secret, name: "--customer") {
+            throw UsageError(refused.message)
+        }
     }
 
     public func run() throws -> Int32 {
