@@ -115,19 +115,32 @@ extension AppleAPIHandlers {
         guard case .string(let delivery) = body["deliveryStatus"], DeliveryStatus(rawValue: delivery).isKnown else {
             return error(400, 4_000_036, "Invalid request. The delivery status field is invalid.")
         }
-        if let share = body["consumptionPercentage"] {
-            guard case .integer(let value) = share, (0...100_000).contains(value), delivery == "DELIVERED" || value == 0
+        var share: Int64?
+        if let given = body["consumptionPercentage"] {
+            guard case .integer(let value) = given, (0...100_000).contains(value), delivery == "DELIVERED" || value == 0
             else { return error(400, 4_000_000, "Invalid request. The consumption percentage is invalid.") }
+            share = value
         }
-        if case .string(let preference) = body["refundPreference"], !RefundPreference(rawValue: preference).isKnown {
+        let preference = body["refundPreference"]?.stringValue
+        if let preference, !RefundPreference(rawValue: preference).isKnown {
             return error(400, 4_000_000, "Invalid request. The refund preference is invalid.")
         }
-        let known = store.state.withLock { state -> Bool in
-            guard find(id, in: state.transactions[app.bundleId] ?? []) != nil else { return false }
-            state.consumption.append((id, body))
-            return true
+        let found = store.state.withLock { state -> Transaction? in find(id, in: state.transactions[app.bundleId] ?? []) }
+        guard let found else { return error(404, 4_040_010, "Transaction id not found.") }
+        // Apple computes a subscription's consumption itself (ConsumptionPercentageAutoRenewableSubscriptionError);
+        // a prorated refund of anything else needs a share above 0.
+        if found.payload["type"]?.stringValue == "Auto-Renewable Subscription" {
+            if share != nil {
+                return error(
+                    400, 4_000_000,
+                    "Invalid request. The consumption percentage field is unsupported for auto-renewable subscription transactions."
+                )
+            }
+        } else if preference == RefundPreference.grantProrated.rawValue, (share ?? 0) <= 0 {
+            return error(400, 4_000_000, "Invalid request. GRANT_PRORATED needs a consumption percentage greater than 0.")
         }
-        return known ? HTTPResponse(status: 202) : error(404, 4_040_010, "Transaction id not found.")
+        store.state.withLock { $0.consumption.append((id, body)) }
+        return HTTPResponse(status: 202)
     }
 
     static func extendRenewalDate(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {

@@ -131,7 +131,10 @@ struct EndpointTests {
     }
 
     @Test func consumptionInformationIsSentAndCheckedAsAppleDoes() throws {
-        store.addTransaction(APIFixture.transaction("6000"), bundleId: APIFixture.bundleId)
+        var consumable = APIFixture.transaction("6000")
+        consumable["type"] = .string("Consumable")
+        store.addTransaction(consumable, bundleId: APIFixture.bundleId)
+        store.addTransaction(APIFixture.transaction("6100"), bundleId: APIFixture.bundleId)
         let request = ConsumptionRequest(
             customerConsented: true, sampleContentProvided: false, deliveryStatus: .delivered, consumptionPercentage: 25_000,
             refundPreference: .decline)
@@ -140,6 +143,18 @@ struct EndpointTests {
         #expect(sent.transactionId == "6000")
         #expect(sent.request["deliveryStatus"] == .string("DELIVERED"))
         #expect(sent.request["consumptionPercentage"] == .integer(25_000))
+
+        // A subscription's consumption is Apple's to compute: a share for one is refused.
+        #expect(throws: AppStoreServerAPIError.self) { try client.sendConsumptionInformation(request, transactionId: "6100") }
+        var subscription = request
+        subscription.consumptionPercentage = nil
+        subscription.refundPreference = .grantProrated
+        try client.sendConsumptionInformation(subscription, transactionId: "6100")
+        // A prorated refund of a one-time purchase needs a share above 0.
+        var prorated = request
+        (prorated.consumptionPercentage, prorated.refundPreference) = (0, .grantProrated)
+        #expect(throws: AppStoreServerAPIError.self) { try client.sendConsumptionInformation(prorated, transactionId: "6000") }
+        #expect(store.consumptionRequests.count == 2)
 
         var withoutConsent = request
         withoutConsent.customerConsented = false

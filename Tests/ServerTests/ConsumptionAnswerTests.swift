@@ -66,12 +66,8 @@ struct ConsumptionAnswerTests {
         #expect(sent.request["sampleContentProvided"] == .bool(true))
         #expect(sent.request["deliveryStatus"] == .string("DELIVERED"))
         #expect(sent.request["refundPreference"] == .string("DECLINE"))
-        // Half of the 30-day period was gone when Apple asked.
-        guard case .integer(let share) = sent.request["consumptionPercentage"] else {
-            Issue.record("no consumptionPercentage: \(sent.request)")
-            return
-        }
-        #expect((49_900...50_100).contains(share))
+        // Apple computes a subscription's consumption itself, and refuses a share sent for one.
+        #expect(sent.request["consumptionPercentage"] == nil, "\(sent.request)")
         let stored = try #require(try answer(world, uuid))
         #expect(stored.status == .sent)
         #expect(stored.attempts == 1)
@@ -110,31 +106,54 @@ struct ConsumptionAnswerTests {
         #expect(unconsented.store.requestCount("send-consumption") == 0)
     }
 
+    /// Apple's rules for consumptionPercentage: never for an auto-renewable subscription (Apple
+    /// computes it), 0 for what was not delivered, and above 0 with GRANT_PRORATED.
     @Test(
         arguments: [
-            // delivery, preference, product type, expected share
-            (DeliveryStatus.delivered, RefundPreference?.none, "Auto-Renewable Subscription", Int32?(25_000)),
-            (.delivered, .grantProrated, "Auto-Renewable Subscription", nil),
-            (.undeliveredServerOutage, nil, "Auto-Renewable Subscription", 0),
-            (.delivered, nil, "Consumable", 70_000),
-        ] as [(DeliveryStatus, RefundPreference?, String, Int32?)])
-    func theShareFollowsApplesRules(delivery: DeliveryStatus, preference: RefundPreference?, type: String, share: Int32?) {
+            // delivery, preference, product type, configured share, expected share
+            (DeliveryStatus.delivered, RefundPreference?.none, "Auto-Renewable Subscription", Int32?(70_000), Int32?.none),
+            (.delivered, .grantProrated, "Auto-Renewable Subscription", 70_000, nil),
+            (.undeliveredServerOutage, nil, "Auto-Renewable Subscription", 70_000, nil),
+            (.undeliveredServerOutage, .grantProrated, "Auto-Renewable Subscription", nil, nil),
+            (.delivered, nil, "Consumable", 70_000, 70_000),
+            (.delivered, .grantProrated, "Consumable", 70_000, 70_000),
+            (.delivered, nil, "Consumable", nil, nil),
+            (.undeliveredServerOutage, nil, "Consumable", 70_000, 0),
+        ] as [(DeliveryStatus, RefundPreference?, String, Int32?, Int32?)])
+    func theShareFollowsApplesRules(
+        delivery: DeliveryStatus, preference: RefundPreference?, type: String, configured: Int32?, share: Int32?
+    ) {
         var config = ConsumptionConfig()
         config.customerConsented = true
         config.deliveryStatus = delivery
         config.refundPreference = preference
-        config.oneTimeConsumptionPercentage = 70_000
+        config.oneTimeConsumptionPercentage = configured
         let transaction = JWSTransactionDecodedPayload(
             purchaseDate: 1_000_000, expiresDate: 5_000_000, type: ProductType.resolve(type))
-        guard
-            case .send(let request) = ConsumptionDecision.decide(
-                transaction: transaction, config: config, requestedAtMs: 2_000_000)
-        else {
+        guard case .send(let request) = ConsumptionDecision.decide(transaction: transaction, config: config) else {
             Issue.record("not sent")
             return
         }
         #expect(request.consumptionPercentage == share)
         #expect(request.deliveryStatus == delivery)
+    }
+
+    /// GRANT_PRORATED for a one-time purchase without a share above 0 is refused by Apple, so it
+    /// is not sent, and the reason says which settings to change.
+    @Test(arguments: [(DeliveryStatus.delivered, Int32?.none), (.delivered, 0), (.undeliveredServerOutage, 50_000)])
+    func aProratedOneTimeAnswerNeedsAShare(delivery: DeliveryStatus, configured: Int32?) {
+        var config = ConsumptionConfig()
+        config.customerConsented = true
+        config.deliveryStatus = delivery
+        config.refundPreference = .grantProrated
+        config.oneTimeConsumptionPercentage = configured
+        let outcome = ConsumptionDecision.decide(
+            transaction: JWSTransactionDecodedPayload(type: .consumable), config: config)
+        guard case .skip(let reason) = outcome else {
+            Issue.record("sent: \(outcome)")
+            return
+        }
+        #expect(reason.contains("oneTimeConsumptionPercentage"))
     }
 
     @Test func retriesBackOffWithinApplesTwelveHours() {

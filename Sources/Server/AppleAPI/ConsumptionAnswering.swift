@@ -103,9 +103,7 @@ package final class ConsumptionAnswering: StoppableService {
         let transaction = (try? store.notificationTransactionJSON(uuid: answer.notificationUUID))
             .flatMap { $0 }.flatMap { try? JSONValueDecoder().decode(JWSTransactionDecodedPayload.self, from: Data($0.utf8)) }
         let request: ConsumptionRequest
-        switch ConsumptionDecision.decide(
-            transaction: transaction, config: config.appleAPI.consumption, requestedAtMs: answer.requestedAtMs)
-        {
+        switch ConsumptionDecision.decide(transaction: transaction, config: config.appleAPI.consumption) {
         case .skip(let reason): return settled(answer, .skipped, reason, nowMs: nowMs)
         case .send(let decided): request = decided
         }

@@ -15,35 +15,32 @@ package enum ConsumptionDecision {
     /// Apple allows 12 hours from the request.
     package static let windowMs: Int64 = 12 * 3_600_000
 
-    /// The answer about `transaction` (the one the request names) at `requestedAtMs`.
-    package static func decide(transaction: JWSTransactionDecodedPayload?, config: ConsumptionConfig, requestedAtMs: Int64)
-        -> Outcome
-    {
+    /// The answer about `transaction` (the one the request names).
+    package static func decide(transaction: JWSTransactionDecodedPayload?, config: ConsumptionConfig) -> Outcome {
         guard config.customerConsented else {
             return .skip("appleApi.consumption.customerConsented is not true: Apple takes no answer without consent")
         }
         var request = ConsumptionRequest(
             customerConsented: true, sampleContentProvided: config.sampleContentProvided,
             deliveryStatus: config.deliveryStatus, refundPreference: config.refundPreference)
-        if config.deliveryStatus != .delivered {
-            // Apple's rule: what was not delivered was not consumed.
+        if transaction?.type == .autoRenewable {
+            // Apple computes a subscription's consumption itself and refuses a share sent for one
+            // (ConsumptionPercentageAutoRenewableSubscriptionError).
+        } else if config.deliveryStatus != .delivered {
+            // Apple's rule: what was not delivered was not consumed (UndeliveredConsumptionPercentageNonZeroError).
             request.consumptionPercentage = 0
-        } else if transaction?.type == .autoRenewable {
-            // A prorated refund of a subscription is Apple's to compute: no share is sent with it.
-            if config.refundPreference != .grantProrated, let share = periodShare(transaction, at: requestedAtMs) {
-                request.consumptionPercentage = share
-            }
         } else {
             request.consumptionPercentage = config.oneTimeConsumptionPercentage
         }
+        if config.refundPreference == .grantProrated, transaction?.type != .autoRenewable,
+            (request.consumptionPercentage ?? 0) <= 0
+        {
+            return .skip(
+                "refundPreference GRANT_PRORATED needs a consumptionPercentage above 0 for a one-time purchase"
+                    + " (appleApi.consumption.oneTimeConsumptionPercentage, with deliveryStatus DELIVERED): Apple refuses it without one"
+            )
+        }
         return .send(request)
-    }
-
-    /// The share of the transaction's period gone at `atMs`, in thousandths of a percent.
-    package static func periodShare(_ transaction: JWSTransactionDecodedPayload?, at atMs: Int64) -> Int32? {
-        guard let start = transaction?.purchaseDate, let end = transaction?.expiresDate, end > start else { return nil }
-        let elapsed = min(max(atMs, start), end) - start
-        return Int32((Double(elapsed) / Double(end - start) * 100_000).rounded(.down))
     }
 
     /// When to try again after `attempts` attempts failed for a reason that may pass (no answer,

@@ -57,7 +57,7 @@ public struct ConsumptionConfig: Sendable, Equatable {
     /// The outcome you prefer; none by default.
     public var refundPreference: RefundPreference? = nil
     /// The share used of a one-time purchase (thousandths of a percent), which RevenueDot cannot
-    /// know; none by default. A subscription's is the share of its period gone at the request.
+    /// know; none by default. None is sent for an auto-renewable subscription: Apple computes it.
     public var oneTimeConsumptionPercentage: Int32? = nil
 
     public init() {}
