@@ -116,7 +116,8 @@ struct BackfillTests {
             return .done(outcomes)
         }
         let window = Backfill.window(
-            since: nil, until: nil, newestStored: nil, marginMs: 0, environment: .sandbox, nowMs: UnixTime.nowMs)
+            since: nil, until: nil, readThrough: nil, newestStored: nil, marginMs: 0, environment: .sandbox,
+            nowMs: UnixTime.nowMs)
         var lines: [Backfill.Counts] = []
         #expect {
             _ = try Backfill.run(
@@ -147,8 +148,8 @@ struct BackfillTests {
         let client = try AppleAPIClients.client(
             for: try #require(config.app("demo")), environment: .sandbox, config: config.appleAPI)
         let window = Backfill.window(
-            since: nil, until: nil, newestStored: try target.newestStored(.sandbox), marginMs: 3_600_000,
-            environment: .sandbox, nowMs: UnixTime.nowMs)
+            since: nil, until: nil, readThrough: try target.mark(.sandbox), newestStored: try target.newestStored(.sandbox),
+            marginMs: 3_600_000, environment: .sandbox, nowMs: UnixTime.nowMs)
         let counts = try Backfill.run(
             client: client, request: NotificationHistoryRequest(startDate: window.start, endDate: window.end),
             deliver: target.deliver)
@@ -195,20 +196,70 @@ struct BackfillTests {
 
     @Test(
         arguments: [
-            // since, until, newest stored, expected start (ms before now), expected end
+            // since, mark, newest stored, expected start (ms before now)
             (nil, nil, nil, 30 * 86_400_000 - 3_600_000),
             (nil, nil, -2 * 3_600_000, 3 * 3_600_000),
             (-40 * 86_400_000, nil, nil, 30 * 86_400_000 - 3_600_000),
             (-5 * 3_600_000, nil, -1_000, 5 * 3_600_000),
+            // The mark wins over a newer notification stored (pushed after an outage).
+            (nil, -10 * 3_600_000, -1_000, 11 * 3_600_000),
+            (nil, -40 * 86_400_000, -1_000, 30 * 86_400_000 - 3_600_000),
+            (-2 * 3_600_000, -10 * 3_600_000, -1_000, 2 * 3_600_000),
         ] as [(Int64?, Int64?, Int64?, Int64)])
-    func theWindowStartsAtTheNewestStoredLessTheMarginWithinApplesLimit(
-        since: Int64?, until: Int64?, newest: Int64?, startBeforeNow: Int64
+    func theWindowStartsAtTheMarkLessTheMarginWithinApplesLimit(
+        since: Int64?, mark: Int64?, newest: Int64?, startBeforeNow: Int64
     ) {
         let now: Int64 = 1_800_000_000_000
         let window = Backfill.window(
-            since: since.map { now + $0 }, until: until.map { now + $0 }, newestStored: newest.map { now + $0 },
-            marginMs: 3_600_000, environment: .sandbox, nowMs: now)
+            since: since.map { now + $0 }, until: nil, readThrough: mark.map { now + $0 },
+            newestStored: newest.map { now + $0 }, marginMs: 3_600_000, environment: .sandbox, nowMs: now)
         #expect(window.start == now - startBeforeNow)
         #expect(window.end == now + 1)
+    }
+
+    /// A completed run moves the mark to its end only when it read everything after the mark.
+    @Test(
+        arguments: [
+            // window start, window end, mark, only failures, new mark
+            (100, 201, Int64?.none, false, Int64?(200)),
+            (100, 201, 150, false, 200),
+            (100, 201, 100, false, 200),
+            (160, 201, 150, false, nil),
+            (100, 201, 300, false, nil),
+            (100, 201, 150, true, nil),
+        ] as [(Int64, Int64, Int64?, Bool, Int64?)])
+    func theMarkMovesOnlyOverWhatWasRead(start: Int64, end: Int64, mark: Int64?, onlyFailures: Bool, moved: Int64?) {
+        #expect(Backfill.markAfter((start, end), readThrough: mark, onlyFailures: onlyFailures) == moved)
+    }
+
+    /// A push that arrives after an outage is newer than what the outage missed: the next
+    /// backfill starts where the last one read through, not at that push.
+    @Test func aPushAfterAnOutageDoesNotHideWhatTheOutageMissed() throws {
+        let world = try AppleAPIWorld()
+        _ = try outage(world)
+        // A backfill read everything before the outage.
+        let store = try Store(path: world.databasePath)
+        let before = try #require(try store.newestNotificationSignedDate(appId: "demo", environment: "Sandbox"))
+        try store.advanceBackfillMark(appId: "demo", environment: "Sandbox", readThroughMs: before, nowMs: UnixTime.nowMs)
+        #expect(try store.backfillMark(appId: "demo", environment: "Sandbox") == before)
+        // An older mark does not move it back.
+        try store.advanceBackfillMark(appId: "demo", environment: "Sandbox", readThroughMs: before - 1, nowMs: UnixTime.nowMs)
+        #expect(try store.backfillMark(appId: "demo", environment: "Sandbox") == before)
+        store.close()
+        // The server comes back; another customer's purchase is pushed to it before any backfill.
+        let push = try #require(
+            try world.subscription(original: "1000000009", user: "other", renewals: 0, boughtDaysAgo: 0).first)
+        try world.store.addNotification(push, bundleId: "com.example.app", delivered: true)
+        var config = try world.config()
+        config.appleAPI.backfillIntervalMinutes = 0
+        let service = try RevenueDotService(config: config, log: { _ in })
+        try service.start()
+        #expect(try LoopbackConnection(port: service.port).postNotification(push).status == 200)
+        service.shutdown()
+        #expect(try stored(world).notifications == 3)
+        #expect(try BackfillCommand(arguments: ["--config", world.configPath, "--app", "demo"]).run() == 0)
+        #expect(try stored(world).notifications == 5)
+        let reader = try StoreReader(path: world.databasePath)
+        #expect(try #require(try reader.backfillMark(appId: "demo", environment: "Sandbox")) > before)
     }
 }

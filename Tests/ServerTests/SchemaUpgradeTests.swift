@@ -7,7 +7,7 @@ import Testing
 /// A database made by an older build is brought forward by the next command that writes it, and
 /// that command says so: the README asks for a backup before an upgrade.
 @Suite struct SchemaUpgradeTests {
-    /// A database made before the delivery leases (schema 24) is brought forward by the next
+    /// A database made before the backfill marks (schema 25) is brought forward by the next
     /// command that writes, and that command says so: `replay` in its output, `serve` in its log.
     @Test func aMigrationAtOpenIsSaid() throws {
         let fixture = try ServerFixture()
@@ -19,9 +19,8 @@ import Testing
                 [
                     "-c",
                     "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
-                        + "c.execute('ALTER TABLE deliveries DROP COLUMN claimed_by'); "
-                        + "c.execute('ALTER TABLE deliveries DROP COLUMN claimed_until'); "
-                        + "c.execute('DELETE FROM schema_migrations WHERE version = 25'); c.commit()",
+                        + "c.execute('DROP TABLE backfill_marks'); "
+                        + "c.execute('DELETE FROM schema_migrations WHERE version = 26'); c.commit()",
                     fixture.databasePath,
                 ])
             #expect(made.0 == 0, "\(made.1)")
@@ -29,13 +28,13 @@ import Testing
         try makeOlder()
         let replay = try runCLI(["replay", "--config", fixture.configPath])
         #expect(replay.status == 0, "\(replay.output)")
-        #expect(replay.output.contains("migrated the database's schema 24 to 25 (1 migration) first"), "\(replay.output)")
+        #expect(replay.output.contains("migrated the database's schema 25 to 26 (1 migration) first"), "\(replay.output)")
 
         try makeOlder()
         let server = try ChildServer(configPath: fixture.configPath)
         let log = server.output(containing: "storage.migrated")
         #expect(log.contains("info storage.migrated"), "\(log)")
-        #expect(log.contains("from=24 to=25 migrations=1"), "\(log)")
+        #expect(log.contains("from=25 to=26 migrations=1"), "\(log)")
         server.kill(SIGTERM)
         #expect(server.wait(timeout: 30) == 0)
         // Started again on the current schema, it has nothing to say.

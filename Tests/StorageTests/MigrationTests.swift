@@ -27,7 +27,8 @@ import Testing
             directory.databasePath, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
         #expect(
             tables.compactMap { $0[0].textValue } == [
-                "apple_answers", "applied_inputs", "commerce_requests", "consumption_answers", "customer_actions",
+                "apple_answers", "applied_inputs", "backfill_marks", "commerce_requests", "consumption_answers",
+                "customer_actions",
                 "customer_aliases", "customer_contacts", "customers", "deliveries",
                 "events", "held_events",
                 "notifications", "payload_dictionaries",

@@ -7,8 +7,9 @@ import Threads
 
 /// `serve`'s backfill: at start and every `appleApi.backfillIntervalMinutes`, for each app with
 /// an `inAppPurchaseKey` and each environment it accepts that Apple keeps history of, recovers
-/// what was sent since the newest stored notification (less the margin), through this server's
-/// ingest. A run that fails is logged and tried again at the next interval.
+/// what was sent since the last completed run read through (the stored mark, less the margin),
+/// through this server's ingest. A run that fails is logged and tried again at the next
+/// interval, from the same mark.
 package final class AutomaticBackfill: StoppableService {
     private let config: RevenueDotConfig
     private let ingest: Ingest
@@ -17,9 +18,6 @@ package final class AutomaticBackfill: StoppableService {
     private let log: Log
     private let thread = PeriodicThread()
     private let clients: AppleAPIClientPool
-    /// Per app and environment, the end of the last window read through (UNIX ms): a run that
-    /// failed, or notifications pushed meanwhile, must not make the next one start later.
-    private let completedThrough = Mutex<[String: Int64]>([:])
 
     package init(
         config: RevenueDotConfig, ingest: Ingest, store: Store, clients: AppleAPIClientPool, metrics: Metrics,
@@ -75,11 +73,10 @@ package final class AutomaticBackfill: StoppableService {
         var reported = Backfill.Counts()
         do {
             let client = try clients.client(for: app, environment: environment)
-            let key = "\(app.id)\u{0}\(environment.rawValue)"
+            let mark = try store.backfillMark(appId: app.id, environment: environment.rawValue)
             let newest = try store.newestNotificationSignedDate(appId: app.id, environment: environment.rawValue)
-            let completed = completedThrough.withLock { $0[key] }
             let window = Backfill.window(
-                since: nil, until: nil, newestStored: [newest, completed].compactMap { $0 }.min(),
+                since: nil, until: nil, readThrough: mark, newestStored: newest,
                 marginMs: Int64(config.appleAPI.backfillMarginMinutes) * 60_000, environment: environment,
                 nowMs: UnixTime.nowMs)
             let counts = try Backfill.run(
@@ -89,7 +86,10 @@ package final class AutomaticBackfill: StoppableService {
                     record(counts, since: reported)
                     reported = counts
                 })
-            completedThrough.withLock { $0[key] = window.end - 1 }
+            if let through = Backfill.markAfter(window, readThrough: mark) {
+                try store.advanceBackfillMark(
+                    appId: app.id, environment: environment.rawValue, readThroughMs: through, nowMs: UnixTime.nowMs)
+            }
             metrics.backfillRuns.increment(label: "completed")
             if counts.new > 0 || counts.refused > 0 {
                 log.info("backfill.done", counts.summary, [("run", .text(label))])

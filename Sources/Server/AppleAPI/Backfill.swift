@@ -43,18 +43,35 @@ package enum Backfill {
     /// The days back Apple keeps notification history: 180 in Production, 30 in Sandbox.
     package static func historyDays(_ environment: AppStoreEnvironment) -> Int64 { environment == .production ? 180 : 30 }
 
-    /// The range a run asks for, in UNIX ms: from `since`, or else from the newest notification
-    /// already stored less `marginMs`, or else as far back as Apple keeps, never further back than
-    /// that (Apple refuses it), to `until` or now.
+    /// The range a run asks for, in UNIX ms: from `since`; or else from where the last completed
+    /// run read through (`readThrough`, the stored mark) less `marginMs`; before any, from the
+    /// newest notification already stored less `marginMs`, or else as far back as Apple keeps.
+    /// Never further back than Apple keeps (Apple refuses it); to `until` or now.
+    ///
+    /// The mark, not the newest notification: a push that arrived after an outage is newer
+    /// than everything the outage missed.
     package static func window(
-        since: Int64?, until: Int64?, newestStored: Int64?, marginMs: Int64, environment: AppStoreEnvironment, nowMs: Int64
+        since: Int64?, until: Int64?, readThrough: Int64?, newestStored: Int64?, marginMs: Int64,
+        environment: AppStoreEnvironment, nowMs: Int64
     ) -> (start: Int64, end: Int64) {
         // An hour inside Apple's limit: every page repeats the start date, and a long first
         // backfill must not be refused halfway through for the time its pages took.
         let earliest = nowMs - historyDays(environment) * 86_400_000 + 3_600_000
-        let wanted = since ?? newestStored.map { $0 - marginMs } ?? earliest
+        let wanted = since ?? (readThrough ?? newestStored).map { $0 - marginMs } ?? earliest
         let end = min(until ?? nowMs, nowMs) + 1
         return (min(max(wanted, earliest), end - 1), end)
+    }
+
+    /// Where the mark moves once a run over `window` completed: to its end, when the run read
+    /// everything after the mark (it started at or before it, or there was none), nil when it
+    /// stays (a run from a later `since` leaves a gap unread; one listing only failures read
+    /// part of the history).
+    package static func markAfter(
+        _ window: (start: Int64, end: Int64), readThrough: Int64?, onlyFailures: Bool = false
+    ) -> Int64? {
+        guard !onlyFailures, readThrough.map({ window.start <= $0 }) ?? true else { return nil }
+        let through = window.end - 1
+        return through > (readThrough ?? Int64.min) ? through : nil
     }
 
     /// Pages through Apple's history of `request` and delivers every notification, calling
@@ -108,7 +125,15 @@ package enum Backfill {
             let handedOver = bodies.isEmpty ? PendingOutcomes.done([]) : deliver(bodies)
             try settle()
             inFlight = handedOver
-            guard page.hasMore == true, let next = page.paginationToken, tokensSeen.insert(next).inserted else { break }
+            guard page.hasMore == true else { break }
+            // More pages, but no way to them: not a complete run, so the mark must not move past them.
+            guard let next = page.paginationToken, tokensSeen.insert(next).inserted else {
+                try settle()
+                throw Stopped(
+                    description:
+                        "Apple said more pages follow but gave \(page.paginationToken == nil ? "no" : "a repeated") pagination token",
+                    counts: counts)
+            }
             token = next
         } while true
         try settle()

@@ -54,9 +54,9 @@ extension Writer {
         onRejectsFailed: (@Sendable (StoreError) -> Void)?
     ) throws(StoreError) -> Writer {
         let connection = try PostgresConnection(url: url, use: use)
-        try PostgresMigrator(connection: connection).migrate()
+        let upgrade = try PostgresMigrator(connection: connection).migrate()
         return Writer(
             connection: connection, durability: DurableOnCommit(), handOff: handOff, onCommit: onCommit,
-            onRejectsFailed: onRejectsFailed)
+            onRejectsFailed: onRejectsFailed, upgrade: upgrade)
     }
 }

@@ -9,12 +9,24 @@ struct PostgresMigrator {
     /// The advisory lock key migrations take ("RDMIGRAT" in ASCII).
     static let lockKey: Int64 = 0x5244_4D49_4752_4154
 
-    func migrate() throws(StoreError) {
+    /// Creates the schema in an empty database, or applies the later migrations an older
+    /// build's database lacks; returns what changed in one made before, nil otherwise.
+    @discardableResult
+    func migrate() throws(StoreError) -> SchemaUpgrade? {
         try connection.execute(script: "BEGIN")
         do {
             _ = try connection.query("SELECT pg_advisory_xact_lock(?)", [.integer(Self.lockKey)])
+            var upgrade: SchemaUpgrade?
             if try hasTable("schema_migrations") {
-                try requireKnownVersions()
+                let versions = try requireKnownVersions()
+                let pending = PostgresSchema.later.filter { !versions.contains($0.version) }
+                for migration in pending {
+                    try connection.execute(script: migration.sql)
+                    try record(migration.version)
+                }
+                if !pending.isEmpty, let from = versions.max() {
+                    upgrade = SchemaUpgrade(from: from, to: PostgresSchema.currentVersion, migrations: pending.count)
+                }
             } else {
                 try requireEmpty()
                 try connection.execute(
@@ -22,15 +34,24 @@ struct PostgresMigrator {
                         CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, applied_at TEXT NOT NULL);
                         \(PostgresSchema.baseline)
                         """)
-                try connection.run(
-                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))",
-                    [.integer(PostgresSchema.baselineVersion)])
+                try record(PostgresSchema.baselineVersion)
+                for migration in PostgresSchema.later {
+                    try connection.execute(script: migration.sql)
+                    try record(migration.version)
+                }
             }
             try connection.execute(script: "COMMIT")
+            return upgrade
         } catch {
             if connection.isInTransaction { try? connection.execute(script: "ROLLBACK") }
             throw StoreError(error.code, "migrating the PostgreSQL schema: \(error.message)")
         }
+    }
+
+    private func record(_ version: Int64) throws(StoreError) {
+        try connection.run(
+            "INSERT INTO schema_migrations (version, applied_at) VALUES (?, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))",
+            [.integer(version)])
     }
 
     /// Fails unless the schema is one this build reads, without changing anything: for a
@@ -40,7 +61,13 @@ struct PostgresMigrator {
             throw StoreError(
                 .invalid, "the database holds no RevenueDot schema (no schema_migrations table): revenuedot serve creates it")
         }
-        try requireKnownVersions()
+        let versions = try requireKnownVersions()
+        if let newest = versions.max(), newest < PostgresSchema.currentVersion {
+            throw StoreError(
+                .invalid,
+                "the database has schema version \(newest), older than this build's \(PostgresSchema.currentVersion): "
+                    + "revenuedot serve brings it forward at its next start")
+        }
     }
 
     /// Where the schema stands, without changing anything (`DatabaseProbe`).
@@ -49,8 +76,10 @@ struct PostgresMigrator {
             try requireEmpty()
             return .absent
         }
-        try requireKnownVersions()
-        return .current(version: PostgresSchema.baselineVersion)
+        let versions = try requireKnownVersions()
+        let pending = PostgresSchema.later.filter { !versions.contains($0.version) }.count
+        if pending > 0, let newest = versions.max() { return .older(version: newest, pending: pending) }
+        return .current(version: PostgresSchema.currentVersion)
     }
 
     private func hasTable(_ name: String) throws(StoreError) -> Bool {
@@ -71,19 +100,22 @@ struct PostgresMigrator {
         }
     }
 
-    /// Every recorded version must be one this build knows (`PostgresSchema.baselineVersion`).
-    private func requireKnownVersions() throws(StoreError) {
+    /// Every recorded version must be one this build knows (up to `PostgresSchema.currentVersion`),
+    /// and the baseline among them; returns them.
+    @discardableResult
+    private func requireKnownVersions() throws(StoreError) -> Set<Int64> {
         let versions = try connection.query("SELECT version FROM schema_migrations").compactMap { $0.first?.integerValue }
-        if let newest = versions.max(), newest > PostgresSchema.baselineVersion {
+        if let newest = versions.max(), newest > PostgresSchema.currentVersion {
             throw StoreError(
                 .invalid,
                 "the database has schema version \(newest), which this build does not know (it knows up to "
-                    + "\(PostgresSchema.baselineVersion)); it was written by a newer RevenueDot: refusing to open it (run that build, or restore the backup taken "
+                    + "\(PostgresSchema.currentVersion)); it was written by a newer RevenueDot: refusing to open it (run that build, or restore the backup taken "
                     + "before the upgrade: README \"Upgrading\")")
         }
         guard versions.contains(PostgresSchema.baselineVersion) else {
             throw StoreError(
                 .invalid, "schema_migrations records no version this build can continue from: \(versions.sorted())")
         }
+        return Set(versions)
     }
 }

@@ -1,14 +1,35 @@
 // RevenueDot's schema on PostgreSQL.
 
-/// The PostgreSQL schema: the same tables, columns, constraints and indexes as SQLite's at
-/// migration 25 (`schema.sql`), in PostgreSQL's types: `BIGINT` for integers, `BYTEA` for blobs,
-/// identity columns for SQLite's row ids. `PostgresSchemaTests` holds the two alike.
+/// The PostgreSQL schema: `baseline` is SQLite's at migration 25 in PostgreSQL's types
+/// (`BIGINT` for integers, `BYTEA` for blobs, identity columns for SQLite's row ids), and `later`
+/// the migrations since, under the same version numbers as SQLite's. Together they give the
+/// tables, columns, constraints and indexes of `schema.sql`; `PostgresSchemaTests` holds the two
+/// alike.
 ///
-/// A new PostgreSQL database starts at this version: there are no older ones to migrate.
-/// Later migrations are added to both engines under the same version numbers.
+/// A new PostgreSQL database gets the baseline and then every later migration; one made by an
+/// older build gets the later migrations it lacks.
 enum PostgresSchema {
     /// The version `baseline` stands for, recorded in `schema_migrations`.
     static let baselineVersion: Int64 = 25
+
+    /// The migrations after the baseline, oldest first.
+    static let later: [(version: Int64, sql: String)] = [
+        (
+            26,
+            """
+            CREATE TABLE backfill_marks (
+                app_id TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                read_through BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL,
+                PRIMARY KEY (app_id, environment)
+            );
+            """
+        )
+    ]
+
+    /// The newest version this build knows.
+    static var currentVersion: Int64 { later.last?.version ?? baselineVersion }
 
     static let baseline = """
         CREATE TABLE apple_answers (

@@ -1,4 +1,4 @@
--- RevenueDot's SQLite schema at migration 25: what the migrations in this folder give a new
+-- RevenueDot's SQLite schema at migration 26: what the migrations in this folder give a new
 -- database. Generated; checked by SchemaBaselineTests.
 
 CREATE TABLE apple_answers (
@@ -16,6 +16,14 @@ CREATE TABLE "applied_inputs" (
     kind TEXT NOT NULL CHECK (kind = 'notification' OR kind = 'posted_transaction' OR kind = 'timer' OR kind = 'apple_answer' OR kind = 'customer_action'),
     ref TEXT NOT NULL,
     at INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE backfill_marks (
+    app_id TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    read_through INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (app_id, environment)
 ) STRICT;
 
 CREATE TABLE commerce_requests (

@@ -67,9 +67,10 @@ public struct BackfillCommand {
             let label = "backfill \(appId) \(environment.rawValue)"
             do {
                 let client = try AppleAPIClients.client(for: app, environment: environment, config: config.appleAPI)
+                let mark = try target.mark(environment)
                 let window = Backfill.window(
                     since: parsed.value("since").flatMap(CommandDates.milliseconds),
-                    until: parsed.value("until").flatMap(CommandDates.milliseconds),
+                    until: parsed.value("until").flatMap(CommandDates.milliseconds), readThrough: mark,
                     newestStored: try target.newestStored(environment),
                     marginMs: Int64(config.appleAPI.backfillMarginMinutes) * 60_000, environment: environment,
                     nowMs: UnixTime.nowMs)
@@ -84,6 +85,9 @@ public struct BackfillCommand {
                     progress: { counts in
                         StandardStreams.error("\(label): page \(counts.pages), \(counts.summary)\n")
                     })
+                if let through = Backfill.markAfter(window, readThrough: mark, onlyFailures: request.onlyFailures == true) {
+                    try target.advanceMark(environment, through)
+                }
                 let seconds =
                     Double(started.duration(to: .now).components.attoseconds) / 1e18
                     + Double(started.duration(to: .now).components.seconds)
@@ -105,6 +109,10 @@ struct BackfillTarget {
     let name: String
     let deliver: Backfill.Deliver
     let newestStored: (AppStoreEnvironment) throws -> Int64?
+    /// Where the history was read through, and moving it on (the running server's own
+    /// backfill moves it there: the command only reads it).
+    let mark: (AppStoreEnvironment) throws -> Int64?
+    let advanceMark: (AppStoreEnvironment, Int64) throws -> Void
     let close: () -> Void
 
     static func open(config: RevenueDotConfig, appId: String) throws -> BackfillTarget {
@@ -114,6 +122,7 @@ struct BackfillTarget {
                 name: "the running server at \(config.listen)",
                 deliver: BackfillDelivery.overHTTP(listen: config.listen, appId: appId),
                 newestStored: { try reader.newestNotificationSignedDate(appId: appId, environment: $0.rawValue) },
+                mark: { try reader.backfillMark(appId: appId, environment: $0.rawValue) }, advanceMark: { _, _ in },
                 close: {})
         }
         let store = try CommandStore.openApplying(config, to: "backfill")
@@ -121,6 +130,10 @@ struct BackfillTarget {
         return BackfillTarget(
             name: CommandStore.name(config), deliver: BackfillDelivery.inProcess(ingest, appId: appId),
             newestStored: { try store.newestNotificationSignedDate(appId: appId, environment: $0.rawValue) },
-            close: { store.close() })
+            mark: { try store.backfillMark(appId: appId, environment: $0.rawValue) },
+            advanceMark: { environment, through in
+                try store.advanceBackfillMark(
+                    appId: appId, environment: environment.rawValue, readThroughMs: through, nowMs: UnixTime.nowMs)
+            }, close: { store.close() })
     }
 }

@@ -20,9 +20,37 @@ import Testing
         }
         #expect(failures.all.isEmpty)
         let connection = try database.connect()
-        #expect(try Self.versions(connection) == [.integer(PostgresSchema.baselineVersion)])
-        try PostgresMigrator(connection: connection).migrate()
-        #expect(try Self.versions(connection) == [.integer(PostgresSchema.baselineVersion)])
+        let all = [PostgresSchema.baselineVersion] + PostgresSchema.later.map(\.version)
+        #expect(try Self.versions(connection) == all.map(SQLValue.integer))
+        #expect(try PostgresMigrator(connection: connection).migrate() == nil)
+        #expect(try Self.versions(connection) == all.map(SQLValue.integer))
+    }
+
+    /// A database an older build made (at the baseline) gets the later migrations, once, and
+    /// says so; until then a reader refuses it and the probe calls it older.
+    @Test func anOlderDatabaseGetsTheLaterMigrations() throws {
+        let database = try PostgresTestDatabase()
+        let connection = try database.connect()
+        try connection.execute(
+            script: """
+                CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, applied_at TEXT NOT NULL);
+                \(PostgresSchema.baseline)
+                INSERT INTO schema_migrations (version, applied_at) VALUES (\(PostgresSchema.baselineVersion), 'then');
+                """)
+        #expect(
+            try PostgresMigrator(connection: connection).state()
+                == .older(version: PostgresSchema.baselineVersion, pending: PostgresSchema.later.count))
+        let refused = #expect(throws: StoreError.self) { try PostgresMigrator(connection: connection).requireCurrent() }
+        #expect(refused?.message.contains("older than this build's") == true, "\(refused?.message ?? "")")
+        let upgrade = try PostgresMigrator(connection: connection).migrate()
+        #expect(
+            upgrade
+                == SchemaUpgrade(
+                    from: PostgresSchema.baselineVersion, to: PostgresSchema.currentVersion,
+                    migrations: PostgresSchema.later.count))
+        #expect(try PostgresMigrator(connection: connection).state() == .current(version: PostgresSchema.currentVersion))
+        try PostgresMigrator(connection: connection).requireCurrent()
+        #expect(try connection.query("SELECT count(*) FROM backfill_marks") == [[.integer(0)]])
     }
 
     @Test func aDatabaseThatIsNotRevenueDotsIsLeftAlone() throws {
