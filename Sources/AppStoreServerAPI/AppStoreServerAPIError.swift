@@ -46,13 +46,31 @@ public struct AppStoreServerAPIError: Error, CustomStringConvertible, Sendable {
         return nil
     }
 
+    /// Whether any call would fail alike for now, whatever it asks: Apple not answering,
+    /// failing (5xx, or a code Apple calls retryable), limiting the rate past the retries (429),
+    /// or refusing the key (401, 403). A run over many calls stops on one instead of making
+    /// them all.
+    public var failsEveryCall: Bool {
+        switch kind {
+        case .noAnswer: return true
+        case .api(let status, let code, _):
+            return status >= 500 || [401, 403, 429].contains(status) || (code?.isRetryable ?? false)
+        default: return false
+        }
+    }
+
     public var description: String {
         let tries = attempts > 1 ? " (after \(attempts) attempts)" : ""
         switch kind {
         case .api(let status, let code, let message):
             let named = code.map { " \($0)" } ?? ""
             let said = message.map { ": \($0)" } ?? ""
-            return "\(endpoint): Apple answered \(status)\(named)\(said)\(tries)"
+            // Apple's 401 has no body: say what it checks.
+            let hint =
+                status == 401
+                ? " (Apple refused the token: check inAppPurchaseKey's keyId, issuerId and key file, the app's bundleId, and this machine's clock)"
+                : ""
+            return "\(endpoint): Apple answered \(status)\(named)\(said)\(tries)\(hint)"
         case .noAnswer(let reason): return "\(endpoint): no answer from Apple: \(reason)\(tries)"
         case .invalidAnswer(let reason): return "\(endpoint): Apple's answer is not valid: \(reason)"
         case .verification(let error): return "\(endpoint): a signed object in Apple's answer did not verify: \(error)"

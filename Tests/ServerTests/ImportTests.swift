@@ -3,6 +3,7 @@ import AppStoreServerAPISimulator
 import Foundation
 import LoopbackClient
 import Testing
+import Threads
 
 @testable import Server
 @testable import Storage
@@ -74,7 +75,7 @@ struct ImportTests {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, child.isRunning {
             let done = (try? String(contentsOfFile: checkpoint, encoding: .utf8)).flatMap {
-                Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+                Int($0.split(separator: " ").first ?? "")
             }
             if let done, done >= 300 { break }
             usleep(20_000)
@@ -101,6 +102,90 @@ struct ImportTests {
         // Again: everything is already known.
         #expect(try command.run() == 0)
         #expect(try count(world, "SELECT count(*) FROM apple_answers") == 3000)
+    }
+
+    /// The README's order (notification URL first, then backfill, then import): purchases the
+    /// import finds stored are linked to the row's customer, from Apple's current answer (kept
+    /// for replay), once; a row naming no one, or the owner, leaves them alone.
+    @Test func purchasesStoredFirstAreLinkedToTheRowsCustomer() throws {
+        let world = try AppleAPIWorld()
+        let csv = try Self.subscriptions(world, count: 4)
+        let unnamed = try world.directory.write(
+            "unnamed.csv",
+            "original_transaction_id\n" + (0..<4).map { "\(7_000_000_000 + $0)" }.joined(separator: "\n") + "\n")
+        let named = try world.directory.write("named.csv", csv)
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        service.shutdown()
+        let first = try runCLI(["import", "--config", world.configPath, "--app", "demo", unnamed])
+        #expect(first.output.contains("4 imported, 0 already known, 0 linked to their customer"), "\(first.output)")
+        #expect(try count(world, "SELECT count(*) FROM purchase_views WHERE owner LIKE 'user-%'") == 0)
+        let answers = try count(world, "SELECT count(*) FROM apple_answers")
+
+        let second = try runCLI(["import", "--config", world.configPath, "--app", "demo", named])
+        // Every other row names a customer; the ghost is unknown to Apple.
+        #expect(
+            second.output.contains("0 imported, 2 already known, 2 linked to their customer, 1 not found"), "\(second.output)")
+        #expect(try count(world, "SELECT count(*) FROM purchase_views WHERE owner LIKE 'user-%'") == 2)
+        #expect(try count(world, "SELECT count(*) FROM apple_answers") == answers + 2)
+        let third = try runCLI(["import", "--config", world.configPath, "--app", "demo", named])
+        #expect(third.output.contains("0 imported, 4 already known, 0 linked to their customer"), "\(third.output)")
+
+        // Replay rebuilds the links from the kept answers.
+        let owners = try outcome(world)
+        #expect(try ReplayCommand(arguments: ["--config", world.configPath]).run() == 0)
+        #expect(try outcome(world) == owners)
+    }
+
+    /// A row Apple cannot answer for any row now (here a refused key) stops the run there, with
+    /// one line saying why and where it resumes, instead of asking Apple for every row.
+    @Test func aRefusedKeyStopsTheRunWhereItResumes() throws {
+        let world = try AppleAPIWorld()
+        let file = try world.directory.write("subscribers.csv", try Self.subscriptions(world, count: 6))
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        service.shutdown()
+        world.store.inject(.status(401, code: nil, retryAfter: nil), count: 1)
+        let stopped = try runCLI(["import", "--config", world.configPath, "--app", "demo", file, "--concurrency", "1"])
+        #expect(stopped.status == 1)
+        #expect(stopped.output.contains("0 imported"), "\(stopped.output)")
+        #expect(stopped.output.contains("stopped at row 1:"), "\(stopped.output)")
+        #expect(stopped.output.contains("check inAppPurchaseKey's keyId"), "\(stopped.output)")
+        #expect(world.store.requestCount("subscription-statuses") + world.store.requestCount("transaction-info") <= 1)
+        let again = try runCLI(["import", "--config", world.configPath, "--app", "demo", file, "--concurrency", "1"])
+        #expect(again.status == 0, "\(again.output)")
+        #expect(again.output.contains("6 imported, 0 already known"), "\(again.output)")
+    }
+
+    /// The checkpoint is for one file's rows: another file under the same name starts at its
+    /// first row; the same rows resume where the last run stopped.
+    @Test func aCheckpointResumesOnlyTheFileItWasFor() throws {
+        let directory = TestDirectory("import-checkpoint")
+        let checkpoint = directory.path("demo.checkpoint")
+        let rows = (1...5).map { Import.Row(originalTransactionId: "\($0)", appUserId: nil) }
+        let stopAtThree: @Sendable (Import.Row) -> Import.RowOutcome = {
+            $0.originalTransactionId == "3" ? .unavailable("3: no answer") : .imported
+        }
+        let first = Import.run(rows, concurrency: 1, checkpoint: checkpoint, importRow: stopAtThree)
+        #expect(first.imported == 2)
+        #expect(first.stopped?.resumeAt == 3)
+        #expect(first.stopped?.reason == "3: no answer")
+
+        // Another export under the same name: its five rows, from the first.
+        let other = (11...15).map { Import.Row(originalTransactionId: "\($0)", appUserId: nil) }
+        let resumedOther = Locked<Int?>(nil)
+        let fresh = Import.run(
+            other, concurrency: 2, checkpoint: checkpoint, resumed: { done in resumedOther.withLock { $0 = done } },
+            importRow: { _ in .imported })
+        #expect(fresh.imported == 5)
+        #expect(resumedOther.value == nil)
+        #expect(!FileManager.default.fileExists(atPath: checkpoint))
+
+        _ = Import.run(rows, concurrency: 1, checkpoint: checkpoint, importRow: stopAtThree)
+        let resumedSame = Locked<Int?>(nil)
+        let rest = Import.run(
+            rows, concurrency: 2, checkpoint: checkpoint, resumed: { done in resumedSame.withLock { $0 = done } },
+            importRow: { _ in .imported })
+        #expect(resumedSame.value == 2)
+        #expect(rest.imported == 3)
     }
 
     /// The config at `world.configPath` with the port `serve` listens on, for a command beside it.
@@ -146,7 +231,7 @@ struct ImportTests {
                 service.shutdown()
                 #expect(run.status == 0, "\(run.output)")
                 #expect(run.output.contains("through the running server"))
-                #expect(run.output.contains("40 imported, 0 already known, 1 not found, 0 failed"))
+                #expect(run.output.contains("40 imported, 0 already known, 0 linked to their customer, 1 not found, 0 failed"))
             }
             results.append(try outcome(world))
         }

@@ -12,7 +12,8 @@ import Threads
 /// within its `appleApi.requestsPerSecond`).
 ///
 /// Import takes `{"original_transaction_id", "app_user_id"?, "environments"?, "emit_events"?}`
-/// and answers `{"outcome": .string("imported")|"already_known"|"not_found"|"failed", "reason"?}`;
+/// and answers `{"outcome": "imported"|"already_known"|"linked"|"not_found"|"failed"|"unavailable", "reason"?}`
+/// (`unavailable`: Apple or storage cannot take any row now, and the command stops);
 /// reconcile takes `{"original_transaction_id"}` and answers `{"drifts": [{"field", "stored",
 /// "apple"}], "applied", "note"?}`. Apple is asked off the server's workers.
 package struct AppleWorkAPI: Sendable {
@@ -49,8 +50,10 @@ package struct AppleWorkAPI: Sendable {
             switch outcome {
             case .imported: answer = ["outcome": .string("imported")]
             case .alreadyKnown: answer = ["outcome": .string("already_known")]
+            case .linked: answer = ["outcome": .string("linked")]
             case .notFound: answer = ["outcome": .string("not_found")]
             case .failed(let reason): answer = ["outcome": .string("failed"), "reason": .string(reason)]
+            case .unavailable(let reason): answer = ["outcome": .string("unavailable"), "reason": .string(reason)]
             }
             reply(.json(Data(JSONValue.object(answer).serialized().utf8)))
         }

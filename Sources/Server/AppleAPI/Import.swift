@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreServerAPI
+import Crypto
 import Foundation
 import Storage
 import Threads
@@ -7,10 +8,12 @@ import Threads
 /// Brings existing subscribers in: for each row of a CSV (`original_transaction_id`, optional
 /// `app_user_id`), what Apple says of the purchase now (Get All Subscription Statuses, or Get
 /// Transaction Info for a one-time purchase), verified, applied through the subscription logic
-/// as an answer of Apple's (kept for replay), linked to the customer when the row names one.
-/// Imported purchases make state, not webhooks: their events are recorded but not delivered
-/// unless asked. Resumable: a checkpoint beside the database (on PostgreSQL, beside the
-/// configuration) says how many rows are done.
+/// as an answer of Apple's (kept for replay), linked to the customer when the row names one; a
+/// purchase already stored (pushed or backfilled first) is only linked, from Apple's current
+/// answer, when the row names a customer who does not own it yet. Imported purchases make
+/// state, not webhooks: their events are recorded but not delivered unless asked. Resumable: a
+/// checkpoint beside the database (on PostgreSQL, beside the configuration) says how many rows
+/// of which file are done; a run stops at the first row Apple or storage cannot take now.
 package enum Import {
     package struct Row: Equatable, Sendable {
         package var originalTransactionId: String
@@ -20,13 +23,27 @@ package enum Import {
     package struct Summary: Equatable, Sendable {
         package var imported = 0
         package var alreadyKnown = 0
+        /// Stored already, and now linked to the row's customer.
+        package var linked = 0
         package var notFound = 0
         package var failed: [String] = []
+        /// Why the run stopped before the end, and the 1-based row the next run resumes at.
+        package var stopped: (reason: String, resumeAt: Int)?
+
+        package static func == (lhs: Summary, rhs: Summary) -> Bool {
+            (lhs.imported, lhs.alreadyKnown, lhs.linked, lhs.notFound, lhs.failed)
+                == (rhs.imported, rhs.alreadyKnown, rhs.linked, rhs.notFound, rhs.failed)
+                && lhs.stopped?.reason == rhs.stopped?.reason && lhs.stopped?.resumeAt == rhs.stopped?.resumeAt
+        }
     }
 
     package enum RowOutcome: Sendable {
-        case imported, alreadyKnown, notFound
+        case imported, alreadyKnown, linked, notFound
+        /// This row failed; the next may not.
         case failed(String)
+        /// Every row would fail alike for now (Apple unreachable, limiting the rate or refusing
+        /// the key; storage down): the run stops here and resumes at this row.
+        case unavailable(String)
     }
 
     /// The rows of a CSV with a header naming `original_transaction_id` (and maybe
@@ -91,14 +108,16 @@ package enum Import {
     ) -> RowOutcome {
         let id = row.originalTransactionId
         do {
-            let known = try store.read { (rows) throws(StoreError) in
-                try LedgerRows.isStored(purchaseId: id, appId: app.id, from: rows)
+            let (stored, owner) = try store.read { (rows) throws(StoreError) in
+                try LedgerRows.storedOwner(purchaseId: id, appId: app.id, from: rows)
             }
-            if known { return .alreadyKnown }
+            // Stored already: only a customer who does not own it yet needs Apple's answer (to link).
+            if stored, row.appUserId == nil || owner == row.appUserId { return .alreadyKnown }
             for environment in environments {
                 let client = try clients.client(for: app, environment: environment)
-                let answers = try fetch(id, from: client)
-                guard !answers.isEmpty else { continue }
+                let fetched = try fetch(id, from: client, history: !stored)
+                guard !fetched.isEmpty else { continue }
+                let answers = stored ? Array(fetched.suffix(1)) : fetched
                 try store.write { rows in
                     for answer in answers {
                         try LedgerInputs.keepAndApply(
@@ -106,24 +125,39 @@ package enum Import {
                             deliver: emitEvents, in: rows)
                     }
                 }
-                return .imported
+                return stored ? .linked : .imported
+            }
+            if stored {
+                return .failed("\(id): stored, but Apple knows it in none of the environments asked, so it was not linked")
             }
             return .notFound
+        } catch let failure as AppStoreServerAPIError where failure.failsEveryCall {
+            return .unavailable("\(id): \(failure)")
+        } catch let failure as StoreError {
+            return .unavailable("\(id): storage: \(failure)")
         } catch {
             return .failed("\(id): \(error)")
         }
     }
 
     /// What Apple says of one purchase, in the order to apply it: a subscription's past
-    /// transactions (Transaction History, by purchase date), then its status with renewal info;
-    /// a one-time purchase's transaction. Empty when Apple does not know it in this environment.
-    package static func fetch(_ id: String, from client: AppStoreServerAPIClient) throws(AppStoreServerAPIError)
-        -> [AppleAnswerRows.Answer]
+    /// transactions (Transaction History, by purchase date, unless `history` is false), then its
+    /// status with renewal info; a one-time purchase's transaction. Empty when Apple does not
+    /// know it in this environment.
+    package static func fetch(_ id: String, from client: AppStoreServerAPIClient, history: Bool = true)
+        throws(AppStoreServerAPIError) -> [AppleAnswerRows.Answer]
     {
         do {
             if let status = try client.subscriptionStatuses(id).first(where: { $0.originalTransactionId == id }),
                 let signed = status.signedTransactionInfo, let transaction = status.transaction?.payload
             {
+                guard history else {
+                    return [
+                        AppleAnswerRows.Answer(
+                            signedTransaction: signed, transaction: transaction, signedRenewalInfo: status.signedRenewalInfo,
+                            renewalInfo: status.renewalInfo?.payload)
+                    ]
+                }
                 let history = try client.signedTransactionHistory(id, filter: TransactionHistoryRequest(sort: .ascending))
                     .filter { $0.verified.payload.originalTransactionId == id }
                     .sorted { ($0.verified.payload.purchaseDate ?? 0) < ($1.verified.payload.purchaseDate ?? 0) }
@@ -148,19 +182,34 @@ package enum Import {
         return "\(databasePath).import-\(appId)-\(String(name)).checkpoint"
     }
 
+    /// What a checkpoint is for: the file's rows, digested (SHA-256 of their ids and users), so
+    /// that another file saved under the same name starts from its first row.
+    package static func fingerprint(_ rows: [Row]) -> String {
+        let text = rows.map { "\($0.originalTransactionId),\($0.appUserId ?? "")" }.joined(separator: "\n")
+        return Digest.sha256(Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The rows a checkpoint says are done, when it was written for rows with `fingerprint`; 0
+    /// when there is none, or it is another file's (or an older build's, which named no file).
+    package static func resumePoint(checkpoint: String, fingerprint: String) -> Int {
+        guard let text = try? String(contentsOfFile: checkpoint, encoding: .utf8) else { return 0 }
+        let parts = text.split(whereSeparator: \.isWhitespace)
+        guard parts.count == 2, parts[1] == fingerprint, let done = Int(parts[0]) else { return 0 }
+        return done
+    }
+
     /// Imports `rows` from the checkpoint on, `concurrency` at a time with `importRow` (here,
     /// or through the running server), saving the checkpoint after each batch: a process killed
-    /// mid-batch finds that batch's imported rows already known when it goes on.
+    /// mid-batch finds that batch's imported rows already known when it goes on. A row Apple or
+    /// storage cannot take now stops the run, with the checkpoint at that row.
     package static func run(
-        _ rows: [Row], concurrency: Int, checkpoint: String, progress: (Int, Int, Double) -> Void = { _, _, _ in },
-        importRow: @escaping @Sendable (Row) -> RowOutcome
+        _ rows: [Row], concurrency: Int, checkpoint: String, resumed: (Int) -> Void = { _ in },
+        progress: (Int, Int, Double) -> Void = { _, _, _ in }, importRow: @escaping @Sendable (Row) -> RowOutcome
     ) -> Summary {
-        let start = Int(
-            (try? String(contentsOfFile: checkpoint, encoding: .utf8)).flatMap {
-                Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
-            } ?? 0)
+        let fingerprint = fingerprint(rows)
         var summary = Summary()
-        var done = min(max(start, 0), rows.count)
+        var done = min(max(resumePoint(checkpoint: checkpoint, fingerprint: fingerprint), 0), rows.count)
+        if done > 0 { resumed(done) }
         let began = Date()
         var handled = 0
         while done < rows.count {
@@ -170,19 +219,28 @@ package enum Import {
                 let outcome = importRow(batch[index])
                 outcomes.withLock { $0[index] = outcome }
             }
-            for outcome in outcomes.value {
+            var stop: (index: Int, reason: String)?
+            for (index, outcome) in outcomes.value.enumerated() {
                 switch outcome {
                 case .imported?: summary.imported += 1
                 case .alreadyKnown?: summary.alreadyKnown += 1
+                case .linked?: summary.linked += 1
                 case .notFound?: summary.notFound += 1
                 case .failed(let reason)?: summary.failed.append(reason)
+                case .unavailable(let reason)?: if stop == nil { stop = (index, reason) }
                 case nil: summary.failed.append("no outcome")
                 }
             }
-            done += batch.count
-            handled += batch.count
-            try? Data("\(done)\n".utf8).write(to: URL(fileURLWithPath: checkpoint))
+            // Rows of the batch after the stop that went through are found already known next time.
+            let finished = stop?.index ?? batch.count
+            done += finished
+            handled += finished
+            try? Data("\(done) \(fingerprint)\n".utf8).write(to: URL(fileURLWithPath: checkpoint))
             progress(done, rows.count, Double(handled) / max(Date().timeIntervalSince(began), 0.001))
+            if let stop {
+                summary.stopped = (stop.reason, done + 1)
+                return summary
+            }
         }
         try? FileManager.default.removeItem(atPath: checkpoint)
         return summary

@@ -82,13 +82,16 @@ extension LedgerRows {
         try rows.query(sql, [.text(first), .text(second)]).first?.first?.textValue
     }
 
-    /// Whether a purchase with this id (a subscription's original transaction id or a one-time
-    /// purchase's transaction id) is stored.
-    public static func isStored(purchaseId id: String, appId: String, from rows: some RowReader) throws(StoreError) -> Bool {
-        try !rows.query(
-            "SELECT 1 FROM purchases WHERE app_id = ? AND purchase_key IN (?, ?)",
-            [.text(appId), .text(key(.subscription(originalTransactionId: id))), .text(key(.oneTime(transactionId: id)))]
-        ).isEmpty
+    /// Whether the app's purchase `id` (a subscription's original transaction id, or a one-time
+    /// purchase's transaction id) is stored, and who owns it (nil for nobody).
+    public static func storedOwner(purchaseId id: String, appId: String, from rows: some RowReader) throws(StoreError)
+        -> (stored: Bool, owner: String?)
+    {
+        let found = try rows.query(
+            "SELECT owner FROM purchases WHERE app_id = ? AND purchase_key IN (?, ?)",
+            [.text(appId), .text(key(.subscription(originalTransactionId: id))), .text(key(.oneTime(transactionId: id)))])
+        guard let row = found.first else { return (false, nil) }
+        return (true, row[0].textValue)
     }
 
     /// The original transaction ids of the app's stored subscriptions, in order; with `only`,

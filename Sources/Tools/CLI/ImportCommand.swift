@@ -19,9 +19,14 @@ public struct ImportCommand {
         replay, and linked to app_user_id when given. Apple is asked in the app's environments,
         Production first, unless --environment says. Imported purchases make state, not
         webhooks: their events are recorded but not delivered unless --emit-events. A purchase
-        already stored is left alone (reconcile updates it).
-        Resumable: after an interrupt, the same command goes on from the checkpoint beside the
-        database. Progress goes to standard error, a summary to standard output; writes the
+        already stored (pushed or backfilled first) is only linked to app_user_id when the row
+        names a customer who does not own it yet, from Apple's current answer (reconcile
+        updates it otherwise).
+        Resumable: the run stops at the first row Apple cannot answer now (no answer, 5xx, a rate
+        limit past the retries, a refused key) or storage cannot take; after that or an
+        interrupt, the same command on the same file goes on from the checkpoint beside the
+        database (another file under the same name starts over). Progress goes to standard
+        error, a summary to standard output; writes the
         database; with serve running on it, rows go through serve (POST /v1/apple/import, with the
         app's secretApiKey), so its rate limit holds for both and the result is the same.
         """
@@ -57,6 +62,9 @@ public struct ImportCommand {
         let summary = Import.run(
             rows, concurrency: Int(parsed.value("concurrency") ?? "4") ?? 4,
             checkpoint: Import.checkpointPath(databasePath: CommandStore.checkpointBase(config), appId: appId, file: file),
+            resumed: { done in
+                StandardStreams.error("import \(appId): resuming at row \(done + 1) of \(rows.count) (checkpoint)\n")
+            },
             progress: { done, total, rate in
                 let left = rate > 0 ? Double(total - done) / rate : 0
                 StandardStreams.error(
@@ -64,10 +72,15 @@ public struct ImportCommand {
                         + "ETA \(Int(left.rounded())) s\n")
             }, importRow: target.importRow)
         StandardStreams.out(
-            "import \(appId): \(summary.imported) imported, \(summary.alreadyKnown) already known, \(summary.notFound) not found, "
-                + "\(summary.failed.count) failed\n")
+            "import \(appId): \(summary.imported) imported, \(summary.alreadyKnown) already known, "
+                + "\(summary.linked) linked to their customer, \(summary.notFound) not found, \(summary.failed.count) failed\n")
         for reason in summary.failed.prefix(20) { StandardStreams.error("  failed: \(reason)\n") }
-        return summary.failed.isEmpty ? 0 : 1
+        if let stopped = summary.stopped {
+            StandardStreams.error(
+                "import \(appId): stopped at row \(stopped.resumeAt): \(stopped.reason); run the same command again to resume there\n"
+            )
+        }
+        return summary.failed.isEmpty && summary.stopped == nil ? 0 : 1
     }
 
     /// Where rows are imported: through the running server when one has the database (so its
@@ -89,12 +102,15 @@ public struct ImportCommand {
                     switch answer["outcome"]?.stringValue {
                     case "imported": return .imported
                     case "already_known": return .alreadyKnown
+                    case "linked": return .linked
                     case "not_found": return .notFound
+                    case "unavailable":
+                        return .unavailable(answer["reason"]?.stringValue ?? "\(row.originalTransactionId): unavailable")
                     default:
                         return .failed(answer["reason"]?.stringValue ?? "\(row.originalTransactionId): \(answer.serialized())")
                     }
                 } catch {
-                    return .failed("\(row.originalTransactionId): \(error)")
+                    return .unavailable("\(row.originalTransactionId): the running server: \(error)")
                 }
             }
             StandardStreams.error("import \(app.id): through the running server at \(config.listen)\n")
