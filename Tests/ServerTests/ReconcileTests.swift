@@ -117,6 +117,33 @@ struct ReconcileTests {
         #expect(service.metrics.reconciled.counts["in_line"] == 1)
     }
 
+    /// A scheduled pass Apple refuses logs one warning with the first error and how many
+    /// failed, and stops at a refusal that every call would meet instead of asking for each.
+    @Test func aScheduledPassThatFailsSaysSoOnceAndStops() throws {
+        let world = try AppleAPIWorld(reconcileIntervalMinutes: 60)
+        let lines = Locked<[String]>([])
+        var config = try world.config()
+        config.scheduler.intervalMs = 3_600_000
+        let service = try RevenueDotService(config: config, log: { line in lines.withLock { $0.append(line) } })
+        try service.start()
+        defer { service.shutdown() }
+        for original in ["6000000011", "6000000012", "6000000013"] {
+            for signed in try world.subscription(original: original, user: "u", renewals: 0, boughtDaysAgo: 0) {
+                #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
+            }
+        }
+        let asked = world.store.requestCount("subscription-statuses")
+        world.store.inject(.status(401, code: nil, retryAfter: nil), count: 3)
+        service.reconcileNow()
+        #expect(world.store.requestCount("subscription-statuses") == asked + 1)
+        #expect(service.metrics.reconciled.counts["failed"] == 1)
+        let warnings = lines.value.filter { $0.contains("reconcile.failed") }
+        #expect(warnings.count == 1, "\(lines.value)")
+        #expect(warnings.first?.contains("pass stopped") == true, "\(warnings)")
+        #expect(warnings.first?.contains("failed=1 checked=3") == true, "\(warnings)")
+        #expect(warnings.first?.contains("Apple answered 401") == true, "\(warnings)")
+    }
+
     /// Auto-renew turned off, seen only through the API: reconcile (run beside serve, so serve
     /// applies it) records the CANCELLATION the lost notification would have given, and that
     /// notification, arriving after all (a backfill), gives no second one.

@@ -59,6 +59,8 @@ package final class ScheduledReconcile: StoppableService {
                 continue
             }
             var applied = 0
+            var failed: (count: Int, first: String)?
+            var stoppedBy: String?
             for state in states {
                 guard !thread.isStopping else { return }
                 let environment = AppStoreEnvironment(rawValue: state.currentTransaction?.environment?.rawValue ?? "Production")
@@ -72,7 +74,22 @@ package final class ScheduledReconcile: StoppableService {
                     if outcome.applied { applied += 1 }
                 } catch {
                     metrics.reconciled.increment(label: "failed")
+                    failed = ((failed?.count ?? 0) + 1, failed?.first ?? "\(error)")
+                    // Apple unreachable, limiting the rate or refusing the key: the rest would fail alike.
+                    if let failure = error as? AppStoreServerAPIError, failure.failsEveryCall {
+                        stoppedBy = "\(failure)"
+                        break
+                    }
                 }
+            }
+            if let failed {
+                log.warning(
+                    "reconcile.failed",
+                    stoppedBy == nil ? "tried again at the next interval" : "pass stopped; tried again at the next interval",
+                    [
+                        ("app", .text(app.id)), ("failed", .integer(Int64(failed.count))),
+                        ("checked", .integer(Int64(states.count))), ("error", .text(failed.first)),
+                    ])
             }
             if applied > 0 {
                 log.info(
