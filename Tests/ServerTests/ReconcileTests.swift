@@ -117,6 +117,30 @@ struct ReconcileTests {
         #expect(service.metrics.reconciled.counts["in_line"] == 1)
     }
 
+    /// Two renewals missed: each gets its RENEWAL, from Apple's Transaction History between the
+    /// stored transaction and Apple's latest, not one RENEWAL for both; replay gives the same.
+    @Test func eachMissedRenewalGetsItsOwnEvent() throws {
+        let world = try AppleAPIWorld()
+        let notifications = try world.subscription(original: "6000000021", user: "u", renewals: 3, boughtDaysAgo: 3)
+        var config = try world.config()
+        config.scheduler.intervalMs = 3_600_000
+        let service = try RevenueDotService(config: config, log: { _ in })
+        try service.start()
+        #expect(service.waitForSchedulerStart())
+        for signed in notifications.prefix(2) {
+            #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
+        }
+        service.shutdown()
+        #expect(try ReconcileCommand(arguments: ["--config", world.configPath, "--app", "demo"]).run() == 0)
+        let renewals = try rows(
+            world, "SELECT json_extract(json, '$.transaction_id') FROM events WHERE type = 'RENEWAL' ORDER BY position")
+        #expect(renewals == ["60000000211", "60000000212", "60000000213"], "\(renewals)")
+        #expect(world.store.requestCount("transaction-history") == 1)
+        let events = try rows(world, "SELECT id, json FROM events ORDER BY position")
+        #expect(try ReplayCommand(arguments: ["--config", world.configPath]).run() == 0)
+        #expect(try rows(world, "SELECT id, json FROM events ORDER BY position") == events)
+    }
+
     /// A scheduled pass Apple refuses logs one warning with the first error and how many
     /// failed, and stops at a refusal that every call would meet instead of asking for each.
     @Test func aScheduledPassThatFailsSaysSoOnceAndStops() throws {

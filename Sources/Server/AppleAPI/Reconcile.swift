@@ -123,7 +123,11 @@ package enum Reconcile {
         return drifts
     }
 
-    /// Asks Apple about `state`'s subscription and applies the answer if it differs.
+    /// Asks Apple about `state`'s subscription and applies the answer if it differs. When
+    /// Apple's latest transaction is a later one than the stored current one, the transactions
+    /// between them (Transaction History after the stored one's purchase date) are applied
+    /// first, in purchase order, as an import applies a history: each missed renewal or plan
+    /// change then gets its own event, not one for all.
     package static func reconcile(
         _ state: SubscriptionState, app: AppConfig, client: AppStoreServerAPIClient, store: Store, nowMs: Int64
     ) throws -> Outcome {
@@ -148,12 +152,34 @@ package enum Reconcile {
                 originalTransactionId: id, drifts: drifts, applied: false,
                 note: "Apple's latest transaction is older than the stored one: not rolled back")
         }
+        let missed = try missedTransactions(of: state, before: transaction, client: client)
+        let current = AppleAnswerRows.Answer(
+            signedTransaction: signed, transaction: transaction, signedRenewalInfo: answer.signedRenewalInfo,
+            renewalInfo: renewal)
         try store.write { rows in
-            let answer = AppleAnswerRows.Answer(
-                signedTransaction: signed, transaction: transaction, signedRenewalInfo: answer.signedRenewalInfo,
-                renewalInfo: renewal)
-            try LedgerInputs.keepAndApply(.appleAnswer(answer, appUserId: nil), app: app.ledger, atMs: nowMs, in: rows)
+            for answer in missed + [current] {
+                try LedgerInputs.keepAndApply(.appleAnswer(answer, appUserId: nil), app: app.ledger, atMs: nowMs, in: rows)
+            }
         }
         return Outcome(originalTransactionId: id, drifts: drifts, applied: true, note: nil)
+    }
+
+    /// The subscription's transactions Apple signed after the stored current one and before
+    /// `latest`, by purchase date; none when `latest` is the stored one or nothing is stored.
+    static func missedTransactions(
+        of state: SubscriptionState, before latest: JWSTransactionDecodedPayload, client: AppStoreServerAPIClient
+    ) throws -> [AppleAnswerRows.Answer] {
+        let id = state.originalTransactionId
+        guard let stored = state.currentTransaction, let from = stored.purchaseDate,
+            latest.transactionId != stored.transactionId
+        else { return [] }
+        return try client.signedTransactionHistory(id, filter: TransactionHistoryRequest(startDate: from + 1, sort: .ascending))
+            .map { (signed: $0.signed, transaction: $0.verified.payload) }
+            .filter {
+                $0.transaction.originalTransactionId == id && $0.transaction.transactionId != latest.transactionId
+                    && $0.transaction.transactionId != stored.transactionId && ($0.transaction.purchaseDate ?? 0) > from
+            }
+            .sorted { ($0.transaction.purchaseDate ?? 0) < ($1.transaction.purchaseDate ?? 0) }
+            .map { AppleAnswerRows.Answer(signedTransaction: $0.signed, transaction: $0.transaction, fromHistory: true) }
     }
 }
