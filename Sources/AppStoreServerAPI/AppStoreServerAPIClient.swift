@@ -101,12 +101,11 @@ public final class AppStoreServerAPIClient: Sendable {
             case .answered(let response):
                 let payload = try? JSONDecoder().decode(ErrorPayload.self, from: response.body)
                 let code = payload?.errorCode.map(APIErrorCode.init)
-                outcome = .failed(
-                    status: response.status, code: code,
-                    retryAfterSeconds: Self.retryAfterSeconds(response.headers["retry-after"], now: clock()))
+                let retryAfter = Self.retryAfterSeconds(response.headers["retry-after"], now: clock())
+                outcome = .failed(status: response.status, code: code, retryAfterSeconds: retryAfter)
                 failure = AppStoreServerAPIError(
                     .api(status: response.status, code: code, message: payload?.errorMessage), endpoint: endpoint.name,
-                    attempts: attempt)
+                    attempts: attempt, retryAfterSeconds: retryAfter)
             case .noAnswer(let reason):
                 outcome = .noAnswer
                 failure = AppStoreServerAPIError(.noAnswer(reason), endpoint: endpoint.name, attempts: attempt)

@@ -21,11 +21,14 @@ public struct AppStoreServerAPIError: Error, CustomStringConvertible, Sendable {
     public var endpoint: String
     /// Attempts made, retries included.
     public var attempts: Int
+    /// How long Apple asked to wait before the next call (a 429's `Retry-After`), when it said.
+    public var retryAfterSeconds: Double?
 
-    public init(_ kind: Kind, endpoint: String, attempts: Int = 1) {
+    public init(_ kind: Kind, endpoint: String, attempts: Int = 1, retryAfterSeconds: Double? = nil) {
         self.kind = kind
         self.endpoint = endpoint
         self.attempts = attempts
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     /// Apple's error code, when Apple answered with one.

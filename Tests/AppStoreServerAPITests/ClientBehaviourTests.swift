@@ -147,6 +147,16 @@ struct ClientBehaviourTests {
         let started = Date()
         _ = try fixture.client.transactionInfo("1")
         #expect(Date().timeIntervalSince(started) >= 0.3)
+        // One past the client's longest wait fails the call, saying how long Apple asked for.
+        let later = Int64(Date().timeIntervalSince1970 * 1000) + 3_600_000
+        fixture.store.inject(.status(429, code: 4_290_000, retryAfter: String(later)), count: 1)
+        do {
+            _ = try fixture.client.transactionInfo("1")
+            Issue.record("a 429 an hour long was waited for")
+        } catch {
+            #expect(error.status == 429)
+            #expect((3_590...3_600).contains(error.retryAfterSeconds ?? 0), "\(error.retryAfterSeconds ?? -1)")
+        }
     }
 
     @Test func aSlowAnswerIsNoAnswerAndIsRetried() throws {

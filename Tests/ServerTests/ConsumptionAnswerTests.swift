@@ -156,6 +156,21 @@ struct ConsumptionAnswerTests {
         #expect(reason.contains("oneTimeConsumptionPercentage"))
     }
 
+    /// A 429 whose Retry-After is later than the back-off is waited for; one past the 12 hours ends it.
+    @Test func aRetryAfterIsWaitedFor() {
+        let requested: Int64 = 1_000_000_000
+        let hour: Int64 = 3_600_000
+        #expect(
+            ConsumptionDecision.nextAttempt(after: 1, nowMs: requested, requestedAtMs: requested, notBeforeMs: requested + hour)
+                == requested + hour)
+        #expect(
+            ConsumptionDecision.nextAttempt(after: 1, nowMs: requested, requestedAtMs: requested, notBeforeMs: requested + 1000)
+                == requested + 300_000)
+        #expect(
+            ConsumptionDecision.nextAttempt(
+                after: 1, nowMs: requested, requestedAtMs: requested, notBeforeMs: requested + 13 * hour) == nil)
+    }
+
     @Test func retriesBackOffWithinApplesTwelveHours() {
         let requested: Int64 = 1_000_000_000
         #expect(ConsumptionDecision.nextAttempt(after: 1, nowMs: requested, requestedAtMs: requested) == requested + 300_000)

@@ -215,6 +215,7 @@ struct TimerRestartTests {
         let metrics = String(decoding: try LoopbackConnection(port: service.port).request("GET", "/metrics").body, as: UTF8.self)
         #expect(metrics.contains(#"revenuedot_webhook_deliveries_total{outcome="delivered"} 1"#))
         #expect(metrics.contains("revenuedot_webhook_pending 0"))
+        #expect(metrics.contains("revenuedot_storage_readable 1\n"))
         #expect(metrics.contains("revenuedot_webhook_dead 0"))
         #expect(metrics.contains("revenuedot_timers_fired_total 1"))
         #expect(metrics.contains("revenuedot_webhook_delivery_latency_seconds_count 1"))

@@ -29,6 +29,7 @@ struct PostgresRestartUnderLoadTests {
         let answered = Mutex<Set<String>>([])
         let refusals = Mutex<[Int]>([])
         let healthWhileDown = Mutex<Int?>(nil)
+        let metricsWhileDown = Mutex<String>("")
         // Four posters, one post each 30 ms, round-robin over the nodes; a post not answered 200
         // goes to the next node 50 ms later, as Apple retries (sooner). A fifth thread stops the
         // database once a quarter is answered, and starts it again a second later.
@@ -40,6 +41,8 @@ struct PostgresRestartUnderLoadTests {
                     healthWhileDown.withLock {
                         $0 = (try? LoopbackConnection(port: nodes[0].port).request("GET", "/health"))?.status
                     }
+                    let metrics = (try? LoopbackConnection(port: nodes[1].port).request("GET", "/metrics"))?.body
+                    metricsWhileDown.withLock { $0 = metrics.map { String(decoding: $0, as: UTF8.self) } ?? "" }
                     sleep(1)
                     try cluster.start()
                 } catch {
@@ -71,6 +74,10 @@ struct PostgresRestartUnderLoadTests {
         #expect(!refused.isEmpty, "the database went down while no notification was posted")
         #expect(refused.allSatisfy { $0 == 503 }, "\(refused)")
         #expect(healthWhileDown.withLock { $0 } == 503)
+        // The gauges read from storage are missing while it is down, and a gauge says why.
+        let down = metricsWhileDown.withLock { $0 }
+        #expect(down.contains("revenuedot_storage_readable 0\n"), "\(down.prefix(300))")
+        #expect(!down.contains("revenuedot_webhook_pending"))
         #expect(nodes.allSatisfy { $0.process.isRunning })
         // The server's FATAL to the sessions it ended as it stopped reached no node's output.
         for node in nodes {

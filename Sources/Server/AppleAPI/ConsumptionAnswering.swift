@@ -116,7 +116,8 @@ package final class ConsumptionAnswering: StoppableService {
         } catch let failure as AppStoreServerAPIError where Self.mayPass(failure) {
             guard
                 let next = ConsumptionDecision.nextAttempt(
-                    after: answer.attempts, nowMs: nowMs, requestedAtMs: answer.requestedAtMs)
+                    after: answer.attempts, nowMs: nowMs, requestedAtMs: answer.requestedAtMs,
+                    notBeforeMs: failure.retryAfterSeconds.map { nowMs + Int64(min($0, 86_400) * 1000) })
             else { return settled(answer, .expired, "\(failure)", nowMs: nowMs) }
             answer.nextAttemptAtMs = next
             answer.lastError = "\(failure)"

@@ -44,10 +44,13 @@ package enum ConsumptionDecision {
     }
 
     /// When to try again after `attempts` attempts failed for a reason that may pass (no answer,
-    /// 5xx, 429): 5 minutes, doubling to at most an hour; nil when that is past Apple's window.
-    package static func nextAttempt(after attempts: Int, nowMs: Int64, requestedAtMs: Int64) -> Int64? {
+    /// 5xx, 429): 5 minutes, doubling to at most an hour, and not before `notBeforeMs` (when a
+    /// 429's `Retry-After` says); nil when that is past Apple's window.
+    package static func nextAttempt(after attempts: Int, nowMs: Int64, requestedAtMs: Int64, notBeforeMs: Int64? = nil)
+        -> Int64?
+    {
         let delay = min(Int64(300_000) << Int64(min(max(attempts - 1, 0), 10)), 3_600_000)
-        let next = nowMs + delay
+        let next = max(nowMs + delay, notBeforeMs ?? 0)
         return next < requestedAtMs + windowMs ? next : nil
     }
 }

@@ -46,7 +46,12 @@ package final class Metrics: Sendable {
 
     /// The exposition text; `outbox` adds the delivery backlog read from storage, `heldBacklog`
     /// the notifications stored held.
-    package func render(outbox: OutboxStatus? = nil, heldBacklog: Int? = nil, unpricedEvents: Int? = nil) -> String {
+    /// The text of `/metrics`. `storageRead` says whether this scrape's reads of storage (the
+    /// outbox and held gauges) succeeded: a gauge read from storage is left out when its read
+    /// failed, and `revenuedot_storage_readable 0` says why it is missing.
+    package func render(
+        outbox: OutboxStatus? = nil, heldBacklog: Int? = nil, unpricedEvents: Int? = nil, storageRead: Bool? = nil
+    ) -> String {
         var lines: [String] = [
             "# HELP revenuedot_build_info The running build (always 1): its version, commit and node.",
             "# TYPE revenuedot_build_info gauge",
@@ -143,6 +148,12 @@ package final class Metrics: Sendable {
             lines += [
                 "# HELP revenuedot_notifications_held_backlog Notifications stored held, waiting for a configuration that accepts them (applied at the next start that does).",
                 "# TYPE revenuedot_notifications_held_backlog gauge", "revenuedot_notifications_held_backlog \(heldBacklog)",
+            ]
+        }
+        if let storageRead {
+            lines += [
+                "# HELP revenuedot_storage_readable Whether this scrape could read storage (0: the gauges read from it are missing).",
+                "# TYPE revenuedot_storage_readable gauge", "revenuedot_storage_readable \(storageRead ? 1 : 0)",
             ]
         }
         if let outbox {

@@ -81,7 +81,8 @@ package enum Routes {
             let unpriced = exchangeRates?.unpricedCount ?? 0
             let held = try? store.read { (rows) throws(StoreError) in try NotificationCounts.held(from: rows) }
             return .text(
-                metrics.render(outbox: outbox, heldBacklog: held, unpricedEvents: unpriced),
+                metrics.render(
+                    outbox: outbox, heldBacklog: held, unpricedEvents: unpriced, storageRead: outbox != nil && held != nil),
                 contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         return router

@@ -343,12 +343,14 @@ public final class Store: Sendable {
     public func healthCheck(_ done: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
         // The writer's answer and the timeout race; the first resolves it.
         let answer = Completion(callback: done)
-        let queue = queue
+        let (queue, shared) = (queue, isShared)
         DispatchQueue.global().asyncAfter(deadline: .after(Self.healthCheckTimeout)) {
             answer.resolve(
                 .failure(
                     StoreError(
-                        .busy, "the database did not answer within \(Self.healthCheckTimeout); \(queue.depth) writes queued")))
+                        .busy,
+                        "the database did not answer within \(Self.healthCheckTimeout); \(queue.depth) writes queued"
+                            + (shared ? " (on PostgreSQL, another node may hold the write lock)" : ""))))
         }
         let readers = readers
         DispatchQueue.global().async {

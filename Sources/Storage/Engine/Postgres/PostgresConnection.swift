@@ -39,8 +39,17 @@ final class PostgresConnection {
     private let url: PostgresURL
     private let use: PostgresUse?
 
+    /// How long the server lets a session sit inside a transaction without a statement before it
+    /// ends the session: a node frozen (stopped, swapping) or cut off while it holds the
+    /// cluster-wide write lock would otherwise hold every other node's writes for as long.
+    static let idleInTransactionTimeout = "15s"
+
     private func configureSession() throws(StoreError) {
-        try execute(script: "SET synchronous_commit = on; SET TimeZone = 'UTC'; SET client_min_messages = warning;")
+        try execute(
+            script: """
+                SET synchronous_commit = on; SET TimeZone = 'UTC'; SET client_min_messages = warning;
+                SET idle_in_transaction_session_timeout = '\(Self.idleInTransactionTimeout)';
+                """)
         if let use {
             let taken = try query(use.trySQL, [.integer(PostgresUse.lockKey)]).first?.first == .integer(1)
             guard taken else { throw StoreError(.unavailable, use.refusal(url)) }

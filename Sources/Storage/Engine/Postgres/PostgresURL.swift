@@ -92,6 +92,14 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     /// How long a connection attempt waits for the server, in seconds.
     static let connectTimeoutSeconds = 5
 
+    /// How soon a connection whose server or network went silent fails instead of waiting for
+    /// good: TCP keepalives after 5 s idle, every 2 s, 3 unanswered (about 11 s), and data sent
+    /// but not acknowledged for 10 s. A read waiting on a cut link then frees its thread.
+    static let deadLinkParameters: [(String, String)] = [
+        ("keepalives", "1"), ("keepalives_idle", "5"), ("keepalives_interval", "2"), ("keepalives_count", "3"),
+        ("tcp_user_timeout", "10000"),
+    ]
+
     /// A password file libpq finds no file at, and says nothing about: it reads `passfile` only
     /// when `stat` succeeds, and warns on standard error about one that is not a regular file
     /// (which `/dev/null` is not). Nothing can be created here, since `/dev/null` is no directory.
@@ -99,12 +107,13 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
 
     /// libpq's connection keywords and values (`PQconnectStartParams`).
     var connectionParameters: [(String, String)] {
-        var parameters = [
-            ("host", host), ("port", String(port)), ("user", user), ("dbname", database),
-            ("application_name", "revenuedot"), ("connect_timeout", String(Self.connectTimeoutSeconds)),
-            // The password is the URL's, its password file's or PGPASSWORD: never ~/.pgpass's.
-            ("passfile", Self.absentPasswordFile),
-        ]
+        var parameters =
+            [
+                ("host", host), ("port", String(port)), ("user", user), ("dbname", database),
+                ("application_name", "revenuedot"), ("connect_timeout", String(Self.connectTimeoutSeconds)),
+                // The password is the URL's, its password file's or PGPASSWORD: never ~/.pgpass's.
+                ("passfile", Self.absentPasswordFile),
+            ] + Self.deadLinkParameters
         if let password { parameters.append(("password", password)) }
         if let sslMode { parameters.append(("sslmode", sslMode)) }
         if let sslRootCert { parameters.append(("sslrootcert", sslRootCert)) }
