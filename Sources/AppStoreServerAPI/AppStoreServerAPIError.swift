@@ -50,14 +50,15 @@ public struct AppStoreServerAPIError: Error, CustomStringConvertible, Sendable {
     }
 
     /// Whether any call would fail alike for now, whatever it asks: Apple not answering,
-    /// failing (5xx, or a code Apple calls retryable), limiting the rate past the retries (429),
-    /// or refusing the key (401, 403). A run over many calls stops on one instead of making
-    /// them all.
+    /// failing (5xx), limiting the rate past the retries (429), refusing the key (401, 403), or
+    /// not finding the app for now (4040004). A run over many calls stops on one instead of
+    /// making them all. Apple's other retryable codes are about one id (an account or a
+    /// transaction not found yet): the next call may well succeed.
     public var failsEveryCall: Bool {
         switch kind {
         case .noAnswer: return true
         case .api(let status, let code, _):
-            return status >= 500 || [401, 403, 429].contains(status) || (code?.isRetryable ?? false)
+            return status >= 500 || [401, 403, 429].contains(status) || code == APIErrorCode(4_040_004)
         default: return false
         }
     }

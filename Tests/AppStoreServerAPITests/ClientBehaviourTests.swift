@@ -273,3 +273,25 @@ struct ClientBehaviourTests {
         return [parts[0], Base64.encode(Data(claims.serialized().utf8), alphabet: .url), parts[2]].joined(separator: ".")
     }
 }
+
+extension ClientBehaviourTests {
+    /// A failure every call would meet stops a run over many; one about an id (Apple's
+    /// retryable "not found yet" codes included) does not.
+    @Test(
+        arguments: [
+            (AppStoreServerAPIError.Kind.noAnswer("timed out"), true),
+            (.api(status: 500, code: nil, message: nil), true),
+            (.api(status: 503, code: nil, message: nil), true),
+            (.api(status: 401, code: nil, message: nil), true),
+            (.api(status: 429, code: APIErrorCode(4_290_000), message: nil), true),
+            (.api(status: 404, code: APIErrorCode(4_040_004), message: nil), true),
+            (.api(status: 404, code: APIErrorCode(4_040_006), message: nil), false),
+            (.api(status: 404, code: APIErrorCode(4_040_002), message: nil), false),
+            (.api(status: 404, code: APIErrorCode(4_040_010), message: nil), false),
+            (.api(status: 400, code: APIErrorCode(4_000_006), message: nil), false),
+            (.invalidAnswer("not JSON"), false),
+        ] as [(AppStoreServerAPIError.Kind, Bool)])
+    func whatFailsEveryCall(kind: AppStoreServerAPIError.Kind, every: Bool) {
+        #expect(AppStoreServerAPIError(kind, endpoint: "transaction-info").failsEveryCall == every)
+    }
+}

@@ -217,19 +217,37 @@ struct BackfillTests {
         #expect(window.end == now + 1)
     }
 
-    /// A completed run moves the mark to its end only when it read everything after the mark.
+    /// A completed run moves the mark to its end only when it read everything after the mark
+    /// that Apple still keeps, and verification refused none of it.
     @Test(
         arguments: [
-            // window start, window end, mark, only failures, new mark
-            (100, 201, Int64?.none, false, Int64?(200)),
-            (100, 201, 150, false, 200),
-            (100, 201, 100, false, 200),
-            (160, 201, 150, false, nil),
-            (100, 201, 300, false, nil),
-            (100, 201, 150, true, nil),
-        ] as [(Int64, Int64, Int64?, Bool, Int64?)])
-    func theMarkMovesOnlyOverWhatWasRead(start: Int64, end: Int64, mark: Int64?, onlyFailures: Bool, moved: Int64?) {
-        #expect(Backfill.markAfter((start, end), readThrough: mark, onlyFailures: onlyFailures) == moved)
+            // window start, window end, from Apple's earliest, mark, only failures, refused, new mark
+            (100, 201, false, Int64?.none, false, 0, Int64?(200)),
+            (100, 201, false, 150, false, 0, 200),
+            (100, 201, false, 100, false, 0, 200),
+            (160, 201, false, 150, false, 0, nil),
+            (100, 201, false, 300, false, 0, nil),
+            (100, 201, false, 150, true, 0, nil),
+            (100, 201, false, 150, false, 1, nil),
+            // A mark older than Apple's history: the window starts at Apple's oldest, nothing is skipped.
+            (160, 201, true, 150, false, 0, 200),
+        ] as [(Int64, Int64, Bool, Int64?, Bool, Int, Int64?)])
+    func theMarkMovesOnlyOverWhatWasRead(
+        start: Int64, end: Int64, fromEarliest: Bool, mark: Int64?, onlyFailures: Bool, refused: Int, moved: Int64?
+    ) {
+        let window = Backfill.Window(start: start, end: end, fromEarliest: fromEarliest)
+        #expect(Backfill.markAfter(window, readThrough: mark, onlyFailures: onlyFailures, refused: refused) == moved)
+    }
+
+    /// A mark older than the history Apple keeps (an environment left alone for a month): the
+    /// window starts at Apple's oldest day, says so, and the run then moves the mark on.
+    @Test func aMarkOlderThanApplesHistoryIsCaughtUp() {
+        let now: Int64 = 1_800_000_000_000
+        let window = Backfill.window(
+            since: nil, until: nil, readThrough: now - 40 * 86_400_000, newestStored: nil, marginMs: 3_600_000,
+            environment: .sandbox, nowMs: now)
+        #expect(window.fromEarliest)
+        #expect(Backfill.markAfter(window, readThrough: now - 40 * 86_400_000) == now)
     }
 
     /// A push that arrives after an outage is newer than what the outage missed: the next

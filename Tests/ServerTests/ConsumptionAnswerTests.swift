@@ -138,6 +138,20 @@ struct ConsumptionAnswerTests {
         #expect(request.deliveryStatus == delivery)
     }
 
+    /// Without the transaction (so its type), nothing is sent that Apple might refuse for the type.
+    @Test func anUnknownTransactionIsNotAnswered() {
+        var config = ConsumptionConfig()
+        config.customerConsented = true
+        config.oneTimeConsumptionPercentage = 50_000
+        for transaction in [nil, JWSTransactionDecodedPayload(type: .unknown("Gift"))] {
+            guard case .skip(let reason) = ConsumptionDecision.decide(transaction: transaction, config: config) else {
+                Issue.record("sent for \(String(describing: transaction?.type))")
+                continue
+            }
+            #expect(reason.contains("not stored"))
+        }
+    }
+
     /// GRANT_PRORATED for a one-time purchase without a share above 0 is refused by Apple, so it
     /// is not sent, and the reason says which settings to change.
     @Test(arguments: [(DeliveryStatus.delivered, Int32?.none), (.delivered, 0), (.undeliveredServerOutage, 50_000)])

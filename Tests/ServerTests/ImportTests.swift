@@ -136,6 +136,39 @@ struct ImportTests {
         #expect(try outcome(world) == owners)
     }
 
+    /// A purchase another customer owns: with `transfer` (the default) the import moves it and
+    /// its TRANSFER goes out as a webhook would (live state, not a fresh import); with
+    /// `keepWithOriginal` the row fails, saying who keeps it.
+    @Test(arguments: [false, true])
+    func aPurchaseOwnedByAnotherIsTransferredOrKeptAsConfigured(keep: Bool) throws {
+        // A webhook nobody listens at: its pending deliveries show what would go out.
+        let webhook = #""webhook": {"url": "http://127.0.0.1:9/hooks"}"#
+        let world = try AppleAPIWorld(demoOptions: keep ? #""restoreBehavior": "keepWithOriginal", "# + webhook : webhook)
+        _ = try Self.subscriptions(world, count: 1)
+        let first = try world.directory.write("first.csv", "original_transaction_id,app_user_id\n7000000000,alice\n")
+        let second = try world.directory.write("second.csv", "original_transaction_id,app_user_id\n7000000000,bob\n")
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        service.shutdown()
+        #expect(try runCLI(["import", "--config", world.configPath, "--app", "demo", first]).status == 0)
+        let moved = try runCLI(["import", "--config", world.configPath, "--app", "demo", second])
+        let owner = try count(world, "SELECT count(*) FROM purchase_views WHERE owner = 'bob'")
+        let transfers = try count(
+            world, "SELECT count(*) FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.type = 'TRANSFER'")
+        if keep {
+            #expect(moved.status == 1, "\(moved.output)")
+            #expect(moved.output.contains("0 linked to their customer"), "\(moved.output)")
+            #expect(moved.output.contains("kept with alice by the app's restoreBehavior"), "\(moved.output)")
+            #expect(owner == 0)
+        } else {
+            #expect(moved.status == 0, "\(moved.output)")
+            #expect(moved.output.contains("1 linked to their customer"), "\(moved.output)")
+            #expect(owner == 1)
+            #expect(transfers == 1)
+            // The first import's own events stay undelivered.
+            #expect(try count(world, "SELECT count(*) FROM deliveries") == 1)
+        }
+    }
+
     /// A row Apple cannot answer for any row now (here a refused key) stops the run there, with
     /// one line saying why and where it resumes, instead of asking Apple for every row.
     @Test func aRefusedKeyStopsTheRunWhereItResumes() throws {
@@ -179,7 +212,10 @@ struct ImportTests {
         #expect(resumedOther.value == nil)
         #expect(!FileManager.default.fileExists(atPath: checkpoint))
 
-        _ = Import.run(rows, concurrency: 1, checkpoint: checkpoint, importRow: stopAtThree)
+        // In one batch of five, the rows after the stop are not counted: the next run does them.
+        let batched = Import.run(rows, concurrency: 5, checkpoint: checkpoint, importRow: stopAtThree)
+        #expect(batched.imported == 2)
+        #expect(batched.stopped?.resumeAt == 3)
         let resumedSame = Locked<Int?>(nil)
         let rest = Import.run(
             rows, concurrency: 2, checkpoint: checkpoint, resumed: { done in resumedSame.withLock { $0 = done } },
@@ -278,6 +314,11 @@ struct ImportTests {
     }
 
     @Test func csvFieldsAndBadFilesAreOneClearLine() throws {
+        // The API's rule for app_user_id holds with serve running or not.
+        #expect(throws: UsageError.self) { _ = try Import.rows(csv: "original_transaction_id,app_user_id\n12,a\u{7}b\n") }
+        #expect(throws: UsageError.self) {
+            _ = try Import.rows(csv: "original_transaction_id,app_user_id\n12,\(String(repeating: "x", count: 257))\n")
+        }
         #expect(Import.fields(#""1,2",x,"say ""hi""""#) == ["1,2", "x", #"say "hi""#])
         #expect(
             try Import.rows(csv: "app_user_id,original_transaction_id\nbob,12\n,13\n") == [

@@ -86,7 +86,7 @@ package final class AutomaticBackfill: StoppableService {
                     record(counts, since: reported)
                     reported = counts
                 })
-            if let through = Backfill.markAfter(window, readThrough: mark) {
+            if let through = Backfill.markAfter(window, readThrough: mark, refused: counts.refused) {
                 try store.advanceBackfillMark(
                     appId: app.id, environment: environment.rawValue, readThroughMs: through, nowMs: UnixTime.nowMs)
             }

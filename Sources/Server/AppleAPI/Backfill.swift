@@ -50,26 +50,41 @@ package enum Backfill {
     ///
     /// The mark, not the newest notification: a push that arrived after an outage is newer
     /// than everything the outage missed.
+    ///
+    /// `fromEarliest`: the window starts as far back as Apple keeps, so nothing older can be read.
     package static func window(
         since: Int64?, until: Int64?, readThrough: Int64?, newestStored: Int64?, marginMs: Int64,
         environment: AppStoreEnvironment, nowMs: Int64
-    ) -> (start: Int64, end: Int64) {
+    ) -> Window {
         // An hour inside Apple's limit: every page repeats the start date, and a long first
         // backfill must not be refused halfway through for the time its pages took.
         let earliest = nowMs - historyDays(environment) * 86_400_000 + 3_600_000
         let wanted = since ?? (readThrough ?? newestStored).map { $0 - marginMs } ?? earliest
         let end = min(until ?? nowMs, nowMs) + 1
-        return (min(max(wanted, earliest), end - 1), end)
+        let start = min(max(wanted, earliest), end - 1)
+        return Window(start: start, end: end, fromEarliest: start == earliest)
+    }
+
+    /// A range of Apple's history to read, in UNIX ms, end excluded.
+    package struct Window: Equatable, Sendable {
+        package var start: Int64
+        package var end: Int64
+        /// Whether it starts at the oldest time Apple still keeps.
+        package var fromEarliest = false
     }
 
     /// Where the mark moves once a run over `window` completed: to its end, when the run read
-    /// everything after the mark (it started at or before it, or there was none), nil when it
-    /// stays (a run from a later `since` leaves a gap unread; one listing only failures read
-    /// part of the history).
+    /// everything after the mark that Apple still keeps (it started at or before the mark, or at
+    /// Apple's oldest, or there was no mark), nil when it stays: a run from a later `since`
+    /// leaves a gap unread, one listing only failures read part of the history, and one with
+    /// notifications refused by verification (a root certificate missing, say) is read again
+    /// from the same mark once the configuration is fixed.
     package static func markAfter(
-        _ window: (start: Int64, end: Int64), readThrough: Int64?, onlyFailures: Bool = false
+        _ window: Window, readThrough: Int64?, onlyFailures: Bool = false, refused: Int = 0
     ) -> Int64? {
-        guard !onlyFailures, readThrough.map({ window.start <= $0 }) ?? true else { return nil }
+        guard !onlyFailures, refused == 0, window.fromEarliest || readThrough.map({ window.start <= $0 }) ?? true else {
+            return nil
+        }
         let through = window.end - 1
         return through > (readThrough ?? Int64.min) ? through : nil
     }

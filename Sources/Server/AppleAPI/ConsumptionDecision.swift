@@ -20,10 +20,14 @@ package enum ConsumptionDecision {
         guard config.customerConsented else {
             return .skip("appleApi.consumption.customerConsented is not true: Apple takes no answer without consent")
         }
+        // What may be sent depends on the product's type (a share for a subscription is refused).
+        guard let type = transaction?.type, type.isKnown else {
+            return .skip("the request's transaction, and so its product type, is not stored")
+        }
         var request = ConsumptionRequest(
             customerConsented: true, sampleContentProvided: config.sampleContentProvided,
             deliveryStatus: config.deliveryStatus, refundPreference: config.refundPreference)
-        if transaction?.type == .autoRenewable {
+        if type == .autoRenewable {
             // Apple computes a subscription's consumption itself and refuses a share sent for one
             // (ConsumptionPercentageAutoRenewableSubscriptionError).
         } else if config.deliveryStatus != .delivered {
@@ -32,7 +36,7 @@ package enum ConsumptionDecision {
         } else {
             request.consumptionPercentage = config.oneTimeConsumptionPercentage
         }
-        if config.refundPreference == .grantProrated, transaction?.type != .autoRenewable,
+        if config.refundPreference == .grantProrated, type != .autoRenewable,
             (request.consumptionPercentage ?? 0) <= 0
         {
             return .skip(

@@ -65,6 +65,10 @@ package enum Import {
                 values[originalColumn].utf8.allSatisfy({ (48...57).contains($0) })
             else { throw UsageError("CSV line \(index + 2): no decimal original_transaction_id") }
             let user = userColumn.flatMap { $0 < values.count ? values[$0] : nil }.flatMap { $0.isEmpty ? nil : $0 }
+            // The API's rule, so a row is refused alike with serve running or not.
+            if let user, let refused = AppUserIdRule.problem(user, access: .secret) {
+                throw UsageError("CSV line \(index + 2): \(refused.message)")
+            }
             rows.append(Row(originalTransactionId: values[originalColumn], appUserId: user))
         }
         return rows
@@ -118,12 +122,20 @@ package enum Import {
                 let fetched = try fetch(id, from: client, history: !stored)
                 guard !fetched.isEmpty else { continue }
                 let answers = stored ? Array(fetched.suffix(1)) : fetched
+                let keptWith = Locked<String?>(nil)
+                // A purchase already stored is live state: its events (a TRANSFER from its
+                // owner) go out like any other.
+                let deliver = stored || emitEvents
                 try store.write { rows in
                     for answer in answers {
-                        try LedgerInputs.keepAndApply(
+                        let applied = try LedgerInputs.keepAndApply(
                             .appleAnswer(answer, appUserId: row.appUserId), app: app.ledger, atMs: nowMs,
-                            deliver: emitEvents, in: rows)
+                            deliver: deliver, in: rows)
+                        if let owner = applied?.linkKeptWith { keptWith.withLock { $0 = owner } }
                     }
+                }
+                if let owner = keptWith.value {
+                    return .failed("\(id): kept with \(owner) by the app's restoreBehavior, not linked to \(row.appUserId ?? "")")
                 }
                 return stored ? .linked : .imported
             }
@@ -133,7 +145,7 @@ package enum Import {
             return .notFound
         } catch let failure as AppStoreServerAPIError where failure.failsEveryCall {
             return .unavailable("\(id): \(failure)")
-        } catch let failure as StoreError {
+        } catch let failure as StoreError where [.unavailable, .busy, .io].contains(failure.code) {
             return .unavailable("\(id): storage: \(failure)")
         } catch {
             return .failed("\(id): \(error)")
@@ -219,8 +231,13 @@ package enum Import {
                 let outcome = importRow(batch[index])
                 outcomes.withLock { $0[index] = outcome }
             }
+            // Rows after a stop are taken up again by the next run: counted there, not here.
+            let stopIndex = outcomes.value.firstIndex {
+                if case .unavailable? = $0 { return true }
+                return false
+            }
             var stop: (index: Int, reason: String)?
-            for (index, outcome) in outcomes.value.enumerated() {
+            for (index, outcome) in outcomes.value.enumerated() where index <= (stopIndex ?? batch.count) {
                 switch outcome {
                 case .imported?: summary.imported += 1
                 case .alreadyKnown?: summary.alreadyKnown += 1

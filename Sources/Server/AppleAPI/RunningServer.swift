@@ -31,6 +31,20 @@ package struct RunningServer: Sendable {
 
     /// POSTs `body` to `path` and returns the answer's JSON; a one-line error for anything but 200.
     package func post(_ path: String, _ body: JSONValue, timeoutSeconds: Double = 300) throws -> JSONValue {
+        switch try answer(path, body, timeoutSeconds: timeoutSeconds) {
+        case .json(let json): return json
+        case .refused(let status, let message): throw UsageError("the server at \(listen) answered \(status): \(message)")
+        }
+    }
+
+    /// What the server answered a POST: its JSON, or a status other than 200 with its message.
+    package enum Answer: Sendable {
+        case json(JSONValue)
+        case refused(status: Int, message: String)
+    }
+
+    /// POSTs `body` to `path`; throws a one-line error only when the server did not answer.
+    package func answer(_ path: String, _ body: JSONValue, timeoutSeconds: Double = 300) throws -> Answer {
         let response: LoopbackResponse
         do {
             response = try LoopbackConnection(host: Self.host(of: listen), port: listen.port, timeoutSeconds: timeoutSeconds)
@@ -44,8 +58,8 @@ package struct RunningServer: Sendable {
         let json = try? JSONValue(parsing: response.body)
         guard response.status == 200, let json else {
             let message = json?["message"]?.stringValue ?? json?["error"]?["message"]?.stringValue ?? response.text
-            throw UsageError("the server at \(listen) answered \(response.status): \(message)")
+            return .refused(status: response.status, message: message)
         }
-        return json
+        return .json(json)
     }
 }

@@ -44,11 +44,10 @@ package final class Metrics: Sendable {
     /// Subscriptions scheduled reconciliation checked, by outcome: in_line, applied, not_applied, failed.
     package let reconciled = LabeledCounter()
 
-    /// The exposition text; `outbox` adds the delivery backlog read from storage, `heldBacklog`
-    /// the notifications stored held.
-    /// The text of `/metrics`. `storageRead` says whether this scrape's reads of storage (the
-    /// outbox and held gauges) succeeded: a gauge read from storage is left out when its read
-    /// failed, and `revenuedot_storage_readable 0` says why it is missing.
+    /// The exposition text of `/metrics`; `outbox` adds the delivery backlog read from storage,
+    /// `heldBacklog` the notifications stored held. `storageRead` says whether this scrape's
+    /// reads of storage succeeded: a gauge whose read failed is left out, and
+    /// `revenuedot_storage_readable 0` says why it is missing.
     package func render(
         outbox: OutboxStatus? = nil, heldBacklog: Int? = nil, unpricedEvents: Int? = nil, storageRead: Bool? = nil
     ) -> String {

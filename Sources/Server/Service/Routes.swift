@@ -79,7 +79,9 @@ package enum Routes {
                 } catch { throw StoreError(.corrupt, "\(error)") }
             }
             let unpriced = exchangeRates?.unpricedCount ?? 0
-            let held = try? store.read { (rows) throws(StoreError) in try NotificationCounts.held(from: rows) }
+            // A read that failed (storage down, a silent link) is not tried again within the scrape.
+            let held =
+                outbox == nil ? nil : try? store.read { (rows) throws(StoreError) in try NotificationCounts.held(from: rows) }
             return .text(
                 metrics.render(
                     outbox: outbox, heldBacklog: held, unpricedEvents: unpriced, storageRead: outbox != nil && held != nil),

@@ -17,14 +17,17 @@ public struct BackfillCommand {
         changes nothing, so a backfill can run any time, as often as wanted.
 
           --environment E   Production or Sandbox; both that the app accepts when not given
-          --since DATE      from DATE (UNIX ms, 2026-11-01 or ISO 8601); by default from the newest
-                            notification already stored less appleApi.backfillMarginMinutes, or as
-                            far back as Apple keeps history (180 days in Production, 30 in Sandbox)
+          --since DATE      from DATE (UNIX ms, 2026-11-01 or ISO 8601); by default from where the
+                            last completed backfill read through (the database's mark) less
+                            appleApi.backfillMarginMinutes; before any, from the newest notification
+                            stored less the margin, or as far back as Apple keeps history (180 days
+                            in Production, 30 in Sandbox)
           --until DATE      to DATE (default now)
           --only-failures   only the notifications Apple could not deliver
 
         With `revenuedot serve` running on the database, notifications go to its notification
-        URL; without, into the database directly. Progress goes to standard error, a summary to
+        URL and the mark is left to serve's own backfill; without, into the database directly,
+        and a completed run from the mark moves it on. Progress goes to standard error, a summary to
         standard output. Exit 0 when every page was read; 1 with the reason otherwise (what was
         stored stays stored, and the next run goes on from there).
         """
@@ -85,7 +88,9 @@ public struct BackfillCommand {
                     progress: { counts in
                         StandardStreams.error("\(label): page \(counts.pages), \(counts.summary)\n")
                     })
-                if let through = Backfill.markAfter(window, readThrough: mark, onlyFailures: request.onlyFailures == true) {
+                if let through = Backfill.markAfter(
+                    window, readThrough: mark, onlyFailures: request.onlyFailures == true, refused: counts.refused)
+                {
                     try target.advanceMark(environment, through)
                 }
                 let seconds =
@@ -109,8 +114,8 @@ struct BackfillTarget {
     let name: String
     let deliver: Backfill.Deliver
     let newestStored: (AppStoreEnvironment) throws -> Int64?
-    /// Where the history was read through, and moving it on (the running server's own
-    /// backfill moves it there: the command only reads it).
+    /// Where the history was read through, and moving it on (beside a running server the
+    /// command only reads it: the server's own backfill moves it).
     let mark: (AppStoreEnvironment) throws -> Int64?
     let advanceMark: (AppStoreEnvironment, Int64) throws -> Void
     let close: () -> Void

@@ -98,7 +98,15 @@ public struct ImportCommand {
                 ]
                 body["app_user_id"] = row.appUserId.map(JSONValue.string)
                 do {
-                    let answer = try server.post("/v1/apple/import", .object(body))
+                    let answer: JSONValue
+                    switch try server.answer("/v1/apple/import", .object(body)) {
+                    case .json(let json): answer = json
+                    // A refusal of this row (400) is the row's; the server failing (5xx, 503) stops the run.
+                    case .refused(let status, let message) where status < 500:
+                        return .failed("\(row.originalTransactionId): the running server answered \(status): \(message)")
+                    case .refused(let status, let message):
+                        return .unavailable("\(row.originalTransactionId): the running server answered \(status): \(message)")
+                    }
                     switch answer["outcome"]?.stringValue {
                     case "imported": return .imported
                     case "already_known": return .alreadyKnown
