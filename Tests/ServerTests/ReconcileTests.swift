@@ -23,6 +23,21 @@ struct ReconcileTests {
         }
     }
 
+    /// Posts `notifications` to a server on `world`'s database, and stops it. Its timers tick only
+    /// at start and when told, so a lapse is recorded after every post, if `thenFireTimers`.
+    func deliver(_ notifications: ArraySlice<String>, to world: AppleAPIWorld, thenFireTimers: Bool = false) throws {
+        var config = try world.config()
+        config.scheduler.intervalMs = 3_600_000
+        let service = try RevenueDotService(config: config, log: { _ in })
+        try service.start()
+        defer { service.shutdown() }
+        #expect(service.waitForSchedulerStart())
+        for signed in notifications {
+            #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
+        }
+        if thenFireTimers { try service.fireDueTimers() }
+    }
+
     @Test func aMissedRenewalIsAppliedWithItsEventAndReplaysTheSame() throws {
         let world = try AppleAPIWorld()
         let notifications = try world.subscription(original: "6000000001", user: "u", renewals: 2, boughtDaysAgo: 2)
@@ -33,17 +48,7 @@ struct ReconcileTests {
                 "environment": .string("Sandbox"), "signedDate": .integer(UnixTime.nowMs),
             ], originalTransactionId: "6000000001")
         // Only the first two reached RevenueDot; its timers then found the subscription lapsed.
-        // Timers tick only at start and when told: the lapse is recorded after both posts.
-        var config = try world.config()
-        config.scheduler.intervalMs = 3_600_000
-        let service = try RevenueDotService(config: config, log: { _ in })
-        try service.start()
-        #expect(service.waitForSchedulerStart())
-        for signed in notifications.prefix(2) {
-            #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
-        }
-        try service.fireDueTimers()
-        service.shutdown()
+        try deliver(notifications.prefix(2), to: world, thenFireTimers: true)
         #expect(try rows(world, "SELECT type FROM events ORDER BY position") == ["INITIAL_PURCHASE", "RENEWAL", "EXPIRATION"])
 
         #expect(try ReconcileCommand(arguments: ["--config", world.configPath, "--app", "demo"]).run() == 0)
@@ -122,15 +127,7 @@ struct ReconcileTests {
     @Test func eachMissedRenewalGetsItsOwnEvent() throws {
         let world = try AppleAPIWorld()
         let notifications = try world.subscription(original: "6000000021", user: "u", renewals: 3, boughtDaysAgo: 3)
-        var config = try world.config()
-        config.scheduler.intervalMs = 3_600_000
-        let service = try RevenueDotService(config: config, log: { _ in })
-        try service.start()
-        #expect(service.waitForSchedulerStart())
-        for signed in notifications.prefix(2) {
-            #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
-        }
-        service.shutdown()
+        try deliver(notifications.prefix(2), to: world)
         #expect(try ReconcileCommand(arguments: ["--config", world.configPath, "--app", "demo"]).run() == 0)
         let renewals = try rows(
             world, "SELECT json_extract(json, '$.transaction_id') FROM events WHERE type = 'RENEWAL' ORDER BY position")
