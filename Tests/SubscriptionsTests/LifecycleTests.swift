@@ -8,6 +8,27 @@ import Testing
 @Suite struct LifecycleTests {
     let day = Fixture.day
 
+    /// The app posts the upgraded transaction before Apple's UPGRADE notification arrives (a
+    /// common order: the app posts at once): the PRODUCT_CHANGE still describes the old product
+    /// and its period, as RevenueCat's does, and names the new product.
+    @Test func anUpgradePostedBeforeItsNotificationDescribesTheOldProduct() {
+        var shop = Harness()
+        let monthly = Apple.transaction("1000", purchase: Apple.t0, signed: Apple.t0)
+        _ = shop.send(Apple.notification(.subscribed, .initialBuy, uuid: "n1", signed: Apple.t0, transaction: monthly))
+        let yearly = Apple.transaction("1001", product: Apple.yearly, purchase: day(10), expires: day(375), signed: day(10))
+        _ = shop.apply(.transactionPosted(yearly, appUserId: "user"), atMs: day(10))
+        let upgrade = shop.send(
+            Apple.notification(
+                .didChangeRenewalPref, .upgrade, uuid: "n2", signed: day(10) + 60_000, transaction: yearly,
+                renewal: Apple.renewal(product: Apple.yearly)))
+        let change = upgrade.first { $0.type == .productChange }
+        #expect(change?.productId == Apple.monthly)
+        #expect(change?.newProductId == Apple.yearly)
+        #expect(change?.transactionId == "1000")
+        #expect(change?.expirationAtMs == monthly.expiresDate)
+        #expect(change?.renewalNumber == 1)
+    }
+
     @Test func trialPaidUpgradeDowngradeRevertCancelExpireResubscribe() {
         var shop = Harness()
         let trial = Apple.notification(

@@ -33,6 +33,21 @@ extension Event {
         setCommission(nominal: afterFirstYear ? Self.reducedCommission : Self.standardCommission)
     }
 
+    /// Describes the earlier period `period` of `transaction`'s subscription: its product,
+    /// period, dates and currency from the summary, the rest (ids, storefront, ownership) from
+    /// the subscription's `transaction`.
+    mutating func describe(_ period: EarlierPeriod, of transaction: JWSTransactionDecodedPayload) {
+        var earlier = transaction
+        earlier.transactionId = period.transactionId
+        earlier.productId = period.productId ?? transaction.productId
+        earlier.purchaseDate = period.purchaseDate
+        earlier.expiresDate = period.expiresDate
+        earlier.currency = period.currency ?? transaction.currency
+        earlier.offerIdentifier = nil
+        describe(earlier)
+        periodType = period.periodType
+    }
+
     /// A year of paid service, after which Apple keeps 15% of a subscription.
     static let paidYearMs: Int64 = 365 * 86_400_000
     static let standardCommission = Decimal(string: "0.3")!

@@ -20,10 +20,17 @@ extension SubscriptionState {
         case (.subscribed, .resubscribe?), (.didRenew, nil), (.didRenew, .billingRecovery?):
             return [periodEvent(transaction, first: false, before, after)]
         case (.didChangeRenewalPref, .upgrade?), (.offerRedeemed, .upgrade?):
-            let previous = before.currentTransaction.flatMap { $0.transactionId == transaction.transactionId ? nil : $0 }
-            var change = Event(.productChange, cause: "\(cause)/PRODUCT_CHANGE", transaction: previous ?? transaction)
+            var change = Event(.productChange, cause: "\(cause)/PRODUCT_CHANGE", transaction: transaction)
+            if let previous = before.currentTransaction, previous.transactionId != transaction.transactionId {
+                change.describe(previous)
+                change.renewalNumber = previous.transactionId.flatMap(after.periodNumber(of:))
+            } else if let replaced = before.period(replacedBy: transaction) {
+                // The new transaction came first (the app posted it): the old product is the
+                // period it replaced, as RevenueCat's PRODUCT_CHANGE describes.
+                change.describe(replaced, of: transaction)
+                change.renewalNumber = replaced.transactionId.flatMap(after.periodNumber(of:))
+            }
             change.newProductId = transaction.productId
-            change.renewalNumber = previous?.transactionId.flatMap(after.periodNumber(of:))
             return [change, periodEvent(transaction, first: false, before, after)]
         case (.didChangeRenewalPref, .downgrade?), (.offerRedeemed, .downgrade?):
             var change = event(.productChange, cause: "\(cause)/PRODUCT_CHANGE", transaction, after)

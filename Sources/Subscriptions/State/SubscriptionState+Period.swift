@@ -150,3 +150,13 @@ extension SubscriptionState {
         return (order.0, order.1, order.2, key)
     }
 }
+
+extension SubscriptionState {
+    /// The earlier period `transaction` took over from: the latest one bought before it.
+    func period(replacedBy transaction: JWSTransactionDecodedPayload) -> EarlierPeriod? {
+        guard let bought = transaction.purchaseDate else { return nil }
+        return (earlierPeriods ?? [:]).values
+            .filter { ($0.purchaseDate ?? .max) < bought && $0.transactionId != transaction.transactionId }
+            .max { ($0.purchaseDate ?? 0, $0.transactionId ?? "") < ($1.purchaseDate ?? 0, $1.transactionId ?? "") }
+    }
+}
