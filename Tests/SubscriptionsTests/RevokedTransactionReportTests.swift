@@ -52,6 +52,52 @@ import Testing
         #expect(shop.subscription.refundedAtMs == day(5))
     }
 
+    /// Apple's REFUND_REVERSED missed, the transaction signed again without `revocationDate`
+    /// (posted by the app, or Apple's answer to reconcile) says the refund was reversed: access
+    /// comes back, in either delivery order. A copy signed before the refund changes nothing.
+    @Test(arguments: [false, true])
+    func aCopySignedAfterTheRefundWithoutItReversesIt(postFirst: Bool) {
+        var shop = Harness(ledger: Ledger(configuration: configuration))
+        shop.send(Fixture.buy)
+        let notice = Apple.notification(.refund, uuid: "n-refund", signed: day(6), transaction: refundedPeriod)
+        let reinstated = signed(Apple.transaction("1000", purchase: Apple.t0), at: day(8))
+        if postFirst {
+            _ = shop.apply(.transactionPosted(reinstated, appUserId: "user"), atMs: day(8))
+            _ = shop.send(notice)
+        } else {
+            _ = shop.send(notice)
+            #expect(shop.subscription.refundedAtMs == day(5))
+            _ = shop.apply(.transactionPosted(reinstated, appUserId: "user"), atMs: day(8))
+        }
+        #expect(shop.subscription.refundedAtMs == nil)
+        #expect(shop.ledger.entitlements(of: "user", atMs: day(8)).first?.isActive == true)
+
+        var stale = Harness(ledger: Ledger(configuration: configuration))
+        stale.send(Fixture.buy)
+        _ = stale.send(notice)
+        _ = stale.apply(.transactionPosted(signed(Apple.transaction("1000", purchase: Apple.t0), at: day(4)), appUserId: "user"))
+        #expect(stale.subscription.refundedAtMs == day(5))
+    }
+
+    @Test func aOneTimePurchaseSignedAgainWithoutItsRefundIsReinstated() {
+        var shop = Harness(ledger: Ledger(configuration: configuration), owner: nil)
+        let refunded = signed(
+            Apple.transaction(
+                "7000", original: "7000", product: "forever", purchase: day(2), type: .nonConsumable, revokedAt: day(3)),
+            at: day(4))
+        _ = shop.apply(.transactionPosted(refunded, appUserId: "bob"), atMs: day(4))
+        #expect(shop.ledger.oneTimePurchases["7000"]?.refundedAtMs == day(3))
+        let older = signed(
+            Apple.transaction("7000", original: "7000", product: "forever", purchase: day(2), type: .nonConsumable), at: day(2))
+        _ = shop.apply(.transactionPosted(older, appUserId: "bob"), atMs: day(5))
+        #expect(shop.ledger.oneTimePurchases["7000"]?.refundedAtMs == day(3))
+        let newer = signed(
+            Apple.transaction("7000", original: "7000", product: "forever", purchase: day(2), type: .nonConsumable), at: day(9))
+        _ = shop.apply(.transactionPosted(newer, appUserId: "bob"), atMs: day(9))
+        #expect(shop.ledger.oneTimePurchases["7000"]?.refundedAtMs == nil)
+        #expect(shop.ledger.entitlements(of: "bob", atMs: day(9)).contains { $0.isActive })
+    }
+
     @Test func aRefundedOneTimePurchasePostedGrantsNothing() {
         var shop = Harness(ledger: Ledger(configuration: configuration), owner: nil)
         let lifetime = signed(

@@ -110,7 +110,12 @@ package enum Reconcile {
         compare("transactionId", current?.transactionId, transaction.transactionId)
         compare("productId", current?.productId, transaction.productId)
         compare("expiresDate", current?.expiresDate.map(UnixTime.iso8601), transaction.expiresDate.map(UnixTime.iso8601))
-        compare("revocationDate", current?.revocationDate.map(UnixTime.iso8601), transaction.revocationDate.map(UnixTime.iso8601))
+        // A refund Apple reversed shows as no revocationDate: "none" differs from a stored one.
+        if current?.revocationDate != nil || transaction.revocationDate != nil {
+            compare(
+                "revocationDate", current?.revocationDate.map(UnixTime.iso8601),
+                transaction.revocationDate.map(UnixTime.iso8601) ?? "none")
+        }
         if let renewal = renewalInfo {
             compare(
                 "autoRenew", state.autoRenewEnabled.map { $0 ? "on" : "off" },

@@ -64,13 +64,19 @@ extension OneTimePurchase: FactFolding {
         switch fact.source {
         case .transactionPosted, .appleAPI:
             note(fact)
-            // Signed with a revocationDate, the transaction says what its REFUND or REVOKE says.
+            // Signed with a revocationDate, the transaction says what its REFUND or REVOKE says;
+            // signed without one after the refund (the newest copy: facts fold in signed-date
+            // order), what REFUND_REVERSED says.
             if let transaction = fact.transaction, transaction.revocationDate != nil, let taken = Revocation(in: fact) {
                 if Revocation.isFamilySharing(transaction) {
                     revocation = revocation ?? taken
                 } else {
                     refund = refund ?? taken
                 }
+            } else if let transaction = fact.transaction, !Revocation.isFamilySharing(transaction),
+                self.transaction?.signedDate == fact.transactionSignedDateMs
+            {
+                refund = nil
             }
         case .notification(.oneTimeCharge, nil):
             note(fact)

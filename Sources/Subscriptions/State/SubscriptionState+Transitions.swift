@@ -125,9 +125,20 @@ extension SubscriptionState: FactFolding {
     /// Apple's) says what its REFUND or REVOKE notification says: access to that period ended
     /// then. A refund already known is kept as it was recorded; the one Family Sharing
     /// revocation slot is taken only when empty or for the current period.
+    ///
+    /// Signed without one, as the newest snapshot of a transaction recorded refunded, it says
+    /// what REFUND_REVERSED says: facts fold in signed-date order, so Apple signed it after the
+    /// refund, and the refund was reversed. An older copy (a device's cache) changes nothing.
     private mutating func takeRevocation(from fact: PurchaseFact) {
-        guard let transaction = fact.transaction, transaction.revocationDate != nil, let taken = Revocation(in: fact)
-        else { return }
+        guard let transaction = fact.transaction else { return }
+        guard transaction.revocationDate != nil, let taken = Revocation(in: fact) else {
+            if let id = transaction.transactionId, refunds[id] != nil, transaction.revocationDate == nil,
+                !Revocation.isFamilySharing(transaction), newestSnapshotSignedDate(of: id) == fact.transactionSignedDateMs
+            {
+                refunds[id] = nil
+            }
+            return
+        }
         if Revocation.isFamilySharing(transaction) {
             if revocation == nil || taken.transactionId == transactionId { revocation = taken }
         } else if refunds[taken.transactionId] == nil {
@@ -220,6 +231,11 @@ extension SubscriptionState: FactFolding {
             transactions = latest.map { [$0.key: $0.value] } ?? [:]
         }
         earlierPeriods = earlier.isEmpty ? nil : earlier
+    }
+
+    /// The signed date of the newest snapshot kept of transaction `id`.
+    private func newestSnapshotSignedDate(of id: String) -> Int64? {
+        transactions[id].map { $0.signedDate } ?? earlierPeriods?[id]?.signedDate
     }
 
     private mutating func stamp(_ signedDate: Int64) {
