@@ -27,6 +27,27 @@ import Testing
         #expect(shop.subscription.billingIssueDetectedAtMs == nil)
     }
 
+    /// A GRACE_PERIOD notice whose renewal info leaves `gracePeriodExpiresDate` out (seen in
+    /// Production): the customer keeps access through the shortest grace Apple offers (3 days
+    /// after the period's end), as the notice says to, not none; GRACE_PERIOD_EXPIRED or a
+    /// recovery still decides it as usual.
+    @Test func aGraceNoticeWithoutItsEndStillGrantsTheShortestGrace() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        let undated = Apple.notification(
+            .didFailToRenew, .gracePeriod, uuid: "n-fail", signed: day(30), transaction: Fixture.p1,
+            renewal: Apple.renewal(retry: true))
+        let failure = shop.send(undated)
+        #expect(failure.types == [.billingIssue, .cancellation])
+        let expires = Fixture.p1.expiresDate ?? 0
+        #expect(failure[0].gracePeriodExpirationAtMs == expires + 3 * Apple.day)
+        #expect(shop.advance(to: expires + Apple.day).isEmpty)
+        #expect(shop.subscription.hasAccess(atMs: expires + Apple.day))
+        let end = shop.advance(to: expires + 3 * Apple.day)
+        #expect(end.types == [.expiration])
+        #expect(end.first?.expirationReason == .billingError)
+    }
+
     @Test func billingFailureGraceOverThenExpiredBillingRetry() {
         var shop = Harness()
         shop.send(Fixture.buy)

@@ -176,7 +176,7 @@ extension SubscriptionState {
         let streak = "\(originalTransactionId)/BILLING_ISSUE/\(transaction.transactionId ?? "")"
         var issue = event(.billingIssue, cause: streak, transaction, after)
         if fact.source == .notification(type: .didFailToRenew, subtype: .gracePeriod) {
-            issue.gracePeriodExpirationAtMs = fact.renewalInfo?.gracePeriodExpiresDate
+            issue.gracePeriodExpirationAtMs = Self.gracePeriodEnd(of: fact)
         }
         var cancellation = event(
             .cancellation, cause: "\(originalTransactionId)/CANCELLATION/BILLING_ERROR/\(transaction.transactionId ?? "")",

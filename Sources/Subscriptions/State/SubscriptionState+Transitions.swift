@@ -44,7 +44,7 @@ extension SubscriptionState: FactFolding {
             setAutoRenew(true, at: signedDate)
         case (.didFailToRenew, nil), (.didFailToRenew, .gracePeriod?):
             note(fact)
-            let grace = subtype == .gracePeriod ? fact.renewalInfo?.gracePeriodExpiresDate : nil
+            let grace = subtype == .gracePeriod ? Self.gracePeriodEnd(of: fact) : nil
             markBillingIssue(reported, at: signedDate, inRetry: fact.renewalInfo?.isInBillingRetryPeriod ?? true)
             billingIssue?.gracePeriodExpiresDateMs = grace
         case (.gracePeriodExpired, nil):
@@ -231,6 +231,17 @@ extension SubscriptionState: FactFolding {
             transactions = latest.map { [$0.key: $0.value] } ?? [:]
         }
         earlierPeriods = earlier.isEmpty ? nil : earlier
+    }
+
+    /// The shortest grace period Apple offers (3 days), for a `GRACE_PERIOD` notice whose
+    /// renewal info leaves `gracePeriodExpiresDate` out (seen in Production): Apple's notice
+    /// says to keep serving through the grace, whose end is then known only to be no earlier.
+    static let shortestGracePeriodMs: Int64 = 3 * 86_400_000
+
+    /// Where a `DID_FAIL_TO_RENEW` (`GRACE_PERIOD`) grace ends: Apple's `gracePeriodExpiresDate`,
+    /// else the failing period's expiry plus the shortest grace Apple offers.
+    static func gracePeriodEnd(of fact: PurchaseFact) -> Int64? {
+        fact.renewalInfo?.gracePeriodExpiresDate ?? fact.transaction?.expiresDate.map { $0 + shortestGracePeriodMs }
     }
 
     /// The signed date of the newest snapshot kept of transaction `id`.
