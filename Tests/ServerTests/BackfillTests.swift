@@ -174,6 +174,25 @@ struct BackfillTests {
         #expect(service.metrics.render().contains("revenuedot_backfill_notifications_total{result=\"new\"} 2"))
     }
 
+    /// Apple failing at the first backfill does not let the timers go: a renewal sent while the
+    /// server was down would be taken for an expiry first. The pass is tried again, and the
+    /// timers start once one completes.
+    @Test func aFailedFirstBackfillKeepsTheTimersWaiting() throws {
+        let world = try AppleAPIWorld(backfillIntervalMinutes: 60)
+        _ = try outage(world)
+        // Five attempts, all 500: the first try of the first pass fails.
+        world.store.inject(.status(500, code: nil, retryAfter: nil), count: 5, endpoint: "notification-history")
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        defer { service.shutdown() }
+        #expect(poll(seconds: 30) { service.metrics.backfillRuns.counts["completed"] == 1 })
+        #expect(service.metrics.backfillRuns.counts["stopped"] == 1)
+        #expect(poll(seconds: 10) { (try? stored(world).events) == Self.expectedEvents })
+        try service.fireDueTimers()
+        let events = try stored(world).events
+        #expect(events == Self.expectedEvents, "\(events)")
+    }
+
     @Test func failuresAreOneLineAndStoreNothing() throws {
         let world = try AppleAPIWorld()
         _ = try outage(world)

@@ -161,7 +161,17 @@ struct ReconcileTests {
         let warnings = lines.value.filter { $0.contains("reconcile.failed") }
         #expect(warnings.count == 1, "\(lines.value)")
         #expect(warnings.first?.contains("pass stopped") == true, "\(warnings)")
-        #expect(warnings.first?.contains("failed=1 checked=3") == true, "\(warnings)")
+        #expect(warnings.first?.contains("failed=1 checked=1 of=3") == true, "\(warnings)")
+        service.shutdown()
+
+        // The command stops alike, saying after how many.
+        let before = world.store.requestCount("subscription-statuses")
+        world.store.inject(.status(401, code: nil, retryAfter: nil), count: 3)
+        let run = try runCLI(["reconcile", "--config", world.configPath, "--app", "demo"])
+        #expect(run.status == 1)
+        #expect(run.output.contains("stopped after 1 of 3"), "\(run.output)")
+        #expect(run.output.contains("1 subscription checked, 0 drifted, 0 applied, 1 failed"), "\(run.output)")
+        #expect(world.store.requestCount("subscription-statuses") == before + 1)
         #expect(warnings.first?.contains("Apple answered 401") == true, "\(warnings)")
     }
 

@@ -81,7 +81,9 @@ package struct AppleWorkAPI: Sendable {
                 let outcome = try Reconcile.reconcile(state, app: app, client: client, store: store, nowMs: nowMs)
                 reply(.json(Data(outcome.json.serialized().utf8)))
             } catch {
-                reply(.error(status: 502, code: "reconcile_failed", message: "\(error)"))
+                // 503 when no call would get through now (the command stops), 502 for this one.
+                let everyCall = (error as? AppStoreServerAPIError)?.failsEveryCall == true
+                reply(.error(status: everyCall ? 503 : 502, code: "reconcile_failed", message: "\(error)"))
             }
         }
     }

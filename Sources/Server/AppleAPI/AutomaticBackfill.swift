@@ -40,14 +40,36 @@ package final class AutomaticBackfill: StoppableService {
     /// Whether `start` runs anything: some app qualifies.
     package var isActive: Bool { !Self.apps(of: config).isEmpty }
 
-    /// Starts the thread, which runs at once and then every interval, calling `firstPassDone`
-    /// after the first pass; nothing when no app qualifies.
-    package func start(firstPassDone: @escaping @Sendable () -> Void = {}) {
+    /// Seconds between tries of a first pass that did not complete, while timers wait for it.
+    package static let firstPassRetrySeconds: Double = 10
+
+    /// Starts the thread, which runs at once and then every interval; nothing when no app
+    /// qualifies. A first pass that does not complete (Apple failing, say) is tried again every
+    /// `firstPassRetrySeconds` for `retryFirstFor` seconds; `firstPassDone` is called once one
+    /// completes, so timers waiting for it are not let go by a failed one.
+    package func start(retryFirstFor: Double = 0, firstPassDone: @escaping @Sendable () -> Void = {}) {
         guard isActive else { return }
-        thread.start(
-            "backfill", every: Double(config.appleAPI.backfillIntervalMinutes) * 60, immediately: true,
-            afterFirst: firstPassDone
-        ) { [self] in runOnce() }
+        let giveUp = ContinuousClock.now + .seconds(retryFirstFor)
+        let isFirst = Mutex(true)
+        thread.start("backfill", every: Double(config.appleAPI.backfillIntervalMinutes) * 60, immediately: true) {
+            [self] in
+            let wasFirst = isFirst.withLock { first -> Bool in
+                let was = first
+                first = false
+                return was
+            }
+            guard wasFirst else {
+                runOnce()
+                return
+            }
+            var completed = runOnce()
+            while !completed, ContinuousClock.now + .seconds(Self.firstPassRetrySeconds) < giveUp,
+                thread.pause(Self.firstPassRetrySeconds)
+            {
+                completed = runOnce()
+            }
+            if completed { firstPassDone() }
+        }
     }
 
     /// Asks it to stop after the page in progress.
@@ -57,17 +79,20 @@ package final class AutomaticBackfill: StoppableService {
     /// not stored, so nothing is lost), and the rest is taken up at the next start.
     package var stopLimit: Duration? { .seconds(5) }
 
-    /// One pass over every app and environment.
-    package func runOnce() {
+    /// One pass over every app and environment; whether every run completed.
+    @discardableResult
+    package func runOnce() -> Bool {
+        var completed = true
         for app in Self.apps(of: config) {
             for environment in Backfill.environments(of: app) {
-                guard !thread.isStopping else { return }
-                run(app, environment)
+                guard !thread.isStopping else { return false }
+                completed = run(app, environment) && completed
             }
         }
+        return completed
     }
 
-    private func run(_ app: AppConfig, _ environment: AppStoreEnvironment) {
+    private func run(_ app: AppConfig, _ environment: AppStoreEnvironment) -> Bool {
         let label = "backfill \(app.id) \(environment.rawValue)"
         // What /metrics has been told of this run; a stop adds what settled since.
         var reported = Backfill.Counts()
@@ -94,6 +119,7 @@ package final class AutomaticBackfill: StoppableService {
             if counts.new > 0 || counts.refused > 0 {
                 log.info("backfill.done", counts.summary, [("run", .text(label))])
             }
+            return true
         } catch let stopped as Backfill.Stopped {
             record(stopped.counts, since: reported)
             metrics.backfillRuns.increment(label: "stopped")
@@ -104,6 +130,7 @@ package final class AutomaticBackfill: StoppableService {
             metrics.backfillRuns.increment(label: "stopped")
             log.warning("backfill.failed", "tried again later", [("run", .text(label)), ("error", .text("\(error)"))])
         }
+        return false
     }
 
     private func record(_ counts: Backfill.Counts, since previous: Backfill.Counts) {

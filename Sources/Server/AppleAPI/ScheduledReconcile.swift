@@ -59,10 +59,12 @@ package final class ScheduledReconcile: StoppableService {
                 continue
             }
             var applied = 0
+            var asked = 0
             var failed: (count: Int, first: String)?
             var stoppedBy: String?
             for state in states {
                 guard !thread.isStopping else { return }
+                asked += 1
                 let environment = AppStoreEnvironment(rawValue: state.currentTransaction?.environment?.rawValue ?? "Production")
                 do {
                     let outcome = try Reconcile.reconcile(
@@ -88,7 +90,8 @@ package final class ScheduledReconcile: StoppableService {
                     stoppedBy == nil ? "tried again at the next interval" : "pass stopped; tried again at the next interval",
                     [
                         ("app", .text(app.id)), ("failed", .integer(Int64(failed.count))),
-                        ("checked", .integer(Int64(states.count))), ("error", .text(failed.first)),
+                        ("checked", .integer(Int64(asked))), ("of", .integer(Int64(states.count))),
+                        ("error", .text(failed.first)),
                     ])
             }
             if applied > 0 {

@@ -80,15 +80,15 @@ final class ConfiguredServices: Sendable {
             docs: shared.docs)
     }
 
-    /// Starts the background services. At a start, timers wait for the first backfill (at most
-    /// `firstBackfillWait`): a renewal Apple sent while the server was down must not be taken
-    /// for an expiry first. Nil (a reload: the server was not down) starts them at once. Each
+    /// Starts the background services. At a start, timers wait for a first backfill that
+    /// completes (tried again while it fails, for at most `firstBackfillWait`): a renewal Apple
+    /// sent while the server was down must not be taken for an expiry first. Nil (a reload: the server was not down) starts them at once. Each
     /// webhook worker picks nothing until the one `predecessor` gives (the last worker started
     /// for the same app and webhook, in any earlier generation) has stopped with its outcomes
     /// committed.
     func start(firstBackfillWait: Double?, predecessor: (DeliveryWorker) -> DeliveryWorker? = { _ in nil }) {
         if backfill.isActive, let firstBackfillWait {
-            backfill.start(firstPassDone: { [scheduler] in scheduler.start() })
+            backfill.start(retryFirstFor: firstBackfillWait, firstPassDone: { [scheduler] in scheduler.start() })
             DispatchQueue.global().asyncAfter(deadline: .now() + firstBackfillWait) { [scheduler] in scheduler.start() }
         } else {
             backfill.start()

@@ -31,6 +31,16 @@ package final class PeriodicThread: Sendable {
         thread.start()
     }
 
+    /// Waits `seconds` inside a pass; false, at once, when a stop is asked meanwhile.
+    package func pause(_ seconds: Double) -> Bool {
+        guard wake.wait(timeout: .now() + seconds) == .timedOut else {
+            // The stop's wake-up is the loop's too: give it back.
+            wake.signal()
+            return false
+        }
+        return !isStopping
+    }
+
     /// Asks the thread to stop after its pass; returns at once.
     package func beginStop() {
         let first = stopping.withLock { stopping in

@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreServerAPI
 import Foundation
+import JSON
 import Server
 import Storage
 import Subscriptions
@@ -49,8 +50,9 @@ public struct ReconcileCommand {
             guard let owner else { throw UsageError("no customer \"\(customer)\" in app \(app.id)") }
             states = states.filter { $0.journal.ownerAppUserId == owner }
         }
-        var (drifted, applied, failed) = (0, 0, 0)
+        var (drifted, applied, failed, asked) = (0, 0, 0, 0)
         for state in states {
+            asked += 1
             do {
                 let outcome = try reconcileOne(state)
                 guard !outcome.drifts.isEmpty || outcome.note != nil else { continue }
@@ -63,10 +65,16 @@ public struct ReconcileCommand {
             } catch {
                 failed += 1
                 StandardStreams.error("reconcile \(state.originalTransactionId): \(error)\n")
+                // Apple unreachable, limiting the rate or refusing the key: the rest would fail alike.
+                if (error as? AppStoreServerAPIError)?.failsEveryCall == true || error is Unavailable {
+                    StandardStreams.error(
+                        "reconcile \(appId): stopped after \(asked) of \(states.count): no call would get through now\n")
+                    break
+                }
             }
         }
         StandardStreams.out(
-            "reconcile \(appId): \(states.count) subscription\(states.count == 1 ? "" : "s") checked, \(drifted) drifted, "
+            "reconcile \(appId): \(asked) subscription\(asked == 1 ? "" : "s") checked, \(drifted) drifted, "
                 + "\(applied) applied, \(failed) failed\n")
         return failed > 0 ? 1 : 0
     }
@@ -83,8 +91,14 @@ public struct ReconcileCommand {
             return (
                 reader,
                 { state in
-                    let answer = try server.post(
-                        "/v1/apple/reconcile", .object(["original_transaction_id": .string(state.originalTransactionId)]))
+                    let body = JSONValue.object(["original_transaction_id": .string(state.originalTransactionId)])
+                    let answer: JSONValue
+                    switch try server.answer("/v1/apple/reconcile", body) {
+                    case .json(let json): answer = json
+                    case .refused(503, let message): throw Unavailable(message: "the running server answered 503: \(message)")
+                    case .refused(let status, let message):
+                        throw UsageError("the running server answered \(status): \(message)")
+                    }
                     guard let outcome = Reconcile.Outcome(json: answer) else {
                         throw UsageError("the server answered what is no reconciliation: \(answer.serialized())")
                     }
@@ -103,4 +117,10 @@ public struct ReconcileCommand {
             }, { store.close() }
         )
     }
+}
+
+/// The running server said no call to Apple would get through now (its 503).
+struct Unavailable: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
 }
