@@ -79,31 +79,28 @@ import Testing
         #expect(stale.subscription.refundedAtMs == day(5))
     }
 
+    /// The lifetime purchase 7000, bought on day 2, refunded at `revokedAt` if given.
+    func lifetime(revokedAt: Int64? = nil, signedAt: Int64) -> JWSTransactionDecodedPayload {
+        signed(
+            Apple.transaction(
+                "7000", original: "7000", product: "forever", purchase: day(2), type: .nonConsumable, revokedAt: revokedAt),
+            at: signedAt)
+    }
+
     @Test func aOneTimePurchaseSignedAgainWithoutItsRefundIsReinstated() {
         var shop = Harness(ledger: Ledger(configuration: configuration), owner: nil)
-        let refunded = signed(
-            Apple.transaction(
-                "7000", original: "7000", product: "forever", purchase: day(2), type: .nonConsumable, revokedAt: day(3)),
-            at: day(4))
-        _ = shop.apply(.transactionPosted(refunded, appUserId: "bob"), atMs: day(4))
+        _ = shop.apply(.transactionPosted(lifetime(revokedAt: day(3), signedAt: day(4)), appUserId: "bob"), atMs: day(4))
         #expect(shop.ledger.oneTimePurchases["7000"]?.refundedAtMs == day(3))
-        let older = signed(
-            Apple.transaction("7000", original: "7000", product: "forever", purchase: day(2), type: .nonConsumable), at: day(2))
-        _ = shop.apply(.transactionPosted(older, appUserId: "bob"), atMs: day(5))
+        _ = shop.apply(.transactionPosted(lifetime(signedAt: day(2)), appUserId: "bob"), atMs: day(5))
         #expect(shop.ledger.oneTimePurchases["7000"]?.refundedAtMs == day(3))
-        let newer = signed(
-            Apple.transaction("7000", original: "7000", product: "forever", purchase: day(2), type: .nonConsumable), at: day(9))
-        _ = shop.apply(.transactionPosted(newer, appUserId: "bob"), atMs: day(9))
+        _ = shop.apply(.transactionPosted(lifetime(signedAt: day(9)), appUserId: "bob"), atMs: day(9))
         #expect(shop.ledger.oneTimePurchases["7000"]?.refundedAtMs == nil)
         #expect(shop.ledger.entitlements(of: "bob", atMs: day(9)).contains { $0.isActive })
     }
 
     @Test func aRefundedOneTimePurchasePostedGrantsNothing() {
         var shop = Harness(ledger: Ledger(configuration: configuration), owner: nil)
-        let lifetime = signed(
-            Apple.transaction(
-                "7000", original: "7000", product: "forever", purchase: day(2), type: .nonConsumable, revokedAt: day(3)),
-            at: day(4))
+        let lifetime = lifetime(revokedAt: day(3), signedAt: day(4))
         let reported = shop.apply(.transactionPosted(lifetime, appUserId: "bob"), atMs: day(4))
         #expect(reported.types == [.nonRenewingPurchase, .cancellation])
         #expect(shop.ledger.oneTimePurchases["7000"]?.refundedAtMs == day(3))
