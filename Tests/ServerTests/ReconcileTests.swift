@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreServerAPISimulator
 import Foundation
+import JSON
 import LoopbackClient
 import Subscriptions
 import Testing
@@ -136,6 +137,45 @@ struct ReconcileTests {
         let events = try rows(world, "SELECT id, json FROM events ORDER BY position")
         #expect(try ReplayCommand(arguments: ["--config", world.configPath]).run() == 0)
         #expect(try rows(world, "SELECT id, json FROM events ORDER BY position") == events)
+    }
+
+    /// Apple reversed a refund and its REFUND_REVERSED never arrived: Apple's answer, without
+    /// the `revocationDate` stored, is a drift, and applying it gives access back.
+    @Test func aReversedRefundIsADriftAndAccessComesBack() throws {
+        let world = try AppleAPIWorld()
+        let bought = try world.subscription(original: "6000000031", user: "u", renewals: 0, boughtDaysAgo: 0)
+        let purchase = UnixTime.nowMs - 600_000
+        let refunded: [String: JSONValue] = [
+            "transactionId": .string("60000000310"), "originalTransactionId": .string("6000000031"),
+            "bundleId": .string("com.example.app"), "productId": .string("pro.monthly"),
+            "purchaseDate": .integer(purchase), "originalPurchaseDate": .integer(purchase),
+            "expiresDate": .integer(purchase + AppleAPIWorld.day), "type": .string("Auto-Renewable Subscription"),
+            "inAppOwnershipType": .string("PURCHASED"), "environment": .string("Sandbox"),
+            "signedDate": .integer(UnixTime.nowMs - 300_000), "revocationDate": .integer(UnixTime.nowMs - 300_000),
+            "revocationReason": .integer(0), "revocationType": .string("REFUND_FULL"),
+        ]
+        let refund = try world.signer.sign(
+            .object([
+                "notificationType": .string("REFUND"), "notificationUUID": .string(UUID().uuidString.lowercased()),
+                "version": .string("2.0"), "signedDate": .integer(UnixTime.nowMs - 300_000),
+                "data": .object([
+                    "appAppleId": .integer(1234), "bundleId": .string("com.example.app"), "environment": .string("Sandbox"),
+                    "signedTransactionInfo": .string(try world.signer.sign(.object(refunded))),
+                ]),
+            ]))
+        try deliver(bought[...] + [refund], to: world)
+        let access = "SELECT json_extract(json, '$.refunds.60000000310') IS NOT NULL FROM purchases"
+        #expect(try rows(world, access) == ["1"])
+        // Apple reverses the refund: its answers now sign the transaction without it.
+        var reinstated = refunded
+        for key in ["revocationDate", "revocationReason", "revocationType"] { reinstated.removeValue(forKey: key) }
+        reinstated["signedDate"] = .integer(UnixTime.nowMs)
+        world.store.addTransaction(reinstated, bundleId: "com.example.app", account: "u")
+        let run = try runCLI(["reconcile", "--config", world.configPath, "--app", "demo"])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("revocationDate"), "\(run.output)")
+        #expect(run.output.contains("applied"), "\(run.output)")
+        #expect(try rows(world, access) == ["0"])
     }
 
     /// A scheduled pass Apple refuses logs one warning with the first error and how many
