@@ -199,6 +199,8 @@ struct ImportTests {
         }
         let first = Import.run(rows, concurrency: 1, checkpoint: checkpoint, importRow: stopAtThree)
         #expect(first.imported == 2)
+        let mode = (try? FileManager.default.attributesOfItem(atPath: checkpoint)[.posixPermissions]) as? Int
+        #expect(mode == 0o600)
         #expect(first.stopped?.resumeAt == 3)
         #expect(first.stopped?.reason == "3: no answer")
 

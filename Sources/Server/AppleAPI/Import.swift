@@ -252,7 +252,9 @@ package enum Import {
             let finished = stop?.index ?? batch.count
             done += finished
             handled += finished
-            try? Data("\(done) \(fingerprint)\n".utf8).write(to: URL(fileURLWithPath: checkpoint))
+            // Readable by its owner only, as the database beside it.
+            _ = FileManager.default.createFile(
+                atPath: checkpoint, contents: Data("\(done) \(fingerprint)\n".utf8), attributes: [.posixPermissions: 0o600])
             progress(done, rows.count, Double(handled) / max(Date().timeIntervalSince(began), 0.001))
             if let stop {
                 summary.stopped = (stop.reason, done + 1)
