@@ -50,26 +50,18 @@ package final class AutomaticBackfill: StoppableService {
     package func start(retryFirstFor: Double = 0, firstPassDone: @escaping @Sendable () -> Void = {}) {
         guard isActive else { return }
         let giveUp = ContinuousClock.now + .seconds(retryFirstFor)
-        let isFirst = Mutex(true)
-        thread.start("backfill", every: Double(config.appleAPI.backfillIntervalMinutes) * 60, immediately: true) {
-            [self] in
-            let wasFirst = isFirst.withLock { first -> Bool in
-                let was = first
-                first = false
-                return was
+        thread.start(
+            "backfill", every: Double(config.appleAPI.backfillIntervalMinutes) * 60, immediately: true,
+            first: { [self] in
+                var completed = runOnce()
+                while !completed, ContinuousClock.now + .seconds(Self.firstPassRetrySeconds) < giveUp,
+                    thread.pause(Self.firstPassRetrySeconds)
+                {
+                    completed = runOnce()
+                }
+                if completed { firstPassDone() }
             }
-            guard wasFirst else {
-                runOnce()
-                return
-            }
-            var completed = runOnce()
-            while !completed, ContinuousClock.now + .seconds(Self.firstPassRetrySeconds) < giveUp,
-                thread.pause(Self.firstPassRetrySeconds)
-            {
-                completed = runOnce()
-            }
-            if completed { firstPassDone() }
-        }
+        ) { [self] in runOnce() }
     }
 
     /// Asks it to stop after the page in progress.

@@ -28,13 +28,12 @@ package enum Import {
         package var notFound = 0
         package var failed: [String] = []
         /// Why the run stopped before the end, and the 1-based row the next run resumes at.
-        package var stopped: (reason: String, resumeAt: Int)?
+        package var stopped: Stop?
+    }
 
-        package static func == (lhs: Summary, rhs: Summary) -> Bool {
-            (lhs.imported, lhs.alreadyKnown, lhs.linked, lhs.notFound, lhs.failed)
-                == (rhs.imported, rhs.alreadyKnown, rhs.linked, rhs.notFound, rhs.failed)
-                && lhs.stopped?.reason == rhs.stopped?.reason && lhs.stopped?.resumeAt == rhs.stopped?.resumeAt
-        }
+    package struct Stop: Equatable, Sendable {
+        package var reason: String
+        package var resumeAt: Int
     }
 
     package enum RowOutcome: Sendable {
@@ -119,9 +118,9 @@ package enum Import {
             if stored, row.appUserId == nil || owner == row.appUserId { return .alreadyKnown }
             for environment in environments {
                 let client = try clients.client(for: app, environment: environment)
-                let fetched = try fetch(id, from: client, history: !stored)
-                guard !fetched.isEmpty else { continue }
-                let answers = stored ? Array(fetched.suffix(1)) : fetched
+                // Stored: Apple's current answer alone, to link.
+                let answers = try fetch(id, from: client, history: !stored)
+                guard !answers.isEmpty else { continue }
                 let keptWith = Locked<String?>(nil)
                 // A purchase already stored is live state: its events (a TRANSFER from its
                 // owner) go out like any other.
@@ -170,12 +169,7 @@ package enum Import {
                             renewalInfo: status.renewalInfo?.payload)
                     ]
                 }
-                let history = try client.signedTransactionHistory(id, filter: TransactionHistoryRequest(sort: .ascending))
-                    .filter { $0.verified.payload.originalTransactionId == id }
-                    .sorted { ($0.verified.payload.purchaseDate ?? 0) < ($1.verified.payload.purchaseDate ?? 0) }
-                    .map {
-                        AppleAnswerRows.Answer(signedTransaction: $0.signed, transaction: $0.verified.payload, fromHistory: true)
-                    }
+                let history = try historyAnswers(id, from: client)
                 let current = AppleAnswerRows.Answer(
                     signedTransaction: signed, transaction: transaction, signedRenewalInfo: status.signedRenewalInfo,
                     renewalInfo: status.renewalInfo?.payload)
@@ -186,6 +180,22 @@ package enum Import {
         } catch  where error.isUnknownTransaction {
             return []
         }
+    }
+
+    /// The transactions of subscription `id` in Apple's Transaction History, bought after
+    /// `purchasedAfter` (all when nil), by purchase date: answers from its history, to apply in
+    /// that order (Apple signs the whole history when asked, so signed dates say nothing of it).
+    package static func historyAnswers(_ id: String, from client: AppStoreServerAPIClient, purchasedAfter: Int64? = nil)
+        throws(AppStoreServerAPIError) -> [AppleAnswerRows.Answer]
+    {
+        let filter = TransactionHistoryRequest(startDate: purchasedAfter.map { $0 + 1 }, sort: .ascending)
+        return try client.signedTransactionHistory(id, filter: filter)
+            .filter {
+                $0.verified.payload.originalTransactionId == id
+                    && ($0.verified.payload.purchaseDate ?? 0) > (purchasedAfter ?? Int64.min)
+            }
+            .sorted { ($0.verified.payload.purchaseDate ?? 0) < ($1.verified.payload.purchaseDate ?? 0) }
+            .map { AppleAnswerRows.Answer(signedTransaction: $0.signed, transaction: $0.verified.payload, fromHistory: true) }
     }
 
     /// Where the number of rows done is kept, beside the database.
@@ -232,19 +242,18 @@ package enum Import {
                 outcomes.withLock { $0[index] = outcome }
             }
             // Rows after a stop are taken up again by the next run: counted there, not here.
-            let stopIndex = outcomes.value.firstIndex {
-                if case .unavailable? = $0 { return true }
-                return false
-            }
-            var stop: (index: Int, reason: String)?
-            for (index, outcome) in outcomes.value.enumerated() where index <= (stopIndex ?? batch.count) {
+            let stop = outcomes.value.enumerated().lazy.compactMap { index, outcome -> (index: Int, reason: String)? in
+                if case .unavailable(let reason)? = outcome { return (index, reason) }
+                return nil
+            }.first
+            for outcome in outcomes.value.prefix(stop?.index ?? batch.count) {
                 switch outcome {
                 case .imported?: summary.imported += 1
                 case .alreadyKnown?: summary.alreadyKnown += 1
                 case .linked?: summary.linked += 1
                 case .notFound?: summary.notFound += 1
                 case .failed(let reason)?: summary.failed.append(reason)
-                case .unavailable(let reason)?: if stop == nil { stop = (index, reason) }
+                case .unavailable?: break
                 case nil: summary.failed.append("no outcome")
                 }
             }
@@ -257,7 +266,7 @@ package enum Import {
                 atPath: checkpoint, contents: Data("\(done) \(fingerprint)\n".utf8), attributes: [.posixPermissions: 0o600])
             progress(done, rows.count, Double(handled) / max(Date().timeIntervalSince(began), 0.001))
             if let stop {
-                summary.stopped = (stop.reason, done + 1)
+                summary.stopped = Stop(reason: stop.reason, resumeAt: done + 1)
                 return summary
             }
         }

@@ -178,13 +178,8 @@ package enum Reconcile {
         guard let stored = state.currentTransaction, let from = stored.purchaseDate,
             latest.transactionId != stored.transactionId
         else { return [] }
-        return try client.signedTransactionHistory(id, filter: TransactionHistoryRequest(startDate: from + 1, sort: .ascending))
-            .map { (signed: $0.signed, transaction: $0.verified.payload) }
-            .filter {
-                $0.transaction.originalTransactionId == id && $0.transaction.transactionId != latest.transactionId
-                    && $0.transaction.transactionId != stored.transactionId && ($0.transaction.purchaseDate ?? 0) > from
-            }
-            .sorted { ($0.transaction.purchaseDate ?? 0) < ($1.transaction.purchaseDate ?? 0) }
-            .map { AppleAnswerRows.Answer(signedTransaction: $0.signed, transaction: $0.transaction, fromHistory: true) }
+        return try Import.historyAnswers(id, from: client, purchasedAfter: from).filter {
+            $0.transaction.transactionId != latest.transactionId && $0.transaction.transactionId != stored.transactionId
+        }
     }
 }

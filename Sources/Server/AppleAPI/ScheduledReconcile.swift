@@ -61,7 +61,7 @@ package final class ScheduledReconcile: StoppableService {
             var applied = 0
             var asked = 0
             var failed: (count: Int, first: String)?
-            var stoppedBy: String?
+            var stopped = false
             for state in states {
                 guard !thread.isStopping else { return }
                 asked += 1
@@ -78,8 +78,8 @@ package final class ScheduledReconcile: StoppableService {
                     metrics.reconciled.increment(label: "failed")
                     failed = ((failed?.count ?? 0) + 1, failed?.first ?? "\(error)")
                     // Apple unreachable, limiting the rate or refusing the key: the rest would fail alike.
-                    if let failure = error as? AppStoreServerAPIError, failure.failsEveryCall {
-                        stoppedBy = "\(failure)"
+                    if (error as? AppStoreServerAPIError)?.failsEveryCall == true {
+                        stopped = true
                         break
                     }
                 }
@@ -87,7 +87,7 @@ package final class ScheduledReconcile: StoppableService {
             if let failed {
                 log.warning(
                     "reconcile.failed",
-                    stoppedBy == nil ? "tried again at the next interval" : "pass stopped; tried again at the next interval",
+                    stopped ? "pass stopped; tried again at the next interval" : "tried again at the next interval",
                     [
                         ("app", .text(app.id)), ("failed", .integer(Int64(failed.count))),
                         ("checked", .integer(Int64(asked))), ("of", .integer(Int64(states.count))),

@@ -12,19 +12,16 @@ package final class PeriodicThread: Sendable {
     /// Whether a stop was asked: a long pass checks it between items.
     package var isStopping: Bool { stopping.withLock { $0 } }
 
-    /// Starts `pass` on a thread named `name`: at once when `immediately` (then `afterFirst`),
-    /// and every `interval` seconds after.
+    /// Starts `pass` on a thread named `name`: at once when `immediately` (`first` instead, when
+    /// given), and every `interval` seconds after.
     package func start(
-        _ name: String, every interval: Double, immediately: Bool, afterFirst: @escaping @Sendable () -> Void = {},
+        _ name: String, every interval: Double, immediately: Bool, first: (@Sendable () -> Void)? = nil,
         _ pass: @escaping @Sendable () -> Void
     ) {
         finished.enter()
         let thread = Thread { [self] in
             defer { finished.leave() }
-            if immediately {
-                pass()
-                afterFirst()
-            }
+            if immediately { (first ?? pass)() }
             while wake.wait(timeout: .now() + interval) == .timedOut && !isStopping { pass() }
         }
         thread.name = name

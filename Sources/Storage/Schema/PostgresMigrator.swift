@@ -16,17 +16,10 @@ struct PostgresMigrator {
         try connection.execute(script: "BEGIN")
         do {
             _ = try connection.query("SELECT pg_advisory_xact_lock(?)", [.integer(Self.lockKey)])
-            var upgrade: SchemaUpgrade?
-            if try hasTable("schema_migrations") {
-                let versions = try requireKnownVersions()
-                let pending = PostgresSchema.later.filter { !versions.contains($0.version) }
-                for migration in pending {
-                    try connection.execute(script: migration.sql)
-                    try record(migration.version)
-                }
-                if !pending.isEmpty, let from = versions.max() {
-                    upgrade = SchemaUpgrade(from: from, to: PostgresSchema.currentVersion, migrations: pending.count)
-                }
+            let existing = try hasTable("schema_migrations")
+            let versions: Set<Int64>
+            if existing {
+                versions = try requireKnownVersions()
             } else {
                 try requireEmpty()
                 try connection.execute(
@@ -35,10 +28,16 @@ struct PostgresMigrator {
                         \(PostgresSchema.baseline)
                         """)
                 try record(PostgresSchema.baselineVersion)
-                for migration in PostgresSchema.later {
-                    try connection.execute(script: migration.sql)
-                    try record(migration.version)
-                }
+                versions = [PostgresSchema.baselineVersion]
+            }
+            let pending = PostgresSchema.later.filter { !versions.contains($0.version) }
+            for migration in pending {
+                try connection.execute(script: migration.sql)
+                try record(migration.version)
+            }
+            var upgrade: SchemaUpgrade?
+            if existing, !pending.isEmpty, let from = versions.max() {
+                upgrade = SchemaUpgrade(from: from, to: PostgresSchema.currentVersion, migrations: pending.count)
             }
             try connection.execute(script: "COMMIT")
             return upgrade
