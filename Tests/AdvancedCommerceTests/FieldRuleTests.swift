@@ -26,6 +26,10 @@ import Testing
             "displayName 31", with(Valid.oneTime) { $0.item?.displayName = text(31) }, "DisplayNameLengthExceededError",
             4000089, at: "item.displayName"),
         RuleCase(
+            "displayName of 8 flags: 8 characters, 32 UTF-16 units",
+            with(Valid.oneTime) { $0.item?.displayName = String(repeating: "\u{1F1FA}\u{1F1F8}", count: 8) },
+            "DisplayNameLengthExceededError", 4000089, at: "item.displayName"),
+        RuleCase(
             "description missing", with(Valid.oneTime) { $0.item?.description = nil }, "NullDescriptionError", 4000107,
             at: "item.description"),
         RuleCase(
@@ -108,13 +112,20 @@ import Testing
         #expect(rule.isReported, "got \(rule.errors)")
     }
 
-    /// Limits count Characters, as Apple's Swift library does: 128/30/45 combining-accent Characters pass.
-    @Test func limitsCountCharacters() {
+    /// Limits count UTF-16 code units, the strictest count among Apple's libraries: 128/30/45
+    /// precomposed letters pass; the same Characters spelled with a combining accent (two units
+    /// each) are over from half the limit on.
+    @Test func limitsCountUTF16CodeUnits() {
+        let precomposed: Character = "\u{E9}"
         let atLimit = with(Valid.oneTime) {
-            $0.item = OneTimeChargeItem(sku: text(128), displayName: text(30), description: text(45), price: 4990)
+            $0.item = OneTimeChargeItem(
+                sku: text(128, precomposed), displayName: text(30, precomposed), description: text(45, precomposed),
+                price: 4990)
         }
-        #expect(text(30).unicodeScalars.count == 60)
         #expect(AdvancedCommerceValidator.validate(atLimit) == [])
+        let combining = with(Valid.oneTime) { $0.item?.displayName = text(16) }
+        #expect(text(16).count == 16)
+        #expect(AdvancedCommerceValidator.validate(combining).map(\.code) == [4_000_089])
     }
 
     /// A resubscription sends the consistency token Apple gave the lapsed subscription.

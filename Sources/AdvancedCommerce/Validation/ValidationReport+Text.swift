@@ -1,6 +1,8 @@
 // MARK: - SKU, displayName, description
 
-/// Apple's length limits, counted in Characters (grapheme clusters), as Apple's Swift library counts them.
+/// Apple's length limits, counted in UTF-16 code units. Apple's libraries disagree on the unit
+/// (Swift counts grapheme clusters, Python code points, Java and Node UTF-16 units) and Apple's
+/// server does not say which it uses: the strictest count never signs a request it refuses.
 enum TextLimits {
     static let sku = 128
     static let displayName = 30
@@ -41,8 +43,9 @@ extension ValidationReport {
         } else if text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
             // Shown on Apple's payment sheet and in receipts and emails: a control character is never meant.
             fail(empty, field, "Must not hold control characters.")
-        } else if text.count > limit {
-            fail(tooLong, field, "\(text.count) characters, at most \(limit) allowed.")
+        } else if text.utf16.count > limit {
+            let length = text.utf16.count
+            fail(tooLong, field, "\(length) UTF-16 code units, at most \(limit) allowed.")
         }
     }
 }
