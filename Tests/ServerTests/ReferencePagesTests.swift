@@ -30,9 +30,13 @@ import Testing
         #expect(narrowed.status == 0)
         #expect(narrowed.output.contains("- BILLING_RETRY:") && !narrowed.output.contains("- VOLUNTARY:"))
         #expect(narrowed.output.contains("Other subtypes: VOLUNTARY, PRICE_INCREASE, PRODUCT_NOT_FOR_SALE, no subtype"))
+        // The quick facts still list every subtype of the type.
+        #expect(narrowed.output.contains("Subtypes          VOLUNTARY, BILLING_RETRY, PRICE_INCREASE"), "\(narrowed.output)")
         let none = try runCLI(["explain", "EXPIRED", "none", "--json"])
-        let cases = try JSONValue(parsing: Data(none.output.utf8))["cases"]?.arrayValue ?? []
+        let page = try JSONValue(parsing: Data(none.output.utf8))
+        let cases = page["cases"]?.arrayValue ?? []
         #expect(cases.count == 1 && cases.first?["subtype"] == .null, "\(none.output)")
+        #expect(page["quickFacts"]?["Subtypes"]?.stringValue?.hasPrefix("`VOLUNTARY`, `BILLING_RETRY`") == true)
         let both = try runCLI(["explain", "EXPIRED", "--json", "--markdown"])
         #expect(both.status == 2)
     }
@@ -139,5 +143,12 @@ import Testing
         let markdown = try connection.request("GET", "/docs/expired.md")
         #expect(markdown.status == 200 && markdown.headers["content-type"] == "text/markdown; charset=utf-8")
         #expect(try connection.request("GET", "/docs/nope").status == 404)
+        // A type as Apple spells it, or in any case, and the Markdown index.
+        for name in ["EXPIRED", "Expired", "EXPIRED.md", "did_change_renewal_pref"] {
+            #expect(try connection.request("GET", "/docs/\(name)").status == 200, "\(name)")
+        }
+        let readme = try connection.request("GET", "/docs/README.md")
+        #expect(readme.status == 200 && String(decoding: readme.body, as: UTF8.self).contains("| [EXPIRED](expired.md) |"))
+        #expect(html.contains("<code>EXPIRED</code></a> (<code>VOLUNTARY</code>, "))
     }
 }

@@ -113,7 +113,7 @@ struct CatalogScenario {
     }
 
     /// The decoded notification: `data` (or `summary`, `externalPurchaseToken`, `appData`) with the
-    /// transaction and renewal info shown decoded under `signedTransactionInfo` / `signedRenewalInfo`.
+    /// transaction, renewal info and app transaction shown decoded under their `signed...Info` keys.
     func decodedNotification() -> JSONValue {
         var members: [String: JSONValue] = [
             "notificationType": .string(type),
@@ -132,13 +132,28 @@ struct CatalogScenario {
                     "storefrontCountryCodes": .array([.string("USA")]), "succeededCount": .integer(1_204),
                     "failedCount": .integer(3),
                 ]) { first, _ in first })
-        case ("EXTERNAL_PURCHASE_TOKEN", _):
-            members["externalPurchaseToken"] = .object([
+        case ("EXTERNAL_PURCHASE_TOKEN", let subtype):
+            var token: [String: JSONValue] = [
                 "externalPurchaseId": .string("b2a7a5a2-7c44-4a0f-9ef4-0d3c6b1f2e11"), "tokenCreationDate": .integer(Self.baseMs),
                 "appAppleId": .integer(Self.appAppleId), "bundleId": .string(Self.bundleId),
-            ])
+            ]
+            // CREATED and ACTIVE_TOKEN_REMINDER are about tokens of the External Purchase Custom
+            // Link API, which carry their type and expiry; UNREPORTED's link-out token has neither.
+            if subtype != "UNREPORTED" {
+                token["tokenType"] = .string("ACQUISITION")
+                token["tokenExpirationDate"] = .integer(Self.baseMs + 30 * 86_400_000)
+            }
+            members["externalPurchaseToken"] = .object(token)
         case ("RESCIND_CONSENT", _):
-            members["appData"] = .object(identity)
+            var appData = identity
+            appData["signedAppTransactionInfo"] = .object([
+                "receiptType": .string("Production"), "appAppleId": .integer(Self.appAppleId),
+                "bundleId": .string(Self.bundleId), "applicationVersion": .string("42"),
+                "originalApplicationVersion": .string("1"), "originalPurchaseDate": .integer(Self.baseMs - 400 * 86_400_000),
+                "receiptCreationDate": .integer(Self.baseMs), "appTransactionId": .string("704236471962138912"),
+                "originalPlatform": .string("iOS"),
+            ])
+            members["appData"] = .object(appData)
         default:
             var data = identity
             data["bundleVersion"] = .string("42")
@@ -156,11 +171,14 @@ struct CatalogScenario {
     /// The example as Apple would POST it: each nested payload signed, then the whole.
     func signed(with chain: TestChain) throws -> String {
         guard case .object(var members) = decodedNotification() else { return "" }
-        if case .object(var data)? = members["data"] {
-            for key in ["signedTransactionInfo", "signedRenewalInfo"] {
+        for (container, keys) in [
+            ("data", ["signedTransactionInfo", "signedRenewalInfo"]), ("appData", ["signedAppTransactionInfo"]),
+        ] {
+            guard case .object(var data)? = members[container] else { continue }
+            for key in keys {
                 if let nested = data[key] { data[key] = .string(try chain.sign(payload: Data(nested.serialized().utf8))) }
             }
-            members["data"] = .object(data)
+            members[container] = .object(data)
         }
         return try chain.sign(payload: Data(JSONValue.object(members).serialized().utf8))
     }

@@ -86,7 +86,9 @@ extension NotificationCatalog {
                     + "stores it (`renews as` in the state below) and applies it at the renewal.",
                 "As RevenueCat does, RevenueDot sends PRODUCT_CHANGE for every plan change (with new_product_id) as "
                     + "information only. An upgrade is also a RENEWAL on the new product at once (its new period); a "
-                    + "downgrade's RENEWAL comes with the DID_RENEW that starts it.",
+                    + "downgrade's RENEWAL comes with the DID_RENEW that starts it. A revert (no subtype) is a "
+                    + "PRODUCT_CHANGE whose new_product_id is the current product: a consumer that noted the pending "
+                    + "downgrade learns that it will not happen.",
             ], definedIn: changes),
         "DID_CHANGE_RENEWAL_STATUS": CatalogFacts(
             appleSays: "The customer (or the App Store, after a refund request) turned auto-renew off "
@@ -124,7 +126,14 @@ extension NotificationCatalog {
             appleSays: "The customer asked for a refund of a consumable or an auto-renewable subscription, and Apple "
                 + "asks for consumption information (data.consumptionRequestReason says why).",
             access: .moneyBack,
-            seeAlso: ["Apple's decision arrives as REFUND or REFUND_DECLINED."], definedIn: refunds),
+            seeAlso: ["Apple's decision arrives as REFUND or REFUND_DECLINED."],
+            notes: [
+                "Apple decides without your answer unless it gets one within 12 hours of the request, and takes "
+                    + "none unless the customer consented to sharing the data. With appleApi.consumption enabled "
+                    + "(and customerConsented true once your customers agreed), `revenuedot serve` answers each "
+                    + "request itself within seconds (Send Consumption Information, version 2), tries again until "
+                    + "the 12 hours end, and `revenuedot notifications show UUID` shows what it sent."
+            ], definedIn: refunds),
         "REVOKE": CatalogFacts(
             appleSays: "A family member is no longer entitled to a purchase shared through Family Sharing: the "
                 + "purchaser stopped sharing, left the family, or was refunded.",

@@ -55,7 +55,7 @@ extension NotificationCatalog {
                         "Record succeededCount and failedCount against the requestIdentifier.",
                         "Store it and answer 200; a retry with the same notificationUUID is a no-op.",
                     ],
-                    example: .init(before: .active, noTransaction: true)
+                    example: .init(before: .nothing, noTransaction: true)
                 ),
                 CatalogCase(
                     name: "FAILURE",
@@ -86,7 +86,7 @@ extension NotificationCatalog {
             cases: [
                 CatalogCase(
                     name: nil,
-                    meaning: "A one-time product was purchased; the transaction names the product and its productType.",
+                    meaning: "A one-time product was purchased; the transaction names the product (productId) and its type.",
                     triggers: [
                         "Buying a consumable, non-consumable or non-renewing subscription",
                         "Redeeming an offer code for one of these products",

@@ -59,8 +59,7 @@ enum PageHTML {
             "<pre><code class=\"language-swift\">\(escape(page.snippets.swift))</code></pre>",
             "<p class=\"checked\">\(inline(PageMarkdown.runChecked(page.snippets)))</p>",
             "<h2 id=\"revenuedot\">\(PageMarkdown.handlingHeading)</h2>",
-            "<p>Produced by signing each example below, verifying it as ingest does, and applying it with the "
-                + "reducer; a test re-runs it and fails when this page and the code disagree.</p>",
+            "<p>\(inline(ReferencePage.handlingIntro))</p>",
         ]
         for kase in page.cases {
             body += [
@@ -96,7 +95,9 @@ enum PageHTML {
             guard !members.isEmpty else { continue }
             body += ["<h2 id=\"\(group.rawValue)\">\(escape(group.title))</h2>", "<p>\(escape(group.blurb))</p>", "<ul>"]
             body += members.map {
-                "<li><a href=\"/docs/\($0.slug)\"><code>\($0.type)</code></a>: \(inline($0.answer))</li>"
+                let subtypes = $0.subtypeLabels == ["no subtype"] ? "" : " (\($0.subtypeLabels.joined(separator: ", ")))"
+                return
+                    "<li><a href=\"/docs/\($0.slug)\"><code>\($0.type)</code></a>\(inline(subtypes)): \(inline($0.answer))</li>"
             }
             body.append("</ul>")
         }

@@ -22,9 +22,7 @@ enum PageMarkdown {
                 + "(against RevenueDot's `AppStore` module):",
             "", "```js", page.snippets.javaScript, "```", "", "```swift", page.snippets.swift + "```", "",
             runChecked(page.snippets), "",
-            "## \(handlingHeading)", "",
-            "Produced by signing each example below, verifying it as ingest does, and applying it with the reducer; "
-                + "a test re-runs it and fails when this page and the code disagree.",
+            "## \(handlingHeading)", "", ReferencePage.handlingIntro,
         ]
         for kase in page.cases {
             lines += ["", "### \(CatalogRenderer.title(page.type, kase.subtype))", "", kase.meaning, ""]

@@ -11,7 +11,7 @@ enum PageText {
         lines += ["  3. \(plain(ReferencePage.answerStep))", "  4. \(plain(ReferencePage.idempotencyStep))"]
         if !page.facts.seeAlso.isEmpty { lines.append("  5. Next: \(page.facts.seeAlso.joined(separator: " "))") }
         for note in page.facts.notes { lines += ["", plain(note)] }
-        lines += ["", "How RevenueDot handles it (each example run through the verifier and reducer):"]
+        lines += ["", "How RevenueDot handles it:", plain(ReferencePage.handlingIntro)]
         for kase in page.cases {
             lines += ["", "  \(CatalogRenderer.title(page.type, kase.subtype)): \(kase.meaning)"]
             lines += kase.handling.map { "    " + plain($0) }
@@ -21,7 +21,8 @@ enum PageText {
             page.snippets.javaScript, "",
             "Run-checked: make docs-check runs it and compares its output with \"\(page.snippets.expected)\" "
                 + "(checked \(NotificationCatalog.checkedOn)).",
-            "", "Source: \(NotificationCatalog.appleTypesPage) (checked \(NotificationCatalog.checkedOn))",
+            "", "Sources (checked \(NotificationCatalog.checkedOn)):", "  \(NotificationCatalog.appleTypesPage)",
+            "  \(NotificationCatalog.appleSubtypesPage)", "  \(NotificationCatalog.appleRespondingPage)",
         ]
         if page.cases.count == 1, let only = page.cases.first {
             let others =

@@ -33,19 +33,28 @@ final class ReferenceDocs: Sendable {
         return files
     }
 
-    /// The answer to `GET /docs/NAME` (`""` for `/docs`): the index or a page as HTML, or a page
-    /// as Markdown (`NAME.md`); nil for a page that does not exist.
+    /// The answer to `GET /docs/NAME` (`""` for `/docs`): the index or a page as HTML, or as
+    /// Markdown (`NAME.md`, `README.md` for the index), a page named by its slug or its type in
+    /// any case (`expired`, `EXPIRED`, `Expired`); nil for a page that does not exist.
     func answer(_ name: String) -> HTTPResponse? {
-        if name.isEmpty || name == "index.html" {
+        let lowered = name.lowercased()
+        if lowered.isEmpty || lowered == "index.html" {
             return .text(PageHTML.index(pages), contentType: "text/html; charset=utf-8")
         }
-        if name.hasSuffix(".md") {
-            let slug = String(name.dropLast(3))
-            guard let page = pages.first(where: { $0.slug == slug }) else { return nil }
+        if lowered == "readme.md" || lowered == "index.md" {
+            return .text(PageMarkdown.index(pages), contentType: "text/markdown; charset=utf-8")
+        }
+        if lowered.hasSuffix(".md") {
+            guard let page = named(String(lowered.dropLast(3))) else { return nil }
             return .text(PageMarkdown.page(page), contentType: "text/markdown; charset=utf-8")
         }
-        guard let page = pages.first(where: { $0.slug == name || $0.type == name }) else { return nil }
+        guard let page = named(lowered) else { return nil }
         return .text(PageHTML.page(page), contentType: "text/html; charset=utf-8")
+    }
+
+    /// The page whose slug or type is `lowered` (a lower-cased name).
+    private func named(_ lowered: String) -> ReferencePage? {
+        pages.first { $0.slug == lowered || $0.type.lowercased() == lowered }
     }
 
     /// The pages for `serve`, built at the first request and kept.

@@ -30,16 +30,17 @@ struct ReferencePage: Sendable {
     let meaning: String
     let facts: CatalogFacts
     var cases: [Case]
+    /// Every subtype's label, kept when the page is narrowed to one.
+    let subtypeLabels: [String]
     let snippets: ReferenceSnippets
 
     var question: String { "What does the App Store notification \(type) mean?" }
 
     /// The quick facts, label and value (Markdown inline code in backticks).
     var quickFacts: [(String, String)] {
-        let names = cases.map(\.label)
-        return [
+        [
             ("notificationType", "`\(type)`"),
-            ("Subtypes", names == ["no subtype"] ? "none" : names.joined(separator: ", ")),
+            ("Subtypes", subtypeLabels == ["no subtype"] ? "none" : subtypeLabels.joined(separator: ", ")),
             ("Comes from", "App Store Server Notifications v2, `responseBodyV2DecodedPayload`"),
             ("Sent by", "The App Store server, to your notification URL (an HTTPS POST with a `signedPayload`)"),
             ("Apple says", facts.appleSays),
@@ -50,7 +51,8 @@ struct ReferencePage: Sendable {
     /// The steps every notification shares, around the actions per subtype.
     static let verifyStep =
         "Verify the signed payload first, with Apple's App Store Server Library or RevenueDot: the certificate "
-        + "chain up to Apple's root, the signature, then the bundle ID, app Apple ID and environment. Decide "
+        + "chain up to Apple's root, the signature, then the bundle ID, the app Apple ID (Production only: "
+        + "Sandbox notifications may carry none) and the environment. Decide "
         + "nothing from a payload that fails."
     static let answerStep =
         "Store it, then answer 200 (any status from 200 to 206 counts as received). Any other answer, or none, and "
@@ -59,6 +61,14 @@ struct ReferencePage: Sendable {
     static let idempotencyStep =
         "Because of those retries, be idempotent on `notificationUUID`: a retry carries the same one and must "
         + "change nothing the first delivery already changed."
+
+    /// How the "How RevenueDot handles it" outcomes were made, and the setting they assume.
+    static let handlingIntro =
+        "Produced by signing each example below, verifying it as ingest does, and applying it with the reducer, "
+        + "with `trackNewPurchasesFromServerNotifications` on (as `revenuedot init` writes it); a test re-runs it "
+        + "and fails when this page and the code disagree. With that setting off (the default when the key is "
+        + "absent), a purchase the app has not posted is still applied, but its events wait until the app posts "
+        + "it or its `appAccountToken` names an existing customer."
 
     /// A case's actions: its advice without the verify and store steps every case shares.
     static func actions(of kase: CatalogCase) -> [String] {
@@ -74,6 +84,7 @@ struct ReferencePage: Sendable {
         meaning = entry.meaning
         facts = NotificationCatalog.facts(entry.type)
         snippets = ReferenceSnippets(entry: entry)
+        subtypeLabels = entry.cases.map { $0.name.map { "`\($0)`" } ?? "no subtype" }
         cases = try entry.cases.map { kase in
             Case(
                 subtype: kase.name, meaning: kase.meaning, triggers: kase.triggers, actions: Self.actions(of: kase),
