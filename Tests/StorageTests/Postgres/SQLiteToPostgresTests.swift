@@ -69,6 +69,28 @@ import Threads
                     renewal: S.renewal(original: "300", signed: S.t0))) == .stored)
     }
 
+    /// A copy that fails partway (here at a late table: PostgreSQL text cannot hold the NUL a
+    /// SQLite text may, and is refused rather than cut short; Ctrl-C stops a copy the same way)
+    /// leaves no row anywhere: copying again, once fixed, succeeds.
+    @Test func aCopyThatFailsPartwayLeavesTheTargetEmpty() throws {
+        let source = try Self.source()
+        source.store.close()
+        let raw = try SQLiteConnection(path: source.directory.databasePath, role: .writer)
+        _ = try raw.run("UPDATE rejects SET reason = 'bad' || char(0) || 'signature'")
+        let database = try PostgresTestDatabase()
+        let error = #expect(throws: StoreError.self) {
+            try SQLiteToPostgres.copy(from: source.directory.databasePath, to: database.url)
+        }
+        #expect(error?.message.hasPrefix("copying rejects: a text value holds a NUL character") == true)
+        let check = try database.connect()
+        for table in ["notifications", "purchases", "events", "deliveries", "payload_dictionaries"] {
+            #expect(try check.query("SELECT count(*) FROM \(table)").first?.first?.integerValue == 0, "\(table)")
+        }
+        _ = try raw.run("UPDATE rejects SET reason = 'bad signature'")
+        let report = try SQLiteToPostgres.copy(from: source.directory.databasePath, to: database.url)
+        #expect(report.tables.first { $0.name == "notifications" }?.rows == 3)
+    }
+
     @Test func aTargetThatHoldsRowsIsRefusedAndLeftAsItIs() throws {
         let source = try Self.source()
         source.store.close()

@@ -36,6 +36,7 @@ extension PostgresConnection {
     }
 
     private func send(_ sql: String, _ arguments: [SQLValue], answer: PendingRows?) throws(StoreError) {
+        try Self.refuseNUL(in: arguments, sql)
         if pipelined.count >= Self.pipelineDepth { try drainPipeline() }
         let name = try statement(sql, arguments)
         if PQpipelineStatus(connection) == PQ_PIPELINE_OFF, PQenterPipelineMode(connection) != 1 {

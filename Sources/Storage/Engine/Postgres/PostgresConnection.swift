@@ -141,6 +141,7 @@ final class PostgresConnection {
             try send(sql, arguments)
             return try drainPipeline(keepingLast: 1).last
         }
+        try Self.refuseNUL(in: arguments, sql)
         let name = try statement(sql, arguments)
         roundTrips += 1
         let result = Self.withParameters(arguments) { count, values, lengths, formats in
@@ -153,6 +154,20 @@ final class PostgresConnection {
             throw error
         }
         return result
+    }
+
+    /// `.invalid` for a text argument holding a NUL: PostgreSQL text cannot, and libpq would send
+    /// only what comes before it, so the row would be stored cut short without a word.
+    static func refuseNUL(in arguments: [SQLValue], _ sql: String) throws(StoreError) {
+        for case .text(var value) in arguments {
+            let holdsNUL = value.withUTF8 { bytes in
+                guard let base = bytes.baseAddress else { return false }
+                return memchr(base, 0, bytes.count) != nil
+            }
+            if holdsNUL {
+                throw StoreError(.invalid, "a text value holds a NUL character, which PostgreSQL cannot store: \(sql)")
+            }
+        }
     }
 
     /// Calls `body` with `arguments` as libpq takes them: integers, reals and text as text, blobs

@@ -7,10 +7,13 @@ import Foundation
 ///
 /// The source is read in one transaction (a consistent snapshot) and must not be in use by a
 /// server: what it stored after the snapshot would not be copied. The target is migrated first
-/// and must be empty. Each table is copied in primary-key order, a batch of rows per transaction;
+/// and must be empty. The whole copy is one PostgreSQL transaction, committed only once every
+/// table is checked: a copy interrupted or failed (Ctrl-C, a lost session, a row PostgreSQL
+/// refuses) leaves the target empty, ready to copy into again, never a half-filled database a
+/// server would start on. Each table is copied in primary-key order, a batch of rows at a time;
 /// identity columns keep their values, and their sequences continue after them.
 package enum SQLiteToPostgres {
-    /// Rows per PostgreSQL transaction.
+    /// Rows read from SQLite at a time.
     static let batch = 500
 
     /// What was copied: rows per table, and the digest both sides gave.
@@ -32,14 +35,34 @@ package enum SQLiteToPostgres {
         let target = try PostgresConnection(url: url)
         try PostgresMigrator(connection: target).migrate()
         let tables = try tableNames(source)
-        for table in tables {
-            if let rows = try target.query("SELECT count(*) FROM \(table)").first?.first?.integerValue, rows > 0 {
-                throw StoreError(
-                    .invalid, "\(url) already holds \(rows) rows in \(table): migrate-db copies into an empty database only")
-            }
-        }
         try source.run("BEGIN")
         defer { _ = try? source.run("COMMIT") }
+        try target.execute(script: "BEGIN")
+        do throws(StoreError) {
+            // The migrations' lock: a server starting on the target meanwhile waits for the
+            // commit, and then finds every row, instead of serving the empty database.
+            _ = try target.query("SELECT pg_advisory_xact_lock(?)", [.integer(PostgresMigrator.lockKey)])
+            for table in tables {
+                if let rows = try target.query("SELECT count(*) FROM \(table)").first?.first?.integerValue, rows > 0 {
+                    throw StoreError(
+                        .invalid,
+                        "\(url) already holds \(rows) row\(rows == 1 ? "" : "s") in \(table): migrate-db copies into an "
+                            + "empty database only (drop and create it again to copy anew)")
+                }
+            }
+            let report = try copyTables(tables, from: source, to: target)
+            try target.execute(script: "COMMIT")
+            return report
+        } catch {
+            try? target.execute(script: "ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Copies and checks every table, in the target's open transaction.
+    private static func copyTables(
+        _ tables: [String], from source: SQLiteConnection, to target: PostgresConnection
+    ) throws(StoreError) -> Report {
         var report = Report(tables: [])
         for table in tables {
             let columns = try source.query("SELECT name, pk, type FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
@@ -79,7 +102,7 @@ package enum SQLiteToPostgres {
         return names.filter { $0 == "payload_dictionaries" } + names.filter { $0 != "payload_dictionaries" }
     }
 
-    /// Copies every row in key order, a batch per transaction; returns the count and digest read.
+    /// Copies every row in key order, a batch at a time; returns the count and digest read.
     private static func copyRows(
         of table: String, columns: [String], key: [String], from source: SQLiteConnection, to target: PostgresConnection
     ) throws(StoreError) -> (rows: Int, digest: String) {
@@ -97,12 +120,9 @@ package enum SQLiteToPostgres {
                     + " ORDER BY \(keyList) LIMIT ?",
                 (after ?? []) + [.integer(Int64(batch))])
             guard let last = rows.last else { break }
-            try target.execute(script: "BEGIN")
             do throws(StoreError) {
                 for row in rows { try target.send(insert, row) }
-                try target.execute(script: "COMMIT")
             } catch {
-                try? target.execute(script: "ROLLBACK")
                 throw StoreError(error.code, "copying \(table): \(error.message)")
             }
             hashes += rows.map(rowHash)
