@@ -288,7 +288,7 @@ struct ConfigLoaderTests {
         }
         #expect(
             problem(directory + "/missing.json")
-                == "cannot read the file: no such file (revenuedot init writes a demo config; make run does it once)")
+                == "cannot read the file: no such file (name yours with --config FILE; revenuedot init writes a demo one)")
         #expect(problem(directory) == "cannot read the file: it is a directory")
     }
 }

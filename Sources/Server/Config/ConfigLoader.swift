@@ -20,7 +20,7 @@ public enum ConfigLoader {
         guard descriptor >= 0 else {
             let code = errno
             throw code == ENOENT || code == ENOTDIR
-                ? unreadable("no such file (revenuedot init writes a demo config; make run does it once)")
+                ? unreadable("no such file (name yours with --config FILE; revenuedot init writes a demo one)")
                 : unreadable(String(cString: strerror(code)))
         }
         let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)

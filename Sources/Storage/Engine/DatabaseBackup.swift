@@ -88,6 +88,9 @@ public enum DatabaseBackup {
         guard FileManager.default.fileExists(atPath: file) else {
             throw StoreError(.unavailable, "there is no file at \(file)")
         }
+        guard access(file, R_OK) == 0 else {
+            throw StoreError(.invalid, "cannot read \(file): \(String(cString: strerror(errno)))")
+        }
         let folder = URL(fileURLWithPath: database).deletingLastPathComponent().path
         if let problem = folderProblem(folder) { throw StoreError(.invalid, problem) }
         let lock = try DatabaseLock(databasePath: database)
@@ -100,6 +103,7 @@ public enum DatabaseBackup {
             summary = try check(staging)
             // Event positions came with schema 4; an older copy gets them when it migrates.
             if summary.schemaVersion >= 4 { try continuePositions(of: database, in: staging) }
+            try takeOwner(for: staging, of: database, in: folder)
             try sync(staging)
         } catch {
             removeCopy(staging)
@@ -124,6 +128,18 @@ public enum DatabaseBackup {
     }
 
     // MARK: - Steps
+
+    /// Run as root (the natural way to restore from `/var/backups`), gives the copy the owner and
+    /// group of the database it replaces, else of its folder: a copy left to root, mode 0600,
+    /// is one the service's user cannot open. Another user's copy is its own already.
+    private static func takeOwner(for staging: String, of database: String, in folder: String) throws(StoreError) {
+        guard geteuid() == 0 else { return }
+        var owner = stat()
+        guard stat(database, &owner) == 0 || stat(folder, &owner) == 0 else { return }
+        guard chown(staging, owner.st_uid, owner.st_gid) == 0 else {
+            throw StoreError(.io, "chown \(staging): \(String(cString: strerror(errno)))")
+        }
+    }
 
     /// Moves the copy's event positions past those of the database it replaces, if that exists
     /// (`EventPositions.moveUp`); one that cannot be read counts as unknown.

@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+@testable import Storage
+
+/// A restore run as root gives the restored database the owner of the one it replaces (else of
+/// its folder), so the service's user can open it.
+@Suite(.enabled(if: geteuid() == 0, "chown needs root")) struct RestoreOwnerTests {
+    static func owner(_ path: String) -> (uid: uid_t, gid: gid_t, mode: mode_t) {
+        var status = stat()
+        _ = stat(path, &status)
+        return (status.st_uid, status.st_gid, status.st_mode & 0o777)
+    }
+
+    @Test func theRestoredFileKeepsTheReplacedDatabasesOwner() throws {
+        let directory = try TemporaryDirectory()
+        let copy = directory.path + "/backup.sqlite"
+        try RestoredPositionsTests.database(copy, events: 1, prefix: "e")
+        try RestoredPositionsTests.database(directory.databasePath, events: 1, prefix: "e")
+        #expect(chown(directory.databasePath, 4242, 4343) == 0)
+        _ = try DatabaseBackup.restore(copy, to: directory.databasePath, at: Date())
+        let restored = Self.owner(directory.databasePath)
+        #expect(restored.uid == 4242 && restored.gid == 4343)
+        #expect(restored.mode == 0o600)
+    }
+
+    @Test func withNoDatabaseItTakesTheFoldersOwner() throws {
+        let directory = try TemporaryDirectory()
+        let copy = directory.path + "/backup.sqlite"
+        try RestoredPositionsTests.database(copy, events: 1, prefix: "e")
+        #expect(chown(directory.path, 4242, 4343) == 0)
+        _ = try DatabaseBackup.restore(copy, to: directory.databasePath, at: Date())
+        let restored = Self.owner(directory.databasePath)
+        #expect(restored.uid == 4242 && restored.gid == 4343)
+    }
+}
