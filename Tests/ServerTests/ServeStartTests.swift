@@ -72,6 +72,22 @@ struct ServeStartTests {
         #expect(normal.wait() == 0)
     }
 
+    /// A start that finds no database makes an empty one and says so: the one sign of a wrong
+    /// path or an unmounted volume on a restart. A start on the database it made says nothing.
+    @Test func aStartThatMakesTheDatabaseSaysSo() throws {
+        let first = try ChildServer(configPath: fixture.configPath)
+        #expect(
+            first.startupOutput.contains(
+                "warning start.warning no RevenueDot database was at \(fixture.databasePath), so an empty one was made"),
+            "\(first.startupOutput)")
+        first.kill(SIGTERM)
+        #expect(first.wait() == 0)
+        let again = try ChildServer(configPath: fixture.configPath)
+        #expect(!again.startupOutput.contains("warning"), "\(again.startupOutput)")
+        again.kill(SIGTERM)
+        #expect(again.wait() == 0)
+    }
+
     /// The start line names the node: `node.id` (else the host name), the process id and four
     /// random hex digits, so nodes that share one configuration file stay distinct.
     @Test func theStartLineNamesTheNode() throws {

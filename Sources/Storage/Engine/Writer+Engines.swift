@@ -12,7 +12,8 @@ extension Writer {
         flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?, checkpointer: Checkpointer
     ) throws(StoreError) -> Writer {
         // Another program's database is refused before the writer's first statement turns it to WAL.
-        if FileManager.default.fileExists(atPath: path) {
+        let existed = FileManager.default.fileExists(atPath: path)
+        if existed {
             try Migrator(connection: try SQLiteConnection(path: path, role: .readOnly)).requireRevenueDotsOrEmpty()
         }
         let connection = try SQLiteConnection(path: path, role: .writer)
@@ -23,7 +24,7 @@ extension Writer {
         guard let walPath = connection.walPath, let databasePath = connection.databasePath else {
             throw StoreError(.unavailable, "SQLite names no WAL file for \(path)")
         }
-        var warnings: [String] = []
+        var warnings = existed ? [] : [Self.createdWarning(path)]
         // Best effort, and only a matter of speed: without the reserve the WAL grows as it is written.
         if reservesWAL {
             let pageSize = try connection.query("PRAGMA page_size").first?.first?.integerValue ?? 4096
@@ -54,9 +55,18 @@ extension Writer {
         onRejectsFailed: (@Sendable (StoreError) -> Void)?
     ) throws(StoreError) -> Writer {
         let connection = try PostgresConnection(url: url, use: use)
+        let fresh = try PostgresMigrator(connection: connection).state() == .absent
         let upgrade = try PostgresMigrator(connection: connection).migrate()
         return Writer(
             connection: connection, durability: DurableOnCommit(), handOff: handOff, onCommit: onCommit,
-            onRejectsFailed: onRejectsFailed, upgrade: upgrade)
+            onRejectsFailed: onRejectsFailed, warnings: fresh ? [createdWarning(url.description)] : [], upgrade: upgrade)
+    }
+
+    /// Said at a start that found no database and made an empty one: expected the first time,
+    /// and the only sign of a wrong path or an unmounted volume on a restart, where every
+    /// customer would be served as new.
+    static func createdWarning(_ database: String) -> String {
+        "no RevenueDot database was at \(database), so an empty one was made: expected on a first start; on a restart, "
+            + "stop the server, as the path (or the volume it is on) is not the one that holds the data"
     }
 }
