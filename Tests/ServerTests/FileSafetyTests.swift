@@ -106,6 +106,21 @@ struct FileSafetyTests {
         #expect(line.hasSuffix("run chmod 600 \(key)"))
     }
 
+    /// The database's password file is a secret like the others; one that is missing names its key.
+    @Test func serveRefusesADatabasePasswordFileOthersCanRead() throws {
+        let fixture = try ServerFixture(database: #"{"url": "postgres://rd@127.0.0.1:1/rd", "passwordFile": "db-password"}"#)
+        let password = fixture.directory.path("db-password")
+        let missing = try serve(fixture.configPath)
+        #expect(missing.status == 1)
+        #expect(missing.line.contains("database.passwordFile: \(password) cannot be read"), "\(missing.line)")
+        _ = try fixture.directory.write("db-password", "secret\n")
+        try chmod(password, 0o644)
+        let (status, line) = try serve(fixture.configPath)
+        #expect(status == 1)
+        #expect(line.contains("database.passwordFile: \(password) is readable by other users (mode 644)"), "\(line)")
+        #expect(line.hasSuffix("run chmod 600 \(password)"))
+    }
+
     @Test(arguments: ["Xcode", "LocalTesting"])
     func serveRefusesAnUnsignedEnvironmentBesideProduction(environment: String) throws {
         var text = try String(contentsOfFile: fixture.configPath, encoding: .utf8)

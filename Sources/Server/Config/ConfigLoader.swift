@@ -54,7 +54,7 @@ public enum ConfigLoader {
         let directory = URL(fileURLWithPath: file).deletingLastPathComponent()
 
         let listen = try listenAddress(root)
-        let database = try databaseLocation(root, directory: directory)
+        let (database, passwordFile) = try databaseLocation(root, directory: directory)
         guard let appValues = try root.array("apps"), !appValues.isEmpty else {
             throw root.fail("apps", "missing: configure at least one app")
         }
@@ -91,7 +91,7 @@ public enum ConfigLoader {
             "requestTimeoutSeconds", "connectionsPerIP",
         ])
         return RevenueDotConfig(
-            file: file, listen: listen, database: database, apps: apps,
+            file: file, listen: listen, database: database, databasePasswordFile: passwordFile, apps: apps,
             scheduler: SchedulerConfig(intervalMs: Int(intervalMs)), http: try httpConfig(http),
             appleAPI: try AppleAPIConfigLoader.load(try root.object("appleApi"), directory: directory),
             nodeId: try nodeId(try root.object("node")), log: try logConfig(try root.object("log")))
@@ -201,8 +201,11 @@ public enum ConfigLoader {
     }
 
     /// `database`: `"sqlite:PATH"`, `"postgres://..."`, or `{"url": "postgres://...", "passwordFile":
-    /// PATH}` for a password kept out of the config (else from the URL or `PGPASSWORD`).
-    private static func databaseLocation(_ root: ConfigReader, directory: URL) throws(ConfigError) -> DatabaseLocation {
+    /// PATH}` for a password kept out of the config (else from the URL or `PGPASSWORD`); and the
+    /// password file's resolved path.
+    private static func databaseLocation(
+        _ root: ConfigReader, directory: URL
+    ) throws(ConfigError) -> (DatabaseLocation, passwordFile: String?) {
         if root.hasObject("database"), let database = try root.object("database") {
             try database.rejectUnknownKeys(["url", "passwordFile"])
             let url = try database.requiredString("url")
@@ -210,8 +213,19 @@ public enum ConfigLoader {
             guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
                 throw database.fail("url", "the database object is for PostgreSQL: postgres://USER@HOST:PORT/DB")
             }
-            return try postgres(url, passwordFile: passwordFile, directory: directory, reader: database, key: "url")
+            if let passwordFile, !FileManager.default.isReadableFile(atPath: passwordFile) {
+                throw database.fail("passwordFile", "\(passwordFile) cannot be read")
+            }
+            return (
+                try postgres(url, passwordFile: passwordFile, directory: directory, reader: database, key: "url"),
+                passwordFile
+            )
         }
+        return (try databaseText(root, directory: directory), nil)
+    }
+
+    /// `database` given as text: `"sqlite:PATH"` or `"postgres://..."`.
+    private static func databaseText(_ root: ConfigReader, directory: URL) throws(ConfigError) -> DatabaseLocation {
         let text = try root.string("database") ?? "sqlite:revenuedot.sqlite"
         if text.hasPrefix("sqlite:") {
             let path = String(text.dropFirst("sqlite:".count))

@@ -13,6 +13,8 @@ public struct RevenueDotConfig: Sendable {
     public var file: String
     public var listen: ListenAddress
     public var database: DatabaseLocation
+    /// `database.passwordFile`, resolved: checked private as the other secret files are.
+    public var databasePasswordFile: String?
     public var apps: [AppConfig]
     public var scheduler: SchedulerConfig
     public var http: HTTPConfig

@@ -24,6 +24,9 @@ package enum SecretFileModes {
     /// Throws for the first secret file of `config` whose mode lets others in.
     package static func check(_ config: RevenueDotConfig) throws(ConfigError) {
         try check(config.file, holding: "API keys and secrets", in: config.file, key: "")
+        if let passwordFile = config.databasePasswordFile {
+            try check(passwordFile, holding: "the database's password", in: config.file, key: "database.passwordFile")
+        }
         for (index, app) in config.apps.enumerated() {
             guard let key = app.inAppPurchaseKey else { continue }
             try check(
