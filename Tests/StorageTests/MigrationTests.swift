@@ -165,6 +165,20 @@ import Testing
         #expect(error?.message.contains("restore the backup taken before the upgrade") == true, "\(error?.message ?? "")")
     }
 
+    /// Refused before anything is written: a file from a newer build (here one out of WAL mode,
+    /// as a backup is) keeps every byte, and gets no WAL beside it.
+    @Test func aDatabaseFromANewerBuildIsLeftAsItWas() throws {
+        let directory = try TemporaryDirectory()
+        try Store(path: directory.databasePath).close()
+        let copy = try SQLiteConnection(path: directory.databasePath, role: .copy)
+        try copy.execute(
+            script: "PRAGMA journal_mode = DELETE; INSERT INTO schema_migrations (version, applied_at) VALUES (999, 'future')")
+        let before = try Data(contentsOf: URL(fileURLWithPath: directory.databasePath))
+        #expect(throws: StoreError.self) { try Store(path: directory.databasePath) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.databasePath)) == before)
+        #expect(!FileManager.default.fileExists(atPath: directory.databasePath + "-wal"))
+    }
+
     @Test func fileThatIsNotADatabaseIsReportedCorrupt() throws {
         let directory = try TemporaryDirectory()
         try String(repeating: "not a database ", count: 100).write(

@@ -11,10 +11,13 @@ extension Writer {
         onRejectsFailed: (@Sendable (StoreError) -> Void)?, reservesWAL: Bool, truncatesWALOnClose: Bool,
         flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?, checkpointer: Checkpointer
     ) throws(StoreError) -> Writer {
-        // Another program's database is refused before the writer's first statement turns it to WAL.
+        // Another program's database, or one a newer build migrated, is refused before the
+        // writer's first statement turns it to WAL: a refused file is left byte for byte as it was.
         let existed = FileManager.default.fileExists(atPath: path)
         if existed {
-            try Migrator(connection: try SQLiteConnection(path: path, role: .readOnly)).requireRevenueDotsOrEmpty()
+            let probe = Migrator(connection: try SQLiteConnection(path: path, role: .readOnly))
+            try probe.requireRevenueDotsOrEmpty()
+            try probe.requireNoUnknownVersions()
         }
         let connection = try SQLiteConnection(path: path, role: .writer)
         connection.onWALCommit { frames in checkpointer.committed(walFrames: frames) }

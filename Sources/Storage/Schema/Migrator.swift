@@ -89,6 +89,14 @@ struct Migrator {
         return applied
     }
 
+    /// Refuses a database holding a migration this build does not know (a newer build's); one
+    /// without migrations, or with some still to apply, passes (`migrate` goes on with them).
+    func requireNoUnknownVersions() throws(StoreError) {
+        let hasTable = try connection.query(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+        if !hasTable.isEmpty { _ = try appliedVersions() }
+    }
+
     /// The versions recorded in the database, after checking that this build knows all of them.
     private func appliedVersions() throws(StoreError) -> Set<Int64> {
         let applied = Set(try connection.query("SELECT version FROM schema_migrations").compactMap { $0.first?.integerValue })
