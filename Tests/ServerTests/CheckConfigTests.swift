@@ -131,6 +131,26 @@ import Testing
         #expect(
             result.output.contains("warning: Could not listen on 127.0.0.1:\(service.port): Address already in use"),
             "\(result.output)")
+        // The running server holds the database too, as a reload expects; serve would stop on it.
+        #expect(
+            result.output.contains("warning: another RevenueDot process (serve or replay) holds the database"),
+            "\(result.output)")
+        service.shutdown()
+        let alone = try runCLI(["check-config", "--config", path])
+        #expect(!alone.output.contains("holds the database"), "\(alone.output)")
+    }
+
+    /// Extra roots beside Production are what a demo does and production must not.
+    @Test func extraRootsBesideProductionAreAWarning() throws {
+        let fixture = try ServerFixture()
+        let result = try runCLI(["check-config", "--config", fixture.configPath])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(
+            result.output.contains(
+                "warning: app \"demo\" takes Production notifications signed under 1 root certificate(s) besides Apple's"),
+            "\(result.output)")
+        // The Sandbox-only app trusts the same test root: nothing to say of it.
+        #expect(!result.output.contains("warning: app \"sandbox-only\""), "\(result.output)")
     }
 
     @Test func anOlderSchemaIsNamedWithTheMigrationsServeWillApply() throws {

@@ -46,12 +46,17 @@ public struct CheckConfigCommand {
         } catch {
             throw ConfigError(file: config.file, key: "listen", problem: error.message)
         }
-        StandardStreams.out(Self.summary(config, schema: schema, listenInUse: listenInUse))
+        var databaseInUse = false
+        if case .sqlite(let path) = config.database { databaseInUse = DatabaseLock.isHeldByAnother(databasePath: path) }
+        StandardStreams.out(
+            Self.summary(config, schema: schema, listenInUse: listenInUse, databaseInUse: databaseInUse))
         return 0
     }
 
     /// What the configuration sets up, a line per part, after a first line saying it is valid.
-    static func summary(_ config: RevenueDotConfig, schema: SchemaState, listenInUse: String? = nil) -> String {
+    static func summary(
+        _ config: RevenueDotConfig, schema: SchemaState, listenInUse: String? = nil, databaseInUse: Bool = false
+    ) -> String {
         let database =
             switch schema {
             case .absent: "no schema yet: serve creates it at its first start"
@@ -69,6 +74,11 @@ public struct CheckConfigCommand {
                 "  warning: \(listenInUse): right for a reload of the server that holds it; "
                     + "a new serve would not start beside it")
         }
+        if databaseInUse {
+            lines.append(
+                "  warning: another RevenueDot process (serve or replay) holds the database: right for a reload; "
+                    + "a new serve would not start on it")
+        }
         for app in config.apps {
             let environments = app.environments.map(\.rawValue).sorted().joined(separator: ", ")
             var parts = [
@@ -77,6 +87,14 @@ public struct CheckConfigCommand {
             ]
             if app.inAppPurchaseKey != nil { parts.append("In-App Purchase key set") }
             lines.append("  app \"\(app.id)\" (\(app.bundleId); \(environments)): " + parts.joined(separator: ", "))
+            // Apple's root is always first; the others are the configuration's.
+            let extraRoots = app.rootCertificates.count - 1
+            if app.environments.contains(.production), extraRoots > 0 {
+                lines.append(
+                    "  warning: app \"\(app.id)\" takes Production notifications signed under \(extraRoots) root "
+                        + "certificate(s) besides Apple's: whoever holds their keys can sign what it takes as Apple's "
+                        + "(right for a demo or a test chain, never in production)")
+            }
         }
         return lines.joined(separator: "\n") + "\n"
     }
