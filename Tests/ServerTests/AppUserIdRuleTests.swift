@@ -89,8 +89,8 @@ struct AppUserIdRuleTests {
     }
 
     /// A line separator or a bidirectional override fakes a line or hides text where an id is
-    /// shown, and a blank id is no one's: the public key is refused them. The secret key still
-    /// reaches a customer stored under one before this rule, to read or delete it.
+    /// shown, and a blank id is no one's: both keys are refused them for a new customer. The
+    /// secret key still reaches a customer stored under one before this rule, to read or delete it.
     @Test(arguments: [
         ("ls\u{2028}ps", "control character"), ("evil\u{202E}txt.exe", "control character"), ("   ", "only white space"),
     ])
@@ -104,8 +104,28 @@ struct AppUserIdRuleTests {
         #expect(refused.status == 400, "\(refused.status)")
         #expect(String(decoding: refused.body, as: UTF8.self).contains(reason))
         #expect(try Self.count(fixture, "customers") == 0)
-        #expect(try Self.request(connection, "GET", path, key: "sk_test_secret").status == 201)
-        #expect(try Self.request(connection, "DELETE", path, key: "sk_test_secret").status == 200)
+        let made = try Self.request(connection, "GET", path, key: "sk_test_secret")
+        #expect(made.status == 400, "\(made.status)")
+        #expect(String(decoding: made.body, as: UTF8.self).contains(reason))
+        let posted = try Self.request(connection, "POST", path + "/attributes", key: "sk_test_secret")
+        #expect(posted.status == 400, "\(posted.status)")
+        #expect(try Self.count(fixture, "customers") == 0)
+        service.shutdown()
+
+        // Stored before the rule: the secret key reads it and deletes it.
+        let app = try #require(try fixture.config().apps.first { $0.id == "demo" }).ledger
+        let store = try Store(path: fixture.databasePath)
+        try store.write { transaction in
+            try LedgerInputs.keepAndApply(.customerAction(.seen(appUserId: id)), app: app, atMs: 1_780_000_000_000, in: transaction)
+        }
+        store.close()
+        let again = try fixture.startService()
+        defer { again.shutdown() }
+        let old = try LoopbackConnection(port: again.port)
+        let legacy = try Self.request(old, "GET", path, key: "sk_test_secret")
+        #expect(legacy.status == 200, "\(legacy.status) \(String(decoding: legacy.body, as: UTF8.self))")
+        #expect(try Self.request(old, "GET", path, key: "pk_test_public").status == 400)
+        #expect(try Self.request(old, "DELETE", path, key: "sk_test_secret").status == 200)
     }
 
     /// Revoking the grants of a customer nobody knows is a 404 that stores nothing.

@@ -20,23 +20,33 @@ package enum AppUserIdRule {
     }
 
     /// Why `id` is refused, as the API answers it, or nil when it may be used with `access`.
-    static func refusal(_ id: String, access: APIKeys.Access, name: String = "app_user_id") -> HTTPResponse? {
-        problem(id, access: access, name: name)?.response
+    ///
+    /// - Parameter reaching: the request only reads or deletes a customer that must exist
+    ///   (`GET` of one already stored, `DELETE`): the secret key may then name an id stored
+    ///   before blank ids and line and bidirectional characters were refused. Any request that
+    ///   may make or change a customer under `id` holds the secret key to the public key's rules.
+    static func refusal(
+        _ id: String, access: APIKeys.Access, name: String = "app_user_id", reaching: Bool = false
+    ) -> HTTPResponse? {
+        problem(id, access: access, name: name, reaching: reaching)?.response
     }
 
-    /// Why `id` is refused, or nil when it may be used with `access`.
-    package static func problem(_ id: String, access: APIKeys.Access, name: String = "app_user_id") -> Refusal? {
+    /// Why `id` is refused, or nil when it may be used with `access` (`reaching`: see `refusal`).
+    package static func problem(
+        _ id: String, access: APIKeys.Access, name: String = "app_user_id", reaching: Bool = false
+    ) -> Refusal? {
         guard !id.isEmpty else { return Refusal(status: 400, code: "empty_app_user_id", message: "\(name) is empty") }
         guard id.utf8.count <= maxBytes else {
             return Refusal(status: 400, code: "invalid_app_user_id", message: "\(name) is longer than \(maxBytes) bytes")
         }
         // The secret key can still reach a customer stored before blank ids and the line and
         // bidirectional characters were refused (to read it, or to delete it).
-        let control: (Unicode.Scalar) -> Bool = access == .publishable ? { $0.isControl } : { $0.isC0OrC1Control }
+        let lenient = access == .secret && reaching
+        let control: (Unicode.Scalar) -> Bool = lenient ? { $0.isC0OrC1Control } : { $0.isControl }
         guard !id.unicodeScalars.contains(where: control) else {
             return Refusal(status: 400, code: "invalid_app_user_id", message: "\(name) holds a control character")
         }
-        if access == .publishable, id.allSatisfy(\.isWhitespace) {
+        if !lenient, id.allSatisfy(\.isWhitespace) {
             return Refusal(status: 400, code: "invalid_app_user_id", message: "\(name) is only white space")
         }
         if access == .publishable, id.hasPrefix(CustomerState.anonymousPrefix) {

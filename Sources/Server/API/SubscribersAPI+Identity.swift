@@ -14,7 +14,7 @@ extension SubscribersAPI {
     package func delete(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
         guard let (app, _) = secretKeyApp(request, reply: reply) else { return }
         let appUserId = request.pathParameters["app_user_id"] ?? ""
-        if let refused = AppUserIdRule.refusal(appUserId, access: .secret) { return reply(refused) }
+        if let refused = AppUserIdRule.refusal(appUserId, access: .secret, reaching: true) { return reply(refused) }
         guard case .found = answerSubscriber(appUserId, app: app, access: .secret) else {
             return reply(.error(status: 404, code: "not_found", message: "no customer \(appUserId)"))
         }

@@ -28,10 +28,12 @@ package struct SubscribersAPI: Sendable {
     package func subscriber(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
         guard let (app, access) = keys.authenticate(request) else { return reply(APIKeys.unauthorized) }
         let appUserId = request.pathParameters["app_user_id"] ?? ""
-        if let refused = AppUserIdRule.refusal(appUserId, access: access) { return reply(refused) }
+        if let refused = AppUserIdRule.refusal(appUserId, access: access, reaching: true) { return reply(refused) }
         let contact = access == .publishable || request.header("X-Platform") != nil
         let answer = answerSubscriber(appUserId, app: app, access: access, contact: contact)
         guard case .unknown = answer else { return reply(answer.response) }
+        // A customer is made only under an id the rules take today, whichever the key.
+        if let refused = AppUserIdRule.refusal(appUserId, access: access) { return reply(refused) }
         let atMs = UnixTime.milliseconds(clock())
         apply(.seen(appUserId: appUserId), app: app, atMs: atMs, answering: appUserId, access: access, status: 201, reply: reply)
     }
