@@ -116,7 +116,8 @@ struct AppUserIdRuleTests {
         let app = try #require(try fixture.config().apps.first { $0.id == "demo" }).ledger
         let store = try Store(path: fixture.databasePath)
         try store.write { transaction in
-            try LedgerInputs.keepAndApply(.customerAction(.seen(appUserId: id)), app: app, atMs: 1_780_000_000_000, in: transaction)
+            try LedgerInputs.keepAndApply(
+                .customerAction(.seen(appUserId: id)), app: app, atMs: 1_780_000_000_000, in: transaction)
         }
         store.close()
         let again = try fixture.startService()
