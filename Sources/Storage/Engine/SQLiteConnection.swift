@@ -156,7 +156,9 @@ final class SQLiteConnection {
             let text = message.map { String(cString: $0) } ?? StoreError.describe(result)
             let extended = sqlite3_extended_errcode(handle)
             throw StoreError(
-                StoreError.code(forSQLite: result), "\(StoreError.abbreviate(script)): \(text) [SQLite result code \(extended)]")
+                StoreError.code(forSQLite: result),
+                "\(StoreError.abbreviate(script)): \(text)\(StoreError.hint(forSQLite: extended)) [SQLite result code \(extended)]"
+            )
         }
     }
 

@@ -13,9 +13,23 @@ extension StoreError {
     init(sqlite result: Int32, connection: OpaquePointer?, context: String) {
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? result
         let detail = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? Self.describe(result)
-        self.init(Self.code(forSQLite: result), "\(context): \(detail) [SQLite result code \(extended)]")
+        self.init(
+            Self.code(forSQLite: result),
+            "\(context): \(detail)\(Self.hint(forSQLite: extended)) [SQLite result code \(extended)]")
         let systemErrno = connection.map { sqlite3_system_errno($0) } ?? 0
         isDiskFull = result & 0xff == SQLITE_FULL || [ENOSPC, EDQUOT, EFBIG].contains(systemErrno)
+    }
+
+    /// What an operator can do about a result whose SQLite text names no file or folder: the
+    /// read-only family, met when the user running RevenueDot may not write where it must.
+    static func hint(forSQLite extended: Int32) -> String {
+        guard extended & 0xff == SQLITE_READONLY else { return "" }
+        // The extended codes are SQLITE_READONLY | (n << 8), macros Swift does not import.
+        switch extended >> 8 {
+        case 6: return " (this user cannot create files in the database's folder, where SQLite keeps its -wal and -shm files)"
+        case 4: return " (the database file was moved or deleted while open)"
+        default: return " (this user cannot write the database file, or its -wal and -shm files beside it)"
+        }
     }
 
     /// The English text SQLite gives for a result code, for when no connection holds a message.
