@@ -118,12 +118,15 @@ public struct ServeCommand {
         let host = config.listen.host.contains(":") ? "[\(config.listen.host)]" : config.listen.host
         let base = "http://\(host):\(service.port)"
         let urls = config.apps.map {
-            "  Apple's notification URL for app \"\($0.id)\": \(base)/v1/apple/notifications/\($0.id)\n"
+            "  notifications for app \"\($0.id)\": \(base)/v1/apple/notifications/\($0.id)\n"
         }
         StandardStreams.note(
             "RevenueDot \(RevenueDotVersion.semantic) is listening on \(base) (database \(config.database), "
                 + "\(config.apps.count) app(s), node \(service.node))\n"
-                + urls.joined() + "  health: \(base)/health   metrics: \(base)/metrics\n\n")
+                + urls.joined()
+                + "  (App Store Connect takes https://<your host>/v1/apple/notifications/<app id>, served by a TLS proxy "
+                + "in front: README \"Deploying\")\n"
+                + "  health: \(base)/health   metrics: \(base)/metrics\n\n")
         let sample = URL(fileURLWithPath: config.file).deletingLastPathComponent()
             .appendingPathComponent(".revenuedot/sample-notification.json")
         if FileManager.default.fileExists(atPath: sample.path), let demo = config.app("demo") {
