@@ -28,8 +28,8 @@ public enum LogValue: Sendable, Equatable {
     case text(String)
     /// Written as digits in both formats (`status=200`, `"status":200`).
     case integer(Int64)
-    /// Three decimals in text (`ms=1.235`); in JSON as Swift spells the `Double` (`"ms":1.23456`),
-    /// `null` when not finite.
+    /// Three decimals, in text (`ms=1.235`) and in JSON (`"ms":1.235`, not the binary value's
+    /// `0.37235399999999996`); `null` in JSON when not finite.
     case number(Double)
 
     /// The field's value in a JSON line.
@@ -37,7 +37,7 @@ public enum LogValue: Sendable, Equatable {
         switch self {
         case .text(let text): .string(text)
         case .integer(let value): .integer(value)
-        case .number(let value): .number(value)
+        case .number(let value): .number(value.isFinite ? (value * 1000).rounded() / 1000 : value)
         }
     }
 }
