@@ -213,6 +213,14 @@ package final class DeliveryWorker: StoppableService {
                 case .delivered:
                     metrics.deliveries.increment(label: "delivered")
                     metrics.deliveryLatency.observe(Double(UnixTime.elapsedMs(from: delivery.createdAtMs, to: nowMs)) / 1000)
+                    if let log, log.enabled(.debug) {
+                        log.debug(
+                            "webhook.delivered", "",
+                            [
+                                ("app", .text(appId)), ("webhook", .text(webhook)), ("event_id", .text(delivery.eventId)),
+                                ("attempt", .integer(Int64(delivery.attempts + 1))),
+                            ])
+                    }
                 case .retry(_, _, let status, let reason):
                     metrics.deliveries.increment(label: "retry")
                     logFailure(of: delivery, status: status, reason: reason, dead: false)

@@ -154,6 +154,7 @@ package final class Ingest: Sendable {
         case .success(.duplicate):
             alarm?.stored()
             metrics.notificationsDuplicate.increment()
+            debugLine("notification.duplicate", "stored before: nothing changes", record)
             return .duplicate(uuid: record.notificationUUID)
         case .success(.stored) where record.state == .held:
             alarm?.stored()
@@ -171,12 +172,24 @@ package final class Ingest: Sendable {
         case .success(.stored):
             alarm?.stored()
             metrics.notificationsStored.increment()
+            debugLine("notification.stored", "stored", record)
             return .stored(uuid: record.notificationUUID)
         case .failure(let error):
             alarm?.failed(error.description)
             metrics.storageFailures.increment()
             return .unavailable(error.description)
         }
+    }
+
+    /// A `log.level: debug` line naming the notification; nothing is built at other levels.
+    private func debugLine(_ event: String, _ message: String, _ record: NotificationRecord) {
+        guard let log, log.enabled(.debug) else { return }
+        var fields: [(String, LogValue)] = [
+            ("app", .text(record.appId)), ("uuid", .text(record.notificationUUID)), ("type", .text(record.notificationType)),
+        ]
+        if let subtype = record.subtype { fields.append(("subtype", .text(subtype))) }
+        if let original = record.originalTransactionId { fields.append(("original_transaction_id", .text(original))) }
+        log.debug(event, message, fields)
     }
 
     private func reject(appId: String, _ failure: VerificationError, at time: Int64) -> IngestOutcome {
