@@ -15,13 +15,17 @@ public struct Reject: Sendable, Equatable {
     /// bounded whatever a client sends.
     public static let maximumReasonLength = 1000
 
-    /// Creates a reject entry; `reason` is cut to `maximumReasonLength` bytes.
+    /// Creates a reject entry; `reason` is cut to `maximumReasonLength` bytes. A NUL, which the
+    /// sender's text may hold and PostgreSQL text cannot, becomes U+FFFD in every field.
     public init(appId: String, status: String, reason: String, at: Int64) {
-        self.appId = String(appId.utf8Prefix(maxBytes: 200))
-        self.status = String(status.utf8Prefix(maxBytes: 100))
-        self.reason =
+        func storable(_ text: some StringProtocol) -> String {
+            text.contains("\u{0}") ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : String(text)
+        }
+        self.appId = storable(appId.utf8Prefix(maxBytes: 200))
+        self.status = storable(status.utf8Prefix(maxBytes: 100))
+        self.reason = storable(
             reason.utf8.count > Self.maximumReasonLength
-            ? String(reason.utf8Prefix(maxBytes: Self.maximumReasonLength)) + "…" : reason
+                ? String(reason.utf8Prefix(maxBytes: Self.maximumReasonLength)) + "…" : reason)
         self.at = at
     }
 }

@@ -10,7 +10,7 @@ enum RejectRows {
         }
         for (status, count) in batch.counts {
             try connection.run(
-                "INSERT INTO reject_counts (status, count) VALUES (?, ?) ON CONFLICT (status) DO UPDATE SET count = count + excluded.count",
+                "INSERT INTO reject_counts (status, count) VALUES (?, ?) ON CONFLICT (status) DO UPDATE SET count = reject_counts.count + excluded.count",
                 [.text(status), .integer(Int64(count))])
         }
     }
