@@ -32,5 +32,8 @@ import Testing
         _ = try DatabaseBackup.restore(copy, to: directory.databasePath, at: Date())
         let restored = Self.owner(directory.databasePath)
         #expect(restored.uid == 4242 && restored.gid == 4343)
+        // The lock file the restore made is the service's too, or serve could not take it.
+        let lock = Self.owner(DatabaseLock.lockPath(directory.databasePath))
+        #expect(lock.uid == 4242 && lock.gid == 4343)
     }
 }

@@ -129,15 +129,16 @@ public enum DatabaseBackup {
 
     // MARK: - Steps
 
-    /// Run as root (the natural way to restore from `/var/backups`), gives the copy the owner and
-    /// group of the database it replaces, else of its folder: a copy left to root, mode 0600,
-    /// is one the service's user cannot open. Another user's copy is its own already.
+    /// Run as root (the natural way to restore from `/var/backups`), gives the copy, and the
+    /// lock file the restore made, the owner and group of the database it replaces, else of its
+    /// folder: files left to root are ones the service's user cannot open. Another user's are its
+    /// own already.
     private static func takeOwner(for staging: String, of database: String, in folder: String) throws(StoreError) {
         guard geteuid() == 0 else { return }
         var owner = stat()
         guard stat(database, &owner) == 0 || stat(folder, &owner) == 0 else { return }
-        guard chown(staging, owner.st_uid, owner.st_gid) == 0 else {
-            throw StoreError(.io, "chown \(staging): \(String(cString: strerror(errno)))")
+        for path in [staging, DatabaseLock.lockPath(database)] where chown(path, owner.st_uid, owner.st_gid) != 0 {
+            throw StoreError(.io, "chown \(path): \(String(cString: strerror(errno)))")
         }
     }
 

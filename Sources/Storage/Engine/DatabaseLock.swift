@@ -17,7 +17,7 @@ public final class DatabaseLock: Sendable {
     /// Takes the lock beside `databasePath` (through a symbolic link, beside the file it names),
     /// or throws `.unavailable` naming the process that holds it.
     init(databasePath: String) throws(StoreError) {
-        let path = URL(fileURLWithPath: databasePath).resolvingSymlinksInPath().path + ".lock"
+        let path = Self.lockPath(databasePath)
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw StoreError(.unavailable, "open \(path) to lock the database: \(String(cString: strerror(errno)))")
@@ -45,13 +45,18 @@ public final class DatabaseLock: Sendable {
     /// Whether another process holds the lock of the database at `databasePath` now (a running
     /// `serve` or `replay`): commands that can work through a running server ask first.
     public static func isHeldByAnother(databasePath: String) -> Bool {
-        let path = URL(fileURLWithPath: databasePath).resolvingSymlinksInPath().path + ".lock"
+        let path = lockPath(databasePath)
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
         _ = flock(descriptor, LOCK_UN)
         return false
+    }
+
+    /// `<database>.lock`, beside the file a symbolic link leads to.
+    static func lockPath(_ databasePath: String) -> String {
+        URL(fileURLWithPath: databasePath).resolvingSymlinksInPath().path + ".lock"
     }
 
     /// Lets the lock go (once; later calls do nothing). The store calls it when everything it
