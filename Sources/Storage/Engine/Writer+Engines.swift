@@ -58,11 +58,11 @@ extension Writer {
         onRejectsFailed: (@Sendable (StoreError) -> Void)?
     ) throws(StoreError) -> Writer {
         let connection = try PostgresConnection(url: url, use: use)
-        let fresh = try PostgresMigrator(connection: connection).state() == .absent
-        let upgrade = try PostgresMigrator(connection: connection).migrate()
+        let migrated = try PostgresMigrator(connection: connection).migrateReporting()
         return Writer(
             connection: connection, durability: DurableOnCommit(), handOff: handOff, onCommit: onCommit,
-            onRejectsFailed: onRejectsFailed, warnings: fresh ? [createdWarning(url.description)] : [], upgrade: upgrade)
+            onRejectsFailed: onRejectsFailed, warnings: migrated.created ? [createdWarning(url.description)] : [],
+            upgrade: migrated.upgrade)
     }
 
     /// Said at a start that found no database and made an empty one: expected the first time,

@@ -9,42 +9,61 @@ struct PostgresMigrator {
     /// The advisory lock key migrations take ("RDMIGRAT" in ASCII).
     static let lockKey: Int64 = 0x5244_4D49_4752_4154
 
+    /// What `migrate` did: created the schema in an empty database, or brought an older one forward.
+    struct Outcome: Sendable, Equatable {
+        /// What changed in a schema made before; nil when it was current or is new.
+        var upgrade: SchemaUpgrade?
+        /// Whether this call found no schema and created it (under the lock: one node of several).
+        var created: Bool
+    }
+
     /// Creates the schema in an empty database, or applies the later migrations an older
     /// build's database lacks; returns what changed in one made before, nil otherwise.
     @discardableResult
-    func migrate() throws(StoreError) -> SchemaUpgrade? {
+    func migrate() throws(StoreError) -> SchemaUpgrade? { try migrateReporting().upgrade }
+
+    /// `migrate`, in a transaction of its own, saying whether it created the schema.
+    func migrateReporting() throws(StoreError) -> Outcome {
         try connection.execute(script: "BEGIN")
         do {
-            _ = try connection.query("SELECT pg_advisory_xact_lock(?)", [.integer(Self.lockKey)])
-            let existing = try hasTable("schema_migrations")
-            let versions: Set<Int64>
-            if existing {
-                versions = try requireKnownVersions()
-            } else {
-                try requireEmpty()
-                try connection.execute(
-                    script: """
-                        CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, applied_at TEXT NOT NULL);
-                        \(PostgresSchema.baseline)
-                        """)
-                try record(PostgresSchema.baselineVersion)
-                versions = [PostgresSchema.baselineVersion]
-            }
-            let pending = PostgresSchema.later.filter { !versions.contains($0.version) }
-            for migration in pending {
-                try connection.execute(script: migration.sql)
-                try record(migration.version)
-            }
-            var upgrade: SchemaUpgrade?
-            if existing, !pending.isEmpty, let from = versions.max() {
-                upgrade = SchemaUpgrade(from: from, to: PostgresSchema.currentVersion, migrations: pending.count)
-            }
+            let outcome = try migrateInTransaction()
             try connection.execute(script: "COMMIT")
-            return upgrade
+            return outcome
         } catch {
             if connection.isInTransaction { try? connection.execute(script: "ROLLBACK") }
             throw StoreError(error.code, "migrating the PostgreSQL schema: \(error.message)")
         }
+    }
+
+    /// Takes the migrations' lock in the caller's open transaction, and creates or migrates the
+    /// schema in it: the lock is held until the caller commits (`SQLiteToPostgres` copies its
+    /// rows in the same transaction, so no node sees the new schema empty).
+    func migrateInTransaction() throws(StoreError) -> Outcome {
+        _ = try connection.query("SELECT pg_advisory_xact_lock(?)", [.integer(Self.lockKey)])
+        let existing = try hasTable("schema_migrations")
+        let versions: Set<Int64>
+        if existing {
+            versions = try requireKnownVersions()
+        } else {
+            try requireEmpty()
+            try connection.execute(
+                script: """
+                    CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, applied_at TEXT NOT NULL);
+                    \(PostgresSchema.baseline)
+                    """)
+            try record(PostgresSchema.baselineVersion)
+            versions = [PostgresSchema.baselineVersion]
+        }
+        let pending = PostgresSchema.later.filter { !versions.contains($0.version) }
+        for migration in pending {
+            try connection.execute(script: migration.sql)
+            try record(migration.version)
+        }
+        var upgrade: SchemaUpgrade?
+        if existing, !pending.isEmpty, let from = versions.max() {
+            upgrade = SchemaUpgrade(from: from, to: PostgresSchema.currentVersion, migrations: pending.count)
+        }
+        return Outcome(upgrade: upgrade, created: !existing)
     }
 
     private func record(_ version: Int64) throws(StoreError) {

@@ -71,7 +71,7 @@ import Threads
 
     /// A copy that fails partway (here at a late table: PostgreSQL text cannot hold the NUL a
     /// SQLite text may, and is refused rather than cut short; Ctrl-C stops a copy the same way)
-    /// leaves no row anywhere: copying again, once fixed, succeeds.
+    /// leaves nothing behind: copying again, once fixed, succeeds.
     @Test func aCopyThatFailsPartwayLeavesTheTargetEmpty() throws {
         let source = try Self.source()
         source.store.close()
@@ -82,10 +82,10 @@ import Threads
             try SQLiteToPostgres.copy(from: source.directory.databasePath, to: database.url)
         }
         #expect(error?.message.hasPrefix("copying rejects: a text value holds a NUL character") == true)
-        let check = try database.connect()
-        for table in ["notifications", "purchases", "events", "deliveries", "payload_dictionaries"] {
-            #expect(try check.query("SELECT count(*) FROM \(table)").first?.first?.integerValue == 0, "\(table)")
-        }
+        // Not even the schema, made in the same transaction: the database is as it was.
+        let tables = try database.connect().query(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()")
+        #expect(tables.first?.first?.integerValue == 0)
         _ = try raw.run("UPDATE rejects SET reason = 'bad signature'")
         let report = try SQLiteToPostgres.copy(from: source.directory.databasePath, to: database.url)
         #expect(report.tables.first { $0.name == "notifications" }?.rows == 3)

@@ -6,11 +6,11 @@ import Foundation
 /// rejects; then checks that each table holds as many rows on both sides, with the same digest.
 ///
 /// The source is read in one transaction (a consistent snapshot) and must not be in use by a
-/// server: what it stored after the snapshot would not be copied. The target is migrated first
-/// and must be empty. The whole copy is one PostgreSQL transaction, committed only once every
-/// table is checked: a copy interrupted or failed (Ctrl-C, a lost session, a row PostgreSQL
-/// refuses) leaves the target empty, ready to copy into again, never a half-filled database a
-/// server would start on. Each table is copied in primary-key order, a batch of rows at a time;
+/// server: what it stored after the snapshot would not be copied. The target must hold no rows.
+/// The whole copy, the schema's creation included, is one PostgreSQL transaction under the
+/// migrations' lock, committed only once every table is checked: a copy interrupted or failed
+/// (Ctrl-C, a lost session, a row PostgreSQL refuses) leaves no row behind, ready to copy into
+/// again, never a half-filled database a server would start on. Each table is copied in primary-key order, a batch of rows at a time;
 /// identity columns keep their values, and their sequences continue after them.
 package enum SQLiteToPostgres {
     /// Rows read from SQLite at a time.
@@ -33,15 +33,15 @@ package enum SQLiteToPostgres {
         let source = try SQLiteConnection(path: sqlitePath, role: .readOnly)
         try Migrator(connection: source).requireCurrent()
         let target = try PostgresConnection(url: url)
-        try PostgresMigrator(connection: target).migrate()
         let tables = try tableNames(source)
         try source.run("BEGIN")
         defer { _ = try? source.run("COMMIT") }
         try target.execute(script: "BEGIN")
         do throws(StoreError) {
-            // The migrations' lock: a server starting on the target meanwhile waits for the
-            // commit, and then finds every row, instead of serving the empty database.
-            _ = try target.query("SELECT pg_advisory_xact_lock(?)", [.integer(PostgresMigrator.lockKey)])
+            // The schema is made in the copy's transaction, under the migrations' lock: a server
+            // starting on the target meanwhile waits for the commit, and then finds every row,
+            // instead of serving the empty schema.
+            _ = try PostgresMigrator(connection: target).migrateInTransaction()
             for table in tables {
                 if let rows = try target.query("SELECT count(*) FROM \(table)").first?.first?.integerValue, rows > 0 {
                     throw StoreError(
