@@ -39,21 +39,10 @@ public struct LiveSubscription: Sendable, Equatable {
     }
 
     /// Gives a request's `requestInfo` this subscription's consistency token when the caller left
-    /// it out. A token the caller gave that is not the one of the latest renewal info is
-    /// `InvalidConsistencyTokenError`: the request was built on an older state of the subscription,
-    /// the concurrent change the token exists to catch.
-    func settleConsistencyToken(_ info: inout RequestInfo?) -> [ValidationError] {
-        guard info != nil else { return [] }
-        guard let given = info?.consistencyToken else {
-            info?.consistencyToken = consistencyToken
-            return []
-        }
-        guard let consistencyToken, !given.isEmpty, given != consistencyToken else { return [] }
-        return [
-            ValidationError(
-                .invalidConsistencyToken, field: "requestInfo.consistencyToken",
-                detail: "The subscription's latest renewal info carries another one: build the request again from it.")
-        ]
+    /// it out. One the caller gave is kept: it may come from renewal info newer than what RevenueDot
+    /// has received (a notification Apple has yet to retry), so only Apple can tell it stale.
+    func fillConsistencyToken(_ info: inout RequestInfo?) {
+        if info != nil, info?.consistencyToken == nil { info?.consistencyToken = consistencyToken }
     }
 
     /// `MismatchedStorefrontError` for a request naming another storefront than the customer's.
@@ -84,7 +73,7 @@ public enum LiveValidator {
             used: usedRequestReferenceIds)
         guard let live else { return (request, errors) }
         if !live.isActive { errors.append(ValidationError(.inactiveACASub, field: "transactionId")) }
-        errors += live.settleConsistencyToken(&request.requestInfo)
+        live.fillConsistencyToken(&request.requestInfo)
         errors += live.storefrontErrors(request.storefront)
         // Prices are in the subscription's currency: another one cannot be charged alongside it.
         if let requested = request.currency, let currency = live.currency, requested != currency {
@@ -178,7 +167,7 @@ extension LiveValidator {
                     .invalidSKUMustBeCurrentSKUSetToRenew, field: "items[\(index)].SKU",
                     detail: "\(item.sku ?? "") is not set to renew; \(renewing.joined(separator: ", ")) are."))
         }
-        errors += live.settleConsistencyToken(&request.requestInfo)
+        live.fillConsistencyToken(&request.requestInfo)
         return (request, errors)
     }
 }

@@ -3,7 +3,7 @@ extension LiveValidator {
     /// the customer's subscriptions (else `TransactionIdNotFoundError`), which must have lapsed
     /// (else `SubscriptionAlreadyActiveError`: one still active is modified or reactivated); its
     /// `consistencyToken`, which Apple asks for when resubscribing, is filled from that
-    /// subscription's renewal info when left out (one given must be that one). An initial create
+    /// subscription's renewal info when left out. An initial create
     /// is refused while the customer has an active subscription (`SubscriptionAlreadyActiveError`):
     /// Apple's generic subscription product sits alone in its group, so a customer holds one at a
     /// time and changes it with a modify request.
@@ -17,7 +17,7 @@ extension LiveValidator {
             if subscriptions.contains(where: \.isActive) {
                 errors.append(
                     ValidationError(
-                        .subscriptionAlreadyActive, field: "previousTransactionId",
+                        .subscriptionAlreadyActive, field: "operation",
                         detail: "The customer has an active subscription: modify it instead of creating another."))
             }
             return (request, errors)
@@ -26,7 +26,7 @@ extension LiveValidator {
             previous, reference: reference, in: subscriptions, used: usedRequestReferenceIds, field: "previousTransactionId")
         guard let live else { return (request, errors) }
         if live.isActive { errors.append(ValidationError(.subscriptionAlreadyActive, field: "previousTransactionId")) }
-        errors += live.settleConsistencyToken(&request.requestInfo)
+        live.fillConsistencyToken(&request.requestInfo)
         return (request, errors)
     }
 }
