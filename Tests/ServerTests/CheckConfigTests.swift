@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import LoopbackClient
 import Testing
@@ -151,6 +152,19 @@ import Testing
             "\(result.output)")
         // The Sandbox-only app trusts the same test root: nothing to say of it.
         #expect(!result.output.contains("warning: app \"sandbox-only\""), "\(result.output)")
+
+        // Apple's own root listed again, as Apple's libraries ask for it, is no extra root.
+        let apple = try fixture.directory.write("apple-root.pem", try AppleRootCertificates.appleRootCAG3().pem)
+        let text = try String(contentsOfFile: fixture.configPath, encoding: .utf8)
+        let listed = try fixture.directory.write(
+            "apple-listed.json",
+            text.replacingOccurrences(
+                of: #""environments": ["Sandbox", "Production"], "rootCertificates": ["\#(fixture.directory.path("root.pem"))"]"#,
+                with: #""environments": ["Sandbox", "Production"], "rootCertificates": ["\#(apple)"]"#))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: listed)
+        let plain = try runCLI(["check-config", "--config", listed])
+        #expect(plain.status == 0, "\(plain.output)")
+        #expect(!plain.output.contains("besides Apple's"), "\(plain.output)")
     }
 
     @Test func anOlderSchemaIsNamedWithTheMigrationsServeWillApply() throws {

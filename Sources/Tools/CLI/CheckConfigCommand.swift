@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import HTTP
 import Server
@@ -87,8 +88,9 @@ public struct CheckConfigCommand {
             ]
             if app.inAppPurchaseKey != nil { parts.append("In-App Purchase key set") }
             lines.append("  app \"\(app.id)\" (\(app.bundleId); \(environments)): " + parts.joined(separator: ", "))
-            // Apple's root is always first; the others are the configuration's.
-            let extraRoots = app.rootCertificates.count - 1
+            // Apple's root is always there; one the configuration lists again is not extra.
+            let apple = try? AppleRootCertificates.appleRootCAG3()
+            let extraRoots = app.rootCertificates.filter { $0 != apple }.count
             if app.environments.contains(.production), extraRoots > 0 {
                 lines.append(
                     "  warning: app \"\(app.id)\" takes Production notifications signed under \(extraRoots) root "
