@@ -2,10 +2,11 @@ import HTTP
 import Subscriptions
 
 /// What an app user id the API is sent (in a path or a body) must be: at most `maxBytes` of
-/// UTF-8 without control characters, and with the public key not only white space nor holding
-/// line-separator or bidirectional characters (`isControl`), so that no id outgrows the rows, events and webhooks that
-/// carry it; and, with the public key, none of the ids RevenueDot gives purchases nobody has
-/// claimed (`CustomerState.anonymousPrefix` and a transaction id anyone who saw it knows):
+/// UTF-8, without control, line-separator or bidirectional characters (`isControl`), and not
+/// only white space, so that no id outgrows or disguises the rows, events and webhooks that carry
+/// it (a secret-key request that only reaches a stored customer, `reaching`, is held to C0 and C1
+/// controls alone); and, with the public key, none of the ids RevenueDot gives purchases nobody
+/// has claimed (`CustomerState.anonymousPrefix` and a transaction id anyone who saw it knows):
 /// the app may not read or take those, the secret key may.
 package enum AppUserIdRule {
     static let maxBytes = 256
@@ -39,8 +40,7 @@ package enum AppUserIdRule {
         guard id.utf8.count <= maxBytes else {
             return Refusal(status: 400, code: "invalid_app_user_id", message: "\(name) is longer than \(maxBytes) bytes")
         }
-        // The secret key can still reach a customer stored before blank ids and the line and
-        // bidirectional characters were refused (to read it, or to delete it).
+        // A secret-key read or deletion reaches a customer stored under such an id.
         let lenient = access == .secret && reaching
         let control: (Unicode.Scalar) -> Bool = lenient ? { $0.isC0OrC1Control } : { $0.isControl }
         guard !id.unicodeScalars.contains(where: control) else {
