@@ -140,7 +140,8 @@ struct CatalogScenario {
             // CREATED and ACTIVE_TOKEN_REMINDER are about tokens of the External Purchase Custom
             // Link API, which carry their type and expiry; UNREPORTED's link-out token has neither.
             if subtype != "UNREPORTED" {
-                token["tokenType"] = .string("ACQUISITION")
+                // A monthly reminder is about a token still in use: a services one.
+                token["tokenType"] = .string(subtype == "ACTIVE_TOKEN_REMINDER" ? "SERVICES" : "ACQUISITION")
                 token["tokenExpirationDate"] = .integer(Self.baseMs + 30 * 86_400_000)
             }
             members["externalPurchaseToken"] = .object(token)
