@@ -29,6 +29,19 @@ struct ConfigLoaderTests {
 
     static let minimalApp = #"{"id": "demo", "bundleId": "com.example.app", "appAppleId": 1234}"#
 
+    /// Unsigned data shares no server with Production, whichever app takes it: anyone can post
+    /// it, and it would fill the database Production's notifications are stored in.
+    @Test func unsignedDataIsRefusedOnAServerThatTakesProduction() throws {
+        let xcode = #"{"id": "lab", "bundleId": "com.example.app", "environments": ["Xcode", "Sandbox"]}"#
+        #expect(
+            failure(#"{"apps": [\#(Self.minimalApp), \#(xcode)]}"#).hasSuffix(
+                "apps[1].environments: Xcode data carries no App Store signature, so anyone can post it; it may not "
+                    + "share a server (and its database) with app \"demo\", which takes Production: test StoreKit in "
+                    + "Xcode against a server of its own"))
+        let sandbox = #"{"id": "demo", "bundleId": "com.example.app", "environments": ["Sandbox"]}"#
+        #expect(try parse(#"{"apps": [\#(sandbox), \#(xcode)]}"#).apps.count == 2)
+    }
+
     @Test func designExampleLoadsWithEveryKey() throws {
         let rootPath = directory.appendingPathComponent("root.pem").path
         try TestChain().root.pem.write(toFile: rootPath, atomically: true, encoding: .utf8)

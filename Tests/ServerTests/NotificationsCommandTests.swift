@@ -206,7 +206,8 @@ struct NotificationsCommandTests {
         #expect(status == 401)
         let text = try run(["rejects"]).output
         #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
-        #expect(text.contains(#"\u{A}\u{1B}[31mred\u{0}"#))
+        // The NUL was stored as U+FFFD (PostgreSQL text holds none).
+        #expect(text.contains(#"\u{A}\u{1B}[31mred"# + "\u{FFFD}"))
         #expect(text.split(separator: "\n").allSatisfy { !$0.hasPrefix("[31m") && !$0.hasPrefix("red") })
         #expect("tab\there\u{85}".escapingControls == #"tab\u{9}here\u{85}"#)
         #expect("plain ☕".escapingControls == "plain ☕")

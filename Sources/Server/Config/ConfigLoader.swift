@@ -76,6 +76,7 @@ public enum ConfigLoader {
             }
             apps.append(app)
         }
+        try refuseUnsignedBesideProduction(apps, file: file)
         let ratesPath = try root.string("exchangeRatesFile").map { resolve($0, in: directory) }
         let rates: ExchangeRates
         do { rates = try ExchangeRates(path: ratesPath) } catch {
@@ -95,6 +96,22 @@ public enum ConfigLoader {
             scheduler: SchedulerConfig(intervalMs: Int(intervalMs)), http: try httpConfig(http),
             appleAPI: try AppleAPIConfigLoader.load(try root.object("appleApi"), directory: directory),
             nodeId: try nodeId(try root.object("node")), log: try logConfig(try root.object("log")))
+    }
+
+    /// Data no App Store signed (Xcode, LocalTesting) is stored as any notification, from anyone
+    /// who posts it: beside an app taking Production, on the same database, a stranger could
+    /// fill its disk and stop Production's notifications (answered 503). Refused, as it is within
+    /// one app (`AppConfigLoader`).
+    private static func refuseUnsignedBesideProduction(_ apps: [AppConfig], file: String) throws(ConfigError) {
+        guard let production = apps.first(where: { $0.environments.contains(.production) }),
+            let index = apps.firstIndex(where: { $0.environments.contains { !$0.isSignedByAppStore } }),
+            let unsigned = apps[index].environments.first(where: { !$0.isSignedByAppStore })
+        else { return }
+        throw ConfigError(
+            file: file, key: "apps[\(index)].environments",
+            problem: "\(unsigned.rawValue) data carries no App Store signature, so anyone can post it; it may not share a "
+                + "server (and its database) with app \"\(production.id)\", which takes Production: test StoreKit in "
+                + "Xcode against a server of its own")
     }
 
     /// `log`: `level` (debug, info, warning, error), `format` (text, json), `access` and
