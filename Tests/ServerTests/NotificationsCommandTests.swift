@@ -169,6 +169,17 @@ struct NotificationsCommandTests {
             #expect(shown.status == 0, "\(given)")
             #expect(try JSONValue(parsing: Data(shown.output.utf8))["notificationUUID"] == .string("xcode:\(uuid)"))
         }
+        // Anyone's text: terminal escapes in its type or UUID are listed escaped.
+        let forged = try SignedNotifications(chain: try TestChain(name: "Xcode")).notification(
+            uuid: "x\u{1B}[2Jy", type: "EVIL\u{1B}]0;title\u{7}", environment: "Xcode")
+        let again = try Store(path: fixture.databasePath)
+        let forging = Ingest(
+            verifiers: try AppVerifiers.forApps(of: try ConfigLoader.load(path: path)), store: again, metrics: Metrics())
+        _ = forging.receive(appId: "demo", body: SignedNotifications.body(forged))
+        again.close()
+        let listed = try runCLI(["notifications", "list", "--config", path]).output
+        #expect(!listed.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(listed)")
+        #expect(listed.contains(#"EVIL\u{1B}]0;title\u{7}"#) && listed.contains(#"xcode:x\u{1B}[2jy"#), "\(listed)")
     }
 
     @Test func showOfAnUnknownUUIDFails() throws {

@@ -86,9 +86,10 @@ public struct NotificationsCommand {
             [["RECEIVED", "STATE", "APP", "TYPE / SUBTYPE", "ENVIRONMENT", "UUID"]]
             + records.map { record in
                 [
+                    // Unsigned (Xcode) notifications are anyone's text: every column is escaped.
                     UnixTime.iso8601(record.receivedAt), record.state.rawValue, record.appId.escapingControls,
-                    record.subtype.map { "\(record.notificationType) / \($0)" } ?? record.notificationType,
-                    record.environment ?? "-", record.notificationUUID,
+                    (record.subtype.map { "\(record.notificationType) / \($0)" } ?? record.notificationType).escapingControls,
+                    (record.environment ?? "-").escapingControls, record.notificationUUID.escapingControls,
                 ]
             }
         let columns = TextColumns(fitting: rows)
