@@ -178,6 +178,10 @@ struct ConfigLoaderTests {
             #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "https://u:p@h/"}}]}"#,
             "apps[0].webhook.url: \"https://u:***@h/\": credentials do not go in the URL; give them as authorization"
         ),
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "https://h/", "authorization": "Bearer x\r\nX-Injected: 1"}}]}"#,
+            "apps[0].webhook.authorization: holds a control character (a line break?): a header value cannot"
+        ),
         // A refusal quotes a URL without its password, whatever else is wrong with it.
         (
             #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "http://u:pw@h:99999/"}}]}"#,

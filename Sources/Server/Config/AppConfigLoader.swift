@@ -190,8 +190,14 @@ package enum AppConfigLoader {
                 delays.append(Int(seconds))
             }
         }
+        // Sent as a header's value: a line break (a secret pasted with its newline) would end the
+        // header there and start another, or a second request.
+        let authorization = try hook.string("authorization")
+        if let authorization, authorization.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw hook.fail("authorization", "holds a control character (a line break?): a header value cannot")
+        }
         var config = WebhookConfig(
-            url: url, authorization: try hook.string("authorization"), signingSecret: try hook.string("signingSecret"),
+            url: url, authorization: authorization, signingSecret: try hook.string("signingSecret"),
             timeoutSeconds: Int(try hook.integer("timeoutSeconds", in: 1...600) ?? 30), retryDelaysSeconds: delays,
             concurrency: Int(try hook.integer("concurrency", in: 1...256) ?? 8), caFile: caFile)
         config.orderHoldSeconds = Int(try hook.integer("orderHoldSeconds", in: 0...2_592_000) ?? 300)
