@@ -83,8 +83,16 @@ import Threads
         let forged = String(characters)
         #expect(try connection.postNotification(forged).status == 401)
         #expect(try connection.postNotification(try fixture.signer.notification(), app: "nope").status == 404)
+        // A long quoted value (here the header's alg) is cut to 200 bytes in the line.
+        let header = Data(#"{"alg":"\#(String(repeating: "A", count: 900))"}"#.utf8).base64EncodedString()
+            .replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+        #expect(try connection.postNotification("\(header).e30.c2ln").status == 401)
         let refused = Self.lines(kept, event: "notification.refused")
-        #expect(refused.count == 3, "\(refused)")
+        #expect(refused.count == 4, "\(refused)")
+        #expect(
+            refused[3].contains(String(repeating: "A", count: 150) + "…")
+                && !refused[3].contains(String(repeating: "A", count: 300)))
         #expect(refused[0].contains("warning notification.refused the body is not a notification app=demo status=400"))
         #expect(refused[1].contains("verification failed app=demo status=401 verification="), "\(refused[1])")
         #expect(refused[2].contains("app=nope status=404"))

@@ -194,14 +194,15 @@ package final class Ingest: Sendable {
 
     private func reject(appId: String, _ failure: VerificationError, at time: Int64) -> IngestOutcome {
         metrics.notificationsRejected.increment(label: failure.status.rawValue)
-        // The detail may quote what was sent: the log line and the answer carry it cut as the
-        // reject log keeps it, not as long as the body.
+        // The detail may quote what was sent: the answer carries it cut as the reject log keeps
+        // it, the log line shorter still, as a stranger can send one a millisecond.
         let entry = Reject(appId: appId, status: failure.status.rawValue, reason: failure.detail, at: time)
+        let logged = entry.reason.utf8.count > 200 ? String(entry.reason.utf8Prefix(maxBytes: 200)) + "…" : entry.reason
         log?.warning(
             "notification.refused", "verification failed",
             [
                 ("app", .text(entry.appId)), ("status", .integer(401)),
-                ("verification", .text(failure.status.rawValue)), ("reason", .text(entry.reason)),
+                ("verification", .text(failure.status.rawValue)), ("reason", .text(logged)),
             ])
         store.recordReject(entry)
         return .rejected(status: failure.status.rawValue, detail: entry.reason)
