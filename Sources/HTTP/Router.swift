@@ -111,12 +111,16 @@ public struct Router: Sendable {
     ///
     /// A path may end in one slash (`/health/` is `/health`). Each segment is matched with its
     /// percent-escapes decoded, so `%2F` stays inside its
-    /// segment: `/v1/subscribers/team%2Fbob` gives `app_user_id` `team/bob`. An escape that is not
-    /// two hex digits is kept as it is; escapes that decode to anything but UTF-8 are `invalidPath`.
+    /// segment: `/v1/subscribers/team%2Fbob` gives `app_user_id` `team/bob`. A `%` not followed by
+    /// two hex digits (RFC 3986 has no such path), and escapes that decode to anything but UTF-8,
+    /// are `invalidPath`: taken as they are, `%` and `%25` would name one customer.
     public func match(method: String, path: String) -> Match {
         guard path.utf8.first == Self.slash else { return .notFound }
         let pathSegments = Self.segments(of: path).map { raw in PathSegment(raw: raw, decoded: Self.decoded(raw)) }
         for (index, segment) in pathSegments.enumerated() {
+            if !Self.escapesAreWhole(segment.raw) {
+                return .invalidPath("path segment \(index + 1) holds a % not followed by two hex digits (a % is written %25)")
+            }
             if let decoded = segment.decoded, String(validating: decoded, as: UTF8.self) == nil {
                 return .invalidPath("path segment \(index + 1) decodes to bytes that are not UTF-8")
             }
@@ -170,6 +174,16 @@ public struct Router: Sendable {
         func equals(_ literal: [UInt8]) -> Bool { decoded.map { $0 == literal } ?? raw.elementsEqual(literal) }
         var isEmpty: Bool { decoded?.isEmpty ?? raw.isEmpty }
         var text: String { decoded.map { String(decoding: $0, as: UTF8.self) } ?? String(Substring(raw)) }
+    }
+
+    /// Whether every `%` in `segment` starts an escape of two hex digits.
+    private static func escapesAreWhole(_ segment: Substring.UTF8View) -> Bool {
+        var bytes = segment.makeIterator()
+        while let byte = bytes.next() {
+            guard byte == UInt8(ascii: "%") else { continue }
+            guard let high = bytes.next(), let low = bytes.next(), hex(high, low) != nil else { return false }
+        }
+        return true
     }
 
     /// A segment's bytes with its percent-escapes decoded; nil when it has none.
