@@ -5,9 +5,10 @@ import HTTP
 /// The request router (`Router.match`): route patterns with path parameters, percent-decoding.
 ///
 /// The input is lines: a method, a path, then any number of `METHOD /pattern` routes added after
-/// the service's own. Beyond not crashing: matching is the same for the path with every byte of
-/// every segment percent-escaped (each segment is matched decoded, so escapes cannot move a
-/// segment boundary or change what matches), and a parameter is never empty.
+/// the service's own. Beyond not crashing: a path with a `%` that starts no two-hex-digit escape
+/// is an invalid path; any other matches the same with every byte of every segment
+/// percent-escaped (each segment is matched decoded, so escapes cannot move a segment boundary
+/// or change what matches); and a parameter is never empty.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     FuzzRouter.test(UnsafeRawBufferPointer(fuzzInput: data, count: size))
@@ -52,6 +53,10 @@ enum FuzzRouter {
             precondition(patterns.contains(route), "matched a route never added")
             precondition(!parameters.values.contains(""), "an empty path parameter")
         }
+        if path.utf8.first == UInt8(ascii: "/"), hasBrokenEscape(path) {
+            guard case .invalidPath = match else { preconditionFailure("a broken escape matched: \(path)") }
+            return
+        }
         guard let escaped = escapingEverySegment(path) else { return }
         precondition(
             summary(router.match(method: method, path: escaped)) == summary(match),
@@ -66,6 +71,19 @@ enum FuzzRouter {
         return segments.map { segment in
             "/" + decoded(Array(segment)).map { String(format: "%%%02X", $0) }.joined()
         }.joined()
+    }
+
+    /// Whether some `%` in the path starts no escape of two hex digits.
+    static func hasBrokenEscape(_ path: String) -> Bool {
+        let raw = Array(path.utf8)
+        return raw.indices.contains { index in
+            guard raw[index] == UInt8(ascii: "%") else { return false }
+            guard index + 2 < raw.count else { return true }
+            return !raw[(index + 1)...(index + 2)].allSatisfy { byte in
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+            }
+        }
     }
 
     static func decoded(_ raw: [UInt8]) -> [UInt8] {
