@@ -38,6 +38,10 @@ package enum SQLiteToPostgres {
         defer { _ = try? source.run("COMMIT") }
         try target.execute(script: "BEGIN")
         do throws(StoreError) {
+            // Reading a table back and hashing it (a million payloads) keeps the session idle in
+            // its transaction longer than a node may be; nothing waits on this one but nodes
+            // starting, which are meant to.
+            try target.execute(script: "SET LOCAL idle_in_transaction_session_timeout = 0")
             // The schema is made in the copy's transaction, under the migrations' lock: a server
             // starting on the target meanwhile waits for the commit, and then finds every row,
             // instead of serving the empty schema.
