@@ -14,6 +14,12 @@ extension String {
         return self[..<end]
     }
 
+    /// The text whole when it fits in `maxBytes` bytes of UTF-8, else its `utf8Prefix(maxBytes:)`
+    /// and an ellipsis, so a reader sees that it was cut.
+    package func utf8Truncated(maxBytes: Int) -> String {
+        utf8.count > maxBytes ? String(utf8Prefix(maxBytes: maxBytes)) + "…" : self
+    }
+
     /// The longest suffix of at most `maxBytes` bytes of UTF-8 that starts on a Unicode scalar.
     package func utf8Suffix(maxBytes: Int) -> Substring {
         var bytes = 0

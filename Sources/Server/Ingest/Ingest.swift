@@ -197,7 +197,7 @@ package final class Ingest: Sendable {
         // The detail may quote what was sent: the answer carries it cut as the reject log keeps
         // it, the log line shorter still, as a stranger can send one a millisecond.
         let entry = Reject(appId: appId, status: failure.status.rawValue, reason: failure.detail, at: time)
-        let logged = entry.reason.utf8.count > 200 ? String(entry.reason.utf8Prefix(maxBytes: 200)) + "…" : entry.reason
+        let logged = entry.reason.utf8Truncated(maxBytes: 200)
         log?.warning(
             "notification.refused", "verification failed",
             [

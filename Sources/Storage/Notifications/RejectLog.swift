@@ -23,9 +23,7 @@ public struct Reject: Sendable, Equatable {
         }
         self.appId = storable(appId.utf8Prefix(maxBytes: 200))
         self.status = storable(status.utf8Prefix(maxBytes: 100))
-        self.reason = storable(
-            reason.utf8.count > Self.maximumReasonLength
-                ? String(reason.utf8Prefix(maxBytes: Self.maximumReasonLength)) + "…" : reason)
+        self.reason = storable(reason.utf8Truncated(maxBytes: Self.maximumReasonLength))
         self.at = at
     }
 }

@@ -75,9 +75,7 @@ struct Migrator {
     /// this build or an older one (serve migrates it forward). Returns the applied versions.
     @discardableResult
     func requireKnown() throws(StoreError) -> Set<Int64> {
-        let hasTable = try connection.query(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
-        guard !hasTable.isEmpty else {
+        guard try hasMigrationsTable() else {
             throw StoreError(.invalid, "the file holds no RevenueDot schema (no schema_migrations table)")
         }
         let applied = try appliedVersions()
@@ -92,9 +90,11 @@ struct Migrator {
     /// Refuses a database holding a migration this build does not know (a newer build's); one
     /// without migrations, or with some still to apply, passes (`migrate` goes on with them).
     func requireNoUnknownVersions() throws(StoreError) {
-        let hasTable = try connection.query(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
-        if !hasTable.isEmpty { _ = try appliedVersions() }
+        if try hasMigrationsTable() { _ = try appliedVersions() }
+    }
+
+    private func hasMigrationsTable() throws(StoreError) -> Bool {
+        try !connection.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").isEmpty
     }
 
     /// The versions recorded in the database, after checking that this build knows all of them.

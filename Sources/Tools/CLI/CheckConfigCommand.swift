@@ -80,6 +80,8 @@ public struct CheckConfigCommand {
                 "  warning: another RevenueDot process (serve or replay) holds the database: right for a reload; "
                     + "a new serve would not start on it")
         }
+        // Apple's root is always there; one the configuration lists again is not extra.
+        let apple = try? AppleRootCertificates.appleRootCAG3()
         for app in config.apps {
             let environments = app.environments.map(\.rawValue).sorted().joined(separator: ", ")
             var parts = [
@@ -88,8 +90,6 @@ public struct CheckConfigCommand {
             ]
             if app.inAppPurchaseKey != nil { parts.append("In-App Purchase key set") }
             lines.append("  app \"\(app.id)\" (\(app.bundleId); \(environments)): " + parts.joined(separator: ", "))
-            // Apple's root is always there; one the configuration lists again is not extra.
-            let apple = try? AppleRootCertificates.appleRootCAG3()
             let extraRoots = app.rootCertificates.filter { $0 != apple }.count
             if app.environments.contains(.production), extraRoots > 0 {
                 lines.append(
