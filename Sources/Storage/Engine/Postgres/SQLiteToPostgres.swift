@@ -10,8 +10,9 @@ import Foundation
 /// The whole copy, the schema's creation included, is one PostgreSQL transaction under the
 /// migrations' lock, committed only once every table is checked: a copy interrupted or failed
 /// (Ctrl-C, a lost session, a row PostgreSQL refuses) leaves no row behind, ready to copy into
-/// again, never a half-filled database a server would start on. Each table is copied in primary-key order, a batch of rows at a time;
-/// identity columns keep their values, and their sequences continue after them.
+/// again, never a half-filled database a server would start on. Each table is copied in
+/// primary-key order, a batch of rows at a time; identity columns keep their values, and their
+/// sequences continue after them.
 package enum SQLiteToPostgres {
     /// Rows read from SQLite at a time.
     static let batch = 500
