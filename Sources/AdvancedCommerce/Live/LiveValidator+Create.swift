@@ -3,10 +3,10 @@ extension LiveValidator {
     /// the customer's subscriptions (else `TransactionIdNotFoundError`), which must have lapsed
     /// (else `SubscriptionAlreadyActiveError`: one still active is modified or reactivated); its
     /// `consistencyToken`, which Apple asks for when resubscribing, is filled from that
-    /// subscription's renewal info when left out. An initial create
-    /// is refused while the customer has an active subscription (`SubscriptionAlreadyActiveError`):
-    /// Apple's generic subscription product sits alone in its group, so a customer holds one at a
-    /// time and changes it with a modify request.
+    /// subscription's renewal info when left out. An initial create is refused while the customer
+    /// has an active subscription (`SubscriptionAlreadyActiveError`): Apple's generic subscription
+    /// product sits alone in its group, so a customer holds one at a time and changes it with a
+    /// modify request.
     public static func validate(
         _ request: SubscriptionCreateRequest, subscriptions: [LiveSubscription], usedRequestReferenceIds: Set<String>
     ) -> (request: SubscriptionCreateRequest, errors: [ValidationError]) {
