@@ -84,13 +84,13 @@ struct ReferencePage: Sendable {
         meaning = entry.meaning
         facts = NotificationCatalog.facts(entry.type)
         snippets = ReferenceSnippets(entry: entry)
-        subtypeLabels = entry.cases.map { $0.name.map { "`\($0)`" } ?? "no subtype" }
         cases = try entry.cases.map { kase in
             Case(
                 subtype: kase.name, meaning: kase.meaning, triggers: kase.triggers, actions: Self.actions(of: kase),
                 handling: CatalogRenderer.outcomeLines(try renderer.outcome(entry, kase)),
                 example: NotificationCatalog.scenario(entry, kase).decodedNotification())
         }
+        subtypeLabels = cases.map(\.label)
     }
 
     /// The page for one subtype (nil: the notification without one): its trigger, action and
