@@ -50,7 +50,7 @@ package final class TrustStore: @unchecked Sendable {
         guard X509_verify_cert(context) == 1 else {
             let code = X509_STORE_CTX_get_error(context)
             ERR_clear_error()
-            return .rejected(String(cString: X509_verify_cert_error_string(Int(code))))
+            return .rejected(Self.reason(code))
         }
         // The chain OpenSSL built must be exactly leaf, the given intermediate, and a root.
         guard let chain = X509_STORE_CTX_get0_chain(context), COpenSSL_sk_X509_num(chain) == 3,
@@ -59,6 +59,15 @@ package final class TrustStore: @unchecked Sendable {
             let root = roots.first(where: { X509_cmp($0.handle, anchor) == 0 })
         else { return .rejected("the chain is not leaf, intermediate and a configured root") }
         return .trusted(root: root)
+    }
+
+    /// OpenSSL's reason for a chain refused because a certificate's validity has not begun.
+    package static let notYetValidReason = reason(X509_V_ERR_CERT_NOT_YET_VALID)
+    /// OpenSSL's reason for a chain refused because a certificate's validity has ended.
+    package static let expiredReason = reason(X509_V_ERR_CERT_HAS_EXPIRED)
+
+    private static func reason(_ code: Int32) -> String {
+        String(cString: X509_verify_cert_error_string(Int(code)))
     }
 
     /// Strict-mode findings about how a certificate is written rather than what it allows:

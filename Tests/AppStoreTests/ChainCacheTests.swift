@@ -26,46 +26,91 @@ struct ChainCacheTests {
         #expect(stats.hits == 8)  // 3 notifications × 3 JWS, the first one missed
     }
 
-    /// Outcome of a verification: nil when accepted, else the status.
-    func outcome(_ verifier: SignedDataVerifier, _ signed: String) -> VerificationError.Status? {
+    /// Outcome of a verification: nil when accepted, else the status and detail.
+    func outcome(_ verifier: SignedDataVerifier, _ signed: String) -> String? {
         do {
             _ = try verifier.verifyTransaction(signed, now: now)
             return nil
         } catch {
-            return error.status
+            return "\(error.status): \(error.detail)"
         }
     }
 
-    @Test func cacheMatchesFullCheckAtEveryValidityBoundary() throws {
+    /// Windows overlapping so that each certificate's edge is the binding one somewhere.
+    func overlappingChain(_ leafOID: Bool = true) throws -> TestChain {
         let base = Int64(now.timeIntervalSince1970)
         let day: Int64 = 86_400
-        // Windows overlapping so that each certificate's edge is the binding one somewhere.
-        let chain = try TestChain(
+        return try TestChain(
             rootWindow: (base - 100 * day, base + 100 * day),
             intermediateWindow: (base - 200 * day, base + 50 * day),
-            leafWindow: (base - 50 * day, base + 200 * day))
+            leafWindow: (base - 50 * day, base + 200 * day), leafOID: leafOID)
+    }
+
+    /// Payloads of `chain` dated at and around each certificate's validity edges.
+    func edgePayloads(_ chain: TestChain) throws -> [String] {
         let edges = [
             chain.root.notBefore, chain.root.notAfter, chain.intermediate.notBefore, chain.intermediate.notAfter,
             chain.leaf.notBefore, chain.leaf.notAfter,
         ]
+        return try edges.flatMap { edge in
+            try [Int64(-1001), -1000, -1, 0, 1, 999, 1000].map { offsetMs in
+                try Fixtures.sign(Fixtures.transactionJSON(signedDate: edge * 1000 + offsetMs), with: chain)
+            }
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func cacheMatchesFullCheckAtEveryValidityBoundary(warmedInsideTheWindow: Bool) throws {
+        let chain = try overlappingChain()
         let cache = ChainCache()
         let cached = try Fixtures.verifier(roots: [chain.root], cache: cache)
         let uncached = try Fixtures.verifier(roots: [chain.root], cache: nil)
-        // Warm the cache at a moment valid for all three.
-        #expect(outcome(cached, try Fixtures.sign(Fixtures.transactionJSON(signedDate: base * 1000), with: chain)) == nil)
+        if warmedInsideTheWindow {
+            let signedDate = Int64(now.timeIntervalSince1970) * 1000
+            #expect(outcome(cached, try Fixtures.sign(Fixtures.transactionJSON(signedDate: signedDate), with: chain)) == nil)
+        }
         var accepted = 0
         var rejected = 0
-        for edge in edges {
-            for offsetMs: Int64 in [-1001, -1000, -1, 0, 1, 999, 1000] {
-                let signed = try Fixtures.sign(Fixtures.transactionJSON(signedDate: edge * 1000 + offsetMs), with: chain)
-                let full = outcome(uncached, signed)
-                #expect(outcome(cached, signed) == full, "signedDate \(edge * 1000 + offsetMs)")
-                if full == nil { accepted += 1 } else { rejected += 1 }
-            }
+        // Twice: the first sight of the chain may be outside its window (then it is learned).
+        for signed in try edgePayloads(chain) + edgePayloads(chain) {
+            let full = outcome(uncached, signed)
+            #expect(outcome(cached, signed) == full)
+            if full == nil { accepted += 1 } else { rejected += 1 }
         }
-        // The sweep really crossed edges both ways.
+        // The sweep really crossed edges both ways, and the cache answered.
         #expect(accepted > 0 && rejected > 0)
+        #expect(cache.statistics.count == 1)
         #expect(cache.statistics.hits > 0)
+    }
+
+    @Test func aChainFirstSeenOutsideItsWindowIsAnsweredFromTheCacheAfter() throws {
+        let chain = try overlappingChain()
+        let cache = ChainCache()
+        let verifier = try Fixtures.verifier(roots: [chain.root], cache: cache)
+        let late = try Fixtures.sign(
+            Fixtures.transactionJSON(signedDate: chain.intermediate.notAfter * 1000 + 5000), with: chain)
+        let first = outcome(verifier, late)
+        #expect(first?.hasSuffix("certificate has expired") == true)
+        #expect(cache.statistics.count == 1)
+        let hits = cache.statistics.hits
+        for _ in 0..<3 { #expect(outcome(verifier, late) == first) }
+        #expect(cache.statistics.hits == hits + 3)
+        #expect(outcome(verifier, try Fixtures.sign(Fixtures.transactionJSON(), with: chain)) == nil)
+    }
+
+    @Test func aChainBadInsideItsWindowIsNotLearned() throws {
+        // Refused for its dates, and inside them for the missing marker OID: nothing to cache.
+        let withoutOID = try overlappingChain(false)
+        let other = try overlappingChain()
+        let cache = ChainCache()
+        let verifier = try Fixtures.verifier(roots: [withoutOID.root], cache: cache)
+        let lateDate = withoutOID.intermediate.notAfter * 1000 + 5000
+        #expect(outcome(verifier, try Fixtures.sign(Fixtures.transactionJSON(signedDate: lateDate), with: withoutOID)) != nil)
+        // Or under a root this verifier does not trust.
+        #expect(outcome(verifier, try Fixtures.sign(Fixtures.transactionJSON(signedDate: lateDate), with: other)) != nil)
+        #expect(cache.statistics.count == 0)
+        let inside = try Fixtures.sign(Fixtures.transactionJSON(), with: withoutOID)
+        #expect(outcome(verifier, inside)?.contains("marker OID") == true)
     }
 
     @Test func cachedChainDoesNotExcuseABadSignature() throws {

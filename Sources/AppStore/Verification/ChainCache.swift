@@ -6,9 +6,10 @@ import Synchronization
 /// one P-256 signature check instead of two P-384 certificate checks more.
 ///
 /// Entries are keyed by the exact DER bytes of leaf and intermediate and belong to one trust
-/// set of trusted roots, so one cache may serve several verifiers. An entry answers only for effective times inside every
-/// certificate's validity window (leaf, intermediate and the root it chained to), judged as
-/// OpenSSL judges them, so a hit can never accept what a full check would reject. The cache
+/// set of trusted roots, so one cache may serve several verifiers. An entry accepts only
+/// effective times inside every certificate's validity window (leaf, intermediate and the root
+/// it chained to), judged as OpenSSL judges them, so a hit can never accept what a full check
+/// would reject; at other times it refuses with the reason a full check would give. The cache
 /// is bounded; when full, the least recently used entry goes. Thread-safe.
 public final class ChainCache: Sendable {
     struct Key: Hashable {
@@ -54,18 +55,35 @@ public final class ChainCache: Sendable {
         self.capacity = capacity
     }
 
-    /// The leaf key of a verified chain valid at `time`, or nil.
-    func lookup(_ key: Key, at time: Int64) -> ECPublicKey? {
+    /// What the cache knows of a chain at one time.
+    enum Answer {
+        /// The chain passed every check and is valid then: its leaf key.
+        case valid(ECPublicKey)
+        /// The chain passed every check at another time; then, a certificate is not valid yet
+        /// (`expired` false) or has expired, and that is all a full check would find against it.
+        case outsideWindow(expired: Bool)
+        /// Not a chain the cache holds.
+        case unknown
+    }
+
+    /// What is known of the chain `key` at `time`.
+    ///
+    /// Outside the window every check but the dates still passes (none of them depends on the
+    /// time), and the window is the intersection of the three: before it no certificate has
+    /// expired yet, after it every one has begun. So OpenSSL would report exactly one reason.
+    func lookup(_ key: Key, at time: Int64) -> Answer {
         state.withLock { state in
             state.clock += 1
-            guard var entry = state.entries[key], entry.notBefore <= time, time < entry.notAfter else {
+            guard var entry = state.entries[key] else {
                 state.misses += 1
-                return nil
+                return .unknown
             }
             entry.lastUse = state.clock
             state.entries[key] = entry
             state.hits += 1
-            return entry.leafKey
+            if time < entry.notBefore { return .outsideWindow(expired: false) }
+            if time >= entry.notAfter { return .outsideWindow(expired: true) }
+            return .valid(entry.leafKey)
         }
     }
 

@@ -238,37 +238,83 @@ public struct SignedDataVerifier: Sendable {
     }
 
     /// The leaf's public key once the chain is known good at `time`, from the cache or in full.
+    ///
+    /// A chain the cache holds but dated outside its window is refused from the cache, with the
+    /// reason OpenSSL would give. A chain refused in full for its dates alone is checked once
+    /// more inside its certificates' window and, if good there, cached: otherwise a forged
+    /// payload under Apple's public chain, dated out of the window, would cost two P-384
+    /// certificate checks every time instead of a lookup.
     private func verifiedLeafKey(_ header: CheckedHeader, at time: Int64) throws(VerificationError) -> ECPublicKey {
-        let (leaf, intermediate) = (header.leaf, header.intermediate)
-        let key = ChainCache.Key(anchors: anchors, leaf: leaf.der, intermediate: intermediate.der)
-        if let cached = chainCache?.lookup(key, at: time) { return cached }
+        let key = ChainCache.Key(anchors: anchors, leaf: header.leaf.der, intermediate: header.intermediate.der)
+        switch chainCache?.lookup(key, at: time) {
+        case .valid(let leafKey)?: return leafKey
+        case .outsideWindow(let expired)?:
+            throw Self.chainFailure(expired ? TrustStore.expiredReason : TrustStore.notYetValidReason, at: time)
+        case .unknown?, nil: break
+        }
+        let chain: VerifiedChain
+        do {
+            chain = try verifiedChain(header, at: time)
+        } catch {
+            if let chainCache, error.isOutsideValidity,
+                let inside = [header.leaf.notBefore, header.intermediate.notBefore].max(), inside != time,
+                let good = try? verifiedChain(header, at: inside)
+            {
+                chainCache.insert(key, leafKey: good.leafKey, notBefore: good.notBefore, notAfter: good.notAfter)
+            }
+            throw error.failure
+        }
+        chainCache?.insert(key, leafKey: chain.leafKey, notBefore: chain.notBefore, notAfter: chain.notAfter)
+        return chain.leafKey
+    }
 
+    /// A chain that passed every check at some time: its leaf key and the times it is good for.
+    private struct VerifiedChain {
+        var leafKey: ECPublicKey
+        var notBefore: Int64
+        var notAfter: Int64
+    }
+
+    /// Why a chain failed its full check.
+    private struct ChainFailure: Error {
+        var failure: VerificationError
+        /// Refused by OpenSSL for a certificate's dates; other checks may not have run.
+        var isOutsideValidity: Bool
+    }
+
+    /// The full check of a chain at `time`: OpenSSL's, then Apple's marker OIDs and the leaf key.
+    private func verifiedChain(_ header: CheckedHeader, at time: Int64) throws(ChainFailure) -> VerifiedChain {
+        let (leaf, intermediate) = (header.leaf, header.intermediate)
+        func refuse(_ detail: String) -> ChainFailure {
+            ChainFailure(failure: VerificationError(.verificationFailure, detail), isOutsideValidity: false)
+        }
         let root: Certificate
         switch trustStore.verify(leaf: leaf, intermediate: intermediate, at: time) {
         case .trusted(let anchor): root = anchor
         case .rejected(let reason):
-            throw VerificationError(.verificationFailure, "certificate chain at \(Self.iso8601(time)): \(reason)")
+            throw ChainFailure(
+                failure: Self.chainFailure(reason, at: time),
+                isOutsideValidity: reason == TrustStore.expiredReason || reason == TrustStore.notYetValidReason)
         }
         guard leaf.hasExtension(oid: Self.leafMarkerOID) else {
-            throw VerificationError(.verificationFailure, "the leaf certificate lacks Apple's marker OID \(Self.leafMarkerOID)")
+            throw refuse("the leaf certificate lacks Apple's marker OID \(Self.leafMarkerOID)")
         }
         guard intermediate.hasExtension(oid: Self.intermediateMarkerOID) else {
-            throw VerificationError(
-                .verificationFailure, "the intermediate certificate lacks Apple's marker OID \(Self.intermediateMarkerOID)")
+            throw refuse("the intermediate certificate lacks Apple's marker OID \(Self.intermediateMarkerOID)")
         }
         let leafKey: ECPublicKey
-        do { leafKey = try leaf.publicKey() } catch {
-            throw VerificationError(.verificationFailure, "leaf key: \(error.reason)")
-        }
+        do { leafKey = try leaf.publicKey() } catch { throw refuse("leaf key: \(error.reason)") }
         guard leafKey.curve == .p256 else {
-            throw VerificationError(.verificationFailure, "ES256 needs a P-256 leaf key, found \(leafKey.curve.rawValue)")
+            throw refuse("ES256 needs a P-256 leaf key, found \(leafKey.curve.rawValue)")
         }
         let certificates = [leaf, intermediate, root]
-        chainCache?.insert(
-            key, leafKey: leafKey,
-            notBefore: certificates.map(\.notBefore).max() ?? 0,
+        return VerifiedChain(
+            leafKey: leafKey, notBefore: certificates.map(\.notBefore).max() ?? 0,
             notAfter: certificates.map(\.notAfter).min() ?? 0)
-        return leafKey
+    }
+
+    private static func chainFailure(_ reason: String, at time: Int64) -> VerificationError {
+        VerificationError(.verificationFailure, "certificate chain at \(iso8601(time)): \(reason)")
     }
 
     private func decodePayload<P: SignedPayload>(_ json: Data) throws(VerificationError) -> P {
