@@ -117,7 +117,7 @@ package enum SQLiteToPostgres {
         let keyList = key.joined(separator: ", ")
         let keyPlaceholders = Array(repeating: "?", count: key.count).joined(separator: ", ")
         let keyIndexes = key.compactMap { columns.firstIndex(of: $0) }
-        var hashes: [[UInt8]] = []
+        var digest = RowSetDigest()
         var after: [SQLValue]?
         while true {
             let rows = try source.query(
@@ -130,42 +130,26 @@ package enum SQLiteToPostgres {
             } catch {
                 throw StoreError(error.code, "copying \(table): \(error.message)")
             }
-            hashes += rows.map(rowHash)
+            for row in rows { digest.add(row) }
             after = keyIndexes.map { last[$0] }
         }
-        return (hashes.count, combined(hashes))
+        return (digest.rows, digest.hex)
     }
 
+    /// Reads the table back through a cursor, a batch at a time, so memory stays bounded on a
+    /// table of millions of rows.
     private static func digest(
         of table: String, columns: [String], from target: PostgresConnection
     ) throws(StoreError) -> (rows: Int, digest: String) {
-        let hashes = try target.query("SELECT \(columns.joined(separator: ", ")) FROM \(table)").map(rowHash)
-        return (hashes.count, combined(hashes))
-    }
-
-    /// A row's SHA-256 over each value's type, length and bytes.
-    private static func rowHash(_ row: [SQLValue]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        func add(_ tag: UInt8, _ data: some Sequence<UInt8>) {
-            let content = Array(data)
-            bytes.append(tag)
-            withUnsafeBytes(of: UInt64(content.count).bigEndian) { bytes.append(contentsOf: $0) }
-            bytes.append(contentsOf: content)
+        try target.execute(
+            script: "DECLARE revenuedot_copy_check NO SCROLL CURSOR FOR SELECT \(columns.joined(separator: ", ")) FROM \(table)")
+        var digest = RowSetDigest()
+        while true {
+            let rows = try target.query("FETCH \(batch) FROM revenuedot_copy_check")
+            guard !rows.isEmpty else { break }
+            for row in rows { digest.add(row) }
         }
-        for value in row {
-            switch value {
-            case .null: add(0, [])
-            case .integer(let number): add(1, String(number).utf8)
-            case .real(let number): add(2, "\(number)".utf8)
-            case .text(let text): add(3, text.utf8)
-            case .blob(let data): add(4, data)
-            }
-        }
-        return Digest.sha256(bytes)
-    }
-
-    /// The rows' hashes sorted and hashed together: the same whatever order each side lists them in.
-    private static func combined(_ hashes: [[UInt8]]) -> String {
-        Digest.hex(Digest.sha256(hashes.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { $0 }))
+        try target.execute(script: "CLOSE revenuedot_copy_check")
+        return (digest.rows, digest.hex)
     }
 }
