@@ -26,7 +26,7 @@ package final class CustomerContacts: StoppableService {
     }
 
     package func start() {
-        thread.start("customer-contacts", every: Self.flushInterval, immediately: false) { [self] in try? flush() }
+        thread.start("contacts", every: Self.flushInterval, immediately: false) { [self] in try? flush() }
     }
 
     package func beginStop() { thread.beginStop() }

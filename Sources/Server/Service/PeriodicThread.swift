@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import Threads
 
 /// A named thread that runs a pass now (or after one interval) and then every interval, until
 /// stopped: the loop of serve's backfill, consumption answers, reconciliation and contacts.
@@ -12,20 +13,18 @@ package final class PeriodicThread: Sendable {
     /// Whether a stop was asked: a long pass checks it between items.
     package var isStopping: Bool { stopping.withLock { $0 } }
 
-    /// Starts `pass` on a thread named `name`: at once when `immediately` (`first` instead, when
+    /// Starts `pass` on a thread named `name` (as `NamedThread` names it): at once when `immediately` (`first` instead, when
     /// given), and every `interval` seconds after.
     package func start(
         _ name: String, every interval: Double, immediately: Bool, first: (@Sendable () -> Void)? = nil,
         _ pass: @escaping @Sendable () -> Void
     ) {
         finished.enter()
-        let thread = Thread { [self] in
+        NamedThread.start(name) { [self] in
             defer { finished.leave() }
             if immediately { (first ?? pass)() }
             while wake.wait(timeout: .now() + interval) == .timedOut && !isStopping { pass() }
         }
-        thread.name = name
-        thread.start()
     }
 
     /// Waits `seconds` inside a pass; false, at once, when a stop is asked meanwhile.
