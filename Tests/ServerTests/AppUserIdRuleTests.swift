@@ -1,7 +1,7 @@
 import Foundation
 import JSON
 import LoopbackClient
-import Storage
+@_spi(StoreSQL) import Storage
 import Testing
 
 @testable import Server

@@ -7,7 +7,7 @@ import Testing
 import Threads
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// Backfill after an outage: every notification Apple could not deliver is recovered once,

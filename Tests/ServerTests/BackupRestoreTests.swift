@@ -3,7 +3,7 @@ import LoopbackClient
 import Testing
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// `revenuedot backup` while `serve` runs, and `revenuedot restore` once it is stopped.

@@ -6,7 +6,7 @@ import Testing
 import Threads
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Subscriptions
 @testable import Tools
 

@@ -3,7 +3,7 @@ import Testing
 import Threads
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// Which pending deliveries are due: the earliest pending event of each customer, in commit order.

@@ -5,7 +5,7 @@ import LoopbackClient
 import Testing
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// The product's event semantics, end to end: signed notifications in, webhooks out at a real

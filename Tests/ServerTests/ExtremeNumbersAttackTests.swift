@@ -6,7 +6,7 @@ import LoopbackClient
 import Testing
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// Numbers no App Store sends, against the real server and CLI: a 4xx, never a trap, and the

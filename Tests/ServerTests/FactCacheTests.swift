@@ -4,7 +4,7 @@ import Subscriptions
 import Testing
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// The store's decoded facts: kept by app, purchase and id, the oldest dropped first once full,

@@ -4,7 +4,7 @@ import Subscriptions
 import Testing
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// A purchase nobody has claimed holds its events; beyond the newest they live in `held_events`

@@ -4,7 +4,7 @@ import Subscriptions
 import Testing
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// A purchase's history leaves out the transaction and renewal info of its newest fact when its

@@ -3,7 +3,7 @@ import LoopbackClient
 import Testing
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// Webhook delivery end to end, through the delivery worker, against receivers that attack the

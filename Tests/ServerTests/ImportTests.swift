@@ -6,7 +6,7 @@ import Testing
 import Threads
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// `revenuedot import`: existing subscribers from a CSV, applied from what Apple says of each,

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// Every row of the answer table (DESIGN.md "Answers to Apple") against the real server.

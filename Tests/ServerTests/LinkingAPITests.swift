@@ -5,7 +5,7 @@ import LoopbackClient
 import Testing
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// Linking purchases to customers through the real server: posted transactions, held history,

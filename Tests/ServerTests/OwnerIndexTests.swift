@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// Migration 10 indexes only purchases that have an owner; the lookup of a customer's purchases

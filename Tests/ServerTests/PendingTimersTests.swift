@@ -3,7 +3,7 @@ import Subscriptions
 import Testing
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// Migration 13 keeps a subscription's timer in its purchase row; a timer without a row stays in

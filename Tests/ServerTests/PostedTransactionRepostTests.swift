@@ -5,7 +5,7 @@ import LoopbackClient
 import Testing
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// `POST /v1/subscribers/{id}/transactions` again and again with the public key: a repost that

@@ -4,7 +4,7 @@ import LoopbackClient
 import Testing
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// The database commands on PostgreSQL, run as the built executable with the configuration a

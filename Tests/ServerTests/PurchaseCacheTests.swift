@@ -4,7 +4,7 @@ import Subscriptions
 import Testing
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// The decoded purchases a store keeps (`PurchaseCache`) answer only for the exact text of a

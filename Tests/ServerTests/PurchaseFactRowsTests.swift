@@ -4,7 +4,7 @@ import Subscriptions
 import Testing
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// A purchase's older facts live in `purchase_facts` and only the newest in `purchases.history`

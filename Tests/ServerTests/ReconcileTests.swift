@@ -8,7 +8,7 @@ import Testing
 import Threads
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// `revenuedot reconcile`: a renewal RevenueDot never heard of (and that Apple's notification

@@ -6,7 +6,7 @@ import Subscriptions
 import Testing
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 @Suite("GET /v1/subscribers and POST .../transactions")

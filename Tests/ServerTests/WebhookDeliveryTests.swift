@@ -6,7 +6,7 @@ import Testing
 import Threads
 
 @testable import Server
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 @testable import Tools
 
 /// Webhook delivery against a real receiver on a loopback port.

@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 
 /// A hand-off that checks it runs inside the transaction, logs each call in a table, and fails on demand.
 final class RecordingHandOff: NotificationHandOff {

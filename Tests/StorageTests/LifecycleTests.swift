@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 
 /// Reads the writer connection's settings from inside its transaction.
 final class PragmaProbe: NotificationHandOff {

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 
 @Suite struct RejectLogTests {
     @Test func countsEveryRejectAndKeepsTheNewestHundred() throws {

@@ -2,7 +2,7 @@ import Foundation
 import Subscriptions
 import Testing
 
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 
 /// A restore moves event positions (the `/v1/events` cursor) past those of the database it
 /// replaces: a consumer's cursor from before never hides an event made after.

@@ -8,14 +8,18 @@ struct SQLOnlyInStoreTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
+    /// A name in SQL text: a word, quoted or not, or a Swift interpolation (`\(table)`).
+    static let name = #"("?[a-z_.]+"?|\\\([^)]*\))"#
+
     /// SQL statements in any case, across lines (`\s+` spans newlines), and calls that run
     /// SQL text. English prose rarely takes these shapes; comments are left out before matching.
     static var patterns: [Regex<AnyRegexOutput>] {
         [
-            #"(?i)\bselect\s+(distinct\s+)?(\*|\d|[a-z_]+\(|[a-z_.]+\s*(,|\s+from\b|\s+as\b))"#,
-            #"(?i)\binsert\s+(or\s+[a-z]+\s+)?into\s+"?[a-z_]+"#,
-            #"(?i)\breplace\s+into\s+"?[a-z_]+"#, #"(?i)\bdelete\s+from\s+"?[a-z_]+"?\s*(where|;|")"#,
-            #"(?i)\bupdate\s+"?[a-z_]+"?\s+set\s+[a-z_]+\s*="#,
+            #"(?i)\bselect\s+(distinct\s+)?(\*|\d|[a-z_]+\(|"# + name + #"\s*(,|\s+from\b|\s+as\b))"#,
+            #"(?i)\binsert\s+(or\s+[a-z]+\s+)?into\s+"# + name,
+            #"(?i)\breplace\s+into\s+"# + name,
+            #"(?i)\bdelete\s+from\s+"# + name + #"\s*(where\b|returning\b|using\b|;|"|\\\(|$)"#,
+            #"(?i)\bupdate\s+"# + name + #"\s+set\s+"# + name + #"\s*="#,
             #"(?i)\b(create|drop|alter)\s+(temp\s+|temporary\s+)?(table|index|unique\s+index|trigger|view)\b"#,
             #"(?i)\bpragma\s+[a-z_]+\s*(=|\(|;|")"#, #"(?i)\bwith\s+(recursive\s+)?[a-z_]+\s+as\s*\(\s*select\b"#,
             ##""\s*(BEGIN(\s+(IMMEDIATE|EXCLUSIVE|DEFERRED|TRANSACTION|ISOLATION)\b|\s*[;"])|"##
@@ -89,6 +93,11 @@ struct SQLOnlyInStoreTests {
         (#"let s = "COMMIT""#, true),
         (#"let s = "WITH due AS (SELECT id FROM timers) DELETE FROM timers""#, true),
         (#"PQexec(connection, text)"#, true),
+        (#"let s = "UPDATE \(table) SET \(column) = ?""#, true),
+        (#"let s = "SELECT \(columns) FROM \(table)""#, true),
+        (#"let s = "INSERT INTO \(table) (\(list)) VALUES (?)""#, true),
+        (#"let s = "DELETE FROM \(table) RETURNING id""#, true),
+        (#"let s = "DELETE FROM timers RETURNING id""#, true),
         ("// SELECT id FROM notifications: documented, not run", false),
         (#"print("select the notifications you want, then delete from the list")"#, false),
         (#"log.info("the commit is durable")"#, false),
@@ -96,6 +105,22 @@ struct SQLOnlyInStoreTests {
     ])
     func theCheckTellsSQLFromProse(line: String, isSQL: Bool) {
         #expect(!Self.sql(in: line).isEmpty == isSQL, "\(line)")
+    }
+
+    /// The raw-SQL calls of the store's transactions (`query`, `execute`, `write`, ...) are
+    /// `@_spi(StoreSQL)`: the compiler refuses them to a module that does not import that SPI,
+    /// and only tests do.
+    @Test func onlyTestsImportTheStoresSQL() throws {
+        let files = ["Sources", "Benchmarks/Sources", "Fuzz/Sources", "Plugins", "docs/snippets"].flatMap(Self.swiftFiles)
+            .filter { !$0.path.contains("/Sources/Storage/") }
+        var importers: [String] = []
+        for file in files where try String(contentsOf: file, encoding: .utf8).contains("@_spi(StoreSQL)") {
+            importers.append(String(file.path.dropFirst(Self.root.path.count + 1)))
+        }
+        #expect(importers.isEmpty, "outside the store, \(importers) import its SQL")
+        let declared = try String(
+            contentsOf: Self.root.appendingPathComponent("Sources/Storage/Engine/WriteTransaction.swift"), encoding: .utf8)
+        #expect(declared.matches(of: #/@_spi\(StoreSQL\) public func/#).count >= 4)
     }
 
     /// The check itself finds SQL where there is some.

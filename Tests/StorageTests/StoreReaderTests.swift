@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 
 /// `StoreReader`: what read-only commands open. It reads what the store committed, beside a
 /// running writer too, and never changes the database: no migration, no write, files as they were.

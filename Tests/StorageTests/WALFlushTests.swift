@@ -4,7 +4,7 @@ import Glibc
 import Synchronization
 import Testing
 
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 
 /// Stands in for `fdatasync` of the WAL: flushes for real, but can hold each flush until released,
 /// or fail them all with an `errno`.

@@ -5,7 +5,7 @@ public struct ReadTransaction {
     let connection: any StatementRunner
 
     /// Runs one query and returns its rows.
-    public func query(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> [[SQLValue]] {
+    @_spi(StoreSQL) public func query(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> [[SQLValue]] {
         try connection.query(sql, arguments)
     }
 }

@@ -26,20 +26,21 @@ public final class WriteTransaction {
 
     /// Runs one statement and returns how many rows it changed (`sqlite3_changes`).
     @discardableResult
-    public func execute(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> Int {
+    @_spi(StoreSQL) public func execute(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> Int {
         try check(sql)
         return try connection.run(sql, arguments)
     }
 
     /// Runs several queries and returns each one's rows, in order; on PostgreSQL in one round
     /// trip. Each sees everything written earlier in the transaction.
-    public func queries(_ statements: [(sql: String, arguments: [SQLValue])]) throws(StoreError) -> [[[SQLValue]]] {
+    @_spi(StoreSQL) public func queries(_ statements: [(sql: String, arguments: [SQLValue])]) throws(StoreError) -> [[[SQLValue]]]
+    {
         for statement in statements { try check(statement.sql) }
         return try connection.queryAll(statements)
     }
 
     /// Whether `queries` sends its statements in one round trip (PostgreSQL).
-    public var sendsQueriesTogether: Bool { connection is PostgresConnection }
+    @_spi(StoreSQL) public var sendsQueriesTogether: Bool { connection is PostgresConnection }
 
     /// The database server's clock in UNIX milliseconds, read now, inside this transaction; nil
     /// on SQLite, where one node has the database and its clock is the only one.
@@ -56,13 +57,13 @@ public final class WriteTransaction {
     /// without waiting for its answer, which comes with the next statement that waits: its
     /// failure fails the transaction then (the writer then applies each item alone). Reads later
     /// in the transaction see its writes either way.
-    public func write(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) {
+    @_spi(StoreSQL) public func write(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) {
         try check(sql)
         try connection.send(sql, arguments)
     }
 
     /// Runs one `INSERT … RETURNING id` and returns the new row's id.
-    public func insert(returningId sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> Int64 {
+    @_spi(StoreSQL) public func insert(returningId sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> Int64 {
         guard let id = try query(sql, arguments).first?.first?.integerValue else {
             throw StoreError(.invalid, "an insert returned no id: \(sql.prefix(60))")
         }
@@ -70,7 +71,7 @@ public final class WriteTransaction {
     }
 
     /// Runs one statement and returns its rows; it sees everything written earlier in the transaction.
-    public func query(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> [[SQLValue]] {
+    @_spi(StoreSQL) public func query(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> [[SQLValue]] {
         try check(sql)
         return try connection.query(sql, arguments)
     }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Threads
 
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 
 /// Deliveries claimed by one node at a time (`Deliveries.claimDue`): what several nodes on one
 /// database rely on, the same on every engine.

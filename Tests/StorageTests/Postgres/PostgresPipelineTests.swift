@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import Storage
+@_spi(StoreSQL) @testable import Storage
 
 /// Statements sent ahead without waiting (`PostgresConnection.send`, libpq's pipeline mode):
 /// they run in order, later reads see them, and a failure among them is thrown by the next
