@@ -72,7 +72,11 @@ public struct Router: Sendable {
         let segments = Self.segments(of: path)
         for (prefix, shape) in refusalShapes where prefix.count <= segments.count {
             let under = zip(prefix, segments).allSatisfy { literal, raw in
-                PathSegment(raw: raw, decoded: Self.decoded(raw)).equals(literal)
+                switch Self.decode(raw) {
+                case .plain: raw.elementsEqual(literal)
+                case .decoded(let bytes): bytes == literal
+                case .brokenEscape: false  // a literal holds no `%`
+                }
             }
             if under { return shape(answer) }
         }
@@ -116,13 +120,17 @@ public struct Router: Sendable {
     /// are `invalidPath`: taken as they are, `%` and `%25` would name one customer.
     public func match(method: String, path: String) -> Match {
         guard path.utf8.first == Self.slash else { return .notFound }
-        let pathSegments = Self.segments(of: path).map { raw in PathSegment(raw: raw, decoded: Self.decoded(raw)) }
-        for (index, segment) in pathSegments.enumerated() {
-            if !Self.escapesAreWhole(segment.raw) {
+        var pathSegments: [PathSegment] = []
+        for (index, raw) in Self.segments(of: path).enumerated() {
+            switch Self.decode(raw) {
+            case .plain: pathSegments.append(PathSegment(raw: raw, decoded: nil))
+            case .brokenEscape:
                 return .invalidPath("path segment \(index + 1) holds a % not followed by two hex digits (a % is written %25)")
-            }
-            if let decoded = segment.decoded, String(validating: decoded, as: UTF8.self) == nil {
-                return .invalidPath("path segment \(index + 1) decodes to bytes that are not UTF-8")
+            case .decoded(let bytes):
+                guard String(validating: bytes, as: UTF8.self) != nil else {
+                    return .invalidPath("path segment \(index + 1) decodes to bytes that are not UTF-8")
+                }
+                pathSegments.append(PathSegment(raw: raw, decoded: bytes))
             }
         }
         var allowed: [String] = []
@@ -176,33 +184,33 @@ public struct Router: Sendable {
         var text: String { decoded.map { String(decoding: $0, as: UTF8.self) } ?? String(Substring(raw)) }
     }
 
-    /// Whether every `%` in `segment` starts an escape of two hex digits.
-    private static func escapesAreWhole(_ segment: Substring.UTF8View) -> Bool {
-        var bytes = segment.makeIterator()
-        while let byte = bytes.next() {
-            guard byte == UInt8(ascii: "%") else { continue }
-            guard let high = bytes.next(), let low = bytes.next(), hex(high, low) != nil else { return false }
-        }
-        return true
+    /// What a segment's percent-escapes give.
+    private enum Decoding {
+        /// No `%`: the segment is compared in place.
+        case plain
+        /// Its bytes, every escape decoded.
+        case decoded([UInt8])
+        /// A `%` not followed by two hex digits.
+        case brokenEscape
     }
 
-    /// A segment's bytes with its percent-escapes decoded; nil when it has none.
-    private static func decoded(_ segment: Substring.UTF8View) -> [UInt8]? {
-        guard segment.contains(UInt8(ascii: "%")) else { return nil }
-        let raw = Array(segment)
+    /// Decodes `segment`'s percent-escapes in one pass.
+    private static func decode(_ segment: Substring.UTF8View) -> Decoding {
+        guard segment.contains(UInt8(ascii: "%")) else { return .plain }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(raw.count)
-        var index = 0
-        while index < raw.count {
-            if raw[index] == UInt8(ascii: "%"), index + 2 < raw.count, let value = hex(raw[index + 1], raw[index + 2]) {
-                bytes.append(value)
-                index += 3
-            } else {
-                bytes.append(raw[index])
-                index += 1
+        bytes.reserveCapacity(segment.count)
+        var iterator = segment.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
             }
+            guard let high = iterator.next(), let low = iterator.next(), let value = hex(high, low) else {
+                return .brokenEscape
+            }
+            bytes.append(value)
         }
-        return bytes
+        return .decoded(bytes)
     }
 
     private static func hex(_ high: UInt8, _ low: UInt8) -> UInt8? {
