@@ -44,9 +44,14 @@ final class PostgresConnection {
     /// cluster-wide write lock would otherwise hold every other node's writes for as long.
     static let idleInTransactionTimeout = "15s"
 
+    /// The session's settings, whatever the database's or role's defaults. READ COMMITTED: a
+    /// write transaction waits for the cluster-wide write lock, then must read what the node
+    /// before it committed meanwhile, which a snapshot taken at its first statement (REPEATABLE
+    /// READ, SERIALIZABLE) would not show. Snapshot reads ask for their isolation themselves.
     private func configureSession() throws(StoreError) {
         try execute(
             script: """
+                SET default_transaction_isolation = 'read committed';
                 SET synchronous_commit = on; SET TimeZone = 'UTC'; SET client_min_messages = warning;
                 SET idle_in_transaction_session_timeout = '\(Self.idleInTransactionTimeout)';
                 """)
