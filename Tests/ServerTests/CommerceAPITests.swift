@@ -5,6 +5,7 @@ import Foundation
 import JSON
 import LoopbackClient
 import Testing
+import Threads
 
 @testable import Server
 @testable import Tools
@@ -137,6 +138,36 @@ struct CommerceAPITests {
     }
 
     /// The API reads a request as `revenuedot commerce` does: a member given twice is refused.
+    /// A retry sent while the first is still on its way (to this node or another, behind a load
+    /// balancer) is the same request: both get 200 and one token.
+    @Test func aRetrySentAtOnceGetsTheSameToken() throws {
+        defer { service.shutdown() }
+        let signed = try fixture.signer.sign(transaction(id: "12345", items: ["ANNES_GOLD_TIER_1M"], period: "P1M"))
+        #expect(try connection.postTransaction(signed, for: user).status == 200)
+        let port = service.port
+        for trial in 0..<20 {
+            var request = Self.upgrade
+            request["requestInfo"]?["requestReferenceId"] = .string(UUID().uuidString.lowercased())
+            let body = Data(JSONValue.object(["app_user_id": .string(user), "request": request]).serialized().utf8)
+            let answers = Locked<[(Int, String?)]>([])
+            let arrived = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                // Both connect first, then send together.
+                let connection = try? LoopbackConnection(port: port)
+                arrived[index].signal()
+                arrived[1 - index].wait()
+                let response = try? connection?.request(
+                    "POST", "/v1/advanced-commerce/demo/requests", headers: ["Authorization": "Bearer sk_test_secret"],
+                    body: body)
+                let token = response.flatMap { try? JSONValue(parsing: $0.body) }?["token"]?.stringValue
+                answers.withLock { $0.append((response?.status ?? 0, token)) }
+            }
+            let both = answers.value
+            #expect(both.map(\.0) == [200, 200], "trial \(trial)")
+            #expect(both[0].1 != nil && both[0].1 == both[1].1, "trial \(trial)")
+        }
+    }
+
     @Test func aMemberGivenTwiceIsRefused() throws {
         defer { service.shutdown() }
         func post(_ raw: String) throws -> (Int, JSONValue) {

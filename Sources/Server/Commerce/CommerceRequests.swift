@@ -80,12 +80,10 @@ package struct CommerceRequests: Sendable {
         guard let key = app.inAppPurchaseKey else { throw Failure.noKey(app.id) }
         let signer = try InAppRequestSigner(key: key.privateKey, keyId: key.keyId, issuerId: key.issuerId, bundleId: app.bundleId)
         let token = try request.sign(with: signer, at: clock())
-        let stored = try record(request, token: token, for: appUserId, atMs: nowMs)
-        return stored
-            ? .valid(request, token: token)
-            : .invalid([
-                ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId")
-            ])
+        guard let answered = try record(request, token: token, for: appUserId, atMs: nowMs) else {
+            return .invalid([ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId")])
+        }
+        return .valid(request, token: answered)
     }
 
     /// The customer's Advanced Commerce subscriptions, and the request signed under `reference`
@@ -128,21 +126,29 @@ package struct CommerceRequests: Sendable {
         }
     }
 
-    /// Stores a signed request as pending; false when its requestReferenceId was taken meanwhile.
-    private func record(_ request: InAppRequest, token: String, for appUserId: String, atMs nowMs: Int64) throws -> Bool {
+    /// Stores a signed request as pending and returns the token to answer with: `token`, or,
+    /// when the same request for the same customer was stored meanwhile under its
+    /// requestReferenceId (a retry sent at once, to this node or another), that one's token;
+    /// nil when the reference was taken by another request.
+    private func record(_ request: InAppRequest, token: String, for appUserId: String, atMs nowMs: Int64) throws -> String? {
         let json = String(decoding: try request.json(), as: UTF8.self)
         let stored = StoredCommerceRequest(
             appUserId: appUserId, operation: request.operation.rawValue, requestJSON: json, token: token, createdAtMs: nowMs)
         let (appId, reference) = (app.id, request.requestReferenceId ?? "")
-        let inserted = Locked(false)
+        let answered = Locked<String?>(nil)
         do {
             try store.write { transaction in
-                let fresh = try CommerceRequestRows.insertPending(stored, appId: appId, reference: reference, in: transaction)
-                inserted.withLock { $0 = fresh }
+                if try CommerceRequestRows.insertPending(stored, appId: appId, reference: reference, in: transaction) {
+                    answered.withLock { $0 = token }
+                } else if let winner = try CommerceRequestRows.find(appId: appId, reference: reference, from: transaction),
+                    winner.isPending, winner.appUserId == appUserId, winner.requestJSON == json
+                {
+                    answered.withLock { $0 = winner.token }
+                }
             }
         } catch {
             throw Failure.storage("\(error)")
         }
-        return inserted.withLock { $0 }
+        return answered.withLock { $0 }
     }
 }
