@@ -229,20 +229,34 @@ public enum Deliveries {
             ] + key)
     }
 
+    /// What `resend` did.
+    public enum Resent: Equatable, Sendable {
+        /// No event has that id.
+        case noEvent
+        /// Due again at once for every webhook whose filters take it.
+        case due
+        /// Due again, but for `webhooks`, where a node is sending it right now (its claim is
+        /// live): that attempt is left to finish, and its outcome recorded as it comes, so two
+        /// nodes never send one event at once.
+        case sending(webhooks: [String])
+    }
+
     /// Makes an event due again at once for each of `webhooks` (a dead letter, or a delivered
-    /// event sent again on purpose); creates its delivery if it never had one. False when no
-    /// such event exists.
+    /// event sent again on purpose); creates its delivery if it never had one. A delivery a
+    /// node has claimed and is sending is left as it is (`Resent.sending`). `nowMs` judges the
+    /// claims: where nodes share a database, its clock (`databaseClockMs`), as claims are taken.
     public static func resend(eventId: String, webhooks: [WebhookRoute], at nowMs: Int64, in transaction: WriteTransaction)
-        throws -> Bool
+        throws -> Resent
     {
         guard
             let row = try transaction.query(
                 "SELECT app_id, customer, position, json FROM events WHERE id = ?", [.text(eventId)]
             ).first,
             let appId = row[0].textValue
-        else { return false }
+        else { return .noEvent }
         // To the webhooks whose filters take it, as when it was made.
         let event = try Event(json: JSONValue(parsing: Data((row[3].textValue ?? "{}").utf8)))
+        var sending: [String] = []
         for webhook in webhooks.filter({ $0.accepts(event) }).map(\.id) {
             transaction.noteOutboxChanged()
             try transaction.write(
@@ -251,9 +265,18 @@ public enum Deliveries {
                 VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)
                 ON CONFLICT (event_id, webhook) DO UPDATE SET status = 'pending', attempts = 0,
                     next_attempt_at = excluded.next_attempt_at, last_error = NULL, claimed_by = NULL, claimed_until = NULL
-                """, [.text(eventId), .text(webhook), .text(appId), row[1], row[2], .integer(nowMs), .integer(nowMs)])
+                WHERE deliveries.claimed_until IS NULL OR deliveries.claimed_until <= ?
+                """,
+                [
+                    .text(eventId), .text(webhook), .text(appId), row[1], row[2], .integer(nowMs), .integer(nowMs),
+                    .integer(nowMs),
+                ])
+            let claimed = try transaction.query(
+                "SELECT 1 FROM deliveries WHERE event_id = ? AND webhook = ? AND claimed_until > ?",
+                [.text(eventId), .text(webhook), .integer(nowMs)])
+            if !claimed.isEmpty { sending.append(webhook) }
         }
-        return true
+        return sending.isEmpty ? .due : .sending(webhooks: sending)
     }
 }
 

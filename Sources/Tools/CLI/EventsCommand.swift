@@ -126,16 +126,25 @@ public struct EventsCommand {
             StandardStreams.error("revenuedot events resend: app \"\(appId)\" has no webhook configured to send \(id) to\n")
             return 1
         }
-        let found = Locked(false)
+        let outcome = Locked(Deliveries.Resent.noEvent)
         try store.write { transaction in
-            let resent = try Deliveries.resend(eventId: id, webhooks: webhooks.map(\.route), at: nowMs, in: transaction)
-            found.withLock { $0 = resent }
+            // The clock claims are taken by where nodes share the database.
+            let claimClock = try transaction.databaseClockMs() ?? nowMs
+            let resent = try Deliveries.resend(eventId: id, webhooks: webhooks.map(\.route), at: claimClock, in: transaction)
+            outcome.withLock { $0 = resent }
         }
-        guard found.withLock({ $0 }) else {
+        switch outcome.value {
+        case .noEvent:
             StandardStreams.error("revenuedot events resend: no event \(id)\n")
             return 1
+        case .due:
+            StandardStreams.out("event \(id) is due for delivery again\n")
+        case .sending(let busy):
+            let named = busy.map { $0.isEmpty ? "the webhook" : "webhook \"\($0)\"" }.joined(separator: ", ")
+            StandardStreams.out(
+                "event \(id) is due for delivery again; a node is sending it to \(named) right now, and that attempt is left to finish\n"
+            )
         }
-        StandardStreams.out("event \(id) is due for delivery again\n")
         return 0
     }
 }

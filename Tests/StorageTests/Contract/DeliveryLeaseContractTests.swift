@@ -53,6 +53,39 @@ struct DeliveryLeaseContractTests {
         #expect(b.first?.eventId != first.eventId)
     }
 
+    /// An operator's resend of an event a node is sending right now leaves that attempt alone:
+    /// no other node may take it meanwhile. Once the claim has lapsed, or for an event not
+    /// claimed, it is due again at once.
+    @Test(arguments: ContractEngine.allCases)
+    func aResendLeavesAnAttemptInFlightToItsNode(_ engine: ContractEngine) throws {
+        let under = try Self.outbox(engine)
+        let now = S.t0 + 31 * S.day
+        let a = try Self.claim(under, node: "a", at: now)
+        let sending = try #require(a.first { $0.customer == S.customer(1) })
+        func resend(_ id: String, at nowMs: Int64) throws -> Deliveries.Resent {
+            let outcome = Locked(Deliveries.Resent.noEvent)
+            try under.write { transaction in
+                let resent = try Deliveries.resend(eventId: id, webhooks: S.app.webhooks, at: nowMs, in: transaction)
+                outcome.withLock { $0 = resent }
+            }
+            return outcome.value
+        }
+        #expect(try resend(sending.eventId, at: now + 1) == .sending(webhooks: [""]))
+        #expect(try Self.claim(under, node: "b", at: now + 2).isEmpty)
+        // Node a's attempt still records its outcome.
+        try under.write { transaction in
+            _ = try Deliveries.record(
+                .failed(status: 500, reason: "HTTP 500"), of: sending, retryDelaysSeconds: [3600], at: now + 3,
+                in: transaction)
+        }
+        // Its claim gone, a resend makes it due at once: node b takes it.
+        #expect(try resend(sending.eventId, at: now + 4) == .due)
+        #expect(try Self.claim(under, node: "b", at: now + 5).map(\.eventId).contains(sending.eventId))
+        // A claim that lapsed (its node died) is taken back by a resend too.
+        #expect(try resend(sending.eventId, at: now + 5 + Self.lease + 1) == .due)
+        #expect(try resend("no-such-event", at: now) == .noEvent)
+    }
+
     /// A node that dies holding claims leaves them to the others once the lease is over: the
     /// event goes again, with the same id (at least once).
     @Test(arguments: ContractEngine.allCases)

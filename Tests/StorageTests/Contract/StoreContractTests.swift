@@ -91,13 +91,13 @@ struct StoreContractTests {
         }
         #expect(status.pending == 1 && status.retrying == 1)
         // Sent again on an operator's word: the delivered one is pending once more.
-        let resent = Locked(false)
+        let resent = Locked(Deliveries.Resent.noEvent)
         try under.write { transaction in
             let found = try Deliveries.resend(
                 eventId: delivered.eventId, webhooks: S.app.webhooks, at: now, in: transaction)
             resent.withLock { $0 = found }
         }
-        #expect(resent.value)
+        #expect(resent.value == .due)
         #expect(Set(try due(at: now + 10_000).map(\.eventId)) == [delivered.eventId, failed.eventId])
     }
 
