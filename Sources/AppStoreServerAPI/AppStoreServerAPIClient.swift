@@ -24,15 +24,16 @@ public final class AppStoreServerAPIClient: Sendable {
         /// One attempt's limit, from connecting to the last byte of the answer.
         public var timeoutSeconds: Double
         public var retry: RetryPolicy
-        /// At most this many calls a second on average (0: no limit). Apple's limits are per app
-        /// and endpoint, 1 to 50 a second in Production and a tenth of that in Sandbox.
-        public var requestsPerSecond: Double
+        /// At most this many calls a second to any one endpoint, under Apple's limit for it
+        /// (`Endpoint.appleRequestsPerSecond`: 1 to 50 a second per app in Production, a tenth of
+        /// that in Sandbox); nil keeps Apple's limits, and 0 turns limiting off (a local simulator).
+        public var requestsPerSecond: Double?
         /// A PEM file of CAs trusted for an https base URL in place of the system's store.
         public var caFile: String?
 
         public init(
             environment: AppStoreEnvironment, baseURL: APIBaseURL, token: APIToken, verifier: SignedDataVerifier,
-            timeoutSeconds: Double = 30, retry: RetryPolicy = RetryPolicy(), requestsPerSecond: Double = 0,
+            timeoutSeconds: Double = 30, retry: RetryPolicy = RetryPolicy(), requestsPerSecond: Double? = nil,
             caFile: String? = nil
         ) {
             self.environment = environment
@@ -53,19 +54,29 @@ public final class AppStoreServerAPIClient: Sendable {
     static let maxPooledConnections = 4
 
     public let configuration: Configuration
-    private let limiter: RateLimiter
+    /// The app's request rates in this environment, per endpoint; shared with other clients of
+    /// the app and environment when the caller passes them.
+    public let rateLimits: EndpointRateLimits
     private let connections: ConnectionPool
     private let random: @Sendable () -> Double
     let clock: @Sendable () -> Date
 
+    /// - Parameter rateLimits: the app's rates in `configuration.environment` when shared with
+    ///   other clients (their environment must be the configuration's); rates of its own from
+    ///   `configuration.requestsPerSecond` when nil.
     public init(
-        _ configuration: Configuration, clock: @escaping @Sendable () -> Date = { Date() },
+        _ configuration: Configuration, rateLimits: EndpointRateLimits? = nil, clock: @escaping @Sendable () -> Date = { Date() },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) throws(AppStoreServerAPIError) {
         self.configuration = configuration
         self.clock = clock
         self.random = random
-        limiter = RateLimiter(requestsPerSecond: configuration.requestsPerSecond, now: Self.monotonicSeconds())
+        if let rateLimits, rateLimits.environment != configuration.environment {
+            let mismatch = "\(rateLimits.environment.rawValue) rate limits for a \(configuration.environment.rawValue) client"
+            throw AppStoreServerAPIError(.configuration(mismatch), endpoint: "client")
+        }
+        self.rateLimits =
+            rateLimits ?? EndpointRateLimits(environment: configuration.environment, cap: configuration.requestsPerSecond)
         let tls: TLSClientContext?
         if configuration.baseURL.usesTLS {
             do {
@@ -91,7 +102,7 @@ public final class AppStoreServerAPIClient: Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            let wait = limiter.reserve(now: Self.monotonicSeconds())
+            let wait = rateLimits.reserve(endpoint, now: Self.monotonicSeconds())
             if wait > 0 { Thread.sleep(forTimeInterval: wait) }
             let outcome: RetryPolicy.Attempt
             let failure: AppStoreServerAPIError

@@ -213,6 +213,33 @@ struct ClientBehaviourTests {
         #expect(RateLimiter(requestsPerSecond: 0, now: 0).reserve(now: 0) == 0)
     }
 
+    /// Apple's table (identifying-rate-limits): per app and endpoint, a tenth in Sandbox.
+    @Test func eachEndpointHasApplesLimit() {
+        let history = Endpoint.transactionHistory(transactionId: "1", filter: TransactionHistoryRequest(), revision: nil)
+        #expect(history.appleRequestsPerSecond(in: .production) == 50)
+        #expect(history.appleRequestsPerSecond(in: .sandbox) == 5)
+        #expect(Endpoint.lookUpOrderId(orderId: "A").appleRequestsPerSecond(in: .production) == 10)
+        #expect(Endpoint.requestTestNotification.appleRequestsPerSecond(in: .production) == 1)
+        #expect(Endpoint.requestTestNotification.appleRequestsPerSecond(in: .sandbox) == 0.1)
+    }
+
+    /// One bucket per endpoint: a burst of history pages does not hold a status request back,
+    /// and a cap lowers an endpoint's rate but never raises it past Apple's.
+    @Test func rateLimitsAreKeptPerEndpoint() {
+        let history = Endpoint.transactionHistory(transactionId: "1", filter: TransactionHistoryRequest(), revision: nil)
+        let statuses = Endpoint.allSubscriptionStatuses(transactionId: "1", statuses: [])
+        let sandbox = EndpointRateLimits(environment: .sandbox, cap: nil)
+        let waits = (0..<6).map { _ in sandbox.reserve(history, now: 100) }
+        #expect(waits.prefix(5).allSatisfy { $0 == 0 })
+        #expect(abs(waits[5] - 0.2) < 1e-9)
+        #expect(sandbox.reserve(statuses, now: 100) == 0)
+        #expect(EndpointRateLimits(environment: .production, cap: 10).requestsPerSecond(for: history) == 10)
+        #expect(EndpointRateLimits(environment: .sandbox, cap: 10).requestsPerSecond(for: history) == 5)
+        #expect(EndpointRateLimits(environment: .production, cap: nil).requestsPerSecond(for: history) == 50)
+        let off = EndpointRateLimits(environment: .sandbox, cap: 0)
+        #expect((0..<100).allSatisfy { _ in off.reserve(history, now: 0) == 0 })
+    }
+
     @Test func targetsEscapeValuesAndRepeatFilters() {
         let filter = TransactionHistoryRequest(
             startDate: 1, productIds: ["a b", "c"], productTypes: [.autoRenewable], sort: .descending, revoked: false)

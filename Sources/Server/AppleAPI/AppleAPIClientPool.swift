@@ -9,14 +9,19 @@ package final class AppleAPIClientPool: Sendable {
     private let config: AppleAPIConfig
     private let retry: RetryPolicy
     private let timeoutSeconds: Double?
+    private let rates: AppleAPIRates
     private let clients = Mutex<[String: AppStoreServerAPIClient]>([:])
 
     /// Clients retrying as `retry` says, each attempt within `timeoutSeconds` (the config's
-    /// when nil).
-    package init(config: AppleAPIConfig, retry: RetryPolicy = RetryPolicy(), timeoutSeconds: Double? = nil) {
+    /// when nil), keeping to the request rates `rates` holds (shared with other pools).
+    package init(
+        config: AppleAPIConfig, retry: RetryPolicy = RetryPolicy(), timeoutSeconds: Double? = nil,
+        rates: AppleAPIRates = AppleAPIRates()
+    ) {
         self.config = config
         self.retry = retry
         self.timeoutSeconds = timeoutSeconds
+        self.rates = rates
     }
 
     /// The longest one call can take, all its attempts and the waits between them included
@@ -31,7 +36,7 @@ package final class AppleAPIClientPool: Sendable {
         let key = "\(app.id)\u{0}\(environment.rawValue)"
         if let known = clients.withLock({ $0[key] }) { return known }
         let made = try AppleAPIClients.client(
-            for: app, environment: environment, config: config, retry: retry, timeoutSeconds: timeoutSeconds)
+            for: app, environment: environment, config: config, retry: retry, timeoutSeconds: timeoutSeconds, rates: rates)
         return clients.withLock { clients in
             if let raced = clients[key] { return raced }
             clients[key] = made

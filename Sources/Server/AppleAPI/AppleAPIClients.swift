@@ -17,7 +17,7 @@ package enum AppleAPIClients {
     /// the environment has no API (Xcode, LocalTesting), or the key does not work.
     package static func client(
         for app: AppConfig, environment: AppStoreEnvironment, config: AppleAPIConfig, retry: RetryPolicy = RetryPolicy(),
-        timeoutSeconds: Double? = nil, clock: @escaping @Sendable () -> Date = { Date() }
+        timeoutSeconds: Double? = nil, rates: AppleAPIRates? = nil, clock: @escaping @Sendable () -> Date = { Date() }
     ) throws(Failure) -> AppStoreServerAPIClient {
         guard let key = app.inAppPurchaseKey else {
             throw Failure(
@@ -37,7 +37,7 @@ package enum AppleAPIClients {
                     timeoutSeconds: timeoutSeconds ?? Double(config.timeoutSeconds), retry: retry,
                     requestsPerSecond: config.requestsPerSecond,
                     caFile: config.caFile),
-                clock: clock)
+                rateLimits: rates?.limits(app: app.id, environment: environment, cap: config.requestsPerSecond), clock: clock)
         } catch {
             throw Failure(description: "app \"\(app.id)\": \(error)")
         }

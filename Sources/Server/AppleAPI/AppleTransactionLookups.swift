@@ -17,10 +17,12 @@ package final class AppleTransactionLookups: Sendable {
     private let inFlight = Mutex<[String: Int]>([:])
     private let missing = Mutex<[String: ContinuousClock.Instant]>([:])
 
-    package init(config: AppleAPIConfig, log: Log) {
+    /// - Parameter rates: the request rates the server's other clients keep to, so that
+    ///   lookups count against the same limits.
+    package init(config: AppleAPIConfig, log: Log, rates: AppleAPIRates = AppleAPIRates()) {
         pool = AppleAPIClientPool(
             config: config, retry: RetryPolicy(maxAttempts: 2, baseDelaySeconds: 0.5, maximumDelaySeconds: 2),
-            timeoutSeconds: min(10, Double(config.timeoutSeconds)))
+            timeoutSeconds: min(10, Double(config.timeoutSeconds)), rates: rates)
         self.log = log
     }
 

@@ -17,8 +17,9 @@ public struct AppleAPIConfig: Sendable {
     /// How far before the newest stored notification an automatic backfill starts looking, for
     /// notifications Apple sent while an earlier one was still being retried.
     public var backfillMarginMinutes: Int
-    /// At most this many calls a second per app and environment.
-    public var requestsPerSecond: Double
+    /// At most this many calls a second per app, environment and endpoint, under Apple's limit
+    /// for the endpoint; nil keeps Apple's limits, 0 turns limiting off (a local simulator).
+    public var requestsPerSecond: Double?
     /// One attempt's limit.
     public var timeoutSeconds: Int
     /// A PEM file of the CAs trusted for an https base URL in place of the system's store.
@@ -32,7 +33,7 @@ public struct AppleAPIConfig: Sendable {
 
     public init(
         baseURLs: [AppStoreEnvironment: APIBaseURL] = AppleAPIConfig.defaultBaseURLs, backfillIntervalMinutes: Int = 60,
-        backfillMarginMinutes: Int = 60, requestsPerSecond: Double = 10, timeoutSeconds: Int = 30, caFile: String? = nil
+        backfillMarginMinutes: Int = 60, requestsPerSecond: Double? = nil, timeoutSeconds: Int = 30, caFile: String? = nil
     ) {
         self.baseURLs = baseURLs
         self.backfillIntervalMinutes = backfillIntervalMinutes
@@ -84,7 +85,7 @@ package enum AppleAPIConfigLoader {
         }
         config.backfillIntervalMinutes = Int(try reader.integer("backfillIntervalMinutes", in: 0...10_080) ?? 60)
         config.backfillMarginMinutes = Int(try reader.integer("backfillMarginMinutes", in: 0...10_080) ?? 60)
-        config.requestsPerSecond = Double(try reader.integer("requestsPerSecond", in: 0...1000) ?? 10)
+        config.requestsPerSecond = try reader.integer("requestsPerSecond", in: 0...1000).map(Double.init)
         config.reconcileIntervalMinutes = Int(try reader.integer("reconcileIntervalMinutes", in: 0...100_000) ?? 0)
         config.timeoutSeconds = Int(try reader.integer("timeoutSeconds", in: 1...600) ?? 30)
         if let path = try reader.string("caFile") {

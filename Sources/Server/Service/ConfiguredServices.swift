@@ -62,15 +62,17 @@ final class ConfiguredServices: Sendable {
         let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics, log: log, alarm: shared.alarm)
         held = HeldNotifications(verifiers: verifiers, store: store, handOff: shared.handOff, clock: shared.clock)
         // One client per app and environment for the server's own calls to Apple, so they share
-        // its connections and its request rate (appleApi.requestsPerSecond).
-        let apple = AppleAPIClientPool(config: config.appleAPI)
+        // its connections; one set of request rates per app, environment and endpoint for them
+        // and the API's transaction lookups (Apple's limits, or appleApi.requestsPerSecond).
+        let rates = AppleAPIRates()
+        let apple = AppleAPIClientPool(config: config.appleAPI, rates: rates)
         backfill = AutomaticBackfill(config: config, ingest: ingest, store: store, clients: apple, metrics: metrics, log: log)
         consumption = ConsumptionAnswering(
             config: config, store: store, clients: apple, metrics: metrics, clock: shared.clock, log: log)
         reconcile = ScheduledReconcile(config: config, store: store, clients: apple, metrics: metrics, log: log)
         let keys = APIKeys(apps: config.apps)
         var subscribers = SubscribersAPI(keys: keys, verifiers: verifiers, store: store, cache: shared.cache, clock: Date.init)
-        subscribers.appleLookups = AppleTransactionLookups(config: config.appleAPI, log: log)
+        subscribers.appleLookups = AppleTransactionLookups(config: config.appleAPI, log: log, rates: rates)
         subscribers.contacts = shared.contacts
         router = Routes.router(
             ingest: ingest, subscribers: subscribers, events: EventsAPI(keys: keys, store: store),

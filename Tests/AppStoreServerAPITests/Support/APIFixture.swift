@@ -41,7 +41,7 @@ final class APIFixture: @unchecked Sendable {
                 environment: environment,
                 baseURL: APIBaseURL(host: "127.0.0.1", port: port, usesTLS: false, pathPrefix: ""),
                 token: try APIToken(p8: try clientKey.pkcs8PEM(), keyId: keyId, issuerId: Self.issuerId, bundleId: Self.bundleId),
-                verifier: verifier, timeoutSeconds: timeoutSeconds, retry: retry),
+                verifier: verifier, timeoutSeconds: timeoutSeconds, retry: retry, requestsPerSecond: 0),
             clock: clock)
     }
 

@@ -1,0 +1,61 @@
+import AppStore
+import Synchronization
+
+extension Endpoint {
+    /// Apple's limit on this endpoint, in requests a second per app, in `environment`: the
+    /// table of "Identifying rate limits" for Production, and a tenth of it in Sandbox. Apple
+    /// counts each endpoint apart and enforces the limit over an hour.
+    /// https://developer.apple.com/documentation/appstoreserverapi/identifying-rate-limits
+    public func appleRequestsPerSecond(in environment: AppStoreEnvironment) -> Double {
+        let production: Double =
+            switch self {
+            case .transactionInfo, .transactionHistory, .allSubscriptionStatuses, .notificationHistory,
+                .sendConsumptionInformation:
+                50
+            case .extendRenewalDate, .setAppAccountToken: 20
+            case .lookUpOrderId, .refundHistory: 10
+            // The status of a mass extension is not in Apple's table: held to the mass extension's.
+            case .extendRenewalDatesForAllActiveSubscribers, .renewalDateExtensionStatus, .requestTestNotification,
+                .testNotificationStatus:
+                1
+            }
+        return environment == .sandbox ? production / 10 : production
+    }
+}
+
+/// The request rates of one app in one environment: a token bucket per endpoint, each at
+/// Apple's limit for that endpoint or at `cap` when lower. Share one among every client of the
+/// app and environment in a process, as Apple counts the app's calls together.
+public final class EndpointRateLimits: Sendable {
+    public let environment: AppStoreEnvironment
+    /// At most this many calls a second to any one endpoint; nil keeps Apple's limits, and 0
+    /// turns limiting off (a local simulator).
+    public let cap: Double?
+    private let buckets = Mutex<[String: RateLimiter]>([:])
+
+    public init(environment: AppStoreEnvironment, cap: Double?) {
+        self.environment = environment
+        self.cap = cap
+    }
+
+    /// The rate `endpoint`'s calls are held to (0: none).
+    public func requestsPerSecond(for endpoint: Endpoint) -> Double {
+        let apple = endpoint.appleRequestsPerSecond(in: environment)
+        guard let cap else { return apple }
+        return cap > 0 ? min(cap, apple) : 0
+    }
+
+    /// Takes one call's token for `endpoint` at `now` (seconds on a monotonic clock); returns
+    /// how long to wait before making the call.
+    public func reserve(_ endpoint: Endpoint, now: Double) -> Double {
+        let rate = requestsPerSecond(for: endpoint)
+        guard rate > 0 else { return 0 }
+        let bucket = buckets.withLock { buckets in
+            if let known = buckets[endpoint.name] { return known }
+            let made = RateLimiter(requestsPerSecond: rate, now: now)
+            buckets[endpoint.name] = made
+            return made
+        }
+        return bucket.reserve(now: now)
+    }
+}
