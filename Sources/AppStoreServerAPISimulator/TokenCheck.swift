@@ -58,11 +58,19 @@ public struct TokenCheck: Sendable {
         }
         guard case .integer(let expires) = claims["exp"] else { throw Refusal(description: "no exp") }
         let nowSeconds = Int64(now.timeIntervalSince1970)
-        guard case .integer(let issued) = claims["iat"] else { throw Refusal(description: "no iat") }
-        guard issued <= nowSeconds + Self.allowedClockSkewSeconds else { throw Refusal(description: "iat is in the future") }
+        // Apple's Python library sends no iat, and Apple takes its tokens: the lifetime then
+        // counts from now.
+        let issued: Int64
+        switch claims["iat"] {
+        case .integer(let value)?:
+            guard value <= nowSeconds + Self.allowedClockSkewSeconds else { throw Refusal(description: "iat is in the future") }
+            issued = value
+        case nil: issued = nowSeconds
+        case _?: throw Refusal(description: "iat is not a number")
+        }
         guard expires > nowSeconds else { throw Refusal(description: "expired") }
         guard expires - issued <= APIToken.maximumLifetimeSeconds else {
-            throw Refusal(description: "exp is more than 60 minutes after iat")
+            throw Refusal(description: "exp is more than 60 minutes after iat (or now, without iat)")
         }
         return bundleId
     }
