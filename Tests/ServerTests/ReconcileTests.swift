@@ -272,5 +272,16 @@ struct ReconcileTests {
         let drifts = Reconcile.drifts(
             state, transaction: transaction, renewalInfo: JWSRenewalInfoDecodedPayload(autoRenewStatus: .off))
         #expect(drifts.map(\.field) == ["transactionId", "productId", "expiresDate", "autoRenew"])
+        // In billing retry, with a grace period the store did not learn of.
+        let grace = JWSRenewalInfoDecodedPayload(
+            autoRenewStatus: .on, isInBillingRetryPeriod: true, gracePeriodExpiresDate: 1_800_000_000_000)
+        var retrying = state
+        retrying.billingIssue = SubscriptionState.BillingIssue(transactionId: "1", detectedAtMs: 0, isInBillingRetry: true)
+        #expect(
+            Reconcile.drifts(retrying, transaction: JWSTransactionDecodedPayload(), renewalInfo: grace).map(\.field)
+                == ["autoRenew", "gracePeriodExpiresDate"])
+        retrying.billingIssue?.gracePeriodExpiresDateMs = 1_800_000_000_000
+        retrying.autoRenewEnabled = true
+        #expect(Reconcile.drifts(retrying, transaction: JWSTransactionDecodedPayload(), renewalInfo: grace).isEmpty)
     }
 }

@@ -124,6 +124,11 @@ package enum Reconcile {
             compare(
                 "billingRetry", state.billingIssue.map { $0.isInBillingRetry ? "yes" : "no" } ?? "no",
                 renewal.isInBillingRetryPeriod.map { $0 ? "yes" : "no" })
+            // Grace (status 4) and billing retry without it (status 3) both say billing retry:
+            // a grace period missed, or moved, shows only here.
+            compare(
+                "gracePeriodExpiresDate", state.billingIssue?.gracePeriodExpiresDateMs.map(UnixTime.iso8601),
+                renewal.gracePeriodExpiresDate.map(UnixTime.iso8601))
         }
         return drifts
     }
