@@ -67,11 +67,7 @@ public final class AppStoreServerAPISimulator: Sendable {
         _ request: HTTPRequest, name: String, store: SimulatedAppStore, tokens: TokenCheck,
         _ handler: @Sendable (SimulatedAppStore, HTTPRequest, SimulatedAppStore.App) -> HTTPResponse
     ) -> HTTPResponse {
-        let fault = store.state.withLock { state -> SimulatedAppStore.Fault? in
-            state.requests[name, default: 0] += 1
-            guard let index = state.faults.firstIndex(where: { $0.endpoint == nil || $0.endpoint == name }) else { return nil }
-            return state.faults.remove(at: index).fault
-        }
+        store.state.withLock { $0.requests[name, default: 0] += 1 }
         let bundleId: String
         do {
             bundleId = try tokens.check(authorization: request.header("authorization"), now: store.clock())
@@ -79,6 +75,11 @@ public final class AppStoreServerAPISimulator: Sendable {
             return HTTPResponse(status: 401, headers: ["Content-Type": "text/plain"], body: Data("Unauthenticated\n".utf8))
         }
         guard let app = store.app(bundleId) else { return AppleAPIHandlers.error(404, 4_040_003, "App not found.") }
+        // A fault is for a request Apple would have served: one refused for its token leaves it.
+        let fault = store.state.withLock { state -> SimulatedAppStore.Fault? in
+            guard let index = state.faults.firstIndex(where: { $0.endpoint == nil || $0.endpoint == name }) else { return nil }
+            return state.faults.remove(at: index).fault
+        }
         switch fault {
         case .status(let status, let code, let retryAfter):
             var response =

@@ -97,6 +97,8 @@ struct ClientBehaviourTests {
     @Test func aClientWithTheWrongKeyIsAnsweredUnauthorized() throws {
         let fixture = try APIFixture(clientKey: try ECPrivateKey(generating: .p256))
         fixture.store.addTransaction(APIFixture.transaction("1"), bundleId: APIFixture.bundleId)
+        // A fault injected is for a request Apple would serve: the refused one leaves it.
+        fixture.store.inject(.status(500, code: nil, retryAfter: nil))
         do {
             _ = try fixture.client.transactionInfo("1")
             Issue.record("a token signed by another key was accepted")
@@ -104,6 +106,8 @@ struct ClientBehaviourTests {
             #expect(error.status == 401)
             #expect(error.attempts == 1)
         }
+        #expect(fixture.store.state.withLock { $0.faults.count } == 1)
+        #expect(fixture.store.requestCount("transaction-info") == 1)
         let late = try APIFixture(clock: { Date().addingTimeInterval(-3600) })
         late.store.addTransaction(APIFixture.transaction("1"), bundleId: APIFixture.bundleId)
         #expect(throws: AppStoreServerAPIError.self) { _ = try late.client.transactionInfo("1") }
