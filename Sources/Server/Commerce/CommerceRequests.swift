@@ -69,9 +69,9 @@ package struct CommerceRequests: Sendable {
         }
         // A retry of a request already signed and still pending (its answer was lost): the same
         // customer and the same request, filled in the same way, get the same token again.
-        if let earlier, earlier.isPending, earlier.appUserId == appUserId, !errors.isEmpty,
+        if let earlier, !errors.isEmpty,
             errors.allSatisfy({ $0.code == AdvancedCommerceErrorCode.repeatedRequestReferenceId.code }),
-            earlier.requestJSON == String(decoding: try request.json(), as: UTF8.self)
+            Self.isRetry(earlier, of: String(decoding: try request.json(), as: UTF8.self), for: appUserId)
         {
             return .valid(request, token: sign ? earlier.token : nil)
         }
@@ -126,6 +126,12 @@ package struct CommerceRequests: Sendable {
         }
     }
 
+    /// Whether `requestJSON` for `appUserId` is `stored` sent again (its answer lost, or sent
+    /// twice at once): still pending, the same customer, the same request filled in the same way.
+    private static func isRetry(_ stored: StoredCommerceRequest, of requestJSON: String, for appUserId: String) -> Bool {
+        stored.isPending && stored.appUserId == appUserId && stored.requestJSON == requestJSON
+    }
+
     /// Stores a signed request as pending and returns the token to answer with: `token`, or,
     /// when the same request for the same customer was stored meanwhile under its
     /// requestReferenceId (a retry sent at once, to this node or another), that one's token;
@@ -141,7 +147,7 @@ package struct CommerceRequests: Sendable {
                 if try CommerceRequestRows.insertPending(stored, appId: appId, reference: reference, in: transaction) {
                     answered.withLock { $0 = token }
                 } else if let winner = try CommerceRequestRows.find(appId: appId, reference: reference, from: transaction),
-                    winner.isPending, winner.appUserId == appUserId, winner.requestJSON == json
+                    Self.isRetry(winner, of: json, for: appUserId)
                 {
                     answered.withLock { $0 = winner.token }
                 }
