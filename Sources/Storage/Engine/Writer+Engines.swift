@@ -58,7 +58,7 @@ extension Writer {
         onRejectsFailed: (@Sendable (StoreError) -> Void)?
     ) throws(StoreError) -> Writer {
         let connection = try PostgresConnection(url: url, use: use)
-        let migrated = try PostgresMigrator(connection: connection).migrateReporting()
+        let migrated = try PostgresMigrator(connection: connection).migrate()
         return Writer(
             connection: connection, durability: DurableOnCommit(), handOff: handOff, onCommit: onCommit,
             onRejectsFailed: onRejectsFailed, warnings: migrated.created ? [createdWarning(url.description)] : [],

@@ -18,12 +18,9 @@ struct PostgresMigrator {
     }
 
     /// Creates the schema in an empty database, or applies the later migrations an older
-    /// build's database lacks; returns what changed in one made before, nil otherwise.
+    /// build's database lacks, in a transaction of its own; says which it did.
     @discardableResult
-    func migrate() throws(StoreError) -> SchemaUpgrade? { try migrateReporting().upgrade }
-
-    /// `migrate`, in a transaction of its own, saying whether it created the schema.
-    func migrateReporting() throws(StoreError) -> Outcome {
+    func migrate() throws(StoreError) -> Outcome {
         try connection.execute(script: "BEGIN")
         do {
             let outcome = try migrateInTransaction()

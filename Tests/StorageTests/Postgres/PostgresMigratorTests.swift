@@ -14,7 +14,7 @@ import Testing
         let created = Collected<Bool>()
         concurrently(4, threads: 4) { _ in
             do {
-                created.append(try PostgresMigrator(connection: try database.connect()).migrateReporting().created)
+                created.append(try PostgresMigrator(connection: try database.connect()).migrate().created)
             } catch {
                 failures.append("\(error)")
             }
@@ -25,7 +25,7 @@ import Testing
         let connection = try database.connect()
         let all = [PostgresSchema.baselineVersion] + PostgresSchema.later.map(\.version)
         #expect(try Self.versions(connection) == all.map(SQLValue.integer))
-        #expect(try PostgresMigrator(connection: connection).migrate() == nil)
+        #expect(try PostgresMigrator(connection: connection).migrate().upgrade == nil)
         #expect(try Self.versions(connection) == all.map(SQLValue.integer))
     }
 
@@ -45,7 +45,7 @@ import Testing
                 == .older(version: PostgresSchema.baselineVersion, pending: PostgresSchema.later.count))
         let refused = #expect(throws: StoreError.self) { try PostgresMigrator(connection: connection).requireCurrent() }
         #expect(refused?.message.contains("older than this build's") == true, "\(refused?.message ?? "")")
-        let upgrade = try PostgresMigrator(connection: connection).migrate()
+        let upgrade = try PostgresMigrator(connection: connection).migrate().upgrade
         #expect(
             upgrade
                 == SchemaUpgrade(
