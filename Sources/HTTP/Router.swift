@@ -71,12 +71,9 @@ public struct Router: Sendable {
         guard !refusalShapes.isEmpty, path.utf8.first == Self.slash else { return answer }
         let segments = Self.segments(of: path)
         for (prefix, shape) in refusalShapes where prefix.count <= segments.count {
+            // A broken escape matches no literal: a literal holds no `%`.
             let under = zip(prefix, segments).allSatisfy { literal, raw in
-                switch Self.decode(raw) {
-                case .plain: raw.elementsEqual(literal)
-                case .decoded(let bytes): bytes == literal
-                case .brokenEscape: false  // a literal holds no `%`
-                }
+                Self.decode(raw).segment(raw)?.equals(literal) ?? false
             }
             if under { return shape(answer) }
         }
@@ -122,16 +119,13 @@ public struct Router: Sendable {
         guard path.utf8.first == Self.slash else { return .notFound }
         var pathSegments: [PathSegment] = []
         for (index, raw) in Self.segments(of: path).enumerated() {
-            switch Self.decode(raw) {
-            case .plain: pathSegments.append(PathSegment(raw: raw, decoded: nil))
-            case .brokenEscape:
+            guard let segment = Self.decode(raw).segment(raw) else {
                 return .invalidPath("path segment \(index + 1) holds a % not followed by two hex digits (a % is written %25)")
-            case .decoded(let bytes):
-                guard String(validating: bytes, as: UTF8.self) != nil else {
-                    return .invalidPath("path segment \(index + 1) decodes to bytes that are not UTF-8")
-                }
-                pathSegments.append(PathSegment(raw: raw, decoded: bytes))
             }
+            if let decoded = segment.decoded, String(validating: decoded, as: UTF8.self) == nil {
+                return .invalidPath("path segment \(index + 1) decodes to bytes that are not UTF-8")
+            }
+            pathSegments.append(segment)
         }
         var allowed: [String] = []
         let wanted = method == "HEAD" ? "GET" : method
@@ -192,6 +186,15 @@ public struct Router: Sendable {
         case decoded([UInt8])
         /// A `%` not followed by two hex digits.
         case brokenEscape
+
+        /// `raw` as a segment to match, nil for a broken escape.
+        func segment(_ raw: Substring.UTF8View) -> PathSegment? {
+            switch self {
+            case .plain: PathSegment(raw: raw, decoded: nil)
+            case .decoded(let bytes): PathSegment(raw: raw, decoded: bytes)
+            case .brokenEscape: nil
+            }
+        }
     }
 
     /// Decodes `segment`'s percent-escapes in one pass.
