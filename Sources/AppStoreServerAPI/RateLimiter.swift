@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Spaces calls to at most `requestsPerSecond` on average, with bursts of up to one second's
-/// worth, at least one call (a token bucket); `EndpointRateLimits` keeps one per endpoint. Time is passed in; the caller sleeps what it is told.
+/// worth, at least one call (a token bucket); `EndpointRateLimits` keeps one per endpoint. Time
+/// is passed in; the caller sleeps what it is told.
 public final class RateLimiter: Sendable {
     public let requestsPerSecond: Double
     private let state: Mutex<(tokens: Double, at: Double)>

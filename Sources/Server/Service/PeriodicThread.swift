@@ -13,8 +13,8 @@ package final class PeriodicThread: Sendable {
     /// Whether a stop was asked: a long pass checks it between items.
     package var isStopping: Bool { stopping.withLock { $0 } }
 
-    /// Starts `pass` on a thread named `name` (as `NamedThread` names it): at once when `immediately` (`first` instead, when
-    /// given), and every `interval` seconds after.
+    /// Starts `pass` on a thread named `name` (as `NamedThread` names it): at once when
+    /// `immediately` (`first` instead, when given), and every `interval` seconds after.
     package func start(
         _ name: String, every interval: Double, immediately: Bool, first: (@Sendable () -> Void)? = nil,
         _ pass: @escaping @Sendable () -> Void

@@ -128,7 +128,7 @@ public struct EventsCommand {
         }
         let outcome = Locked(Deliveries.Resent.noEvent)
         try store.write { transaction in
-            // The clock claims are taken by where nodes share the database.
+            // Claims are judged by the clock they are taken by: the database's, where nodes share one.
             let claimClock = try transaction.databaseClockMs() ?? nowMs
             let resent = try Deliveries.resend(eventId: id, webhooks: webhooks.map(\.route), at: claimClock, in: transaction)
             outcome.withLock { $0 = resent }
