@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreServerAPISimulator
 import Foundation
+import JSON
 import LoopbackClient
 import Testing
 import Threads
@@ -168,6 +169,59 @@ struct ImportTests {
             // The first import's own events stay undelivered.
             #expect(try count(world, "SELECT count(*) FROM deliveries") == 1)
         }
+    }
+
+    /// Transaction History is asked only for the subscription's group of auto-renewable
+    /// transactions: a customer with 45 consumables and a 25-month subscription in another
+    /// group costs the import one page (of 20), not four, and only the subscription's own
+    /// history is kept.
+    @Test func historyIsAskedOnlyForTheSubscriptionsGroup() throws {
+        let world = try AppleAPIWorld()
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let day = AppleAPIWorld.day
+        func add(_ id: String, original: String, type: String, group: String?, bought: Int64, expires: Int64?) {
+            var payload: [String: JSONValue] = [
+                "transactionId": .string(id), "originalTransactionId": .string(original),
+                "bundleId": .string("com.example.app"), "productId": .string(group.map { "\($0).monthly" } ?? "coins"),
+                "purchaseDate": .integer(bought), "originalPurchaseDate": .integer(bought), "type": .string(type),
+                "inAppOwnershipType": .string("PURCHASED"), "environment": .string("Sandbox"),
+            ]
+            if let group { payload["subscriptionGroupIdentifier"] = .string(group) }
+            if let expires { payload["expiresDate"] = .integer(expires) }
+            world.store.addTransaction(payload, bundleId: "com.example.app", account: "one-customer")
+        }
+        for index in 0..<45 {
+            add(
+                "60\(index)", original: "60\(index)", type: "Consumable", group: nil, bought: now - Int64(index) * day,
+                expires: nil)
+        }
+        for month in 0..<25 {
+            let bought = now - Int64(25 - month) * 30 * day
+            add(
+                "72\(month)", original: "720", type: "Auto-Renewable Subscription", group: "other", bought: bought,
+                expires: bought + 30 * day)
+        }
+        for (index, bought) in [now - 40 * day, now - 10 * day].enumerated() {
+            add(
+                "71\(index)", original: "710", type: "Auto-Renewable Subscription", group: "pro", bought: bought,
+                expires: bought + 30 * day)
+        }
+        world.store.setRenewalInfo(
+            [
+                "originalTransactionId": .string("710"), "autoRenewStatus": .integer(1),
+                "autoRenewProductId": .string("pro.monthly"), "environment": .string("Sandbox"),
+            ], originalTransactionId: "710")
+        let file = try world.directory.write("one.csv", "original_transaction_id,app_user_id\n710,someone\n")
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        service.shutdown()
+
+        let run = try runCLI(["import", "--config", world.configPath, "--app", "demo", file])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("1 imported"), "\(run.output)")
+        #expect(world.store.requestCount("transaction-history") == 1)
+        // The first purchase and its renewal from the history, then the current status.
+        #expect(try count(world, "SELECT count(*) FROM apple_answers WHERE from_history = 1") == 2)
+        #expect(try count(world, "SELECT count(*) FROM apple_answers") == 3)
     }
 
     /// A row Apple cannot answer for any row now (here a refused key) stops the run there, with

@@ -4,9 +4,9 @@ import AppStore
 ///
 /// https://developer.apple.com/documentation/appstoreserverapi/get-transaction-history
 public struct TransactionHistoryRequest: Hashable, Sendable {
-    /// UNIX ms: transactions modified at or after it.
+    /// UNIX ms: transactions purchased at or after it.
     public var startDate: Int64?
-    /// UNIX ms: transactions modified before it.
+    /// UNIX ms: transactions purchased before it.
     public var endDate: Int64?
     public var productIds: [String]
     public var productTypes: [HistoryProductType]

@@ -169,7 +169,7 @@ package enum Import {
                             renewalInfo: status.renewalInfo?.payload)
                     ]
                 }
-                let history = try historyAnswers(id, from: client)
+                let history = try historyAnswers(id, group: transaction.subscriptionGroupIdentifier, from: client)
                 let current = AppleAnswerRows.Answer(
                     signedTransaction: signed, transaction: transaction, signedRenewalInfo: status.signedRenewalInfo,
                     renewalInfo: status.renewalInfo?.payload)
@@ -185,10 +185,14 @@ package enum Import {
     /// The transactions of subscription `id` in Apple's Transaction History, bought after
     /// `purchasedAfter` (all when nil), by purchase date: answers from its history, to apply in
     /// that order (Apple signs the whole history when asked, so signed dates say nothing of it).
-    package static func historyAnswers(_ id: String, from client: AppStoreServerAPIClient, purchasedAfter: Int64? = nil)
-        throws(AppStoreServerAPIError) -> [AppleAnswerRows.Answer]
-    {
-        let filter = TransactionHistoryRequest(startDate: purchasedAfter.map { $0 + 1 }, sort: .ascending)
+    /// Apple is asked only for the account's auto-renewable transactions, of subscription group
+    /// `group` when known: a customer's consumables and other subscriptions are pages not read.
+    package static func historyAnswers(
+        _ id: String, group: String?, from client: AppStoreServerAPIClient, purchasedAfter: Int64? = nil
+    ) throws(AppStoreServerAPIError) -> [AppleAnswerRows.Answer] {
+        let filter = TransactionHistoryRequest(
+            startDate: purchasedAfter.map { $0 + 1 }, productTypes: [.autoRenewable], sort: .ascending,
+            subscriptionGroupIdentifiers: group.map { [$0] } ?? [])
         return try client.signedTransactionHistory(id, filter: filter)
             .filter {
                 $0.verified.payload.originalTransactionId == id

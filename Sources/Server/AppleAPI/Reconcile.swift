@@ -183,7 +183,8 @@ package enum Reconcile {
         guard let stored = state.currentTransaction, let from = stored.purchaseDate,
             latest.transactionId != stored.transactionId
         else { return [] }
-        return try Import.historyAnswers(id, from: client, purchasedAfter: from).filter {
+        let group = latest.subscriptionGroupIdentifier ?? stored.subscriptionGroupIdentifier
+        return try Import.historyAnswers(id, group: group, from: client, purchasedAfter: from).filter {
             $0.transaction.transactionId != latest.transactionId && $0.transaction.transactionId != stored.transactionId
         }
     }
