@@ -180,6 +180,23 @@ struct ReconcileTests {
 
     /// A scheduled pass Apple refuses logs one warning with the first error and how many
     /// failed, and stops at a refusal that every call would meet instead of asking for each.
+    /// Apple's billing retry can recover a subscription up to 60 days after its access ended:
+    /// reconciliation looks at it until then, and no longer.
+    @Test func aLapsedSubscriptionIsAskedAboutThroughBillingRetry() throws {
+        let world = try AppleAPIWorld()
+        try deliver(try world.subscription(original: "6000000041", user: "u", renewals: 0, boughtDaysAgo: 0)[...], to: world)
+        let app = try #require(try world.config().apps.first { $0.id == "demo" })
+        let reader = try StoreReader(path: world.databasePath)
+        let ends = try #require(try Reconcile.candidates(app: app, store: reader, nowMs: UnixTime.nowMs).first?.accessEndsAtMs)
+        let day = AppleAPIWorld.day
+        for (after, asked) in [
+            (Int64(0), true), (59 * day, true), (60 * day - 1, true), (60 * day + 1, false), (90 * day, false),
+        ] {
+            let states = try Reconcile.candidates(app: app, store: reader, nowMs: ends + after)
+            #expect(states.map(\.originalTransactionId) == (asked ? ["6000000041"] : []), "\(after / day) days after")
+        }
+    }
+
     @Test func aScheduledPassThatFailsSaysSoOnceAndStops() throws {
         let world = try AppleAPIWorld(reconcileIntervalMinutes: 60)
         let lines = Locked<[String]>([])

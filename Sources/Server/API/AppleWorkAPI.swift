@@ -75,7 +75,7 @@ package struct AppleWorkAPI: Sendable {
                     return reply(
                         .error(
                             status: 404, code: "not_found",
-                            message: "no subscription \(id) with access now or in the last 30 days"))
+                            message: "no subscription \(id) with access now or in the last 60 days"))
                 }
                 let client = try clients.client(for: app, environment: Reconcile.environment(of: state))
                 let outcome = try Reconcile.reconcile(state, app: app, client: client, store: store, nowMs: nowMs)

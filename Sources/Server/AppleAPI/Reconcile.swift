@@ -68,8 +68,9 @@ package enum Reconcile {
         AppStoreEnvironment(rawValue: state.currentTransaction?.environment?.rawValue ?? "Production")
     }
 
-    /// Subscriptions lapsed longer ago than this are left alone.
-    package static let lapsedWindowMs: Int64 = 30 * 86_400_000
+    /// Subscriptions lapsed longer ago than this are left alone: Apple's billing retry, which
+    /// can still recover one, lasts up to 60 days from the end of its access.
+    package static let lapsedWindowMs: Int64 = 60 * 86_400_000
 
     /// The original transaction ids of the app's subscriptions with access now or within
     /// `lapsedWindowMs`, with their stored state.

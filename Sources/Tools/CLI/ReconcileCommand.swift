@@ -13,7 +13,7 @@ public struct ReconcileCommand {
         usage: revenuedot reconcile --app ID [--customer APP_USER_ID] [--subscription ORIGINAL_TRANSACTION_ID]
                                     [--config FILE]
 
-        For each subscription of the app with access now or within the last 30 days (of one
+        For each subscription of the app with access now or within the last 60 days (of one
         customer, or one subscription, when given), asks Apple (Get All Subscription Statuses,
         in the subscription's environment) and compares: transaction, product, expiry,
         revocation, auto-renew and its product, billing retry. Where Apple's answer differs and
