@@ -22,16 +22,33 @@ extension AppleAPIHandlers {
         let type = body["notificationType"]?.stringValue
         let subtype = body["notificationSubtype"]?.stringValue
         let transactionId = body["transactionId"]?.stringValue
+        // A subtype narrows a type: alone, or either of them unknown, it is refused.
+        guard type.map({ NotificationTypeV2(rawValue: $0).isKnown }) ?? (subtype == nil),
+            subtype.map({ Subtype(rawValue: $0).isKnown }) ?? true
+        else { return error(400, 4_000_018, "Invalid request. The notification type or subtype is invalid.") }
         guard type == nil || transactionId == nil else {
             return error(400, 4_000_019, "Invalid request. Supply either a transaction id or a notification type.")
         }
         let onlyFailures = body["onlyFailures"] == .bool(true)
-        var sent = store.state.withLock { state in state.notifications[app.bundleId] ?? [] }
+        let (all, transactions) = store.state.withLock { state in
+            (state.notifications[app.bundleId] ?? [], state.transactions[app.bundleId] ?? [])
+        }
+        // Any transaction of a customer's names them: the history is of their whole account.
+        var customer: Set<String> = []
+        if let transactionId {
+            customer.insert(transactionId)
+            if let account = find(transactionId, in: transactions)?.account {
+                for transaction in transactions where transaction.account == account {
+                    customer.formUnion([transaction.transactionId, transaction.originalTransactionId].compactMap { $0 })
+                }
+            }
+        }
+        var sent = all
         sent = sent.filter { notification in
             notification.signedDate >= start && notification.signedDate < min(end, now + 1)
                 && (!onlyFailures || !notification.delivered) && (type == nil || notification.type == type)
                 && (subtype == nil || notification.subtype == subtype)
-                && (transactionId == nil || notification.transactionIds.contains(transactionId!))
+                && (transactionId == nil || !notification.transactionIds.isDisjoint(with: customer))
         }
         sent.sort { $0.signedDate < $1.signedDate }
         guard let offset = offset(of: request.queryValues("paginationToken").first, prefix: "p", count: sent.count) else {

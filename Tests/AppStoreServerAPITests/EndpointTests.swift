@@ -105,6 +105,28 @@ struct EndpointTests {
         var byTransaction = range
         byTransaction.transactionId = "5007"
         #expect(try client.notificationHistoryPage(byTransaction).notificationHistory?.count == 1)
+        // A transaction id names its customer: their account's notifications, about any of its
+        // transactions; one Apple does not know, none.
+        for id in ["5011", "5019"] {
+            store.addTransaction(APIFixture.transaction(id), bundleId: APIFixture.bundleId, account: "one-customer")
+        }
+        var byCustomer = range
+        byCustomer.transactionId = "5019"
+        #expect(try client.notificationHistoryPage(byCustomer).notificationHistory?.count == 2)
+        byCustomer.transactionId = "9999"
+        #expect(try client.notificationHistoryPage(byCustomer).notificationHistory?.count == 0)
+        var subtypeAlone = range
+        subtypeAlone.notificationSubtype = .billingRecovery
+        var unknownType = range
+        unknownType.notificationType = .unknown("NOT_A_TYPE")
+        for refused in [subtypeAlone, unknownType] {
+            do {
+                _ = try client.notificationHistoryPage(refused)
+                Issue.record("\(refused) was accepted")
+            } catch {
+                #expect(error.code == APIErrorCode(4_000_018))
+            }
+        }
 
         var both = byTransaction
         both.notificationType = .refund
