@@ -160,30 +160,54 @@ extension AppleAPIHandlers {
         return HTTPResponse(status: 202)
     }
 
+    /// Extends one subscription's current period: once per request identifier (a repeat gets
+    /// the first answer), twice a year at most, an active subscription bought, not shared.
     static func extendRenewalDate(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {
         let original = request.pathParameters["id"] ?? ""
         guard let body = try? JSONValue(parsing: request.body) else { return error(400, 4_000_000, "Bad request.") }
         if let refusal = extensionRefusal(body) { return refusal }
-        guard case .integer(let days) = body["extendByDays"] else {
+        guard case .integer(let days) = body["extendByDays"], case .string(let identifier) = body["requestIdentifier"] else {
             return error(400, 4_000_009, "Invalid extend by days value.")
         }
-        let extended = store.state.withLock { state -> Transaction? in
+        let now = store.nowMs
+        let outcome = store.state.withLock { state -> Result<[String: JSONValue], Refusal> in
+            let done = state.extensions[original] ?? []
+            if let repeated = done.first(where: { $0.requestIdentifier == identifier }) { return .success(repeated.answer) }
             guard var list = state.transactions[app.bundleId],
                 let index = list.lastIndex(where: { $0.originalTransactionId == original && $0.payload["expiresDate"] != nil }),
                 let expires = list[index].int("expiresDate")
-            else { return nil }
+            else { return .failure(Refusal(404, 4_040_005, "Original transaction id not found.")) }
+            guard list[index].payload["inAppOwnershipType"]?.stringValue != "FAMILY_SHARED" else {
+                return .failure(Refusal(403, 4_030_007, "Family-shared subscriptions cannot be extended."))
+            }
+            guard expires > now, list[index].payload["revocationDate"] == nil else {
+                return .failure(Refusal(403, 4_030_004, "The subscription is not eligible for an extension."))
+            }
+            guard done.filter({ $0.at > now - 365 * 86_400_000 }).count < 2 else {
+                return .failure(Refusal(403, 4_030_005, "The subscription has had the most extensions a year allows."))
+            }
             list[index].payload["expiresDate"] = .integer(expires + days * 86_400_000)
             state.transactions[app.bundleId] = list
-            return list[index]
-        }
-        guard let extended else { return error(404, 4_040_005, "Original transaction id not found.") }
-        return signed {
-            [
+            let answer: [String: JSONValue] = [
                 "originalTransactionId": .string(original),
-                "webOrderLineItemId": extended.payload["webOrderLineItemId"] ?? .null, "success": .bool(true),
-                "effectiveDate": extended.payload["expiresDate"] ?? .null,
+                "webOrderLineItemId": list[index].payload["webOrderLineItemId"] ?? .null, "success": .bool(true),
+                "effectiveDate": list[index].payload["expiresDate"] ?? .null,
             ]
+            state.extensions[original, default: []].append((identifier, now, answer))
+            return .success(answer)
         }
+        switch outcome {
+        case .success(let answer): return signed { answer }
+        case .failure(let refusal): return error(refusal.status, refusal.code, refusal.message)
+        }
+    }
+
+    /// An error answer decided under the store's lock, sent after it.
+    struct Refusal: Error {
+        var status: Int
+        var code: Int64
+        var message: String
+        init(_ status: Int, _ code: Int64, _ message: String) { (self.status, self.code, self.message) = (status, code, message) }
     }
 
     static func massExtend(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {

@@ -61,6 +61,8 @@ public final class SimulatedAppStore: Sendable {
         var orders: [String: [String]] = [:]
         var consumption: [(transactionId: String, request: JSONValue)] = []
         var massExtensions: [String: (productId: String, count: Int64, at: Int64)] = [:]
+        /// Each subscription's renewal-date extensions: Apple's answer by request identifier.
+        var extensions: [String: [(requestIdentifier: String, at: Int64, answer: [String: JSONValue])]] = [:]
         var testNotifications: [String: (signedPayload: String, attempts: [SendAttemptItem])] = [:]
         var faults: [(fault: Fault, endpoint: String?)] = []
         var requests: [String: Int] = [:]

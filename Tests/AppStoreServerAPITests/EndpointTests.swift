@@ -203,6 +203,33 @@ struct EndpointTests {
                 ExtendRenewalDateRequest(extendByDays: 91, extendReasonCode: .other, requestIdentifier: "r2"),
                 originalTransactionId: "7000")
         }
+        // The same request again (a retry) is answered alike and extends nothing more; a second
+        // extension is allowed, a third in the year is not.
+        let again = try client.extendRenewalDate(
+            ExtendRenewalDateRequest(extendByDays: 3, extendReasonCode: .customerSatisfaction, requestIdentifier: "r1"),
+            originalTransactionId: "7000")
+        #expect(again.effectiveDate == now + 4 * 86_400_000)
+        #expect(store.expiresDate(originalTransactionId: "7000", bundleId: APIFixture.bundleId) == now + 4 * 86_400_000)
+        _ = try client.extendRenewalDate(
+            ExtendRenewalDateRequest(extendByDays: 1, extendReasonCode: .other, requestIdentifier: "r3"),
+            originalTransactionId: "7000")
+        #expect(store.expiresDate(originalTransactionId: "7000", bundleId: APIFixture.bundleId) == now + 5 * 86_400_000)
+        func refusal(_ id: String, _ identifier: String) -> APIErrorCode? {
+            do {
+                _ = try client.extendRenewalDate(
+                    ExtendRenewalDateRequest(extendByDays: 1, extendReasonCode: .other, requestIdentifier: identifier),
+                    originalTransactionId: id)
+                return nil
+            } catch { return error.code }
+        }
+        #expect(refusal("7000", "r4") == APIErrorCode(4_030_005))
+        // An expired subscription, and a family member's, cannot be extended.
+        store.addTransaction(APIFixture.transaction("7200", expires: now - 1000), bundleId: APIFixture.bundleId)
+        #expect(refusal("7200", "e1") == APIErrorCode(4_030_004))
+        var shared = APIFixture.transaction("7300", expires: now + 86_400_000)
+        shared["inAppOwnershipType"] = .string("FAMILY_SHARED")
+        store.addTransaction(shared, bundleId: APIFixture.bundleId)
+        #expect(refusal("7300", "f1") == APIErrorCode(4_030_007))
 
         let mass = try client.extendRenewalDatesForAllActiveSubscribers(
             MassExtendRenewalDateRequest(
@@ -210,7 +237,8 @@ struct EndpointTests {
         #expect(mass.requestIdentifier == "m1")
         let status = try client.renewalDateExtensionStatus(productId: "pro.monthly", requestIdentifier: "m1")
         #expect(status.complete == true)
-        #expect(status.succeededCount == 2)
+        // The three active subscriptions (the family member's too), not the expired one.
+        #expect(status.succeededCount == 3)
     }
 
     @Test func ordersAndAppAccountTokens() throws {
