@@ -112,6 +112,73 @@ struct CustomersAPITests {
         #expect(empty["subscriptions"] == .object([:]))
     }
 
+    /// The SDK's `logIn` (`POST /v1/subscribers/identify`), row by row of RevenueCat's table: an
+    /// anonymous customer merges into a new identified one, or one without an anonymous id yet;
+    /// a second anonymous device, or an identified customer switching accounts, merges nothing.
+    /// 201 when the customer logged in to was made; the same state after `replay`.
+    @Test func logInMergesAsRevenueCatsTableSays() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        func identify(_ from: String, _ to: String, key: String = "pk_test_public") throws -> (Int, JSONValue) {
+            let response = try connection.request(
+                "POST", "/v1/subscribers/identify",
+                headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"],
+                body: Data(JSONValue.object(["app_user_id": .string(from), "new_app_user_id": .string(to)]).serialized().utf8))
+            return (response.status, (try? JSONValue(parsing: response.body))?["subscriber"] ?? .null)
+        }
+        func products(_ user: String) throws -> [String] {
+            let subscriptions = try get(connection, user.replacingOccurrences(of: "$", with: "%24")).1["subscriptions"]
+            guard case .object(let members)? = subscriptions else { return [] }
+            return members.keys.sorted()
+        }
+        for (user, original, product) in [
+            ("$RCAnonymousID:a1", "6510000001", "pro.monthly"), ("$RCAnonymousID:a2", "6510000002", "pro.yearly"),
+            ("$RCAnonymousID:a3", "6510000003", "pro.weekly"),
+        ] {
+            let signed = try LinkingAPITests.storeKitTransaction(fixture, original: original, product: product)
+            #expect(try LinkingAPITests.link(connection, user, signed) == 200)
+        }
+        // Anonymous to a new id: merged, and made (201).
+        let (made, ann) = try identify("$RCAnonymousID:a1", "ann")
+        #expect(made == 201)
+        #expect(ann["subscriptions"]?["pro.monthly"] != nil)
+        // A second anonymous device to ann, who has an anonymous id now: nothing merges.
+        let (known, annAgain) = try identify("$RCAnonymousID:a2", "ann")
+        #expect(known == 200)
+        #expect(annAgain["subscriptions"]?["pro.yearly"] == nil)
+        #expect(try products("$RCAnonymousID:a2") == ["pro.yearly"])
+        // Anonymous to a known id with no anonymous id: merged, 200.
+        #expect(try get(connection, "bob").0 == 201)
+        #expect(try identify("$RCAnonymousID:a3", "bob").0 == 200)
+        #expect(try products("bob") == ["pro.weekly"])
+        // Identified to another id: nothing merges; the new one is made.
+        let (switched, carol) = try identify("bob", "carol", key: "sk_test_secret")
+        #expect(switched == 201)
+        #expect(carol["subscriptions"] == .object([:]))
+        #expect(try products("bob") == ["pro.weekly"])
+        // Logging in again changes nothing.
+        #expect(try identify("$RCAnonymousID:a1", "ann").0 == 200)
+        #expect(try products("ann") == ["pro.monthly"])
+        #expect(try identify("ann", "", key: "sk_test_secret").0 == 400)
+        #expect(try send(connection, "POST", "/v1/subscribers/identify", #"{"new_app_user_id": "ann"}"#).0 == 400)
+        // A customer named "identify" is still read by its id.
+        #expect(try get(connection, "identify").0 == 201)
+        service.shutdown()
+
+        func rows(_ sql: String) throws -> [String] {
+            try StoreReader(path: fixture.databasePath).read { (rows) throws(StoreError) in
+                try rows.query(sql).map {
+                    $0.map { $0.textValue ?? $0.integerValue.map(String.init) ?? "null" }.joined(separator: " ")
+                }
+            }
+        }
+        let state = ["SELECT purchase_key, json FROM purchases ORDER BY 1", "SELECT * FROM customer_aliases ORDER BY 1, 2, 3"]
+        let before = try state.map(rows)
+        #expect(try ReplayCommand(arguments: ["--config", fixture.configPath]).run() == 0)
+        #expect(try state.map(rows) == before)
+    }
+
     /// The public key cannot take an identified customer's purchases by aliasing its id.
     @Test func thePublicKeyCannotJoinAnotherIdentifiedCustomerWithPurchases() throws {
         let fixture = try ServerFixture()

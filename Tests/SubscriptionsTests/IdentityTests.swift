@@ -69,6 +69,33 @@ import Testing
         #expect(shop.refusedLinks == ["user"])
     }
 
+    /// RevenueCat's `logIn` table: whether logging in from `from` to `to` merges the two, after
+    /// the customers `known` were seen (`alias` joined to the first of them first).
+    @Test(arguments: [
+        // Anonymous to a new id.
+        ("$RCAnonymousID:a", "ann", [String](), nil as String?, true),
+        // Anonymous to a known id with no anonymous id of its own.
+        ("$RCAnonymousID:a", "ann", ["ann"], nil, true),
+        // Anonymous to a known id that has one (a second device).
+        ("$RCAnonymousID:a", "ann", ["ann"], "$RCAnonymousID:b", false),
+        // Identified to anything.
+        ("bob", "ann", ["bob"], nil, false),
+        ("bob", "ann", ["bob", "ann"], nil, false),
+        // An anonymous id already merged into an identified customer is that customer.
+        ("$RCAnonymousID:a", "ann", ["bob"], "$RCAnonymousID:a", false),
+    ])
+    func logInMergesAsRevenueCatsTableSays(from: String, to: String, known: [String], alias: String?, merges: Bool) {
+        var shop = shop()
+        for id in known { shop.apply(.customerAction(.seen(appUserId: id)), atMs: day(1)) }
+        if let alias, let first = known.first {
+            shop.apply(.customerAction(.aliased(appUserId: alias, newAppUserId: first)), atMs: day(1))
+        }
+        shop.apply(.customerAction(.seen(appUserId: from)), atMs: day(1))
+        shop.apply(.customerAction(.loggedIn(appUserId: from, newAppUserId: to)), atMs: day(2))
+        #expect((shop.ledger.customerId(from) == shop.ledger.customerId(to)) == merges)
+        #expect(shop.ledger.customers[shop.ledger.customerId(to)] != nil)
+    }
+
     @Test func aUUIDTokenNamesANewCustomerInLowerCase() {
         var shop = Harness(
             ledger: Ledger(configuration: LedgerConfiguration(trackNewPurchasesFromServerNotifications: true)), owner: nil)

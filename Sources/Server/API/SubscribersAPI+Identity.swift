@@ -49,6 +49,47 @@ extension SubscribersAPI {
         apply(action, app: app, atMs: atMs, answering: newId, access: access, reply: reply)
     }
 
+    /// `POST /v1/subscribers/identify` `{"app_user_id", "new_app_user_id"}` (either key): the
+    /// SDK's `logIn`, from its current id to the one given. Merges as RevenueCat's `logIn` does
+    /// (`Ledger.logIn`: an anonymous customer into an identified one that is new or has no
+    /// anonymous id yet; otherwise nothing merges). Answers the customer logged in to: 201 when
+    /// the request made it, 200 when it was known, as the SDK reads "created".
+    package func identify(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let (app, access) = keys.authenticate(request) else { return reply(APIKeys.unauthorized) }
+        guard let body = try? JSONValue(parsingWithoutRepeatedNames: request.body),
+            let appUserId = body["app_user_id"]?.stringValue, let newId = body["new_app_user_id"]?.stringValue
+        else {
+            return reply(
+                .error(
+                    status: 400, code: "bad_request",
+                    message: #"the body must be {"app_user_id": "<current app user id>", "new_app_user_id": "<app user id>"}"#))
+        }
+        if let refused = AppUserIdRule.refusal(appUserId, access: access, name: "app_user_id")
+            ?? AppUserIdRule.refusal(newId, access: access, name: "new_app_user_id")
+        {
+            return reply(refused)
+        }
+        let atMs = UnixTime.milliseconds(clock())
+        let created = Locked(false)
+        store.write(
+            { [cache] rows in
+                created.withLock { $0 = false }
+                let known = try CustomerRows.customer(named: newId, appId: app.id, from: rows) != nil
+                try LedgerInputs.keepAndApply(
+                    .customerAction(.loggedIn(appUserId: appUserId, newAppUserId: newId)), app: app.ledger, atMs: atMs,
+                    cache: cache, in: rows)
+                created.withLock { $0 = !known }
+            },
+            completion: { result in
+                if case .failure(let error) = result { return reply(Self.storageFailure(error, access: access)) }
+                DispatchQueue.global().async {
+                    var answer = answerSubscriber(newId, app: app, access: access).response
+                    if answer.status == 200, created.value { answer.status = 201 }
+                    reply(answer)
+                }
+            })
+    }
+
     /// Why the public key may not join these two ids, or nil when it may: both identified, and
     /// the one that would join the other (the new id) owns purchases or promotional grants. A
     /// customer that cannot be read refuses too (503): the check is not skipped.

@@ -32,6 +32,7 @@ package enum Routes {
         let revenueCat: [(String, String, @Sendable (HTTPRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void)] = [
             ("GET", "/v1/subscribers/{app_user_id}", subscribers.subscriber),
             ("DELETE", "/v1/subscribers/{app_user_id}", subscribers.delete),
+            ("POST", "/v1/subscribers/identify", subscribers.identify),
             ("POST", "/v1/subscribers/{app_user_id}/alias", subscribers.alias),
             ("POST", "/v1/subscribers/{app_user_id}/attributes", subscribers.setAttributes),
             ("POST", "/v1/subscribers/{app_user_id}/transactions", subscribers.postTransaction),

@@ -6,6 +6,9 @@ public enum CustomerAction: Codable, Hashable, Sendable {
     case seen(appUserId: String)
     /// Two ids are one customer (`POST /v1/subscribers/{id}/alias`): merged, without TRANSFER.
     case aliased(appUserId: String, newAppUserId: String)
+    /// The app logged its user in (`POST /v1/subscribers/identify`, the SDK's `logIn`): from
+    /// `appUserId` to `newAppUserId`, merged only as RevenueCat's `logIn` merges (`Ledger.logIn`).
+    case loggedIn(appUserId: String, newAppUserId: String)
     /// The app or its backend set attributes (`POST /v1/subscribers/{id}/attributes`), already
     /// checked; a null or empty value deletes.
     case attributesSet(appUserId: String, [String: SubscriberAttribute])
@@ -26,7 +29,7 @@ public enum CustomerAction: Codable, Hashable, Sendable {
         case .seen(let id), .deleted(let id), .attributesSet(let id, _), .appTransactionPosted(let id, _, _),
             .promotionalGranted(let id, _), .promotionalsRevoked(let id, _):
             [id]
-        case .aliased(let id, let other): [id, other]
+        case .aliased(let id, let other), .loggedIn(let id, let other): [id, other]
         }
     }
 }

@@ -49,6 +49,8 @@ extension Ledger {
             } else {
                 merge(newAppUserId, into: appUserId, nowMs: nowMs)
             }
+        case .loggedIn(let appUserId, let newAppUserId):
+            logIn(from: appUserId, to: newAppUserId, nowMs: nowMs)
         case .deleted(let appUserId):
             delete(appUserId)
         case .appTransactionPosted(let appUserId, let version, let purchased):
@@ -107,6 +109,22 @@ extension Ledger {
         for id in ids where id != target {
             customers[target]?.aliases.insertSorted(id)
             aliasOwners[id] = target
+        }
+    }
+
+    /// RevenueCat's `logIn`: an anonymous customer merges into the identified one it logs in to
+    /// when that one is new, or has no anonymous id among its own yet (its first device); else
+    /// (an identified customer switching accounts, a second anonymous device) nothing merges and
+    /// the one logged in to is made if unknown.
+    mutating func logIn(from appUserId: String, to newAppUserId: String, nowMs: Int64) {
+        let (current, provided) = (customerId(appUserId), customerId(newAppUserId))
+        let providedHasAnonymousId = customers[provided].map { customer in
+            Self.isAnonymous(customer.appUserId) || customer.aliases.contains(where: Self.isAnonymous)
+        }
+        if Self.isAnonymous(current), !Self.isAnonymous(provided), providedHasAnonymousId != true {
+            merge(appUserId, into: newAppUserId, nowMs: nowMs)
+        } else {
+            ensureCustomer(provided, nowMs: nowMs)
         }
     }
 

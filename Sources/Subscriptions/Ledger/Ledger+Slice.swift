@@ -52,7 +52,7 @@ extension Ledger.Input {
     /// owner when anonymous (merged, with all it owns, into the customer).
     public var movesEveryPurchaseOfCustomers: [String] {
         switch self {
-        case .customerAction(.aliased(let id, let other)): [id, other]
+        case .customerAction(.aliased(let id, let other)), .customerAction(.loggedIn(let id, let other)): [id, other]
         case .customerAction(.deleted(let id)): [id]
         default: []
         }
