@@ -83,16 +83,20 @@ struct SubscribersAPITests {
         #expect(after["subscriber"]?["subscriptions"]?["pro.monthly"] != nil)
     }
 
-    /// An `app_user_id` is one path segment whatever it holds: percent-encoded, a slash or a
-    /// space stays part of it (it used to be decoded before routing, so `team%2Fbob` was a 404).
+    /// An `app_user_id` is one path segment whatever it holds: percent-encoded, a colon or a
+    /// space stays part of it, and an escaped slash is decoded after routing, to be refused as
+    /// RevenueCat refuses it (it used to be decoded before routing, so `team%2Fbob` was a 404).
     @Test func customerIdsWithEscapedCharactersAreOneSegment() throws {
         defer { service.shutdown() }
-        let response = try post("team%2Fbob%20%C3%A9", try transaction(original: "5000000004"))
+        let response = try post("team%3Abob%20%C3%A9", try transaction(original: "5000000004"))
         #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
-        let body = try JSONValue(parsing: try get("team%2Fbob%20%C3%A9").body)
-        #expect(body["subscriber"]?["original_app_user_id"] == .string("team/bob é"))
+        let body = try JSONValue(parsing: try get("team%3Abob%20%C3%A9").body)
+        #expect(body["subscriber"]?["original_app_user_id"] == .string("team:bob é"))
         #expect(body["subscriber"]?["subscriptions"]?["pro.monthly"]?["store_transaction_id"] == .string("5000000004"))
         #expect(try get("team/bob%20%C3%A9").status == 404)
+        let slash = try get("team%2Fbob")
+        #expect(slash.status == 400)
+        #expect(String(decoding: slash.body, as: UTF8.self).contains("holds a slash"))
     }
 
     /// Escapes that decode to bytes that are not UTF-8 used to become U+FFFD, so `%FF`, `%FE` and

@@ -4,12 +4,19 @@ import Subscriptions
 /// What an app user id the API is sent (in a path or a body) must be: at most `maxBytes` of
 /// UTF-8, without control, line-separator or bidirectional characters (`isControl`), and not
 /// only white space, so that no id outgrows or disguises the rows, events and webhooks that carry
-/// it (a secret-key request that only reaches a stored customer, `reaching`, is held to C0 and C1
+/// it; not one of RevenueCat's blocked placeholders (`blocked`) nor holding "/" (a secret-key request that only reaches a stored customer, `reaching`, is held to C0 and C1
 /// controls alone); and, with the public key, none of the ids RevenueDot gives purchases nobody
 /// has claimed (`CustomerState.anonymousPrefix` and a transaction id anyone who saw it knows):
 /// the app may not read or take those, the secret key may.
 package enum AppUserIdRule {
     static let maxBytes = 256
+
+    /// RevenueCat's blocked ids (in lower case, compared so): placeholders an app sends when it
+    /// has no user, which would make every such install one customer sharing its purchases.
+    static let blocked: Set<String> = [
+        "no_user", "null", "none", "nil", "(null)", "nan", "unidentified", "undefined", "unknown", "anonymous", "guest",
+        "-1", "0", "[]", "{}", "[object object]",
+    ]
 
     /// Why an id is refused: the API's status, code and one-line message.
     package struct Refusal: Sendable {
@@ -48,6 +55,14 @@ package enum AppUserIdRule {
         }
         if !lenient, id.allSatisfy(\.isWhitespace) {
             return Refusal(status: 400, code: "invalid_app_user_id", message: "\(name) is only white space")
+        }
+        if !lenient, blocked.contains(id.lowercased()) {
+            return Refusal(
+                status: 400, code: "invalid_app_user_id",
+                message: "\(name) \"\(id)\" is blocked: a placeholder many installs send would make them one customer")
+        }
+        if !lenient, id.contains("/") {
+            return Refusal(status: 400, code: "invalid_app_user_id", message: "\(name) holds a slash")
         }
         if access == .publishable, id.hasPrefix(CustomerState.anonymousPrefix) {
             return Refusal(
