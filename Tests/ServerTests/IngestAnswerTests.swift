@@ -132,7 +132,9 @@ struct IngestAnswerTests {
         let response = try connection.postNotification(try stranger.notification(uuid: uuid, bundleId: "com.other"))
         #expect(response.status == 401)
         #expect(try json(response)["error"]?["code"] == .string("invalidAppIdentifier"))
-        #expect(try json(response)["error"]?["message"]?.stringValue?.contains("not held") == true)
+        // Why is for the operator: the answer does not name the app's bundle id.
+        #expect(!response.text.contains("com.example.app"), "\(response.text)")
+        #expect(try json(response)["error"]?["message"] == .string(Routes.rejected))
         let transaction = try fixture.signer.sign(
             .object([
                 "transactionId": .string("1"), "originalTransactionId": .string("1"),
@@ -144,6 +146,7 @@ struct IngestAnswerTests {
         defer { store.close() }
         #expect(try store.notifications(NotificationFilter()).isEmpty)
         #expect(try store.rejectLog().counts["invalidAppIdentifier"] == 2)
+        #expect(try store.rejectLog().recent.contains { $0.reason.contains("not held") })
     }
 
     @Test(arguments: [
@@ -190,13 +193,13 @@ struct IngestAnswerTests {
         let response = try connection.postNotification("\(header).e30.c2ln")
         #expect(response.status == 401)
         #expect(response.body.count < 2000)
-        #expect(try json(response)["error"]?["message"]?.stringValue?.contains("more bytes cut") == true)
         service.shutdown()
         let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         let reason = try #require(try store.rejectLog().recent.first?.reason)
         #expect(reason.utf8.count <= Reject.maximumReasonLength + 3)
         #expect(reason.utf8.starts(with: "alg \"A".utf8))
+        #expect(reason.contains("more bytes cut"))
     }
 
     @Test func unknownAppIs404() throws {

@@ -194,8 +194,8 @@ package final class Ingest: Sendable {
 
     private func reject(appId: String, _ failure: VerificationError, at time: Int64) -> IngestOutcome {
         metrics.notificationsRejected.increment(label: failure.status.rawValue)
-        // The detail may quote what was sent: the answer carries it cut as the reject log keeps
-        // it, the log line shorter still, as a stranger can send one a millisecond.
+        // The detail may quote what was sent: the reject log keeps it cut, the log line shorter
+        // still, as a stranger can send one a millisecond.
         let entry = Reject(appId: appId, status: failure.status.rawValue, reason: failure.detail, at: time)
         let logged = entry.reason.utf8Truncated(maxBytes: 200)
         log?.warning(

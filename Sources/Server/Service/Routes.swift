@@ -98,11 +98,16 @@ package enum Routes {
         case .duplicate(let uuid): stored("duplicate", uuid)
         case .held(let uuid, _): stored("held", uuid)
         case .badRequest(let message): .error(status: 400, code: "bad_request", message: message)
-        case .rejected(let status, let detail): .error(status: 401, code: status, message: detail)
+        case .rejected(let status, _): .error(status: 401, code: status, message: rejected)
         case .unknownApp(let id): .error(status: 404, code: "unknown_app", message: "no app \"\(id)\" is configured")
         case .unavailable: .error(status: 503, code: "storage_unavailable", message: storageUnavailable)
         }
     }
+
+    /// What a 401 says besides its verification status: why is for the operator (the reject log,
+    /// the server's log), not for whoever posted; it may name the app's bundle id and
+    /// environments, which Apple's libraries do not tell either.
+    static let rejected = "the signed payload did not verify; the server's reject log says why"
 
     /// What a 503 for storage says: the cause (paths, the database's own words) is for the
     /// server's log, which `StorageAlarm` writes, not for whoever asked.
