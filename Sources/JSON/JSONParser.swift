@@ -21,12 +21,25 @@ package struct JSONParser {
     /// Set when repeated member names are refused: the members and elements the parser is in,
     /// spelled out (`apps[0].id`) only for the error.
     private var path: [JSONValue.RepeatedName.Step]?
+    /// The top-level members kept (nil: all); the others are checked as JSON and dropped.
+    private var kept: Set<String>?
+    /// Above 0 inside a dropped value: nothing is built there, so the memory a text costs does not
+    /// grow with what it holds besides the kept members.
+    private var dropping = 0
 
-    package static func parse(_ data: Data, refusingRepeatedNames: Bool = false) throws -> JSONValue {
+    /// `kept`: only these members of the object the text is are built; the others, or a text
+    /// that is no object, are parsed as strictly and answered `null` (an array empty), and
+    /// their names are not checked for repeats.
+    package static func parse(_ data: Data, refusingRepeatedNames: Bool = false, kept: Set<String>? = nil) throws
+        -> JSONValue
+    {
         try data.withUnsafeBytes { buffer in
             var parser = JSONParser(bytes: buffer)
             if refusingRepeatedNames { parser.path = [] }
+            parser.kept = kept
             parser.skipWhitespace()
+            // Kept members are an object's: any other text is checked and dropped whole.
+            if kept != nil, parser.current != UInt8(ascii: "{") { parser.dropping = 1 }
             let value = try parser.value()
             parser.skipWhitespace()
             guard parser.index == buffer.count else { throw parser.failure("text after the value") }
@@ -101,7 +114,11 @@ package struct JSONParser {
             guard current == UInt8(ascii: ":") else { throw failure("expected ':'") }
             index += 1
             skipWhitespace()
-            if path != nil {
+            if dropping > 0 || (depth == 1 && kept.map { !$0.contains(key) } ?? false) {
+                dropping += 1
+                _ = try value()
+                dropping -= 1
+            } else if path != nil {
                 let repeated: Bool
                 if names != nil {
                     repeated = !names!.insert(key).inserted
@@ -123,7 +140,7 @@ package struct JSONParser {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "}"):
                 index += 1
-                return .object(Dictionary(members) { _, last in last })
+                return dropping > 0 ? .null : .object(Dictionary(members) { _, last in last })
             default: throw failure("expected ',' or '}'")
             }
         }
@@ -141,7 +158,9 @@ package struct JSONParser {
         }
         while true {
             skipWhitespace()
-            if path != nil {
+            if dropping > 0 {
+                _ = try value()
+            } else if path != nil {
                 path!.append(.element(elements.count))
                 elements.append(try value())
                 path!.removeLast()

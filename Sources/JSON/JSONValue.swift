@@ -26,6 +26,13 @@ public enum JSONValue: Hashable, Sendable {
         self = try JSONParser.parse(data, refusingRepeatedNames: true)
     }
 
+    /// Parses JSON text as `parsingWithoutRepeatedNames` does, building only the top-level
+    /// members named `kept`: the rest is checked and dropped, so that a text holding much else
+    /// (an internet request) costs memory for what is read, not for what it holds.
+    public init(parsingWithoutRepeatedNames data: Data, keeping kept: Set<String>) throws {
+        self = try JSONParser.parse(data, refusingRepeatedNames: true, kept: kept)
+    }
+
     /// A member name given twice in one object.
     public struct RepeatedName: Error, CustomStringConvertible, Sendable {
         /// Where the second one is, as `apps[0].bundleId` (a top-level member is its name).

@@ -84,6 +84,30 @@ struct JSONParserTests {
         #expect(try JSONValue(parsingWithoutRepeatedNames: distinct) == JSONValue(parsing: distinct))
     }
 
+    /// Only the members asked for are built; the rest is checked as strictly and dropped, and a
+    /// text that is no object is dropped whole.
+    @Test func keptMembersAreBuiltAndTheRestOnlyChecked() throws {
+        let text = Data(#"{"a": [[0], {"b": "c", "b": 1}], "signedPayload": "x.y.z", "d": {"e": [true, null]}}"#.utf8)
+        let read = try JSONValue(parsingWithoutRepeatedNames: text, keeping: ["signedPayload"])
+        #expect(read == .object(["signedPayload": .string("x.y.z")]))
+        for bad in [
+            #"{"a": [0,], "signedPayload": "x"}"#, #"{"a": {"b": 01}, "signedPayload": "x"}"#,
+            #"{"a": "\u0000\ud800", "signedPayload": "x"}"#, "{\"a\": \"\u{1}\", \"signedPayload\": \"x\"}",
+            #"{"signedPayload": "x"} trailing"#,
+        ] {
+            if (try? JSONValue(parsingWithoutRepeatedNames: Data(bad.utf8), keeping: ["signedPayload"])) != nil {
+                Issue.record("\(bad) was read")
+            }
+        }
+        let twice = Data(#"{"signedPayload": "x", "a": 1, "signedPayload": "y"}"#.utf8)
+        #expect(throws: JSONValue.RepeatedName.self) {
+            try JSONValue(parsingWithoutRepeatedNames: twice, keeping: ["signedPayload"])
+        }
+        #expect(try JSONValue(parsingWithoutRepeatedNames: Data("[[1], [2]]".utf8), keeping: ["a"]) == .array([]))
+        let deep = Data((String(repeating: "[", count: 513) + String(repeating: "]", count: 513)).utf8)
+        #expect(throws: (any Error).self) { try JSONValue(parsingWithoutRepeatedNames: deep, keeping: ["a"]) }
+    }
+
     /// Names are told apart by a set past a few members: a repeat is found wherever it is, and a
     /// 1 MiB object of 100,000 members is read in well under a second (a scan of the members
     /// before each took minutes). The bound leaves room for a debug build on a busy machine.
