@@ -35,13 +35,14 @@ struct RequestBody {
     private(set) var refusal: Refusal?
 
     /// Takes in a piece: kept while the body is within `limit` bytes and `budget` has room for
-    /// it (a body takes its share as it grows, whatever its head declared).
+    /// it (a body takes its share as it grows, whatever its head declared; past
+    /// `BodyBudget.smallBodyBytes`, from the part small bodies do not keep).
     mutating func append(_ piece: UnsafeRawBufferPointer, limit: Int, budget: BodyBudget) -> Outcome {
         received += piece.count
         if received > limit {
             refuse(.tooLarge, budget: budget)
         } else if refusal == nil, received > reserved {
-            if budget.reserve(received - reserved) {
+            if budget.reserve(received - reserved, bodySize: received) {
                 reserved = received
             } else {
                 refuse(.overBudget, budget: budget)

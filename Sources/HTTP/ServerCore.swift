@@ -43,7 +43,7 @@ final class ServerCore: Sendable {
         self.accessLog = configuration.accessLog
         self.observer = observer
         self.errorLog = configuration.errorLog
-        self.bodyBudget = BodyBudget(limit: configuration.maxBufferedBodyBytes)
+        self.bodyBudget = BodyBudget(limit: configuration.maxBufferedBodyBytes, maxBodyBytes: configuration.maxBodyBytes)
         let observer = observer
         func limit(_ seconds: Int) -> Duration? { seconds > 0 ? .seconds(seconds) : nil }
         deadlines = RequestDeadlines(

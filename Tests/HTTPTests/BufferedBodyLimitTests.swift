@@ -88,6 +88,26 @@ struct BufferedBodyLimitTests {
         for connection in idle { connection.close() }
     }
 
+    /// Clients that stall bodies larger than 64 KiB take at most three quarters of the budget:
+    /// a notification-sized body is still taken in beside them, though a large one is not.
+    @Test func stalledLargeBodiesLeaveRoomForSmallOnes() throws {
+        let server = try Self.server(budget: 4 << 20)
+        defer { server.shutdown(timeout: 1) }
+        let head = Data("POST /v1/upload HTTP/1.1\r\nHost: t\r\nContent-Length: \(1 << 20)\r\n\r\n".utf8)
+        var stalled: [LoopbackConnection] = []
+        for _ in 0..<5 {
+            let connection = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+            try connection.sendRaw(head + Data(count: (1 << 20) - 100))
+            stalled.append(connection)
+        }
+        #expect(eventually { server.bufferedBodyBytes == 3 * ((1 << 20) - 100) })
+        let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        #expect(try client.request("POST", "/v1/upload", body: Data(count: 14 << 10)).text == "14336")
+        #expect(try client.request("POST", "/v1/upload", body: Data(count: 200 << 10)).status == 503)
+        for connection in stalled { connection.close() }
+        #expect(eventually { server.bufferedBodyBytes == 0 })
+    }
+
     /// A body takes its share as it grows: with no room left it is read to its end, dropped and
     /// answered 503, chunked or declared. A client that goes silent with its body nearly all
     /// sent gives its share back when the idle timeout closes it.

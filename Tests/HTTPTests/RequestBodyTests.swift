@@ -38,6 +38,26 @@ struct RequestBodyTests {
         #expect(!budget.reserve(-1))
     }
 
+    /// Bodies past 64 KiB leave a quarter of the budget to smaller ones, and never so much that
+    /// a largest body could not fit in an empty budget.
+    @Test func largeBodiesLeaveAShareToSmallOnes() {
+        let small = BodyBudget.smallBodyBytes
+        let budget = BodyBudget(limit: 4 << 20, maxBodyBytes: 1 << 20)
+        #expect(budget.smallShare == 1 << 20)
+        #expect(budget.reserve(3 << 20, bodySize: 3 << 20))
+        #expect(!budget.reserve(1, bodySize: small + 1))
+        #expect(budget.reserve(small, bodySize: small))
+        #expect(budget.reserve((1 << 20) - small, bodySize: small))
+        #expect(!budget.reserve(1, bodySize: 1))
+        budget.release(4 << 20)
+        #expect(budget.inUse == 0)
+        // A budget no larger than a largest body keeps nothing back.
+        #expect(BodyBudget(limit: 1 << 20, maxBodyBytes: 1 << 20).smallShare == 0)
+        #expect(BodyBudget(limit: 5 << 19, maxBodyBytes: 1 << 21).smallShare == 1 << 19)
+        let whole = BodyBudget(limit: 1 << 20, maxBodyBytes: 1 << 20)
+        #expect(whole.reserve(1 << 20, bodySize: 1 << 20))
+    }
+
     @Test func bodyHoldsWhatArrivedUntilReleased() {
         let budget = BodyBudget(limit: 100)
         let feed = Feed(limit: 90, budget: budget)
