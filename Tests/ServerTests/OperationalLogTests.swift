@@ -97,6 +97,18 @@ import Threads
         #expect(refused[1].contains("verification failed app=demo status=401 verification="), "\(refused[1])")
         #expect(refused[2].contains("app=nope status=404"))
         #expect(!refused.joined().contains(String(forged.prefix(40))))
+
+        // A flood of refused posts is ten lines a second at most; the next line written says
+        // how many were left out.
+        for _ in 0..<100 { _ = try connection.request("POST", "/v1/apple/notifications/demo", body: Data("{}".utf8)) }
+        Thread.sleep(forTimeInterval: 1.1)
+        _ = try connection.request("POST", "/v1/apple/notifications/demo", body: Data("{}".utf8))
+        let flood = Self.lines(kept, event: "notification.refused").dropFirst(4)
+        #expect(flood.count < 60, "\(flood.count) lines")
+        let leftOut = flood.compactMap { line in
+            line.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("left_out=") }.flatMap { Int($0.dropFirst(9)) }
+        }
+        #expect(leftOut.reduce(0, +) + flood.count == 101, "\(flood)")
     }
 
     /// A held notification is logged when it is stored: not again when Apple sends it again, a

@@ -16,10 +16,12 @@ package final class Ingest: Sendable {
     private let clock: @Sendable () -> Date
     private let alarm: StorageAlarm?
     private let log: Log?
+    /// Refusal lines: a stranger can send a refused request a millisecond.
+    private let refusalLines = Locked(LineAllowance(perSecond: 10))
 
     /// - Parameters:
-    ///   - log: takes a line for every notification refused, and for every one stored held (not
-    ///     for a copy of one already stored).
+    ///   - log: takes a line for every notification refused (ten a second at most), and for
+    ///     every one stored held (not for a copy of one already stored).
     ///   - alarm: says when storage starts failing and when it works again; one of its own on
     ///     `log` when nil.
     package init(
@@ -98,11 +100,20 @@ package final class Ingest: Sendable {
         case store(NotificationRecord)
     }
 
+    /// Writes a `notification.refused` warning, unless this second has had its share of them;
+    /// a line written after some were left out says how many (`left_out`).
+    private func refused(_ message: String, _ fields: [(String, LogValue)]) {
+        guard let log, log.enabled(.warning) else { return }
+        let atMs = UnixTime.milliseconds(clock())
+        guard let leftOut = refusalLines.withLock({ $0.admit(atMs: atMs) }) else { return }
+        log.warning("notification.refused", message, leftOut > 0 ? fields + [("left_out", .integer(Int64(leftOut)))] : fields)
+    }
+
     /// Parses and verifies; returns the record to store or the answer when there is none.
     private func prepare(appId: String, body: Data) -> Prepared {
         guard let app = verifiers[appId] else {
-            log?.warning(
-                "notification.refused", "no app is configured under this id",
+            refused(
+                "no app is configured under this id",
                 [("app", .text(String(appId.utf8Prefix(maxBytes: 200)))), ("status", .integer(404))])
             return .answered(.unknownApp(appId))
         }
@@ -112,8 +123,8 @@ package final class Ingest: Sendable {
             signedPayload = try NotificationRequestBody.signedPayload(of: body)
         } catch {
             metrics.notificationsRejected.increment(label: "badRequest")
-            log?.warning(
-                "notification.refused", "the body is not a notification",
+            refused(
+                "the body is not a notification",
                 [("app", .text(appId)), ("status", .integer(400)), ("reason", .text(error.description))])
             return .answered(.badRequest(error.description))
         }
@@ -198,8 +209,8 @@ package final class Ingest: Sendable {
         // still, as a stranger can send one a millisecond.
         let entry = Reject(appId: appId, status: failure.status.rawValue, reason: failure.detail, at: time)
         let logged = entry.reason.utf8Truncated(maxBytes: 200)
-        log?.warning(
-            "notification.refused", "verification failed",
+        refused(
+            "verification failed",
             [
                 ("app", .text(entry.appId)), ("status", .integer(401)),
                 ("verification", .text(failure.status.rawValue)), ("reason", .text(logged)),
