@@ -56,6 +56,20 @@ import Testing
         #expect(shop.refusedLinks.isEmpty)
     }
 
+    /// RevenueCat: one-time purchases do not prevent transfers. A lifetime unlock the owner
+    /// still has moves to whoever posts it under `transferIfNoActive`; `keepWithOriginal` keeps it.
+    @Test(arguments: [(RestoreBehavior.transferIfNoActive, "bob"), (.keepWithOriginal, "user")])
+    func aOneTimePurchaseIsNoActiveSubscription(restore: RestoreBehavior, owner: String) {
+        var shop = shop(restore)
+        let lifetime = Apple.transaction(
+            "7000", original: "7000", product: "forever", purchase: day(2), type: .nonConsumable, token: "user")
+        shop.send(Apple.notification(.oneTimeCharge, uuid: "n-life", signed: day(2), transaction: lifetime))
+        #expect(shop.ledger.oneTimePurchases["7000"]?.journal.ownerAppUserId == "user")
+        let moved = shop.apply(.transactionPosted(posted(lifetime, at: day(3)), appUserId: "bob"), atMs: day(3))
+        #expect(moved.types == (owner == "bob" ? [.transfer] : []))
+        #expect(shop.ledger.oneTimePurchases["7000"]?.journal.ownerAppUserId == owner)
+    }
+
     /// The stored period has lapsed (its renewal's notification was missed), but the posted
     /// renewal shows access: `transferIfNoActive` keeps it with its owner.
     @Test func transferIfNoActiveTrustsThePostedTransactionsAccess() {

@@ -34,8 +34,9 @@ extension Ledger {
             return effects
         case .oneTime(let id):
             var purchase = oneTimePurchases[id] ?? OneTimePurchase(transactionId: id)
-            let access = purchase.hasAccess(atMs: nowMs) || (evidence.map { $0.revocationDate == nil } ?? false)
-            if let kept = keptWith(purchase.journal, from: target, givesAccess: access) {
+            // RevenueCat: "the presence of one-time (non-subscription) purchases does not prevent
+            // transfers": only an active subscription keeps a purchase under transferIfNoActive.
+            if let kept = keptWith(purchase.journal, from: target, givesAccess: false) {
                 return [.linkRefused(key, keptWith: kept)]
             }
             let effects = move(key, journal: &purchase.journal, to: target, environment: purchase.environment, nowMs: nowMs)
