@@ -22,8 +22,9 @@ struct PromotionalGrantRequestTests {
         (#"{"duration": "weekly"}"#, "0 \(7 * day) rc_promo_pro_weekly"),
         (#"{"duration": "daily", "start_time_ms": \#(now - day / 2)}"#, "\(-day / 2) \(day / 2) rc_promo_pro_daily"),
         (#"{"end_time_ms": \#(now + 1000)}"#, "0 1000 rc_promo_pro_custom"),
-        // A start a little ahead of the server's clock is now.
-        (#"{"duration": "daily", "start_time_ms": \#(now + 60_000)}"#, "0 \(day) rc_promo_pro_daily"),
+        // RevenueCat: a start ahead grants at once; the duration runs from that start.
+        (#"{"duration": "daily", "start_time_ms": \#(now + 60_000)}"#, "0 \(day + 60_000) rc_promo_pro_daily"),
+        (#"{"duration": "monthly", "start_time_ms": \#(now + 10 * day)}"#, "0 \(41 * day) rc_promo_pro_monthly"),
         (#"{"duration": "lifetime"}"#, "0 \(200 * 365 * day) rc_promo_pro_lifetime"),
     ])
     func grants(body: String, expected: String) {
@@ -31,13 +32,13 @@ struct PromotionalGrantRequestTests {
     }
 
     @Test(arguments: [
-        (#"{"duration": "daily", "start_time_ms": \#(now + 30 * day)}"#, "start_time_ms is in the future"),
+        (#"{"duration": "lifetime", "start_time_ms": \#(now + 30 * day)}"#, "the grant would end later than a lifetime"),
         (#"{"duration": "bogus", "end_time_ms": \#(now + day)}"#, "unknown duration \"bogus\""),
         (#"{"duration": 7}"#, "the body must be"),
         (#"{"duration": "daily", "end_time_ms": \#(now + day)}"#, "give duration or end_time_ms, not both"),
         (#"{"start_time_ms": \#(now - day), "end_time_ms": \#(now - 2 * day)}"#, "the grant would end in the past"),
         (#"{"end_time_ms": \#(now - 1)}"#, "the grant would end in the past"),
-        (#"{"end_time_ms": 99999999999999}"#, "end_time_ms is later than a lifetime grant would end"),
+        (#"{"end_time_ms": 99999999999999}"#, "the grant would end later than a lifetime grant from now"),
         (#"{"end_time_ms": -5}"#, "start_time_ms and end_time_ms must be UNIX milliseconds"),
         ("{}", "the body must be"),
         ("[]", "the body must be"),

@@ -9,8 +9,8 @@ import Threads
 extension SubscribersAPI {
     /// `POST /v1/subscribers/{id}/entitlements/{entitlement}/promotional` (secret key), in
     /// RevenueCat's shape: `{"duration": "monthly"}` (daily … yearly, lifetime) from now, or from
-    /// `start_time_ms`; or `{"end_time_ms": ...}`. The grant is active at once; 201 and the
-    /// customer. The entitlement must be configured.
+    /// `start_time_ms` (even one ahead); or `{"end_time_ms": ...}`. The grant is active at once;
+    /// 201 and the customer. The entitlement must be configured.
     package func grantPromotional(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
         guard let (app, access, appUserId, entitlement) = promotionalTarget(request, reply: reply) else { return }
         let now = UnixTime.milliseconds(clock())
@@ -85,11 +85,8 @@ extension SubscribersAPI {
         case .string(let text)?: return .failure(GrantRefusal(message: "unknown duration \"\(text)\"; \(shape)"))
         default: return .failure(GrantRefusal(message: shape))
         }
-        // A grant starts when it is made, or earlier: access cannot wait for a later start. A
-        // start a little ahead (the backend's clock) is now.
-        guard (start ?? nowMs) <= nowMs + Self.grantStartSkewMs else {
-            return .failure(GrantRefusal(message: "start_time_ms is in the future: a grant starts now or earlier"))
-        }
+        // RevenueCat: "regardless of what start_time_ms is set to, the entitlement will always
+        // be granted immediately"; a duration runs from it, ahead or not.
         let startMs = min(start ?? nowMs, nowMs)
         let endMs: Int64
         switch (end, duration) {
@@ -99,25 +96,22 @@ extension SubscribersAPI {
             endMs = end
         case (nil, let duration?):
             let days = PromotionalGrant.durations[duration] ?? 0
-            let (sum, overflow) = startMs.addingReportingOverflow(days * 86_400_000)
+            let (sum, overflow) = (start ?? nowMs).addingReportingOverflow(days * 86_400_000)
             guard !overflow else { return .failure(GrantRefusal(message: "start_time_ms is out of range")) }
             endMs = sum
         case (nil, nil):
             return .failure(GrantRefusal(message: shape))
         }
-        // After its start too: a start is now or earlier.
+        // After its start too: access starts now or earlier.
         guard endMs > nowMs else { return .failure(GrantRefusal(message: "the grant would end in the past")) }
         guard endMs - nowMs <= Self.longestGrantMs else {
-            return .failure(GrantRefusal(message: "end_time_ms is later than a lifetime grant would end"))
+            return .failure(GrantRefusal(message: "the grant would end later than a lifetime grant from now"))
         }
         let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let product = "rc_promo_\(entitlement)_\(end != nil ? "custom" : duration ?? "custom")"
         return .success(
             PromotionalGrant(id: id, entitlementId: entitlement, productId: product, startMs: startMs, endMs: endMs))
     }
-
-    /// How far ahead of the server's clock a grant's start may be and still count as now.
-    static let grantStartSkewMs: Int64 = 300_000
 
     /// The longest a grant may run from now: a lifetime grant's length, and a day.
     static let longestGrantMs: Int64 = ((PromotionalGrant.durations["lifetime"] ?? 0) + 1) * 86_400_000
