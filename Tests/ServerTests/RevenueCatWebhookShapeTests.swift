@@ -35,6 +35,7 @@ struct RevenueCatWebhookShapeTests {
                 ]))
         try post(try story.notification("DID_CHANGE_RENEWAL_PREF", "UPGRADE", period: second))
         try post(try story.notification("REFUND", period: second, renewal: [:]))
+        try post(try story.notification("REFUND_REVERSED", period: second, renewal: [:]))
         // Posted by another customer: a TRANSFER.
         #expect(
             try LinkingAPITests.link(
@@ -48,6 +49,7 @@ struct RevenueCatWebhookShapeTests {
                 == 200)
         let types: Set<String> = [
             "INITIAL_PURCHASE", "CANCELLATION", "UNCANCELLATION", "BILLING_ISSUE", "PRODUCT_CHANGE", "RENEWAL", "TRANSFER",
+            "REFUND_REVERSED",
         ]
         let received = receiver.wait { received in types.isSubset(of: Set(received.compactMap { $0.event["type"]?.stringValue }))
         }

@@ -41,6 +41,7 @@ import Testing
         let common = WebhookBody.common.keys.sorted()
         #expect(try keys(#"{"type":"SOMETHING_NEW","extra":1}"#) == common)
         #expect(try keys(#"{"type":"EXPIRATION","cancel_reason":"X"}"#) == (common + ["expiration_reason"]).sorted())
+        #expect(try keys(#"{"type":"REFUND_REVERSED"}"#) == (common + ["metadata"]).sorted())
         #expect(try keys(#"{"type":"NON_RENEWING_PURCHASE","store":"PROMOTIONAL"}"#) == common.filter { $0 != "app_id" })
         #expect(try keys(#"{"type":"TRANSFER","transferred_to":["b"],"price":1,"id":"e"}"#) == ["id", "transferred_to", "type"])
         let renewal = try JSONValue(parsing: try WebhookBody.body(fromStored: #"{"type":"RENEWAL","price":9.99}"#))

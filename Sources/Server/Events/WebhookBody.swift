@@ -28,7 +28,7 @@ package enum WebhookBody {
     /// The keys one type adds to `common`.
     package static let added: [String: [String]] = [
         "RENEWAL": ["is_trial_conversion"], "CANCELLATION": ["cancel_reason"], "EXPIRATION": ["expiration_reason"],
-        "PRODUCT_CHANGE": ["new_product_id"], "BILLING_ISSUE": ["grace_period_expiration_at_ms"],
+        "PRODUCT_CHANGE": ["new_product_id"], "BILLING_ISSUE": ["grace_period_expiration_at_ms"], "REFUND_REVERSED": ["metadata"],
     ]
 
     /// The only keys of a TRANSFER.

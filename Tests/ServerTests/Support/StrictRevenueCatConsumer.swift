@@ -61,6 +61,7 @@ enum StrictRevenueCatConsumer {
         if type == "TRANSFER" { return transfer.union(["sequence"]) }
         var keys = required.union(optional).subtracting(["price_experiments", "metadata"]).union(added[type] ?? [])
         if type == "BILLING_ISSUE" { keys.insert("grace_period_expiration_at_ms") }
+        if type == "REFUND_REVERSED" { keys.insert("metadata") }
         return keys
     }
 
