@@ -93,7 +93,10 @@ public final class AppStoreServerAPIClient: Sendable {
 
     // MARK: - Sending
 
-    /// The body of Apple's 2xx answer to `endpoint`, retried as `RetryPolicy` decides.
+    /// The body of Apple's 2xx answer to `endpoint`, retried as `RetryPolicy` decides. A 429
+    /// holds the endpoint back for every client sharing `rateLimits` until the retry is due (or
+    /// until Apple's `Retry-After`); a call held back longer than the policy's longest delay is
+    /// not sent, and fails as rate limited.
     public func send(_ endpoint: Endpoint) throws(AppStoreServerAPIError) -> Data {
         let body: Data?
         do { body = try endpoint.body() } catch {
@@ -103,6 +106,12 @@ public final class AppStoreServerAPIClient: Sendable {
         while true {
             attempt += 1
             let wait = rateLimits.reserve(endpoint, now: Self.monotonicSeconds())
+            if wait > configuration.retry.maximumDelaySeconds {
+                let held = "not sent: Apple limited this endpoint's rate, for \(Int(wait.rounded(.up))) s more"
+                throw AppStoreServerAPIError(
+                    .api(status: 429, code: .rateLimitExceeded, message: held), endpoint: endpoint.name,
+                    attempts: attempt - 1, retryAfterSeconds: wait)
+            }
             if wait > 0 { Thread.sleep(forTimeInterval: wait) }
             let outcome: RetryPolicy.Attempt
             let failure: AppStoreServerAPIError
@@ -121,7 +130,16 @@ public final class AppStoreServerAPIClient: Sendable {
                 outcome = .noAnswer
                 failure = AppStoreServerAPIError(.noAnswer(reason), endpoint: endpoint.name, attempts: attempt)
             }
-            switch configuration.retry.decide(after: attempt, outcome, jitter: random()) {
+            let decision = configuration.retry.decide(after: attempt, outcome, jitter: random())
+            if case .failed(429, _, let retryAfter) = outcome {
+                let hold: Double
+                switch decision {
+                case .retry(let seconds): hold = seconds
+                case .giveUp: hold = retryAfter ?? configuration.retry.maximumDelaySeconds
+                }
+                rateLimits.holdBack(endpoint, until: Self.monotonicSeconds() + hold)
+            }
+            switch decision {
             case .giveUp: throw failure
             case .retry(let seconds): Thread.sleep(forTimeInterval: seconds)
             }

@@ -32,6 +32,8 @@ public final class EndpointRateLimits: Sendable {
     /// turns limiting off (a local simulator).
     public let cap: Double?
     private let buckets = Mutex<[String: RateLimiter]>([:])
+    /// Endpoint name → the monotonic time before which no call is made: Apple answered 429.
+    private let holds = Mutex<[String: Double]>([:])
 
     public init(environment: AppStoreEnvironment, cap: Double?) {
         self.environment = environment
@@ -46,8 +48,21 @@ public final class EndpointRateLimits: Sendable {
     }
 
     /// Takes one call's token for `endpoint` at `now` (seconds on a monotonic clock); returns
-    /// how long to wait before making the call.
+    /// how long to wait before making the call: the bucket's wait, or longer while the endpoint
+    /// is held back (`holdBack`), whatever the rate.
     public func reserve(_ endpoint: Endpoint, now: Double) -> Double {
+        let held = holds.withLock { holds in max(0, (holds[endpoint.name] ?? 0) - now) }
+        return max(held, bucketWait(endpoint, now: now))
+    }
+
+    /// Holds every call to `endpoint` back until `until` (monotonic seconds), for each client
+    /// sharing these limits: Apple answered one with 429, and calls made sooner would only
+    /// spend the app's quota on more refusals. A later hold never shortens an earlier one.
+    public func holdBack(_ endpoint: Endpoint, until: Double) {
+        holds.withLock { holds in holds[endpoint.name] = max(holds[endpoint.name] ?? 0, until) }
+    }
+
+    private func bucketWait(_ endpoint: Endpoint, now: Double) -> Double {
         let rate = requestsPerSecond(for: endpoint)
         guard rate > 0 else { return 0 }
         let bucket = buckets.withLock { buckets in

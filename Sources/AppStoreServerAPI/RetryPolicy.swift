@@ -4,7 +4,9 @@
 /// retryable (`APIErrorCode.isRetryable`). The delay doubles from `baseDelaySeconds` with jitter
 /// between half and the whole of it, so clients that failed together do not retry together; a
 /// 429's `Retry-After` makes it longer, never shorter, and one past `maximumDelaySeconds` is not
-/// waited for: the call fails, to be tried again later (a backfill's next run).
+/// waited for: the call fails, to be tried again later (a backfill's next run). A 429 without
+/// `Retry-After` waits between half and the whole of `maximumDelaySeconds`: Apple counts its
+/// limits over an hour, so a retry within seconds would only be refused again.
 public struct RetryPolicy: Sendable, Equatable {
     /// Attempts in all, the first included.
     public var maxAttempts: Int
@@ -35,13 +37,17 @@ public struct RetryPolicy: Sendable, Equatable {
         guard attempt < maxAttempts, isRetryable(outcome) else { return .giveUp }
         let exponent = Double(1 << min(attempt - 1, 20))
         let ceiling = min(maximumDelaySeconds, baseDelaySeconds * exponent)
-        let backoff = ceiling * (0.5 + 0.5 * min(max(jitter, 0), 1))
-        if case .failed(429, _, let retryAfter?) = outcome {
+        let backoff = ceiling * spread(jitter)
+        if case .failed(429, _, let retryAfter) = outcome {
+            guard let retryAfter else { return .retry(afterSeconds: maximumDelaySeconds * spread(jitter)) }
             guard retryAfter <= maximumDelaySeconds else { return .giveUp }
             return .retry(afterSeconds: max(retryAfter, backoff))
         }
         return .retry(afterSeconds: backoff)
     }
+
+    /// Between half and the whole of a delay, by `jitter`.
+    private func spread(_ jitter: Double) -> Double { 0.5 + 0.5 * min(max(jitter, 0), 1) }
 
     public func isRetryable(_ outcome: Attempt) -> Bool {
         switch outcome {

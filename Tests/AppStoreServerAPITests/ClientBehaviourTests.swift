@@ -168,6 +168,38 @@ struct ClientBehaviourTests {
         }
     }
 
+    /// A 429 holds its endpoint back for every client sharing the app's limits: a call made
+    /// during the hold waits for it, or is not sent at all when the hold is longer than the
+    /// client's longest delay; other endpoints go on.
+    @Test func aRateLimitHoldsTheEndpointBackForEveryClient() throws {
+        let fixture = try APIFixture(retry: RetryPolicy(maxAttempts: 1, baseDelaySeconds: 0.01, maximumDelaySeconds: 0.4))
+        fixture.store.addTransaction(APIFixture.transaction("1"), bundleId: APIFixture.bundleId)
+        fixture.store.inject(.status(429, code: 4_290_000, retryAfter: nil), count: 1, endpoint: "transaction-info")
+        #expect(throws: AppStoreServerAPIError.self) { _ = try fixture.client.transactionInfo("1") }
+        // No Retry-After: held for the longest delay, then sent.
+        let started = Date()
+        #expect(try fixture.client.transactionInfo("1").payload.transactionId == "1")
+        #expect(Date().timeIntervalSince(started) >= 0.3)
+        #expect(fixture.store.requestCount("transaction-info") == 2)
+
+        let hour = Int64(Date().timeIntervalSince1970 * 1000) + 3_600_000
+        fixture.store.inject(.status(429, code: 4_290_000, retryAfter: String(hour)), count: 1, endpoint: "transaction-info")
+        #expect(throws: AppStoreServerAPIError.self) { _ = try fixture.client.transactionInfo("1") }
+        #expect(fixture.store.requestCount("transaction-info") == 3)
+        do {
+            _ = try fixture.client.transactionInfo("1")
+            Issue.record("a call was sent during Apple's hour-long 429")
+        } catch {
+            #expect(error.status == 429)
+            #expect(error.attempts == 0)
+            #expect((3_590...3_600).contains(error.retryAfterSeconds ?? 0), "\(error.retryAfterSeconds ?? -1)")
+        }
+        #expect(fixture.store.requestCount("transaction-info") == 3)
+        // Another endpoint is not held back.
+        _ = try fixture.client.transactionHistory("1")
+        #expect(fixture.store.requestCount("transaction-history") == 1)
+    }
+
     @Test func aSlowAnswerIsNoAnswerAndIsRetried() throws {
         let fixture = try APIFixture(timeoutSeconds: 0.3)
         fixture.store.addTransaction(APIFixture.transaction("1"), bundleId: APIFixture.bundleId)
@@ -202,6 +234,10 @@ struct ClientBehaviourTests {
             (3, .failed(status: 429, code: nil, retryAfterSeconds: 7), 0.5, .retry(afterSeconds: 7)),
             (3, .failed(status: 429, code: nil, retryAfterSeconds: 700), 0.5, .giveUp),
             (3, .failed(status: 429, code: nil, retryAfterSeconds: 0), 0.5, .retry(afterSeconds: 1.5)),
+            // No Retry-After: Apple counts over an hour, so not seconds later but the longest delay.
+            (1, .failed(status: 429, code: nil, retryAfterSeconds: nil), 0.0, .retry(afterSeconds: 15)),
+            (2, .failed(status: 429, code: APIErrorCode(4_290_000), retryAfterSeconds: nil), 1.0, .retry(afterSeconds: 30)),
+            (5, .failed(status: 429, code: nil, retryAfterSeconds: nil), 0.5, .giveUp),
             (4, .failed(status: 500, code: nil, retryAfterSeconds: nil), 0.5, .retry(afterSeconds: 3)),
             (5, .failed(status: 500, code: nil, retryAfterSeconds: nil), 0.5, .giveUp),
             (1, .failed(status: 400, code: APIErrorCode(4_000_006), retryAfterSeconds: nil), 0.5, .giveUp),
