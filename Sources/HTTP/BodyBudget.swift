@@ -9,8 +9,9 @@ import Synchronization
 /// `limit` bytes between them, whatever their number.
 ///
 /// A part of the budget, `smallShare`, is kept for small bodies (at most `smallBodyBytes`, as
-/// Apple's notifications are): a body that grows past that size may take only what leaves it
-/// free, so clients stalling large bodies cannot keep a notification out.
+/// Apple's notifications are): a body declared or grown past that size may take only what
+/// leaves it free, so clients stalling large bodies cannot keep a notification out. (Many
+/// clients stalling small bodies still can fill it, each until the request deadline.)
 final class BodyBudget: Sendable {
     /// A body at most this large may use the whole budget.
     static let smallBodyBytes = 64 << 10

@@ -41,7 +41,10 @@ func microHTTPDAccess(
         let refusal =
             core.refusal(of: framing, method: context.method, path: context.path, started: context.started)
             ?? core.admit(framing.declaredLength, method: context.method, path: context.path, started: context.started)
-        guard let refusal else { return .YES }
+        guard let refusal else {
+            if case .bytes(let declared) = framing.declaredLength { context.body.declaredBytes = declared }
+            return .YES
+        }
         // Answering now makes libmicrohttpd skip the body and close the connection after the answer.
         core.deadlines?.received(connection)
         context.answeredEarly = true

@@ -33,16 +33,20 @@ struct RequestBody {
     private(set) var reserved = 0
     /// Set once the body is refused; `tooLarge` is never replaced.
     private(set) var refusal: Refusal?
+    /// What the head's Content-Length declared, when it did: a body declared past
+    /// `BodyBudget.smallBodyBytes` is large from its first byte, so it never takes from the
+    /// part of the budget small bodies keep. It reserves nothing by itself.
+    var declaredBytes: Int?
 
     /// Takes in a piece: kept while the body is within `limit` bytes and `budget` has room for
-    /// it (a body takes its share as it grows, whatever its head declared; past
-    /// `BodyBudget.smallBodyBytes`, from the part small bodies do not keep).
+    /// it (a body takes its share as it grows, whatever its head declared; once it is, or is
+    /// declared to be, past `BodyBudget.smallBodyBytes`, from the part small bodies do not keep).
     mutating func append(_ piece: UnsafeRawBufferPointer, limit: Int, budget: BodyBudget) -> Outcome {
         received += piece.count
         if received > limit {
             refuse(.tooLarge, budget: budget)
         } else if refusal == nil, received > reserved {
-            if budget.reserve(received - reserved, bodySize: received) {
+            if budget.reserve(received - reserved, bodySize: max(received, declaredBytes ?? 0)) {
                 reserved = received
             } else {
                 refuse(.overBudget, budget: budget)

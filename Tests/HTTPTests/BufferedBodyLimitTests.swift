@@ -108,6 +108,27 @@ struct BufferedBodyLimitTests {
         #expect(eventually { server.bufferedBodyBytes == 0 })
     }
 
+    /// Clients that declare large bodies and stall each within its first 64 KiB cannot fill the
+    /// small bodies' share either: declared large, they draw on the rest only.
+    @Test func largeBodiesStalledEarlyLeaveRoomForSmallOnes() throws {
+        let server = try Self.server(budget: 4 << 20)
+        defer { server.shutdown(timeout: 1) }
+        let head = Data("POST /v1/upload HTTP/1.1\r\nHost: t\r\nContent-Length: \(1 << 20)\r\n\r\n".utf8)
+        var stalled: [LoopbackConnection] = []
+        // Enough to fill the whole budget but 4 KiB, were their first 64 KiB counted as small.
+        for _ in 0..<70 {
+            let connection = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+            try connection.sendRaw(head + Data(count: 62 << 10))
+            stalled.append(connection)
+        }
+        #expect(eventually { server.bufferedBodyBytes >= 49 * (62 << 10) })
+        Thread.sleep(forTimeInterval: 0.5)  // for the stalled bodies still being read
+        let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        #expect(try client.request("POST", "/v1/upload", body: Data(count: 14 << 10)).text == "14336")
+        for connection in stalled { connection.close() }
+        #expect(eventually { server.bufferedBodyBytes == 0 })
+    }
+
     /// A body takes its share as it grows: with no room left it is read to its end, dropped and
     /// answered 503, chunked or declared. A client that goes silent with its body nearly all
     /// sent gives its share back when the idle timeout closes it.

@@ -58,6 +58,24 @@ struct RequestBodyTests {
         #expect(whole.reserve(1 << 20, bodySize: 1 << 20))
     }
 
+    /// A body declared past 64 KiB is large from its first byte: its first bytes do not come
+    /// out of the small bodies' share; an undeclared (chunked) one is small until it grows.
+    @Test func aBodyDeclaredLargeNeverTakesTheSmallShare() {
+        let budget = BodyBudget(limit: 4 << 20, maxBodyBytes: 1 << 20)
+        #expect(budget.reserve(3 << 20, bodySize: 3 << 20))
+        let declared = Feed(limit: 1 << 20, budget: budget)
+        declared.body.declaredBytes = 1 << 20
+        #expect(declared.send(1000) == .dropped)
+        #expect(declared.body.refusal == .overBudget)
+        #expect(budget.inUse == 3 << 20)
+        let chunked = Feed(limit: 1 << 20, budget: budget)
+        #expect(chunked.send(1000) == .kept)
+        let small = Feed(limit: 1 << 20, budget: budget)
+        small.body.declaredBytes = 14 << 10
+        #expect(small.send(14 << 10) == .kept)
+        #expect(budget.inUse == (3 << 20) + 1000 + (14 << 10))
+    }
+
     @Test func bodyHoldsWhatArrivedUntilReleased() {
         let budget = BodyBudget(limit: 100)
         let feed = Feed(limit: 90, budget: budget)
