@@ -105,13 +105,16 @@ public final class AppStoreServerAPIClient: Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            let wait = rateLimits.reserve(endpoint, now: Self.monotonicSeconds())
-            if wait > configuration.retry.maximumDelaySeconds {
-                let held = "not sent: Apple limited this endpoint's rate, for \(Int(wait.rounded(.up))) s more"
+            let now = Self.monotonicSeconds()
+            let held = rateLimits.heldBack(endpoint, now: now)
+            if held > configuration.retry.maximumDelaySeconds {
+                // Not sent, and no token of the endpoint's rate taken.
+                let message = "not sent: Apple answered 429 and holds this endpoint back \(Int(held.rounded(.up))) s more"
                 throw AppStoreServerAPIError(
-                    .api(status: 429, code: .rateLimitExceeded, message: held), endpoint: endpoint.name,
-                    attempts: attempt - 1, retryAfterSeconds: wait)
+                    .api(status: 429, code: .rateLimitExceeded, message: message), endpoint: endpoint.name,
+                    attempts: attempt - 1, retryAfterSeconds: held)
             }
+            let wait = rateLimits.reserve(endpoint, now: now)
             if wait > 0 { Thread.sleep(forTimeInterval: wait) }
             let outcome: RetryPolicy.Attempt
             let failure: AppStoreServerAPIError

@@ -48,11 +48,16 @@ public final class EndpointRateLimits: Sendable {
     }
 
     /// Takes one call's token for `endpoint` at `now` (seconds on a monotonic clock); returns
-    /// how long to wait before making the call: the bucket's wait, or longer while the endpoint
-    /// is held back (`holdBack`), whatever the rate.
+    /// how long to wait before making the call: while the endpoint is held back (`holdBack`),
+    /// whatever the rate, until the hold ends, and then the bucket's wait, so calls held
+    /// together go out spaced at the endpoint's rate rather than all at once.
     public func reserve(_ endpoint: Endpoint, now: Double) -> Double {
-        let held = holds.withLock { holds in max(0, (holds[endpoint.name] ?? 0) - now) }
-        return max(held, bucketWait(endpoint, now: now))
+        heldBack(endpoint, now: now) + bucketWait(endpoint, now: now)
+    }
+
+    /// How long calls to `endpoint` are still held back at `now` (0 when they are not).
+    public func heldBack(_ endpoint: Endpoint, now: Double) -> Double {
+        holds.withLock { holds in max(0, (holds[endpoint.name] ?? 0) - now) }
     }
 
     /// Holds every call to `endpoint` back until `until` (monotonic seconds), for each client

@@ -174,11 +174,13 @@ struct ClientBehaviourTests {
     @Test func aRateLimitHoldsTheEndpointBackForEveryClient() throws {
         let fixture = try APIFixture(retry: RetryPolicy(maxAttempts: 1, baseDelaySeconds: 0.01, maximumDelaySeconds: 0.4))
         fixture.store.addTransaction(APIFixture.transaction("1"), bundleId: APIFixture.bundleId)
+        // A second client of the app, sharing its limits, as the server's workers do.
+        let other = try AppStoreServerAPIClient(fixture.client.configuration, rateLimits: fixture.client.rateLimits)
         fixture.store.inject(.status(429, code: 4_290_000, retryAfter: nil), count: 1, endpoint: "transaction-info")
         #expect(throws: AppStoreServerAPIError.self) { _ = try fixture.client.transactionInfo("1") }
         // No Retry-After: held for the longest delay, then sent.
         let started = Date()
-        #expect(try fixture.client.transactionInfo("1").payload.transactionId == "1")
+        #expect(try other.transactionInfo("1").payload.transactionId == "1")
         #expect(Date().timeIntervalSince(started) >= 0.3)
         #expect(fixture.store.requestCount("transaction-info") == 2)
 
@@ -187,7 +189,7 @@ struct ClientBehaviourTests {
         #expect(throws: AppStoreServerAPIError.self) { _ = try fixture.client.transactionInfo("1") }
         #expect(fixture.store.requestCount("transaction-info") == 3)
         do {
-            _ = try fixture.client.transactionInfo("1")
+            _ = try other.transactionInfo("1")
             Issue.record("a call was sent during Apple's hour-long 429")
         } catch {
             #expect(error.status == 429)
@@ -256,6 +258,22 @@ struct ClientBehaviourTests {
         #expect(abs(waits[11] - 0.2) < 1e-9)
         #expect(limiter.reserve(now: 102) == 0)
         #expect(RateLimiter(requestsPerSecond: 0, now: 0).reserve(now: 0) == 0)
+    }
+
+    /// A hold delays an endpoint's calls until it ends, and the endpoint's rate then spaces
+    /// them; asking how long it lasts takes no token, a later hold never shortens it, and other
+    /// endpoints are not held.
+    @Test func aHoldDelaysCallsAndTheRateThenSpacesThem() {
+        let limits = EndpointRateLimits(environment: .production, cap: 2)
+        let info = Endpoint.transactionInfo(transactionId: "1")
+        let order = Endpoint.lookUpOrderId(orderId: "A")
+        limits.holdBack(info, until: 10)
+        limits.holdBack(info, until: 8)
+        for _ in 0..<5 { #expect(limits.heldBack(info, now: 4) == 6) }
+        #expect(limits.heldBack(order, now: 4) == 0)
+        #expect((0..<4).map { _ in limits.reserve(info, now: 4) } == [6, 6, 6.5, 7])
+        #expect(limits.reserve(order, now: 4) == 0)
+        #expect(limits.heldBack(info, now: 11) == 0)
     }
 
     /// Apple's table (identifying-rate-limits): per app and endpoint, a tenth in Sandbox.
