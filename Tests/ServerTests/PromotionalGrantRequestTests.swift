@@ -26,13 +26,17 @@ struct PromotionalGrantRequestTests {
         (#"{"duration": "daily", "start_time_ms": \#(now + 60_000)}"#, "0 \(day + 60_000) rc_promo_pro_daily"),
         (#"{"duration": "monthly", "start_time_ms": \#(now + 10 * day)}"#, "0 \(41 * day) rc_promo_pro_monthly"),
         (#"{"duration": "lifetime"}"#, "0 \(200 * 365 * day) rc_promo_pro_lifetime"),
+        (
+            #"{"duration": "lifetime", "start_time_ms": \#(now + 30 * day)}"#,
+            "0 \(200 * 365 * day + 30 * day) rc_promo_pro_lifetime"
+        ),
     ])
     func grants(body: String, expected: String) {
         #expect(Self.outcome(body) == expected)
     }
 
     @Test(arguments: [
-        (#"{"duration": "lifetime", "start_time_ms": \#(now + 30 * day)}"#, "the grant would end later than a lifetime"),
+        (#"{"duration": "daily", "start_time_ms": \#(now + 201 * 365 * day)}"#, "start_time_ms is later than a lifetime"),
         (#"{"duration": "bogus", "end_time_ms": \#(now + day)}"#, "unknown duration \"bogus\""),
         (#"{"duration": 7}"#, "the body must be"),
         (#"{"duration": "daily", "end_time_ms": \#(now + day)}"#, "give duration or end_time_ms, not both"),

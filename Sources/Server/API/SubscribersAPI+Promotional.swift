@@ -95,6 +95,10 @@ extension SubscribersAPI {
         case (let end?, nil):
             endMs = end
         case (nil, let duration?):
+            // A duration is never longer than a lifetime; its start may be ahead, not without end.
+            guard (start ?? nowMs) - nowMs <= Self.longestGrantMs else {
+                return .failure(GrantRefusal(message: "start_time_ms is later than a lifetime grant from now"))
+            }
             let days = PromotionalGrant.durations[duration] ?? 0
             let (sum, overflow) = (start ?? nowMs).addingReportingOverflow(days * 86_400_000)
             guard !overflow else { return .failure(GrantRefusal(message: "start_time_ms is out of range")) }
@@ -104,7 +108,7 @@ extension SubscribersAPI {
         }
         // After its start too: access starts now or earlier.
         guard endMs > nowMs else { return .failure(GrantRefusal(message: "the grant would end in the past")) }
-        guard endMs - nowMs <= Self.longestGrantMs else {
+        guard duration != nil || endMs - nowMs <= Self.longestGrantMs else {
             return .failure(GrantRefusal(message: "the grant would end later than a lifetime grant from now"))
         }
         let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
