@@ -178,8 +178,6 @@ struct ReconcileTests {
         #expect(try rows(world, access) == ["0"])
     }
 
-    /// A scheduled pass Apple refuses logs one warning with the first error and how many
-    /// failed, and stops at a refusal that every call would meet instead of asking for each.
     /// Apple's billing retry can recover a subscription up to 60 days after its access ended:
     /// reconciliation looks at it until then, and no longer.
     @Test func aLapsedSubscriptionIsAskedAboutThroughBillingRetry() throws {
@@ -197,6 +195,8 @@ struct ReconcileTests {
         }
     }
 
+    /// A scheduled pass Apple refuses logs one warning with the first error and how many
+    /// failed, and stops at a refusal that every call would meet instead of asking for each.
     @Test func aScheduledPassThatFailsSaysSoOnceAndStops() throws {
         let world = try AppleAPIWorld(reconcileIntervalMinutes: 60)
         let lines = Locked<[String]>([])
