@@ -253,6 +253,39 @@ struct CustomersAPITests {
         #expect(try get(connection, "hal").1["subscriptions"] == .object([:]))
     }
 
+    /// Under `transferIfNoActive` a one-time purchase moves, unless its owner holds an active
+    /// subscription (RevenueCat moves an account's purchases together): the server reads the
+    /// owner's subscriptions to decide.
+    @Test func transferIfNoActiveKeepsAOneTimePurchaseBesideAnActiveSubscription() throws {
+        let fixture = try ServerFixture(demoOptions: #""restoreBehavior": "transferIfNoActive""#)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        func lifetime(_ id: String) throws -> String {
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            return try fixture.signer.sign(
+                .object([
+                    "transactionId": .string(id), "originalTransactionId": .string(id),
+                    "bundleId": .string("com.example.app"), "productId": .string("forever"),
+                    "purchaseDate": .integer(now - 1000), "originalPurchaseDate": .integer(now - 1000),
+                    "type": .string("Non-Consumable"), "inAppOwnershipType": .string("PURCHASED"),
+                    "environment": .string("Sandbox"), "signedDate": .integer(now - 1000),
+                ]))
+        }
+        #expect(
+            try LinkingAPITests.link(connection, "gus", try LinkingAPITests.storeKitTransaction(fixture, original: "6500000021"))
+                == 200)
+        #expect(try connection.postTransaction(try lifetime("6500000022"), for: "gus").status == 200)
+        let refused = try connection.postTransaction(try lifetime("6500000022"), for: "hal")
+        #expect(refused.status == 409, "\(String(decoding: refused.body, as: UTF8.self))")
+        #expect(try get(connection, "gus").1["non_subscriptions"]?["forever"] != nil)
+        #expect(try get(connection, "hal").1["non_subscriptions"] == .object([:]))
+        // An owner with no active subscription loses it, as RevenueCat's mode says.
+        #expect(try connection.postTransaction(try lifetime("6500000023"), for: "ivy").status == 200)
+        #expect(try connection.postTransaction(try lifetime("6500000023"), for: "jim").status == 200)
+        #expect(try get(connection, "jim").1["non_subscriptions"]?["forever"] != nil)
+    }
+
     @Test func restoreBehaviorMustBeOneOfRevenueCatsModes() throws {
         let fixture = try ServerFixture(demoOptions: #""restoreBehavior": "share""#)
         let error = #expect(throws: ConfigError.self) { try ConfigLoader.load(path: fixture.configPath) }

@@ -70,6 +70,24 @@ import Testing
         #expect(shop.ledger.oneTimePurchases["7000"]?.journal.ownerAppUserId == owner)
     }
 
+    /// RevenueCat moves an Apple account's purchases together: under `transferIfNoActive`, the
+    /// owner's active subscription keeps their lifetime unlock with them too, until it lapses.
+    @Test func anActiveSubscriptionKeepsTheOwnersOneTimePurchase() {
+        var shop = shop(.transferIfNoActive)
+        let monthly = Apple.transaction("1000", purchase: day(1), token: "user")
+        shop.send(Apple.notification(.subscribed, .initialBuy, uuid: "n-sub", signed: day(1), transaction: monthly))
+        let lifetime = Apple.transaction(
+            "7000", original: "7000", product: "forever", purchase: day(2), type: .nonConsumable, token: "user")
+        shop.send(Apple.notification(.oneTimeCharge, uuid: "n-life", signed: day(2), transaction: lifetime))
+        let kept = shop.apply(.transactionPosted(posted(lifetime, at: day(3)), appUserId: "bob"), atMs: day(3))
+        #expect(!kept.types.contains(.transfer))
+        #expect(shop.refusedLinks == ["user"])
+        #expect(shop.ledger.oneTimePurchases["7000"]?.journal.ownerAppUserId == "user")
+        let moved = shop.apply(.transactionPosted(posted(lifetime, at: day(40)), appUserId: "bob"), atMs: day(40))
+        #expect(moved.types.contains(.transfer))
+        #expect(shop.ledger.oneTimePurchases["7000"]?.journal.ownerAppUserId == "bob")
+    }
+
     /// The stored period has lapsed (its renewal's notification was missed), but the posted
     /// renewal shows access: `transferIfNoActive` keeps it with its owner.
     @Test func transferIfNoActiveTrustsThePostedTransactionsAccess() {

@@ -91,6 +91,13 @@ public enum LedgerRows {
         for key in Set(keys) {
             guard let owner = try load(key) else { continue }
             customerIds.insert(owner)
+            // An owner's active subscription may keep the purchase with them (restore behaviour).
+            if key == input.purchaseKey, ledger.needsSubscriptions(of: owner, toLink: input) {
+                for case .subscription(let other) in try CustomerRows.ownedPurchases(of: owner, appId: app.id, from: rows)
+                where !keys.contains(.subscription(originalTransactionId: other)) {
+                    _ = try load(.subscription(originalTransactionId: other))
+                }
+            }
             // Linked to a named customer, an anonymous owner is merged into it with all it owns.
             guard input.linksToNamedCustomer, key == input.purchaseKey, Ledger.isAnonymous(owner) else { continue }
             for other in try CustomerRows.ownedPurchases(of: owner, appId: app.id, from: rows) where !keys.contains(other) {

@@ -35,13 +35,27 @@ extension Ledger {
         case .oneTime(let id):
             var purchase = oneTimePurchases[id] ?? OneTimePurchase(transactionId: id)
             // RevenueCat: "the presence of one-time (non-subscription) purchases does not prevent
-            // transfers": only an active subscription keeps a purchase under transferIfNoActive.
-            if let kept = keptWith(purchase.journal, from: target, givesAccess: false) {
+            // transfers": only an active subscription keeps a purchase under transferIfNoActive,
+            // and RevenueCat moves an Apple account's purchases together, so the owner's active
+            // subscription keeps this one too (the slice holds them: `needsSubscriptions`).
+            let active = purchase.journal.ownerAppUserId.map {
+                holdsActiveSubscription($0, environment: purchase.environment, atMs: nowMs)
+            }
+            if let kept = keptWith(purchase.journal, from: target, givesAccess: active ?? false) {
                 return [.linkRefused(key, keptWith: kept)]
             }
             let effects = move(key, journal: &purchase.journal, to: target, environment: purchase.environment, nowMs: nowMs)
             oneTimePurchases[id] = purchase
             return effects
+        }
+    }
+
+    /// Whether `owner` holds a subscription giving access at `nowMs` in `environment` (an Apple
+    /// account's purchases share one; any when it is unknown).
+    private func holdsActiveSubscription(_ owner: String, environment: AppStoreEnvironment?, atMs nowMs: Int64) -> Bool {
+        subscriptions.values.contains { subscription in
+            subscription.journal.ownerAppUserId == owner && subscription.hasAccess(atMs: nowMs)
+                && (environment == nil || subscription.environment == nil || subscription.environment == environment)
         }
     }
 

@@ -68,6 +68,15 @@ extension Ledger.Input {
         }
     }
 
+    /// The customer the input links its purchase to, when it names one (`linksToNamedCustomer`).
+    public var linkedAppUserId: String? {
+        switch self {
+        case .transactionPosted(_, let appUserId), .linked(_, let appUserId): appUserId
+        case .appleAnswered(_, _, let appUserId), .appleHistory(_, let appUserId): appUserId
+        case .notificationReceived, .timerFired, .customerAction: nil
+        }
+    }
+
     /// The subscription an Advanced Commerce migration replaced, whose owner the new one keeps.
     public var replacedOriginalTransactionId: String? {
         guard case .notificationReceived(let facts) = self else { return nil }
@@ -99,5 +108,18 @@ extension Ledger {
         case .transactionPosted, .linked, .appleAnswered, .appleHistory, .customerAction:
             return true
         }
+    }
+}
+
+extension Ledger {
+    /// Whether the slice for `input` must hold every subscription of `owner`, the owner of the
+    /// input's one-time purchase: under `transferIfNoActive`, an active one of theirs keeps the
+    /// purchase with them (`link`), so they are read only when the purchase would move to
+    /// another identified customer.
+    public func needsSubscriptions(of owner: String, toLink input: Input) -> Bool {
+        guard configuration.restoreBehavior == .transferIfNoActive, case .oneTime? = input.purchaseKey,
+            input.linksToNamedCustomer, let target = input.linkedAppUserId, !Self.isAnonymous(owner)
+        else { return false }
+        return customerId(target) != owner
     }
 }
