@@ -14,8 +14,10 @@ public struct LiveSubscription: Sendable, Equatable {
     public var isActive: Bool
     /// Whether it renews at the end of the period (the latest renewal info's `autoRenewStatus`).
     public var autoRenews: Bool
-    /// The latest transaction's storefront and currency, when Apple gave them.
-    public var storefront: String?
+    /// The latest transaction's currency, when Apple gave it: the unit of a modify request's
+    /// prices when the request names none. (Neither it nor the storefront is held against the
+    /// request: Apple asks for the customer's current storefront, which changes when they move
+    /// App Store country, and only Apple knows it.)
     public var currency: String?
     /// Each current item's price, by SKU, and the SKUs whose current period runs under an offer.
     public var prices: [String: Int64]
@@ -23,7 +25,7 @@ public struct LiveSubscription: Sendable, Equatable {
 
     public init(
         transactionIds: Set<String>, items: [String], consistencyToken: String?, isActive: Bool, autoRenews: Bool = true,
-        storefront: String? = nil, currency: String? = nil, prices: [String: Int64] = [:], offered: Set<String> = [],
+        currency: String? = nil, prices: [String: Int64] = [:], offered: Set<String> = [],
         renewingItems: [String]? = nil
     ) {
         self.transactionIds = transactionIds
@@ -32,7 +34,6 @@ public struct LiveSubscription: Sendable, Equatable {
         self.consistencyToken = consistencyToken
         self.isActive = isActive
         self.autoRenews = autoRenews
-        self.storefront = storefront
         self.currency = currency
         self.prices = prices
         self.offered = offered
@@ -43,14 +44,6 @@ public struct LiveSubscription: Sendable, Equatable {
     /// has received (a notification Apple has yet to retry), so only Apple can tell it stale.
     func fillConsistencyToken(_ info: inout RequestInfo?) {
         if info != nil, info?.consistencyToken == nil { info?.consistencyToken = consistencyToken }
-    }
-
-    /// `MismatchedStorefrontError` for a request naming another storefront than the customer's.
-    func storefrontErrors(_ requested: String?) -> [ValidationError] {
-        guard let requested, let storefront, requested != storefront else { return [] }
-        return [
-            ValidationError(.mismatchedStorefront, field: "storefront", detail: "The subscription's storefront is \(storefront).")
-        ]
     }
 }
 
@@ -74,12 +67,6 @@ public enum LiveValidator {
         guard let live else { return (request, errors) }
         if !live.isActive { errors.append(ValidationError(.inactiveACASub, field: "transactionId")) }
         live.fillConsistencyToken(&request.requestInfo)
-        errors += live.storefrontErrors(request.storefront)
-        // Prices are in the subscription's currency: another one cannot be charged alongside it.
-        if let requested = request.currency, let currency = live.currency, requested != currency {
-            errors.append(
-                ValidationError(.invalidCurrency, field: "currency", detail: "The subscription is billed in \(currency)."))
-        }
         // Without a currency of its own, the request's prices are in the subscription's: the
         // decimals that currency allows, which the request-only rules could not check, apply.
         if request.currency == nil, let currency = live.currency {
@@ -153,7 +140,6 @@ extension LiveValidator {
             request.transactionId, reference: request.requestInfo?.requestReferenceId, in: subscriptions,
             used: usedRequestReferenceIds)
         guard let live else { return (request, errors) }
-        errors += live.storefrontErrors(request.storefront)
         if !live.isActive {
             errors.append(ValidationError(.inactiveACASub, field: "transactionId"))
         } else if live.autoRenews {

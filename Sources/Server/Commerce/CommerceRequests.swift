@@ -67,23 +67,29 @@ package struct CommerceRequests: Sendable {
         case .oneTimeCharge:
             errors += LiveValidator.repeatedReference(request.requestReferenceId, used: used)
         }
-        // A retry of a request already signed and still pending (its answer was lost): the same
-        // customer and the same request, filled in the same way, get the same token again.
+        // A retry of a request already signed and still pending (its answer was lost, or the
+        // customer dismissed the payment sheet): the same customer and the same request, filled
+        // in the same way, get it signed again, dated now, as Apple dates a token's life from `iat`.
         if let earlier, !errors.isEmpty,
             errors.allSatisfy({ $0.code == AdvancedCommerceErrorCode.repeatedRequestReferenceId.code }),
             Self.isRetry(earlier, of: String(decoding: try request.json(), as: UTF8.self), for: appUserId)
         {
-            return .valid(request, token: sign ? earlier.token : nil)
+            return .valid(request, token: sign ? try signed(request) : nil)
         }
         guard errors.isEmpty else { return .invalid(errors) }
         guard sign else { return .valid(request, token: nil) }
-        guard let key = app.inAppPurchaseKey else { throw Failure.noKey(app.id) }
-        let signer = try InAppRequestSigner(key: key.privateKey, keyId: key.keyId, issuerId: key.issuerId, bundleId: app.bundleId)
-        let token = try request.sign(with: signer, at: clock())
-        guard let answered = try record(request, token: token, for: appUserId, atMs: nowMs) else {
+        let token = try signed(request)
+        guard try record(request, token: token, for: appUserId, atMs: nowMs) else {
             return .invalid([ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId")])
         }
-        return .valid(request, token: answered)
+        return .valid(request, token: token)
+    }
+
+    /// `request` signed now with the app's In-App Purchase key.
+    private func signed(_ request: InAppRequest) throws -> String {
+        guard let key = app.inAppPurchaseKey else { throw Failure.noKey(app.id) }
+        let signer = try InAppRequestSigner(key: key.privateKey, keyId: key.keyId, issuerId: key.issuerId, bundleId: app.bundleId)
+        return try request.sign(with: signer, at: clock())
     }
 
     /// The customer's Advanced Commerce subscriptions, and the request signed under `reference`
@@ -110,7 +116,7 @@ package struct CommerceRequests: Sendable {
                         items: items.compactMap(\.sku),
                         consistencyToken: state.renewalAdvancedCommerce?.consistencyToken,
                         isActive: state.hasAccess(atMs: nowMs), autoRenews: state.autoRenewEnabled ?? true,
-                        storefront: state.currentTransaction?.storefront, currency: state.currentTransaction?.currency,
+                        currency: state.currentTransaction?.currency,
                         prices: Dictionary(items.compactMap { item in item.sku.flatMap { sku in item.price.map { (sku, $0) } } })
                         {
                             first, _ in first
@@ -132,24 +138,23 @@ package struct CommerceRequests: Sendable {
         stored.isPending && stored.appUserId == appUserId && stored.requestJSON == requestJSON
     }
 
-    /// Stores a signed request as pending and returns the token to answer with: `token`, or,
-    /// when the same request for the same customer was stored meanwhile under its
-    /// requestReferenceId (a retry sent at once, to this node or another), that one's token;
-    /// nil when the reference was taken by another request.
-    private func record(_ request: InAppRequest, token: String, for appUserId: String, atMs nowMs: Int64) throws -> String? {
+    /// Stores a signed request as pending; whether `token` may be answered: true also when the
+    /// same request for the same customer was stored meanwhile under its requestReferenceId (a
+    /// retry sent at once, to this node or another), false when another request took it.
+    private func record(_ request: InAppRequest, token: String, for appUserId: String, atMs nowMs: Int64) throws -> Bool {
         let json = String(decoding: try request.json(), as: UTF8.self)
         let stored = StoredCommerceRequest(
             appUserId: appUserId, operation: request.operation.rawValue, requestJSON: json, token: token, createdAtMs: nowMs)
         let (appId, reference) = (app.id, request.requestReferenceId ?? "")
-        let answered = Locked<String?>(nil)
+        let answered = Locked(false)
         do {
             try store.write { transaction in
                 if try CommerceRequestRows.insertPending(stored, appId: appId, reference: reference, in: transaction) {
-                    answered.withLock { $0 = token }
+                    answered.withLock { $0 = true }
                 } else if let winner = try CommerceRequestRows.find(appId: appId, reference: reference, from: transaction),
                     Self.isRetry(winner, of: json, for: appUserId)
                 {
-                    answered.withLock { $0 = winner.token }
+                    answered.withLock { $0 = true }
                 }
             }
         } catch {
