@@ -47,8 +47,8 @@ func with<Value>(_ value: Value, _ change: (inout Value) -> Void) -> Value {
     return copy
 }
 
-/// A string of `count` Characters, each "e" plus a combining acute accent (two Unicode scalars), so a
-/// limit counted in scalars or UTF-16 units would reject what Apple's Swift library accepts.
-func text(_ count: Int, _ character: Character = "e\u{301}") -> String {
+/// A string of `count` one-unit Characters (one UTF-16 code unit each, the count the limits use),
+/// so one past a limit is refused at exactly that length.
+func text(_ count: Int, _ character: Character = "a") -> String {
     String(repeating: character, count: count)
 }

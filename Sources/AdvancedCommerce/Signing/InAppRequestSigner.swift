@@ -9,7 +9,7 @@ import Foundation
 /// `iss` (issuer id), `iat` (seconds), `aud` "advanced-commerce-api", `bid` (bundle id), `nonce`
 /// (a fresh UUID) and `request` (the request's UTF-8 JSON in standard base64). No `exp`: Apple's
 /// libraries set none for in-app requests.
-/// https://developer.apple.com/documentation/advancedcommerceapi/generating-json-web-signature-for-in-app-requests
+/// https://developer.apple.com/documentation/storekit/generating-jws-to-sign-app-store-requests
 public struct InAppRequestSigner: Sendable {
     public static let audience = "advanced-commerce-api"
     public let issuerId: String
