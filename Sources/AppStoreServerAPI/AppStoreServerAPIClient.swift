@@ -105,17 +105,7 @@ public final class AppStoreServerAPIClient: Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            let now = Self.monotonicSeconds()
-            let held = rateLimits.heldBack(endpoint, now: now)
-            if held > configuration.retry.maximumDelaySeconds {
-                // Not sent, and no token of the endpoint's rate taken.
-                let message = "not sent: Apple answered 429 and holds this endpoint back \(Int(held.rounded(.up))) s more"
-                throw AppStoreServerAPIError(
-                    .api(status: 429, code: .rateLimitExceeded, message: message), endpoint: endpoint.name,
-                    attempts: attempt - 1, retryAfterSeconds: held)
-            }
-            let wait = rateLimits.reserve(endpoint, now: now)
-            if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+            try waitForTurn(endpoint, attemptsMade: attempt - 1)
             let outcome: RetryPolicy.Attempt
             let failure: AppStoreServerAPIError
             switch exchange(endpoint, body: body) {
@@ -138,7 +128,7 @@ public final class AppStoreServerAPIClient: Sendable {
                 let hold: Double
                 switch decision {
                 case .retry(let seconds): hold = seconds
-                case .giveUp: hold = retryAfter ?? configuration.retry.maximumDelaySeconds
+                case .giveUp: hold = min(retryAfter ?? configuration.retry.maximumDelaySeconds, Self.longestHoldSeconds)
                 }
                 rateLimits.holdBack(endpoint, until: Self.monotonicSeconds() + hold)
             }
@@ -146,6 +136,32 @@ public final class AppStoreServerAPIClient: Sendable {
             case .giveUp: throw failure
             case .retry(let seconds): Thread.sleep(forTimeInterval: seconds)
             }
+        }
+    }
+
+    /// The longest a 429 holds an endpoint back: Apple counts its limits over an hour, and a
+    /// `Retry-After` further off (a clock skewed, a bogus header) would stop the endpoint for good.
+    static let longestHoldSeconds: Double = 3600
+
+    /// Waits for `endpoint`'s turn: its rate, and any hold a 429 put on it, read again after each
+    /// wait (a 429 another client met meanwhile may hold it longer). A hold longer than the
+    /// policy's longest delay fails the call unsent, taking no token of the rate.
+    private func waitForTurn(_ endpoint: Endpoint, attemptsMade: Int) throws(AppStoreServerAPIError) {
+        let longest = configuration.retry.maximumDelaySeconds
+        func refusal(_ held: Double) -> AppStoreServerAPIError {
+            let message = "not sent: Apple answered 429 and holds this endpoint back \(Int(held.rounded(.up))) s more"
+            return AppStoreServerAPIError(
+                .api(status: 429, code: .rateLimitExceeded, message: message), endpoint: endpoint.name,
+                attempts: attemptsMade, retryAfterSeconds: held)
+        }
+        let now = Self.monotonicSeconds()
+        guard var wait = rateLimits.reserve(endpoint, now: now, longestHold: longest) else {
+            throw refusal(rateLimits.heldBack(endpoint, now: now))
+        }
+        while wait > 0 {
+            Thread.sleep(forTimeInterval: wait)
+            wait = rateLimits.heldBack(endpoint, now: Self.monotonicSeconds())
+            if wait > longest { throw refusal(wait) }
         }
     }
 

@@ -52,7 +52,15 @@ public final class EndpointRateLimits: Sendable {
     /// whatever the rate, until the hold ends, and then the bucket's wait, so calls held
     /// together go out spaced at the endpoint's rate rather than all at once.
     public func reserve(_ endpoint: Endpoint, now: Double) -> Double {
-        heldBack(endpoint, now: now) + bucketWait(endpoint, now: now)
+        reserve(endpoint, now: now, longestHold: .infinity) ?? 0
+    }
+
+    /// `reserve(_:now:)`, or nil, taking no token, when the endpoint is held back longer than
+    /// `longestHold`: one reading of the hold decides both.
+    public func reserve(_ endpoint: Endpoint, now: Double, longestHold: Double) -> Double? {
+        let held = heldBack(endpoint, now: now)
+        guard held <= longestHold else { return nil }
+        return held + bucketWait(endpoint, now: now)
     }
 
     /// How long calls to `endpoint` are still held back at `now` (0 when they are not).

@@ -1,5 +1,6 @@
 import AppStore
 import Crypto
+import Dispatch
 import Foundation
 import JSON
 import Testing
@@ -200,6 +201,37 @@ struct ClientBehaviourTests {
         // Another endpoint is not held back.
         _ = try fixture.client.transactionHistory("1")
         #expect(fixture.store.requestCount("transaction-history") == 1)
+    }
+
+    /// A call waiting out a short hold reads the hold again before it sends: another client's
+    /// 429 may have made it long meanwhile. A Retry-After past an hour holds for an hour.
+    @Test func aHoldIsReadAgainAfterWaitingAndLastsAtMostAnHour() throws {
+        let fixture = try APIFixture(retry: RetryPolicy(maxAttempts: 1, baseDelaySeconds: 0.01, maximumDelaySeconds: 2))
+        fixture.store.addTransaction(APIFixture.transaction("1"), bundleId: APIFixture.bundleId)
+        let info = Endpoint.transactionInfo(transactionId: "1")
+        let limits = fixture.client.rateLimits
+        let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        limits.holdBack(info, until: now + 1)
+        // On a thread of its own: the global queue may be busy with other tests.
+        let other = Thread {
+            Thread.sleep(forTimeInterval: 0.1)
+            limits.holdBack(info, until: now + 600)
+        }
+        other.start()
+        do {
+            _ = try fixture.client.transactionInfo("1")
+            Issue.record("a call was sent during a hold made while it waited")
+        } catch {
+            #expect(error.status == 429)
+            #expect(error.attempts == 0)
+        }
+        #expect(fixture.store.requestCount("transaction-info") == 0)
+
+        let tenHours = Int64(Date().timeIntervalSince1970 * 1000) + 36_000_000
+        fixture.store.inject(.status(429, code: 4_290_000, retryAfter: String(tenHours)), count: 1, endpoint: "look-up-order")
+        #expect(throws: AppStoreServerAPIError.self) { _ = try fixture.client.lookUpOrderId("A") }
+        let held = limits.heldBack(.lookUpOrderId(orderId: "A"), now: Double(DispatchTime.now().uptimeNanoseconds) / 1e9)
+        #expect(held > 3_500 && held <= 3_600, "\(held)")
     }
 
     @Test func aSlowAnswerIsNoAnswerAndIsRetried() throws {
