@@ -88,6 +88,19 @@ import Testing
         #expect(shop.ledger.oneTimePurchases["7000"]?.journal.ownerAppUserId == "bob")
     }
 
+    /// The owner's subscriptions are read for a link only where they can decide it: another
+    /// identified customer taking a one-time purchase under `transferIfNoActive`; never for the
+    /// owner's own post, nor for a slice read to learn the owner (which names nobody).
+    @Test func theOwnersSubscriptionsAreReadOnlyWhereTheyDecide() {
+        let lifetime = Apple.transaction("7000", original: "7000", product: "forever", purchase: day(2), type: .nonConsumable)
+        let ledger = shop(.transferIfNoActive).ledger
+        #expect(ledger.needsSubscriptions(of: "user", toLink: .transactionPosted(lifetime, appUserId: "bob")))
+        #expect(!ledger.needsSubscriptions(of: "user", toLink: .transactionPosted(lifetime, appUserId: "user")))
+        #expect(!ledger.needsSubscriptions(of: "user", toLink: .transactionPosted(lifetime, appUserId: "")))
+        #expect(!ledger.needsSubscriptions(of: "user", toLink: .transactionPosted(Fixture.p1, appUserId: "bob")))
+        #expect(!shop(.transfer).ledger.needsSubscriptions(of: "user", toLink: .transactionPosted(lifetime, appUserId: "bob")))
+    }
+
     /// The stored period has lapsed (its renewal's notification was missed), but the posted
     /// renewal shows access: `transferIfNoActive` keeps it with its owner.
     @Test func transferIfNoActiveTrustsThePostedTransactionsAccess() {

@@ -115,10 +115,11 @@ extension Ledger {
     /// Whether the slice for `input` must hold every subscription of `owner`, the owner of the
     /// input's one-time purchase: under `transferIfNoActive`, an active one of theirs keeps the
     /// purchase with them (`link`), so they are read only when the purchase would move to
-    /// another identified customer.
+    /// another identified customer (not for an owner's own post, nor for a slice read only to
+    /// learn the owner, which names nobody).
     public func needsSubscriptions(of owner: String, toLink input: Input) -> Bool {
         guard configuration.restoreBehavior == .transferIfNoActive, case .oneTime? = input.purchaseKey,
-            input.linksToNamedCustomer, let target = input.linkedAppUserId, !Self.isAnonymous(owner)
+            input.linksToNamedCustomer, let target = input.linkedAppUserId, !target.isEmpty, !Self.isAnonymous(owner)
         else { return false }
         return customerId(target) != owner
     }
