@@ -91,9 +91,10 @@ import Testing
     @Test func itemsKeepTheirPriceAndOfferWithinTheCycle() throws {
         let live = LiveSubscription(
             transactionIds: ["12345"], items: ["ANNES_PLATINUM_TIER_1M"], consistencyToken: nil, isActive: true,
-            prices: ["ANNES_PLATINUM_TIER_1M": 9_990], offered: ["ANNES_PLATINUM_TIER_1M"])
-        func codes(_ edit: (inout SubscriptionModifyChangeItem) -> Void) throws -> [String] {
+            currency: "USD", prices: ["ANNES_PLATINUM_TIER_1M": 9_990], offered: ["ANNES_PLATINUM_TIER_1M"])
+        func codes(currency: String = "USD", _ edit: (inout SubscriptionModifyChangeItem) -> Void) throws -> [String] {
             var request = try Self.modify(AppleExamples.modifyDowngrade)
+            request.currency = currency
             edit(&request.changeItems![0])
             return LiveValidator.validate(request, subscriptions: [live], usedRequestReferenceIds: []).errors.map {
                 "\($0.name) \($0.code) \($0.field)"
@@ -104,6 +105,8 @@ import Testing
             try codes { ($0.sku, $0.price) = ("ANNES_PLATINUM_TIER_1M", 4_990) }
                 == ["PriceChangeNotSupportedThroughModifyItemsError 4000178 changeItems[0].price"])
         #expect(try codes { ($0.sku, $0.price) = ("ANNES_PLATINUM_TIER_1M", 9_990) } == [])
+        // In the customer's new currency (they moved country) the price is not comparable.
+        #expect(try codes(currency: "EUR") { ($0.sku, $0.price) = ("ANNES_PLATINUM_TIER_1M", 8_990) } == [])
         #expect(
             try codes { $0.effective = .immediately }
                 == ["OfferPreventsItemMidCycleChangeError 4000177 changeItems[0].currentSKU"])

@@ -84,8 +84,12 @@ public enum LiveValidator {
             if let sku = item.sku, sku != item.currentSKU, current.contains(sku) {
                 errors.append(ValidationError(.productAlreadyExists, field: "changeItems[\(index)].SKU", detail: sku))
             }
-            // The same item at another price is a price change, which Apple's Change Subscription Price does.
-            if let sku = item.sku, sku == item.currentSKU, let price = item.price, let now = live.prices[sku], price != now {
+            // The same item at another price is a price change, which Apple's Change Subscription
+            // Price does; prices compare only in one currency (a customer who moved country pays
+            // in another).
+            if let sku = item.sku, sku == item.currentSKU, let price = item.price, let now = live.prices[sku], price != now,
+                request.currency == nil || request.currency == live.currency
+            {
                 errors.append(
                     ValidationError(
                         .priceChangeNotSupportedThroughModifyItems, field: "changeItems[\(index)].price",
