@@ -91,17 +91,14 @@ public enum LedgerRows {
         for key in Set(keys) {
             guard let owner = try load(key) else { continue }
             customerIds.insert(owner)
-            // An owner's active subscription may keep the purchase with them (restore behaviour).
-            if key == input.purchaseKey, ledger.needsSubscriptions(of: owner, toLink: input) {
-                for case .subscription(let other) in try CustomerRows.ownedPurchases(of: owner, appId: app.id, from: rows)
-                where !keys.contains(.subscription(originalTransactionId: other)) {
-                    _ = try load(.subscription(originalTransactionId: other))
-                }
-            }
-            // Linked to a named customer, an anonymous owner is merged into it with all it owns.
-            guard input.linksToNamedCustomer, key == input.purchaseKey, Ledger.isAnonymous(owner) else { continue }
+            // The owner's other purchases the input's rules read: all an anonymous owner has,
+            // merged into the customer the input links to; an identified owner's subscriptions,
+            // whose access may keep the purchase with them (restore behaviour).
+            guard key == input.purchaseKey else { continue }
+            let merged = input.linksToNamedCustomer && Ledger.isAnonymous(owner)
+            guard merged || ledger.needsSubscriptions(of: owner, toLink: input) else { continue }
             for other in try CustomerRows.ownedPurchases(of: owner, appId: app.id, from: rows) where !keys.contains(other) {
-                _ = try load(other)
+                if merged || other.isSubscription { _ = try load(other) }
             }
         }
         for id in customerIds where ledger.customers[id] == nil {

@@ -86,6 +86,11 @@ public enum PurchaseKey: Codable, Hashable, Sendable {
         case .subscription(let id), .oneTime(let id): id
         }
     }
+
+    public var isSubscription: Bool {
+        if case .subscription = self { return true }
+        return false
+    }
 }
 
 extension Array where Element == String {

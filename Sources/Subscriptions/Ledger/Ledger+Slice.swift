@@ -60,15 +60,9 @@ extension Ledger.Input {
 
     /// Whether the input links its purchase to a named customer (a post, a link, an import
     /// with an app_user_id): an anonymous owner's purchases then all move.
-    public var linksToNamedCustomer: Bool {
-        switch self {
-        case .transactionPosted, .linked: true
-        case .appleAnswered(_, _, let appUserId), .appleHistory(_, let appUserId): appUserId != nil
-        case .notificationReceived, .timerFired, .customerAction: false
-        }
-    }
+    public var linksToNamedCustomer: Bool { linkedAppUserId != nil }
 
-    /// The customer the input links its purchase to, when it names one (`linksToNamedCustomer`).
+    /// The customer the input links its purchase to, when it names one.
     public var linkedAppUserId: String? {
         switch self {
         case .transactionPosted(_, let appUserId), .linked(_, let appUserId): appUserId
@@ -119,7 +113,7 @@ extension Ledger {
     /// learn the owner, which names nobody).
     public func needsSubscriptions(of owner: String, toLink input: Input) -> Bool {
         guard configuration.restoreBehavior == .transferIfNoActive, case .oneTime? = input.purchaseKey,
-            input.linksToNamedCustomer, let target = input.linkedAppUserId, !target.isEmpty, !Self.isAnonymous(owner)
+            let target = input.linkedAppUserId, !target.isEmpty, !Self.isAnonymous(owner)
         else { return false }
         return customerId(target) != owner
     }
