@@ -50,14 +50,9 @@ public final class EndpointRateLimits: Sendable {
     /// Takes one call's token for `endpoint` at `now` (seconds on a monotonic clock); returns
     /// how long to wait before making the call: while the endpoint is held back (`holdBack`),
     /// whatever the rate, until the hold ends, and then the bucket's wait, so calls held
-    /// together go out spaced at the endpoint's rate rather than all at once.
-    public func reserve(_ endpoint: Endpoint, now: Double) -> Double {
-        reserve(endpoint, now: now, longestHold: .infinity) ?? 0
-    }
-
-    /// `reserve(_:now:)`, or nil, taking no token, when the endpoint is held back longer than
-    /// `longestHold`: one reading of the hold decides both.
-    public func reserve(_ endpoint: Endpoint, now: Double, longestHold: Double) -> Double? {
+    /// together go out spaced at the endpoint's rate rather than all at once. Nil, taking no
+    /// token, when the hold is longer than `longestHold`: one reading of the hold decides both.
+    public func reserve(_ endpoint: Endpoint, now: Double, longestHold: Double = .infinity) -> Double? {
         let held = heldBack(endpoint, now: now)
         guard held <= longestHold else { return nil }
         return held + bucketWait(endpoint, now: now)
