@@ -87,7 +87,8 @@ extension SubscribersAPI {
         }
         // RevenueCat: "regardless of what start_time_ms is set to, the entitlement will always
         // be granted immediately"; a duration runs from it, ahead or not.
-        let startMs = min(start ?? nowMs, nowMs)
+        let requestedStartMs = start ?? nowMs
+        let startMs = min(requestedStartMs, nowMs)
         let endMs: Int64
         switch (end, duration) {
         case (.some, .some):
@@ -96,11 +97,11 @@ extension SubscribersAPI {
             endMs = end
         case (nil, let duration?):
             // A duration is never longer than a lifetime; its start may be ahead, not without end.
-            guard (start ?? nowMs) - nowMs <= Self.longestGrantMs else {
+            guard requestedStartMs - nowMs <= Self.longestGrantMs else {
                 return .failure(GrantRefusal(message: "start_time_ms is later than a lifetime grant from now"))
             }
             let days = PromotionalGrant.durations[duration] ?? 0
-            let (sum, overflow) = (start ?? nowMs).addingReportingOverflow(days * 86_400_000)
+            let (sum, overflow) = requestedStartMs.addingReportingOverflow(days * 86_400_000)
             guard !overflow else { return .failure(GrantRefusal(message: "start_time_ms is out of range")) }
             endMs = sum
         case (nil, nil):
