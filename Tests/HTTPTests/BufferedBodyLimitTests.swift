@@ -11,6 +11,16 @@ import Testing
 /// between them than the budget, whatever their number.
 @Suite("Buffered body budget")
 struct BufferedBodyLimitTests {
+    /// `count` clients each declaring a 1 MiB upload and sending only its first `bytes`.
+    private static func stalledUploads(_ count: Int, sending bytes: Int, to server: HTTPServer) throws -> [LoopbackConnection] {
+        let head = Data("POST /v1/upload HTTP/1.1\r\nHost: t\r\nContent-Length: \(1 << 20)\r\n\r\n".utf8)
+        return try (0..<count).map { _ in
+            let connection = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+            try connection.sendRaw(head + Data(count: bytes))
+            return connection
+        }
+    }
+
     private static func server(
         maxBodyBytes: Int = 1 << 20, budget: Int, connectionTimeoutSeconds: Int = 10
     ) throws -> HTTPServer {
@@ -73,13 +83,7 @@ struct BufferedBodyLimitTests {
     @Test func declaredLengthsHoldNothingUntilTheirBytesArrive() throws {
         let server = try Self.server(budget: 4 << 20)
         defer { server.shutdown(timeout: 1) }
-        let head = Data("POST /v1/upload HTTP/1.1\r\nHost: t\r\nContent-Length: \(1 << 20)\r\n\r\n".utf8)
-        var idle: [LoopbackConnection] = []
-        for _ in 0..<64 {
-            let connection = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
-            try connection.sendRaw(head)
-            idle.append(connection)
-        }
+        let idle = try Self.stalledUploads(64, sending: 0, to: server)
         let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
         #expect(try client.request("POST", "/v1/upload", body: Data(count: 14 << 10)).text == "14336")
         // The answered request gives its share back when libmicrohttpd completes it, which can
@@ -93,13 +97,7 @@ struct BufferedBodyLimitTests {
     @Test func stalledLargeBodiesLeaveRoomForSmallOnes() throws {
         let server = try Self.server(budget: 4 << 20)
         defer { server.shutdown(timeout: 1) }
-        let head = Data("POST /v1/upload HTTP/1.1\r\nHost: t\r\nContent-Length: \(1 << 20)\r\n\r\n".utf8)
-        var stalled: [LoopbackConnection] = []
-        for _ in 0..<5 {
-            let connection = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
-            try connection.sendRaw(head + Data(count: (1 << 20) - 100))
-            stalled.append(connection)
-        }
+        let stalled = try Self.stalledUploads(5, sending: (1 << 20) - 100, to: server)
         #expect(eventually { server.bufferedBodyBytes == 3 * ((1 << 20) - 100) })
         let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
         #expect(try client.request("POST", "/v1/upload", body: Data(count: 14 << 10)).text == "14336")
@@ -113,14 +111,8 @@ struct BufferedBodyLimitTests {
     @Test func largeBodiesStalledEarlyLeaveRoomForSmallOnes() throws {
         let server = try Self.server(budget: 4 << 20)
         defer { server.shutdown(timeout: 1) }
-        let head = Data("POST /v1/upload HTTP/1.1\r\nHost: t\r\nContent-Length: \(1 << 20)\r\n\r\n".utf8)
-        var stalled: [LoopbackConnection] = []
         // Enough to fill the whole budget but 4 KiB, were their first 64 KiB counted as small.
-        for _ in 0..<70 {
-            let connection = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
-            try connection.sendRaw(head + Data(count: 62 << 10))
-            stalled.append(connection)
-        }
+        let stalled = try Self.stalledUploads(70, sending: 62 << 10, to: server)
         #expect(eventually { server.bufferedBodyBytes >= 49 * (62 << 10) })
         Thread.sleep(forTimeInterval: 0.5)  // for the stalled bodies still being read
         let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
