@@ -89,14 +89,17 @@ struct AppUserIdRuleTests {
     }
 
     /// A line separator or a bidirectional override fakes a line or hides text where an id is
-    /// shown, a blank id is no one's, and a placeholder ("null") is every install's: both keys
-    /// are refused them for a new customer. The
+    /// shown, a blank id is no one's, a placeholder ("null") is every install's, and a spelling
+    /// other than NFC is another customer's id in Swift's eyes and its own in storage's: both
+    /// keys are refused them for a new customer. The
     /// secret key still reaches a customer stored under one before this rule, to read or delete it.
     @Test(arguments: [
         ("ls\u{2028}ps", "control character"), ("evil\u{202E}txt.exe", "control character"), ("   ", "only white space"),
         // RevenueCat's blocked placeholders, in any case, and a "/".
         ("null", "is blocked"), ("Undefined", "is blocked"), ("[object Object]", "is blocked"), ("0", "is blocked"),
         ("team/ann", "holds a slash"),
+        // "josé" with a combining accent: canonically the same text as the composed one.
+        ("jose\u{301}", "normalization form C"), ("\u{958}", "normalization form C"),
     ])
     func linesBidiAndBlankIdsAreRefusedToThePublicKey(id: String, reason: String) throws {
         let fixture = try ServerFixture()

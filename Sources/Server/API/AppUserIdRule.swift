@@ -1,10 +1,15 @@
+import Foundation
 import HTTP
 import Subscriptions
 
 /// What an app user id the API is sent (in a path or a body) must be: at most `maxBytes` of
 /// UTF-8, without control, line-separator or bidirectional characters (`isControl`), and not
 /// only white space, so that no id outgrows or disguises the rows, events and webhooks that carry
-/// it; not one of RevenueCat's blocked placeholders (`blocked`) nor holding "/" (a secret-key request that only reaches a stored customer, `reaching`, is held to C0 and C1
+/// it; in Unicode normalization form C, the one spelling of canonically equivalent texts (Swift
+/// compares ids, and keys the ledger's customers, as equal when canonically equivalent, while
+/// rows are keyed by their bytes: two spellings of "josé" would be one customer in the ledger and
+/// two in storage); not one of RevenueCat's blocked placeholders (`blocked`) nor holding "/" (a
+/// secret-key request that only reaches a stored customer, `reaching`, is held to C0 and C1
 /// controls alone); and, with the public key, none of the ids RevenueDot gives purchases nobody
 /// has claimed (`CustomerState.anonymousPrefix` and a transaction id anyone who saw it knows):
 /// the app may not read or take those, the secret key may.
@@ -56,6 +61,11 @@ package enum AppUserIdRule {
         if !lenient, id.allSatisfy(\.isWhitespace) {
             return Refusal(status: 400, code: "invalid_app_user_id", message: "\(name) is only white space")
         }
+        if !lenient, !Self.isNFC(id) {
+            return Refusal(
+                status: 400, code: "invalid_app_user_id",
+                message: "\(name) is not in Unicode normalization form C (NFC): send its composed form")
+        }
         if !lenient, blocked.contains(id.lowercased()) {
             return Refusal(
                 status: 400, code: "invalid_app_user_id",
@@ -70,5 +80,10 @@ package enum AppUserIdRule {
                 message: "\(name) names a purchase nobody has claimed: only the secret key may use it")
         }
         return nil
+    }
+
+    /// Whether `id` is in Unicode normalization form C (ASCII always is).
+    static func isNFC(_ id: String) -> Bool {
+        id.utf8.allSatisfy { $0 < 0x80 } || id.precomposedStringWithCanonicalMapping.utf8.elementsEqual(id.utf8)
     }
 }
