@@ -192,6 +192,8 @@ import Threads
                         .object([
                             "id": "7000",
                             "is_sandbox": false,
+                            // The transaction's own (a restored purchase keeps the first one's date).
+                            "original_purchase_date": iso(Apple.t0),
                             "purchase_date": iso(day(2)),
                             "store": "app_store",
                             "store_transaction_id": "7000",
@@ -252,7 +254,7 @@ import Threads
         let pattern = try Regex(#"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"#)
         var dates: [String] = []
         collectDates(info, key: "", into: &dates)
-        #expect(dates.count == 13)
+        #expect(dates.count == 14)
         for text in dates { #expect(text.wholeMatch(of: pattern) != nil, "\(text)") }
         #expect(info["request_date"] == "2023-12-24T22:13:20Z")
     }

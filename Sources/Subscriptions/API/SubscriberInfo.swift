@@ -206,6 +206,9 @@ public enum SubscriberInfo {
         out.member("id", purchase.id)
         out.key("is_sandbox")
         out.bool(isSandbox(purchase.environment))
+        // RevenueCat's Android SDK reads it as a string wherever an entitlement comes from a
+        // one-time purchase, and fails the whole CustomerInfo without it.
+        out.member("original_purchase_date", date(purchase.originalPurchaseDateMs ?? purchase.purchaseDateMs))
         out.key("price")
         out.value(price(purchase.priceMilliunits, purchase.currency))
         out.member("purchase_date", date(purchase.purchaseDateMs))
