@@ -112,6 +112,72 @@ struct HeldNotificationsTests {
         #expect(try stored(uuid)?.state == .applied)
     }
 
+    /// A notification held under the wrong app's URL is taken up when a copy reaches the URL of
+    /// an app that accepts it (Apple's retry once App Store Connect is fixed, a backfill): applied
+    /// there at once, answered stored, not a duplicate until the next start. A copy that the app
+    /// posted to still refuses, or one of a notification applied already, changes nothing.
+    @Test func aCopyPostedToTheAppThatAcceptsItTakesUpAHeldNotification() throws {
+        let uuid = UUID().uuidString.lowercased()
+        let purchase = "7100000004"
+        let service = try RevenueDotService(quietly: try twoApps())
+        try service.start()
+        defer { service.shutdown() }
+        service.waitForHeldNotifications()
+        let connection = try LoopbackConnection(port: service.port)
+        let notification = try signer.notification(uuid: uuid, originalTransactionId: purchase)
+        let held = try connection.postNotification(notification, app: "wrong")
+        #expect(try JSONValue(parsing: held.body)["status"] == .string("held"))
+        let again = try connection.postNotification(notification, app: "wrong")
+        #expect(try JSONValue(parsing: again.body)["status"] == .string("duplicate"))
+        #expect(try service.store.notification(uuid: uuid)?.state == .held)
+        #expect(try eventPurchases(service, key: "sk_right").isEmpty)
+
+        let taken = try connection.postNotification(notification, app: "right")
+        #expect(taken.status == 200)
+        #expect(try JSONValue(parsing: taken.body)["status"] == .string("stored"))
+        #expect(try service.store.notification(uuid: uuid)?.appId == "right")
+        #expect(try service.store.notification(uuid: uuid)?.state == .applied)
+        #expect(try eventPurchases(service, key: "sk_right") == [purchase])
+        #expect(try eventPurchases(service, key: "sk_wrong").isEmpty)
+
+        // Applied now: every copy is a duplicate, wherever it is posted, and changes nothing.
+        for app in ["right", "wrong"] {
+            let copy = try connection.postNotification(notification, app: app)
+            #expect(try JSONValue(parsing: copy.body)["status"] == .string("duplicate"))
+        }
+        let backfill = Ingest(
+            verifiers: try AppVerifiers.forApps(of: service.current), store: service.store, metrics: service.metrics)
+        #expect(
+            backfill.submit(appId: "right", bodies: [SignedNotifications.body(notification)]).wait()
+                == [.duplicate(uuid: uuid)])
+        #expect(try eventPurchases(service, key: "sk_right") == [purchase])
+        #expect(try service.store.notification(uuid: uuid)?.state == .applied)
+    }
+
+    /// A backfill (`Ingest.submit`, one transaction for its batch) takes up a held notification
+    /// as a POST does: Apple's history gives the copy to the app whose bundle it names.
+    @Test func aBackfilledCopyTakesUpAHeldNotification() throws {
+        let uuid = UUID().uuidString.lowercased()
+        let purchase = "7100000005"
+        let service = try RevenueDotService(quietly: try twoApps())
+        try service.start()
+        defer { service.shutdown() }
+        service.waitForHeldNotifications()
+        let notification = try signer.notification(uuid: uuid, originalTransactionId: purchase)
+        let other = try signer.notification(originalTransactionId: "7100000006")
+        let held = try LoopbackConnection(port: service.port).postNotification(notification, app: "wrong")
+        #expect(try JSONValue(parsing: held.body)["status"] == .string("held"))
+        let backfill = Ingest(
+            verifiers: try AppVerifiers.forApps(of: service.current), store: service.store, metrics: service.metrics)
+        let outcomes = backfill.submit(
+            appId: "right", bodies: [SignedNotifications.body(other), SignedNotifications.body(notification)]
+        ).wait()
+        #expect(outcomes.last == .stored(uuid: uuid), "\(outcomes)")
+        #expect(try service.store.notification(uuid: uuid)?.appId == "right")
+        #expect(try service.store.notification(uuid: uuid)?.state == .applied)
+        #expect(Set(try eventPurchases(service, key: "sk_right")) == [purchase, "7100000006"])
+    }
+
     @Test func aFixedEnvironmentAppliesWhatWasHeldAndNothingElse() throws {
         let sandbox = UUID().uuidString.lowercased()
         let otherBundle = UUID().uuidString.lowercased()

@@ -100,9 +100,11 @@ extension Writer {
             if !inSavepoint, self.storedUUIDs != nil {
                 // Looked up with the others of its group; one stored earlier in this transaction
                 // (a copy in the same batch) was added when it was.
-                guard self.storedUUIDs?.insert(record.notificationUUID).inserted == true else { return .duplicate }
+                guard self.storedUUIDs?.insert(record.notificationUUID).inserted == true else {
+                    return try self.takeUpHeld(write, inSavepoint: inSavepoint)
+                }
             } else if try write.isStored(in: self.connection) {
-                return .duplicate
+                return try self.takeUpHeld(write, inSavepoint: inSavepoint)
             }
             var final = record
             (final.state, final.stateReason) = try self.runHandOff(record, inSavepoint: inSavepoint)
@@ -115,6 +117,20 @@ extension Writer {
             return .stored
         }
         return inSavepoint ? try savepoint("item", store) : try store()
+    }
+
+    /// A copy of a stored notification: a duplicate, unless the stored one is held and this copy
+    /// is accepted (`received`: posted to an app whose checks it passes, after it was held under
+    /// another app's URL or before a configuration fix). Then the held one is taken up as
+    /// `HeldNotifications` would take it up: applied, and moved to the app that accepted the copy.
+    private func takeUpHeld(_ write: NotificationWrite, inSavepoint: Bool) throws(StoreError) -> StoreOutcome {
+        guard write.record.state == .received, try write.isHeld(in: connection) else { return .duplicate }
+        var final = write.record
+        (final.state, final.stateReason) = try runHandOff(write.record, inSavepoint: inSavepoint)
+        guard try write.takeUpHeld(as: final, in: connection) else {
+            throw StoreError(.corrupt, "notification \(final.notificationUUID) left the held state during its own hand-off")
+        }
+        return .stored
     }
 
     /// Lends the transaction to the hand-off and returns the notification's state and reason. When

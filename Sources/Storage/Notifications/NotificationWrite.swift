@@ -18,6 +18,20 @@ struct NotificationWrite: Sendable {
         try !connection.query(NotificationSQL.exists, [.text(uuid)]).isEmpty
     }
 
+    /// Whether the notification is stored held (signed by Apple, not accepted by the app it was
+    /// posted to when it arrived).
+    func isHeld(in connection: any StatementRunner) throws(StoreError) -> Bool {
+        try !connection.query(NotificationSQL.isHeld, [.text(uuid)]).isEmpty
+    }
+
+    /// Makes the held row `final`'s: its app, and the state and reason its hand-off gave it.
+    /// Returns whether the row was still held.
+    func takeUpHeld(as final: NotificationRecord, in connection: any StatementRunner) throws(StoreError) -> Bool {
+        try connection.run(
+            NotificationSQL.takeUpHeld,
+            [.text(final.appId), .text(final.state.rawValue), SQLValue(final.stateReason), .text(uuid)]) == 1
+    }
+
     /// Inserts the row as `final` (the record with the state its hand-off gave it), timed as the
     /// `notification` phase of the write profile. `sentAhead`: sent without waiting for its
     /// answer, where the caller knows the UUID is absent and only it inserts. Returns whether a

@@ -23,6 +23,32 @@ struct StoreContractTests {
         #expect(try under.events().map(\.type) == ["INITIAL_PURCHASE"])
     }
 
+    /// A copy accepted by its app takes up the notification stored held under another app's URL:
+    /// moved to that app and applied in the same write; a held copy, or any copy after, is a duplicate.
+    @Test(arguments: ContractEngine.allCases)
+    func anAcceptedCopyTakesUpAHeldNotification(_ engine: ContractEngine) throws {
+        let under = try StoreUnderTest(engine)
+        let transaction = S.transaction(
+            "300", original: "300", purchase: S.t0, expires: S.t0 + 30 * S.day, customer: S.customer(3))
+        let accepted = try S.record(
+            .subscribed, .initialBuy, uuid: "sub-300", at: S.t0, transaction: transaction,
+            renewal: S.renewal(original: "300", signed: S.t0))
+        var held = accepted
+        (held.appId, held.state, held.stateReason) = ("other", .held, "bundleId \"com.example.app\", expected another")
+        #expect(try under.store.store(held) == .stored)
+        #expect(try under.store.store(held) == .duplicate)
+        #expect(try under.view(S.customer(3)) == nil)
+
+        #expect(try under.store.store(accepted) == .stored)
+        let row = try #require(try under.store.notification(uuid: "sub-300"))
+        #expect((row.appId, row.state, row.stateReason) == (S.appId, .applied, nil))
+        #expect(try under.view(S.customer(3))?.purchases.map(\.productId) == ["pro.monthly"])
+        #expect(try under.events().map(\.type) == ["INITIAL_PURCHASE"])
+        #expect(try under.store.store(accepted) == .duplicate)
+        #expect(try under.store.store(held) == .duplicate)
+        #expect(try under.events().count == 1)
+    }
+
     @Test(arguments: ContractEngine.allCases)
     func eventsHaveIncreasingPositionsAndGaplessSequencesPerCustomer(_ engine: ContractEngine) throws {
         let under = try StoreUnderTest(engine)
