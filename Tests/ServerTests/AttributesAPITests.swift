@@ -63,7 +63,8 @@ struct AttributesAPITests {
         #expect(try attributes(connection, "ivy")?["plan"]?["value"] == .string("later"))
         #expect(try post(connection, "ivy", #"{"attributes": {"plan": {"value": null}}}"#).0 == 200)
 
-        // One bad key refuses the request, naming it; nothing is saved.
+        // A bad key is not saved and the answer names it; the request's valid keys are saved, as
+        // RevenueCat does (its SDKs take this answer as synced and never send them again).
         let (refused, error) = try post(
             connection, "ivy",
             #"{"attributes": {"$email": {"value": "nope", "updated_at_ms": 200}, "ok": {"value": "x", "updated_at_ms": 200}}}"#)
@@ -75,7 +76,8 @@ struct AttributesAPITests {
                 == .array([
                     .object(["key_name": .string("$email"), "message": .string("Value is not a valid email address.")])
                 ]))
-        #expect(try attributes(connection, "ivy")?["ok"] == nil)
+        #expect(try attributes(connection, "ivy")?["ok"]?["value"] == .string("x"))
+        #expect(try attributes(connection, "ivy")?["$email"]?["value"] == .string("ivy@example.com"))
         let shape = try post(connection, "ivy", #"{"attrs": {}}"#).1
         #expect(shape["code"] == .integer(7264))
         #expect(shape["revenuedot_error"] == .string("bad_request"))
@@ -84,6 +86,21 @@ struct AttributesAPITests {
         let (tooMany, manyError) = try post(connection, "ivy", #"{"attributes": {\#(many)}}"#)
         #expect(tooMany == 400)
         #expect(manyError["attribute_errors"]?.arrayValue?.count == 51)
+        #expect(try attributes(connection, "ivy")?["k0"] == nil)
+        // Past the limit, the request's new custom keys go unsaved, its other keys are saved.
+        let mixed =
+            many + #", "$displayName": {"value": "Ivy", "updated_at_ms": 300}, "ok": {"value": "y", "updated_at_ms": 300}"#
+        let (limited, limitError) = try post(connection, "ivy", #"{"attributes": {\#(mixed)}}"#)
+        #expect(limited == 400)
+        #expect(limitError["attribute_errors"]?.arrayValue?.count == 51)
+        #expect(try attributes(connection, "ivy")?["$displayName"]?["value"] == .string("Ivy"))
+        #expect(try attributes(connection, "ivy")?["ok"]?["value"] == .string("y"))
+        #expect(try attributes(connection, "ivy")?["k0"] == nil)
+        #expect(
+            try post(
+                connection, "ivy",
+                #"{"attributes": {"ok": {"value": null, "updated_at_ms": 400}, "$displayName": {"value": null, "updated_at_ms": 400}}}"#
+            ).0 == 200)
 
         // Events carry them.
         #expect(

@@ -10,9 +10,10 @@ extension SubscribersAPI {
     /// `POST /v1/subscribers/{id}/attributes` (either key), in RevenueCat's format:
     /// `{"attributes": {"$email": {"value": "...", "updated_at_ms": ...}}}`. A null or empty value
     /// deletes; a write older than the stored one changes nothing; device ids and attribution
-    /// keep their first value. Any invalid key refuses the whole request (400, RevenueCat's code
-    /// 7263 with `attribute_errors` naming each key), so a bad request changes nothing.
-    /// Answers the customer.
+    /// keep their first value. Answers the customer; as RevenueCat does, a key that is invalid
+    /// (or a new custom key past the limit) is not saved and the answer is 400, RevenueCat's code
+    /// 7263 with `attribute_errors` naming each such key, while the request's valid keys are saved
+    /// (RevenueCat's SDKs take that answer as synced and never send those keys again).
     package func setAttributes(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
         guard let (app, access) = keys.authenticate(request) else {
             return reply(RevenueCatError.invalidAPIKey.response(status: 401, "Invalid API key."))
@@ -31,29 +32,37 @@ extension SubscribersAPI {
         var problems = parsed.keys.sorted().compactMap { key -> JSONValue? in
             Self.attributeProblem(key, SubscriberAttribute.problem(key: key, value: parsed[key]?.value))
         }
-        if problems.isEmpty {
+        var valid = parsed.filter { SubscriberAttribute.problem(key: $0.key, value: $0.value.value) == nil }
+        if !valid.isEmpty {
             let stored =
                 (try? store.read { (rows) throws(StoreError) in
                     try? LedgerRows.customerView(appUserId, app: app.ledger, from: rows)?.customer.attributes
                 }) ?? nil
-            let after = SubscriberAttribute.merging(parsed, into: stored ?? [:])
+            let after = SubscriberAttribute.merging(valid, into: stored ?? [:])
             if SubscriberAttribute.customCount(after) > SubscriberAttribute.maximumCustomAttributes {
-                problems = parsed.keys.filter { !$0.hasPrefix("$") && stored?[$0]?.value == nil }.sorted().compactMap {
+                // The request's new custom keys go unsaved; its other keys are saved.
+                let new = valid.keys.filter { !$0.hasPrefix("$") && stored?[$0]?.value == nil }
+                for key in new { valid[key] = nil }
+                problems += new.sorted().compactMap {
                     Self.attributeProblem(
                         $0, "A customer keeps at most \(SubscriberAttribute.maximumCustomAttributes) custom attributes.")
                 }
             }
         }
-        guard problems.isEmpty else {
-            return reply(
-                RevenueCatError.invalidSubscriberAttributes.response(
-                    status: 400, "Some customer attribute keys were unable to be saved.",
-                    extra: ["attribute_errors": .array(problems), "revenuedot_error": .string("invalid_attributes")]))
+        let refused = RevenueCatError.invalidSubscriberAttributes.response(
+            status: 400, "Some customer attribute keys were unable to be saved.",
+            extra: ["attribute_errors": .array(problems), "revenuedot_error": .string("invalid_attributes")])
+        guard !problems.isEmpty else {
+            return apply(
+                .attributesSet(appUserId: appUserId, parsed), app: app, atMs: UnixTime.milliseconds(now),
+                answering: appUserId, access: access, reply: reply)
         }
-        let atMs = UnixTime.milliseconds(now)
+        guard !valid.isEmpty else { return reply(refused) }
+        // Saved once the valid keys are committed (the SDK takes a 400 naming keys as synced).
         apply(
-            .attributesSet(appUserId: appUserId, parsed), app: app, atMs: atMs, answering: appUserId, access: access, reply: reply
-        )
+            .attributesSet(appUserId: appUserId, valid), app: app, atMs: UnixTime.milliseconds(now), answering: appUserId,
+            access: access
+        ) { answer in reply(answer.status == 200 ? refused : answer) }
     }
 
     /// A request refused, with its answer.
