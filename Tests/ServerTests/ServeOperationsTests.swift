@@ -118,7 +118,8 @@ struct ServeOperationsTests {
     }
 
     /// `init` writes the demo configuration and its in-app purchase key for their owner only, and the
-    /// server's next steps name the binary as it was run, not .build/release/revenuedot.
+    /// server's next steps name the binary as it was run, not .build/release/revenuedot. Listening
+    /// on port 0, they name the bound port for `simulate`, which refuses to guess one without it.
     @Test func demoConfigIsPrivateAndNextStepsNameTheBinaryRun() throws {
         let directory = TestDirectory("serve-operations")
         let config = directory.path("revenuedot.json")
@@ -141,11 +142,20 @@ struct ServeOperationsTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: config)
         let server = try ChildServer(configPath: config)
         let expected = "\(ChildServer.executable.path) notifications list --config \(config)"
-        let output = server.output(containing: expected)
-        server.kill(SIGTERM)
-        #expect(server.wait() == 0)
+        let simulate = "simulate subscribe --user alice --config \(config) --server http://127.0.0.1:\(server.port)"
+        let output = server.output(containing: simulate)
         #expect(output.contains(expected), "\(output)")
         #expect(!output.contains(".build/release/revenuedot"))
+        #expect(output.contains(simulate), "\(output)")
+        let guessed = try runCLI(["simulate", "subscribe", "--user", "alice", "--config", config], in: directory.path(""))
+        #expect(guessed.status == 2)
+        #expect(guessed.output.contains("listens on port 0"), "\(guessed.output)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path(".revenuedot/simulator/demo/alice.json")))
+        let played = try runCLI(simulate.split(separator: " ").map(String.init), in: directory.path(""))
+        #expect(played.status == 0, "\(played.output)")
+        #expect(played.output.contains("← 200"), "\(played.output)")
+        server.kill(SIGTERM)
+        #expect(server.wait() == 0)
     }
     /// A start that cannot listen (its port is taken) says so in one line, before it opens the
     /// database: no database, WAL reserve or shared-memory file is left behind.

@@ -132,14 +132,16 @@ public struct ServeCommand {
         if FileManager.default.fileExists(atPath: sample.path), let demo = config.app("demo") {
             // The commands as this one was run (an installed or copied binary is not in .build).
             let revenuedot = CommandLine.arguments.first ?? "revenuedot"
+            // Port 0 in `listen` names no port the simulator could reach: it is given the bound one.
+            let server = config.listen.port == service.port ? "" : " --server \(base)"
             StandardStreams.note(
                 """
                 Next: POST the sample notification signed by the local dev CA, then list what was stored:
                   curl -s -X POST --data @\(sample.path) \(base)/v1/apple/notifications/\(demo.id)
                   \(revenuedot) notifications list --config \(configPath)
                 Or play the App Store: a subscription, an upgrade, and the events they made:
-                  \(revenuedot) simulate subscribe --user alice --config \(configPath)
-                  \(revenuedot) simulate upgrade --user alice --config \(configPath)
+                  \(revenuedot) simulate subscribe --user alice --config \(configPath)\(server)
+                  \(revenuedot) simulate upgrade --user alice --config \(configPath)\(server)
                   \(revenuedot) events list --customer alice --config \(configPath)
 
                 """)

@@ -123,6 +123,11 @@ public struct SimulateCommand {
             }
             host = serverHost
             port = serverPort
+        } else if port == 0 {
+            // Refused before the story changes anything: its notifications could reach no server.
+            throw UsageError(
+                "\(config.file) listens on port 0 (a free port at each start): pass --server with the URL serve "
+                    + "printed, such as --server http://127.0.0.1:PORT")
         }
         let user = parsed.value("user") ?? "demo-user"
         let directory = base.appendingPathComponent(".revenuedot/simulator")
