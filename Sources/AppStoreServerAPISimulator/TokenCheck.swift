@@ -47,13 +47,16 @@ public struct TokenCheck: Sendable {
         else { throw Refusal(description: "not a compact JWS") }
         guard header["alg"] == .string("ES256") else { throw Refusal(description: "alg is not ES256") }
         guard header["typ"] == .string("JWT") else { throw Refusal(description: "typ is not JWT") }
-        guard case .string(let keyId) = header["kid"], let key = keys.first(where: { $0.keyId == keyId }) else {
+        guard case .string(let keyId) = header["kid"], keys.contains(where: { $0.keyId == keyId }) else {
             throw Refusal(description: "unknown kid")
         }
-        guard key.publicKey.verifiesJWS(token) else { throw Refusal(description: "the signature is not the key's") }
+        // One key is listed once for each app that uses it (a team's key serves all its apps).
+        let signing = keys.filter { $0.keyId == keyId && $0.publicKey.verifiesJWS(token) }
+        guard let key = signing.first else { throw Refusal(description: "the signature is not the key's") }
         guard claims["iss"] == .string(key.issuerId) else { throw Refusal(description: "iss is not the key's issuer") }
         guard claims["aud"] == .string(APIToken.audience) else { throw Refusal(description: "aud is not appstoreconnect-v1") }
-        guard case .string(let bundleId) = claims["bid"], key.bundleIds.contains(bundleId) else {
+        let bundleIds = signing.filter { $0.issuerId == key.issuerId }.reduce(into: Set<String>()) { $0.formUnion($1.bundleIds) }
+        guard case .string(let bundleId) = claims["bid"], bundleIds.contains(bundleId) else {
             throw Refusal(description: "bid is not an app of the key's team")
         }
         guard case .integer(let expires) = claims["exp"] else { throw Refusal(description: "no exp") }

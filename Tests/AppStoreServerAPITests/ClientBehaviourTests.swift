@@ -96,6 +96,34 @@ struct ClientBehaviourTests {
         }
     }
 
+    /// One In-App Purchase key serves every app of its team: listed once per app (as `simulate
+    /// apple-api` lists each configured app's key), a token for any of them is taken; another
+    /// key under the same id does not widen what the real one may act for.
+    @Test func aKeyListedForTwoAppsActsForBoth() throws {
+        let pem = try APIFixture.key.publicKeyPEM()
+        let other = try ECPrivateKey(generating: .p256)
+        let check = TokenCheck(keys: [
+            try TokenCheck.Key(keyId: APIFixture.keyId, issuerId: APIFixture.issuerId, publicKeyPEM: pem, bundleIds: ["com.a"]),
+            try TokenCheck.Key(keyId: APIFixture.keyId, issuerId: APIFixture.issuerId, publicKeyPEM: pem, bundleIds: ["com.b"]),
+            try TokenCheck.Key(
+                keyId: APIFixture.keyId, issuerId: APIFixture.issuerId, publicKeyPEM: try other.publicKeyPEM(),
+                bundleIds: ["com.c"]),
+        ])
+        let now = Date()
+        let issued = Int64(now.timeIntervalSince1970)
+        func token(_ bid: String, key: ECPrivateKey = APIFixture.key) throws -> String {
+            "Bearer "
+                + (try JWSSigner(key: key, keyId: APIFixture.keyId, type: "JWT")
+                    .sign(APIToken.Claims(iss: APIFixture.issuerId, iat: issued, exp: issued + 60, bid: bid)))
+        }
+        #expect(try check.check(authorization: try token("com.a"), now: now) == "com.a")
+        #expect(try check.check(authorization: try token("com.b"), now: now) == "com.b")
+        #expect(throws: TokenCheck.Refusal(description: "bid is not an app of the key's team")) {
+            _ = try check.check(authorization: try token("com.c"), now: now)
+        }
+        #expect(try check.check(authorization: try token("com.c", key: other), now: now) == "com.c")
+    }
+
     @Test func aClientWithTheWrongKeyIsAnsweredUnauthorized() throws {
         let fixture = try APIFixture(clientKey: try ECPrivateKey(generating: .p256))
         fixture.store.addTransaction(APIFixture.transaction("1"), bundleId: APIFixture.bundleId)
