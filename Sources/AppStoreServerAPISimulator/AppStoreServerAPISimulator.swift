@@ -14,7 +14,12 @@ public final class AppStoreServerAPISimulator: Sendable {
     /// Rows in a page, as Apple serves them.
     public static let pageSize = 20
 
-    public init(store: SimulatedAppStore, tokens: TokenCheck, host: String = "127.0.0.1", port: UInt16 = 0) {
+    /// - Parameter refresh: runs before each request is answered (what feeds `store` from
+    ///   outside, such as `simulate apple-api`'s journal, so an answer holds all written before it).
+    public init(
+        store: SimulatedAppStore, tokens: TokenCheck, host: String = "127.0.0.1", port: UInt16 = 0,
+        refresh: (@Sendable () -> Void)? = nil
+    ) {
         self.store = store
         self.tokens = tokens
         var configuration = HTTPServerConfiguration()
@@ -49,7 +54,8 @@ public final class AppStoreServerAPISimulator: Sendable {
             ]
         for (method, pattern, name, handler) in routes {
             router.add(method, pattern) { [store, tokens] request in
-                Self.serve(request, name: name, store: store, tokens: tokens, handler)
+                refresh?()
+                return Self.serve(request, name: name, store: store, tokens: tokens, handler)
             }
         }
         server = HTTPServer(configuration: configuration, router: router)

@@ -5,7 +5,6 @@ import Foundation
 import JSON
 import LoopbackClient
 import Server
-import Synchronization
 
 extension SimulateCommand {
     /// `revenuedot simulate apple-api`: the App Store Server API of the simulated App Store, for
@@ -37,18 +36,10 @@ extension SimulateCommand {
                     bundleIds: [app.bundleId]))
         }
         let termination = try Termination()
-        let simulator = AppStoreServerAPISimulator(store: store, tokens: TokenCheck(keys: keys), port: port)
-        let bound = try simulator.start()
         let journal = AppleAPIJournal(base: base)
-        let offset = Mutex(journal.load(into: store, from: 0))
-        let stopped = Mutex(false)
-        let reader = Thread {
-            while !stopped.withLock({ $0 }) {
-                Thread.sleep(forTimeInterval: 0.5)
-                offset.withLock { $0 = journal.load(into: store, from: $0) }
-            }
-        }
-        reader.start()
+        let simulator = AppStoreServerAPISimulator(
+            store: store, tokens: TokenCheck(keys: keys), port: port, refresh: journal.follower(into: store))
+        let bound = try simulator.start()
         StandardStreams.out(
             """
             App Store Server API (\(environment.rawValue)) of the simulated App Store at http://127.0.0.1:\(bound)
@@ -60,7 +51,6 @@ extension SimulateCommand {
 
             """)
         termination.wait()
-        stopped.withLock { $0 = true }
         simulator.shutdown()
         return 0
     }

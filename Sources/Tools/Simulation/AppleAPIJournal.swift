@@ -3,6 +3,7 @@ import AppStoreServerAPISimulator
 import Foundation
 import JSON
 import Server
+import Synchronization
 
 /// What the simulated App Store sent and sold, one JSON object a line
 /// (`.revenuedot/simulator/apple-api.jsonl`): every notification a story signed, and whether
@@ -43,6 +44,13 @@ struct AppleAPIJournal {
         try? PrivateFile.createDirectory(file.deletingLastPathComponent().path)
         let text = JSONValue.object(line).serialized() + "\n"
         try? LockedFile(path: file.path).append(Data(text.utf8))
+    }
+
+    /// What feeds `store` the lines written since it last ran, the first time all of them: run
+    /// before each answer, so a story played just before a request is in its answer.
+    func follower(into store: SimulatedAppStore) -> @Sendable () -> Void {
+        let offset = Mutex(load(into: store, from: 0))
+        return { offset.withLock { $0 = load(into: store, from: $0) } }
     }
 
     /// Feeds the lines from byte `offset` on into `store`; returns the offset after the last
