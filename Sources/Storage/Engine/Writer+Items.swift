@@ -101,7 +101,8 @@ extension Writer {
                 // Looked up with the others of its group; one stored earlier in this transaction
                 // (a copy in the same batch) was added when it was.
                 guard self.storedUUIDs?.insert(record.notificationUUID).inserted == true else {
-                    return try self.takeUpHeld(write, inSavepoint: inSavepoint)
+                    return try self.takeUpHeld(
+                        write, inSavepoint: inSavepoint, known: self.heldUUIDs.contains(record.notificationUUID))
                 }
             } else if try write.isStored(in: self.connection) {
                 return try self.takeUpHeld(write, inSavepoint: inSavepoint)
@@ -114,6 +115,7 @@ extension Writer {
             guard inserted else {
                 throw StoreError(.corrupt, "notification \(record.notificationUUID) appeared during its own hand-off")
             }
+            if final.state == .held, self.storedUUIDs != nil { self.heldUUIDs.insert(record.notificationUUID) }
             return .stored
         }
         return inSavepoint ? try savepoint("item", store) : try store()
@@ -123,13 +125,22 @@ extension Writer {
     /// is accepted (`received`: posted to an app whose checks it passes, after it was held under
     /// another app's URL or before a configuration fix). Then the held one is taken up as
     /// `HeldNotifications` would take it up: applied, and moved to the app that accepted the copy.
-    private func takeUpHeld(_ write: NotificationWrite, inSavepoint: Bool) throws(StoreError) -> StoreOutcome {
-        guard write.record.state == .received, try write.isHeld(in: connection) else { return .duplicate }
+    ///
+    /// - Parameter known: whether it is stored held, where the group's lookup said so (and kept
+    ///   `heldUUIDs` since); looked up otherwise.
+    private func takeUpHeld(_ write: NotificationWrite, inSavepoint: Bool, known: Bool? = nil) throws(StoreError)
+        -> StoreOutcome
+    {
+        guard write.record.state == .received else { return .duplicate }
+        let held: Bool
+        if let known { held = known } else { held = try write.isHeld(in: connection) }
+        guard held else { return .duplicate }
         var final = write.record
         (final.state, final.stateReason) = try runHandOff(write.record, inSavepoint: inSavepoint)
         guard try write.takeUpHeld(as: final, in: connection) else {
             throw StoreError(.corrupt, "notification \(final.notificationUUID) left the held state during its own hand-off")
         }
+        if final.state != .held { heldUUIDs.remove(write.uuid) }
         return .stored
     }
 

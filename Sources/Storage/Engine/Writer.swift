@@ -28,6 +28,8 @@ final class Writer {
     /// transaction looked (`WriterConnection.sendStoredLookup`), and those stored in it since;
     /// nil where each is looked up alone.
     var storedUUIDs: Set<String>?
+    /// Those of `storedUUIDs` stored held (a received copy takes one up), where they are known.
+    var heldUUIDs: Set<String> = []
     /// The hand-off for the rest of the open transaction (`NotificationHandOff.prepared`), until
     /// caller work writes in it; nil for `handOff` itself.
     var preparedHandOff: (any NotificationHandOff)?
@@ -241,6 +243,7 @@ final class Writer {
         try connection.beginWrite { () throws(StoreError) in
             // Run again from the start when the engine begins again (after reconnecting).
             storedUUIDs = nil
+            heldUUIDs = []
             preparedHandOff = nil
             try opening()
         }
@@ -261,7 +264,9 @@ final class Writer {
         guard !writes.isEmpty, let lookup = try connection.sendStoredLookup(writes) else { return }
         try prepareHandOff(writes.map(\.record))
         try connection.flushSent()
-        storedUUIDs = (storedUUIDs ?? []).union(try lookup.stored())
+        let (stored, held) = try lookup.stored()
+        storedUUIDs = (storedUUIDs ?? []).union(stored)
+        heldUUIDs.formUnion(held)
     }
 
     /// Lets the hand-off read ahead for `records`, in order, each once, but those known stored

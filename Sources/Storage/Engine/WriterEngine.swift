@@ -28,10 +28,13 @@ struct StoredLookup {
     let uuids: [String]
     let answers: [PendingRows]
 
-    func stored() throws(StoreError) -> Set<String> {
-        var found: Set<String> = []
-        for (uuid, answer) in zip(uuids, answers) where try !answer.answer("looking up stored notifications").isEmpty {
-            found.insert(uuid)
+    /// The notifications stored, and those of them stored held.
+    func stored() throws(StoreError) -> (stored: Set<String>, held: Set<String>) {
+        var found: (stored: Set<String>, held: Set<String>) = ([], [])
+        for (uuid, answer) in zip(uuids, answers) {
+            guard let row = try answer.answer("looking up stored notifications").first else { continue }
+            found.stored.insert(uuid)
+            if row.first?.textValue == NotificationState.held.rawValue { found.held.insert(uuid) }
         }
         return found
     }

@@ -37,6 +37,7 @@ enum NotificationSQL {
 
     /// Whether a notification with this UUID is stored (a row means a duplicate).
     static let exists = "SELECT 1 FROM notifications WHERE notification_uuid = ?"
+    static let storedState = "SELECT state FROM notifications WHERE notification_uuid = ?"
     static let isHeld = "SELECT 1 FROM notifications WHERE notification_uuid = ? AND state = 'held'"
     static let takeUpHeld =
         "UPDATE notifications SET app_id = ?, state = ?, state_reason = ? WHERE notification_uuid = ? AND state = 'held'"

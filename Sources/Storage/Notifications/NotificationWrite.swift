@@ -7,10 +7,10 @@ struct NotificationWrite: Sendable {
 
     var uuid: String { record.notificationUUID }
 
-    /// Sends the lookup whose answer has a row when the notification is already stored, for
-    /// an engine that sends statements together (`WriterConnection.sendStoredLookup`).
+    /// Sends the lookup whose answer has a row, the stored state, when the notification is
+    /// already stored, for an engine that sends statements together (`WriterConnection.sendStoredLookup`).
     func sendStoredQuery(on connection: any StatementRunner) throws(StoreError) -> PendingRows {
-        try connection.sendQuery(NotificationSQL.exists, [.text(uuid)])
+        try connection.sendQuery(NotificationSQL.storedState, [.text(uuid)])
     }
 
     /// Whether the notification is already stored.
