@@ -152,6 +152,8 @@ import Testing
             "\(result.output)")
         // The Sandbox-only app trusts the same test root: nothing to say of it.
         #expect(!result.output.contains("warning: app \"sandbox-only\""), "\(result.output)")
+        // The fixture's key is one a caller could guess (`ConfigWarnings`).
+        #expect(result.output.contains("warning: app \"demo\": secretApiKey is 14 characters"), "\(result.output)")
 
         // Apple's own root listed again, as Apple's libraries ask for it, is no extra root.
         let apple = try fixture.directory.write("apple-root.pem", try AppleRootCertificates.appleRootCAG3().pem)

@@ -98,6 +98,7 @@ public struct CheckConfigCommand {
                         + "(right for a demo or a test chain, never in production)")
             }
         }
+        lines += ConfigWarnings.of(config).map { "  warning: " + $0 }
         return lines.joined(separator: "\n") + "\n"
     }
 }

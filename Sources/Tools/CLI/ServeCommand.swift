@@ -74,7 +74,9 @@ public struct ServeCommand {
             StandardStreams.error("revenuedot serve: \(error)\n")
             return 1
         }
-        for warning in service.warnings { service.log.warning("start.warning", warning) }
+        for warning in service.warnings + ConfigWarnings.of(service.config) {
+            service.log.warning("start.warning", warning)
+        }
         if let upgrade = service.schemaUpgrade {
             service.log.info(
                 "storage.migrated", "the database's schema was brought forward for this build",

@@ -1,0 +1,43 @@
+/// What a configuration allows but its operator should hear about: settings `serve` runs with
+/// that no production deployment wants. `check-config` prints them; `serve` logs them when it
+/// starts (`start.warning`).
+package enum ConfigWarnings {
+    /// A secret API key shorter than this is one a caller may guess (`init` makes 35 characters).
+    static let shortestSecretKey = 20
+
+    package static func of(_ config: RevenueDotConfig) -> [String] {
+        var warnings: [String] = []
+        for app in config.apps {
+            if let key = app.secretApiKey, key.count < shortestSecretKey || key.contains("...") {
+                warnings.append(
+                    "app \"\(app.id)\": secretApiKey is \(key.contains("...") ? "a placeholder" : "\(key.count) characters"): "
+                        + "whoever guesses it reads and changes every customer; use a long random one (init makes "
+                        + "sk_ and 32 random hex digits)")
+            }
+        }
+        // Two apps that accept the same notifications: a held one stays held, either could take it.
+        let apps = config.apps.sorted { $0.id < $1.id }
+        for (index, first) in apps.enumerated() {
+            for second in apps[(index + 1)...] where first.bundleId == second.bundleId {
+                let shared = first.environments.intersection(second.environments).map(\.rawValue).sorted()
+                guard !shared.isEmpty else { continue }
+                warnings.append(
+                    "apps \"\(first.id)\" and \"\(second.id)\" both accept \(first.bundleId) in "
+                        + "\(shared.joined(separator: ", ")): a notification held under another app's URL stays held, "
+                        + "as either could take it")
+            }
+        }
+        let apple = config.appleAPI
+        if apple.backfillMarginMinutes == 0 {
+            warnings.append(
+                "appleApi.backfillMarginMinutes is 0: a notification Apple lists in its history after the backfill "
+                    + "passed its time is never read (60 reads an hour again)")
+        }
+        if apple.consumption.enabled, !apple.consumption.customerConsented {
+            warnings.append(
+                "appleApi.consumption is enabled without customerConsented: Apple takes no answer without "
+                    + "consent, so none is sent")
+        }
+        return warnings
+    }
+}
