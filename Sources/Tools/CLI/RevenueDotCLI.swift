@@ -25,10 +25,10 @@ public enum RevenueDotCLI {
           check-config   check a configuration as serve would, without serving
           backup         copy the SQLite database consistently while serve runs
           restore        put a backup in place of the SQLite database (serve stopped)
-          help           show this text
+          help [COMMAND] show this text, or a command's options
 
         Every command but migrate-db takes --config FILE (default revenuedot.json).
-        `revenuedot --version` prints the version and the commit it was built from.
+        `revenuedot --version` (or `version`) prints the version and the commit it was built from.
 
         Run `revenuedot <command> --help` for a command's options.
         """
@@ -45,6 +45,9 @@ public enum RevenueDotCLI {
         }
         let rest = Array(arguments.dropFirst())
         switch command {
+        case "help" where rest.count == 1 && rest[0] != "help" && !rest[0].hasPrefix("-"):
+            // `help COMMAND` is `COMMAND --help` (an unknown command says so).
+            return run([rest[0], "--help"])
         case "help", "--help", "-h":
             StandardStreams.out(usage + "\n")
             return 0
