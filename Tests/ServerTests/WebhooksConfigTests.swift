@@ -50,6 +50,13 @@ struct SeveralWebhooksTests {
         #expect(received.first?.event["type"] == .string("INITIAL_PURCHASE"))
         Thread.sleep(forTimeInterval: 0.5)
         #expect(production.wait(seconds: 0.2) { !$0.isEmpty }.isEmpty)
+        // `events list` says which webhook each delivery is for.
+        service.shutdown()
+        let listed = try runCLI(["events", "list", "--config", fixture.configPath])
+        #expect(listed.status == 0, "\(listed.output)")
+        let lines = listed.output.split(separator: "\n")
+        #expect(lines.first?.contains("WEBHOOK") == true, "\(listed.output)")
+        #expect(lines.contains { $0.contains("INITIAL_PURCHASE") && $0.contains(" audit ") }, "\(listed.output)")
     }
 
     /// A failing event holds its customer's later events back for `orderHoldSeconds` only:

@@ -95,14 +95,17 @@ public struct EventsCommand {
             return 0
         }
         // Customer ids are the app's own, of any length and any characters: shown whole, escaped.
-        let header = ["CREATED", "TYPE", "CUSTOMER", "SEQ", "DELIVERY", "ID"]
+        // An event has a row per webhook that takes it: named webhooks get a column saying which.
+        let named = rows.contains { !($0.webhook ?? "").isEmpty }
+        let header = ["CREATED", "TYPE", "CUSTOMER", "SEQ", "DELIVERY"] + (named ? ["WEBHOOK"] : []) + ["ID"]
         let cells = rows.map { row -> [String] in
             let status = row.deliveryStatus ?? "none"
             let delivery = row.attempts > 0 && status != "delivered" ? "\(status) (\(row.attempts))" : status
+            let webhook = (row.webhook ?? "").isEmpty ? "-" : row.webhook!.escapingControls
             return [
                 UnixTime.iso8601(row.createdAtMs), row.type, (row.customer ?? "-").escapingControls,
-                row.sequence.map(String.init) ?? "-", delivery, row.id,
-            ]
+                row.sequence.map(String.init) ?? "-", delivery,
+            ] + (named ? [webhook] : []) + [row.id]
         }
         let columns = TextColumns(fitting: [header] + cells)
         var lines = [columns.line(header)]
