@@ -191,6 +191,7 @@ struct ConfigLoaderTests {
             #"{"database": "postgre://u:pw@h/db", "apps": [\#(minimalApp)]}"#,
             "database: \"postgre://u:***@h/db\" is neither sqlite:PATH"
         ),
+        (#"{"database": "sqlite:/tmp", "apps": [\#(minimalApp)]}"#, "database: /tmp is a directory: name the database file"),
         (#"{"listen": "127.0.0.1:+80", "apps": [\#(minimalApp)]}"#, "listen: \"127.0.0.1:+80\" is not HOST:PORT"),
         (#"{"apps": [{"id": "..", "bundleId": "b", "appAppleId": 1}]}"#, #"apps[0].id: ".." is a path step"#),
         (

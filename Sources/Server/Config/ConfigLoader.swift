@@ -247,7 +247,14 @@ public enum ConfigLoader {
         if text.hasPrefix("sqlite:") {
             let path = String(text.dropFirst("sqlite:".count))
             guard !path.isEmpty else { throw root.fail("database", "sqlite: needs a file path, as in sqlite:revenuedot.sqlite") }
-            return .sqlite(path: resolve(path, in: directory))
+            let resolved = resolve(path, in: directory)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw root.fail(
+                    "database", "\(resolved) is a directory: name the database file in it, as in sqlite:\(path)/revenuedot.sqlite"
+                )
+            }
+            return .sqlite(path: resolved)
         }
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
             return try postgres(text, passwordFile: nil, directory: directory, reader: root, key: "database")
