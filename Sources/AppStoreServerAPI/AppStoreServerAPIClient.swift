@@ -60,17 +60,22 @@ public final class AppStoreServerAPIClient: Sendable {
     private let connections: ConnectionPool
     private let random: @Sendable () -> Double
     let clock: @Sendable () -> Date
+    /// Told of each failed attempt that is tried again, and after how many seconds (a command
+    /// says so rather than stay silent through the retries).
+    private let onRetry: (@Sendable (AppStoreServerAPIError, Double) -> Void)?
 
     /// - Parameter rateLimits: the app's rates in `configuration.environment` when shared with
     ///   other clients (their environment must be the configuration's); rates of its own from
     ///   `configuration.requestsPerSecond` when nil.
     public init(
         _ configuration: Configuration, rateLimits: EndpointRateLimits? = nil, clock: @escaping @Sendable () -> Date = { Date() },
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        onRetry: (@Sendable (AppStoreServerAPIError, Double) -> Void)? = nil
     ) throws(AppStoreServerAPIError) {
         self.configuration = configuration
         self.clock = clock
         self.random = random
+        self.onRetry = onRetry
         if let rateLimits, rateLimits.environment != configuration.environment {
             let mismatch = "\(rateLimits.environment.rawValue) rate limits for a \(configuration.environment.rawValue) client"
             throw AppStoreServerAPIError(.configuration(mismatch), endpoint: "client")
@@ -134,7 +139,9 @@ public final class AppStoreServerAPIClient: Sendable {
             }
             switch decision {
             case .giveUp: throw failure
-            case .retry(let seconds): Thread.sleep(forTimeInterval: seconds)
+            case .retry(let seconds):
+                onRetry?(failure, seconds)
+                Thread.sleep(forTimeInterval: seconds)
             }
         }
     }

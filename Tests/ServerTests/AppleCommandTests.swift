@@ -30,6 +30,25 @@ struct AppleCommandTests {
         #expect(world.store.requestCount("transaction-history") == 2)
     }
 
+    /// A failed attempt that is tried again is said on standard error as it happens: five
+    /// attempts of up to 30 s each are minutes of silence otherwise.
+    @Test func eachAttemptTriedAgainIsSaid() throws {
+        let world = try AppleAPIWorld()
+        _ = try world.subscription(original: "3000000003", user: "u", renewals: 0, boughtDaysAgo: 1)
+        world.store.inject(.status(500, code: 5_000_001, retryAfter: nil), endpoint: "transaction-info")
+        let result = try runCLI(["apple", "transaction-info", "30000000030", "--app", "demo", "--config", world.configPath])
+        #expect(result.status == 0, "\(result.output)")
+        let said = result.output.split(separator: "\n").filter { $0.hasPrefix("revenuedot apple: attempt") }
+        #expect(said.count == 1, "\(result.output)")
+        #expect(
+            said.first?.hasPrefix(
+                "revenuedot apple: attempt 1 of 5: transaction-info: Apple answered 500 GeneralInternalRetryableError (5000001)")
+                == true,
+            "\(result.output)")
+        #expect(said.first?.contains("; trying again in 1 s") == true, "\(result.output)")
+        #expect(result.output.contains("\"transactionId\": \"30000000030\""), "\(result.output)")
+    }
+
     @Test func statusesAndNotificationsAreDecodedNested() throws {
         let world = try AppleAPIWorld()
         let notifications = try world.subscription(original: "3000000002", user: "u", renewals: 1, boughtDaysAgo: 1)

@@ -17,7 +17,8 @@ package enum AppleAPIClients {
     /// the environment has no API (Xcode, LocalTesting), or the key does not work.
     package static func client(
         for app: AppConfig, environment: AppStoreEnvironment, config: AppleAPIConfig, retry: RetryPolicy = RetryPolicy(),
-        timeoutSeconds: Double? = nil, rates: AppleAPIRates? = nil, clock: @escaping @Sendable () -> Date = { Date() }
+        timeoutSeconds: Double? = nil, rates: AppleAPIRates? = nil, clock: @escaping @Sendable () -> Date = { Date() },
+        onRetry: (@Sendable (AppStoreServerAPIError, Double) -> Void)? = nil
     ) throws(Failure) -> AppStoreServerAPIClient {
         guard let key = app.inAppPurchaseKey else {
             throw Failure(
@@ -37,7 +38,8 @@ package enum AppleAPIClients {
                     timeoutSeconds: timeoutSeconds ?? Double(config.timeoutSeconds), retry: retry,
                     requestsPerSecond: config.requestsPerSecond,
                     caFile: config.caFile),
-                rateLimits: rates?.limits(app: app.id, environment: environment, cap: config.requestsPerSecond), clock: clock)
+                rateLimits: rates?.limits(app: app.id, environment: environment, cap: config.requestsPerSecond), clock: clock,
+                onRetry: onRetry)
         } catch {
             throw Failure(description: "app \"\(app.id)\": \(error)")
         }

@@ -79,7 +79,18 @@ public struct AppleCommand {
             )
         }
         do {
-            let client = try AppleAPIClients.client(for: app, environment: environment, config: config.appleAPI)
+            let retry = RetryPolicy()
+            // Five attempts of up to 30 s each: say so as they fail rather than stay silent.
+            let client = try AppleAPIClients.client(
+                for: app, environment: environment, config: config.appleAPI, retry: retry,
+                onRetry: { failure, seconds in
+                    let attempt = failure.attempts
+                    var failure = failure
+                    failure.attempts = 1  // the line names the attempt itself
+                    StandardStreams.error(
+                        "revenuedot apple: attempt \(attempt) of \(retry.maxAttempts): \(failure); "
+                            + "trying again in \(Int(seconds.rounded(.up))) s\n")
+                })
             let answer = try answer(client, now: Date())
             StandardStreams.out(answer.serialized(pretty: true) + "\n")
             return 0
