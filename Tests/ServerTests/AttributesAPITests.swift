@@ -93,6 +93,8 @@ struct AttributesAPITests {
         let (limited, limitError) = try post(connection, "ivy", #"{"attributes": {\#(mixed)}}"#)
         #expect(limited == 400)
         #expect(limitError["attribute_errors"]?.arrayValue?.count == 51)
+        let named = limitError["attribute_errors"]?.arrayValue?.compactMap { $0["key_name"]?.stringValue } ?? []
+        #expect(named == named.sorted() && named.first == "k0", "\(named)")
         #expect(try attributes(connection, "ivy")?["$displayName"]?["value"] == .string("Ivy"))
         #expect(try attributes(connection, "ivy")?["ok"]?["value"] == .string("y"))
         #expect(try attributes(connection, "ivy")?["k0"] == nil)

@@ -49,6 +49,7 @@ extension SubscribersAPI {
                 }
             }
         }
+        problems.sort { ($0["key_name"]?.stringValue ?? "") < ($1["key_name"]?.stringValue ?? "") }
         let refused = RevenueCatError.invalidSubscriberAttributes.response(
             status: 400, "Some customer attribute keys were unable to be saved.",
             extra: ["attribute_errors": .array(problems), "revenuedot_error": .string("invalid_attributes")])
