@@ -46,6 +46,33 @@ final class RecordingHandOff: NotificationHandOff {
         #expect(states == [[.text("applied")]])
     }
 
+    /// A copy that takes up a held notification is stored in its place as it was received, the
+    /// held row's other bytes gone; when its hand-off throws, it is stored failed there all the same.
+    @Test(arguments: [false, true])
+    func anAcceptedCopyReplacesTheHeldRow(failing: Bool) throws {
+        struct AcceptedFails: NotificationHandOff {
+            let failing: Bool
+            func handOff(_ record: NotificationRecord, in transaction: WriteTransaction) throws -> NotificationState {
+                if failing, record.state == .received { throw TestFailure(description: "boom") }
+                return record.state == .received ? .applied : record.state
+            }
+        }
+        let directory = try TemporaryDirectory()
+        let store = try Store(path: directory.databasePath, handOff: AcceptedFails(failing: failing))
+        defer { store.close() }
+        var held = makeRecord("u", appId: "other", receivedAt: 1_700_000_000_000)
+        (held.state, held.stateReason, held.signedPayload) = (.held, "bundleId", "eyJhbGciOiJFUzI1NiJ9.b3RoZXI.c2ln")
+        #expect(try store.store(held) == .stored)
+        let copy = makeRecord("u", appId: "demo", receivedAt: 1_700_000_100_000)
+        #expect(try store.store(copy) == .stored)
+        let row = try #require(try store.notification(uuid: "u"))
+        #expect((row.appId, row.signedPayload, row.receivedAt) == ("demo", copy.signedPayload, copy.receivedAt))
+        #expect(row.state == (failing ? .failed : .applied))
+        #expect(failing == (row.stateReason?.hasPrefix("hand-off failed") == true), "\(row.stateReason ?? "")")
+        #expect(try store.store(copy) == .duplicate)
+        #expect(try store.store(held) == .duplicate)
+    }
+
     @Test func throwingHandOffMarksOnlyThatRecordFailedAndKeepsIt() throws {
         let directory = try TemporaryDirectory()
         let store = try Store(path: directory.databasePath, handOff: RecordingHandOff(failing: ["b"]))

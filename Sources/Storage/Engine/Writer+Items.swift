@@ -42,8 +42,10 @@ extension Writer {
                     rejectsInTransaction.append((pending, batch))
                 }
             case .work(let work, _):
-                // Caller work may write rows the prepared hand-off read ahead.
+                // Caller work may write rows the prepared hand-off read ahead, and take up or
+                // move the held notifications the group's lookup found.
                 preparedHandOff = nil
+                heldUUIDs = nil
                 outcome = .success(try savepoint("item") { () throws(StoreError) in try perform(work) })
             case .healthCheck:
                 break
@@ -101,11 +103,17 @@ extension Writer {
                 // Looked up with the others of its group; one stored earlier in this transaction
                 // (a copy in the same batch) was added when it was.
                 guard self.storedUUIDs?.insert(record.notificationUUID).inserted == true else {
-                    return try self.takeUpHeld(
-                        write, inSavepoint: inSavepoint, known: self.heldUUIDs.contains(record.notificationUUID))
+                    // Held as the lookup said, unless caller work since may have changed that.
+                    let held: Bool
+                    if let known = self.heldUUIDs {
+                        held = known.contains(record.notificationUUID)
+                    } else {
+                        held = try write.storedState(in: self.connection) == .held
+                    }
+                    return try self.takeUpHeld(write, inSavepoint: inSavepoint, held: held)
                 }
-            } else if try write.isStored(in: self.connection) {
-                return try self.takeUpHeld(write, inSavepoint: inSavepoint)
+            } else if let state = try write.storedState(in: self.connection) {
+                return try self.takeUpHeld(write, inSavepoint: inSavepoint, held: state == .held)
             }
             var final = record
             (final.state, final.stateReason) = try self.runHandOff(record, inSavepoint: inSavepoint)
@@ -115,32 +123,32 @@ extension Writer {
             guard inserted else {
                 throw StoreError(.corrupt, "notification \(record.notificationUUID) appeared during its own hand-off")
             }
-            if final.state == .held, self.storedUUIDs != nil { self.heldUUIDs.insert(record.notificationUUID) }
+            if final.state == .held { self.heldUUIDs?.insert(record.notificationUUID) }
             return .stored
         }
         return inSavepoint ? try savepoint("item", store) : try store()
     }
 
-    /// A copy of a stored notification: a duplicate, unless the stored one is held and this copy
+    /// A copy of a stored notification: a duplicate, unless the stored one is `held` and this copy
     /// is accepted (`received`: posted to an app whose checks it passes, after it was held under
-    /// another app's URL or before a configuration fix). Then the held one is taken up as
-    /// `HeldNotifications` would take it up: applied, and moved to the app that accepted the copy.
-    ///
-    /// - Parameter known: whether it is stored held, where the group's lookup said so (and kept
-    ///   `heldUUIDs` since); looked up otherwise.
-    private func takeUpHeld(_ write: NotificationWrite, inSavepoint: Bool, known: Bool? = nil) throws(StoreError)
-        -> StoreOutcome
-    {
-        guard write.record.state == .received else { return .duplicate }
-        let held: Bool
-        if let known { held = known } else { held = try write.isHeld(in: connection) }
-        guard held else { return .duplicate }
+    /// another app's URL or before a configuration fix). Then the copy takes the held one's place
+    /// and is applied, its row what was applied: the held row, checked only against another app's
+    /// roots, may hold other bytes under the same UUID, which `replay` and `notifications show`
+    /// would otherwise read.
+    private func takeUpHeld(_ write: NotificationWrite, inSavepoint: Bool, held: Bool) throws(StoreError) -> StoreOutcome {
+        guard held, write.record.state == .received else { return .duplicate }
         var final = write.record
         (final.state, final.stateReason) = try runHandOff(write.record, inSavepoint: inSavepoint)
-        guard try write.takeUpHeld(as: final, in: connection) else {
+        // After the hand-off: one that throws in a savepoint rolls back to before this, and the
+        // copy is stored failed in the held one's place all the same.
+        guard try write.deleteHeld(in: connection) else {
             throw StoreError(.corrupt, "notification \(final.notificationUUID) left the held state during its own hand-off")
         }
-        if final.state != .held { heldUUIDs.remove(write.uuid) }
+        heldUUIDs?.remove(write.uuid)
+        guard try write.insert(final, sentAhead: !inSavepoint, in: connection) else {
+            throw StoreError(.corrupt, "notification \(final.notificationUUID) appeared during its own hand-off")
+        }
+        if final.state == .held { heldUUIDs?.insert(write.uuid) }
         return .stored
     }
 

@@ -28,8 +28,9 @@ final class Writer {
     /// transaction looked (`WriterConnection.sendStoredLookup`), and those stored in it since;
     /// nil where each is looked up alone.
     var storedUUIDs: Set<String>?
-    /// Those of `storedUUIDs` stored held (a received copy takes one up), where they are known.
-    var heldUUIDs: Set<String> = []
+    /// Those of `storedUUIDs` stored held (a received copy takes one up), while the lookup and
+    /// the writes since tell; nil where each is looked up at its turn.
+    var heldUUIDs: Set<String>?
     /// The hand-off for the rest of the open transaction (`NotificationHandOff.prepared`), until
     /// caller work writes in it; nil for `handOff` itself.
     var preparedHandOff: (any NotificationHandOff)?
@@ -243,7 +244,7 @@ final class Writer {
         try connection.beginWrite { () throws(StoreError) in
             // Run again from the start when the engine begins again (after reconnecting).
             storedUUIDs = nil
-            heldUUIDs = []
+            heldUUIDs = nil
             preparedHandOff = nil
             try opening()
         }
@@ -266,7 +267,7 @@ final class Writer {
         try connection.flushSent()
         let (stored, held) = try lookup.stored()
         storedUUIDs = (storedUUIDs ?? []).union(stored)
-        heldUUIDs.formUnion(held)
+        heldUUIDs = (heldUUIDs ?? []).union(held)
     }
 
     /// Lets the hand-off read ahead for `records`, in order, each once, but those known stored

@@ -4,8 +4,10 @@
 /// changes, and the events it emits commit together or not at all.
 public protocol NotificationHandOff: Sendable {
     /// Called by the writer inside the write transaction for each new (non-duplicate)
-    /// notification, in commit order, just before its row is inserted with the state returned. It
-    /// may run further SQL through `transaction` (the notification's own row is not there yet).
+    /// notification, in commit order, just before its row is inserted with the state returned,
+    /// and for an accepted copy of one stored held, just before the copy's row replaces the held
+    /// one. It may run further SQL through `transaction` (the notification's own row is not
+    /// there yet, or is still the held one).
     ///
     /// If it throws, everything it wrote is rolled back, and the notification is still stored, in
     /// state `failed` with the error as `stateReason` (the raw payload is never lost). To get
@@ -18,7 +20,8 @@ public protocol NotificationHandOff: Sendable {
 
     /// Called by the writer, where statements cost a round trip each, for each group of queued
     /// items of a write transaction before their first hand-off, with the notifications among
-    /// them not known to be stored, in order (a copy stored meanwhile is not handed off). A
+    /// them not known to be stored, in order (a copy stored meanwhile is handed off only to take
+    /// up a held one). A
     /// hand-off that reads before it writes may read what they all need at once (one round trip,
     /// with the writer's own lookups) and return a hand-off for the rest of this transaction that
     /// uses those reads; the writer uses it until the next group's, goes back to `self` for the

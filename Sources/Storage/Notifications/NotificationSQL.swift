@@ -35,12 +35,10 @@ enum NotificationSQL {
         ]
     }
 
-    /// Whether a notification with this UUID is stored (a row means a duplicate).
-    static let exists = "SELECT 1 FROM notifications WHERE notification_uuid = ?"
+    /// The state of the notification stored with this UUID (a row means a duplicate).
     static let storedState = "SELECT state FROM notifications WHERE notification_uuid = ?"
-    static let isHeld = "SELECT 1 FROM notifications WHERE notification_uuid = ? AND state = 'held'"
-    static let takeUpHeld =
-        "UPDATE notifications SET app_id = ?, state = ?, state_reason = ? WHERE notification_uuid = ? AND state = 'held'"
+    /// Deletes the notification stored held under this UUID, for the copy that takes it up.
+    static let deleteHeld = "DELETE FROM notifications WHERE notification_uuid = ? AND state = 'held'"
 
     // MARK: - Reading
 

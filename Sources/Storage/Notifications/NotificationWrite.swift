@@ -13,23 +13,15 @@ struct NotificationWrite: Sendable {
         try connection.sendQuery(NotificationSQL.storedState, [.text(uuid)])
     }
 
-    /// Whether the notification is already stored.
-    func isStored(in connection: any StatementRunner) throws(StoreError) -> Bool {
-        try !connection.query(NotificationSQL.exists, [.text(uuid)]).isEmpty
+    /// The state of the notification stored under its UUID; nil when none is.
+    func storedState(in connection: any StatementRunner) throws(StoreError) -> NotificationState? {
+        try connection.query(NotificationSQL.storedState, [.text(uuid)]).first?.first?.textValue
+            .flatMap(NotificationState.init(rawValue:))
     }
 
-    /// Whether the notification is stored held (signed by Apple, not accepted by the app it was
-    /// posted to when it arrived).
-    func isHeld(in connection: any StatementRunner) throws(StoreError) -> Bool {
-        try !connection.query(NotificationSQL.isHeld, [.text(uuid)]).isEmpty
-    }
-
-    /// Makes the held row `final`'s: its app, and the state and reason its hand-off gave it.
-    /// Returns whether the row was still held.
-    func takeUpHeld(as final: NotificationRecord, in connection: any StatementRunner) throws(StoreError) -> Bool {
-        try connection.run(
-            NotificationSQL.takeUpHeld,
-            [.text(final.appId), .text(final.state.rawValue), SQLValue(final.stateReason), .text(uuid)]) == 1
+    /// Deletes the row stored held under its UUID, for this copy's own; false when none is held.
+    func deleteHeld(in connection: any StatementRunner) throws(StoreError) -> Bool {
+        try connection.run(NotificationSQL.deleteHeld, [.text(uuid)]) == 1
     }
 
     /// Inserts the row as `final` (the record with the state its hand-off gave it), timed as the

@@ -35,6 +35,8 @@ struct StoreContractTests {
             renewal: S.renewal(original: "300", signed: S.t0))
         var held = accepted
         (held.appId, held.state, held.stateReason) = ("other", .held, "bundleId \"com.example.app\", expected another")
+        // Other bytes under the same UUID, checked only against the other app's roots.
+        (held.signedPayload, held.receivedAt) = ("eyJhbGciOiJFUzI1NiJ9.b3RoZXI.c2lnbmF0dXJl", S.t0 - 1000)
         #expect(try under.store.store(held) == .stored)
         #expect(try under.store.store(held) == .duplicate)
         #expect(try under.view(S.customer(3)) == nil)
@@ -42,6 +44,7 @@ struct StoreContractTests {
         #expect(try under.store.store(accepted) == .stored)
         let row = try #require(try under.store.notification(uuid: "sub-300"))
         #expect((row.appId, row.state, row.stateReason) == (S.appId, .applied, nil))
+        #expect((row.signedPayload, row.receivedAt) == (accepted.signedPayload, accepted.receivedAt))
         #expect(try under.view(S.customer(3))?.purchases.map(\.productId) == ["pro.monthly"])
         #expect(try under.events().map(\.type) == ["INITIAL_PURCHASE"])
         #expect(try under.store.store(accepted) == .duplicate)
