@@ -73,7 +73,8 @@ struct ServeStartTests {
     }
 
     /// A start that finds no database makes an empty one and says so: the one sign of a wrong
-    /// path or an unmounted volume on a restart. A start on the database it made says nothing.
+    /// path or an unmounted volume on a restart. A start on the database it made says nothing of
+    /// it (the fixture's short secret key is still warned of, at every start).
     @Test func aStartThatMakesTheDatabaseSaysSo() throws {
         let first = try ChildServer(configPath: fixture.configPath)
         #expect(

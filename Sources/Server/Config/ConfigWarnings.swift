@@ -23,8 +23,8 @@ package enum ConfigWarnings {
                 guard !shared.isEmpty else { continue }
                 warnings.append(
                     "apps \"\(first.id)\" and \"\(second.id)\" both accept \(first.bundleId) in "
-                        + "\(shared.joined(separator: ", ")): a notification held under another app's URL stays held, "
-                        + "as either could take it")
+                        + "\(shared.joined(separator: ", ")): one held under another app's URL is not taken up at "
+                        + "a start, as either could take it (only a copy posted to one of them takes it up)")
             }
         }
         let apple = config.appleAPI

@@ -101,7 +101,7 @@ public struct EventsCommand {
         let cells = rows.map { row -> [String] in
             let status = row.deliveryStatus ?? "none"
             let delivery = row.attempts > 0 && status != "delivered" ? "\(status) (\(row.attempts))" : status
-            let webhook = (row.webhook ?? "").isEmpty ? "-" : row.webhook!.escapingControls
+            let webhook = row.webhook.flatMap { $0.isEmpty ? nil : $0.escapingControls } ?? "-"
             return [
                 UnixTime.iso8601(row.createdAtMs), row.type, (row.customer ?? "-").escapingControls,
                 row.sequence.map(String.init) ?? "-", delivery,
