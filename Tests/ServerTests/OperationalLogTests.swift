@@ -139,6 +139,27 @@ import Threads
         #expect(held.first?.contains("\(said) app=demo uuid=\(uuid) reason=") == true, "\(held)")
     }
 
+    /// A held notification taken up by an accepted copy is said at info, once: the warning that
+    /// it was held is otherwise the last word the log has on it.
+    @Test func aHeldNotificationTakenUpIsLogged() throws {
+        let fixture = try ServerFixture()
+        let (service, kept) = try Self.service(fixture)
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let uuid = UUID().uuidString.lowercased()
+        // A Production notification posted to the Sandbox-only app's URL: held there.
+        let production = try fixture.signer.notification(uuid: uuid, environment: "Production")
+        #expect(try connection.postNotification(production, app: "sandbox-only").status == 200)
+        #expect(try connection.postNotification(production, app: "demo").status == 200)
+        #expect(try connection.postNotification(production, app: "demo").status == 200)
+        let taken = Self.lines(kept, event: "notification.taken_up")
+        #expect(taken.count == 1, "\(taken)")
+        #expect(
+            taken.first?.contains(
+                " info notification.taken_up an accepted copy took the held one's place: applied app=demo uuid=\(uuid)") == true)
+        #expect(try service.store.notification(uuid: uuid)?.state == .applied)
+    }
+
     @Test func failedWebhookAttemptsAndDeadLettersAreLogged() throws {
         let receiver = try WebhookReceiver { _, _ in 500 }
         defer { receiver.stop() }

@@ -64,7 +64,7 @@ final class RecordingHandOff: NotificationHandOff {
         (held.state, held.stateReason, held.signedPayload) = (.held, "bundleId", "eyJhbGciOiJFUzI1NiJ9.b3RoZXI.c2ln")
         #expect(try store.store(held) == .stored)
         let copy = makeRecord("u", appId: "demo", receivedAt: 1_700_000_100_000)
-        #expect(try store.store(copy) == .stored)
+        #expect(try store.store(copy) == .takenUp)
         let row = try #require(try store.notification(uuid: "u"))
         #expect((row.appId, row.signedPayload, row.receivedAt) == ("demo", copy.signedPayload, copy.receivedAt))
         #expect(row.state == (failing ? .failed : .applied))

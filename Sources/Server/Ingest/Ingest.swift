@@ -180,6 +180,13 @@ package final class Ingest: Sendable {
                     ("reason", .text(record.stateReason ?? "")),
                 ])
             return .held(uuid: record.notificationUUID, reason: record.stateReason ?? "")
+        case .success(.takenUp):
+            alarm?.stored()
+            metrics.notificationsStored.increment()
+            log?.info(
+                "notification.taken_up", "an accepted copy took the held one's place: applied",
+                [("app", .text(record.appId)), ("uuid", .text(record.notificationUUID))])
+            return .stored(uuid: record.notificationUUID)
         case .success(.stored):
             alarm?.stored()
             metrics.notificationsStored.increment()

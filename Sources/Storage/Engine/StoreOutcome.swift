@@ -4,4 +4,7 @@ public enum StoreOutcome: Sendable, Equatable {
     case stored
     /// A notification with the same `notificationUUID` was already stored; nothing changed.
     case duplicate
+    /// The notification was stored held under another app (or before a configuration fix), and
+    /// this copy, accepted, took its place and was applied; durably committed.
+    case takenUp
 }

@@ -149,7 +149,7 @@ extension Writer {
             throw StoreError(.corrupt, "notification \(final.notificationUUID) appeared during its own hand-off")
         }
         if final.state == .held { heldUUIDs?.insert(write.uuid) }
-        return .stored
+        return .takenUp
     }
 
     /// Lends the transaction to the hand-off and returns the notification's state and reason. When

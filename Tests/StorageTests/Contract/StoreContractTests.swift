@@ -41,7 +41,7 @@ struct StoreContractTests {
         #expect(try under.store.store(held) == .duplicate)
         #expect(try under.view(S.customer(3)) == nil)
 
-        #expect(try under.store.store(accepted) == .stored)
+        #expect(try under.store.store(accepted) == .takenUp)
         let row = try #require(try under.store.notification(uuid: "sub-300"))
         #expect((row.appId, row.state, row.stateReason) == (S.appId, .applied, nil))
         #expect((row.signedPayload, row.receivedAt) == (accepted.signedPayload, accepted.receivedAt))
