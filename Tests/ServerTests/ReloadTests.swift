@@ -38,6 +38,9 @@ import Testing
         #expect(try connection.postNotification(try fixture.signer.notification()).status == 200)
         #expect(service.current.apps.map(\.id) == ["late", "demo", "sandbox-only"])
         #expect(OperationalLogTests.lines(kept, event: "config.reloaded").count == 1)
+        // What the new configuration allows but should not is said again (`ConfigWarnings`).
+        let warned = OperationalLogTests.lines(kept, event: "config.warning")
+        #expect(warned.contains { $0.contains("app \"demo\": secretApiKey is 14 characters") }, "\(warned)")
     }
 
     @Test func anInvalidConfigurationIsRefusedAndTheRunningOneKept() throws {

@@ -69,6 +69,7 @@ extension RevenueDotService {
                     ("file", .text(new.file)), ("apps", .integer(Int64(new.apps.count))),
                     ("webhooks", .integer(Int64(generation.workers.count))),
                 ])
+            for warning in ConfigWarnings.of(new) { log.warning("config.warning", warning) }
             if !restartNeeded.isEmpty {
                 log.warning(
                     "config.restart_needed", "these keys changed and keep their running values until the next start",
