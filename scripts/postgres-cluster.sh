@@ -3,8 +3,9 @@
 # non-root user (a system user of its own when called as root, as CI is), on a loopback port,
 # with password authentication.
 #
-# Usage: scripts/postgres-cluster.sh start DIR    creates the cluster on first use, starts it,
-#                                                  prints its URL (the same port every start)
+# Usage: scripts/postgres-cluster.sh start DIR    creates the cluster on first use, starts it
+#                                                  unless it runs, prints its URL (the same
+#                                                  port every start)
 #        scripts/postgres-cluster.sh stop DIR     stops it (fast shutdown), keeping its data
 #        scripts/postgres-cluster.sh destroy DIR  stops it and removes DIR
 # POSTGRES_CLUSTER_OPTIONS adds server settings to a start ("-c shared_buffers=2GB").
@@ -64,6 +65,11 @@ start)
     port=$(cat "$work/port")
     ssl=
     [ ! -e "$work/ssl" ] || ssl="-c ssl=on -c ssl_cert_file=$work/server.crt -c ssl_key_file=$work/server.key"
+    # Already running (a second start): its URL, as a start gives it.
+    if run "$bin/pg_ctl" -D "$work/data" status >/dev/null 2>&1; then
+        echo "postgres://revenuedot:$(cat "$work/password")@127.0.0.1:$port/postgres"
+        exit 0
+    fi
     run "$bin/pg_ctl" -D "$work/data" -l "$work/postgres.log" -w -t 60 \
         -o "-p $port -k $work -c listen_addresses=127.0.0.1 -c max_connections=200 $ssl ${POSTGRES_CLUSTER_OPTIONS:-}" start >/dev/null \
         || { cat "$work/postgres.log" >&2; exit 1; }

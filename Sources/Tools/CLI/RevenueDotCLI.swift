@@ -9,7 +9,7 @@ public enum RevenueDotCLI {
         commands:
           serve          run the server (Apple's notifications, the HTTP API)
           init           write a demo configuration, a dev CA and a sample notification
-          notifications  list, show and count what was received and what was refused
+          notifications  list and show what was received; the refusals and their counts
           events         list events and their webhook deliveries; resend one
           commerce       validate or sign an Advanced Commerce in-app request for a customer
           explain        what a notification means, what to do, and what RevenueDot does with it
