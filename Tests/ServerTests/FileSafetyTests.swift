@@ -72,6 +72,18 @@ struct FileSafetyTests {
         #expect(!keys.contains("sk_demo_secret") && !keys.contains("pk_demo_public"))
     }
 
+    /// A directory named as the configuration is refused, and nothing is made beside it.
+    @Test func initRefusesADirectoryForTheConfiguration() throws {
+        let directory = TestDirectory("init-directory")
+        let named = directory.path("configs")
+        try FileManager.default.createDirectory(atPath: named, withIntermediateDirectories: true)
+        let result = try runCLI(["init", "--config", named])
+        #expect(result.status == 2)
+        #expect(result.output.hasPrefix("revenuedot init: --config \(named) is a directory"), "\(result.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("")) == ["configs"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: named).isEmpty)
+    }
+
     @Test(arguments: [0o644, 0o604, 0o620, 0o602, 0o666])
     func serveRefusesAConfigOthersCanReadOrChange(mode: Int) throws {
         try chmod(fixture.configPath, mode)

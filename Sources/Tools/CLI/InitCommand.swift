@@ -27,6 +27,12 @@ public struct InitCommand {
 
     public func run() throws -> Int32 {
         let configURL = URL(fileURLWithPath: configPath).standardizedFileURL
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: configURL.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            // Refused before anything is made beside it.
+            throw UsageError(
+                "--config \(configPath) is a directory: name the configuration file, such as \(configPath)/revenuedot.json")
+        }
         let base = configURL.deletingLastPathComponent()
         let state = base.appendingPathComponent(".revenuedot")
         let ca = try DevCA.loadOrCreate(in: state.appendingPathComponent("dev-ca"))
