@@ -99,57 +99,52 @@ extension Writer {
     private func storeNotification(_ write: NotificationWrite, inSavepoint: Bool) throws(StoreError) -> StoreOutcome {
         let record = write.record
         let store = { () throws(StoreError) -> StoreOutcome in
+            // Nil when no notification is stored under the UUID, else whether it is stored held.
+            let storedHeld: Bool?
             if !inSavepoint, self.storedUUIDs != nil {
                 // Looked up with the others of its group; one stored earlier in this transaction
                 // (a copy in the same batch) was added when it was.
-                guard self.storedUUIDs?.insert(record.notificationUUID).inserted == true else {
-                    // Held as the lookup said, unless caller work since may have changed that.
-                    let held: Bool
-                    if let known = self.heldUUIDs {
-                        held = known.contains(record.notificationUUID)
-                    } else {
-                        held = try write.storedState(in: self.connection) == .held
-                    }
-                    return try self.takeUpHeld(write, inSavepoint: inSavepoint, held: held)
+                if self.storedUUIDs?.insert(record.notificationUUID).inserted == true {
+                    storedHeld = nil
+                } else if let known = self.heldUUIDs {
+                    storedHeld = known.contains(record.notificationUUID)
+                } else {
+                    // Caller work since the lookup may have taken up or moved it: asked again.
+                    storedHeld = try write.storedState(in: self.connection) == .held
                 }
-            } else if let state = try write.storedState(in: self.connection) {
-                return try self.takeUpHeld(write, inSavepoint: inSavepoint, held: state == .held)
+            } else {
+                storedHeld = try write.storedState(in: self.connection).map { $0 == .held }
             }
+            // A copy is a duplicate, unless the stored one is held and this copy is accepted
+            // (`received`: posted to an app whose checks it passes, after it was held under
+            // another app's URL or before a configuration fix). Then the copy takes the held
+            // one's place and is applied, its row what was applied: the held row, checked only
+            // against another app's roots, may hold other bytes under the same UUID, which
+            // `replay` and `notifications show` would otherwise read.
+            if let storedHeld, !storedHeld || record.state != .received { return .duplicate }
+            let takesUpHeld = storedHeld != nil
             var final = record
             (final.state, final.stateReason) = try self.runHandOff(record, inSavepoint: inSavepoint)
+            if takesUpHeld {
+                // After the hand-off: one that throws in a savepoint rolls back to before this,
+                // and the copy is stored failed in the held one's place all the same.
+                guard try write.deleteHeld(in: self.connection) else {
+                    throw StoreError(
+                        .corrupt, "notification \(record.notificationUUID) left the held state during its own hand-off")
+                }
+                self.heldUUIDs?.remove(record.notificationUUID)
+            }
             // Outside a savepoint, sent ahead unchecked: the UUID was absent a moment ago in the
-            // shared transaction, and only this writer, holding the write lock, inserts notifications.
+            // shared transaction (or its held row is gone), and only this writer, holding the
+            // write lock, inserts notifications.
             let inserted = try write.insert(final, sentAhead: !inSavepoint, in: self.connection)
             guard inserted else {
                 throw StoreError(.corrupt, "notification \(record.notificationUUID) appeared during its own hand-off")
             }
             if final.state == .held { self.heldUUIDs?.insert(record.notificationUUID) }
-            return .stored
+            return takesUpHeld ? .takenUp : .stored
         }
         return inSavepoint ? try savepoint("item", store) : try store()
-    }
-
-    /// A copy of a stored notification: a duplicate, unless the stored one is `held` and this copy
-    /// is accepted (`received`: posted to an app whose checks it passes, after it was held under
-    /// another app's URL or before a configuration fix). Then the copy takes the held one's place
-    /// and is applied, its row what was applied: the held row, checked only against another app's
-    /// roots, may hold other bytes under the same UUID, which `replay` and `notifications show`
-    /// would otherwise read.
-    private func takeUpHeld(_ write: NotificationWrite, inSavepoint: Bool, held: Bool) throws(StoreError) -> StoreOutcome {
-        guard held, write.record.state == .received else { return .duplicate }
-        var final = write.record
-        (final.state, final.stateReason) = try runHandOff(write.record, inSavepoint: inSavepoint)
-        // After the hand-off: one that throws in a savepoint rolls back to before this, and the
-        // copy is stored failed in the held one's place all the same.
-        guard try write.deleteHeld(in: connection) else {
-            throw StoreError(.corrupt, "notification \(final.notificationUUID) left the held state during its own hand-off")
-        }
-        heldUUIDs?.remove(write.uuid)
-        guard try write.insert(final, sentAhead: !inSavepoint, in: connection) else {
-            throw StoreError(.corrupt, "notification \(final.notificationUUID) appeared during its own hand-off")
-        }
-        if final.state == .held { heldUUIDs?.insert(write.uuid) }
-        return .takenUp
     }
 
     /// Lends the transaction to the hand-off and returns the notification's state and reason. When
