@@ -29,10 +29,15 @@ extension SubscribersAPI {
         case .failure(let refusal): return reply(refusal.response)
         case .success(let attributes): parsed = attributes
         }
-        var problems = parsed.keys.sorted().compactMap { key -> JSONValue? in
-            Self.attributeProblem(key, SubscriberAttribute.problem(key: key, value: parsed[key]?.value))
+        var problems: [JSONValue] = []
+        var valid: [String: SubscriberAttribute] = [:]
+        for (key, attribute) in parsed {
+            if let problem = Self.attributeProblem(key, SubscriberAttribute.problem(key: key, value: attribute.value)) {
+                problems.append(problem)
+            } else {
+                valid[key] = attribute
+            }
         }
-        var valid = parsed.filter { SubscriberAttribute.problem(key: $0.key, value: $0.value.value) == nil }
         if !valid.isEmpty {
             let stored =
                 (try? store.read { (rows) throws(StoreError) in
