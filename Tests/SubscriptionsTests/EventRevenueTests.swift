@@ -62,4 +62,30 @@ import Testing
         #expect(purchase(storefront: "DEU")?.priceInPurchasedCurrency == Decimal(string: "9.99"))
         #expect(purchase(storefront: "USA", currency: "USD")?.price == Decimal(string: "9.99"))
     }
+
+    /// A transaction signed without `price` (older payloads): both prices are null, unknown, as
+    /// RevenueCat's are; 0 is a free trial's. The refund of one and its reversal likewise.
+    @Test func anUnknownPriceIsNullNotZero() {
+        var transaction = Apple.transaction(Apple.original, purchase: Apple.t0)
+        transaction.price = nil
+        var rates = LedgerConfiguration()
+        rates.usdExchangeRates = ["EUR": Decimal(string: "0.9")!]
+        var shop = Harness(ledger: Ledger(configuration: rates))
+        let bought = shop.send(
+            Apple.notification(.subscribed, .initialBuy, uuid: "n", signed: Apple.t0, transaction: transaction))
+        #expect(bought.map(\.type) == [.initialPurchase])
+        #expect(bought.first?.price == nil && bought.first?.priceInPurchasedCurrency == nil)
+        transaction.revocationDate = Apple.t0 + Apple.day
+        transaction.revocationReason = .refundedDueToIssue
+        transaction.revocationType = .refundFull
+        let refund = shop.send(
+            Apple.notification(.refund, nil, uuid: "r", signed: Apple.t0 + Apple.day, transaction: transaction))
+        #expect(refund.first?.cancelReason == .customerSupport)
+        #expect(refund.first?.price == nil && refund.first?.priceInPurchasedCurrency == nil)
+        var free = Apple.transaction(Apple.original, purchase: Apple.t0, offer: .introductory, discount: .freeTrial)
+        free.storefront = "USA"
+        var trial = Harness(ledger: Ledger(configuration: rates))
+        let started = trial.send(Apple.notification(.subscribed, .initialBuy, uuid: "t", signed: Apple.t0, transaction: free))
+        #expect(started.first?.price == 0 && started.first?.priceInPurchasedCurrency == 0)
+    }
 }

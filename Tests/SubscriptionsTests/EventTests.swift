@@ -90,11 +90,16 @@ import Testing
             prorated.price = price
             prorated.revocationPercentage = percentage
             let refunded = Event.refundedMilliunits(of: prorated)
-            #expect(refunded.magnitude <= 10_000_000_000_000)
+            #expect(refunded.map(\.magnitude).map { $0 <= 10_000_000_000_000 } == true)
             prorated.revocationType = .refundFull
-            #expect(Event.refundedMilliunits(of: prorated).magnitude == 10_000_000_000_000)
+            #expect(Event.refundedMilliunits(of: prorated)?.magnitude == 10_000_000_000_000)
             prorated.revocationType = .refundProrated
         }
+        // A transaction signed without `price`: both prices null (unknown), not 0 (a free trial).
+        prorated.price = nil
+        #expect(Event.refundedMilliunits(of: prorated) == nil)
+        event.setPrice(milliunits: nil)
+        #expect(event.price == nil && event.priceInPurchasedCurrency == nil)
     }
 
     @Test(arguments: [

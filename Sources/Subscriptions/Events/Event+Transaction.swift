@@ -69,11 +69,16 @@ extension Event {
         price = TaxRates.round(amount / rate, places: 2)
     }
 
-    /// Sets both prices from milliunits of `currency`.
+    /// Sets both prices from milliunits of `currency`; both null when the amount is unknown (a
+    /// transaction signed without `price`), as RevenueCat's `price` is for an unknown price.
     ///
-    /// `price` (USD) is set only when the purchase currency is USD, or the amount is 0: RevenueDot
-    /// holds no exchange rates.
-    mutating func setPrice(milliunits: Int64) {
+    /// `price` (USD) is set here only when the purchase currency is USD, or the amount is 0;
+    /// `convertPrice(usdRates:)` converts other currencies.
+    mutating func setPrice(milliunits: Int64?) {
+        guard let milliunits else {
+            (priceInPurchasedCurrency, price) = (nil, nil)
+            return
+        }
         let amount = Self.decimal(milliunits: milliunits)
         priceInPurchasedCurrency = amount
         price = currency == "USD" || milliunits == 0 ? amount : nil
@@ -86,13 +91,15 @@ extension Event {
         setPrice(milliunits: Self.refundedMilliunits(of: transaction))
     }
 
-    /// The refunded amount of a transaction as a negative number of milliunits.
+    /// The refunded amount of a transaction as a negative number of milliunits; nil when its
+    /// price is unknown.
     ///
     /// A prorated refund (`revocationPercentage`, milliunits of a percent) refunds that share.
     /// Verified payloads hold plausible amounts (`PayloadNumber`); a snapshot stored before they
     /// were checked is clamped rather than trapped on.
-    static func refundedMilliunits(of transaction: JWSTransactionDecodedPayload) -> Int64 {
-        let price = min(max(transaction.price ?? 0, PayloadNumber.amounts.lowerBound), PayloadNumber.amounts.upperBound)
+    static func refundedMilliunits(of transaction: JWSTransactionDecodedPayload) -> Int64? {
+        guard let signed = transaction.price else { return nil }
+        let price = min(max(signed, PayloadNumber.amounts.lowerBound), PayloadNumber.amounts.upperBound)
         guard let percentage = transaction.revocationPercentage, transaction.revocationType == .refundProrated else {
             return -price
         }

@@ -102,7 +102,7 @@ extension OneTimePurchase: FactFolding {
         switch fact.source {
         case .transactionPosted, .appleAPI, .notification(.oneTimeCharge, nil):
             var purchase = Event(.nonRenewingPurchase, cause: "\(transactionId)/NON_RENEWING_PURCHASE", transaction: transaction)
-            purchase.setPrice(milliunits: transaction.price ?? 0)
+            purchase.setPrice(milliunits: transaction.price)
             return [purchase] + [reportedRefund(fact, transaction)].compactMap { $0 }
         case .notification(.refund, nil):
             // Reported once: the app or Apple's API may have shown the refunded transaction first.
@@ -112,7 +112,7 @@ extension OneTimePurchase: FactFolding {
             return [cancellation]
         case .notification(.refundReversed, nil):
             var reversed = Event(.refundReversed, cause: "\(cause)/REFUND_REVERSED", transaction: transaction)
-            reversed.setPrice(milliunits: transaction.price ?? 0)
+            reversed.setPrice(milliunits: transaction.price)
             return [reversed]
         default:
             return []

@@ -65,7 +65,7 @@ extension SubscriptionState {
             return [cancellation]
         case (.refundReversed, nil):
             var reversed = event(.refundReversed, cause: "\(cause)/REFUND_REVERSED", transaction, after)
-            reversed.setPrice(milliunits: transaction.price ?? 0)
+            reversed.setPrice(milliunits: transaction.price)
             return [reversed]
         case (.renewalExtended, nil):
             return [event(.subscriptionExtended, cause: "\(cause)/SUBSCRIPTION_EXTENDED", transaction, after)]
@@ -161,7 +161,7 @@ extension SubscriptionState {
         let period = transaction.transactionId ?? ""
         var purchase = event(
             first ? .initialPurchase : .renewal, cause: "\(originalTransactionId)/PERIOD/\(period)", transaction, after)
-        purchase.setPrice(milliunits: transaction.price ?? 0)
+        purchase.setPrice(milliunits: transaction.price)
         if !first {
             let previous = after.periodType(before: transaction)
             purchase.isTrialConversion = previous.map { $0 == .trial && purchase.periodType != .trial } ?? false
