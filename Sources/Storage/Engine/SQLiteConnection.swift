@@ -77,6 +77,11 @@ final class SQLiteConnection {
             throw error
         }
         self.handle = connection
+        // SQLite opens a file this user may not write read-only, silently: the store would start
+        // and answer its health check, then fail the first commit.
+        if role == .writer || role == .copy, sqlite3_db_readonly(connection, "main") == 1 {
+            throw StoreError(.unavailable, "\(path) cannot be written by this user: check its owner and mode")
+        }
         do {
             try configure(role: role)
         } catch {
