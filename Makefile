@@ -31,9 +31,14 @@ all: build
 deps:
 	@scripts/install-deps.sh $(BUILD_PACKAGES)
 
+# Release builds link Swift's runtime and Foundation statically, so the binary needs no Swift
+# toolchain where it runs, only the Debian libraries README "Deploying" lists. The bench builds
+# the same way, so it measures the binary that is installed.
+RELEASE ?= -c release --static-swift-stdlib
+
 ## Release build; the binary is .build/release/revenuedot.
 build: deps
-	$(SWIFT) build -c release --product revenuedot
+	$(SWIFT) build $(RELEASE) --product revenuedot
 
 ## Installs what is missing, builds, writes a demo config on first run, and serves it (SQLite).
 run: build
@@ -97,8 +102,8 @@ fuzz: deps
 ## Verification throughput against `openssl speed` and Apple's Python library, same run.
 bench: deps
 	@scripts/install-deps.sh $(BENCH_PACKAGES)
-	$(SWIFT) build -c release --product revenuedot-bench
-	$(SWIFT) build -c release --product revenuedot
+	$(SWIFT) build $(RELEASE) --product revenuedot-bench
+	$(SWIFT) build $(RELEASE) --product revenuedot
 	Benchmarks/run.sh $(BENCH_DIR)
 
 clean:

@@ -160,5 +160,19 @@ import Testing
             site.contains(
                 "location /v1/apple/notifications/ {\n        proxy_next_upstream error timeout http_502 http_503 non_idempotent;\n        proxy_pass http://revenuedot;"
             ))
+        // A notification (10-20 KiB) is buffered in memory: nginx's default spooled each to disk.
+        #expect(site.contains("client_body_buffer_size 64k;"))
+    }
+
+    /// systemd's stop timeout outlasts the longest graceful stop (the HTTP drain, then storage, a
+    /// second more): a stop it killed would lose its line and exit status.
+    @Test func theUnitWaitsOutTheLongestStop() throws {
+        let unit = try String(
+            contentsOf: Self.packageRoot.appendingPathComponent("contrib/revenuedot.service"), encoding: .utf8)
+        let line = unit.split(separator: "\n").first { $0.hasPrefix("TimeoutStopSec=") }
+        let seconds = line.flatMap { Int($0.dropFirst("TimeoutStopSec=".count).dropLast()) }
+        // HTTPServer.shutdown drains for up to 30 s by default.
+        let longest = 30 + Int(RevenueDotService.storageShutdownTimeout.components.seconds) + 1
+        #expect(line?.hasSuffix("s") == true && (seconds ?? 0) > longest, "\(line ?? "no TimeoutStopSec")")
     }
 }
