@@ -235,7 +235,7 @@ final class ServerCore: Sendable {
         } else {
             route = "unmatched"
         }
-        observer?.requestRefused(method: method, route: route, status: answer.status)
+        observer?.requestRefused(method: method, route: route, path: path, status: answer.status)
         finished(method: method, route: route, status: answer.status, started: started)
         return router.shapedRefusal(answer, path: path)
     }

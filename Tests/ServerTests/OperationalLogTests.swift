@@ -111,6 +111,31 @@ import Threads
         #expect(leftOut.reduce(0, +) + flood.count == 101, "\(flood)")
     }
 
+    /// A notification POST the HTTP server refuses itself (a body over the limit, a framing it
+    /// refuses) never reaches ingest, and is a `notification.refused` line all the same: with the
+    /// access log off, it would otherwise show only in `/metrics`.
+    @Test func refusalsBeforeIngestAreLoggedToo() throws {
+        let fixture = try ServerFixture()
+        let (service, kept) = try Self.service(fixture, log: #"{"access": false}"#)
+        defer { service.shutdown() }
+        let large = try LoopbackConnection(port: service.port)
+        #expect(try large.request("POST", "/v1/apple/notifications/demo", body: Data(count: (1 << 20) + 1)).status == 413)
+        let framed = try LoopbackConnection(port: service.port)
+        let gzip = try framed.request(
+            "POST", "/v1/apple/notifications/demo", headers: ["Transfer-Encoding": "gzip"], body: Data("{}".utf8))
+        #expect(gzip.status == 400 || gzip.status == 501, "\(gzip.status)")
+        // Other routes' refusals are not notifications.
+        _ = try LoopbackConnection(port: service.port).request(
+            "POST", "/v1/subscribers/a/attributes", body: Data(count: (1 << 20) + 1))
+        let refused = Self.lines(kept, event: "notification.refused")
+        #expect(refused.count == 2, "\(refused)")
+        #expect(
+            refused.first?.contains("refused before verification: the body is over the limit app=demo status=413") == true,
+            "\(refused)")
+        #expect(refused.last?.contains("app=demo status=\(gzip.status)") == true, "\(refused)")
+        #expect(Self.lines(kept, event: "access").isEmpty)
+    }
+
     /// A held notification is logged when it is stored: not again when Apple sends it again, a
     /// backfill reads it again (the overlap of every start and reload), or a reload examines it.
     @Test func aHeldNotificationIsLoggedOnceWhateverBringsItAgain() throws {

@@ -16,18 +16,19 @@ package final class Ingest: Sendable {
     private let clock: @Sendable () -> Date
     private let alarm: StorageAlarm?
     private let log: Log?
-    /// Refusal lines: a stranger can send a refused request a millisecond.
-    private let refusalLines = Locked(LineAllowance(perSecond: 10))
+    private let refusalLines: RefusalLines
 
     /// - Parameters:
     ///   - log: takes a line for every notification refused (ten a second at most), and for
     ///     every one stored held (not for a copy of one already stored).
     ///   - alarm: says when storage starts failing and when it works again; one of its own on
     ///     `log` when nil.
+    ///   - refusals: where refusals are written, shared with the HTTP server's (one of its own on
+    ///     `log` when nil).
     package init(
         verifiers: [String: AppVerifiers], store: Store, metrics: Metrics,
         clock: @escaping @Sendable () -> Date = Date.init,
-        log: Log? = nil, alarm: StorageAlarm? = nil
+        log: Log? = nil, alarm: StorageAlarm? = nil, refusals: RefusalLines? = nil
     ) {
         self.verifiers = verifiers
         holding = HoldPolicy(apps: verifiers.values.map(\.app))
@@ -36,6 +37,7 @@ package final class Ingest: Sendable {
         self.clock = clock
         self.log = log
         self.alarm = alarm ?? log.map(StorageAlarm.init(log:))
+        refusalLines = refusals ?? RefusalLines(log: log, clock: clock)
     }
 
     /// Handles one request body for the app `appId`, blocking until the answer is known.
@@ -100,13 +102,9 @@ package final class Ingest: Sendable {
         case store(NotificationRecord)
     }
 
-    /// Writes a `notification.refused` warning, unless this second has had its share of them;
-    /// a line written after some were left out says how many (`left_out`).
+    /// Writes a `notification.refused` warning (`RefusalLines`: ten a second at most).
     private func refused(_ message: String, _ fields: [(String, LogValue)]) {
-        guard let log, log.enabled(.warning) else { return }
-        let atMs = UnixTime.milliseconds(clock())
-        guard let leftOut = refusalLines.withLock({ $0.admit(atMs: atMs) }) else { return }
-        log.warning("notification.refused", message, leftOut > 0 ? fields + [("left_out", .integer(Int64(leftOut)))] : fields)
+        refusalLines.write(message, fields)
     }
 
     /// Parses and verifies; returns the record to store or the answer when there is none.

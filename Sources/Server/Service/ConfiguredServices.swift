@@ -28,6 +28,8 @@ final class ConfiguredServices: Sendable {
         let contacts: CustomerContacts
         /// Shared by ingest and the health check, across reloads.
         let alarm: StorageAlarm
+        /// The `notification.refused` lines of ingest and of the HTTP server, across reloads.
+        let refusals: RefusalLines
         /// The notification reference at `/docs` (`RevenueDotService.init`'s `docs`).
         let docs: (@Sendable (String) -> HTTPResponse?)?
         let clock: @Sendable () -> Date
@@ -59,7 +61,8 @@ final class ConfiguredServices: Sendable {
             }, cache: shared.cache)
         // One set of verifiers (and chain caches) serves ingest and the subscriber API.
         let verifiers = try AppVerifiers.forApps(of: config)
-        let ingest = Ingest(verifiers: verifiers, store: store, metrics: metrics, log: log, alarm: shared.alarm)
+        let ingest = Ingest(
+            verifiers: verifiers, store: store, metrics: metrics, log: log, alarm: shared.alarm, refusals: shared.refusals)
         held = HeldNotifications(verifiers: verifiers, store: store, handOff: shared.handOff, clock: shared.clock)
         // One client per app and environment for the server's own calls to Apple, so they share
         // its connections; one set of request rates per app, environment and endpoint for them

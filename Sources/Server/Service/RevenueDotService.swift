@@ -118,9 +118,10 @@ public final class RevenueDotService: Sendable {
         }
         self.store = store
         contacts = CustomerContacts(store: store)
+        let refusals = RefusalLines(log: log, clock: clock)
         shared = ConfiguredServices.Shared(
             store: store, metrics: metrics, log: log, cache: cache, handOff: handOff, contacts: contacts,
-            alarm: StorageAlarm(log: log), docs: docs, clock: clock,
+            alarm: StorageAlarm(log: log), refusals: refusals, docs: docs, clock: clock,
             deliveryPollInterval: deliveryPollInterval, node: node)
         let first = try ConfiguredServices(config: config, shared: shared)
         services.withLock { $0 = first }
@@ -131,7 +132,8 @@ public final class RevenueDotService: Sendable {
             requestTimeoutSeconds: config.http.requestTimeoutSeconds, connectionsPerIP: config.http.connectionsPerIP)
         http.errorLog = { log.warning("http.error", $0) }
         http.accessLog = AccessLines.sink(log)
-        server = HTTPServer(configuration: http, router: first.router, observer: metrics)
+        server = HTTPServer(
+            configuration: http, router: first.router, observer: ServiceObserver(metrics: metrics, refusals: refusals))
     }
 
     /// The configuration in force: the one it started with, or the last one `reload` took (whose
