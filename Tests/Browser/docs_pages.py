@@ -67,6 +67,14 @@ def main(base):
                 text = response.read().decode("utf-8")
                 if not text.startswith("# " + heading):
                     fail("%s: its Markdown starts %r" % (link, text[:60]))
+        # Readable on a phone: nothing wider than the window (long names wrap, code scrolls).
+        driver.set_window_size(375, 800)
+        for link in [base + "/docs"] + links:
+            driver.get(link)
+            width, inner = driver.execute_script(
+                "return [document.documentElement.scrollWidth, window.innerWidth]")
+            if width > inner:
+                fail("%s is %d px wide in a %d px window" % (link, width, inner))
         print("ok %d pages" % len(links))
     finally:
         driver.quit()

@@ -138,8 +138,12 @@ import Testing
         let text = String(decoding: page.body, as: UTF8.self)
         #expect(page.status == 200 && text.contains("<h1>What does the App Store notification EXPIRED mean?</h1>"))
         #expect(text.contains("<code class=\"language-swift\">") && text.contains("Run-checked"))
-        // Nothing is loaded from elsewhere: no script, stylesheet or image source.
-        #expect(!text.contains("<script") && !text.contains("<link") && !text.contains("src="))
+        // Nothing is loaded from elsewhere: no script, stylesheet or image source; the one link is
+        // an empty inline icon, so that a browser asks for no /favicon.ico.
+        let links = text.components(separatedBy: "<link").dropFirst()
+        #expect(links.count == 1 && links.first?.hasPrefix(#" rel="icon" href="data:,">"#) == true)
+        #expect(!text.contains("<script") && !text.contains("src="))
+        #expect(text.contains(#"<h3 id="subtype-voluntary">"#) && text.contains(#"<h3 id="no-subtype">"#))
         let markdown = try connection.request("GET", "/docs/expired.md")
         #expect(markdown.status == 200 && markdown.headers["content-type"] == "text/markdown; charset=utf-8")
         #expect(try connection.request("GET", "/docs/nope").status == 404)

@@ -19,13 +19,22 @@ enum PageHTML {
         border-bottom:1px solid #ddd;padding-bottom:.3rem}table{border-collapse:collapse;width:100%}td,th{border:1px solid \
         #ddd;padding:.4rem .6rem;text-align:left;vertical-align:top}code{background:#f3f3f5;padding:.1rem .3rem;\
         border-radius:4px;font-size:.9em}pre{background:#f6f8fa;padding:1rem;overflow-x:auto;border-radius:6px}pre code\
-        {background:none;padding:0}.answer{font-size:1.15rem}.checked{color:#06623b}nav a{margin-right:1rem}
+        {background:none;padding:0}.answer{font-size:1.15rem}.checked{color:#06623b}nav a{margin-right:1rem}\
+        h1,h2,h3,td,th,li,p{overflow-wrap:anywhere}@media (max-width:30rem){body{margin:1rem auto}h1{font-size:1.4rem}\
+        td,th{padding:.3rem .4rem}}
         """
+
+    /// The id of a subtype's section: `subtype-grace-period`, or `no-subtype`.
+    static func anchor(_ subtype: String?) -> String {
+        subtype.map { "subtype-" + $0.lowercased().replacingOccurrences(of: "_", with: "-") } ?? "no-subtype"
+    }
 
     static func document(title: String, body: [String]) -> String {
         ([
             "<!doctype html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+            // No icon to fetch: a browser would ask for /favicon.ico and log its 404.
+            "<link rel=\"icon\" href=\"data:,\">",
             "<title>\(escape(title))</title><style>\(style)</style></head><body>",
             "<nav><a href=\"/docs\">All notifications</a></nav>",
         ]
@@ -63,7 +72,8 @@ enum PageHTML {
         ]
         for kase in page.cases {
             body += [
-                "<h3>\(escape(CatalogRenderer.title(page.type, kase.subtype)))</h3>", "<p>\(inline(kase.meaning))</p>",
+                "<h3 id=\"\(Self.anchor(kase.subtype))\">\(escape(CatalogRenderer.title(page.type, kase.subtype)))</h3>",
+                "<p>\(inline(kase.meaning))</p>",
                 "<ul>",
             ]
             body += kase.handling.map { "<li>\(inline(String($0.dropFirst(2))))</li>" }
