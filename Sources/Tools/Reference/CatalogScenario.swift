@@ -34,7 +34,10 @@ struct CatalogScenario {
             return (Self.baseMs - 30 * Self.dayMs, Self.baseMs)
         }
         return switch example.before {
-        case .inGrace: (Self.baseMs - 31 * Self.dayMs, Self.baseMs - Self.dayMs)
+        // A 16-day grace period (one App Store Connect offers): halfway through, or ending now for
+        // GRACE_PERIOD_EXPIRED.
+        case .inGrace where type == "GRACE_PERIOD_EXPIRED": (Self.baseMs - 46 * Self.dayMs, Self.baseMs - 16 * Self.dayMs)
+        case .inGrace: (Self.baseMs - 38 * Self.dayMs, Self.baseMs - 8 * Self.dayMs)
         case .expired: (Self.baseMs - 40 * Self.dayMs, Self.baseMs - 10 * Self.dayMs)
         default: (Self.baseMs - 15 * Self.dayMs, Self.baseMs + 15 * Self.dayMs)
         }
@@ -44,9 +47,11 @@ struct CatalogScenario {
     var transaction: JSONValue? {
         guard !example.noTransaction else { return nil }
         let oneTime = example.productType != "Auto-Renewable Subscription"
+        // A new period is as long as its product's: a year for the yearly plan an upgrade buys.
+        let days: Int64 = example.productId == "pro.yearly" ? 365 : 30
         let (purchase, expires) =
             example.newPeriod
-            ? (Self.baseMs, Self.baseMs + 30 * Self.dayMs)
+            ? (Self.baseMs, Self.baseMs + days * Self.dayMs)
             : type == "RENEWAL_EXTENDED" ? (currentPeriod.purchaseMs, currentPeriod.expiresMs + 7 * Self.dayMs) : currentPeriod
         var members: [String: JSONValue] = [
             "transactionId": .string(example.newPeriod || oneTime ? "3000000000000002" : "3000000000000001"),
@@ -59,7 +64,9 @@ struct CatalogScenario {
             "signedDate": .integer(Self.baseMs), "environment": .string("Production"), "storefront": .string("USA"),
             "storefrontId": .string("143441"), "price": .integer(example.productId == "pro.yearly" ? 99_990 : 9_990),
             "currency": .string("USD"),
-            "transactionReason": .string(example.newPeriod && example.before != .nothing ? "RENEWAL" : "PURCHASE"),
+            // Apple: RENEWAL for an automatic renewal only; an upgrade (effective at once) and a
+            // resubscription are the customer's purchases.
+            "transactionReason": .string(example.newPeriod && type == "DID_RENEW" ? "RENEWAL" : "PURCHASE"),
         ]
         if !oneTime {
             members["expiresDate"] = .integer(expires)
@@ -69,6 +76,7 @@ struct CatalogScenario {
         if example.revoked {
             members["revocationDate"] = .integer(Self.baseMs)
             members["revocationReason"] = .integer(0)
+            members["revocationType"] = .string(type == "REVOKE" ? "FAMILY_REVOKE" : "REFUND_FULL")
         }
         return .object(members)
     }
@@ -104,7 +112,7 @@ struct CatalogScenario {
             members["priceIncreaseStatus"] = .integer(subtype == "ACCEPTED" ? 1 : 0)
         case ("GRACE_PERIOD_EXPIRED", _):
             members["isInBillingRetryPeriod"] = .bool(true)
-            members["gracePeriodExpiresDate"] = .integer(Self.baseMs)
+            members["gracePeriodExpiresDate"] = .integer(currentPeriod.expiresMs + 16 * Self.dayMs)
         default:
             break
         }

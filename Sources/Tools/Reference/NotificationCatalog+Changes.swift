@@ -99,7 +99,6 @@ extension NotificationCatalog {
                     triggers: [
                         "The customer cancelling in their subscription settings",
                         "The App Store turning auto-renew off after the customer requests a refund",
-                        "The customer declining a price increase",
                     ],
                     whatToDo: [
                         "Verify the payload, transaction and renewal info up to Apple's root; check bundle ID and environment.",

@@ -80,8 +80,9 @@ extension NotificationCatalog {
             summary: "A customer bought a consumable, non-consumable or non-renewing subscription.",
             meaning: """
                 A one-time purchase went through, including one redeemed with an offer code and a non-consumable \
-                received through Family Sharing. Older Apple documentation said it was sent only in the sandbox, so \
-                do not depend on it alone for one-time purchases.
+                received through Family Sharing. Apple has sent it in Production since May 2025 (before, in the \
+                sandbox only): purchases made earlier never had one, so the app's posted transactions stay the way to \
+                learn of those.
                 """,
             cases: [
                 CatalogCase(
@@ -135,8 +136,8 @@ extension NotificationCatalog {
             summary: "News about an External Purchase API token your app must report on.",
             meaning: """
                 Only apps using the External Purchase API get this. The payload has externalPurchaseToken instead of \
-                data and no environment field: a token whose externalPurchaseId starts with SANDBOX is from the \
-                sandbox.
+                data and no environment field: the environment to check is the token's (an externalPurchaseId \
+                starting with SANDBOX is from the sandbox).
                 """,
             cases: [
                 CatalogCase(
@@ -265,21 +266,25 @@ extension NotificationCatalog {
             type: "PRICE_CHANGE",
             summary: "Advanced Commerce API: a subscription's price was changed.",
             meaning: """
-                Only for the Advanced Commerce API. It confirms a Change Subscription Price call; the renewal info \
-                carries the new price, which applies from the next renewal.
+                Only for the Advanced Commerce API. It follows a Change Subscription Price call (made at least 24 \
+                hours before the renewal); the renewal info's advancedCommerceInfo carries each item's new price, \
+                and for an increase its priceIncreaseInfo status: SCHEDULED, PENDING (the customer's consent is \
+                awaited) or ACCEPTED. The App Store shows the customer the increase and asks for consent where it \
+                is required.
                 """,
             cases: [
                 CatalogCase(
                     name: nil,
                     meaning:
-                        "Your price change to an Advanced Commerce subscription was accepted and applies at the next renewal.",
+                        "Your price change to an Advanced Commerce subscription is on record for the next renewal.",
                     triggers: [
                         "A call to Change Subscription Price"
                     ],
                     whatToDo: [
                         "Verify the payload, transaction and renewal info up to Apple's root; check bundle ID and environment.",
-                        "Keep the entitlement and record the new renewal price.",
-                        "Give the customer the required notice of an increase; a decrease needs none.",
+                        "Keep the entitlement and record the new renewal price per item.",
+                        "For an increase, read priceIncreaseInfo's status: the App Store notifies the customer and asks "
+                            + "for consent where it is required (Apple's Handling subscription price changes).",
                         "Store it and answer 200; a retry with the same notificationUUID is a no-op.",
                     ],
                     example: .init(before: .active)

@@ -8,8 +8,9 @@ extension NotificationCatalog {
             type: "REFUND",
             summary: "The App Store refunded an in-app purchase or subscription transaction.",
             meaning: """
-                Apple refunded a transaction of any product type. The transaction carries revocationDate and \
-                revocationReason; the content bought with it should be taken back.
+                Apple refunded a transaction of any product type. The transaction carries revocationDate, \
+                revocationReason and revocationType: REFUND_FULL, or REFUND_PRORATED with revocationPercentage (in \
+                thousandths of a percent) for a share; the content bought with it should be taken back.
                 """,
             cases: [
                 CatalogCase(
@@ -22,10 +23,12 @@ extension NotificationCatalog {
                     whatToDo: [
                         "Verify the signed payload and its transaction up to Apple's root; check bundle ID and environment.",
                         "Revoke what the transaction granted: end subscription access or take back the content.",
-                        "Record revocationReason for reporting; do not message the customer in a way that blames them.",
+                        "Record revocationReason, and for revenue the refunded share (revocationType, revocationPercentage).",
+                        "Do not message the customer in a way that blames them.",
                         "Store it and answer 200; a retry with the same notificationUUID must not revoke twice.",
                     ],
-                    example: .init(before: .active, revoked: true)
+                    // Apple turns auto-renew off once a refund is requested.
+                    example: .init(before: .active, autoRenewOn: false, revoked: true)
                 )
             ]
         ),

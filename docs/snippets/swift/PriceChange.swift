@@ -5,7 +5,7 @@ import AppStore
 func decidePriceChange(_ payload: ResponseBodyV2DecodedPayload) -> String {
     switch payload.subtype {
     case nil:
-        "Keep the entitlement and record the new renewal price."
+        "Keep the entitlement and record the new renewal price per item."
     default:
         "A subtype this code does not know: store the notification and look into it."
     }
