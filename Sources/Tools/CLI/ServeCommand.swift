@@ -96,12 +96,17 @@ public struct ServeCommand {
                 ("config", .text(configPath)),
             ])
         printWelcome(service)
+        let systemd = SystemdNotify()
+        systemd.send("READY=1\nMAINPID=\(getpid())\nSTATUS=serving on port \(service.port)")
         while true {
             let received = signals.wait()
             guard received == SIGHUP, !signals.terminalClosed else { break }
+            systemd.reloading()
             service.log.info("config.reload", "SIGHUP: reading the configuration again", [("config", .text(configPath))])
             service.reload(from: configPath)
+            systemd.send("READY=1")
         }
+        systemd.send("STOPPING=1")
         service.log.info("stop", "finishing in-flight requests and flushing storage")
         guard service.shutdown() else {
             service.log.error(

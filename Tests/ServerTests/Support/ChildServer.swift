@@ -38,7 +38,8 @@ final class ChildServer: @unchecked Sendable {
     ///   full disk.
     /// - Parameter sighup: the disposition of SIGHUP the child starts with, "SIG_DFL" or "SIG_IGN"
     ///   (set through python3, since a shell cannot reset a signal ignored when it started).
-    init(configPath: String, fileSizeLimitKiB: Int? = nil, sighup: String? = nil) throws {
+    /// - Parameter environment: variables added to the test's own for the child.
+    init(configPath: String, fileSizeLimitKiB: Int? = nil, sighup: String? = nil, environment: [String: String] = [:]) throws {
         if fileSizeLimitKiB != nil || sighup != nil {
             // Both are set in the child before it execs the server; either may be given alone.
             process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -49,6 +50,9 @@ final class ChildServer: @unchecked Sendable {
         } else {
             process.executableURL = Self.executable
             process.arguments = ["serve", "--config", configPath]
+        }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
         process.standardOutput = output
         process.standardError = output
