@@ -34,11 +34,11 @@ deps:
 # Release builds link Swift's runtime and Foundation statically, so the binary needs no Swift
 # toolchain where it runs, only the Debian libraries README "Deploying" lists. The bench builds
 # the same way, so it measures the binary that is installed.
-RELEASE ?= -c release --static-swift-stdlib
+SWIFT_RELEASE_FLAGS ?= -c release --static-swift-stdlib
 
 ## Release build; the binary is .build/release/revenuedot.
 build: deps
-	$(SWIFT) build $(RELEASE) --product revenuedot
+	$(SWIFT) build $(SWIFT_RELEASE_FLAGS) --product revenuedot
 
 ## Installs what is missing, builds, writes a demo config on first run, and serves it (SQLite).
 run: build
@@ -102,8 +102,8 @@ fuzz: deps
 ## Verification throughput against `openssl speed` and Apple's Python library, same run.
 bench: deps
 	@scripts/install-deps.sh $(BENCH_PACKAGES)
-	$(SWIFT) build $(RELEASE) --product revenuedot-bench
-	$(SWIFT) build $(RELEASE) --product revenuedot
+	$(SWIFT) build $(SWIFT_RELEASE_FLAGS) --product revenuedot-bench
+	$(SWIFT) build $(SWIFT_RELEASE_FLAGS) --product revenuedot
 	Benchmarks/run.sh $(BENCH_DIR)
 
 clean:

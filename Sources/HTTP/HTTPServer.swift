@@ -65,17 +65,20 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// How long `shutdown` waits by default for requests in progress (the drain).
+    public static let drainSeconds: Double = 30
+
     /// Stops gracefully: new connections are refused at once, requests already begun finish
     /// (their bodies arrive, their handlers return and their responses are sent) for up to
     /// `timeout` seconds, and then every connection is closed.
     ///
     /// Responses sent while draining carry `Connection: close`. A request whose body is still
     /// arriving is waited for (Sandbox sends a notification once), within the request deadline
-    /// (`requestTimeoutSeconds`) that cuts off a client that stalls. A deferred handler that has
+    /// (`requestTimeoutSeconds`) that cuts off a client that stalls, and within `timeout`. A deferred handler that has
     /// not answered by then is answered 503 for it (its own answer is dropped), as is a deferred
     /// request that comes in after that, and the 503s get up to a second to be sent. Blocks the
     /// caller; call it from outside the handlers.
-    public func shutdown(timeout: Double = 30) {
+    public func shutdown(timeout: Double = drainSeconds) {
         let daemon = state.withLock { state -> MicroHTTPDDaemon? in
             defer { state = .stopped }
             if case .running(let daemon) = state { return daemon }

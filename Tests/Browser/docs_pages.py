@@ -67,12 +67,16 @@ def main(base):
                 text = response.read().decode("utf-8")
                 if not text.startswith("# " + heading):
                     fail("%s: its Markdown starts %r" % (link, text[:60]))
-        # Readable on a phone: nothing wider than the window (long names wrap, code scrolls).
-        driver.set_window_size(375, 800)
+        # Readable on a phone: nothing wider than the screen (long names wrap, code scrolls). The
+        # phone's screen is emulated: a headless window may not shrink below 500 px.
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": 375, "height": 800, "deviceScaleFactor": 1, "mobile": True})
         for link in [base + "/docs"] + links:
             driver.get(link)
             width, inner = driver.execute_script(
                 "return [document.documentElement.scrollWidth, window.innerWidth]")
+            if inner != 375:
+                fail("%s: the emulated screen is %d px wide, not 375" % (link, inner))
             if width > inner:
                 fail("%s is %d px wide in a %d px window" % (link, width, inner))
         print("ok %d pages" % len(links))

@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import Server
 import Testing
 
@@ -171,8 +172,7 @@ import Testing
             contentsOf: Self.packageRoot.appendingPathComponent("contrib/revenuedot.service"), encoding: .utf8)
         let line = unit.split(separator: "\n").first { $0.hasPrefix("TimeoutStopSec=") }
         let seconds = line.flatMap { Int($0.dropFirst("TimeoutStopSec=".count).dropLast()) }
-        // HTTPServer.shutdown drains for up to 30 s by default.
-        let longest = 30 + Int(RevenueDotService.storageShutdownTimeout.components.seconds) + 1
+        let longest = Int(HTTPServer.drainSeconds) + Int(RevenueDotService.storageShutdownTimeout.components.seconds) + 1
         #expect(line?.hasSuffix("s") == true && (seconds ?? 0) > longest, "\(line ?? "no TimeoutStopSec")")
     }
 }

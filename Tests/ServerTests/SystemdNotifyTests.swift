@@ -11,18 +11,21 @@ import Testing
         let descriptor: Int32
         let path: String
 
+        /// `path` as `NOTIFY_SOCKET` gives it: a file, or an abstract name after `@`.
         init(path: String) throws {
             self.path = path
             descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { bytes in
-                for (index, byte) in path.utf8.enumerated() { bytes[index] = byte }
+            var bytes = Array(path.utf8)
+            if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
+            withUnsafeMutableBytes(of: &address.sun_path) { path in
+                for (index, byte) in bytes.enumerated() { path[index] = byte }
             }
+            // An abstract name is exactly its bytes long: the length is part of the name.
+            let length = MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + bytes.count
             let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(length)) }
             }
             #expect(bound == 0, "bind \(path): \(String(cString: strerror(errno)))")
             var timeout = timeval(tv_sec: 30, tv_usec: 0)
@@ -55,12 +58,17 @@ import Testing
         #expect(child.wait() == 0)
     }
 
-    @Test func anAbstractSocketIsAddressedAndNoVariableSendsNothing() {
+    @Test func anAbstractSocketIsAddressedAndNoVariableSendsNothing() throws {
         #expect(!SystemdNotify(environment: [:]).isActive)
         #expect(!SystemdNotify(environment: ["NOTIFY_SOCKET": "relative/path"]).isActive)
         #expect(!SystemdNotify(environment: [:]).send("READY=1"))
-        // An abstract address systemd may give ("@..."): nobody listens at this one.
-        let abstract = SystemdNotify(environment: ["NOTIFY_SOCKET": "@revenuedot-test-\(UUID().uuidString)"])
-        #expect(abstract.isActive && !abstract.send("READY=1"))
+        // An abstract address, as systemd may give it ("@..."): addressed by its exact bytes.
+        let name = "@revenuedot-test-\(UUID().uuidString)"
+        let listening = try NotifySocket(path: name)
+        let abstract = SystemdNotify(environment: ["NOTIFY_SOCKET": name])
+        #expect(abstract.isActive && abstract.send("READY=1"))
+        #expect(listening.next() == "READY=1")
+        let elsewhere = SystemdNotify(environment: ["NOTIFY_SOCKET": name + "-nobody"])
+        #expect(!elsewhere.send("READY=1"))
     }
 }

@@ -28,5 +28,6 @@ struct ServiceObserver: HTTPServerObserver {
     private static let reasons = [
         400: "a request framing the server refuses", 413: "the body is over the limit",
         417: "an Expect the server does not meet", 501: "a Transfer-Encoding the server does not implement",
+        503: "the server holds as many request bodies as it can; Apple sends it again",
     ]
 }

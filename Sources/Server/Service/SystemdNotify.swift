@@ -52,9 +52,9 @@ package struct SystemdNotify: Sendable {
     }
 
     /// `RELOADING=1` with the monotonic clock's microseconds, as systemd asks of a reload.
-    package func reloading() {
+    package static func reloading() -> String {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
-        send("RELOADING=1\nMONOTONIC_USEC=\(UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000)")
+        return "RELOADING=1\nMONOTONIC_USEC=\(UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000)"
     }
 }

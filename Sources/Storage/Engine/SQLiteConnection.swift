@@ -64,6 +64,8 @@ final class SQLiteConnection {
     init(path: String, role: Role) throws(StoreError) {
         _ = Self.configured
         var flags = (role == .readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
+        // The WAL files too, which SQLite would also open read-only without a word.
+        if role == .writer, let unwritable = SQLiteFiles.unwritable(path) { throw StoreError(.unavailable, unwritable) }
         if role == .writer || role == .copy {
             flags |= SQLITE_OPEN_CREATE
             Self.createPrivately(path)

@@ -27,16 +27,8 @@ public enum DatabaseProbe {
             }
             return .absent
         }
-        // `serve` writes the file, its WAL and shared-memory files and its lock file beside it
-        // (SQLite would open a file it may not write read-only, without a word).
-        for file in [DatabaseLock.lockPath(path), path, path + "-wal", path + "-shm"]
-        where FileManager.default.fileExists(atPath: file) {
-            guard access(file, R_OK | W_OK) == 0 else {
-                throw StoreError(
-                    .unavailable,
-                    "\(file) cannot be written by this user (\(String(cString: strerror(errno)))): check its owner and mode")
-            }
-        }
+        // `serve` writes the file, its WAL and shared-memory files and its lock file beside it.
+        if let unwritable = SQLiteFiles.unwritable(path) { throw StoreError(.unavailable, unwritable) }
         let connection = try SQLiteConnection(path: path, role: .readOnly)
         let migrator = Migrator(connection: connection)
         // An empty file (made ahead with the service's owner, say), or one a first start left

@@ -97,16 +97,22 @@ public struct ServeCommand {
             ])
         printWelcome(service)
         let systemd = SystemdNotify()
-        systemd.send("READY=1\nMAINPID=\(getpid())\nSTATUS=serving on port \(service.port)")
+        let tell = { (state: String) in
+            guard systemd.isActive, !systemd.send(state) else { return }
+            // Under Type=notify a lost READY=1 leaves the unit starting until its timeout.
+            service.log.error(
+                "systemd.notify_failed", "systemd's NOTIFY_SOCKET did not take the message", [("state", .text(state))])
+        }
+        tell("READY=1\nMAINPID=\(getpid())\nSTATUS=serving on port \(service.port)")
         while true {
             let received = signals.wait()
             guard received == SIGHUP, !signals.terminalClosed else { break }
-            systemd.reloading()
+            tell(SystemdNotify.reloading())
             service.log.info("config.reload", "SIGHUP: reading the configuration again", [("config", .text(configPath))])
             service.reload(from: configPath)
-            systemd.send("READY=1")
+            tell("READY=1")
         }
-        systemd.send("STOPPING=1")
+        tell("STOPPING=1")
         service.log.info("stop", "finishing in-flight requests and flushing storage")
         guard service.shutdown() else {
             service.log.error(

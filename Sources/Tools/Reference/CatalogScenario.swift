@@ -19,6 +19,8 @@ struct CatalogScenario {
     /// 2026-01-01T00:00:00Z: the moment the example notification is signed and applied.
     static let baseMs: Int64 = 1_767_225_600_000
     static let dayMs: Int64 = 86_400_000
+    /// The examples' billing grace period: 16 days, one of the lengths App Store Connect offers.
+    static let graceMs: Int64 = 16 * dayMs
     static let originalTransactionId = "2000000000000001"
     static let bundleId = "com.example.app"
     static let appAppleId: Int64 = 1_234_567_890
@@ -34,9 +36,9 @@ struct CatalogScenario {
             return (Self.baseMs - 30 * Self.dayMs, Self.baseMs)
         }
         return switch example.before {
-        // A 16-day grace period (one App Store Connect offers): halfway through, or ending now for
-        // GRACE_PERIOD_EXPIRED.
-        case .inGrace where type == "GRACE_PERIOD_EXPIRED": (Self.baseMs - 46 * Self.dayMs, Self.baseMs - 16 * Self.dayMs)
+        // Halfway through the grace period, or at its end for GRACE_PERIOD_EXPIRED.
+        case .inGrace where type == "GRACE_PERIOD_EXPIRED":
+            (Self.baseMs - Self.graceMs - 30 * Self.dayMs, Self.baseMs - Self.graceMs)
         case .inGrace: (Self.baseMs - 38 * Self.dayMs, Self.baseMs - 8 * Self.dayMs)
         case .expired: (Self.baseMs - 40 * Self.dayMs, Self.baseMs - 10 * Self.dayMs)
         default: (Self.baseMs - 15 * Self.dayMs, Self.baseMs + 15 * Self.dayMs)
@@ -95,7 +97,7 @@ struct CatalogScenario {
             members["isInBillingRetryPeriod"] = .bool(true)
             members["expirationIntent"] = .integer(2)
             if subtype == "GRACE_PERIOD" {
-                members["gracePeriodExpiresDate"] = .integer(currentPeriod.expiresMs + 16 * Self.dayMs)
+                members["gracePeriodExpiresDate"] = .integer(currentPeriod.expiresMs + Self.graceMs)
             }
         case ("EXPIRED", let subtype):
             let intent: Int64 =
@@ -112,7 +114,7 @@ struct CatalogScenario {
             members["priceIncreaseStatus"] = .integer(subtype == "ACCEPTED" ? 1 : 0)
         case ("GRACE_PERIOD_EXPIRED", _):
             members["isInBillingRetryPeriod"] = .bool(true)
-            members["gracePeriodExpiresDate"] = .integer(currentPeriod.expiresMs + 16 * Self.dayMs)
+            members["gracePeriodExpiresDate"] = .integer(currentPeriod.expiresMs + Self.graceMs)
         default:
             break
         }
@@ -242,6 +244,7 @@ struct CatalogScenario {
             if revoked {
                 transaction["revocationDate"] = .integer(atMs)
                 transaction["revocationReason"] = .integer(0)
+                transaction["revocationType"] = .string("REFUND_FULL")
             }
             var renewalInfo: [String: JSONValue] = [
                 "originalTransactionId": .string(Self.originalTransactionId), "productId": .string("pro.monthly"),
@@ -273,7 +276,7 @@ struct CatalogScenario {
             try apply(
                 "DID_FAIL_TO_RENEW", "GRACE_PERIOD", atMs: expires,
                 renewal: [
-                    "isInBillingRetryPeriod": .bool(true), "gracePeriodExpiresDate": .integer(expires + 16 * Self.dayMs),
+                    "isInBillingRetryPeriod": .bool(true), "gracePeriodExpiresDate": .integer(expires + Self.graceMs),
                     "expirationIntent": .integer(2),
                 ])
         case .expired:

@@ -51,9 +51,10 @@ final class ChildServer: @unchecked Sendable {
             process.executableURL = Self.executable
             process.arguments = ["serve", "--config", configPath]
         }
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
+        // The test runner's own NOTIFY_SOCKET (run under systemd) is not the child's to use.
+        var inherited = ProcessInfo.processInfo.environment
+        inherited["NOTIFY_SOCKET"] = nil
+        process.environment = inherited.merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = output
         try process.run()
