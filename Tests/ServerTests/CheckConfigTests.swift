@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import LoopbackClient
+import Storage
 import Testing
 
 @testable import Server
@@ -54,6 +55,26 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: fixture.configPath)
         let open = try runCLI(["check-config", "--config", fixture.configPath])
         #expect(open.status == 1 && open.output.contains("chmod"), "\(open.output)")
+    }
+
+    /// On a database no server holds, check-config reads the file as it stands and leaves no
+    /// WAL or shared-memory file beside it; a name a URI would escape (?, #, %) reads too.
+    @Test func checkingAStoppedDatabaseLeavesNoFilesBehind() throws {
+        let fixture = try ServerFixture()
+        try fixture.startService().shutdown()
+        let before = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path).sorted()
+        #expect(!before.contains { $0.hasSuffix("-wal") || $0.hasSuffix("-shm") }, "\(before)")
+        let check = try runCLI(["check-config", "--config", fixture.configPath])
+        #expect(check.status == 0 && check.output.contains(", current"), "\(check.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path).sorted() == before)
+
+        let odd = fixture.directory.path("a?b#c%20d.sqlite")
+        try FileManager.default.copyItem(atPath: fixture.databasePath, toPath: odd)
+        guard case .current = try DatabaseProbe.sqlite(path: odd) else {
+            Issue.record("\(odd) did not read as current")
+            return
+        }
+        #expect(!FileManager.default.fileExists(atPath: odd + "-wal"))
     }
 
     @Test func aDatabaseFromANewerBuildOrNotRevenueDotsIsRefused() throws {

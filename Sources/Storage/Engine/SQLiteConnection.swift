@@ -19,6 +19,9 @@ final class SQLiteConnection {
         /// A reader opened read-only (`SQLITE_OPEN_READONLY`), for a process that must not write
         /// the file at all (`StoreReader`); the file must exist.
         case readOnly
+        /// A reader of a file nothing writes now and that has no WAL beside it, opened as it
+        /// stands (SQLite's `immutable`): it makes no WAL or shared-memory file (`DatabaseProbe`).
+        case immutable
         /// The file a copy is written into (`DatabaseBackup`): created readable and writable by its
         /// owner only, left in whatever journal mode the copied pages give it.
         case copy
@@ -63,7 +66,7 @@ final class SQLiteConnection {
     /// keys). The writer then lowers `synchronous` to NORMAL: its flusher syncs each commit instead.
     init(path: String, role: Role) throws(StoreError) {
         _ = Self.configured
-        var flags = (role == .readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
+        var flags = (role == .readOnly || role == .immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
         // The WAL files too, which SQLite would also open read-only without a word.
         if role == .writer, let unwritable = SQLiteFiles.unwritable(path) { throw StoreError(.unavailable, unwritable) }
         if role == .writer || role == .copy {
@@ -71,7 +74,13 @@ final class SQLiteConnection {
             Self.createPrivately(path)
         }
         var connection: OpaquePointer?
-        let result = sqlite3_open_v2(path, &connection, flags, nil)
+        var name = path
+        if role == .immutable {
+            // A URI's path escapes ?, # and %, which a file name may hold.
+            flags |= SQLITE_OPEN_URI
+            name = "file:\(path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)?immutable=1"
+        }
+        let result = sqlite3_open_v2(name, &connection, flags, nil)
         guard result == SQLITE_OK, let connection else {
             let error = StoreError(sqlite: result, connection: connection, context: "open \(path)")
             // A failed open may still allocate a handle; it must be closed (close_v2 of NULL is a no-op).
@@ -120,7 +129,7 @@ final class SQLiteConnection {
         // Readers map the database file: a page already in the OS cache costs no read() and no
         // copy. Only the database file is mapped, never the WAL, and RevenueDot never shrinks the
         // file (no VACUUM, no auto-vacuum), so a mapped page cannot vanish under a reader.
-        if role == .reader || role == .readOnly {
+        if role == .reader || role == .readOnly || role == .immutable {
             try execute(script: "PRAGMA query_only = ON; PRAGMA mmap_size = \(Self.readerMapBytes);")
         }
     }

@@ -29,7 +29,12 @@ public enum DatabaseProbe {
         }
         // `serve` writes the file, its WAL and shared-memory files and its lock file beside it.
         if let unwritable = SQLiteFiles.unwritable(path) { throw StoreError(.unavailable, unwritable) }
-        let connection = try SQLiteConnection(path: path, role: .readOnly)
+        // With no server on it and no WAL beside it, the file is read as it stands: a read-only
+        // connection would leave WAL and shared-memory files behind, and check-config changes nothing.
+        let quiet =
+            !DatabaseLock.isHeldByAnother(databasePath: path)
+            && ![path + "-wal", path + "-shm"].contains { FileManager.default.fileExists(atPath: $0) }
+        let connection = try SQLiteConnection(path: path, role: quiet ? .immutable : .readOnly)
         let migrator = Migrator(connection: connection)
         // An empty file (made ahead with the service's owner, say), or one a first start left
         // with nothing but an empty migrations table (stopped before its first migration), is a
