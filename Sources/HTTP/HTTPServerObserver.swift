@@ -6,8 +6,8 @@ public protocol HTTPServerObserver: Sendable {
     func requestFinished(method: String, route: String, status: Int, seconds: Double)
     /// A request was answered by the server itself, before any handler saw it (a body over the
     /// limit or with no room in the body budget, or a head it refuses: `RequestFraming`);
-    /// `requestFinished` follows. `path` is the request's path, without its query.
-    func requestRefused(method: String, route: String, path: String, status: Int)
+    /// `requestFinished` follows. `parameters` are the matched route's (none when unmatched).
+    func requestRefused(method: String, route: String, parameters: [String: String], status: Int)
     /// A client connection was accepted.
     func connectionOpened()
     /// A client connection was closed, by either side or by a timeout.
@@ -20,5 +20,5 @@ public protocol HTTPServerObserver: Sendable {
 
 extension HTTPServerObserver {
     public func connectionCutOff() {}
-    public func requestRefused(method: String, route: String, path: String, status: Int) {}
+    public func requestRefused(method: String, route: String, parameters: [String: String], status: Int) {}
 }

@@ -230,12 +230,13 @@ final class ServerCore: Sendable {
     {
         let router = router
         let route: String
-        if case .found(_, let pattern, _) = router.match(method: method, path: path) {
-            route = pattern
+        var parameters: [String: String] = [:]
+        if case .found(_, let pattern, let matched) = router.match(method: method, path: path) {
+            (route, parameters) = (pattern, matched)
         } else {
             route = "unmatched"
         }
-        observer?.requestRefused(method: method, route: route, path: path, status: answer.status)
+        observer?.requestRefused(method: method, route: route, parameters: parameters, status: answer.status)
         finished(method: method, route: route, status: answer.status, started: started)
         return router.shapedRefusal(answer, path: path)
     }

@@ -201,7 +201,7 @@ extension Metrics: HTTPServerObserver {
 
     /// A notification POST the server answered before ingest saw it counts as rejected, by the
     /// name of its status (ingest counts the ones it answers itself).
-    package func requestRefused(method: String, route: String, path: String, status: Int) {
+    package func requestRefused(method: String, route: String, parameters: [String: String], status: Int) {
         guard route == Routes.notificationRoute else { return }
         // Received too, so that every POST counted received ends counted once: stored,
         // duplicate or rejected. (Refused before ingest, its app was not looked at.)

@@ -12,10 +12,10 @@ struct ServiceObserver: HTTPServerObserver {
         metrics.requestFinished(method: method, route: route, status: status, seconds: seconds)
     }
 
-    func requestRefused(method: String, route: String, path: String, status: Int) {
-        metrics.requestRefused(method: method, route: route, path: path, status: status)
+    func requestRefused(method: String, route: String, parameters: [String: String], status: Int) {
+        metrics.requestRefused(method: method, route: route, parameters: parameters, status: status)
         guard route == Routes.notificationRoute else { return }
-        let appId = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
+        let appId = parameters["appId"] ?? ""
         refusals.write(
             "refused before verification: \(Self.reasons[status] ?? "answered \(status)")",
             [("app", .text(String(appId.utf8Prefix(maxBytes: 200)))), ("status", .integer(Int64(status)))])
