@@ -4,8 +4,8 @@ import Foundation
 /// shared-memory files beside it, and RevenueDot's lock file.
 enum SQLiteFiles {
     /// Why this process could not write the database at `path`, or nil when it can: each of its
-    /// files that exists must be readable and writable, and its folder must let the WAL and
-    /// shared-memory files be made. SQLite itself would open a file it may not write read-only,
+    /// files that exists must be readable and writable, and its folder must let the database (if
+    /// there is none yet) and its WAL and shared-memory files be made. SQLite itself would open a file it may not write read-only,
     /// without a word, and fail only at the first commit.
     static func unwritable(_ path: String) -> String? {
         for file in [DatabaseLock.lockPath(path), path, path + "-wal", path + "-shm"]
@@ -16,8 +16,8 @@ enum SQLiteFiles {
         }
         let folder = URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent().path
         guard access(folder, W_OK | X_OK) == 0 else {
-            return "\(folder), the database's folder, does not let this user make the database's WAL files there "
-                + "(\(String(cString: strerror(errno))))"
+            return "\(folder), the database's folder, does not let this user make the database or its WAL files "
+                + "there (\(String(cString: strerror(errno))))"
         }
         return nil
     }

@@ -17,18 +17,9 @@ public enum DatabaseProbe {
     /// The SQLite database at `path`; absent when there is no file yet and its directory lets
     /// `serve` create one, or the file holds no table yet.
     public static func sqlite(path: String) throws(StoreError) -> SchemaState {
-        guard FileManager.default.fileExists(atPath: path) else {
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            guard access(directory, W_OK | X_OK) == 0 else {
-                throw StoreError(
-                    .unavailable,
-                    "there is no database at \(path), and its directory \(directory) does not let this user create one: "
-                        + String(cString: strerror(errno)))
-            }
-            return .absent
-        }
-        // `serve` writes the file, its WAL and shared-memory files and its lock file beside it.
+        // `serve` creates or writes the file, its WAL and shared-memory files and its lock file.
         if let unwritable = SQLiteFiles.unwritable(path) { throw StoreError(.unavailable, unwritable) }
+        guard FileManager.default.fileExists(atPath: path) else { return .absent }
         // With no server on it and no WAL beside it, the file is read as it stands: a read-only
         // connection would leave WAL and shared-memory files behind, and check-config changes nothing.
         let quiet =
