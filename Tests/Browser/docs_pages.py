@@ -4,7 +4,9 @@ line) on the first thing that is not there; prints "ok N pages" otherwise.
 
 Usage: python3 docs_pages.py BASE_URL   (e.g. http://127.0.0.1:8080)
 """
+import os
 import sys
+import tempfile
 import urllib.request
 
 from selenium import webdriver
@@ -20,9 +22,18 @@ def fail(message):
 
 
 def main(base):
+    # Chromium's profile and sockets go in a folder of this run's, removed when it ends (or
+    # fails), not in the system temporary directory where they would stay.
+    with tempfile.TemporaryDirectory(prefix="docs-browser-") as scratch:
+        os.environ["TMPDIR"] = scratch
+        walk(base, scratch)
+
+
+def walk(base, scratch):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]:
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--user-data-dir=" + os.path.join(scratch, "profile")]:
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     try:

@@ -7,11 +7,7 @@ import Tools
 
 @Suite("revenuedot.json")
 struct ConfigLoaderTests {
-    let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("revenuedot-config-\(UUID())")
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }()
+    let directory = TestDirectory("revenuedot-config").url
 
     func parse(_ text: String) throws -> RevenueDotConfig {
         try ConfigLoader.parse(Data(text.utf8), file: directory.appendingPathComponent("revenuedot.json").path)

@@ -9,7 +9,7 @@ import Tools
 struct VerifyCommandTests {
     static let chain: TestChain = try! TestChain()
     static let rootPath: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("revenuedot-test-root-\(UUID()).pem").path
+        let path = TestDirectory("revenuedot-test-root").path("root.pem")
         try! chain.root.pem.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }()
@@ -134,8 +134,7 @@ struct VerifyCommandTests {
 
     /// A root in DER, as the configuration takes it; or the roots of a configuration's apps.
     @Test func rootsComeInDERAndFromAConfiguration() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("revenuedot-verify-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = TestDirectory("revenuedot-verify").url
         let der = directory.appendingPathComponent("root.der").path
         try Self.chain.root.der.write(to: URL(fileURLWithPath: der))
         let input = Data(try Self.notification().utf8)
