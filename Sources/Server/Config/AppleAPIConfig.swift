@@ -5,33 +5,33 @@ import Foundation
 
 /// `appleApi`: how RevenueDot calls the App Store Server API for apps with an
 /// `inAppPurchaseKey`.
-public struct AppleAPIConfig: Sendable {
+package struct AppleAPIConfig: Sendable {
     /// Where each environment is served; Apple's hosts unless configured (tests and rehearsals
     /// point them at `revenuedot simulate apple-api`, `http://` allowed).
-    public var baseURLs: [AppStoreEnvironment: APIBaseURL]
+    package var baseURLs: [AppStoreEnvironment: APIBaseURL]
     /// How often `serve` backfills missed notifications; 0 turns automatic backfill off.
-    public var backfillIntervalMinutes: Int
+    package var backfillIntervalMinutes: Int
     /// How often `serve` reconciles every active or recently lapsed subscription with Apple; 0
     /// (the default) turns it off: one request per subscription, against Apple's rate limit.
-    public var reconcileIntervalMinutes = 0
+    package var reconcileIntervalMinutes = 0
     /// How far before the newest stored notification an automatic backfill starts looking, for
     /// notifications Apple sent while an earlier one was still being retried.
-    public var backfillMarginMinutes: Int
+    package var backfillMarginMinutes: Int
     /// At most this many calls a second per app, environment and endpoint, under Apple's limit
     /// for the endpoint; nil keeps Apple's limits, 0 turns limiting off (a local simulator).
-    public var requestsPerSecond: Double?
+    package var requestsPerSecond: Double?
     /// One attempt's limit.
-    public var timeoutSeconds: Int
+    package var timeoutSeconds: Int
     /// A PEM file of the CAs trusted for an https base URL in place of the system's store.
-    public var caFile: String?
+    package var caFile: String?
     /// How Apple's consumption requests are answered.
-    public var consumption = ConsumptionConfig()
+    package var consumption = ConsumptionConfig()
 
-    public static let defaultBaseURLs: [AppStoreEnvironment: APIBaseURL] = [
+    package static let defaultBaseURLs: [AppStoreEnvironment: APIBaseURL] = [
         .production: .production, .sandbox: .sandbox,
     ]
 
-    public init(
+    package init(
         baseURLs: [AppStoreEnvironment: APIBaseURL] = AppleAPIConfig.defaultBaseURLs, backfillIntervalMinutes: Int = 60,
         backfillMarginMinutes: Int = 60, requestsPerSecond: Double? = nil, timeoutSeconds: Int = 30, caFile: String? = nil
     ) {
@@ -46,22 +46,22 @@ public struct AppleAPIConfig: Sendable {
 
 /// `appleApi.consumption`: whether and what RevenueDot answers when Apple asks for consumption
 /// information about a refund request (CONSUMPTION_REQUEST), for apps with an `inAppPurchaseKey`.
-public struct ConsumptionConfig: Sendable, Equatable {
-    public var enabled = false
+package struct ConsumptionConfig: Sendable, Equatable {
+    package var enabled = false
     /// Whether your customers agreed to share consumption data with Apple (your terms, your
     /// consent flow). Apple takes no answer without it, so none is sent without it.
-    public var customerConsented = false
+    package var customerConsented = false
     /// Whether the app offered a free sample or trial before purchase.
-    public var sampleContentProvided = false
+    package var sampleContentProvided = false
     /// Whether what was bought was delivered and works.
-    public var deliveryStatus: DeliveryStatus = .delivered
+    package var deliveryStatus: DeliveryStatus = .delivered
     /// The outcome you prefer; none by default.
-    public var refundPreference: RefundPreference? = nil
+    package var refundPreference: RefundPreference? = nil
     /// The share used of a one-time purchase (thousandths of a percent), which RevenueDot cannot
     /// know; none by default. None is sent for an auto-renewable subscription: Apple computes it.
-    public var oneTimeConsumptionPercentage: Int32? = nil
+    package var oneTimeConsumptionPercentage: Int32? = nil
 
-    public init() {}
+    package init() {}
 }
 
 package enum AppleAPIConfigLoader {

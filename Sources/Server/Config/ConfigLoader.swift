@@ -4,9 +4,9 @@ import JSON
 import Storage
 
 /// Reads and validates `revenuedot.json`; the first problem found stops it with one line.
-public enum ConfigLoader {
+package enum ConfigLoader {
     /// Loads the file at `path`. Relative paths inside it are relative to its directory.
-    public static func load(path: String) throws(ConfigError) -> RevenueDotConfig {
+    package static func load(path: String) throws(ConfigError) -> RevenueDotConfig {
         try parse(try contents(of: path), file: path)
     }
 
@@ -35,7 +35,7 @@ public enum ConfigLoader {
     }
 
     /// Parses configuration text; `file` names it in errors and anchors relative paths.
-    public static func parse(_ data: Data, file: String) throws(ConfigError) -> RevenueDotConfig {
+    package static func parse(_ data: Data, file: String) throws(ConfigError) -> RevenueDotConfig {
         // Some editors start a UTF-8 file with a byte order mark, which JSON does not allow.
         let data = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
         let json: JSONValue

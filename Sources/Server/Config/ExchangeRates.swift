@@ -8,8 +8,8 @@ import Synchronization
 /// start and again whenever it changes (checked at most every few seconds), so new rates apply
 /// without a restart. A file that no longer reads keeps the last good rates. Counts the events
 /// made without a USD price because no rate was known.
-public final class ExchangeRates: Sendable {
-    public let path: String?
+package final class ExchangeRates: Sendable {
+    package let path: String?
     private let state: Mutex<(rates: [String: Decimal], modified: Date?, checked: ContinuousClock.Instant?)>
     private let unpriced = Atomic<Int>(0)
     /// How often the file's modification time is looked at.
@@ -17,7 +17,7 @@ public final class ExchangeRates: Sendable {
 
     /// Rates from `path` (none when nil), looked at again every `checkInterval`; a one-line
     /// error when the file cannot be used.
-    public init(path: String?, checkInterval: Duration = .seconds(5)) throws(ConfigError) {
+    package init(path: String?, checkInterval: Duration = .seconds(5)) throws(ConfigError) {
         self.path = path
         self.checkInterval = checkInterval
         var rates: [String: Decimal] = [:]
@@ -31,7 +31,7 @@ public final class ExchangeRates: Sendable {
     }
 
     /// The current rates, read again first if the file changed.
-    public func current() -> [String: Decimal] {
+    package func current() -> [String: Decimal] {
         guard let path else { return [:] }
         return state.withLock { state in
             if let checked = state.checked, checked.duration(to: .now) < checkInterval { return state.rates }

@@ -8,47 +8,47 @@ import Subscriptions
 ///
 /// The keys are a contract (DESIGN.md "Config"); `http` is an addition for the server's
 /// worker pool and limits.
-public struct RevenueDotConfig: Sendable {
+package struct RevenueDotConfig: Sendable {
     /// The file it was read from, for messages and for resolving relative paths.
-    public var file: String
-    public var listen: ListenAddress
-    public var database: DatabaseLocation
+    package var file: String
+    package var listen: ListenAddress
+    package var database: DatabaseLocation
     /// `database.passwordFile`, resolved: checked private as the other secret files are.
-    public var databasePasswordFile: String?
-    public var apps: [AppConfig]
-    public var scheduler: SchedulerConfig
-    public var http: HTTPConfig
-    public var appleAPI = AppleAPIConfig()
+    package var databasePasswordFile: String?
+    package var apps: [AppConfig]
+    package var scheduler: SchedulerConfig
+    package var http: HTTPConfig
+    package var appleAPI = AppleAPIConfig()
     /// What this node calls itself among several on one database (`node.id`); the host name when
     /// nil. The process id follows it wherever the node is named (`NodeIdentity`).
-    public var nodeId: String?
+    package var nodeId: String?
     /// What the server logs and how (`log`).
-    public var log = LogConfig()
+    package var log = LogConfig()
 
     /// The app with this id.
-    public func app(_ id: String) -> AppConfig? { apps.first { $0.id == id } }
+    package func app(_ id: String) -> AppConfig? { apps.first { $0.id == id } }
 }
 
 /// Where the HTTP server listens: `host:port`, with `[v6]:port` for IPv6.
-public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
-    public var host: String
-    public var port: UInt16
+package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    package var host: String
+    package var port: UInt16
 
-    public init(host: String, port: UInt16) {
+    package init(host: String, port: UInt16) {
         self.host = host
         self.port = port
     }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
 /// `sqlite:PATH` (the default, embedded) or `postgres://...` (several nodes).
-public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
+package enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
     case sqlite(path: String)
     case postgres(PostgresURL)
 
     /// Where the database is, without a password.
-    public var description: String {
+    package var description: String {
         switch self {
         case .sqlite(let path): "sqlite:\(path)"
         case .postgres(let url): url.description
@@ -57,49 +57,49 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// One App Store app this server accepts notifications for.
-public struct AppConfig: Sendable {
-    public var id: String
-    public var bundleId: String
-    public var appAppleId: Int64?
-    public var environments: Set<AppStoreEnvironment>
+package struct AppConfig: Sendable {
+    package var id: String
+    package var bundleId: String
+    package var appAppleId: Int64?
+    package var environments: Set<AppStoreEnvironment>
     /// Apple Root CA - G3 first, then the configured extra roots.
-    public var rootCertificates: [Certificate]
-    public var trackNewPurchasesFromServerNotifications: Bool
-    public var secretApiKey: String?
-    public var publicApiKey: String?
+    package var rootCertificates: [Certificate]
+    package var trackNewPurchasesFromServerNotifications: Bool
+    package var secretApiKey: String?
+    package var publicApiKey: String?
     /// Entitlement identifier → the product IDs that grant it.
-    public var entitlements: [String: [String]]
+    package var entitlements: [String: [String]]
     /// Where its events go (`webhooks`, or the one `webhook`); empty for none.
-    public var webhooks: [WebhookConfig] = []
+    package var webhooks: [WebhookConfig] = []
     /// The first webhook (the one of `webhook`).
-    public var webhook: WebhookConfig? {
+    package var webhook: WebhookConfig? {
         get { webhooks.first }
         set { webhooks = newValue.map { [$0] } ?? [] }
     }
-    public var inAppPurchaseKey: InAppPurchaseKeyConfig?
+    package var inAppPurchaseKey: InAppPurchaseKeyConfig?
     /// How a purchase moves between identified customers (RevenueCat's restore behaviour).
-    public var restoreBehavior: RestoreBehavior = .transfer
+    package var restoreBehavior: RestoreBehavior = .transfer
     /// Which customers non-production purchases give entitlements to (`sandboxAccess`).
-    public var sandboxAccess = SandboxAccess.everyone
+    package var sandboxAccess = SandboxAccess.everyone
     /// Whether the developer is in Apple's Small Business Program: 15% commission on every sale.
-    public var smallBusinessProgram = false
+    package var smallBusinessProgram = false
     /// The operator's exchange rates (top-level `exchangeRatesFile`), shared by every app.
-    public var exchangeRates: ExchangeRates?
+    package var exchangeRates: ExchangeRates?
 
     /// The verification policy for this app's notifications.
-    public var policy: VerificationPolicy {
+    package var policy: VerificationPolicy {
         VerificationPolicy(bundleId: bundleId, appAppleId: appAppleId, environments: environments)
     }
 }
 
 /// Where and how events are delivered to the app's backend.
-public struct WebhookConfig: Sendable {
-    public var url: URL
-    public var authorization: String?
-    public var signingSecret: String?
-    public var timeoutSeconds: Int
-    public var retryDelaysSeconds: [Int]
-    public var concurrency: Int
+package struct WebhookConfig: Sendable {
+    package var url: URL
+    package var authorization: String?
+    package var signingSecret: String?
+    package var timeoutSeconds: Int
+    package var retryDelaysSeconds: [Int]
+    package var concurrency: Int
     /// A PEM file of the CA certificates that alone are trusted for an https `url`, in place of
     /// the system's store; nil to trust the system's store.
     ///
@@ -108,51 +108,51 @@ public struct WebhookConfig: Sendable {
     /// public CA that issues a certificate for the name (a name that also exists in public DNS,
     /// a resolver that answers wrongly) stand in for the receiver. A receiver with a public
     /// certificate needs no `caFile`.
-    public var caFile: String? = nil
+    package var caFile: String? = nil
 
     /// Its id in the app's `webhooks` (`name`): `""` for the first unnamed one, else its index.
-    public var id = ""
+    package var id = ""
     /// The environments whose events it takes (RevenueCat's filter); nil for both.
-    public var environments: Set<EventEnvironment>? = nil
+    package var environments: Set<EventEnvironment>? = nil
     /// The event types it takes; nil for all.
-    public var eventTypes: Set<String>? = nil
+    package var eventTypes: Set<String>? = nil
     /// How long a customer's failing event holds that customer's later ones back (then they go,
     /// and it keeps retrying; `sequence` still orders them).
-    public var orderHoldSeconds = 300
+    package var orderHoldSeconds = 300
 
-    public static let defaultRetryDelaysSeconds = [10, 60, 300, 1800, 7200, 21600, 43200, 86400, 86400, 86400]
+    package static let defaultRetryDelaysSeconds = [10, 60, 300, 1800, 7200, 21600, 43200, 86400, 86400, 86400]
     /// The longest wait a `retryDelaysSeconds` entry may give: 30 days.
-    public static let maximumRetryDelaySeconds: Int64 = 30 * 86_400
+    package static let maximumRetryDelaySeconds: Int64 = 30 * 86_400
 }
 
 /// The App Store Connect In-App Purchase key that signs requests (`.p8`, P-256).
-public struct InAppPurchaseKeyConfig: Sendable {
-    public var keyId: String
-    public var issuerId: String
-    public var privateKeyPath: String
-    public var privateKey: ECPrivateKey
+package struct InAppPurchaseKeyConfig: Sendable {
+    package var keyId: String
+    package var issuerId: String
+    package var privateKeyPath: String
+    package var privateKey: ECPrivateKey
 }
 
-public struct SchedulerConfig: Sendable {
-    public var intervalMs: Int
+package struct SchedulerConfig: Sendable {
+    package var intervalMs: Int
 }
 
 /// The HTTP server's worker pool and limits (`HTTPServerConfiguration` says what each does).
-public struct HTTPConfig: Sendable, Equatable {
-    public var threads: Int
-    public var maxBodyBytes: Int
+package struct HTTPConfig: Sendable, Equatable {
+    package var threads: Int
+    package var maxBodyBytes: Int
     /// Request bodies held in memory at once, all connections together, 64 MiB unless given (at
     /// least `maxBodyBytes`); a body that does not fit is answered 503.
-    public var maxBufferedBodyBytes: Int
+    package var maxBufferedBodyBytes: Int
     /// Idle timeout: a connection silent this long is closed.
-    public var timeoutSeconds: Int
+    package var timeoutSeconds: Int
     /// Header deadline: a request's whole head within this long of the connection's opening or
     /// its previous answer. 10 s, or `timeoutSeconds` when that is longer, unless given.
-    public var headerTimeoutSeconds: Int
+    package var headerTimeoutSeconds: Int
     /// Request deadline: a whole request within this long of the connection's opening or its
     /// previous answer, however steadily the client trickles bytes.
-    public var requestTimeoutSeconds: Int
+    package var requestTimeoutSeconds: Int
     /// Connections at once from one IP address; 0, the default, for no limit (behind a TLS
     /// terminator every client has the terminator's address).
-    public var connectionsPerIP: Int
+    package var connectionsPerIP: Int
 }

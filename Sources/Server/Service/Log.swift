@@ -3,10 +3,10 @@ import JSON
 import Threads
 
 /// How much the server says (`log.level`): a line is written when its level is at least this.
-public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
+package enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     case debug, info, warning, error
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .debug: "debug"
         case .info: "info"
@@ -15,16 +15,16 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
         }
     }
 
-    public init?(name: String) {
+    package init?(name: String) {
         guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
         self = level
     }
 
-    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// A value in a log line's fields.
-public enum LogValue: Sendable, Equatable {
+package enum LogValue: Sendable, Equatable {
     case text(String)
     /// Written as digits in both formats (`status=200`, `"status":200`).
     case integer(Int64)
@@ -43,16 +43,16 @@ public enum LogValue: Sendable, Equatable {
 }
 
 /// `log` in the configuration: level, format, and which requests get access lines.
-public struct LogConfig: Sendable, Equatable {
-    public enum Format: String, Sendable { case text, json }
-    public var level = LogLevel.info
-    public var format = Format.text
+package struct LogConfig: Sendable, Equatable {
+    package enum Format: String, Sendable { case text, json }
+    package var level = LogLevel.info
+    package var format = Format.text
     /// An access line per request answered.
-    public var access = true
+    package var access = true
     /// Access lines for `/health` and `/metrics` too (probes and scrapes: off by default).
-    public var accessProbes = false
+    package var accessProbes = false
 
-    public init() {}
+    package init() {}
 }
 
 /// What the running server says, one line per event worth knowing, on standard error (`sink`):
@@ -60,13 +60,13 @@ public struct LogConfig: Sendable, Equatable {
 ///
 /// Callers never pass secrets: API keys, webhook and signing secrets, key files and database
 /// passwords stay out of messages and fields (URLs are logged without their user information).
-public final class Log: Sendable {
-    public let config: LogConfig
+package final class Log: Sendable {
+    package let config: LogConfig
     private let sink: @Sendable (String) -> Void
     private let clock: @Sendable () -> Date
 
     /// - Parameter sink: takes each whole line, its line break included.
-    public init(
+    package init(
         _ config: LogConfig = LogConfig(), clock: @escaping @Sendable () -> Date = Date.init,
         sink: @escaping @Sendable (String) -> Void = Log.standardError
     ) {
@@ -76,12 +76,12 @@ public final class Log: Sendable {
     }
 
     /// Standard error, a line per `write(2)` (`StandardStreams.error`).
-    public static let standardError: @Sendable (String) -> Void = { StandardStreams.error($0) }
+    package static let standardError: @Sendable (String) -> Void = { StandardStreams.error($0) }
 
     /// Whether a line at `level` would be written (to skip building one that would not).
-    public func enabled(_ level: LogLevel) -> Bool { level >= config.level }
+    package func enabled(_ level: LogLevel) -> Bool { level >= config.level }
 
-    public func write(_ level: LogLevel, _ event: String, _ message: String = "", _ fields: [(String, LogValue)] = []) {
+    package func write(_ level: LogLevel, _ event: String, _ message: String = "", _ fields: [(String, LogValue)] = []) {
         guard enabled(level) else { return }
         let time = Self.time(milliseconds: UnixTime.milliseconds(clock()))
         switch config.format {
@@ -90,16 +90,16 @@ public final class Log: Sendable {
         }
     }
 
-    public func debug(_ event: String, _ message: String = "", _ fields: [(String, LogValue)] = []) {
+    package func debug(_ event: String, _ message: String = "", _ fields: [(String, LogValue)] = []) {
         write(.debug, event, message, fields)
     }
-    public func info(_ event: String, _ message: String = "", _ fields: [(String, LogValue)] = []) {
+    package func info(_ event: String, _ message: String = "", _ fields: [(String, LogValue)] = []) {
         write(.info, event, message, fields)
     }
-    public func warning(_ event: String, _ message: String = "", _ fields: [(String, LogValue)] = []) {
+    package func warning(_ event: String, _ message: String = "", _ fields: [(String, LogValue)] = []) {
         write(.warning, event, message, fields)
     }
-    public func error(_ event: String, _ message: String = "", _ fields: [(String, LogValue)] = []) {
+    package func error(_ event: String, _ message: String = "", _ fields: [(String, LogValue)] = []) {
         write(.error, event, message, fields)
     }
 

@@ -3,7 +3,7 @@ import Threads
 
 extension RevenueDotService {
     /// What a reload did.
-    public enum ReloadOutcome: Sendable, Equatable {
+    package enum ReloadOutcome: Sendable, Equatable {
         /// The new configuration is in force; `restartNeeded` names the keys whose new values
         /// differ from those the process runs with: they take effect only at the next start.
         case reloaded(restartNeeded: [String])
@@ -28,7 +28,7 @@ extension RevenueDotService {
     /// Reads the configuration at `path` again and, when `serve` would start with it, puts it
     /// in force (`reload(to:)`); otherwise keeps the running one and logs why.
     @discardableResult
-    public func reload(from path: String) -> ReloadOutcome {
+    package func reload(from path: String) -> ReloadOutcome {
         let new: RevenueDotConfig
         do {
             new = try ConfigLoader.loadForServing(path: path)

@@ -10,11 +10,11 @@ import Threads
 /// What follows the configuration's apps is one `ConfiguredServices` generation; `reload`
 /// replaces it while the HTTP server and storage go on. The listen address, the database, the
 /// `http` limits, the node id and `log` are fixed for the process's life.
-public final class RevenueDotService: Sendable {
+package final class RevenueDotService: Sendable {
     /// The configuration it started with (`current` is the one in force).
-    public let config: RevenueDotConfig
+    package let config: RevenueDotConfig
     /// Which node this is among several on one database (`NodeIdentity`).
-    public let node: String
+    package let node: String
     let store: Store
     let server: HTTPServer
     package let metrics: Metrics
@@ -49,7 +49,7 @@ public final class RevenueDotService: Sendable {
     ///     break included; standard error by default.
     ///   - docs: answers `GET /docs` and `GET /docs/{page}` (nil: a page that does not exist);
     ///     nil for no `/docs` routes.
-    public init(
+    package init(
         config: RevenueDotConfig, clock: @escaping @Sendable () -> Date = Date.init, deliveryPollInterval: Double = 0.2,
         log sink: @escaping @Sendable (String) -> Void = Log.standardError,
         docs: (@Sendable (String) -> HTTPResponse?)? = nil
@@ -138,7 +138,7 @@ public final class RevenueDotService: Sendable {
 
     /// The configuration in force: the one it started with, or the last one `reload` took (whose
     /// `listen`, `database`, `http`, `node` and `log` wait for the next start: `config`'s run).
-    public var current: RevenueDotConfig { generation.config }
+    package var current: RevenueDotConfig { generation.config }
 
     /// The generation in force (set by `init`, never nil after it).
     var generation: ConfiguredServices { services.value! }
@@ -152,7 +152,7 @@ public final class RevenueDotService: Sendable {
     ///     and how many stay held.
     ///   - failedDone: the same for the notifications whose hand-off had failed, examined next.
     @discardableResult
-    public func start(
+    package func start(
         heldDone: (@Sendable (_ applied: Int, _ stillHeld: Int) -> Void)? = nil,
         failedDone: (@Sendable (_ applied: Int, _ stillFailed: Int) -> Void)? = nil
     ) throws -> UInt16 {
@@ -222,22 +222,22 @@ public final class RevenueDotService: Sendable {
     package func fireDueTimers() throws -> Int { try generation.scheduler.tick() }
 
     /// The port the server listens on.
-    public var port: UInt16 { server.port }
+    package var port: UInt16 { server.port }
 
     /// What went wrong at start without stopping it, for `serve` to print.
-    public var warnings: [String] { store.warnings }
+    package var warnings: [String] { store.warnings }
     /// The migrations this start applied to the database's schema, if any.
-    public var schemaUpgrade: SchemaUpgrade? { store.schemaUpgrade }
+    package var schemaUpgrade: SchemaUpgrade? { store.schemaUpgrade }
 
     /// What the start did with held notifications: applied now that the configuration accepts
     /// them, or still held. Nil until that pass is over.
-    public var heldNotifications: (applied: Int, stillHeld: Int)? {
+    package var heldNotifications: (applied: Int, stillHeld: Int)? {
         heldOutcome.value.map { ($0.applied, $0.notApplied) }
     }
 
     /// What the start did with notifications whose hand-off had failed: applied now, or failed
     /// still. Nil until that pass is over.
-    public var failedNotifications: (applied: Int, stillFailed: Int)? {
+    package var failedNotifications: (applied: Int, stillFailed: Int)? {
         failedOutcome.value.map { ($0.applied, $0.notApplied) }
     }
 
@@ -245,7 +245,7 @@ public final class RevenueDotService: Sendable {
     package static let firstBackfillWait: Double = 120
 
     /// How long `shutdown` waits for storage to finish after the HTTP drain.
-    public static let storageShutdownTimeout: Duration = .seconds(60)
+    package static let storageShutdownTimeout: Duration = .seconds(60)
 
     /// Graceful stop: no new connections, in-flight requests finish, storage is flushed.
     /// Webhook deliveries in flight get a moment to finish; one that does not is sent again
@@ -256,7 +256,7 @@ public final class RevenueDotService: Sendable {
     /// held notifications and a scheduler tick wait for their writes, and with a disk that does
     /// not answer they would wait for good, before the storage's own close was ever timed.
     @discardableResult
-    public func shutdown(storageTimeout: Duration = storageShutdownTimeout) -> Bool {
+    package func shutdown(storageTimeout: Duration = storageShutdownTimeout) -> Bool {
         server.shutdown()
         let deadline = ContinuousClock.now + storageTimeout
         let remaining = { max(.zero, ContinuousClock.now.duration(to: deadline)) }

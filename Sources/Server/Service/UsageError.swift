@@ -1,5 +1,5 @@
 /// A command line that cannot be run; the CLI prints it with the usage and exits 2.
-public struct UsageError: Error, CustomStringConvertible, Sendable {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct UsageError: Error, CustomStringConvertible, Sendable {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }

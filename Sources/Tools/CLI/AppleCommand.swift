@@ -6,8 +6,8 @@ import Server
 
 /// `revenuedot apple ENDPOINT`: one App Store Server API call for a configured app, its answer
 /// printed as JSON with every signed member verified and decoded.
-public struct AppleCommand {
-    public static let usage = """
+package struct AppleCommand {
+    package static let usage = """
         usage: revenuedot apple ENDPOINT --app ID [--environment Production|Sandbox] [options] [--config FILE]
 
         Calls the App Store Server API with the app's inAppPurchaseKey and prints Apple's answer as
@@ -50,7 +50,7 @@ public struct AppleCommand {
     let endpointName: String
     let parsed: ParsedArguments
 
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         guard let first = arguments.first, !first.hasPrefix("-") else { throw UsageError("name an ENDPOINT") }
         endpointName = first
         parsed = try ParsedArguments(
@@ -69,7 +69,7 @@ public struct AppleCommand {
         return (config, app)
     }
 
-    public func run() throws -> Int32 {
+    package func run() throws -> Int32 {
         let (config, app) = try Self.configuredApp(parsed)
         let appId = app.id
         let environment = try Self.environment(parsed.value("environment")) ?? AppleAPIClients.defaultEnvironment(of: app)

@@ -4,13 +4,13 @@ import Server
 /// Options are `--name value`, `--name=value`, or flags (`--lines`); each option may repeat. A
 /// value that starts with `--` is given as `--name=value`.
 /// `-` alone is positional (standard input); `--` ends option parsing.
-public struct ParsedArguments: Sendable {
-    public private(set) var options: [String: [String]] = [:]
-    public private(set) var flags: Set<String> = []
-    public private(set) var positionals: [String] = []
+package struct ParsedArguments: Sendable {
+    package private(set) var options: [String: [String]] = [:]
+    package private(set) var flags: Set<String> = []
+    package private(set) var positionals: [String] = []
 
     /// Parses `arguments` knowing which names take a value and which are flags.
-    public init(_ arguments: [String], valueOptions: Set<String>, flagOptions: Set<String>) throws(UsageError) {
+    package init(_ arguments: [String], valueOptions: Set<String>, flagOptions: Set<String>) throws(UsageError) {
         var index = 0
         var optionsEnded = false
         while index < arguments.count {
@@ -50,8 +50,8 @@ public struct ParsedArguments: Sendable {
     }
 
     /// The last value given for `name`.
-    public func value(_ name: String) -> String? { options[name]?.last }
+    package func value(_ name: String) -> String? { options[name]?.last }
 
     /// Every value given for `name`, in order.
-    public func values(_ name: String) -> [String] { options[name] ?? [] }
+    package func values(_ name: String) -> [String] { options[name] ?? [] }
 }

@@ -6,8 +6,8 @@ import Storage
 import Threads
 
 /// `revenuedot backfill`: recovers the notifications Apple sent that were never stored.
-public struct BackfillCommand {
-    public static let usage = """
+package struct BackfillCommand {
+    package static let usage = """
         usage: revenuedot backfill --app ID [--environment Production|Sandbox] [--since DATE] [--until DATE]
                                    [--only-failures] [--config FILE]
 
@@ -34,7 +34,7 @@ public struct BackfillCommand {
 
     let parsed: ParsedArguments
 
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         parsed = try ParsedArguments(
             arguments, valueOptions: ["config", "app", "environment", "since", "until"], flagOptions: ["only-failures"])
         guard parsed.positionals.isEmpty else { throw UsageError("backfill takes options only") }
@@ -52,7 +52,7 @@ public struct BackfillCommand {
         _ = try AppleCommand.environment(parsed.value("environment"))
     }
 
-    public func run() throws -> Int32 {
+    package func run() throws -> Int32 {
         let (config, app) = try AppleCommand.configuredApp(parsed)
         let appId = app.id
         let environments =

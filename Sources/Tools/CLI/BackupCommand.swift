@@ -4,8 +4,8 @@ import Storage
 import Threads
 
 /// `revenuedot backup`: a consistent copy of the SQLite database, made while `serve` runs.
-public struct BackupCommand {
-    public static let usage = """
+package struct BackupCommand {
+    package static let usage = """
         usage: revenuedot backup --out FILE [--config FILE]
 
         Copies the configured SQLite database into FILE (a new file, mode 0600) as of one moment,
@@ -18,7 +18,7 @@ public struct BackupCommand {
     let configPath: String
     let out: String
 
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, valueOptions: ["config", "out"], flagOptions: [])
         guard parsed.positionals.isEmpty else { throw UsageError("backup takes no arguments (the file goes after --out)") }
         guard let out = parsed.value("out"), !out.isEmpty else { throw UsageError("backup needs --out FILE") }
@@ -31,7 +31,7 @@ public struct BackupCommand {
         let description: String
     }
 
-    public func run() throws -> Int32 {
+    package func run() throws -> Int32 {
         let path = try BackupCommand.sqlitePath(configPath: configPath, command: "backup")
         // Said as the command's own words, before the store's (which would read as storage failing).
         if let problem = DatabaseBackup.destinationProblem(out) { throw DestinationError(description: problem) }

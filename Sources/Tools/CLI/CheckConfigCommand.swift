@@ -5,8 +5,8 @@ import Server
 import Storage
 
 /// `revenuedot check-config`: everything `serve` checks before it listens, without serving.
-public struct CheckConfigCommand {
-    public static let usage = """
+package struct CheckConfigCommand {
+    package static let usage = """
         usage: revenuedot check-config [--config FILE]
 
         Checks FILE (default revenuedot.json) as revenuedot serve would, and changes nothing:
@@ -20,13 +20,13 @@ public struct CheckConfigCommand {
 
     let configPath: String
 
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, valueOptions: ["config"], flagOptions: [])
         guard parsed.positionals.isEmpty else { throw UsageError("check-config takes no arguments") }
         configPath = parsed.value("config") ?? "revenuedot.json"
     }
 
-    public func run() throws -> Int32 {
+    package func run() throws -> Int32 {
         let config = try ConfigLoader.loadForServing(path: configPath)
         _ = try AppVerifiers.forApps(of: config)
         let schema: SchemaState

@@ -7,8 +7,8 @@ import Storage
 
 /// `revenuedot commerce validate|sign`: an Advanced Commerce in-app request checked (and signed)
 /// for a customer, as `POST /v1/advanced-commerce/{appId}/requests` does.
-public struct CommerceCommand {
-    public static let usage = """
+package struct CommerceCommand {
+    package static let usage = """
         usage: revenuedot commerce validate --app ID --customer APP_USER_ID FILE|- [--config FILE]
                revenuedot commerce sign --app ID --customer APP_USER_ID FILE|- [--config FILE]
 
@@ -25,7 +25,7 @@ public struct CommerceCommand {
     let subcommand: String
     let parsed: ParsedArguments
 
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         guard let first = arguments.first, ["validate", "sign"].contains(first) else {
             throw UsageError("expected validate or sign, not " + (arguments.first.map { "\"\($0)\"" } ?? "nothing"))
         }
@@ -42,7 +42,7 @@ public struct CommerceCommand {
         }
     }
 
-    public func run() throws -> Int32 {
+    package func run() throws -> Int32 {
         let (config, store) = try CommandStore.open(parsed)
         defer { store.close() }
         let appId = parsed.value("app") ?? ""

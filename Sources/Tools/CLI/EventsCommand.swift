@@ -6,8 +6,8 @@ import Storage
 import Threads
 
 /// `revenuedot events list|resend`: the outbox and its webhook deliveries, read from storage.
-public struct EventsCommand {
-    public static let usage = """
+package struct EventsCommand {
+    package static let usage = """
         usage: revenuedot events list [--customer ID] [--app ID] [--status pending|delivered|dead|none] [--limit N]
                                       [--offset N] [--json] [--config FILE]
                revenuedot events resend EVENT_ID [--config FILE]
@@ -25,7 +25,7 @@ public struct EventsCommand {
     let parsed: ParsedArguments
     static let statuses = ["pending", "delivered", "dead", "none"]
 
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         guard let first = arguments.first, ["list", "resend"].contains(first) else {
             throw UsageError("expected list or resend, not " + (arguments.first.map { "\"\($0)\"" } ?? "nothing"))
         }
@@ -42,7 +42,7 @@ public struct EventsCommand {
         }
     }
 
-    public func run() throws -> Int32 {
+    package func run() throws -> Int32 {
         guard subcommand == "resend" else {
             let (config, reader) = try CommandStore.openForReading(parsed)
             defer { reader.close() }

@@ -3,8 +3,8 @@ import Foundation
 import Server
 
 /// `revenuedot explain [TYPE [SUBTYPE]] [--json|--markdown]`: a notification's reference page.
-public struct ExplainCommand {
-    public static let usage = """
+package struct ExplainCommand {
+    package static let usage = """
         usage: revenuedot explain [--json]             every notificationType with a one-line meaning
                                                        (--json: an array of types, each with its subtypes)
                revenuedot explain TYPE [SUBTYPE]       the type's whole page: every subtype, quick facts,
@@ -22,7 +22,7 @@ public struct ExplainCommand {
 
     let parsed: ParsedArguments
 
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         parsed = try ParsedArguments(arguments, valueOptions: ["config"], flagOptions: ["json", "markdown"])
         guard parsed.positionals.count <= 2 else { throw UsageError("explain takes at most TYPE and SUBTYPE") }
         guard !(parsed.flags.contains("json") && parsed.flags.contains("markdown")) else {
@@ -33,7 +33,7 @@ public struct ExplainCommand {
         }
     }
 
-    public func run() throws -> Int32 {
+    package func run() throws -> Int32 {
         guard let type = parsed.positionals.first else {
             let json = parsed.flags.contains("json")
             StandardStreams.out(json ? CatalogRenderer.listJSON().serialized(pretty: true) + "\n" : CatalogRenderer.list())
@@ -75,8 +75,8 @@ public struct ExplainCommand {
 
 /// `revenuedot docs`: writes the notification reference (Markdown pages and the Swift snippet
 /// target), or checks what is written against the code and runs every page's example code.
-public struct DocsCommand {
-    public static let usage = """
+package struct DocsCommand {
+    package static let usage = """
         usage: revenuedot docs --out DIR [--snippets DIR]
                revenuedot docs --check DIR --snippets DIR --swift-runner PATH [--node PATH]
 
@@ -93,7 +93,7 @@ public struct DocsCommand {
 
     let parsed: ParsedArguments
 
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         parsed = try ParsedArguments(
             arguments, valueOptions: ["out", "config", "snippets", "check", "swift-runner", "node"], flagOptions: [])
         guard parsed.positionals.isEmpty else { throw UsageError("docs takes no arguments") }
@@ -105,7 +105,7 @@ public struct DocsCommand {
         }
     }
 
-    public func run() throws -> Int32 {
+    package func run() throws -> Int32 {
         let docs = try ReferenceDocs()
         if let directory = parsed.value("check") {
             let failures = try DocsCheck(docs: docs).run(

@@ -7,8 +7,8 @@ import Storage
 import Threads
 
 /// `revenuedot import`: existing subscribers brought in from Apple, by original transaction id.
-public struct ImportCommand {
-    public static let usage = """
+package struct ImportCommand {
+    package static let usage = """
         usage: revenuedot import --app ID FILE [--environment Production|Sandbox] [--emit-events] [--concurrency N]
                                  [--config FILE]
 
@@ -33,7 +33,7 @@ public struct ImportCommand {
 
     let parsed: ParsedArguments
 
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         parsed = try ParsedArguments(
             arguments, valueOptions: ["config", "app", "environment", "concurrency"], flagOptions: ["emit-events"])
         guard parsed.positionals.count == 1 else { throw UsageError("import needs one CSV FILE") }
@@ -46,7 +46,7 @@ public struct ImportCommand {
         _ = try AppleCommand.environment(parsed.value("environment"))
     }
 
-    public func run() throws -> Int32 {
+    package func run() throws -> Int32 {
         let (config, app) = try AppleCommand.configuredApp(parsed)
         let appId = app.id
         let file = parsed.positionals[0]

@@ -6,8 +6,8 @@ import Server
 
 /// `revenuedot init`: writes a demo `revenuedot.json`, a dev CA that it trusts, and a sample
 /// signed notification, so a newcomer has a server to POST to within a minute.
-public struct InitCommand {
-    public static let usage = """
+package struct InitCommand {
+    package static let usage = """
         usage: revenuedot init [--config FILE]
 
         Writes a demo configuration (app "demo", bundle com.example.app, SQLite database next to
@@ -19,13 +19,13 @@ public struct InitCommand {
 
     let configPath: String
 
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, valueOptions: ["config"], flagOptions: [])
         guard parsed.positionals.isEmpty else { throw UsageError("init takes no arguments") }
         configPath = parsed.value("config") ?? "revenuedot.json"
     }
 
-    public func run() throws -> Int32 {
+    package func run() throws -> Int32 {
         let configURL = URL(fileURLWithPath: configPath).standardizedFileURL
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: configURL.path, isDirectory: &isDirectory), isDirectory.boolValue {

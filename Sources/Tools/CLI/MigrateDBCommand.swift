@@ -3,8 +3,8 @@ import Server
 import Storage
 
 /// `revenuedot migrate-db`: copies a SQLite database into an empty PostgreSQL one.
-public struct MigrateDBCommand {
-    public static let usage = """
+package struct MigrateDBCommand {
+    package static let usage = """
         usage: revenuedot migrate-db --from sqlite:PATH --to postgres://USER@HOST:PORT/DB [--password-file FILE]
 
         Copies everything a SQLite database holds (raw notifications, posted transactions,
@@ -18,7 +18,7 @@ public struct MigrateDBCommand {
     let sqlitePath: String
     let url: PostgresURL
 
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, valueOptions: ["from", "to", "password-file"], flagOptions: [])
         guard parsed.positionals.isEmpty else { throw UsageError("migrate-db takes no arguments besides its options") }
         guard let from = parsed.value("from") else { throw UsageError("migrate-db needs --from sqlite:PATH") }
@@ -34,7 +34,7 @@ public struct MigrateDBCommand {
         }
     }
 
-    public func run() throws -> Int32 {
+    package func run() throws -> Int32 {
         guard FileManager.default.fileExists(atPath: sqlitePath) else {
             throw UsageError("--from: \(sqlitePath) does not exist")
         }

@@ -6,8 +6,8 @@ import Storage
 import Threads
 
 /// `revenuedot notifications list|show|rejects`: what was received, read from storage.
-public struct NotificationsCommand {
-    public static let usage = """
+package struct NotificationsCommand {
+    package static let usage = """
         usage: revenuedot notifications list [--held] [--app ID] [--type T] [--limit N] [--offset N] [--json] [--config FILE]
                revenuedot notifications show UUID [--config FILE]
                revenuedot notifications rejects [--json] [--config FILE]
@@ -25,7 +25,7 @@ public struct NotificationsCommand {
     let subcommand: String
     let parsed: ParsedArguments
 
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         guard let first = arguments.first, ["list", "show", "rejects"].contains(first) else {
             throw UsageError("expected list, show or rejects, not " + (arguments.first.map { "\"\($0)\"" } ?? "nothing"))
         }
@@ -39,7 +39,7 @@ public struct NotificationsCommand {
         }
     }
 
-    public func run() throws -> Int32 {
+    package func run() throws -> Int32 {
         let (config, store) = try CommandStore.openForReading(parsed)
         defer { store.close() }
         switch subcommand {

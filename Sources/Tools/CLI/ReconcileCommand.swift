@@ -8,8 +8,8 @@ import Subscriptions
 import Threads
 
 /// `revenuedot reconcile`: stored subscriptions brought in line with what Apple says of them.
-public struct ReconcileCommand {
-    public static let usage = """
+package struct ReconcileCommand {
+    package static let usage = """
         usage: revenuedot reconcile --app ID [--customer APP_USER_ID] [--subscription ORIGINAL_TRANSACTION_ID]
                                     [--config FILE]
 
@@ -27,13 +27,13 @@ public struct ReconcileCommand {
 
     let parsed: ParsedArguments
 
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         parsed = try ParsedArguments(arguments, valueOptions: ["config", "app", "customer", "subscription"], flagOptions: [])
         guard parsed.positionals.isEmpty else { throw UsageError("reconcile takes options only") }
         guard parsed.value("app") != nil else { throw UsageError("reconcile needs --app ID") }
     }
 
-    public func run() throws -> Int32 {
+    package func run() throws -> Int32 {
         let (config, app) = try AppleCommand.configuredApp(parsed)
         let appId = app.id
         let (reader, reconcileOne, close) = try target(config: config, app: app)

@@ -4,8 +4,8 @@ import Storage
 
 /// `revenuedot replay`: rebuilds the subscription state, events and timers from the stored raw
 /// notifications and posted transactions.
-public struct ReplayCommand {
-    public static let usage = """
+package struct ReplayCommand {
+    package static let usage = """
         usage: revenuedot replay [--config FILE]
 
         Rebuilds purchases, customers, events and timers from the stored raw notifications and
@@ -15,13 +15,13 @@ public struct ReplayCommand {
 
     let configPath: String
 
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, valueOptions: ["config"], flagOptions: [])
         guard parsed.positionals.isEmpty else { throw UsageError("replay takes no arguments") }
         configPath = parsed.value("config") ?? "revenuedot.json"
     }
 
-    public func run() throws -> Int32 {
+    package func run() throws -> Int32 {
         // The only writer while it runs: a server would go on writing under the rebuild.
         let (config, store) = try CommandStore.open(configPath: configPath, exclusive: true)
         defer { store.close() }

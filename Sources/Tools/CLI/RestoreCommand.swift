@@ -3,8 +3,8 @@ import Server
 import Storage
 
 /// `revenuedot restore`: a backup put in place of the SQLite database, with the server stopped.
-public struct RestoreCommand {
-    public static let usage = """
+package struct RestoreCommand {
+    package static let usage = """
         usage: revenuedot restore FILE [--config FILE]
 
         Puts a copy of FILE (made by `revenuedot backup`) in place of the configured SQLite
@@ -19,7 +19,7 @@ public struct RestoreCommand {
     let configPath: String
     let file: String
 
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, valueOptions: ["config"], flagOptions: [])
         guard parsed.positionals.count == 1, let file = parsed.positionals.first, !file.isEmpty else {
             throw UsageError("restore takes one argument: the backup FILE")
@@ -28,7 +28,7 @@ public struct RestoreCommand {
         self.file = file
     }
 
-    public func run() throws -> Int32 {
+    package func run() throws -> Int32 {
         let path = try BackupCommand.sqlitePath(configPath: configPath, command: "restore")
         let restored = try DatabaseBackup.restore(file, to: path, at: Date())
         let previous = restored.previous.map { "; the database it replaced is kept as \($0)" } ?? ""

@@ -2,8 +2,8 @@ import Foundation
 import Server
 
 /// The `revenuedot` command line: picks the command and maps errors to exit statuses.
-public enum RevenueDotCLI {
-    public static let usage = """
+package enum RevenueDotCLI {
+    package static let usage = """
         usage: revenuedot <command> [options]
 
         commands:
@@ -34,7 +34,7 @@ public enum RevenueDotCLI {
         """
 
     /// Runs the command line (without the program name) and returns the exit status.
-    public static func run(_ arguments: [String]) -> Int32 {
+    package static func run(_ arguments: [String]) -> Int32 {
         StandardStreams.openClosedStandardDescriptors()
         // A file size limit (`ulimit -f`) reached must fail that write with EFBIG, which storage
         // reports like a full disk (503, so Apple retries), not kill the process with SIGXFSZ.

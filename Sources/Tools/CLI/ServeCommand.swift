@@ -4,8 +4,8 @@ import Server
 
 /// `revenuedot serve`: runs the service until SIGTERM or SIGINT, then stops gracefully; SIGHUP
 /// reloads the configuration (or stops, when it comes from the terminal the server ran in closing).
-public struct ServeCommand {
-    public static let usage = """
+package struct ServeCommand {
+    package static let usage = """
         usage: revenuedot serve [--config FILE]
 
         Serves the HTTP API with the configuration in FILE (default revenuedot.json).
@@ -23,13 +23,13 @@ public struct ServeCommand {
 
     let configPath: String
 
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, valueOptions: ["config"], flagOptions: [])
         guard parsed.positionals.isEmpty else { throw UsageError("serve takes no arguments") }
         configPath = parsed.value("config") ?? "revenuedot.json"
     }
 
-    public func run() -> Int32 {
+    package func run() -> Int32 {
         // A standard output nobody reads any more (a log pipe that died) must not end the server
         // with SIGPIPE: its lines are lost, the server goes on and still stops gracefully.
         signal(SIGPIPE, SIG_IGN)

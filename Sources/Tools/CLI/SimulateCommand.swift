@@ -4,8 +4,8 @@ import Server
 
 /// `revenuedot simulate ca|STORY`: a local App Store that signs notifications as Apple would and
 /// posts them to a running RevenueDot.
-public struct SimulateCommand {
-    public static let usage = """
+package struct SimulateCommand {
+    package static let usage = """
         usage: revenuedot simulate ca
                revenuedot simulate apple-api [--port 8090] [--environment Sandbox|Production]
                revenuedot simulate STORY [--app ID] [--user APP_USER_ID] [--bundle-id ID] [--product ID]
@@ -69,7 +69,7 @@ public struct SimulateCommand {
 
     /// The story may come before or after the options (`simulate --config FILE renew` or
     /// `simulate renew --config FILE`): it is the one positional argument.
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         parsed = try ParsedArguments(
             arguments,
             valueOptions: [
@@ -89,7 +89,7 @@ public struct SimulateCommand {
         story = first
     }
 
-    public func run() throws -> Int32 {
+    package func run() throws -> Int32 {
         // What init wrote beside the configuration: relative paths in it are relative to it too.
         let base = URL(fileURLWithPath: parsed.value("config") ?? "revenuedot.json").standardizedFileURL
             .deletingLastPathComponent()

@@ -7,8 +7,8 @@ import Server
 import Synchronization
 
 /// `revenuedot verify`: checks App Store signed data and prints its decoded payload.
-public struct VerifyCommand: Sendable {
-    public static let usage = """
+package struct VerifyCommand: Sendable {
+    package static let usage = """
         usage: revenuedot verify [--root-cert FILE]... [--config FILE] [--bundle-id ID] [--app-apple-id N]
                                  [--environment Production|Sandbox|Xcode|LocalTesting]...
                                  [--type notification|transaction|renewal-info|app-transaction] [--lines] [FILE|-]
@@ -46,7 +46,7 @@ public struct VerifyCommand: Sendable {
     let input: String?
 
     /// Parses the command's arguments and builds its verifier.
-    public init(arguments: [String]) throws {
+    package init(arguments: [String]) throws {
         let parsed = try ParsedArguments(
             arguments, valueOptions: ["root-cert", "bundle-id", "app-apple-id", "environment", "config", "type"],
             flagOptions: ["lines", "help"])
@@ -111,14 +111,14 @@ public struct VerifyCommand: Sendable {
     }
 
     /// What a run printed and its exit status.
-    public struct Result: Sendable {
-        public var standardOutput = ""
-        public var standardError = ""
-        public var status: Int32 = 0
+    package struct Result: Sendable {
+        package var standardOutput = ""
+        package var standardError = ""
+        package var status: Int32 = 0
     }
 
     /// Runs the command on its input file or standard input, printing the result.
-    public func run() -> Int32 {
+    package func run() -> Int32 {
         let data: Data
         if let input, input != "-" {
             guard let contents = Self.contents(of: input) else {
@@ -137,7 +137,7 @@ public struct VerifyCommand: Sendable {
 
     /// Verifies `input` (one payload, or one per line with `--lines`) without touching the
     /// process's streams.
-    public func execute(input: Data) -> Result {
+    package func execute(input: Data) -> Result {
         lines ? executeLines(input) : executeOne(String(decoding: input, as: UTF8.self))
     }
 

@@ -3,17 +3,17 @@ import Server
 /// One notificationType in the reference catalog (`revenuedot explain`, `revenuedot docs`), in
 /// our own words. What RevenueDot does with it is not written here: it is produced by running
 /// each case's example through the real verifier and reducer (`CatalogOutcome`).
-public struct CatalogEntry: Sendable {
+package struct CatalogEntry: Sendable {
     /// Apple's `notificationType`, e.g. `SUBSCRIBED`.
-    public var type: String
+    package var type: String
     /// One line for the list of all types.
-    public var summary: String
+    package var summary: String
     /// What the notification means, as a paragraph.
-    public var meaning: String
+    package var meaning: String
     /// The subtypes Apple sends with it; a case with `name` nil is the notification without a subtype.
-    public var cases: [CatalogCase]
+    package var cases: [CatalogCase]
 
-    public init(type: String, summary: String, meaning: String, cases: [CatalogCase]) {
+    package init(type: String, summary: String, meaning: String, cases: [CatalogCase]) {
         self.type = type
         self.summary = summary
         self.meaning = meaning
@@ -22,20 +22,20 @@ public struct CatalogEntry: Sendable {
 }
 
 /// One subtype of a notificationType (or its absence).
-public struct CatalogCase: Sendable {
+package struct CatalogCase: Sendable {
     /// Apple's `subtype`, or nil for the notification without one.
-    public var name: String?
+    package var name: String?
     /// What this subtype means.
-    public var meaning: String
+    package var meaning: String
     /// What makes Apple send it (customer actions, App Store events, API calls).
-    public var triggers: [String]
+    package var triggers: [String]
     /// What a receiving server should do, in order: verify first, the entitlement change, the
     /// message that fits (win-back, billing, plan change), answer 200 after storing, stay safe to run twice.
-    public var whatToDo: [String]
+    package var whatToDo: [String]
     /// How the example for this case is built (see `CatalogExample`).
-    public var example: CatalogExample
+    package var example: CatalogExample
 
-    public init(name: String?, meaning: String, triggers: [String], whatToDo: [String], example: CatalogExample) {
+    package init(name: String?, meaning: String, triggers: [String], whatToDo: [String], example: CatalogExample) {
         self.name = name
         self.meaning = meaning
         self.triggers = triggers
@@ -46,9 +46,9 @@ public struct CatalogCase: Sendable {
 
 /// The situation an example notification arrives in, and what it carries. The docs run it
 /// through the real verifier and reducer to state RevenueDot's outcome.
-public struct CatalogExample: Sendable {
+package struct CatalogExample: Sendable {
     /// What the subscription looked like before this notification.
-    public enum Before: String, Sendable {
+    package enum Before: String, Sendable {
         /// Nothing known yet (a first purchase).
         case nothing
         /// Active, auto-renew on, on `pro.monthly`.
@@ -65,24 +65,24 @@ public struct CatalogExample: Sendable {
         case refunded
     }
 
-    public var before: Before
+    package var before: Before
     /// The product of the notification's transaction (default `pro.monthly`; `pro.yearly` for an upgrade).
-    public var productId: String
+    package var productId: String
     /// Renewal info's `autoRenewProductId` (`pro.basic` for a downgrade), when it differs from `productId`.
-    public var autoRenewProductId: String?
+    package var autoRenewProductId: String?
     /// Renewal info's `autoRenewStatus`.
-    public var autoRenewOn: Bool
+    package var autoRenewOn: Bool
     /// Whether the transaction starts a new period (a renewal, an upgrade, a resubscription).
-    public var newPeriod: Bool
+    package var newPeriod: Bool
     /// Whether the transaction is refunded or revoked (`revocationDate` set).
-    public var revoked: Bool
+    package var revoked: Bool
     /// The product type: an auto-renewable subscription, or a one-time purchase (`Consumable`,
     /// `Non-Consumable`, `Non-Renewing Subscription`).
-    public var productType: String
+    package var productType: String
     /// Whether the notification carries no transaction at all (TEST, summaries, external tokens, consent).
-    public var noTransaction: Bool
+    package var noTransaction: Bool
 
-    public init(
+    package init(
         before: Before, productId: String = "pro.monthly", autoRenewProductId: String? = nil, autoRenewOn: Bool = true,
         newPeriod: Bool = false, revoked: Bool = false, productType: String = "Auto-Renewable Subscription",
         noTransaction: Bool = false

@@ -5,18 +5,18 @@ import Server
 
 /// A local App Store certificate chain kept under `.revenuedot/dev-ca/`, made once and reused,
 /// so local servers can trust what `revenuedot` signs by adding its root to `rootCertificates`.
-public struct DevCA: Sendable {
-    public let directory: URL
-    public let chain: TestChain
+package struct DevCA: Sendable {
+    package let directory: URL
+    package let chain: TestChain
 
-    public var rootPath: String { directory.appendingPathComponent("root.pem").path }
+    package var rootPath: String { directory.appendingPathComponent("root.pem").path }
 
     private static let files = [
         "root.pem", "intermediate.pem", "leaf.pem", "root-key.pem", "intermediate-key.pem", "leaf-key.pem",
     ]
 
     /// Loads the chain under `directory`, or makes and saves one when there is none.
-    public static func loadOrCreate(in directory: URL) throws -> DevCA {
+    package static func loadOrCreate(in directory: URL) throws -> DevCA {
         let manager = FileManager.default
         if manager.fileExists(atPath: directory.appendingPathComponent("root.pem").path) {
             return try load(from: directory)
@@ -41,7 +41,7 @@ public struct DevCA: Sendable {
     }
 
     /// Loads a saved chain.
-    public static func load(from directory: URL) throws -> DevCA {
+    package static func load(from directory: URL) throws -> DevCA {
         func text(_ name: String) throws -> String {
             let path = directory.appendingPathComponent(name).path
             guard let data = FileManager.default.contents(atPath: path) else {
