@@ -66,7 +66,7 @@ echo "$fill" >&2
 sqlite_bytes=$(stat -c %s "$work/sqlite/history.sqlite")
 
 echo "history: copied into PostgreSQL by migrate-db" >&2
-psql "$url" -qc "CREATE DATABASE history" >/dev/null
+createdb --maintenance-db="$url" history
 copy_start=$(date +%s.%N)
 .build/release/revenuedot migrate-db --from "sqlite:$work/sqlite/history.sqlite" --to "${url%/postgres}/history" >&2
 copy_seconds=$(echo "$copy_start $(date +%s.%N)" | awk '{printf "%.1f", $2 - $1}')
@@ -83,7 +83,7 @@ for set in a b; do
     rates="$rates sqlite_history_$set=$(round "$work/sqlite" "$set")"
 done
 for set in a b; do
-    psql "$url" -qc "CREATE DATABASE empty_$set" >/dev/null
+    createdb --maintenance-db="$url" "empty_$set"
     configure "$work/postgres-empty-$set" "${url%/postgres}/empty_$set"
     rates="$rates postgres_empty_$set=$(round "$work/postgres-empty-$set" "$set")"
     configure "$work/postgres-history" "${url%/postgres}/history"

@@ -52,7 +52,7 @@ for round in $(seq 1 "$rounds"); do
   [ $((round % 2)) -eq 1 ] || order="2 1"
   for nodes in $order; do
     database="bench_${round}_$nodes"
-    psql "$url" -qc "CREATE DATABASE $database" >/dev/null
+    createdb --maintenance-db="$url" "$database"
     ports=()
     servers=()
     for n in $(seq 1 "$nodes"); do
@@ -78,7 +78,7 @@ JSON
     postgres_after=$(cpu_us "$postmaster")
     for server in "${servers[@]}"; do kill -TERM "$server"; wait "$server" || true; done
     # Gone before the next run, so that its vacuum and checkpoints do not weigh on that one.
-    psql "$url" -qc "DROP DATABASE $database" >/dev/null
+    dropdb --maintenance-db="$url" "$database"
     echo "round $round, $nodes node(s): $result" >&2
     results="$results$(python3 -c 'import json, sys
 r = json.loads(sys.argv[1]); n = int(sys.argv[6])

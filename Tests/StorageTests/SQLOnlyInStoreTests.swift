@@ -15,17 +15,18 @@ struct SQLOnlyInStoreTests {
     /// SQL text. English prose rarely takes these shapes; comments are left out before matching.
     static var patterns: [Regex<AnyRegexOutput>] {
         [
-            #"(?i)\bselect\s+(distinct\s+)?(\*|\d|[a-z_]+\(|"# + name + #"\s*(,|\s+from\b|\s+as\b))"#,
+            #"(?i)\bselect\s+(distinct\s+)?(\*|\d|\?|\$\d|'|[a-z_]+\(|"# + name + #"\s*(,|\s+from\b|\s+as\b))"#,
             #"(?i)\binsert\s+(or\s+[a-z]+\s+)?into\s+"# + name,
             #"(?i)\breplace\s+into\s+"# + name,
             #"(?i)\bdelete\s+from\s+"# + name + #"\s*(where\b|returning\b|using\b|;|"|\\\(|$)"#,
             #"(?i)\bupdate\s+"# + name + #"\s+set\s+"# + name + #"\s*="#,
-            #"(?i)\b(create|drop|alter)\s+(temp\s+|temporary\s+)?(table|index|unique\s+index|trigger|view)\b"#,
+            #"(?i)\b(create|drop|alter)\s+(temp\s+|temporary\s+)?"#
+                + #"(table|index|unique\s+index|trigger|view|database|schema|sequence|extension|function)\b"#,
             #"(?i)\bpragma\s+[a-z_]+\s*(=|\(|;|")"#, #"(?i)\bwith\s+(recursive\s+)?[a-z_]+\s+as\s*\(\s*select\b"#,
             ##""\s*(BEGIN(\s+(IMMEDIATE|EXCLUSIVE|DEFERRED|TRANSACTION|ISOLATION)\b|\s*[;"])|"##
-                + #"(COMMIT|ROLLBACK|SAVEPOINT|RELEASE|VACUUM|ANALYZE|TRUNCATE|LISTEN|NOTIFY)\b)"#,
+                + #"(COMMIT|ROLLBACK|SAVEPOINT|RELEASE|VACUUM|ANALYZE|TRUNCATE|LISTEN|NOTIFY|CHECKPOINT|COPY|SET|SHOW)\b)"#,
             ##"\.(query|queries|execute|run|sendQuery|exec)\(\s*(script:\s*)?""##, #"\.(query|execute)\(sql"#,
-            #"\b(sqlite3_exec|sqlite3_prepare_v[23]|PQexec|PQexecParams|PQprepare|PQsendQuery[A-Za-z]*)\("#,
+            #"\b(sqlite3_exec|sqlite3_prepare_v[23]|PQexec[A-Za-z]*|PQprepare|PQsendPrepare|PQsendQuery[A-Za-z]*)\("#,
         ].map { try! Regex($0) }
     }
 
@@ -34,6 +35,18 @@ struct SQLOnlyInStoreTests {
         guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else { return [] }
         return walker.compactMap { $0 as? URL }.filter { extensions.contains($0.pathExtension) }
     }
+
+    /// Files under `path` without an extension that start with `#!`: scripts such as `.ci/run`.
+    static func shebangScripts(under path: String) -> [URL] {
+        files(under: path, extensions: [""]).filter { file in
+            guard let handle = FileHandle(forReadingAtPath: file.path) else { return false }
+            defer { try? handle.close() }
+            return (try? handle.read(upToCount: 2)) == Data("#!".utf8)
+        }
+    }
+
+    /// The path of `file` from the package's root.
+    static func relative(_ file: URL) -> String { String(file.path.dropFirst(root.path.count + 1)) }
 
     static func swiftFiles(under path: String) -> [URL] { files(under: path) }
 
@@ -63,16 +76,18 @@ struct SQLOnlyInStoreTests {
 
     @Test func noSQLOutsideTheStorageModule() throws {
         let swift = ["Sources", "Benchmarks/Sources", "Fuzz/Sources", "Plugins", "docs/snippets"].flatMap(Self.swiftFiles)
-            .filter { !$0.path.contains("/Sources/Storage/") }
-        let scripts = ["Benchmarks", "scripts", ".ci", "Tests/Browser"].flatMap {
-            Self.files(under: $0, extensions: ["py", "sh"])
-        }
-        .filter { !$0.path.contains("/venv/") }
+            .filter { !Self.relative($0).hasPrefix("Sources/Storage/") }
+        let scriptFolders = ["Benchmarks", "scripts", ".ci", "Tests/Browser", "contrib"]
+        let scripts =
+            (scriptFolders.flatMap { Self.files(under: $0, extensions: ["py", "sh"]) + Self.shebangScripts(under: $0) }
+            + [Self.root.appendingPathComponent("Makefile")])
+            .filter { !$0.path.contains("/venv/") }
         #expect(swift.count > 100, "the walk found the sources")
         #expect(scripts.count > 5, "the walk found the scripts")
+        #expect(scripts.contains { Self.relative($0) == ".ci/run" }, "the walk found scripts without an extension")
         var offenders: [String] = []
         for (file, script) in swift.map({ ($0, false) }) + scripts.map({ ($0, true) }) {
-            let path = String(file.path.dropFirst(Self.root.path.count + 1))
+            let path = Self.relative(file)
             guard !Self.measuringScripts.contains(path) else { continue }
             let text = try String(contentsOf: file, encoding: .utf8)
             offenders += Self.sql(in: text, script: script).map { "\(path):\($0)" }
@@ -93,6 +108,14 @@ struct SQLOnlyInStoreTests {
         (#"let s = "COMMIT""#, true),
         (#"let s = "WITH due AS (SELECT id FROM timers) DELETE FROM timers""#, true),
         (#"PQexec(connection, text)"#, true),
+        (#"PQexecPrepared(connection, name, 1, values, nil, nil, 0)"#, true),
+        (#"psql "$url" -qc "CREATE DATABASE bench_1""#, true),
+        (#"let s = "drop schema public cascade""#, true),
+        (#"let s = "SELECT ?""#, true),
+        (#"let s = "SELECT $1::bigint""#, true),
+        (#"let s = "CHECKPOINT""#, true),
+        (#"createdb --maintenance-db="$url" bench"#, false),
+        (#"print("create a database, then drop the old one")"#, false),
         (#"let s = "UPDATE \(table) SET \(column) = ?""#, true),
         (#"let s = "SELECT \(columns) FROM \(table)""#, true),
         (#"let s = "INSERT INTO \(table) (\(list)) VALUES (?)""#, true),
@@ -112,10 +135,10 @@ struct SQLOnlyInStoreTests {
     /// and only tests do.
     @Test func onlyTestsImportTheStoresSQL() throws {
         let files = ["Sources", "Benchmarks/Sources", "Fuzz/Sources", "Plugins", "docs/snippets"].flatMap(Self.swiftFiles)
-            .filter { !$0.path.contains("/Sources/Storage/") }
+            .filter { !Self.relative($0).hasPrefix("Sources/Storage/") }
         var importers: [String] = []
-        for file in files where try String(contentsOf: file, encoding: .utf8).contains("@_spi(StoreSQL)") {
-            importers.append(String(file.path.dropFirst(Self.root.path.count + 1)))
+        for file in files where try String(contentsOf: file, encoding: .utf8).contains(#/@_spi\s*\(\s*StoreSQL\s*\)/#) {
+            importers.append(Self.relative(file))
         }
         #expect(importers.isEmpty, "outside the store, \(importers) import its SQL")
         let declared = try String(

@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import Testing
 import Threads
@@ -67,6 +68,26 @@ import Threads
                 S.record(
                     .subscribed, .initialBuy, uuid: "sub-300", at: S.t0, transaction: bought,
                     renewal: S.renewal(original: "300", signed: S.t0))) == .stored)
+    }
+
+    /// Payloads compressed with a dictionary copy after it (their rows reference it) and read
+    /// back from PostgreSQL as the exact JWS stored.
+    @Test func payloadsStoredWithADictionaryCopyAndReadTheSame() throws {
+        let directory = try TemporaryDirectory()
+        var sent: [String: String] = [:]
+        do {
+            let store = try StoredPayloadTests.store(directory.databasePath)
+            defer { store.close() }
+            try StoredPayloadTests.storeSigned(12, by: try TestChain(name: "One"), prefix: "one", in: store, sent: &sent)
+        }
+        #expect(try StoredPayloadTests.rows(directory.databasePath).contains { $0.dictionary != nil })
+        let database = try PostgresTestDatabase()
+        let report = try SQLiteToPostgres.copy(from: directory.databasePath, to: database.url)
+        #expect(report.tables.first { $0.name == "payload_dictionaries" }?.rows == 1)
+        let target = try Store(postgres: database.url, handOff: KeepReceived())
+        defer { target.close() }
+        let read = try target.notifications(NotificationFilter(limit: 100))
+        #expect(Dictionary(uniqueKeysWithValues: read.map { ($0.notificationUUID, $0.signedPayload) }) == sent)
     }
 
     /// A copy that fails partway (here at a late table: PostgreSQL text cannot hold the NUL a

@@ -99,12 +99,27 @@ package enum SQLiteToPostgres {
         return report
     }
 
-    /// The tables to copy, a referenced one before those referring to it.
+    /// The tables to copy, a table another's foreign key references before that one (by name
+    /// otherwise), as SQLite's `foreign_key_list` gives the references.
     private static func tableNames(_ source: SQLiteConnection) throws(StoreError) -> [String] {
         let names = try source.query(
             "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'schema_migrations' ORDER BY name"
         ).compactMap { $0.first?.textValue }
-        return names.filter { $0 == "payload_dictionaries" } + names.filter { $0 != "payload_dictionaries" }
+        var references: [String: Set<String>] = [:]
+        for name in names {
+            let referenced = try source.query("SELECT \"table\" FROM pragma_foreign_key_list(?)", [.text(name)])
+            references[name] = Set(referenced.compactMap { $0.first?.textValue }).subtracting([name])
+        }
+        var ordered: [String] = []
+        func visit(_ name: String, _ path: Set<String>) {
+            guard !ordered.contains(name), !path.contains(name) else { return }
+            for referenced in (references[name] ?? []).sorted() where references[referenced] != nil {
+                visit(referenced, path.union([name]))
+            }
+            ordered.append(name)
+        }
+        for name in names { visit(name, []) }
+        return ordered
     }
 
     /// Copies every row in key order, a batch at a time; returns the count and digest read.
