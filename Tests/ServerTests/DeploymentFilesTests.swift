@@ -95,43 +95,8 @@ import Testing
         #expect(status == 0 && output.isEmpty, "\(output)")
     }
 
-    /// `nginx -t` of the site as shipped, with a test certificate in place of the example paths,
-    /// inside a main configuration whose every path is the test's own (so no root is needed).
-    static func nginxTest(site: String) throws -> (Int32, String) {
-        let directory = TestDirectory("nginx")
-        let key = directory.path("key.pem")
-        let certificate = directory.path("cert.pem")
-        let (made, why) = try run(
-            "/usr/bin/openssl",
-            [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out",
-                certificate, "-days", "1", "-subj", "/CN=revenuedot.example.com",
-            ])
-        #expect(made == 0, "\(why)")
-        let placed =
-            site
-            .replacingOccurrences(of: "/etc/letsencrypt/live/revenuedot.example.com/fullchain.pem", with: certificate)
-            .replacingOccurrences(of: "/etc/letsencrypt/live/revenuedot.example.com/privkey.pem", with: key)
-        let sitePath = try directory.write("site.conf", placed)
-        let temporary = directory.path("tmp")
-        let main = try directory.write(
-            "main.conf",
-            """
-            pid \(directory.path("nginx.pid"));
-            error_log stderr;
-            events {}
-            http {
-                client_body_temp_path \(temporary);
-                proxy_temp_path \(temporary);
-                fastcgi_temp_path \(temporary);
-                uwsgi_temp_path \(temporary);
-                scgi_temp_path \(temporary);
-                access_log off;
-                include \(sitePath);
-            }
-            """)
-        return try run("/usr/sbin/nginx", ["-t", "-q", "-p", directory.url.path, "-e", "stderr", "-c", main])
-    }
+    /// `nginx -t` of the site as shipped, with the test CA's certificate in place of the example's.
+    static func nginxTest(site: String) throws -> (Int32, String) { try NginxSite(site: site).test() }
 
     static var shippedSite: String {
         get throws { try String(contentsOf: packageRoot.appendingPathComponent("contrib/nginx.conf"), encoding: .utf8) }
