@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import JSON
 import LoopbackClient
+import Synchronization
 import Testing
 
 @testable import Server
@@ -196,11 +197,15 @@ struct HeldNotificationsTests {
         service.shutdown()
 
         // Sandbox accepted from now on: the Sandbox notification is applied at start, the other bundle stays held.
-        service = try RevenueDotService(quietly: try config(environments: ["Sandbox", "Production"]))
+        let lines = Mutex<[String]>([])
+        service = try RevenueDotService(
+            config: try config(environments: ["Sandbox", "Production"]), log: { line in lines.withLock { $0.append(line) } })
         let restarted = Int64(Date().timeIntervalSince1970 * 1000)
         try service.start()
         service.waitForHeldNotifications()
         #expect(service.heldNotifications! == (1, 1))
+        let reapplied = lines.withLock { $0 }.filter { $0.contains(" notification.reapplied ") }
+        #expect(reapplied.count == 1 && reapplied[0].hasSuffix(" state=held applied=1 still=1\n"), "\(reapplied)")
         #expect(try eventPurchases(service) == [purchase])
         // Applied now, as a late delivery would be: its events are dated when they were made.
         #expect(

@@ -62,7 +62,7 @@ extension RevenueDotService {
             old.stop(before: deadline)
             _ = heldPass.wait(timeout: .after(max(.zero, ContinuousClock.now.duration(to: deadline))))
             generation.start(firstBackfillWait: nil, predecessor: replacing)
-            takeUpHeld(by: generation, heldDone: nil, failedDone: nil)
+            takeUpHeld(by: generation)
             log.info(
                 "config.reloaded", "the new configuration is in force",
                 [

@@ -146,16 +146,8 @@ package final class RevenueDotService: Sendable {
     /// Starts listening, then takes up the held notifications the configuration now accepts
     /// (`HeldNotifications`) on a thread of its own, so the server answers meanwhile; returns the
     /// bound port. A start that cannot listen has changed nothing.
-    ///
-    /// - Parameters:
-    ///   - heldDone: called once every held notification was examined, with how many were applied
-    ///     and how many stay held.
-    ///   - failedDone: the same for the notifications whose hand-off had failed, examined next.
     @discardableResult
-    package func start(
-        heldDone: (@Sendable (_ applied: Int, _ stillHeld: Int) -> Void)? = nil,
-        failedDone: (@Sendable (_ applied: Int, _ stillFailed: Int) -> Void)? = nil
-    ) throws -> UInt16 {
+    package func start() throws -> UInt16 {
         let port: UInt16
         do {
             port = try server.start()
@@ -168,36 +160,40 @@ package final class RevenueDotService: Sendable {
         let generation = generation
         generation.start(firstBackfillWait: Self.firstBackfillWait, predecessor: replacing)
         contacts.start()
-        takeUpHeld(by: generation, heldDone: heldDone, failedDone: failedDone)
+        takeUpHeld(by: generation)
         return port
     }
 
     /// One pass over the held notifications, then over those whose hand-off failed, with
-    /// `generation`'s verifiers, on a thread of its own; each outcome is kept, reported, and
-    /// its failures logged.
-    func takeUpHeld(
-        by generation: ConfiguredServices, heldDone: (@Sendable (Int, Int) -> Void)?,
-        failedDone: (@Sendable (Int, Int) -> Void)?
-    ) {
+    /// `generation`'s verifiers, on a thread of its own; each outcome is kept and logged (a
+    /// `notification.reapplied` line when there were any, and each failure).
+    func takeUpHeld(by generation: ConfiguredServices) {
         heldPass.enter()
         NamedThread.start("held-reapply") { [heldOutcome, failedOutcome, heldPass, log] in
-            func pass(
-                _ state: NotificationState, into kept: Locked<HeldNotifications.Outcome?>,
-                done: (@Sendable (Int, Int) -> Void)?
-            ) {
+            func pass(_ state: NotificationState, into kept: Locked<HeldNotifications.Outcome?>) {
                 let outcome: HeldNotifications.Outcome
                 do { outcome = try generation.held.reapply(state) } catch {
                     outcome = .init(failures: ["the \(state.rawValue) notifications: \(error)"])
                 }
                 kept.withLock { $0 = outcome }
-                done?(outcome.applied, outcome.notApplied)
+                if outcome.applied + outcome.notApplied > 0 {
+                    let what = state == .held ? "held notifications" : "notifications whose application had failed"
+                    log.info(
+                        "notification.reapplied",
+                        "\(what): \(outcome.applied) applied now, \(outcome.notApplied) still \(state.rawValue) "
+                            + "(revenuedot notifications list\(state == .held ? " --held" : ""))",
+                        [
+                            ("state", .text(state.rawValue)), ("applied", .integer(Int64(outcome.applied))),
+                            ("still", .integer(Int64(outcome.notApplied))),
+                        ])
+                }
                 for failure in outcome.failures {
                     log.error("notification.apply_failed", failure, [("state", .text(state.rawValue))])
                 }
             }
-            pass(.held, into: heldOutcome, done: heldDone)
+            pass(.held, into: heldOutcome)
             // Then those whose hand-off failed when they arrived: tried again at every start.
-            pass(.failed, into: failedOutcome, done: failedDone)
+            pass(.failed, into: failedOutcome)
             heldPass.leave()
         }
     }

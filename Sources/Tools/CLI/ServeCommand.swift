@@ -52,19 +52,7 @@ package struct ServeCommand {
             return 1
         }
         do {
-            try service.start(
-                heldDone: { applied, stillHeld in
-                    guard applied + stillHeld > 0 else { return }
-                    StandardStreams.note(
-                        "held notifications: \(applied) applied now that the configuration accepts them, \(stillHeld) still held"
-                            + " (revenuedot notifications list --held)\n")
-                },
-                failedDone: { applied, stillFailed in
-                    guard applied + stillFailed > 0 else { return }
-                    StandardStreams.note(
-                        "notifications whose application had failed: \(applied) applied on this start, \(stillFailed) failed still"
-                            + " (revenuedot notifications list)\n")
-                })
+            try service.start()
         } catch {
             // A start that cannot listen closes the database it opened, which gives its WAL
             // reserve back. A database this start made stays: whether another process made it
@@ -95,7 +83,8 @@ package struct ServeCommand {
                 ("webhooks", .integer(Int64(config.apps.reduce(0) { $0 + $1.webhooks.count }))),
                 ("config", .text(configPath)),
             ])
-        printWelcome(service)
+        // A JSON log is JSON only: the welcome's facts are in the start line.
+        if config.log.format == .text { printWelcome(service) }
         let systemd = SystemdNotify()
         let tell = { (state: String) in
             guard systemd.isActive, !systemd.send(state) else { return }

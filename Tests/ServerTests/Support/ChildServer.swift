@@ -66,9 +66,10 @@ final class ChildServer: @unchecked Sendable {
             let chunk = handle.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
-            // The digits count once a non-digit follows: a read may end inside the port.
-            if let range = text.range(of: #"listening on http://127\.0\.0\.1:\d+\D"#, options: .regularExpression) {
-                found = UInt16(text[range].split(separator: ":").last!.prefix { $0.isNumber })
+            // The digits count once a non-digit follows: a read may end inside the port. The
+            // welcome names it in the text format, the start line in JSON (which has no welcome).
+            if let match = text.firstMatch(of: #/(?:listening on http://|"listen":")127\.0\.0\.1:(\d+)\D/#) {
+                found = UInt16(match.output.1)
             }
         }
         guard let found else {

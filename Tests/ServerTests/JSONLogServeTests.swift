@@ -1,0 +1,54 @@
+import Foundation
+import JSON
+import LoopbackClient
+import Testing
+
+/// `serve` with `"log": {"format": "json"}` writes JSON and nothing else: a log shipper that reads
+/// its output (both streams, as journald takes them) never meets a line it cannot parse.
+@Suite struct JSONLogServeTests {
+    @Test func aJSONLoggingServerPrintsOnlyJSONLines() throws {
+        let fixture = try ServerFixture(extraHTTP: #", "log": {"format": "json"}"#)
+        let process = Process()
+        process.executableURL = ChildServer.executable
+        process.arguments = ["serve", "--config", fixture.configPath]
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = nil
+        process.environment = environment
+        let (output, errors) = (Pipe(), Pipe())
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let errorText = CollectedOutput()
+        PipeDrain.start(errors.fileHandleForReading, into: errorText)
+        let outputText = CollectedOutput()
+        PipeDrain.start(output.fileHandleForReading, into: outputText)
+
+        // The start line names the bound port.
+        var port: UInt16?
+        poll(seconds: 30) {
+            let text = errorText.text.withLock { $0 }
+            guard let match = text.firstMatch(of: #/"listen":"127\.0\.0\.1:(\d+)"/#) else { return false }
+            port = UInt16(match.output.1)
+            return true
+        }
+        let bound = try #require(port, "\(errorText.text.withLock { $0 })")
+        // A refused notification writes a line too.
+        let refused = try LoopbackConnection(port: bound).request(
+            "POST", "/v1/apple/notifications/demo", headers: ["Content-Type": "application/json"], body: Data("{}".utf8))
+        #expect(refused.status == 400)
+        #expect(poll(seconds: 10) { errorText.text.withLock { $0.contains("notification.refused") } })
+        process.terminate()
+        #expect(poll(seconds: 60) { !process.isRunning })
+        #expect(process.terminationStatus == 0)
+        #expect(poll(seconds: 5) { errorText.text.withLock { $0.contains("\"stop.done\"") } })
+
+        #expect(outputText.text.withLock { $0 }.isEmpty, "standard output: \(outputText.text.withLock { $0 })")
+        let lines = errorText.text.withLock { $0 }.split(separator: "\n")
+        #expect(lines.count >= 4)
+        for line in lines {
+            let object = try? JSONValue(parsing: Data(line.utf8))
+            #expect(object?["event"]?.stringValue != nil, "not a JSON log line: \(line)")
+        }
+    }
+}
