@@ -45,7 +45,8 @@ struct LinkingAPITests {
 
     /// The StoreKit 2 transaction an app posts for purchase `original`.
     static func storeKitTransaction(
-        _ fixture: ServerFixture, original: String, id: String? = nil, product: String = "pro.monthly"
+        _ fixture: ServerFixture, original: String, id: String? = nil, product: String = "pro.monthly",
+        environment: String = "Sandbox"
     ) throws
         -> String
     {
@@ -56,7 +57,7 @@ struct LinkingAPITests {
                 "bundleId": .string("com.example.app"), "productId": .string(product), "purchaseDate": .integer(now - 1000),
                 "originalPurchaseDate": .integer(now - 1000), "expiresDate": .integer(now + 30 * 86_400_000),
                 "type": .string("Auto-Renewable Subscription"), "inAppOwnershipType": .string("PURCHASED"),
-                "environment": .string("Sandbox"), "signedDate": .integer(now - 1000), "price": .integer(9990),
+                "environment": .string(environment), "signedDate": .integer(now - 1000), "price": .integer(9990),
                 "currency": .string("USD"),
             ]))
     }

@@ -234,6 +234,7 @@ struct PostgresClusterProcessTests {
                     sequences[request.event["app_user_id"]?.stringValue ?? "", default: []].append(sequence)
                 }
             }
+            #expect(sequences.count == 20 && sequences.values.allSatisfy { $0.count == 3 }, "\(sequences)")
             for (customer, list) in sequences { #expect(list == list.sorted(), "\(customer): \(list)") }
         }
     }

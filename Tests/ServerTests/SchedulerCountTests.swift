@@ -38,10 +38,16 @@ struct SchedulerCountTests {
         while Story.nowMs <= ends { Thread.sleep(forTimeInterval: 0.02) }
 
         let fired = Locked(0)
-        DispatchQueue.concurrentPerform(iterations: 3) { _ in
-            let firedHere = (try? service.fireDueTimers()) ?? 0
-            fired.withLock { $0 += firedHere }
+        let failures = Locked<[String]>([])
+        runOnThreads(3) { _ in
+            do {
+                let firedHere = try service.fireDueTimers()
+                fired.withLock { $0 += firedHere }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
         }
+        #expect(failures.value.isEmpty, "\(failures.value)")
         #expect(fired.value == count)
         let received = receiver.wait { $0.count >= 3 * count }
         #expect(received.filter { $0.type == "EXPIRATION" }.count == count)

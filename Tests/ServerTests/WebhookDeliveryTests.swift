@@ -256,7 +256,10 @@ struct WebhookDeliveryTests {
         let (_, second) = try page("?after=\(cursor)&limit=2")
         #expect(second["events"]?.arrayValue?.count == 1)
         #expect(second["events"]?.arrayValue?.first?["event"]?["type"] == .string("INITIAL_PURCHASE"))
-        guard case .integer(let last)? = second["next_cursor"] else { return }
+        guard case .integer(let last)? = second["next_cursor"] else {
+            Issue.record("no next_cursor on the last page: \(second)")
+            return
+        }
         let (_, empty) = try page("?after=\(last)")
         #expect(empty["events"]?.arrayValue?.isEmpty == true)
         #expect(empty["next_cursor"] == .integer(last))

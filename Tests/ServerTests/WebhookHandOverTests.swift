@@ -83,6 +83,13 @@ struct WebhookHandOverTests {
         #expect(first.waitStopped(until: .now() + 10))
         Thread.sleep(forTimeInterval: 0.5)
         #expect(receiver.received.count == 1)
+        // And the webhook given back works: it takes the customer's next event.
+        let cancelled = try held.story.notification(
+            "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", period: held.period, autoRenewStatus: 0)
+        #expect(try held.connection.postNotification(cancelled).status == 200)
+        _ = receiver.wait { $0.count >= 2 }
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(receiver.received.map(\.type) == ["INITIAL_PURCHASE", "CANCELLATION"])
     }
 }
 

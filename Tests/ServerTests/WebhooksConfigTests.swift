@@ -23,7 +23,8 @@ struct SeveralWebhooksTests {
     }
 
     /// Two receivers: one takes only production INITIAL_PURCHASE events, the other everything.
-    /// A sandbox story reaches only the second; the first's filters hold.
+    /// A sandbox purchase reaches only the second; a production purchase and its TRANSFER reach
+    /// the second whole and the first with its INITIAL_PURCHASE alone.
     @Test func eachWebhookTakesWhatItsFiltersSay() throws {
         let everything = try WebhookReceiver()
         let production = try WebhookReceiver()
@@ -50,6 +51,16 @@ struct SeveralWebhooksTests {
         #expect(received.first?.event["type"] == .string("INITIAL_PURCHASE"))
         Thread.sleep(forTimeInterval: 0.5)
         #expect(production.wait(seconds: 0.2) { !$0.isEmpty }.isEmpty)
+        let bought = try LinkingAPITests.storeKitTransaction(fixture, original: "6800000009", environment: "Production")
+        #expect(try LinkingAPITests.link(connection, "yan", bought) == 200)
+        #expect(try LinkingAPITests.link(connection, "zoe", bought) == 200)  // a TRANSFER
+        let all = everything.wait { $0.contains { $0.event["type"] == .string("TRANSFER") } }
+        #expect(all.map(\.type) == ["INITIAL_PURCHASE", "INITIAL_PURCHASE", "TRANSFER"])
+        let billed = production.wait { !$0.isEmpty }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(billed.map(\.type) == ["INITIAL_PURCHASE"])
+        #expect(billed.first?.event["environment"] == .string("PRODUCTION"))
+        #expect(production.wait(seconds: 0.2) { $0.count > 1 }.count == 1)
         // `events list` says which webhook each delivery is for.
         service.shutdown()
         let listed = try runCLI(["events", "list", "--config", fixture.configPath])
@@ -81,9 +92,18 @@ struct SeveralWebhooksTests {
                 $0.event["type"] == .string("TRANSFER") && $0.event["transferred_to"] == .array([.string("ana")])
             }
         }
-        let back = received.first { $0.event["transferred_to"] == .array([.string("ana")]) }
-        #expect(back != nil, "ana's later event never went")
-        #expect(back.map { $0.at.timeIntervalSince(started) } ?? 0 < 5)
-        #expect(received.filter { $0.event["type"] == .string("INITIAL_PURCHASE") }.count == 1)
+        let back = try #require(received.first { $0.event["transferred_to"] == .array([.string("ana")]) })
+        let purchases = received.filter { $0.event["type"] == .string("INITIAL_PURCHASE") }
+        #expect(purchases.count == 1)
+        // Held for the second from the failed attempt on, not sent at once, nor held until the
+        // retry a minute later.
+        let waited = back.at.timeIntervalSince(purchases.first?.at ?? started)
+        #expect(waited >= 0.9 && waited < 5, "\(waited) s")
+        // Sent out of order, but its sequence puts it after ana's purchase.
+        if case .integer(let first)? = purchases.first?.event["sequence"], case .integer(let later)? = back.event["sequence"] {
+            #expect(later > first)
+        } else {
+            Issue.record("no sequence: \(purchases.first?.event ?? .null), \(back.event)")
+        }
     }
 }
