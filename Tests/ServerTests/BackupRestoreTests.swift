@@ -117,6 +117,77 @@ import Testing
         #expect(!left.contains { $0.contains("before-restore") || $0.hasSuffix(".restoring") }, "\(left)")
     }
 
+    /// A backup cut short or overwritten in places is refused in one line that names it, never
+    /// SQLite's statement or its multi-line report, and the database stays as it was.
+    @Test func restoreRefusesADamagedBackupInOneLine() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        let connection = try LoopbackConnection(port: service.port)
+        for _ in 0..<200 { #expect(try connection.postNotification(try fixture.signer.notification()).status == 200) }
+        service.shutdown()
+        let backup = fixture.directory.path("backup.sqlite")
+        let made = try runCLI(["backup", "--out", backup, "--config", fixture.configPath])
+        #expect(made.status == 0, "\(made.output)")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: backup))
+        let original = try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath))
+        #expect(whole.count >= 64 * 4096, "\(whole.count) bytes")
+        // Cut short at half its pages (SQLite cannot open it); and whole, with one page near its
+        // end overwritten (it opens and copies, and quick_check finds the damage).
+        let truncated = fixture.directory.path("truncated.sqlite")
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: truncated))
+        var overwritten = whole
+        let page = whole.count - 3 * 4096
+        overwritten.replaceSubrange(page..<page + 4096, with: Data(repeating: 0x5A, count: 4096))
+        let damaged = fixture.directory.path("damaged.sqlite")
+        try overwritten.write(to: URL(fileURLWithPath: damaged))
+        for file in [truncated, damaged] {
+            let result = try runCLI(["restore", file, "--config", fixture.configPath])
+            #expect(result.status == 1, "\(result.output)")
+            #expect(result.output.contains(": \(file) is "), "\(result.output)")
+            #expect(result.output.split(separator: "\n").count == 1, "\(result.output)")
+            #expect(!result.output.contains("PRAGMA") && !result.output.contains("***"), "\(result.output)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath)) == original)
+        let left = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)
+        #expect(!left.contains { $0.contains("before-restore") || $0.hasSuffix(".restoring") }, "\(left)")
+    }
+
+    /// `FILE.partial` is a backup's own: one a stopped backup left is taken over, one another
+    /// backup is writing refuses this one, and a file a backup did not make is never touched.
+    @Test func aPartialCopyIsTakenOverOnlyWhenABackupLeftIt() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        #expect(try LoopbackConnection(port: service.port).postNotification(try fixture.signer.notification()).status == 200)
+        service.shutdown()
+        func backup(_ name: String) throws -> (status: Int32, output: String) {
+            try runCLI(["backup", "--out", fixture.directory.path(name), "--config", fixture.configPath])
+        }
+        // A user's own file of that name: refused, kept as it was.
+        let notes = try fixture.directory.write("notes.sqlite.partial", "my notes")
+        let refused = try backup("notes.sqlite")
+        #expect(refused.status == 1 && refused.output.contains("is not a backup's unfinished copy"), "\(refused.output)")
+        #expect(refused.output.split(separator: "\n").count == 1, "\(refused.output)")
+        #expect(try String(contentsOfFile: notes, encoding: .utf8) == "my notes")
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory.path("notes.sqlite")))
+        // What a backup killed partway leaves: the start of a SQLite file, and its journal.
+        let original = try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath))
+        try original.prefix(4096).write(to: URL(fileURLWithPath: fixture.directory.path("stale.sqlite.partial")))
+        _ = try fixture.directory.write("stale.sqlite.partial-journal", "")
+        let taken = try backup("stale.sqlite")
+        #expect(taken.status == 0, "\(taken.output)")
+        #expect(try Self.notificationCount(fixture.directory.path("stale.sqlite")) == 1)
+        let left = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)
+        #expect(!left.contains { $0.hasPrefix("stale.sqlite.partial") }, "\(left)")
+        // Another backup writing to the same file now: this one waits for nothing and changes nothing.
+        let busy = fixture.directory.path("busy.sqlite.partial")
+        let held = open(busy, O_RDWR | O_CREAT, 0o600)
+        defer { close(held) }
+        #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
+        let second = try backup("busy.sqlite")
+        #expect(second.status == 1 && second.output.contains("another backup is writing"), "\(second.output)")
+        #expect(FileManager.default.fileExists(atPath: busy))
+    }
+
     /// A copy the disk (here a file size limit) cannot hold is one line saying so, and leaves
     /// nothing behind: no backup, no partial file or journal, the database as it was.
     @Test func aCopyTheDiskCannotHoldSaysSoAndLeavesNothing() throws {

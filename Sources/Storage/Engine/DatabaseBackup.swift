@@ -46,10 +46,11 @@ public enum DatabaseBackup {
         }
         if let problem = destinationProblem(destination) { throw StoreError(.invalid, problem) }
         let partial = destination + ".partial"
-        removeCopy(partial)
+        let claim = try claimPartial(partial)
+        defer { close(claim) }
         do {
-            try copy(from: database, to: partial)
-            let summary = try check(partial)
+            try copy(from: database, to: partial, damaged: "damaged")
+            let summary = try check(partial, copied: database, damaged: "damaged")
             try sync(partial)
             try rename(partial, to: destination)
             return summary
@@ -57,6 +58,35 @@ public enum DatabaseBackup {
             removeCopy(partial)
             throw writeFailure(error, writing: destination)
         }
+    }
+
+    /// Opens `partial` for this backup alone and empties it, holding an exclusive `flock` on it
+    /// until the returned descriptor is closed. Refused while another backup to the same file
+    /// holds it, and when it is a file a backup did not make: only an empty file, or one that
+    /// begins as a SQLite database (what a backup stopped partway leaves), is taken over.
+    private static func claimPartial(_ partial: String) throws(StoreError) -> Int32 {
+        let descriptor = open(partial, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            throw StoreError(.io, "cannot create \(partial): \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw StoreError(.invalid, "another backup is writing \(partial) now: wait for it, or name another file")
+        }
+        var header = [UInt8](repeating: 0, count: 16)
+        let read = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 16, 0) }
+        guard read == 0 || (read == 16 && header == Array("SQLite format 3\0".utf8)) else {
+            close(descriptor)
+            throw StoreError(
+                .invalid, "\(partial) exists and is not a backup's unfinished copy: move it away, or name another file")
+        }
+        for suffix in ["-journal", "-wal", "-shm"] { _ = unlink(partial + suffix) }
+        guard ftruncate(descriptor, 0) == 0, fchmod(descriptor, 0o600) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw StoreError(.io, "cannot empty \(partial): \(reason)")
+        }
+        return descriptor
     }
 
     /// A copy that failed, with the journal SQLite may have left beside it.
@@ -99,8 +129,8 @@ public enum DatabaseBackup {
         removeCopy(staging)
         let summary: Summary
         do {
-            try copy(from: file, to: staging)
-            summary = try check(staging)
+            try copy(from: file, to: staging, damaged: "not a usable backup")
+            summary = try check(staging, copied: file, damaged: "not a usable backup")
             // Event positions came with schema 4; an older copy gets them when it migrates.
             if summary.schemaVersion >= 4 { try continuePositions(of: database, in: staging) }
             try takeOwner(for: staging, of: database, in: folder)
@@ -152,27 +182,44 @@ public enum DatabaseBackup {
         try EventPositions.moveUp(toReach: replaced, in: SQLiteConnection(path: staging, role: .copy))
     }
 
-    private static func copy(from source: String, to destination: String) throws(StoreError) {
+    /// Copies `source` into `destination`; a source SQLite cannot read whole is `damaged` (said
+    /// so in one line, naming it).
+    private static func copy(from source: String, to destination: String, damaged: String) throws(StoreError) {
         let from = try SQLiteConnection(path: source, role: .readOnly)
         // A copy of a file that is not RevenueDot's, or from a newer build, is refused before it is made.
-        try Migrator(connection: from).requireKnown()
+        do { try Migrator(connection: from).requireKnown() } catch  where error.code == .corrupt {
+            throw StoreError(.corrupt, "\(source) is \(damaged): SQLite cannot read its schema")
+        }
         let into = try SQLiteConnection(path: destination, role: .copy)
-        try from.copy(into: into)
+        do { try from.copy(into: into) } catch  where error.code == .corrupt {
+            throw StoreError(.corrupt, "\(source) is \(damaged): SQLite could not read all of it")
+        }
         // A copy is one file: the copied pages say WAL, and a WAL file opened to be read (a
         // restore, a look with sqlite3) gets -wal and -shm files beside it. A server that opens
         // it takes WAL back.
         try into.execute(script: "PRAGMA journal_mode = DELETE")
     }
 
-    /// Reads the copy back: SQLite finds it whole, and it is a schema this build can serve.
-    private static func check(_ path: String) throws(StoreError) -> Summary {
+    /// Reads the copy at `path` back: SQLite finds it whole, and it is a schema this build can
+    /// serve. A copy that is not whole says that `copied` is `damaged`, with SQLite's first
+    /// problem, in one line.
+    private static func check(_ path: String, copied: String, damaged: String) throws(StoreError) -> Summary {
         var summary = Summary(bytes: 0, schemaVersion: 0, notifications: 0)
         do {
             let connection = try SQLiteConnection(path: path, role: .copy)
-            let verdict = try connection.query("PRAGMA quick_check").compactMap { $0.first?.textValue }
+            let verdict: [String]
+            do {
+                verdict = try connection.query("PRAGMA quick_check").compactMap { $0.first?.textValue }
+            } catch  where error.code == .corrupt {
+                throw StoreError(.corrupt, "\(copied) is \(damaged): SQLite's quick_check could not read all of it")
+            }
             guard verdict == ["ok"] else {
+                // quick_check's rows may hold several lines each, headed "*** in database main ***".
+                let problems = verdict.flatMap { $0.split(separator: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) }
+                    .filter { !$0.isEmpty && !$0.hasPrefix("***") }
+                let more = problems.count > 1 ? " (and \(problems.count - 1) more)" : ""
                 throw StoreError(
-                    .corrupt, "the copy at \(path) fails SQLite's quick_check: \(verdict.prefix(3).joined(separator: "; "))")
+                    .corrupt, "\(copied) is \(damaged): SQLite's quick_check says \"\(problems.first ?? "not ok")\"\(more)")
             }
             summary.schemaVersion = try Migrator(connection: connection).requireKnown().max() ?? 0
             summary.notifications = try NotificationCounts.stored(in: connection)

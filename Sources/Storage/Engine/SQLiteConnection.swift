@@ -96,9 +96,12 @@ final class SQLiteConnection {
         do {
             try configure(role: role)
         } catch {
-            guard sqlite3_errcode(connection) == SQLITE_NOTADB else { throw error }
             // Said of the file, not of the PRAGMA that first read its header.
-            throw StoreError(.corrupt, "\(path) is not a SQLite database")
+            switch sqlite3_errcode(connection) {
+            case SQLITE_NOTADB: throw StoreError(.corrupt, "\(path) is not a SQLite database")
+            case SQLITE_CORRUPT: throw StoreError(.corrupt, "\(path) is a damaged SQLite database (cut short, or overwritten)")
+            default: throw error
+            }
         }
     }
 
