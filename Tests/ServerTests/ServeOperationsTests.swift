@@ -178,4 +178,25 @@ struct ServeOperationsTests {
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.path(""))
         #expect(!left.contains { $0.hasPrefix("revenuedot.sqlite") }, "\(left)")
     }
+
+    /// The same configuration served twice (its port fixed): the second start names the process
+    /// that has the database, not only the port it could not take.
+    @Test func aSecondServeOfOneConfigurationNamesTheFirst() throws {
+        let fixture = try ServerFixture()
+        let first = try ChildServer(configPath: fixture.configPath)
+        defer {
+            first.kill(SIGTERM)
+            _ = first.wait()
+        }
+        let text = try String(contentsOfFile: fixture.configPath, encoding: .utf8)
+        _ = try fixture.directory.write(
+            "revenuedot.json", text.replacingOccurrences(of: "127.0.0.1:0", with: "127.0.0.1:\(first.port)"))
+        let second = try runCLI(["serve", "--config", fixture.configPath])
+        #expect(second.status == 1)
+        #expect(
+            second.output.contains("is in use by another RevenueDot process (pid \(first.process.processIdentifier))"),
+            "\(second.output)")
+        #expect(second.output.split(separator: "\n").count == 1, "\(second.output)")
+        #expect(first.process.isRunning)
+    }
 }

@@ -95,6 +95,10 @@ package final class RevenueDotService: Sendable {
         do throws(HTTPServerError) {
             try HTTPServer.probeListen(host: config.listen.host, port: config.listen.port)
         } catch {
+            // A second serve of one configuration: its database's holder is the news, not the port.
+            if case .sqlite(let path) = config.database, let holder = DatabaseLock.holderProblem(databasePath: path) {
+                throw ConfigError(file: config.file, key: "database", problem: holder)
+            }
             throw ConfigError(file: config.file, key: "listen", problem: error.message)
         }
         let store: Store

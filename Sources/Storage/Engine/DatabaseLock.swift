@@ -29,12 +29,7 @@ public final class DatabaseLock: Sendable {
             guard code == EWOULDBLOCK else {
                 throw StoreError(.unavailable, "lock \(path): \(String(cString: strerror(code)))")
             }
-            let who =
-                holder == getpid()
-                ? "this process already" : "another RevenueDot process\(holder.map { " (pid \($0))" } ?? "")"
-            throw StoreError(
-                .unavailable,
-                "\(databasePath) is in use by \(who), running serve or replay: one process writes a database at a time")
+            throw StoreError(.unavailable, Self.inUse(databasePath, by: holder))
         }
         // Who holds it, for the message another process gives.
         let pid = Array("\(getpid())\n".utf8)
@@ -52,6 +47,26 @@ public final class DatabaseLock: Sendable {
         guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
         _ = flock(descriptor, LOCK_UN)
         return false
+    }
+
+    /// What another process holding the lock of the database at `databasePath` now means to a
+    /// process that would write it (the line the lock's `init` throws), or nil when none does:
+    /// asked before anything opens or creates the database.
+    public static func holderProblem(databasePath: String) -> String? {
+        let descriptor = open(lockPath(databasePath), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_SH | LOCK_NB) != 0 else {
+            _ = flock(descriptor, LOCK_UN)
+            return nil
+        }
+        return errno == EWOULDBLOCK ? inUse(databasePath, by: holder(descriptor)) : nil
+    }
+
+    private static func inUse(_ databasePath: String, by holder: Int32?) -> String {
+        let who =
+            holder == getpid() ? "this process already" : "another RevenueDot process\(holder.map { " (pid \($0))" } ?? "")"
+        return "\(databasePath) is in use by \(who), running serve or replay: one process writes a database at a time"
     }
 
     /// `<database>.lock`, beside the file a symbolic link leads to.
