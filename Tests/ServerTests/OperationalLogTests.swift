@@ -95,7 +95,7 @@ import Threads
                 && !refused[3].contains(String(repeating: "A", count: 300)))
         #expect(refused[0].contains("warning notification.refused the body is not a notification app=demo status=400"))
         #expect(refused[1].contains("verification failed app=demo status=401 verification="), "\(refused[1])")
-        #expect(refused[2].contains("app=nope status=404"))
+        #expect(refused[2].contains("app=nope status=404 reason=\"unknown app\""), "\(refused[2])")
         #expect(!refused.joined().contains(String(forged.prefix(40))))
 
         // A flood of refused posts is ten lines a second at most; the next line written says

@@ -89,6 +89,11 @@ struct ServeStartTests {
         #expect(
             again.startupOutput.contains("warning start.warning app \"demo\": secretApiKey is 14 characters"),
             "\(again.startupOutput)")
+        #expect(
+            again.startupOutput.contains(
+                "warning start.warning app \"demo\" takes Production notifications signed under 1 root certificate(s) "
+                    + "besides Apple's"),
+            "\(again.startupOutput)")
         again.kill(SIGTERM)
         #expect(again.wait() == 0)
     }

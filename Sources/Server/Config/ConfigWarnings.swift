@@ -1,3 +1,5 @@
+import AppStore
+
 /// What a configuration allows but its operator should hear about: settings `serve` runs with
 /// that no production deployment wants. `check-config` prints them; `serve` logs them when it
 /// starts (`start.warning`).
@@ -7,7 +9,16 @@ package enum ConfigWarnings {
 
     package static func of(_ config: RevenueDotConfig) -> [String] {
         var warnings: [String] = []
+        // Apple's root is always there; one the configuration lists again is not extra.
+        let appleRoot = try? AppleRootCertificates.appleRootCAG3()
         for app in config.apps {
+            let extraRoots = app.rootCertificates.filter { $0 != appleRoot }.count
+            if app.environments.contains(.production), extraRoots > 0 {
+                warnings.append(
+                    "app \"\(app.id)\" takes Production notifications signed under \(extraRoots) root "
+                        + "certificate(s) besides Apple's: whoever holds their keys can sign what it takes as Apple's "
+                        + "(right for a demo or a test chain, never in production)")
+            }
             if let key = app.secretApiKey, key.count < shortestSecretKey || key.contains("...") {
                 warnings.append(
                     "app \"\(app.id)\": secretApiKey is \(key.contains("...") ? "a placeholder" : "\(key.count) characters"): "

@@ -112,7 +112,10 @@ package final class Ingest: Sendable {
         guard let app = verifiers[appId] else {
             refused(
                 "no app is configured under this id",
-                [("app", .text(String(appId.utf8Prefix(maxBytes: 200)))), ("status", .integer(404))])
+                [
+                    ("app", .text(String(appId.utf8Prefix(maxBytes: 200)))), ("status", .integer(404)),
+                    ("reason", .text("unknown app")),
+                ])
             return .answered(.unknownApp(appId))
         }
         metrics.notificationsReceived.increment()

@@ -80,8 +80,6 @@ package struct CheckConfigCommand {
                 "  warning: another RevenueDot process (serve or replay) holds the database: right for a reload; "
                     + "a new serve would not start on it")
         }
-        // Apple's root is always there; one the configuration lists again is not extra.
-        let apple = try? AppleRootCertificates.appleRootCAG3()
         for app in config.apps {
             let environments = app.environments.map(\.rawValue).sorted().joined(separator: ", ")
             var parts = [
@@ -90,13 +88,6 @@ package struct CheckConfigCommand {
             ]
             if app.inAppPurchaseKey != nil { parts.append("In-App Purchase key set") }
             lines.append("  app \"\(app.id)\" (\(app.bundleId); \(environments)): " + parts.joined(separator: ", "))
-            let extraRoots = app.rootCertificates.filter { $0 != apple }.count
-            if app.environments.contains(.production), extraRoots > 0 {
-                lines.append(
-                    "  warning: app \"\(app.id)\" takes Production notifications signed under \(extraRoots) root "
-                        + "certificate(s) besides Apple's: whoever holds their keys can sign what it takes as Apple's "
-                        + "(right for a demo or a test chain, never in production)")
-            }
         }
         lines += ConfigWarnings.of(config).map { "  warning: " + $0 }
         return lines.joined(separator: "\n") + "\n"

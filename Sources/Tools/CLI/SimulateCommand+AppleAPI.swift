@@ -2,6 +2,7 @@ import AppStore
 import AppStoreServerAPI
 import AppStoreServerAPISimulator
 import Foundation
+import HTTP
 import JSON
 import LoopbackClient
 import Server
@@ -39,7 +40,10 @@ extension SimulateCommand {
         let journal = AppleAPIJournal(base: base)
         let simulator = AppStoreServerAPISimulator(
             store: store, tokens: TokenCheck(keys: keys), port: port, refresh: journal.follower(into: store))
-        let bound = try simulator.start()
+        let bound: UInt16
+        do { bound = try simulator.start() } catch let error as HTTPServerError {
+            throw Simulator.Failure(description: "cannot serve the App Store Server API: \(error.message)")
+        }
         StandardStreams.out(
             """
             App Store Server API (\(environment.rawValue)) of the simulated App Store at http://127.0.0.1:\(bound)
