@@ -80,7 +80,7 @@ public enum DatabaseBackup {
             throw StoreError(
                 .invalid, "\(partial) exists and is not a backup's unfinished copy: move it away, or name another file")
         }
-        for suffix in ["-journal", "-wal", "-shm"] { _ = unlink(partial + suffix) }
+        removeSideFiles(of: partial)
         guard ftruncate(descriptor, 0) == 0, fchmod(descriptor, 0o600) == 0 else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
@@ -91,7 +91,13 @@ public enum DatabaseBackup {
 
     /// A copy that failed, with the journal SQLite may have left beside it.
     private static func removeCopy(_ path: String) {
-        for suffix in ["", "-journal", "-wal", "-shm"] { _ = unlink(path + suffix) }
+        _ = unlink(path)
+        removeSideFiles(of: path)
+    }
+
+    /// The journal, WAL and shared-memory files SQLite may have left beside a copy.
+    private static func removeSideFiles(of path: String) {
+        for suffix in ["-journal", "-wal", "-shm"] { _ = unlink(path + suffix) }
     }
 
     /// `error`, said of `target` when the disk (or a file size limit) stopped the copy.

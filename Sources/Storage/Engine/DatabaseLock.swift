@@ -39,15 +39,7 @@ public final class DatabaseLock: Sendable {
 
     /// Whether another process holds the lock of the database at `databasePath` now (a running
     /// `serve` or `replay`): commands that can work through a running server ask first.
-    public static func isHeldByAnother(databasePath: String) -> Bool {
-        let path = lockPath(databasePath)
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
-        _ = flock(descriptor, LOCK_UN)
-        return false
-    }
+    public static func isHeldByAnother(databasePath: String) -> Bool { holderProblem(databasePath: databasePath) != nil }
 
     /// What another process holding the lock of the database at `databasePath` now means to a
     /// process that would write it (the line the lock's `init` throws), or nil when none does:
