@@ -147,7 +147,7 @@ struct BufferedBodyLimitTests {
         #expect(server.bufferedBodyBytes == 2 * sent)
 
         // Both stalled clients are timed out, and their shares come back.
-        #expect(eventually(timeout: 5) { server.bufferedBodyBytes == 0 })
+        #expect(eventually { server.bufferedBodyBytes == 0 })
         let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
         try client.sendRaw(chunkedRequest(Data(count: 8 << 10), chunkSize: 1000))
         #expect(try client.readResponse().text == "8192")

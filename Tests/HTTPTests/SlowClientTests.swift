@@ -170,7 +170,7 @@ struct SlowClientTests {
         let other = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
         #expect(try other.request("GET", "/health").status == 200)
         other.close()
-        #expect(eventually(timeout: 5) { server.openConnections == 0 })
+        #expect(eventually { server.openConnections == 0 })
     }
 
     /// A request that is in owes nothing while its handler works: a deferred answer that takes

@@ -67,7 +67,9 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
 }
 
 /// Polls `condition` every 10 ms for up to `timeout` seconds; returns whether it became true.
-func eventually(timeout: Double = 2, _ condition: () -> Bool) -> Bool {
+/// Every caller waits for something that must happen, so the wait costs only a failing test:
+/// ten seconds, as the server tests' `poll`, covers a host loaded by the whole suite.
+func eventually(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
     while ContinuousClock.now < deadline {
         if condition() { return true }
