@@ -84,6 +84,14 @@ import Testing
         #expect(again2.wait(timeout: 30) == 0)
     }
 
+    /// After a refused restore: the database holds `original`, and neither a kept copy nor a
+    /// staging file is left beside it.
+    static func expectRestoreChangedNothing(_ fixture: ServerFixture, database original: Data) throws {
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath)) == original)
+        let left = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)
+        #expect(!left.contains { $0.contains("before-restore") || $0.hasSuffix(".restoring") }, "\(left)")
+    }
+
     @Test func restoreRefusesWhatIsNotARevenueDotBackupAndChangesNothing() throws {
         let fixture = try ServerFixture()
         let service = try fixture.startService()
@@ -112,9 +120,7 @@ import Testing
         #expect(made.0 == 0, "\(made.1)")
         let result = try runCLI(["restore", foreign, "--config", fixture.configPath])
         #expect(result.status == 1 && result.output.contains("no RevenueDot schema"), "\(result.output)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath)) == original)
-        let left = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)
-        #expect(!left.contains { $0.contains("before-restore") || $0.hasSuffix(".restoring") }, "\(left)")
+        try Self.expectRestoreChangedNothing(fixture, database: original)
     }
 
     /// A backup cut short or overwritten in places is refused in one line that names it, never
@@ -147,9 +153,7 @@ import Testing
             #expect(result.output.split(separator: "\n").count == 1, "\(result.output)")
             #expect(!result.output.contains("PRAGMA") && !result.output.contains("***"), "\(result.output)")
         }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath)) == original)
-        let left = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)
-        #expect(!left.contains { $0.contains("before-restore") || $0.hasSuffix(".restoring") }, "\(left)")
+        try Self.expectRestoreChangedNothing(fixture, database: original)
     }
 
     /// `FILE.partial` is a backup's own: one a stopped backup left is taken over, one another
