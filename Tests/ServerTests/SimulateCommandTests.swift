@@ -105,6 +105,43 @@ struct SimulateCommandTests {
         #expect(two.output.contains("simulate takes one story"))
     }
 
+    /// An option a story would ignore is refused before anything happens, naming the stories
+    /// that use it; the same option is taken by a story that uses it.
+    @Test func aStoryRefusesAnOptionItWouldIgnore() throws {
+        defer { service.shutdown() }
+        #expect(try simulate(["subscribe", "--user", "ivy"]).status == 0)
+        let before = try simulated("ivy")
+        let cases: [([String], String)] = [
+            (
+                ["renew", "--product", "pro.yearly"],
+                "renew does not use --product; it is for subscribe, upgrade, downgrade, "
+                    + "lifecycle or commerce-subscribe"
+            ),
+            (["cancel", "--accept"], "cancel does not use --accept; it is for price-increase"),
+            (["renew", "--no-grace"], "renew does not use --no-grace; it is for billing-failure"),
+            (["upgrade", "--family-shared"], "upgrade does not use --family-shared; it is for subscribe or lifecycle"),
+            (
+                ["expire", "--request", "x.json"],
+                "expire does not use --request; it is for commerce-subscribe, "
+                    + "commerce-upgrade or commerce-downgrade"
+            ),
+            (["renew", "--port", "9"], "renew does not use --port; it is for apple-api"),
+        ]
+        for (arguments, message) in cases {
+            let result = try simulate(arguments + ["--user", "ivy"])
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.output.hasPrefix("revenuedot simulate: \(message)\n"), "\(arguments)")
+        }
+        let ca = try runCLI(["simulate", "ca", "--user", "ivy"], in: directory.path(""))
+        #expect(ca.status == 2 && ca.output.contains("ca does not use --user"), "\(ca.output)")
+        #expect(try simulated("ivy") == before, "a refused story changed nothing")
+        #expect(try events(of: "ivy").count == 1)
+        let increase = try simulate(["price-increase", "--accept", "--user", "ivy"])
+        #expect(increase.status == 0 && increase.output.contains("PRICE_INCREASE / ACCEPTED"), "\(increase.output)")
+        let upgrade = try simulate(["upgrade", "--product", "pro.yearly", "--user", "ivy"])
+        #expect(upgrade.status == 0 && upgrade.output.contains("pro.yearly"), "\(upgrade.output)")
+    }
+
     /// `subscribe` then `upgrade` continue one subscription, and the customer sees the events.
     @Test func storiesContinueOneSubscription() throws {
         defer { service.shutdown() }

@@ -8,10 +8,11 @@ package struct SimulateCommand {
     package static let usage = """
         usage: revenuedot simulate ca
                revenuedot simulate apple-api [--port 8090] [--environment Sandbox|Production]
-               revenuedot simulate STORY [--app ID] [--user APP_USER_ID] [--bundle-id ID] [--product ID]
+               revenuedot simulate STORY [--app ID] [--user APP_USER_ID] [--bundle-id ID]
                                          [--period 30s|5m|2h|30d] [--environment Sandbox|Production]
-                                         [--server http://HOST:PORT] [--no-grace] [--accept] [--family-shared]
-                                         [--request FILE] [--config FILE]   (options before or after the story)
+                                         [--server http://HOST:PORT] [--config FILE]
+                                         [--product ID] [--family-shared] [--no-grace] [--accept] [--request FILE]
+                                         (options before or after the story; a story refuses those it does not use)
 
           ca      creates (once) a test chain with Apple's marker OIDs under .revenuedot/dev-ca/ and
                   prints its root certificate's path: add it to the app's rootCertificates
@@ -27,6 +28,10 @@ package struct SimulateCommand {
                   (a trial that converts, an upgrade, a downgrade taken back, a cancellation and
                   the expiry, over about three periods: give it a short --period; --product
                   is the plan it starts on, pro.monthly unless told)
+
+          --product   the plan subscribe starts on (pro.monthly unless told) and upgrade or downgrade
+                      moves to (unless told: up to pro.yearly; down to pro.monthly from pro.yearly, else
+                      to pro.basic)
 
           commerce-subscribe, commerce-upgrade, commerce-downgrade
                   Advanced Commerce: the app has RevenueDot sign an in-app request (the app needs a
@@ -81,12 +86,47 @@ package struct SimulateCommand {
             throw UsageError("simulate takes one story, not \(parsed.positionals.joined(separator: " "))")
         }
         guard first == "ca" || first == "apple-api" || Simulator.Story(rawValue: first) != nil else {
-            let names = ["ca", "apple-api"] + Simulator.Story.allCases.map(\.rawValue)
-            let close = NotificationCatalog.closest(to: first, among: names)
+            let close = NotificationCatalog.closest(to: first, among: Self.stories)
             throw UsageError(
                 "unknown story \"\(first)\"" + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: ", "))?"))
         }
         story = first
+        let allowed = Self.options(of: first)
+        if let unused = (Set(parsed.options.keys).union(parsed.flags)).subtracting(allowed).sorted().first {
+            let takers = Self.stories.filter { Self.options(of: $0).contains(unused) }
+            throw UsageError(
+                "\(first) does not use --\(unused); it is for \(Self.list(takers))")
+        }
+    }
+
+    /// Every first argument: `ca`, `apple-api` and the stories.
+    static let stories = ["ca", "apple-api"] + Simulator.Story.allCases.map(\.rawValue)
+
+    /// The options `story` reads: anything else given to it would be ignored, so it is refused.
+    static func options(of story: String) -> Set<String> {
+        switch story {
+        case "ca": return ["config"]
+        case "apple-api": return ["config", "port", "environment"]
+        default: break
+        }
+        // Every step signs for an app, a customer and an environment, posts to a server, and
+        // may set the length of the periods it and later steps start.
+        var options: Set<String> = ["config", "app", "user", "bundle-id", "environment", "server", "period"]
+        switch Simulator.Story(rawValue: story) {
+        case .subscribe, .lifecycle: options.formUnion(["product", "family-shared"])
+        case .upgrade, .downgrade: options.insert("product")
+        case .billingFailure: options.insert("no-grace")
+        case .priceIncrease: options.insert("accept")
+        case .commerceSubscribe: options.formUnion(["product", "request"])
+        case .commerceUpgrade, .commerceDowngrade: options.insert("request")
+        default: break
+        }
+        return options
+    }
+
+    /// "a", "a or b", "a, b or c".
+    static func list(_ names: [String]) -> String {
+        names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " or " + names.last!
     }
 
     package func run() throws -> Int32 {
