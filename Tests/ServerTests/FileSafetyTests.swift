@@ -84,6 +84,20 @@ struct FileSafetyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: named).isEmpty)
     }
 
+    /// A configuration in a directory that does not exist is refused: a mistyped path leaves no
+    /// folders behind.
+    @Test func initRefusesAConfigurationInAMissingDirectory() throws {
+        let directory = TestDirectory("init-missing")
+        let missing = directory.path("typo/deeper")
+        let result = try runCLI(["init", "--config", missing + "/revenuedot.json"])
+        #expect(result.status == 2)
+        #expect(
+            result.output.hasPrefix(
+                "revenuedot init: --config \(missing)/revenuedot.json: there is no directory \(missing); "
+                    + "create it first (mkdir -p \(missing))\n"), "\(result.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("")).isEmpty)
+    }
+
     @Test(arguments: [0o644, 0o604, 0o620, 0o602, 0o666])
     func serveRefusesAConfigOthersCanReadOrChange(mode: Int) throws {
         try chmod(fixture.configPath, mode)

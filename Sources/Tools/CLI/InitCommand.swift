@@ -14,7 +14,7 @@ package struct InitCommand {
         it) unless FILE exists, a local App Store chain under .revenuedot/dev-ca/ that the demo
         trusts, a demo in-app purchase key there (for Advanced Commerce and the simulated App
         Store Server API, never Apple's), and .revenuedot/sample-notification.json, a signed
-        SUBSCRIBED notification.
+        SUBSCRIBED notification. FILE's directory must exist: init makes no folders but those.
         """
 
     let configPath: String
@@ -34,6 +34,11 @@ package struct InitCommand {
                 "--config \(configPath) is a directory: name the configuration file, such as \(configPath)/revenuedot.json")
         }
         let base = configURL.deletingLastPathComponent()
+        guard FileManager.default.fileExists(atPath: base.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            // A mistyped path must not leave a tree of folders behind.
+            throw UsageError(
+                "--config \(configPath): there is no directory \(base.path); create it first (mkdir -p \(base.path))")
+        }
         let state = base.appendingPathComponent(".revenuedot")
         let ca = try DevCA.loadOrCreate(in: state.appendingPathComponent("dev-ca"))
         if FileManager.default.fileExists(atPath: configURL.path) {
