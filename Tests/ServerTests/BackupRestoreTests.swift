@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackClient
+import Synchronization
 import Testing
 
 @testable import Server
@@ -22,9 +23,12 @@ import Testing
         let connection = try LoopbackConnection(port: server.port)
         for _ in 0..<20 { #expect(try connection.postNotification(try fixture.signer.notification()).status == 200) }
         // Notifications keep arriving while the backup is made.
+        let acknowledged = Atomic(0)
         let writer = Thread {
             guard let other = try? LoopbackConnection(port: server.port) else { return }
-            for _ in 0..<30 { _ = try? other.postNotification(try fixture.signer.notification()) }
+            for _ in 0..<30 where (try? other.postNotification(try fixture.signer.notification()))?.status == 200 {
+                acknowledged.add(1, ordering: .relaxed)
+            }
         }
         writer.start()
         let backup = fixture.directory.path("backups/first.sqlite")
@@ -59,6 +63,8 @@ import Testing
         server.kill(SIGTERM)
         #expect(server.wait(timeout: 30) == 0)
         let before = try Self.notificationCount(fixture.databasePath)
+        #expect(acknowledged.load(ordering: .relaxed) == 30, "every post during the backup was answered 200")
+        #expect(before == 51, "everything answered 200 is stored")
 
         let restored = try runCLI(["restore", backup, "--config", fixture.configPath])
         #expect(restored.status == 0, "\(restored.output)")
