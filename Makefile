@@ -76,7 +76,8 @@ test: deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) format lint --strict -r Sources Tests Benchmarks/Sources Fuzz/Sources Plugins
 	@# Every test is a Swift Testing test: XCTest's runner would only print "Executed 0 tests".
-	scripts/with-postgres.sh $(SWIFT) test --skip-build --disable-xctest
+	@# STRICT: suites that need a tool installed above run, and fail if it is missing.
+	REVENUEDOT_TEST_STRICT=1 scripts/with-postgres.sh $(SWIFT) test --skip-build --disable-xctest
 	SWIFT=$(SWIFT) scripts/fuzz.sh short $(FUZZ_SHORT_TARGETS)
 	$(MAKE) --no-print-directory docs-check
 

@@ -7,7 +7,7 @@ import Testing
 /// `/docs` in a real browser: headless Chromium, driven by Selenium (`Tests/Browser/docs_pages.py`),
 /// walks the index and every page it links as a reader would. `make test` installs Chromium,
 /// its driver and Selenium from Debian.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")))
+@Suite(.enabled(if: TestTool.runs("/usr/bin/chromedriver"), "needs chromium-driver"))
 struct DocsBrowserTests {
     @Test func everyPageReadsInABrowserAndLoadsNothingFromElsewhere() throws {
         let fixture = try ServerFixture()

@@ -6,7 +6,7 @@ import Testing
 
 /// `contrib/nginx.conf` run by nginx in front of a server on loopback ports, as a client on the
 /// internet meets it: over TLS, what is proxied, what is refused, and what `/health` tells.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx")))
+@Suite(.enabled(if: TestTool.runs("/usr/sbin/nginx"), "needs nginx"))
 struct NginxSiteTests {
     @Test func theSiteProxiesTheAPIAndTellsAStrangerOnlyWhetherItIsHealthy() throws {
         let service = try ServerFixture().startService()
