@@ -255,6 +255,21 @@ struct SimulateCommandTests {
         let pro = try JSONValue(parsing: response.body)["subscriber"]?["entitlements"]?["pro"]
         let expires = try #require(pro?["expires_date"]?.stringValue)
         #expect(try #require(ISO8601DateFormatter().date(from: expires)) <= Date(), "access ended at the revocation: \(expires)")
+
+        // What finn buys now is his own: a new subscription, not the shared one resumed.
+        let shared = try #require(try simulated("finn")["originalTransactionId"]?.stringValue)
+        let bought = try simulate(["subscribe", "--user", "finn"])
+        #expect(bought.status == 0 && bought.output.contains("→ SUBSCRIBED / INITIAL_BUY"), "\(bought.output)")
+        #expect(try simulated("finn")["originalTransactionId"]?.stringValue != shared)
+        #expect(try simulated("finn")["familyShared"] == .bool(false))
+        let own = try events(of: "finn").last
+        #expect(
+            own?["type"] == .string("INITIAL_PURCHASE") && own?["is_family_share"] == .bool(false), "\(String(describing: own))")
+        // Likewise erin, once her own purchase expired, can take a family member's shared access.
+        #expect(try simulate(["expire", "--user", "erin"]).status == 0)
+        let joined = try simulate(["subscribe", "--user", "erin", "--family-shared"])
+        #expect(joined.status == 0 && joined.output.contains("→ SUBSCRIBED / INITIAL_BUY"), "\(joined.output)")
+        #expect(try simulated("erin")["familyShared"] == .bool(true))
     }
 
     /// Stories played at once by separate processes never share a transaction id: one id in two

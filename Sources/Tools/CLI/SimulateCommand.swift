@@ -46,6 +46,9 @@ package struct SimulateCommand {
           subscribe --family-shared (or lifecycle --family-shared) makes --user a family member
           with access through Family Sharing: every transaction is FAMILY_SHARED, and
           family-revoke (REVOKE) ends that access. A customer who bought it gets refund instead.
+          After a revocation, subscribe starts a new subscription (the family member's own, or
+          shared again with --family-shared); so does subscribe after an expiry when
+          --family-shared changes whose purchase it is.
 
           Every step happens now: renew, billing-failure and expire end the current period now
           rather than wait for its end, so RevenueDot's access follows at once. expire sends

@@ -224,8 +224,7 @@ struct Simulator {
 
     /// A first purchase, or a resubscription once the subscription expired.
     private mutating func subscribe(at now: Int64) throws {
-        // An Advanced Commerce subscription is of another group: after it, a product is a new purchase.
-        guard var current = state, current.commerce == nil || !current.expired else {
+        guard var current = state, !Self.startsAnew(after: current, familyShared: options.familyShared) else {
             state = SimulatedSubscription(
                 productId: options.product ?? "pro.monthly", transactionId: try ids.next(), fixedPeriodMs: options.periodMs,
                 nowMs: now, user: options.user, environment: options.environment, bundleId: options.bundleId, trial: false,
@@ -243,6 +242,16 @@ struct Simulator {
         state = current
         try postFromApp()
         try send("SUBSCRIBED", "RESUBSCRIBE")
+    }
+
+    /// Whether `subscribe` starts a new subscription rather than resubscribing to `current`: after
+    /// an Advanced Commerce one has expired (it is of another group), after a family member's
+    /// shared access was revoked (what they buy now is their own), or once access ended, when
+    /// whose purchase it is changes (`--family-shared` or not).
+    static func startsAnew(after current: SimulatedSubscription, familyShared: Bool) -> Bool {
+        if current.commerce != nil { return current.expired }
+        if current.familyShared && current.refundedMs != nil { return true }
+        return current.expired && current.familyShared != familyShared
     }
 
     /// A free trial that converts, an upgrade, a downgrade taken back, a cancellation, and the
