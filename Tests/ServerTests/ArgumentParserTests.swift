@@ -1,3 +1,4 @@
+import Foundation
 import Server
 import Testing
 import Tools
@@ -23,5 +24,27 @@ import Tools
             #expect(error.description == "--limit needs a value")
         }
         #expect(try ParsedArguments(["--limit=--x"], valueOptions: ["limit"], flagOptions: []).value("limit") == "--x")
+    }
+}
+
+extension ArgumentParserTests {
+    /// An empty value names nothing: `docs --out ""` wrote the pages where it ran, over a README.
+    @Test(arguments: [["--out", ""], ["--out="]])
+    func anEmptyValueIsRefused(arguments: [String]) throws {
+        let error = #expect(throws: UsageError.self) {
+            try ParsedArguments(arguments, valueOptions: ["out"], flagOptions: [])
+        }
+        #expect(error?.description == "--out needs a value, not an empty one")
+    }
+
+    /// `docs --out ""` through the binary: refused, and nothing is written where it runs.
+    @Test func docsWithAnEmptyOutWritesNothing() throws {
+        let directory = TestDirectory("docs-empty-out")
+        _ = try directory.write("README.md", "mine\n")
+        let result = try runCLI(["docs", "--out", ""], in: directory.path(""))
+        #expect(result.status == 2)
+        #expect(result.output.hasPrefix("revenuedot docs: --out needs a value, not an empty one\n"), "\(result.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("")) == ["README.md"])
+        #expect(try String(contentsOfFile: directory.path("README.md"), encoding: .utf8) == "mine\n")
     }
 }

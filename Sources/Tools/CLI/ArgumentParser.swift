@@ -1,9 +1,10 @@
 import Server
+
 /// Splits a command line into options and positional arguments.
 ///
 /// Options are `--name value`, `--name=value`, or flags (`--lines`); each option may repeat. A
 /// value that starts with `--` is given as `--name=value`.
-/// `-` alone is positional (standard input); `--` ends option parsing.
+/// `-` alone is positional (standard input); `--` ends option parsing. An option's value is never empty.
 package struct ParsedArguments: Sendable {
     package private(set) var options: [String: [String]] = [:]
     package private(set) var flags: Set<String> = []
@@ -42,7 +43,10 @@ package struct ParsedArguments: Sendable {
                     value = arguments[index]
                     index += 1
                 }
-                options[name, default: []].append(value!)
+                // An empty value (`--out ""`, an unset shell variable) names nothing: no option
+                // reads one as "here" or "none".
+                guard let value, !value.isEmpty else { throw UsageError("--\(name) needs a value, not an empty one") }
+                options[name, default: []].append(value)
             } else {
                 throw UsageError("unknown option --\(name)")
             }
