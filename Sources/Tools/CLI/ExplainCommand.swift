@@ -97,17 +97,26 @@ package struct DocsCommand {
         parsed = try ParsedArguments(
             arguments, valueOptions: ["out", "config", "snippets", "check", "swift-runner", "node"], flagOptions: [])
         guard parsed.positionals.isEmpty else { throw UsageError("docs takes no arguments") }
-        guard (parsed.value("out") != nil) != (parsed.value("check") != nil) else {
-            throw UsageError("docs needs --out DIR or --check DIR")
-        }
-        if parsed.value("check") != nil, parsed.value("snippets") == nil || parsed.value("swift-runner") == nil {
-            throw UsageError("docs --check needs --snippets DIR and --swift-runner PATH")
+        switch (parsed.value("out"), parsed.value("check")) {
+        case (nil, nil): throw UsageError("docs needs --out DIR or --check DIR")
+        case (_?, _?): throw UsageError("docs takes --out DIR or --check DIR, not both")
+        case (_?, nil):
+            for option in ["swift-runner", "node"] where parsed.value(option) != nil {
+                throw UsageError("--\(option) is for docs --check")
+            }
+        case (nil, _?):
+            guard parsed.value("snippets") != nil, parsed.value("swift-runner") != nil else {
+                throw UsageError("docs --check needs --snippets DIR and --swift-runner PATH")
+            }
         }
     }
 
     package func run() throws -> Int32 {
         let docs = try ReferenceDocs()
         if let directory = parsed.value("check") {
+            for path in [directory, parsed.value("snippets") ?? ""] where !Self.isDirectory(path) {
+                throw UsageError("docs --check: there is no directory \(path)")
+            }
             let failures = try DocsCheck(docs: docs).run(
                 pages: directory, snippets: parsed.value("snippets") ?? "", runner: parsed.value("swift-runner") ?? "",
                 node: parsed.value("node") ?? "/usr/bin/node")
@@ -120,17 +129,56 @@ package struct DocsCommand {
                     + "prints what its page states\n")
             return 0
         }
+        let targets = [(parsed.value("out"), docs.markdownFiles), (parsed.value("snippets"), docs.snippetFiles)]
+            .compactMap { target, files in target.map { ($0, files) } }
+        // Everything that would stop the writing half way is found before the first file.
+        for (target, files) in targets { try Self.checkWritable(target, names: Array(files.keys)) }
         var written = 0
-        for (target, files) in [(parsed.value("out"), docs.markdownFiles), (parsed.value("snippets"), docs.snippetFiles)] {
-            guard let target else { continue }
+        for (target, files) in targets {
             let directory = URL(fileURLWithPath: target)
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            for (name, text) in files.sorted(by: { $0.key < $1.key }) {
-                try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8)
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                for (name, text) in files.sorted(by: { $0.key < $1.key }) {
+                    try Data(text.utf8).write(to: directory.appendingPathComponent(name), options: .atomic)
+                }
+            } catch {
+                throw UsageError("cannot write the pages into \(target): \(Self.reason(error))")
             }
             written += files.count
         }
         StandardStreams.out("wrote \(written) files\n")
         return 0
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
+    /// Refuses a `target` the pages `names` cannot all be written into: a file where the
+    /// directory goes, a directory where a page goes, or a directory (or the one it would be
+    /// made in) this user may not write.
+    static func checkWritable(_ target: String, names: [String]) throws {
+        let fileManager = FileManager.default
+        var existing = URL(fileURLWithPath: target).standardizedFileURL
+        while !fileManager.fileExists(atPath: existing.path) { existing.deleteLastPathComponent() }
+        guard isDirectory(existing.path) else {
+            throw UsageError("cannot write the pages into \(target): \(existing.path) is not a directory")
+        }
+        guard access(existing.path, W_OK | X_OK) == 0 else {
+            throw UsageError("cannot write the pages into \(target): \(existing.path): \(String(cString: strerror(errno)))")
+        }
+        for name in names.sorted() where isDirectory((target as NSString).appendingPathComponent(name)) {
+            throw UsageError("cannot write the pages into \(target): \(name) there is a directory")
+        }
+    }
+
+    /// The system's reason for a failed write (Foundation wraps it in a multi-line description).
+    static func reason(_ error: any Error) -> String {
+        let error = error as NSError
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return error.localizedDescription
     }
 }
