@@ -142,6 +142,31 @@ struct SimulateCommandTests {
         #expect(upgrade.status == 0 && upgrade.output.contains("pro.yearly"), "\(upgrade.output)")
     }
 
+    /// A story refused for its configuration or its arguments makes no dev CA beside the
+    /// configuration; `ca` makes no missing directory.
+    @Test func aRefusedStoryMakesNothing() throws {
+        defer { service.shutdown() }
+        let fresh = TestDirectory("simulate-refused")
+        let bad = try fresh.write("bad.json", #"{"listen": 8080}"#)
+        chmod(bad, 0o600)
+        let good = try fresh.write("revenuedot.json", try String(contentsOfFile: configPath, encoding: .utf8))
+        chmod(good, 0o600)
+        let missing = fresh.path("missing/revenuedot.json")
+        let cases: [([String], String)] = [
+            (["subscribe", "--config", bad], "listen"),
+            (["subscribe", "--config", good, "--app", "nosuch"], "no app \"nosuch\" is configured"),
+            (["subscribe", "--config", good, "--period", "1y"], "--period must look like"),
+            (["apple-api", "--config", good], "no app has an inAppPurchaseKey"),
+            (["ca", "--config", missing], "there is no directory \(fresh.path("missing"))"),
+        ]
+        for (arguments, message) in cases {
+            let result = try runCLI(["simulate"] + arguments, in: fresh.path(""))
+            #expect(result.status != 0 && result.output.contains(message), "\(arguments): \(result.output)")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: fresh.path("")).sorted() == ["bad.json", "revenuedot.json"])
+        }
+    }
+
     /// `subscribe` then `upgrade` continue one subscription, and the customer sees the events.
     @Test func storiesContinueOneSubscription() throws {
         defer { service.shutdown() }

@@ -114,7 +114,7 @@ package struct DocsCommand {
     package func run() throws -> Int32 {
         let docs = try ReferenceDocs()
         if let directory = parsed.value("check") {
-            for path in [directory, parsed.value("snippets") ?? ""] where !Self.isDirectory(path) {
+            for path in [directory, parsed.value("snippets") ?? ""] where !Paths.isDirectory(path) {
                 throw UsageError("docs --check: there is no directory \(path)")
             }
             let failures = try DocsCheck(docs: docs).run(
@@ -150,11 +150,6 @@ package struct DocsCommand {
         return 0
     }
 
-    static func isDirectory(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-    }
-
     /// Refuses a `target` the pages `names` cannot all be written into: a file where the
     /// directory goes, a directory where a page goes, or a directory (or the one it would be
     /// made in) this user may not write.
@@ -162,13 +157,13 @@ package struct DocsCommand {
         let fileManager = FileManager.default
         var existing = URL(fileURLWithPath: target).standardizedFileURL
         while !fileManager.fileExists(atPath: existing.path) { existing.deleteLastPathComponent() }
-        guard isDirectory(existing.path) else {
+        guard Paths.isDirectory(existing.path) else {
             throw UsageError("cannot write the pages into \(target): \(existing.path) is not a directory")
         }
         guard access(existing.path, W_OK | X_OK) == 0 else {
             throw UsageError("cannot write the pages into \(target): \(existing.path): \(String(cString: strerror(errno)))")
         }
-        for name in names.sorted() where isDirectory((target as NSString).appendingPathComponent(name)) {
+        for name in names.sorted() where Paths.isDirectory((target as NSString).appendingPathComponent(name)) {
             throw UsageError("cannot write the pages into \(target): \(name) there is a directory")
         }
     }

@@ -27,14 +27,13 @@ package struct InitCommand {
 
     package func run() throws -> Int32 {
         let configURL = URL(fileURLWithPath: configPath).standardizedFileURL
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: configURL.path, isDirectory: &isDirectory), isDirectory.boolValue {
+        if Paths.isDirectory(configURL.path) {
             // Refused before anything is made beside it.
             throw UsageError(
                 "--config \(configPath) is a directory: name the configuration file, such as \(configPath)/revenuedot.json")
         }
         let base = configURL.deletingLastPathComponent()
-        guard FileManager.default.fileExists(atPath: base.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard Paths.isDirectory(base.path) else {
             // A mistyped path must not leave a tree of folders behind.
             throw UsageError(
                 "--config \(configPath): there is no directory \(base.path); create it first (mkdir -p \(base.path))")

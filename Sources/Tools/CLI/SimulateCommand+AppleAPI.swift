@@ -11,8 +11,7 @@ extension SimulateCommand {
     /// `revenuedot simulate apple-api`: the App Store Server API of the simulated App Store, for
     /// every configured app with an `inAppPurchaseKey`, serving what the stories sent and sold
     /// (`AppleAPIJournal`), signed by the dev CA, until SIGTERM or SIGINT.
-    func runAppleAPI(base: URL, ca: DevCA) throws -> Int32 {
-        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
+    func runAppleAPI(config: RevenueDotConfig, base: URL, makeCA: () throws -> DevCA) throws -> Int32 {
         let apps = config.apps.filter { $0.inAppPurchaseKey != nil }
         guard !apps.isEmpty else {
             throw UsageError("no app has an inAppPurchaseKey: the App Store Server API checks a token signed with one")
@@ -25,6 +24,7 @@ extension SimulateCommand {
             port = 8090
         }
         let environment = AppStoreEnvironment(rawValue: parsed.value("environment") ?? "Sandbox")
+        let ca = try makeCA()
         let store = try SimulatedAppStore(
             apps: apps.map { SimulatedAppStore.App(bundleId: $0.bundleId, appAppleId: $0.appAppleId, environment: environment) },
             chain: ca.chain, deliver: Self.delivery(to: config, apps: apps))

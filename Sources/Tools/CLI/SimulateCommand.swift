@@ -140,13 +140,17 @@ package struct SimulateCommand {
         guard ["Sandbox", "Production"].contains(environment) else {
             throw UsageError("--environment must be Sandbox or Production, not \"\(environment)\"")
         }
-        let ca = try DevCA.loadOrCreate(in: base.appendingPathComponent(".revenuedot/dev-ca"))
+        guard Paths.isDirectory(base.path) else {
+            throw UsageError("there is no directory \(base.path) for .revenuedot/ (the configuration's directory)")
+        }
+        // The dev CA is made beside the configuration once what was asked is known to be sound.
+        let makeCA = { try DevCA.loadOrCreate(in: base.appendingPathComponent(".revenuedot/dev-ca")) }
         if story == "ca" {
-            StandardStreams.out(ca.rootPath + "\n")
+            StandardStreams.out(try makeCA().rootPath + "\n")
             return 0
         }
-        if story == "apple-api" { return try runAppleAPI(base: base, ca: ca) }
         let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
+        if story == "apple-api" { return try runAppleAPI(config: config, base: base, makeCA: makeCA) }
         let appId = parsed.value("app") ?? config.apps.first?.id ?? ""
         guard let app = config.apps.first(where: { $0.id == appId }) else {
             throw UsageError("no app \"\(appId)\" is configured")
@@ -185,6 +189,7 @@ package struct SimulateCommand {
         options.apiKey = app.publicApiKey ?? app.secretApiKey
         options.secretApiKey = app.secretApiKey
         options.requestFile = parsed.value("request")
+        let ca = try makeCA()
         // One story of a customer at a time: a second one waits for the first, then continues it.
         try PrivateFile.createDirectory(file.deletingLastPathComponent().path)
         let turn = try LockedFile(path: file.deletingPathExtension().path + ".lock")
