@@ -43,6 +43,7 @@ func microHTTPDAccess(
             ?? core.admit(framing.declaredLength, method: context.method, path: context.path, started: context.started)
         guard let refusal else {
             if case .bytes(let declared) = framing.declaredLength { context.body.declaredBytes = declared }
+            context.closeAfterAnswer = framing.closesAfterAnswer(method: context.method)
             return .YES
         }
         // Answering now makes libmicrohttpd skip the body and close the connection after the answer.
@@ -55,7 +56,9 @@ func microHTTPDAccess(
         // Called again after a deferred handler resumed the connection: its answer is ready.
         guard let response = context.deferredReply.take() else { return .YES }
         context.deferredReply.pending.store(false, ordering: .relaxed)
-        return answer(response, for: context, on: connection, core: core, close: core.draining.load(ordering: .relaxed))
+        return answer(
+            response, for: context, on: connection, core: core,
+            close: context.closeAfterAnswer || core.draining.load(ordering: .relaxed))
     }
     let size = uploadDataSize.pointee
     if size > 0 {
@@ -90,7 +93,9 @@ func microHTTPDAccess(
         suspend: { MHD_suspend_connection(connection) }, resume: { MHD_resume_connection(handle.connection) })
     switch dispatched {
     case .now(let response):
-        return answer(response, for: context, on: connection, core: core, close: core.draining.load(ordering: .relaxed))
+        return answer(
+            response, for: context, on: connection, core: core,
+            close: context.closeAfterAnswer || core.draining.load(ordering: .relaxed))
     case .later: return .YES
     }
 }

@@ -21,6 +21,8 @@ final class RequestContext {
     var body = RequestBody()
     /// The request was answered from its head: any body that still comes is ignored.
     var answeredEarly = false
+    /// Its answer closes the connection (`RequestFraming.closesAfterAnswer`).
+    var closeAfterAnswer = false
     /// A deferred handler's answer, set on its thread before the connection is resumed.
     let deferredReply = DeferredReply()
 

@@ -25,6 +25,16 @@ struct RequestFraming {
     }
 
     var expectsContinue: Bool { expect.map { $0.trimmingSpaces.lowercased() == "100-continue" } ?? false }
+
+    /// Whether the connection closes after the answer because the head may have been read short:
+    /// a method that carries a body (POST, PUT, PATCH) sent with neither Content-Length nor
+    /// Transfer-Encoding. libmicrohttpd ends a head at a line with an empty name (`: x`) and drops
+    /// a folded line with the field it continues, without a word; a proxy in front that kept the
+    /// Content-Length such a line hid would send a body that would otherwise be read here as the
+    /// next request.
+    func closesAfterAnswer(method: String) -> Bool {
+        contentLengths.isEmpty && transferEncodings.isEmpty && ["POST", "PUT", "PATCH"].contains(method)
+    }
 }
 
 /// The body length a `Content-Length` value declares, read digit by digit: any text a client

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import LoopbackClient
+import Synchronization
 import Testing
 
 /// Requests refused from their head alone, at once and with a JSON error, before any body is
@@ -78,6 +79,41 @@ struct RequestFramingTests {
         #expect(response?.headers["connection"]?.lowercased() == "close")
         #expect(response?.status != 100)
         #expect(eventually { !client.isOpen })
+    }
+
+    /// A POST whose Content-Length libmicrohttpd never shows (after a line with an empty name,
+    /// or folded onto another line) is answered as bodiless and the connection closed: the body
+    /// a proxy in front would send with it is never read here as another request. A bodiless
+    /// GET keeps its connection.
+    @Test(arguments: [
+        "POST /v1/upload HTTP/1.1\r\nHost: t\r\n: x\r\nContent-Length: 40\r\n\r\n",
+        "POST /v1/upload HTTP/1.1\r\nHost: t\r\nContent-Length: 40\r\n x\r\n\r\n",
+        "POST /v1/upload HTTP/1.1\r\nHost: t\r\n\r\n",
+    ])
+    func aPostWithoutALengthClosesItsConnection(_ head: String) throws {
+        let served = Mutex<[String]>([])
+        let server = try startServer { router in
+            router.add("POST", "/v1/upload") { request in
+                served.withLock { $0.append("POST") }
+                return .text("\(request.body.count)")
+            }
+            router.add("GET", "/health") { _ in
+                served.withLock { $0.append("GET") }
+                return .text("ok")
+            }
+        }
+        defer { server.shutdown(timeout: 1) }
+        let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        try client.sendRaw(Data((head + "GET /health HTTP/1.1\r\nHost: t\r\n\r\n").utf8))
+        let response = try client.readResponse()
+        #expect(response.text == "0")
+        #expect(response.headers["connection"]?.lowercased() == "close")
+        #expect(eventually { !client.isOpen })
+        #expect(served.withLock { $0 } == ["POST"], "the GET after the head is never served")
+
+        let get = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        #expect(try get.request("GET", "/health").text == "ok")
+        #expect(get.isOpen)
     }
 
     /// What stays accepted: HTTP/1.0 without Host, a target in absolute form, chunked,
