@@ -89,7 +89,7 @@ struct AppUserIdRuleTests {
     }
 
     /// A line separator or a bidirectional override fakes a line or hides text where an id is
-    /// shown, a blank id is no one's, a placeholder ("null") is every install's, and a spelling
+    /// shown, an invisible character or padding makes a look-alike of another id (or of none), a blank id is no one's, a placeholder ("null") is every install's, and a spelling
     /// other than NFC is another customer's id in Swift's eyes and its own in storage's: both
     /// keys are refused them for a new customer. The
     /// secret key still reaches a customer stored under one before this rule, to read or delete it.
@@ -100,6 +100,11 @@ struct AppUserIdRuleTests {
         ("team/ann", "holds a slash"),
         // "josé" with a combining accent: canonically the same text as the composed one.
         ("jose\u{301}", "normalization form C"), ("\u{958}", "normalization form C"),
+        // Invisible characters, alone or inside a look-alike of another id, and padding.
+        ("\u{200B}", "invisible character (U+200B)"), ("\u{FEFF}", "invisible character (U+FEFF)"),
+        ("\u{3164}", "invisible character (U+3164)"), ("ali\u{200B}ce", "invisible character (U+200B)"),
+        ("null\u{A0}", "begins or ends with white space"), (" null", "begins or ends with white space"),
+        ("alice ", "begins or ends with white space"),
     ])
     func linesBidiAndBlankIdsAreRefusedToThePublicKey(id: String, reason: String) throws {
         let fixture = try ServerFixture()

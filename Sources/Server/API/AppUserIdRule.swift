@@ -3,8 +3,8 @@ import HTTP
 import Subscriptions
 
 /// What an app user id the API is sent (in a path or a body) must be: at most `maxBytes` of
-/// UTF-8, without control, line-separator or bidirectional characters (`isControl`), and not
-/// only white space, so that no id outgrows or disguises the rows, events and webhooks that carry
+/// UTF-8, without control, line-separator or bidirectional characters (`isControl`) or invisible
+/// ones (`isInvisible`), neither only white space nor padded with it, so that no id outgrows or disguises the rows, events and webhooks that carry
 /// it; in Unicode normalization form C, the one spelling of canonically equivalent texts (Swift
 /// compares ids, and keys the ledger's customers, as equal when canonically equivalent, while
 /// rows are keyed by their bytes: two spellings of "josé" would be one customer in the ledger and
@@ -61,6 +61,15 @@ package enum AppUserIdRule {
         if !lenient, id.allSatisfy(\.isWhitespace) {
             return Refusal(status: 400, code: "invalid_app_user_id", message: "\(name) is only white space")
         }
+        if !lenient, let invisible = id.unicodeScalars.first(where: Self.isInvisible) {
+            let code = "U+" + String(invisible.value, radix: 16, uppercase: true)
+            return Refusal(
+                status: 400, code: "invalid_app_user_id", message: "\(name) holds an invisible character (\(code))")
+        }
+        if !lenient, id.first?.isWhitespace == true || id.last?.isWhitespace == true {
+            return Refusal(
+                status: 400, code: "invalid_app_user_id", message: "\(name) begins or ends with white space")
+        }
         if !lenient, !Self.isNFC(id) {
             return Refusal(
                 status: 400, code: "invalid_app_user_id",
@@ -80,6 +89,18 @@ package enum AppUserIdRule {
                 message: "\(name) names a purchase nobody has claimed: only the secret key may use it")
         }
         return nil
+    }
+
+    /// Whether `scalar` shows nothing where an id is shown (a Default_Ignorable_Code_Point: a
+    /// zero-width space, a BOM, a Hangul filler), so that "ali\u{200B}ce" would pass for "alice"
+    /// and an id of nothing but such characters for no id. The joiners and variation selectors
+    /// that emoji sequences are made with are kept.
+    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.properties.isDefaultIgnorableCodePoint else { return false }
+        switch scalar.value {
+        case 0x200C, 0x200D, 0xFE00...0xFE0F, 0xE0100...0xE01EF: return false
+        default: return true
+        }
     }
 
     /// Whether `id` is in Unicode normalization form C (ASCII always is).
