@@ -81,15 +81,29 @@ struct ReconcileTests {
         try service.start()
         // Sold by another App Store, as a Sandbox purchase Apple has since cleared.
         let elsewhere = try AppleAPIWorld()
-        for signed in try elsewhere.subscription(original: "6000000009", user: "u", renewals: 0, boughtDaysAgo: 0) {
+        // And one of another customer's.
+        let other = "0b9a4a52-1d55-4f0e-9f59-1c7e8a3c2d10"
+        for signed in try elsewhere.subscription(original: "6000000009", user: "u", renewals: 0, boughtDaysAgo: 0)
+            + elsewhere.subscription(original: "6000000010", user: other, renewals: 0, boughtDaysAgo: 0)
+        {
             #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
         }
         service.shutdown()
-        let reconciled = try runCLI(["reconcile", "--config", world.configPath, "--app", "demo"])
+        let reconciled = try runCLI(
+            ["reconcile", "--config", world.configPath, "--app", "demo", "--subscription", "6000000009"])
         #expect(reconciled.status == 0, "\(reconciled.output)")
         #expect(reconciled.output.contains("6000000009: Apple knows no such transaction"), "\(reconciled.output)")
         #expect(reconciled.output.contains("1 subscription checked, 0 drifted, 0 applied, 0 failed"), "\(reconciled.output)")
         #expect(world.store.requestCount("subscription-statuses") == 1)
+        // A subscription asked for by name that cannot be checked is said so, not "0 checked".
+        for (arguments, message) in [
+            (["--subscription", "999"], "no subscription 999 in app demo"),
+            (["--customer", other, "--subscription", "6000000009"], "subscription 6000000009 is not customer \"\(other)\"'s"),
+        ] {
+            let refused = try runCLI(["reconcile", "--config", world.configPath, "--app", "demo"] + arguments)
+            #expect(refused.status == 2, "\(refused.output)")
+            #expect(refused.output.hasPrefix("revenuedot reconcile: \(message)\n"), "\(refused.output)")
+        }
         // A customer the app does not know is said so, not "0 subscriptions checked".
         let unknown = try runCLI(["reconcile", "--config", world.configPath, "--app", "demo", "--customer", "nobody"])
         #expect(unknown.status == 2, "\(unknown.output)")

@@ -50,6 +50,21 @@ package struct ReconcileCommand {
             guard let owner else { throw UsageError("no customer \"\(customer)\" in app \(app.id)") }
             states = states.filter { $0.journal.ownerAppUserId == owner }
         }
+        if let only = parsed.value("subscription"), states.isEmpty {
+            // Asked for by name: say why it is not checked rather than check nothing.
+            let stored = try reader.read { (rows) throws(StoreError) in
+                try LedgerRows.subscriptionIds(appId: app.id, only: only, from: rows).contains(only)
+            }
+            guard stored else { throw UsageError("no subscription \(only) in app \(app.id)") }
+            if let customer = parsed.value("customer"),
+                try Reconcile.candidates(app: app, store: reader, nowMs: nowMs, only: only).isEmpty == false
+            {
+                throw UsageError("subscription \(only) is not customer \"\(customer)\"'s")
+            }
+            throw UsageError(
+                "subscription \(only) lapsed more than \(Reconcile.lapsedWindowMs / 86_400_000) days ago: reconcile "
+                    + "checks those with access now or within the last \(Reconcile.lapsedWindowMs / 86_400_000) days")
+        }
         var (drifted, applied, failed, asked) = (0, 0, 0, 0)
         for state in states {
             asked += 1
