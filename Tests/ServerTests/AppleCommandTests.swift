@@ -84,6 +84,32 @@ struct AppleCommandTests {
         #expect(throws: UsageError.self) { _ = try AppleCommand(arguments: arguments + ["--app", "demo"]) }
     }
 
+    /// Arguments an endpoint would ignore, or values Apple would only refuse after the call
+    /// (or, for mass-extend-renewal-date, act on), are refused before any call.
+    @Test(arguments: [
+        (["request-test-notification", "extra"], "request-test-notification takes no arguments, not also extra"),
+        (["transaction-info", "1", "2"], "transaction-info takes 1 argument, not also 2"),
+        (["transaction-info", "1", "--status", "1"], "transaction-info does not use --status"),
+        (["look-up-order", "X", "--all"], "look-up-order does not use --all"),
+        (["transaction-history", "1", "--ownership", "X"], "--ownership must be one of FAMILY_SHARED, PURCHASED"),
+        (
+            ["transaction-history", "1", "--start-date", "2026-02-01", "--end-date", "2026-01-01"],
+            "--start-date is after --end-date"
+        ),
+        (
+            ["notification-history", "--start-date", "2026-01-01", "--transaction-id", "abc"],
+            "--transaction-id \"abc\" is not a transaction id (Apple's are decimal numbers)"
+        ),
+        (
+            ["mass-extend-renewal-date", "--product-id", "p", "--days", "1", "--reason", "1", "--storefront", "XX"],
+            "--storefront \"XX\" is not a storefront (three capital letters, such as USA)"
+        ),
+    ])
+    func argumentsAnEndpointWouldIgnoreAreRefused(arguments: [String], message: String) {
+        let error = #expect(throws: UsageError.self) { _ = try AppleCommand(arguments: arguments + ["--app", "demo"]) }
+        #expect(error?.description == message)
+    }
+
     @Test func anAppWithoutAKeyIsOneClearLine() throws {
         let fixture = try ServerFixture()
         let config = try fixture.config()

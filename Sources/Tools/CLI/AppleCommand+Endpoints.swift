@@ -4,8 +4,53 @@ import Foundation
 import Server
 
 extension AppleCommand {
+    /// What each endpoint takes: how many positional arguments, and which options and flags
+    /// beside `--config`, `--app` and `--environment`. Anything else would be ignored, so it is
+    /// refused.
+    static let shapes: [String: (positionals: Int, options: Set<String>)] = [
+        "transaction-info": (1, []),
+        "transaction-history": (
+            1,
+            [
+                "all", "revision", "start-date", "end-date", "product-id", "product-type", "sort", "subscription-group",
+                "ownership", "revoked",
+            ]
+        ),
+        "subscription-statuses": (1, ["status"]),
+        "notification-history": (
+            0, ["start-date", "end-date", "notification-type", "subtype", "transaction-id", "only-failures", "pagination-token"]
+        ),
+        "request-test-notification": (0, []),
+        "test-notification-status": (1, []),
+        "send-consumption": (
+            1, ["delivery-status", "sample-content-provided", "consumption-percentage", "refund-preference"]
+        ),
+        "extend-renewal-date": (1, ["days", "reason", "request-identifier"]),
+        "mass-extend-renewal-date": (0, ["product-id", "days", "reason", "request-identifier", "storefront"]),
+        "mass-extend-status": (2, []),
+        "look-up-order": (1, []),
+        "refund-history": (1, ["revision"]),
+        "set-app-account-token": (2, []),
+    ]
+
+    /// Refuses arguments `endpointName` would ignore: extra positionals, another endpoint's options.
+    func checkShape() throws(UsageError) {
+        guard let shape = Self.shapes[endpointName] else { throw UsageError("unknown endpoint \"\(endpointName)\"") }
+        if parsed.positionals.count > shape.positionals {
+            let extra = parsed.positionals[shape.positionals...].joined(separator: " ")
+            throw UsageError(
+                "\(endpointName) takes \(shape.positionals == 0 ? "no" : "\(shape.positionals)") argument"
+                    + "\(shape.positionals == 1 ? "" : "s"), not also \(extra)")
+        }
+        let allowed = shape.options.union(["config", "app", "environment"])
+        if let unused = Set(parsed.options.keys).union(parsed.flags).subtracting(allowed).sorted().first {
+            throw UsageError("\(endpointName) does not use --\(unused)")
+        }
+    }
+
     /// The call the arguments describe; a usage error for anything missing or malformed.
     func endpoint(now: Date) throws(UsageError) -> Endpoint {
+        try checkShape()
         // Apple's transaction ids are decimal: anything else would only be refused by Apple.
         if [
             "transaction-info", "transaction-history", "subscription-statuses", "send-consumption", "extend-renewal-date",
@@ -24,11 +69,13 @@ extension AppleCommand {
                 guard type.isKnown else { throw UsageError("--product-type \"\(text)\" is not a product type") }
                 return type
             }
-            let ownership = parsed.value("ownership").map { InAppOwnershipType(rawValue: $0) }
+            let (start, end) = (try date("start-date"), try date("end-date"))
+            if let start, let end, start > end { throw UsageError("--start-date is after --end-date") }
             let filter = TransactionHistoryRequest(
-                startDate: try date("start-date"), endDate: try date("end-date"), productIds: parsed.values("product-id"),
+                startDate: start, endDate: end, productIds: parsed.values("product-id"),
                 productTypes: types, sort: try known("sort", HistorySortOrder.self),
-                subscriptionGroupIdentifiers: parsed.values("subscription-group"), inAppOwnershipType: ownership,
+                subscriptionGroupIdentifiers: parsed.values("subscription-group"),
+                inAppOwnershipType: try known("ownership", InAppOwnershipType.self),
                 revoked: try bool("revoked"))
             return .transactionHistory(
                 transactionId: try positional(0, "a TRANSACTION_ID"), filter: filter, revision: parsed.value("revision"))
@@ -42,6 +89,9 @@ extension AppleCommand {
             return .allSubscriptionStatuses(transactionId: try positional(0, "a TRANSACTION_ID"), statuses: statuses)
         case "notification-history":
             guard let start = try date("start-date") else { throw UsageError("notification-history needs --start-date") }
+            if let id = parsed.value("transaction-id"), !id.utf8.allSatisfy({ (48...57).contains($0) }) {
+                throw UsageError("--transaction-id \"\(id)\" is not a transaction id (Apple's are decimal numbers)")
+            }
             let type = parsed.value("notification-type").map { NotificationTypeV2(rawValue: $0) }
             let subtype = parsed.value("subtype").map { Subtype(rawValue: $0) }
             let request = NotificationHistoryRequest(
@@ -71,6 +121,10 @@ extension AppleCommand {
                 requestIdentifier: parsed.value("request-identifier") ?? UUID().uuidString.lowercased())
             return .extendRenewalDate(originalTransactionId: try positional(0, "an ORIGINAL_TRANSACTION_ID"), request)
         case "mass-extend-renewal-date":
+            // Apple's storefronts are ISO 3166-1 alpha-3 codes: USA, FRA.
+            for code in parsed.values("storefront") where code.count != 3 || !code.allSatisfy({ ("A"..."Z").contains($0) }) {
+                throw UsageError("--storefront \"\(code)\" is not a storefront (three capital letters, such as USA)")
+            }
             let request = MassExtendRenewalDateRequest(
                 extendByDays: Int32(try requiredInteger("days", in: 1...90)),
                 extendReasonCode: ExtendReasonCode(rawValue: Int32(try requiredInteger("reason", in: 0...3))),

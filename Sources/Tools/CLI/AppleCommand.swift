@@ -37,6 +37,7 @@ package struct AppleCommand {
           refund-history TRANSACTION_ID [--revision R]
           set-app-account-token ORIGINAL_TRANSACTION_ID UUID
 
+        An argument or option the endpoint does not take is refused before any call (exit 2).
         Exit 0 with the answer; 1 with one line saying what Apple answered or what failed.
         """
 
