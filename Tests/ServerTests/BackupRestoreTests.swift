@@ -106,8 +106,11 @@ import Testing
         let original = try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath))
         let text = try fixture.directory.write("notes.txt", "not a database")
         let missing = fixture.directory.path("missing.sqlite")
+        let folder = fixture.directory.path("folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for (file, message) in [
             (text, "\(text) is not a SQLite database"), (missing, "there is no file at \(missing)"),
+            (folder, "\(folder) is a directory, not a database file"),
         ] {
             let result = try runCLI(["restore", file, "--config", fixture.configPath])
             #expect(result.status == 1, "\(result.output)")

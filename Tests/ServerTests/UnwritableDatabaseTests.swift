@@ -16,6 +16,27 @@ struct UnwritableDatabaseTests {
         try runProcess("/usr/bin/timeout", ["20"] + Self.asUser + [binary] + arguments)
     }
 
+    /// A database this user may not read at all: the commands that read it say so, not SQLite's
+    /// "unable to open database file".
+    @Test func aDatabaseThisUserCannotReadIsSaidSo() throws {
+        let fixture = try ServerFixture()
+        try fixture.startService().shutdown()
+        let binary = fixture.directory.path("revenuedot")
+        try FileManager.default.copyItem(atPath: ChildServer.executable.path, toPath: binary)
+        for name in try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path) {
+            #expect(chown(fixture.directory.path(name), Self.user, gid_t(Self.user)) == 0)
+        }
+        #expect(chown(fixture.directory.url.path, Self.user, gid_t(Self.user)) == 0)
+        #expect(chown(fixture.databasePath, 0, 0) == 0 && chmod(fixture.databasePath, 0o600) == 0)
+        for arguments in [["notifications", "list"], ["events", "list"]] {
+            let refused = try run(binary, arguments + ["--config", fixture.configPath])
+            #expect(refused.status == 1, "\(arguments): \(refused.output)")
+            #expect(
+                refused.output.contains("\(fixture.databasePath) cannot be read by this user: check its owner and mode"),
+                "\(arguments): \(refused.output)")
+        }
+    }
+
     @Test func checkConfigAndServeRefuseFilesThisUserCannotWrite() throws {
         let fixture = try ServerFixture()
         try fixture.startService().shutdown()

@@ -82,7 +82,11 @@ final class SQLiteConnection {
         }
         let result = sqlite3_open_v2(name, &connection, flags, nil)
         guard result == SQLITE_OK, let connection else {
-            let error = StoreError(sqlite: result, connection: connection, context: "open \(path)")
+            // SQLite says "disk I/O error" of a directory and "unable to open database file" of a
+            // file it may not read: said of the file instead, when that is why.
+            let error =
+                Self.fileProblem(path).map { StoreError(.unavailable, $0) }
+                ?? StoreError(sqlite: result, connection: connection, context: "open \(path)")
             // A failed open may still allocate a handle; it must be closed (close_v2 of NULL is a no-op).
             sqlite3_close_v2(connection)
             throw error
@@ -103,6 +107,15 @@ final class SQLiteConnection {
             default: throw error
             }
         }
+    }
+
+    /// Why the file at `path` cannot be a database this user opens, if the file system says.
+    static func fileProblem(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        if status.st_mode & S_IFMT == S_IFDIR { return "\(path) is a directory, not a database file" }
+        if access(path, R_OK) != 0 { return "\(path) cannot be read by this user: check its owner and mode" }
+        return nil
     }
 
     deinit {
