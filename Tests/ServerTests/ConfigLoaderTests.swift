@@ -304,6 +304,11 @@ struct ConfigLoaderTests {
             problem(directory + "/missing.json")
                 == "cannot read the file: no such file (name yours with --config FILE; revenuedot init writes a demo one)")
         #expect(problem(directory) == "cannot read the file: it is a directory")
+        // A device is no file, and a file larger than any configuration is not read to its end.
+        #expect(problem("/dev/zero") == "cannot read the file: it is a device or a socket, not a file")
+        let large = directory + "/large.json"
+        #expect(FileManager.default.createFile(atPath: large, contents: Data(count: ConfigLoader.maxBytes + 1)))
+        #expect(problem(large) == "cannot read the file: it is larger than 4 MiB, which no configuration is")
     }
 }
 

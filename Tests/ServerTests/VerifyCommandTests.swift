@@ -162,6 +162,13 @@ struct VerifyCommandTests {
         #expect(result.output.contains("transactionInfo"))
     }
 
+    /// An endless input (`/dev/zero`) is read only up to the limit, then refused in one line.
+    @Test func anEndlessInputIsRefusedAtTheLimit() throws {
+        let result = try runCLI(["verify", "--root-cert", Self.rootPath, "--lines", "/dev/zero"])
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.output.hasPrefix("revenuedot verify: /dev/zero holds more than 256 MiB: split it\n"), "\(result.output)")
+    }
+
     @Test(arguments: [
         ["--environment", "Staging"], ["--app-apple-id", "abc"], ["--bogus"], ["a", "b"], ["--root-cert", "/nonexistent.pem"],
         ["--environment", "Production", "--bundle-id", "com.example.app"], ["--type", "renewalInfo"], ["--type"],

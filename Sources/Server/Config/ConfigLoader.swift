@@ -6,6 +6,10 @@ import Storage
 /// Reads and validates `revenuedot.json`; the first problem found stops it with one line.
 package enum ConfigLoader {
     /// Loads the file at `path`. Relative paths inside it are relative to its directory.
+    /// The most a configuration file may hold: read no further, so `--config /dev/zero` (or a
+    /// runaway pipe) is refused instead of filling memory.
+    package static let maxBytes = 4 * 1_048_576
+
     package static func load(path: String) throws(ConfigError) -> RevenueDotConfig {
         try parse(try contents(of: path), file: path)
     }
@@ -26,9 +30,19 @@ package enum ConfigLoader {
         let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw unreadable(String(cString: strerror(errno))) }
-        guard status.st_mode & S_IFMT != S_IFDIR else { throw unreadable("it is a directory") }
+        switch status.st_mode & S_IFMT {
+        case S_IFDIR: throw unreadable("it is a directory")
+        case S_IFREG, S_IFIFO: break  // a pipe too: `--config <(render-config)`
+        default: throw unreadable("it is a device or a socket, not a file")
+        }
         do {
-            return try file.readToEnd() ?? Data()
+            let data = try file.read(upToCount: maxBytes + 1) ?? Data()
+            guard data.count <= maxBytes else {
+                throw unreadable("it is larger than \(maxBytes / 1_048_576) MiB, which no configuration is")
+            }
+            return data
+        } catch let error as ConfigError {
+            throw error
         } catch {
             throw unreadable(error.localizedDescription)
         }

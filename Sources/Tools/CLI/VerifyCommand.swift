@@ -65,7 +65,7 @@ package struct VerifyCommand: Sendable {
 
         var roots = [try AppleRootCertificates.appleRootCAG3()]
         for path in parsed.values("root-cert") {
-            guard let data = Self.contents(of: path) else { throw UsageError("--root-cert \(path): cannot read the file") }
+            guard let data = try Self.contents(of: path) else { throw UsageError("--root-cert \(path): cannot read the file") }
             do {
                 roots += try Certificate.parse(pemOrDER: data)
             } catch {
@@ -104,10 +104,22 @@ package struct VerifyCommand: Sendable {
 
     /// A file's bytes, read to its end: a pipe or a FIFO too (`verify <(...)`), which
     /// `FileManager.contents(atPath:)` cannot read. Nil when it cannot be opened or read.
-    static func contents(of path: String) -> Data? {
+    static func contents(of path: String) throws(UsageError) -> Data? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        return try? handle.readToEnd() ?? Data()
+        return try bounded(handle, name: path)
+    }
+
+    /// The most `verify` reads: far more than any batch of payloads, and not all of `/dev/zero`.
+    static let maxInputBytes = 256 * 1_048_576
+
+    /// `handle`'s bytes up to `maxInputBytes`; more is a usage error naming `name`.
+    static func bounded(_ handle: FileHandle, name: String) throws(UsageError) -> Data? {
+        guard let data = try? handle.read(upToCount: maxInputBytes + 1) ?? Data() else { return nil }
+        guard data.count <= maxInputBytes else {
+            throw UsageError("\(name) holds more than \(maxInputBytes / 1_048_576) MiB: split it")
+        }
+        return data
     }
 
     /// What a run printed and its exit status.
@@ -118,16 +130,16 @@ package struct VerifyCommand: Sendable {
     }
 
     /// Runs the command on its input file or standard input, printing the result.
-    package func run() -> Int32 {
+    package func run() throws -> Int32 {
         let data: Data
         if let input, input != "-" {
-            guard let contents = Self.contents(of: input) else {
+            guard let contents = try Self.contents(of: input) else {
                 StandardStreams.error("revenuedot verify: cannot read \(input)\n")
                 return 2
             }
             data = contents
         } else {
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            data = try Self.bounded(FileHandle.standardInput, name: "standard input") ?? Data()
         }
         let result = execute(input: data)
         StandardStreams.out(result.standardOutput)
