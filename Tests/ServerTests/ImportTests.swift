@@ -382,6 +382,11 @@ struct ImportTests {
                 Import.Row(originalTransactionId: "12", appUserId: "bob"),
                 Import.Row(originalTransactionId: "13", appUserId: nil),
             ])
+        // A spreadsheet's export starts with a byte order mark.
+        #expect(
+            try Import.rows(csv: "\u{FEFF}original_transaction_id,app_user_id\r\n14,eve\r\n") == [
+                Import.Row(originalTransactionId: "14", appUserId: "eve")
+            ])
         #expect(throws: UsageError.self) { _ = try Import.rows(csv: "id\n12\n") }
         #expect(throws: UsageError.self) { _ = try Import.rows(csv: "original_transaction_id\nabc\n") }
         #expect(throws: UsageError.self) { _ = try Import.rows(csv: "") }

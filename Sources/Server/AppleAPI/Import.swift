@@ -46,8 +46,10 @@ package enum Import {
     }
 
     /// The rows of a CSV with a header naming `original_transaction_id` (and maybe
-    /// `app_user_id`); quoted fields may hold commas and doubled quotes.
+    /// `app_user_id`); quoted fields may hold commas and doubled quotes. A byte order mark before
+    /// the header (spreadsheets export one) is not part of its first name.
     package static func rows(csv text: String) throws(UsageError) -> [Row] {
+        let text = text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
         var lines = text.split(whereSeparator: \.isNewline).map(String.init).filter {
             !$0.trimmingCharacters(in: .whitespaces).isEmpty
         }
