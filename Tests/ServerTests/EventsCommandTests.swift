@@ -75,3 +75,12 @@ struct EventsCommandTests {
         #expect(refused.status == 2 && refused.output.contains("--offset must be 0 or a positive number"))
     }
 }
+
+extension EventsCommandTests {
+    /// resend takes no list options: `events resend ID --json` would print no JSON.
+    @Test(arguments: [["resend", "e1", "--json"], ["resend", "e1", "--status", "dead"]])
+    func resendRefusesListOptions(arguments: [String]) {
+        let error = #expect(throws: UsageError.self) { _ = try EventsCommand(arguments: arguments) }
+        #expect(error?.description.hasPrefix("resend does not use --") == true, "\(String(describing: error))")
+    }
+}

@@ -109,6 +109,19 @@ struct NotificationsCommandTests {
         #expect(refused.status == 2)
         #expect(refused.output.contains("--limit is at most 1000, got 100000"))
         #expect(try run(["list", "--limit", "0"]).status == 2)
+        let huge = try run(["list", "--limit", "99999999999999999999999"])
+        #expect(huge.status == 2 && huge.output.contains("--limit is at most 1000, got 99999999999999999999999"))
+    }
+
+    /// An option the subcommand would ignore is refused, not silently dropped.
+    @Test(arguments: [
+        (["rejects", "--held"], "rejects does not use --held"), (["rejects", "--limit", "5"], "rejects does not use --limit"),
+        (["show", "x", "--limit", "5"], "show does not use --limit"), (["show", "x", "--json"], "show does not use --json"),
+    ])
+    func anOptionTheSubcommandIgnoresIsRefused(arguments: [String], message: String) throws {
+        let refused = try run(arguments)
+        #expect(refused.status == 2, "\(refused.output)")
+        #expect(refused.output.hasPrefix("revenuedot notifications: \(message)\n"), "\(refused.output)")
     }
 
     @Test func showDecodesThePayloadAndItsNestedJWS() throws {

@@ -42,10 +42,7 @@ extension AppleCommand {
                 "\(endpointName) takes \(shape.positionals == 0 ? "no" : "\(shape.positionals)") argument"
                     + "\(shape.positionals == 1 ? "" : "s"), not also \(extra)")
         }
-        let allowed = shape.options.union(["config", "app", "environment"])
-        if let unused = Set(parsed.options.keys).union(parsed.flags).subtracting(allowed).sorted().first {
-            throw UsageError("\(endpointName) does not use --\(unused)")
-        }
+        try parsed.refuseUnused(except: shape.options.union(["app", "environment"]), by: endpointName)
     }
 
     /// The call the arguments describe; a usage error for anything missing or malformed.

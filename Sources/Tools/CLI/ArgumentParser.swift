@@ -53,6 +53,14 @@ package struct ParsedArguments: Sendable {
         }
     }
 
+    /// Refuses any option or flag given but not in `used`: `what` (a subcommand, an endpoint)
+    /// would ignore it, and a user would believe it did something.
+    package func refuseUnused(except used: Set<String>, by what: String) throws(UsageError) {
+        if let unused = Set(options.keys).union(flags).subtracting(used.union(["config"])).sorted().first {
+            throw UsageError("\(what) does not use --\(unused)")
+        }
+    }
+
     /// The last value given for `name`.
     package func value(_ name: String) -> String? { options[name]?.last }
 

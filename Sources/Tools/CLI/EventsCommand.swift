@@ -37,6 +37,8 @@ package struct EventsCommand {
         case "resend": guard parsed.positionals.count == 1 else { throw UsageError("resend needs one event id") }
         default: guard parsed.positionals.isEmpty else { throw UsageError("list takes no arguments") }
         }
+        try parsed.refuseUnused(
+            except: subcommand == "list" ? ["customer", "app", "status", "limit", "offset", "json"] : [], by: subcommand)
         if let status = parsed.value("status"), !Self.statuses.contains(status) {
             throw UsageError("--status must be one of \(Self.statuses.joined(separator: ", "))")
         }

@@ -37,6 +37,13 @@ package struct NotificationsCommand {
         case "show": guard parsed.positionals.count == 1 else { throw UsageError("show needs one notificationUUID") }
         default: guard parsed.positionals.isEmpty else { throw UsageError("\(subcommand) takes no arguments") }
         }
+        let used: Set<String> =
+            switch subcommand {
+            case "list": ["held", "app", "type", "limit", "offset", "json"]
+            case "rejects": ["json"]
+            default: []
+            }
+        try parsed.refuseUnused(except: used, by: subcommand)
     }
 
     package func run() throws -> Int32 {
@@ -66,9 +73,13 @@ package struct NotificationsCommand {
         filter.notificationType = parsed.value("type")?.uppercased()
         if parsed.flags.contains("held") { filter.state = .held }
         if let text = parsed.value("limit") {
-            guard let limit = Int(text), limit > 0 else { throw UsageError("--limit must be a positive number") }
+            // Digits past Int's range are a number too large, not something else.
+            let digits = !text.isEmpty && text.utf8.allSatisfy { (48...57).contains($0) }
+            guard let limit = Int(text) ?? (digits ? Int.max : nil), limit > 0 else {
+                throw UsageError("--limit must be a positive number")
+            }
             guard limit <= NotificationFilter.maximumLimit else {
-                throw UsageError("--limit is at most \(NotificationFilter.maximumLimit), got \(limit)")
+                throw UsageError("--limit is at most \(NotificationFilter.maximumLimit), got \(text)")
             }
             filter.limit = limit
         }
