@@ -16,6 +16,12 @@ import Testing
         #expect(commit.count == 12 && commit.allSatisfy(\.isHexDigit), "\(RevenueDotVersion.commit)")
         let semantic = #/^\d+\.\d+\.\d+(-[0-9A-Za-z.]+)?$/#
         #expect(RevenueDotVersion.semantic.wholeMatch(of: semantic) != nil)
+        // Anything after it is a mistake, not ignored.
+        for arguments in [["version", "extra"], ["--version", "--bogus"]] {
+            let refused = try runCLI(arguments)
+            #expect(refused.status == 2, "\(refused.output)")
+            #expect(refused.output == "revenuedot \(arguments[0]): takes nothing after it, not \(arguments[1])\n")
+        }
     }
 
     @Test func healthAndMetricsSayWhichBuildAndNodeAnswered() throws {

@@ -52,6 +52,10 @@ package enum RevenueDotCLI {
             StandardStreams.out(usage + "\n")
             return 0
         case "--version", "version":
+            guard rest.isEmpty else {
+                StandardStreams.error("revenuedot \(command): takes nothing after it, not \(rest.joined(separator: " "))\n")
+                return 2
+            }
             StandardStreams.out("revenuedot \(RevenueDotVersion.description)\n")
             return 0
         case "check-config":
