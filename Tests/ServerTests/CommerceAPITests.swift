@@ -323,7 +323,7 @@ extension CommerceAPITests {
         #expect(try runCLI(["commerce", "sign"] + stranger).status == 1)
         let nobody = try runCLI(["commerce", "sign", "--app", "demo", "--customer", "", file, "--config", fixture.configPath])
         #expect(nobody.status == 2)
-        #expect(nobody.output.contains("--customer is empty"))
+        #expect(nobody.output.contains("--customer needs a value, not an empty one"))
         // The API's rule for app_user_id: too long, or a control character, is refused before signing.
         for (customer, reason) in [(String(repeating: "a", count: 257), "longer than 256 bytes"), ("a\tb", "control character")] {
             let refused = try runCLI([

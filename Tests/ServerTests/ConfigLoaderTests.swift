@@ -92,6 +92,11 @@ struct ConfigLoaderTests {
             #"{"apps": [{"id": "a", "bundleId": "b", "environments": ["Sandbox"], "rootCertificates": ["nope.pem"]}]}"#,
             "apps[0].rootCertificates[0]: cannot read"
         ),
+        // Said why: a directory, or a file that holds no certificate (without OpenSSL's error code).
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "environments": ["Sandbox"], "rootCertificates": ["/tmp"]}]}"#,
+            "apps[0].rootCertificates[0]: cannot read /tmp: it is a directory"
+        ),
         (#"{"listen": "localhost", "apps": [\#(minimalApp)]}"#, "listen: \"localhost\" is not HOST:PORT"),
         (#"{"listen": "127.0.0.1:99999", "apps": [\#(minimalApp)]}"#, "listen: "),
         (#"{"listen": "example.com:80", "apps": [\#(minimalApp)]}"#, "listen: "),
@@ -213,6 +218,13 @@ struct ConfigLoaderTests {
         #expect(line.hasPrefix("config "))
     }
 
+    /// A root certificate file that holds no certificate is said so, without OpenSSL's error code.
+    @Test func aRootCertificateFileThatIsNoCertificateIsSaidSo() {
+        let line = failure(
+            #"{"apps": [{"id": "a", "bundleId": "b", "environments": ["Sandbox"], "rootCertificates": ["/etc/passwd"]}]}"#)
+        #expect(line.hasSuffix("apps[0].rootCertificates[0]: /etc/passwd is not a PEM or DER certificate"), "\(line)")
+    }
+
     /// A root certificate must be one: an intermediate or a leaf of the chain would load, and
     /// then every notification would be refused.
     @Test(arguments: ["intermediate", "leaf"])
@@ -307,8 +319,8 @@ struct ConfigLoaderTests {
         // A device is no file, and a file larger than any configuration is not read to its end.
         #expect(problem("/dev/zero") == "cannot read the file: it is a device or a socket, not a file")
         let large = directory + "/large.json"
-        #expect(FileManager.default.createFile(atPath: large, contents: Data(count: ConfigLoader.maxBytes + 1)))
-        #expect(problem(large) == "cannot read the file: it is larger than 4 MiB, which no configuration is")
+        #expect(FileManager.default.createFile(atPath: large, contents: Data(count: ConfigFile.maxBytes + 1)))
+        #expect(problem(large) == "cannot read the file: it is larger than 4 MiB, which no such file is")
     }
 }
 

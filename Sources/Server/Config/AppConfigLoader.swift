@@ -99,14 +99,14 @@ package enum AppConfigLoader {
         }
         for (index, path) in (try app.strings("rootCertificates") ?? []).enumerated() {
             let resolved = ConfigLoader.resolve(path, in: directory)
-            guard let data = FileManager.default.contents(atPath: resolved) else {
-                throw app.fail("rootCertificates[\(index)]", "cannot read \(resolved)")
+            let data: Data
+            switch ConfigFile.contents(resolved) {
+            case .success(let contents): data = contents
+            case .failure(let failure): throw app.fail("rootCertificates[\(index)]", failure.description)
             }
-            let parsed: [Certificate]
-            do {
-                parsed = try Certificate.parse(pemOrDER: data)
-            } catch {
-                throw app.fail("rootCertificates[\(index)]", "\(resolved) is not a PEM or DER certificate: \(error)")
+            // OpenSSL's reason (a d2i_X509 error code) would not help: the file is not a certificate.
+            guard let parsed = try? Certificate.parse(pemOrDER: data), !parsed.isEmpty else {
+                throw app.fail("rootCertificates[\(index)]", "\(resolved) is not a PEM or DER certificate")
             }
             // An intermediate or a leaf would load, and then every notification would fail to verify.
             if let other = parsed.first(where: { !$0.isSelfSignedCA }) {
@@ -230,8 +230,10 @@ package enum AppConfigLoader {
         guard let path = try hook.string("caFile") else { return nil }
         guard isHTTPS else { throw hook.fail("caFile", "applies to https URLs only") }
         let resolved = ConfigLoader.resolve(path, in: directory)
-        guard let data = FileManager.default.contents(atPath: resolved) else {
-            throw hook.fail("caFile", "cannot read \(resolved)")
+        let data: Data
+        switch ConfigFile.contents(resolved) {
+        case .success(let contents): data = contents
+        case .failure(let failure): throw hook.fail("caFile", failure.description)
         }
         guard String(decoding: data, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----"),
             let certificates = try? Certificate.parse(pemOrDER: data), !certificates.isEmpty
@@ -243,8 +245,13 @@ package enum AppConfigLoader {
         guard let key = try app.object("inAppPurchaseKey") else { return nil }
         try key.rejectUnknownKeys(["keyId", "issuerId", "privateKeyPath"])
         let path = ConfigLoader.resolve(try key.requiredString("privateKeyPath"), in: directory)
-        guard let data = FileManager.default.contents(atPath: path), let pem = String(data: data, encoding: .utf8) else {
-            throw key.fail("privateKeyPath", "cannot read \(path)")
+        let data: Data
+        switch ConfigFile.contents(path) {
+        case .success(let contents): data = contents
+        case .failure(let failure): throw key.fail("privateKeyPath", failure.description)
+        }
+        guard let pem = String(data: data, encoding: .utf8) else {
+            throw key.fail("privateKeyPath", "\(path) is not a PKCS#8 EC private key (not text)")
         }
         let privateKey: ECPrivateKey
         do { privateKey = try ECPrivateKey(pem: pem) } catch {

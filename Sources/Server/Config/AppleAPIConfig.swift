@@ -90,8 +90,10 @@ package enum AppleAPIConfigLoader {
         config.timeoutSeconds = Int(try reader.integer("timeoutSeconds", in: 1...600) ?? 30)
         if let path = try reader.string("caFile") {
             let resolved = path.hasPrefix("/") ? path : directory.appendingPathComponent(path).path
-            guard let data = FileManager.default.contents(atPath: resolved) else {
-                throw reader.fail("caFile", "cannot read \(resolved)")
+            let data: Data
+            switch ConfigFile.contents(resolved) {
+            case .success(let contents): data = contents
+            case .failure(let failure): throw reader.fail("caFile", failure.description)
             }
             guard (try? Certificate.parse(pemOrDER: data))?.isEmpty == false else {
                 throw reader.fail("caFile", "\(resolved) holds no PEM certificate")

@@ -6,45 +6,22 @@ import Storage
 /// Reads and validates `revenuedot.json`; the first problem found stops it with one line.
 package enum ConfigLoader {
     /// Loads the file at `path`. Relative paths inside it are relative to its directory.
-    /// The most a configuration file may hold: read no further, so `--config /dev/zero` (or a
-    /// runaway pipe) is refused instead of filling memory.
-    package static let maxBytes = 4 * 1_048_576
-
     package static func load(path: String) throws(ConfigError) -> RevenueDotConfig {
         try parse(try contents(of: path), file: path)
     }
 
-    /// The bytes of the file at `path`, read through one descriptor, or why they cannot be read:
-    /// no such file (with the way to make one), a directory, or the system's reason (its permissions).
+    /// The bytes of the file at `path`, or why they cannot be read: no such file (with the way
+    /// to make one), a directory, a device, too large, or the system's reason (its permissions).
     private static func contents(of path: String) throws(ConfigError) -> Data {
-        func unreadable(_ why: String) -> ConfigError {
-            ConfigError(file: path, key: "", problem: "cannot read the file: \(why)")
-        }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
-            throw code == ENOENT || code == ENOTDIR
-                ? unreadable("no such file (name yours with --config FILE; revenuedot init writes a demo one)")
-                : unreadable(String(cString: strerror(code)))
-        }
-        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw unreadable(String(cString: strerror(errno))) }
-        switch status.st_mode & S_IFMT {
-        case S_IFDIR: throw unreadable("it is a directory")
-        case S_IFREG, S_IFIFO: break  // a pipe too: `--config <(render-config)`
-        default: throw unreadable("it is a device or a socket, not a file")
-        }
-        do {
-            let data = try file.read(upToCount: maxBytes + 1) ?? Data()
-            guard data.count <= maxBytes else {
-                throw unreadable("it is larger than \(maxBytes / 1_048_576) MiB, which no configuration is")
-            }
-            return data
-        } catch let error as ConfigError {
-            throw error
-        } catch {
-            throw unreadable(error.localizedDescription)
+        switch ConfigFile.read(path) {
+        case .success(let data): return data
+        case .failure(let problem):
+            let why =
+                switch problem {
+                case .missing: "no such file (name yours with --config FILE; revenuedot init writes a demo one)"
+                case .other(let reason): reason
+                }
+            throw ConfigError(file: path, key: "", problem: "cannot read the file: \(why)")
         }
     }
 

@@ -54,7 +54,12 @@ package final class ExchangeRates: Sendable {
 
     /// The rates in a file and its modification time.
     package static func read(_ path: String) throws -> ([String: Decimal], Date?) {
-        guard let data = FileManager.default.contents(atPath: path) else { throw FileError(description: "cannot read the file") }
+        let data: Data
+        switch ConfigFile.read(path) {
+        case .success(let contents): data = contents
+        case .failure(.missing): throw FileError(description: "cannot read the file: no such file")
+        case .failure(.other(let reason)): throw FileError(description: "cannot read the file: \(reason)")
+        }
         guard let json = try? JSONValue(parsingWithoutRepeatedNames: data), case .object(let members)? = json["rates"] else {
             throw FileError(description: #"not {"base": "USD", "rates": {"EUR": 0.92, ...}}"#)
         }
