@@ -111,6 +111,7 @@ import Testing
         for (file, message) in [
             (text, "\(text) is not a SQLite database"), (missing, "there is no file at \(missing)"),
             (folder, "\(folder) is a directory, not a database file"),
+            (fixture.databasePath, "\(fixture.databasePath) is the database itself: name a backup of it"),
         ] {
             let result = try runCLI(["restore", file, "--config", fixture.configPath])
             #expect(result.status == 1, "\(result.output)")

@@ -170,7 +170,8 @@ struct VerifyCommandTests {
     }
 
     @Test(arguments: [
-        ["--environment", "Staging"], ["--app-apple-id", "abc"], ["--bogus"], ["a", "b"], ["--root-cert", "/nonexistent.pem"],
+        ["--environment", "Staging"], ["--app-apple-id", "abc"], ["--app-apple-id", "-1"], ["--app-apple-id", "0"], ["--bogus"],
+        ["a", "b"], ["--root-cert", "/nonexistent.pem"],
         ["--environment", "Production", "--bundle-id", "com.example.app"], ["--type", "renewalInfo"], ["--type"],
     ])
     func badArgumentsAreUsageErrors(arguments: [String]) {

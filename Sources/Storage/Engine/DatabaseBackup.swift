@@ -127,6 +127,9 @@ public enum DatabaseBackup {
         guard access(file, R_OK) == 0 else {
             throw StoreError(.invalid, "cannot read \(file): \(String(cString: strerror(errno)))")
         }
+        if let source = FileIdentity(path: file), source == FileIdentity(path: database) {
+            throw StoreError(.invalid, "\(file) is the database itself: name a backup of it")
+        }
         let folder = URL(fileURLWithPath: database).deletingLastPathComponent().path
         if let problem = folderProblem(folder) { throw StoreError(.invalid, problem) }
         let lock = try DatabaseLock(databasePath: database)

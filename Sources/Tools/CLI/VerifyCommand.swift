@@ -79,7 +79,9 @@ package struct VerifyCommand: Sendable {
         }
         var appAppleId: Int64?
         if let text = parsed.value("app-apple-id") {
-            guard let number = Int64(text) else { throw UsageError("--app-apple-id must be a number, not \"\(text)\"") }
+            guard let number = Int64(text), number > 0 else {
+                throw UsageError("--app-apple-id must be a positive number, not \"\(text)\"")
+            }
             appAppleId = number
         }
         var environments: Set<AppStoreEnvironment>?
