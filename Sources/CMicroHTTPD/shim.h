@@ -15,7 +15,8 @@
 //   0 means no pool: the one internal polling thread does all the work.
 // - connectionTimeoutSeconds: idle connections, and clients that stall mid-request, are closed
 //   after this long without traffic (MHD_OPTION_CONNECTION_TIMEOUT).
-// - connectionLimit: connections beyond it are refused at accept (MHD_OPTION_CONNECTION_LIMIT).
+// - connectionLimit: connections beyond it are not accepted; they wait in the kernel's listen
+//   queue until one closes (MHD_OPTION_CONNECTION_LIMIT).
 // - perIPConnectionLimit: connections from one address beyond it are closed at accept; 0 means no
 //   limit (MHD_OPTION_PER_IP_CONNECTION_LIMIT). Counted across the whole pool, by IPv4 address
 //   or whole IPv6 address.
