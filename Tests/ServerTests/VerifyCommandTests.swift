@@ -162,6 +162,15 @@ struct VerifyCommandTests {
         #expect(result.output.contains("transactionInfo"))
     }
 
+    /// An input without a payload verifies nothing, which is not a success.
+    @Test(arguments: ["", "\n\n", "   \n"])
+    func anInputWithoutAPayloadFails(input: String) throws {
+        let result = try VerifyCommand(arguments: ["--lines"]).execute(input: Data(input.utf8))
+        #expect(result.status == 1)
+        #expect(result.standardError == "verification failed: the input holds no payload\n")
+        #expect(result.standardOutput.isEmpty)
+    }
+
     /// An endless input (`/dev/zero`) is read only up to the limit, then refused in one line.
     @Test func anEndlessInputIsRefusedAtTheLimit() throws {
         let result = try runCLI(["verify", "--root-cert", Self.rootPath, "--lines", "/dev/zero"])

@@ -172,6 +172,10 @@ package struct VerifyCommand: Sendable {
     /// Verifies every non-empty line, on every core, and prints the results in input order.
     private func executeLines(_ data: Data) -> Result {
         let inputs = Self.lines(of: data)
+        // Nothing verified is no success: the wrong file, or an empty pipe, would pass for one.
+        guard inputs.contains(where: { $0.utf8.contains(where: { $0 > 0x20 }) }) else {
+            return Result(standardError: "verification failed: the input holds no payload\n", status: 1)
+        }
         let outputs = Mutex([String?](repeating: nil, count: inputs.count))
         let failures = Atomic<Int>(0)
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
