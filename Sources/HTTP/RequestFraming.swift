@@ -27,13 +27,14 @@ struct RequestFraming {
     var expectsContinue: Bool { expect.map { $0.trimmingSpaces.lowercased() == "100-continue" } ?? false }
 
     /// Whether the connection closes after the answer because the head may have been read short:
-    /// a method that carries a body (POST, PUT, PATCH) sent with neither Content-Length nor
-    /// Transfer-Encoding. libmicrohttpd ends a head at a line with an empty name (`: x`) and drops
-    /// a folded line with the field it continues, without a word; a proxy in front that kept the
-    /// Content-Length such a line hid would send a body that would otherwise be read here as the
-    /// next request.
+    /// a request other than GET or HEAD (any method, in any case) sent with neither
+    /// Content-Length nor Transfer-Encoding. libmicrohttpd ends a head at a line with an empty
+    /// name (`: x`) and drops a folded line with the field it continues, without a word; a proxy
+    /// in front that kept the Content-Length such a line hid would send a body that would
+    /// otherwise be read here as the next request. GET and HEAD keep their connections: they are
+    /// most requests, and carry no body but a smuggler's.
     func closesAfterAnswer(method: String) -> Bool {
-        contentLengths.isEmpty && transferEncodings.isEmpty && ["POST", "PUT", "PATCH"].contains(method)
+        contentLengths.isEmpty && transferEncodings.isEmpty && method != "GET" && method != "HEAD"
     }
 }
 
