@@ -104,7 +104,9 @@ struct AppUserIdRuleTests {
         ("\u{200B}", "invisible character (U+200B)"), ("\u{FEFF}", "invisible character (U+FEFF)"),
         ("\u{3164}", "invisible character (U+3164)"), ("ali\u{200B}ce", "invisible character (U+200B)"),
         ("null\u{A0}", "begins or ends with white space"), (" null", "begins or ends with white space"),
-        ("alice ", "begins or ends with white space"),
+        ("alice ", "begins or ends with white space"), ("ali\u{200D}ce", "invisible character (U+200D)"),
+        ("a\u{FE0F}lice", "invisible character (U+FE0F)"), ("ali\u{AD}ce", "invisible character (U+AD)"),
+        ("alice\u{E0067}", "invisible character (U+E0067)"),
     ])
     func linesBidiAndBlankIdsAreRefusedToThePublicKey(id: String, reason: String) throws {
         let fixture = try ServerFixture()
@@ -139,6 +141,18 @@ struct AppUserIdRuleTests {
         #expect(legacy.status == 200, "\(legacy.status) \(String(decoding: legacy.body, as: UTF8.self))")
         #expect(try Self.request(old, "GET", path, key: "pk_test_public").status == 400)
         #expect(try Self.request(old, "DELETE", path, key: "sk_test_secret").status == 200)
+    }
+
+    /// What writing needs of the invisible characters stays allowed where it does something:
+    /// emoji sequences, a flag of tags, an ideographic variant, Persian's non-joiner.
+    @Test(arguments: [
+        "👨\u{200D}👩\u{200D}👧", "❤\u{FE0F}", "1\u{FE0F}\u{20E3}",
+        "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}", "\u{845B}\u{E0100}",
+        "\u{0645}\u{06CC}\u{200C}\u{062E}\u{0648}\u{0627}\u{0647}\u{0645}", "$RCAnonymousID:0123456789abcdef", "佐藤",
+    ])
+    func visibleUsesOfInvisibleCharactersAreTaken(id: String) {
+        #expect(AppUserIdRule.invisibleScalar(in: id) == nil, "\(id.unicodeScalars.map { String($0.value, radix: 16) })")
+        #expect(AppUserIdRule.problem(id, access: .publishable) == nil)
     }
 
     /// Revoking the grants of a customer nobody knows is a 404 that stores nothing.

@@ -4,7 +4,7 @@ import Subscriptions
 
 /// What an app user id the API is sent (in a path or a body) must be: at most `maxBytes` of
 /// UTF-8, without control, line-separator or bidirectional characters (`isControl`) or invisible
-/// ones (`isInvisible`), neither only white space nor padded with it, so that no id outgrows or disguises the rows, events and webhooks that carry
+/// ones (`invisibleScalar`), neither only white space nor padded with it, so that no id outgrows or disguises the rows, events and webhooks that carry
 /// it; in Unicode normalization form C, the one spelling of canonically equivalent texts (Swift
 /// compares ids, and keys the ledger's customers, as equal when canonically equivalent, while
 /// rows are keyed by their bytes: two spellings of "josé" would be one customer in the ledger and
@@ -61,7 +61,7 @@ package enum AppUserIdRule {
         if !lenient, id.allSatisfy(\.isWhitespace) {
             return Refusal(status: 400, code: "invalid_app_user_id", message: "\(name) is only white space")
         }
-        if !lenient, let invisible = id.unicodeScalars.first(where: Self.isInvisible) {
+        if !lenient, let invisible = Self.invisibleScalar(in: id) {
             let code = "U+" + String(invisible.value, radix: 16, uppercase: true)
             return Refusal(
                 status: 400, code: "invalid_app_user_id", message: "\(name) holds an invisible character (\(code))")
@@ -91,16 +91,40 @@ package enum AppUserIdRule {
         return nil
     }
 
-    /// Whether `scalar` shows nothing where an id is shown (a Default_Ignorable_Code_Point: a
-    /// zero-width space, a BOM, a Hangul filler), so that "ali\u{200B}ce" would pass for "alice"
-    /// and an id of nothing but such characters for no id. The joiners and variation selectors
-    /// that emoji sequences are made with are kept.
-    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
-        guard scalar.properties.isDefaultIgnorableCodePoint else { return false }
-        switch scalar.value {
-        case 0x200C, 0x200D, 0xFE00...0xFE0F, 0xE0100...0xE01EF: return false
-        default: return true
+    /// The first scalar of `id` that shows nothing where an id is shown and changes nothing it
+    /// stands by (a Default_Ignorable_Code_Point: a zero-width space, a BOM, a Hangul filler,
+    /// a soft hyphen), so that "ali\u{200B}ce" would pass for "alice" and an id of nothing but
+    /// such characters for no id; nil when there is none. Kept are the ones writing needs, only
+    /// where they do something: a variation selector after an emoji or a letter beyond ASCII
+    /// ("❤️", an ideographic variant), a joiner or non-joiner between two scalars beyond ASCII
+    /// (emoji ZWJ sequences, Persian and Indic text), and the tags of a flag after U+1F3F4
+    /// (Scotland's, up to the cancel tag).
+    static func invisibleScalar(in id: String) -> Unicode.Scalar? {
+        let scalars = Array(id.unicodeScalars)
+        func beyondASCII(_ index: Int) -> Bool { scalars.indices.contains(index) && scalars[index].value > 0x7F }
+        var inFlag = false
+        for (index, scalar) in scalars.enumerated() {
+            let value = scalar.value
+            if (0xE0020...0xE007F).contains(value) {
+                // Tags follow U+1F3F4 (or a tag), and the cancel tag ends them.
+                let follows = index > 0 && (scalars[index - 1].value == 0x1F3F4 || inFlag)
+                inFlag = follows && value != 0xE007F
+                guard follows, value == 0xE007F || scalars[(index + 1)...].contains(where: { $0.value == 0xE007F })
+                else { return scalar }
+                continue
+            }
+            inFlag = false
+            guard scalar.properties.isDefaultIgnorableCodePoint else { continue }
+            switch value {
+            case 0xFE00...0xFE0F, 0xE0100...0xE01EF, 0x180B...0x180D, 0x180F:
+                if index > 0, scalars[index - 1].properties.isEmoji || beyondASCII(index - 1) { continue }
+            case 0x200C, 0x200D:
+                if beyondASCII(index - 1), beyondASCII(index + 1) { continue }
+            default: break
+            }
+            return scalar
         }
+        return nil
     }
 
     /// Whether `id` is in Unicode normalization form C (ASCII always is).
