@@ -89,7 +89,7 @@ package enum AppleAPIConfigLoader {
         config.reconcileIntervalMinutes = Int(try reader.integer("reconcileIntervalMinutes", in: 0...100_000) ?? 0)
         config.timeoutSeconds = Int(try reader.integer("timeoutSeconds", in: 1...600) ?? 30)
         if let path = try reader.string("caFile") {
-            let resolved = path.hasPrefix("/") ? path : directory.appendingPathComponent(path).path
+            let resolved = ConfigLoader.resolve(path, in: directory)
             let data: Data
             switch ConfigFile.contents(resolved) {
             case .success(let contents): data = contents

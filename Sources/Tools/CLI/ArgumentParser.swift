@@ -54,10 +54,13 @@ package struct ParsedArguments: Sendable {
     }
 
     /// Refuses any option or flag given but not in `used`: `what` (a subcommand, an endpoint)
-    /// would ignore it, and a user would believe it did something.
-    package func refuseUnused(except used: Set<String>, by what: String) throws(UsageError) {
+    /// would ignore it, and a user would believe it did something. `hint` may say, of the
+    /// option's name, where it belongs.
+    package func refuseUnused(
+        except used: Set<String>, by what: String, hint: (String) -> String? = { _ in nil }
+    ) throws(UsageError) {
         if let unused = Set(options.keys).union(flags).subtracting(used.union(["config"])).sorted().first {
-            throw UsageError("\(what) does not use --\(unused)")
+            throw UsageError("\(what) does not use --\(unused)" + (hint(unused).map { "; \($0)" } ?? ""))
         }
     }
 

@@ -21,7 +21,7 @@ package struct BackupCommand {
     package init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, valueOptions: ["config", "out"], flagOptions: [])
         guard parsed.positionals.isEmpty else { throw UsageError("backup takes no arguments (the file goes after --out)") }
-        guard let out = parsed.value("out"), !out.isEmpty else { throw UsageError("backup needs --out FILE") }
+        guard let out = parsed.value("out") else { throw UsageError("backup needs --out FILE") }
         configPath = parsed.value("config") ?? "revenuedot.json"
         self.out = out
     }

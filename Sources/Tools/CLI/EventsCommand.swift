@@ -53,7 +53,6 @@ package struct EventsCommand {
         }
         let (config, store) = try CommandStore.open(parsed)
         defer { store.close() }
-        warnIfUnconfigured(config)
         return try resend(store, config: config, id: parsed.positionals[0])
     }
 

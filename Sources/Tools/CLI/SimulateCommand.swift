@@ -94,11 +94,8 @@ package struct SimulateCommand {
                 "unknown story \"\(first)\"" + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: ", "))?"))
         }
         story = first
-        let allowed = Self.options(of: first)
-        if let unused = (Set(parsed.options.keys).union(parsed.flags)).subtracting(allowed).sorted().first {
-            let takers = Self.stories.filter { Self.options(of: $0).contains(unused) }
-            throw UsageError(
-                "\(first) does not use --\(unused); it is for \(Self.list(takers))")
+        try parsed.refuseUnused(except: Self.options(of: first), by: first) { unused in
+            "it is for " + Self.list(Self.stories.filter { Self.options(of: $0).contains(unused) })
         }
     }
 

@@ -65,12 +65,16 @@ package struct VerifyCommand: Sendable {
 
         var roots = [try AppleRootCertificates.appleRootCAG3()]
         for path in parsed.values("root-cert") {
-            guard let data = try Self.contents(of: path) else { throw UsageError("--root-cert \(path): cannot read the file") }
-            do {
-                roots += try Certificate.parse(pemOrDER: data)
-            } catch {
-                throw UsageError("--root-cert \(path): not a PEM or DER certificate: \(error)")
+            let data: Data
+            switch ConfigFile.contents(path) {
+            case .success(let contents): data = contents
+            case .failure(let failure): throw UsageError("--root-cert \(failure)")
             }
+            // OpenSSL's reason (a d2i_X509 error code) would not help: the file is not a certificate.
+            guard let parsed = try? Certificate.parse(pemOrDER: data), !parsed.isEmpty else {
+                throw UsageError("--root-cert \(path): not a PEM or DER certificate")
+            }
+            roots += parsed
         }
         if let path = parsed.value("config") {
             for app in try ConfigLoader.load(path: path).apps {
@@ -173,7 +177,7 @@ package struct VerifyCommand: Sendable {
     private func executeLines(_ data: Data) -> Result {
         let inputs = Self.lines(of: data)
         // Nothing verified is no success: the wrong file, or an empty pipe, would pass for one.
-        guard inputs.contains(where: { $0.utf8.contains(where: { $0 > 0x20 }) }) else {
+        guard inputs.contains(where: Self.holdsPayload) else {
             return Result(standardError: "verification failed: the input holds no payload\n", status: 1)
         }
         let outputs = Mutex([String?](repeating: nil, count: inputs.count))
@@ -186,7 +190,7 @@ package struct VerifyCommand: Sendable {
             var results: [String?] = []
             for index in range {
                 let line = inputs[index]
-                guard line.utf8.contains(where: { $0 > 0x20 }) else {
+                guard Self.holdsPayload(line) else {
                     results.append(nil)
                     continue
                 }
@@ -211,6 +215,9 @@ package struct VerifyCommand: Sendable {
     }
 
     /// The lines of `data`, split at every line feed.
+    /// Whether a line of `--lines` input holds anything but white space.
+    static func holdsPayload(_ line: String) -> Bool { line.utf8.contains { $0 > 0x20 } }
+
     static func lines(of data: Data) -> [String] {
         data.withUnsafeBytes { buffer -> [String] in
             guard let base = buffer.baseAddress else { return [] }
