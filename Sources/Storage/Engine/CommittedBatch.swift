@@ -7,9 +7,13 @@ public struct CommittedBatch: Sendable, Equatable {
     /// claimed deliveries did not: a webhook worker woken by its own claim would claim again at
     /// once, and on PostgreSQL take the cluster-wide write lock in a loop.
     public var changedOutbox: Bool
+    /// Whether the item was committed on its own after the batch it came in failed (one bad item,
+    /// or a commit that could not be made): the writer's fallback.
+    public var retriedAlone: Bool
 
-    public init(items: Int, changedOutbox: Bool) {
+    public init(items: Int, changedOutbox: Bool, retriedAlone: Bool = false) {
         self.items = items
         self.changedOutbox = changedOutbox
+        self.retriedAlone = retriedAlone
     }
 }

@@ -177,10 +177,10 @@ final class Writer {
 
     /// Gives the answers of a commit to the flusher: they are released once the commit is on disk.
     private func answerAfterFlush(
-        _ items: [WriteItem], _ outcomes: [Result<StoreOutcome, StoreError>?], queue: WriteQueue
+        _ items: [WriteItem], _ outcomes: [Result<StoreOutcome, StoreError>?], queue: WriteQueue, retriedAlone: Bool = false
     ) {
         let onCommit = onCommit
-        let committed = CommittedBatch(items: items.count, changedOutbox: outboxChanged)
+        let committed = CommittedBatch(items: items.count, changedOutbox: outboxChanged, retriedAlone: retriedAlone)
         outboxChanged = false
         queue.flushStarted()
         durability.afterFlush { failure in
@@ -222,7 +222,7 @@ final class Writer {
                 Self.resolve(item, .failure(error))
                 continue
             }
-            answerAfterFlush([item], [outcome], queue: queue)
+            answerAfterFlush([item], [outcome], queue: queue, retriedAlone: true)
         }
     }
 
