@@ -42,7 +42,8 @@ import Testing
         let error = #expect(throws: ConfigError.self) { try ConfigLoader.load(path: config) }
         #expect(error?.key == "exchangeRatesFile")
         #expect(
-            error?.description == "config \(config): exchangeRatesFile: \(directory.path("missing.json")): cannot read the file: no such file",
+            error?.description
+                == "config \(config): exchangeRatesFile: \(directory.path("missing.json")): cannot read the file: no such file",
             "\(error?.description ?? "")")
     }
 }
