@@ -84,6 +84,8 @@ struct CustomersAPITests {
         let (deleted, answer) = try send(connection, "DELETE", "/v1/subscribers/ann%40example.com")
         #expect(deleted == 200)
         #expect(answer == .object(["app_user_id": .string("ann@example.com"), "deleted": .bool(true)]))
+        // A DELETE declares no length, so its connection closes after the answer.
+        connection = try LoopbackConnection(port: service.port)
         #expect(try send(connection, "DELETE", "/v1/subscribers/ann").0 == 404)
         service.shutdown()
 

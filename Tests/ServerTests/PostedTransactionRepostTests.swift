@@ -110,7 +110,8 @@ struct PostedTransactionRepostTests {
         let deleted = try connection.request(
             "DELETE", "/v1/subscribers/dave", headers: ["Authorization": "Bearer sk_test_secret"])
         #expect(deleted.status == 200)
-        let again = try connection.postTransaction(signed, for: "dave")
+        // A DELETE declares no length, so its connection closes after the answer.
+        let again = try LoopbackConnection(port: service.port).postTransaction(signed, for: "dave")
         #expect(again.status == 200)
         #expect(try subscriptions(again)?["pro.monthly"] != nil, "\(String(decoding: again.body, as: UTF8.self))")
         #expect(try rows().posted == 2)
