@@ -89,10 +89,11 @@ struct AppUserIdRuleTests {
     }
 
     /// A line separator or a bidirectional override fakes a line or hides text where an id is
-    /// shown, an invisible character or padding makes a look-alike of another id (or of none), a blank id is no one's, a placeholder ("null") is every install's, and a spelling
-    /// other than NFC is another customer's id in Swift's eyes and its own in storage's: both
-    /// keys are refused them for a new customer. The
-    /// secret key still reaches a customer stored under one before this rule, to read or delete it.
+    /// shown, an invisible character or padding makes a look-alike of another id (or of none), a
+    /// blank id is no one's, a placeholder ("null") is every install's, and a spelling other than
+    /// NFC is another customer's id in Swift's eyes and its own in storage's: both keys are
+    /// refused them for a new customer. The secret key still reaches a customer stored under one
+    /// before this rule, to read or delete it.
     @Test(arguments: [
         ("ls\u{2028}ps", "control character"), ("evil\u{202E}txt.exe", "control character"), ("   ", "only white space"),
         // RevenueCat's blocked placeholders, in any case, and a "/".

@@ -4,11 +4,11 @@ import Subscriptions
 
 /// What an app user id the API is sent (in a path or a body) must be: at most `maxBytes` of
 /// UTF-8, without control, line-separator or bidirectional characters (`isControl`) or invisible
-/// ones (`invisibleScalar`), neither only white space nor padded with it, so that no id outgrows or disguises the rows, events and webhooks that carry
-/// it; in Unicode normalization form C, the one spelling of canonically equivalent texts (Swift
-/// compares ids, and keys the ledger's customers, as equal when canonically equivalent, while
-/// rows are keyed by their bytes: two spellings of "josé" would be one customer in the ledger and
-/// two in storage); not one of RevenueCat's blocked placeholders (`blocked`) nor holding "/" (a
+/// ones (`invisibleScalar`), neither only white space nor padded with it, so that no id outgrows
+/// or disguises the rows, events and webhooks that carry it; in Unicode normalization form C,
+/// the one spelling of canonically equivalent texts (Swift compares ids, and keys the ledger's
+/// customers, as equal when canonically equivalent, while rows are keyed by their bytes: two
+/// spellings of "josé" would be one customer in the ledger and two in storage); not one of RevenueCat's blocked placeholders (`blocked`) nor holding "/" (a
 /// secret-key request that only reaches a stored customer, `reaching`, is held to C0 and C1
 /// controls alone); and, with the public key, none of the ids RevenueDot gives purchases nobody
 /// has claimed (`CustomerState.anonymousPrefix` and a transaction id anyone who saw it knows):
