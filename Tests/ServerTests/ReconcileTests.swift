@@ -88,6 +88,14 @@ struct ReconcileTests {
         {
             #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
         }
+        // And one that lapsed 70 days ago, told of only now.
+        let day: Int64 = 86_400_000
+        let lapsed = try world.signer.notification(
+            type: "EXPIRED", subtype: "VOLUNTARY", originalTransactionId: "6000000011",
+            transactionFields: [
+                "purchaseDate": .integer(UnixTime.nowMs - 100 * day), "expiresDate": .integer(UnixTime.nowMs - 70 * day),
+            ])
+        #expect(try LoopbackConnection(port: service.port).postNotification(lapsed).status == 200)
         service.shutdown()
         let reconciled = try runCLI(
             ["reconcile", "--config", world.configPath, "--app", "demo", "--subscription", "6000000009"])
@@ -99,6 +107,11 @@ struct ReconcileTests {
         for (arguments, message) in [
             (["--subscription", "999"], "no subscription 999 in app demo"),
             (["--customer", other, "--subscription", "6000000009"], "subscription 6000000009 is not customer \"\(other)\"'s"),
+            (
+                ["--subscription", "6000000011"],
+                "subscription 6000000011 lapsed more than 60 days ago: reconcile checks those with access now or "
+                    + "within the last 60 days"
+            ),
         ] {
             let refused = try runCLI(["reconcile", "--config", world.configPath, "--app", "demo"] + arguments)
             #expect(refused.status == 2, "\(refused.output)")
