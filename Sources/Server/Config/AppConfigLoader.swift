@@ -99,11 +99,7 @@ package enum AppConfigLoader {
         }
         for (index, path) in (try app.strings("rootCertificates") ?? []).enumerated() {
             let resolved = ConfigLoader.resolve(path, in: directory)
-            let data: Data
-            switch ConfigFile.contents(resolved) {
-            case .success(let contents): data = contents
-            case .failure(let failure): throw app.fail("rootCertificates[\(index)]", failure.description)
-            }
+            let data = try app.contents(ofFile: resolved, for: "rootCertificates[\(index)]")
             // OpenSSL's reason (a d2i_X509 error code) would not help: the file is not a certificate.
             guard let parsed = try? Certificate.parse(pemOrDER: data), !parsed.isEmpty else {
                 throw app.fail("rootCertificates[\(index)]", "\(resolved) is not a PEM or DER certificate")
@@ -230,11 +226,7 @@ package enum AppConfigLoader {
         guard let path = try hook.string("caFile") else { return nil }
         guard isHTTPS else { throw hook.fail("caFile", "applies to https URLs only") }
         let resolved = ConfigLoader.resolve(path, in: directory)
-        let data: Data
-        switch ConfigFile.contents(resolved) {
-        case .success(let contents): data = contents
-        case .failure(let failure): throw hook.fail("caFile", failure.description)
-        }
+        let data = try hook.contents(ofFile: resolved, for: "caFile")
         guard String(decoding: data, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----"),
             let certificates = try? Certificate.parse(pemOrDER: data), !certificates.isEmpty
         else { throw hook.fail("caFile", "\(resolved) holds no PEM certificate") }
@@ -245,12 +237,7 @@ package enum AppConfigLoader {
         guard let key = try app.object("inAppPurchaseKey") else { return nil }
         try key.rejectUnknownKeys(["keyId", "issuerId", "privateKeyPath"])
         let path = ConfigLoader.resolve(try key.requiredString("privateKeyPath"), in: directory)
-        let data: Data
-        switch ConfigFile.contents(path) {
-        case .success(let contents): data = contents
-        case .failure(let failure): throw key.fail("privateKeyPath", failure.description)
-        }
-        guard let pem = String(data: data, encoding: .utf8) else {
+        guard let pem = String(data: try key.contents(ofFile: path, for: "privateKeyPath"), encoding: .utf8) else {
             throw key.fail("privateKeyPath", "\(path) is not a PKCS#8 EC private key (not text)")
         }
         let privateKey: ECPrivateKey

@@ -13,6 +13,14 @@ package enum ConfigFile {
         case missing
         /// Anything else, said as a clause: "it is a directory", "Permission denied".
         case other(String)
+
+        /// The problem as a clause: "no such file", "it is a directory".
+        package var reason: String {
+            switch self {
+            case .missing: "no such file"
+            case .other(let reason): reason
+            }
+        }
     }
 
     /// The bytes of the file at `path`, read through one descriptor: a regular file or a pipe
@@ -41,18 +49,15 @@ package enum ConfigFile {
             return .failure(.other(error.localizedDescription))
         }
     }
+}
 
-    /// The bytes of the file at `path`, or "cannot read PATH: REASON".
-    package static func contents(_ path: String) -> Result<Data, CannotRead> {
-        read(path).mapError { problem in
-            switch problem {
-            case .missing: CannotRead(description: "cannot read \(path): no such file")
-            case .other(let reason): CannotRead(description: "cannot read \(path): \(reason)")
-            }
+extension ConfigReader {
+    /// The bytes of the file at `path`, which member `name` names; one it cannot be read is
+    /// "cannot read PATH: REASON", said of that member.
+    package func contents(ofFile path: String, for name: String) throws(ConfigError) -> Data {
+        switch ConfigFile.read(path) {
+        case .success(let data): return data
+        case .failure(let problem): throw fail(name, "cannot read \(path): \(problem.reason)")
         }
-    }
-
-    package struct CannotRead: Error, CustomStringConvertible {
-        package var description: String
     }
 }

@@ -16,12 +16,8 @@ package enum ConfigLoader {
         switch ConfigFile.read(path) {
         case .success(let data): return data
         case .failure(let problem):
-            let why =
-                switch problem {
-                case .missing: "no such file (name yours with --config FILE; revenuedot init writes a demo one)"
-                case .other(let reason): reason
-                }
-            throw ConfigError(file: path, key: "", problem: "cannot read the file: \(why)")
+            let hint = problem == .missing ? " (name yours with --config FILE; revenuedot init writes a demo one)" : ""
+            throw ConfigError(file: path, key: "", problem: "cannot read the file: \(problem.reason)\(hint)")
         }
     }
 

@@ -57,8 +57,7 @@ package final class ExchangeRates: Sendable {
         let data: Data
         switch ConfigFile.read(path) {
         case .success(let contents): data = contents
-        case .failure(.missing): throw FileError(description: "cannot read the file: no such file")
-        case .failure(.other(let reason)): throw FileError(description: "cannot read the file: \(reason)")
+        case .failure(let problem): throw FileError(description: "cannot read the file: \(problem.reason)")
         }
         guard let json = try? JSONValue(parsingWithoutRepeatedNames: data), case .object(let members)? = json["rates"] else {
             throw FileError(description: #"not {"base": "USD", "rates": {"EUR": 0.92, ...}}"#)

@@ -66,9 +66,9 @@ package struct VerifyCommand: Sendable {
         var roots = [try AppleRootCertificates.appleRootCAG3()]
         for path in parsed.values("root-cert") {
             let data: Data
-            switch ConfigFile.contents(path) {
+            switch ConfigFile.read(path) {
             case .success(let contents): data = contents
-            case .failure(let failure): throw UsageError("--root-cert \(failure)")
+            case .failure(let problem): throw UsageError("--root-cert cannot read \(path): \(problem.reason)")
             }
             // OpenSSL's reason (a d2i_X509 error code) would not help: the file is not a certificate.
             guard let parsed = try? Certificate.parse(pemOrDER: data), !parsed.isEmpty else {
