@@ -8,11 +8,12 @@ import Subscriptions
 /// or disguises the rows, events and webhooks that carry it; in Unicode normalization form C,
 /// the one spelling of canonically equivalent texts (Swift compares ids, and keys the ledger's
 /// customers, as equal when canonically equivalent, while rows are keyed by their bytes: two
-/// spellings of "josé" would be one customer in the ledger and two in storage); not one of RevenueCat's blocked placeholders (`blocked`) nor holding "/" (a
-/// secret-key request that only reaches a stored customer, `reaching`, is held to C0 and C1
-/// controls alone); and, with the public key, none of the ids RevenueDot gives purchases nobody
-/// has claimed (`CustomerState.anonymousPrefix` and a transaction id anyone who saw it knows):
-/// the app may not read or take those, the secret key may.
+/// spellings of "josé" would be one customer in the ledger and two in storage); not one of
+/// RevenueCat's blocked placeholders (`blocked`) nor holding "/" (a secret-key request that only
+/// reaches a stored customer, `reaching`, is held to C0 and C1 controls alone); and, with the
+/// public key, none of the ids RevenueDot gives purchases nobody has claimed
+/// (`CustomerState.anonymousPrefix` and a transaction id anyone who saw it knows): the app may
+/// not read or take those, the secret key may.
 package enum AppUserIdRule {
     static let maxBytes = 256
 
