@@ -89,9 +89,9 @@ package struct AppleWorkAPI: Sendable {
     }
 
     private static func originalTransactionId(_ body: JSONValue) -> String? {
-        guard let id = body["original_transaction_id"]?.stringValue, (1...20).contains(id.utf8.count),
-            id.utf8.allSatisfy({ (48...57).contains($0) })
-        else { return nil }
+        guard let id = body["original_transaction_id"]?.stringValue, id.utf8.count <= 20, id.isASCIIDigits else {
+            return nil
+        }
         return id
     }
 

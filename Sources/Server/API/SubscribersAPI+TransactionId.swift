@@ -2,6 +2,7 @@ import AppStore
 import AppStoreServerAPI
 import Foundation
 import HTTP
+import JSON
 
 extension SubscribersAPI {
     /// Links the purchase the app names by its transaction id: fetched from Apple, verified, and
@@ -13,7 +14,7 @@ extension SubscribersAPI {
         reply: @escaping @Sendable (HTTPResponse) -> Void
     ) {
         // Apple's transaction ids are decimal numbers: anything else is no id Apple could know.
-        guard (1...20).contains(transactionId.utf8.count), transactionId.utf8.allSatisfy({ (48...57).contains($0) }) else {
+        guard transactionId.utf8.count <= 20, transactionId.isASCIIDigits else {
             return reply(.error(status: 400, code: "bad_request", message: "transactionId must be Apple's decimal id"))
         }
         guard let lookups = appleLookups, app.inAppPurchaseKey != nil else {

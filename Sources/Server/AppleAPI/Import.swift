@@ -2,6 +2,7 @@ import AppStore
 import AppStoreServerAPI
 import Crypto
 import Foundation
+import JSON
 import Storage
 import Threads
 
@@ -62,9 +63,9 @@ package enum Import {
         var rows: [Row] = []
         for (index, line) in lines.enumerated() {
             let values = fields(line)
-            guard originalColumn < values.count, !values[originalColumn].isEmpty,
-                values[originalColumn].utf8.allSatisfy({ (48...57).contains($0) })
-            else { throw UsageError("CSV line \(index + 2): no decimal original_transaction_id") }
+            guard originalColumn < values.count, values[originalColumn].isASCIIDigits else {
+                throw UsageError("CSV line \(index + 2): no decimal original_transaction_id")
+            }
             let user = userColumn.flatMap { $0 < values.count ? values[$0] : nil }.flatMap { $0.isEmpty ? nil : $0 }
             // The API's rule, so a row is refused alike with serve running or not.
             if let user, let refused = AppUserIdRule.problem(user, access: .secret) {

@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreServerAPI
 import Foundation
+import JSON
 import Server
 
 extension AppleCommand {
@@ -53,7 +54,7 @@ extension AppleCommand {
             "transaction-info", "transaction-history", "subscription-statuses", "send-consumption", "extend-renewal-date",
             "refund-history", "set-app-account-token",
         ].contains(endpointName),
-            let id = parsed.positionals.first, !id.isEmpty, !id.utf8.allSatisfy({ (48...57).contains($0) })
+            let id = parsed.positionals.first, !id.isEmpty, !id.isASCIIDigits
         {
             throw UsageError("\"\(id)\" is not a transaction id (Apple's are decimal numbers)")
         }
@@ -86,7 +87,7 @@ extension AppleCommand {
             return .allSubscriptionStatuses(transactionId: try positional(0, "a TRANSACTION_ID"), statuses: statuses)
         case "notification-history":
             guard let start = try date("start-date") else { throw UsageError("notification-history needs --start-date") }
-            if let id = parsed.value("transaction-id"), !id.utf8.allSatisfy({ (48...57).contains($0) }) {
+            if let id = parsed.value("transaction-id"), !id.isASCIIDigits {
                 throw UsageError("--transaction-id \"\(id)\" is not a transaction id (Apple's are decimal numbers)")
             }
             let type = parsed.value("notification-type").map { NotificationTypeV2(rawValue: $0) }

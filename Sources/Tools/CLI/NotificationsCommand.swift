@@ -74,8 +74,7 @@ package struct NotificationsCommand {
         if parsed.flags.contains("held") { filter.state = .held }
         if let text = parsed.value("limit") {
             // Digits past Int's range are a number too large, not something else.
-            let digits = !text.isEmpty && text.utf8.allSatisfy { (48...57).contains($0) }
-            guard let limit = Int(text) ?? (digits ? Int.max : nil), limit > 0 else {
+            guard let limit = Int(text) ?? (text.isASCIIDigits ? Int.max : nil), limit > 0 else {
                 throw UsageError("--limit must be a positive number")
             }
             guard limit <= NotificationFilter.maximumLimit else {
