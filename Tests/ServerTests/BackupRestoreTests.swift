@@ -17,6 +17,16 @@ import Testing
         }
     }
 
+    /// A fixture whose database a stopped server left holding `count` notifications.
+    static func fixture(storing count: Int) throws -> ServerFixture {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        for _ in 0..<count { #expect(try connection.postNotification(try fixture.signer.notification()).status == 200) }
+        return fixture
+    }
+
     @Test func aBackupMadeUnderLoadIsWholePrivateAndRestores() throws {
         let fixture = try ServerFixture()
         let server = try ChildServer(configPath: fixture.configPath)
@@ -99,10 +109,7 @@ import Testing
     }
 
     @Test func restoreRefusesWhatIsNotARevenueDotBackupAndChangesNothing() throws {
-        let fixture = try ServerFixture()
-        let service = try fixture.startService()
-        #expect(try LoopbackConnection(port: service.port).postNotification(try fixture.signer.notification()).status == 200)
-        service.shutdown()
+        let fixture = try Self.fixture(storing: 1)
         let original = try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath))
         let text = try fixture.directory.write("notes.txt", "not a database")
         let missing = fixture.directory.path("missing.sqlite")
@@ -136,11 +143,7 @@ import Testing
     /// A backup cut short or overwritten in places is refused in one line that names it, never
     /// SQLite's statement or its multi-line report, and the database stays as it was.
     @Test func restoreRefusesADamagedBackupInOneLine() throws {
-        let fixture = try ServerFixture()
-        let service = try fixture.startService()
-        let connection = try LoopbackConnection(port: service.port)
-        for _ in 0..<200 { #expect(try connection.postNotification(try fixture.signer.notification()).status == 200) }
-        service.shutdown()
+        let fixture = try Self.fixture(storing: 200)
         let backup = fixture.directory.path("backup.sqlite")
         let made = try runCLI(["backup", "--out", backup, "--config", fixture.configPath])
         #expect(made.status == 0, "\(made.output)")
@@ -169,10 +172,7 @@ import Testing
     /// `FILE.partial` is a backup's own: one a stopped backup left is taken over, one another
     /// backup is writing refuses this one, and a file a backup did not make is never touched.
     @Test func aPartialCopyIsTakenOverOnlyWhenABackupLeftIt() throws {
-        let fixture = try ServerFixture()
-        let service = try fixture.startService()
-        #expect(try LoopbackConnection(port: service.port).postNotification(try fixture.signer.notification()).status == 200)
-        service.shutdown()
+        let fixture = try Self.fixture(storing: 1)
         func backup(_ name: String) throws -> (status: Int32, output: String) {
             try runCLI(["backup", "--out", fixture.directory.path(name), "--config", fixture.configPath])
         }
@@ -205,11 +205,7 @@ import Testing
     /// A copy the disk (here a file size limit) cannot hold is one line saying so, and leaves
     /// nothing behind: no backup, no partial file or journal, the database as it was.
     @Test func aCopyTheDiskCannotHoldSaysSoAndLeavesNothing() throws {
-        let fixture = try ServerFixture()
-        let service = try fixture.startService()
-        let connection = try LoopbackConnection(port: service.port)
-        for _ in 0..<40 { #expect(try connection.postNotification(try fixture.signer.notification()).status == 200) }
-        service.shutdown()
+        let fixture = try Self.fixture(storing: 40)
         let original = try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath))
         #expect(original.count > 64 * 1024)
         let backup = fixture.directory.path("b.sqlite")
@@ -231,9 +227,7 @@ import Testing
     }
 
     @Test func aBackupFromANewerBuildIsRefused() throws {
-        let fixture = try ServerFixture()
-        let service = try fixture.startService()
-        service.shutdown()
+        let fixture = try Self.fixture(storing: 0)
         let backup = fixture.directory.path("b.sqlite")
         #expect(try runCLI(["backup", "--config", fixture.configPath, "--out", backup]).status == 0)
         let bumped = try DeploymentFilesTests.run(
