@@ -82,6 +82,35 @@ struct VerificationClaimsTests {
         }
     }
 
+    /// Both environments accepted, yet a nested object of the other one is refused: Apple's
+    /// libraries verify it with the notification's environment's verifier. A signature-only
+    /// verifier (what ingest keeps, held) takes it.
+    @Test(
+        arguments: [
+            ("Sandbox", "Production", "Sandbox", "data.signedTransactionInfo: environment Production inside a Sandbox"),
+            ("Sandbox", "Sandbox", "Production", "data.signedRenewalInfo: environment Production inside a Sandbox"),
+            ("Production", "Sandbox", "Production", "data.signedTransactionInfo: environment Sandbox inside a Production"),
+            ("Production", "Production", "Production", nil),
+            ("Sandbox", "Sandbox", "Sandbox", nil),
+        ] as [(String, String, String, String?)])
+    func nestedObjectsClaimTheNotificationsEnvironment(
+        notification: String, transaction: String, renewal: String, refused: String?
+    ) throws {
+        let json = try Fixtures.notificationJSON(
+            environment: notification, transaction: Fixtures.transactionJSON(environment: transaction),
+            renewal: Fixtures.renewalJSON(environment: renewal))
+        let signed = try Fixtures.sign(json)
+        if let refused {
+            let detail = expectRejected(.invalidEnvironment) {
+                _ = try Fixtures.verifier().verifyNotification(signed, now: now)
+            }
+            #expect(detail?.hasPrefix(refused) == true, "\(detail ?? "")")
+        } else {
+            _ = try Fixtures.verifier().verifyNotification(signed, now: now)
+        }
+        _ = try Fixtures.verifier(bundleId: nil, appAppleId: nil, environments: nil).verifyNotification(signed, now: now)
+    }
+
     @Test func transactionChecksBundleAndEnvironment() throws {
         let verifier = try Fixtures.verifier(environments: [.sandbox])
         let good = try Fixtures.sign(Fixtures.transactionJSON())

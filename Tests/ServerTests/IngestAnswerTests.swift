@@ -98,6 +98,19 @@ struct IngestAnswerTests {
         #expect(metrics.contains("revenuedot_notifications_held_total 2\n"))
     }
 
+    /// A Sandbox notification carrying a Production transaction is Apple's yet not one Apple's
+    /// libraries accept: held, not applied, not lost.
+    @Test func aNestedTransactionOfAnotherEnvironmentIsHeld() throws {
+        defer { service.shutdown() }
+        let uuid = UUID().uuidString.lowercased()
+        let payload = try fixture.signer.notification(uuid: uuid, transactionFields: ["environment": .string("Production")])
+        let response = try connection.postNotification(payload)
+        #expect(response.status == 200)
+        #expect(try json(response)["status"] == .string("held"))
+        let reason = try #require(try stored(uuid)?.stateReason)
+        #expect(reason.hasPrefix("invalidEnvironment: data.signedTransactionInfo: environment Production"), "\(reason)")
+    }
+
     /// A signed notification with a number outside the ranges RevenueDot computes with (an
     /// expiry in 2103, two million items): Apple's libraries accept it, so it is kept, held,
     /// answered 200, rather than refused until Apple gives up. Tampered with, it is refused.

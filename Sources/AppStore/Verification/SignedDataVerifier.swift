@@ -83,13 +83,31 @@ public struct SignedDataVerifier: Sendable {
                 try verify(signed, now: now, memo: &memo)
             }
         }
+        let environment = outer.payload.claimedEnvironment
         if !outer.isSignedByAppStore {
-            let environment = outer.payload.claimedEnvironment
             try Self.unsignedCarriesItsOwn("data.signedTransactionInfo", result.transaction, environment)
             try Self.unsignedCarriesItsOwn("data.signedRenewalInfo", result.renewalInfo, environment)
             try Self.unsignedCarriesItsOwn("appData.signedAppTransactionInfo", result.appTransaction, environment)
+        } else if policy.environments != nil {
+            try Self.signedCarriesItsOwn("data.signedTransactionInfo", result.transaction, environment)
+            try Self.signedCarriesItsOwn("data.signedRenewalInfo", result.renewalInfo, environment)
+            try Self.signedCarriesItsOwn("appData.signedAppTransactionInfo", result.appTransaction, environment)
         }
         return result
+    }
+
+    /// A signed notification's nested objects claim its environment: Apple's libraries verify
+    /// them with the verifier of the notification's environment, which refuses any other
+    /// (`invalidEnvironment`). Checked where this policy names environments, as Apple's
+    /// verifiers do; a signature-only policy keeps what Apple signed.
+    private static func signedCarriesItsOwn<P: SignedPayload>(
+        _ location: String, _ nested: VerifiedPayload<P>?, _ environment: AppStoreEnvironment?
+    ) throws(VerificationError) {
+        guard let nested, nested.payload.claimedEnvironment != environment else { return }
+        throw VerificationError(
+            .invalidEnvironment,
+            "\(location): environment \(nested.payload.claimedEnvironment?.rawValue ?? "missing") inside a "
+                + "\(environment?.rawValue ?? "environment-less") notification")
     }
 
     /// An unsigned notification (Xcode, LocalTesting) carries only unsigned data of its own
