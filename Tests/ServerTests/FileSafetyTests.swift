@@ -98,6 +98,25 @@ struct FileSafetyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("")).isEmpty)
     }
 
+    /// An existing configuration is left as it is: a valid one quietly, one serve would refuse
+    /// with serve's reason and exit 1, its bytes unchanged.
+    @Test func initChecksTheConfigurationItLeavesAlone() throws {
+        let directory = TestDirectory("init-existing")
+        let config = directory.path("revenuedot.json")
+        #expect(try runCLI(["init", "--config", config]).status == 0)
+        let again = try runCLI(["init", "--config", config])
+        #expect(again.status == 0 && again.output == "revenuedot init: \(config) exists; leaving it as it is\n")
+        let broken = Data(#"{"listen": "127.0.0.1:8080", "apps": []}"#.utf8)
+        try PrivateFile.write(broken, to: config, exclusive: false)
+        let refused = try runCLI(["init", "--config", config])
+        #expect(refused.status == 1)
+        #expect(
+            refused.output.hasPrefix("revenuedot init: \(config) exists and is left as it is, but serve would refuse it: "),
+            "\(refused.output)")
+        #expect(refused.output.split(separator: "\n").count == 1)
+        #expect(FileManager.default.contents(atPath: config) == broken)
+    }
+
     @Test(arguments: [0o644, 0o604, 0o620, 0o602, 0o666])
     func serveRefusesAConfigOthersCanReadOrChange(mode: Int) throws {
         try chmod(fixture.configPath, mode)

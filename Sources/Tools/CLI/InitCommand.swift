@@ -41,6 +41,12 @@ package struct InitCommand {
         let state = base.appendingPathComponent(".revenuedot")
         let ca = try DevCA.loadOrCreate(in: state.appendingPathComponent("dev-ca"))
         if FileManager.default.fileExists(atPath: configURL.path) {
+            // Left as it is; but a file serve would refuse is said now, not at the next step.
+            do throws(ConfigError) {
+                _ = try ConfigLoader.loadForServing(path: configPath)
+            } catch {
+                throw ExistingConfigRefused(path: configPath, error: error)
+            }
             StandardStreams.out("revenuedot init: \(configPath) exists; leaving it as it is\n")
         } else {
             let keyPath = ".revenuedot/dev-ca/" + Self.inAppPurchaseKeyFile
@@ -109,6 +115,17 @@ package struct InitCommand {
         }
 
         """
+    }
+}
+
+/// An existing configuration init leaves alone, which `serve` would refuse.
+struct ExistingConfigRefused: Error, CustomStringConvertible {
+    let path: String
+    let error: ConfigError
+
+    var description: String {
+        let reason = error.key.isEmpty ? error.problem : "\(error.key): \(error.problem)"
+        return "\(path) exists and is left as it is, but serve would refuse it: \(reason)".escapingControls
     }
 }
 
