@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Server
 
@@ -35,6 +36,7 @@ package enum RevenueDotCLI {
 
     /// Runs the command line (without the program name) and returns the exit status.
     package static func run(_ arguments: [String]) -> Int32 {
+        OpenSSLLifetime.keepStateUntilExit()
         StandardStreams.openClosedStandardDescriptors()
         // A file size limit (`ulimit -f`) reached must fail that write with EFBIG, which storage
         // reports like a full disk (503, so Apple retries), not kill the process with SIGXFSZ.
