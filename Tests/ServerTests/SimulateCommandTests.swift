@@ -186,8 +186,9 @@ struct SimulateCommandTests {
     }
 
     /// A subscription in good standing expires because its product left sale (the one EXPIRED
-    /// reason left), and a resubscription right after it, before any timer fired, still follows
-    /// the lapse's EXPIRATION: the app posts the purchase (PURCHASE), then Apple says RESUBSCRIBE.
+    /// reason left: a CANCELLATION, as RevenueCat reports it), and a resubscription right after
+    /// it, before any timer fired, still follows the lapse's EXPIRATION: the app posts the
+    /// purchase (PURCHASE), then Apple says RESUBSCRIBE.
     @Test func aResubscriptionRightAfterExpiryFollowsTheExpiration() throws {
         defer { service.shutdown() }
         #expect(try simulate(["subscribe", "--user", "rita"]).status == 0)
@@ -197,8 +198,10 @@ struct SimulateCommandTests {
         #expect(again.status == 0 && again.output.contains("→ SUBSCRIBED / RESUBSCRIBE"), "\(again.output)")
         try service.fireDueTimers()
         let events = try events(of: "rita")
-        #expect(events.compactMap { $0["type"]?.stringValue } == ["INITIAL_PURCHASE", "EXPIRATION", "RENEWAL"])
-        #expect(events.count == 3 && events[1]["expiration_reason"] == .string("UNKNOWN"))
+        #expect(
+            events.compactMap { $0["type"]?.stringValue } == ["INITIAL_PURCHASE", "CANCELLATION", "EXPIRATION", "RENEWAL"])
+        #expect(events.count == 4 && events[1]["cancel_reason"] == .string("UNKNOWN"))
+        #expect(events.count == 4 && events[2]["expiration_reason"] == .string("UNKNOWN"))
     }
 
     /// Every transaction of a subscription carries the date it was first bought (Apple's

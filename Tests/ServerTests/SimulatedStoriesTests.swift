@@ -80,7 +80,8 @@ struct SimulatedStoriesTests {
         Step(arguments: ["refund"], events: ["CANCELLATION", "EXPIRATION"], access: false),
         Step(arguments: ["refund-reversed"], events: ["REFUND_REVERSED"]),
         Step(arguments: ["renew"], events: ["RENEWAL"], price: 99.99, lasts: .months(12)),
-        Step(arguments: ["expire"], events: ["EXPIRATION"], access: false),
+        // Apple ends it in good standing (the product left sale): cancelled, then expired.
+        Step(arguments: ["expire"], events: ["CANCELLATION", "EXPIRATION"], access: false),
         Step(arguments: ["renew"], access: false, refused: true),
         Step(arguments: ["expire"], access: false, refused: true),
         // The monthly price the customer accepted is the one a resubscription pays.

@@ -116,15 +116,16 @@ import Testing
         #expect(Set(shop.outbox.map(\.id)).count == shop.outbox.count)
     }
 
-    /// Apple's billing notice can come after the period's end (a retry after downtime, delivery
-    /// lag): the EXPIRATION at the end stands, the grace the notice grants gives access back, and
+    /// Apple's billing notice can come after the period's end and the wait for it (a retry after
+    /// downtime): the EXPIRATION stands, the grace the notice grants gives access back, and
     /// its end is another lapse with its own EXPIRATION (BILLING_ERROR), though Apple sends nothing more.
     @Test func billingNoticeAfterTheExpirationGivesGraceAndItsOwnExpiration() {
         var shop = Harness()
         shop.send(Fixture.buy)
-        let lapse = shop.advance(to: day(30))
+        #expect(shop.advance(to: day(30)).isEmpty)
+        let lapse = shop.advance(to: day(30) + Fixture.renewalNoticeWait)
         #expect(lapse.types == [.expiration])
-        let late = Fixture.failWithGrace.with(uuid: "n-fail-late", signed: day(30) + 3_600_000)
+        let late = Fixture.failWithGrace.with(uuid: "n-fail-late", signed: day(30) + 2 * Fixture.renewalNoticeWait)
         #expect(shop.send(late).types == [.billingIssue, .cancellation])
         #expect(shop.subscription.hasAccess(atMs: day(31)))
         #expect(shop.advance(to: day(45)).isEmpty)
@@ -153,13 +154,18 @@ import Testing
         var shop = Harness()
         shop.send(Fixture.buy)
         #expect(shop.send(Fixture.pricePending).isEmpty)
-        let expiration = shop.advance(to: day(30))
+        // The customer may still consent at the end: the EXPIRATION waits for Apple's word.
+        #expect(shop.advance(to: day(30)).isEmpty)
+        let expiration = shop.advance(to: day(30) + Fixture.renewalNoticeWait)
         #expect(expiration.types == [.expiration])
         #expect(expiration.first?.expirationReason == .priceIncrease)
         let expired = Apple.notification(
-            .expired, .priceIncrease, uuid: "n-expired", signed: day(30) + 60_000, transaction: Fixture.p1,
-            renewal: Apple.renewal(autoRenew: false, intent: .customerDidNotConsentToPriceIncrease))
-        #expect(shop.send(expired).isEmpty)
+            .expired, .priceIncrease, uuid: "n-expired", signed: day(30) + Fixture.renewalNoticeWait + 60_000,
+            transaction: Fixture.p1, renewal: Apple.renewal(autoRenew: false, intent: .customerDidNotConsentToPriceIncrease))
+        // Apple's word, late, still reports the customer cancelled, as RevenueCat does.
+        let cancellation = shop.send(expired)
+        #expect(cancellation.types == [.cancellation])
+        #expect(cancellation.first?.cancelReason == .priceIncrease)
         #expect(shop.advance(to: day(31)).isEmpty)
     }
 
@@ -170,7 +176,10 @@ import Testing
         let expired = Apple.notification(
             .expired, .priceIncrease, uuid: "n-expired", signed: day(30), transaction: Fixture.p1,
             renewal: Apple.renewal(autoRenew: false, intent: .customerDidNotConsentToPriceIncrease))
-        #expect(shop.send(expired).isEmpty)
+        let cancellation = shop.send(expired)
+        #expect(cancellation.types == [.cancellation])
+        #expect(cancellation.first?.cancelReason == .priceIncrease)
+        // The lapse is known: no wait.
         let expiration = shop.advance(to: day(30))
         #expect(expiration.types == [.expiration])
         #expect(expiration.first?.expirationReason == .priceIncrease)

@@ -28,7 +28,7 @@ import Testing
         #expect(events.first?.sequence == 1)
         #expect(shop.ledger.customers["alice"]?.originalTransactionIds == [Apple.original])
         #expect(shop.ledger.customers["alice"]?.firstSeenMs == Apple.t0)
-        #expect(shop.timers.values.map(\.fireAtMs) == [day(30)])
+        #expect(shop.timers.values.map(\.fireAtMs) == [day(30) + Fixture.renewalNoticeWait])
     }
 
     @Test func appAccountTokenOfAnExistingCustomerClaimsThePurchase() {

@@ -52,12 +52,28 @@ import Testing
             #expect(after.subscriptions[Apple.original]?.isInBillingRetry == false)
             #expect(after.subscriptions[Apple.original]?.billingIssueDetectedAtMs == day(30))
         },
+        // The billing notice missed: the EXPIRED reports the issue, under the ids it has.
         TableCase(
-            "EXPIRED PRICE_INCREASE", setup: [Fixture.buy, Fixture.pricePending], expired(.priceIncrease), events: [],
-            check: reason(.priceIncrease)),
+            "EXPIRED BILLING_RETRY alone", expired(.billingRetry, signed: day(90)), events: [.billingIssue, .cancellation]
+        ) { before, after, events in
+            reason(.billingError)(before, after, events)
+            #expect(events.last?.cancelReason == .billingError)
+        },
+        // Apple ends a subscription set to renew: RevenueCat reports it cancelled, then expired.
         TableCase(
-            "EXPIRED PRODUCT_NOT_FOR_SALE", expired(.productNotForSale, intent: .productNotAvailable), events: [],
-            check: reason(.unknown)),
+            "EXPIRED PRICE_INCREASE", setup: [Fixture.buy, Fixture.pricePending], expired(.priceIncrease),
+            events: [.cancellation]
+        ) { before, after, events in
+            reason(.priceIncrease)(before, after, events)
+            #expect(events.first?.cancelReason == .priceIncrease)
+        },
+        TableCase(
+            "EXPIRED PRODUCT_NOT_FOR_SALE", expired(.productNotForSale, intent: .productNotAvailable),
+            events: [.cancellation]
+        ) { before, after, events in
+            reason(.unknown)(before, after, events)
+            #expect(events.first?.cancelReason == .unknown)
+        },
         TableCase("EXPIRED without subtype", expired(nil, intent: .billingError), events: [], check: reason(.billingError)),
         TableCase("PRICE_INCREASE PENDING", Fixture.pricePending, events: []) { _, after, _ in
             #expect(after.subscriptions[Apple.original]?.priceIncreaseStatus == .customerHasNotResponded)

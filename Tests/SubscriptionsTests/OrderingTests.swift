@@ -132,10 +132,10 @@ import Testing
     @Test func lateRenewalAfterTheTimerRevivesAndTheNextLapseExpiresAgain() {
         var shop = Harness()
         shop.send(Fixture.buy)
-        #expect(shop.advance(to: day(30)).types == [.expiration])
+        #expect(shop.advance(to: day(30) + Fixture.renewalNoticeWait).types == [.expiration])
         #expect(shop.apply(.notificationReceived(renewal), atMs: day(30) + 7_200_000).types == [.renewal])
-        #expect(shop.advance(to: day(59)).isEmpty)
-        #expect(shop.advance(to: day(60)).types == [.expiration])
+        #expect(shop.advance(to: day(60)).isEmpty)
+        #expect(shop.advance(to: day(60) + Fixture.renewalNoticeWait).types == [.expiration])
         #expect(Set(shop.outbox.map(\.id)).count == shop.outbox.count)
     }
 
@@ -186,9 +186,10 @@ import Testing
         shop.send(Fixture.buy)
         let early = ExpirationTimer(originalTransactionId: Apple.original, fireAtMs: day(1))
         #expect(shop.apply(.timerFired(early), atMs: day(1)).isEmpty)
-        #expect(shop.timers.values.map(\.fireAtMs) == [day(30)])
-        let due = ExpirationTimer(originalTransactionId: Apple.original, fireAtMs: day(30))
-        #expect(shop.apply(.timerFired(due), atMs: day(30)).types == [.expiration])
+        #expect(shop.timers.values.map(\.fireAtMs) == [day(30) + Fixture.renewalNoticeWait])
+        let due = ExpirationTimer(originalTransactionId: Apple.original, fireAtMs: day(30) + Fixture.renewalNoticeWait)
+        #expect(shop.apply(.timerFired(due), atMs: day(30)).isEmpty)
+        #expect(shop.apply(.timerFired(due), atMs: day(30) + Fixture.renewalNoticeWait).types == [.expiration])
         #expect(shop.apply(.timerFired(due), atMs: day(31)).isEmpty)
         #expect(shop.apply(.timerFired(ExpirationTimer(originalTransactionId: "nobody", fireAtMs: 0))).isEmpty)
     }

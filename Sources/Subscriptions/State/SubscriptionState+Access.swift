@@ -85,20 +85,45 @@ extension SubscriptionState {
         lapseKey.map { EventID.make(cause: "\(originalTransactionId)/EXPIRATION/\($0)") }
     }
 
-    /// The timer to feed back in: the end of access, while its `EXPIRATION` is not yet recorded.
+    /// The timer to feed back in: when the current lapse's `EXPIRATION` is due, while it is not
+    /// yet recorded.
     public var pendingTimer: ExpirationTimer? {
-        guard let end = accessEndsAtMs, let id = expirationEventId, !journal.hasEmitted(id) else { return nil }
-        return ExpirationTimer(originalTransactionId: originalTransactionId, fireAtMs: end)
+        guard let due = expirationDueAtMs, let id = expirationEventId, !journal.hasEmitted(id) else { return nil }
+        return ExpirationTimer(originalTransactionId: originalTransactionId, fireAtMs: due)
     }
 
-    /// The timer rule: the `EXPIRATION` of the current lapse, once access (grace included) has
-    /// ended by `nowMs`, unless that lapse already has one.
+    /// When the `EXPIRATION` of the current lapse is due: the end of access, or, for a period
+    /// Apple is expected to renew (nothing says it lapses), `renewalNoticeWaitMs` after it.
+    var expirationDueAtMs: Int64? {
+        accessEndsAtMs.map { $0 + renewalNoticeWaitMs }
+    }
+
+    /// The longest an `EXPIRATION` waits for the notice of a renewal due at the end of access:
+    /// RevenueCat's, which without a notice learns of an expiry about an hour late.
+    public static let longestRenewalNoticeWaitMs: Int64 = 3_600_000
+
+    /// How long past the end of access the `EXPIRATION` of a period nothing says lapses waits
+    /// for Apple's renewal (`DID_RENEW`) or billing notice (`DID_FAIL_TO_RENEW`), which can
+    /// arrive just after the expiry (Sandbox renews at it, and a retried delivery comes later):
+    /// a tenth of the period, at most an hour, so a renewal a moment late is not first reported
+    /// as an expiry, nor a grace period as a lapse. Zero once the lapse is known: auto-renew
+    /// off, Apple's `EXPIRED`, a billing issue, a refund or a revocation.
+    var renewalNoticeWaitMs: Int64 {
+        guard !lapseIsKnown, let current = currentTransaction, let start = current.purchaseDate,
+            let expires = current.expiresDate, expires > start
+        else { return 0 }
+        return min(Self.longestRenewalNoticeWaitMs, (expires - start) / 10)
+    }
+
+    /// The timer rule: the `EXPIRATION` of the current lapse, once it is due by `nowMs` (access,
+    /// grace included, ended, and the wait for a renewal notice over), unless that lapse
+    /// already has one.
     ///
     /// Access ending is read from the state, not from the timer, so a stale or repeated timer,
     /// an `EXPIRED` Apple sends later, or one that never comes all give exactly one `EXPIRATION`
     /// per lapse; and a renewal that arrived before the timer leaves nothing to expire.
     mutating func expire(atMs nowMs: Int64) -> Event? {
-        guard let end = accessEndsAtMs, nowMs >= end, let expiration = expirationEvent(),
+        guard let due = expirationDueAtMs, nowMs >= due, let expiration = expirationEvent(),
             journal.recordEmission(expiration.id)
         else { return nil }
         return expiration
@@ -125,7 +150,7 @@ extension SubscriptionState {
 
     /// Whether the state says the current period does not renew: Apple's `EXPIRED` of it,
     /// auto-renew off, a billing issue, a refund or a revocation of it.
-    private var lapseIsKnown: Bool {
+    var lapseIsKnown: Bool {
         expiredNotice?.transactionId == transactionId || autoRenewEnabled == false || currentBillingIssue != nil
             || currentRefund != nil || revokedAtMs != nil
     }

@@ -69,6 +69,8 @@ extension SubscriptionState {
             return [reversed]
         case (.renewalExtended, nil):
             return [event(.subscriptionExtended, cause: "\(cause)/SUBSCRIPTION_EXTENDED", transaction, after)]
+        case (.expired, _):
+            return expiryCancellation(transaction, fact: fact, subtype: subtype, after)
         default:
             return []
         }
@@ -183,6 +185,33 @@ extension SubscriptionState {
             transaction, after)
         cancellation.cancelReason = .billingError
         return [issue, cancellation]
+    }
+
+    /// What an `EXPIRED` reports of the period it ends, for the reasons no other notification
+    /// reports: Apple ended a subscription set to renew because a price increase went
+    /// unanswered or the product is no longer for sale. RevenueCat reports such a customer
+    /// cancelled, then expired (its customer history: "cancelled due to not agreeing to a price
+    /// increase", "due to unknown reasons"), and the notice sets `unsubscribe_detected_at`.
+    /// `BILLING_RETRY` gives the billing issue's pair, under the ids `DID_FAIL_TO_RENEW` gives
+    /// them, so a missed billing notice is still reported and a delivered one is not twice.
+    /// `VOLUNTARY` follows the renewal-status notice that reported it. Every id is a function
+    /// of the notice, so delivery order decides none.
+    private func expiryCancellation(
+        _ transaction: JWSTransactionDecodedPayload, fact: PurchaseFact, subtype: Subtype?, _ after: SubscriptionState
+    ) -> [Event] {
+        let reason: LapseReason
+        switch subtype {
+        case .billingRetry?: return billingIssueEvents(transaction, fact: fact, after)
+        case .priceIncrease?: reason = .priceIncrease
+        case .productNotForSale?: reason = .unknown
+        default: return []
+        }
+        guard let period = transaction.transactionId else { return [] }
+        var cancellation = event(
+            .cancellation, cause: "\(originalTransactionId)/AUTO_RENEW/\(period)/\(Subtype.autoRenewDisabled.rawValue)",
+            transaction, after)
+        cancellation.cancelReason = reason
+        return [cancellation]
     }
 
     /// An event about `transaction`, numbered by its place among `state`'s periods.

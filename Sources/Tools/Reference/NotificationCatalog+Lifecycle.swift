@@ -212,7 +212,8 @@ extension NotificationCatalog {
                         "Invite the customer to subscribe again with a working payment method.",
                         "Store it and answer 200; a duplicate notificationUUID is a retry to ignore.",
                     ],
-                    example: .init(before: .active)
+                    // Apple's DID_FAIL_TO_RENEW began the retry, and reported the billing issue.
+                    example: .init(before: .inGrace)
                 ),
                 CatalogCase(
                     name: "PRICE_INCREASE",

@@ -69,8 +69,9 @@ final class AppleAPIWorld: @unchecked Sendable {
     /// The notifications of one subscription for `user`: bought `days` days ago and renewed
     /// daily since, each a day long; signed, in the order Apple sends them.
     func subscription(original: String, user: String, renewals: Int, boughtDaysAgo: Int64) throws -> [String] {
-        // Ten minutes back: the newest notification is already sent.
-        let start = Int64(Date().timeIntervalSince1970 * 1000) - boughtDaysAgo * Self.day - 600_000
+        // Two hours back: the newest notification is already sent, and a period that ended is
+        // past the wait for its renewal notice (an hour at most).
+        let start = Int64(Date().timeIntervalSince1970 * 1000) - boughtDaysAgo * Self.day - 7_200_000
         return try (0...renewals).map { index in
             let purchased = start + Int64(index) * Self.day
             let transaction: [String: JSONValue] = [

@@ -214,9 +214,11 @@ struct StoreContractTests {
         let expires = S.t0 + 30 * S.day
         try under.subscribe(1, original: "100", expires: expires, autoRenew: false)
         try under.subscribe(2, original: "200")
+        // Past the end and the wait for a renewal notice of the one set to renew.
+        let later = expires + SubscriptionState.longestRenewalNoticeWaitMs
         try under.write { transaction in
-            for timer in try PendingTimers.due(atMs: expires + 1, limit: 10, from: transaction) {
-                try LedgerInputs.keepAndApply(.dueTimer(timer), app: S.app, atMs: expires + 1, in: transaction)
+            for timer in try PendingTimers.due(atMs: later, limit: 10, from: transaction) {
+                try LedgerInputs.keepAndApply(.dueTimer(timer), app: S.app, atMs: later, in: transaction)
             }
         }
         let before = (

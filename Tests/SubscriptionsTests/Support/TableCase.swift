@@ -50,6 +50,9 @@ struct TableCase: Sendable, CustomTestStringConvertible {
 enum Fixture {
     static func day(_ count: Int64) -> Int64 { Apple.t0 + count * Apple.day }
 
+    /// How long past a monthly period's end its EXPIRATION waits for Apple's renewal notice.
+    static let renewalNoticeWait = SubscriptionState.longestRenewalNoticeWaitMs
+
     /// The first period: monthly, bought at t0, expiring at day 30.
     static let p1 = Apple.transaction("1000", purchase: Apple.t0)
     /// The second period, from day 30 to day 60.

@@ -1,0 +1,75 @@
+import AppStore
+import SubscriptionsFixtures
+import Testing
+
+@testable import Subscriptions
+
+/// A period nothing says lapses (auto-renew on, no billing issue, no EXPIRED) may still renew
+/// at its end: Sandbox renews at the expiry, and Apple's notice can come a moment later. Its
+/// EXPIRATION waits for that notice, a tenth of the period and at most an hour; a lapse the
+/// state already knows of expires at the end.
+@Suite struct RenewalNoticeWaitTests {
+    let day = Fixture.day
+    let wait = Fixture.renewalNoticeWait
+
+    @Test func aRenewalNoticeJustAfterTheEndLeavesNothingToExpire() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        #expect(shop.advance(to: day(30) + 60_000).isEmpty)
+        let renewal = Apple.notification(
+            .didRenew, uuid: "n-renew", signed: day(30) + 120_000, transaction: Fixture.p2, renewal: Apple.renewal())
+        #expect(shop.send(renewal).types == [.renewal])
+        #expect(shop.advance(to: day(31)).isEmpty)
+        #expect(shop.outbox.types == [.initialPurchase, .renewal])
+    }
+
+    /// A billing notice just after the end starts the grace period with no EXPIRATION before it:
+    /// a consumer never revokes access the grace period gives.
+    @Test func aBillingNoticeJustAfterTheEndGivesGraceWithoutAnExpiration() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        #expect(shop.advance(to: day(30) + wait / 2).isEmpty)
+        let late = Fixture.failWithGrace.with(uuid: "n-fail-late", signed: day(30) + wait / 2)
+        #expect(shop.send(late).types == [.billingIssue, .cancellation])
+        #expect(shop.advance(to: day(46) - 1).isEmpty)
+        let graceEnd = shop.advance(to: day(46))
+        #expect(graceEnd.types == [.expiration])
+        #expect(graceEnd.first?.expirationReason == .billingError)
+        #expect(shop.outbox.filter { $0.type == .expiration }.count == 1)
+    }
+
+    /// Silence past the wait: the EXPIRATION, dated when access ended.
+    @Test func silencePastTheWaitExpiresWithTheEndOfAccess() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        #expect(shop.advance(to: day(30) + wait - 1).isEmpty)
+        let expiration = shop.advance(to: day(30) + wait)
+        #expect(expiration.types == [.expiration])
+        #expect(expiration.first?.expirationReason == .unknown)
+        #expect(expiration.first?.expirationAtMs == day(30))
+        #expect(expiration.first?.eventTimestampMs == day(30) + wait)
+    }
+
+    /// Auto-renew off: nothing will renew, and the EXPIRATION comes at the end.
+    @Test func aKnownLapseExpiresAtTheEnd() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        shop.send(Fixture.disable)
+        #expect(shop.timers.values.map(\.fireAtMs) == [day(30)])
+        #expect(shop.advance(to: day(30)).types == [.expiration])
+    }
+
+    /// A short period (Sandbox's five-minute month) waits a tenth of it, not an hour.
+    @Test func aShortPeriodWaitsATenthOfIt() {
+        let start = Apple.t0
+        let fiveMinutes: Int64 = 300_000
+        let buy = Apple.notification(
+            .subscribed, .initialBuy, uuid: "n-buy-short", signed: start,
+            transaction: Apple.transaction("1000", purchase: start, expires: start + fiveMinutes), renewal: Apple.renewal())
+        var shop = Harness()
+        shop.send(buy)
+        #expect(shop.timers.values.map(\.fireAtMs) == [start + fiveMinutes + 30_000])
+        #expect(shop.advance(to: start + fiveMinutes + 29_999).isEmpty)
+        #expect(shop.advance(to: start + fiveMinutes + 30_000).types == [.expiration])
+    }
+}
