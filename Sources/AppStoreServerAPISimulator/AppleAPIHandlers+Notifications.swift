@@ -170,9 +170,12 @@ extension AppleAPIHandlers {
             return error(400, 4_000_009, "Invalid extend by days value.")
         }
         let now = store.nowMs
-        let outcome = store.state.withLock { state -> Result<[String: JSONValue], Refusal> in
+        typealias Extended = (answer: [String: JSONValue], notice: ([String: JSONValue], [String: JSONValue]?)?)
+        let outcome = store.state.withLock { state -> Result<Extended, Refusal> in
             let done = state.extensions[original] ?? []
-            if let repeated = done.first(where: { $0.requestIdentifier == identifier }) { return .success(repeated.answer) }
+            if let repeated = done.first(where: { $0.requestIdentifier == identifier }) {
+                return .success((repeated.answer, nil))
+            }
             guard var list = state.transactions[app.bundleId],
                 let index = list.lastIndex(where: { $0.originalTransactionId == original && $0.payload["expiresDate"] != nil }),
                 let expires = list[index].int("expiresDate")
@@ -186,18 +189,27 @@ extension AppleAPIHandlers {
             guard done.filter({ $0.at > now - 365 * 86_400_000 }).count < 2 else {
                 return .failure(Refusal(403, 4_030_005, "The subscription has had the most extensions a year allows."))
             }
-            list[index].payload["expiresDate"] = .integer(expires + days * 86_400_000)
+            let extended = expires + days * 86_400_000
+            list[index].payload["expiresDate"] = .integer(extended)
             state.transactions[app.bundleId] = list
             let answer: [String: JSONValue] = [
                 "originalTransactionId": .string(original),
                 "webOrderLineItemId": list[index].payload["webOrderLineItemId"] ?? .null, "success": .bool(true),
-                "effectiveDate": list[index].payload["expiresDate"] ?? .null,
+                "effectiveDate": .integer(extended),
             ]
             state.extensions[original, default: []].append((identifier, now, answer))
-            return .success(answer)
+            let renewal = SimulatedAppStore.extendRenewalInfo(&state, originalTransactionId: original, to: extended)
+            return .success((answer, (list[index].payload, renewal)))
         }
         switch outcome {
-        case .success(let answer): return signed { answer }
+        case .success(let extended):
+            return signed {
+                // Apple tells the app's server too, as for an extension made any other way.
+                if let (transaction, renewal) = extended.notice {
+                    try store.sendRenewalExtended(app: app, transaction: transaction, renewal: renewal)
+                }
+                return extended.answer
+            }
         case .failure(let refusal): return error(refusal.status, refusal.code, refusal.message)
         }
     }
@@ -217,18 +229,41 @@ extension AppleAPIHandlers {
             case .integer(let days) = body["extendByDays"]
         else { return error(400, 4_000_023, "Invalid product id.") }
         let now = store.nowMs
-        store.state.withLock { state in
+        let extended = store.state.withLock { state -> [([String: JSONValue], [String: JSONValue]?)]? in
+            // A repeated request identifier extends nothing more.
+            guard state.massExtensions[identifier] == nil else { return nil }
             var list = state.transactions[app.bundleId] ?? []
-            var count: Int64 = 0
+            var extended: [([String: JSONValue], [String: JSONValue]?)] = []
             for index in list.indices where list[index].payload["productId"]?.stringValue == product {
                 guard let expires = list[index].int("expiresDate"), expires > now else { continue }
-                list[index].payload["expiresDate"] = .integer(expires + days * 86_400_000)
-                count += 1
+                let date = expires + days * 86_400_000
+                list[index].payload["expiresDate"] = .integer(date)
+                let renewal = list[index].originalTransactionId.flatMap {
+                    SimulatedAppStore.extendRenewalInfo(&state, originalTransactionId: $0, to: date)
+                }
+                extended.append((list[index].payload, renewal))
             }
             state.transactions[app.bundleId] = list
-            state.massExtensions[identifier] = (product, count, now)
+            state.massExtensions[identifier] = (product, Int64(extended.count), now)
+            return extended
         }
-        return signed { ["requestIdentifier": .string(identifier)] }
+        return signed {
+            // Apple's RENEWAL_EXTENDED for each subscription, then the RENEWAL_EXTENSION summary.
+            if let extended {
+                for (transaction, renewal) in extended {
+                    try store.sendRenewalExtended(app: app, transaction: transaction, renewal: renewal)
+                }
+                try store.send(
+                    "RENEWAL_EXTENSION", subtype: "SUMMARY", app: app,
+                    summary: [
+                        "requestIdentifier": .string(identifier), "environment": .string(app.environment.rawValue),
+                        "appAppleId": app.appAppleId.map(JSONValue.integer) ?? .null, "bundleId": .string(app.bundleId),
+                        "productId": .string(product), "storefrontCountryCodes": body["storefrontCountryCodes"] ?? .array([]),
+                        "succeededCount": .integer(Int64(extended.count)), "failedCount": .integer(0),
+                    ])
+            }
+            return ["requestIdentifier": .string(identifier)]
+        }
     }
 
     static func massExtendStatus(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {

@@ -170,6 +170,8 @@ struct Simulator {
                 $0.expiresMs = min($0.expiresMs, now)
                 $0.graceEndsMs = $0.graceEndsMs.map { min($0, now) }
                 $0.expired = true
+                // Billing retry is over once Apple gives up: the status says expired, not retrying.
+                $0.billingIssue = false
                 if subtype == "PRICE_INCREASE" { $0.autoRenew = false }
             }
             try send("EXPIRED", subtype, expirationIntent: intent)
