@@ -121,6 +121,7 @@ import Testing
         try fixture.startService().shutdown()
 
         try FileManager.default.removeItem(atPath: fixture.databasePath)
+        try FileManager.default.removeItem(atPath: fixture.databasePath + ".lock")
         let made = try DeploymentFilesTests.run(
             "/usr/bin/python3",
             [
@@ -137,6 +138,8 @@ import Testing
         let served = try runCLI(["serve", "--config", fixture.configPath])
         #expect(served.status == 1 && served.output.contains("no RevenueDot schema"), "\(served.output)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath)) == before)
+        // Nothing made beside it either: no lock file left.
+        #expect(!FileManager.default.fileExists(atPath: fixture.databasePath + ".lock"))
     }
 
     /// A listen address in use is a warning: it is the running server's own when reloading.

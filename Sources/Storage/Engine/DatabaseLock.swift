@@ -13,12 +13,19 @@ import Synchronization
 public final class DatabaseLock: Sendable {
     private let descriptor: Int32
     private let released = Atomic<Bool>(false)
+    /// The lock file, and whether this lock made it (a refused database leaves nothing behind).
+    private let path: String
+    private let created: Bool
 
     /// Takes the lock beside `databasePath` (through a symbolic link, beside the file it names),
     /// or throws `.unavailable` naming the process that holds it.
     init(databasePath: String) throws(StoreError) {
         let path = Self.lockPath(databasePath)
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        self.path = path
+        var descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        created = descriptor >= 0
+        if descriptor < 0, errno == EEXIST { descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
+        self.descriptor = descriptor
         guard descriptor >= 0 else {
             throw StoreError(.unavailable, "open \(path) to lock the database: \(String(cString: strerror(errno)))")
         }
@@ -26,6 +33,7 @@ public final class DatabaseLock: Sendable {
             let code = errno
             let holder = Self.holder(descriptor)
             close(descriptor)
+            if created { unlink(path) }
             guard code == EWOULDBLOCK else {
                 throw StoreError(.unavailable, "lock \(path): \(String(cString: strerror(code)))")
             }
@@ -70,6 +78,16 @@ public final class DatabaseLock: Sendable {
     /// opened on the database is closed.
     func release() {
         guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        close(descriptor)
+    }
+
+    /// Lets the lock go when the database it guards was refused before anything was written,
+    /// removing the lock file if this lock made it: a database `serve` refused is left as it
+    /// was found.
+    func discard() {
+        guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // Removed while held, so no other process takes a lock on the file being removed.
+        if created { unlink(path) }
         close(descriptor)
     }
 

@@ -111,7 +111,7 @@ public final class Store: Sendable {
             warnings = started.warnings
             schemaUpgrade = started.upgrade
         } catch {
-            lock?.release()
+            lock?.discard()
             throw error
         }
         do throws(StoreError) {
