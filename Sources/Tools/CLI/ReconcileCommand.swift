@@ -65,13 +65,13 @@ package struct ReconcileCommand {
                 "subscription \(only) lapsed more than \(Reconcile.lapsedWindowMs / 86_400_000) days ago: reconcile "
                     + "checks those with access now or within the last \(Reconcile.lapsedWindowMs / 86_400_000) days")
         }
-        var (drifted, applied, failed, asked) = (0, 0, 0, 0)
+        var (drifted, applied, failed, asked, unknown) = (0, 0, 0, 0, 0)
         for state in states {
             asked += 1
             do {
                 let outcome = try reconcileOne(state)
                 guard !outcome.drifts.isEmpty || outcome.note != nil else { continue }
-                if !outcome.drifts.isEmpty { drifted += 1 }
+                if !outcome.drifts.isEmpty { drifted += 1 } else { unknown += 1 }
                 if outcome.applied { applied += 1 }
                 let what = outcome.drifts.map(\.description).joined(separator: ", ")
                 StandardStreams.out(
@@ -90,7 +90,9 @@ package struct ReconcileCommand {
         }
         StandardStreams.out(
             "reconcile \(appId): \(asked) subscription\(asked == 1 ? "" : "s") checked, \(drifted) drifted, "
-                + "\(applied) applied, \(failed) failed\n")
+                + "\(applied) applied, \(failed) failed"
+                // Apple's answer, not a failure: said in the summary, not only in the lines above.
+                + (unknown > 0 ? ", \(unknown) unknown to Apple" : "") + "\n")
         return failed > 0 ? 1 : 0
     }
 
