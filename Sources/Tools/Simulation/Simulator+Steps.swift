@@ -104,6 +104,9 @@ extension Simulator {
                 description: "\(error); the App Store keeps this notification in its history: revenuedot backfill (or serve, "
                     + "with appleApi configured) recovers it")
         }
+        // The step is the App Store's now: kept before anything can stop the story (an interrupted
+        // lifecycle, a reader of its output that went away) so the next story continues from it.
+        try save()
         journal?.recordNotification(signed, bundleId: options.bundleId, delivered: response.status == 200)
         print("← \(response.status) \(String(decoding: response.body, as: UTF8.self))")
         guard response.status == 200 else {
@@ -112,8 +115,14 @@ extension Simulator {
                 response.status == 401
                 ? "is the dev CA root in the app's rootCertificates?"
                 : response.status == 503
-                    ? "storage could not commit (the answer above says why; see /health)" : "see the answer above"
+                    ? "storage could not commit (serve's log says why)" : "see the answer above"
             throw Failure(description: "RevenueDot answered \(response.status); \(hint)")
+        }
+        // Kept, but not applied: the story's step did not reach the subscription.
+        if (try? JSONValue(parsing: response.body))?["status"] == .string("held") {
+            throw Failure(
+                description: "RevenueDot kept the notification held, not applied: app \(options.appId) does not accept its "
+                    + "bundle ID or environment (revenuedot notifications list --held says why)")
         }
     }
 
