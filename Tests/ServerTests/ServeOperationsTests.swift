@@ -135,6 +135,8 @@ struct ServeOperationsTests {
         #expect(loaded.apps.first?.inAppPurchaseKey?.privateKeyPath == key)
         #expect(loaded.appleAPI.backfillIntervalMinutes == 0 && loaded.appleAPI.reconcileIntervalMinutes == 0)
         #expect(loaded.appleAPI.baseURLs[.sandbox] == APIBaseURL("http://127.0.0.1:8090"))
+        // Sandbox only: nothing a demo command asks reaches Apple's Production host.
+        #expect(loaded.apps.first?.environments == [.sandbox])
         // The demo listens on 8080; any free port will do here.
         let text = try String(contentsOfFile: config, encoding: .utf8)
         try text.replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:0").write(

@@ -83,9 +83,10 @@ package struct InitCommand {
     /// The demo app's in-app purchase key, under the dev CA's directory.
     static let inAppPurchaseKeyFile = "in-app-purchase-key.p8"
 
-    /// The demo: its in-app purchase key is one Apple never issued, so the App Store Server API
-    /// is asked only when a command or request asks, never on a schedule, and its Sandbox is
-    /// `revenuedot simulate apple-api` on its default port.
+    /// The demo: Sandbox only, as its dev CA is no root to trust in Production, and so every
+    /// command asking the App Store Server API asks `revenuedot simulate apple-api` on its
+    /// default port, never Apple's Production host; its in-app purchase key is one Apple never
+    /// issued, so the API is asked only when a command or request asks, never on a schedule.
     static func demoConfig(
         rootPath: String, secretApiKey: String, publicApiKey: String, inAppPurchaseKeyPath: String, issuerId: String
     ) -> String {
@@ -97,7 +98,7 @@ package struct InitCommand {
             "id": "demo",
             "bundleId": "com.example.app",
             "appAppleId": 1234567890,
-            "environments": ["Production", "Sandbox"],
+            "environments": ["Sandbox"],
             "rootCertificates": ["\(rootPath)"],
             "trackNewPurchasesFromServerNotifications": true,
             "secretApiKey": "\(secretApiKey)",
