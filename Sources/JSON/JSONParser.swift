@@ -61,7 +61,7 @@ package struct JSONParser {
         let count = literal.utf8CodeUnitCount
         guard index + count <= bytes.count,
             memcmp(bytes.baseAddress! + index, literal.utf8Start, count) == 0
-        else { throw failure("expected \(literal)") }
+        else { throw failure("expected a JSON value (\(literal)?)") }
         index += count
     }
 

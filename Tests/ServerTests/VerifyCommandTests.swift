@@ -187,6 +187,16 @@ struct VerifyCommandTests {
         #expect(throws: UsageError.self) { _ = try VerifyCommand(arguments: arguments) }
     }
 
+    /// The missing option is named as the command spells it.
+    @Test func aProductionCheckOfABundleNamesTheMissingOption() throws {
+        let result = try runCLI(["verify", "--environment", "Production", "--bundle-id", "com.example.app", "x.jws"])
+        #expect(result.status == 2)
+        #expect(
+            result.output.hasPrefix(
+                "revenuedot verify: --app-apple-id N is required with --bundle-id and --environment Production"),
+            "\(result.output)")
+    }
+
     // MARK: - Apple's test vectors, as a user runs them
 
     /// Apple's published test data, kept with the AppStore tests (see its SOURCES file).

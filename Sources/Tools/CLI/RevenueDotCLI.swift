@@ -28,7 +28,8 @@ package enum RevenueDotCLI {
           restore        put a backup in place of the SQLite database (serve stopped)
           help [COMMAND] show this text, or a command's options
 
-        Every command but migrate-db takes --config FILE (default revenuedot.json).
+        Every command but migrate-db takes --config FILE (default revenuedot.json); verify reads
+        one only when given --config, explain and docs never need one.
         `revenuedot --version` (or `version`) prints the version and the commit it was built from.
 
         Run `revenuedot <command> --help` for a command's options.

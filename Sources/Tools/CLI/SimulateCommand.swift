@@ -26,7 +26,7 @@ package struct SimulateCommand {
                   (--no-grace: without a grace period), billing-recovery, expire, refund,
                   refund-reversed, family-revoke, price-increase (--accept: ACCEPTED), lifecycle
                   (a trial that converts, an upgrade, a downgrade taken back, a cancellation and
-                  the expiry, over about three periods: give it a short --period; --product
+                  the expiry, over about two and a half periods: give it a short --period; --product
                   is the plan it starts on, pro.monthly unless told)
 
           --product   the plan subscribe starts on (pro.monthly unless told) and upgrade or downgrade

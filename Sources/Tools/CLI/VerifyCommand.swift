@@ -101,6 +101,12 @@ package struct VerifyCommand: Sendable {
                 })
         }
         let policy = VerificationPolicy(bundleId: parsed.value("bundle-id"), appAppleId: appAppleId, environments: environments)
+        // Said with this command's option names, not the verifier's member names.
+        if policy.bundleId != nil, appAppleId == nil, environments?.contains(.production) == true {
+            throw UsageError(
+                "--app-apple-id N is required with --bundle-id and --environment Production: Apple's Production "
+                    + "verifier checks the app Apple ID")
+        }
         do {
             verifier = try SignedDataVerifier(rootCertificates: roots, policy: policy)
         } catch let error as ConfigurationError {

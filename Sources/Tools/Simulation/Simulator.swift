@@ -257,7 +257,8 @@ struct Simulator {
     }
 
     /// A free trial that converts, an upgrade, a downgrade taken back, a cancellation, and the
-    /// expiry: a whole customer story in about three periods (of `--period`, or the product's).
+    /// expiry: a whole customer story in about two and a half periods (of `--period`, or the
+    /// product's).
     /// `--product` is the plan it starts on (no upgrade from the top plan).
     private mutating func lifecycle() throws {
         let now = UnixTime.nowMs
