@@ -47,7 +47,7 @@ package struct ReconcileCommand {
                     return try CustomerRows.customer(named: customer, appId: app.id, from: rows)?.appUserId
                 } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
             }
-            guard let owner else { throw UsageError("no customer \"\(customer)\" in app \(app.id)") }
+            guard let owner else { throw NothingToReconcile("no customer \"\(customer)\" in app \(app.id)") }
             states = states.filter { $0.journal.ownerAppUserId == owner }
         }
         if let only = parsed.value("subscription"), states.isEmpty {
@@ -55,13 +55,13 @@ package struct ReconcileCommand {
             let stored = try reader.read { (rows) throws(StoreError) in
                 try LedgerRows.subscriptionIds(appId: app.id, only: only, from: rows).contains(only)
             }
-            guard stored else { throw UsageError("no subscription \(only) in app \(app.id)") }
+            guard stored else { throw NothingToReconcile("no subscription \(only) in app \(app.id)") }
             if let customer = parsed.value("customer"),
                 try Reconcile.candidates(app: app, store: reader, nowMs: nowMs, only: only).isEmpty == false
             {
-                throw UsageError("subscription \(only) is not customer \"\(customer)\"'s")
+                throw NothingToReconcile("subscription \(only) is not customer \"\(customer)\"'s")
             }
-            throw UsageError(
+            throw NothingToReconcile(
                 "subscription \(only) lapsed more than \(Reconcile.lapsedWindowMs / 86_400_000) days ago: reconcile "
                     + "checks those with access now or within the last \(Reconcile.lapsedWindowMs / 86_400_000) days")
         }
@@ -134,6 +134,13 @@ package struct ReconcileCommand {
             }, { store.close() }
         )
     }
+}
+
+/// What was asked for names nothing reconcile can check: said in one line, exit 1 (the
+/// arguments were well formed, so no usage follows).
+struct NothingToReconcile: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// The running server said no call to Apple would get through now (its 503).
