@@ -22,6 +22,19 @@ import Testing
         if status == 2 { #expect(output.hasSuffix("(revenuedot migrate-db --help shows its usage)\n"), "\(output)") }
     }
 
+    /// A password file others can read is refused, as serve refuses the configuration's.
+    @Test func aPasswordFileOthersCanReadIsRefused() throws {
+        let directory = TestDirectory("migrate-password")
+        let file = try directory.write("pw", "secret\n")
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+        let (status, output) = try runCLI([
+            "migrate-db", "--from", "sqlite:/nonexistent/x.sqlite", "--to", "postgres://u@h/d", "--password-file", file,
+        ])
+        #expect(status == 2)
+        #expect(output.hasPrefix("revenuedot migrate-db: --password-file \(file) is readable by other users"), "\(output)")
+        #expect(output.contains("run chmod 600 \(file)"), "\(output)")
+    }
+
     @Test(.enabled(if: TestCluster.url != nil))
     func aServersDatabaseIsCopiedAndServedFromPostgreSQL() throws {
         let fixture = try ServerFixture()

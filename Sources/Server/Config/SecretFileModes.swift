@@ -36,14 +36,19 @@ package enum SecretFileModes {
     }
 
     private static func check(_ path: String, holding what: String, in file: String, key: String) throws(ConfigError) {
+        if let problem = problem(path, holding: what) { throw ConfigError(file: file, key: key, problem: problem) }
+    }
+
+    /// What is wrong with the mode of the secret file at `path`, with the `chmod` that fixes it;
+    /// nil when only its owner (and group, to read) can get at it, or when it cannot be read
+    /// (its reader says so).
+    package static func problem(_ path: String, holding what: String) -> String? {
         var status = stat()
-        guard stat(path, &status) == 0 else { return }  // Its reader reports a file that cannot be read.
+        guard stat(path, &status) == 0 else { return nil }
         let mode = status.st_mode & 0o7777
-        guard mode & forbidden != 0 else { return }
+        guard mode & forbidden != 0 else { return nil }
         let who = mode & S_IROTH != 0 ? "is readable by other users" : "can be changed by other users"
-        throw ConfigError(
-            file: file, key: key,
-            problem: "\(path) \(who) (mode \(String(mode, radix: 8))) and holds \(what): run chmod 600 \(quoted(path))")
+        return "\(path) \(who) (mode \(String(mode, radix: 8))) and holds \(what): run chmod 600 \(quoted(path))"
     }
 
     /// `path` as one shell word.

@@ -108,7 +108,8 @@ package final class RevenueDotService: Sendable {
                 store = try Store(
                     path: path, handOff: handOff, onCommit: onCommit, onRejectsFailed: onRejectsFailed,
                     onFlush: { metrics.storageFlushed($0) }, reservesWAL: true, exclusive: true)
-            case .postgres(let url):
+            case .postgres(var url):
+                url.applicationName = "revenuedot \(node)"
                 store = try Store(postgres: url, handOff: handOff, onCommit: onCommit, onRejectsFailed: onRejectsFailed)
             }
         } catch {

@@ -61,15 +61,16 @@ extension Writer {
         let migrated = try PostgresMigrator(connection: connection).migrate()
         return Writer(
             connection: connection, durability: DurableOnCommit(), handOff: handOff, onCommit: onCommit,
-            onRejectsFailed: onRejectsFailed, warnings: migrated.created ? [createdWarning(url.description)] : [],
+            onRejectsFailed: onRejectsFailed,
+            warnings: migrated.created ? [createdWarning(url.description, mistake: "URL (its host or database)")] : [],
             upgrade: migrated.upgrade)
     }
 
     /// Said at a start that found no database and made an empty one: expected the first time,
     /// and the only sign of a wrong path or an unmounted volume on a restart, where every
     /// customer would be served as new.
-    static func createdWarning(_ database: String) -> String {
+    static func createdWarning(_ database: String, mistake: String = "path (or the volume it is on)") -> String {
         "no RevenueDot database was at \(database), so an empty one was made: expected on a first start; on a restart, "
-            + "stop the server, as the path (or the volume it is on) is not the one that holds the data"
+            + "stop the server, as the \(mistake) is not the one that holds the data"
     }
 }

@@ -27,6 +27,12 @@ package struct MigrateDBCommand {
         }
         guard let to = parsed.value("to") else { throw UsageError("migrate-db needs --to postgres://USER@HOST:PORT/DB") }
         sqlitePath = String(from.dropFirst("sqlite:".count))
+        // Refused as serve refuses the configuration's passwordFile.
+        if let passwordFile = parsed.value("password-file"),
+            let problem = SecretFileModes.problem(passwordFile, holding: "the database's password")
+        {
+            throw UsageError("--password-file \(problem)")
+        }
         do {
             url = try PostgresURL(to, passwordFile: parsed.value("password-file"))
         } catch {

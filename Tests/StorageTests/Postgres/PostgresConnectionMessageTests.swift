@@ -26,6 +26,12 @@ struct PostgresConnectionMessageTests {
             "ERROR:  duplicate key value violates unique constraint \"u_pkey\"\nDETAIL:  Key (k)=(a) already exists.\n",
             "ERROR: duplicate key value violates unique constraint \"u_pkey\"; DETAIL: Key (k)=(a) already exists."
         ),
+        // libpq's two attempts under sslmode=prefer (with TLS, then without), refused alike.
+        (
+            "connection to server at \"h\", port 5 failed: FATAL:  password authentication failed for user \"rd\"\n"
+                + "connection to server at \"h\", port 5 failed: FATAL:  password authentication failed for user \"rd\"\n",
+            "connection to server at \"h\", port 5 failed: FATAL: password authentication failed for user \"rd\""
+        ),
         ("", ""),
     ])
     func libpqMessagesBecomeOneLine(message: String, line: String) {

@@ -24,6 +24,27 @@ import Testing
         #expect(tls.connectionParameters.contains { $0 == ("sslrootcert", "/etc/revenuedot/db-ca.pem") })
     }
 
+    /// Each part is decoded once: a '%' written %25 stays a '%' (it was lost, and the password
+    /// with it); an IPv6 host goes to libpq without its brackets.
+    @Test func escapesAreDecodedOnceAndIPv6LosesItsBrackets() throws {
+        let url = try PostgresURL("postgres://r%25d:a%25b%2540@[::1]:5433/my%20db", environment: [:])
+        #expect(url.user == "r%d")
+        #expect(url.password == "a%b%40")
+        #expect(url.database == "my db")
+        #expect(url.host == "::1")
+        #expect(url.description == "postgres://r%d@[::1]:5433/my db")
+        #expect(url.connectionParameters.contains { $0 == ("host", "::1") })
+        #expect(url.connectionParameters.contains { $0 == ("application_name", "revenuedot") })
+    }
+
+    /// A password file written on Windows: its first line without the carriage return.
+    @Test func aPasswordFileLineEndsBeforeItsCarriageReturn() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/password"
+        try "from-windows\r\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try PostgresURL("postgres://u@h/d", passwordFile: file, environment: [:]).password == "from-windows")
+    }
+
     /// The URL's password first, then the password file's first line, then PGPASSWORD; never shown.
     @Test func passwordFromTheURLThenTheFileThenTheEnvironment() throws {
         let directory = try TemporaryDirectory()
@@ -51,6 +72,10 @@ import Testing
         ("postgres://u@h:0/d", "port 0"),
         ("postgres://u@h/d?sslmode=sometimes", "sslmode="),
         ("postgres://u@h/d?connect_timeout=1", "not connect_timeout=1"),
+        ("postgres://u@h/d?sslmode=verify-full&sslmode=disable", "gives sslmode twice"),
+        ("postgres://u@h/d?sslmode=disable&sslrootcert=/etc/ca.pem", "never uses it"),
+        ("postgres://u@h/d#part", "holds a '#'"),
+        ("postgres://u@h/d/", "holds a '/'"),
     ])
     func refusesWithOneLine(text: String, expected: String) {
         let error = #expect(throws: StoreError.self) { try PostgresURL(text, environment: [:]) }

@@ -17,6 +17,9 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     /// libpq's `sslrootcert`: the CA certificates (PEM) `verify-ca` and `verify-full` check the
     /// server against, in place of libpq's default `~/.postgresql/root.crt`.
     public var sslRootCert: String?
+    /// What the server shows as the session's `application_name` (`pg_stat_activity`): a node
+    /// sets its name, so an operator can tell which node holds a lock.
+    public var applicationName = "revenuedot"
 
     private static let sslModes: Set<String> = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
 
@@ -31,22 +34,39 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         else {
             throw StoreError(.invalid, "a PostgreSQL database is given as postgres://user:password@host:port/database")
         }
-        guard let host = components.host, !host.isEmpty else {
+        guard components.fragment == nil else {
+            throw StoreError(.invalid, "the PostgreSQL URL holds a '#': a '#' in the password is written %23")
+        }
+        // An IPv6 address is written in brackets in a URL, and given to libpq without them.
+        guard var host = components.host, !host.isEmpty else {
             throw StoreError(.invalid, "the PostgreSQL URL names no host (postgres://user@host:port/database)")
         }
-        guard let user = components.user?.removingPercentEncoding, !user.isEmpty else {
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        // Each part decoded once, from its encoded form: a decoded password decoded again would
+        // lose a '%' (written %25).
+        guard let user = try Self.decoded(components.percentEncodedUser, "user name"), !user.isEmpty else {
             throw StoreError(.invalid, "the PostgreSQL URL names no user (postgres://user@\(host)/database)")
         }
-        let database = String(components.path.drop { $0 == "/" }).removingPercentEncoding ?? ""
-        guard !database.isEmpty, !database.contains("/") else {
+        let path = String(components.percentEncodedPath.dropFirst())
+        guard let database = try Self.decoded(path, "database name"), !database.isEmpty else {
             throw StoreError(.invalid, "the PostgreSQL URL names no database (postgres://\(user)@\(host)/database)")
+        }
+        guard !database.contains("/") else {
+            throw StoreError(
+                .invalid,
+                "the PostgreSQL URL's database \"\(database)\" holds a '/': name the database alone, with no '/' after it")
         }
         if let port = components.port, !(1...65535).contains(port) {
             throw StoreError(.invalid, "the PostgreSQL URL's port \(port) is not between 1 and 65535")
         }
         var sslMode: String?
         var sslRootCert: String?
+        var seen: Set<String> = []
         for item in components.queryItems ?? [] {
+            // A second sslmode would quietly win over the first (a verify-full turned off).
+            guard seen.insert(item.name).inserted else {
+                throw StoreError(.invalid, "the PostgreSQL URL gives \(item.name) twice")
+            }
             if item.name == "sslrootcert", let value = item.value, !value.isEmpty {
                 sslRootCert = value
                 continue
@@ -59,12 +79,16 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
             }
             sslMode = value
         }
-        var password = components.password?.removingPercentEncoding
+        if sslRootCert != nil, sslMode == "disable" {
+            throw StoreError(.invalid, "the PostgreSQL URL gives sslrootcert with sslmode=disable, which never uses it")
+        }
+        var password = try Self.decoded(components.percentEncodedPassword, "password")
         if password == nil, let passwordFile {
             guard let contents = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
                 throw StoreError(.invalid, "the PostgreSQL password file \(passwordFile) cannot be read")
             }
-            password = contents.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init)
+            // Its first line, ended by "\n" or by the "\r\n" of a file written on Windows.
+            password = contents.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first.map(String.init)
         }
         if password == nil { password = environment["PGPASSWORD"] }
         self.user = user
@@ -76,10 +100,22 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         self.sslRootCert = sslRootCert
     }
 
+    /// `encoded` with its percent escapes decoded; nil when absent.
+    ///
+    /// - Throws: `.invalid` naming the part when an escape is not one (a lone '%').
+    private static func decoded(_ encoded: String?, _ part: String) throws(StoreError) -> String? {
+        guard let encoded else { return nil }
+        guard let text = encoded.removingPercentEncoding else {
+            throw StoreError(.invalid, "the PostgreSQL URL's \(part) holds a '%' that starts no escape: write '%' as %25")
+        }
+        return text
+    }
+
     /// The URL without its password.
     public var description: String {
         let query = [sslMode.map { "sslmode=\($0)" }, sslRootCert.map { "sslrootcert=\($0)" }].compactMap { $0 }
-        return "postgres://\(user)@\(host):\(port)/\(database)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "postgres://\(user)@\(shownHost):\(port)/\(database)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 
     /// The same server and credentials, another database.
@@ -110,7 +146,7 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         var parameters =
             [
                 ("host", host), ("port", String(port)), ("user", user), ("dbname", database),
-                ("application_name", "revenuedot"), ("connect_timeout", String(Self.connectTimeoutSeconds)),
+                ("application_name", applicationName), ("connect_timeout", String(Self.connectTimeoutSeconds)),
                 // The password is the URL's, its password file's or PGPASSWORD: never ~/.pgpass's.
                 ("passfile", Self.absentPasswordFile),
             ] + Self.deadLinkParameters
