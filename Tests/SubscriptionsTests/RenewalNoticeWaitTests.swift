@@ -72,4 +72,57 @@ import Testing
         #expect(shop.advance(to: start + fiveMinutes + 29_999).isEmpty)
         #expect(shop.advance(to: start + fiveMinutes + 30_000).types == [.expiration])
     }
+
+    /// Apple's RESUBSCRIBE within the wait proves the lapse: its EXPIRATION comes first, as when
+    /// the timer had fired (the wait must not lose it).
+    @Test func aResubscriptionWithinTheWaitFollowsTheExpiration() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        let resubscribe = Apple.notification(
+            .subscribed, .resubscribe, uuid: "n-resub", signed: day(30) + wait / 2,
+            transaction: Apple.transaction("1009", purchase: day(30) + wait / 2), renewal: Apple.renewal())
+        let events = shop.send(resubscribe)
+        #expect(events.types == [.expiration, .renewal])
+        #expect(events.first?.expirationAtMs == day(30))
+        #expect(shop.advance(to: day(31)).isEmpty)
+    }
+
+    /// A timer a build without the wait scheduled at the end keeps its time: replaying its
+    /// recorded firing makes the EXPIRATION it made then.
+    @Test func aTimerScheduledAtTheEndByAnEarlierBuildKeepsItsTime() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        let earlier = ExpirationTimer(originalTransactionId: Apple.original, fireAtMs: day(30))
+        #expect(shop.apply(.timerFired(earlier), atMs: day(30) - 1).isEmpty)
+        #expect(shop.apply(.timerFired(earlier), atMs: day(30)).types == [.expiration])
+    }
+
+    /// The EXPIRED's CANCELLATION has an id of its own: a renewal-status notice that an answer of
+    /// Apple's followed still gives its CANCELLATION, delivered before or after the EXPIRED.
+    @Test func anExpiredsCancellationDoesNotStandForARenewalStatusNotice() {
+        func events(disabledFirst: Bool) -> Set<String> {
+            var shop = Harness()
+            shop.send(Fixture.buy)
+            var answer = Fixture.p1
+            answer.signedDate = day(8)
+            var renewal = Apple.renewal(autoRenew: true)
+            renewal.signedDate = day(8)
+            let enabled = Apple.notification(
+                .didChangeRenewalStatus, .autoRenewEnabled, uuid: "n-enable", signed: day(7), transaction: Fixture.p1,
+                renewal: Apple.renewal())
+            let expired = Apple.notification(
+                .expired, .priceIncrease, uuid: "n-expired", signed: day(30), transaction: Fixture.p1,
+                renewal: Apple.renewal(autoRenew: false, intent: .customerDidNotConsentToPriceIncrease))
+            shop.send(enabled)
+            shop.apply(.appleAnswered(answer, renewalInfo: renewal, appUserId: nil), atMs: day(8))
+            shop.send(Fixture.pricePending)
+            if disabledFirst { shop.send(Fixture.disable) }
+            shop.send(expired)
+            if !disabledFirst { shop.send(Fixture.disable) }
+            return Set(shop.outbox.filter { $0.type != .expiration }.map(\.id))
+        }
+        let inOrder = events(disabledFirst: true)
+        #expect(inOrder == events(disabledFirst: false))
+        #expect(inOrder.count == 4, "INITIAL_PURCHASE, UNCANCELLATION, and two CANCELLATIONs: \(inOrder)")
+    }
 }

@@ -115,7 +115,7 @@ public struct Ledger: Codable, Hashable, Sendable {
             }
             guard var subscription = subscriptions[timer.originalTransactionId] else { return [] }
             var effects: [Effect] = []
-            if let expiration = subscription.expire(atMs: nowMs) {
+            if let expiration = subscription.expire(atMs: nowMs, scheduledAtMs: timer.fireAtMs) {
                 effects = deliver([expiration], journal: &subscription.journal, nowMs: nowMs)
             }
             if let next = subscription.pendingTimer { effects.append(.schedule(next)) }

@@ -122,10 +122,15 @@ extension SubscriptionState {
     /// Access ending is read from the state, not from the timer, so a stale or repeated timer,
     /// an `EXPIRED` Apple sends later, or one that never comes all give exactly one `EXPIRATION`
     /// per lapse; and a renewal that arrived before the timer leaves nothing to expire.
-    mutating func expire(atMs nowMs: Int64) -> Event? {
-        guard let due = expirationDueAtMs, nowMs >= due, let expiration = expirationEvent(),
-            journal.recordEmission(expiration.id)
-        else { return nil }
+    ///
+    /// `scheduledAtMs` is the firing timer's time: one a build without the wait scheduled at the
+    /// end of access keeps that time, so `replay` of its firing makes the EXPIRATION it made.
+    /// `lapseProven`: Apple's `RESUBSCRIBE` after access ended proves the lapse, wait or not.
+    mutating func expire(atMs nowMs: Int64, scheduledAtMs: Int64? = nil, lapseProven: Bool = false) -> Event? {
+        guard let end = accessEndsAtMs, var due = expirationDueAtMs else { return nil }
+        if lapseProven { due = end }
+        if let scheduledAtMs { due = min(due, max(end, scheduledAtMs)) }
+        guard nowMs >= due, let expiration = expirationEvent(), journal.recordEmission(expiration.id) else { return nil }
         return expiration
     }
 
@@ -136,16 +141,23 @@ extension SubscriptionState {
     /// of the lapse it closes.
     ///
     /// The state must say the current period lapsed (`lapseIsKnown`), not only that its end has
-    /// passed: a period whose renewal has not arrived yet looks ended too. An ordinary renewal
-    /// never does, nor a late renewal that continues its period. Only for a fact folded after
-    /// every other: one that lands earlier in the history changes the lapse it would close, and
-    /// the timer reads the lapse at its own time.
+    /// passed: a period whose renewal has not arrived yet looks ended too (an upgrade the app
+    /// posts then starts after it). An ordinary renewal never does, nor a late renewal that
+    /// continues its period. Apple's `RESUBSCRIBE` says itself that a lapse came before it, so
+    /// one within the wait for a renewal notice closes the lapse too: the timer, not yet due,
+    /// could not. Only for a fact folded
+    /// after every other: one that lands earlier in the history changes the lapse it would
+    /// close, and the timer reads the lapse at its own time.
     mutating func expire(before fact: PurchaseFact) -> Event? {
-        guard let transaction = fact.transaction, Self.endsALapse(fact), lapseIsKnown,
-            let start = transaction.purchaseDate, transaction.transactionId != transactionId, let end = accessEndsAtMs,
-            end < start, journal.insertionIndex(of: fact) == journal.facts.count
+        guard let transaction = fact.transaction, Self.endsALapse(fact), let start = transaction.purchaseDate,
+            transaction.transactionId != transactionId, let end = accessEndsAtMs, end < start,
+            journal.insertionIndex(of: fact) == journal.facts.count
         else { return nil }
-        return expire(atMs: start)
+        // Past the wait the timer was due first: what it read then stands (`lapseIsKnown`).
+        let resubscribedWithinTheWait =
+            fact.source == .notification(type: .subscribed, subtype: .resubscribe) && start < (expirationDueAtMs ?? end)
+        guard lapseIsKnown || resubscribedWithinTheWait else { return nil }
+        return expire(atMs: start, lapseProven: resubscribedWithinTheWait)
     }
 
     /// Whether the state says the current period does not renew: Apple's `EXPIRED` of it,

@@ -195,7 +195,9 @@ extension SubscriptionState {
     /// `BILLING_RETRY` gives the billing issue's pair, under the ids `DID_FAIL_TO_RENEW` gives
     /// them, so a missed billing notice is still reported and a delivered one is not twice.
     /// `VOLUNTARY` follows the renewal-status notice that reported it. Every id is a function
-    /// of the notice, so delivery order decides none.
+    /// of the notice, so delivery order decides none; the CANCELLATION's is its own, apart
+    /// from the one an answer of Apple's turning auto-renew off has (`answeredBefore` lets that
+    /// one stand for a renewal-status notice).
     private func expiryCancellation(
         _ transaction: JWSTransactionDecodedPayload, fact: PurchaseFact, subtype: Subtype?, _ after: SubscriptionState
     ) -> [Event] {
@@ -208,8 +210,7 @@ extension SubscriptionState {
         }
         guard let period = transaction.transactionId else { return [] }
         var cancellation = event(
-            .cancellation, cause: "\(originalTransactionId)/AUTO_RENEW/\(period)/\(Subtype.autoRenewDisabled.rawValue)",
-            transaction, after)
+            .cancellation, cause: "\(originalTransactionId)/CANCELLATION/EXPIRED/\(period)", transaction, after)
         cancellation.cancelReason = reason
         return [cancellation]
     }
