@@ -19,30 +19,49 @@ public final class DatabaseLock: Sendable {
 
     /// Takes the lock beside `databasePath` (through a symbolic link, beside the file it names),
     /// or throws `.unavailable` naming the process that holds it.
+    ///
+    /// A lock is held only on the file the path names now: one a refused start removed
+    /// (`discard`) after this process opened it is let go and the path opened again, so two
+    /// processes never hold locks on two files for one database.
     init(databasePath: String) throws(StoreError) {
         let path = Self.lockPath(databasePath)
         self.path = path
-        var descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        created = descriptor >= 0
-        if descriptor < 0, errno == EEXIST { descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
-        self.descriptor = descriptor
-        guard descriptor >= 0 else {
-            throw StoreError(.unavailable, "open \(path) to lock the database: \(String(cString: strerror(errno)))")
-        }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let code = errno
-            let holder = Self.holder(descriptor)
-            close(descriptor)
-            if created { unlink(path) }
-            guard code == EWOULDBLOCK else {
-                throw StoreError(.unavailable, "lock \(path): \(String(cString: strerror(code)))")
+        while true {
+            var descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            let created = descriptor >= 0
+            if descriptor < 0, errno == EEXIST { descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
+            guard descriptor >= 0 else {
+                throw StoreError(.unavailable, "open \(path) to lock the database: \(String(cString: strerror(errno)))")
             }
-            throw StoreError(.unavailable, Self.inUse(databasePath, by: holder))
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                let code = errno
+                let holder = Self.holder(descriptor)
+                close(descriptor)
+                guard code == EWOULDBLOCK else {
+                    throw StoreError(.unavailable, "lock \(path): \(String(cString: strerror(code)))")
+                }
+                throw StoreError(.unavailable, Self.inUse(databasePath, by: holder))
+            }
+            guard Self.isNamed(descriptor, by: path) else {
+                close(descriptor)
+                continue
+            }
+            self.descriptor = descriptor
+            self.created = created
+            break
         }
         // Who holds it, for the message another process gives.
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(descriptor, 0)
         _ = pwrite(descriptor, pid, pid.count, 0)
+    }
+
+    /// Whether `path` names the file open at `descriptor` (not one removed since it was opened).
+    private static func isNamed(_ descriptor: Int32, by path: String) -> Bool {
+        var open = stat()
+        var named = stat()
+        guard fstat(descriptor, &open) == 0, stat(path, &named) == 0 else { return false }
+        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
     }
 
     /// Whether another process holds the lock of the database at `databasePath` now (a running
@@ -86,7 +105,8 @@ public final class DatabaseLock: Sendable {
     /// was found.
     func discard() {
         guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        // Removed while held, so no other process takes a lock on the file being removed.
+        // Removed while held: a process that opened it before takes its lock only after this
+        // close, finds the path no longer names it, and opens the path again (`init`).
         if created { unlink(path) }
         close(descriptor)
     }
