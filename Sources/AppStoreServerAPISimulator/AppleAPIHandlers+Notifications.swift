@@ -205,8 +205,9 @@ extension AppleAPIHandlers {
         case .success(let extended):
             return signed {
                 // Apple tells the app's server too, as for an extension made any other way.
+                // The extension is made: a notification that could not be signed does not undo it.
                 if let (transaction, renewal) = extended.notice {
-                    try store.sendRenewalExtended(app: app, transaction: transaction, renewal: renewal)
+                    try? store.sendRenewalExtended(app: app, transaction: transaction, renewal: renewal)
                 }
                 return extended.answer
             }
@@ -234,8 +235,19 @@ extension AppleAPIHandlers {
             guard state.massExtensions[identifier] == nil else { return nil }
             var list = state.transactions[app.bundleId] ?? []
             var extended: [([String: JSONValue], [String: JSONValue]?)] = []
-            for index in list.indices where list[index].payload["productId"]?.stringValue == product {
-                guard let expires = list[index].int("expiresDate"), expires > now else { continue }
+            // Each active subscription's current period: its latest transaction, of the product,
+            // still running and not taken back (as one extension asks).
+            var latest: [String: (index: Int, expires: Int64)] = [:]
+            for index in list.indices {
+                guard let original = list[index].originalTransactionId, let expires = list[index].int("expiresDate") else {
+                    continue
+                }
+                if let kept = latest[original], kept.expires >= expires { continue }
+                latest[original] = (index, expires)
+            }
+            for index in latest.values.map(\.index).sorted() where list[index].payload["productId"]?.stringValue == product {
+                guard let expires = list[index].int("expiresDate"), expires > now, list[index].payload["revocationDate"] == nil
+                else { continue }
                 let date = expires + days * 86_400_000
                 list[index].payload["expiresDate"] = .integer(date)
                 let renewal = list[index].originalTransactionId.flatMap {

@@ -41,23 +41,31 @@ import Testing
         #expect(try history(.renewalExtended).count == 1)
     }
 
+    /// Each active subscription's current period once: not its older period, nor a refunded one.
     @Test func aMassExtensionSendsOneRenewalExtendedEachThenItsSummary() throws {
         let now = APIFixture.nowMs
-        for id in ["7500", "7600"] {
-            fixture.store.addTransaction(APIFixture.transaction(id, expires: now + 86_400_000), bundleId: APIFixture.bundleId)
-        }
+        let day: Int64 = 86_400_000
+        let store = fixture.store
+        store.addTransaction(APIFixture.transaction("7500", expires: now + day), bundleId: APIFixture.bundleId)
+        store.addTransaction(
+            APIFixture.transaction("7501", original: "7500", expires: now + 2 * day), bundleId: APIFixture.bundleId)
+        store.addTransaction(APIFixture.transaction("7600", expires: now + day), bundleId: APIFixture.bundleId)
+        store.addTransaction(APIFixture.transaction("7700", expires: now + day, revoked: true), bundleId: APIFixture.bundleId)
         let request = MassExtendRenewalDateRequest(
             extendByDays: 2, extendReasonCode: .serviceIssueOrOutage, requestIdentifier: "m9", productId: "pro.monthly")
         _ = try fixture.client.extendRenewalDatesForAllActiveSubscribers(request)
-        #expect(try history(.renewalExtended).count == 2)
+        let extended = try history(.renewalExtended).compactMap { $0["data"]?["transactionInfo"]?["transactionId"] }
+        #expect(Set(extended) == [.string("7501"), .string("7600")])
         let summaries = try history(.renewalExtension)
         #expect(summaries.count == 1)
         #expect(summaries.first?["subtype"] == .string("SUMMARY"))
         #expect(summaries.first?["summary"]?["succeededCount"] == .integer(2))
         #expect(summaries.first?["summary"]?["requestIdentifier"] == .string("m9"))
+        #expect(store.expiresDate(originalTransactionId: "7500", bundleId: APIFixture.bundleId) == now + 4 * day)
+        #expect(store.expiresDate(originalTransactionId: "7700", bundleId: APIFixture.bundleId) == now + day)
         // The same request identifier again extends nothing and sends nothing.
         _ = try fixture.client.extendRenewalDatesForAllActiveSubscribers(request)
         #expect(try history(.renewalExtended).count == 2)
-        #expect(fixture.store.expiresDate(originalTransactionId: "7500", bundleId: APIFixture.bundleId) == now + 3 * 86_400_000)
+        #expect(store.expiresDate(originalTransactionId: "7600", bundleId: APIFixture.bundleId) == now + 3 * day)
     }
 }
