@@ -57,6 +57,8 @@ package struct CatalogExample: Sendable {
         case autoRenewOff
         /// In a billing retry with a grace period running.
         case inGrace
+        /// In a billing retry without a grace period (access ended when the renewal failed).
+        case inBillingRetry
         /// Expired (access over).
         case expired
         /// Active and shared through Family Sharing (`inAppOwnershipType` FAMILY_SHARED).

@@ -279,6 +279,11 @@ struct CatalogScenario {
                     "isInBillingRetryPeriod": .bool(true), "gracePeriodExpiresDate": .integer(expires + Self.graceMs),
                     "expirationIntent": .integer(2),
                 ])
+        case .inBillingRetry:
+            try apply("SUBSCRIBED", "INITIAL_BUY", atMs: purchase)
+            try apply(
+                "DID_FAIL_TO_RENEW", nil, atMs: expires,
+                renewal: ["isInBillingRetryPeriod": .bool(true), "expirationIntent": .integer(2)])
         case .expired:
             try apply("SUBSCRIBED", "INITIAL_BUY", atMs: purchase)
             try apply(

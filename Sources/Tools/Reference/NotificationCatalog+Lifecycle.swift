@@ -213,7 +213,7 @@ extension NotificationCatalog {
                         "Store it and answer 200; a duplicate notificationUUID is a retry to ignore.",
                     ],
                     // Apple's DID_FAIL_TO_RENEW began the retry, and reported the billing issue.
-                    example: .init(before: .inGrace)
+                    example: .init(before: .inBillingRetry)
                 ),
                 CatalogCase(
                     name: "PRICE_INCREASE",
