@@ -87,6 +87,28 @@ import Testing
         #expect(shop.advance(to: day(31)).isEmpty)
     }
 
+    /// The app posts the resubscription first (its SDK is quicker than Apple's notice): a
+    /// purchase of the same product after access ended proves the lapse too; an upgrade the app
+    /// posts (another product) does not, as the period may have renewed unseen.
+    @Test func aPostedResubscriptionWithinTheWaitFollowsTheExpiration() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        var again = Apple.transaction("1009", purchase: day(30) + wait / 2)
+        again.transactionReason = .purchase
+        again.signedDate = day(30) + wait / 2
+        let events = shop.apply(.transactionPosted(again, appUserId: "user"), atMs: day(30) + wait / 2)
+        #expect(events.types == [.expiration, .renewal])
+        #expect(events.first?.transactionId == "1000")
+
+        var other = Harness()
+        other.send(Fixture.buy)
+        var upgrade = Apple.transaction("1009", product: Apple.yearly, purchase: day(30) + wait / 2)
+        upgrade.transactionReason = .purchase
+        upgrade.signedDate = day(30) + wait / 2
+        #expect(
+            !other.apply(.transactionPosted(upgrade, appUserId: "user"), atMs: day(30) + wait / 2).types.contains(.expiration))
+    }
+
     /// A timer a build without the wait scheduled at the end keeps its time: replaying its
     /// recorded firing makes the EXPIRATION it made then.
     @Test func aTimerScheduledAtTheEndByAnEarlierBuildKeepsItsTime() {

@@ -143,9 +143,9 @@ extension SubscriptionState {
     /// The state must say the current period lapsed (`lapseIsKnown`), not only that its end has
     /// passed: a period whose renewal has not arrived yet looks ended too (an upgrade the app
     /// posts then starts after it). An ordinary renewal never does, nor a late renewal that
-    /// continues its period. Apple's `RESUBSCRIBE` says itself that a lapse came before it, so
-    /// one within the wait for a renewal notice closes the lapse too: the timer, not yet due,
-    /// could not. Only for a fact folded
+    /// continues its period. A fact that says itself a lapse came before it (`provesALapse`)
+    /// within the wait for a renewal notice closes the lapse too: the timer, not yet due, could
+    /// not. Only for a fact folded
     /// after every other: one that lands earlier in the history changes the lapse it would
     /// close, and the timer reads the lapse at its own time.
     mutating func expire(before fact: PurchaseFact) -> Event? {
@@ -154,8 +154,7 @@ extension SubscriptionState {
             journal.insertionIndex(of: fact) == journal.facts.count
         else { return nil }
         // Past the wait the timer was due first: what it read then stands (`lapseIsKnown`).
-        let resubscribedWithinTheWait =
-            fact.source == .notification(type: .subscribed, subtype: .resubscribe) && start < (expirationDueAtMs ?? end)
+        let resubscribedWithinTheWait = Self.provesALapse(fact, current: currentTransaction) && start < (expirationDueAtMs ?? end)
         guard lapseIsKnown || resubscribedWithinTheWait else { return nil }
         return expire(atMs: start, lapseProven: resubscribedWithinTheWait)
     }
@@ -165,6 +164,18 @@ extension SubscriptionState {
     var lapseIsKnown: Bool {
         expiredNotice?.transactionId == transactionId || autoRenewEnabled == false || currentBillingIssue != nil
             || currentRefund != nil || revokedAtMs != nil
+    }
+
+    /// Whether `fact` says itself that a lapse came before it: Apple's `RESUBSCRIBE`, or a
+    /// purchase (the app's post, Apple's answer) of the current period's own product, which
+    /// only a resubscription starts (an upgrade changes the product; a renewal is no purchase).
+    private static func provesALapse(_ fact: PurchaseFact, current: JWSTransactionDecodedPayload?) -> Bool {
+        switch fact.source {
+        case .notification(let type, let subtype): type == .subscribed && subtype == .resubscribe
+        case .transactionPosted, .appleAPI:
+            fact.transaction?.transactionReason == .purchase && fact.transaction?.productId != nil
+                && fact.transaction?.productId == current?.productId
+        }
     }
 
     /// Whether `fact` starts a period only a lapse comes before: a resubscription or a recovery.
