@@ -26,7 +26,18 @@ public final class DatabaseLock: Sendable {
     init(databasePath: String) throws(StoreError) {
         let path = Self.lockPath(databasePath)
         self.path = path
-        while true {
+        (descriptor, created) = try Self.lock(path, of: databasePath)
+        // Who holds it, for the message another process gives.
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(descriptor, 0)
+        _ = pwrite(descriptor, pid, pid.count, 0)
+    }
+
+    /// The descriptor of the lock file at `path`, locked, and whether this call made the file.
+    private static func lock(_ path: String, of databasePath: String) throws(StoreError) -> (Int32, Bool) {
+        // A path that never names the file just locked (another program replacing it, a file
+        // system whose inode numbers move) fails after a few tries rather than spinning.
+        for _ in 0..<10 {
             var descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             let created = descriptor >= 0
             if descriptor < 0, errno == EEXIST { descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
@@ -42,18 +53,10 @@ public final class DatabaseLock: Sendable {
                 }
                 throw StoreError(.unavailable, Self.inUse(databasePath, by: holder))
             }
-            guard Self.isNamed(descriptor, by: path) else {
-                close(descriptor)
-                continue
-            }
-            self.descriptor = descriptor
-            self.created = created
-            break
+            if Self.isNamed(descriptor, by: path) { return (descriptor, created) }
+            close(descriptor)
         }
-        // Who holds it, for the message another process gives.
-        let pid = Array("\(getpid())\n".utf8)
-        _ = ftruncate(descriptor, 0)
-        _ = pwrite(descriptor, pid, pid.count, 0)
+        throw StoreError(.unavailable, "lock \(path): the file was replaced each time it was locked")
     }
 
     /// Whether `path` names the file open at `descriptor` (not one removed since it was opened).
