@@ -261,11 +261,12 @@ extension AppleAPIHandlers {
         }
         return signed {
             // Apple's RENEWAL_EXTENDED for each subscription, then the RENEWAL_EXTENSION summary.
+            // The extensions are made: a notification that cannot be signed does not undo them.
             if let extended {
                 for (transaction, renewal) in extended {
-                    try store.sendRenewalExtended(app: app, transaction: transaction, renewal: renewal)
+                    try? store.sendRenewalExtended(app: app, transaction: transaction, renewal: renewal)
                 }
-                try store.send(
+                try? store.send(
                     "RENEWAL_EXTENSION", subtype: "SUMMARY", app: app,
                     summary: [
                         "requestIdentifier": .string(identifier), "environment": .string(app.environment.rawValue),
