@@ -220,10 +220,10 @@ package struct VerifyCommand: Sendable {
         return result
     }
 
-    /// The lines of `data`, split at every line feed.
     /// Whether a line of `--lines` input holds anything but white space.
     static func holdsPayload(_ line: String) -> Bool { line.utf8.contains { $0 > 0x20 } }
 
+    /// The lines of `data`, split at every line feed.
     static func lines(of data: Data) -> [String] {
         data.withUnsafeBytes { buffer -> [String] in
             guard let base = buffer.baseAddress else { return [] }
