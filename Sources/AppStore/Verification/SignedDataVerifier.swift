@@ -83,46 +83,44 @@ public struct SignedDataVerifier: Sendable {
                 try verify(signed, now: now, memo: &memo)
             }
         }
-        let environment = outer.payload.claimedEnvironment
-        if !outer.isSignedByAppStore {
-            try Self.unsignedCarriesItsOwn("data.signedTransactionInfo", result.transaction, environment)
-            try Self.unsignedCarriesItsOwn("data.signedRenewalInfo", result.renewalInfo, environment)
-            try Self.unsignedCarriesItsOwn("appData.signedAppTransactionInfo", result.appTransaction, environment)
-        } else if policy.environments != nil {
-            try Self.signedCarriesItsOwn("data.signedTransactionInfo", result.transaction, environment)
-            try Self.signedCarriesItsOwn("data.signedRenewalInfo", result.renewalInfo, environment)
-            try Self.signedCarriesItsOwn("appData.signedAppTransactionInfo", result.appTransaction, environment)
-        }
+        try checkNestedEnvironments(of: result)
         return result
     }
 
-    /// A signed notification's nested objects claim its environment: Apple's libraries verify
-    /// them with the verifier of the notification's environment, which refuses any other
-    /// (`invalidEnvironment`). Checked where this policy names environments, as Apple's
-    /// verifiers do; a signature-only policy keeps what Apple signed.
-    private static func signedCarriesItsOwn<P: SignedPayload>(
-        _ location: String, _ nested: VerifiedPayload<P>?, _ environment: AppStoreEnvironment?
-    ) throws(VerificationError) {
-        guard let nested, nested.payload.claimedEnvironment != environment else { return }
-        throw VerificationError(
-            .invalidEnvironment,
-            "\(location): environment \(nested.payload.claimedEnvironment?.rawValue ?? "missing") inside a "
-                + "\(environment?.rawValue ?? "environment-less") notification")
-    }
-
+    /// What ties a notification's nested objects to the notification around it: its environment.
+    ///
     /// An unsigned notification (Xcode, LocalTesting) carries only unsigned data of its own
-    /// environment. Nothing else ties a nested object to the notification around it: without
-    /// this, anyone could wrap a genuine signed Sandbox transaction in an unsigned notification
-    /// of their choosing (a refund, say) and have it applied as Sandbox data.
-    private static func unsignedCarriesItsOwn<P: SignedPayload>(
-        _ location: String, _ nested: VerifiedPayload<P>?, _ environment: AppStoreEnvironment?
-    ) throws(VerificationError) {
-        guard let nested else { return }
-        guard !nested.isSignedByAppStore, nested.payload.claimedEnvironment == environment else {
-            throw VerificationError(
-                .verificationFailure,
-                "\(location): an unsigned notification may carry only unsigned data of its own environment (\(environment?.rawValue ?? "none"))"
-            )
+    /// environment: without this, anyone could wrap a genuine signed Sandbox transaction in an
+    /// unsigned notification of their choosing (a refund, say) and have it applied as Sandbox
+    /// data. A signed notification's nested objects claim its environment: Apple's libraries
+    /// verify them with the verifier of the notification's environment, which refuses any other
+    /// (`invalidEnvironment`); checked where this policy names environments, as Apple's verifiers
+    /// do, while a signature-only policy keeps what Apple signed.
+    private func checkNestedEnvironments(of result: VerifiedNotification) throws(VerificationError) {
+        let outer = result.notification
+        let environment = outer.payload.claimedEnvironment
+        guard !outer.isSignedByAppStore || policy.environments != nil else { return }
+        let nested: [(location: String, signed: Bool, environment: AppStoreEnvironment?)?] = [
+            result.transaction.map { ("data.signedTransactionInfo", $0.isSignedByAppStore, $0.payload.claimedEnvironment) },
+            result.renewalInfo.map { ("data.signedRenewalInfo", $0.isSignedByAppStore, $0.payload.claimedEnvironment) },
+            result.appTransaction.map {
+                ("appData.signedAppTransactionInfo", $0.isSignedByAppStore, $0.payload.claimedEnvironment)
+            },
+        ]
+        for case let object? in nested {
+            if !outer.isSignedByAppStore {
+                guard !object.signed, object.environment == environment else {
+                    throw VerificationError(
+                        .verificationFailure,
+                        "\(object.location): an unsigned notification may carry only unsigned data of its own environment (\(environment?.rawValue ?? "none"))"
+                    )
+                }
+            } else if object.environment != environment {
+                throw VerificationError(
+                    .invalidEnvironment,
+                    "\(object.location): environment \(object.environment?.rawValue ?? "missing") inside a "
+                        + "\(environment?.rawValue ?? "environment-less") notification")
+            }
         }
     }
 
