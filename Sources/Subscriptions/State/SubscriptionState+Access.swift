@@ -127,8 +127,8 @@ extension SubscriptionState {
     /// end of access keeps that time, so `replay` of its firing makes the EXPIRATION it made.
     /// `lapseProven`: Apple's `RESUBSCRIBE` after access ended proves the lapse, wait or not.
     mutating func expire(atMs nowMs: Int64, scheduledAtMs: Int64? = nil, lapseProven: Bool = false) -> Event? {
-        guard let end = accessEndsAtMs, var due = expirationDueAtMs else { return nil }
-        if lapseProven { due = end }
+        guard let end = accessEndsAtMs else { return nil }
+        var due = lapseProven ? end : end + renewalNoticeWaitMs
         if let scheduledAtMs { due = min(due, max(end, scheduledAtMs)) }
         guard nowMs >= due, let expiration = expirationEvent(), journal.recordEmission(expiration.id) else { return nil }
         return expiration
@@ -145,16 +145,15 @@ extension SubscriptionState {
     /// posts then starts after it). An ordinary renewal never does, nor a late renewal that
     /// continues its period. A fact that says itself a lapse came before it (`provesALapse`)
     /// within the wait for a renewal notice closes the lapse too: the timer, not yet due, could
-    /// not. Only for a fact folded
-    /// after every other: one that lands earlier in the history changes the lapse it would
-    /// close, and the timer reads the lapse at its own time.
+    /// not. Only for a fact folded after every other: one that lands earlier in the history
+    /// changes the lapse it would close, and the timer reads the lapse at its own time.
     mutating func expire(before fact: PurchaseFact) -> Event? {
         guard let transaction = fact.transaction, Self.endsALapse(fact), let start = transaction.purchaseDate,
             transaction.transactionId != transactionId, let end = accessEndsAtMs, end < start,
             journal.insertionIndex(of: fact) == journal.facts.count
         else { return nil }
         // Past the wait the timer was due first: what it read then stands (`lapseIsKnown`).
-        let resubscribedWithinTheWait = Self.provesALapse(fact, current: currentTransaction) && start < (expirationDueAtMs ?? end)
+        let resubscribedWithinTheWait = Self.provesALapse(fact, current: currentTransaction) && start < end + renewalNoticeWaitMs
         guard lapseIsKnown || resubscribedWithinTheWait else { return nil }
         return expire(atMs: start, lapseProven: resubscribedWithinTheWait)
     }
