@@ -83,14 +83,7 @@ extension AppleAPIHandlers {
     static func requestTestNotification(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {
         let now = store.nowMs
         let token = UUID().uuidString.lowercased() + "_" + String(now)
-        let payload: [String: JSONValue] = [
-            "notificationType": .string("TEST"), "notificationUUID": .string(UUID().uuidString.lowercased()),
-            "version": .string("2.0"), "signedDate": .integer(now),
-            "data": .object([
-                "bundleId": .string(app.bundleId), "appAppleId": app.appAppleId.map(JSONValue.integer) ?? .null,
-                "environment": .string(app.environment.rawValue),
-            ]),
-        ]
+        let payload = SimulatedAppStore.notification("TEST", data: SimulatedAppStore.data(about: app))
         return signed {
             let signed = try store.sign(payload)
             var attempts: [SendAttemptItem] = []

@@ -11,6 +11,16 @@ extension SimulatedAppStore {
         _ type: String, subtype: String? = nil, app: App, data: [String: JSONValue]? = nil,
         summary: [String: JSONValue]? = nil
     ) throws {
+        let signed = try sign(Self.notification(type, subtype: subtype, data: data, summary: summary))
+        let result = deliver?(app, signed) ?? .noResponse
+        try addNotification(signed, bundleId: app.bundleId, delivered: result == .success, result: result)
+    }
+
+    /// A notification's members, unsigned: its type and subtype, a new UUID, version 2.0, and
+    /// `data` or `summary` (`sign` dates it).
+    static func notification(
+        _ type: String, subtype: String? = nil, data: [String: JSONValue]? = nil, summary: [String: JSONValue]? = nil
+    ) -> [String: JSONValue] {
         var payload: [String: JSONValue] = [
             "notificationType": .string(type), "notificationUUID": .string(UUID().uuidString.lowercased()),
             "version": .string("2.0"),
@@ -18,18 +28,22 @@ extension SimulatedAppStore {
         payload["subtype"] = subtype.map(JSONValue.string)
         payload["data"] = data.map(JSONValue.object)
         payload["summary"] = summary.map(JSONValue.object)
-        let signed = try sign(payload)
-        let result = deliver?(app, signed) ?? .noResponse
-        try addNotification(signed, bundleId: app.bundleId, delivered: result == .success, result: result)
+        return payload
+    }
+
+    /// What every notification's `data` about `app` holds: the app and the environment.
+    static func data(about app: App) -> [String: JSONValue] {
+        [
+            "bundleId": .string(app.bundleId), "appAppleId": app.appAppleId.map(JSONValue.integer) ?? .null,
+            "environment": .string(app.environment.rawValue),
+        ]
     }
 
     /// `RENEWAL_EXTENDED` for one subscription: its extended transaction and renewal info.
     func sendRenewalExtended(app: App, transaction: [String: JSONValue], renewal: [String: JSONValue]?) throws {
-        var data: [String: JSONValue] = [
-            "bundleId": .string(app.bundleId), "appAppleId": app.appAppleId.map(JSONValue.integer) ?? .null,
-            "environment": .string(app.environment.rawValue), "status": .integer(1),
-            "signedTransactionInfo": .string(try sign(transaction)),
-        ]
+        var data = Self.data(about: app)
+        data["status"] = .integer(1)
+        data["signedTransactionInfo"] = .string(try sign(transaction))
         if let renewal { data["signedRenewalInfo"] = .string(try sign(renewal)) }
         try send("RENEWAL_EXTENDED", app: app, data: data)
     }
