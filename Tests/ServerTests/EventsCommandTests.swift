@@ -73,6 +73,12 @@ struct EventsCommandTests {
         #expect(try ids(["--limit", "2"]) + ids(["--limit", "2", "--offset", "2"]) == all)
         let refused = try runCLI(["events", "list", "--offset", "-1", "--config", fixture.configPath])
         #expect(refused.status == 2 && refused.output.contains("--offset must be 0 or a positive number"))
+        // A page is at most 1000 rows: asking for more is refused, not silently cut.
+        for limit in ["1001", "99999999999999999999999"] {
+            let tooMany = try runCLI(["events", "list", "--limit", limit, "--config", fixture.configPath])
+            #expect(tooMany.status == 2 && tooMany.output.contains("--limit is at most 1000, got \(limit)"))
+        }
+        #expect(try ids(["--limit", "1000"]) == all)
     }
 }
 

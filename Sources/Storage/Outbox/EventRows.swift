@@ -26,9 +26,13 @@ public struct EventFilter: Sendable, Equatable {
     public var appId: String?
     /// A delivery status, or `none` for events without a delivery.
     public var deliveryStatus: String?
+    /// At most this many, capped at `EventFilter.maximumLimit`.
     public var limit: Int64 = 100
     /// How many of the newest matching rows to skip (the next page).
     public var offset: Int64 = 0
+
+    /// The largest page the store returns.
+    public static let maximumLimit = 1000
 
     public init(
         customer: String? = nil, appId: String? = nil, deliveryStatus: String? = nil, limit: Int64 = 100, offset: Int64 = 0
@@ -75,7 +79,7 @@ public enum EventRows {
             conditions.append(status == "none" ? "d.status IS NULL" : "d.status = ?")
             if status != "none" { arguments.append(.text(status)) }
         }
-        arguments += [.integer(filter.limit), .integer(filter.offset)]
+        arguments += [.integer(max(0, min(filter.limit, Int64(EventFilter.maximumLimit)))), .integer(max(0, filter.offset))]
         let sql = """
             SELECT e.id, e.app_id, e.customer, e.sequence, e.type, e.json, e.created_at, e.position,
                    d.status, d.attempts, d.next_attempt_at, d.delivered_at, d.last_status, d.last_error, d.webhook

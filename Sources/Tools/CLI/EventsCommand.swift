@@ -15,7 +15,8 @@ package struct EventsCommand {
           list     newest first, with each event's delivery: pending (waiting or retrying),
                    delivered, dead (every retry failed), none (the app has no webhook);
                    --customer takes the customer's id or any of its aliases; --limit rows
-                   (default 100) after skipping --offset newest (the next page: --offset 100);
+                   (default 100, at most 1000) after skipping --offset newest (the next page:
+                   --offset 100);
                    --json prints one object per line (the event as sent, plus its delivery)
           resend   makes an event due again at once (a dead letter, or a delivered event sent
                    again on purpose); a running server sends it within a moment
@@ -65,14 +66,9 @@ package struct EventsCommand {
     private func list(_ store: StoreReader) throws -> Int32 {
         var filter = EventFilter(
             customer: parsed.value("customer"), appId: parsed.value("app"), deliveryStatus: parsed.value("status"))
-        if let text = parsed.value("limit") {
-            guard let value = Int64(text), value > 0 else { throw UsageError("--limit must be a positive number") }
-            filter.limit = value
-        }
-        if let text = parsed.value("offset") {
-            guard let value = Int64(text), value >= 0 else { throw UsageError("--offset must be 0 or a positive number") }
-            filter.offset = value
-        }
+        let page = try PageOptions(parsed, maximumLimit: EventFilter.maximumLimit)
+        if let limit = page.limit { filter.limit = Int64(limit) }
+        if let offset = page.offset { filter.offset = Int64(offset) }
         let chosen = filter
         let rows = try store.read { (rows) throws(StoreError) in try EventRows.list(chosen, from: rows) }
         if parsed.flags.contains("json") {

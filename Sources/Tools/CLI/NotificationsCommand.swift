@@ -72,20 +72,9 @@ package struct NotificationsCommand {
         // Apple's types are upper case: `--type did_renew` means DID_RENEW.
         filter.notificationType = parsed.value("type")?.uppercased()
         if parsed.flags.contains("held") { filter.state = .held }
-        if let text = parsed.value("limit") {
-            // Digits past Int's range are a number too large, not something else.
-            guard let limit = Int(text) ?? (text.isASCIIDigits ? Int.max : nil), limit > 0 else {
-                throw UsageError("--limit must be a positive number")
-            }
-            guard limit <= NotificationFilter.maximumLimit else {
-                throw UsageError("--limit is at most \(NotificationFilter.maximumLimit), got \(text)")
-            }
-            filter.limit = limit
-        }
-        if let text = parsed.value("offset") {
-            guard let offset = Int(text), offset >= 0 else { throw UsageError("--offset must be 0 or a positive number") }
-            filter.offset = offset
-        }
+        let page = try PageOptions(parsed, maximumLimit: NotificationFilter.maximumLimit)
+        if let limit = page.limit { filter.limit = limit }
+        if let offset = page.offset { filter.offset = offset }
         let records = try store.notifications(filter)
         if parsed.flags.contains("json") {
             StandardStreams.out(records.map { Self.summary($0).serialized() + "\n" }.joined())
