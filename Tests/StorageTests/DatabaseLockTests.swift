@@ -27,4 +27,29 @@ import Testing
         second.close()
         #expect(try String(contentsOfFile: directory.databasePath + ".lock", encoding: .utf8) == "\(getpid())\n")
     }
+
+    /// A command's probe (`DatabaseLock.holderProblem`) holds a shared lock for a moment: a
+    /// starting server waits it out instead of reporting the database in use; a lock held on
+    /// is still refused.
+    @Test func aMomentaryProbeDoesNotRefuseAStart() throws {
+        let directory = try TemporaryDirectory()
+        let lockPath = directory.databasePath + ".lock"
+        let probe = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #expect(probe >= 0)
+        defer { close(probe) }
+        #expect(flock(probe, LOCK_SH | LOCK_NB) == 0)
+        let released = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            usleep(20_000)
+            _ = flock(probe, LOCK_UN)
+            released.signal()
+        }
+        let store = try Store(path: directory.databasePath, exclusive: true)
+        released.wait()
+        store.close()
+        // Held on, the shared lock refuses a start as a running server's lock does.
+        #expect(flock(probe, LOCK_SH | LOCK_NB) == 0)
+        let refused = #expect(throws: StoreError.self) { try Store(path: directory.databasePath, exclusive: true) }
+        #expect(refused?.message.contains("is in use by") == true)
+    }
 }

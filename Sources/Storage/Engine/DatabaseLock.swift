@@ -44,8 +44,8 @@ public final class DatabaseLock: Sendable {
             guard descriptor >= 0 else {
                 throw StoreError(.unavailable, "open \(path) to lock the database: \(String(cString: strerror(errno)))")
             }
-            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-                let code = errno
+            let code = lockExclusively(descriptor)
+            guard code == 0 else {
                 let holder = Self.holder(descriptor)
                 close(descriptor)
                 guard code == EWOULDBLOCK else {
@@ -57,6 +57,20 @@ public final class DatabaseLock: Sendable {
             close(descriptor)
         }
         throw StoreError(.unavailable, "lock \(path): the file was replaced each time it was locked")
+    }
+
+    /// Takes the exclusive lock on `descriptor`: 0, or the errno of the last try. A probe
+    /// (`holderProblem`) holds a shared lock for a moment; that is waited out for up to 250 ms,
+    /// while a process that holds the lock for longer keeps it.
+    private static func lockExclusively(_ descriptor: Int32) -> Int32 {
+        var tries = 0
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            tries += 1
+            guard code == EWOULDBLOCK, tries < 50 else { return code }
+            usleep(5_000)
+        }
+        return 0
     }
 
     /// Whether `path` names the file open at `descriptor` (not one removed since it was opened).
