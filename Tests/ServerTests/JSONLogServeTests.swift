@@ -51,4 +51,25 @@ import Testing
             #expect(object?["event"]?.stringValue != nil, "not a JSON log line: \(line)")
         }
     }
+
+    /// A start that fails after the configuration was read (the port is taken) says so in JSON.
+    @Test func aFailedStartIsAJSONLine() throws {
+        let fixture = try ServerFixture(extraHTTP: #", "log": {"format": "json"}"#)
+        let taken = try ChildServer(configPath: try ServerFixture().configPath)
+        defer {
+            taken.kill(SIGTERM)
+            _ = taken.wait()
+        }
+        let text = try String(contentsOfFile: fixture.configPath, encoding: .utf8)
+        _ = try fixture.directory.write(
+            "revenuedot.json", text.replacingOccurrences(of: "127.0.0.1:0", with: "127.0.0.1:\(taken.port)"))
+        let result = try runCLI(["serve", "--config", fixture.configPath])
+        #expect(result.status == 1)
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.output)")
+        let object = try JSONValue(parsing: Data((lines.first ?? "").utf8))
+        #expect(object["event"]?.stringValue == "start.failed")
+        #expect(object["level"]?.stringValue == "error")
+        #expect(object["message"]?.stringValue?.contains("Address already in use") == true, "\(result.output)")
+    }
 }

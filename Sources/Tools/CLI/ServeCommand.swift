@@ -29,6 +29,17 @@ package struct ServeCommand {
         configPath = parsed.value("config") ?? "revenuedot.json"
     }
 
+    /// Says why a start with a configuration failed, in the configured log format (a JSON log
+    /// has only JSON lines), and gives the exit status.
+    private static func startFailed(_ error: any Error, log config: LogConfig) -> Int32 {
+        if config.format == .json {
+            Log(config).error("start.failed", "\(error)")
+        } else {
+            StandardStreams.error("revenuedot serve: \(error)\n")
+        }
+        return 1
+    }
+
     package func run() -> Int32 {
         // A standard output nobody reads any more (a log pipe that died) must not end the server
         // with SIGPIPE: its lines are lost, the server goes on and still stops gracefully.
@@ -48,8 +59,7 @@ package struct ServeCommand {
         do {
             service = try RevenueDotService(config: config, docs: ReferenceDocs.serve)
         } catch {
-            StandardStreams.error("revenuedot serve: \(error)\n")
-            return 1
+            return Self.startFailed(error, log: config.log)
         }
         do {
             try service.start()
@@ -59,8 +69,7 @@ package struct ServeCommand {
             // first can be known only under its lock, and deleting one that holds data would lose
             // what was answered 200.
             service.shutdown()
-            StandardStreams.error("revenuedot serve: \(error)\n")
-            return 1
+            return Self.startFailed(error, log: config.log)
         }
         for warning in service.warnings + ConfigWarnings.of(service.config) {
             service.log.warning("start.warning", warning)
