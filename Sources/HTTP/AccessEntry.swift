@@ -12,4 +12,7 @@ public struct AccessEntry: Sendable, Equatable {
     public var remoteAddress: String
     /// The `X-Forwarded-For` header as the client sent it, when it sent one.
     public var forwardedFor: String?
+    /// The client went away before the answer could be sent: `status` is the answer that was
+    /// made (0 if none was), `bytes` is 0.
+    public var unsent = false
 }

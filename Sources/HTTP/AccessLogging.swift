@@ -10,16 +10,29 @@ func answer(
     // Before the queueing: libmicrohttpd may send it, and report the request done, right after.
     core.deadlines?.answerQueued(connection)
     let result = queue(response, on: connection, close: close)
-    if let accessLog = core.accessLog {
-        accessLog(
-            AccessEntry(
-                method: context.method, path: context.path, status: response.status, bytes: response.body.count,
-                seconds: (ContinuousClock.now - context.started).inSeconds, remoteAddress: remoteAddress(of: connection),
-                forwardedFor: MHD_lookup_connection_value(connection, .HEADER_KIND, "X-Forwarded-For").map {
-                    String(cString: $0)
-                }))
-    }
+    logAccess(status: response.status, bytes: response.body.count, unsent: false, for: context, on: connection, core: core)
     return result
+}
+
+/// The access line of a request done before its deferred answer was queued: its client went
+/// away while the answer was being made. The line has the answer's status (0 if none was made).
+func logUnsentAnswer(for context: RequestContext, on connection: OpaquePointer, core: ServerCore) {
+    guard core.accessLog != nil, context.deferredReply.pending.load(ordering: .relaxed) else { return }
+    let status = context.deferredReply.take()?.status ?? 0
+    logAccess(status: status, bytes: 0, unsent: true, for: context, on: connection, core: core)
+}
+
+private func logAccess(
+    status: Int, bytes: Int, unsent: Bool, for context: RequestContext, on connection: OpaquePointer, core: ServerCore
+) {
+    guard let accessLog = core.accessLog else { return }
+    accessLog(
+        AccessEntry(
+            method: context.method, path: context.path, status: status, bytes: bytes,
+            seconds: (ContinuousClock.now - context.started).inSeconds, remoteAddress: remoteAddress(of: connection),
+            forwardedFor: MHD_lookup_connection_value(connection, .HEADER_KIND, "X-Forwarded-For").map {
+                String(cString: $0)
+            }, unsent: unsent))
 }
 
 /// The client's numeric address ("192.0.2.1", "2001:db8::1"), or "-".

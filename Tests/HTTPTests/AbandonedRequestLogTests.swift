@@ -1,0 +1,38 @@
+import Foundation
+import HTTP
+import LoopbackClient
+import Synchronization
+import Testing
+
+/// A request whose client goes away while its deferred answer is being made (a storage stall
+/// outlasting the client's timeout) still has its access line, saying the answer went unsent.
+@Suite("Abandoned requests")
+struct AbandonedRequestLogTests {
+    @Test func aClientThatLeavesBeforeADeferredAnswerStillHasAnAccessLine() throws {
+        let release = DispatchSemaphore(value: 0)
+        let entries = Mutex<[AccessEntry]>([])
+        var router = Router()
+        router.addDeferred("POST", "/slow") { _, reply in
+            DispatchQueue.global().async {
+                release.wait()
+                reply(.text("stored"))
+            }
+        }
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 1)
+        configuration.accessLog = { entry in entries.withLock { $0.append(entry) } }
+        let server = HTTPServer(configuration: configuration, router: router)
+        try server.start()
+        defer { server.shutdown() }
+
+        let client = try LoopbackConnection(port: server.port, timeoutSeconds: 1)
+        #expect(throws: (any Error).self) { try client.request("POST", "/slow", body: Data("{}".utf8)) }
+        client.close()
+        #expect(eventually { server.inFlightRequests == 1 })
+        release.signal()
+        #expect(eventually { entries.withLock { !$0.isEmpty } }, "no access line for the abandoned request")
+        let entry = try #require(entries.withLock { $0.first })
+        #expect(entry.method == "POST" && entry.path == "/slow" && entry.status == 200)
+        #expect(entry.unsent && entry.bytes == 0 && entry.remoteAddress == "127.0.0.1")
+        #expect(entries.withLock { $0.count } == 1)
+    }
+}
