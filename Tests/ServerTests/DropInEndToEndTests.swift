@@ -49,6 +49,12 @@ struct DropInEndToEndTests {
         #expect(try LinkingAPITests.link(connection, "ida", try fixture.signer.sign(.object(yenTransaction))) == 200)
         let metrics = try connection.request("GET", "/metrics").text
         #expect(metrics.contains("revenuedot_events_without_usd_price_total 1"))
+        // A counter: a reload (SIGHUP) does not reset it.
+        guard case .reloaded = service.reload(from: fixture.configPath) else {
+            Issue.record("the reload was refused")
+            return
+        }
+        #expect(try connection.request("GET", "/metrics").text.contains("revenuedot_events_without_usd_price_total 1"))
 
         // In grace: the entitlement lasts until the grace period ends.
         let story = Story(signer: fixture.signer)

@@ -13,7 +13,7 @@ extension AppConfig {
         configuration.sandboxAccess = sandboxAccess
         configuration.usdExchangeRates = exchangeRates?.current() ?? [:]
         var countUnpriced: (@Sendable (Int) -> Void)? = nil
-        if let rates = exchangeRates { countUnpriced = { rates.countUnpriced($0) } }
+        if let counter = unpricedEvents { countUnpriced = { counter.increment(by: $0) } }
         return LedgerApp(
             id: id, configuration: configuration, webhooks: webhooks.map(\.route), countUnpricedEvents: countUnpriced)
     }

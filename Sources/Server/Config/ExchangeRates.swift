@@ -6,12 +6,10 @@ import Synchronization
 /// The operator's exchange rates for events' `price` in US dollars: a JSON file,
 /// `{"base": "USD", "rates": {"EUR": 0.92, ...}}` (units of each currency per dollar), read at
 /// start and again whenever it changes (checked at most every few seconds), so new rates apply
-/// without a restart. A file that no longer reads keeps the last good rates. Counts the events
-/// made without a USD price because no rate was known.
+/// without a restart. A file that no longer reads keeps the last good rates.
 package final class ExchangeRates: Sendable {
     package let path: String?
     private let state: Mutex<(rates: [String: Decimal], modified: Date?, checked: ContinuousClock.Instant?)>
-    private let unpriced = Atomic<Int>(0)
     /// How often the file's modification time is looked at.
     private let checkInterval: Duration
 
@@ -43,10 +41,6 @@ package final class ExchangeRates: Sendable {
             return rates
         }
     }
-
-    /// Events made without a USD price: counted, for `/metrics`.
-    package func countUnpriced(_ count: Int) { unpriced.add(count, ordering: .relaxed) }
-    package var unpricedCount: Int { unpriced.load(ordering: .relaxed) }
 
     package struct FileError: Error, CustomStringConvertible {
         package var description: String

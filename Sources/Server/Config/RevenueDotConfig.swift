@@ -85,6 +85,9 @@ package struct AppConfig: Sendable {
     package var smallBusinessProgram = false
     /// The operator's exchange rates (top-level `exchangeRatesFile`), shared by every app.
     package var exchangeRates: ExchangeRates?
+    /// Counts the events this app's inputs make without a USD price (no rate for their
+    /// currency): the running server's metric, kept across reloads; nil counts nothing.
+    package var unpricedEvents: Counter?
 
     /// The verification policy for this app's notifications.
     package var policy: VerificationPolicy {

@@ -16,6 +16,8 @@ package final class Metrics: Sendable {
     package let notificationsDuplicate = Counter()
     package let notificationsHeld = Counter()
     package let notificationsRejected = LabeledCounter()
+    /// Events made with a price in a currency no exchange rate converts: their `price` is null.
+    package let eventsWithoutUSDPrice = Counter()
     package let storageFailures = Counter()
     package let rejectLogFailures = Counter()
     package let requestSeconds = Histogram(bounds: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
@@ -49,7 +51,7 @@ package final class Metrics: Sendable {
     /// reads of storage succeeded: a gauge whose read failed is left out, and
     /// `revenuedot_storage_readable 0` says why it is missing.
     package func render(
-        outbox: OutboxStatus? = nil, heldBacklog: Int? = nil, unpricedEvents: Int? = nil, storageRead: Bool? = nil
+        outbox: OutboxStatus? = nil, heldBacklog: Int? = nil, storageRead: Bool? = nil
     ) -> String {
         var lines: [String] = [
             "# HELP revenuedot_build_info The running build (always 1): its version, commit and node.",
@@ -60,12 +62,11 @@ package final class Metrics: Sendable {
         func counter(_ name: String, _ help: String, _ value: Int) {
             lines += ["# HELP \(name) \(help)", "# TYPE \(name) counter", "\(name) \(value)"]
         }
-        if let unpricedEvents {
-            counter(
-                "revenuedot_events_without_usd_price_total",
-                "Events made with a price in a currency for which exchangeRatesFile gives no rate: price is null.",
-                unpricedEvents)
-        }
+        counter(
+            "revenuedot_events_without_usd_price_total",
+            "Events made with a price in a currency for which exchangeRatesFile gives no rate (or with no "
+                + "exchangeRatesFile): price is null.",
+            eventsWithoutUSDPrice.count)
         counter(
             "revenuedot_notifications_received_total",
             "Notification POSTs for a configured app, and those refused before their app was looked at "

@@ -39,9 +39,12 @@ final class ConfiguredServices: Sendable {
 
     /// Builds everything `config` asks for; starts nothing. Throws when an app's root
     /// certificates cannot make a verifier.
-    init(config: RevenueDotConfig, shared: Shared) throws {
-        self.config = config
+    init(config configured: RevenueDotConfig, shared: Shared) throws {
         let (store, metrics, log) = (shared.store, shared.metrics, shared.log)
+        // Every generation counts into the one metric: a reload does not reset it.
+        var config = configured
+        for index in config.apps.indices { config.apps[index].unpricedEvents = metrics.eventsWithoutUSDPrice }
+        self.config = config
         workers = config.apps.flatMap { app in
             app.webhooks.map {
                 DeliveryWorker(
@@ -81,8 +84,7 @@ final class ConfiguredServices: Sendable {
             ingest: ingest, subscribers: subscribers, events: EventsAPI(keys: keys, store: store),
             commerce: CommerceAPI(keys: keys, store: store, clock: Date.init),
             apple: AppleWorkAPI(keys: keys, store: store, clients: apple, clock: Date.init),
-            store: store, metrics: metrics, alarm: shared.alarm, exchangeRates: config.apps.first?.exchangeRates,
-            docs: shared.docs)
+            store: store, metrics: metrics, alarm: shared.alarm, docs: shared.docs)
     }
 
     /// Starts the background services. At a start, timers wait for a first backfill that

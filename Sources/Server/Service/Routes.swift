@@ -12,7 +12,7 @@ package enum Routes {
 
     package static func router(
         ingest: Ingest, subscribers: SubscribersAPI, events: EventsAPI, commerce: CommerceAPI, apple: AppleWorkAPI,
-        store: Store, metrics: Metrics, alarm: StorageAlarm? = nil, exchangeRates: ExchangeRates? = nil,
+        store: Store, metrics: Metrics, alarm: StorageAlarm? = nil,
         docs: (@Sendable (String) -> HTTPResponse?)? = nil
     ) -> Router {
         var router = Router()
@@ -79,13 +79,12 @@ package enum Routes {
                     throw error
                 } catch { throw StoreError(.corrupt, "\(error)") }
             }
-            let unpriced = exchangeRates?.unpricedCount ?? 0
             // A read that failed (storage down, a silent link) is not tried again within the scrape.
             let held =
                 outbox == nil ? nil : try? store.read { (rows) throws(StoreError) in try NotificationCounts.held(from: rows) }
             return .text(
                 metrics.render(
-                    outbox: outbox, heldBacklog: held, unpricedEvents: unpriced, storageRead: outbox != nil && held != nil),
+                    outbox: outbox, heldBacklog: held, storageRead: outbox != nil && held != nil),
                 contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         return router
