@@ -223,6 +223,13 @@ struct IngestAnswerTests {
         let response = try connection.postNotification(try fixture.signer.notification(), app: "nope")
         #expect(response.status == 404)
         #expect(try json(response)["error"]?["code"] == .string("unknown_app"))
+        // A wrong URL in App Store Connect loses every notification: /metrics shows it.
+        let text = String(decoding: try connection.request("GET", "/metrics").body, as: UTF8.self)
+        #expect(text.contains("revenuedot_notifications_received_total 1\n"))
+        #expect(text.contains(#"revenuedot_notifications_rejected_total{status="unknownApp"} 1"#))
+        #expect(
+            text.contains(
+                #"revenuedot_http_requests_total{method="POST",route="/v1/apple/notifications/{appId}",code="404"} 1"#))
     }
 
     @Test(arguments: [(1 << 20) + 1, 10 << 20])
@@ -276,6 +283,31 @@ struct IngestAnswerTests {
         #expect(flushes.flatMap { Int($0.split(separator: " ")[1]) }.map { $0 >= 1 } == true)
         #expect(text.contains(#"revenuedot_storage_flush_duration_seconds_bucket{le="+Inf"}"#))
         #expect(text.contains("revenuedot_http_open_connections "))
+        #expect(
+            text.contains(
+                #"revenuedot_http_requests_total{method="POST",route="/v1/apple/notifications/{appId}",code="200"} 1"#))
+        #expect(
+            text.contains(
+                #"revenuedot_http_requests_total{method="POST",route="/v1/apple/notifications/{appId}",code="401"} 1"#))
+    }
+
+    /// Counters and histograms a dashboard alerts on are there at 0 from the start: the first
+    /// dead letter or refusal after a start is an increase, not a series that appears at 1.
+    @Test func alertedSeriesStartAtZero() throws {
+        defer { service.shutdown() }
+        let text = String(decoding: try connection.request("GET", "/metrics").body, as: UTF8.self)
+        for series in [
+            #"revenuedot_webhook_deliveries_total{outcome="dead"} 0"#,
+            #"revenuedot_webhook_deliveries_total{outcome="unrecorded"} 0"#,
+            #"revenuedot_notifications_rejected_total{status="verificationFailure"} 0"#,
+            #"revenuedot_notifications_rejected_total{status="unknownApp"} 0"#,
+            #"revenuedot_backfill_runs_total{outcome="failed"} 0"#,
+            #"revenuedot_consumption_answers_total{outcome="failed"} 0"#,
+            #"revenuedot_reconciled_subscriptions_total{outcome="failed"} 0"#,
+            "revenuedot_webhook_delivery_latency_seconds_count 0",
+        ] {
+            #expect(text.contains(series + "\n"), "missing: \(series)")
+        }
     }
 
     /// The method is what the client sent: made-up ones share one series, so nobody can grow

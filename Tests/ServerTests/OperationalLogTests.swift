@@ -207,6 +207,35 @@ import Threads
         #expect(!kept.withLock { $0 }.joined().contains(WebhookDeliveryTests.secret))
     }
 
+    /// A delivered event whose outcome storage cannot commit (the database deleted under the
+    /// server) is counted `unrecorded` and logged once, however often the commit is tried again.
+    @Test func anOutcomeThatCannotBeCommittedIsCountedOnce() throws {
+        let databasePath = Locked<String?>(nil)
+        let receiver = try WebhookReceiver { _, _ in
+            if let path = databasePath.value {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            }
+            return 200
+        }
+        defer { receiver.stop() }
+        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url)
+        databasePath.withLock { $0 = fixture.databasePath }
+        let (service, kept) = try Self.service(fixture)
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(
+            try connection.postNotification(try fixture.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY"))
+                .status == 200)
+        #expect(poll(seconds: 10) { service.metrics.deliveries.counts["unrecorded"] == 1 })
+        // Committing again after 1 s, then 2 s: still one attempt.
+        Thread.sleep(forTimeInterval: 3.5)
+        #expect(service.metrics.deliveries.counts["unrecorded"] == 1)
+        #expect(service.metrics.deliveries.counts["delivered"] == 0)
+        let unrecorded = Self.lines(kept, event: "webhook.unrecorded")
+        #expect(unrecorded.count == 1, "\(unrecorded)")
+        #expect(unrecorded.first?.contains(" warning webhook.unrecorded ") == true)
+    }
+
     /// Another process holding the database's write lock (a `sqlite3` shell left in a
     /// transaction): `/health` goes red and the log says so once, then once more when it is over.
     @Test func aDatabaseLockedByAnotherProcessIsLoggedWhenItStartsAndEnds() throws {

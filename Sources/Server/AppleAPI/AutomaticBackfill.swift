@@ -119,7 +119,7 @@ package final class AutomaticBackfill: StoppableService {
                 "backfill.stopped", "tried again later",
                 [("run", .text(label)), ("reason", .text("\(stopped)")), ("so_far", .text(stopped.counts.summary))])
         } catch {
-            metrics.backfillRuns.increment(label: "stopped")
+            metrics.backfillRuns.increment(label: "failed")
             log.warning("backfill.failed", "tried again later", [("run", .text(label)), ("error", .text("\(error)"))])
         }
         return false

@@ -195,7 +195,13 @@ package final class DeliveryWorker: StoppableService {
             { transaction in try Deliveries.record(step, of: delivery, in: transaction) },
             completion: { [self] result in
                 guard case .success = result else {
-                    metrics.deliveries.increment(label: "unrecorded")
+                    // Once per attempt: committing again is not another attempt.
+                    if attempt == 1 {
+                        metrics.deliveries.increment(label: "unrecorded")
+                        log?.warning(
+                            "webhook.unrecorded", "a delivery's outcome could not be committed; committing it again",
+                            [("event", .text(delivery.eventId)), ("webhook", .text(webhook))])
+                    }
                     guard !store.isClosed else {
                         unsettled.leave()
                         return

@@ -116,6 +116,8 @@ package final class Ingest: Sendable {
                     ("app", .text(String(appId.utf8Prefix(maxBytes: 200)))), ("status", .integer(404)),
                     ("reason", .text("unknown app")),
                 ])
+            metrics.notificationsReceived.increment()
+            metrics.notificationsRejected.increment(label: "unknownApp")
             return .answered(.unknownApp(appId))
         }
         metrics.notificationsReceived.increment()

@@ -19,9 +19,12 @@ package final class Histogram: Sendable {
 
     private let series = Mutex<[String: Series]>([:])
 
-    package init(bounds: [Double]) {
+    /// `labels` are series shown (empty) from the start; `[""]` for a histogram without labels.
+    package init(bounds: [Double], labels: [String] = []) {
         precondition(bounds == bounds.sorted(), "histogram bounds must ascend")
         self.bounds = bounds
+        let empty = Series(buckets: Array(repeating: 0, count: bounds.count + 1))
+        series.withLock { all in for label in labels { all[label] = empty } }
     }
 
     /// Records one observation under `labels` (already formatted, as `route="/x",method="GET"`).

@@ -1,3 +1,4 @@
+import AppStore
 import HTTP
 import Storage
 import Threads
@@ -15,36 +16,41 @@ package final class Metrics: Sendable {
     package let notificationsStored = Counter()
     package let notificationsDuplicate = Counter()
     package let notificationsHeld = Counter()
-    package let notificationsRejected = LabeledCounter()
+    package let notificationsRejected = LabeledCounter(
+        labels: Metrics.refusalNames.values.sorted() + ["unknownApp"] + VerificationError.Status.allCases.map(\.rawValue))
     /// Events made with a price in a currency no exchange rate converts: their `price` is null.
     package let eventsWithoutUSDPrice = Counter()
     package let storageFailures = Counter()
     package let rejectLogFailures = Counter()
     package let requestSeconds = Histogram(bounds: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
-    package let commitBatchSize = Histogram(bounds: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
+    /// Requests answered, by method, route and status code (`method="GET",route="/x",code="200"`).
+    package let httpRequests = LabeledCounter()
+    package let commitBatchSize = Histogram(bounds: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512], labels: [""])
     /// Each `fdatasync` of the WAL, which every answer of the commits it covers waits for.
     package let storageFlushSeconds = Histogram(
-        bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
+        bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], labels: [""])
     package let openConnections = Gauge()
     package let connectionsCutOff = Counter()
     /// Webhook delivery attempts by outcome: delivered, retry, dead, unrecorded.
-    package let deliveries = LabeledCounter()
+    package let deliveries = LabeledCounter(labels: ["delivered", "retry", "dead", "unrecorded"])
     /// From the commit of an event (the notification answered 200) to its webhook answered 2xx.
-    package let deliveryLatency = Histogram(bounds: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600])
+    package let deliveryLatency = Histogram(
+        bounds: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600], labels: [""])
     /// Timers the scheduler fired, and those that failed to (retried a minute later).
     package let timersFired = Counter()
     package let timersFailed = Counter()
     /// Notifications a backfill listed, by what ingest made of them: new, already_stored, refused.
-    package let backfillNotifications = LabeledCounter()
-    /// Backfill runs (per app and environment), by outcome: completed, stopped.
-    package let backfillRuns = LabeledCounter()
+    package let backfillNotifications = LabeledCounter(labels: ["new", "already_stored", "refused"])
+    /// Backfill runs (per app and environment), by outcome: completed, stopped (Apple's pages or
+    /// a refusal ended it early), failed (Apple or storage could not be asked).
+    package let backfillRuns = LabeledCounter(labels: ["completed", "stopped", "failed"])
     package let backfillPages = Counter()
     /// Answers to Apple's consumption requests, by outcome: sent, retry, failed, expired, skipped.
-    package let consumptionAnswers = LabeledCounter()
+    package let consumptionAnswers = LabeledCounter(labels: ["sent", "retry", "failed", "expired", "skipped"])
     /// Differences scheduled reconciliation found between stored state and Apple's, by field.
     package let reconcileDrifts = LabeledCounter()
     /// Subscriptions scheduled reconciliation checked, by outcome: in_line, applied, not_applied, failed.
-    package let reconciled = LabeledCounter()
+    package let reconciled = LabeledCounter(labels: ["in_line", "applied", "not_applied", "failed"])
 
     /// The exposition text of `/metrics`; `outbox` adds the delivery backlog read from storage,
     /// `heldBacklog` the notifications stored held. `storageRead` says whether this scrape's
@@ -69,8 +75,8 @@ package final class Metrics: Sendable {
             eventsWithoutUSDPrice.count)
         counter(
             "revenuedot_notifications_received_total",
-            "Notification POSTs for a configured app, and those refused before their app was looked at "
-                + "(a body over the limit, bad framing): each ends stored, duplicate or rejected.",
+            "Notification POSTs, whatever their app id: each ends stored, duplicate, rejected, or answered 503 "
+                + "because storage could not commit (revenuedot_storage_failures_total).",
             notificationsReceived.count)
         counter(
             "revenuedot_notifications_stored_total", "Notifications committed to storage (held included).",
@@ -95,9 +101,16 @@ package final class Metrics: Sendable {
         }
         labeled(
             "revenuedot_notifications_rejected_total",
-            "Notification POSTs refused, by status: badRequest (400), payloadTooLarge (413), notImplemented (501), expectationFailed (417), or the verification status (401).",
+            "Notification POSTs refused, by status: badRequest (400), unknownApp (404, no app has the URL's id), payloadTooLarge (413), expectationFailed (417), notImplemented (501), serviceUnavailable (503, bodies over the memory budget), or the verification status (401).",
             "status",
             notificationsRejected)
+        lines += [
+            "# HELP revenuedot_http_requests_total Requests answered, by method, route and status code.",
+            "# TYPE revenuedot_http_requests_total counter",
+        ]
+        for (labels, count) in httpRequests.counts.sorted(by: { $0.key < $1.key }) {
+            lines.append("revenuedot_http_requests_total{\(labels)} \(count)")
+        }
         lines += [
             "# HELP revenuedot_http_request_duration_seconds Time from request to response, by route.",
             "# TYPE revenuedot_http_request_duration_seconds histogram",
@@ -120,7 +133,10 @@ package final class Metrics: Sendable {
             "# TYPE revenuedot_http_connections_cut_off_total counter",
             "revenuedot_http_connections_cut_off_total \(connectionsCutOff.count)",
         ]
-        labeled("revenuedot_webhook_deliveries_total", "Webhook delivery attempts, by outcome.", "outcome", deliveries)
+        labeled(
+            "revenuedot_webhook_deliveries_total",
+            "Webhook delivery attempts, by outcome (unrecorded: an attempt whose outcome storage could not commit; "
+                + "it is committed again until it can).", "outcome", deliveries)
         lines += [
             "# HELP revenuedot_webhook_delivery_latency_seconds From the event's commit to its webhook answered 2xx.",
             "# TYPE revenuedot_webhook_delivery_latency_seconds histogram",
@@ -182,7 +198,9 @@ extension Metrics {
 
 extension Metrics: HTTPServerObserver {
     package func requestFinished(method: String, route: String, status: Int, seconds: Double) {
-        requestSeconds.observe(seconds, labels: "method=\"\(Self.methodLabel(method))\",route=\"\(Self.escape(route))\"")
+        let labels = "method=\"\(Self.methodLabel(method))\",route=\"\(Self.escape(route))\""
+        requestSeconds.observe(seconds, labels: labels)
+        httpRequests.increment(label: labels + ",code=\"\(status)\"")
     }
 
     /// The standard methods by name, any other as `other`: the method is whatever the client
@@ -210,8 +228,9 @@ extension Metrics: HTTPServerObserver {
         notificationsRejected.increment(label: Self.refusalNames[status] ?? "status\(status)")
     }
 
-    private static let refusalNames = [
+    static let refusalNames = [
         400: "badRequest", 413: "payloadTooLarge", 417: "expectationFailed", 501: "notImplemented",
+        503: "serviceUnavailable",
     ]
 
     /// Escapes a label value as the text format requires.
