@@ -35,6 +35,21 @@ import Testing
         #expect(logged.first?.contains("revenuedot.sqlite is gone") == true, "\(logged)")
     }
 
+    /// An idle server whose database was deleted is unhealthy at once, not only once something
+    /// has tried to commit.
+    @Test func healthFailsWhileIdle() throws {
+        let fixture = try ServerFixture()
+        let service = try RevenueDotService(config: try fixture.config(), log: { _ in })
+        try service.start()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(try connection.request("GET", "/health").status == 200)
+        try FileManager.default.removeItem(atPath: fixture.databasePath)
+        let health = try connection.request("GET", "/health")
+        #expect(health.status == 503)
+        #expect(String(decoding: health.body, as: UTF8.self).contains("storage"), "\(health.text)")
+    }
+
     /// One line when failures start and one when they stop, however many notifications each covers.
     @Test func alarmSaysEachChangeOnce() {
         let lines = Mutex<[String]>([])

@@ -104,6 +104,8 @@ final class WALFlusher: Sendable {
     /// The flush failure that stopped durable answers, if one happened.
     var failure: StoreError? { state.withLock { $0.failure } }
 
+    var problem: StoreError? { failure ?? filesMoved() }
+
     /// Flushes and releases everything handed over so far, then ends the thread and closes the
     /// descriptor. Called once, by the writer, after its last commit.
     func stop() {
@@ -155,6 +157,8 @@ final class WALFlusher: Sendable {
             // A file that could not be looked up at the start is not compared (none so far).
             guard let opened else { continue }
             let current = directory >= 0 ? FileIdentity(name: name, in: directory) : FileIdentity(path: path)
+            // A lookup refused (a permission taken away) says nothing of which file the name is.
+            if current == nil, errno != ENOENT, errno != ENOTDIR { continue }
             guard current != opened else { continue }
             let now = current == nil ? "is gone" : "is another file now"
             return StoreError(

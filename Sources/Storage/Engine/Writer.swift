@@ -312,7 +312,7 @@ final class Writer {
     /// Takes and releases the write lock: the database is reachable, writable and not locked by
     /// others, and no write failed for lack of disk (or an I/O error) lately without a commit since.
     private func checkWriteLock() -> Result<Void, StoreError> {
-        if let failure = durability.failure { return .failure(failure) }
+        if let problem = durability.problem { return .failure(problem) }
         if let recent = recentIOFailure, case let age = recent.at.duration(to: .now), age < Self.recentFailureWindow {
             return .failure(
                 StoreError(

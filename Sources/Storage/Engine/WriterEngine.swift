@@ -48,6 +48,9 @@ extension SQLiteConnection {
 protocol CommitDurability: AnyObject {
     /// The first flush that failed: nothing is committed after it.
     var failure: StoreError? { get }
+    /// `failure`, or why the next flush would fail now (the database file deleted or replaced):
+    /// what the health check reports while nothing is being written.
+    var problem: StoreError? { get }
     /// Calls `release` once everything committed so far is durable, with the failure if it cannot be.
     func afterFlush(_ release: @escaping WALFlusher.Release)
     /// Stops, after releasing what waits.
@@ -60,6 +63,7 @@ extension WALFlusher: CommitDurability {}
 /// answers are released at once, on the writer's thread.
 final class DurableOnCommit: CommitDurability {
     var failure: StoreError? { nil }
+    var problem: StoreError? { nil }
     func afterFlush(_ release: @escaping WALFlusher.Release) { release(nil) }
     func stop() {}
 }
