@@ -216,9 +216,10 @@ struct TimerRestartTests {
         Thread.sleep(forTimeInterval: 0.3)
         let metrics = String(decoding: try LoopbackConnection(port: service.port).request("GET", "/metrics").body, as: UTF8.self)
         #expect(metrics.contains(#"revenuedot_webhook_deliveries_total{outcome="delivered"} 1"#))
-        #expect(metrics.contains("revenuedot_webhook_pending 0"))
+        #expect(metrics.contains(#"revenuedot_webhook_pending{app="demo",webhook=""} 0"#))
         #expect(metrics.contains("revenuedot_storage_readable 1\n"))
-        #expect(metrics.contains("revenuedot_webhook_dead 0"))
+        #expect(metrics.contains(#"revenuedot_webhook_dead{app="demo",webhook=""} 0"#))
+        #expect(metrics.contains("revenuedot_webhook_unserved_pending 0\n"))
         #expect(metrics.contains("revenuedot_timers_fired_total 1"))
         #expect(metrics.contains("revenuedot_webhook_delivery_latency_seconds_count 1"))
     }

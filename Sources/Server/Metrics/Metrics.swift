@@ -52,12 +52,13 @@ package final class Metrics: Sendable {
     /// Subscriptions scheduled reconciliation checked, by outcome: in_line, applied, not_applied, failed.
     package let reconciled = LabeledCounter(labels: ["in_line", "applied", "not_applied", "failed"])
 
-    /// The exposition text of `/metrics`; `outbox` adds the delivery backlog read from storage,
+    /// The exposition text of `/metrics`; `outbox` adds the delivery backlog read from storage
+    /// (a series for each of the configured `webhooks`, 0 when nothing waits),
     /// `heldBacklog` the notifications stored held. `storageRead` says whether this scrape's
     /// reads of storage succeeded: a gauge whose read failed is left out, and
     /// `revenuedot_storage_readable 0` says why it is missing.
     package func render(
-        outbox: OutboxStatus? = nil, heldBacklog: Int? = nil, storageRead: Bool? = nil
+        outbox: OutboxStatus? = nil, webhooks: [WebhookKey] = [], heldBacklog: Int? = nil, storageRead: Bool? = nil
     ) -> String {
         var lines: [String] = [
             "# HELP revenuedot_build_info The running build (always 1): its version, commit and node.",
@@ -172,19 +173,7 @@ package final class Metrics: Sendable {
                 "# TYPE revenuedot_storage_readable gauge", "revenuedot_storage_readable \(storageRead ? 1 : 0)",
             ]
         }
-        if let outbox {
-            lines += [
-                "# HELP revenuedot_webhook_pending Events waiting for delivery.", "# TYPE revenuedot_webhook_pending gauge",
-                "revenuedot_webhook_pending \(outbox.pending)",
-                "# HELP revenuedot_webhook_retry_backlog Pending events that failed at least once.",
-                "# TYPE revenuedot_webhook_retry_backlog gauge", "revenuedot_webhook_retry_backlog \(outbox.retrying)",
-                "# HELP revenuedot_webhook_dead Events dead-lettered after every retry.",
-                "# TYPE revenuedot_webhook_dead gauge", "revenuedot_webhook_dead \(outbox.dead)",
-                "# HELP revenuedot_webhook_oldest_pending_age_seconds Age of the oldest pending event.",
-                "# TYPE revenuedot_webhook_oldest_pending_age_seconds gauge",
-                "revenuedot_webhook_oldest_pending_age_seconds \(outbox.oldestPendingAgeSeconds)",
-            ]
-        }
+        if let outbox { lines += Self.backlogLines(outbox, configured: webhooks) }
         return lines.joined(separator: "\n") + "\n"
     }
 }

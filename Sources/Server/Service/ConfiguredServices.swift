@@ -84,7 +84,9 @@ final class ConfiguredServices: Sendable {
             ingest: ingest, subscribers: subscribers, events: EventsAPI(keys: keys, store: store),
             commerce: CommerceAPI(keys: keys, store: store, clock: Date.init),
             apple: AppleWorkAPI(keys: keys, store: store, clients: apple, clock: Date.init),
-            store: store, metrics: metrics, alarm: shared.alarm, docs: shared.docs)
+            store: store, metrics: metrics, alarm: shared.alarm,
+            webhooks: config.apps.flatMap { app in app.webhooks.map { WebhookKey(appId: app.id, webhook: $0.id) } },
+            docs: shared.docs)
     }
 
     /// Starts the background services. At a start, timers wait for a first backfill that

@@ -12,7 +12,7 @@ package enum Routes {
 
     package static func router(
         ingest: Ingest, subscribers: SubscribersAPI, events: EventsAPI, commerce: CommerceAPI, apple: AppleWorkAPI,
-        store: Store, metrics: Metrics, alarm: StorageAlarm? = nil,
+        store: Store, metrics: Metrics, alarm: StorageAlarm? = nil, webhooks: [WebhookKey] = [],
         docs: (@Sendable (String) -> HTTPResponse?)? = nil
     ) -> Router {
         var router = Router()
@@ -84,7 +84,7 @@ package enum Routes {
                 outbox == nil ? nil : try? store.read { (rows) throws(StoreError) in try NotificationCounts.held(from: rows) }
             return .text(
                 metrics.render(
-                    outbox: outbox, heldBacklog: held, storageRead: outbox != nil && held != nil),
+                    outbox: outbox, webhooks: webhooks, heldBacklog: held, storageRead: outbox != nil && held != nil),
                 contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         return router

@@ -281,32 +281,56 @@ public enum Deliveries {
 }
 
 extension Deliveries {
-    /// Counts for `/metrics`.
+    /// Counts for `/metrics`: the backlog of each app and webhook that has a pending or dead
+    /// delivery (configured or not: a webhook renamed or removed leaves its deliveries behind).
     public static func status(nowMs: Int64, from rows: some RowReader) throws -> OutboxStatus {
-        var status = OutboxStatus()
-        let pending = try rows.query(
+        let grouped = try rows.query(
             """
-            SELECT count(*), count(*) FILTER (WHERE attempts > 0), min(created_at)
-            FROM deliveries WHERE status = 'pending'
-            """, []
-        ).first
-        status.pending = Int(pending?[0].integerValue ?? 0)
-        status.retrying = Int(pending?[1].integerValue ?? 0)
-        status.dead = Int(
-            try rows.query("SELECT count(*) FROM deliveries WHERE status = 'dead'", []).first?.first?.integerValue ?? 0)
-        if let oldest = pending?[2].integerValue {
-            status.oldestPendingAgeSeconds = Double(UnixTime.elapsedMs(from: oldest, to: nowMs)) / 1000
-        }
-        return status
+            SELECT app_id, webhook, count(*) FILTER (WHERE status = 'pending'),
+                   count(*) FILTER (WHERE status = 'pending' AND attempts > 0), count(*) FILTER (WHERE status = 'dead'),
+                   min(created_at) FILTER (WHERE status = 'pending')
+            FROM deliveries WHERE status IN ('pending', 'dead') GROUP BY app_id, webhook ORDER BY app_id, webhook
+            """, [])
+        return OutboxStatus(
+            webhooks: grouped.map { row in
+                WebhookBacklog(
+                    appId: row[0].textValue ?? "", webhook: row[1].textValue ?? "", pending: Int(row[2].integerValue ?? 0),
+                    retrying: Int(row[3].integerValue ?? 0), dead: Int(row[4].integerValue ?? 0),
+                    oldestPendingAgeSeconds: row[5].integerValue.map { Double(UnixTime.elapsedMs(from: $0, to: nowMs)) / 1000 }
+                        ?? 0)
+            })
     }
 }
 
 /// The delivery backlog, read from storage when `/metrics` is scraped.
 public struct OutboxStatus: Sendable {
-    public var pending = 0
-    public var retrying = 0
-    public var dead = 0
-    public var oldestPendingAgeSeconds = 0.0
+    /// Each app and webhook with a pending or dead delivery, ordered by app and webhook.
+    public var webhooks: [WebhookBacklog]
 
-    public init() {}
+    public init(webhooks: [WebhookBacklog] = []) { self.webhooks = webhooks }
+}
+
+/// One webhook's deliveries waiting or given up on.
+public struct WebhookBacklog: Sendable, Equatable {
+    public var appId: String
+    /// The webhook's id in the app's `webhooks` ("" for the unnamed one).
+    public var webhook: String
+    public var pending: Int
+    /// Pending deliveries that failed at least once.
+    public var retrying: Int
+    public var dead: Int
+    /// The age of the oldest pending delivery; 0 when none is pending.
+    public var oldestPendingAgeSeconds: Double
+
+    public init(
+        appId: String, webhook: String, pending: Int = 0, retrying: Int = 0, dead: Int = 0,
+        oldestPendingAgeSeconds: Double = 0
+    ) {
+        self.appId = appId
+        self.webhook = webhook
+        self.pending = pending
+        self.retrying = retrying
+        self.dead = dead
+        self.oldestPendingAgeSeconds = oldestPendingAgeSeconds
+    }
 }
