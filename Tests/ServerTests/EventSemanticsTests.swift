@@ -221,6 +221,7 @@ struct TimerRestartTests {
         #expect(metrics.contains(#"revenuedot_webhook_dead{app="demo",webhook=""} 0"#))
         #expect(metrics.contains("revenuedot_webhook_unserved_pending 0\n"))
         #expect(metrics.contains("revenuedot_timers_fired_total 1"))
+        #expect(metrics.contains("revenuedot_timers_due 0\n"))
         #expect(metrics.contains("revenuedot_webhook_delivery_latency_seconds_count 1"))
     }
 }

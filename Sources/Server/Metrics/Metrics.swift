@@ -58,7 +58,8 @@ package final class Metrics: Sendable {
     /// reads of storage succeeded: a gauge whose read failed is left out, and
     /// `revenuedot_storage_readable 0` says why it is missing.
     package func render(
-        outbox: OutboxStatus? = nil, webhooks: [WebhookKey] = [], heldBacklog: Int? = nil, storageRead: Bool? = nil
+        outbox: OutboxStatus? = nil, webhooks: [WebhookKey] = [], heldBacklog: Int? = nil, timers: TimerBacklog? = nil,
+        storageRead: Bool? = nil
     ) -> String {
         var lines: [String] = [
             "# HELP revenuedot_build_info The running build (always 1): its version, commit and node.",
@@ -165,6 +166,15 @@ package final class Metrics: Sendable {
             lines += [
                 "# HELP revenuedot_notifications_held_backlog Notifications stored held, waiting for a configuration that accepts them (applied at the next start that does).",
                 "# TYPE revenuedot_notifications_held_backlog gauge", "revenuedot_notifications_held_backlog \(heldBacklog)",
+            ]
+        }
+        if let timers {
+            lines += [
+                "# HELP revenuedot_timers_due Timers due and not fired yet: the scheduler fires them every scheduler.intervalMs, and after a start once a first backfill completed (two minutes at most).",
+                "# TYPE revenuedot_timers_due gauge", "revenuedot_timers_due \(timers.due)",
+                "# HELP revenuedot_timers_oldest_due_age_seconds How long ago the oldest timer not fired yet came due (0: none).",
+                "# TYPE revenuedot_timers_oldest_due_age_seconds gauge",
+                "revenuedot_timers_oldest_due_age_seconds \(timers.oldestDueAgeSeconds)",
             ]
         }
         if let storageRead {

@@ -82,9 +82,13 @@ package enum Routes {
             // A read that failed (storage down, a silent link) is not tried again within the scrape.
             let held =
                 outbox == nil ? nil : try? store.read { (rows) throws(StoreError) in try NotificationCounts.held(from: rows) }
+            let timers =
+                held == nil
+                ? nil : try? store.read { (rows) throws(StoreError) in try PendingTimers.overdue(atMs: nowMs, from: rows) }
             return .text(
                 metrics.render(
-                    outbox: outbox, webhooks: webhooks, heldBacklog: held, storageRead: outbox != nil && held != nil),
+                    outbox: outbox, webhooks: webhooks, heldBacklog: held, timers: timers,
+                    storageRead: outbox != nil && held != nil && timers != nil),
                 contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         return router

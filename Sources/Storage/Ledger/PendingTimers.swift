@@ -1,5 +1,6 @@
 import Foundation
 import Subscriptions
+import Threads
 
 /// Where pending expiration timers are kept, and the one place that reads and writes them.
 ///
@@ -44,6 +45,22 @@ public enum PendingTimers {
             guard let appId = row[0].textValue, let id = row[1].textValue else { return nil }
             return Due(appId: appId, id: id)
         }
+    }
+
+    /// The timers due at `nowMs` and not fired yet, and when the oldest came due: the
+    /// scheduler's lag, for `/metrics` (the due indexes serve it).
+    public static func overdue(atMs nowMs: Int64, from rows: some RowReader) throws(StoreError) -> TimerBacklog {
+        let row = try rows.query(
+            """
+            SELECT count(*), min(due) FROM (
+                SELECT timer_fire_at AS due FROM purchases WHERE timer_fire_at <= ?
+                UNION ALL SELECT fire_at FROM timers WHERE fire_at <= ?) AS overdue
+            """, [.integer(nowMs), .integer(nowMs)]
+        ).first
+        let oldest = row?[1].integerValue
+        return TimerBacklog(
+            due: Int(row?[0].integerValue ?? 0),
+            oldestDueAgeSeconds: oldest.map { Double(UnixTime.elapsedMs(from: $0, to: nowMs)) / 1000 } ?? 0)
     }
 
     /// The timer `id` of `appId` if it is still due at `nowMs`, read inside the write that fires
@@ -134,5 +151,17 @@ public enum PendingTimers {
         try transaction.write(
             "INSERT INTO timers (app_id, id, fire_at, json) VALUES (?, ?, ?, ?) ON CONFLICT (app_id, id) DO UPDATE SET fire_at = excluded.fire_at, json = excluded.json",
             [.text(appId), .text(timer.id), .integer(timer.fireAtMs), .text(try LedgerRows.encode(timer))])
+    }
+}
+
+/// Timers due and not fired yet (`PendingTimers.overdue`).
+public struct TimerBacklog: Sendable, Equatable {
+    public var due: Int
+    /// How long ago the oldest came due; 0 when none is due.
+    public var oldestDueAgeSeconds: Double
+
+    public init(due: Int, oldestDueAgeSeconds: Double) {
+        self.due = due
+        self.oldestDueAgeSeconds = oldestDueAgeSeconds
     }
 }

@@ -141,9 +141,15 @@ struct StoreContractTests {
         func due(at nowMs: Int64) throws -> [PendingTimers.Due] {
             try under.store.read { (rows) throws(StoreError) in try PendingTimers.due(atMs: nowMs, limit: 10, from: rows) }
         }
+        func overdue(at nowMs: Int64) throws -> TimerBacklog {
+            try under.store.read { (rows) throws(StoreError) in try PendingTimers.overdue(atMs: nowMs, from: rows) }
+        }
         #expect(try due(at: expires - 1).isEmpty)
+        #expect(try overdue(at: expires - 1) == TimerBacklog(due: 0, oldestDueAgeSeconds: 0))
         let timers = try due(at: expires + 1)
         #expect(timers.count == 1)
+        // Not fired 2.5 s after it came due: the scheduler's lag, as /metrics shows it.
+        #expect(try overdue(at: expires + 2500) == TimerBacklog(due: 1, oldestDueAgeSeconds: 2.5))
         let fired = Locked<[Bool]>([])
         for _ in 0..<2 {
             try under.write { transaction in
@@ -155,6 +161,7 @@ struct StoreContractTests {
         }
         #expect(fired.value == [true, false], "the second time, the timer is no longer due")
         #expect(try due(at: .max).isEmpty)
+        #expect(try overdue(at: .max).due == 0)
         let types = try under.events().map(\.type)
         #expect(types == ["INITIAL_PURCHASE", "EXPIRATION"], "\(types)")
     }
