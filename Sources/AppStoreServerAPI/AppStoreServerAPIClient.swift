@@ -63,6 +63,18 @@ public final class AppStoreServerAPIClient: Sendable {
     /// Told of each failed attempt that is tried again, and after how many seconds (a command
     /// says so rather than stay silent through the retries).
     private let onRetry: (@Sendable (AppStoreServerAPIError, Double) -> Void)?
+    /// Told of each attempt: the endpoint's name and what came of it (a server counts them).
+    private let onAttempt: (@Sendable (String, AttemptOutcome) -> Void)?
+
+    /// What one attempt at a call came to.
+    public enum AttemptOutcome: Sendable, Equatable {
+        /// Apple answered with this HTTP status.
+        case answered(Int)
+        /// No answer: the connection failed or timed out.
+        case noAnswer
+        /// Not sent: a 429 holds the endpoint back for longer than the call may wait.
+        case heldBack
+    }
 
     /// - Parameter rateLimits: the app's rates in `configuration.environment` when shared with
     ///   other clients (their environment must be the configuration's); rates of its own from
@@ -70,12 +82,14 @@ public final class AppStoreServerAPIClient: Sendable {
     public init(
         _ configuration: Configuration, rateLimits: EndpointRateLimits? = nil, clock: @escaping @Sendable () -> Date = { Date() },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        onRetry: (@Sendable (AppStoreServerAPIError, Double) -> Void)? = nil
+        onRetry: (@Sendable (AppStoreServerAPIError, Double) -> Void)? = nil,
+        onAttempt: (@Sendable (String, AttemptOutcome) -> Void)? = nil
     ) throws(AppStoreServerAPIError) {
         self.configuration = configuration
         self.clock = clock
         self.random = random
         self.onRetry = onRetry
+        self.onAttempt = onAttempt
         if let rateLimits, rateLimits.environment != configuration.environment {
             let mismatch = "\(rateLimits.environment.rawValue) rate limits for a \(configuration.environment.rawValue) client"
             throw AppStoreServerAPIError(.configuration(mismatch), endpoint: "client")
@@ -115,8 +129,10 @@ public final class AppStoreServerAPIClient: Sendable {
             let failure: AppStoreServerAPIError
             switch exchange(endpoint, body: body) {
             case .answered(let response) where (200..<300).contains(response.status):
+                onAttempt?(endpoint.name, .answered(response.status))
                 return response.body
             case .answered(let response):
+                onAttempt?(endpoint.name, .answered(response.status))
                 let payload = try? JSONDecoder().decode(ErrorPayload.self, from: response.body)
                 let code = payload?.errorCode.map(APIErrorCode.init)
                 let retryAfter = Self.retryAfterSeconds(response.headers["retry-after"], now: clock())
@@ -125,6 +141,7 @@ public final class AppStoreServerAPIClient: Sendable {
                     .api(status: response.status, code: code, message: payload?.errorMessage), endpoint: endpoint.name,
                     attempts: attempt, retryAfterSeconds: retryAfter)
             case .noAnswer(let reason):
+                onAttempt?(endpoint.name, .noAnswer)
                 outcome = .noAnswer
                 failure = AppStoreServerAPIError(.noAnswer(reason), endpoint: endpoint.name, attempts: attempt)
             }
@@ -163,12 +180,16 @@ public final class AppStoreServerAPIClient: Sendable {
         }
         let now = Self.monotonicSeconds()
         guard var wait = rateLimits.reserve(endpoint, now: now, longestHold: longest) else {
+            onAttempt?(endpoint.name, .heldBack)
             throw refusal(rateLimits.heldBack(endpoint, now: now))
         }
         while wait > 0 {
             Thread.sleep(forTimeInterval: wait)
             wait = rateLimits.heldBack(endpoint, now: Self.monotonicSeconds())
-            if wait > longest { throw refusal(wait) }
+            if wait > longest {
+                onAttempt?(endpoint.name, .heldBack)
+                throw refusal(wait)
+            }
         }
     }
 

@@ -3,6 +3,7 @@ import Crypto
 import Dispatch
 import Foundation
 import JSON
+import Synchronization
 import Testing
 
 @testable import AppStoreServerAPI
@@ -73,8 +74,12 @@ struct ClientBehaviourTests {
     @Test func aRateLimitHoldsTheEndpointBackForEveryClient() throws {
         let fixture = try APIFixture(retry: RetryPolicy(maxAttempts: 1, baseDelaySeconds: 0.01, maximumDelaySeconds: 0.4))
         fixture.store.addTransaction(APIFixture.transaction("1"), bundleId: APIFixture.bundleId)
-        // A second client of the app, sharing its limits, as the server's workers do.
-        let other = try AppStoreServerAPIClient(fixture.client.configuration, rateLimits: fixture.client.rateLimits)
+        // A second client of the app, sharing its limits, as the server's workers do; it tells
+        // of each attempt, as the server's metrics count them.
+        let attempts = Mutex<[String]>([])
+        let other = try AppStoreServerAPIClient(
+            fixture.client.configuration, rateLimits: fixture.client.rateLimits,
+            onAttempt: { endpoint, outcome in attempts.withLock { $0.append("\(endpoint) \(outcome)") } })
         fixture.store.inject(.status(429, code: 4_290_000, retryAfter: nil), count: 1, endpoint: "transaction-info")
         #expect(throws: AppStoreServerAPIError.self) { _ = try fixture.client.transactionInfo("1") }
         // No Retry-After: held for the longest delay, then sent.
@@ -96,6 +101,7 @@ struct ClientBehaviourTests {
             #expect((3_590...3_600).contains(error.retryAfterSeconds ?? 0), "\(error.retryAfterSeconds ?? -1)")
         }
         #expect(fixture.store.requestCount("transaction-info") == 3)
+        #expect(attempts.withLock { $0 } == ["transaction-info answered(200)", "transaction-info heldBack"])
         // Another endpoint is not held back.
         _ = try fixture.client.transactionHistory("1")
         #expect(fixture.store.requestCount("transaction-history") == 1)

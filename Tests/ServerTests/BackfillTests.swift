@@ -187,6 +187,10 @@ struct BackfillTests {
         defer { service.shutdown() }
         #expect(poll(seconds: 30) { service.metrics.backfillRuns.counts["completed"] == 1 })
         #expect(service.metrics.backfillRuns.counts["stopped"] == 1)
+        // Every attempt at Apple is counted by endpoint and status.
+        let calls = service.metrics.appleAPIRequests.counts
+        #expect(calls[#"endpoint="notification-history",status="500""#] == 5, "\(calls)")
+        #expect((calls[#"endpoint="notification-history",status="200""#] ?? 0) >= 1, "\(calls)")
         #expect(poll(seconds: 10) { (try? stored(world).events) == Self.expectedEvents })
         try service.fireDueTimers()
         let events = try stored(world).events

@@ -10,18 +10,22 @@ package final class AppleAPIClientPool: Sendable {
     private let retry: RetryPolicy
     private let timeoutSeconds: Double?
     private let rates: AppleAPIRates
+    private let onAttempt: (@Sendable (String, AppStoreServerAPIClient.AttemptOutcome) -> Void)?
     private let clients = Mutex<[String: AppStoreServerAPIClient]>([:])
 
     /// Clients retrying as `retry` says, each attempt within `timeoutSeconds` (the config's
-    /// when nil), keeping to the request rates `rates` holds (shared with other pools).
+    /// when nil), keeping to the request rates `rates` holds (shared with other pools), telling
+    /// `onAttempt` of each attempt.
     package init(
         config: AppleAPIConfig, retry: RetryPolicy = RetryPolicy(), timeoutSeconds: Double? = nil,
-        rates: AppleAPIRates = AppleAPIRates()
+        rates: AppleAPIRates = AppleAPIRates(),
+        onAttempt: (@Sendable (String, AppStoreServerAPIClient.AttemptOutcome) -> Void)? = nil
     ) {
         self.config = config
         self.retry = retry
         self.timeoutSeconds = timeoutSeconds
         self.rates = rates
+        self.onAttempt = onAttempt
     }
 
     /// The longest one call can take, all its attempts and the waits between them included
@@ -36,7 +40,8 @@ package final class AppleAPIClientPool: Sendable {
         let key = "\(app.id)\u{0}\(environment.rawValue)"
         if let known = clients.withLock({ $0[key] }) { return known }
         let made = try AppleAPIClients.client(
-            for: app, environment: environment, config: config, retry: retry, timeoutSeconds: timeoutSeconds, rates: rates)
+            for: app, environment: environment, config: config, retry: retry, timeoutSeconds: timeoutSeconds, rates: rates,
+            onAttempt: onAttempt)
         return clients.withLock { clients in
             if let raced = clients[key] { return raced }
             clients[key] = made

@@ -18,7 +18,8 @@ package enum AppleAPIClients {
     package static func client(
         for app: AppConfig, environment: AppStoreEnvironment, config: AppleAPIConfig, retry: RetryPolicy = RetryPolicy(),
         timeoutSeconds: Double? = nil, rates: AppleAPIRates? = nil, clock: @escaping @Sendable () -> Date = { Date() },
-        onRetry: (@Sendable (AppStoreServerAPIError, Double) -> Void)? = nil
+        onRetry: (@Sendable (AppStoreServerAPIError, Double) -> Void)? = nil,
+        onAttempt: (@Sendable (String, AppStoreServerAPIClient.AttemptOutcome) -> Void)? = nil
     ) throws(Failure) -> AppStoreServerAPIClient {
         guard let key = app.inAppPurchaseKey else {
             throw Failure(
@@ -39,7 +40,7 @@ package enum AppleAPIClients {
                     requestsPerSecond: config.requestsPerSecond,
                     caFile: config.caFile),
                 rateLimits: rates?.limits(app: app.id, environment: environment, cap: config.requestsPerSecond), clock: clock,
-                onRetry: onRetry)
+                onRetry: onRetry, onAttempt: onAttempt)
         } catch {
             throw Failure(description: "app \"\(app.id)\": \(error)")
         }

@@ -19,10 +19,13 @@ package final class AppleTransactionLookups: Sendable {
 
     /// - Parameter rates: the request rates the server's other clients keep to, so that
     ///   lookups count against the same limits.
-    package init(config: AppleAPIConfig, log: Log, rates: AppleAPIRates = AppleAPIRates()) {
+    package init(
+        config: AppleAPIConfig, log: Log, rates: AppleAPIRates = AppleAPIRates(),
+        onAttempt: (@Sendable (String, AppStoreServerAPIClient.AttemptOutcome) -> Void)? = nil
+    ) {
         pool = AppleAPIClientPool(
             config: config, retry: RetryPolicy(maxAttempts: 2, baseDelaySeconds: 0.5, maximumDelaySeconds: 2),
-            timeoutSeconds: min(10, Double(config.timeoutSeconds)), rates: rates)
+            timeoutSeconds: min(10, Double(config.timeoutSeconds)), rates: rates, onAttempt: onAttempt)
         self.log = log
     }
 

@@ -50,6 +50,10 @@ package final class Metrics: Sendable {
     /// Differences scheduled reconciliation found between stored state and Apple's, by field.
     package let reconcileDrifts = LabeledCounter()
     /// Subscriptions scheduled reconciliation checked, by outcome: in_line, applied, not_applied, failed.
+    /// The server's calls to the App Store Server API, each attempt by endpoint and status
+    /// (`endpoint="notification-history",status="200"`; `none`: no answer; `held`: not sent,
+    /// a 429 holding the endpoint back).
+    package let appleAPIRequests = LabeledCounter()
     package let reconciled = LabeledCounter(labels: ["in_line", "applied", "not_applied", "failed"])
 
     /// The exposition text of `/metrics`; `outbox` adds the delivery backlog read from storage
@@ -162,6 +166,13 @@ package final class Metrics: Sendable {
             "revenuedot_consumption_answers_total",
             "Answers to Apple's consumption requests, by outcome (retry: an attempt to be made again).", "outcome",
             consumptionAnswers)
+        lines += [
+            "# HELP revenuedot_apple_api_requests_total Attempts at calls to the App Store Server API, by endpoint and status (none: no answer; held: not sent, a 429 holds the endpoint back).",
+            "# TYPE revenuedot_apple_api_requests_total counter",
+        ]
+        for (labels, count) in appleAPIRequests.counts.sorted(by: { $0.key < $1.key }) {
+            lines.append("revenuedot_apple_api_requests_total{\(labels)} \(count)")
+        }
         if let heldBacklog {
             lines += [
                 "# HELP revenuedot_notifications_held_backlog Notifications stored held, waiting for a configuration that accepts them (applied at the next start that does).",

@@ -71,14 +71,15 @@ final class ConfiguredServices: Sendable {
         // its connections; one set of request rates per app, environment and endpoint for them
         // and the API's transaction lookups (Apple's limits, or appleApi.requestsPerSecond).
         let rates = AppleAPIRates()
-        let apple = AppleAPIClientPool(config: config.appleAPI, rates: rates)
+        let apple = AppleAPIClientPool(config: config.appleAPI, rates: rates, onAttempt: metrics.appleAPIAttempted)
         backfill = AutomaticBackfill(config: config, ingest: ingest, store: store, clients: apple, metrics: metrics, log: log)
         consumption = ConsumptionAnswering(
             config: config, store: store, clients: apple, metrics: metrics, clock: shared.clock, log: log)
         reconcile = ScheduledReconcile(config: config, store: store, clients: apple, metrics: metrics, log: log)
         let keys = APIKeys(apps: config.apps)
         var subscribers = SubscribersAPI(keys: keys, verifiers: verifiers, store: store, cache: shared.cache, clock: Date.init)
-        subscribers.appleLookups = AppleTransactionLookups(config: config.appleAPI, log: log, rates: rates)
+        subscribers.appleLookups = AppleTransactionLookups(
+            config: config.appleAPI, log: log, rates: rates, onAttempt: metrics.appleAPIAttempted)
         subscribers.contacts = shared.contacts
         router = Routes.router(
             ingest: ingest, subscribers: subscribers, events: EventsAPI(keys: keys, store: store),
