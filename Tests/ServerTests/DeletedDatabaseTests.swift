@@ -48,6 +48,10 @@ import Testing
         let health = try connection.request("GET", "/health")
         #expect(health.status == 503)
         #expect(String(decoding: health.body, as: UTF8.self).contains("storage"), "\(health.text)")
+        // Reads of the old file still work; a gauge says storage is failing.
+        let metrics = try connection.request("GET", "/metrics").text
+        #expect(metrics.contains("revenuedot_storage_failing 1\n"))
+        #expect(metrics.contains("revenuedot_storage_readable 1\n"))
     }
 
     /// One line when failures start and one when they stop, however many notifications each covers.

@@ -305,6 +305,7 @@ struct IngestAnswerTests {
             #"revenuedot_consumption_answers_total{outcome="failed"} 0"#,
             #"revenuedot_reconciled_subscriptions_total{outcome="failed"} 0"#,
             "revenuedot_webhook_delivery_latency_seconds_count 0",
+            "revenuedot_storage_failing 0",
         ] {
             #expect(text.contains(series + "\n"), "missing: \(series)")
         }

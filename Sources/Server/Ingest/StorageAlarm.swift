@@ -13,6 +13,10 @@ package final class StorageAlarm: Sendable {
         self.log = log
     }
 
+    /// Whether storage is failing now: since a failure, until something is stored again or the
+    /// health check passes (`revenuedot_storage_failing`).
+    package var isFailing: Bool { failing.load(ordering: .relaxed) }
+
     /// A notification could not be stored because of `error`.
     package func failed(_ error: String) {
         guard !failing.exchange(true, ordering: .acquiringAndReleasing) else { return }

@@ -63,7 +63,7 @@ package final class Metrics: Sendable {
     /// `revenuedot_storage_readable 0` says why it is missing.
     package func render(
         outbox: OutboxStatus? = nil, webhooks: [WebhookKey] = [], heldBacklog: Int? = nil, timers: TimerBacklog? = nil,
-        storageRead: Bool? = nil
+        storageRead: Bool? = nil, storageFailing: Bool? = nil
     ) -> String {
         var lines: [String] = [
             "# HELP revenuedot_build_info The running build (always 1): its version, commit and node.",
@@ -186,6 +186,12 @@ package final class Metrics: Sendable {
                 "# HELP revenuedot_timers_oldest_due_age_seconds How long ago the oldest timer not fired yet came due (0: none).",
                 "# TYPE revenuedot_timers_oldest_due_age_seconds gauge",
                 "revenuedot_timers_oldest_due_age_seconds \(timers.oldestDueAgeSeconds)",
+            ]
+        }
+        if let storageFailing {
+            lines += [
+                "# HELP revenuedot_storage_failing Whether storage is failing now (1 from a failed commit or health check until one succeeds): notifications are answered 503.",
+                "# TYPE revenuedot_storage_failing gauge", "revenuedot_storage_failing \(storageFailing ? 1 : 0)",
             ]
         }
         if let storageRead {

@@ -88,7 +88,7 @@ package enum Routes {
             return .text(
                 metrics.render(
                     outbox: outbox, webhooks: webhooks, heldBacklog: held, timers: timers,
-                    storageRead: outbox != nil && held != nil && timers != nil),
+                    storageRead: outbox != nil && held != nil && timers != nil, storageFailing: alarm?.isFailing),
                 contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         return router
