@@ -183,4 +183,29 @@ import Testing
         service.shutdown()
         #expect(service.reload(from: fixture.configPath) == .refused("the server is stopping"))
     }
+
+    /// A webhook renamed by a reload leaves its pending deliveries to no worker: the reload says
+    /// so (and `/metrics` counts them as unserved).
+    @Test func aRenamedWebhookLeavesAWarningForWhatItLeftBehind() throws {
+        let fixture = try WebhookDeliveryTests.fixture(url: "http://127.0.0.1:9/unreachable", retryDelays: "[3600]")
+        let (service, kept) = try OperationalLogTests.service(fixture)
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(
+            try connection.postNotification(try fixture.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY"))
+                .status == 200)
+        #expect(OperationalLogTests.lines(kept, event: "webhook.unserved").isEmpty)
+        try Self.rewrite(fixture) { $0.replacingOccurrences(of: #""webhook": {"#, with: #""webhooks": [{"name": "crm", "#) }
+        try Self.rewrite(fixture) { $0.replacingOccurrences(of: #""concurrency": 8}"#, with: #""concurrency": 8}]"#) }
+        guard case .reloaded = service.reload(from: fixture.configPath) else {
+            Issue.record("the reload was refused: \(kept.withLock { $0 }.suffix(3))")
+            return
+        }
+        let unserved = OperationalLogTests.lines(kept, event: "webhook.unserved")
+        #expect(unserved.count == 1, "\(unserved)")
+        #expect(unserved.first?.contains("app=demo webhook=\"\" pending=1") == true, "\(unserved)")
+        let metrics = try connection.request("GET", "/metrics").text
+        #expect(metrics.contains("revenuedot_webhook_unserved_pending 1\n"))
+        #expect(metrics.contains(#"revenuedot_webhook_pending{app="demo",webhook="crm"} 0"#))
+    }
 }

@@ -9,6 +9,11 @@ package struct WebhookKey: Sendable, Hashable {
         self.appId = appId
         self.webhook = webhook
     }
+
+    /// Every webhook `config` has, app by app.
+    package static func configured(in config: RevenueDotConfig) -> [WebhookKey] {
+        config.apps.flatMap { app in app.webhooks.map { WebhookKey(appId: app.id, webhook: $0.id) } }
+    }
 }
 
 extension Metrics {

@@ -86,7 +86,7 @@ final class ConfiguredServices: Sendable {
             commerce: CommerceAPI(keys: keys, store: store, clock: Date.init),
             apple: AppleWorkAPI(keys: keys, store: store, clients: apple, clock: Date.init),
             store: store, metrics: metrics, alarm: shared.alarm,
-            webhooks: config.apps.flatMap { app in app.webhooks.map { WebhookKey(appId: app.id, webhook: $0.id) } },
+            webhooks: WebhookKey.configured(in: config),
             docs: shared.docs)
     }
 

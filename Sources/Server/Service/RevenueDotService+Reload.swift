@@ -63,6 +63,7 @@ extension RevenueDotService {
             _ = heldPass.wait(timeout: .after(max(.zero, ContinuousClock.now.duration(to: deadline))))
             generation.start(firstBackfillWait: nil, predecessor: replacing)
             takeUpHeld(by: generation)
+            UnservedDeliveries.warn(config: new, store: store, log: log)
             log.info(
                 "config.reloaded", "the new configuration is in force",
                 [

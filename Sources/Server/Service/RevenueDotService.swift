@@ -166,6 +166,7 @@ package final class RevenueDotService: Sendable {
         generation.start(firstBackfillWait: Self.firstBackfillWait, predecessor: replacing)
         contacts.start()
         takeUpHeld(by: generation)
+        UnservedDeliveries.warn(config: generation.config, store: store, log: log)
         return port
     }
 
