@@ -12,7 +12,8 @@ public struct AccessEntry: Sendable, Equatable {
     public var remoteAddress: String
     /// The `X-Forwarded-For` header as the client sent it, when it sent one.
     public var forwardedFor: String?
-    /// The client went away before the answer could be sent: `status` is the answer that was
-    /// made (0 if none was), `bytes` is 0.
-    public var unsent = false
+    /// Why the answer was never sent, when it was not: `connection_lost` (the client closed or
+    /// broke its connection), `timed_out`, or `shutdown` (the server stopped first). `status`
+    /// is then the answer that was made (0 if none was), and `bytes` is 0.
+    public var unsent: String? = nil
 }

@@ -10,20 +10,30 @@ func answer(
     // Before the queueing: libmicrohttpd may send it, and report the request done, right after.
     core.deadlines?.answerQueued(connection)
     let result = queue(response, on: connection, close: close)
-    logAccess(status: response.status, bytes: response.body.count, unsent: false, for: context, on: connection, core: core)
+    logAccess(status: response.status, bytes: response.body.count, unsent: nil, for: context, on: connection, core: core)
     return result
 }
 
-/// The access line of a request done before its deferred answer was queued: its client went
-/// away while the answer was being made. The line has the answer's status (0 if none was made).
-func logUnsentAnswer(for context: RequestContext, on connection: OpaquePointer, core: ServerCore) {
+/// The access line of a request done before its deferred answer was queued (its connection was
+/// lost or timed out, or the server stopped, while the answer was being made): the answer's status (0 if
+/// none was made) and why it was not sent. libmicrohttpd completes a suspended request only
+/// once it is resumed, which `settle` does after storing the answer: `take()` finds it.
+func logUnsentAnswer(
+    for context: RequestContext, on connection: OpaquePointer, core: ServerCore, reason: MHD_RequestTerminationCode
+) {
     guard core.accessLog != nil, context.deferredReply.pending.load(ordering: .relaxed) else { return }
     let status = context.deferredReply.take()?.status ?? 0
-    logAccess(status: status, bytes: 0, unsent: true, for: context, on: connection, core: core)
+    let why =
+        switch reason {
+        case .REQUEST_TERMINATED_TIMEOUT_REACHED: "timed_out"
+        case .REQUEST_TERMINATED_DAEMON_SHUTDOWN: "shutdown"
+        default: "connection_lost"
+        }
+    logAccess(status: status, bytes: 0, unsent: why, for: context, on: connection, core: core)
 }
 
 private func logAccess(
-    status: Int, bytes: Int, unsent: Bool, for context: RequestContext, on connection: OpaquePointer, core: ServerCore
+    status: Int, bytes: Int, unsent: String?, for context: RequestContext, on connection: OpaquePointer, core: ServerCore
 ) {
     guard let accessLog = core.accessLog else { return }
     accessLog(

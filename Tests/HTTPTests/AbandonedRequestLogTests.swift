@@ -18,7 +18,7 @@ struct AbandonedRequestLogTests {
                 reply(.text("stored"))
             }
         }
-        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 1)
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 1, connectionTimeoutSeconds: 5)
         configuration.accessLog = { entry in entries.withLock { $0.append(entry) } }
         let server = HTTPServer(configuration: configuration, router: router)
         try server.start()
@@ -27,12 +27,15 @@ struct AbandonedRequestLogTests {
         let client = try LoopbackConnection(port: server.port, timeoutSeconds: 1)
         #expect(throws: (any Error).self) { try client.request("POST", "/slow", body: Data("{}".utf8)) }
         client.close()
-        #expect(eventually { server.inFlightRequests == 1 })
+        // libmicrohttpd notices the hang-up once the answer resumes the connection, and ends the
+        // request without calling the handler again: the completion callback writes the line.
         release.signal()
         #expect(eventually { entries.withLock { !$0.isEmpty } }, "no access line for the abandoned request")
         let entry = try #require(entries.withLock { $0.first })
         #expect(entry.method == "POST" && entry.path == "/slow" && entry.status == 200)
-        #expect(entry.unsent && entry.bytes == 0 && entry.remoteAddress == "127.0.0.1")
+        // Lost, or timed out when libmicrohttpd notices the hang-up only later (a loaded machine).
+        #expect(["connection_lost", "timed_out"].contains(entry.unsent), "\(entry)")
+        #expect(entry.bytes == 0 && entry.remoteAddress == "127.0.0.1")
         #expect(entries.withLock { $0.count } == 1)
     }
 }

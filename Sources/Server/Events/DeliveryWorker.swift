@@ -200,7 +200,7 @@ package final class DeliveryWorker: StoppableService {
                         metrics.deliveries.increment(label: "unrecorded")
                         log?.warning(
                             "webhook.unrecorded", "a delivery's outcome could not be committed; committing it again",
-                            [("event", .text(delivery.eventId)), ("webhook", .text(webhook))])
+                            [("app", .text(appId)), ("webhook", .text(webhook)), ("event_id", .text(delivery.eventId))])
                     }
                     guard !store.isClosed else {
                         unsettled.leave()

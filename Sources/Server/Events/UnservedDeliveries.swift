@@ -9,16 +9,10 @@ enum UnservedDeliveries {
     /// `config` does not serve. A failed read says nothing: storage faults have their own lines.
     static func warn(config: RevenueDotConfig, store: Store, log: Log) {
         let nowMs = UnixTime.nowMs
-        guard
-            let status = try? store.read({ (rows) throws(StoreError) -> OutboxStatus in
-                do { return try Deliveries.status(nowMs: nowMs, from: rows) } catch let error as StoreError {
-                    throw error
-                } catch { throw StoreError(.corrupt, "\(error)") }
-            })
+        guard let status = try? store.read({ (rows) throws(StoreError) in try Deliveries.status(nowMs: nowMs, from: rows) })
         else { return }
         let served = Set(WebhookKey.configured(in: config))
-        for backlog in status.webhooks where backlog.pending > 0 {
-            guard !served.contains(WebhookKey(appId: backlog.appId, webhook: backlog.webhook)) else { continue }
+        for backlog in status.unserved(served: { served.contains(WebhookKey(appId: $0, webhook: $1)) }) {
             log.warning(
                 "webhook.unserved",
                 "deliveries wait for a webhook this configuration does not have (renamed or removed): "

@@ -42,7 +42,8 @@ extension Metrics {
         gauge(
             "revenuedot_webhook_oldest_pending_age_seconds", "Age of the oldest pending event, by app and webhook (0: none)."
         ) { "\($0.oldestPendingAgeSeconds)" }
-        let unserved = ordered.filter { !served.contains($0.key) }.reduce(0) { $0 + $1.value.pending }
+        let unserved = outbox.unserved(served: { served.contains(WebhookKey(appId: $0, webhook: $1)) })
+            .reduce(0) { $0 + $1.pending }
         lines += [
             "# HELP revenuedot_webhook_unserved_pending Pending events of webhooks no configured worker sends (renamed or removed): they wait until a webhook of that app and name is configured again.",
             "# TYPE revenuedot_webhook_unserved_pending gauge", "revenuedot_webhook_unserved_pending \(unserved)",

@@ -41,19 +41,19 @@ package final class Metrics: Sendable {
     package let timersFailed = Counter()
     /// Notifications a backfill listed, by what ingest made of them: new, already_stored, refused.
     package let backfillNotifications = LabeledCounter(labels: ["new", "already_stored", "refused"])
-    /// Backfill runs (per app and environment), by outcome: completed, stopped (Apple's pages or
-    /// a refusal ended it early), failed (Apple or storage could not be asked).
+    /// Backfill runs (per app and environment), by outcome: completed, stopped (Apple failed or
+    /// refused, or its pages ended early), failed (no client for the app, or storage failed).
     package let backfillRuns = LabeledCounter(labels: ["completed", "stopped", "failed"])
     package let backfillPages = Counter()
     /// Answers to Apple's consumption requests, by outcome: sent, retry, failed, expired, skipped.
     package let consumptionAnswers = LabeledCounter(labels: ["sent", "retry", "failed", "expired", "skipped"])
     /// Differences scheduled reconciliation found between stored state and Apple's, by field.
     package let reconcileDrifts = LabeledCounter()
-    /// Subscriptions scheduled reconciliation checked, by outcome: in_line, applied, not_applied, failed.
     /// The server's calls to the App Store Server API, each attempt by endpoint and status
     /// (`endpoint="notification-history",status="200"`; `none`: no answer; `held`: not sent,
     /// a 429 holding the endpoint back).
     package let appleAPIRequests = LabeledCounter()
+    /// Subscriptions scheduled reconciliation checked, by outcome: in_line, applied, not_applied, failed.
     package let reconciled = LabeledCounter(labels: ["in_line", "applied", "not_applied", "failed"])
 
     /// The exposition text of `/metrics`; `outbox` adds the delivery backlog read from storage
@@ -141,8 +141,8 @@ package final class Metrics: Sendable {
         ]
         labeled(
             "revenuedot_webhook_deliveries_total",
-            "Webhook delivery attempts, by outcome (unrecorded: an attempt whose outcome storage could not commit; "
-                + "it is committed again until it can).", "outcome", deliveries)
+            "Webhook delivery attempts, by outcome (unrecorded: an attempt whose outcome storage could not commit at "
+                + "first; it is committed again until it can, and counted under that outcome then).", "outcome", deliveries)
         lines += [
             "# HELP revenuedot_webhook_delivery_latency_seconds From the event's commit to its webhook answered 2xx.",
             "# TYPE revenuedot_webhook_delivery_latency_seconds histogram",
@@ -183,14 +183,14 @@ package final class Metrics: Sendable {
             lines += [
                 "# HELP revenuedot_timers_due Timers due and not fired yet: the scheduler fires them every scheduler.intervalMs, and after a start once a first backfill completed (two minutes at most).",
                 "# TYPE revenuedot_timers_due gauge", "revenuedot_timers_due \(timers.due)",
-                "# HELP revenuedot_timers_oldest_due_age_seconds How long ago the oldest timer not fired yet came due (0: none).",
+                "# HELP revenuedot_timers_oldest_due_age_seconds How long ago the oldest timer not fired yet came due (0: none); a timer that fails to fire is tried a minute later, so read it with revenuedot_timers_failed_total.",
                 "# TYPE revenuedot_timers_oldest_due_age_seconds gauge",
                 "revenuedot_timers_oldest_due_age_seconds \(timers.oldestDueAgeSeconds)",
             ]
         }
         if let storageFailing {
             lines += [
-                "# HELP revenuedot_storage_failing Whether storage is failing now (1 from a failed commit or health check until one succeeds): notifications are answered 503.",
+                "# HELP revenuedot_storage_failing Whether storage failed at the last commit or health check (1 until one succeeds): notifications are answered 503 meanwhile.",
                 "# TYPE revenuedot_storage_failing gauge", "revenuedot_storage_failing \(storageFailing ? 1 : 0)",
             ]
         }

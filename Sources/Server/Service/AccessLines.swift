@@ -1,7 +1,7 @@
 import HTTP
 
-/// The access log: a line per request answered (or abandoned by its client while its answer
-/// was made: `client=gone`) (`log.access`), at level info; `/health` and
+/// The access log: a line per request answered (or ended before its answer was sent:
+/// `unsent=connection_lost|timed_out|shutdown`) (`log.access`), at level info; `/health` and
 /// `/metrics` only with `log.accessProbes`. The path is logged without its query string, and
 /// no header but `X-Forwarded-For` (the client behind a proxy): API keys stay out.
 enum AccessLines {
@@ -17,7 +17,7 @@ enum AccessLines {
                 ("remote", .text(entry.remoteAddress)),
             ]
             if let forwarded = entry.forwardedFor { fields.append(("forwarded_for", .text(forwarded))) }
-            if entry.unsent { fields.append(("client", .text("gone"))) }
+            if let why = entry.unsent { fields.append(("unsent", .text(why))) }
             log.info("access", "", fields)
         }
     }

@@ -74,11 +74,7 @@ package enum Routes {
         }
         router.add("GET", "/metrics") { _ in
             let nowMs = UnixTime.nowMs
-            let outbox = try? store.read { (rows) throws(StoreError) -> OutboxStatus in
-                do { return try Deliveries.status(nowMs: nowMs, from: rows) } catch let error as StoreError {
-                    throw error
-                } catch { throw StoreError(.corrupt, "\(error)") }
-            }
+            let outbox = try? store.read { (rows) throws(StoreError) in try Deliveries.status(nowMs: nowMs, from: rows) }
             // A read that failed (storage down, a silent link) is not tried again within the scrape.
             let held =
                 outbox == nil ? nil : try? store.read { (rows) throws(StoreError) in try NotificationCounts.held(from: rows) }

@@ -15,11 +15,18 @@ struct FileIdentity: Equatable {
     }
 
     /// The file `name` names now in the directory open as `directory` (one lookup, not a walk of
-    /// the whole path); nil when there is none.
-    init?(name: String, in directory: Int32) {
+    /// the whole path), or the lookup's errno
+    /// (`ENOENT`: no file has the name; `EACCES`: the lookup was refused, which says nothing).
+    static func lookUp(_ name: String, in directory: Int32) -> Result<FileIdentity, LookupError> {
         var status = stat()
-        guard fstatat(directory, name, &status, 0) == 0 else { return nil }
-        self.init(status)
+        guard fstatat(directory, name, &status, 0) == 0 else { return .failure(LookupError(code: errno)) }
+        return .success(FileIdentity(status))
+    }
+
+    struct LookupError: Error {
+        let code: Int32
+        /// No file has the name (the one there was deleted, or a folder on the way).
+        var isGone: Bool { code == ENOENT || code == ENOTDIR }
     }
 
     /// The file open as `descriptor`; nil when it cannot be read.

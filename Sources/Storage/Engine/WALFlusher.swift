@@ -156,9 +156,17 @@ final class WALFlusher: Sendable {
         for (path, name, opened) in [(databasePath, names.database, database), (walPath, names.wal, wal)] {
             // A file that could not be looked up at the start is not compared (none so far).
             guard let opened else { continue }
-            let current = directory >= 0 ? FileIdentity(name: name, in: directory) : FileIdentity(path: path)
-            // A lookup refused (a permission taken away) says nothing of which file the name is.
-            if current == nil, errno != ENOENT, errno != ENOTDIR { continue }
+            let current: FileIdentity?
+            if directory >= 0 {
+                switch FileIdentity.lookUp(name, in: directory) {
+                case .success(let found): current = found
+                case .failure(let failure) where failure.isGone: current = nil
+                // A lookup refused (a permission taken away) says nothing of which file the name is.
+                case .failure: continue
+                }
+            } else {
+                current = FileIdentity(path: path)
+            }
             guard current != opened else { continue }
             let now = current == nil ? "is gone" : "is another file now"
             return StoreError(

@@ -283,7 +283,7 @@ public enum Deliveries {
 extension Deliveries {
     /// Counts for `/metrics`: the backlog of each app and webhook that has a pending or dead
     /// delivery (configured or not: a webhook renamed or removed leaves its deliveries behind).
-    public static func status(nowMs: Int64, from rows: some RowReader) throws -> OutboxStatus {
+    public static func status(nowMs: Int64, from rows: some RowReader) throws(StoreError) -> OutboxStatus {
         let grouped = try rows.query(
             """
             SELECT app_id, webhook, count(*) FILTER (WHERE status = 'pending'),
@@ -308,6 +308,12 @@ public struct OutboxStatus: Sendable {
     public var webhooks: [WebhookBacklog]
 
     public init(webhooks: [WebhookBacklog] = []) { self.webhooks = webhooks }
+
+    /// The backlogs with pending deliveries of webhooks `served` does not hold (renamed or
+    /// removed): no worker sends them.
+    public func unserved(served: (_ appId: String, _ webhook: String) -> Bool) -> [WebhookBacklog] {
+        webhooks.filter { $0.pending > 0 && !served($0.appId, $0.webhook) }
+    }
 }
 
 /// One webhook's deliveries waiting or given up on.
