@@ -102,7 +102,13 @@ import Testing
                 : .subscription(originalTransactionId: random.pick(subscriptions))
             return .linked(key, appUserId: user)
         default:
-            return .timerFired(ExpirationTimer(originalTransactionId: random.pick(subscriptions), fireAtMs: nowMs))
+            // Half long after every period; half near the end of one, before, inside or past the
+            // wait for a renewal notice (`SubscriptionState.renewalNoticeWaitMs`), fired then.
+            let id = random.pick(subscriptions)
+            guard random.below(2) == 0 else { return .timerFired(ExpirationTimer(originalTransactionId: id, fireAtMs: nowMs)) }
+            let end = base + Int64(random.below(5) + 1) * month
+            let offset: Int64 = random.pick([-1_800_000, 0, 600_000, 3_000_000, 3_600_000, 10_800_000])
+            return .timerFired(ExpirationTimer(originalTransactionId: id, fireAtMs: end + offset))
         }
     }
 
@@ -124,12 +130,14 @@ import Testing
         let tracking = random.below(3)
         var inputs: [Ledger.Input] = []
         for number in 0..<60 {
-            let at = Int64(1_800_000_000_000) + Int64(number) * 86_400_000 * 20
+            let day = Int64(1_800_000_000_000) + Int64(number) * 86_400_000 * 20
             app.trackNewPurchasesFromServerNotifications = tracking == 0 ? false : tracking == 1 ? true : number > 40
             ledger.configuration = app.ledger.configuration
-            var input = Self.input(&random, number, nowMs: at)
+            var input = Self.input(&random, number, nowMs: day)
             if !inputs.isEmpty, random.below(8) == 0 { input = random.pick(inputs) }
             inputs.append(input)
+            // A timer fires at its own time (near a period's end, or the input's).
+            let at = if case .timerFired(let timer) = input { timer.fireAtMs } else { day }
             let (current, applied) = (app, input)
             try store.write { transaction in
                 try LedgerInputs.apply(applied, app: current.ledger, atMs: at, cache: cache, in: transaction)
