@@ -60,9 +60,7 @@ import Testing
             taken.kill(SIGTERM)
             _ = taken.wait()
         }
-        let text = try String(contentsOfFile: fixture.configPath, encoding: .utf8)
-        _ = try fixture.directory.write(
-            "revenuedot.json", text.replacingOccurrences(of: "127.0.0.1:0", with: "127.0.0.1:\(taken.port)"))
+        try fixture.listen(on: taken.port)
         let result = try runCLI(["serve", "--config", fixture.configPath])
         #expect(result.status == 1)
         let lines = result.output.split(separator: "\n")

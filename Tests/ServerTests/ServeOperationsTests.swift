@@ -190,9 +190,7 @@ struct ServeOperationsTests {
             first.kill(SIGTERM)
             _ = first.wait()
         }
-        let text = try String(contentsOfFile: fixture.configPath, encoding: .utf8)
-        _ = try fixture.directory.write(
-            "revenuedot.json", text.replacingOccurrences(of: "127.0.0.1:0", with: "127.0.0.1:\(first.port)"))
+        try fixture.listen(on: first.port)
         let second = try runCLI(["serve", "--config", fixture.configPath])
         #expect(second.status == 1)
         #expect(

@@ -39,6 +39,12 @@ struct ServerFixture {
 
     func config() throws -> RevenueDotConfig { try ConfigLoader.load(path: configPath) }
 
+    /// Rewrites the configuration to listen on `port` (one a running server holds, say).
+    func listen(on port: UInt16) throws {
+        let text = try String(contentsOfFile: configPath, encoding: .utf8)
+        _ = try directory.write("revenuedot.json", text.replacingOccurrences(of: "127.0.0.1:0", with: "127.0.0.1:\(port)"))
+    }
+
     /// Starts an in-process service; the caller shuts it down.
     func startService() throws -> RevenueDotService {
         let service = try RevenueDotService(quietly: try config())
