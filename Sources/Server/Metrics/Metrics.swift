@@ -99,24 +99,20 @@ package final class Metrics: Sendable {
         counter(
             "revenuedot_reject_log_write_failures_total",
             "Writes of the reject log that failed (their entries are kept and tried again).", rejectLogFailures.count)
-        func labeled(_ name: String, _ help: String, _ label: String, _ counter: LabeledCounter) {
+        // A counter whose keys are whole label sets (`method="GET",route="/x",code="200"`).
+        func series(_ name: String, _ help: String, _ counter: LabeledCounter, label: (String) -> String = { $0 }) {
             lines += ["# HELP \(name) \(help)", "# TYPE \(name) counter"]
-            for (value, count) in counter.counts.sorted(by: { $0.key < $1.key }) {
-                lines.append("\(name){\(label)=\"\(Self.escape(value))\"} \(count)")
-            }
+            for (key, count) in counter.counts.sorted(by: { $0.key < $1.key }) { lines.append("\(name){\(label(key))} \(count)") }
+        }
+        func labeled(_ name: String, _ help: String, _ label: String, _ counter: LabeledCounter) {
+            series(name, help, counter) { "\(label)=\"\(Self.escape($0))\"" }
         }
         labeled(
             "revenuedot_notifications_rejected_total",
             "Notification POSTs refused, by status: badRequest (400), unknownApp (404, no app has the URL's id), payloadTooLarge (413), expectationFailed (417), notImplemented (501), serviceUnavailable (503, bodies over the memory budget), or the verification status (401).",
             "status",
             notificationsRejected)
-        lines += [
-            "# HELP revenuedot_http_requests_total Requests answered, by method, route and status code.",
-            "# TYPE revenuedot_http_requests_total counter",
-        ]
-        for (labels, count) in httpRequests.counts.sorted(by: { $0.key < $1.key }) {
-            lines.append("revenuedot_http_requests_total{\(labels)} \(count)")
-        }
+        series("revenuedot_http_requests_total", "Requests answered, by method, route and status code.", httpRequests)
         lines += [
             "# HELP revenuedot_http_request_duration_seconds Time from request to response, by route.",
             "# TYPE revenuedot_http_request_duration_seconds histogram",
@@ -166,13 +162,10 @@ package final class Metrics: Sendable {
             "revenuedot_consumption_answers_total",
             "Answers to Apple's consumption requests, by outcome (retry: an attempt to be made again).", "outcome",
             consumptionAnswers)
-        lines += [
-            "# HELP revenuedot_apple_api_requests_total Attempts at calls to the App Store Server API, by endpoint and status (none: no answer; held: not sent, a 429 holds the endpoint back).",
-            "# TYPE revenuedot_apple_api_requests_total counter",
-        ]
-        for (labels, count) in appleAPIRequests.counts.sorted(by: { $0.key < $1.key }) {
-            lines.append("revenuedot_apple_api_requests_total{\(labels)} \(count)")
-        }
+        series(
+            "revenuedot_apple_api_requests_total",
+            "Attempts at calls to the App Store Server API, by endpoint and status (none: no answer; held: not sent, "
+                + "a 429 holds the endpoint back).", appleAPIRequests)
         if let heldBacklog {
             lines += [
                 "# HELP revenuedot_notifications_held_backlog Notifications stored held, waiting for a configuration that accepts them (applied at the next start that does).",
