@@ -211,7 +211,11 @@ import Threads
     /// server) is counted `unrecorded` and logged once, however often the commit is tried again.
     @Test func anOutcomeThatCannotBeCommittedIsCountedOnce() throws {
         let databasePath = Locked<String?>(nil)
+        // A delivery may start before the notification's commit is on disk: the database goes
+        // only once the notification was answered, or that answer would be the one to fail.
+        let answered = DispatchSemaphore(value: 0)
         let receiver = try WebhookReceiver { _, _ in
+            _ = answered.wait(timeout: .now() + 10)
             if let path = databasePath.value {
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             }
@@ -226,6 +230,7 @@ import Threads
         #expect(
             try connection.postNotification(try fixture.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY"))
                 .status == 200)
+        answered.signal()
         #expect(poll(seconds: 10) { service.metrics.deliveries.counts["unrecorded"] == 1 })
         // Committing again after 1 s, then 2 s: still one attempt.
         Thread.sleep(forTimeInterval: 3.5)
