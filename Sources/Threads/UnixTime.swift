@@ -17,6 +17,11 @@ public enum UnixTime {
         return overflow ? .max : difference
     }
 
+    /// `elapsedMs(from:to:)` in seconds.
+    public static func elapsedSeconds(from start: Int64, to end: Int64) -> Double {
+        Double(elapsedMs(from: start, to: end)) / 1000
+    }
+
     /// `2026-01-01T00:00:00Z`.
     public static func iso8601(_ milliseconds: Int64) -> String {
         ISO8601UTC.string(fromMilliseconds: milliseconds)

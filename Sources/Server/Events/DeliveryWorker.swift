@@ -218,7 +218,7 @@ package final class DeliveryWorker: StoppableService {
                 switch step {
                 case .delivered:
                     metrics.deliveries.increment(label: "delivered")
-                    metrics.deliveryLatency.observe(Double(UnixTime.elapsedMs(from: delivery.createdAtMs, to: nowMs)) / 1000)
+                    metrics.deliveryLatency.observe(UnixTime.elapsedSeconds(from: delivery.createdAtMs, to: nowMs))
                     if let log, log.enabled(.debug) {
                         log.debug(
                             "webhook.delivered", "",

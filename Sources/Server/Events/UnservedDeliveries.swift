@@ -11,8 +11,7 @@ enum UnservedDeliveries {
         let nowMs = UnixTime.nowMs
         guard let status = try? store.read({ (rows) throws(StoreError) in try Deliveries.status(nowMs: nowMs, from: rows) })
         else { return }
-        let served = Set(WebhookKey.configured(in: config))
-        for backlog in status.unserved(served: { served.contains(WebhookKey(appId: $0, webhook: $1)) }) {
+        for backlog in status.unserved(by: Set(WebhookKey.configured(in: config))) {
             log.warning(
                 "webhook.unserved",
                 "deliveries wait for a webhook this configuration does not have (renamed or removed): "

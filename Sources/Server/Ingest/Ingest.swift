@@ -109,6 +109,7 @@ package final class Ingest: Sendable {
 
     /// Parses and verifies; returns the record to store or the answer when there is none.
     private func prepare(appId: String, body: Data) -> Prepared {
+        metrics.notificationsReceived.increment()
         guard let app = verifiers[appId] else {
             refused(
                 "no app is configured under this id",
@@ -116,11 +117,9 @@ package final class Ingest: Sendable {
                     ("app", .text(String(appId.utf8Prefix(maxBytes: 200)))), ("status", .integer(404)),
                     ("reason", .text("unknown app")),
                 ])
-            metrics.notificationsReceived.increment()
             metrics.notificationsRejected.increment(label: "unknownApp")
             return .answered(.unknownApp(appId))
         }
-        metrics.notificationsReceived.increment()
         let signedPayload: String
         do {
             signedPayload = try NotificationRequestBody.signedPayload(of: body)

@@ -1,15 +1,6 @@
 import Storage
 
-/// A configured webhook: its app and its id in the app's `webhooks` ("" for the unnamed one).
-package struct WebhookKey: Sendable, Hashable {
-    package var appId: String
-    package var webhook: String
-
-    package init(appId: String, webhook: String) {
-        self.appId = appId
-        self.webhook = webhook
-    }
-
+extension WebhookKey {
     /// Every webhook `config` has, app by app.
     package static func configured(in config: RevenueDotConfig) -> [WebhookKey] {
         config.apps.flatMap { app in app.webhooks.map { WebhookKey(appId: app.id, webhook: $0.id) } }
@@ -24,9 +15,8 @@ extension Metrics {
         var backlogs = Dictionary(
             configured.map { ($0, WebhookBacklog(appId: $0.appId, webhook: $0.webhook)) }, uniquingKeysWith: { first, _ in first }
         )
-        for backlog in outbox.webhooks { backlogs[WebhookKey(appId: backlog.appId, webhook: backlog.webhook)] = backlog }
+        for backlog in outbox.webhooks { backlogs[backlog.key] = backlog }
         let ordered = backlogs.sorted { ($0.key.appId, $0.key.webhook) < ($1.key.appId, $1.key.webhook) }
-        let served = Set(configured)
         var lines: [String] = []
         func gauge(_ name: String, _ help: String, _ value: (WebhookBacklog) -> String) {
             lines += ["# HELP \(name) \(help)", "# TYPE \(name) gauge"]
@@ -42,8 +32,7 @@ extension Metrics {
         gauge(
             "revenuedot_webhook_oldest_pending_age_seconds", "Age of the oldest pending event, by app and webhook (0: none)."
         ) { "\($0.oldestPendingAgeSeconds)" }
-        let unserved = outbox.unserved(served: { served.contains(WebhookKey(appId: $0, webhook: $1)) })
-            .reduce(0) { $0 + $1.pending }
+        let unserved = outbox.unserved(by: Set(configured)).reduce(0) { $0 + $1.pending }
         lines += [
             "# HELP revenuedot_webhook_unserved_pending Pending events of webhooks no configured worker sends (renamed or removed): they wait until a webhook of that app and name is configured again.",
             "# TYPE revenuedot_webhook_unserved_pending gauge", "revenuedot_webhook_unserved_pending \(unserved)",

@@ -60,7 +60,7 @@ public enum PendingTimers {
         let oldest = row?[1].integerValue
         return TimerBacklog(
             due: Int(row?[0].integerValue ?? 0),
-            oldestDueAgeSeconds: oldest.map { Double(UnixTime.elapsedMs(from: $0, to: nowMs)) / 1000 } ?? 0)
+            oldestDueAgeSeconds: oldest.map { UnixTime.elapsedSeconds(from: $0, to: nowMs) } ?? 0)
     }
 
     /// The timer `id` of `appId` if it is still due at `nowMs`, read inside the write that fires

@@ -296,8 +296,7 @@ extension Deliveries {
                 WebhookBacklog(
                     appId: row[0].textValue ?? "", webhook: row[1].textValue ?? "", pending: Int(row[2].integerValue ?? 0),
                     retrying: Int(row[3].integerValue ?? 0), dead: Int(row[4].integerValue ?? 0),
-                    oldestPendingAgeSeconds: row[5].integerValue.map { Double(UnixTime.elapsedMs(from: $0, to: nowMs)) / 1000 }
-                        ?? 0)
+                    oldestPendingAgeSeconds: row[5].integerValue.map { UnixTime.elapsedSeconds(from: $0, to: nowMs) } ?? 0)
             })
     }
 }
@@ -309,10 +308,21 @@ public struct OutboxStatus: Sendable {
 
     public init(webhooks: [WebhookBacklog] = []) { self.webhooks = webhooks }
 
-    /// The backlogs with pending deliveries of webhooks `served` does not hold (renamed or
+    /// The backlogs with pending deliveries of webhooks `configured` does not hold (renamed or
     /// removed): no worker sends them.
-    public func unserved(served: (_ appId: String, _ webhook: String) -> Bool) -> [WebhookBacklog] {
-        webhooks.filter { $0.pending > 0 && !served($0.appId, $0.webhook) }
+    public func unserved(by configured: Set<WebhookKey>) -> [WebhookBacklog] {
+        webhooks.filter { $0.pending > 0 && !configured.contains($0.key) }
+    }
+}
+
+/// A webhook of an app: the app and the webhook's id in its `webhooks` ("" for the unnamed one).
+public struct WebhookKey: Sendable, Hashable {
+    public var appId: String
+    public var webhook: String
+
+    public init(appId: String, webhook: String) {
+        self.appId = appId
+        self.webhook = webhook
     }
 }
 
@@ -327,6 +337,8 @@ public struct WebhookBacklog: Sendable, Equatable {
     public var dead: Int
     /// The age of the oldest pending delivery; 0 when none is pending.
     public var oldestPendingAgeSeconds: Double
+
+    public var key: WebhookKey { WebhookKey(appId: appId, webhook: webhook) }
 
     public init(
         appId: String, webhook: String, pending: Int = 0, retrying: Int = 0, dead: Int = 0,
