@@ -106,6 +106,35 @@ struct ConsumptionAnswerTests {
         #expect(unconsented.store.requestCount("send-consumption") == 0)
     }
 
+    /// Storage that cannot say what the request was about leaves the answer claimed for a later
+    /// pass: it is not skipped as if the transaction were not stored.
+    @Test func aFailedReadLeavesTheAnswerForALaterPass() throws {
+        let world = try world()
+        let (uuid, signed) = try request(world, transactionId: "5000000004", daysAgo: 1)
+        // Stored and applied by a server that answers none, so that only this test's pass does.
+        var quiet = try world.config()
+        quiet.appleAPI.consumption.enabled = false
+        let service = try RevenueDotService(config: quiet, log: { _ in })
+        try service.start()
+        #expect(try LoopbackConnection(port: service.port).postNotification(signed).status == 200)
+        service.shutdown()
+        let config = try world.config()
+        let store = try Store(path: world.databasePath)
+        defer { store.close() }
+        let answering = ConsumptionAnswering(
+            config: config, store: store, clients: AppleAPIClientPool(config: config.appleAPI, rates: AppleAPIRates()),
+            metrics: Metrics(), clock: { Date() }, log: Log(sink: { _ in }))
+        _ = try store.enqueueConsumptionRequests(appIds: ["demo"], sinceMs: 0, nowMs: UnixTime.nowMs)
+        let pending = try #require(try answer(world, uuid))
+        try SQLiteConnection(path: world.databasePath, role: .writer)
+            .execute(script: "ALTER TABLE notifications RENAME COLUMN transaction_json TO moved")
+        #expect(throws: StoreError.self) { try answering.handle(pending, nowMs: UnixTime.nowMs) }
+        #expect(world.store.requestCount("send-consumption") == 0)
+        try SQLiteConnection(path: world.databasePath, role: .writer)
+            .execute(script: "ALTER TABLE notifications RENAME COLUMN moved TO transaction_json")
+        #expect(try answering.handle(pending, nowMs: UnixTime.nowMs).status == .sent)
+    }
+
     /// Apple's rules for consumptionPercentage: never for an auto-renewable subscription (Apple
     /// computes it), 0 for what was not delivered, and above 0 with GRANT_PRORATED.
     @Test(

@@ -78,7 +78,7 @@ package final class ConsumptionAnswering: StoppableService {
                 guard !thread.isStopping,
                     let answer = try store.claimDueConsumptionAnswer(nowMs: nowMs, leaseMs: leaseMs, onDatabaseClock: true)
                 else { return }
-                let outcome = handle(answer, nowMs: nowMs)
+                let outcome = try handle(answer, nowMs: nowMs)
                 if try !store.recordConsumptionAnswer(outcome, claimedUntilMs: answer.nextAttemptAtMs) {
                     log.warning(
                         "consumption.claim_lost", "another pass took the answer before this one recorded it",
@@ -91,8 +91,10 @@ package final class ConsumptionAnswering: StoppableService {
         }
     }
 
-    /// One due answer: decided, sent, and what became of it.
-    package func handle(_ pending: ConsumptionAnswer, nowMs: Int64) -> ConsumptionAnswer {
+    /// One due answer: decided, sent, and what became of it. Storage that fails to say what the
+    /// request was about throws: the answer stays claimed and is tried again once the claim ends,
+    /// never skipped for a transaction that is stored.
+    package func handle(_ pending: ConsumptionAnswer, nowMs: Int64) throws(StoreError) -> ConsumptionAnswer {
         var answer = pending
         guard nowMs < answer.requestedAtMs + ConsumptionDecision.windowMs else {
             return settled(answer, .expired, "Apple's 12 hours passed", nowMs: nowMs)
@@ -100,8 +102,7 @@ package final class ConsumptionAnswering: StoppableService {
         guard let app = config.app(answer.appId) else {
             return settled(answer, .failed, "the app is no longer configured", nowMs: nowMs)
         }
-        let transaction = (try? store.notificationTransactionJSON(uuid: answer.notificationUUID))
-            .flatMap { $0 }.flatMap { try? JSONValueDecoder().decode(JWSTransactionDecodedPayload.self, from: Data($0.utf8)) }
+        let transaction = try storedTransaction(of: answer.notificationUUID)
         let request: ConsumptionRequest
         switch ConsumptionDecision.decide(transaction: transaction, config: config.appleAPI.consumption) {
         case .skip(let reason): return settled(answer, .skipped, reason, nowMs: nowMs)
@@ -128,6 +129,15 @@ package final class ConsumptionAnswering: StoppableService {
                 "consumption.refused", "Apple refused the consumption answer",
                 [("uuid", .text(answer.notificationUUID)), ("error", .text("\(error)"))])
             return settled(answer, .failed, "\(error)", nowMs: nowMs)
+        }
+    }
+
+    private func storedTransaction(of uuid: String) throws(StoreError) -> JWSTransactionDecodedPayload? {
+        guard let json = try store.notificationTransactionJSON(uuid: uuid) else { return nil }
+        do {
+            return try JSONValueDecoder().decode(JWSTransactionDecodedPayload.self, from: Data(json.utf8))
+        } catch {
+            throw StoreError(.corrupt, "the stored transaction of notification \(uuid) does not decode: \(error)")
         }
     }
 
