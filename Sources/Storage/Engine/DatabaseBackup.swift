@@ -39,8 +39,11 @@ public enum DatabaseBackup {
     }
 
     /// Copies the database at `database` into a new file at `destination`, which must not exist,
-    /// in a folder that does (`destinationProblem`).
-    public static func backup(database: String, to destination: String) throws(StoreError) -> Summary {
+    /// in a folder that does (`destinationProblem`). `claimed` is told the unfinished copy's path
+    /// (`FILE.partial`) once it is this backup's, before anything is copied into it.
+    public static func backup(
+        database: String, to destination: String, claimed: (String) -> Void = { _ in }
+    ) throws(StoreError) -> Summary {
         guard FileManager.default.fileExists(atPath: database) else {
             throw StoreError(.unavailable, "there is no database at \(database)")
         }
@@ -48,6 +51,7 @@ public enum DatabaseBackup {
         let partial = destination + ".partial"
         let claim = try claimPartial(partial)
         defer { close(claim) }
+        claimed(partial)
         do {
             try copy(from: database, to: partial, damaged: "damaged")
             let summary = try check(partial, copied: database, damaged: "damaged")
@@ -62,8 +66,9 @@ public enum DatabaseBackup {
 
     /// Opens `partial` for this backup alone and empties it, holding an exclusive `flock` on it
     /// until the returned descriptor is closed. Refused while another backup to the same file
-    /// holds it, and when it is a file a backup did not make: only an empty file, or one that
-    /// begins as a SQLite database (what a backup stopped partway leaves), is taken over.
+    /// holds it, and when it is a file a backup did not make: only an empty file, one that
+    /// begins as a SQLite database, or one that begins with zeros beside its `-journal` (what a
+    /// backup stopped partway leaves: SQLite writes the header page last), is taken over.
     private static func claimPartial(_ partial: String) throws(StoreError) -> Int32 {
         let descriptor = open(partial, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
@@ -75,7 +80,11 @@ public enum DatabaseBackup {
         }
         var header = [UInt8](repeating: 0, count: 16)
         let read = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 16, 0) }
-        guard read == 0 || (read == 16 && header == Array("SQLite format 3\0".utf8)) else {
+        let unfinished =
+            read == 16
+            && (header == Array("SQLite format 3\0".utf8)
+                || (header.allSatisfy { $0 == 0 } && FileManager.default.fileExists(atPath: partial + "-journal")))
+        guard read == 0 || unfinished else {
             close(descriptor)
             throw StoreError(
                 .invalid, "\(partial) exists and is not a backup's unfinished copy: move it away, or name another file")
@@ -130,6 +139,14 @@ public enum DatabaseBackup {
         if let source = FileIdentity(path: file), source == FileIdentity(path: database) {
             throw StoreError(.invalid, "\(file) is the database itself: name a backup of it")
         }
+        // Reading it would need SQLite to roll the unfinished write back, in a file not its own.
+        var journal = stat()
+        if stat(file + "-journal", &journal) == 0, journal.st_size > 0 {
+            throw StoreError(
+                .invalid,
+                "\(file) is not a usable backup: the journal beside it says a write to it stopped partway "
+                    + "(a backup stopped before it finished leaves FILE.partial so): name a finished backup")
+        }
         let folder = URL(fileURLWithPath: database).deletingLastPathComponent().path
         if let problem = folderProblem(folder) { throw StoreError(.invalid, problem) }
         let lock = try DatabaseLock(databasePath: database)
@@ -150,7 +167,7 @@ public enum DatabaseBackup {
         }
         var previous: String?
         if FileManager.default.fileExists(atPath: database) {
-            let kept = database + ".before-restore-" + stamp(now)
+            let kept = keptName(for: database, at: now)
             // The WAL moves with its database under the matching name, so the kept file opens
             // with every commit it had; the shared-memory index is rebuilt from the WAL.
             try rename(database, to: kept)
@@ -262,6 +279,20 @@ public enum DatabaseBackup {
         guard directory >= 0 else { return }
         _ = fsync(directory)
         close(directory)
+    }
+
+    /// `<database>.before-restore-<UTC time>`, with `-2`, `-3`… when a restore in the same second
+    /// kept one already: a kept database is never replaced (the restore holds the database's
+    /// lock, so no other restore picks a name meanwhile).
+    private static func keptName(for database: String, at now: Date) -> String {
+        let base = database + ".before-restore-" + stamp(now)
+        var name = base
+        var suffix = 1
+        while FileManager.default.fileExists(atPath: name) || FileManager.default.fileExists(atPath: name + "-wal") {
+            suffix += 1
+            name = base + "-\(suffix)"
+        }
+        return name
     }
 
     /// `20261203T154050Z`: ISO 8601's basic format, which sorts by time and is safe in a file name.

@@ -61,7 +61,7 @@ final class Termination {
     }
 
     /// Whether `number` is ignored (as `nohup` leaves SIGHUP for the command it runs).
-    private static func isIgnored(_ number: Int32) -> Bool {
+    static func isIgnored(_ number: Int32) -> Bool {
         var current = sigaction()
         guard sigaction(number, nil, &current) == 0 else { return false }
         return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+@testable import Server
+@testable import Storage
+@testable import Tools
+
+/// What a backup stopped partway leaves, and what the next backup and a restore make of it.
+@Suite struct BackupInterruptTests {
+    /// A backup stopped by SIGTERM removes its unfinished copy and ends as the signal ends a
+    /// process; the next backup to that name is whole.
+    @Test func aStoppedBackupRemovesItsUnfinishedCopy() throws {
+        let fixture = try BackupRestoreTests.fixture(storing: 3)
+        let backup = fixture.directory.path("b.sqlite")
+        // Held exclusively, the database keeps the backup waiting (SQLite's busy timeout) with
+        // its copy claimed.
+        var holder: SQLiteConnection? = try SQLiteConnection(path: fixture.databasePath, role: .writer)
+        try holder?.execute(script: "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE")
+        let process = Process()
+        process.executableURL = ChildServer.executable
+        process.arguments = ["backup", "--out", backup, "--config", fixture.configPath]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: backup + ".partial"), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(FileManager.default.fileExists(atPath: backup + ".partial"))
+        Thread.sleep(forTimeInterval: 0.3)
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
+        let left = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)
+        #expect(!left.contains { $0.hasPrefix("b.sqlite") }, "\(left)")
+        try holder?.execute(script: "COMMIT; PRAGMA locking_mode = NORMAL")
+        holder = nil
+
+        let made = try runCLI(["backup", "--out", backup, "--config", fixture.configPath])
+        #expect(made.status == 0, "\(made.output)")
+        #expect(try BackupRestoreTests.notificationCount(backup) == 3)
+    }
+
+    /// A backup killed before SQLite wrote the copy's first page leaves zeros and a journal: the
+    /// next backup to that name takes it over, and restore refuses it in one line. Zeros with no
+    /// journal beside them are not a backup's, and are left alone.
+    @Test func aKilledBackupsCopyIsTakenOverAndNeverRestored() throws {
+        let fixture = try BackupRestoreTests.fixture(storing: 1)
+        let original = try Data(contentsOf: URL(fileURLWithPath: fixture.databasePath))
+        let zeros = Data(repeating: 0, count: 8192)
+        let partial = fixture.directory.path("k.sqlite.partial")
+        try zeros.write(to: URL(fileURLWithPath: partial))
+        try Data(repeating: 7, count: 512).write(to: URL(fileURLWithPath: partial + "-journal"))
+
+        let restored = try runCLI(["restore", partial, "--config", fixture.configPath])
+        #expect(restored.status == 1, "\(restored.output)")
+        #expect(restored.output.contains("\(partial) is not a usable backup: the journal beside it"), "\(restored.output)")
+        #expect(restored.output.split(separator: "\n").count == 1, "\(restored.output)")
+        try BackupRestoreTests.expectRestoreChangedNothing(fixture, database: original)
+
+        let taken = try runCLI(["backup", "--out", fixture.directory.path("k.sqlite"), "--config", fixture.configPath])
+        #expect(taken.status == 0, "\(taken.output)")
+        #expect(try BackupRestoreTests.notificationCount(fixture.directory.path("k.sqlite")) == 1)
+        #expect(!FileManager.default.fileExists(atPath: partial) && !FileManager.default.fileExists(atPath: partial + "-journal"))
+
+        let other = fixture.directory.path("z.sqlite.partial")
+        try zeros.write(to: URL(fileURLWithPath: other))
+        let refused = try runCLI(["backup", "--out", fixture.directory.path("z.sqlite"), "--config", fixture.configPath])
+        #expect(refused.status == 1 && refused.output.contains("is not a backup's unfinished copy"), "\(refused.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == zeros)
+    }
+}
