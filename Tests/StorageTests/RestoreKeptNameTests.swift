@@ -20,6 +20,7 @@ import Testing
         let stamp = directory.databasePath + ".before-restore-20270115T080000Z"
         #expect(kept == [stamp, stamp + "-2", stamp + "-3"])
         // Each holds what it replaced: the first database, then each restored copy in turn.
-        #expect(try kept.map { Array(try RestoredPositionsTests.positions($0).events.keys) } == [["live1"], ["first1"], ["second1"]])
+        #expect(
+            try kept.map { Array(try RestoredPositionsTests.positions($0).events.keys) } == [["live1"], ["first1"], ["second1"]])
     }
 }
