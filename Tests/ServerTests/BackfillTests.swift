@@ -197,6 +197,24 @@ struct BackfillTests {
         #expect(events == Self.expectedEvents, "\(events)")
     }
 
+    /// A reload before the first backfill completes keeps the timers waiting for it, as the
+    /// start did: the server was down all the same.
+    @Test func aReloadKeepsTheTimersWaitingForTheFirstBackfill() throws {
+        let world = try AppleAPIWorld(backfillIntervalMinutes: 60)
+        _ = try outage(world)
+        // The first try of the start's pass fails, and so does the reloaded one's (5 attempts each).
+        world.store.inject(.status(500, code: nil, retryAfter: nil), count: 10, endpoint: "notification-history")
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        defer { service.shutdown() }
+        #expect(poll(seconds: 30) { service.metrics.backfillRuns.counts["stopped"] == 1 })
+        #expect(service.reload(to: try world.config()) == .reloaded(restartNeeded: []))
+        #expect(!service.waitForSchedulerStart(seconds: 2))
+        #expect(poll(seconds: 30) { service.metrics.backfillRuns.counts["completed"] == 1 })
+        #expect(service.waitForSchedulerStart())
+        #expect(poll(seconds: 10) { (try? stored(world).events) == Self.expectedEvents })
+    }
+
     @Test func failuresAreOneLineAndStoreNothing() throws {
         let world = try AppleAPIWorld()
         _ = try outage(world)

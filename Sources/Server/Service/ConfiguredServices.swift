@@ -17,6 +17,7 @@ final class ConfiguredServices: Sendable {
     let backfill: AutomaticBackfill
     let consumption: ConsumptionAnswering
     let reconcile: ScheduledReconcile
+    private let firstBackfill: FirstBackfill
 
     /// What every generation shares: storage and what lives as long as the process.
     struct Shared: Sendable {
@@ -35,12 +36,15 @@ final class ConfiguredServices: Sendable {
         let clock: @Sendable () -> Date
         let deliveryPollInterval: Double
         let node: String
+        /// What the timers wait for at start, across reloads.
+        let firstBackfill: FirstBackfill
     }
 
     /// Builds everything `config` asks for; starts nothing. Throws when an app's root
     /// certificates cannot make a verifier.
     init(config configured: RevenueDotConfig, shared: Shared) throws {
         let (store, metrics, log) = (shared.store, shared.metrics, shared.log)
+        firstBackfill = shared.firstBackfill
         // Every generation counts into the one metric: a reload does not reset it.
         var config = configured
         for index in config.apps.indices { config.apps[index].unpricedEvents = metrics.eventsWithoutUSDPrice }
@@ -90,16 +94,21 @@ final class ConfiguredServices: Sendable {
             docs: shared.docs)
     }
 
-    /// Starts the background services. At a start, timers wait for a first backfill that
-    /// completes (tried again while it fails, for at most `firstBackfillWait`): a renewal Apple
-    /// sent while the server was down must not be taken for an expiry first. Nil (a reload: the server was not down) starts them at once. Each
-    /// webhook worker picks nothing until the one `predecessor` gives (the last worker started
-    /// for the same app and webhook, in any earlier generation) has stopped with its outcomes
-    /// committed.
-    func start(firstBackfillWait: Double?, predecessor: (DeliveryWorker) -> DeliveryWorker? = { _ in nil }) {
-        if backfill.isActive, let firstBackfillWait {
-            backfill.start(retryFirstFor: firstBackfillWait, firstPassDone: { [scheduler] in scheduler.start() })
-            DispatchQueue.global().asyncAfter(deadline: .now() + firstBackfillWait) { [scheduler] in scheduler.start() }
+    /// Starts the background services. Until a first backfill since the server started
+    /// completes (tried again while it fails, for what is left of `FirstBackfill`'s wait), the
+    /// timers wait: a renewal Apple sent while the server was down must not be taken for an
+    /// expiry first. Each webhook worker picks nothing until the one `predecessor` gives (the
+    /// last worker started for the same app and webhook, in any earlier generation) has stopped
+    /// with its outcomes committed.
+    func start(predecessor: (DeliveryWorker) -> DeliveryWorker? = { _ in nil }) {
+        if backfill.isActive, let wait = firstBackfill.remainingWait {
+            backfill.start(
+                retryFirstFor: wait,
+                firstPassDone: { [scheduler, firstBackfill] in
+                    firstBackfill.complete()
+                    scheduler.start()
+                })
+            DispatchQueue.global().asyncAfter(deadline: .now() + wait) { [scheduler] in scheduler.start() }
         } else {
             backfill.start()
             scheduler.start()

@@ -61,7 +61,7 @@ extension RevenueDotService {
             let deadline = ContinuousClock.now + reloadStopTimeout.value
             old.stop(before: deadline)
             _ = heldPass.wait(timeout: .after(max(.zero, ContinuousClock.now.duration(to: deadline))))
-            generation.start(firstBackfillWait: nil, predecessor: replacing)
+            generation.start(predecessor: replacing)
             takeUpHeld(by: generation)
             UnservedDeliveries.warn(config: new, store: store, log: log)
             log.info(

@@ -127,7 +127,7 @@ package final class RevenueDotService: Sendable {
         shared = ConfiguredServices.Shared(
             store: store, metrics: metrics, log: log, cache: cache, handOff: handOff, contacts: contacts,
             alarm: StorageAlarm(log: log), refusals: refusals, docs: docs, clock: clock,
-            deliveryPollInterval: deliveryPollInterval, node: node)
+            deliveryPollInterval: deliveryPollInterval, node: node, firstBackfill: FirstBackfill())
         let first = try ConfiguredServices(config: config, shared: shared)
         services.withLock { $0 = first }
         var http = HTTPServerConfiguration(
@@ -163,7 +163,8 @@ package final class RevenueDotService: Sendable {
             throw ConfigError(file: config.file, key: "listen", problem: error.message)
         }
         let generation = generation
-        generation.start(firstBackfillWait: Self.firstBackfillWait, predecessor: replacing)
+        shared.firstBackfill.begin(waitingAtMost: Self.firstBackfillWait)
+        generation.start(predecessor: replacing)
         contacts.start()
         takeUpHeld(by: generation)
         UnservedDeliveries.warn(config: generation.config, store: store, log: log)
