@@ -9,11 +9,16 @@ package final class CustomerContacts: StoppableService {
     private let pending = Mutex<[String: [String: Int64]]>([:])
     private let thread = PeriodicThread()
     private let store: Store
+    private let flushes: FailureStreak?
 
     /// How often contacts are written, seconds.
     package static let flushInterval: Double = 5
 
-    package init(store: Store) { self.store = store }
+    /// `flushes` is told of each write that failed (its contacts are kept for the next one).
+    package init(store: Store, flushes: FailureStreak? = nil) {
+        self.store = store
+        self.flushes = flushes
+    }
 
     /// The app contacted RevenueDot about `appUserId` (the customer's own id) at `atMs`.
     package func record(appId: String, appUserId: String, atMs: Int64) {
@@ -26,7 +31,16 @@ package final class CustomerContacts: StoppableService {
     }
 
     package func start() {
-        thread.start("contacts", every: Self.flushInterval, immediately: false) { [self] in try? flush() }
+        thread.start("contacts", every: Self.flushInterval, immediately: false) { [self] in flushReporting() }
+    }
+
+    private func flushReporting() {
+        do {
+            try flush()
+            flushes?.succeeded()
+        } catch {
+            flushes?.failed(error)
+        }
     }
 
     package func beginStop() { thread.beginStop() }
@@ -34,7 +48,7 @@ package final class CustomerContacts: StoppableService {
     /// Waits for the thread, then writes what is left.
     package func waitStopped(until deadline: DispatchTime) -> Bool {
         let stopped = thread.waitStopped(until: deadline)
-        try? flush()
+        flushReporting()
         return stopped
     }
 

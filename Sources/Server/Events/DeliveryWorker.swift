@@ -27,6 +27,8 @@ package final class DeliveryWorker: StoppableService {
     private let leaseMs: Int64
     /// Takes a line for every failed attempt and every dead letter.
     private let log: Log?
+    /// Reads (or claims) of due deliveries that failed.
+    private let picking: FailureStreak
     private let wake = MonotonicSemaphore()
     private let work = DispatchSemaphore(value: 0)
     private let finished = DispatchGroup()
@@ -45,6 +47,8 @@ package final class DeliveryWorker: StoppableService {
         self.node = node
         leaseMs = Int64(max(10, 3 * webhook.timeoutSeconds)) * 1000
         self.webhook = webhook.id
+        picking = FailureStreak(
+            task: "webhook_pick", fields: [("app", .text(app.id)), ("webhook", .text(webhook.id))], log: log, metrics: metrics)
         sender = WebhookSender(config: webhook)
         self.store = store
         self.metrics = metrics
@@ -128,7 +132,14 @@ package final class DeliveryWorker: StoppableService {
         guard let (inFlight, room) = state.withLock({ $0.beginRead() }) else { return }
         let nowMs = UnixTime.milliseconds(clock())
         let holdMs = Int64(sender.config.orderHoldSeconds) * 1000
-        guard let due = try? dueDeliveries(nowMs: nowMs, room: room, holdMs: holdMs, inFlight: inFlight) else { return }
+        let due: [DueDelivery]
+        do {
+            due = try dueDeliveries(nowMs: nowMs, room: room, holdMs: holdMs, inFlight: inFlight)
+            picking.succeeded()
+        } catch {
+            picking.failed(error)
+            return
+        }
         let picked = state.withLock { $0.take(due) }
         for _ in 0..<picked { work.signal() }
     }

@@ -53,6 +53,10 @@ package final class Metrics: Sendable {
     /// (`endpoint="notification-history",status="200"`; `none`: no answer; `held`: not sent,
     /// a 429 holding the endpoint back).
     package let appleAPIRequests = LabeledCounter()
+    /// Passes of a background loop that failed (storage), by loop: webhook_pick (a webhook
+    /// worker reading or claiming due deliveries), timers (the scheduler reading due timers),
+    /// contacts (writing customers' last-seen times).
+    package let backgroundFailures = LabeledCounter(labels: ["webhook_pick", "timers", "contacts"])
     /// Subscriptions scheduled reconciliation checked, by outcome: in_line, applied, not_applied, failed.
     package let reconciled = LabeledCounter(labels: ["in_line", "applied", "not_applied", "failed"])
 
@@ -146,6 +150,10 @@ package final class Metrics: Sendable {
         lines += deliveryLatency.render(name: "revenuedot_webhook_delivery_latency_seconds")
         counter("revenuedot_timers_fired_total", "Timers the scheduler fed to the reducer.", timersFired.count)
         counter("revenuedot_timers_failed_total", "Timers that failed to fire (tried again a minute later).", timersFailed.count)
+        labeled(
+            "revenuedot_background_failures_total",
+            "Passes of a background loop that failed (storage), by task; the next pass tries again.", "task",
+            backgroundFailures)
         labeled(
             "revenuedot_backfill_notifications_total",
             "Notifications automatic backfill read from Apple's history, by what ingest made of them.", "result",

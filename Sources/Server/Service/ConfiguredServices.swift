@@ -65,7 +65,7 @@ final class ConfiguredServices: Sendable {
             onFailure: { message in
                 metrics.timersFailed.increment()
                 log.error("scheduler.failed", message)
-            }, cache: shared.cache)
+            }, ticks: FailureStreak(task: "timers", log: log, metrics: metrics), cache: shared.cache)
         // One set of verifiers (and chain caches) serves ingest and the subscriber API.
         let verifiers = try AppVerifiers.forApps(of: config)
         let ingest = Ingest(

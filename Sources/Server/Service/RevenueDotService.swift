@@ -122,7 +122,7 @@ package final class RevenueDotService: Sendable {
             throw ConfigError(file: config.file, key: "database", problem: error.about(location, "cannot open"))
         }
         self.store = store
-        contacts = CustomerContacts(store: store)
+        contacts = CustomerContacts(store: store, flushes: FailureStreak(task: "contacts", log: log, metrics: metrics))
         let refusals = RefusalLines(log: log, clock: clock)
         shared = ConfiguredServices.Shared(
             store: store, metrics: metrics, log: log, cache: cache, handOff: handOff, contacts: contacts,

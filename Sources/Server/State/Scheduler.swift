@@ -17,6 +17,8 @@ package final class Scheduler: StoppableService {
     private let clock: @Sendable () -> Date
     private let afterFiring: @Sendable (Int) -> Void
     private let onFailure: @Sendable (String) -> Void
+    /// Ticks that could not read the due timers.
+    private let ticks: FailureStreak?
     /// What the store keeps decoded, shared with ingest (`LedgerCache`).
     private let cache: LedgerCache?
     private let running = Locked(false)
@@ -32,11 +34,12 @@ package final class Scheduler: StoppableService {
     /// - Parameters:
     ///   - afterFiring: called with the number of timers fired by a tick (when any fired).
     ///   - onFailure: called with a description of each timer that failed to fire.
+    ///   - ticks: told of each tick of its thread that failed (could not read the due timers).
     ///   - cache: what the store keeps decoded, shared with the other inputs applied to it.
     package init(
         config: RevenueDotConfig, store: Store, clock: @escaping @Sendable () -> Date = Date.init,
         afterFiring: @escaping @Sendable (Int) -> Void = { _ in }, onFailure: @escaping @Sendable (String) -> Void = { _ in },
-        cache: LedgerCache? = nil
+        ticks: FailureStreak? = nil, cache: LedgerCache? = nil
     ) {
         apps = Dictionary(uniqueKeysWithValues: config.apps.map { ($0.id, $0) })
         self.store = store
@@ -44,6 +47,7 @@ package final class Scheduler: StoppableService {
         self.clock = clock
         self.afterFiring = afterFiring
         self.onFailure = onFailure
+        self.ticks = ticks
         self.cache = cache
     }
 
@@ -60,7 +64,12 @@ package final class Scheduler: StoppableService {
         NamedThread.start("scheduler") { [self] in
             var ticked = false
             while running.value {
-                _ = try? tick()
+                do {
+                    try tick()
+                    ticks?.succeeded()
+                } catch {
+                    ticks?.failed(error)
+                }
                 if !ticked {
                     ticked = true
                     firstTick.signal()

@@ -249,7 +249,9 @@ public final class Store: Sendable {
 
     /// Runs `body` inside a write transaction without blocking: `completion` runs on the flusher
     /// thread once the commit holding it is on disk (or with the error of `body`, of the commit or of the flush).
-    /// `completion` must be quick and must not call back into this store.
+    /// `completion` must be quick and must not wait on this store (a blocking `write`, a `read`):
+    /// the flusher would wait on itself. Queuing another write this way is fine (the scheduler
+    /// postpones a timer that failed so).
     public func write(
         _ body: @escaping @Sendable (WriteTransaction) throws -> Void,
         completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
