@@ -126,4 +126,20 @@ struct AttributesAPITests {
             try rows.query("SELECT json FROM customers ORDER BY app_user_id").compactMap { $0.first?.textValue }
         }
     }
+
+    /// Storage that cannot say how many attributes the customer has refuses the request (503):
+    /// the limit is never skipped, and nothing is saved.
+    @Test func aFailedReadRefusesRatherThanSkipTheLimit() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let raw = try SQLiteConnection(path: fixture.databasePath, role: .writer)
+        try raw.execute(script: "ALTER TABLE customers RENAME TO customers_moved")
+        let (status, body) = try post(connection, "ivy", #"{"attributes": {"plan": {"value": "gold", "updated_at_ms": 100}}}"#)
+        #expect(status == 503, "\(body.serialized())")
+        #expect(body["message"] == .string("storage cannot answer now; retry later"))
+        try raw.execute(script: "ALTER TABLE customers_moved RENAME TO customers")
+        #expect(try attributes(connection, "ivy")?["plan"] == nil)
+    }
 }

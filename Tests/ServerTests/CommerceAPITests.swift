@@ -8,6 +8,7 @@ import Testing
 import Threads
 
 @testable import Server
+@testable import Storage
 @testable import Tools
 
 /// Advanced Commerce requests through the real server: validated against the customer's live
@@ -360,6 +361,18 @@ extension CommerceAPITests {
             "POST", "/v1/advanced-commerce/sandbox-only/requests", headers: ["Authorization": "Bearer sk_test_secret"],
             body: body)
         #expect(otherApp.status == 401)
+    }
+
+    /// A request's status that storage cannot read is 503 (try again), never 404 (no such request).
+    @Test func aFailedReadIsUnavailableNotUnknown() throws {
+        defer { service.shutdown() }
+        try SQLiteConnection(path: fixture.databasePath, role: .writer)
+            .execute(script: "ALTER TABLE commerce_requests RENAME TO commerce_requests_moved")
+        let shown = try connection.request(
+            "GET", "/v1/advanced-commerce/demo/requests/0b6a4d0e-3c5f-4a52-9a43-0d3a7c9bd1f3",
+            headers: ["Authorization": "Bearer sk_test_secret"])
+        #expect(shown.status == 503, "\(shown.text)")
+        #expect((try? JSONValue(parsing: shown.body))?["error"]?["code"] == .string("storage_unavailable"))
     }
 }
 

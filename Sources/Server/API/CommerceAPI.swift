@@ -104,10 +104,15 @@ package struct CommerceAPI: Sendable {
         case .refused(let answer): return answer
         }
         let reference = (request.pathParameters["requestReferenceId"] ?? "").lowercased()
-        let row = try? store.read { (rows) throws(StoreError) in
-            try CommerceRequestRows.find(appId: app.id, reference: reference, from: rows)
+        let row: StoredCommerceRequest?
+        do {
+            row = try store.read { (rows) throws(StoreError) in
+                try CommerceRequestRows.find(appId: app.id, reference: reference, from: rows)
+            }
+        } catch {
+            return .storageFailure(error, access: .secret)
         }
-        guard let found = row ?? nil else {
+        guard let found = row else {
             return .error(status: 404, code: "not_found", message: "no request \(reference) for app \(app.id)")
         }
         let body = JSONValue.object([

@@ -45,7 +45,7 @@ package struct EventsAPI: Sendable {
             let body = JSONValue.object(["events": .array(items), "next_cursor": .integer(next)])
             return .json(Data(body.serialized().utf8))
         } catch {
-            return .error(status: 503, code: "storage_unavailable", message: "\(error)")
+            return .storageFailure(error, access: access)
         }
     }
 }

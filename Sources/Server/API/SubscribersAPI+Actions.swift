@@ -16,7 +16,7 @@ extension SubscribersAPI {
                 try LedgerInputs.keepAndApply(.customerAction(action), app: app.ledger, atMs: atMs, cache: cache, in: $0)
             },
             completion: { result in
-                if case .failure(let error) = result { return reply(Self.storageFailure(error, access: access)) }
+                if case .failure(let error) = result { return reply(HTTPResponse.storageFailure(error, access: access)) }
                 DispatchQueue.global().async { reply(answer()) }
             })
     }
@@ -31,20 +31,6 @@ extension SubscribersAPI {
             if answer.status == 200 { answer.status = status }
             return answer
         }
-    }
-
-    /// What a storage failure answers: 503, or 500 for a stored row that cannot be read (retrying
-    /// cannot help). The secret key, the team's own backend, reads the reason; the public key,
-    /// which ships inside the app, reads only that storage failed.
-    static func storageFailure(_ error: StoreError, access: APIKeys.Access) -> HTTPResponse {
-        let corrupt = error.code == .corrupt
-        let status = corrupt ? 500 : 503
-        let code = corrupt ? "stored_state_invalid" : "storage_unavailable"
-        guard access == .secret else {
-            let message = corrupt ? "a stored row cannot be read" : "storage cannot answer now; retry later"
-            return .error(status: status, code: code, message: message)
-        }
-        return .error(status: status, code: code, message: "\(error)")
     }
 
     /// The app of a request made with its secret key, or nil (then `reply` was answered).

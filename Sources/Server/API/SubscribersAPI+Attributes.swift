@@ -39,12 +39,17 @@ extension SubscribersAPI {
             }
         }
         if !valid.isEmpty {
-            let stored =
-                (try? store.read { (rows) throws(StoreError) in
-                    try? LedgerRows.customerView(appUserId, app: app.ledger, from: rows)?.customer.attributes
-                }) ?? nil
-            let after = SubscriberAttribute.merging(valid, into: stored ?? [:])
-            if SubscriberAttribute.customCount(after) > SubscriberAttribute.maximumCustomAttributes {
+            let stored: [String: SubscriberAttribute]?
+            do {
+                stored = try store.read { (rows) throws(StoreError) in
+                    try StoreError.decoding {
+                        try LedgerRows.customerView(appUserId, app: app.ledger, from: rows)?.customer.attributes
+                    }
+                }
+            } catch {
+                return reply(.storageFailure(error, access: access))
+            }
+            if !SubscriberAttribute.merge(valid, into: stored ?? [:]).overCap.isEmpty {
                 // The request's new custom keys go unsaved; its other keys are saved.
                 let new = valid.keys.filter { !$0.hasPrefix("$") && stored?[$0]?.value == nil }
                 for key in new { valid[key] = nil }

@@ -81,7 +81,7 @@ extension SubscribersAPI {
                 created.withLock { $0 = !known }
             },
             completion: { result in
-                if case .failure(let error) = result { return reply(Self.storageFailure(error, access: access)) }
+                if case .failure(let error) = result { return reply(HTTPResponse.storageFailure(error, access: access)) }
                 DispatchQueue.global().async {
                     var answer = answerSubscriber(newId, app: app, access: access).response
                     if answer.status == 200, created.value { answer.status = 201 }
@@ -97,15 +97,15 @@ extension SubscribersAPI {
         let read: (kept: CustomerState?, joining: CustomerState?)
         do {
             read = try store.read { (rows) throws(StoreError) in
-                do {
-                    return (
+                try StoreError.decoding {
+                    (
                         try CustomerRows.customer(named: appUserId, appId: app.id, from: rows),
                         try CustomerRows.customer(named: newId, appId: app.id, from: rows)
                     )
-                } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
+                }
             }
         } catch {
-            return Self.storageFailure(error, access: .publishable)
+            return HTTPResponse.storageFailure(error, access: .publishable)
         }
         let keptId = read.kept?.appUserId ?? appUserId
         guard let joining = read.joining, !Ledger.isAnonymous(joining.appUserId), !Ledger.isAnonymous(keptId),

@@ -79,7 +79,7 @@ package struct SubscribersAPI: Sendable {
                 sandboxGrants: app.sandboxAccess.grants(found.customer, appUserId: id), at: now)
             return .found(.json(Data(body)))
         } catch {
-            return .failed(Self.storageFailure(error, access: access))
+            return .failed(HTTPResponse.storageFailure(error, access: access))
         }
     }
 
@@ -166,7 +166,7 @@ package struct SubscribersAPI: Sendable {
                 }
             },
             completion: { result in
-                if case .failure(let error) = result { return reply(Self.storageFailure(error, access: access)) }
+                if case .failure(let error) = result { return reply(HTTPResponse.storageFailure(error, access: access)) }
                 if let refused = refusal.value { return reply(refused) }
                 DispatchQueue.global().async { reply(answerSubscriber(appUserId, app: app, access: access).response) }
             })

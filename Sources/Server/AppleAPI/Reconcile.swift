@@ -85,11 +85,11 @@ package enum Reconcile {
         for id in ids {
             if let only, id != only { continue }
             let ledger = try store.read { (rows) throws(StoreError) in
-                do {
-                    return try LedgerRows.slice(
+                try StoreError.decoding {
+                    try LedgerRows.slice(
                         for: .linked(.subscription(originalTransactionId: id), appUserId: ""), app: app.ledger, from: rows
                     ).ledger
-                } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
+                }
             }
             guard let state = ledger.subscriptions[id] else { continue }
             if let ends = state.accessEndsAtMs, ends < nowMs - lapsedWindowMs { continue }

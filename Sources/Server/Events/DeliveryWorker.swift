@@ -150,11 +150,11 @@ package final class DeliveryWorker: StoppableService {
         let (appId, webhook, node, leaseMs) = (appId, webhook, node, leaseMs)
         guard store.isShared else {
             return try store.read { (rows) throws(StoreError) -> [DueDelivery] in
-                do {
-                    return try Deliveries.due(
+                try StoreError.decoding {
+                    try Deliveries.due(
                         appId: appId, webhook: webhook, nowMs: nowMs, limit: room, holdMs: holdMs, inFlight: inFlight,
                         from: rows)
-                } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
+                }
             }
         }
         let claimed = Locked<[DueDelivery]>([])

@@ -41,4 +41,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         guard !message.contains(database + ":") else { return description }
         return (what.isEmpty ? "" : what + " ") + "\(database): \(description)"
     }
+
+    /// Runs `body`, which reads rows and decodes them: an error it throws that is not a
+    /// `StoreError` is a stored row that does not decode (`corrupt`).
+    public static func decoding<T>(_ body: () throws -> T) throws(StoreError) -> T {
+        do { return try body() } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
+    }
 }

@@ -43,9 +43,7 @@ package struct ReconcileCommand {
         if let customer = parsed.value("customer") {
             // By its id or an alias.
             let owner = try reader.read { (rows) throws(StoreError) in
-                do {
-                    return try CustomerRows.customer(named: customer, appId: app.id, from: rows)?.appUserId
-                } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
+                try StoreError.decoding { try CustomerRows.customer(named: customer, appId: app.id, from: rows)?.appUserId }
             }
             guard let owner else { throw NothingToReconcile("no customer \"\(customer)\" in app \(app.id)") }
             states = states.filter { $0.journal.ownerAppUserId == owner }
