@@ -72,6 +72,25 @@ import Testing
         }
     }
 
+    /// systemd's own exposure score of the unit (0 = fully sandboxed, 10 = not at all) stays at
+    /// 1.5 or below: the sandbox is as tight as a server that listens and writes one folder allows.
+    /// The same check refuses the unit with its system call filter and /proc settings taken out.
+    @Test func systemdScoresTheSandboxTight() throws {
+        let root = try Self.install()
+        let unit = root.appendingPathComponent("etc/systemd/system/revenuedot.service")
+        func score(_ path: String) throws -> (Int32, String) {
+            try Self.run("/usr/bin/systemd-analyze", ["security", "--offline=yes", "--threshold=15", path])
+        }
+        let (status, report) = try score(unit.path)
+        #expect(status == 0, "\(report.split(separator: "\n").last ?? "")")
+        let loose = try String(contentsOf: unit, encoding: .utf8).split(separator: "\n")
+            .filter { !$0.hasPrefix("SystemCallFilter=") && !$0.hasPrefix("Proc") && !$0.hasPrefix("Private") }
+            .joined(separator: "\n")
+        let loosePath = root.appendingPathComponent("etc/systemd/system/loose.service")
+        try loose.write(to: loosePath, atomically: true, encoding: .utf8)
+        #expect(try score(loosePath.path).0 != 0)
+    }
+
     /// The check can fail: a unit with a misspelt key, or a binary that is not there, is reported.
     @Test func systemdAnalyzeReportsABrokenUnit() throws {
         let root = try Self.install()

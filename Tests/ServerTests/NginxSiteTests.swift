@@ -47,9 +47,34 @@ struct NginxSiteTests {
         let notification = try LoopbackConnection(port: tlsPort, tls: tls).request(
             "POST", "/v1/apple/notifications/demo", headers: ["Content-Type": "application/json"], body: Data("{}".utf8))
         #expect(notification.status == 400, "\(notification.text)")
-        // Plain http is sent to https.
+        // Plain http is sent to https, but for certbot's webroot challenges.
         let plain = try LoopbackConnection(port: plainPort).request("GET", "/health")
         #expect(plain.status == 301)
+        // Readable by nginx's workers, which run as another user when nginx is started as root.
+        let challenges = site.directory.path("webroot/.well-known/acme-challenge")
+        try FileManager.default.createDirectory(
+            atPath: challenges, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        for folder in [site.directory.url.deletingLastPathComponent().path, site.directory.url.path] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder)
+        }
+        #expect(
+            FileManager.default.createFile(
+                atPath: challenges + "/token-1", contents: Data("token-1.thumbprint".utf8), attributes: [.posixPermissions: 0o644]
+            ))
+        let challenge = try LoopbackConnection(port: plainPort).request("GET", "/.well-known/acme-challenge/token-1")
+        #expect(challenge.status == 200 && challenge.text == "token-1.thumbprint", "\(challenge.status) \(challenge.text)")
+
+        // One address asking the API faster than its limit is refused with 429; Apple's
+        // notifications are not limited.
+        let burst = try LoopbackConnection(port: tlsPort, timeoutSeconds: 10, tls: tls)
+        var statuses: [Int: Int] = [:]
+        for _ in 0..<200 { statuses[try burst.request("GET", "/v1/subscribers/olga").status, default: 0] += 1 }
+        #expect(statuses[429] ?? 0 > 0 && statuses[401] ?? 0 >= 100, "\(statuses)")
+        for _ in 0..<20 {
+            let posted = try burst.request(
+                "POST", "/v1/apple/notifications/demo", headers: ["Content-Type": "application/json"], body: Data("{}".utf8))
+            #expect(posted.status == 400)
+        }
 
         // A node that does not answer is a 503, again without a word of which build it was.
         service.shutdown()

@@ -16,7 +16,9 @@ struct NginxSite {
                 of: "/etc/letsencrypt/live/revenuedot.example.com/fullchain.pem", with: certificates.localhost.certificate
             )
             .replacingOccurrences(
-                of: "/etc/letsencrypt/live/revenuedot.example.com/privkey.pem", with: certificates.localhost.key)
+                of: "/etc/letsencrypt/live/revenuedot.example.com/privkey.pem", with: certificates.localhost.key
+            )
+            .replacingOccurrences(of: "root /var/www/letsencrypt;", with: "root \(directory.path("webroot"));")
         let sitePath = try directory.write("site.conf", placed)
         let temporary = directory.path("tmp")
         mainPath = try directory.write(
