@@ -155,6 +155,8 @@ public enum SubscriberInfo {
 
     /// `expires_date` is the current period's end as Apple sent it, or its refund or Family
     /// Sharing revocation when earlier (RevenueCat's `subscriptions[]`), with `refunded_at`.
+    /// While Apple grants a grace period it is the grace period's end, as RevenueCat serves it:
+    /// its SDKs count a product as active (`activeSubscriptions`) by this date alone.
     static func write(subscription: PurchaseView, into out: inout JSONWriter) {
         out.beginObject()
         if let advancedCommerce = subscription.advancedCommerce {
@@ -164,7 +166,9 @@ public enum SubscriberInfo {
         out.member("auto_resume_date", nil)
         out.member("billing_issues_detected_at", date(subscription.billingIssueDetectedAtMs))
         out.member("display_name", nil)
-        let expires = [subscription.expiresDateMs, subscription.refundedAtMs].compactMap { $0 }.min()
+        let expires =
+            subscription.gracePeriodAccessEndsAtMs
+            ?? [subscription.expiresDateMs, subscription.refundedAtMs].compactMap { $0 }.min()
         out.member("expires_date", date(expires))
         out.member("grace_period_expires_date", date(subscription.gracePeriodAccessEndsAtMs))
         out.key("is_sandbox")
