@@ -98,7 +98,7 @@ struct AppUserIdRuleTests {
         ("ls\u{2028}ps", "control character"), ("evil\u{202E}txt.exe", "control character"), ("   ", "only white space"),
         // RevenueCat's blocked placeholders, in any case, and a "/".
         ("null", "is blocked"), ("Undefined", "is blocked"), ("[object Object]", "is blocked"), ("0", "is blocked"),
-        ("team/ann", "holds a slash"),
+        ("team/ann", "holds a slash"), (".", "is a path segment"), ("..", "is a path segment"),
         // "josé" with a combining accent: canonically the same text as the composed one.
         ("jose\u{301}", "normalization form C"), ("\u{958}", "normalization form C"),
         // Invisible characters, alone or inside a look-alike of another id, and padding.

@@ -84,6 +84,10 @@ package enum AppUserIdRule {
         if !lenient, id.contains("/") {
             return Refusal(status: 400, code: "invalid_app_user_id", message: "\(name) holds a slash")
         }
+        // URLs and the proxies in front resolve them away: such a customer could not be reached.
+        if !lenient, id == "." || id == ".." {
+            return Refusal(status: 400, code: "invalid_app_user_id", message: "\(name) \"\(id)\" is a path segment")
+        }
         if access == .publishable, id.hasPrefix(CustomerState.anonymousPrefix) {
             return Refusal(
                 status: 403, code: "invalid_app_user_id",
