@@ -165,18 +165,11 @@ package enum Import {
             if let status = try client.subscriptionStatuses(id).first(where: { $0.originalTransactionId == id }),
                 let signed = status.signedTransactionInfo, let transaction = status.transaction?.payload
             {
-                guard history else {
-                    return [
-                        AppleAnswerRows.Answer(
-                            signedTransaction: signed, transaction: transaction, signedRenewalInfo: status.signedRenewalInfo,
-                            renewalInfo: status.renewalInfo?.payload)
-                    ]
-                }
-                let history = try historyAnswers(id, group: transaction.subscriptionGroupIdentifier, from: client)
                 let current = AppleAnswerRows.Answer(
                     signedTransaction: signed, transaction: transaction, signedRenewalInfo: status.signedRenewalInfo,
                     renewalInfo: status.renewalInfo?.payload)
-                return history + [current]
+                guard history else { return [current] }
+                return try historyAnswers(id, group: transaction.subscriptionGroupIdentifier, from: client) + [current]
             }
             let info = try client.signedTransactionInfo(id)
             return [AppleAnswerRows.Answer(signedTransaction: info.signed, transaction: info.verified.payload)]

@@ -65,7 +65,7 @@ package final class ScheduledReconcile: StoppableService {
             for state in states {
                 guard !thread.isStopping else { return }
                 asked += 1
-                let environment = AppStoreEnvironment(rawValue: state.currentTransaction?.environment?.rawValue ?? "Production")
+                let environment = Reconcile.environment(of: state)
                 do {
                     let outcome = try Reconcile.reconcile(
                         state, app: app, client: try clients.client(for: app, environment: environment), store: store,

@@ -6,7 +6,7 @@ import Subscriptions
 
 /// `revenuedot.json`, loaded and validated: everything the service needs to start.
 ///
-/// The keys are a contract (DESIGN.md "Config"); `http` is an addition for the server's
+/// The keys are a contract (README "Configuration"); `http` is an addition for the server's
 /// worker pool and limits.
 package struct RevenueDotConfig: Sendable {
     /// The file it was read from, for messages and for resolving relative paths.

@@ -29,7 +29,7 @@ package final class RevenueDotService: Sendable {
     /// The last webhook worker started for each app and webhook, in any generation: the one a
     /// new worker for them waits for. Not only the generation before: a webhook removed by one
     /// reload and given back by the next must still wait for a send its old worker has in hand.
-    let lastWorkers = Locked<[String: DeliveryWorker]>([:])
+    let lastWorkers = Locked<[WebhookKey: DeliveryWorker]>([:])
     /// How long a reload waits for the old background services to finish what they hold (a
     /// test shortens it).
     let reloadStopTimeout = Locked<Duration>(.seconds(30))
@@ -284,7 +284,7 @@ package final class RevenueDotService: Sendable {
     /// The worker `worker` replaces (`lastWorkers`), and `worker` in its place.
     func replacing(_ worker: DeliveryWorker) -> DeliveryWorker? {
         lastWorkers.withLock { last in
-            let key = "\(worker.appId)\u{0}\(worker.webhook)"
+            let key = WebhookKey(appId: worker.appId, webhook: worker.webhook)
             defer { last[key] = worker }
             return last[key]
         }

@@ -5,7 +5,7 @@ import JSON
 import Storage
 import Threads
 
-/// The HTTP API of the service (DESIGN.md "HTTP API"): routes and how outcomes become answers.
+/// The HTTP API of the service (README "HTTP API"): routes and how outcomes become answers.
 package enum Routes {
     /// Where Apple posts an app's notifications.
     package static let notificationRoute = "/v1/apple/notifications/{appId}"
@@ -96,10 +96,11 @@ package enum Routes {
         case .stored(let uuid): stored("stored", uuid)
         case .duplicate(let uuid): stored("duplicate", uuid)
         case .held(let uuid, _): stored("held", uuid)
-        case .badRequest(let message): .error(status: 400, code: "bad_request", message: message)
-        case .rejected(let status, _): .error(status: 401, code: status, message: rejected)
-        case .unknownApp(let id): .error(status: 404, code: "unknown_app", message: "no app \"\(id)\" is configured")
-        case .unavailable: .error(status: 503, code: "storage_unavailable", message: storageUnavailable)
+        case .badRequest(let message): .error(status: outcome.httpStatus, code: "bad_request", message: message)
+        case .rejected(let status, _): .error(status: outcome.httpStatus, code: status, message: rejected)
+        case .unknownApp(let id):
+            .error(status: outcome.httpStatus, code: "unknown_app", message: "no app \"\(id)\" is configured")
+        case .unavailable: .error(status: outcome.httpStatus, code: "storage_unavailable", message: storageUnavailable)
         }
     }
 
