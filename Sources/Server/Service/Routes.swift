@@ -74,17 +74,18 @@ package enum Routes {
         }
         router.add("GET", "/metrics") { _ in
             let nowMs = UnixTime.nowMs
-            let outbox = try? store.read { (rows) throws(StoreError) in try Deliveries.status(nowMs: nowMs, from: rows) }
-            // A read that failed (storage down, a silent link) is not tried again within the scrape.
-            let held =
-                outbox == nil ? nil : try? store.read { (rows) throws(StoreError) in try NotificationCounts.held(from: rows) }
-            let timers =
-                held == nil
-                ? nil : try? store.read { (rows) throws(StoreError) in try PendingTimers.overdue(atMs: nowMs, from: rows) }
+            // One snapshot (one round trip's wait on PostgreSQL); a read that failed (storage
+            // down, a silent link) is not tried again within the scrape.
+            let read = try? store.read { (rows) throws(StoreError) in
+                (
+                    try Deliveries.status(nowMs: nowMs, from: rows), try NotificationCounts.held(from: rows),
+                    try PendingTimers.overdue(atMs: nowMs, from: rows)
+                )
+            }
             return .text(
                 metrics.render(
-                    outbox: outbox, webhooks: webhooks, heldBacklog: held, timers: timers,
-                    storageRead: outbox != nil && held != nil && timers != nil, storageFailing: alarm?.isFailing),
+                    outbox: read?.0, webhooks: webhooks, heldBacklog: read?.1, timers: read?.2,
+                    storageRead: read != nil, storageFailing: alarm?.isFailing),
                 contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         return router
