@@ -127,9 +127,8 @@ struct AttributesAPITests {
         }
     }
 
-    /// Storage that cannot say how many attributes the customer has refuses the request (503):
-    /// the limit is never skipped, and nothing is saved.
-    @Test func aFailedReadRefusesRatherThanSkipTheLimit() throws {
+    /// Storage failing answers 503 (the public key reads only that), and nothing is saved.
+    @Test func storageFailingIsUnavailableAndSavesNothing() throws {
         let fixture = try ServerFixture()
         let service = try fixture.startService()
         defer { service.shutdown() }

@@ -76,22 +76,4 @@ import Testing
         shop.apply(.customerAction(.aliased(appUserId: "user", newAppUserId: "other")))
         #expect(shop.ledger.customers["user"]?.attributes?["$email"]?.value == "o@example.com")
     }
-
-    /// The cap holds inside the write too (two requests may race past the API's check): a new
-    /// custom key past it is not kept, in key order, while reserved keys, changes to kept keys
-    /// and deletions go through; a deletion earlier in key order makes room.
-    @Test func aFullCustomerKeepsNoNewCustomKey() {
-        func value(_ text: String?) -> SubscriberAttribute { SubscriberAttribute(value: text, updatedAtMs: 10) }
-        var stored: [String: SubscriberAttribute] = [:]
-        for index in 0..<49 { stored["k\(index)"] = value("v") }
-        let merged = SubscriberAttribute.merge(
-            ["b": value("x"), "a": value("x"), "$email": value("a@example.com"), "k0": value("changed")], into: stored)
-        #expect(merged.overCap == ["b"])
-        #expect(merged.attributes["a"]?.value == "x" && merged.attributes["b"] == nil)
-        #expect(merged.attributes["$email"]?.value == "a@example.com" && merged.attributes["k0"]?.value == "changed")
-        #expect(SubscriberAttribute.customCount(merged.attributes) == SubscriberAttribute.maximumCustomAttributes)
-        let roomMade = SubscriberAttribute.merge(["a": value(nil), "b": value("x")], into: merged.attributes)
-        #expect(roomMade.overCap.isEmpty && roomMade.attributes["b"]?.value == "x")
-        #expect(SubscriberAttribute.merging(["c": value("x")], into: roomMade.attributes)["c"] == nil)
-    }
 }

@@ -49,7 +49,8 @@ extension SubscribersAPI {
             } catch {
                 return reply(.storageFailure(error, access: access))
             }
-            if !SubscriberAttribute.merge(valid, into: stored ?? [:]).overCap.isEmpty {
+            let after = SubscriberAttribute.merging(valid, into: stored ?? [:])
+            if SubscriberAttribute.customCount(after) > SubscriberAttribute.maximumCustomAttributes {
                 // The request's new custom keys go unsaved; its other keys are saved.
                 let new = valid.keys.filter { !$0.hasPrefix("$") && stored?[$0]?.value == nil }
                 for key in new { valid[key] = nil }

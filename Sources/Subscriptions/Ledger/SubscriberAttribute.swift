@@ -28,37 +28,20 @@ public struct SubscriberAttribute: Codable, Hashable, Sendable {
     ]
 
     /// The attributes after `updates`: a write older than the stored one is ignored, an empty
-    /// or null value deletes, a write-once key keeps its first value, and a new custom key past
-    /// `maximumCustomAttributes` is not kept (`merge` says which).
+    /// or null value deletes, a write-once key keeps its first value.
     public static func merging(
         _ updates: [String: SubscriberAttribute], into stored: [String: SubscriberAttribute]
     ) -> [String: SubscriberAttribute] {
-        merge(updates, into: stored).attributes
-    }
-
-    /// `merging`, and the custom keys it did not keep because the customer had
-    /// `maximumCustomAttributes` already. The API refuses those first; the cap holds here too,
-    /// inside the write, when two requests raced past that check.
-    public static func merge(
-        _ updates: [String: SubscriberAttribute], into stored: [String: SubscriberAttribute]
-    ) -> (attributes: [String: SubscriberAttribute], overCap: [String]) {
         var result = stored
-        var custom = customCount(stored)
-        var overCap: [String] = []
-        // In key order, so that which keys a full customer refuses never depends on hashing.
-        for (key, update) in updates.sorted(by: { $0.key < $1.key }) {
+        for (key, update) in updates {
             let value = update.value.flatMap { $0.isEmpty ? nil : $0 }
-            let known = result[key]
-            if let known, known.updatedAtMs > update.updatedAtMs { continue }
-            if writeOnce.contains(key), let kept = known?.value, !kept.isEmpty { continue }
-            let counted = !key.hasPrefix("$") ? (known?.value != nil ? -1 : 0) + (value != nil ? 1 : 0) : 0
-            if counted > 0, custom >= maximumCustomAttributes {
-                overCap.append(key)
+            guard let known = result[key] else {
+                // Deleting what was never set keeps nothing: no marker to grow the customer.
+                if value != nil { result[key] = SubscriberAttribute(value: value, updatedAtMs: update.updatedAtMs) }
                 continue
             }
-            custom += counted
-            // Deleting what was never set keeps nothing: no marker to grow the customer.
-            if known == nil, value == nil { continue }
+            if known.updatedAtMs > update.updatedAtMs { continue }
+            if writeOnce.contains(key), let kept = known.value, !kept.isEmpty { continue }
             result[key] = SubscriberAttribute(value: value, updatedAtMs: update.updatedAtMs)
         }
         // Deletion markers beyond `maximumMarkers` go, oldest first: a customer's record stays bounded.
@@ -70,7 +53,7 @@ public struct SubscriberAttribute: Codable, Hashable, Sendable {
                 result[key] = nil
             }
         }
-        return (result, overCap)
+        return result
     }
 
     /// Those with a value, as RevenueCat shows them.
