@@ -133,6 +133,11 @@ struct ConsumptionAnswerTests {
         try SQLiteConnection(path: world.databasePath, role: .writer)
             .execute(script: "ALTER TABLE notifications RENAME COLUMN moved TO transaction_json")
         #expect(try answering.handle(pending, nowMs: UnixTime.nowMs).status == .sent)
+        // A stored transaction that does not decode never will: the answer fails, saying why.
+        try SQLiteConnection(path: world.databasePath, role: .writer)
+            .execute(script: "UPDATE notifications SET transaction_json = '{\"type\": 7}'")
+        let failed = try answering.handle(pending, nowMs: UnixTime.nowMs)
+        #expect(failed.status == .failed && failed.lastError?.contains("does not decode") == true, "\(failed)")
     }
 
     /// Apple's rules for consumptionPercentage: never for an auto-renewable subscription (Apple

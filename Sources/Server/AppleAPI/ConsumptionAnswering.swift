@@ -87,13 +87,15 @@ package final class ConsumptionAnswering: StoppableService {
             }
         } catch {
             log.warning(
-                "consumption.failed", "tried again in \(Int(Self.interval)) s", [("error", .text("\(error)"))])
+                "consumption.failed", "tried again at a later pass (a claimed answer once its claim ends)",
+                [("error", .text("\(error)"))])
         }
     }
 
     /// One due answer: decided, sent, and what became of it. Storage that fails to say what the
     /// request was about throws: the answer stays claimed and is tried again once the claim ends,
-    /// never skipped for a transaction that is stored.
+    /// never skipped for a transaction that is stored. A stored transaction that does not
+    /// decode never will: the answer fails, saying so.
     package func handle(_ pending: ConsumptionAnswer, nowMs: Int64) throws(StoreError) -> ConsumptionAnswer {
         var answer = pending
         guard nowMs < answer.requestedAtMs + ConsumptionDecision.windowMs else {
@@ -102,7 +104,12 @@ package final class ConsumptionAnswering: StoppableService {
         guard let app = config.app(answer.appId) else {
             return settled(answer, .failed, "the app is no longer configured", nowMs: nowMs)
         }
-        let transaction = try storedTransaction(of: answer.notificationUUID)
+        let transaction: JWSTransactionDecodedPayload?
+        do {
+            transaction = try storedTransaction(of: answer.notificationUUID)
+        } catch  where error.code == .corrupt {
+            return settled(answer, .failed, error.message, nowMs: nowMs)
+        }
         let request: ConsumptionRequest
         switch ConsumptionDecision.decide(transaction: transaction, config: config.appleAPI.consumption) {
         case .skip(let reason): return settled(answer, .skipped, reason, nowMs: nowMs)
