@@ -27,7 +27,8 @@ import Testing
             Thread.sleep(forTimeInterval: 0.01)
         }
         #expect(FileManager.default.fileExists(atPath: backup + ".partial"))
-        Thread.sleep(forTimeInterval: 0.3)
+        // Its handler is in place once the process says it catches SIGTERM.
+        #expect(poll(seconds: 4) { Self.catches(SIGTERM, pid: process.processIdentifier) })
         process.terminate()
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
@@ -52,10 +53,18 @@ import Testing
         try zeros.write(to: URL(fileURLWithPath: partial))
         try Data(repeating: 7, count: 512).write(to: URL(fileURLWithPath: partial + "-journal"))
 
-        let restored = try runCLI(["restore", partial, "--config", fixture.configPath])
-        #expect(restored.status == 1, "\(restored.output)")
-        #expect(restored.output.contains("\(partial) is not a usable backup: the journal beside it"), "\(restored.output)")
-        #expect(restored.output.split(separator: "\n").count == 1, "\(restored.output)")
+        // Restore refuses it by its name, and any file with a journal beside it.
+        let journaled = fixture.directory.path("j.sqlite")
+        try zeros.write(to: URL(fileURLWithPath: journaled))
+        try Data(repeating: 7, count: 512).write(to: URL(fileURLWithPath: journaled + "-journal"))
+        for (file, reason) in [
+            (partial, "is a backup's unfinished copy"), (journaled, "is not a usable backup: the journal beside it"),
+        ] {
+            let restored = try runCLI(["restore", file, "--config", fixture.configPath])
+            #expect(restored.status == 1, "\(restored.output)")
+            #expect(restored.output.contains("\(file) \(reason)"), "\(restored.output)")
+            #expect(restored.output.split(separator: "\n").count == 1, "\(restored.output)")
+        }
         try BackupRestoreTests.expectRestoreChangedNothing(fixture, database: original)
 
         let taken = try runCLI(["backup", "--out", fixture.directory.path("k.sqlite"), "--config", fixture.configPath])
@@ -68,5 +77,14 @@ import Testing
         let refused = try runCLI(["backup", "--out", fixture.directory.path("z.sqlite"), "--config", fixture.configPath])
         #expect(refused.status == 1 && refused.output.contains("is not a backup's unfinished copy"), "\(refused.output)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == zeros)
+    }
+
+    /// Whether process `pid` has a handler for `signal` (`SigCgt` in its `/proc` status).
+    static func catches(_ signal: Int32, pid: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+            let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return mask & (1 << UInt64(signal - 1)) != 0
     }
 }

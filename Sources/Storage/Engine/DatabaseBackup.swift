@@ -104,9 +104,12 @@ public enum DatabaseBackup {
         removeSideFiles(of: path)
     }
 
+    /// The journal, WAL and shared-memory files SQLite may leave beside a copy, by suffix.
+    public static let sideFileSuffixes = ["-journal", "-wal", "-shm"]
+
     /// The journal, WAL and shared-memory files SQLite may have left beside a copy.
     private static func removeSideFiles(of path: String) {
-        for suffix in ["-journal", "-wal", "-shm"] { _ = unlink(path + suffix) }
+        for suffix in sideFileSuffixes { _ = unlink(path + suffix) }
     }
 
     /// `error`, said of `target` when the disk (or a file size limit) stopped the copy.
@@ -138,6 +141,10 @@ public enum DatabaseBackup {
         }
         if let source = FileIdentity(path: file), source == FileIdentity(path: database) {
             throw StoreError(.invalid, "\(file) is the database itself: name a backup of it")
+        }
+        if file.hasSuffix(".partial") {
+            throw StoreError(
+                .invalid, "\(file) is a backup's unfinished copy (the backup stopped before it finished): name a finished backup")
         }
         // Reading it would need SQLite to roll the unfinished write back, in a file not its own.
         var journal = stat()

@@ -36,6 +36,7 @@ package struct BackupCommand {
         // Said as the command's own words, before the store's (which would read as storage failing).
         if let problem = DatabaseBackup.destinationProblem(out) { throw DestinationError(description: problem) }
         let started = ContinuousClock.now
+        defer { InterruptedCopy.stop() }
         let summary = try DatabaseBackup.backup(database: path, to: out, claimed: InterruptedCopy.removeOnSignal)
         let seconds = started.duration(to: .now).inSeconds
         StandardStreams.out(

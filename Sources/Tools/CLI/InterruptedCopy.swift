@@ -1,33 +1,55 @@
 import Foundation
+import Storage
 
 /// A backup stopped by SIGTERM, SIGINT or SIGHUP (`timeout`, a stopped timer unit, Ctrl-C, a
-/// closed terminal) removes its unfinished copy and the copy's journal, then ends as the signal
-/// would have ended it: a copy of customers' purchases is not left behind under a name no clean-up
-/// looks for. (SIGKILL cannot be caught: the next backup to the same name takes that copy over.)
-/// A signal ignored when the command started (`nohup`) stays ignored.
+/// closed terminal) removes its unfinished copy and the files SQLite keeps beside it, then ends
+/// as the signal would have ended it: a copy of customers' purchases is not left behind under a
+/// name no clean-up looks for. (SIGKILL cannot be caught: the next backup to the same name takes
+/// that copy over.) A signal ignored when the command started (`nohup`) stays ignored.
 enum InterruptedCopy {
-    /// The copy's path and its journal's, set once before the handlers are installed and read
-    /// only by them: plain C strings, as a signal handler may only call async-signal-safe functions.
-    nonisolated(unsafe) private static var paths: (UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?) = (nil, nil)
+    /// The paths to remove, as C strings, nil-terminated: allocated once and filled before the
+    /// handlers are installed, then only read by them. A `let` of plain memory, so the handler
+    /// calls nothing but `unlink`, `signal` and `raise`, which a signal handler may.
+    nonisolated(unsafe) private static let paths: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
+        let paths = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: 8)
+        paths.initialize(repeating: nil, count: 8)
+        return paths
+    }()
+    nonisolated(unsafe) private static var previous: [Int32: sigaction] = [:]
 
-    /// Removes `partial` (and `partial-journal`) when one of the signals comes from now on.
+    /// Removes `partial` and its side files when one of the signals comes, until `stop`.
     static func removeOnSignal(_ partial: String) {
-        paths = (strdup(partial), strdup(partial + "-journal"))
+        let files = [partial] + DatabaseBackup.sideFileSuffixes.map { partial + $0 }
+        for (index, file) in files.prefix(7).enumerated() { paths[index] = strdup(file) }
         for number in Termination.signals where !Termination.isIgnored(number) {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
-                if let copy = InterruptedCopy.paths.0 { unlink(copy) }
-                if let journal = InterruptedCopy.paths.1 { unlink(journal) }
+                var index = 0
+                while let path = InterruptedCopy.paths[index] {
+                    unlink(path)
+                    index += 1
+                }
                 signal(number, SIG_DFL)
                 raise(number)
             }
             sigemptyset(&action.sa_mask)
-            sigaction(number, &action, nil)
+            var old = sigaction()
+            sigaction(number, &action, &old)
+            previous[number] = old
         }
         // A mask inherited from the parent may block them, and the handler would never run.
         var signals = sigset_t()
         sigemptyset(&signals)
         for number in Termination.signals { sigaddset(&signals, number) }
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+    }
+
+    /// The copy is finished (or gone): the signals act as they did before.
+    static func stop() {
+        for (number, old) in previous {
+            var action = old
+            sigaction(number, &action, nil)
+        }
+        previous = [:]
     }
 }
