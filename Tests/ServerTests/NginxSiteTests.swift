@@ -64,12 +64,12 @@ struct NginxSiteTests {
         let challenge = try LoopbackConnection(port: plainPort).request("GET", "/.well-known/acme-challenge/token-1")
         #expect(challenge.status == 200 && challenge.text == "token-1.thumbprint", "\(challenge.status) \(challenge.text)")
 
-        // One address asking the API faster than its limit is refused with 429; Apple's
-        // notifications are not limited.
+        // One address asking the API faster than its limit (here one a minute, bursts of 5) is
+        // answered 503, which the SDKs retry; Apple's notifications are not limited.
         let burst = try LoopbackConnection(port: tlsPort, timeoutSeconds: 10, tls: tls)
         var statuses: [Int: Int] = [:]
-        for _ in 0..<200 { statuses[try burst.request("GET", "/v1/subscribers/olga").status, default: 0] += 1 }
-        #expect(statuses[429] ?? 0 > 0 && statuses[401] ?? 0 >= 100, "\(statuses)")
+        for _ in 0..<10 { statuses[try burst.request("GET", "/v1/subscribers/olga").status, default: 0] += 1 }
+        #expect(statuses[503] ?? 0 >= 3 && statuses[401] ?? 0 >= 1, "\(statuses)")
         for _ in 0..<20 {
             let posted = try burst.request(
                 "POST", "/v1/apple/notifications/demo", headers: ["Content-Type": "application/json"], body: Data("{}".utf8))
