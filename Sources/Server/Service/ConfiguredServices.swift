@@ -38,6 +38,8 @@ final class ConfiguredServices: Sendable {
         let node: String
         /// What the timers wait for at start, across reloads.
         let firstBackfill: FirstBackfill
+        /// The scheduler's failed ticks, across reloads: a streak a reload interrupts is said once.
+        let timerTicks: FailureStreak
     }
 
     /// Builds everything `config` asks for; starts nothing. Throws when an app's root
@@ -65,7 +67,7 @@ final class ConfiguredServices: Sendable {
             onFailure: { message in
                 metrics.timersFailed.increment()
                 log.error("scheduler.failed", message)
-            }, ticks: FailureStreak(task: "timers", log: log, metrics: metrics), cache: shared.cache)
+            }, ticks: shared.timerTicks, cache: shared.cache)
         // One set of verifiers (and chain caches) serves ingest and the subscriber API.
         let verifiers = try AppVerifiers.forApps(of: config)
         let ingest = Ingest(

@@ -127,7 +127,8 @@ package final class RevenueDotService: Sendable {
         shared = ConfiguredServices.Shared(
             store: store, metrics: metrics, log: log, cache: cache, handOff: handOff, contacts: contacts,
             alarm: StorageAlarm(log: log), refusals: refusals, docs: docs, clock: clock,
-            deliveryPollInterval: deliveryPollInterval, node: node, firstBackfill: FirstBackfill())
+            deliveryPollInterval: deliveryPollInterval, node: node, firstBackfill: FirstBackfill(),
+            timerTicks: FailureStreak(task: "timers", log: log, metrics: metrics))
         let first = try ConfiguredServices(config: config, shared: shared)
         services.withLock { $0 = first }
         var http = HTTPServerConfiguration(
