@@ -71,10 +71,10 @@ package final class RevenueDotService: Sendable {
         let onCommit: @Sendable (CommittedBatch) -> Void = { batch in
             metrics.commitBatchSize.observe(Double(batch.items))
             // New deliveries, or an outcome that lets a customer's next event go: the workers in
-            // force are nudged. Not for a commit of claims alone, which would wake the worker
-            // that made it into claiming again at once.
+            // force for those apps are nudged. Not for a commit of claims alone, which would
+            // wake the worker that made it into claiming again at once.
             guard batch.changedOutbox else { return }
-            for worker in services.value?.workers ?? [] { worker.nudge() }
+            for worker in services.value?.workers ?? [] where batch.outboxApps.contains(worker.appId) { worker.nudge() }
         }
         // Nobody waits for these writes: the line and the count explain a failing health check.
         let onRejectsFailed: @Sendable (StoreError) -> Void = { error in

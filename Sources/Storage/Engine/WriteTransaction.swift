@@ -6,17 +6,18 @@
 public final class WriteTransaction {
     private let connection: any StatementRunner
     private var isOpen = true
-    /// Whether work in this transaction changed the outbox (`noteOutboxChanged`).
-    private(set) var changedOutbox = false
+    /// The apps whose outbox work in this transaction changed (`noteOutboxChanged`).
+    private(set) var outboxApps: Set<String> = []
 
     init(connection: any StatementRunner) {
         self.connection = connection
     }
 
-    /// Says that this work made deliveries or changed one so that it, or the customer's next
-    /// event, may be due: the commit then wakes the webhook workers (`CommittedBatch`).
-    public func noteOutboxChanged() {
-        changedOutbox = true
+    /// Says that this work made deliveries of app `appId`, or changed one so that it or the
+    /// customer's next event may be due: the commit then wakes that app's webhook workers
+    /// (`CommittedBatch`).
+    public func noteOutboxChanged(appId: String) {
+        outboxApps.insert(appId)
     }
 
     /// Ends the loan; called by the writer when `handOff` returns.

@@ -176,9 +176,9 @@ extension Writer {
 
     private static let maximumReasonLength = 2000
 
-    /// Ends the loan of `transaction`, keeping what it says for the commit (`outboxChanged`).
+    /// Ends the loan of `transaction`, keeping what it says for the commit (`outboxApps`).
     private func takeBack(_ transaction: WriteTransaction) {
-        if transaction.changedOutbox { outboxChanged = true }
+        outboxApps.formUnion(transaction.outboxApps)
         transaction.invalidate()
     }
 

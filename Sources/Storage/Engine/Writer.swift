@@ -8,9 +8,9 @@ final class Writer {
     let connection: any WriterConnection
     let handOff: any NotificationHandOff
     private let onCommit: (@Sendable (CommittedBatch) -> Void)?
-    /// Whether work since the last commit changed the outbox (`CommittedBatch.changedOutbox`);
-    /// work rolled back may leave it set, which costs the workers one read.
-    var outboxChanged = false
+    /// The apps whose outbox work since the last commit changed (`CommittedBatch.outboxApps`);
+    /// work rolled back may leave one, which costs its workers one read.
+    var outboxApps: Set<String> = []
     /// Told when a write of the reject log failed on its own (the rejects are kept and tried again).
     private let onRejectsFailed: (@Sendable (StoreError) -> Void)?
     /// Answers each commit once it is durable (SQLite's writer commits without waiting for the
@@ -180,8 +180,8 @@ final class Writer {
         _ items: [WriteItem], _ outcomes: [Result<StoreOutcome, StoreError>?], queue: WriteQueue, retriedAlone: Bool = false
     ) {
         let onCommit = onCommit
-        let committed = CommittedBatch(items: items.count, changedOutbox: outboxChanged, retriedAlone: retriedAlone)
-        outboxChanged = false
+        let committed = CommittedBatch(items: items.count, outboxApps: outboxApps, retriedAlone: retriedAlone)
+        outboxApps = []
         queue.flushStarted()
         durability.afterFlush { failure in
             if failure == nil { onCommit?(committed) }

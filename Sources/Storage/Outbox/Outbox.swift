@@ -38,7 +38,7 @@ public enum Outbox {
                 .text(try LedgerRows.encode(event)), .integer(nowMs),
             ])
         for webhook in webhooks where webhook.accepts(event) {
-            transaction.noteOutboxChanged()
+            transaction.noteOutboxChanged(appId: appId)
             try transaction.write(
                 """
                 INSERT INTO deliveries (event_id, webhook, app_id, customer, position, status, next_attempt_at, created_at)
@@ -54,6 +54,8 @@ public enum Outbox {
 /// One event on its way to a webhook.
 public struct DueDelivery: Sendable, Hashable {
     public var eventId: String
+    /// The app whose outbox holds it.
+    public var appId = ""
     /// The webhook it goes to (`WebhookRoute.id`).
     public var webhook = ""
     public var customer: String?
@@ -68,10 +70,11 @@ public struct DueDelivery: Sendable, Hashable {
     public var claimedBy: String?
 
     public init(
-        eventId: String, webhook: String = "", customer: String?, attempts: Int, eventJSON: String, createdAtMs: Int64,
-        claimedBy: String? = nil
+        eventId: String, appId: String = "", webhook: String = "", customer: String?, attempts: Int, eventJSON: String,
+        createdAtMs: Int64, claimedBy: String? = nil
     ) {
         self.eventId = eventId
+        self.appId = appId
         self.webhook = webhook
         self.customer = customer
         self.attempts = attempts
@@ -167,7 +170,8 @@ public enum Deliveries {
         return picked.compactMap { entry in
             json[entry.id].map {
                 DueDelivery(
-                    eventId: entry.id, webhook: webhook, customer: entry.customer, attempts: entry.attempts, eventJSON: $0,
+                    eventId: entry.id, appId: appId, webhook: webhook, customer: entry.customer, attempts: entry.attempts,
+                    eventJSON: $0,
                     createdAtMs: entry.createdAt)
             }
         }
@@ -193,7 +197,7 @@ public enum Deliveries {
     /// whose lease ran out while it sent leaves the decision to the node that claimed it since,
     /// whose claim it does not cut short.
     public static func record(_ step: DeliveryStep, of delivery: DueDelivery, in transaction: WriteTransaction) throws {
-        transaction.noteOutboxChanged()
+        transaction.noteOutboxChanged(appId: delivery.appId)
         let key: [SQLValue] = [.text(delivery.eventId), .text(delivery.webhook)]
         let claim = key + [delivery.claimedBy.map(SQLValue.text) ?? .null]
         switch step {
@@ -258,7 +262,7 @@ public enum Deliveries {
         let event = try Event(json: JSONValue(parsing: Data((row[3].textValue ?? "{}").utf8)))
         var sending: [String] = []
         for webhook in webhooks.filter({ $0.accepts(event) }).map(\.id) {
-            transaction.noteOutboxChanged()
+            transaction.noteOutboxChanged(appId: appId)
             try transaction.write(
                 """
                 INSERT INTO deliveries (event_id, webhook, app_id, customer, position, status, next_attempt_at, created_at)

@@ -4,8 +4,8 @@ import Threads
 
 @testable import Storage
 
-/// Which commits say they changed the outbox (`CommittedBatch.changedOutbox`), the signal that
-/// wakes the webhook workers: new deliveries, outcomes and resends do; claims alone do not, or a
+/// Which commits say they changed an app's outbox (`CommittedBatch.outboxApps`), the signal
+/// that wakes that app's webhook workers: new deliveries, outcomes and resends do; claims alone do not, or a
 /// worker would wake itself with every claim and claim again at once.
 @Suite("Storage contract: commits that wake the webhook workers")
 struct OutboxWakeContractTests {
@@ -28,7 +28,7 @@ struct OutboxWakeContractTests {
         let under = try StoreUnderTest(engine) { batch in commits.seen.withLock { $0.append(batch) } }
         // A purchase with a webhook: an event and its delivery.
         try under.subscribe(1, original: "100")
-        #expect(commits.take() == [CommittedBatch(items: 1, changedOutbox: true)])
+        #expect(commits.take() == [CommittedBatch(items: 1, outboxApps: [S.appId])])
 
         let now = S.t0 + S.day
         let claimed = Locked<[DueDelivery]>([])
@@ -38,23 +38,23 @@ struct OutboxWakeContractTests {
             claimed.withLock { $0 = due }
         }
         #expect(claimed.value.count == 1)
-        #expect(commits.take() == [CommittedBatch(items: 1, changedOutbox: false)])
+        #expect(commits.take() == [CommittedBatch(items: 1)])
         // Nothing due: the claim that finds nothing does not wake either.
         try under.write { transaction in
             _ = try Deliveries.claimDue(
                 appId: S.appId, node: "a", nowMs: now, leaseMs: 60_000, limit: 10, inFlight: [], in: transaction)
         }
-        #expect(commits.take() == [CommittedBatch(items: 1, changedOutbox: false)])
+        #expect(commits.take() == [CommittedBatch(items: 1)])
 
         let delivery = try #require(claimed.value.first)
         try under.write { transaction in
             _ = try Deliveries.record(.delivered(status: 200), of: delivery, retryDelaysSeconds: [10], at: now, in: transaction)
         }
-        #expect(commits.take() == [CommittedBatch(items: 1, changedOutbox: true)])
+        #expect(commits.take() == [CommittedBatch(items: 1, outboxApps: [S.appId])])
 
         try under.write { transaction in
             _ = try Deliveries.resend(eventId: delivery.eventId, webhooks: S.app.webhooks, at: now, in: transaction)
         }
-        #expect(commits.take() == [CommittedBatch(items: 1, changedOutbox: true)])
+        #expect(commits.take() == [CommittedBatch(items: 1, outboxApps: [S.appId])])
     }
 }
