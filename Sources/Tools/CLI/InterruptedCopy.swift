@@ -37,11 +37,7 @@ enum InterruptedCopy {
             sigaction(number, &action, &old)
             previous[number] = old
         }
-        // A mask inherited from the parent may block them, and the handler would never run.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        for number in Termination.signals { sigaddset(&signals, number) }
-        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        Termination.unblockSignals()
     }
 
     /// The copy is finished (or gone): the signals act as they did before.

@@ -51,13 +51,16 @@ final class Termination {
             action.sa_flags = SA_RESTART
             sigaction(number, &action, nil)
         }
-        // A mask inherited from the parent may block them (a test runner's did): the handler
-        // would never run, and the stop would never come. This thread (and the threads it
-        // starts from now on) takes them.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        for number in Self.signals { sigaddset(&signals, number) }
-        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        Self.unblockSignals()
+    }
+
+    /// Lets this thread (and the threads it starts from now on) take `signals`: a mask inherited
+    /// from the parent may block them (a test runner's did), and a handler would never run.
+    static func unblockSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in signals { sigaddset(&set, number) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     /// Whether `number` is ignored (as `nohup` leaves SIGHUP for the command it runs).
