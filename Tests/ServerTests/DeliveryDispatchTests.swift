@@ -7,7 +7,7 @@ import Testing
 /// The worker's decisions as a value, table-tested without threads.
 @Suite struct DeliveryDispatchTests {
     func delivery(_ id: String) -> DueDelivery {
-        DueDelivery(eventId: id, customer: nil, attempts: 0, eventJSON: "{}", createdAtMs: 0)
+        DueDelivery(eventId: id, appId: "demo", customer: nil, attempts: 0, eventJSON: "{}", createdAtMs: 0)
     }
 
     @Test func nothingIsReadBeforeTheStartOrWhenFull() {

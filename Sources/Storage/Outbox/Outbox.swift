@@ -54,8 +54,8 @@ public enum Outbox {
 /// One event on its way to a webhook.
 public struct DueDelivery: Sendable, Hashable {
     public var eventId: String
-    /// The app whose outbox holds it.
-    public var appId = ""
+    /// The app whose outbox holds it: its outcome wakes that app's workers.
+    public var appId: String
     /// The webhook it goes to (`WebhookRoute.id`).
     public var webhook = ""
     public var customer: String?
@@ -70,7 +70,7 @@ public struct DueDelivery: Sendable, Hashable {
     public var claimedBy: String?
 
     public init(
-        eventId: String, appId: String = "", webhook: String = "", customer: String?, attempts: Int, eventJSON: String,
+        eventId: String, appId: String, webhook: String = "", customer: String?, attempts: Int, eventJSON: String,
         createdAtMs: Int64, claimedBy: String? = nil
     ) {
         self.eventId = eventId
