@@ -46,6 +46,15 @@ extension RevenueDotService {
     /// notifications it now accepts are applied.
     @discardableResult
     package func reload(to new: RevenueDotConfig) -> ReloadOutcome {
+        let outcome = swap(to: new)
+        // A read, outside the lock: storage that does not answer must not hold up a shutdown.
+        if case .reloaded = outcome { UnservedDeliveries.warn(config: new, store: store, log: log) }
+        return outcome
+    }
+
+    /// The new generation in place of the old one, under the lifecycle lock (a shutdown waits
+    /// for it): what the reload does but its storage read.
+    private func swap(to new: RevenueDotConfig) -> ReloadOutcome {
         lifecycle.withLock { stopping -> ReloadOutcome in
             guard !stopping else { return refuse("the server is stopping") }
             let generation: ConfiguredServices
@@ -63,7 +72,6 @@ extension RevenueDotService {
             _ = heldPass.wait(timeout: .after(max(.zero, ContinuousClock.now.duration(to: deadline))))
             generation.start(predecessor: replacing)
             takeUpHeld(by: generation)
-            UnservedDeliveries.warn(config: new, store: store, log: log)
             log.info(
                 "config.reloaded", "the new configuration is in force",
                 [
