@@ -4,11 +4,12 @@ import Subscriptions
 /// A purchase's older facts as rows of `purchase_facts` (migration 8): each written once, read
 /// only when the reducer needs them.
 ///
-/// The reducer reads a purchase's facts only to refold it, when a fact arrives that is not newer
-/// than the newest it has (`FactFolding.receive`). So `purchases.history` keeps only the newest
-/// fact, and every other fact is a row here, written when it stops being the newest. A fact newer
-/// than the kept one, the common case, is applied without reading any row; an older one (or a
-/// duplicate) loads them all first. Rows written before migration 8 carry all their facts in
+/// The reducer reads a purchase's older facts only in a few cases its journal names
+/// (`PurchaseJournal.needsEveryFact(toReceive:)`): to refold, when a fact arrives that is not
+/// newer than the newest it has, and to tell whether a refund was already notified. So
+/// `purchases.history` keeps only the newest fact, and every other fact is a row here, written
+/// when it stops being the newest. A fact newer than the kept one, the common case, is applied
+/// without reading any row; in those cases they are all loaded first. Rows written before migration 8 carry all their facts in
 /// `history`, and move them here the next time they are written.
 public enum PurchaseFactRows {
     /// What loading a purchase learned: that it is stored, and the facts read from rows (not
@@ -37,8 +38,7 @@ public enum PurchaseFactRows {
     }
 
     /// Gives `journal` (as stored: its newest fact only) every fact when the reducer will need
-    /// them to receive `incoming`, that is when `incoming` is not newer than the newest kept one.
-    /// A newer fact cannot be a duplicate: a fact's id fixes its date.
+    /// them to receive `incoming` (`PurchaseJournal.needsEveryFact(toReceive:)`).
     ///
     /// With `cache`, the facts it holds decoded are not read again: only their ids are (from the
     /// primary key's index), and the JSON of the others.
@@ -46,9 +46,7 @@ public enum PurchaseFactRows {
         _ journal: inout PurchaseJournal, key: String, incoming: PurchaseFact?, appId: String, cache: FactCache? = nil,
         from rows: some RowReader
     ) throws -> Loaded {
-        guard let incoming, let newest = journal.facts.last, !PurchaseFact.isFoldedBefore(newest, incoming) else {
-            return Loaded(isStored: true)
-        }
+        guard let incoming, journal.needsEveryFact(toReceive: incoming) else { return Loaded(isStored: true) }
         let older =
             try cache.map { try cached(key: key, appId: appId, in: $0, from: rows) }
             ?? decoded(key: key, appId: appId, from: rows)

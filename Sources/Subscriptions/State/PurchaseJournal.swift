@@ -70,9 +70,22 @@ public struct PurchaseJournal: Codable, Hashable, Sendable {
         hasEmitted(EventID.make(cause: Self.reportedRefundCause(transactionId, revokedAtMs)))
     }
 
-    /// Whether a REFUND notification about `transactionId` is among the facts.
+    /// Whether a REFUND notification about `transactionId` is among the facts. Read when a
+    /// refunded transaction arrives otherwise (`needsEveryFact(toReceive:)`).
     func hasRefundNotification(about transactionId: String) -> Bool {
         facts.contains { $0.source == .notification(type: .refund, subtype: nil) && $0.transactionId == transactionId }
+    }
+
+    /// Whether receiving `incoming` reads facts older than the newest: a storage that keeps only
+    /// the newest at hand must give the journal every fact first. So it is when `incoming` does
+    /// not fold after the newest (the state is refolded, or it is a duplicate), and when it shows
+    /// a refunded transaction outside a notification: its CANCELLATION is given unless a REFUND
+    /// notification among the facts gave it (`hasRefundNotification(about:)`).
+    public func needsEveryFact(toReceive incoming: PurchaseFact) -> Bool {
+        guard let newest = facts.last else { return false }
+        if !PurchaseFact.isFoldedBefore(newest, incoming) { return true }
+        if case .notification = incoming.source { return false }
+        return incoming.transaction?.revocationDate != nil
     }
 
     /// Records an event id; false when it was already recorded.
