@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import JSON
+import SubscriptionsFixtures
 import Testing
 import Threads
 

@@ -1,12 +1,12 @@
 /// A small seeded generator (Steele, Lea and Flood's SplitMix64), so every random test replays.
-struct SplitMix64: RandomNumberGenerator {
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var mixed = state
         mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -15,12 +15,12 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     /// True with probability `percent` / 100.
-    mutating func chance(_ percent: Int) -> Bool {
+    public mutating func chance(_ percent: Int) -> Bool {
         Int.random(in: 0..<100, using: &self) < percent
     }
 
     /// A uniformly drawn value in `range`.
-    mutating func int64(in range: ClosedRange<Int64>) -> Int64 {
+    public mutating func int64(in range: ClosedRange<Int64>) -> Int64 {
         Int64.random(in: range, using: &self)
     }
 }

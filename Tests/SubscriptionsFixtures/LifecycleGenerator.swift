@@ -1,24 +1,28 @@
 import AppStore
-import SubscriptionsFixtures
-
-@testable import Subscriptions
+import Subscriptions
 
 /// Generates an Apple-like history for one subscription (plus a few one-time purchases).
 ///
 /// A random walk over time: renewals, billing failures with or without grace and recovery,
 /// voluntary and price-increase expiries, resubscriptions, plan changes, auto-renew toggles,
 /// refunds (reversed or not, of the current or an older period), extensions, consumption
-/// requests, the app posting transactions, `TEST`s and notification types Apple may add later.
+/// requests, the app posting transactions (refunded ones too, when asked), `TEST`s and
+/// notification types Apple may add later.
 /// Every fact has its own signed date, and the snapshots it carries are Apple's view at that date.
-struct LifecycleGenerator {
+public struct LifecycleGenerator: Sendable {
     /// One input and the moment it happened (its `signedDate`).
-    struct Step {
-        var input: Ledger.Input
-        var atMs: Int64
+    public struct Step: Sendable {
+        public var input: Ledger.Input
+        public var atMs: Int64
+
+        public init(input: Ledger.Input, atMs: Int64) {
+            self.input = input
+            self.atMs = atMs
+        }
     }
 
     private var random: SplitMix64
-    private(set) var steps: [Step] = []
+    public private(set) var steps: [Step] = []
     private var clock = Apple.t0
     private var serial = 0
     private var period = Apple.transaction("1000", purchase: Apple.t0)
@@ -28,8 +32,14 @@ struct LifecycleGenerator {
     private var priceIncrease: PriceIncreaseStatus?
     private var lapsed = false
 
+    /// Whether the app sometimes posts a refunded transaction after its REFUND. Off, a seed gives
+    /// the history it always gave; on, a refund has its CANCELLATION under the id of whichever
+    /// report came first, so the event ids depend on the delivery order.
+    private let postsRefundedTransactions: Bool
+
     /// A history of `length` moves drawn from `seed`.
-    init(seed: UInt64, length: Int) {
+    public init(seed: UInt64, length: Int, postsRefundedTransactions: Bool = false) {
+        self.postsRefundedTransactions = postsRefundedTransactions
         random = SplitMix64(seed: seed)
         let trial = random.chance(30)
         period = Apple.transaction(
@@ -41,7 +51,7 @@ struct LifecycleGenerator {
     }
 
     /// The moment after the last step by which every access has surely ended.
-    var endMs: Int64 { clock + 400 * Apple.day }
+    public var endMs: Int64 { clock + 400 * Apple.day }
 
     // MARK: - Moves
 
@@ -135,7 +145,15 @@ struct LifecycleGenerator {
         refunded.revocationReason = .refundedForOtherReason
         refunded.revocationType = .refundFull
         notify(.refund, nil, about: refunded)
-        guard random.chance(40) else {
+        let reversed = random.chance(40)
+        if postsRefundedTransactions, random.chance(30) {
+            // The app sees the refunded transaction later, a notification perhaps in between.
+            if random.chance(50) { notify(.unknown("FUTURE_TYPE"), nil) }
+            stamp()
+            refunded.signedDate = clock
+            steps.append(Step(input: .transactionPosted(refunded, appUserId: "user"), atMs: clock))
+        }
+        guard reversed else {
             if target.transactionId == period.transactionId { lapsed = true }
             return
         }
