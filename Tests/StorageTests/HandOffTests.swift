@@ -174,3 +174,26 @@ final class RecordingHandOff: NotificationHandOff {
         #expect(try store.notification(uuid: "a")?.state == .applied)
     }
 }
+
+/// A notification verified for an app that a reload removed before the writer took it up.
+@Suite struct RemovedAppHandOffTests {
+    /// It is stored failed, saying why, with nothing applied: a start or reload that has the app
+    /// again applies it (the pass over failed notifications), where `received` would be left for good.
+    @Test func itIsStoredFailedAndNothingIsApplied() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Store(path: directory.databasePath, handOff: LedgerHandOff(app: { _ in nil }))
+        defer { store.close() }
+        let transaction = StoreUnderTest.transaction(
+            "100", original: "100", purchase: StoreUnderTest.t0, expires: StoreUnderTest.t0 + StoreUnderTest.day,
+            customer: StoreUnderTest.customer(1))
+        let record = try StoreUnderTest.record(
+            .subscribed, .initialBuy, uuid: "sub-100", at: StoreUnderTest.t0, transaction: transaction)
+        #expect(try store.store(record) == .stored)
+        let stored = try #require(try store.notification(uuid: "sub-100"))
+        #expect(stored.state == .failed)
+        #expect(stored.stateReason?.contains("app \"demo\" is no longer configured") == true, "\(stored.stateReason ?? "")")
+        #expect(try store.notificationUUIDs(state: .failed) == ["sub-100"])
+        let applied = try rawQuery(directory.databasePath, "SELECT count(*) FROM applied_inputs")
+        #expect(applied == [[.integer(0)]])
+    }
+}

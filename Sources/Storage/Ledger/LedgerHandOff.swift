@@ -48,7 +48,12 @@ public struct LedgerHandOff: NotificationHandOff {
         in transaction: WriteTransaction
     ) throws -> (state: NotificationState, touch: LedgerTouch?) {
         // Held notifications (another bundle or environment) wait for a configuration fix.
-        guard record.state == .received, let app = app(record.appId) else { return (record.state, nil) }
+        guard record.state == .received else { return (record.state, nil) }
+        // Its app left the configuration (a reload) after it was verified: stored failed, it is
+        // applied at the next start or reload that has the app again.
+        guard let app = app(record.appId) else {
+            throw StoreError(.invalid, "app \"\(record.appId)\" is no longer configured")
+        }
         let input = try readAhead?.input ?? .notificationReceived(record.verifiedFacts())
         let touch = try LedgerInputs.apply(
             input, app: app, atMs: record.receivedAt, cache: cache, firstRound: firstRound, in: transaction
