@@ -56,22 +56,30 @@ extension Store {
     public func enqueueConsumptionRequests(appIds: [String], sinceMs: Int64, nowMs: Int64) throws(StoreError) -> Int {
         guard !appIds.isEmpty else { return 0 }
         let added = Mutex(0)
-        let placeholders = Array(repeating: "?", count: appIds.count).joined(separator: ", ")
         try write { transaction in
             let rows = try transaction.query(
-                """
-                INSERT INTO consumption_answers (notification_uuid, app_id, transaction_id, environment, requested_at,
-                    status, next_attempt_at)
-                SELECT n.notification_uuid, n.app_id, n.transaction_id, n.environment, n.signed_date, 'pending', ?
-                FROM notifications n
-                WHERE n.notification_type = 'CONSUMPTION_REQUEST' AND n.signed_date >= ? AND n.state = 'applied'
-                    AND n.transaction_id IS NOT NULL AND n.environment IS NOT NULL AND n.app_id IN (\(placeholders))
-                    AND NOT EXISTS (SELECT 1 FROM consumption_answers c WHERE c.notification_uuid = n.notification_uuid)
-                RETURNING notification_uuid
-                """, [.integer(nowMs), .integer(sinceMs)] + appIds.map { .text($0) })
+                Self.enqueueConsumptionRequestsSQL(apps: appIds.count),
+                [.integer(nowMs), .integer(sinceMs)] + appIds.map { .text($0) })
             added.withLock { $0 += rows.count }
         }
         return added.withLock { $0 }
+    }
+
+    /// The insert of `enqueueConsumptionRequests` for `apps` app ids. It runs in the writer every
+    /// pass, so it reads the requests through their partial index, not every notification of the
+    /// apps: `app_id || ''` keeps SQLite, which has no statistics, from choosing the app's index.
+    static func enqueueConsumptionRequestsSQL(apps: Int) -> String {
+        """
+        INSERT INTO consumption_answers (notification_uuid, app_id, transaction_id, environment, requested_at,
+            status, next_attempt_at)
+        SELECT n.notification_uuid, n.app_id, n.transaction_id, n.environment, n.signed_date, 'pending', ?
+        FROM notifications n
+        WHERE n.notification_type = 'CONSUMPTION_REQUEST' AND n.signed_date >= ? AND n.state = 'applied'
+            AND n.transaction_id IS NOT NULL AND n.environment IS NOT NULL
+            AND n.app_id || '' IN (\(Array(repeating: "?", count: apps).joined(separator: ", ")))
+            AND NOT EXISTS (SELECT 1 FROM consumption_answers c WHERE c.notification_uuid = n.notification_uuid)
+        RETURNING notification_uuid
+        """
     }
 
     /// Claims the pending answer due at `nowMs` whose request is oldest, for `leaseMs`: its next
