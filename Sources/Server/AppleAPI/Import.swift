@@ -107,10 +107,12 @@ package enum Import {
         return fields
     }
 
-    /// Imports one row: from the first of `environments` where Apple knows the purchase.
+    /// Imports one row: from the first of `environments` where Apple knows the purchase. A row
+    /// naming another of the purchase's transactions than its original imports the purchase
+    /// (unless `followsOriginal` is false: the original's own answer must name itself).
     package static func importRow(
         _ row: Row, app: AppConfig, environments: [AppStoreEnvironment], clients: AppleAPIClientPool, store: Store,
-        emitEvents: Bool, nowMs: Int64
+        emitEvents: Bool, nowMs: Int64, followsOriginal: Bool = true
     ) -> RowOutcome {
         let id = row.originalTransactionId
         do {
@@ -124,6 +126,17 @@ package enum Import {
                 // Stored: Apple's current answer alone, to link.
                 let answers = try fetch(id, from: client, history: !stored)
                 guard !answers.isEmpty else { continue }
+                if let original = answers.first?.transaction.originalTransactionId, original != id {
+                    // The row names another transaction of the purchase (a renewal's, say): the
+                    // purchase is imported whole, under its original id, as that row would.
+                    guard followsOriginal, original.utf8.count <= 20, original.isASCIIDigits else {
+                        return .failed("\(id): Apple's answer names another original transaction, \(original)")
+                    }
+                    return importRow(
+                        Row(originalTransactionId: original, appUserId: row.appUserId), app: app,
+                        environments: environments, clients: clients, store: store, emitEvents: emitEvents,
+                        nowMs: nowMs, followsOriginal: false)
+                }
                 let keptWith = Locked<String?>(nil)
                 // A purchase already stored is live state: its events (a TRANSFER from its
                 // owner) go out like any other.

@@ -13,7 +13,8 @@ package struct ImportCommand {
                                  [--config FILE]
 
         FILE is CSV with a header: original_transaction_id, and optionally app_user_id (what a
-        RevenueCat export or your own database gives). For each row, Apple is asked for the
+        RevenueCat export or your own database gives; a renewal's transaction id imports its
+        subscription under the original id). For each row, Apple is asked for the
         subscription's Transaction History and its status with renewal info (or a one-time
         purchase's transaction); each answer is verified, applied in purchase order, kept for
         replay, and linked to app_user_id when given. Apple is asked in the app's environments,

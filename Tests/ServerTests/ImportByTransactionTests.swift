@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+@testable import Server
+@_spi(StoreSQL) @testable import Storage
+
+/// A CSV exported from another system may name a subscription by a later transaction of it (a
+/// renewal's id) instead of its original one.
+@Suite("Import by any of a purchase's transactions")
+struct ImportByTransactionTests {
+    /// Each row names its subscription's renewal: the subscription is imported whole, as if the
+    /// row named its original transaction (its history, its current state, its customer).
+    @Test func aRowNamingARenewalImportsTheWholeSubscription() throws {
+        var outcomes: [[String]] = []
+        for first in [7_000_000_000, 8_000_000_000] {
+            let world = try AppleAPIWorld()
+            _ = try ImportTests.subscriptions(world, count: 2)
+            let csv = "original_transaction_id,app_user_id\n" + (0..<2).map { "\(first + $0),user-\($0)\n" }.joined()
+            let file = try world.directory.write("subscribers.csv", csv)
+            let service = try RevenueDotService(config: try world.config(), log: { _ in })
+            service.shutdown()
+            let run = try runCLI(["import", "--config", world.configPath, "--app", "demo", file])
+            #expect(run.status == 0, "\(run.output)")
+            #expect(run.output.contains("2 imported, 0 already known, 0 linked"), "\(run.output)")
+            outcomes.append(try ImportTests().outcome(world))
+            // Naming the other transaction now finds the subscription stored.
+            let other = first == 7_000_000_000 ? 8_000_000_000 : 7_000_000_000
+            let again = try world.directory.write("again.csv", "original_transaction_id,app_user_id\n\(other),user-0\n")
+            let second = try runCLI(["import", "--config", world.configPath, "--app", "demo", again])
+            #expect(second.output.contains("0 imported, 1 already known"), "\(second.output)")
+        }
+        #expect(outcomes[0] == outcomes[1])
+        #expect(outcomes[1].contains("view s:7000000000 user-0"), "\(outcomes[1])")
+        #expect(outcomes[1].contains("answers 1 4"), "\(outcomes[1])")
+    }
+}
