@@ -56,26 +56,48 @@ import Testing
         #expect(dispatch.take([delivery("a")]) == 1)
     }
 
-    @Test(arguments: [
-        // queued, running, what a sender does next
-        ([String](), true, "wait"),
-        (["a"], true, "send a"),
-        (["a"], false, "stop"),
-    ])
-    func aSendersNextStep(queued: [String], running: Bool, next: String) {
+    @Test(
+        arguments: [
+            // queued, running, claimed (nil: unclaimed; else still in time), what a sender does next
+            ([String](), true, nil, "wait"),
+            (["a"], true, nil, "send a"),
+            (["a"], true, true, "send a"),
+            (["a"], true, false, "lapsed a"),
+            (["a"], false, nil, "stop"),
+            (["a"], false, false, "stop"),
+        ] as [([String], Bool, Bool?, String)])
+    func aSendersNextStep(queued: [String], running: Bool, inTime: Bool?, next: String) {
         var dispatch = DeliveryDispatch(capacity: 4)
         dispatch.start()
         _ = dispatch.beginRead()
-        _ = dispatch.take(queued.map(delivery))
+        let now = ContinuousClock.now
+        _ = dispatch.take(queued.map(delivery), sendBefore: inTime.map { now + .seconds($0 ? 1 : -1) })
         if !running { _ = dispatch.stop() }
         let decided: String =
-            switch dispatch.next() {
+            switch dispatch.next(at: now) {
             case .stop: "stop"
             case .wait: "wait"
             case .send(let delivery): "send \(delivery.eventId)"
+            case .lapsed(let delivery): "lapsed \(delivery.eventId)"
             }
         #expect(decided == next)
         let wasRunning = dispatch.stop()
         #expect(wasRunning == running)
+    }
+
+    /// A claimed delivery not sent in time is not sent: it leaves what is in flight at the next
+    /// read, so that read may claim it again (if no other node has).
+    @Test func aLapsedClaimLeavesWhatIsInFlight() {
+        var dispatch = DeliveryDispatch(capacity: 4)
+        dispatch.start()
+        _ = dispatch.beginRead()
+        let now = ContinuousClock.now
+        #expect(dispatch.take([delivery("a")], sendBefore: now) == 1)
+        #expect(dispatch.take([delivery("b")], sendBefore: now + .seconds(5)) == 1)
+        #expect(dispatch.next(at: now) == .lapsed(delivery("a")))
+        #expect(dispatch.next(at: now) == .send(delivery("b")))
+        #expect(dispatch.beginRead()?.exclude == ["b"])
+        #expect(dispatch.take([delivery("a")], sendBefore: now + .seconds(5)) == 1)
+        #expect(dispatch.next(at: now) == .send(delivery("a")))
     }
 }

@@ -11,7 +11,8 @@ package struct DeliveryDispatch: Sendable {
     private(set) var inFlight: Set<String> = []
     /// Deliveries whose outcome is committed, still in `inFlight` until the next read begins.
     private(set) var finished: Set<String> = []
-    private(set) var queue: [DueDelivery] = []
+    /// Deliveries picked, not yet sent, each with the moment it must be sent before (`take`).
+    private(set) var queue: [(delivery: DueDelivery, sendBefore: ContinuousClock.Instant?)] = []
     private(set) var running = false
     package let capacity: Int
 
@@ -22,6 +23,10 @@ package struct DeliveryDispatch: Sendable {
         case stop
         case wait
         case send(DueDelivery)
+        /// Not sent: its claim may have passed to another node (this one was frozen, or waited
+        /// too long), which may have sent it and the customer's later events. It leaves
+        /// `inFlight` at the next read, which claims it again if no one else has.
+        case lapsed(DueDelivery)
     }
 
     package mutating func start() { running = true }
@@ -46,21 +51,28 @@ package struct DeliveryDispatch: Sendable {
     }
 
     /// Takes what the read found: queues each delivery not in flight, up to `capacity`; returns
-    /// how many were queued (senders to wake).
-    package mutating func take(_ due: [DueDelivery]) -> Int {
+    /// how many were queued (senders to wake). Claimed deliveries come with `sendBefore`: the
+    /// moment after which an attempt could outlast the claim.
+    package mutating func take(_ due: [DueDelivery], sendBefore: ContinuousClock.Instant? = nil) -> Int {
         var taken = 0
         for delivery in due where inFlight.count < capacity && !inFlight.contains(delivery.eventId) {
             inFlight.insert(delivery.eventId)
-            queue.append(delivery)
+            queue.append((delivery, sendBefore))
             taken += 1
         }
         return taken
     }
 
-    /// A sender's next step.
-    package mutating func next() -> Next {
+    /// A sender's next step at `now`.
+    package mutating func next(at now: ContinuousClock.Instant = .now) -> Next {
         guard running else { return .stop }
-        return queue.isEmpty ? .wait : .send(queue.removeFirst())
+        guard !queue.isEmpty else { return .wait }
+        let (delivery, sendBefore) = queue.removeFirst()
+        if let sendBefore, now >= sendBefore {
+            finished.insert(delivery.eventId)
+            return .lapsed(delivery)
+        }
+        return .send(delivery)
     }
 
     /// The outcome of `eventId` is committed: it leaves `inFlight` at the next read.

@@ -132,7 +132,7 @@ package final class DeliveryWorker: StoppableService {
         guard let (inFlight, room) = state.withLock({ $0.beginRead() }) else { return }
         let nowMs = UnixTime.milliseconds(clock())
         let holdMs = Int64(sender.config.orderHoldSeconds) * 1000
-        let due: [DueDelivery]
+        let due: (deliveries: [DueDelivery], sendBefore: ContinuousClock.Instant?)
         do {
             due = try dueDeliveries(nowMs: nowMs, room: room, holdMs: holdMs, inFlight: inFlight)
             picking.succeeded()
@@ -140,23 +140,29 @@ package final class DeliveryWorker: StoppableService {
             picking.failed(error)
             return
         }
-        let picked = state.withLock { $0.take(due) }
+        let picked = state.withLock { $0.take(due.deliveries, sendBefore: due.sendBefore) }
         for _ in 0..<picked { work.signal() }
     }
 
     /// What is due: read, on a database this node alone writes (SQLite); claimed for this node
-    /// (`Deliveries.claimDue`), where several nodes share it (PostgreSQL).
-    private func dueDeliveries(nowMs: Int64, room: Int, holdMs: Int64, inFlight: Set<String>) throws -> [DueDelivery] {
+    /// (`Deliveries.claimDue`), where several nodes share it (PostgreSQL). Claimed ones must be
+    /// sent before `sendBefore`, on this node's clock: the claim was made after the moment read
+    /// here, so an attempt begun before it (at most `timeoutSeconds`) ends within the claim.
+    private func dueDeliveries(nowMs: Int64, room: Int, holdMs: Int64, inFlight: Set<String>) throws
+        -> (deliveries: [DueDelivery], sendBefore: ContinuousClock.Instant?)
+    {
         let (appId, webhook, node, leaseMs) = (appId, webhook, node, leaseMs)
         guard store.isShared else {
-            return try store.read { (rows) throws(StoreError) -> [DueDelivery] in
+            let due = try store.read { (rows) throws(StoreError) -> [DueDelivery] in
                 try StoreError.decoding {
                     try Deliveries.due(
                         appId: appId, webhook: webhook, nowMs: nowMs, limit: room, holdMs: holdMs, inFlight: inFlight,
                         from: rows)
                 }
             }
+            return (due, nil)
         }
+        let claimedAfter = ContinuousClock.now
         let claimed = Locked<[DueDelivery]>([])
         try store.write { transaction in
             // The lease on the database's clock, which every node judges it by.
@@ -166,7 +172,7 @@ package final class DeliveryWorker: StoppableService {
                 inFlight: inFlight, in: transaction)
             claimed.withLock { $0 = due }
         }
-        return claimed.value
+        return (claimed.value, claimedAfter + .milliseconds(leaseMs) - .seconds(sender.config.timeoutSeconds + 1))
     }
 
     private func sendLoop() {
@@ -176,8 +182,19 @@ package final class DeliveryWorker: StoppableService {
             case .stop: return
             case .wait: continue
             case .send(let delivery): deliver(delivery)
+            case .lapsed(let delivery): lapsed(delivery)
             }
         }
+    }
+
+    /// A claimed delivery that waited too long to be sent (the node was frozen, or sends ahead
+    /// took long): not sent, and looked for again now.
+    private func lapsed(_ delivery: DueDelivery) {
+        metrics.deliveries.increment(label: "lapsed")
+        log?.warning(
+            "webhook.claim_lapsed", "a claimed delivery was not sent in time; it is claimed again before it is sent",
+            [("app", .text(appId)), ("webhook", .text(webhook)), ("event_id", .text(delivery.eventId))])
+        wake.signal()
     }
 
     /// Sends one event and records the outcome without waiting for the commit: the sender takes

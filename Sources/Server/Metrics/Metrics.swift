@@ -31,8 +31,9 @@ package final class Metrics: Sendable {
         bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], labels: [""])
     package let openConnections = Gauge()
     package let connectionsCutOff = Counter()
-    /// Webhook delivery attempts by outcome: delivered, retry, dead, unrecorded.
-    package let deliveries = LabeledCounter(labels: ["delivered", "retry", "dead", "unrecorded"])
+    /// Webhook delivery attempts by outcome: delivered, retry, dead, unrecorded; and lapsed:
+    /// claimed deliveries not sent, the claim too old by then (claimed again, then sent).
+    package let deliveries = LabeledCounter(labels: ["delivered", "retry", "dead", "unrecorded", "lapsed"])
     /// From the commit of an event (the notification answered 200) to its webhook answered 2xx.
     package let deliveryLatency = Histogram(
         bounds: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600], labels: [""])
@@ -142,7 +143,8 @@ package final class Metrics: Sendable {
         labeled(
             "revenuedot_webhook_deliveries_total",
             "Webhook delivery attempts, by outcome (unrecorded: an attempt whose outcome storage could not commit at "
-                + "first; it is committed again until it can, and counted under that outcome then).", "outcome", deliveries)
+                + "first; it is committed again until it can, and counted under that outcome then; lapsed: a claimed "
+                + "delivery not sent, its claim too old by then, claimed again before it is sent).", "outcome", deliveries)
         lines += [
             "# HELP revenuedot_webhook_delivery_latency_seconds From the event's commit to its webhook answered 2xx.",
             "# TYPE revenuedot_webhook_delivery_latency_seconds histogram",
