@@ -17,12 +17,17 @@ package final class StorageAlarm: Sendable {
     /// health check passes (`revenuedot_storage_failing`).
     package var isFailing: Bool { failing.load(ordering: .relaxed) }
 
-    /// A notification could not be stored because of `error`.
-    package func failed(_ error: String) {
+    /// A notification could not be stored because of `error`; or, with `healthCheck`, the
+    /// health check failed, which says nothing yet of notifications (a database busy past the
+    /// check's timeout still stores them, later).
+    package func failed(_ error: String, healthCheck: Bool = false) {
         guard !failing.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        log.error(
-            "storage.failing", "notifications are answered 503 until storage works again (Apple retries them)",
-            [("error", .text(error))])
+        let message =
+            healthCheck
+            ? "storage failed the health check: /health answers 503 until it passes (notifications wait for storage, "
+                + "and are answered 503 if it fails them)"
+            : "notifications are answered 503 until storage works again (Apple retries them)"
+        log.error("storage.failing", message, [("error", .text(error))])
     }
 
     /// A notification was stored (or found stored already).
