@@ -18,6 +18,9 @@ package enum Backfill {
         package var listed = 0
         /// Stored now (applied, held, or failed to apply and kept): Apple's push had not arrived.
         package var new = 0
+        /// Of `new`, those stored held: for another bundle or environment than the app's, they
+        /// wait for a configuration fix (`notifications list --held`).
+        package var held = 0
         /// Already stored: nothing changed.
         package var alreadyStored = 0
         /// Refused by verification (nothing stored; the reject log says why).
@@ -25,7 +28,8 @@ package enum Backfill {
 
         /// One line for people: `12 notifications: 3 new, 9 already stored`.
         package var summary: String {
-            "\(listed) notification\(listed == 1 ? "" : "s"): \(new) new, \(alreadyStored) already stored"
+            "\(listed) notification\(listed == 1 ? "" : "s"): \(new) new"
+                + (held > 0 ? " (\(held) held: see notifications list --held)" : "") + ", \(alreadyStored) already stored"
                 + (refused > 0 ? ", \(refused) refused by verification (see notifications rejects)" : "")
         }
     }
@@ -109,7 +113,10 @@ package enum Backfill {
             // A page stopped partway counts only the notifications settled before the stop.
             for outcome in delivery.wait() {
                 switch outcome {
-                case .stored, .held: counts.new += 1
+                case .stored: counts.new += 1
+                case .held:
+                    counts.new += 1
+                    counts.held += 1
                 case .duplicate: counts.alreadyStored += 1
                 case .rejected, .badRequest: counts.refused += 1
                 case .unavailable(let reason):

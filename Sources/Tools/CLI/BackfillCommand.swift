@@ -28,8 +28,8 @@ package struct BackfillCommand {
         With `revenuedot serve` running on the database, notifications go to its notification
         URL and the mark is left to serve's own backfill; without, into the database directly,
         and a completed run from the mark moves it on. Progress goes to standard error, a summary to
-        standard output. Exit 0 when every page was read; 1 with the reason otherwise (what was
-        stored stays stored, and the next run goes on from there).
+        standard output. Exit 0 when every page was read and every notification verified; 1 with
+        the reason otherwise (what was stored stays stored, and the next run goes on from there).
         """
 
     let parsed: ParsedArguments
@@ -97,6 +97,13 @@ package struct BackfillCommand {
                     Double(started.duration(to: .now).components.attoseconds) / 1e18
                     + Double(started.duration(to: .now).components.seconds)
                 StandardStreams.out("\(label): \(counts.summary) in \(String(format: "%.2f", seconds)) s\n")
+                if counts.refused > 0 {
+                    // Apple signed them: refusing them means the app's configuration is wrong.
+                    StandardStreams.error(
+                        "\(label): \(counts.refused) of Apple's notifications did not verify; check the app's "
+                            + "rootCertificates, bundleId and environments (revenuedot notifications rejects)\n")
+                    failed = true
+                }
             } catch let stopped as Backfill.Stopped {
                 StandardStreams.error("\(label): stopped: \(stopped) (\(stopped.counts.summary) so far)\n")
                 failed = true
