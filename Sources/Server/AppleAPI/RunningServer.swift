@@ -9,14 +9,15 @@ package struct RunningServer: Sendable {
     package let listen: ListenAddress
     package let secretApiKey: String
 
-    /// The server of `config` for `app`; a one-line error when the app has no secret key to call it with.
-    package init(config: RevenueDotConfig, app: AppConfig, command: String) throws {
+    /// The server at `listen` (where the one that has the database said it answers) for `app`;
+    /// a one-line error when the app has no secret key to call it with.
+    package init(listen: ListenAddress, app: AppConfig, command: String) throws {
         guard let key = app.secretApiKey else {
             throw UsageError(
                 "serve has the database, and app \"\(app.id)\" has no secretApiKey for \(command) to work through it: "
                     + "configure one, or stop serve")
         }
-        listen = config.listen
+        self.listen = listen
         secretApiKey = key
     }
 

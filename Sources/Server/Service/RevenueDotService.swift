@@ -163,6 +163,8 @@ package final class RevenueDotService: Sendable {
             // An address that parses but cannot be bound: in use, or not this machine's.
             throw ConfigError(file: config.file, key: "listen", problem: error.message)
         }
+        // Commands beside the server (import, backfill, reconcile) work through it, here.
+        store.announceServing(at: config.listen.host, port: port)
         let generation = generation
         shared.firstBackfill.begin(waitingAtMost: Self.firstBackfillWait)
         generation.start(predecessor: replacing)

@@ -85,6 +85,44 @@ public final class DatabaseLock: Sendable {
     /// `serve` or `replay`): commands that can work through a running server ask first.
     public static func isHeldByAnother(databasePath: String) -> Bool { holderProblem(databasePath: databasePath) != nil }
 
+    /// The process holding the lock, as it wrote itself in the lock file: its pid, and for a
+    /// server, where it answers (`announce(servingAt:)`).
+    public struct Holder: Sendable, Equatable {
+        public var pid: Int32?
+        /// The host and port of the server that holds the database; nil for another command.
+        public var serving: (host: String, port: UInt16)?
+
+        public static func == (left: Holder, right: Holder) -> Bool {
+            left.pid == right.pid && left.serving?.host == right.serving?.host && left.serving?.port == right.serving?.port
+        }
+    }
+
+    /// Who holds the lock of the database at `databasePath` now, when another process does.
+    public static func holder(databasePath: String) -> Holder? {
+        let descriptor = open(lockPath(databasePath), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_SH | LOCK_NB) != 0 else {
+            _ = flock(descriptor, LOCK_UN)
+            return nil
+        }
+        guard errno == EWOULDBLOCK else { return nil }
+        let words = content(descriptor).split(separator: " ")
+        var holder = Holder(pid: words.first.flatMap { Int32($0) })
+        if words.count == 4, words[1] == "serve", let port = UInt16(words[3]) { holder.serving = (String(words[2]), port) }
+        return holder
+    }
+
+    /// Says in the lock file that this process serves the database at `host`, `port`: a command
+    /// beside it then works through this server, not through whatever its configuration names.
+    func announce(servingAt host: String, port: UInt16) {
+        guard !host.contains(" "), !host.contains("\n") else { return }
+        let line = Array("\(getpid()) serve \(host) \(port)\n".utf8)
+        // Over the pid line, longer, then cut to its length: a reader never sees the file empty.
+        _ = pwrite(descriptor, line, line.count, 0)
+        _ = ftruncate(descriptor, off_t(line.count))
+    }
+
     /// What another process holding the lock of the database at `databasePath` now means to a
     /// process that would write it (the line the lock's `init` throws), or nil when none does:
     /// asked before anything opens or creates the database.
@@ -130,9 +168,23 @@ public final class DatabaseLock: Sendable {
 
     /// The pid the holder wrote, if it reads as one.
     private static func holder(_ descriptor: Int32) -> Int32? {
-        var buffer = [UInt8](repeating: 0, count: 32)
+        content(descriptor).split(separator: " ").first.flatMap { Int32($0) }
+    }
+
+    /// The lock file's line: `PID`, or `PID serve HOST PORT`.
+    private static func content(_ descriptor: Int32) -> String {
+        var buffer = [UInt8](repeating: 0, count: 320)
         let count = pread(descriptor, &buffer, buffer.count, 0)
-        guard count > 0 else { return nil }
-        return Int32(String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        guard count > 0 else { return "" }
+        return String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+extension Store {
+    /// Says in the database's lock file that this process serves it at `host`, `port`, so a
+    /// command beside it finds this server (`DatabaseLock.holder(databasePath:)`). Nothing
+    /// without the lock (PostgreSQL, a store opened to read).
+    public func announceServing(at host: String, port: UInt16) {
+        lock?.announce(servingAt: host, port: port)
     }
 }

@@ -33,7 +33,7 @@ public final class Store: Sendable {
     /// Left by the writer thread when it has drained the queue, checkpointed and closed its connection.
     private let writerFinished = DispatchGroup()
     /// Held while open by a store that must be the only writer (`exclusive`).
-    private let lock: DatabaseLock?
+    let lock: DatabaseLock?
 
     /// Whether other processes may write the same database at once (PostgreSQL, with several
     /// nodes): work one node must do alone is then claimed in it (`Deliveries.claimDue`).

@@ -128,11 +128,11 @@ struct BackfillTarget {
     let close: () -> Void
 
     static func open(config: RevenueDotConfig, appId: String) throws -> BackfillTarget {
-        if CommandStore.isServed(config) {
+        if let listen = try CommandStore.servingAddress(config, for: "backfill") {
             let reader = try CommandStore.reader(config)
             return BackfillTarget(
-                name: "the running server at \(config.listen)",
-                deliver: BackfillDelivery.overHTTP(listen: config.listen, appId: appId),
+                name: "the running server at \(listen)",
+                deliver: BackfillDelivery.overHTTP(listen: listen, appId: appId),
                 newestStored: { try reader.newestNotificationSignedDate(appId: appId, environment: $0.rawValue) },
                 mark: { try reader.backfillMark(appId: appId, environment: $0.rawValue) }, advanceMark: { _, _ in },
                 close: {})

@@ -6,15 +6,26 @@ import Storage
 /// either engine.
 ///
 /// On SQLite one process writes the file: a command that applies inputs is refused, or goes
-/// through the running server, while a server has it (`isServed`). On PostgreSQL every node and
+/// through the running server, while a server has it (`servingAddress`). On PostgreSQL every node and
 /// command shares the database (each write transaction takes the cluster's write lock, and a
 /// node's caches check the very rows they read), so commands apply inputs themselves beside the
 /// nodes; only `replay` must have the database alone (`Store(postgres:exclusive:)`).
 enum CommandStore {
-    /// Whether a running server has the configuration's SQLite database (never on PostgreSQL).
-    static func isServed(_ config: RevenueDotConfig) -> Bool {
-        guard case .sqlite(let path) = config.database else { return false }
-        return DatabaseLock.isHeldByAnother(databasePath: path)
+    /// Where the running server that has the configuration's SQLite database answers, as it
+    /// wrote in the database's lock: nil when no process has it (and always on PostgreSQL).
+    /// Throws a one-line error when another command has it (an import, a replay): a command
+    /// goes through a server only, and the one the configuration names may serve another
+    /// database.
+    static func servingAddress(_ config: RevenueDotConfig, for action: String) throws -> ListenAddress? {
+        guard case .sqlite(let path) = config.database, let holder = DatabaseLock.holder(databasePath: path) else {
+            return nil
+        }
+        guard let serving = holder.serving else {
+            let who = holder.pid.map { " (pid \($0))" } ?? ""
+            throw UsageError(
+                "\(path) is in use by another revenuedot command\(who), not a server: wait for it to end to \(action)")
+        }
+        return ListenAddress(host: serving.host, port: serving.port)
     }
 
     /// Opens the configuration's database to apply inputs to it (`import`, `reconcile`,

@@ -90,8 +90,8 @@ package struct ImportCommand {
         -> (importRow: @Sendable (Import.Row) -> Import.RowOutcome, close: () -> Void)
     {
         let emit = parsed.flags.contains("emit-events")
-        if CommandStore.isServed(config) {
-            let server = try RunningServer(config: config, app: app, command: "import")
+        if let listen = try CommandStore.servingAddress(config, for: "import") {
+            let server = try RunningServer(listen: listen, app: app, command: "import")
             let importRow: @Sendable (Import.Row) -> Import.RowOutcome = { row in
                 var body: [String: JSONValue] = [
                     "original_transaction_id": .string(row.originalTransactionId),
@@ -122,7 +122,7 @@ package struct ImportCommand {
                     return .unavailable("\(row.originalTransactionId): the running server: \(error)")
                 }
             }
-            StandardStreams.error("import \(app.id): through the running server at \(config.listen)\n")
+            StandardStreams.error("import \(app.id): through the running server at \(listen)\n")
             return (importRow, {})
         }
         let store = try CommandStore.openApplying(config, to: "import")

@@ -99,9 +99,9 @@ package struct ReconcileCommand {
     func target(config: RevenueDotConfig, app: AppConfig) throws -> (
         any ReadsStore, (SubscriptionState) throws -> Reconcile.Outcome, () -> Void
     ) {
-        if CommandStore.isServed(config) {
-            let server = try RunningServer(config: config, app: app, command: "reconcile")
-            StandardStreams.error("reconcile \(app.id): through the running server at \(config.listen)\n")
+        if let listen = try CommandStore.servingAddress(config, for: "reconcile") {
+            let server = try RunningServer(listen: listen, app: app, command: "reconcile")
+            StandardStreams.error("reconcile \(app.id): through the running server at \(listen)\n")
             let reader = try CommandStore.reader(config)
             return (
                 reader,
