@@ -130,6 +130,12 @@ package final class ConsumptionAnswering: StoppableService {
             answer.nextAttemptAtMs = next
             answer.lastError = "\(failure)"
             metrics.consumptionAnswers.increment(label: "retry")
+            if Self.refusesTheKey(failure) {
+                log.warning(
+                    "consumption.key_refused",
+                    "Apple refused the app's inAppPurchaseKey: fix it and reload; the answer is tried again until its window ends",
+                    [("uuid", .text(answer.notificationUUID)), ("error", .text("\(failure)"))])
+            }
             return answer
         } catch {
             log.warning(
@@ -148,12 +154,22 @@ package final class ConsumptionAnswering: StoppableService {
         }
     }
 
+    /// Whether a later attempt may succeed: no answer, 5xx, 429, a code Apple calls retryable,
+    /// and a key Apple refused (401, 403), which a configuration fix and a reload cure within
+    /// the request's 12 hours.
     package static func mayPass(_ failure: AppStoreServerAPIError) -> Bool {
         switch failure.kind {
         case .noAnswer: return true
-        case .api(let status, let code, _): return status >= 500 || status == 429 || (code?.isRetryable ?? false)
+        case .api(let status, let code, _):
+            return status >= 500 || status == 429 || refusesTheKey(failure) || (code?.isRetryable ?? false)
         default: return false
         }
+    }
+
+    /// Apple refused the request's token: the key, its id, the issuer or the bundle id is wrong.
+    static func refusesTheKey(_ failure: AppStoreServerAPIError) -> Bool {
+        guard case .api(let status, _, _) = failure.kind else { return false }
+        return status == 401 || status == 403
     }
 
     private func settled(_ pending: ConsumptionAnswer, _ status: ConsumptionAnswer.Status, _ reason: String?, nowMs: Int64)
