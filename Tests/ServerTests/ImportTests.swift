@@ -369,26 +369,4 @@ struct ImportTests {
         #expect(try post("/v1/apple/reconcile", key: "sk_test_secret", #"{"original_transaction_id": "1"}"#) == 404)
         #expect(try post("/v1/apple/import", key: "sk_test_secret", #"{"original_transaction_id": "1"}"#) == 200)
     }
-
-    @Test func csvFieldsAndBadFilesAreOneClearLine() throws {
-        // The API's rule for app_user_id holds with serve running or not.
-        #expect(throws: UsageError.self) { _ = try Import.rows(csv: "original_transaction_id,app_user_id\n12,a\u{7}b\n") }
-        #expect(throws: UsageError.self) {
-            _ = try Import.rows(csv: "original_transaction_id,app_user_id\n12,\(String(repeating: "x", count: 257))\n")
-        }
-        #expect(Import.fields(#""1,2",x,"say ""hi""""#) == ["1,2", "x", #"say "hi""#])
-        #expect(
-            try Import.rows(csv: "app_user_id,original_transaction_id\nbob,12\n,13\n") == [
-                Import.Row(originalTransactionId: "12", appUserId: "bob"),
-                Import.Row(originalTransactionId: "13", appUserId: nil),
-            ])
-        // A spreadsheet's export starts with a byte order mark.
-        #expect(
-            try Import.rows(csv: "\u{FEFF}original_transaction_id,app_user_id\r\n14,eve\r\n") == [
-                Import.Row(originalTransactionId: "14", appUserId: "eve")
-            ])
-        #expect(throws: UsageError.self) { _ = try Import.rows(csv: "id\n12\n") }
-        #expect(throws: UsageError.self) { _ = try Import.rows(csv: "original_transaction_id\nabc\n") }
-        #expect(throws: UsageError.self) { _ = try Import.rows(csv: "") }
-    }
 }

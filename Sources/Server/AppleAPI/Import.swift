@@ -48,40 +48,58 @@ package enum Import {
 
     /// The rows of a CSV with a header naming `original_transaction_id` (and maybe
     /// `app_user_id`); quoted fields may hold commas and doubled quotes. A byte order mark before
-    /// the header (spreadsheets export one) is not part of its first name.
+    /// the header (spreadsheets export one) is not part of its first name; blank lines are
+    /// skipped. Anything a careful export would not hold is refused, naming its line: a quote not
+    /// closed, more fields than the header names, a header naming a column twice, an id Apple
+    /// would not give (not decimal, a leading zero, over 20 digits), an id on two lines.
     package static func rows(csv text: String) throws(UsageError) -> [Row] {
         let text = text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
-        var lines = text.split(whereSeparator: \.isNewline).map(String.init).filter {
-            !$0.trimmingCharacters(in: .whitespaces).isEmpty
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated().compactMap {
+            index, line -> (number: Int, text: String)? in
+            let text = String(line).trimmingCharacters(in: .whitespacesAndNewlines)
+            return text.isEmpty ? nil : (index + 1, text)
         }
-        guard !lines.isEmpty else { throw UsageError("the CSV is empty") }
-        let header = fields(lines.removeFirst()).map { $0.lowercased() }
+        guard let headerLine = lines.first else { throw UsageError("the CSV is empty") }
+        let header = try fields(headerLine.text, line: headerLine.number).map { $0.lowercased() }
+        for (index, name) in header.enumerated() where !name.isEmpty && header[..<index].contains(name) {
+            throw UsageError("the CSV's header names \(name) twice")
+        }
         guard let originalColumn = header.firstIndex(of: "original_transaction_id") else {
             throw UsageError("the CSV's header has no original_transaction_id column")
         }
         let userColumn = header.firstIndex(of: "app_user_id")
         var rows: [Row] = []
-        for (index, line) in lines.enumerated() {
-            let values = fields(line)
-            guard originalColumn < values.count, values[originalColumn].isASCIIDigits else {
-                throw UsageError("CSV line \(index + 2): no decimal original_transaction_id")
+        var seen: [String: Int] = [:]
+        for (number, line) in lines.dropFirst() {
+            let values = try fields(line, line: number)
+            guard values.count <= header.count else {
+                throw UsageError("CSV line \(number): \(values.count) fields, where the header names \(header.count)")
+            }
+            guard originalColumn < values.count, let id = Optional(values[originalColumn]), id.isASCIIDigits else {
+                throw UsageError("CSV line \(number): no decimal original_transaction_id")
+            }
+            guard !id.hasPrefix("0"), id.utf8.count <= 20 else {
+                throw UsageError("CSV line \(number): \(id) is no transaction id Apple gives (a leading zero, or over 20 digits)")
+            }
+            if let first = seen.updateValue(number, forKey: id) {
+                throw UsageError("CSV line \(number): original_transaction_id \(id) is on line \(first) already")
             }
             let user = userColumn.flatMap { $0 < values.count ? values[$0] : nil }.flatMap { $0.isEmpty ? nil : $0 }
             // The API's rule, so a row is refused alike with serve running or not.
             if let user, let refused = AppUserIdRule.problem(user, access: .secret) {
-                throw UsageError("CSV line \(index + 2): \(refused.message)")
+                throw UsageError("CSV line \(number): \(refused.message)")
             }
-            rows.append(Row(originalTransactionId: values[originalColumn], appUserId: user))
+            rows.append(Row(originalTransactionId: id, appUserId: user))
         }
         return rows
     }
 
-    /// One CSV line's fields (RFC 4180 quoting).
-    package static func fields(_ line: String) -> [String] {
+    /// One CSV line's fields (RFC 4180 quoting); a quote left open is refused, naming `line`.
+    package static func fields(_ text: String, line: Int = 1) throws(UsageError) -> [String] {
         var fields: [String] = []
         var current = ""
         var quoted = false
-        var characters = Array(line)[...]
+        var characters = Array(text)[...]
         while let character = characters.popFirst() {
             if quoted {
                 if character == "\"" {
@@ -103,6 +121,7 @@ package enum Import {
                 current.append(character)
             }
         }
+        guard !quoted else { throw UsageError("CSV line \(line): a quoted field is not closed") }
         fields.append(current.trimmingCharacters(in: .whitespaces))
         return fields
     }
