@@ -26,6 +26,11 @@ package enum Backfill {
         /// Refused by verification (nothing stored; the reject log says why).
         package var refused = 0
 
+        package init(pages: Int = 0, listed: Int = 0, new: Int = 0, held: Int = 0, alreadyStored: Int = 0, refused: Int = 0) {
+            (self.pages, self.listed, self.new, self.held) = (pages, listed, new, held)
+            (self.alreadyStored, self.refused) = (alreadyStored, refused)
+        }
+
         /// One line for people: `12 notifications: 3 new, 9 already stored`.
         package var summary: String {
             "\(listed) notification\(listed == 1 ? "" : "s"): \(new) new"
@@ -60,13 +65,34 @@ package enum Backfill {
         since: Int64?, until: Int64?, readThrough: Int64?, newestStored: Int64?, marginMs: Int64,
         environment: AppStoreEnvironment, nowMs: Int64
     ) -> Window {
-        // An hour inside Apple's limit: every page repeats the start date, and a long first
-        // backfill must not be refused halfway through for the time its pages took.
-        let earliest = nowMs - historyDays(environment) * 86_400_000 + 3_600_000
+        let earliest = earliest(environment, nowMs: nowMs)
         let wanted = since ?? (readThrough ?? newestStored).map { $0 - marginMs } ?? earliest
         let end = min(until ?? nowMs, nowMs) + 1
         let start = min(max(wanted, earliest), end - 1)
         return Window(start: start, end: end, fromEarliest: start == earliest)
+    }
+
+    /// The oldest moment a run asks Apple for: an hour inside Apple's limit, since every page
+    /// repeats the start date, and a long first backfill must not be refused halfway through
+    /// for the time its pages took.
+    static func earliest(_ environment: AppStoreEnvironment, nowMs: Int64) -> Int64 {
+        nowMs - historyDays(environment) * 86_400_000 + 3_600_000
+    }
+
+    /// What a run over `window` asks Apple, in order. Before any mark, a window that starts at
+    /// the newest notification stored (less the margin) would skip an older outage: Apple's
+    /// notifications that never arrived, older than it, are asked for first (only failures, as
+    /// far back as Apple keeps: few pages, where the whole history may be many). Not for a
+    /// `since` given, nor a run of only failures.
+    package static func requests(
+        _ window: Window, readThrough: Int64?, since: Int64?, onlyFailures: Bool, environment: AppStoreEnvironment,
+        nowMs: Int64
+    ) -> [NotificationHistoryRequest] {
+        let asked = NotificationHistoryRequest(
+            startDate: window.start, endDate: window.end, onlyFailures: onlyFailures ? true : nil)
+        let earliest = earliest(environment, nowMs: nowMs)
+        guard readThrough == nil, since == nil, !onlyFailures, window.start > earliest else { return [asked] }
+        return [NotificationHistoryRequest(startDate: earliest, endDate: window.start, onlyFailures: true), asked]
     }
 
     /// A range of Apple's history to read, in UNIX ms, end excluded.
@@ -98,11 +124,12 @@ package enum Backfill {
     ///
     /// Pages are handed over in order; a page's commit overlaps the fetch and verification of
     /// the next.
+    /// `counted`: what the run's earlier requests counted (`requests`), which this one adds to.
     package static func run(
         client: AppStoreServerAPIClient, request: NotificationHistoryRequest, deliver: Deliver,
-        isCancelled: () -> Bool = { false }, progress: (Counts) -> Void = { _ in }
+        isCancelled: () -> Bool = { false }, progress: (Counts) -> Void = { _ in }, counted: Counts = Counts()
     ) throws(Stopped) -> Counts {
-        var counts = Counts()
+        var counts = counted
         var token: String?
         var tokensSeen: Set<String> = []
         var inFlight: PendingOutcomes?

@@ -20,8 +20,8 @@ package struct BackfillCommand {
           --since DATE      from DATE (UNIX ms, 2026-11-01 or ISO 8601); by default from where the
                             last completed backfill read through (the database's mark) less
                             appleApi.backfillMarginMinutes; before any, from the newest notification
-                            stored less the margin, or as far back as Apple keeps history (180 days
-                            in Production, 30 in Sandbox)
+                            stored less the margin (after Apple's failed deliveries before it), or
+                            as far back as Apple keeps history (180 days in Production, 30 in Sandbox)
           --until DATE      to DATE (default now)
           --only-failures   only the notifications Apple could not deliver
 
@@ -79,17 +79,25 @@ package struct BackfillCommand {
                     nowMs: UnixTime.nowMs)
                 StandardStreams.error(
                     "\(label): from \(UnixTime.iso8601(window.start)) to \(UnixTime.iso8601(window.end)), into \(target.name)\n")
-                let request = NotificationHistoryRequest(
-                    startDate: window.start, endDate: window.end,
-                    onlyFailures: parsed.flags.contains("only-failures") ? true : nil)
+                let onlyFailures = parsed.flags.contains("only-failures")
+                let requests = Backfill.requests(
+                    window, readThrough: mark, since: parsed.value("since").flatMap(CommandDates.milliseconds),
+                    onlyFailures: onlyFailures, environment: environment, nowMs: UnixTime.nowMs)
+                if requests.count > 1, let earlier = requests.first?.startDate {
+                    StandardStreams.error(
+                        "\(label): first, Apple's failed deliveries from \(UnixTime.iso8601(earlier)) (no backfill ran yet)\n")
+                }
                 let started = ContinuousClock.now
-                let counts = try Backfill.run(
-                    client: client, request: request, deliver: target.deliver,
-                    progress: { counts in
-                        StandardStreams.error("\(label): page \(counts.pages), \(counts.summary)\n")
-                    })
+                var counts = Backfill.Counts()
+                for request in requests {
+                    counts = try Backfill.run(
+                        client: client, request: request, deliver: target.deliver,
+                        progress: { counts in
+                            StandardStreams.error("\(label): page \(counts.pages), \(counts.summary)\n")
+                        }, counted: counts)
+                }
                 if let through = Backfill.markAfter(
-                    window, readThrough: mark, onlyFailures: request.onlyFailures == true, refused: counts.refused)
+                    window, readThrough: mark, onlyFailures: onlyFailures, refused: counts.refused)
                 {
                     try target.advanceMark(environment, through)
                 }

@@ -1,0 +1,52 @@
+import Foundation
+import LoopbackClient
+import Testing
+
+@testable import Server
+@_spi(StoreSQL) @testable import Storage
+@testable import Tools
+
+/// The first backfill of a database that has notifications already (the key configured weeks
+/// after the server started): it starts at the newest one stored, so an outage before that is
+/// found through Apple's failed deliveries, asked for first as far back as Apple keeps.
+@Suite("Backfill: the first run")
+struct BackfillFirstRunTests {
+    @Test(arguments: [false, true])
+    func anOutageBeforeTheNewestStoredIsRecovered(automatic: Bool) throws {
+        let world = try AppleAPIWorld()
+        let tests = BackfillTests()
+        _ = try tests.outage(world)
+        // After the outage, another customer's purchase pushed and stored: the newest, now.
+        let push = try #require(
+            try world.subscription(original: "1000000009", user: "other", renewals: 0, boughtDaysAgo: 0).first)
+        try world.store.addNotification(push, bundleId: "com.example.app", delivered: true)
+        var config = try world.config()
+        config.appleAPI.backfillIntervalMinutes = 0
+        let pushed = try RevenueDotService(config: config, log: { _ in })
+        try pushed.start()
+        #expect(try LoopbackConnection(port: pushed.port).postNotification(push).status == 200)
+        pushed.shutdown()
+        #expect(try tests.stored(world).notifications == 3)
+
+        if automatic {
+            config.appleAPI.backfillIntervalMinutes = 60
+            let service = try RevenueDotService(config: config, log: { _ in })
+            try service.start()
+            #expect(service.waitForSchedulerStart())
+            service.shutdown()
+        } else {
+            let run = try runCLI(["backfill", "--config", world.configPath, "--app", "demo"])
+            #expect(run.status == 0, "\(run.output)")
+            #expect(run.output.contains("first, Apple's failed deliveries from"), "\(run.output)")
+        }
+        #expect(try tests.stored(world).notifications == 5)
+        // The outage's two renewals (the timers of the server that took the push had expired
+        // the period they follow meanwhile).
+        let events = try tests.stored(world).events
+        #expect(events.filter { $0.hasPrefix("RENEWAL") }.count == 3, "\(events)")
+        // Once a run completed, the mark is where the next starts: no failures pass again.
+        let before = world.store.requestCount("notification-history")
+        #expect(try BackfillCommand(arguments: ["--config", world.configPath, "--app", "demo"]).run() == 0)
+        #expect(world.store.requestCount("notification-history") == before + 1)
+    }
+}
