@@ -150,6 +150,8 @@ final class RecordingHandOff: NotificationHandOff {
     @Test(arguments: [
         ("commit", "COMMIT"), ("  Begin immediate", "BEGIN"), ("\n\tROLLBACK TO item", "ROLLBACK"),
         ("savepoint other", "SAVEPOINT"), ("Release item", "RELEASE"), ("end", "END"),
+        // PostgreSQL's other words for it.
+        ("abort", "ABORT"), ("Start transaction", "START"), ("PREPARE TRANSACTION 'x'", "PREPARE"),
         // SQLite skips comments before the first word: so does the check.
         ("-- note\nCOMMIT", "COMMIT"), ("/* x */ ROLLBACK", "ROLLBACK"), ("/* a */ -- b\n /**/end", "END"),
     ])

@@ -79,7 +79,10 @@ public final class WriteTransaction {
 
     private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
 
-    private static let controlKeywords: [String] = ["BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"]
+    /// SQLite's and PostgreSQL's (`ABORT`, `START TRANSACTION`, `PREPARE TRANSACTION`).
+    private static let controlKeywords: [String] = [
+        "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE", "ABORT", "START", "PREPARE",
+    ]
 
     /// The statement's first word when it is one of `controlKeywords`, in any case; read from
     /// its bytes, without making a string (every statement of every hand-off comes through here).
