@@ -110,7 +110,8 @@ package struct InitCommand {
           }],
           "appleApi": {
             "baseURLs": { "Sandbox": "http://127.0.0.1:8090" },
-            "backfillIntervalMinutes": 0
+            "backfillIntervalMinutes": 0,
+            "requestsPerSecond": 0
           },
           "scheduler": { "intervalMs": 1000 }
         }
