@@ -60,7 +60,7 @@ package struct ImportCommand {
         }
         let target = try target(config: config, app: app, environments: environments)
         defer { target.close() }
-        let lastProgress = Locked<ContinuousClock.Instant?>(nil)
+        let progress = ProgressLines()
         let summary = Import.run(
             rows, concurrency: Int(parsed.value("concurrency") ?? "4") ?? 4,
             checkpoint: Import.checkpointPath(databasePath: CommandStore.checkpointBase(config), appId: appId, file: file),
@@ -68,18 +68,10 @@ package struct ImportCommand {
                 StandardStreams.error("import \(appId): resuming at row \(done + 1) of \(rows.count) (checkpoint)\n")
             },
             progress: { done, total, rate in
-                // Every second on a terminal, every 10 s into a log file; the last line always.
-                let every: Duration = isatty(2) == 1 ? .seconds(1) : .seconds(10)
-                let due = lastProgress.withLock { last in
-                    guard done == total || last.map({ .now - $0 >= every }) ?? true else { return false }
-                    last = .now
-                    return true
-                }
-                guard due else { return }
                 let left = rate > 0 ? Double(total - done) / rate : 0
-                StandardStreams.error(
+                progress.say(
                     "import \(appId): \(done)/\(total) (\(done * 100 / max(total, 1))%), \(Int(rate))/s, "
-                        + "ETA \(Int(left.rounded())) s\n")
+                        + "ETA \(Int(left.rounded())) s", final: done == total)
             }, importRow: target.importRow)
         StandardStreams.out(
             "import \(appId): \(summary.imported) imported, \(summary.alreadyKnown) already known, "

@@ -64,7 +64,9 @@ package struct ReconcileCommand {
                     + "checks those with access now or within the last \(Reconcile.lapsedWindowMs / 86_400_000) days")
         }
         var (drifted, applied, failed, asked, unknown) = (0, 0, 0, 0, 0)
+        let progress = ProgressLines()
         for state in states {
+            progress.say("reconcile \(appId): \(asked)/\(states.count) checked, \(drifted) drifted, \(failed) failed")
             asked += 1
             do {
                 let outcome = try reconcileOne(state)
