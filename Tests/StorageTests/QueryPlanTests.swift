@@ -3,9 +3,9 @@ import Testing
 @_spi(StoreSQL) @testable import Storage
 
 /// The queries run on every poll or pass read through the index meant for them, not through
-/// the app's index (SQLite has no statistics to tell them apart), which would read every row of
-/// the app: every event at each `/v1/events` poll, every notification in the writer at each
-/// consumption pass.
+/// another that would read every row of the app (SQLite has no statistics to tell them apart):
+/// every event at each `/v1/events` poll, every notification in the writer at each consumption
+/// pass.
 @Suite struct QueryPlanTests {
     static func plan(_ sql: String, _ arguments: [SQLValue]) throws -> [String] {
         let directory = try TemporaryDirectory()
@@ -16,9 +16,9 @@ import Testing
         }.compactMap { $0.last?.textValue }
     }
 
-    @Test func theEventsFeedReadsInPositionOrderWithoutSorting() throws {
-        let details = try Self.plan(EventRows.pageSQL, [.integer(0), .text("demo"), .integer(100)])
-        #expect(details.contains { $0.contains("events_by_position") }, "plan: \(details)")
+    @Test func theEventsFeedReadsTheAppsEventsInPositionOrderWithoutSorting() throws {
+        let details = try Self.plan(EventRows.pageSQL, [.text("demo"), .integer(0), .integer(100)])
+        #expect(details.contains { $0.contains("events_by_app") }, "plan: \(details)")
         #expect(!details.contains { $0.contains("TEMP B-TREE") }, "plan: \(details)")
     }
 

@@ -52,16 +52,15 @@ public enum EventRows {
     public static func page(appId: String, after: Int64, limit: Int, from rows: some RowReader) throws(StoreError)
         -> [(position: Int64, json: String?)]
     {
-        try rows.query(pageSQL, [.integer(after), .text(appId), .integer(Int64(limit))]).compactMap { row in
+        try rows.query(pageSQL, [.text(appId), .integer(after), .integer(Int64(limit))]).compactMap { row in
             row[0].integerValue.map { ($0, row[1].textValue) }
         }
     }
 
-    /// The query of `page`: the events after the cursor in position order, through the position
-    /// index, stopping at the page's end. On the app's index it would read and sort every event
-    /// the app ever had at each poll: `app_id || ''` keeps SQLite, which has no statistics, off it.
-    static let pageSQL =
-        "SELECT position, json FROM events WHERE position > ? AND app_id || '' = ? ORDER BY position LIMIT ?"
+    /// The query of `page`: the app's events after the cursor in position order, through
+    /// `events_by_app` (migration 27), stopping at the page's end: neither every event of the
+    /// app read and sorted, nor other apps' events walked past.
+    static let pageSQL = "SELECT position, json FROM events WHERE app_id = ? AND position > ? ORDER BY position LIMIT ?"
 
     /// The newest events matching `filter`, one row per delivery, newest first (an event's rows
     /// by webhook name, so pages never split or repeat them). The customer is named by its own

@@ -25,7 +25,8 @@ enum PostgresSchema {
                 PRIMARY KEY (app_id, environment)
             );
             """
-        )
+        ),
+        (27, Migration.v27.sql),
     ]
 
     /// The newest version this build knows.

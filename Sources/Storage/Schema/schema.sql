@@ -1,4 +1,4 @@
--- RevenueDot's SQLite schema at migration 26: what the migrations in this folder give a new
+-- RevenueDot's SQLite schema at migration 27: what the migrations in this folder give a new
 -- database. Generated; checked by SchemaBaselineTests.
 
 CREATE TABLE apple_answers (
@@ -222,6 +222,8 @@ CREATE INDEX customer_aliases_by_customer ON customer_aliases (app_id, app_user_
 CREATE INDEX deliveries_by_status ON deliveries (status, created_at);
 
 CREATE INDEX deliveries_pending ON deliveries (app_id, webhook, status, position);
+
+CREATE INDEX events_by_app ON events (app_id, position);
 
 CREATE INDEX events_by_customer ON events (app_id, customer, sequence);
 
