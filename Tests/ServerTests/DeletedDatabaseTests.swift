@@ -65,13 +65,24 @@ import Testing
         alarm.stored()
         alarm.stored()
         alarm.failed("locked")
-        #expect(
-            lines.withLock { $0 } == [
-                "2027-01-15T08:00:00.000Z error storage.failing notifications are answered 503 until storage works again "
-                    + "(Apple retries them) error=\"disk full\"\n",
-                "2027-01-15T08:00:00.000Z info storage.recovered storage works again: notifications are stored\n",
-                "2027-01-15T08:00:00.000Z error storage.failing notifications are answered 503 until storage works again "
-                    + "(Apple retries them) error=locked\n",
-            ])
+        // A store failing after a failed health check is said too, once; a check after it is not.
+        alarm.stored()
+        alarm.failed("busy", healthCheck: true)
+        alarm.failed("busy", healthCheck: true)
+        alarm.failed("full")
+        alarm.failed("busy", healthCheck: true)
+        alarm.failed("full")
+        let time = "2027-01-15T08:00:00.000Z"
+        let refusing =
+            "\(time) error storage.failing notifications are answered 503 until storage works again (Apple retries them)"
+        let recovered = "\(time) info storage.recovered storage works again: notifications are stored\n"
+        let checkFailed =
+            "\(time) error storage.failing storage failed the health check: /health answers 503 until it passes "
+            + "(notifications wait for storage, and are answered 503 if it fails them)"
+        let expected: [String] = [
+            refusing + " error=\"disk full\"\n", recovered, refusing + " error=locked\n", recovered,
+            checkFailed + " error=busy\n", refusing + " error=full\n",
+        ]
+        #expect(lines.withLock { $0 } == expected)
     }
 }

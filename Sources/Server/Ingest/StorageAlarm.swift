@@ -6,7 +6,8 @@ import Synchronization
 /// notifications wait or `/health` is red (a full disk, a database another process locks, a
 /// PostgreSQL server down; `revenuedot_storage_failures_total` counts the notifications).
 package final class StorageAlarm: Sendable {
-    private let failing = Atomic<Bool>(false)
+    /// 0: working; 1: the health check failed; 2: storing failed (said even after a failed check).
+    private let failing = Atomic<Int>(0)
     private let log: Log
 
     package init(log: Log) {
@@ -15,13 +16,22 @@ package final class StorageAlarm: Sendable {
 
     /// Whether storage is failing now: since a failure, until something is stored again or the
     /// health check passes (`revenuedot_storage_failing`).
-    package var isFailing: Bool { failing.load(ordering: .relaxed) }
+    package var isFailing: Bool { failing.load(ordering: .relaxed) != 0 }
 
     /// A notification could not be stored because of `error`; or, with `healthCheck`, the
     /// health check failed, which says nothing yet of notifications (a database busy past the
     /// check's timeout still stores them, later).
     package func failed(_ error: String, healthCheck: Bool = false) {
-        guard !failing.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let level = healthCheck ? 1 : 2
+        // Said once per level: a store failing after a failed check is said too.
+        var current = failing.load(ordering: .acquiring)
+        while current < level {
+            let (exchanged, found) = failing.compareExchange(
+                expected: current, desired: level, ordering: .acquiringAndReleasing)
+            if exchanged { break }
+            current = found
+        }
+        guard current < level else { return }
         let message =
             healthCheck
             ? "storage failed the health check: /health answers 503 until it passes (notifications wait for storage, "
@@ -33,7 +43,9 @@ package final class StorageAlarm: Sendable {
     /// A notification was stored (or found stored already).
     package func stored() {
         // Read first: the common case (nothing was failing) writes nothing shared.
-        guard failing.load(ordering: .acquiring), failing.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        guard failing.load(ordering: .acquiring) != 0, failing.exchange(0, ordering: .acquiringAndReleasing) != 0 else {
+            return
+        }
         log.info("storage.recovered", "storage works again: notifications are stored")
     }
 }
