@@ -61,7 +61,7 @@ struct CommandsBesideServerTests {
             let run = try runCLI([command[0], "--config", world.configPath, "--app", "demo"] + command.dropFirst())
             #expect(run.status != 0, "\(run.output)")
             #expect(
-                run.output.contains("is in use by another revenuedot command (pid \(getpid())), not a server: wait for it"),
+                run.output.contains("is in use by another revenuedot process (pid \(getpid())) that serves no requests"),
                 "\(run.output)")
         }
     }

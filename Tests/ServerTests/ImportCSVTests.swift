@@ -27,6 +27,12 @@ struct ImportCSVTests {
         #expect(throws: UsageError.self) { _ = try Import.rows(csv: "id\n12\n") }
         #expect(throws: UsageError.self) { _ = try Import.rows(csv: "original_transaction_id\nabc\n") }
         #expect(throws: UsageError.self) { _ = try Import.rows(csv: "") }
+        // The same row twice is read once.
+        #expect(
+            try Import.rows(csv: "original_transaction_id,app_user_id\n12,bob\n13,\n12,bob\n13,\n") == [
+                Import.Row(originalTransactionId: "12", appUserId: "bob"),
+                Import.Row(originalTransactionId: "13", appUserId: nil),
+            ])
     }
 
     @Test(
@@ -40,7 +46,7 @@ struct ImportCSVTests {
             // Blank lines skipped still count: the line named is the file's.
             (
                 "original_transaction_id,app_user_id\n\n12,bob\n\n12,eve\n",
-                "CSV line 5: original_transaction_id 12 is on line 3 already"
+                "CSV line 5: original_transaction_id 12 is on line 3 already, for another app_user_id"
             ),
             ("original_transaction_id\n12\n\n\nxyz\n", "CSV line 5: no decimal original_transaction_id"),
         ])

@@ -50,8 +50,9 @@ package enum Import {
     /// `app_user_id`); quoted fields may hold commas and doubled quotes. A byte order mark before
     /// the header (spreadsheets export one) is not part of its first name; blank lines are
     /// skipped. Anything a careful export would not hold is refused, naming its line: a quote not
-    /// closed, more fields than the header names, a header naming a column twice, an id Apple
-    /// would not give (not decimal, a leading zero, over 20 digits), an id on two lines.
+    /// closed on its line (a field does not span lines), more fields than the header names, a
+    /// header naming a column twice, an id Apple would not give (not decimal, a leading zero,
+    /// over 20 digits), an id on two lines for two customers (the same row twice is read once).
     package static func rows(csv text: String) throws(UsageError) -> [Row] {
         let text = text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated().compactMap {
@@ -69,7 +70,7 @@ package enum Import {
         }
         let userColumn = header.firstIndex(of: "app_user_id")
         var rows: [Row] = []
-        var seen: [String: Int] = [:]
+        var seen: [String: (line: Int, row: Int)] = [:]
         for (number, line) in lines.dropFirst() {
             let values = try fields(line, line: number)
             guard values.count <= header.count else {
@@ -81,14 +82,22 @@ package enum Import {
             guard !id.hasPrefix("0"), id.utf8.count <= 20 else {
                 throw UsageError("CSV line \(number): \(id) is no transaction id Apple gives (a leading zero, or over 20 digits)")
             }
-            if let first = seen.updateValue(number, forKey: id) {
-                throw UsageError("CSV line \(number): original_transaction_id \(id) is on line \(first) already")
-            }
             let user = userColumn.flatMap { $0 < values.count ? values[$0] : nil }.flatMap { $0.isEmpty ? nil : $0 }
             // The API's rule, so a row is refused alike with serve running or not.
             if let user, let refused = AppUserIdRule.problem(user, access: .secret) {
                 throw UsageError("CSV line \(number): \(refused.message)")
             }
+            // The same row again is read once; the id with another customer would move the
+            // purchase between them, in an order the concurrency decides.
+            if let first = seen[id] {
+                guard rows[first.row].appUserId == user else {
+                    throw UsageError(
+                        "CSV line \(number): original_transaction_id \(id) is on line \(first.line) already, "
+                            + "for another app_user_id")
+                }
+                continue
+            }
+            seen[id] = (number, rows.count)
             rows.append(Row(originalTransactionId: id, appUserId: user))
         }
         return rows
@@ -121,7 +130,7 @@ package enum Import {
                 current.append(character)
             }
         }
-        guard !quoted else { throw UsageError("CSV line \(line): a quoted field is not closed") }
+        guard !quoted else { throw UsageError("CSV line \(line): a quoted field is not closed on its line") }
         fields.append(current.trimmingCharacters(in: .whitespaces))
         return fields
     }

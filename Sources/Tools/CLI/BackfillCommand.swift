@@ -85,7 +85,8 @@ package struct BackfillCommand {
                     onlyFailures: onlyFailures, environment: environment, nowMs: UnixTime.nowMs)
                 if requests.count > 1, let earlier = requests.first?.startDate {
                     StandardStreams.error(
-                        "\(label): first, Apple's failed deliveries from \(UnixTime.iso8601(earlier)) (no backfill ran yet)\n")
+                        "\(label): first, Apple's failed deliveries from \(UnixTime.iso8601(earlier)) (no completed backfill is "
+                            + "recorded)\n")
                 }
                 let started = ContinuousClock.now
                 var counts = Backfill.Counts()

@@ -23,7 +23,8 @@ enum CommandStore {
         guard let serving = holder.serving else {
             let who = holder.pid.map { " (pid \($0))" } ?? ""
             throw UsageError(
-                "\(path) is in use by another revenuedot command\(who), not a server: wait for it to end to \(action)")
+                "\(path) is in use by another revenuedot process\(who) that serves no requests (a command, or serve "
+                    + "still starting): wait for it to end, or to serve, to \(action)")
         }
         return ListenAddress(host: serving.host, port: serving.port)
     }
