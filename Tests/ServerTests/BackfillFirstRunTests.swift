@@ -1,5 +1,4 @@
 import Foundation
-import LoopbackClient
 import Testing
 
 @testable import Server
@@ -16,19 +15,11 @@ struct BackfillFirstRunTests {
         let world = try AppleAPIWorld()
         let tests = BackfillTests()
         _ = try tests.outage(world)
-        // After the outage, another customer's purchase pushed and stored: the newest, now.
-        let push = try #require(
-            try world.subscription(original: "1000000009", user: "other", renewals: 0, boughtDaysAgo: 0).first)
-        try world.store.addNotification(push, bundleId: "com.example.app", delivered: true)
-        var config = try world.config()
-        config.appleAPI.backfillIntervalMinutes = 0
-        let pushed = try RevenueDotService(config: config, log: { _ in })
-        try pushed.start()
-        #expect(try LoopbackConnection(port: pushed.port).postNotification(push).status == 200)
-        pushed.shutdown()
+        try tests.pushAfterTheOutage(world)
         #expect(try tests.stored(world).notifications == 3)
 
         if automatic {
+            var config = try world.config()
             config.appleAPI.backfillIntervalMinutes = 60
             let service = try RevenueDotService(config: config, log: { _ in })
             try service.start()

@@ -39,6 +39,20 @@ struct BackfillTests {
         return notifications
     }
 
+    /// After the outage, another customer's purchase pushed to a server without a backfill and
+    /// stored: the newest notification, now.
+    func pushAfterTheOutage(_ world: AppleAPIWorld) throws {
+        let push = try #require(
+            try world.subscription(original: "1000000009", user: "other", renewals: 0, boughtDaysAgo: 0).first)
+        try world.store.addNotification(push, bundleId: "com.example.app", delivered: true)
+        var config = try world.config()
+        config.appleAPI.backfillIntervalMinutes = 0
+        let service = try RevenueDotService(config: config, log: { _ in })
+        try service.start()
+        #expect(try LoopbackConnection(port: service.port).postNotification(push).status == 200)
+        service.shutdown()
+    }
+
     func stored(_ world: AppleAPIWorld) throws -> (notifications: Int, events: [String]) {
         let reader = try StoreReader(path: world.databasePath)
         return try reader.read { (rows) throws(StoreError) in
@@ -307,15 +321,7 @@ struct BackfillTests {
         #expect(try store.backfillMark(appId: "demo", environment: "Sandbox") == before)
         store.close()
         // The server comes back; another customer's purchase is pushed to it before any backfill.
-        let push = try #require(
-            try world.subscription(original: "1000000009", user: "other", renewals: 0, boughtDaysAgo: 0).first)
-        try world.store.addNotification(push, bundleId: "com.example.app", delivered: true)
-        var config = try world.config()
-        config.appleAPI.backfillIntervalMinutes = 0
-        let service = try RevenueDotService(config: config, log: { _ in })
-        try service.start()
-        #expect(try LoopbackConnection(port: service.port).postNotification(push).status == 200)
-        service.shutdown()
+        try pushAfterTheOutage(world)
         #expect(try stored(world).notifications == 3)
         #expect(try BackfillCommand(arguments: ["--config", world.configPath, "--app", "demo"]).run() == 0)
         #expect(try stored(world).notifications == 5)

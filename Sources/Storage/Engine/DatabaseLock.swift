@@ -99,15 +99,8 @@ public final class DatabaseLock: Sendable {
 
     /// Who holds the lock of the database at `databasePath` now, when another process does.
     public static func holder(databasePath: String) -> Holder? {
-        let descriptor = open(lockPath(databasePath), O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        guard flock(descriptor, LOCK_SH | LOCK_NB) != 0 else {
-            _ = flock(descriptor, LOCK_UN)
-            return nil
-        }
-        guard errno == EWOULDBLOCK else { return nil }
-        let words = content(descriptor).split(separator: " ")
+        guard let line = heldLine(databasePath) else { return nil }
+        let words = line.split(separator: " ")
         var holder = Holder(pid: words.first.flatMap { Int32($0) })
         if words.count == 4, words[1] == "serve", let port = UInt16(words[3]) { holder.serving = (String(words[2]), port) }
         return holder
@@ -127,6 +120,12 @@ public final class DatabaseLock: Sendable {
     /// process that would write it (the line the lock's `init` throws), or nil when none does:
     /// asked before anything opens or creates the database.
     public static func holderProblem(databasePath: String) -> String? {
+        heldLine(databasePath).map { inUse(databasePath, by: $0.split(separator: " ").first.flatMap { Int32($0) }) }
+    }
+
+    /// The lock file's line when another process holds the lock now (a probe's shared lock
+    /// fails); nil when none does.
+    private static func heldLine(_ databasePath: String) -> String? {
         let descriptor = open(lockPath(databasePath), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -134,7 +133,7 @@ public final class DatabaseLock: Sendable {
             _ = flock(descriptor, LOCK_UN)
             return nil
         }
-        return errno == EWOULDBLOCK ? inUse(databasePath, by: holder(descriptor)) : nil
+        return errno == EWOULDBLOCK ? content(descriptor) : nil
     }
 
     private static func inUse(_ databasePath: String, by holder: Int32?) -> String {
