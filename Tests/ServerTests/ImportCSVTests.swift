@@ -35,6 +35,15 @@ struct ImportCSVTests {
             ])
     }
 
+    /// What `Import.csv` writes (the list of rows Apple does not know) reads back as it was.
+    @Test func writtenRowsReadBack() throws {
+        let rows = [
+            Import.Row(originalTransactionId: "12", appUserId: #"a "quoted", name"#),
+            Import.Row(originalTransactionId: "13", appUserId: nil), Import.Row(originalTransactionId: "14", appUserId: "b"),
+        ]
+        #expect(try Import.rows(csv: Import.csv(rows)) == rows)
+    }
+
     @Test(
         arguments: [
             // the file, the line it must be refused with

@@ -27,6 +27,8 @@ package enum Import {
         /// Stored already, and now linked to the row's customer.
         package var linked = 0
         package var notFound = 0
+        /// The rows Apple knows in none of the environments asked, in file order.
+        package var notFoundRows: [Row] = []
         package var failed: [String] = []
         /// Why the run stopped before the end, and the 1-based row the next run resumes at.
         package var stopped: Stop?
@@ -101,6 +103,16 @@ package enum Import {
             rows.append(Row(originalTransactionId: id, appUserId: user))
         }
         return rows
+    }
+
+    /// `rows` as a CSV `rows(csv:)` reads back: a header, then a line per row.
+    package static func csv(_ rows: [Row], header: Bool = true) -> String {
+        func field(_ text: String) -> String {
+            guard text.contains(where: { $0 == "," || $0 == "\"" }) else { return text }
+            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        return (header ? "original_transaction_id,app_user_id\n" : "")
+            + rows.map { "\($0.originalTransactionId),\(field($0.appUserId ?? ""))\n" }.joined()
     }
 
     /// One CSV line's fields (RFC 4180 quoting); a quote left open is refused, naming `line`.
@@ -287,12 +299,14 @@ package enum Import {
                 if case .unavailable(let reason)? = outcome { return (index, reason) }
                 return nil
             }.first
-            for outcome in outcomes.value.prefix(stop?.index ?? batch.count) {
+            for (index, outcome) in outcomes.value.prefix(stop?.index ?? batch.count).enumerated() {
                 switch outcome {
                 case .imported?: summary.imported += 1
                 case .alreadyKnown?: summary.alreadyKnown += 1
                 case .linked?: summary.linked += 1
-                case .notFound?: summary.notFound += 1
+                case .notFound?:
+                    summary.notFound += 1
+                    summary.notFoundRows.append(batch[index])
                 case .failed(let reason)?: summary.failed.append(reason)
                 case .unavailable?: break
                 case nil: summary.failed.append("no outcome")

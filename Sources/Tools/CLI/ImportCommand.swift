@@ -27,7 +27,8 @@ package struct ImportCommand {
         limit past the retries, a refused key) or storage cannot take; after that or an
         interrupt, the same command on the same file goes on from the checkpoint beside the
         database (another file under the same name starts over). Progress goes to standard
-        error, a summary to standard output; writes the
+        error, a summary to standard output, and the rows Apple knows in none of the
+        environments asked to FILE.not-found.csv, in the same format; writes the
         database; with serve running on it, rows go through serve (POST /v1/apple/import, with the
         app's secretApiKey), so its rate limit holds for both and the result is the same.
         """
@@ -61,10 +62,12 @@ package struct ImportCommand {
         let target = try target(config: config, app: app, environments: environments)
         defer { target.close() }
         let progress = ProgressLines()
+        var resumedRun = false
         let summary = Import.run(
             rows, concurrency: Int(parsed.value("concurrency") ?? "4") ?? 4,
             checkpoint: Import.checkpointPath(databasePath: CommandStore.checkpointBase(config), appId: appId, file: file),
             resumed: { done in
+                resumedRun = true
                 StandardStreams.error("import \(appId): resuming at row \(done + 1) of \(rows.count) (checkpoint)\n")
             },
             progress: { done, total, rate in
@@ -77,12 +80,38 @@ package struct ImportCommand {
             "import \(appId): \(summary.imported) imported, \(summary.alreadyKnown) already known, "
                 + "\(summary.linked) linked to their customer, \(summary.notFound) not found, \(summary.failed.count) failed\n")
         for reason in summary.failed.prefix(20) { StandardStreams.error("  failed: \(reason)\n") }
+        Self.listNotFound(summary.notFoundRows, of: file, appending: resumedRun, appId: appId)
         if let stopped = summary.stopped {
             StandardStreams.error(
                 "import \(appId): stopped at row \(stopped.resumeAt): \(stopped.reason); run the same command again to resume there\n"
             )
         }
         return summary.failed.isEmpty && summary.stopped == nil ? 0 : 1
+    }
+
+    /// Writes the rows Apple knows nowhere asked to `FILE.not-found.csv` beside the CSV, in its
+    /// format (to try again in another environment, or to hand back to whoever exported them):
+    /// a resumed run adds to what the run it resumes listed, a new run starts the list again.
+    static func listNotFound(_ rows: [Import.Row], of file: String, appending: Bool, appId: String) {
+        let path = file + ".not-found.csv"
+        if !appending { try? FileManager.default.removeItem(atPath: path) }
+        guard !rows.isEmpty else { return }
+        let exists = FileManager.default.fileExists(atPath: path)
+        let text = Import.csv(rows, header: !exists)
+        let written: Bool
+        if exists, let handle = FileHandle(forWritingAtPath: path) {
+            written = (try? handle.seekToEnd()) != nil && (try? handle.write(contentsOf: Data(text.utf8))) != nil
+            try? handle.close()
+        } else {
+            written = FileManager.default.createFile(
+                atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        }
+        StandardStreams.error(
+            written
+                ? "import \(appId): the \(rows.count) not found are listed in \(path)\n"
+                : "import \(appId): could not write \(path); not found: "
+                    + rows.prefix(20).map(\.originalTransactionId).joined(separator: ", ") + (rows.count > 20 ? ", …" : "")
+                    + "\n")
     }
 
     /// Where rows are imported: through the running server when one has the database (so its
