@@ -19,8 +19,9 @@ struct AppleAPIJournalTests {
         let journal = AppleAPIJournal(base: base)
         let notifications = try world.subscription(original: "4000000001", user: "u", renewals: 2, boughtDaysAgo: 2)
         journal.recordTransaction(
-            .object(["transactionId": .string("t1"), "originalTransactionId": .string("t1")]), bundleId: "com.example.app",
-            account: "u")
+            .object([
+                "transactionId": .string("t1"), "originalTransactionId": .string("t1"), "environment": .string("Sandbox"),
+            ]), bundleId: "com.example.app", account: "u")
         journal.recordRenewalInfo(
             .object(["originalTransactionId": .string("t1"), "autoRenewStatus": .integer(0)]), bundleId: "com.example.app",
             originalTransactionId: "t1")
@@ -43,6 +44,18 @@ struct AppleAPIJournalTests {
         offset = partial
         #expect(store.state.withLock { $0.transactions["com.example.app"]?.count } == 1)
         #expect(store.state.withLock { $0.renewalInfo["t1"]?["autoRenewStatus"] } == .integer(0))
+        // Apple's Production API knows nothing of what was sent and sold in Sandbox.
+        let production = try SimulatedAppStore(
+            apps: [SimulatedAppStore.App(bundleId: "com.example.app", appAppleId: 1234, environment: .production)],
+            chain: world.signer.chain)
+        _ = journal.load(into: production, from: 0, environment: .production)
+        #expect(production.state.withLock { $0.notifications["com.example.app"] ?? [] }.isEmpty)
+        #expect(production.state.withLock { $0.transactions["com.example.app"] ?? [] }.isEmpty)
+        let sandbox = try SimulatedAppStore(
+            apps: [SimulatedAppStore.App(bundleId: "com.example.app", appAppleId: 1234, environment: .sandbox)],
+            chain: world.signer.chain)
+        _ = journal.load(into: sandbox, from: 0, environment: .sandbox)
+        #expect(sandbox.state.withLock { $0.notifications["com.example.app"]?.count } == 3)
         // The file is private: it holds signed purchases.
         let mode = try FileManager.default.attributesOfItem(atPath: journal.file.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)

@@ -39,7 +39,8 @@ extension SimulateCommand {
         let termination = try Termination()
         let journal = AppleAPIJournal(base: base)
         let simulator = AppStoreServerAPISimulator(
-            store: store, tokens: TokenCheck(keys: keys), port: port, refresh: journal.follower(into: store))
+            store: store, tokens: TokenCheck(keys: keys), port: port,
+            refresh: journal.follower(into: store, environment: environment))
         let bound: UInt16
         do { bound = try simulator.start() } catch let error as HTTPServerError {
             throw Simulator.Failure(description: "cannot serve the App Store Server API: \(error.message)")
@@ -48,7 +49,7 @@ extension SimulateCommand {
             """
             App Store Server API (\(environment.rawValue)) of the simulated App Store at http://127.0.0.1:\(bound)
             for \(apps.map { "\($0.id) (\($0.bundleId))" }.joined(separator: ", ")), serving what simulate stories
-            sent (\(journal.file.path)). Point RevenueDot at it in revenuedot.json:
+            sent in \(environment.rawValue) (\(journal.file.path)). Point RevenueDot at it in revenuedot.json:
               "appleApi": {"baseURLs": {"\(environment.rawValue)": "http://127.0.0.1:\(bound)"}}
             Stop RevenueDot, run a story (Apple keeps what it could not deliver), start RevenueDot:
             its backfill recovers it. Ctrl-C stops this.

@@ -48,14 +48,15 @@ struct AppleAPIJournal {
 
     /// What feeds `store` the lines written since it last ran, the first time all of them: run
     /// before each answer, so a story played just before a request is in its answer.
-    func follower(into store: SimulatedAppStore) -> @Sendable () -> Void {
-        let offset = Mutex(load(into: store, from: 0))
-        return { offset.withLock { $0 = load(into: store, from: $0) } }
+    func follower(into store: SimulatedAppStore, environment: AppStoreEnvironment? = nil) -> @Sendable () -> Void {
+        let offset = Mutex(load(into: store, from: 0, environment: environment))
+        return { offset.withLock { $0 = load(into: store, from: $0, environment: environment) } }
     }
 
     /// Feeds the lines from byte `offset` on into `store`; returns the offset after the last
-    /// whole line.
-    func load(into store: SimulatedAppStore, from offset: UInt64) -> UInt64 {
+    /// whole line. With `environment`, only what the stories sent and sold in it: Apple's
+    /// Production API knows nothing of a Sandbox purchase.
+    func load(into store: SimulatedAppStore, from offset: UInt64, environment: AppStoreEnvironment? = nil) -> UInt64 {
         guard let handle = FileHandle(forReadingAtPath: file.path) else { return offset }
         defer { try? handle.close() }
         guard (try? handle.seek(toOffset: offset)) != nil, let data = try? handle.readToEnd(), !data.isEmpty else {
@@ -65,6 +66,7 @@ struct AppleAPIJournal {
         for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast() {
             consumed += UInt64(line.count) + 1
             guard let json = try? JSONValue(parsing: Data(line)), let bundleId = json["bundleId"]?.stringValue else { continue }
+            if let environment, let of = Self.environment(of: json), of != environment.rawValue { continue }
             switch json["kind"]?.stringValue {
             case "notification":
                 guard let signed = json["signedPayload"]?.stringValue else { continue }
@@ -81,5 +83,14 @@ struct AppleAPIJournal {
             }
         }
         return offset + consumed
+    }
+
+    /// The environment a journal line is of: its payload's, or its signed notification's.
+    static func environment(of line: JSONValue) -> String? {
+        if let payload = line["payload"], let environment = payload["environment"]?.stringValue { return environment }
+        guard let signed = line["signedPayload"]?.stringValue, let payload = try? UnverifiedPayload.json(of: signed) else {
+            return nil
+        }
+        return payload["data"]?["environment"]?.stringValue ?? payload["summary"]?["environment"]?.stringValue
     }
 }
