@@ -74,7 +74,9 @@ public struct AppStoreServerAPIError: Error, CustomStringConvertible, Sendable {
                 status == 401
                 ? " (Apple refused the token: check inAppPurchaseKey's keyId, issuerId and key file, the app's bundleId, and this machine's clock)"
                 : ""
-            return "\(endpoint): Apple answered \(status)\(named)\(said)\(tries)\(hint)"
+            // A long Retry-After (a 429 can ask for hours) says when trying again is worth it.
+            let wait = retryAfterSeconds.map { " (Apple asks to wait \(Int($0.rounded(.up))) s before trying again)" } ?? ""
+            return "\(endpoint): Apple answered \(status)\(named)\(said)\(tries)\(wait)\(hint)"
         case .noAnswer(let reason): return "\(endpoint): no answer from Apple: \(reason)\(tries)"
         case .invalidAnswer(let reason): return "\(endpoint): Apple's answer is not valid: \(reason)"
         case .verification(let error): return "\(endpoint): a signed object in Apple's answer did not verify: \(error)"

@@ -211,6 +211,12 @@ struct ClientBehaviourTests {
         #expect(AppStoreServerAPIClient.retryAfterSeconds("soon", now: now) == nil)
         #expect(AppStoreServerAPIClient.retryAfterSeconds("-1", now: now) == nil)
         #expect(AppStoreServerAPIClient.retryAfterSeconds(nil, now: now) == nil)
+        // A failure says how long Apple asked to wait, so a run stopped by it says when to resume.
+        let limited = AppStoreServerAPIError(
+            .api(status: 429, code: APIErrorCode(4_290_000), message: nil), endpoint: "get-transaction-info",
+            retryAfterSeconds: 7_199.5)
+        #expect(limited.description.contains("Apple answered 429"), "\(limited)")
+        #expect(limited.description.contains("(Apple asks to wait 7200 s before trying again)"), "\(limited)")
     }
 
     @Test func errorCodesHaveApplesNames() {
