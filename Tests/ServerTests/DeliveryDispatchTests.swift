@@ -100,4 +100,14 @@ import Testing
         #expect(dispatch.take([delivery("a")], sendBefore: now + .seconds(5)) == 1)
         #expect(dispatch.next(at: now) == .send(delivery("a")))
     }
+
+    /// A claim of 3 × the webhook's timeout (at least 10 s) leaves a sender the lease less one
+    /// attempt and a second to start one; every webhook timeout leaves some.
+    @Test(arguments: [(1, 8), (5, 9), (30, 59), (600, 1199)])
+    func aClaimLeavesTheLeaseLessOneAttemptToSend(timeoutSeconds: Int, seconds: Int64) {
+        let claimed = ContinuousClock.now
+        let leaseMs = Int64(max(10, 3 * timeoutSeconds)) * 1000
+        let before = DeliveryWorker.sendBefore(claimedAfter: claimed, leaseMs: leaseMs, timeoutSeconds: timeoutSeconds)
+        #expect(before - claimed == .seconds(seconds))
+    }
 }

@@ -172,7 +172,18 @@ package final class DeliveryWorker: StoppableService {
                 inFlight: inFlight, in: transaction)
             claimed.withLock { $0 = due }
         }
-        return (claimed.value, claimedAfter + .milliseconds(leaseMs) - .seconds(sender.config.timeoutSeconds + 1))
+        return (
+            claimed.value,
+            Self.sendBefore(claimedAfter: claimedAfter, leaseMs: leaseMs, timeoutSeconds: sender.config.timeoutSeconds)
+        )
+    }
+
+    /// The last moment a delivery claimed after `claimedAfter` for `leaseMs` may be sent: an
+    /// attempt begun then (at most `timeoutSeconds`, and a second for its commit) ends within the claim.
+    static func sendBefore(claimedAfter: ContinuousClock.Instant, leaseMs: Int64, timeoutSeconds: Int)
+        -> ContinuousClock.Instant
+    {
+        claimedAfter + .milliseconds(leaseMs) - .seconds(timeoutSeconds + 1)
     }
 
     private func sendLoop() {
