@@ -136,7 +136,7 @@ struct BackfillTests {
         var lines: [Backfill.Counts] = []
         #expect {
             _ = try Backfill.run(
-                client: client, request: NotificationHistoryRequest(startDate: window.start, endDate: window.end),
+                client: client, requests: [NotificationHistoryRequest(startDate: window.start, endDate: window.end)],
                 deliver: deliver, progress: { lines.append($0) })
         } throws: { error in
             guard let stopped = error as? Backfill.Stopped else { return false }
@@ -166,7 +166,7 @@ struct BackfillTests {
             since: nil, until: nil, readThrough: try target.mark(.sandbox), newestStored: try target.newestStored(.sandbox),
             marginMs: 3_600_000, environment: .sandbox, nowMs: UnixTime.nowMs)
         let counts = try Backfill.run(
-            client: client, request: NotificationHistoryRequest(startDate: window.start, endDate: window.end),
+            client: client, requests: [NotificationHistoryRequest(startDate: window.start, endDate: window.end)],
             deliver: target.deliver)
         #expect(counts.new == 2)
         #expect(counts.alreadyStored == 1)

@@ -96,18 +96,16 @@ package final class AutomaticBackfill: StoppableService {
                 since: nil, until: nil, readThrough: mark, newestStored: newest,
                 marginMs: Int64(config.appleAPI.backfillMarginMinutes) * 60_000, environment: environment,
                 nowMs: UnixTime.nowMs)
-            var counts = Backfill.Counts()
-            let requests = Backfill.requests(
-                window, readThrough: mark, since: nil, onlyFailures: false, environment: environment, nowMs: UnixTime.nowMs)
-            for request in requests {
-                counts = try Backfill.run(
-                    client: client, request: request, deliver: BackfillDelivery.inProcess(ingest, appId: app.id),
-                    isCancelled: { [thread] in thread.isStopping },
-                    progress: { counts in
-                        record(counts, since: reported)
-                        reported = counts
-                    }, counted: counts)
-            }
+            let counts = try Backfill.run(
+                client: client,
+                requests: Backfill.requests(
+                    window, readThrough: mark, since: nil, onlyFailures: false, environment: environment,
+                    nowMs: UnixTime.nowMs),
+                deliver: BackfillDelivery.inProcess(ingest, appId: app.id), isCancelled: { [thread] in thread.isStopping },
+                progress: { counts in
+                    record(counts, since: reported)
+                    reported = counts
+                })
             if let through = Backfill.markAfter(window, readThrough: mark, refused: counts.refused) {
                 try store.advanceBackfillMark(
                     appId: app.id, environment: environment.rawValue, readThroughMs: through, nowMs: UnixTime.nowMs)

@@ -119,15 +119,29 @@ package enum Backfill {
         return through > (readThrough ?? Int64.min) ? through : nil
     }
 
-    /// Pages through Apple's history of `request` and delivers every notification, calling
-    /// `progress` after each page, with the pages whose notifications ingest has settled.
+    /// Pages through Apple's history of each of `requests` in turn (`requests(_:readThrough:...)`)
+    /// and delivers every notification, calling `progress` after each page with what the run
+    /// settled so far: its requests count as one run, and so does a stop.
     ///
     /// Pages are handed over in order; a page's commit overlaps the fetch and verification of
     /// the next.
-    /// `counted`: what the run's earlier requests counted (`requests`), which this one adds to.
     package static func run(
+        client: AppStoreServerAPIClient, requests: [NotificationHistoryRequest], deliver: Deliver,
+        isCancelled: () -> Bool = { false }, progress: (Counts) -> Void = { _ in }
+    ) throws(Stopped) -> Counts {
+        var counts = Counts()
+        for request in requests {
+            counts = try page(
+                client: client, request: request, deliver: deliver, isCancelled: isCancelled, progress: progress,
+                counted: counts)
+        }
+        return counts
+    }
+
+    /// One request's pages, counted on top of `counted` (what the run's earlier requests settled).
+    private static func page(
         client: AppStoreServerAPIClient, request: NotificationHistoryRequest, deliver: Deliver,
-        isCancelled: () -> Bool = { false }, progress: (Counts) -> Void = { _ in }, counted: Counts = Counts()
+        isCancelled: () -> Bool, progress: (Counts) -> Void, counted: Counts
     ) throws(Stopped) -> Counts {
         var counts = counted
         var token: String?

@@ -89,14 +89,11 @@ package struct BackfillCommand {
                             + "recorded)\n")
                 }
                 let started = ContinuousClock.now
-                var counts = Backfill.Counts()
-                for request in requests {
-                    counts = try Backfill.run(
-                        client: client, request: request, deliver: target.deliver,
-                        progress: { counts in
-                            StandardStreams.error("\(label): page \(counts.pages), \(counts.summary)\n")
-                        }, counted: counts)
-                }
+                let counts = try Backfill.run(
+                    client: client, requests: requests, deliver: target.deliver,
+                    progress: { counts in
+                        StandardStreams.error("\(label): page \(counts.pages), \(counts.summary)\n")
+                    })
                 if let through = Backfill.markAfter(
                     window, readThrough: mark, onlyFailures: onlyFailures, refused: counts.refused)
                 {
