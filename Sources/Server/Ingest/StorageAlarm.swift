@@ -24,14 +24,7 @@ package final class StorageAlarm: Sendable {
     package func failed(_ error: String, healthCheck: Bool = false) {
         let level = healthCheck ? 1 : 2
         // Said once per level: a store failing after a failed check is said too.
-        var current = failing.load(ordering: .acquiring)
-        while current < level {
-            let (exchanged, found) = failing.compareExchange(
-                expected: current, desired: level, ordering: .acquiringAndReleasing)
-            if exchanged { break }
-            current = found
-        }
-        guard current < level else { return }
+        guard failing.max(level, ordering: .acquiringAndReleasing).oldValue < level else { return }
         let message =
             healthCheck
             ? "storage failed the health check: /health answers 503 until it passes (notifications wait for storage, "
