@@ -89,11 +89,12 @@ public final class DatabaseLock: Sendable {
     /// server, where it answers (`announce(servingAt:)`).
     public struct Holder: Sendable, Equatable {
         public var pid: Int32?
-        /// The host and port of the server that holds the database; nil for another command.
-        public var serving: (host: String, port: UInt16)?
+        /// Where the server that holds the database answers; nil for another command.
+        public var serving: Serving?
 
-        public static func == (left: Holder, right: Holder) -> Bool {
-            left.pid == right.pid && left.serving?.host == right.serving?.host && left.serving?.port == right.serving?.port
+        public struct Serving: Sendable, Equatable {
+            public var host: String
+            public var port: UInt16
         }
     }
 
@@ -101,8 +102,10 @@ public final class DatabaseLock: Sendable {
     public static func holder(databasePath: String) -> Holder? {
         guard let line = heldLine(databasePath) else { return nil }
         let words = line.split(separator: " ")
-        var holder = Holder(pid: words.first.flatMap { Int32($0) })
-        if words.count == 4, words[1] == "serve", let port = UInt16(words[3]) { holder.serving = (String(words[2]), port) }
+        var holder = Holder(pid: pid(in: line))
+        if words.count == 4, words[1] == "serve", let port = UInt16(words[3]) {
+            holder.serving = Holder.Serving(host: String(words[2]), port: port)
+        }
         return holder
     }
 
@@ -120,7 +123,7 @@ public final class DatabaseLock: Sendable {
     /// process that would write it (the line the lock's `init` throws), or nil when none does:
     /// asked before anything opens or creates the database.
     public static func holderProblem(databasePath: String) -> String? {
-        heldLine(databasePath).map { inUse(databasePath, by: $0.split(separator: " ").first.flatMap { Int32($0) }) }
+        heldLine(databasePath).map { inUse(databasePath, by: pid(in: $0)) }
     }
 
     /// The lock file's line when another process holds the lock now (a probe's shared lock
@@ -167,7 +170,12 @@ public final class DatabaseLock: Sendable {
 
     /// The pid the holder wrote, if it reads as one.
     private static func holder(_ descriptor: Int32) -> Int32? {
-        content(descriptor).split(separator: " ").first.flatMap { Int32($0) }
+        pid(in: content(descriptor))
+    }
+
+    /// The pid a lock file's line starts with.
+    private static func pid(in line: String) -> Int32? {
+        line.split(separator: " ").first.flatMap { Int32($0) }
     }
 
     /// The lock file's line: `PID`, or `PID serve HOST PORT`.
