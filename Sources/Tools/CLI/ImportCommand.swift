@@ -96,22 +96,16 @@ package struct ImportCommand {
         let path = file + ".not-found.csv"
         if !appending { try? FileManager.default.removeItem(atPath: path) }
         guard !rows.isEmpty else { return }
-        let exists = FileManager.default.fileExists(atPath: path)
-        let text = Import.csv(rows, header: !exists)
-        let written: Bool
-        if exists, let handle = FileHandle(forWritingAtPath: path) {
-            written = (try? handle.seekToEnd()) != nil && (try? handle.write(contentsOf: Data(text.utf8))) != nil
-            try? handle.close()
-        } else {
-            written = FileManager.default.createFile(
-                atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        let fresh = !FileManager.default.fileExists(atPath: path)
+        do throws(LockedFile.Failure) {
+            // Made 0600 if new: it names customers.
+            try LockedFile(path: path).append(Data(Import.csv(rows, header: fresh).utf8))
+            StandardStreams.error("import \(appId): the \(rows.count) not found are listed in \(path)\n")
+        } catch {
+            StandardStreams.error(
+                "import \(appId): \(error); not found: " + rows.prefix(20).map(\.originalTransactionId).joined(separator: ", ")
+                    + (rows.count > 20 ? ", …" : "") + "\n")
         }
-        StandardStreams.error(
-            written
-                ? "import \(appId): the \(rows.count) not found are listed in \(path)\n"
-                : "import \(appId): could not write \(path); not found: "
-                    + rows.prefix(20).map(\.originalTransactionId).joined(separator: ", ") + (rows.count > 20 ? ", …" : "")
-                    + "\n")
     }
 
     /// Where rows are imported: through the running server when one has the database (so its
