@@ -9,8 +9,9 @@ import Subscriptions
 /// newer than the newest it has, and to tell whether a refund was already notified. So
 /// `purchases.history` keeps only the newest fact, and every other fact is a row here, written
 /// when it stops being the newest. A fact newer than the kept one, the common case, is applied
-/// without reading any row; in those cases they are all loaded first. Rows written before migration 8 carry all their facts in
-/// `history`, and move them here the next time they are written.
+/// without reading any row; in those cases they are all loaded first. Rows written before
+/// migration 8 carry all their facts in `history`, and move them here the next time they are
+/// written.
 public enum PurchaseFactRows {
     /// What loading a purchase learned: that it is stored, and the facts read from rows (not
     /// written again). A purchase the reducer created has the defaults.
