@@ -50,6 +50,17 @@ public struct LifecycleGenerator: Sendable {
         for _ in 0..<length { move() }
     }
 
+    /// The order Apple meant, then `count` shuffles where about a third of the facts also arrive
+    /// twice: the delivery orders the property tests play.
+    public static func orders(of steps: [Step], seed: UInt64, count: Int) -> [[Step]] {
+        var random = SplitMix64(seed: seed ^ 0xD1B5_4A32_D192_ED03)
+        return [steps]
+            + (0..<count).map { _ in
+                let repeated = steps.filter { _ in random.chance(35) }
+                return (steps + repeated).shuffled(using: &random)
+            }
+    }
+
     /// The moment after the last step by which every access has surely ended.
     public var endMs: Int64 { clock + 400 * Apple.day }
 

@@ -23,21 +23,11 @@ import Testing
         return shop
     }
 
-    /// The order Apple meant, then `count` shuffles where about a third of the facts also arrive twice.
-    static func orders(of steps: [LifecycleGenerator.Step], seed: UInt64, count: Int) -> [[LifecycleGenerator.Step]] {
-        var random = SplitMix64(seed: seed ^ 0xD1B5_4A32_D192_ED03)
-        return [steps]
-            + (0..<count).map { _ in
-                let repeated = steps.filter { _ in random.chance(35) }
-                return (steps + repeated).shuffled(using: &random)
-            }
-    }
-
     @Test(arguments: seeds)
     func everyShuffleEndsInTheSameState(seed: UInt64) {
         let lifecycle = LifecycleGenerator(seed: seed, length: Int(seed % 12) + 4)
         var reference: Harness?
-        for order in Self.orders(of: lifecycle.steps, seed: seed, count: 8) {
+        for order in LifecycleGenerator.orders(of: lifecycle.steps, seed: seed, count: 8) {
             let deliveryTimes = order.indices.map { lifecycle.endMs - Int64(order.count - $0) }
             let timed = zip(order, deliveryTimes).map { LifecycleGenerator.Step(input: $0.input, atMs: $1) }
             let shop = Self.deliverThenExpire(timed, endMs: lifecycle.endMs)

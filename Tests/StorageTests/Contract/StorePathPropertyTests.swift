@@ -18,20 +18,10 @@ import Threads
 struct StorePathPropertyTests {
     typealias S = StoreUnderTest
 
-    /// One order of `steps` for each of `count` shuffles, a third of the facts also twice.
-    static func orders(of steps: [LifecycleGenerator.Step], seed: UInt64, count: Int) -> [[LifecycleGenerator.Step]] {
-        var random = SplitMix64(seed: seed ^ 0x5DEE_CE66_D1CE_4E5B)
-        return [steps]
-            + (0..<count).map { _ in
-                let repeated = steps.filter { _ in random.chance(35) }
-                return (steps + repeated).shuffled(using: &random)
-            }
-    }
-
     @Test(arguments: ContractEngine.allCases.flatMap { engine in (1...Self.seeds(engine)).map { (engine, $0) } })
     func everyInputHasTheLedgersEffects(_ engine: ContractEngine, seed: UInt64) throws {
         let lifecycle = LifecycleGenerator(seed: seed, length: Int(seed % 12) + 4, postsRefundedTransactions: true)
-        for (index, order) in Self.orders(of: lifecycle.steps, seed: seed, count: 2).enumerated() {
+        for (index, order) in LifecycleGenerator.orders(of: lifecycle.steps, seed: seed, count: 2).enumerated() {
             let under = try StoreUnderTest(engine)
             let cache = index.isMultiple(of: 2) ? LedgerCache() : nil
             var ledger = Ledger(configuration: S.app.configuration)
