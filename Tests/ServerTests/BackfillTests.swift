@@ -173,6 +173,41 @@ struct BackfillTests {
         // The expiry stays recorded; the renewals that come after bring the subscription back.
         let events = try stored(world).events
         #expect(events == ["INITIAL_PURCHASE 1", "RENEWAL 2", "EXPIRATION 3", "RENEWAL 4", "RENEWAL 5"], "\(events)")
+        // The completed run's mark is moved on through the server, which keeps one further on.
+        try target.advanceMark(.sandbox, window.end - 1)
+        #expect(try target.mark(.sandbox) == window.end - 1)
+        try target.advanceMark(.sandbox, window.end - 10)
+        #expect(try target.mark(.sandbox) == window.end - 1)
+        #expect(try target.mark(.production) == nil)
+        target.close()
+    }
+
+    /// What the backfill command sends beside a server: the secret key, the app's environments,
+    /// a mark not after now.
+    @Test func theMarkRouteRefusesWhatNoCompletedRunCouldSend() throws {
+        let world = try AppleAPIWorld()
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        defer { service.shutdown() }
+        func post(key: String = "sk_test_secret", _ body: String) throws -> Int {
+            try LoopbackConnection(port: service.port).request(
+                "POST", "/v1/apple/backfill-mark",
+                headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json"], body: Data(body.utf8)
+            ).status
+        }
+        let now = UnixTime.nowMs
+        #expect(try post(key: "pk_test_public", #"{"environment": "Sandbox", "read_through": 5}"#) == 401)
+        for refused in [
+            #"{"environment": "Sandbox"}"#, #"{"environment": "Sandbox", "read_through": "5"}"#,
+            #"{"environment": "Sandbox", "read_through": 0}"#, #"{"environment": "Xcode", "read_through": 5}"#,
+            #"{"environment": "Sandbox", "read_through": \#(now + 3_600_000)}"#,
+            #"{"environment": "Sandbox", "read_through": 5, "read_through": 6}"#, "[]",
+        ] {
+            #expect(try post(refused) == 400, "\(refused)")
+        }
+        #expect(try StoreReader(path: world.databasePath).backfillMark(appId: "demo", environment: "Sandbox") == nil)
+        #expect(try post(#"{"environment": "Sandbox", "read_through": 5}"#) == 200)
+        #expect(try StoreReader(path: world.databasePath).backfillMark(appId: "demo", environment: "Sandbox") == 5)
     }
 
     @Test func serveBackfillsAtStart() throws {

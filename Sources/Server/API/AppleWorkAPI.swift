@@ -6,16 +6,19 @@ import JSON
 import Storage
 import Threads
 
-/// `POST /v1/apple/import` and `POST /v1/apple/reconcile` (secret key): what `revenuedot import`
-/// and `revenuedot reconcile` ask of the server that has the database, so they give the same
-/// result beside it as without it, through its one client per app and environment (and so
-/// within its `appleApi.requestsPerSecond`).
+/// `POST /v1/apple/import`, `POST /v1/apple/reconcile` and `POST /v1/apple/backfill-mark`
+/// (secret key): what `revenuedot import`, `reconcile` and `backfill` ask of the server that has
+/// the database, so they give the same result beside it as without it, through its one client
+/// per app and environment (and so within its `appleApi.requestsPerSecond`).
 ///
 /// Import takes `{"original_transaction_id", "app_user_id"?, "environments"?, "emit_events"?}`
 /// and answers `{"outcome": "imported"|"already_known"|"linked"|"not_found"|"failed"|"unavailable", "reason"?}`
 /// (`unavailable`: Apple or storage cannot take any row now, and the command stops);
 /// reconcile takes `{"original_transaction_id"}` and answers `{"drifts": [{"field", "stored",
-/// "apple"}], "applied", "note"?}`. Apple is asked off the server's workers.
+/// "apple"}], "applied", "note"?}`; backfill-mark takes `{"environment", "read_through"}` (UNIX
+/// ms, not after now: what a completed `revenuedot backfill` read Apple's history through) and
+/// answers `{"read_through"}`, the mark now (a mark already further on stays). Apple is asked
+/// off the server's workers.
 package struct AppleWorkAPI: Sendable {
     package let keys: APIKeys
     package let store: Store
@@ -84,6 +87,30 @@ package struct AppleWorkAPI: Sendable {
                 // 503 when no call would get through now (the command stops), 502 for this one.
                 let everyCall = (error as? AppStoreServerAPIError)?.failsEveryCall == true
                 reply(.error(status: everyCall ? 503 : 502, code: "reconcile_failed", message: "\(error)"))
+            }
+        }
+    }
+
+    package func advanceBackfillMark(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let (app, access) = keys.authenticate(request), access == .secret else {
+            return reply(APIKeys.secretKeyRequired)
+        }
+        let shape = #"{"environment": "Production"|"Sandbox", "read_through": <UNIX ms, not after now>}"#
+        let nowMs = UnixTime.milliseconds(clock())
+        guard let body = try? JSONValue(parsingWithoutRepeatedNames: request.body),
+            let environment = body["environment"]?.stringValue.map(AppStoreEnvironment.init(rawValue:)),
+            Backfill.environments(of: app).contains(environment), case .integer(let through) = body["read_through"],
+            through > 0, through <= nowMs
+        else { return reply(Self.badBody(shape + " of an environment the app accepts")) }
+        let store = store
+        DispatchQueue.global().async {
+            do throws(StoreError) {
+                try store.advanceBackfillMark(
+                    appId: app.id, environment: environment.rawValue, readThroughMs: through, nowMs: nowMs)
+                let mark = try store.backfillMark(appId: app.id, environment: environment.rawValue) ?? through
+                reply(.json(Data(JSONValue.object(["read_through": .integer(mark)]).serialized().utf8)))
+            } catch {
+                reply(.error(status: 503, code: "storage_unavailable", message: Routes.storageUnavailable))
             }
         }
     }

@@ -24,6 +24,7 @@ package enum Routes {
         }
         router.addDeferred("POST", "/v1/apple/import") { apple.importRow($0, reply: $1) }
         router.addDeferred("POST", "/v1/apple/reconcile") { apple.reconcile($0, reply: $1) }
+        router.addDeferred("POST", "/v1/apple/backfill-mark") { apple.advanceBackfillMark($0, reply: $1) }
         router.add("POST", "/v1/advanced-commerce/{appId}/requests") { commerce.create($0) }
         router.add("GET", "/v1/advanced-commerce/{appId}/requests/{requestReferenceId}") { commerce.show($0) }
         router.add("GET", "/v1/events") { events.events($0) }

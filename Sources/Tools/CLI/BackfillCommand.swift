@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreServerAPI
 import Foundation
+import JSON
 import Server
 import Storage
 import Threads
@@ -26,8 +27,8 @@ package struct BackfillCommand {
           --only-failures   only the notifications Apple could not deliver
 
         With `revenuedot serve` running on the database, notifications go to its notification
-        URL and the mark is left to serve's own backfill; without, into the database directly,
-        and a completed run from the mark moves it on. Progress goes to standard error, a summary to
+        URL, and a completed run from the mark moves it on through serve (with the app's
+        secretApiKey); without, into the database directly, and moves the mark on there. Progress goes to standard error, a summary to
         standard output. Exit 0 when every page was read and every notification verified; 1 with
         the reason otherwise (what was stored stays stored, and the next run goes on from there).
         """
@@ -136,12 +137,25 @@ struct BackfillTarget {
     static func open(config: RevenueDotConfig, appId: String) throws -> BackfillTarget {
         if let listen = try CommandStore.servingAddress(config, for: "backfill") {
             let reader = try CommandStore.reader(config)
+            // The server moves the mark on, with the app's secret key; without one it stays,
+            // and the next run reads again from where it is.
+            let server = try? config.app(appId).map { try RunningServer(listen: listen, app: $0, command: "backfill") }
             return BackfillTarget(
                 name: "the running server at \(listen)",
                 deliver: BackfillDelivery.overHTTP(listen: listen, appId: appId),
                 newestStored: { try reader.newestNotificationSignedDate(appId: appId, environment: $0.rawValue) },
-                mark: { try reader.backfillMark(appId: appId, environment: $0.rawValue) }, advanceMark: { _, _ in },
-                close: {})
+                mark: { try reader.backfillMark(appId: appId, environment: $0.rawValue) },
+                advanceMark: { environment, through in
+                    guard let server else {
+                        return StandardStreams.error(
+                            "backfill \(appId) \(environment.rawValue): the mark stays where it was: app \"\(appId)\" has "
+                                + "no secretApiKey for the running server to move it with\n")
+                    }
+                    _ = try server.post(
+                        "/v1/apple/backfill-mark",
+                        .object(["environment": .string(environment.rawValue), "read_through": .integer(through)]),
+                        timeoutSeconds: 30)
+                }, close: { reader.close() })
         }
         let store = try CommandStore.openApplying(config, to: "backfill")
         let ingest = Ingest(verifiers: try AppVerifiers.forApps(of: config), store: store, metrics: Metrics())
