@@ -27,8 +27,7 @@ package enum Import {
         /// Stored already, and now linked to the row's customer.
         package var linked = 0
         package var notFound = 0
-        /// The rows Apple knows in none of the environments asked, in file order.
-        package var notFoundRows: [Row] = []
+        /// Why rows failed, in file order.
         package var failed: [String] = []
         /// Why the run stopped before the end, and the 1-based row the next run resumes at.
         package var stopped: Stop?
@@ -107,12 +106,18 @@ package enum Import {
 
     /// `rows` as a CSV `rows(csv:)` reads back: a header, then a line per row.
     package static func csv(_ rows: [Row], header: Bool = true) -> String {
-        func field(_ text: String) -> String {
+        (header ? "original_transaction_id,app_user_id\n" : "")
+            + rows.map { csvLine([$0.originalTransactionId, $0.appUserId ?? ""]) }.joined()
+    }
+
+    /// One CSV line of `fields` as `rows(csv:)` reads it: quoted where they hold a comma or a
+    /// quote, a line break made a space (a line is a row).
+    package static func csvLine(_ fields: [String]) -> String {
+        fields.map { field in
+            let text = String(field.map { $0.isNewline ? " " : $0 })
             guard text.contains(where: { $0 == "," || $0 == "\"" }) else { return text }
             return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        }
-        return (header ? "original_transaction_id,app_user_id\n" : "")
-            + rows.map { "\($0.originalTransactionId),\(field($0.appUserId ?? ""))\n" }.joined()
+        }.joined(separator: ",") + "\n"
     }
 
     /// One CSV line's fields (RFC 4180 quoting); a quote left open is refused, naming `line`.
@@ -273,13 +278,28 @@ package enum Import {
         return done
     }
 
+    /// A batch's rows that Apple knows in none of the environments asked, and those that failed
+    /// with why, in file order.
+    package struct Listed: Equatable, Sendable {
+        package var notFound: [Row] = []
+        package var failed: [Failed] = []
+
+        package struct Failed: Equatable, Sendable {
+            package var row: Row
+            package var reason: String
+        }
+    }
+
     /// Imports `rows` from the checkpoint on, `concurrency` at a time with `importRow` (here,
     /// or through the running server), saving the checkpoint after each batch: a process killed
     /// mid-batch finds that batch's imported rows already known when it goes on. A row Apple or
-    /// storage cannot take now stops the run, with the checkpoint at that row.
+    /// storage cannot take now stops the run, with the checkpoint at that row. Each batch's rows
+    /// not found or failed go to `list` before the checkpoint moves past them, so a run
+    /// interrupted loses none of them (a row listed may be listed again by the run that resumes).
     package static func run(
         _ rows: [Row], concurrency: Int, checkpoint: String, resumed: (Int) -> Void = { _ in },
-        progress: (Int, Int, Double) -> Void = { _, _, _ in }, importRow: @escaping @Sendable (Row) -> RowOutcome
+        progress: (Int, Int, Double) -> Void = { _, _, _ in }, list: (Listed) -> Void = { _ in },
+        importRow: @escaping @Sendable (Row) -> RowOutcome
     ) -> Summary {
         let fingerprint = fingerprint(rows)
         var summary = Summary()
@@ -299,6 +319,7 @@ package enum Import {
                 if case .unavailable(let reason)? = outcome { return (index, reason) }
                 return nil
             }.first
+            var listed = Listed()
             for (index, outcome) in outcomes.value.prefix(stop?.index ?? batch.count).enumerated() {
                 switch outcome {
                 case .imported?: summary.imported += 1
@@ -306,12 +327,17 @@ package enum Import {
                 case .linked?: summary.linked += 1
                 case .notFound?:
                     summary.notFound += 1
-                    summary.notFoundRows.append(batch[index])
-                case .failed(let reason)?: summary.failed.append(reason)
+                    listed.notFound.append(batch[index])
+                case .failed(let reason)?:
+                    summary.failed.append(reason)
+                    listed.failed.append(Listed.Failed(row: batch[index], reason: reason))
                 case .unavailable?: break
-                case nil: summary.failed.append("no outcome")
+                case nil:
+                    summary.failed.append("no outcome")
+                    listed.failed.append(Listed.Failed(row: batch[index], reason: "no outcome"))
                 }
             }
+            if !listed.notFound.isEmpty || !listed.failed.isEmpty { list(listed) }
             // Rows of the batch after the stop that went through are found already known next time.
             let finished = stop?.index ?? batch.count
             done += finished

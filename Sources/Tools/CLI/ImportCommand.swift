@@ -27,8 +27,9 @@ package struct ImportCommand {
         limit past the retries, a refused key) or storage cannot take; after that or an
         interrupt, the same command on the same file goes on from the checkpoint beside the
         database (another file under the same name starts over). Progress goes to standard
-        error, a summary to standard output, and the rows Apple knows in none of the
-        environments asked to FILE.not-found.csv, in the same format; writes the
+        error, a summary to standard output; the rows Apple knows in none of the environments
+        asked go to FILE.not-found.csv, those that failed to FILE.failed.csv (with a reason
+        column), in the same format, batch by batch (a resumed run adds to them); writes the
         database; with serve running on it, rows go through serve (POST /v1/apple/import, with the
         app's secretApiKey), so its rate limit holds for both and the result is the same.
         """
@@ -62,12 +63,12 @@ package struct ImportCommand {
         let target = try target(config: config, app: app, environments: environments)
         defer { target.close() }
         let progress = ProgressLines()
-        var resumedRun = false
+        let checkpoint = Import.checkpointPath(databasePath: CommandStore.checkpointBase(config), appId: appId, file: file)
+        let lists = ImportLists(
+            file: file, resumed: Import.resumePoint(checkpoint: checkpoint, fingerprint: Import.fingerprint(rows)) > 0)
         let summary = Import.run(
-            rows, concurrency: Int(parsed.value("concurrency") ?? "4") ?? 4,
-            checkpoint: Import.checkpointPath(databasePath: CommandStore.checkpointBase(config), appId: appId, file: file),
+            rows, concurrency: Int(parsed.value("concurrency") ?? "4") ?? 4, checkpoint: checkpoint,
             resumed: { done in
-                resumedRun = true
                 StandardStreams.error("import \(appId): resuming at row \(done + 1) of \(rows.count) (checkpoint)\n")
             },
             progress: { done, total, rate in
@@ -75,37 +76,18 @@ package struct ImportCommand {
                 progress.say(
                     "import \(appId): \(done)/\(total) (\(done * 100 / max(total, 1))%), \(Int(rate))/s, "
                         + "ETA \(Int(left.rounded())) s", final: done == total)
-            }, importRow: target.importRow)
+            }, list: { lists.add($0, appId: appId) }, importRow: target.importRow)
         StandardStreams.out(
             "import \(appId): \(summary.imported) imported, \(summary.alreadyKnown) already known, "
                 + "\(summary.linked) linked to their customer, \(summary.notFound) not found, \(summary.failed.count) failed\n")
         for reason in summary.failed.prefix(20) { StandardStreams.error("  failed: \(reason)\n") }
-        Self.listNotFound(summary.notFoundRows, of: file, appending: resumedRun, appId: appId)
+        lists.report(notFound: summary.notFound, failed: summary.failed.count, appId: appId)
         if let stopped = summary.stopped {
             StandardStreams.error(
                 "import \(appId): stopped at row \(stopped.resumeAt): \(stopped.reason); run the same command again to resume there\n"
             )
         }
         return summary.failed.isEmpty && summary.stopped == nil ? 0 : 1
-    }
-
-    /// Writes the rows Apple knows nowhere asked to `FILE.not-found.csv` beside the CSV, in its
-    /// format (to try again in another environment, or to hand back to whoever exported them):
-    /// a resumed run adds to what the run it resumes listed, a new run starts the list again.
-    static func listNotFound(_ rows: [Import.Row], of file: String, appending: Bool, appId: String) {
-        let path = file + ".not-found.csv"
-        if !appending { try? FileManager.default.removeItem(atPath: path) }
-        guard !rows.isEmpty else { return }
-        let fresh = !FileManager.default.fileExists(atPath: path)
-        do throws(LockedFile.Failure) {
-            // Made 0600 if new: it names customers.
-            try LockedFile(path: path).append(Data(Import.csv(rows, header: fresh).utf8))
-            StandardStreams.error("import \(appId): the \(rows.count) not found are listed in \(path)\n")
-        } catch {
-            StandardStreams.error(
-                "import \(appId): \(error); not found: " + rows.prefix(20).map(\.originalTransactionId).joined(separator: ", ")
-                    + (rows.count > 20 ? ", …" : "") + "\n")
-        }
     }
 
     /// Where rows are imported: through the running server when one has the database (so its
@@ -126,9 +108,10 @@ package struct ImportCommand {
                     let answer: JSONValue
                     switch try server.answer("/v1/apple/import", .object(body)) {
                     case .json(let json): answer = json
-                    // A refusal of this row (400) is the row's; the server failing (5xx, 503) stops the run.
-                    case .refused(let status, let message) where status < 500:
-                        return .failed("\(row.originalTransactionId): the running server answered \(status): \(message)")
+                    // A refusal of this row (400) is the row's; any other (the key refused, no
+                    // inAppPurchaseKey, the server failing) would refuse every row: it stops the run.
+                    case .refused(400, let message):
+                        return .failed("\(row.originalTransactionId): the running server answered 400: \(message)")
                     case .refused(let status, let message):
                         return .unavailable("\(row.originalTransactionId): the running server answered \(status): \(message)")
                     }
