@@ -65,4 +65,29 @@ struct CommandsBesideServerTests {
                 "\(run.output)")
         }
     }
+
+    /// The server refusing the command's key refuses every row and subscription alike: the run
+    /// stops at the first (where an import resumes), instead of asking for each and failing it.
+    @Test func aKeyTheServerRefusesStopsTheRun() throws {
+        let world = try AppleAPIWorld()
+        let file = try world.directory.write("subscribers.csv", try ImportTests.subscriptions(world, count: 3))
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        defer { service.shutdown() }
+        #expect(
+            try runCLI(["import", "--config", try ImportTests.configBeside(world, port: 0), "--app", "demo", file]).status == 0)
+        let stale = try world.directory.write(
+            "stale.json",
+            try String(contentsOfFile: try ImportTests.configBeside(world, port: 0), encoding: .utf8)
+                .replacingOccurrences(of: "sk_test_secret", with: "sk_test_rotated"))
+        _ = chmod(stale, 0o600)
+        let imported = try runCLI(["import", "--config", stale, "--app", "demo", file + ".not-found.csv"])
+        #expect(imported.status == 1, "\(imported.output)")
+        #expect(imported.output.contains("stopped at row 1: 9999999999: the running server answered 401"), "\(imported.output)")
+        #expect(imported.output.contains("0 not found, 0 failed"), "\(imported.output)")
+        let reconciled = try runCLI(["reconcile", "--config", stale, "--app", "demo"])
+        #expect(reconciled.status == 1, "\(reconciled.output)")
+        #expect(reconciled.output.contains("stopped after 1 of 3: no call would get through now"), "\(reconciled.output)")
+        #expect(reconciled.output.contains("1 subscription checked"), "\(reconciled.output)")
+    }
 }

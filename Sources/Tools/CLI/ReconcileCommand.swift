@@ -112,9 +112,12 @@ package struct ReconcileCommand {
                     let answer: JSONValue
                     switch try server.answer("/v1/apple/reconcile", body) {
                     case .json(let json): answer = json
-                    case .refused(503, let message): throw Unavailable(message: "the running server answered 503: \(message)")
-                    case .refused(let status, let message):
+                    // This subscription's: Apple failing for it (502), or it lapsed meanwhile (404).
+                    case .refused(let status, let message) where [404, 502].contains(status):
                         throw UsageError("the running server answered \(status): \(message)")
+                    // Any other (the key refused, no inAppPurchaseKey, 503) would refuse every one.
+                    case .refused(let status, let message):
+                        throw Unavailable(message: "the running server answered \(status): \(message)")
                     }
                     guard let outcome = Reconcile.Outcome(json: answer) else {
                         throw UsageError("the server answered what is no reconciliation: \(answer.serialized())")
@@ -143,7 +146,8 @@ struct NothingToReconcile: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The running server said no call to Apple would get through now (its 503).
+/// The running server refuses every subscription now: its 503 (no call to Apple would get
+/// through), a refused key, no inAppPurchaseKey.
 struct Unavailable: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
