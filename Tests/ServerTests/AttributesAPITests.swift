@@ -141,4 +141,27 @@ struct AttributesAPITests {
         try raw.execute(script: "ALTER TABLE customers_moved RENAME TO customers")
         #expect(try attributes(connection, "ivy")?["plan"] == nil)
     }
+
+    /// Requests at once, each with 50 new custom keys: the cap is checked in the write that
+    /// saves them, so one request's keys are saved and the others' are refused, whatever the
+    /// order (a check before the write let 128 requests store 6,400: a customer then slow to
+    /// write, enough to hold up the notifications behind it).
+    @Test func requestsAtOnceCannotPassTheCapTogether() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let requests = 16
+        let statuses = Locked<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: requests) { request in
+            let keys = (0..<50).map { #""r\#(request)k\#($0)": {"value": "v", "updated_at_ms": 300}"# }
+            let status = (try? LoopbackConnection(port: service.port)).flatMap {
+                try? post($0, "racer", #"{"attributes": {\#(keys.joined(separator: ", "))}}"#).0
+            }
+            statuses.withLock { $0.append(status ?? 0) }
+        }
+        #expect(statuses.value.sorted() == [200] + Array(repeating: 400, count: requests - 1), "\(statuses.value)")
+        let saved = try attributes(try LoopbackConnection(port: service.port), "racer")?.objectValue ?? [:]
+        #expect(saved.count == 50)
+        #expect(Set(saved.keys.map { $0.prefix { $0 != "k" } }).count == 1, "one request's keys: \(saved.keys.sorted())")
+    }
 }

@@ -76,4 +76,19 @@ import Testing
         shop.apply(.customerAction(.aliased(appUserId: "user", newAppUserId: "other")))
         #expect(shop.ledger.customers["user"]?.attributes?["$email"]?.value == "o@example.com")
     }
+
+    /// The new custom keys past the cap are named, all of them: deletions in the same request
+    /// make room, reserved keys and keys held already never count as new.
+    @Test func theNewKeysPastTheCapAreNamed() {
+        func set(_ keys: [String], _ value: String? = "v") -> [String: SubscriberAttribute] {
+            Dictionary(uniqueKeysWithValues: keys.map { ($0, SubscriberAttribute(value: value, updatedAtMs: 10)) })
+        }
+        let full = set((0..<50).map { "k\($0)" })
+        #expect(SubscriberAttribute.newKeysPastCap(set((0..<50).map { "n\($0)" }), stored: [:]).isEmpty)
+        #expect(SubscriberAttribute.newKeysPastCap(set(["new", "k0", "$email"]), stored: full) == ["new"])
+        #expect(SubscriberAttribute.newKeysPastCap(set(["k0", "$email"]), stored: full).isEmpty)
+        #expect(SubscriberAttribute.newKeysPastCap(set(["new"]).merging(set(["k1"], nil)) { $1 }, stored: full).isEmpty)
+        #expect(
+            SubscriberAttribute.newKeysPastCap(set(["b", "a"]).merging(set(["gone"], nil)) { $1 }, stored: full) == ["a", "b"])
+    }
 }

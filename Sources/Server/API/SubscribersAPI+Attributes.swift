@@ -38,43 +38,45 @@ extension SubscribersAPI {
                 valid[key] = attribute
             }
         }
-        if !valid.isEmpty {
-            let stored: [String: SubscriberAttribute]?
-            do {
-                stored = try store.read { (rows) throws(StoreError) in
-                    try StoreError.decoding {
-                        try LedgerRows.customerView(appUserId, app: app.ledger, from: rows)?.customer.attributes
-                    }
-                }
-            } catch {
-                return reply(.storageFailure(error, access: access))
-            }
-            let after = SubscriberAttribute.merging(valid, into: stored ?? [:])
-            if SubscriberAttribute.customCount(after) > SubscriberAttribute.maximumCustomAttributes {
-                // The request's new custom keys go unsaved; its other keys are saved.
-                let new = valid.keys.filter { !$0.hasPrefix("$") && stored?[$0]?.value == nil }
-                for key in new { valid[key] = nil }
-                problems += new.sorted().compactMap {
+        guard !valid.isEmpty || problems.isEmpty else { return reply(Self.attributesRefused(problems)) }
+        // The cap is checked in the write that saves the keys, against the customer as it is
+        // there: requests at once cannot each pass a check made before the other's write. The
+        // keys past it are left out of what is kept, so replay rebuilds what was saved.
+        let pastCap = Locked<[String]>([])
+        let atMs = UnixTime.milliseconds(now)
+        store.write(
+            { [cache, valid] rows in
+                let stored = try CustomerRows.customer(named: appUserId, appId: app.id, from: rows)?.attributes ?? [:]
+                let over = SubscriberAttribute.newKeysPastCap(valid, stored: stored)
+                pastCap.withLock { $0 = over }
+                let kept = valid.filter { !over.contains($0.key) }
+                // Nothing left to save (an empty request is kept: the customer is seen).
+                guard !kept.isEmpty || valid.isEmpty else { return }
+                try LedgerInputs.keepAndApply(
+                    .customerAction(.attributesSet(appUserId: appUserId, kept)), app: app.ledger, atMs: atMs, cache: cache,
+                    in: rows)
+            },
+            completion: { [problems] result in
+                if case .failure(let error) = result { return reply(HTTPResponse.storageFailure(error, access: access)) }
+                let capped = pastCap.value.compactMap {
                     Self.attributeProblem(
                         $0, "A customer keeps at most \(SubscriberAttribute.maximumCustomAttributes) custom attributes.")
                 }
-            }
-        }
-        problems.sort { ($0["key_name"]?.stringValue ?? "") < ($1["key_name"]?.stringValue ?? "") }
-        let refused = RevenueCatError.invalidSubscriberAttributes.response(
+                guard problems.isEmpty, capped.isEmpty else { return reply(Self.attributesRefused(problems + capped)) }
+                DispatchQueue.global().async { reply(answerSubscriber(appUserId, app: app, access: access).response) }
+            })
+    }
+
+    /// RevenueCat's 400 naming the keys not saved (the SDK takes it as synced: the request's
+    /// other keys were saved), in key order.
+    private static func attributesRefused(_ problems: [JSONValue]) -> HTTPResponse {
+        RevenueCatError.invalidSubscriberAttributes.response(
             status: 400, "Some customer attribute keys were unable to be saved.",
-            extra: ["attribute_errors": .array(problems), "revenuedot_error": .string("invalid_attributes")])
-        guard !problems.isEmpty else {
-            return apply(
-                .attributesSet(appUserId: appUserId, parsed), app: app, atMs: UnixTime.milliseconds(now),
-                answering: appUserId, access: access, reply: reply)
-        }
-        guard !valid.isEmpty else { return reply(refused) }
-        // Saved once the valid keys are committed (the SDK takes a 400 naming keys as synced).
-        apply(
-            .attributesSet(appUserId: appUserId, valid), app: app, atMs: UnixTime.milliseconds(now), answering: appUserId,
-            access: access
-        ) { answer in reply(answer.status == 200 ? refused : answer) }
+            extra: [
+                "attribute_errors": .array(
+                    problems.sorted { ($0["key_name"]?.stringValue ?? "") < ($1["key_name"]?.stringValue ?? "") }),
+                "revenuedot_error": .string("invalid_attributes"),
+            ])
     }
 
     /// A request refused, with its answer.

@@ -52,6 +52,18 @@ extension SubscriberAttribute {
         return domain.count >= 2 && domain.allSatisfy { !$0.isEmpty }
     }
 
+    /// The new custom keys of `updates` (given a value, not held by `stored`) when with them a
+    /// customer holding `stored` would keep more than `maximumCustomAttributes`, sorted; none
+    /// when it would not (a request's deletions make room for its new keys).
+    public static func newKeysPastCap(
+        _ updates: [String: SubscriberAttribute], stored: [String: SubscriberAttribute]
+    ) -> [String] {
+        guard customCount(merging(updates, into: stored)) > maximumCustomAttributes else { return [] }
+        return updates.filter { key, update in
+            !key.hasPrefix("$") && !(update.value ?? "").isEmpty && stored[key]?.value == nil
+        }.keys.sorted()
+    }
+
     /// How many custom attributes with a value `attributes` holds.
     public static func customCount(_ attributes: [String: SubscriberAttribute]) -> Int {
         attributes.filter { !$0.key.hasPrefix("$") && $0.value.value != nil }.count
