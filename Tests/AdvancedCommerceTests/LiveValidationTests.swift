@@ -217,6 +217,29 @@ import Testing
         #expect(refused.errors.first?.message.contains("NEWS_HEADLINES are") == true, "\(refused.errors)")
     }
 
+    /// Only the purchaser may change, reactivate or buy again a subscription: a family member's
+    /// access is ProductNotOwnedError for every request naming one of its transactions.
+    @Test func aFamilyMembersSubscriptionIsNotTheirsToChange() throws {
+        var shared = Self.live(active: true, autoRenews: false)
+        shared.isPurchased = false
+        #expect(try Self.codes([shared]) == [4_030_013])
+        let modify = LiveValidator.validate(
+            try LiveValidationTests.modify(AppleExamples.modifyAddItem),
+            subscriptions: [
+                LiveSubscription(
+                    transactionIds: ["12345"], items: ["ANNES_GOLD_TIER_1M"], consistencyToken: nil, isActive: true,
+                    isPurchased: false)
+            ],
+            usedRequestReferenceIds: [])
+        #expect(modify.errors.map { "\($0.code) \($0.field)" } == ["4030013 transactionId"])
+        var lapsed = shared
+        lapsed.isActive = false
+        var resubscribe = try AppleExamples.decode(AppleExamples.subscriptionCreate, as: SubscriptionCreateRequest.self)
+        resubscribe.previousTransactionId = "12345"
+        let checked = LiveValidator.validate(resubscribe, subscriptions: [lapsed], usedRequestReferenceIds: [])
+        #expect(checked.errors.map { "\($0.code) \($0.field)" } == ["4030013 previousTransactionId"])
+    }
+
     @Test func itemsMustBeTheSubscriptionsOwn() throws {
         let other = Self.live(active: true, autoRenews: false, items: ["NEWS_CHANNELS"])
         let checked = LiveValidator.validate(try Self.request(), subscriptions: [other], usedRequestReferenceIds: [])

@@ -34,7 +34,9 @@ struct CommerceAPITests {
     static let upgrade: JSONValue = try! JSONValue(parsing: Data(AppleExamplesJSON.upgrade.utf8))
 
     /// An Advanced Commerce transaction of subscription 12345 with `items` (and renewal info, in a notification).
-    func transaction(id: String, items: [String], period: String, reference: String? = nil) -> JSONValue {
+    func transaction(
+        id: String, items: [String], period: String, reference: String? = nil, ownership: String = "PURCHASED"
+    ) -> JSONValue {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         var info: [String: JSONValue] = [
             "items": .array(
@@ -46,7 +48,7 @@ struct CommerceAPITests {
             "transactionId": .string(id), "originalTransactionId": .string("12345"), "bundleId": .string("com.example.app"),
             "productId": .string("com.example.generic"), "purchaseDate": .integer(now - 1000),
             "originalPurchaseDate": .integer(now - 1000), "expiresDate": .integer(now + 30 * 86_400_000),
-            "type": .string("Auto-Renewable Subscription"), "inAppOwnershipType": .string("PURCHASED"),
+            "type": .string("Auto-Renewable Subscription"), "inAppOwnershipType": .string(ownership),
             "environment": .string("Sandbox"), "signedDate": .integer(now - 1000), "price": .integer(9990),
             "currency": .string("USD"), "advancedCommerceInfo": .object(info),
         ])

@@ -130,6 +130,9 @@ struct SimulatedStoriesTests {
         Step(
             arguments: ["commerce-downgrade"], events: ["PRODUCT_CHANGE"], items: ["LIVE_SPORTS_4K", "NEWS_CHANNELS"],
             scheduled: ["LIVE_SPORTS_4K", "NEWS_HEADLINES"]),
+        // Auto-renew off: nothing renews, so no change is coming; turned on again, it is.
+        Step(arguments: ["cancel"], events: ["CANCELLATION"], scheduled: []),
+        Step(arguments: ["uncancel"], events: ["UNCANCELLATION"], scheduled: ["LIVE_SPORTS_4K", "NEWS_HEADLINES"]),
         Step(
             arguments: ["renew"], events: ["RENEWAL"], price: 16.98, lasts: .months(1),
             items: ["LIVE_SPORTS_4K", "NEWS_HEADLINES"],

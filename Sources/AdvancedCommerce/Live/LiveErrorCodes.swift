@@ -2,6 +2,7 @@
 extension AdvancedCommerceErrorCode {
     public static let transactionIdNotFound = Self("TransactionIdNotFoundError", 4_040_010, "Transaction id not found.")
     public static let inactiveACASub = Self("InactiveACASubError", 4_030_015, "The subscription is not active.")
+    public static let productNotOwned = Self("ProductNotOwnedError", 4_030_013, "The customer doesn't own the product.")
     public static let changeItemNotFound = Self(
         "ChangeItemNotFoundError", 4_000_146, "The targeted item in changeItems wasn't found.")
     public static let removeItemNotFound = Self(

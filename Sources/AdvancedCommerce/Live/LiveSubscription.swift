@@ -14,6 +14,10 @@ public struct LiveSubscription: Sendable, Equatable {
     public var isActive: Bool
     /// Whether it renews at the end of the period (the latest renewal info's `autoRenewStatus`).
     public var autoRenews: Bool
+    /// Whether the customer bought it: false for a family member's access through Family
+    /// Sharing (the latest transaction's `inAppOwnershipType` FAMILY_SHARED), which only the
+    /// purchaser may change, reactivate or buy again.
+    public var isPurchased: Bool
     /// The latest transaction's currency, when Apple gave it: the unit of a modify request's
     /// prices when the request names none. (Neither it nor the storefront is held against the
     /// request: Apple asks for the customer's current storefront, which changes when they move
@@ -25,7 +29,7 @@ public struct LiveSubscription: Sendable, Equatable {
 
     public init(
         transactionIds: Set<String>, items: [String], consistencyToken: String?, isActive: Bool, autoRenews: Bool = true,
-        currency: String? = nil, prices: [String: Int64] = [:], offered: Set<String> = [],
+        isPurchased: Bool = true, currency: String? = nil, prices: [String: Int64] = [:], offered: Set<String> = [],
         renewingItems: [String]? = nil
     ) {
         self.transactionIds = transactionIds
@@ -34,6 +38,7 @@ public struct LiveSubscription: Sendable, Equatable {
         self.consistencyToken = consistencyToken
         self.isActive = isActive
         self.autoRenews = autoRenews
+        self.isPurchased = isPurchased
         self.currency = currency
         self.prices = prices
         self.offered = offered
@@ -170,7 +175,9 @@ extension LiveValidator {
     }
 
     /// The subscription `transactionId` belongs to (else `TransactionIdNotFoundError` at `field`),
-    /// and `RepeatedRequestReferenceIdError` when `reference` was used before.
+    /// `ProductNotOwnedError` when the customer has it through Family Sharing (every request
+    /// naming a transaction changes or buys again what only the purchaser owns), and
+    /// `RepeatedRequestReferenceIdError` when `reference` was used before.
     static func locate(
         _ transactionId: String?, reference: String?, in subscriptions: [LiveSubscription], used: Set<String>,
         field: String = "transactionId"
@@ -181,6 +188,11 @@ extension LiveValidator {
                 ValidationError(
                     .transactionIdNotFound, field: field, detail: "It is not a transaction of this customer's subscriptions."))
             return (nil, errors)
+        }
+        if !live.isPurchased {
+            errors.append(
+                ValidationError(
+                    .productNotOwned, field: field, detail: "The customer has it through Family Sharing; the purchaser owns it."))
         }
         return (live, errors)
     }

@@ -116,6 +116,7 @@ package struct CommerceRequests: Sendable {
                         items: items.compactMap(\.sku),
                         consistencyToken: state.renewalAdvancedCommerce?.consistencyToken,
                         isActive: state.hasAccess(atMs: nowMs), autoRenews: state.autoRenewEnabled ?? true,
+                        isPurchased: state.ownershipType != .familyShared,
                         currency: state.currentTransaction?.currency,
                         prices: Dictionary(items.compactMap { item in item.sku.flatMap { sku in item.price.map { (sku, $0) } } })
                         {

@@ -2,7 +2,7 @@ import AppStore
 import JSON
 
 /// `advanced_commerce` under a subscription in `GET /v1/subscribers`: what an Advanced Commerce
-/// subscription is made of now, and what changes at the next renewal. Each item has its price
+/// subscription is made of now, and what changes at the next renewal, if it renews. Each item has its price
 /// and, while a discount runs, its `offer` (the price charged per offer period, how many, why),
 /// so the items add up to what the period charged.
 extension SubscriberInfo {
@@ -19,7 +19,10 @@ extension SubscriberInfo {
             "period": current.period.map { .string($0.rawValue) } ?? .null,
             "request_reference_id": current.requestReferenceId.map(JSONValue.string) ?? .null,
         ]
-        object["scheduled_changes"] = scheduledChanges(current, subscription.renewalAdvancedCommerce, currency: currency)
+        // With auto-renew off nothing renews: a change scheduled before is not shown as coming.
+        object["scheduled_changes"] =
+            subscription.autoRenewEnabled == false
+            ? .null : scheduledChanges(current, subscription.renewalAdvancedCommerce, currency: currency)
         return .object(object)
     }
 
