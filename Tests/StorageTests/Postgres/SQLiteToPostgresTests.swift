@@ -124,4 +124,20 @@ import Threads
         #expect(error?.message.contains("already holds") == true, "\(error?.message ?? "")")
         #expect(try database.connect().query("SELECT count(*) FROM notifications") == count)
     }
+
+    /// A source another process has (a server) is refused; the copy holds the source's lock
+    /// itself, so no server starts on it meanwhile, and lets it go once done.
+    @Test func aSourceInUseIsRefusedAndTheCopyHoldsItsLock() throws {
+        let source = try Self.source()
+        source.store.close()
+        let path = source.directory.databasePath
+        let database = try PostgresTestDatabase()
+        let holder = try Store(path: path, exclusive: true)
+        let error = #expect(throws: StoreError.self) { try SQLiteToPostgres.copy(from: path, to: database.url) }
+        #expect(error?.message.contains("is in use by another revenuedot process") == true, "\(error?.message ?? "")")
+        holder.close()
+        _ = try SQLiteToPostgres.copy(from: path, to: database.url)
+        #expect(DatabaseLock.holder(databasePath: path) == nil)
+        try Store(path: path, exclusive: true).close()
+    }
 }

@@ -5,8 +5,8 @@ import Foundation
 /// raw notifications, posted transactions, derived state, the outbox with its delivery status,
 /// rejects; then checks that each table holds as many rows on both sides, with the same digest.
 ///
-/// The source is read in one transaction (a consistent snapshot) and must not be in use by a
-/// server: what it stored after the snapshot would not be copied. The target must hold no rows.
+/// The source is read in one transaction (a consistent snapshot) under its `DatabaseLock`, so no
+/// server has it during the copy: what it stored after the snapshot would not be copied. The target must hold no rows.
 /// The whole copy, the schema's creation included, is one PostgreSQL transaction under the
 /// migrations' lock, committed only once every table is checked: a copy interrupted or failed
 /// (Ctrl-C, a lost session, a row PostgreSQL refuses) leaves no row behind, ready to copy into
@@ -27,10 +27,15 @@ package enum SQLiteToPostgres {
     /// - Throws: `.invalid` for a source in use by a server, or a target that is not empty (both
     ///   left as they were); `.corrupt` when a table's count or digest differs after the copy.
     package static func copy(from sqlitePath: String, to url: PostgresURL) throws(StoreError) -> Report {
-        guard !DatabaseLock.isHeldByAnother(databasePath: sqlitePath) else {
+        // Held to the end: a server started on the source during the copy would store what the
+        // snapshot does not hold, lost at the switch to PostgreSQL.
+        let lock: DatabaseLock
+        do { lock = try DatabaseLock(databasePath: sqlitePath) } catch {
             throw StoreError(
-                .invalid, "\(sqlitePath) is in use by a running server: stop it first, so that nothing it stores is left behind")
+                .invalid,
+                "\(sqlitePath) is in use by another revenuedot process: stop it first, so that nothing it stores is left behind")
         }
+        defer { lock.release() }
         let source = try SQLiteConnection(path: sqlitePath, role: .readOnly)
         try Migrator(connection: source).requireCurrent()
         let target = try PostgresConnection(url: url)
