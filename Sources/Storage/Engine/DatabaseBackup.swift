@@ -56,7 +56,7 @@ public enum DatabaseBackup {
             try copy(from: database, to: partial, damaged: "damaged")
             let summary = try check(partial, copied: database, damaged: "damaged")
             try sync(partial)
-            try rename(partial, to: destination)
+            try publish(partial, as: destination)
             return summary
         } catch {
             removeCopy(partial)
@@ -278,11 +278,31 @@ public enum DatabaseBackup {
     }
 
     /// Renames within one directory and syncs the directory, so the new name is durable.
+    /// Gives the finished copy at `partial` its name, `destination`, which must not exist:
+    /// link(2) refuses a name that exists, so a file made there during the copy is never
+    /// replaced. (A file system without hard links renames, as before.)
+    private static func publish(_ partial: String, as destination: String) throws(StoreError) {
+        guard link(partial, destination) == 0 else {
+            if errno == EEXIST {
+                throw StoreError(
+                    .invalid, "\(destination) appeared during the backup: name a new file (a backup never overwrites one)")
+            }
+            return try rename(partial, to: destination)
+        }
+        unlink(partial)
+        syncFolder(of: destination)
+    }
+
     private static func rename(_ from: String, to: String) throws(StoreError) {
         guard Glibc.rename(from, to) == 0 else {
             throw StoreError(.io, "rename \(from) to \(to): \(String(cString: strerror(errno)))")
         }
-        let directory = open(URL(fileURLWithPath: to).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        syncFolder(of: to)
+    }
+
+    /// Makes a name given in the folder of `path` durable.
+    private static func syncFolder(of path: String) {
+        let directory = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { return }
         _ = fsync(directory)
         close(directory)

@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+
+@testable import Server
+@testable import Storage
+
+/// A backup never overwrites a file: not even one made at its name while it copied.
+@Suite struct BackupNoReplaceTests {
+    @Test func aFileMadeAtTheNameDuringTheCopyIsKept() throws {
+        let fixture = try BackupRestoreTests.fixture(storing: 1)
+        let destination = fixture.directory.path("nightly.sqlite")
+        let error = #expect(throws: StoreError.self) {
+            try DatabaseBackup.backup(database: fixture.databasePath, to: destination) { _ in
+                // Another job writes its file there while this backup copies.
+                _ = FileManager.default.createFile(atPath: destination, contents: Data("another job's file".utf8))
+            }
+        }
+        #expect(error?.message == "\(destination) appeared during the backup: name a new file (a backup never overwrites one)")
+        #expect(try String(contentsOfFile: destination, encoding: .utf8) == "another job's file")
+        #expect(!FileManager.default.fileExists(atPath: destination + ".partial"))
+        // Under a free name it is made, and the unfinished copy's name is gone.
+        let summary = try DatabaseBackup.backup(database: fixture.databasePath, to: destination + "-2")
+        #expect(summary.notifications == 1)
+        #expect(!FileManager.default.fileExists(atPath: destination + "-2.partial"))
+    }
+}
