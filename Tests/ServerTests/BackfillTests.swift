@@ -277,6 +277,16 @@ struct BackfillTests {
             _ = try BackfillCommand(arguments: ["--app", "demo", "--since", "2026-12-02", "--until", "2026-12-01"])
         }
         #expect(throws: UsageError.self) { _ = try BackfillCommand(arguments: ["--app", "demo", "--since", "2999-01-01"]) }
+        // UNIX seconds, or a negative number, taken for milliseconds would be 1970: refused.
+        for (text, hint) in [("1765000000", " (UNIX seconds? add 000)"), ("-5", "")] {
+            let refused = #expect(throws: UsageError.self) {
+                _ = try BackfillCommand(arguments: ["--app", "demo", "--since", text])
+            }
+            #expect(
+                refused?.description == "--since \(text) is before 1973 in UNIX milliseconds\(hint): give UNIX milliseconds, "
+                    + "YYYY-MM-DD or an ISO 8601 time")
+        }
+        #expect(try BackfillCommand(arguments: ["--app", "demo", "--since", "1765000000000"]).since == 1_765_000_000_000)
         // The demo app accepts Sandbox only: Production is refused before anything is asked.
         #expect(throws: UsageError.self) {
             _ = try BackfillCommand(arguments: ["--config", world.configPath, "--app", "demo", "--environment", "Production"])

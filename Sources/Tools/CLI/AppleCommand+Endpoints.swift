@@ -156,6 +156,25 @@ extension AppleCommand {
 
 /// Dates on the command line: UNIX milliseconds, `YYYY-MM-DD` (midnight UTC) or ISO 8601.
 enum CommandDates {
+    /// The date `--option` gives, nil when not given; a one-line error for text that is none,
+    /// and for a number that cannot be UNIX milliseconds of App Store times (seconds, say).
+    static func option(_ option: String, in parsed: ParsedArguments) throws(UsageError) -> Int64? {
+        guard let text = parsed.value(option) else { return nil }
+        if let number = Int64(text), number < minimumMilliseconds {
+            throw UsageError(
+                "--\(option) \(text) is before 1973 in UNIX milliseconds\(number > 0 ? " (UNIX seconds? add 000)" : ""): "
+                    + "give UNIX milliseconds, YYYY-MM-DD or an ISO 8601 time")
+        }
+        guard let milliseconds = milliseconds(text) else {
+            throw UsageError("--\(option) must be UNIX milliseconds, YYYY-MM-DD or an ISO 8601 time, not \"\(text)\"")
+        }
+        return milliseconds
+    }
+
+    /// 1973-03-03 in UNIX milliseconds: smaller numbers are taken for a mistake (today in UNIX
+    /// seconds is about 1.8e9).
+    static let minimumMilliseconds: Int64 = 100_000_000_000
+
     static func milliseconds(_ text: String) -> Int64? {
         if let number = Int64(text) { return number }
         if let date = try? Date(text, strategy: .iso8601) { return Int64(date.timeIntervalSince1970 * 1000) }

@@ -172,11 +172,5 @@ package struct AppleCommand {
         return AppStoreEnvironment(rawValue: text)
     }
 
-    func date(_ option: String) throws(UsageError) -> Int64? {
-        guard let text = parsed.value(option) else { return nil }
-        guard let milliseconds = CommandDates.milliseconds(text) else {
-            throw UsageError("--\(option) must be UNIX milliseconds, YYYY-MM-DD or an ISO 8601 time, not \"\(text)\"")
-        }
-        return milliseconds
-    }
+    func date(_ option: String) throws(UsageError) -> Int64? { try CommandDates.option(option, in: parsed) }
 }

@@ -34,20 +34,17 @@ package struct BackfillCommand {
         """
 
     let parsed: ParsedArguments
+    /// `--since` and `--until` in UNIX ms.
+    let since: Int64?
+    let until: Int64?
 
     package init(arguments: [String]) throws {
         parsed = try ParsedArguments(
             arguments, valueOptions: ["config", "app", "environment", "since", "until"], flagOptions: ["only-failures"])
         guard parsed.positionals.isEmpty else { throw UsageError("backfill takes options only") }
         guard parsed.value("app") != nil else { throw UsageError("backfill needs --app ID") }
-        for option in ["since", "until"] {
-            guard let text = parsed.value(option) else { continue }
-            guard CommandDates.milliseconds(text) != nil else {
-                throw UsageError("--\(option) must be UNIX milliseconds, YYYY-MM-DD or an ISO 8601 time, not \"\(text)\"")
-            }
-        }
-        let since = parsed.value("since").flatMap(CommandDates.milliseconds)
-        let until = parsed.value("until").flatMap(CommandDates.milliseconds)
+        since = try CommandDates.option("since", in: parsed)
+        until = try CommandDates.option("until", in: parsed)
         if let since, since > UnixTime.nowMs { throw UsageError("--since is in the future") }
         if let since, let until, since >= until { throw UsageError("--since must come before --until") }
         _ = try AppleCommand.environment(parsed.value("environment"))
@@ -72,18 +69,17 @@ package struct BackfillCommand {
             do {
                 let client = try AppleAPIClients.client(for: app, environment: environment, config: config.appleAPI)
                 let mark = try target.mark(environment)
+                let nowMs = UnixTime.nowMs
                 let window = Backfill.window(
-                    since: parsed.value("since").flatMap(CommandDates.milliseconds),
-                    until: parsed.value("until").flatMap(CommandDates.milliseconds), readThrough: mark,
-                    newestStored: try target.newestStored(environment),
+                    since: since, until: until, readThrough: mark, newestStored: try target.newestStored(environment),
                     marginMs: Int64(config.appleAPI.backfillMarginMinutes) * 60_000, environment: environment,
-                    nowMs: UnixTime.nowMs)
+                    nowMs: nowMs)
                 StandardStreams.error(
                     "\(label): from \(UnixTime.iso8601(window.start)) to \(UnixTime.iso8601(window.end)), into \(target.name)\n")
                 let onlyFailures = parsed.flags.contains("only-failures")
                 let requests = Backfill.requests(
-                    window, readThrough: mark, since: parsed.value("since").flatMap(CommandDates.milliseconds),
-                    onlyFailures: onlyFailures, environment: environment, nowMs: UnixTime.nowMs)
+                    window, readThrough: mark, since: since, onlyFailures: onlyFailures, environment: environment,
+                    nowMs: nowMs)
                 if requests.count > 1, let earlier = requests.first?.startDate {
                     StandardStreams.error(
                         "\(label): first, Apple's failed deliveries from \(UnixTime.iso8601(earlier)) (no completed backfill is "
@@ -100,9 +96,7 @@ package struct BackfillCommand {
                 {
                     try target.advanceMark(environment, through)
                 }
-                let seconds =
-                    Double(started.duration(to: .now).components.attoseconds) / 1e18
-                    + Double(started.duration(to: .now).components.seconds)
+                let seconds = started.duration(to: .now).inSeconds
                 StandardStreams.out("\(label): \(counts.summary) in \(String(format: "%.2f", seconds)) s\n")
                 if counts.refused > 0 {
                     // Apple signed them: refusing them means the app's configuration is wrong.
