@@ -20,7 +20,10 @@ public struct ValidationError: Error, Hashable, Sendable, CustomStringConvertibl
         self.message = detail.map { "\(error.message) \($0)" } ?? error.message
     }
 
-    public var description: String {
+    public var description: String { Self.line(name: name, code: code, field: field, message: message) }
+
+    /// How an error reads on one line: `ChangeItemNotFoundError (4000146) at changeItems[0].currentSKU: …`.
+    public static func line(name: String, code: Int, field: String, message: String) -> String {
         "\(name) (\(code)) at \(field.isEmpty ? "<request>" : field): \(message)"
     }
 }

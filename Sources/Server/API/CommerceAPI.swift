@@ -67,13 +67,7 @@ package struct CommerceAPI: Sendable {
             switch outcome {
             case .invalid(let errors): return Self.unprocessable(errors)
             case .valid(let signed, let token):
-                let token = JSONValue.string(token ?? "")
-                return .json(
-                    Data(
-                        JSONValue.object([
-                            "token": token, "requestReferenceId": .string(signed.requestReferenceId ?? ""),
-                            "advancedCommerceData": .object(["signatureInfo": .object(["token": token])]),
-                        ]).serialized().utf8))
+                return .json(Data(Self.signedBody(signed, token: token ?? "").serialized().utf8))
             }
         } catch let failure as CommerceRequests.Failure {
             if case .noKey = failure {
@@ -82,6 +76,26 @@ package struct CommerceAPI: Sendable {
             return .error(status: 503, code: "storage_unavailable", message: failure.description)
         } catch {
             return .error(status: 500, code: "signing_failed", message: "\(error)")
+        }
+    }
+
+    /// What a signed request is answered with: `{"token", "requestReferenceId",
+    /// "advancedCommerceData": {"signatureInfo": {"token"}}}` (the last for StoreKit).
+    package static func signedBody(_ request: InAppRequest, token: String) -> JSONValue {
+        .object([
+            "token": .string(token), "requestReferenceId": .string(request.requestReferenceId ?? ""),
+            "advancedCommerceData": .object(["signatureInfo": .object(["token": .string(token)])]),
+        ])
+    }
+
+    /// The lines `ValidationError` gives for each error of a 422 answer (`unprocessable`).
+    package static func errorLines(_ answer: JSONValue) -> [String] {
+        (answer["errors"]?.arrayValue ?? []).map { (error: JSONValue) -> String in
+            var code = 0
+            if case .integer(let number)? = error["appleErrorCode"] { code = Int(number) }
+            return ValidationError.line(
+                name: error["code"]?.stringValue ?? "", code: code, field: error["field"]?.stringValue ?? "",
+                message: error["message"]?.stringValue ?? "")
         }
     }
 

@@ -15,7 +15,7 @@ package enum BackfillDelivery {
     /// loopback when it listens on every address).
     package static func overHTTP(listen: ListenAddress, appId: String) -> Backfill.Deliver {
         let host = RunningServer.host(of: listen)
-        let path = "/v1/apple/notifications/" + (appId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? appId)
+        let path = "/v1/apple/notifications/" + RunningServer.pathComponent(appId)
         @Sendable func post(_ body: Data) -> IngestOutcome {
             let response: LoopbackResponse
             do {

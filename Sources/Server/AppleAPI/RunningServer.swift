@@ -7,6 +7,7 @@ import LoopbackClient
 /// (loopback when it listens on every address), with the app's secret API key.
 package struct RunningServer: Sendable {
     package let listen: ListenAddress
+    package let appId: String
     package let secretApiKey: String
 
     /// The server at `listen` (where the one that has the database said it answers) for `app`;
@@ -18,6 +19,7 @@ package struct RunningServer: Sendable {
                     + "configure one, or stop serve")
         }
         self.listen = listen
+        appId = app.id
         secretApiKey = key
     }
 
@@ -46,6 +48,14 @@ package struct RunningServer: Sendable {
 
     /// POSTs `body` to `path`; throws a one-line error only when the server did not answer.
     package func answer(_ path: String, _ body: JSONValue, timeoutSeconds: Double = 300) throws -> Answer {
+        let (status, json) = try exchange(path, body, timeoutSeconds: timeoutSeconds)
+        guard status == 200, let json else { return .refused(status: status, message: Self.message(json)) }
+        return .json(json)
+    }
+
+    /// POSTs `body` to `path` with the secret key: the status and the answer's JSON (nil when it
+    /// is none); throws a one-line error only when the server did not answer.
+    package func exchange(_ path: String, _ body: JSONValue, timeoutSeconds: Double = 300) throws -> (Int, JSONValue?) {
         let response: LoopbackResponse
         do {
             response = try LoopbackConnection(host: Self.host(of: listen), port: listen.port, timeoutSeconds: timeoutSeconds)
@@ -56,11 +66,16 @@ package struct RunningServer: Sendable {
         } catch {
             throw UsageError("the server at \(listen) did not answer: \(error)")
         }
-        let json = try? JSONValue(parsing: response.body)
-        guard response.status == 200, let json else {
-            let message = json?["message"]?.stringValue ?? json?["error"]?["message"]?.stringValue ?? response.text
-            return .refused(status: response.status, message: message)
-        }
-        return .json(json)
+        return (response.status, try? JSONValue(parsing: response.body))
+    }
+
+    /// What an error answer says: its `message` (RevenueCat's shape) or `error.message` (ours).
+    package static func message(_ answer: JSONValue?) -> String {
+        answer?["message"]?.stringValue ?? answer?["error"]?["message"]?.stringValue ?? answer?.serialized() ?? "no JSON"
+    }
+
+    /// `text` as one segment of a URL path (an app id, say).
+    package static func pathComponent(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? text
     }
 }

@@ -10,13 +10,19 @@ import Threads
 /// `POST /v1/advanced-commerce/{appId}/requests` and `revenuedot commerce validate|sign`.
 package struct CommerceRequests: Sendable {
     package let app: AppConfig
-    package let store: Store
+    /// Where the customer's live subscriptions are read.
+    package let reads: any ReadsStore
+    /// Where a signed request is recorded; nil to validate only.
+    package let writes: Store?
     package let clock: @Sendable () -> Date
 
     package init(app: AppConfig, store: Store, clock: @escaping @Sendable () -> Date) {
-        self.app = app
-        self.store = store
-        self.clock = clock
+        (self.app, reads, writes, self.clock) = (app, store, store, clock)
+    }
+
+    /// Validating only, reading `reader` (a command beside a running server).
+    package init(app: AppConfig, validatingWith reader: any ReadsStore, clock: @escaping @Sendable () -> Date) {
+        (self.app, reads, writes, self.clock) = (app, reader, nil, clock)
     }
 
     package enum Outcome {
@@ -100,7 +106,7 @@ package struct CommerceRequests: Sendable {
     ) {
         let app = app
         do {
-            return try store.read { (rows) throws(StoreError) -> ([LiveSubscription], StoredCommerceRequest?) in
+            return try reads.read { (rows) throws(StoreError) -> ([LiveSubscription], StoredCommerceRequest?) in
                 let ledger: Ledger
                 do { ledger = try LedgerRows.customerSlice(appUserId, app: app.ledger, from: rows) } catch let error as StoreError
                 {
@@ -147,9 +153,10 @@ package struct CommerceRequests: Sendable {
         let stored = StoredCommerceRequest(
             appUserId: appUserId, operation: request.operation.rawValue, requestJSON: json, token: token, createdAtMs: nowMs)
         let (appId, reference) = (app.id, request.requestReferenceId ?? "")
+        guard let writes else { throw Failure.storage("this store validates only: nothing can be signed with it") }
         let answered = Locked(false)
         do {
-            try store.write { transaction in
+            try writes.write { transaction in
                 if try CommerceRequestRows.insertPending(stored, appId: appId, reference: reference, in: transaction) {
                     answered.withLock { $0 = true }
                 } else if let winner = try CommerceRequestRows.find(appId: appId, reference: reference, from: transaction),

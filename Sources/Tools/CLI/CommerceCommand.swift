@@ -19,7 +19,9 @@ package struct CommerceCommand {
           consistencyToken filled from the latest renewal info.
           validate  prints the request as it would be signed, or Apple's errors (exit 1)
           sign      also signs it with the app's inAppPurchaseKey, records it as pending, and
-                    prints {"token", "requestReferenceId", "advancedCommerceData"}
+                    prints {"token", "requestReferenceId", "advancedCommerceData"}; with serve
+                    running on the SQLite database, serve signs and records it (the app's
+                    secretApiKey), as the one process that writes the file
         """
 
     let subcommand: String
@@ -43,39 +45,72 @@ package struct CommerceCommand {
     }
 
     package func run() throws -> Int32 {
-        let (config, store) = try CommandStore.open(parsed)
-        defer { store.close() }
-        let appId = parsed.value("app") ?? ""
-        guard let app = config.apps.first(where: { $0.id == appId }) else {
-            throw UsageError("no app \"\(appId)\" is configured")
+        let (config, app) = try AppleCommand.configuredApp(parsed)
+        let json = try requestJSON()
+        let customer = parsed.value("customer") ?? ""
+        if subcommand == "sign", let listen = try CommandStore.servingAddress(config, for: "sign") {
+            return try signThroughServer(json, for: customer, server: RunningServer(listen: listen, app: app, command: "sign"))
         }
-        let path = parsed.positionals[0]
-        let json: Data
-        if path == "-" {
-            json = FileHandle.standardInput.readDataToEndOfFile()
+        // Validating only reads, beside running servers or not; signing records the request.
+        let outcome: CommerceRequests.Outcome
+        if subcommand == "sign" {
+            let store = try CommandStore.openApplying(config, to: "sign")
+            defer { store.close() }
+            outcome = try CommerceRequests(app: app, store: store, clock: Date.init).prepare(json, for: customer, sign: true)
         } else {
-            guard let read = FileManager.default.contents(atPath: path) else {
-                throw UsageError("cannot read the request file \(path)")
-            }
-            json = read
+            let reader = try CommandStore.reader(config)
+            defer { reader.close() }
+            outcome = try CommerceRequests(app: app, validatingWith: reader, clock: Date.init)
+                .prepare(json, for: customer, sign: false)
         }
-        let outcome = try CommerceRequests(app: app, store: store, clock: Date.init)
-            .prepare(json, for: parsed.value("customer") ?? "", sign: subcommand == "sign")
         switch outcome {
         case .invalid(let errors):
             StandardStreams.error(errors.map { "\($0)\n" }.joined())
             return 1
         case .valid(let request, let token):
             if let token {
-                let body = JSONValue.object([
-                    "token": .string(token), "requestReferenceId": .string(request.requestReferenceId ?? ""),
-                    "advancedCommerceData": .object(["signatureInfo": .object(["token": .string(token)])]),
-                ])
-                StandardStreams.out(body.serialized(pretty: true) + "\n")
+                StandardStreams.out(CommerceAPI.signedBody(request, token: token).serialized(pretty: true) + "\n")
             } else {
                 StandardStreams.out(try JSONValue(parsing: try request.json()).serialized(pretty: true) + "\n")
             }
             return 0
+        }
+    }
+
+    /// The request file's bytes, or standard input's for `-`.
+    private func requestJSON() throws -> Data {
+        let path = parsed.positionals[0]
+        guard path != "-" else { return FileHandle.standardInput.readDataToEndOfFile() }
+        guard let read = FileManager.default.contents(atPath: path) else {
+            throw UsageError("cannot read the request file \(path)")
+        }
+        return read
+    }
+
+    /// Signing beside the running server that has the SQLite database: it signs and records the
+    /// request, as for the app (`POST /v1/advanced-commerce/{appId}/requests`).
+    private func signThroughServer(_ json: Data, for customer: String, server: RunningServer) throws -> Int32 {
+        // What is not a request at all is said here, as without a server.
+        let request: JSONValue
+        do {
+            _ = try InAppRequest(json: json)
+            request = try JSONValue(parsing: json)
+        } catch {
+            StandardStreams.error("\(error)\n")
+            return 1
+        }
+        let path = "/v1/advanced-commerce/\(RunningServer.pathComponent(server.appId))/requests"
+        let (status, answer) = try server.exchange(
+            path, .object(["app_user_id": .string(customer), "request": request]), timeoutSeconds: 30)
+        switch (status, answer) {
+        case (200, let answer?):
+            StandardStreams.out(answer.serialized(pretty: true) + "\n")
+            return 0
+        case (422, let answer?):
+            StandardStreams.error(CommerceAPI.errorLines(answer).map { $0 + "\n" }.joined())
+            return 1
+        default:
+            throw UsageError("the running server at \(server.listen) answered \(status): \(RunningServer.message(answer))")
         }
     }
 }
