@@ -64,6 +64,13 @@ private func collectArgument(
 /// copy would be refused or contradict them (`Connection: close` is honoured, see `queue`).
 private let managedHeaders: Set<String> = ["content-length", "transfer-encoding", "connection"]
 
+/// Headers every answer carries unless its handler set them: answers name customers and their
+/// purchases, so no cache (a shared proxy's, a browser's) keeps them, and a browser takes each
+/// for the type it says it is (a JSON body is never sniffed into a page).
+private let defaultHeaders: KeyValuePairs<String, String> = [
+    "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
+]
+
 /// Queues `response` on `connection`, copying the body (`.RESPMEM_MUST_COPY`). With `close`,
 /// (or when the handler asked for it) the response carries `Connection: close` and
 /// libmicrohttpd closes the connection after it.
@@ -82,6 +89,9 @@ func queue(_ response: HTTPResponse, on connection: OpaquePointer, close: Bool) 
     }
     if close {
         _ = MHD_add_response_header(created, "Connection", "close")
+    }
+    for (name, value) in defaultHeaders where !response.headers.keys.contains(where: { $0.lowercased() == name.lowercased() }) {
+        _ = MHD_add_response_header(created, name, value)
     }
     return MHD_queue_response(connection, UInt32(clamping: response.status), created)
 }

@@ -40,6 +40,25 @@ struct HTTPServerTests {
         #expect(object["body"] as? String == #"{"signedPayload":"x"}"#)
     }
 
+    /// Every answer, a handler's or the server's own, is kept by no cache and never sniffed;
+    /// a handler's own value wins.
+    @Test func answersAreNotCachedNorSniffed() throws {
+        let server = try startServer { router in
+            router.add("GET", "/v1/items/{id}") { _ in .json(Data("{}".utf8)) }
+            router.add("GET", "/docs") { _ in HTTPResponse(status: 200, headers: ["Cache-Control": "max-age=60"]) }
+        }
+        defer { server.shutdown(timeout: 1) }
+        let connection = try LoopbackConnection(port: server.port)
+        for path in ["/v1/items/1", "/nowhere"] {
+            let response = try connection.request("GET", path)
+            #expect(response.headers["cache-control"] == "no-store", "\(path)")
+            #expect(response.headers["x-content-type-options"] == "nosniff", "\(path)")
+        }
+        let docs = try connection.request("GET", "/docs")
+        #expect(docs.headers["cache-control"] == "max-age=60")
+        #expect(docs.headers["x-content-type-options"] == "nosniff")
+    }
+
     @Test func unknownPathIs404AndWrongMethodIs405() throws {
         let server = try Self.echoServer()
         defer { server.shutdown(timeout: 1) }
