@@ -40,7 +40,9 @@ package struct SimulateCommand {
                   change effective now) or / DOWNGRADE (at the next renewal), with
                   advancedCommerceInfo: see advanced_commerce in GET /v1/subscribers. The requests
                   are those in docs/advanced-commerce/; --request FILE sends another (its
-                  requestReferenceId, appAccountToken and transactionId are filled in). The product
+                  requestReferenceId, appAccountToken and transactionId are filled in), of the
+                  story's operation; a create request naming the expired subscription's
+                  previousTransactionId resubscribes it (SUBSCRIBED / RESUBSCRIBE). The product
                   is commerce.pass unless --product; renew, cancel, expire and the rest continue it.
 
           subscribe --family-shared (or lifecycle --family-shared) makes --user a family member

@@ -24,9 +24,20 @@ extension Simulator {
             }
             let reference = UUID().uuidString.lowercased()
             guard
-                case .createSubscription(let create) = try signedRequest(CommerceRequestExamples.subscribe, reference: reference),
+                case .createSubscription(let create) = try signedRequest(
+                    CommerceRequestExamples.subscribe, reference: reference, operation: "CREATE_SUBSCRIPTION"),
                 let commerce = SimulatedCommerce(create, reference: reference)
             else { throw Failure(description: "commerce-subscribe takes a CREATE_SUBSCRIPTION request with items and a period") }
+            if create.previousTransactionId != nil, var current = state, current.commerce != nil {
+                // A resubscription (RevenueDot checked that the request names this customer's
+                // lapsed subscription): the same subscription bought again, on the new terms.
+                current.commerce = commerce
+                current.nextPeriod(productId: current.productId, transactionId: try ids.next(), startMs: now, renewal: false)
+                (current.autoRenew, current.autoRenewProductId) = (true, current.productId)
+                state = current
+                try postFromApp()
+                return try send("SUBSCRIBED", "RESUBSCRIBE")
+            }
             state = SimulatedSubscription(
                 productId: options.product ?? Self.commerceProduct, transactionId: try ids.next(),
                 fixedPeriodMs: options.periodMs,
@@ -44,7 +55,7 @@ extension Simulator {
             let reference = UUID().uuidString.lowercased()
             guard
                 case .modifySubscription(let modify) = try signedRequest(
-                    example, reference: reference, transactionId: current.transactionId)
+                    example, reference: reference, operation: "MODIFY_SUBSCRIPTION", transactionId: current.transactionId)
             else { throw Failure(description: "\(story.rawValue) takes a MODIFY_SUBSCRIPTION request") }
             // A change that takes effect now is charged now: a new transaction, from now to the
             // current period's end (retainBillingCycle) or for a whole new period.
@@ -68,10 +79,11 @@ extension Simulator {
 
     /// Has RevenueDot sign the request (`--request FILE`, else `example`) for the customer, as
     /// the app's backend does, and returns the request the signed token carries: what the App
-    /// Store reads and charges.
-    private mutating func signedRequest(_ example: String, reference: String, transactionId: String? = nil) throws
-        -> InAppRequest
-    {
+    /// Store reads and charges. A request of another `operation` than the story plays is refused
+    /// before anything is signed (it would be left pending, never charged).
+    private mutating func signedRequest(
+        _ example: String, reference: String, operation expected: String, transactionId: String? = nil
+    ) throws -> InAppRequest {
         guard let key = options.secretApiKey else {
             throw Failure(
                 description: "app \(options.appId) has no secretApiKey: the app's backend signs in-app requests with it")
@@ -91,6 +103,9 @@ extension Simulator {
         request["requestInfo"] = info
         if let transactionId { request["transactionId"] = .string(transactionId) }
         let operation = request["operation"]?.stringValue ?? "?"
+        guard operation == expected else {
+            throw Failure(description: "this story takes a \(expected) request, not \(operation): nothing was signed")
+        }
         print("→ the app has RevenueDot sign its \(operation) request \(reference)")
         let body = JSONValue.object(["app_user_id": .string(options.user), "request": request])
         let response = try post(

@@ -23,9 +23,10 @@ extension Simulator {
     /// The subscription, for a step (`story`) only a subscription that has not expired takes.
     func live(_ story: String) throws -> SimulatedSubscription {
         let current = try existing()
-        try refuse(
-            current.expired, "\(options.user)'s subscription has expired, so there is nothing to \(story); subscribe resubscribes"
-        )
+        let resubscribe =
+            current.commerce == nil
+            ? "subscribe resubscribes" : "commerce-subscribe --request FILE naming previousTransactionId resubscribes"
+        try refuse(current.expired, "\(options.user)'s subscription has expired, so there is nothing to \(story); \(resubscribe)")
         return current
     }
 
@@ -151,9 +152,18 @@ extension Simulator {
             print("← \(response.status) \(why)")
             return
         }
-        let entitlements = answer?["subscriber"]?["entitlements"]?.objectValue?.keys.sorted()
+        guard let entitlements = answer?["subscriber"]?["entitlements"]?.objectValue else {
+            return print("← \(response.status) entitlements: ?")
+        }
+        // RevenueCat lists expired entitlements too: only those active now are the customer's.
+        let checked = Date()
+        let expired = entitlements.filter { _, entitlement in
+            entitlement["expires_date"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) }.map { $0 <= checked } ?? false
+        }.keys.sorted()
+        let active = entitlements.keys.filter { !expired.contains($0) }.sorted()
         print(
-            "← \(response.status) entitlements: \(entitlements.map { $0.isEmpty ? "none" : $0.joined(separator: ", ") } ?? "?")")
+            "← \(response.status) entitlements: \(active.isEmpty ? "none" : active.joined(separator: ", "))"
+                + (expired.isEmpty ? "" : " (expired: \(expired.joined(separator: ", ")))"))
     }
 
     /// POSTs JSON to the running server; an unreachable server is a `Failure` naming its address.
