@@ -23,4 +23,19 @@ import Testing
         #expect(summary.notifications == 1)
         #expect(!FileManager.default.fileExists(atPath: destination + "-2.partial"))
     }
+
+    /// A backup killed between naming its copy and letting the partial name go leaves both
+    /// names on one file: the next backup to that name lets the partial name go, and never
+    /// empties the backup (moved away meanwhile) through it.
+    @Test func aPartialNameLeftOnAFinishedBackupIsLetGo() throws {
+        let fixture = try BackupRestoreTests.fixture(storing: 1)
+        let kept = fixture.directory.path("kept.sqlite")
+        _ = try DatabaseBackup.backup(database: fixture.databasePath, to: kept)
+        let again = fixture.directory.path("again.sqlite")
+        #expect(link(kept, again + ".partial") == 0)
+        _ = try DatabaseBackup.backup(database: fixture.databasePath, to: again)
+        #expect(try BackupRestoreTests.notificationCount(kept) == 1)
+        #expect(try BackupRestoreTests.notificationCount(again) == 1)
+        #expect(!FileManager.default.fileExists(atPath: again + ".partial"))
+    }
 }

@@ -78,6 +78,14 @@ public enum DatabaseBackup {
             close(descriptor)
             throw StoreError(.invalid, "another backup is writing \(partial) now: wait for it, or name another file")
         }
+        // A second name of a finished backup (one killed between naming its copy and letting the
+        // partial name go): the name is let go, never the backup emptied, and a new file made.
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_nlink > 1 {
+            _ = unlink(partial)
+            close(descriptor)
+            return try claimPartial(partial)
+        }
         var header = [UInt8](repeating: 0, count: 16)
         let read = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 16, 0) }
         let unfinished =
@@ -263,8 +271,8 @@ public enum DatabaseBackup {
         return summary
     }
 
-    /// Flushes the file's bytes to disk, so that the rename that follows never exposes a name
-    /// whose content a power cut could lose.
+    /// Flushes the file's bytes to disk, so that the name it is given next never shows content
+    /// a power cut could lose.
     private static func sync(_ path: String) throws(StoreError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw StoreError(.io, "open \(path): \(String(cString: strerror(errno)))") }
@@ -277,22 +285,33 @@ public enum DatabaseBackup {
         }
     }
 
-    /// Renames within one directory and syncs the directory, so the new name is durable.
     /// Gives the finished copy at `partial` its name, `destination`, which must not exist:
     /// link(2) refuses a name that exists, so a file made there during the copy is never
-    /// replaced. (A file system without hard links renames, as before.)
+    /// replaced. A file system without hard links (FAT, say) has the name taken first, empty and
+    /// exclusively, and the copy renamed over that one. The folder is synced: the name is durable.
     private static func publish(_ partial: String, as destination: String) throws(StoreError) {
+        let appeared = StoreError(
+            .invalid, "\(destination) appeared during the backup: name a new file (a backup never overwrites one)")
         guard link(partial, destination) == 0 else {
-            if errno == EEXIST {
-                throw StoreError(
-                    .invalid, "\(destination) appeared during the backup: name a new file (a backup never overwrites one)")
+            let number = errno
+            if number == EEXIST { throw appeared }
+            guard [EPERM, EOPNOTSUPP, ENOSYS].contains(number) else {
+                throw StoreError(.io, "cannot name the copy \(destination): \(String(cString: strerror(number)))")
             }
+            let reserved = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard reserved >= 0 else {
+                if errno == EEXIST { throw appeared }
+                throw StoreError(.io, "cannot create \(destination): \(String(cString: strerror(errno)))")
+            }
+            close(reserved)
             return try rename(partial, to: destination)
         }
-        unlink(partial)
+        // A kill here leaves the partial name on the backup too: `claimPartial` lets it go.
+        _ = unlink(partial)
         syncFolder(of: destination)
     }
 
+    /// Renames within one directory and syncs the directory, so the new name is durable.
     private static func rename(_ from: String, to: String) throws(StoreError) {
         guard Glibc.rename(from, to) == 0 else {
             throw StoreError(.io, "rename \(from) to \(to): \(String(cString: strerror(errno)))")

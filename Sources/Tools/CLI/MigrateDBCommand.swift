@@ -44,7 +44,9 @@ package struct MigrateDBCommand {
         guard FileManager.default.fileExists(atPath: sqlitePath) else {
             throw UsageError("--from: \(sqlitePath) does not exist")
         }
-        let report = try SQLiteToPostgres.copy(from: sqlitePath, to: url)
+        let report = try SQLiteToPostgres.copy(from: sqlitePath, to: url) { table in
+            StandardStreams.error("revenuedot migrate-db: copying \(table)\n")
+        }
         for table in report.tables {
             StandardStreams.out("\(table.name): \(table.rows) rows, digest \(table.digest.prefix(16)) on both sides\n")
         }

@@ -134,9 +134,18 @@ import Threads
         let database = try PostgresTestDatabase()
         let holder = try Store(path: path, exclusive: true)
         let error = #expect(throws: StoreError.self) { try SQLiteToPostgres.copy(from: path, to: database.url) }
-        #expect(error?.message.contains("is in use by another revenuedot process") == true, "\(error?.message ?? "")")
+        #expect(
+            error?.message
+                == "\(path) is in use by this process already, running serve or replay: one process writes a "
+                + "database at a time; stop it first, so that nothing it stores is left behind", "\(error?.message ?? "")")
         holder.close()
-        _ = try SQLiteToPostgres.copy(from: path, to: database.url)
+        // While the copy runs, no server can have the source.
+        var refusedMeanwhile: [String] = []
+        _ = try SQLiteToPostgres.copy(from: path, to: database.url) { table in
+            do { try Store(path: path, exclusive: true).close() } catch { refusedMeanwhile.append(table) }
+        }
+        #expect(!refusedMeanwhile.isEmpty && refusedMeanwhile.count == Set(refusedMeanwhile).count)
+        #expect(refusedMeanwhile.contains("notifications"), "\(refusedMeanwhile)")
         #expect(DatabaseLock.holder(databasePath: path) == nil)
         try Store(path: path, exclusive: true).close()
     }

@@ -22,20 +22,25 @@ package enum SQLiteToPostgres {
         package var tables: [(name: String, rows: Int, digest: String)]
     }
 
-    /// Copies `sqlitePath` into the database at `url`.
+    /// Copies `sqlitePath` into the database at `url`, telling `copying` each table's name as
+    /// its copy starts.
     ///
     /// - Throws: `.invalid` for a source in use by a server, or a target that is not empty (both
     ///   left as they were); `.corrupt` when a table's count or digest differs after the copy.
-    package static func copy(from sqlitePath: String, to url: PostgresURL) throws(StoreError) -> Report {
+    package static func copy(
+        from sqlitePath: String, to url: PostgresURL, copying: (String) -> Void = { _ in }
+    ) throws(StoreError) -> Report {
         // Held to the end: a server started on the source during the copy would store what the
-        // snapshot does not hold, lost at the switch to PostgreSQL.
-        let lock: DatabaseLock
+        // snapshot does not hold, lost at the switch to PostgreSQL. A source where no lock file
+        // can be made (a read-only copy) is copied without: no server can write it either.
+        var lock: DatabaseLock?
         do { lock = try DatabaseLock(databasePath: sqlitePath) } catch {
-            throw StoreError(
-                .invalid,
-                "\(sqlitePath) is in use by another revenuedot process: stop it first, so that nothing it stores is left behind")
+            if let holder = DatabaseLock.holderProblem(databasePath: sqlitePath) {
+                throw StoreError(.invalid, holder + "; stop it first, so that nothing it stores is left behind")
+            }
         }
-        defer { lock.release() }
+        // The source left as it was found: a lock file this copy made goes with it.
+        defer { lock?.discard() }
         let source = try SQLiteConnection(path: sqlitePath, role: .readOnly)
         try Migrator(connection: source).requireCurrent()
         let target = try PostgresConnection(url: url)
@@ -60,7 +65,7 @@ package enum SQLiteToPostgres {
                             + "empty database only (drop and create it again to copy anew)")
                 }
             }
-            let report = try copyTables(tables, from: source, to: target)
+            let report = try copyTables(tables, from: source, to: target, copying: copying)
             try target.execute(script: "COMMIT")
             return report
         } catch {
@@ -71,10 +76,11 @@ package enum SQLiteToPostgres {
 
     /// Copies and checks every table, in the target's open transaction.
     private static func copyTables(
-        _ tables: [String], from source: SQLiteConnection, to target: PostgresConnection
+        _ tables: [String], from source: SQLiteConnection, to target: PostgresConnection, copying: (String) -> Void
     ) throws(StoreError) -> Report {
         var report = Report(tables: [])
         for table in tables {
+            copying(table)
             let columns = try source.query("SELECT name, pk, type FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
             let names = columns.compactMap { $0[0].textValue }
             let key = columns.filter { ($0[1].integerValue ?? 0) > 0 }.sorted {
