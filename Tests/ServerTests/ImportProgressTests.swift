@@ -46,52 +46,58 @@ struct ImportProgressTests {
         let directory = TestDirectory("import-lists")
         let rows = (0..<6).map { Import.Row(originalTransactionId: String(9_000_000_000 + $0), appUserId: nil) }
         let checkpoint = directory.path("checkpoint")
-        var listed: [(ids: [String], checkpointAt: Int)] = []
+        var listed: [(ids: [String], checkpoint: String)] = []
         let summary = Import.run(
             rows, concurrency: 2, checkpoint: checkpoint,
             list: { batch in
+                let kept = Import.resumption(checkpoint: checkpoint, fingerprint: Import.fingerprint(rows))
                 listed.append(
                     (
                         batch.notFound.map(\.originalTransactionId) + batch.failed.map(\.row.originalTransactionId),
-                        Import.resumePoint(checkpoint: checkpoint, fingerprint: Import.fingerprint(rows))
+                        kept.map { "\($0.done) \($0.note)" } ?? "none"
                     ))
             },
+            // The caller's note, kept with each checkpoint: here, how many batches it listed.
+            note: { "listed-\(listed.count)" },
             importRow: { row in row.originalTransactionId.hasSuffix("3") ? .failed("\(row.originalTransactionId): no") : .notFound
             })
         #expect(summary.notFound == 5)
         #expect(summary.failed == ["9000000003: no"])
         #expect(
             listed.map(\.ids) == [["9000000000", "9000000001"], ["9000000002", "9000000003"], ["9000000004", "9000000005"]])
-        #expect(listed.map(\.checkpointAt) == [0, 2, 4])
+        #expect(listed.map(\.checkpoint) == ["none", "2 listed-1", "4 listed-2"])
     }
 
-    /// The run that resumes after a kill lists the rest: a row the killed run listed once, the
-    /// rows that failed with their reason, both read back by import.
+    /// The run that resumes after a kill lists the rest: the lists are cut back to where the
+    /// checkpoint says they ended, so a row behind it is listed once, in the list of its last
+    /// outcome, the failures with their reason; import reads both back.
     @Test func aResumedRunListsEachRowOnceAndTheFailuresWithTheirReason() throws {
         let world = try AppleAPIWorld()
         let csv = try ImportTests.subscriptions(world, count: 2) + "9999999998,ghost2\n9999999997,\n"
         let file = try world.directory.write("subscribers.csv", csv)
         let service = try RevenueDotService(config: try world.config(), log: { _ in })
         service.shutdown()
-        // Killed once its batch of rows 3 and 4 was listed, before the checkpoint moved past it.
+        // Killed after rows 1-3 were done (row 3 listed not found, the checkpoint past it) and
+        // rows 4 and 5 listed not found, before the checkpoint moved past them.
         let rows = try Import.rows(csv: csv)
+        let listed = "original_transaction_id,app_user_id\n9999999999,ghost\n"
         let checkpoint = Import.checkpointPath(databasePath: world.databasePath, appId: "demo", file: file)
-        _ = FileManager.default.createFile(atPath: checkpoint, contents: Data("2 \(Import.fingerprint(rows))\n".utf8))
-        _ = try world.directory.write(
-            "subscribers.csv.not-found.csv", "original_transaction_id,app_user_id\n9999999999,ghost\n9999999998,ghost2\n")
-        // Apple refuses the first row it is asked about now: row 3, listed not found before.
+        _ = FileManager.default.createFile(
+            atPath: checkpoint, contents: Data("3 \(Import.fingerprint(rows)) \(listed.utf8.count),0\n".utf8))
+        _ = try world.directory.write("subscribers.csv.not-found.csv", listed + "9999999998,ghost2\n9999999997,\n")
+        // Apple refuses the first row it is asked about now: row 4, listed not found before.
         world.store.inject(.status(400, code: 4_000_000, retryAfter: nil), count: 1)
         let run = try runCLI(["import", "--config", world.configPath, "--app", "demo", file, "--concurrency", "1"])
         #expect(run.status == 1, "\(run.output)")
-        #expect(run.output.contains("resuming at row 3 of 5"), "\(run.output)")
-        #expect(run.output.contains("the 2 not found are listed in \(file).not-found.csv"), "\(run.output)")
+        #expect(run.output.contains("resuming at row 4 of 5"), "\(run.output)")
+        #expect(run.output.contains("the 1 not found are listed in \(file).not-found.csv"), "\(run.output)")
         #expect(run.output.contains("the 1 failed are listed in \(file).failed.csv"), "\(run.output)")
         let notFound = try String(contentsOfFile: file + ".not-found.csv", encoding: .utf8)
-        #expect(notFound == "original_transaction_id,app_user_id\n9999999999,ghost\n9999999998,ghost2\n9999999997,\n")
+        #expect(notFound == listed + "9999999997,\n")
         let failed = try String(contentsOfFile: file + ".failed.csv", encoding: .utf8)
-        #expect(failed.hasPrefix("original_transaction_id,app_user_id,reason\n9999999999,ghost,9999999999: "), "\(failed)")
+        #expect(failed.hasPrefix("original_transaction_id,app_user_id,reason\n9999999998,ghost2,9999999998: "), "\(failed)")
         #expect(failed.contains("Apple answered 400"), "\(failed)")
-        #expect(try Import.rows(csv: failed) == [Import.Row(originalTransactionId: "9999999999", appUserId: "ghost")])
+        #expect(try Import.rows(csv: failed) == [Import.Row(originalTransactionId: "9999999998", appUserId: "ghost2")])
         // A new run starts both lists again.
         #expect(try runCLI(["import", "--config", world.configPath, "--app", "demo", file]).status == 0)
         #expect(!FileManager.default.fileExists(atPath: file + ".failed.csv"))

@@ -104,12 +104,6 @@ package enum Import {
         return rows
     }
 
-    /// `rows` as a CSV `rows(csv:)` reads back: a header, then a line per row.
-    package static func csv(_ rows: [Row], header: Bool = true) -> String {
-        (header ? "original_transaction_id,app_user_id\n" : "")
-            + rows.map { csvLine([$0.originalTransactionId, $0.appUserId ?? ""]) }.joined()
-    }
-
     /// One CSV line of `fields` as `rows(csv:)` reads it: quoted where they hold a comma or a
     /// quote, a line break made a space (a line is a row).
     package static func csvLine(_ fields: [String]) -> String {
@@ -272,10 +266,17 @@ package enum Import {
     /// The rows a checkpoint says are done, when it was written for rows with `fingerprint`; 0
     /// when there is none, or it is another file's (or an older build's, which named no file).
     package static func resumePoint(checkpoint: String, fingerprint: String) -> Int {
-        guard let text = try? String(contentsOfFile: checkpoint, encoding: .utf8) else { return 0 }
+        resumption(checkpoint: checkpoint, fingerprint: fingerprint)?.done ?? 0
+    }
+
+    /// What a checkpoint written for rows with `fingerprint` holds: the rows done, and the note
+    /// the run's caller kept with them (`run`'s `note`; empty when none); nil when there is no
+    /// such checkpoint.
+    package static func resumption(checkpoint: String, fingerprint: String) -> (done: Int, note: String)? {
+        guard let text = try? String(contentsOfFile: checkpoint, encoding: .utf8) else { return nil }
         let parts = text.split(whereSeparator: \.isWhitespace)
-        guard parts.count == 2, parts[1] == fingerprint, let done = Int(parts[0]) else { return 0 }
-        return done
+        guard (2...3).contains(parts.count), parts[1] == fingerprint, let done = Int(parts[0]), done > 0 else { return nil }
+        return (done, parts.count == 3 ? String(parts[2]) : "")
     }
 
     /// A batch's rows that Apple knows in none of the environments asked, and those that failed
@@ -294,12 +295,13 @@ package enum Import {
     /// or through the running server), saving the checkpoint after each batch: a process killed
     /// mid-batch finds that batch's imported rows already known when it goes on. A row Apple or
     /// storage cannot take now stops the run, with the checkpoint at that row. Each batch's rows
-    /// not found or failed go to `list` before the checkpoint moves past them, so a run
-    /// interrupted loses none of them (a row listed may be listed again by the run that resumes).
+    /// not found or failed go to `list` before the checkpoint moves past them, and the
+    /// checkpoint keeps `note` (one word: where the caller's lists ended), so a run interrupted
+    /// loses none of them and the run that resumes can list them once (`resumption`).
     package static func run(
         _ rows: [Row], concurrency: Int, checkpoint: String, resumed: (Int) -> Void = { _ in },
         progress: (Int, Int, Double) -> Void = { _, _, _ in }, list: (Listed) -> Void = { _ in },
-        importRow: @escaping @Sendable (Row) -> RowOutcome
+        note: () -> String = { "" }, importRow: @escaping @Sendable (Row) -> RowOutcome
     ) -> Summary {
         let fingerprint = fingerprint(rows)
         var summary = Summary()
@@ -344,7 +346,9 @@ package enum Import {
             handled += finished
             // Readable by its owner only, as the database beside it.
             _ = FileManager.default.createFile(
-                atPath: checkpoint, contents: Data("\(done) \(fingerprint)\n".utf8), attributes: [.posixPermissions: 0o600])
+                atPath: checkpoint,
+                contents: Data("\(([String(done), fingerprint, note()]).filter { !$0.isEmpty }.joined(separator: " "))\n".utf8),
+                attributes: [.posixPermissions: 0o600])
             progress(done, rows.count, Double(handled) / max(Date().timeIntervalSince(began), 0.001))
             if let stop {
                 summary.stopped = Stop(reason: stop.reason, resumeAt: done + 1)

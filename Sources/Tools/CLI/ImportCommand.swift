@@ -65,7 +65,7 @@ package struct ImportCommand {
         let progress = ProgressLines()
         let checkpoint = Import.checkpointPath(databasePath: CommandStore.checkpointBase(config), appId: appId, file: file)
         let lists = ImportLists(
-            file: file, resumed: Import.resumePoint(checkpoint: checkpoint, fingerprint: Import.fingerprint(rows)) > 0)
+            file: file, resumedFrom: Import.resumption(checkpoint: checkpoint, fingerprint: Import.fingerprint(rows))?.note)
         let summary = Import.run(
             rows, concurrency: Int(parsed.value("concurrency") ?? "4") ?? 4, checkpoint: checkpoint,
             resumed: { done in
@@ -76,7 +76,7 @@ package struct ImportCommand {
                 progress.say(
                     "import \(appId): \(done)/\(total) (\(done * 100 / max(total, 1))%), \(Int(rate))/s, "
                         + "ETA \(Int(left.rounded())) s", final: done == total)
-            }, list: { lists.add($0, appId: appId) }, importRow: target.importRow)
+            }, list: { lists.add($0, appId: appId) }, note: { lists.note }, importRow: target.importRow)
         StandardStreams.out(
             "import \(appId): \(summary.imported) imported, \(summary.alreadyKnown) already known, "
                 + "\(summary.linked) linked to their customer, \(summary.notFound) not found, \(summary.failed.count) failed\n")

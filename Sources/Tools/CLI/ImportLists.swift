@@ -6,38 +6,50 @@ import Server
 /// environment, or to hand back to whoever exported them), those that failed in
 /// `FILE.failed.csv`, with a `reason` column (to run again once the reason is dealt with).
 ///
-/// Each batch's rows are appended before the checkpoint moves past them, so an interrupted run
-/// loses none. A resumed run adds to the lists of the run it resumes, a row listed already
-/// staying listed once; a new run starts them again.
+/// Each batch's rows are appended before the checkpoint moves past them, and the checkpoint
+/// keeps where both lists ended (`note`): a run that resumes cuts them back to there, so each
+/// row behind the checkpoint is listed once, in the list its last outcome puts it in, and an
+/// interrupted run loses none. A new run starts the lists again.
 final class ImportLists {
     private var notFound: List
     private var failed: List
 
-    init(file: String, resumed: Bool) {
-        notFound = List(path: file + ".not-found.csv", header: ["original_transaction_id", "app_user_id"], resumed: resumed)
-        failed = List(path: file + ".failed.csv", header: ["original_transaction_id", "app_user_id", "reason"], resumed: resumed)
+    /// The lists of `file`'s run: a new one (`resumedFrom` nil), or the run that resumes from a
+    /// checkpoint whose note is `resumedFrom` (one without, an older build's, leaves them as they are).
+    init(file: String, resumedFrom note: String?) {
+        let ends = note.map { $0.split(separator: ",").compactMap { off_t($0) } }
+        notFound = List(path: file + ".not-found.csv", header: ["original_transaction_id", "app_user_id"])
+        failed = List(path: file + ".failed.csv", header: ["original_transaction_id", "app_user_id", "reason"])
+        switch ends {
+        case nil:
+            notFound.cut(to: 0)
+            failed.cut(to: 0)
+        case let ends? where ends.count == 2:
+            notFound.cut(to: ends[0])
+            failed.cut(to: ends[1])
+        default: break
+        }
     }
 
-    /// Appends a batch's rows (`Import.run`'s `list`); a list that cannot be written is said
-    /// once, and its rows are then only counted.
+    /// Where both lists end now, for the checkpoint (`Import.run`'s `note`).
+    var note: String { "\(notFound.size),\(failed.size)" }
+
+    /// Appends a batch's rows (`Import.run`'s `list`); a list that cannot be written is said,
+    /// with the ids it would have held.
     func add(_ listed: Import.Listed, appId: String) {
         let problems = [
-            notFound.append(listed.notFound.map { ($0.originalTransactionId, [$0.originalTransactionId, $0.appUserId ?? ""]) }),
-            failed.append(
-                listed.failed.map { failure in
-                    let row = failure.row
-                    return (row.originalTransactionId, [row.originalTransactionId, row.appUserId ?? "", failure.reason])
-                }),
+            notFound.append(listed.notFound.map { [$0.originalTransactionId, $0.appUserId ?? ""] }),
+            failed.append(listed.failed.map { [$0.row.originalTransactionId, $0.row.appUserId ?? "", $0.reason] }),
         ]
         for problem in problems.compactMap({ $0 }) { StandardStreams.error("import \(appId): \(problem)\n") }
     }
 
     /// Where the run's rows are listed, to say once it ends.
     func report(notFound count: Int, failed failures: Int, appId: String) {
-        if count > 0, notFound.problem == nil {
+        if count > 0, notFound.written {
             StandardStreams.error("import \(appId): the \(count) not found are listed in \(notFound.path)\n")
         }
-        if failures > 0, failed.problem == nil {
+        if failures > 0, failed.written {
             StandardStreams.error("import \(appId): the \(failures) failed are listed in \(failed.path)\n")
         }
     }
@@ -45,35 +57,44 @@ final class ImportLists {
     private struct List {
         let path: String
         let header: [String]
-        /// The ids listed already: a resumed run's first batch may be the interrupted one's.
-        var ids: Set<String> = []
-        /// Why the list could not be written, once it could not.
-        var problem: String?
+        /// Its length in bytes, as this run left it.
+        var size: off_t = 0
+        /// Whether every row given was written.
+        var written = true
 
-        init(path: String, header: [String], resumed: Bool) {
+        init(path: String, header: [String]) {
             (self.path, self.header) = (path, header)
-            guard resumed else {
-                try? FileManager.default.removeItem(atPath: path)
-                return
-            }
-            let listed = FileManager.default.contents(atPath: path).flatMap {
-                try? Import.rows(csv: String(decoding: $0, as: UTF8.self))
-            }
-            ids = Set((listed ?? []).map(\.originalTransactionId))
+            var status = stat()
+            if stat(path, &status) == 0 { size = status.st_size }
         }
 
-        /// Appends the rows not listed yet; says why once, the first time it cannot.
-        mutating func append(_ rows: [(id: String, fields: [String])]) -> String? {
-            let fresh = rows.filter { ids.insert($0.id).inserted }
-            guard !fresh.isEmpty, problem == nil else { return nil }
-            let header = FileManager.default.fileExists(atPath: path) ? "" : Import.csvLine(self.header)
+        /// Cuts the list back to `length` bytes (none: it goes), where it is longer.
+        mutating func cut(to length: off_t) {
+            guard size > length else { return }
+            if length == 0 {
+                _ = unlink(path)
+            } else {
+                _ = truncate(path, length)
+            }
+            size = length
+        }
+
+        /// Appends `rows` (the header first, to a list not there); why, when it cannot.
+        mutating func append(_ rows: [[String]]) -> String? {
+            guard !rows.isEmpty else { return nil }
+            let header = size == 0 ? Import.csvLine(self.header) : ""
+            let data = Data((header + rows.map(Import.csvLine).joined()).utf8)
             do throws(LockedFile.Failure) {
                 // Made 0600 if new: it names customers.
-                try LockedFile(path: path).append(Data((header + fresh.map { Import.csvLine($0.fields) }.joined()).utf8))
+                try LockedFile(path: path).append(data)
+                size += off_t(data.count)
                 return nil
             } catch {
-                problem = error.description
-                return "\(error.description): the rows are not listed there"
+                written = false
+                var status = stat()
+                if stat(path, &status) == 0 { size = status.st_size }
+                let ids = rows.prefix(20).map { $0[0] }.joined(separator: ", ") + (rows.count > 20 ? ", …" : "")
+                return "\(error.description); not listed there: \(ids)"
             }
         }
     }
