@@ -287,6 +287,8 @@ struct BackfillTests {
                     + "YYYY-MM-DD or an ISO 8601 time")
         }
         #expect(try BackfillCommand(arguments: ["--app", "demo", "--since", "1765000000000"]).since == 1_765_000_000_000)
+        // 0 asks for as far back as Apple keeps (the bench's backfill does).
+        #expect(try BackfillCommand(arguments: ["--app", "demo", "--since", "0"]).since == 0)
         // The demo app accepts Sandbox only: Production is refused before anything is asked.
         #expect(throws: UsageError.self) {
             _ = try BackfillCommand(arguments: ["--config", world.configPath, "--app", "demo", "--environment", "Production"])

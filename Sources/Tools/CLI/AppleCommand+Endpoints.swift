@@ -157,10 +157,11 @@ extension AppleCommand {
 /// Dates on the command line: UNIX milliseconds, `YYYY-MM-DD` (midnight UTC) or ISO 8601.
 enum CommandDates {
     /// The date `--option` gives, nil when not given; a one-line error for text that is none,
-    /// and for a number that cannot be UNIX milliseconds of App Store times (seconds, say).
+    /// and for a number that cannot be UNIX milliseconds of App Store times (seconds, say). 0,
+    /// the start of UNIX time, asks for as far back as there is.
     static func option(_ option: String, in parsed: ParsedArguments) throws(UsageError) -> Int64? {
         guard let text = parsed.value(option) else { return nil }
-        if let number = Int64(text), number < minimumMilliseconds {
+        if let number = Int64(text), number != 0, number < minimumMilliseconds {
             throw UsageError(
                 "--\(option) \(text) is before 1973 in UNIX milliseconds\(number > 0 ? " (UNIX seconds? add 000)" : ""): "
                     + "give UNIX milliseconds, YYYY-MM-DD or an ISO 8601 time")
