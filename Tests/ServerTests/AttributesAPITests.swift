@@ -163,5 +163,10 @@ struct AttributesAPITests {
         let saved = try attributes(try LoopbackConnection(port: service.port), "racer")?.objectValue ?? [:]
         #expect(saved.count == 50)
         #expect(Set(saved.keys.map { $0.prefix { $0 != "k" } }).count == 1, "one request's keys: \(saved.keys.sorted())")
+        // A request with no keys is answered with the customer, one unknown till then included.
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(try post(connection, "racer", #"{"attributes": {}}"#).0 == 200)
+        let (status, body) = try post(connection, "newcomer", #"{"attributes": {}}"#)
+        #expect(status == 200 && body["subscriber"]?["original_app_user_id"] == .string("newcomer"), "\(body)")
     }
 }

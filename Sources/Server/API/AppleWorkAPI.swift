@@ -103,14 +103,12 @@ package struct AppleWorkAPI: Sendable {
             through > 0, through <= nowMs
         else { return reply(Self.badBody(shape + " of an environment the app accepts")) }
         let store = store
-        DispatchQueue.global().async {
-            do throws(StoreError) {
-                try store.advanceBackfillMark(
-                    appId: app.id, environment: environment.rawValue, readThroughMs: through, nowMs: nowMs)
-                let mark = try store.backfillMark(appId: app.id, environment: environment.rawValue) ?? through
-                reply(.json(Data(JSONValue.object(["read_through": .integer(mark)]).serialized().utf8)))
-            } catch {
-                reply(.error(status: 503, code: "storage_unavailable", message: Routes.storageUnavailable))
+        store.advanceBackfillMark(
+            appId: app.id, environment: environment.rawValue, readThroughMs: through, nowMs: nowMs
+        ) { result in
+            switch result {
+            case .success(let mark): reply(.json(Data(JSONValue.object(["read_through": .integer(mark)]).serialized().utf8)))
+            case .failure(let error): reply(.storageFailure(error, access: .secret))
             }
         }
     }

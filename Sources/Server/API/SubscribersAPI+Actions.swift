@@ -11,9 +11,21 @@ extension SubscribersAPI {
         _ action: CustomerAction, app: AppConfig, atMs: Int64, access: APIKeys.Access,
         reply: @escaping @Sendable (HTTPResponse) -> Void, answer: @escaping @Sendable () -> HTTPResponse
     ) {
+        apply(app: app, atMs: atMs, access: access, reply: reply, keeping: { _ in action }, answer: answer)
+    }
+
+    /// `apply`, the action made in the write from what is stored there (`keep`; nil keeps
+    /// nothing): a decision that must see the customer as the write leaves it, not as a read
+    /// before it did (two requests at once would each pass a check made before the other's).
+    package func apply(
+        app: AppConfig, atMs: Int64, access: APIKeys.Access, reply: @escaping @Sendable (HTTPResponse) -> Void,
+        keeping keep: @escaping @Sendable (WriteTransaction) throws -> CustomerAction?,
+        answer: @escaping @Sendable () -> HTTPResponse
+    ) {
         store.write(
-            { [cache] in
-                try LedgerInputs.keepAndApply(.customerAction(action), app: app.ledger, atMs: atMs, cache: cache, in: $0)
+            { [cache] rows in
+                guard let action = try keep(rows) else { return }
+                try LedgerInputs.keepAndApply(.customerAction(action), app: app.ledger, atMs: atMs, cache: cache, in: rows)
             },
             completion: { result in
                 if case .failure(let error) = result { return reply(HTTPResponse.storageFailure(error, access: access)) }

@@ -43,27 +43,23 @@ extension SubscribersAPI {
         // there: requests at once cannot each pass a check made before the other's write. The
         // keys past it are left out of what is kept, so replay rebuilds what was saved.
         let pastCap = Locked<[String]>([])
-        let atMs = UnixTime.milliseconds(now)
-        store.write(
-            { [cache, valid] rows in
+        apply(
+            app: app, atMs: UnixTime.milliseconds(now), access: access, reply: reply,
+            keeping: { [valid] rows in
                 let stored = try CustomerRows.customer(named: appUserId, appId: app.id, from: rows)?.attributes ?? [:]
                 let over = SubscriberAttribute.newKeysPastCap(valid, stored: stored)
                 pastCap.withLock { $0 = over }
                 let kept = valid.filter { !over.contains($0.key) }
-                // Nothing left to save (an empty request is kept: the customer is seen).
-                guard !kept.isEmpty || valid.isEmpty else { return }
-                try LedgerInputs.keepAndApply(
-                    .customerAction(.attributesSet(appUserId: appUserId, kept)), app: app.ledger, atMs: atMs, cache: cache,
-                    in: rows)
+                // Nothing left to save keeps nothing (an empty request is kept: the customer is seen).
+                return kept.isEmpty && !valid.isEmpty ? nil : .attributesSet(appUserId: appUserId, kept)
             },
-            completion: { [problems] result in
-                if case .failure(let error) = result { return reply(HTTPResponse.storageFailure(error, access: access)) }
+            answer: { [problems] in
                 let capped = pastCap.value.compactMap {
                     Self.attributeProblem(
                         $0, "A customer keeps at most \(SubscriberAttribute.maximumCustomAttributes) custom attributes.")
                 }
-                guard problems.isEmpty, capped.isEmpty else { return reply(Self.attributesRefused(problems + capped)) }
-                DispatchQueue.global().async { reply(answerSubscriber(appUserId, app: app, access: access).response) }
+                guard problems.isEmpty, capped.isEmpty else { return Self.attributesRefused(problems + capped) }
+                return answerSubscriber(appUserId, app: app, access: access).response
             })
     }
 

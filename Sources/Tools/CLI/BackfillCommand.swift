@@ -122,8 +122,8 @@ struct BackfillTarget {
     let name: String
     let deliver: Backfill.Deliver
     let newestStored: (AppStoreEnvironment) throws -> Int64?
-    /// Where the history was read through, and moving it on (beside a running server the
-    /// command only reads it: the server's own backfill moves it).
+    /// Where the history was read through, and moving it on (beside a running server, through
+    /// that server).
     let mark: (AppStoreEnvironment) throws -> Int64?
     let advanceMark: (AppStoreEnvironment, Int64) throws -> Void
     let close: () -> Void
