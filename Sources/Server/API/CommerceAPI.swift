@@ -62,8 +62,8 @@ package struct CommerceAPI: Sendable {
         }
         if let refused = AppUserIdRule.refusal(user, access: .secret) { return refused }
         do {
-            let outcome = try CommerceRequests(app: app, store: store, clock: clock)
-                .prepare(Data(inner.serialized().utf8), for: user, sign: true)
+            let outcome = try CommerceRequests(app: app, reads: store, clock: clock)
+                .prepare(Data(inner.serialized().utf8), for: user, signingInto: store)
             switch outcome {
             case .invalid(let errors): return Self.unprocessable(errors)
             case .valid(let signed, let token):

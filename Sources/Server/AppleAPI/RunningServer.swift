@@ -14,7 +14,7 @@ package struct RunningServer: Sendable {
     /// a one-line error when the app has no secret key to call it with.
     package init(listen: ListenAddress, app: AppConfig, command: String) throws {
         guard let key = app.secretApiKey else {
-            throw UsageError(
+            throw CommandError(
                 "serve has the database, and app \"\(app.id)\" has no secretApiKey for \(command) to work through it: "
                     + "configure one, or stop serve")
         }
@@ -36,7 +36,7 @@ package struct RunningServer: Sendable {
     package func post(_ path: String, _ body: JSONValue, timeoutSeconds: Double = 300) throws -> JSONValue {
         switch try answer(path, body, timeoutSeconds: timeoutSeconds) {
         case .json(let json): return json
-        case .refused(let status, let message): throw UsageError("the server at \(listen) answered \(status): \(message)")
+        case .refused(let status, let message): throw CommandError("the server at \(listen) answered \(status): \(message)")
         }
     }
 
@@ -48,14 +48,16 @@ package struct RunningServer: Sendable {
 
     /// POSTs `body` to `path`; throws a one-line error only when the server did not answer.
     package func answer(_ path: String, _ body: JSONValue, timeoutSeconds: Double = 300) throws -> Answer {
-        let (status, json) = try exchange(path, body, timeoutSeconds: timeoutSeconds)
-        guard status == 200, let json else { return .refused(status: status, message: Self.message(json)) }
+        let (status, json, text) = try exchange(path, body, timeoutSeconds: timeoutSeconds)
+        guard status == 200, let json else { return .refused(status: status, message: Self.message(json, text: text)) }
         return .json(json)
     }
 
-    /// POSTs `body` to `path` with the secret key: the status and the answer's JSON (nil when it
-    /// is none); throws a one-line error only when the server did not answer.
-    package func exchange(_ path: String, _ body: JSONValue, timeoutSeconds: Double = 300) throws -> (Int, JSONValue?) {
+    /// POSTs `body` to `path` with the secret key: the status, the answer's JSON (nil when it is
+    /// none) and its text; throws a one-line error only when the server did not answer.
+    package func exchange(
+        _ path: String, _ body: JSONValue, timeoutSeconds: Double = 300
+    ) throws -> (status: Int, json: JSONValue?, text: String) {
         let response: LoopbackResponse
         do {
             response = try LoopbackConnection(host: Self.host(of: listen), port: listen.port, timeoutSeconds: timeoutSeconds)
@@ -64,14 +66,15 @@ package struct RunningServer: Sendable {
                     headers: ["Content-Type": "application/json", "Authorization": "Bearer \(secretApiKey)"],
                     body: Data(body.serialized().utf8))
         } catch {
-            throw UsageError("the server at \(listen) did not answer: \(error)")
+            throw CommandError("the server at \(listen) did not answer: \(error)")
         }
-        return (response.status, try? JSONValue(parsing: response.body))
+        return (response.status, try? JSONValue(parsing: response.body), response.text)
     }
 
-    /// What an error answer says: its `message` (RevenueCat's shape) or `error.message` (ours).
-    package static func message(_ answer: JSONValue?) -> String {
-        answer?["message"]?.stringValue ?? answer?["error"]?["message"]?.stringValue ?? answer?.serialized() ?? "no JSON"
+    /// What an error answer says: its `message` (RevenueCat's shape) or `error.message` (ours),
+    /// else its text (a proxy's page, libmicrohttpd's own words).
+    package static func message(_ answer: JSONValue?, text: String) -> String {
+        answer?["message"]?.stringValue ?? answer?["error"]?["message"]?.stringValue ?? text
     }
 
     /// `text` as one segment of a URL path (an app id, say).

@@ -10,19 +10,13 @@ import Threads
 /// `POST /v1/advanced-commerce/{appId}/requests` and `revenuedot commerce validate|sign`.
 package struct CommerceRequests: Sendable {
     package let app: AppConfig
-    /// Where the customer's live subscriptions are read.
+    /// Where the customer's live subscriptions are read: the store, or a reader (a command
+    /// validating beside a running server).
     package let reads: any ReadsStore
-    /// Where a signed request is recorded; nil to validate only.
-    package let writes: Store?
     package let clock: @Sendable () -> Date
 
-    package init(app: AppConfig, store: Store, clock: @escaping @Sendable () -> Date) {
-        (self.app, reads, writes, self.clock) = (app, store, store, clock)
-    }
-
-    /// Validating only, reading `reader` (a command beside a running server).
-    package init(app: AppConfig, validatingWith reader: any ReadsStore, clock: @escaping @Sendable () -> Date) {
-        (self.app, reads, writes, self.clock) = (app, reader, nil, clock)
+    package init(app: AppConfig, reads: any ReadsStore, clock: @escaping @Sendable () -> Date) {
+        (self.app, self.reads, self.clock) = (app, reads, clock)
     }
 
     package enum Outcome {
@@ -42,10 +36,10 @@ package struct CommerceRequests: Sendable {
         }
     }
 
-    /// Validates `json` for `appUserId`; with `sign`, signs it and records it as `pending`.
-    /// A missing `requestInfo.requestReferenceId` is generated; a given one is kept in lower case
-    /// (a UUID in either case names one request, so no case can use it twice).
-    package func prepare(_ json: Data, for appUserId: String, sign: Bool) throws -> Outcome {
+    /// Validates `json` for `appUserId`; with a store to sign into, signs it and records it there
+    /// as `pending`. A missing `requestInfo.requestReferenceId` is generated; a given one is kept
+    /// in lower case (a UUID in either case names one request, so no case can use it twice).
+    package func prepare(_ json: Data, for appUserId: String, signingInto store: Store?) throws -> Outcome {
         var request: InAppRequest
         do throws(ValidationError) {
             request = try InAppRequest(json: json)
@@ -80,12 +74,12 @@ package struct CommerceRequests: Sendable {
             errors.allSatisfy({ $0.code == AdvancedCommerceErrorCode.repeatedRequestReferenceId.code }),
             Self.isRetry(earlier, of: String(decoding: try request.json(), as: UTF8.self), for: appUserId)
         {
-            return .valid(request, token: sign ? try signed(request) : nil)
+            return .valid(request, token: store == nil ? nil : try signed(request))
         }
         guard errors.isEmpty else { return .invalid(errors) }
-        guard sign else { return .valid(request, token: nil) }
+        guard let store else { return .valid(request, token: nil) }
         let token = try signed(request)
-        guard try record(request, token: token, for: appUserId, atMs: nowMs) else {
+        guard try record(request, token: token, for: appUserId, atMs: nowMs, into: store) else {
             return .invalid([ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId")])
         }
         return .valid(request, token: token)
@@ -148,15 +142,16 @@ package struct CommerceRequests: Sendable {
     /// Stores a signed request as pending; whether `token` may be answered: true also when the
     /// same request for the same customer was stored meanwhile under its requestReferenceId (a
     /// retry sent at once, to this node or another), false when another request took it.
-    private func record(_ request: InAppRequest, token: String, for appUserId: String, atMs nowMs: Int64) throws -> Bool {
+    private func record(
+        _ request: InAppRequest, token: String, for appUserId: String, atMs nowMs: Int64, into store: Store
+    ) throws -> Bool {
         let json = String(decoding: try request.json(), as: UTF8.self)
         let stored = StoredCommerceRequest(
             appUserId: appUserId, operation: request.operation.rawValue, requestJSON: json, token: token, createdAtMs: nowMs)
         let (appId, reference) = (app.id, request.requestReferenceId ?? "")
-        guard let writes else { throw Failure.storage("this store validates only: nothing can be signed with it") }
         let answered = Locked(false)
         do {
-            try writes.write { transaction in
+            try store.write { transaction in
                 if try CommerceRequestRows.insertPending(stored, appId: appId, reference: reference, in: transaction) {
                     answered.withLock { $0 = true }
                 } else if let winner = try CommerceRequestRows.find(appId: appId, reference: reference, from: transaction),

@@ -56,12 +56,13 @@ package struct CommerceCommand {
         if subcommand == "sign" {
             let store = try CommandStore.openApplying(config, to: "sign")
             defer { store.close() }
-            outcome = try CommerceRequests(app: app, store: store, clock: Date.init).prepare(json, for: customer, sign: true)
+            outcome = try CommerceRequests(app: app, reads: store, clock: Date.init)
+                .prepare(json, for: customer, signingInto: store)
         } else {
             let reader = try CommandStore.reader(config)
             defer { reader.close() }
-            outcome = try CommerceRequests(app: app, validatingWith: reader, clock: Date.init)
-                .prepare(json, for: customer, sign: false)
+            outcome = try CommerceRequests(app: app, reads: reader, clock: Date.init)
+                .prepare(json, for: customer, signingInto: nil)
         }
         switch outcome {
         case .invalid(let errors):
@@ -100,7 +101,7 @@ package struct CommerceCommand {
             return 1
         }
         let path = "/v1/advanced-commerce/\(RunningServer.pathComponent(server.appId))/requests"
-        let (status, answer) = try server.exchange(
+        let (status, answer, text) = try server.exchange(
             path, .object(["app_user_id": .string(customer), "request": request]), timeoutSeconds: 30)
         switch (status, answer) {
         case (200, let answer?):
@@ -110,7 +111,8 @@ package struct CommerceCommand {
             StandardStreams.error(CommerceAPI.errorLines(answer).map { $0 + "\n" }.joined())
             return 1
         default:
-            throw UsageError("the running server at \(server.listen) answered \(status): \(RunningServer.message(answer))")
+            throw CommandError(
+                "the running server at \(server.listen) answered \(status): \(RunningServer.message(answer, text: text))")
         }
     }
 }
