@@ -52,6 +52,14 @@ struct SimulatedCommerceRequestTests {
         let stopped = try world.simulate(["commerce-upgrade", "--user", "rita"])
         #expect(stopped.output.contains("commerce-subscribe --request FILE naming previousTransactionId resubscribes"))
         var request = try JSONValue(parsing: Data(CommerceRequestExamples.subscribe.utf8))
+        // A transaction of no subscription of theirs: refused before anything is signed.
+        request["previousTransactionId"] = .string("1")
+        let stranger = try world.simulate([
+            "commerce-subscribe", "--user", "rita", "--request", try world.directory.write("stranger.json", request.serialized()),
+        ])
+        #expect(stranger.status == 1, "\(stranger.output)")
+        #expect(stranger.output.contains("previousTransactionId 1 is no transaction of rita's Advanced Commerce subscription"))
+        #expect(try signedRequests(world) == 1)
         request["previousTransactionId"] = lapsed["transactionId"]
         let file = try world.directory.write("resubscribe.json", request.serialized())
         let played = try world.simulate(["commerce-subscribe", "--user", "rita", "--request", file])

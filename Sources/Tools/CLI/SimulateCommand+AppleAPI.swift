@@ -14,7 +14,7 @@ extension SimulateCommand {
     func runAppleAPI(config: RevenueDotConfig, base: URL, makeCA: () throws -> DevCA) throws -> Int32 {
         let apps = config.apps.filter { $0.inAppPurchaseKey != nil }
         guard !apps.isEmpty else {
-            throw UsageError("no app has an inAppPurchaseKey: the App Store Server API checks a token signed with one")
+            throw CommandError("no app has an inAppPurchaseKey: the App Store Server API checks a token signed with one")
         }
         let port: UInt16
         if let text = parsed.value("port") {
@@ -63,14 +63,15 @@ extension SimulateCommand {
     /// Where the simulated App Store sends what it makes itself (TEST notifications): the
     /// configuration's server, at the notification URL of the app with that bundle ID.
     static func delivery(to config: RevenueDotConfig, apps: [AppConfig]) -> SimulatedAppStore.Delivery {
-        let host = config.listen.host == "0.0.0.0" ? "127.0.0.1" : config.listen.host
+        let host = RunningServer.host(of: config.listen)
         let port = config.listen.port
         return { app, signedPayload in
             guard let id = apps.first(where: { $0.bundleId == app.bundleId })?.id else { return .other }
             let body = JSONValue.object(["signedPayload": .string(signedPayload)]).serialized()
             do {
                 let response = try LoopbackConnection(host: host, port: port, timeoutSeconds: 10).request(
-                    "POST", "/v1/apple/notifications/\(id)", headers: ["Content-Type": "application/json"],
+                    "POST", "/v1/apple/notifications/\(RunningServer.pathComponent(id))",
+                    headers: ["Content-Type": "application/json"],
                     body: Data(body.utf8))
                 return response.status == 200 ? .success : .unsuccessfulHTTPResponseCode
             } catch {

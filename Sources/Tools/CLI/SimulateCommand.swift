@@ -140,7 +140,7 @@ package struct SimulateCommand {
             throw UsageError("--environment must be Sandbox or Production, not \"\(environment)\"")
         }
         guard Paths.isDirectory(base.path) else {
-            throw UsageError("there is no directory \(base.path) for .revenuedot/ (the configuration's directory)")
+            throw CommandError("there is no directory \(base.path) for .revenuedot/ (the configuration's directory)")
         }
         // The dev CA is made beside the configuration once what was asked is known to be sound.
         let makeCA = { try DevCA.loadOrCreate(in: base.appendingPathComponent(".revenuedot/dev-ca")) }
@@ -160,7 +160,7 @@ package struct SimulateCommand {
             }
             return periodMs
         }
-        var host = config.listen.host == "0.0.0.0" ? "127.0.0.1" : config.listen.host
+        var host = RunningServer.host(of: config.listen)
         var port = config.listen.port
         if let server = parsed.value("server") {
             guard let url = URL(string: server), url.scheme == "http", let serverHost = url.host, let serverPort = url.httpPort

@@ -23,14 +23,25 @@ extension Simulator {
                     "\(options.user) is already subscribed (\(current.productId)); try commerce-upgrade or expire")
             }
             let reference = UUID().uuidString.lowercased()
+            let request = try requestJSON(CommerceRequestExamples.subscribe)
+            // A resubscription names the customer's lapsed Advanced Commerce subscription.
+            let resubscribed = try request["previousTransactionId"]?.stringValue.map { previous in
+                guard let current = state, current.commerce != nil,
+                    [current.transactionId, current.originalTransactionId].contains(previous)
+                else {
+                    throw Failure(
+                        description: "previousTransactionId \(previous) is no transaction of \(options.user)'s Advanced "
+                            + "Commerce subscription: nothing was signed")
+                }
+                return current
+            }
             guard
                 case .createSubscription(let create) = try signedRequest(
-                    CommerceRequestExamples.subscribe, reference: reference, operation: "CREATE_SUBSCRIPTION"),
+                    request, reference: reference, operation: "CREATE_SUBSCRIPTION"),
                 let commerce = SimulatedCommerce(create, reference: reference)
             else { throw Failure(description: "commerce-subscribe takes a CREATE_SUBSCRIPTION request with items and a period") }
-            if create.previousTransactionId != nil, var current = state, current.commerce != nil {
-                // A resubscription (RevenueDot checked that the request names this customer's
-                // lapsed subscription): the same subscription bought again, on the new terms.
+            if var current = resubscribed {
+                // The same subscription bought again, on the new terms (its product stays).
                 current.commerce = commerce
                 current.nextPeriod(productId: current.productId, transactionId: try ids.next(), startMs: now, renewal: false)
                 (current.autoRenew, current.autoRenewProductId) = (true, current.productId)
@@ -55,7 +66,8 @@ extension Simulator {
             let reference = UUID().uuidString.lowercased()
             guard
                 case .modifySubscription(let modify) = try signedRequest(
-                    example, reference: reference, operation: "MODIFY_SUBSCRIPTION", transactionId: current.transactionId)
+                    try requestJSON(example), reference: reference, operation: "MODIFY_SUBSCRIPTION",
+                    transactionId: current.transactionId)
             else { throw Failure(description: "\(story.rawValue) takes a MODIFY_SUBSCRIPTION request") }
             // A change that takes effect now is charged now: a new transaction, from now to the
             // current period's end (retainBillingCycle) or for a whole new period.
@@ -77,17 +89,8 @@ extension Simulator {
         }
     }
 
-    /// Has RevenueDot sign the request (`--request FILE`, else `example`) for the customer, as
-    /// the app's backend does, and returns the request the signed token carries: what the App
-    /// Store reads and charges. A request of another `operation` than the story plays is refused
-    /// before anything is signed (it would be left pending, never charged).
-    private mutating func signedRequest(
-        _ example: String, reference: String, operation expected: String, transactionId: String? = nil
-    ) throws -> InAppRequest {
-        guard let key = options.secretApiKey else {
-            throw Failure(
-                description: "app \(options.appId) has no secretApiKey: the app's backend signs in-app requests with it")
-        }
+    /// The request a story has signed: `--request FILE`, else `example`.
+    private func requestJSON(_ example: String) throws -> JSONValue {
         let text: Data
         if let path = options.requestFile {
             guard let data = FileManager.default.contents(atPath: path) else { throw Failure(description: "cannot read \(path)") }
@@ -95,8 +98,23 @@ extension Simulator {
         } else {
             text = Data(example.utf8)
         }
-        var request = try JSONValue(parsing: text)
+        let request = try JSONValue(parsing: text)
         guard request.objectValue != nil else { throw Failure(description: "the request is not a JSON object") }
+        return request
+    }
+
+    /// Has RevenueDot sign `request` for the customer, as the app's backend does, and returns the
+    /// request the signed token carries: what the App Store reads and charges. A request of
+    /// another `operation` than the story plays is refused before anything is signed (it would
+    /// be left pending, never charged).
+    private mutating func signedRequest(
+        _ request: JSONValue, reference: String, operation expected: String, transactionId: String? = nil
+    ) throws -> InAppRequest {
+        guard let key = options.secretApiKey else {
+            throw Failure(
+                description: "app \(options.appId) has no secretApiKey: the app's backend signs in-app requests with it")
+        }
+        var request = request
         var info = request["requestInfo"] ?? .object([:])
         info["requestReferenceId"] = .string(reference)
         info["appAccountToken"] = .string(try existingToken())
@@ -109,7 +127,7 @@ extension Simulator {
         print("→ the app has RevenueDot sign its \(operation) request \(reference)")
         let body = JSONValue.object(["app_user_id": .string(options.user), "request": request])
         let response = try post(
-            "/v1/advanced-commerce/\(options.appId)/requests", body: Data(body.serialized().utf8),
+            "/v1/advanced-commerce/\(RunningServer.pathComponent(options.appId))/requests", body: Data(body.serialized().utf8),
             headers: ["Authorization": "Bearer \(key)"])
         let answer = try? JSONValue(parsing: response.body)
         guard response.status == 200, let token = answer?["token"]?.stringValue else {

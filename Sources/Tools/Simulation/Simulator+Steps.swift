@@ -94,7 +94,7 @@ extension Simulator {
             originalTransactionId: subscription.originalTransactionId)
         let response: LoopbackResponse
         do {
-            response = try post("/v1/apple/notifications/\(options.appId)", body: body)
+            response = try post("/v1/apple/notifications/\(RunningServer.pathComponent(options.appId))", body: body)
         } catch {
             // The App Store made this step whether or not RevenueDot heard of it: the state moves
             // on, and Apple keeps the notification in its history (`simulate apple-api` serves it,
@@ -138,7 +138,7 @@ extension Simulator {
         let response: LoopbackResponse
         do {
             response = try post(
-                "/v1/subscribers/\(Self.pathSegment(options.user))/transactions", body: body,
+                "/v1/subscribers/\(RunningServer.pathComponent(options.user))/transactions", body: body,
                 headers: ["Authorization": "Bearer \(key)"])
         } catch {
             // An app whose backend is down posts again later; the purchase happened all the same.
@@ -177,11 +177,6 @@ extension Simulator {
     }
 
     func sign(_ value: JSONValue) throws -> String { try chain.sign(payload: Data(value.serialized().utf8)) }
-
-    /// `user` as one segment of a URL path.
-    static func pathSegment(_ user: String) -> String {
-        user.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? user
-    }
 
     // MARK: - Saved state
 
