@@ -22,7 +22,7 @@ enum CommandStore {
         }
         guard let serving = holder.serving else {
             let who = holder.pid.map { " (pid \($0))" } ?? ""
-            throw UsageError(
+            throw CommandError(
                 "\(path) is in use by another revenuedot process\(who) that serves no requests (a command, or serve "
                     + "still starting): wait for it to end, or to serve, to \(action)")
         }
@@ -37,7 +37,7 @@ enum CommandStore {
         switch config.database {
         case .sqlite(let path):
             guard !DatabaseLock.isHeldByAnother(databasePath: path) else {
-                throw UsageError("\(path) is in use by a running server: stop it to \(action)")
+                throw CommandError("\(path) is in use by a running server: stop it to \(action)")
             }
             try requireDatabase(config)
             return try opening(config) { () throws(StoreError) in try Store(path: path, handOff: handOff, exclusive: true) }

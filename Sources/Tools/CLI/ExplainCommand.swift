@@ -142,7 +142,7 @@ package struct DocsCommand {
                     try Data(text.utf8).write(to: directory.appendingPathComponent(name), options: .atomic)
                 }
             } catch {
-                throw UsageError("cannot write the pages into \(target): \(Self.reason(error))")
+                throw CommandError("cannot write the pages into \(target): \(Self.reason(error))")
             }
             written += files.count
         }
@@ -158,13 +158,13 @@ package struct DocsCommand {
         var existing = URL(fileURLWithPath: target).standardizedFileURL
         while !fileManager.fileExists(atPath: existing.path) { existing.deleteLastPathComponent() }
         guard Paths.isDirectory(existing.path) else {
-            throw UsageError("cannot write the pages into \(target): \(existing.path) is not a directory")
+            throw CommandError("cannot write the pages into \(target): \(existing.path) is not a directory")
         }
         guard access(existing.path, W_OK | X_OK) == 0 else {
-            throw UsageError("cannot write the pages into \(target): \(existing.path): \(String(cString: strerror(errno)))")
+            throw CommandError("cannot write the pages into \(target): \(existing.path): \(String(cString: strerror(errno)))")
         }
         for name in names.sorted() where Paths.isDirectory((target as NSString).appendingPathComponent(name)) {
-            throw UsageError("cannot write the pages into \(target): \(name) there is a directory")
+            throw CommandError("cannot write the pages into \(target): \(name) there is a directory")
         }
     }
 

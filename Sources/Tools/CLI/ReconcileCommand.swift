@@ -83,7 +83,7 @@ package struct ReconcileCommand {
                 // Apple unreachable, limiting the rate or refusing the key: the rest would fail alike.
                 if (error as? AppStoreServerAPIError)?.failsEveryCall == true || error is Unavailable {
                     StandardStreams.error(
-                        "reconcile \(appId): stopped after \(asked) of \(states.count): no call would get through now\n")
+                        "reconcile \(appId): stopped after \(asked) of \(states.count): the rest would fail alike (\(error))\n")
                     break
                 }
             }
@@ -114,13 +114,13 @@ package struct ReconcileCommand {
                     case .json(let json): answer = json
                     // This subscription's: Apple failing for it (502), or it lapsed meanwhile (404).
                     case .refused(let status, let message) where [404, 502].contains(status):
-                        throw UsageError("the running server answered \(status): \(message)")
+                        throw CommandError("the running server answered \(status): \(message)")
                     // Any other (the key refused, no inAppPurchaseKey, 503) would refuse every one.
                     case .refused(let status, let message):
                         throw Unavailable(message: "the running server answered \(status): \(message)")
                     }
                     guard let outcome = Reconcile.Outcome(json: answer) else {
-                        throw UsageError("the server answered what is no reconciliation: \(answer.serialized())")
+                        throw CommandError("the server answered what is no reconciliation: \(answer.serialized())")
                     }
                     return outcome
                 }, {}

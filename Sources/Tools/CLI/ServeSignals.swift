@@ -35,7 +35,7 @@ final class Termination {
 
     init() throws {
         guard let ends = Self.ends else {
-            throw UsageError("cannot watch for SIGTERM, SIGINT and SIGHUP: \(String(cString: strerror(errno)))")
+            throw CommandError("cannot watch for SIGTERM, SIGINT and SIGHUP: \(String(cString: strerror(errno)))")
         }
         read = ends.read
         terminals = (0...2).filter { isatty($0) == 1 }
