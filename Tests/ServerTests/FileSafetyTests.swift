@@ -115,6 +115,12 @@ struct FileSafetyTests {
             "\(refused.output)")
         #expect(refused.output.split(separator: "\n").count == 1)
         #expect(FileManager.default.contents(atPath: config) == broken)
+        // Refused before anything is made beside it.
+        let elsewhere = TestDirectory("init-refused")
+        let refusedConfig = try elsewhere.write("revenuedot.json", String(decoding: broken, as: UTF8.self))
+        try chmod(refusedConfig, 0o600)
+        #expect(try runCLI(["init", "--config", refusedConfig]).status == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path("")) == ["revenuedot.json"])
     }
 
     @Test(arguments: [0o644, 0o604, 0o620, 0o602, 0o666])

@@ -39,14 +39,18 @@ package struct InitCommand {
                 "--config \(configPath): there is no directory \(base.path); create it first (mkdir -p \(base.path))")
         }
         let state = base.appendingPathComponent(".revenuedot")
-        let ca = try DevCA.loadOrCreate(in: state.appendingPathComponent("dev-ca"))
-        if FileManager.default.fileExists(atPath: configURL.path) {
-            // Left as it is; but a file serve would refuse is said now, not at the next step.
+        let existing = FileManager.default.fileExists(atPath: configURL.path)
+        if existing {
+            // Left as it is; but a file serve would refuse is said now, not at the next step,
+            // and before anything is made beside it.
             do throws(ConfigError) {
                 _ = try ConfigLoader.loadForServing(path: configPath)
             } catch {
                 throw ExistingConfigRefused(path: configPath, error: error)
             }
+        }
+        let ca = try DevCA.loadOrCreate(in: state.appendingPathComponent("dev-ca"))
+        if existing {
             StandardStreams.out("revenuedot init: \(configPath) exists; leaving it as it is\n")
         } else {
             let keyPath = ".revenuedot/dev-ca/" + Self.inAppPurchaseKeyFile

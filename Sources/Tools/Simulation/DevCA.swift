@@ -11,23 +11,31 @@ package struct DevCA: Sendable {
 
     package var rootPath: String { directory.appendingPathComponent("root.pem").path }
 
+    /// Written in this order: `root.pem` last, so that once it is there the chain is whole.
     private static let files = [
-        "root.pem", "intermediate.pem", "leaf.pem", "root-key.pem", "intermediate-key.pem", "leaf-key.pem",
+        "intermediate.pem", "leaf.pem", "root-key.pem", "intermediate-key.pem", "leaf-key.pem", "root.pem",
     ]
 
-    /// Loads the chain under `directory`, or makes and saves one when there is none.
+    /// Loads the chain under `directory`, or makes and saves one when there is none. Processes
+    /// that start at once (`simulate` stories, `init`) take turns making it, under a lock in the
+    /// directory: one makes it, the others load that one. A chain left unfinished (a full disk)
+    /// has no `root.pem`, and is made again.
     package static func loadOrCreate(in directory: URL) throws -> DevCA {
-        let manager = FileManager.default
-        if manager.fileExists(atPath: directory.appendingPathComponent("root.pem").path) {
-            return try load(from: directory)
-        }
-        do { try PrivateFile.createDirectory(directory.path) } catch {
+        let root = directory.appendingPathComponent("root.pem").path
+        if FileManager.default.fileExists(atPath: root) { return try load(from: directory) }
+        let lock: LockedFile
+        do {
+            try PrivateFile.createDirectory(directory.path)
+            lock = try LockedFile(path: directory.appendingPathComponent(".making.lock").path)
+        } catch {
             throw ConfigError(file: directory.path, key: "", problem: "\(error)")
         }
+        defer { withExtendedLifetime(lock) {} }
+        if FileManager.default.fileExists(atPath: root) { return try load(from: directory) }
         let chain = try TestChain(name: "RevenueDot Dev")
         let contents = [
-            chain.root.pem, chain.intermediate.pem, chain.leaf.pem, try chain.rootKey.pkcs8PEM(),
-            try chain.intermediateKey.pkcs8PEM(), try chain.leafKey.pkcs8PEM(),
+            chain.intermediate.pem, chain.leaf.pem, try chain.rootKey.pkcs8PEM(), try chain.intermediateKey.pkcs8PEM(),
+            try chain.leafKey.pkcs8PEM(), chain.root.pem,
         ]
         for (name, text) in zip(files, contents) {
             let path = directory.appendingPathComponent(name).path
