@@ -17,8 +17,8 @@ package struct DevCA: Sendable {
     ]
 
     /// Loads the chain under `directory`, or makes and saves one when there is none. Processes
-    /// that start at once (`simulate` stories, `init`) take turns making it, under a lock in the
-    /// directory: one makes it, the others load that one. A chain left unfinished (a full disk)
+    /// that start at once (`simulate` stories, `init`) take turns making it, under a lock beside
+    /// the directory: one makes it, the others load that one. A chain left unfinished (a full disk)
     /// has no `root.pem`, and is made again.
     package static func loadOrCreate(in directory: URL) throws -> DevCA {
         let root = directory.appendingPathComponent("root.pem").path
@@ -26,7 +26,8 @@ package struct DevCA: Sendable {
         let lock: LockedFile
         do {
             try PrivateFile.createDirectory(directory.path)
-            lock = try LockedFile(path: directory.appendingPathComponent(".making.lock").path)
+            // Beside the directory, which holds the chain alone.
+            lock = try LockedFile(path: directory.path + ".lock")
         } catch {
             throw ConfigError(file: directory.path, key: "", problem: "\(error)")
         }
