@@ -158,7 +158,7 @@ struct BackfillTests {
         // The configuration says port 0: the command is told the port this server took.
         var config = try world.config()
         config.listen = ListenAddress(host: "127.0.0.1", port: service.port)
-        let target = try BackfillTarget.open(config: config, appId: "demo")
+        let target = try Backfill.Target.open(config: config, appId: "demo")
         #expect(target.name.hasPrefix("the running server"))
         let client = try AppleAPIClients.client(
             for: try #require(config.app("demo")), environment: .sandbox, config: config.appleAPI)

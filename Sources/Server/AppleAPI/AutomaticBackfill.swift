@@ -89,27 +89,15 @@ package final class AutomaticBackfill: StoppableService {
         // What /metrics has been told of this run; a stop adds what settled since.
         var reported = Backfill.Counts()
         do {
-            let client = try clients.client(for: app, environment: environment)
-            let mark = try store.backfillMark(appId: app.id, environment: environment.rawValue)
-            let newest = try store.newestNotificationSignedDate(appId: app.id, environment: environment.rawValue)
-            let window = Backfill.window(
-                since: nil, until: nil, readThrough: mark, newestStored: newest,
-                marginMs: Int64(config.appleAPI.backfillMarginMinutes) * 60_000, environment: environment,
-                nowMs: UnixTime.nowMs)
-            let counts = try Backfill.run(
-                client: client,
-                requests: Backfill.requests(
-                    window, readThrough: mark, since: nil, onlyFailures: false, environment: environment,
-                    nowMs: UnixTime.nowMs),
-                deliver: BackfillDelivery.inProcess(ingest, appId: app.id), isCancelled: { [thread] in thread.isStopping },
+            let counts = try Backfill.pass(
+                environment, of: .inProcess(store: store, ingest: ingest, appId: app.id, name: "this server's database"),
+                client: try clients.client(for: app, environment: environment), asked: Backfill.Asked(),
+                marginMs: Int64(config.appleAPI.backfillMarginMinutes) * 60_000,
+                isCancelled: { [thread] in thread.isStopping },
                 progress: { counts in
                     record(counts, since: reported)
                     reported = counts
                 })
-            if let through = Backfill.markAfter(window, readThrough: mark, refused: counts.refused) {
-                try store.advanceBackfillMark(
-                    appId: app.id, environment: environment.rawValue, readThroughMs: through, nowMs: UnixTime.nowMs)
-            }
             metrics.backfillRuns.increment(label: "completed")
             if counts.new > 0 || counts.refused > 0 {
                 log.info("backfill.done", counts.summary, [("run", .text(label))])

@@ -61,41 +61,29 @@ package struct BackfillCommand {
         guard !environments.isEmpty else {
             throw UsageError("app \"\(appId)\" accepts neither Production nor Sandbox, the environments Apple keeps history of")
         }
-        let target = try BackfillTarget.open(config: config, appId: appId)
+        let target = try Backfill.Target.open(config: config, appId: appId)
         defer { target.close() }
+        let asked = Backfill.Asked(since: since, until: until, onlyFailures: parsed.flags.contains("only-failures"))
         var failed = false
         for environment in environments {
             let label = "backfill \(appId) \(environment.rawValue)"
             do {
-                let client = try AppleAPIClients.client(for: app, environment: environment, config: config.appleAPI)
-                let mark = try target.mark(environment)
-                let nowMs = UnixTime.nowMs
-                let window = Backfill.window(
-                    since: since, until: until, readThrough: mark, newestStored: try target.newestStored(environment),
-                    marginMs: Int64(config.appleAPI.backfillMarginMinutes) * 60_000, environment: environment,
-                    nowMs: nowMs)
-                StandardStreams.error(
-                    "\(label): from \(UnixTime.iso8601(window.start)) to \(UnixTime.iso8601(window.end)), into \(target.name)\n")
-                let onlyFailures = parsed.flags.contains("only-failures")
-                let requests = Backfill.requests(
-                    window, readThrough: mark, since: since, onlyFailures: onlyFailures, environment: environment,
-                    nowMs: nowMs)
-                if requests.count > 1, let earlier = requests.first?.startDate {
-                    StandardStreams.error(
-                        "\(label): first, Apple's failed deliveries from \(UnixTime.iso8601(earlier)) (no completed backfill is "
-                            + "recorded)\n")
-                }
                 let started = ContinuousClock.now
-                let counts = try Backfill.run(
-                    client: client, requests: requests, deliver: target.deliver,
-                    progress: { counts in
-                        StandardStreams.error("\(label): page \(counts.pages), \(counts.summary)\n")
-                    })
-                if let through = Backfill.markAfter(
-                    window, readThrough: mark, onlyFailures: onlyFailures, refused: counts.refused)
-                {
-                    try target.advanceMark(environment, through)
-                }
+                let counts = try Backfill.pass(
+                    environment, of: target,
+                    client: try AppleAPIClients.client(for: app, environment: environment, config: config.appleAPI),
+                    asked: asked, marginMs: Int64(config.appleAPI.backfillMarginMinutes) * 60_000,
+                    planned: { window, requests in
+                        StandardStreams.error(
+                            "\(label): from \(UnixTime.iso8601(window.start)) to \(UnixTime.iso8601(window.end)), into "
+                                + "\(target.name)\n")
+                        if requests.count > 1, let earlier = requests.first?.startDate {
+                            StandardStreams.error(
+                                "\(label): first, Apple's failed deliveries from \(UnixTime.iso8601(earlier)) (no completed "
+                                    + "backfill is recorded)\n")
+                        }
+                    },
+                    progress: { counts in StandardStreams.error("\(label): page \(counts.pages), \(counts.summary)\n") })
                 let seconds = started.duration(to: .now).inSeconds
                 StandardStreams.out("\(label): \(counts.summary) in \(String(format: "%.2f", seconds)) s\n")
                 if counts.refused > 0 {
@@ -117,24 +105,16 @@ package struct BackfillCommand {
     }
 }
 
-/// Where the command's backfill goes: the running server, or the database opened here.
-struct BackfillTarget {
-    let name: String
-    let deliver: Backfill.Deliver
-    let newestStored: (AppStoreEnvironment) throws -> Int64?
-    /// Where the history was read through, and moving it on (beside a running server, through
-    /// that server).
-    let mark: (AppStoreEnvironment) throws -> Int64?
-    let advanceMark: (AppStoreEnvironment, Int64) throws -> Void
-    let close: () -> Void
-
-    static func open(config: RevenueDotConfig, appId: String) throws -> BackfillTarget {
+extension Backfill.Target {
+    /// Where the command's backfill goes: the running server that has the database (the mark
+    /// moved on through it), or the database opened here.
+    static func open(config: RevenueDotConfig, appId: String) throws -> Backfill.Target {
         if let listen = try CommandStore.servingAddress(config, for: "backfill") {
             let reader = try CommandStore.reader(config)
             // The server moves the mark on, with the app's secret key; without one it stays,
             // and the next run reads again from where it is.
             let server = try? config.app(appId).map { try RunningServer(listen: listen, app: $0, command: "backfill") }
-            return BackfillTarget(
+            return Backfill.Target(
                 name: "the running server at \(listen)",
                 deliver: BackfillDelivery.overHTTP(listen: listen, appId: appId),
                 newestStored: { try reader.newestNotificationSignedDate(appId: appId, environment: $0.rawValue) },
@@ -153,13 +133,8 @@ struct BackfillTarget {
         }
         let store = try CommandStore.openApplying(config, to: "backfill")
         let ingest = Ingest(verifiers: try AppVerifiers.forApps(of: config), store: store, metrics: Metrics())
-        return BackfillTarget(
-            name: CommandStore.name(config), deliver: BackfillDelivery.inProcess(ingest, appId: appId),
-            newestStored: { try store.newestNotificationSignedDate(appId: appId, environment: $0.rawValue) },
-            mark: { try store.backfillMark(appId: appId, environment: $0.rawValue) },
-            advanceMark: { environment, through in
-                try store.advanceBackfillMark(
-                    appId: appId, environment: environment.rawValue, readThroughMs: through, nowMs: UnixTime.nowMs)
-            }, close: { store.close() })
+        var target = Backfill.Target.inProcess(store: store, ingest: ingest, appId: appId, name: CommandStore.name(config))
+        target.close = { store.close() }
+        return target
     }
 }
