@@ -35,7 +35,7 @@ final class ImportLists {
     var note: String { "\(notFound.size),\(failed.size)" }
 
     /// Appends a batch's rows (`Import.run`'s `list`); a list that cannot be written is said,
-    /// with the ids it would have held.
+    /// with every id it would have held.
     func add(_ listed: Import.Listed, appId: String) {
         let problems = [
             notFound.append(listed.notFound.map { [$0.originalTransactionId, $0.appUserId ?? ""] }),
@@ -64,22 +64,30 @@ final class ImportLists {
 
         init(path: String, header: [String]) {
             (self.path, self.header) = (path, header)
+            size = Self.size(path)
+        }
+
+        /// The length of the file at `path` itself (a symbolic link's, not what it names: the
+        /// list refuses one when it writes); 0 when there is none.
+        static func size(_ path: String) -> off_t {
             var status = stat()
-            if stat(path, &status) == 0 { size = status.st_size }
+            return lstat(path, &status) == 0 ? status.st_size : 0
         }
 
         /// Cuts the list back to `length` bytes (none: it goes), where it is longer.
         mutating func cut(to length: off_t) {
             guard size > length else { return }
             if length == 0 {
+                // unlink(2) removes a symbolic link itself, never what it names.
                 _ = unlink(path)
             } else {
-                _ = truncate(path, length)
+                try? LockedFile(path: path).truncate(to: length)
             }
-            size = length
+            size = Self.size(path)
         }
 
-        /// Appends `rows` (the header first, to a list not there); why, when it cannot.
+        /// Appends `rows` (the header first, to a list not there); why, with every id not
+        /// listed, when it cannot (a write stopped partway is cut off, so the list stays whole).
         mutating func append(_ rows: [[String]]) -> String? {
             guard !rows.isEmpty else { return nil }
             let header = size == 0 ? Import.csvLine(self.header) : ""
@@ -91,10 +99,8 @@ final class ImportLists {
                 return nil
             } catch {
                 written = false
-                var status = stat()
-                if stat(path, &status) == 0 { size = status.st_size }
-                let ids = rows.prefix(20).map { $0[0] }.joined(separator: ", ") + (rows.count > 20 ? ", …" : "")
-                return "\(error.description); not listed there: \(ids)"
+                size = Self.size(path)
+                return "\(error.description); not listed there: " + rows.map { $0[0] }.joined(separator: ", ")
             }
         }
     }

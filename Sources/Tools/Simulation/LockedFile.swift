@@ -54,11 +54,22 @@ final class LockedFile {
         try write(data, at: 0)
     }
 
-    /// Writes `data` after the file's last byte.
+    /// Writes `data` after the file's last byte; a write stopped partway (a full disk) is cut
+    /// off again, so the file ends where it ended before.
     func append(_ data: Data) throws(Failure) {
         let end = lseek(descriptor, 0, SEEK_END)
         guard end >= 0 else { throw Failure(description: "cannot seek in \(path): \(Self.reason())") }
-        try write(data, at: end)
+        do throws(Failure) {
+            try write(data, at: end)
+        } catch {
+            _ = ftruncate(descriptor, end)
+            throw error
+        }
+    }
+
+    /// Cuts the file to its first `length` bytes.
+    func truncate(to length: off_t) throws(Failure) {
+        guard ftruncate(descriptor, length) == 0 else { throw Failure(description: "cannot truncate \(path): \(Self.reason())") }
     }
 
     private func write(_ data: Data, at start: off_t) throws(Failure) {
