@@ -52,4 +52,18 @@ import Testing
         let refused = #expect(throws: StoreError.self) { try Store(path: directory.databasePath, exclusive: true) }
         #expect(refused?.message.contains("is in use by") == true)
     }
+
+    /// A shared hold (migrate-db's, on a lock file it cannot write) keeps a server out until it
+    /// lets go; there is none to take on a database no server ever locked, nor while one holds it.
+    @Test func aSharedHoldKeepsAServerOut() throws {
+        let directory = try TemporaryDirectory()
+        #expect(DatabaseLock.holdShared(databasePath: directory.databasePath) == nil)
+        try Store(path: directory.databasePath, exclusive: true).close()
+        let held = try #require(DatabaseLock.holdShared(databasePath: directory.databasePath))
+        #expect(throws: StoreError.self) { try Store(path: directory.databasePath, exclusive: true) }
+        close(held)
+        let server = try Store(path: directory.databasePath, exclusive: true)
+        #expect(DatabaseLock.holdShared(databasePath: directory.databasePath) == nil)
+        server.close()
+    }
 }

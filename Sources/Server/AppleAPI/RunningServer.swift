@@ -74,7 +74,11 @@ package struct RunningServer: Sendable {
     /// What an error answer says: its `message` (RevenueCat's shape) or `error.message` (ours),
     /// else its text (a proxy's page, libmicrohttpd's own words).
     package static func message(_ answer: JSONValue?, text: String) -> String {
-        answer?["message"]?.stringValue ?? answer?["error"]?["message"]?.stringValue ?? text
+        if let said = answer?["message"]?.stringValue ?? answer?["error"]?["message"]?.stringValue { return said }
+        // On one line, and not a whole page.
+        let line = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
+        return line.isEmpty ? "no body" : line.count > 200 ? line.prefix(200) + "…" : line
     }
 
     /// `text` as one segment of a URL path (an app id, say).

@@ -7,7 +7,8 @@ import Threads
 /// Both copy with SQLite's online backup (`SQLiteConnection.copy(into:)`) into a private file
 /// beside the target (mode 0600: it holds Apple's signed payloads and customers' purchases),
 /// check the copy (`PRAGMA quick_check`, a RevenueDot schema this build knows), sync it, and only
-/// then rename it into place: a failure at any step leaves the target as it was.
+/// then give it its name (a backup links it, never over a file; a restore renames it over the
+/// database): a failure at any step leaves the target as it was.
 public enum DatabaseBackup {
     /// What a copy holds.
     public struct Summary: Sendable, Equatable {
@@ -82,8 +83,12 @@ public enum DatabaseBackup {
         // partial name go): the name is let go, never the backup emptied, and a new file made.
         var status = stat()
         if fstat(descriptor, &status) == 0, status.st_nlink > 1 {
-            _ = unlink(partial)
+            let unlinked = unlink(partial) == 0
+            let reason = String(cString: strerror(errno))
             close(descriptor)
+            guard unlinked else {
+                throw StoreError(.io, "cannot remove \(partial), another name of a finished backup: \(reason)")
+            }
             return try claimPartial(partial)
         }
         var header = [UInt8](repeating: 0, count: 16)
@@ -303,8 +308,17 @@ public enum DatabaseBackup {
                 if errno == EEXIST { throw appeared }
                 throw StoreError(.io, "cannot create \(destination): \(String(cString: strerror(errno)))")
             }
+            var made = stat()
+            _ = fstat(reserved, &made)
             close(reserved)
-            return try rename(partial, to: destination)
+            do throws(StoreError) {
+                return try rename(partial, to: destination)
+            } catch {
+                // The empty file this backup reserved goes, not one made there since.
+                var now = stat()
+                if lstat(destination, &now) == 0, now.st_ino == made.st_ino, now.st_size == 0 { _ = unlink(destination) }
+                throw error
+            }
         }
         // A kill here leaves the partial name on the backup too: `claimPartial` lets it go.
         _ = unlink(partial)

@@ -145,6 +145,19 @@ public final class DatabaseLock: Sendable {
         return "\(databasePath) is in use by \(who), running serve or replay: one process writes a database at a time"
     }
 
+    /// Holds a shared lock on the lock file of `databasePath`, opened for reading (one another
+    /// user owns, say), until the descriptor returned is closed: no process takes the lock
+    /// meanwhile. Nil when there is no lock file, or a process holds the lock.
+    public static func holdShared(databasePath: String) -> Int32? {
+        let descriptor = open(lockPath(databasePath), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
     /// `<database>.lock`, beside the file a symbolic link leads to.
     static func lockPath(_ databasePath: String) -> String {
         URL(fileURLWithPath: databasePath).resolvingSymlinksInPath().path + ".lock"

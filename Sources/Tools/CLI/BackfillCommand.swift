@@ -132,7 +132,11 @@ extension Backfill.Target {
                 }, close: { reader.close() })
         }
         let store = try CommandStore.openApplying(config, to: "backfill")
-        let ingest = Ingest(verifiers: try AppVerifiers.forApps(of: config), store: store, metrics: Metrics())
+        let ingest: Ingest
+        do { ingest = Ingest(verifiers: try AppVerifiers.forApps(of: config), store: store, metrics: Metrics()) } catch {
+            store.close()
+            throw error
+        }
         var target = Backfill.Target.inProcess(store: store, ingest: ingest, appId: appId, name: CommandStore.name(config))
         target.close = { store.close() }
         return target

@@ -50,6 +50,11 @@ package struct MigrateDBCommand {
         for table in report.tables {
             StandardStreams.out("\(table.name): \(table.rows) rows, digest \(table.digest.prefix(16)) on both sides\n")
         }
+        if let unlocked = report.unlocked {
+            StandardStreams.error(
+                "revenuedot migrate-db: warning: copied without the source's lock (\(unlocked)): make sure no serve "
+                    + "wrote \(sqlitePath) during the copy\n")
+        }
         let total = report.tables.reduce(0) { $0 + $1.rows }
         StandardStreams.out("revenuedot migrate-db: copied \(total) rows of \(report.tables.count) tables into \(url)\n")
         return 0

@@ -20,6 +20,8 @@ package enum SQLiteToPostgres {
     /// What was copied: rows per table, and the digest both sides gave.
     package struct Report: Sendable {
         package var tables: [(name: String, rows: Int, digest: String)]
+        /// Why the source's lock could not be held during the copy, when it could not.
+        package var unlocked: String?
     }
 
     /// Copies `sqlitePath` into the database at `url`, telling `copying` each table's name as
@@ -31,16 +33,24 @@ package enum SQLiteToPostgres {
         from sqlitePath: String, to url: PostgresURL, copying: (String) -> Void = { _ in }
     ) throws(StoreError) -> Report {
         // Held to the end: a server started on the source during the copy would store what the
-        // snapshot does not hold, lost at the switch to PostgreSQL. A source where no lock file
-        // can be made (a read-only copy) is copied without: no server can write it either.
+        // snapshot does not hold, lost at the switch to PostgreSQL. A lock file this user cannot
+        // write (another user's) is held shared, which keeps a server out as well; a source
+        // with none that can be made (a read-only copy) is copied without, and the report says so.
         var lock: DatabaseLock?
+        var shared: Int32?
+        var unlocked: String?
         do { lock = try DatabaseLock(databasePath: sqlitePath) } catch {
-            if let holder = DatabaseLock.holderProblem(databasePath: sqlitePath) {
+            shared = DatabaseLock.holdShared(databasePath: sqlitePath)
+            if let holder = DatabaseLock.holderProblem(databasePath: sqlitePath), shared == nil {
                 throw StoreError(.invalid, holder + "; stop it first, so that nothing it stores is left behind")
             }
+            if shared == nil { unlocked = error.message }
         }
         // The source left as it was found: a lock file this copy made goes with it.
-        defer { lock?.discard() }
+        defer {
+            lock?.discard()
+            if let shared { close(shared) }
+        }
         let source = try SQLiteConnection(path: sqlitePath, role: .readOnly)
         try Migrator(connection: source).requireCurrent()
         let target = try PostgresConnection(url: url)
@@ -65,7 +75,8 @@ package enum SQLiteToPostgres {
                             + "empty database only (drop and create it again to copy anew)")
                 }
             }
-            let report = try copyTables(tables, from: source, to: target, copying: copying)
+            var report = try copyTables(tables, from: source, to: target, copying: copying)
+            report.unlocked = unlocked
             try target.execute(script: "COMMIT")
             return report
         } catch {
