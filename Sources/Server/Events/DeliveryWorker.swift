@@ -166,7 +166,7 @@ package final class DeliveryWorker: StoppableService {
         let claimed = Locked<[DueDelivery]>([])
         try store.write { transaction in
             // The lease on the database's clock, which every node judges it by.
-            let now = try transaction.databaseClockMs() ?? nowMs
+            let now = try transaction.claimClockMs(else: nowMs)
             let due = try Deliveries.claimDue(
                 appId: appId, webhook: webhook, node: node, nowMs: now, leaseMs: leaseMs, limit: room, holdMs: holdMs,
                 inFlight: inFlight, in: transaction)

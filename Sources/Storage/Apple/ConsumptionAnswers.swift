@@ -93,7 +93,7 @@ extension Store {
     {
         let claimed = Mutex<ConsumptionAnswer?>(nil)
         try write { transaction in
-            let nowMs = onDatabaseClock ? try transaction.databaseClockMs() ?? nowMs : nowMs
+            let nowMs = onDatabaseClock ? try transaction.claimClockMs(else: nowMs) : nowMs
             let rows = try transaction.query(
                 """
                 UPDATE consumption_answers SET next_attempt_at = ?

@@ -54,6 +54,10 @@ public final class WriteTransaction {
         return try query("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint", []).first?.first?.integerValue
     }
 
+    /// The time a claim (a lease several nodes judge) is taken or judged at: the database's
+    /// clock where nodes share one (`databaseClockMs`), else `nowMs`.
+    public func claimClockMs(else nowMs: Int64) throws(StoreError) -> Int64 { try databaseClockMs() ?? nowMs }
+
     /// Runs one statement whose outcome the caller does not need. On PostgreSQL it is sent
     /// without waiting for its answer, which comes with the next statement that waits: its
     /// failure fails the transaction then (the writer then applies each item alone). Reads later

@@ -70,7 +70,7 @@ package struct EventsCommand {
         if let limit = page.limit { filter.limit = Int64(limit) }
         if let offset = page.offset { filter.offset = Int64(offset) }
         let chosen = filter
-        let rows = try store.read { (rows) throws(StoreError) in try EventRows.list(chosen, from: rows) }
+        let rows = try store.events(chosen)
         if parsed.flags.contains("json") {
             var output = ""
             for row in rows {
@@ -118,22 +118,13 @@ package struct EventsCommand {
     private func resend(_ store: Store, config: RevenueDotConfig, id: String) throws -> Int32 {
         let nowMs = UnixTime.nowMs
         // Only an app with a webhook has a worker to send it: anything else would wait forever.
-        let appId = try store.read { (rows) throws(StoreError) in
-            try EventRows.appId(ofEvent: id, from: rows)
-        }
+        let appId = try store.appId(ofEvent: id)
         let webhooks = appId.flatMap { config.app($0) }?.webhooks ?? []
         if let appId, webhooks.isEmpty {
             StandardStreams.error("revenuedot events resend: app \"\(appId)\" has no webhook configured to send \(id) to\n")
             return 1
         }
-        let outcome = Locked(Deliveries.Resent.noEvent)
-        try store.write { transaction in
-            // Claims are judged by the clock they are taken by: the database's, where nodes share one.
-            let claimClock = try transaction.databaseClockMs() ?? nowMs
-            let resent = try Deliveries.resend(eventId: id, webhooks: webhooks.map(\.route), at: claimClock, in: transaction)
-            outcome.withLock { $0 = resent }
-        }
-        switch outcome.value {
+        switch try store.resendEvent(id, webhooks: webhooks.map(\.route), nowMs: nowMs) {
         case .noEvent:
             StandardStreams.error("revenuedot events resend: no event \(id)\n")
             return 1

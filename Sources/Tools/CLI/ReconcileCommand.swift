@@ -42,18 +42,16 @@ package struct ReconcileCommand {
         var states = try Reconcile.candidates(app: app, store: reader, nowMs: nowMs, only: parsed.value("subscription"))
         if let customer = parsed.value("customer") {
             // By its id or an alias.
-            let owner = try reader.read { (rows) throws(StoreError) in
-                try StoreError.decoding { try CustomerRows.customer(named: customer, appId: app.id, from: rows)?.appUserId }
+            guard let owner = try reader.appUserId(named: customer, appId: app.id) else {
+                throw NothingToReconcile("no customer \"\(customer)\" in app \(app.id)")
             }
-            guard let owner else { throw NothingToReconcile("no customer \"\(customer)\" in app \(app.id)") }
             states = states.filter { $0.journal.ownerAppUserId == owner }
         }
         if let only = parsed.value("subscription"), states.isEmpty {
             // Asked for by name: say why it is not checked rather than check nothing.
-            let stored = try reader.read { (rows) throws(StoreError) in
-                try LedgerRows.subscriptionIds(appId: app.id, only: only, from: rows).contains(only)
+            guard try reader.hasSubscription(only, appId: app.id) else {
+                throw NothingToReconcile("no subscription \(only) in app \(app.id)")
             }
-            guard stored else { throw NothingToReconcile("no subscription \(only) in app \(app.id)") }
             if let customer = parsed.value("customer"),
                 try Reconcile.candidates(app: app, store: reader, nowMs: nowMs, only: only).isEmpty == false
             {
