@@ -3,4 +3,9 @@ extension ReadsStore {
     public func events(_ filter: EventFilter) throws(StoreError) -> [EventListing] {
         try read { (rows) throws(StoreError) in try EventRows.list(filter, from: rows) }
     }
+
+    /// The app event `id` belongs to; nil when no event has that id.
+    public func appId(ofEvent id: String) throws(StoreError) -> String? {
+        try read { (rows) throws(StoreError) in try EventRows.appId(ofEvent: id, from: rows) }
+    }
 }

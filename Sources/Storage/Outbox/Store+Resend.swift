@@ -1,11 +1,6 @@
 import Threads
 
 extension Store {
-    /// The app event `id` belongs to; nil when no event has that id.
-    public func appId(ofEvent id: String) throws(StoreError) -> String? {
-        try read { (rows) throws(StoreError) in try EventRows.appId(ofEvent: id, from: rows) }
-    }
-
     /// Makes event `id` due again at once for `webhooks` (`Deliveries.resend`), its claims judged
     /// on the claim clock (`WriteTransaction.claimClockMs`), as claims are taken.
     public func resendEvent(_ id: String, webhooks: [WebhookRoute], nowMs: Int64) throws(StoreError) -> Deliveries.Resent {

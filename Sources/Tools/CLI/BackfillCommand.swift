@@ -28,9 +28,10 @@ package struct BackfillCommand {
 
         With `revenuedot serve` running on the database, notifications go to its notification
         URL, and a completed run from the mark moves it on through serve (with the app's
-        secretApiKey); without, into the database directly, and moves the mark on there. Progress goes to standard error, a summary to
-        standard output. Exit 0 when every page was read and every notification verified; 1 with
-        the reason otherwise (what was stored stays stored, and the next run goes on from there).
+        secretApiKey); without, into the database directly, and moves the mark on there.
+        Progress goes to standard error, a summary to standard output. Exit 0 when every page
+        was read and every notification verified; 1 with the reason otherwise (what was stored
+        stays stored, and the next run goes on from there).
         """
 
     let parsed: ParsedArguments

@@ -11,11 +11,6 @@ package struct DevCA: Sendable {
 
     package var rootPath: String { directory.appendingPathComponent("root.pem").path }
 
-    /// Written in this order: `root.pem` last, so that once it is there the chain is whole.
-    private static let files = [
-        "intermediate.pem", "leaf.pem", "root-key.pem", "intermediate-key.pem", "leaf-key.pem", "root.pem",
-    ]
-
     /// Loads the chain under `directory`, or makes and saves one when there is none. Processes
     /// that start at once (`simulate` stories, `init`) take turns making it, under a lock beside
     /// the directory: one makes it, the others load that one. A chain left unfinished (a full disk)
@@ -34,11 +29,13 @@ package struct DevCA: Sendable {
         defer { withExtendedLifetime(lock) {} }
         if FileManager.default.fileExists(atPath: root) { return try load(from: directory) }
         let chain = try TestChain(name: "RevenueDot Dev")
-        let contents = [
-            chain.intermediate.pem, chain.leaf.pem, try chain.rootKey.pkcs8PEM(), try chain.intermediateKey.pkcs8PEM(),
-            try chain.leafKey.pkcs8PEM(), chain.root.pem,
+        // `root.pem` last, so that once it is there the chain is whole.
+        let files = [
+            ("intermediate.pem", chain.intermediate.pem), ("leaf.pem", chain.leaf.pem),
+            ("root-key.pem", try chain.rootKey.pkcs8PEM()), ("intermediate-key.pem", try chain.intermediateKey.pkcs8PEM()),
+            ("leaf-key.pem", try chain.leafKey.pkcs8PEM()), ("root.pem", chain.root.pem),
         ]
-        for (name, text) in zip(files, contents) {
+        for (name, text) in files {
             let path = directory.appendingPathComponent(name).path
             do {
                 try PrivateFile.write(Data(text.utf8), to: path, exclusive: false)

@@ -50,7 +50,7 @@ final class LockedFile {
 
     /// Makes `data` the whole file.
     func replaceContents(with data: Data) throws(Failure) {
-        guard ftruncate(descriptor, 0) == 0 else { throw Failure(description: "cannot truncate \(path): \(Self.reason())") }
+        try truncate(to: 0)
         try write(data, at: 0)
     }
 

@@ -6,7 +6,8 @@ import Foundation
 /// rejects; then checks that each table holds as many rows on both sides, with the same digest.
 ///
 /// The source is read in one transaction (a consistent snapshot) under its `DatabaseLock`, so no
-/// server has it during the copy: what it stored after the snapshot would not be copied. The target must hold no rows.
+/// server has it during the copy: what it stored after the snapshot would not be copied. The
+/// target must hold no rows.
 /// The whole copy, the schema's creation included, is one PostgreSQL transaction under the
 /// migrations' lock, committed only once every table is checked: a copy interrupted or failed
 /// (Ctrl-C, a lost session, a row PostgreSQL refuses) leaves no row behind, ready to copy into
@@ -41,10 +42,12 @@ package enum SQLiteToPostgres {
         var unlocked: String?
         do { lock = try DatabaseLock(databasePath: sqlitePath) } catch {
             shared = DatabaseLock.holdShared(databasePath: sqlitePath)
-            if let holder = DatabaseLock.holderProblem(databasePath: sqlitePath), shared == nil {
-                throw StoreError(.invalid, holder + "; stop it first, so that nothing it stores is left behind")
+            if shared == nil {
+                if let holder = DatabaseLock.holderProblem(databasePath: sqlitePath) {
+                    throw StoreError(.invalid, holder + "; stop it first, so that nothing it stores is left behind")
+                }
+                unlocked = error.message
             }
-            if shared == nil { unlocked = error.message }
         }
         // The source left as it was found: a lock file this copy made goes with it.
         defer {
