@@ -197,6 +197,31 @@ struct SubscribersAPITests {
         #expect(try JSONValue(parsing: try get("mallory").body)["subscriber"]?["subscriptions"] == .object([:]))
     }
 
+    /// The public key ships inside the app, so a refusal says what is wrong with the posted data
+    /// without naming what the server is configured to accept.
+    @Test func aRefusalDoesNotNameTheConfiguration() throws {
+        defer { service.shutdown() }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        for (bundle, environment, code) in [
+            ("com.other.app", "Sandbox", "invalidAppIdentifier"), ("com.example.app", "Xcode", "invalidEnvironment"),
+        ] {
+            let signed = try fixture.signer.sign(
+                .object([
+                    "transactionId": .string("5200000001"), "originalTransactionId": .string("5200000001"),
+                    "bundleId": .string(bundle), "productId": .string("pro.monthly"), "purchaseDate": .integer(now),
+                    "environment": .string(environment), "signedDate": .integer(now),
+                    "type": .string("Auto-Renewable Subscription"),
+                ]))
+            let response = try post("mallory", signed)
+            #expect(response.status == 401)
+            let error = try JSONValue(parsing: response.body)
+            #expect(error["revenuedot_error"] == .string(code), "\(response.text)")
+            for configured in ["com.example.app", "1234", "Sandbox", "Production"] {
+                #expect(!response.text.contains(configured), "\(response.text)")
+            }
+        }
+    }
+
     /// `GET` renders the stored views; they must say what the full state says, also for a purchase
     /// written before views existed (no view row: read from its state), and after a transfer.
     @Test func storedViewsAnswerAsTheFullStateDoes() throws {

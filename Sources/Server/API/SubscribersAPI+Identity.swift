@@ -133,7 +133,7 @@ extension SubscribersAPI {
         do {
             appTransaction = try verifier.strict.verifyAppTransaction(signed, now: now).payload
         } catch {
-            return reply(.error(status: 401, code: error.status.rawValue, message: error.detail))
+            return reply(VerificationRefusal.response(error, of: "signed app transaction"))
         }
         let atMs = UnixTime.milliseconds(now)
         let action = CustomerAction.appTransactionPosted(

@@ -127,7 +127,7 @@ package struct SubscribersAPI: Sendable {
         do {
             verified = try verifier.strict.verifyTransaction(signed, now: now)
         } catch {
-            return reply(.error(status: 401, code: error.status.rawValue, message: error.detail))
+            return reply(VerificationRefusal.response(error, of: "signed transaction"))
         }
         let transaction = verified.payload
         // Signed, but nothing to link: a purchase is known by these (it was answered 200 and linked nothing).
