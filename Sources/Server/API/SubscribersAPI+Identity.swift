@@ -46,7 +46,26 @@ extension SubscribersAPI {
         if access == .publishable, let refused = publicAliasRefusal(appUserId, newId, app: app) { return reply(refused) }
         let atMs = UnixTime.milliseconds(clock())
         let action = CustomerAction.aliased(appUserId: appUserId, newAppUserId: newId)
-        apply(action, app: app, atMs: atMs, answering: newId, access: access, reply: reply)
+        // The cap is checked in the write, against the customers as they are there: requests at
+        // once cannot each pass a check made before the other's write.
+        let refused = Locked(false)
+        apply(
+            app: app, atMs: atMs, access: access, reply: reply,
+            keeping: { rows in
+                let over = CustomerIdCap.refusesJoining(
+                    try CustomerRows.customer(named: appUserId, appId: app.id, from: rows), named: appUserId,
+                    try CustomerRows.customer(named: newId, appId: app.id, from: rows), otherNamed: newId)
+                refused.withLock { $0 = over }
+                return over ? nil : action
+            },
+            answer: {
+                guard !refused.value else {
+                    return .error(
+                        status: 400, code: "cannot_alias",
+                        message: "a customer is known by at most \(CustomerIdCap.maximumIds) ids; joining these would pass it")
+                }
+                return answerSubscriber(newId, app: app, access: access).response
+            })
     }
 
     /// `POST /v1/subscribers/identify` `{"app_user_id", "new_app_user_id"}` (either key): the

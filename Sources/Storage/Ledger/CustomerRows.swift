@@ -42,9 +42,14 @@ public enum CustomerRows {
             }
     }
 
-    /// Points every alias of `customer` at it.
-    public static func saveAliases(of customer: CustomerState, appId: String, in transaction: WriteTransaction) throws {
-        for alias in customer.aliases where alias != customer.appUserId {
+    /// Points every alias of `customer` at it that `stored`, the customer as its row was read,
+    /// did not hold already (its rows point at it): a write costs the aliases it adds, not all
+    /// the customer has.
+    public static func saveAliases(
+        of customer: CustomerState, storedAs stored: CustomerState? = nil, appId: String, in transaction: WriteTransaction
+    ) throws {
+        let pointed = stored.map { Set($0.aliases) } ?? []
+        for alias in customer.aliases where alias != customer.appUserId && !pointed.contains(alias) {
             try transaction.write(
                 """
                 INSERT INTO customer_aliases (app_id, alias, app_user_id) VALUES (?, ?, ?)

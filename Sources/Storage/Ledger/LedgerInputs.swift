@@ -39,7 +39,7 @@ public enum LedgerInputs {
         }
         try LedgerRows.save(
             ledger, facts: sliced.facts, effects: effects, appId: app.id, at: atMs, webhooks: deliver ? app.webhooks : [],
-            removedCustomers: removed, cache: cache, in: transaction)
+            removedCustomers: removed, storedCustomers: sliced.ledger.customers, cache: cache, in: transaction)
         try WriteProfile.measure(.other) {
             try CommerceRequestRows.complete(after: input, appId: app.id, atMs: atMs, in: transaction)
         }

@@ -192,8 +192,8 @@ public enum LedgerRows {
     ///   - cache: what the store keeps decoded, which keeps each purchase and fact written.
     public static func save(
         _ ledger: Ledger, facts: [String: PurchaseFactRows.Loaded], effects: [Ledger.Effect], appId: String,
-        at nowMs: Int64, webhooks: [WebhookRoute], removedCustomers: [String] = [], cache: LedgerCache? = nil,
-        in transaction: WriteTransaction
+        at nowMs: Int64, webhooks: [WebhookRoute], removedCustomers: [String] = [],
+        storedCustomers: [String: CustomerState] = [:], cache: LedgerCache? = nil, in transaction: WriteTransaction
     ) throws {
         // A subscription's new timer goes into the upsert of its row (`PendingTimers`).
         var timers: [String: ExpirationTimer] = [:]
@@ -213,10 +213,13 @@ public enum LedgerRows {
         try WriteProfile.measure(.customers) {
             for id in removedCustomers { try CustomerRows.remove(id, appId: appId, in: transaction) }
             for (id, customer) in ledger.customers {
+                // A customer as it was read is stored as it is (its row, its aliases).
+                let stored = storedCustomers[id]
+                guard customer != stored else { continue }
                 try transaction.write(
                     "INSERT INTO customers (app_id, app_user_id, json) VALUES (?, ?, ?) ON CONFLICT (app_id, app_user_id) DO UPDATE SET json = excluded.json",
                     [.text(appId), .text(id), .text(try encode(customer))])
-                if customer.aliases.count > 1 { try CustomerRows.saveAliases(of: customer, appId: appId, in: transaction) }
+                try CustomerRows.saveAliases(of: customer, storedAs: stored, appId: appId, in: transaction)
             }
         }
         for (id, fact) in ledger.unattachedFacts {

@@ -1,0 +1,33 @@
+import Testing
+
+@testable import Subscriptions
+
+@Suite struct CustomerIdCapTests {
+    static func customer(_ id: String, aliases count: Int, prefix: String) -> CustomerState {
+        var customer = CustomerState(appUserId: id, firstSeenMs: 1)
+        for index in 0..<count { customer.aliases.insertSorted("\(prefix)\(index)") }
+        return customer
+    }
+
+    /// Ids counted once each, whoever holds them; two names of one customer join nothing.
+    @Test(
+        arguments: [
+            // 998 aliases + its own id + one new name: 1,000.
+            (998, nil, false), (999, nil, true),
+            // Two customers' ids together, each name counted once: 501 + 499 is 1,000.
+            (500, 498, false), (500, 499, true),
+        ] as [(Int, Int?, Bool)])
+    func joiningCountsEveryIdOnce(kept: Int, joining: Int?, refused: Bool) {
+        let crowd = Self.customer("crowd", aliases: kept, prefix: "a")
+        let other = joining.map { Self.customer("other", aliases: $0, prefix: "b") }
+        #expect(CustomerIdCap.refusesJoining(crowd, named: "crowd", other, otherNamed: other?.appUserId ?? "new") == refused)
+        #expect(CustomerIdCap.refusesJoining(other, named: other?.appUserId ?? "new", crowd, otherNamed: "crowd") == refused)
+    }
+
+    @Test func namesOfOneCustomerJoinNothing() {
+        let crowd = Self.customer("crowd", aliases: 1_500, prefix: "a")
+        #expect(!CustomerIdCap.refusesJoining(crowd, named: "a7", crowd, otherNamed: "crowd"))
+        #expect(CustomerIdCap.refusesJoining(crowd, named: "crowd", nil, otherNamed: "newcomer"))
+        #expect(!CustomerIdCap.refusesJoining(nil, named: "x", nil, otherNamed: "y"))
+    }
+}
