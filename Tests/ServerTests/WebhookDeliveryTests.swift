@@ -148,6 +148,36 @@ struct WebhookDeliveryTests {
         #expect(try runCLI(["events", "resend", "no-such-event", "--config", fixture.configPath]).status == 1)
     }
 
+    /// `events resend` beside the server goes through it: the route makes one of the key's app's
+    /// events due again and wakes its worker, without a second writer waiting for its turn.
+    @Test func theResendRouteTakesTheAppsOwnEventsOnly() throws {
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        let fixture = try ServerFixture(
+            demoOptions: """
+                "trackNewPurchasesFromServerNotifications": true, "webhook": {"url": "\(receiver.url)"}
+                """, sandboxOptions: #""secretApiKey": "sk_sandbox_secret""#)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(
+            try connection.postNotification(try fixture.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY")).status
+                == 200)
+        let id = receiver.wait { $0.count >= 1 }.first?.id ?? ""
+        func resend(_ event: String, key: String = "sk_test_secret") throws -> (Int, JSONValue) {
+            let response = try connection.request(
+                "POST", "/v1/events/\(event)/resend", headers: ["Authorization": "Bearer \(key)"])
+            return (response.status, (try? JSONValue(parsing: response.body)) ?? .null)
+        }
+        #expect(try resend(id, key: "pk_test_public").0 == 401)
+        #expect(try resend("no-such-event").0 == 404)
+        // Another app's key does not reach this app's events.
+        #expect(try resend(id, key: "sk_sandbox_secret").0 == 404)
+        let (status, body) = try resend(id)
+        #expect(status == 200 && body == .object(["event_id": .string(id), "status": .string("due")]), "\(body)")
+        #expect(receiver.wait { $0.count >= 2 }.last?.id == id)
+    }
+
     @Test func aReceiverDownAcrossARestartGetsTheEventAfterwards() throws {
         // A port with nothing listening: take one, then free it.
         let placeholder = try WebhookReceiver()

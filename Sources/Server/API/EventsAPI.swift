@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import JSON
 import Storage
+import Threads
 
 /// `GET /v1/events?after=<cursor>&limit=<n>`: the event stream, for consumers who poll instead of
 /// receiving webhooks (secret key only).
@@ -46,6 +47,41 @@ package struct EventsAPI: Sendable {
             return .json(Data(body.serialized().utf8))
         } catch {
             return .storageFailure(error, access: access)
+        }
+    }
+
+    /// `POST /v1/events/{event_id}/resend` (secret key): makes one of the app's events due again at
+    /// once for each of its webhooks (a dead letter, or a delivered event sent again on purpose),
+    /// as `revenuedot events resend` does beside this server. 200 `{"event_id", "status": "due"}`,
+    /// or `"sending"` with the `webhooks` a node is sending it to right now (that attempt is left
+    /// to finish); 404 for an event the app does not have; 409 when the app has no webhook.
+    package func resend(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let (app, access) = keys.authenticate(request), access == .secret else { return reply(APIKeys.secretKeyRequired) }
+        let id = request.pathParameters["event_id"] ?? ""
+        let owner: String?
+        do { owner = try store.appId(ofEvent: id) } catch { return reply(.storageFailure(error, access: access)) }
+        guard owner == app.id else {
+            return reply(.error(status: 404, code: "not_found", message: "app \"\(app.id)\" has no event \(id)"))
+        }
+        // Only an app with a webhook has a worker to send it: anything else would wait forever.
+        guard !app.webhooks.isEmpty else {
+            return reply(
+                .error(
+                    status: 409, code: "no_webhook", message: "app \"\(app.id)\" has no webhook configured to send \(id) to"))
+        }
+        store.resendEvent(id, webhooks: app.webhooks.map(\.route), nowMs: UnixTime.nowMs) { result in
+            switch result {
+            case .failure(let error): reply(.storageFailure(error, access: access))
+            case .success(.noEvent):
+                reply(.error(status: 404, code: "not_found", message: "app \"\(app.id)\" has no event \(id)"))
+            case .success(.due):
+                reply(.json(Data(JSONValue.object(["event_id": .string(id), "status": .string("due")]).serialized().utf8)))
+            case .success(.sending(let webhooks)):
+                let body = JSONValue.object([
+                    "event_id": .string(id), "status": .string("sending"), "webhooks": .array(webhooks.map(JSONValue.string)),
+                ])
+                reply(.json(Data(body.serialized().utf8)))
+            }
         }
     }
 }

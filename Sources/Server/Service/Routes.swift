@@ -28,6 +28,7 @@ package enum Routes {
         router.add("POST", "/v1/advanced-commerce/{appId}/requests") { commerce.create($0) }
         router.add("GET", "/v1/advanced-commerce/{appId}/requests/{requestReferenceId}") { commerce.show($0) }
         router.add("GET", "/v1/events") { events.events($0) }
+        router.addDeferred("POST", "/v1/events/{event_id}/resend") { events.resend($0, reply: $1) }
         // RevenueCat's paths answer errors in RevenueCat's shape. GET is deferred: an unknown
         // customer is created first (a write), as RevenueCat creates it.
         let revenueCat: [(String, String, @Sendable (HTTPRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void)] = [

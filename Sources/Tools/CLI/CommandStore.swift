@@ -77,13 +77,18 @@ enum CommandStore {
     /// must be the only writer (`replay`): it fails while a server has the database.
     static func open(configPath: String, exclusive: Bool = false) throws -> (RevenueDotConfig, Store) {
         let config = try ConfigLoader.load(path: configPath)
+        return (config, try open(config, exclusive: exclusive))
+    }
+
+    /// `open(configPath:exclusive:)` for a configuration already loaded.
+    static func open(_ config: RevenueDotConfig, exclusive: Bool = false) throws -> Store {
         switch config.database {
         case .sqlite(let path):
             try requireDatabase(config)
-            return (config, try opening(config) { () throws(StoreError) in try Store(path: path, exclusive: exclusive) })
+            return try opening(config) { () throws(StoreError) in try Store(path: path, exclusive: exclusive) }
         case .postgres(let url):
             try requireDatabase(config)
-            return (config, try opening(config) { () throws(StoreError) in try Store(postgres: url, exclusive: exclusive) })
+            return try opening(config) { () throws(StoreError) in try Store(postgres: url, exclusive: exclusive) }
         }
     }
 

@@ -52,9 +52,42 @@ package struct EventsCommand {
             warnIfUnconfigured(config)
             return try list(reader)
         }
-        let (config, store) = try CommandStore.open(parsed)
+        let id = parsed.positionals[0]
+        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
+        // Beside the server that has the SQLite database, it makes the event due (and wakes its
+        // webhook worker); a second writer would only wait for its turn and wake nobody.
+        if let listen = try CommandStore.servingAddress(config, for: "resend") {
+            let reader = try CommandStore.reader(config)
+            let appId = try reader.appId(ofEvent: id)
+            reader.close()
+            guard let app = appId.flatMap({ config.app($0) }) else {
+                StandardStreams.error("revenuedot events resend: no event \(id)\n")
+                return 1
+            }
+            return try resendThroughServer(id, server: RunningServer(listen: listen, app: app, command: "resend"))
+        }
+        let store = try CommandStore.open(config)
         defer { store.close() }
-        return try resend(store, config: config, id: parsed.positionals[0])
+        return try resend(store, config: config, id: id)
+    }
+
+    /// `resend` through the running server (`POST /v1/events/{event_id}/resend`), said as without one.
+    private func resendThroughServer(_ id: String, server: RunningServer) throws -> Int32 {
+        let (status, answer, text) = try server.exchange(
+            "/v1/events/\(RunningServer.pathComponent(id))/resend", .object([:]), timeoutSeconds: 30)
+        switch (status, answer?["status"]?.stringValue) {
+        case (200, "due"): return Self.said(.due, id: id)
+        case (200, "sending"):
+            let webhooks = answer?["webhooks"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            return Self.said(.sending(webhooks: webhooks), id: id)
+        case (404, _): return Self.said(.noEvent, id: id)
+        case (409, _):
+            StandardStreams.error("revenuedot events resend: \(RunningServer.message(answer, text: text))\n")
+            return 1
+        default:
+            throw CommandError(
+                "the running server at \(server.listen) answered \(status): \(RunningServer.message(answer, text: text))")
+        }
     }
 
     private func warnIfUnconfigured(_ config: RevenueDotConfig) {
@@ -124,7 +157,12 @@ package struct EventsCommand {
             StandardStreams.error("revenuedot events resend: app \"\(appId)\" has no webhook configured to send \(id) to\n")
             return 1
         }
-        switch try store.resendEvent(id, webhooks: webhooks.map(\.route), nowMs: nowMs) {
+        return Self.said(try store.resendEvent(id, webhooks: webhooks.map(\.route), nowMs: nowMs), id: id)
+    }
+
+    /// Says what `resend` did; its exit status.
+    private static func said(_ resent: Deliveries.Resent, id: String) -> Int32 {
+        switch resent {
         case .noEvent:
             StandardStreams.error("revenuedot events resend: no event \(id)\n")
             return 1

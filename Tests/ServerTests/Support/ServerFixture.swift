@@ -15,8 +15,9 @@ struct ServerFixture {
     let signer = SignedNotifications.shared
 
     /// - Parameter demoOptions: extra members of app "demo", such as `"trackNewPurchasesFromServerNotifications": true`.
+    /// - Parameter sandboxOptions: extra members of app "sandbox-only", such as its `"secretApiKey"`.
     /// - Parameter database: the config's `database` member (JSON); the fixture's SQLite file by default.
-    init(extraHTTP: String = "", demoOptions: String = "", database: String? = nil) throws {
+    init(extraHTTP: String = "", demoOptions: String = "", sandboxOptions: String = "", database: String? = nil) throws {
         let root = try directory.write("root.pem", signer.chain.root.pem)
         databasePath = directory.path("revenuedot.sqlite")
         configPath = try directory.write(
@@ -31,7 +32,7 @@ struct ServerFixture {
                  "secretApiKey": "sk_test_secret", "publicApiKey": "pk_test_public",
                  "entitlements": {"pro": ["pro.monthly", "pro.yearly"]}\(demoOptions.isEmpty ? "" : ", " + demoOptions)},
                 {"id": "sandbox-only", "bundleId": "com.example.app", "environments": ["Sandbox"],
-                 "rootCertificates": ["\(root)"]}
+                 "rootCertificates": ["\(root)"]\(sandboxOptions.isEmpty ? "" : ", " + sandboxOptions)}
               ]\(extraHTTP)
             }
             """)
