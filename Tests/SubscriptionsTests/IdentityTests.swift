@@ -184,6 +184,24 @@ import Testing
         #expect(shop.ledger.customers["erin"] == nil)
     }
 
+    /// Two customers made one go on counting from the higher of their counts, by log-in or alias:
+    /// no `sequence` comes twice for the customer they now are.
+    @Test(arguments: [false, true])
+    func aMergeGoesOnFromTheHigherSequence(byAlias: Bool) {
+        var shop = Harness(owner: "$RCAnonymousID:abc")
+        #expect(shop.send(Fixture.buy).map(\.sequence) == [1])
+        shop.apply(.customerAction(.seen(appUserId: "walt")))
+        let join: CustomerAction =
+            byAlias
+            ? .aliased(appUserId: "walt", newAppUserId: "$RCAnonymousID:abc")
+            : .loggedIn(appUserId: "$RCAnonymousID:abc", newAppUserId: "walt")
+        shop.apply(.customerAction(join))
+        #expect(shop.ledger.customerId("$RCAnonymousID:abc") == "walt")
+        let after = shop.send(Fixture.disable)
+        #expect(after.map(\.appUserId) == ["walt"])
+        #expect(after.map(\.sequence) == [2])
+    }
+
     @Test func deletionErasesTheCustomerAndUnlinksItsPurchases() {
         var shop = Harness()
         shop.send(Fixture.buy)

@@ -80,6 +80,11 @@ extension Ledger {
         var ids = [sourceId, source]
         if let merged = customers.removeValue(forKey: source) {
             ids += merged.aliases
+            // Its events go on from the higher of the two counts, so that no number comes twice
+            // for the customer the two now are (the longer of the two runs stays gapless).
+            if let kept = customers[target], merged.lastSequence > kept.lastSequence {
+                customers[target]?.lastSequence = merged.lastSequence
+            }
             // The older of the two gives the first id; at the same time, an anonymous one (it was
             // there before the customer logged in).
             if let kept = customers[target],
