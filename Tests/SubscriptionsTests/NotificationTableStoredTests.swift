@@ -60,6 +60,7 @@ import Testing
             unattached(before, after, events)
             #expect(events.first?.sequence == nil)
             #expect(events.first?.environment == .production)
+            #expect(events.first?.isFamilyShare == false && events.first?.aliases == [])
         },
         TableCase("unknown type with data", about(.unknown("FUTURE_TYPE")), events: [], check: unchanged),
         TableCase("unknown type without data", bare(.unknown("FUTURE_TYPE")), events: [], check: unattached),

@@ -139,6 +139,11 @@ public struct Ledger: Codable, Hashable, Sendable {
             test.environment = facts.environment.map(EventEnvironment.init)
             test.appId = configuration.appId
             test.eventTimestampMs = nowMs
+            // No customer and no purchase, but the types a consumer reads every event with: a
+            // boolean and a list, not nulls a strictly typed receiver refuses (and the refusal
+            // would be retried for days).
+            test.isFamilyShare = false
+            test.aliases = []
             return [.emit(test)]
         }
         let token = facts.transaction?.appAccountToken ?? facts.renewalInfo?.appAccountToken
