@@ -64,6 +64,71 @@ import Testing
         #expect(shop.send(again).types == [.cancellation])
     }
 
+    /// Auto-renew off (day 5), on (day 10), off (day 15), each seen by its notification and by
+    /// an answer of Apple's a day or two later: every arrival order reports each change once, so
+    /// three events follow the purchase, alternating, and the state is the same. (Keyed per
+    /// period and direction, the third change was lost when the answers came first.)
+    @Test func everyChangeIsReportedOnceInEveryOrder() {
+        let renewal = { (on: Bool) in Apple.renewal(autoRenew: on) }
+        let facts: [Ledger.Input] = [
+            .notificationReceived(
+                Apple.notification(
+                    .didChangeRenewalStatus, .autoRenewDisabled, uuid: "off-5", signed: day(5), transaction: Fixture.p1,
+                    renewal: renewal(false))),
+            answer(signed: day(6), autoRenew: false),
+            .notificationReceived(
+                Apple.notification(
+                    .didChangeRenewalStatus, .autoRenewEnabled, uuid: "on-10", signed: day(10), transaction: Fixture.p1,
+                    renewal: renewal(true))),
+            answer(signed: day(12), autoRenew: true),
+            .notificationReceived(
+                Apple.notification(
+                    .didChangeRenewalStatus, .autoRenewDisabled, uuid: "off-15", signed: day(15), transaction: Fixture.p1,
+                    renewal: renewal(false))),
+            answer(signed: day(16), autoRenew: false),
+        ]
+        func orders(_ items: [Int]) -> [[Int]] {
+            guard items.count > 1 else { return [items] }
+            return items.indices.flatMap { index in
+                var rest = items
+                let first = rest.remove(at: index)
+                return orders(rest).map { [first] + $0 }
+            }
+        }
+        var states: Set<SubscriptionState> = []
+        for order in orders(Array(facts.indices)) {
+            var shop = Harness()
+            shop.send(Fixture.buy)
+            for index in order { shop.apply(facts[index], atMs: day(17)) }
+            // In the order they arrived: a late notice reports its change late.
+            let reported = shop.outbox.types.dropFirst()
+            #expect(
+                shop.outbox.first?.type == .initialPurchase && reported.count == 3
+                    && reported.filter { $0 == .cancellation }.count == 2,
+                "order \(order): \(shop.outbox.types)")
+            var state = shop.subscription
+            state.journal = PurchaseJournal()
+            states.insert(state)
+        }
+        #expect(states.count == 1)
+    }
+
+    /// An answer's event an earlier build sent, under its per-period id, still stands for the
+    /// change: the late notification of it gives no second CANCELLATION after an upgrade.
+    @Test func anEventSentUnderTheEarlierIdStillCounts() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        let sent = shop.apply(answer(signed: day(6), autoRenew: false), atMs: day(6))
+        #expect(sent.types == [.cancellation])
+        var state = shop.subscription
+        let legacy = state.legacyAnswerAutoRenewCause(period: state.transactionId, enabled: false) ?? ""
+        state.journal.emittedEventIds = state.journal.emittedEventIds.filter { $0 != sent.first?.id }
+        let recorded = state.journal.recordEmission(EventID.make(cause: legacy))
+        #expect(recorded)
+        shop.ledger.subscriptions[Apple.original] = state
+        #expect(shop.send(Fixture.disable).isEmpty)
+    }
+
     @Test func transactionHistoryFoldsInPurchaseOrderWhateverTheOrderApplied() {
         let periods = (0..<4).map { index in
             var transaction = Apple.transaction(String(1000 + index), purchase: day(Int64(index) * 30))

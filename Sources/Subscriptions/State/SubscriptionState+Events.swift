@@ -7,10 +7,16 @@ import AppStore
 /// timestamp are added by the ledger.
 extension SubscriptionState {
     func events(for fact: PurchaseFact, before: SubscriptionState, after: SubscriptionState) -> [Event] {
+        ownEvents(for: fact, before: before, after: after) + autoRenewReportsOfSplitRuns(around: fact)
+    }
+
+    /// The events `fact` itself causes (`events` adds the reports another fact owes once this
+    /// one arrived).
+    func ownEvents(for fact: PurchaseFact, before: SubscriptionState, after: SubscriptionState) -> [Event] {
         guard let transaction = fact.transaction else { return [] }
         guard case .notification(let type, let subtype) = fact.source else {
             let period = periodEvent(transaction, first: transaction.transactionId == originalTransactionId, before, after)
-            let autoRenew = fact.source == .appleAPI ? autoRenewEvents(transaction, before, after) : []
+            let autoRenew = fact.source == .appleAPI ? autoRenewEvents(fact, transaction, before, after) : []
             return [period] + autoRenew + [reportedRefund(fact, transaction, after)].compactMap { $0 }
         }
         let cause = "notification/\(fact.id)"
@@ -40,7 +46,7 @@ extension SubscriptionState {
             var change = event(.productChange, cause: "\(cause)/PRODUCT_CHANGE", transaction, after)
             change.newProductId = transaction.productId
             return [change]
-        case (.didChangeRenewalStatus, _) where answeredBefore(fact, autoRenewEvent: autoRenewCause(on: subtype, after)):
+        case (.didChangeRenewalStatus, _) where autoRenewChangeReported(around: fact, byNotifications: false):
             return []
         case (.didChangeRenewalStatus, .autoRenewDisabled?):
             var cancellation = event(.cancellation, cause: "\(cause)/CANCELLATION", transaction, after)
@@ -127,31 +133,20 @@ extension SubscriptionState {
     // MARK: - Auto-renew seen through the App Store Server API
 
     /// `CANCELLATION` (unsubscribe) or `UNCANCELLATION` when Apple's answer turned auto-renew off
-    /// or on, as the renewal-status notification Apple sent for it (and that never arrived) would.
+    /// or on, as the renewal-status notification Apple sent for it (and that never arrived) would,
+    /// unless a fact of the same change reported it (`autoRenewChangeReported`).
     private func autoRenewEvents(
-        _ transaction: JWSTransactionDecodedPayload, _ before: SubscriptionState, _ after: SubscriptionState
+        _ fact: PurchaseFact, _ transaction: JWSTransactionDecodedPayload, _ before: SubscriptionState,
+        _ after: SubscriptionState
     ) -> [Event] {
-        guard let enabled = after.autoRenewEnabled, let was = before.autoRenewEnabled, enabled != was else { return [] }
-        let cause = autoRenewCause(on: enabled ? .autoRenewEnabled : .autoRenewDisabled, after)
-        guard let cause else { return [] }
+        guard let enabled = after.autoRenewEnabled, let was = before.autoRenewEnabled, enabled != was,
+            after.transactionId != nil, !autoRenewChangeReported(around: fact, byNotifications: true)
+        else { return [] }
+        let cause = answerAutoRenewCause(fact, enabled: enabled)
         if enabled { return [event(.uncancellation, cause: cause, after.currentTransaction ?? transaction, after)] }
         var cancellation = event(.cancellation, cause: cause, after.currentTransaction ?? transaction, after)
         cancellation.cancelReason = .unsubscribe
         return [cancellation]
-    }
-
-    /// The cause of the auto-renew event Apple's answer gave in the current period: one per
-    /// direction and period.
-    private func autoRenewCause(on subtype: Subtype?, _ state: SubscriptionState) -> String? {
-        guard let subtype, let period = state.transactionId else { return nil }
-        return "\(originalTransactionId)/AUTO_RENEW/\(period)/\(subtype.rawValue)"
-    }
-
-    /// Whether an answer of Apple's, folded after this (late) renewal-status notification, already
-    /// gave its event: the change is reported once, by whichever RevenueDot learned of first.
-    private func answeredBefore(_ fact: PurchaseFact, autoRenewEvent cause: String?) -> Bool {
-        guard let cause, journal.hasEmitted(EventID.make(cause: cause)) else { return false }
-        return journal.facts.contains { $0.source == .appleAPI && PurchaseFact.isFoldedBefore(fact, $0) }
     }
 
     // MARK: - Builders
@@ -196,8 +191,8 @@ extension SubscriptionState {
     /// them, so a missed billing notice is still reported and a delivered one is not twice.
     /// `VOLUNTARY` follows the renewal-status notice that reported it. Every id is a function
     /// of the notice, so delivery order decides none; the CANCELLATION's is its own, apart
-    /// from the one an answer of Apple's turning auto-renew off has (`answeredBefore` lets that
-    /// one stand for a renewal-status notice).
+    /// from the one an answer of Apple's turning auto-renew off has (`autoRenewChangeReported`
+    /// lets that one stand for a renewal-status notice).
     private func expiryCancellation(
         _ transaction: JWSTransactionDecodedPayload, fact: PurchaseFact, subtype: Subtype?, _ after: SubscriptionState
     ) -> [Event] {
