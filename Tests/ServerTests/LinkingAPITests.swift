@@ -174,4 +174,31 @@ struct LinkingAPITests {
         #expect(events.contains { $0.type == "INITIAL_PURCHASE" && $0.customer == strangerToken.lowercased() })
         #expect(!events.contains { $0.type == "TRANSFER" })
     }
+
+    /// Through the store: a purchase's first notice to arrive names no token (tracking gives it
+    /// an anonymous customer of its own), the purchase's own notice with the token arrives
+    /// second; the token's customer ends with it, and the anonymous one is its alias.
+    @Test func theTokensCustomerTakesThePurchaseFromTrackingsAnonymousOne() throws {
+        let fixture = try ServerFixture(demoOptions: #""trackNewPurchasesFromServerNotifications": true"#)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let token = UUID().uuidString.lowercased()
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let disable = try fixture.signer.notification(
+            type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", originalTransactionId: "6500000001",
+            transactionId: "6500000001", atMs: now)
+        let buy = try fixture.signer.notification(
+            type: "SUBSCRIBED", subtype: "INITIAL_BUY", originalTransactionId: "6500000001", appAccountToken: token,
+            transactionId: "6500000001", atMs: now - 60_000)
+        #expect(try connection.postNotification(disable).status == 200)
+        #expect(try connection.postNotification(buy).status == 200)
+        let customer = try Self.subscriber(connection, token)
+        #expect(customer["entitlements"]?["pro"] != nil, "\(customer)")
+        #expect(customer["original_app_user_id"] == .string("$RevenueDotAnonymous:6500000001"))
+        let aliases = try service.store.read { (rows) throws(StoreError) in
+            try rows.query("SELECT alias, app_user_id FROM customer_aliases WHERE app_id = 'demo'", [])
+        }
+        #expect(aliases.map { $0.map(\.textValue) } == [["$RevenueDotAnonymous:6500000001", token]])
+    }
 }

@@ -62,6 +62,36 @@ import Testing
         #expect(later.first?.aliases == [anonymous, "carol"])
     }
 
+    /// With tracking on, the purchase's own notice names its customer by token while a later
+    /// fact (a renewal-status change) does not: whichever arrives first, the purchase ends with
+    /// the token's customer. Arriving second, the notice takes it from the anonymous customer
+    /// tracking made, which merges into it (no TRANSFER).
+    @Test(arguments: [false, true])
+    func theTokensCustomerGetsThePurchaseInEitherOrder(tokenLast: Bool) {
+        let tracking = LedgerConfiguration(trackNewPurchasesFromServerNotifications: true)
+        var shop = Harness(ledger: Ledger(configuration: tracking), owner: nil)
+        let token = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"
+        var buy = Fixture.buy
+        buy.transaction?.appAccountToken = token
+        var disable = Fixture.disable
+        disable.transaction?.appAccountToken = nil
+        let placeholder = "$RevenueDotAnonymous:\(Apple.original)"
+        for facts in tokenLast ? [disable, buy] : [buy, disable] { shop.send(facts) }
+        #expect(shop.subscription.journal.ownerAppUserId == token)
+        #expect(shop.ledger.customers[token]?.originalTransactionIds == [Apple.original])
+        #expect(shop.ledger.customers[placeholder] == nil)
+        #expect(!shop.outbox.contains { $0.type == .transfer })
+        if tokenLast { #expect(shop.ledger.customerId(placeholder) == token) }
+        // A token naming nobody leaves the anonymous customer as it is.
+        var stranger = Fixture.buy
+        stranger.notificationUUID = "n-stranger"
+        stranger.transaction?.appAccountToken = "not-a-customer"
+        var other = Harness(ledger: Ledger(configuration: tracking), owner: nil)
+        other.send(disable)
+        other.send(stranger)
+        #expect(other.subscription.journal.ownerAppUserId == placeholder)
+    }
+
     /// The rule a shell loads held events by (`Ledger.mayClaimAPurchase(by:)`) is the rule the
     /// reducer claims by: an input it rules out leaves an unowned purchase unowned, whatever the
     /// input, and it rules out a token that names nobody yet.

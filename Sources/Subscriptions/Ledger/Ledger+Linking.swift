@@ -78,10 +78,16 @@ extension Ledger {
 
     /// Claims an unowned purchase for the customer its token names, else with tracking on for
     /// the customer a UUID token will be (created, in lower case), else an anonymous one.
+    ///
+    /// A purchase tracking gave an anonymous customer of its own (`isPlaceholder`) is claimed
+    /// too, by a fact whose token names a customer: the fact that made the placeholder came
+    /// first only because it arrived first (a plan change before the purchase's own notice),
+    /// and the purchase ends with the token's customer in every order. The placeholder merges
+    /// into it, as an anonymous owner does.
     mutating func claim(
         _ key: PurchaseKey, journal: inout PurchaseJournal, token: String?, fact: PurchaseFact, nowMs: Int64
     ) -> [Effect] {
-        guard journal.ownerAppUserId == nil else { return [] }
+        guard journal.ownerAppUserId == nil || isPlaceholder(journal.ownerAppUserId, of: key) else { return [] }
         for id in Self.tokenCustomerIds(token) where customers[customerId(id)] != nil {
             return move(key, journal: &journal, to: customerId(id), environment: nil, nowMs: nowMs)
         }
@@ -91,9 +97,23 @@ extension Ledger {
             ensureCustomer(named, nowMs: nowMs)
             return move(key, journal: &journal, to: named, environment: nil, nowMs: nowMs)
         }
+        guard journal.ownerAppUserId == nil else { return [] }
         let anonymous = CustomerState.anonymousPrefix + (fact.transaction?.originalTransactionId ?? key.id)
         ensureCustomer(anonymous, nowMs: nowMs)
         return move(key, journal: &journal, to: anonymous, environment: nil, nowMs: nowMs)
+    }
+
+    /// Whether `owner` is an anonymous customer tracking made for `key` alone: RevenueDot's
+    /// prefix, this purchase and nothing else, no other id, no grant or attribute.
+    func isPlaceholder(_ owner: String?, of key: PurchaseKey) -> Bool {
+        guard let owner, owner.hasPrefix(CustomerState.anonymousPrefix), let customer = customers[owner] else {
+            return false
+        }
+        let owned =
+            customer.originalTransactionIds.map { PurchaseKey.subscription(originalTransactionId: $0) }
+            + customer.oneTimeTransactionIds.map { PurchaseKey.oneTime(transactionId: $0) }
+        return owned == [key] && customer.aliases == [owner] && customer.promotionalGrants == nil
+            && customer.attributes == nil
     }
 
     /// Makes `appUserId` the owner: releases held events, merges an anonymous owner into it, or
