@@ -129,6 +129,24 @@ import Testing
         #expect(shop.send(Fixture.disable).isEmpty)
     }
 
+    /// An earlier build's report stands for the one change it was sent for: a late notice that
+    /// splits its run does not make that answer report again under the new id.
+    @Test func aLateNoticeDoesNotMakeAnEarlierBuildsReportAgain() {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        let sent = shop.apply(answer(signed: day(6), autoRenew: false), atMs: day(6))
+        var state = shop.subscription
+        let legacy = state.legacyAnswerAutoRenewCause(period: state.transactionId, enabled: false) ?? ""
+        state.journal.emittedEventIds = state.journal.emittedEventIds.filter { $0 != sent.first?.id }
+        _ = state.journal.recordEmission(EventID.make(cause: legacy))
+        shop.ledger.subscriptions[Apple.original] = state
+        #expect(shop.apply(answer(signed: day(12), autoRenew: true), atMs: day(12)).types == [.uncancellation])
+        let late = Apple.notification(
+            .didChangeRenewalStatus, .autoRenewEnabled, uuid: "n-enable-10", signed: day(10), transaction: Fixture.p1,
+            renewal: Apple.renewal(autoRenew: true))
+        #expect(shop.send(late).isEmpty)
+    }
+
     @Test func transactionHistoryFoldsInPurchaseOrderWhateverTheOrderApplied() {
         let periods = (0..<4).map { index in
             var transaction = Apple.transaction(String(1000 + index), purchase: day(Int64(index) * 30))

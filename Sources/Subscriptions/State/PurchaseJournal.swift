@@ -1,3 +1,5 @@
+import AppStore
+
 /// What a purchase has been told and has said: kept as is when its state is refolded.
 ///
 /// The facts are the input history (sorted in fold order); the event ids are every event the
@@ -81,9 +83,24 @@ public struct PurchaseJournal: Codable, Hashable, Sendable {
     /// not fold after the newest (the state is refolded, or it is a duplicate), and when it shows
     /// a refunded transaction outside a notification: its CANCELLATION is given unless a REFUND
     /// notification among the facts gave it (`hasRefundNotification(about:)`).
+    ///
+    /// A renewal-status notice that may only restate auto-renew as the newest fact left it (the
+    /// newest says the same, or says nothing of it) reads them too: the change it tells of may
+    /// have been reported by an answer of Apple's further back in the same run
+    /// (`SubscriptionState.autoRenewChangeReported`).
     public func needsEveryFact(toReceive incoming: PurchaseFact) -> Bool {
         guard let newest = facts.last else { return false }
         if !PurchaseFact.isFoldedBefore(newest, incoming) { return true }
+        if case .notification(.didChangeRenewalStatus, let subtype) = incoming.source {
+            let opposite: AutoRenewStatus? =
+                switch subtype {
+                case .autoRenewEnabled?: .off
+                case .autoRenewDisabled?: .on
+                default: nil
+                }
+            guard let opposite else { return false }
+            return newest.renewalInfo?.autoRenewStatus != opposite
+        }
         if case .notification = incoming.source { return false }
         return incoming.transaction?.revocationDate != nil
     }

@@ -23,19 +23,20 @@ extension SubscriptionState {
     }
 
     /// Whether a fact of `fact`'s run other than itself already reported the change:
-    /// `byNotifications` too, or only answers of Apple's.
+    /// `byNotifications` too, or only answers of Apple's (or, for an answer, whether an earlier
+    /// build reported it for this very answer: `isLegacyReporter`).
     func autoRenewChangeReported(around fact: PurchaseFact, byNotifications: Bool) -> Bool {
         // Most subscriptions were never looked up: their notifications need no refold here.
         guard byNotifications || journal.facts.contains(where: { $0.source == .appleAPI }) else { return false }
-        let run = autoRenewRun(around: fact)
-        return run.contains { step in
-            guard step.fact.id != fact.id, let enabled = step.enabled else { return false }
+        let steps = autoRenewSteps()
+        guard let index = steps.firstIndex(where: { $0.fact.id == fact.id }) else { return false }
+        return steps[Self.runBounds(steps, around: index)].contains { step in
+            guard let enabled = step.enabled else { return false }
+            if isLegacyReporter(step, in: steps) { return true }
+            guard step.fact.id != fact.id else { return false }
             switch step.fact.source {
             case .appleAPI:
                 return journal.hasEmitted(EventID.make(cause: answerAutoRenewCause(step.fact, enabled: enabled)))
-                    || legacyAnswerAutoRenewCause(period: step.period, enabled: enabled).map {
-                        journal.hasEmitted(EventID.make(cause: $0))
-                    } ?? false
             case .notification(.didChangeRenewalStatus, _) where byNotifications:
                 let name = enabled ? "UNCANCELLATION" : "CANCELLATION"
                 return journal.hasEmitted(EventID.make(cause: "notification/\(step.fact.id)/\(name)"))
@@ -43,6 +44,18 @@ extension SubscriptionState {
                 return false
             }
         }
+    }
+
+    /// Whether an earlier build's report, one per period and direction
+    /// (`legacyAnswerAutoRenewCause`), stands for `step`'s change: it was sent, and `step` is
+    /// the first answer of that period saying that direction, so it stands for one change only.
+    func isLegacyReporter(_ step: AutoRenewStep, in steps: [AutoRenewStep]) -> Bool {
+        guard step.fact.source == .appleAPI, let enabled = step.enabled,
+            let legacy = legacyAnswerAutoRenewCause(period: step.period, enabled: enabled),
+            journal.hasEmitted(EventID.make(cause: legacy))
+        else { return false }
+        let first = steps.first { $0.fact.source == .appleAPI && $0.period == step.period && $0.enabled == enabled }
+        return first?.fact.id == step.fact.id
     }
 
     /// The reports a fact arriving inside a change owes: it splits that change's run in two, and
@@ -90,13 +103,6 @@ extension SubscriptionState {
             running.absorb(each)
             return AutoRenewStep(fact: each, enabled: running.autoRenewEnabled, period: running.transactionId)
         }
-    }
-
-    /// The facts around `fact` (itself included) that auto-renew keeps its value through.
-    func autoRenewRun(around fact: PurchaseFact) -> [AutoRenewStep] {
-        let steps = autoRenewSteps()
-        guard let index = steps.firstIndex(where: { $0.fact.id == fact.id }) else { return [] }
-        return Array(steps[Self.runBounds(steps, around: index)])
     }
 
     /// The indices of the run `index` is in: the steps next to it with the same value.

@@ -7,7 +7,9 @@ import AppStore
 /// timestamp are added by the ledger.
 extension SubscriptionState {
     func events(for fact: PurchaseFact, before: SubscriptionState, after: SubscriptionState) -> [Event] {
-        ownEvents(for: fact, before: before, after: after) + autoRenewReportsOfSplitRuns(around: fact)
+        // Only a fact that turns auto-renew where it lands can split a change's run.
+        let turns = before.autoRenewEnabled != after.autoRenewEnabled
+        return ownEvents(for: fact, before: before, after: after) + (turns ? autoRenewReportsOfSplitRuns(around: fact) : [])
     }
 
     /// The events `fact` itself causes (`events` adds the reports another fact owes once this

@@ -57,6 +57,50 @@ struct StorePathPropertyTests {
         }
     }
 
+    /// Auto-renew off, on and off, each seen by a notice and by answers of Apple's (one of them
+    /// only restating), in orders where a notice in order restates a change an answer further
+    /// back reported, and where late facts split a change: the store loads what the run needs
+    /// (`needsEveryFact`), so it reports as the ledger does.
+    @Test(arguments: ContractEngine.allCases)
+    func autoRenewReportsAreTheLedgersInEveryOrder(_ engine: ContractEngine) throws {
+        let period = Apple.transaction(Apple.original, purchase: Apple.t0)
+        func at(_ days: Int64) -> Int64 { Apple.t0 + days * Apple.day }
+        func notice(_ uuid: String, _ days: Int64, on: Bool) -> Ledger.Input {
+            .notificationReceived(
+                Apple.notification(
+                    .didChangeRenewalStatus, on ? .autoRenewEnabled : .autoRenewDisabled, uuid: uuid, signed: at(days),
+                    transaction: period, renewal: Apple.renewal(autoRenew: on)))
+        }
+        func answer(_ days: Int64, on: Bool) -> Ledger.Input {
+            var transaction = period
+            transaction.signedDate = at(days)
+            var renewal = Apple.renewal(autoRenew: on)
+            renewal.signedDate = at(days)
+            return .appleAnswered(transaction, renewalInfo: renewal, appUserId: nil)
+        }
+        let facts = [
+            answer(6, on: false), answer(7, on: false), notice("off-8", 8, on: false), notice("on-10", 10, on: true),
+            answer(12, on: true), notice("off-15", 15, on: false), answer(16, on: false),
+        ]
+        let orders = [[0, 1, 2, 3, 4, 5, 6], [0, 1, 4, 6, 2, 3, 5], [6, 5, 0, 1, 2, 4, 3], [4, 0, 6, 1, 3, 2, 5]]
+        for order in orders {
+            let under = try StoreUnderTest(engine)
+            var ledger = Ledger(configuration: S.app.configuration)
+            let buy = Ledger.Input.notificationReceived(
+                Apple.notification(
+                    .subscribed, .initialBuy, uuid: "buy", signed: Apple.t0, transaction: period, renewal: Apple.renewal()))
+            let inputs = [Ledger.Input.linked(.subscription(originalTransactionId: Apple.original), appUserId: "user"), buy]
+            for (position, input) in (inputs + order.map { facts[$0] }).enumerated() {
+                let atMs = at(20) + Int64(position)
+                let expected = ledger.apply(input, at: Date(timeIntervalSince1970: Double(atMs) / 1000))
+                let stored = try Self.effects(in: under) { transaction in
+                    try LedgerInputs.apply(input, app: S.app, atMs: atMs, in: transaction)
+                }
+                #expect(stored == expected, "order \(order), input \(position)")
+            }
+        }
+    }
+
     /// How many lifecycles each engine plays: PostgreSQL's round trips make its writes slower.
     static func seeds(_ engine: ContractEngine) -> UInt64 { engine == .sqlite ? 40 : 12 }
 
