@@ -30,4 +30,20 @@ import Testing
         #expect(CustomerIdCap.refusesJoining(crowd, named: "crowd", nil, otherNamed: "newcomer"))
         #expect(!CustomerIdCap.refusesJoining(nil, named: "x", nil, otherNamed: "y"))
     }
+
+    /// A log-in past the cap merges nothing, as for a second anonymous device: the customer
+    /// logged in to is there, and the anonymous one keeps its own ids.
+    @Test func aLogInPastTheCapMergesNothing() {
+        var ledger = Ledger(configuration: LedgerConfiguration())
+        ledger.customers["$RCAnonymousID:a"] = Self.customer("$RCAnonymousID:a", aliases: 600, prefix: "$RCAnonymousID:x")
+        ledger.customers["ida"] = Self.customer("ida", aliases: 500, prefix: "b")
+        _ = ledger.apply(.customerAction(.loggedIn(appUserId: "$RCAnonymousID:a", newAppUserId: "ida")), at: .now)
+        #expect(ledger.customers["$RCAnonymousID:a"] != nil)
+        #expect(ledger.customers["ida"]?.aliases.count == 501)
+        // Within it, the same log-in merges.
+        ledger.customers["$RCAnonymousID:a"] = Self.customer("$RCAnonymousID:a", aliases: 10, prefix: "$RCAnonymousID:x")
+        _ = ledger.apply(.customerAction(.loggedIn(appUserId: "$RCAnonymousID:a", newAppUserId: "ida")), at: .now)
+        #expect(ledger.customers["$RCAnonymousID:a"] == nil)
+        #expect(ledger.customerId("$RCAnonymousID:a") == "ida")
+    }
 }

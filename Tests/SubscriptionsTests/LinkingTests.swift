@@ -80,6 +80,7 @@ import Testing
         #expect(shop.subscription.journal.ownerAppUserId == token)
         #expect(shop.ledger.customers[token]?.originalTransactionIds == [Apple.original])
         #expect(shop.ledger.customers[placeholder] == nil)
+        #expect(shop.ledger.customers[token]?.firstAppUserId == token)
         #expect(!shop.outbox.contains { $0.type == .transfer })
         if tokenLast { #expect(shop.ledger.customerId(placeholder) == token) }
         // A token naming nobody leaves the anonymous customer as it is.

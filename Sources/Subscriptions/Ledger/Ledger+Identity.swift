@@ -126,7 +126,11 @@ extension Ledger {
         let providedHasAnonymousId = customers[provided].map { customer in
             Self.isAnonymous(customer.appUserId) || customer.aliases.contains(where: Self.isAnonymous)
         }
-        if Self.isAnonymous(current), !Self.isAnonymous(provided), providedHasAnonymousId != true {
+        // Past the cap on ids (`CustomerIdCap`) nothing merges, as for a second anonymous device.
+        if Self.isAnonymous(current), !Self.isAnonymous(provided), providedHasAnonymousId != true,
+            !CustomerIdCap.refusesJoining(
+                customers[current], named: appUserId, customers[provided], otherNamed: newAppUserId)
+        {
             merge(appUserId, into: newAppUserId, nowMs: nowMs)
         } else {
             ensureCustomer(provided, nowMs: nowMs)

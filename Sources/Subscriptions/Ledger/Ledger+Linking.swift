@@ -89,18 +89,33 @@ extension Ledger {
     ) -> [Effect] {
         guard journal.ownerAppUserId == nil || isPlaceholder(journal.ownerAppUserId, of: key) else { return [] }
         for id in Self.tokenCustomerIds(token) where customers[customerId(id)] != nil {
-            return move(key, journal: &journal, to: customerId(id), environment: nil, nowMs: nowMs)
+            return moveKeepingIdentity(key, journal: &journal, to: customerId(id), nowMs: nowMs)
         }
         guard configuration.trackNewPurchasesFromServerNotifications else { return [] }
         if let token, Self.isUUID(token) {
             let named = customerId(token.lowercased())
             ensureCustomer(named, nowMs: nowMs)
-            return move(key, journal: &journal, to: named, environment: nil, nowMs: nowMs)
+            return moveKeepingIdentity(key, journal: &journal, to: named, nowMs: nowMs)
         }
         guard journal.ownerAppUserId == nil else { return [] }
         let anonymous = CustomerState.anonymousPrefix + (fact.transaction?.originalTransactionId ?? key.id)
         ensureCustomer(anonymous, nowMs: nowMs)
         return move(key, journal: &journal, to: anonymous, environment: nil, nowMs: nowMs)
+    }
+
+    /// `move`, where the customer keeps its first id and first-seen time: a placeholder merged in
+    /// came first only by arriving first, so it does not become the customer's first id (in
+    /// signed order it never existed).
+    private mutating func moveKeepingIdentity(
+        _ key: PurchaseKey, journal: inout PurchaseJournal, to appUserId: String, nowMs: Int64
+    ) -> [Effect] {
+        let identity = customers[appUserId].map { ($0.firstSeenMs, $0.originalAppUserId) }
+        let effects = move(key, journal: &journal, to: appUserId, environment: nil, nowMs: nowMs)
+        if let (firstSeenMs, originalAppUserId) = identity {
+            customers[appUserId]?.firstSeenMs = firstSeenMs
+            customers[appUserId]?.originalAppUserId = originalAppUserId
+        }
+        return effects
     }
 
     /// Whether `owner` is an anonymous customer tracking made for `key` alone: RevenueDot's
