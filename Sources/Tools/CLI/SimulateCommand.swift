@@ -71,8 +71,8 @@ package struct SimulateCommand {
           appAccountToken (a UUID derived from it when it is not one), and after a purchase the
           simulated app posts its StoreKit transaction to /v1/subscribers/{user}/transactions
           (when the app has an API key). Defaults: --app is the config's first app, --user
-          demo-user, --environment the subscription's (Sandbox for a new one), --server from
-          the config's listen address.
+          demo-user, --environment Sandbox (for a new subscription: a step goes on in its
+          subscription's), --server from the config's listen address.
         """
 
     let story: String
@@ -194,13 +194,9 @@ package struct SimulateCommand {
         try PrivateFile.createDirectory(file.deletingLastPathComponent().path)
         let turn = try LockedFile(path: file.deletingPathExtension().path + ".lock")
         return withExtendedLifetime(turn) {
-            let state = Simulator.load(file)
-            // A story goes on in its subscription's environment unless told otherwise: signed in
-            // the default Sandbox, a Production subscription's next notification would be held.
-            if parsed.value("environment") == nil, let state { options.environment = state.environment }
             var simulator = Simulator(
                 options: options, chain: ca.chain, stateFile: file, ids: TransactionIDs(directory: directory),
-                state: state, print: { StandardStreams.out($0 + "\n") })
+                state: Simulator.load(file), print: { StandardStreams.out($0 + "\n") })
             simulator.journal = AppleAPIJournal(base: base)
             do {
                 try simulator.play(Simulator.Story(rawValue: story) ?? .subscribe)

@@ -65,7 +65,10 @@ extension Simulator {
         let now = nextSignedMs()
         let subscription = try existing()
         var data: [String: JSONValue] = [
-            "bundleId": .string(options.bundleId), "bundleVersion": .string("1"), "environment": .string(options.environment),
+            // The subscription's environment, whatever this step was given: its notification
+            // must say the environment its transaction does.
+            "bundleId": .string(options.bundleId), "bundleVersion": .string("1"),
+            "environment": .string(subscription.environment),
             "signedTransactionInfo": .string(try sign(subscription.transactionJSON(signedMs: now))),
             "signedRenewalInfo": .string(try sign(subscription.renewalJSON(signedMs: now, expirationIntent: expirationIntent))),
             "status": .integer(subscription.expired ? 2 : subscription.refundedMs != nil ? 5 : subscription.billingIssue ? 3 : 1),
