@@ -46,4 +46,21 @@ import Testing
         #expect(ledger.customers["$RCAnonymousID:a"] == nil)
         #expect(ledger.customerId("$RCAnonymousID:a") == "ida")
     }
+
+    /// A purchase an anonymous customer owns, posted by a customer the two together would take
+    /// past the cap, moves alone: no merge, no TRANSFER.
+    @Test func aPostPastTheCapMovesThePurchaseAlone() {
+        var shop = Harness(owner: "$RCAnonymousID:big")
+        shop.send(Fixture.buy)
+        let big = Self.customer("$RCAnonymousID:big", aliases: 990, prefix: "$RCAnonymousID:x")
+        shop.ledger.customers["$RCAnonymousID:big"]?.aliases = big.aliases
+        shop.ledger.customers["carol"] = Self.customer("carol", aliases: 20, prefix: "c")
+        var posted = Fixture.p1
+        posted.signedDate = Fixture.day(2)
+        let moved = shop.apply(.transactionPosted(posted, appUserId: "carol"), atMs: Fixture.day(2))
+        #expect(!moved.contains { $0.type == .transfer })
+        #expect(shop.subscription.journal.ownerAppUserId == "carol")
+        #expect(shop.ledger.customers["$RCAnonymousID:big"]?.originalTransactionIds == [])
+        #expect(shop.ledger.customers["carol"]?.aliases.count == 21)
+    }
 }
