@@ -147,6 +147,27 @@ import Testing
         #expect(shop.send(late).isEmpty)
     }
 
+    /// A resubscription after a lapse with auto-renew off: the new period is the report (its
+    /// RENEWAL), whichever of Apple's answer and the RESUBSCRIBE notice comes first; the answer
+    /// does not add an UNCANCELLATION the notice never gives.
+    @Test(arguments: [false, true])
+    func aResubscriptionSeenFirstByAnAnswerIsNoUncancellation(answerFirst: Bool) {
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        shop.send(Fixture.disable)
+        let resubscribed = Apple.transaction("1002", purchase: day(40))
+        let notice = Apple.notification(
+            .subscribed, .resubscribe, uuid: "n-resubscribe", signed: day(40), transaction: resubscribed,
+            renewal: Apple.renewal(autoRenew: true))
+        let steps: [Ledger.Input] = [
+            .notificationReceived(notice), answer(signed: day(41), autoRenew: true, transaction: resubscribed),
+        ]
+        for input in answerFirst ? steps.reversed() : steps { shop.apply(input, atMs: day(42)) }
+        let after = shop.outbox.types.drop { $0 != .cancellation }.dropFirst()
+        #expect(!after.contains(.uncancellation), "\(shop.outbox.types)")
+        #expect(after.filter { $0 == .renewal }.count == 1, "\(shop.outbox.types)")
+    }
+
     @Test func transactionHistoryFoldsInPurchaseOrderWhateverTheOrderApplied() {
         let periods = (0..<4).map { index in
             var transaction = Apple.transaction(String(1000 + index), purchase: day(Int64(index) * 30))

@@ -145,7 +145,12 @@ extension SubscriptionState {
             after.transactionId != nil, !autoRenewChangeReported(around: fact, byNotifications: true)
         else { return [] }
         let cause = answerAutoRenewCause(fact, enabled: enabled)
-        if enabled { return [event(.uncancellation, cause: cause, after.currentTransaction ?? transaction, after)] }
+        if enabled {
+            // Turned on by a new period (a resubscription, an upgrade): its RENEWAL is the report,
+            // as the notice of that period gives no UNCANCELLATION either.
+            guard after.transactionId == before.transactionId else { return [] }
+            return [event(.uncancellation, cause: cause, after.currentTransaction ?? transaction, after)]
+        }
         var cancellation = event(.cancellation, cause: cause, after.currentTransaction ?? transaction, after)
         cancellation.cancelReason = .unsubscribe
         return [cancellation]
