@@ -73,9 +73,17 @@ extension Ledger {
 
     /// Makes `sourceId`'s customer part of `targetId`'s: its ids become aliases, its purchases
     /// move without a TRANSFER (the slice holds them: `Input.movesEveryPurchaseOfCustomers`).
-    mutating func merge(_ sourceId: String, into targetId: String, nowMs: Int64) {
+    ///
+    /// Refused, changing nothing, when the one customer would be known by more ids than
+    /// `CustomerIdCap` allows: false then (true when merged, or already one customer). Each
+    /// caller says what happens instead: a log-in merges nothing, a posted purchase moves alone,
+    /// and the API refuses an alias before it is kept.
+    @discardableResult
+    mutating func merge(_ sourceId: String, into targetId: String, nowMs: Int64) -> Bool {
         let (source, target) = (customerId(sourceId), customerId(targetId))
-        guard source != target else { return }
+        guard source != target else { return true }
+        guard !CustomerIdCap.refusesJoining(customers[source], named: sourceId, customers[target], otherNamed: targetId)
+        else { return false }
         ensureCustomer(target, nowMs: nowMs)
         var ids = [sourceId, source]
         if let merged = customers.removeValue(forKey: source) {
@@ -115,6 +123,7 @@ extension Ledger {
             customers[target]?.aliases.insertSorted(id)
             aliasOwners[id] = target
         }
+        return true
     }
 
     /// RevenueCat's `logIn`: an anonymous customer merges into the identified one it logs in to
@@ -126,15 +135,9 @@ extension Ledger {
         let providedHasAnonymousId = customers[provided].map { customer in
             Self.isAnonymous(customer.appUserId) || customer.aliases.contains(where: Self.isAnonymous)
         }
-        // Past the cap on ids (`CustomerIdCap`) nothing merges, as for a second anonymous device.
-        if Self.isAnonymous(current), !Self.isAnonymous(provided), providedHasAnonymousId != true,
-            !CustomerIdCap.refusesJoining(
-                customers[current], named: appUserId, customers[provided], otherNamed: newAppUserId)
-        {
-            merge(appUserId, into: newAppUserId, nowMs: nowMs)
-        } else {
-            ensureCustomer(provided, nowMs: nowMs)
-        }
+        let merges = Self.isAnonymous(current) && !Self.isAnonymous(provided) && providedHasAnonymousId != true
+        // A merge the cap on ids refuses (`merge`) merges nothing, as for a second anonymous device.
+        if !(merges && merge(appUserId, into: newAppUserId, nowMs: nowMs)) { ensureCustomer(provided, nowMs: nowMs) }
     }
 
     /// Erases a customer: its row and aliases go, its purchases are left with no owner (their

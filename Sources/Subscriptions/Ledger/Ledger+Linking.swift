@@ -148,12 +148,10 @@ extension Ledger {
             return deliver(held, journal: &journal, nowMs: nowMs)
         }
         // As RevenueCat: an anonymous owner becomes an alias of the new one, with what else it owns.
-        // Past the cap on ids (`CustomerIdCap`) the purchase moves alone, with no TRANSFER: the
-        // anonymous customer keeps its ids and what else it owns.
+        // Where the cap on ids refuses the merge (`merge`), the purchase has moved alone, with no
+        // TRANSFER: the anonymous customer keeps its ids and what else it owns.
         if Self.isAnonymous(previous) {
-            if !CustomerIdCap.refusesJoining(customers[previous], named: previous, customers[appUserId], otherNamed: appUserId) {
-                merge(previous, into: appUserId, nowMs: nowMs)
-            }
+            merge(previous, into: appUserId, nowMs: nowMs)
             return []
         }
         journal.transferCount += 1
