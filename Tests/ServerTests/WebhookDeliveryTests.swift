@@ -25,6 +25,11 @@ struct WebhookDeliveryTests {
                 """)
     }
 
+    /// The status of a new purchase's SUBSCRIBED notification posted on `connection`.
+    static func purchase(on connection: LoopbackConnection, _ fixture: ServerFixture) throws -> Int {
+        try connection.postNotification(try fixture.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY")).status
+    }
+
     static func deliveries(_ fixture: ServerFixture) throws -> [String: (status: String, attempts: Int64)] {
         let store = try Store(path: fixture.databasePath)
         defer { store.close() }
@@ -42,9 +47,7 @@ struct WebhookDeliveryTests {
         let fixture = try Self.fixture(url: receiver.url)
         let service = try fixture.startService()
         let connection = try LoopbackConnection(port: service.port)
-        #expect(
-            try connection.postNotification(try fixture.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY"))
-                .status == 200)
+        #expect(try Self.purchase(on: connection, fixture) == 200)
         let received = receiver.wait { $0.count >= 3 }
         Thread.sleep(forTimeInterval: 0.3)  // nothing more may come
         service.shutdown()
@@ -64,9 +67,7 @@ struct WebhookDeliveryTests {
         let service = try fixture.startService()
         defer { service.shutdown() }
         let connection = try LoopbackConnection(port: service.port)
-        #expect(
-            try connection.postNotification(try fixture.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY")).status
-                == 200)
+        #expect(try Self.purchase(on: connection, fixture) == 200)
         guard let request = receiver.wait(until: { !$0.isEmpty }).first else {
             Issue.record("no webhook arrived")
             return
@@ -124,9 +125,7 @@ struct WebhookDeliveryTests {
         let fixture = try Self.fixture(url: receiver.url, retryDelays: "[0]")
         let service = try fixture.startService()
         let connection = try LoopbackConnection(port: service.port)
-        #expect(
-            try connection.postNotification(try fixture.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY")).status
-                == 200)
+        #expect(try Self.purchase(on: connection, fixture) == 200)
         let failed = receiver.wait { $0.count >= 2 }
         Thread.sleep(forTimeInterval: 0.4)
         #expect(receiver.received.count == 2, "one attempt and one retry, then the dead letter")
@@ -160,9 +159,7 @@ struct WebhookDeliveryTests {
         let service = try fixture.startService()
         defer { service.shutdown() }
         let connection = try LoopbackConnection(port: service.port)
-        #expect(
-            try connection.postNotification(try fixture.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY")).status
-                == 200)
+        #expect(try Self.purchase(on: connection, fixture) == 200)
         let id = receiver.wait { $0.count >= 1 }.first?.id ?? ""
         func resend(_ event: String, key: String = "sk_test_secret") throws -> (Int, JSONValue) {
             let response = try connection.request(
@@ -186,9 +183,7 @@ struct WebhookDeliveryTests {
         let fixture = try Self.fixture(url: "http://127.0.0.1:\(port)/hooks", retryDelays: "[1, 1, 1, 1]")
         var service = try fixture.startService()
         let connection = try LoopbackConnection(port: service.port)
-        #expect(
-            try connection.postNotification(try fixture.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY")).status
-                == 200)
+        #expect(try Self.purchase(on: connection, fixture) == 200)
         Thread.sleep(forTimeInterval: 0.5)
         service.shutdown()
         let pending = try Self.deliveries(fixture)
@@ -264,9 +259,7 @@ struct WebhookDeliveryTests {
         defer { service.shutdown() }
         let connection = try LoopbackConnection(port: service.port)
         for _ in 0..<3 {
-            #expect(
-                try connection.postNotification(try fixture.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY"))
-                    .status == 200)
+            #expect(try Self.purchase(on: connection, fixture) == 200)
         }
         func page(_ query: String, key: String = "sk_test_secret") throws -> (Int, JSONValue) {
             let response = try connection.request(
