@@ -87,16 +87,8 @@ import Testing
                     renewal: renewal(false))),
             answer(signed: day(16), autoRenew: false),
         ]
-        func orders(_ items: [Int]) -> [[Int]] {
-            guard items.count > 1 else { return [items] }
-            return items.indices.flatMap { index in
-                var rest = items
-                let first = rest.remove(at: index)
-                return orders(rest).map { [first] + $0 }
-            }
-        }
         var states: Set<SubscriptionState> = []
-        for order in orders(Array(facts.indices)) {
+        for order in Self.orders(Array(facts.indices)) {
             var shop = Harness()
             shop.send(Fixture.buy)
             for index in order { shop.apply(facts[index], atMs: day(17)) }
@@ -111,6 +103,46 @@ import Testing
             states.insert(state)
         }
         #expect(states.count == 1)
+    }
+
+    /// Auto-renew turned off (its notice on day 5, perhaps lost), seen by answers before and after
+    /// the period's end (day 30) and by its EXPIRED `VOLUNTARY`: in every order of any of them,
+    /// one CANCELLATION when the notice or the answer before the end is among them, none when only
+    /// the end was seen (the EXPIRED reports no change, nor does an answer after it); the state is
+    /// the same. (An answer after the end, arriving before the EXPIRED, reported one.)
+    @Test(arguments: [[0, 1, 2, 3], [1, 2, 3], [2, 3], [0, 2, 3]])
+    func aVoluntaryLapseSeenLateIsReportedAlikeInEveryOrder(kept: [Int]) {
+        let expired = Apple.notification(
+            .expired, .voluntary, uuid: "n-expired", signed: day(30), transaction: Fixture.p1,
+            renewal: Apple.renewal(autoRenew: false, intent: .customerCancelled))
+        let facts: [Ledger.Input] = [
+            .notificationReceived(Fixture.disable), answer(signed: day(6), autoRenew: false),
+            .notificationReceived(expired), answer(signed: day(31), autoRenew: false),
+        ]
+        let expected = kept.contains(0) || kept.contains(1) ? 1 : 0
+        var states: Set<SubscriptionState> = []
+        for order in Self.orders(kept) {
+            var shop = Harness()
+            shop.send(Fixture.buy)
+            for index in order { shop.apply(facts[index], atMs: day(32)) }
+            let cancellations = shop.outbox.filter { $0.type == .cancellation }
+            #expect(cancellations.count == expected, "order \(order): \(shop.outbox.types)")
+            #expect(cancellations.allSatisfy { $0.cancelReason == .unsubscribe })
+            var state = shop.subscription
+            state.journal = PurchaseJournal()
+            states.insert(state)
+        }
+        #expect(states.count == 1)
+    }
+
+    /// Every order of `items`.
+    static func orders(_ items: [Int]) -> [[Int]] {
+        guard items.count > 1 else { return [items] }
+        return items.indices.flatMap { index in
+            var rest = items
+            let first = rest.remove(at: index)
+            return orders(rest).map { [first] + $0 }
+        }
     }
 
     /// An answer's event an earlier build sent, under its per-period id, still stands for the

@@ -137,12 +137,19 @@ extension SubscriptionState {
     /// `CANCELLATION` (unsubscribe) or `UNCANCELLATION` when Apple's answer turned auto-renew off
     /// or on, as the renewal-status notification Apple sent for it (and that never arrived) would,
     /// unless a fact of the same change reported it (`autoRenewChangeReported`).
+    ///
+    /// An answer signed once its period had ended, auto-renew off, saw a voluntary lapse: the
+    /// EXPIRED `VOLUNTARY` Apple signed at that end folds before it and, reporting no change
+    /// itself, leaves the answer only restating; so the answer reports none either, and which of
+    /// the two arrives first decides nothing. (The change's own notice still reports it, or an
+    /// answer signed before the end.)
     private func autoRenewEvents(
         _ fact: PurchaseFact, _ transaction: JWSTransactionDecodedPayload, _ before: SubscriptionState,
         _ after: SubscriptionState
     ) -> [Event] {
         guard let enabled = after.autoRenewEnabled, let was = before.autoRenewEnabled, enabled != was,
-            after.transactionId != nil, !autoRenewChangeReported(around: fact, byNotifications: true)
+            after.transactionId != nil, enabled || !Self.sawLapseEnd(fact, transaction),
+            !autoRenewChangeReported(around: fact, byNotifications: true)
         else { return [] }
         let cause = answerAutoRenewCause(fact, enabled: enabled)
         if enabled {
@@ -154,6 +161,12 @@ extension SubscriptionState {
         var cancellation = event(.cancellation, cause: cause, after.currentTransaction ?? transaction, after)
         cancellation.cancelReason = .unsubscribe
         return [cancellation]
+    }
+
+    /// Whether `fact` was signed at or after the end of the period `transaction` describes.
+    private static func sawLapseEnd(_ fact: PurchaseFact, _ transaction: JWSTransactionDecodedPayload) -> Bool {
+        guard let expires = transaction.expiresDate else { return false }
+        return expires <= fact.signedDateMs
     }
 
     // MARK: - Builders
