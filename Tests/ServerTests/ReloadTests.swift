@@ -207,5 +207,54 @@ import Testing
         let metrics = try connection.request("GET", "/metrics").text
         #expect(metrics.contains("revenuedot_webhook_unserved_pending 1\n"))
         #expect(metrics.contains(#"revenuedot_webhook_pending{app="demo",webhook="crm"} 0"#))
+
+        // Told its old name, the renamed webhook takes what it left behind, and sends it at once
+        // (its failure was the old receiver's, its retry an hour away).
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        try Self.rewrite(fixture) {
+            $0.replacingOccurrences(of: "http://127.0.0.1:9/unreachable", with: receiver.url)
+                .replacingOccurrences(of: #""name": "crm", "#, with: #""name": "crm", "previousNames": [""], "#)
+        }
+        guard case .reloaded = service.reload(from: fixture.configPath) else {
+            Issue.record("the reload was refused: \(kept.withLock { $0 }.suffix(3))")
+            return
+        }
+        let retired = OperationalLogTests.lines(kept, event: "webhook.retired")
+        #expect(retired.count == 1 && retired.first?.contains(#"webhook="" to=crm moved=1 dropped=0"#) == true, "\(retired)")
+        #expect(receiver.wait { !$0.isEmpty }.map(\.type) == ["INITIAL_PURCHASE"])
+        #expect(OperationalLogTests.lines(kept, event: "webhook.unserved").count == 1)
+        #expect(try connection.request("GET", "/metrics").text.contains("revenuedot_webhook_unserved_pending 0\n"))
+        // Kept in the configuration, the old name changes nothing at the next reload.
+        guard case .reloaded = service.reload(from: fixture.configPath) else { return }
+        #expect(OperationalLogTests.lines(kept, event: "webhook.retired").count == 1)
+    }
+
+    /// A webhook removed, its name listed in `removedWebhooks`: its deliveries are dropped at the
+    /// reload, the event stays.
+    @Test func aRemovedWebhooksDeliveriesAreDroppedWhenItsNameIsRetired() throws {
+        let fixture = try WebhookDeliveryTests.fixture(url: "http://127.0.0.1:9/unreachable", retryDelays: "[3600]")
+        let (service, kept) = try OperationalLogTests.service(fixture)
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        #expect(try WebhookDeliveryTests.purchase(on: connection, fixture) == 200)
+        try Self.rewrite(fixture) { text in
+            let start = text.range(of: #""webhook": {"#)!.lowerBound
+            let end = text.range(of: "}", range: start..<text.endIndex)!.upperBound
+            return text.replacingCharacters(in: start..<end, with: #""removedWebhooks": [""]"#)
+        }
+        guard case .reloaded = service.reload(from: fixture.configPath) else {
+            Issue.record("the reload was refused: \(kept.withLock { $0 }.suffix(3))")
+            return
+        }
+        let retired = OperationalLogTests.lines(kept, event: "webhook.retired")
+        #expect(retired.count == 1 && retired.first?.contains(#"webhook="" moved=0 dropped=1"#) == true, "\(retired)")
+        #expect(OperationalLogTests.lines(kept, event: "webhook.unserved").isEmpty)
+        let metrics = try connection.request("GET", "/metrics").text
+        #expect(metrics.contains("revenuedot_webhook_unserved_pending 0\n"))
+        #expect(!metrics.contains(#"revenuedot_webhook_pending{app="demo""#), "\(metrics)")
+        service.shutdown()
+        let listed = try runCLI(["events", "list", "--config", fixture.configPath, "--json"])
+        #expect(listed.status == 0 && listed.output.contains("INITIAL_PURCHASE"), "\(listed.output)")
     }
 }

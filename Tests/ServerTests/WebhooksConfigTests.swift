@@ -15,6 +15,16 @@ struct SeveralWebhooksTests {
         (#""webhooks": [{"url": "http://a/", "eventTypes": ["PURCHASE"]}]"#, "\"PURCHASE\" is not an event type"),
         (#""webhooks": [{"url": "http://a/", "orderHoldSeconds": -1}]"#, "orderHoldSeconds"),
         (#""webhooks": [{"url": "http://a/", "name": "a"}, {"url": "http://b/"}]"#, "with several webhooks, name each"),
+        (
+            #""webhooks": [{"url": "http://a/", "name": "a"}, {"url": "http://b/", "name": "b", "previousNames": ["a"]}]"#,
+            #"webhooks[1].previousNames[0]: "a" is the name of one of this app's webhooks"#
+        ),
+        (#""webhook": {"url": "http://a/"}, "removedWebhooks": [""]"#, #"removedWebhooks[0]: "" is the name of one"#),
+        (
+            #""webhook": {"url": "http://a/", "previousNames": ["x"]}, "removedWebhooks": ["x"]"#,
+            #"removedWebhooks[0]: "x" is retired twice"#
+        ),
+        (#""webhook": {"url": "http://a/", "previousNames": [1]}"#, "webhook.previousNames[0]: must be a webhook name"),
     ])
     func badWebhookListsAreOneClearLine(options: String, problem: String) throws {
         let fixture = try ServerFixture(demoOptions: options)

@@ -8,7 +8,7 @@ package enum AppConfigLoader {
     package static let keys: Set<String> = [
         "id", "bundleId", "appAppleId", "environments", "rootCertificates", "trackNewPurchasesFromServerNotifications",
         "secretApiKey", "publicApiKey", "entitlements", "webhook", "inAppPurchaseKey", "restoreBehavior",
-        "smallBusinessProgram", "sandboxAccess", "webhooks",
+        "smallBusinessProgram", "sandboxAccess", "webhooks", "removedWebhooks",
     ]
 
     package static func load(_ app: ConfigReader, directory: URL) throws(ConfigError) -> AppConfig {
@@ -56,6 +56,8 @@ package enum AppConfigLoader {
             inAppPurchaseKey: try inAppPurchaseKey(app, directory: directory), restoreBehavior: restoreBehavior)
         config.smallBusinessProgram = try app.bool("smallBusinessProgram") ?? false
         config.sandboxAccess = try sandboxAccess(app)
+        config.removedWebhooks = try webhookNames(app, "removedWebhooks")
+        try checkRetiredNames(app, webhooks: config.webhooks, removed: config.removedWebhooks)
         return config
     }
 
@@ -158,7 +160,7 @@ package enum AppConfigLoader {
     private static func webhook(_ hook: ConfigReader, directory: URL) throws(ConfigError) -> WebhookConfig {
         try hook.rejectUnknownKeys([
             "url", "authorization", "signingSecret", "timeoutSeconds", "retryDelaysSeconds", "concurrency", "caFile",
-            "name", "environments", "eventTypes", "orderHoldSeconds",
+            "name", "environments", "eventTypes", "orderHoldSeconds", "previousNames",
         ])
         let text = try hook.requiredString("url")
         let quoted = URLText.withoutPassword(text)
@@ -197,6 +199,7 @@ package enum AppConfigLoader {
             timeoutSeconds: Int(try hook.integer("timeoutSeconds", in: 1...600) ?? 30), retryDelaysSeconds: delays,
             concurrency: Int(try hook.integer("concurrency", in: 1...256) ?? 8), caFile: caFile)
         config.orderHoldSeconds = Int(try hook.integer("orderHoldSeconds", in: 0...2_592_000) ?? 300)
+        config.previousNames = try webhookNames(hook, "previousNames")
         if let names = try hook.strings("environments") {
             var environments: Set<EventEnvironment> = []
             for (index, name) in names.enumerated() {

@@ -76,6 +76,9 @@ package struct AppConfig: Sendable {
         get { webhooks.first }
         set { webhooks = newValue.map { [$0] } ?? [] }
     }
+    /// Names of webhooks it no longer has whose deliveries are dropped at start and reload
+    /// (`removedWebhooks`).
+    package var removedWebhooks: [String] = []
     package var inAppPurchaseKey: InAppPurchaseKeyConfig?
     /// How a purchase moves between identified customers (RevenueCat's restore behaviour).
     package var restoreBehavior: RestoreBehavior = .transfer
@@ -122,6 +125,9 @@ package struct WebhookConfig: Sendable {
     /// How long a customer's failing event holds that customer's later ones back (then they go,
     /// and it keeps retrying; `sequence` still orders them).
     package var orderHoldSeconds = 300
+    /// Names it had before (`previousNames`): their deliveries become its own at start and
+    /// reload (`RetiredWebhook`).
+    package var previousNames: [String] = []
 
     package static let defaultRetryDelaysSeconds = [10, 60, 300, 1800, 7200, 21600, 43200, 86400, 86400, 86400]
     /// The longest wait a `retryDelaysSeconds` entry may give: 30 days.

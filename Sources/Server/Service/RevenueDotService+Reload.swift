@@ -48,7 +48,7 @@ extension RevenueDotService {
     package func reload(to new: RevenueDotConfig) -> ReloadOutcome {
         let outcome = swap(to: new)
         // A read, outside the lock: storage that does not answer must not hold up a shutdown.
-        if case .reloaded = outcome { UnservedDeliveries.warn(config: new, store: store, log: log) }
+        if case .reloaded = outcome { UnservedDeliveries.settle(config: new, store: store, log: log) }
         return outcome
     }
 

@@ -170,7 +170,7 @@ package final class RevenueDotService: Sendable {
         generation.start(predecessor: replacing)
         contacts.start()
         takeUpHeld(by: generation)
-        UnservedDeliveries.warn(config: generation.config, store: store, log: log)
+        UnservedDeliveries.settle(config: generation.config, store: store, log: log)
         return port
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Subscriptions
 import Testing
+import Threads
 
 @testable import Storage
 
@@ -57,5 +58,59 @@ import Testing
         }
         #expect(events.map(\.position) == [1, 2, 3, 4])
         #expect(events.map { $0.json?.contains("\"id\":\"e\($0.position)\"") } == [true, true, true, true])
+    }
+
+    /// A renamed webhook's deliveries become its successor's as they stood (pending, delivered),
+    /// but for events the successor has already or its filters refuse: those are dropped, as
+    /// are all of a removed webhook's. Retired again, nothing changes.
+    @Test(arguments: ContractEngine.allCases)
+    func aRetiredWebhooksDeliveriesMoveOrAreDropped(_ engine: ContractEngine) throws {
+        let under = try S(engine)
+        // Today, as the claim clock PostgreSQL's moves take is.
+        let now = UnixTime.nowMs
+        try Self.insert(["e1", "e2"], webhooks: ["old"], at: 1000, into: under)
+        try Self.insert(["e3"], webhooks: ["old", "new"], at: 2000, into: under)
+        try Self.insert(["e4"], webhooks: ["gone"], at: 3000, into: under)
+        try under.write { transaction in
+            var refused = Event(type: .cancellation, id: "e5", eventTimestampMs: 4000)
+            refused.appUserId = "c-e5"
+            try Outbox.insert(refused, appId: S.appId, at: 4000, webhooks: [WebhookRoute(id: "old")], in: transaction)
+            let sent = DueDelivery(
+                eventId: "e2", appId: S.appId, webhook: "old", customer: "c-e2", attempts: 0, eventJSON: "{}",
+                createdAtMs: 1000)
+            try Deliveries.record(.delivered(status: 200), of: sent, retryDelaysSeconds: [10], at: 1500, in: transaction)
+            var failing = sent
+            failing.eventId = "e1"
+            failing.customer = "c-e1"
+            let failed = DeliveryOutcome.failed(status: 500, reason: "down")
+            try Deliveries.record(failed, of: failing, retryDelaysSeconds: [3600], at: now, in: transaction)
+        }
+        let successor = WebhookRoute(id: "new", eventTypes: ["RENEWAL"])
+        let retired = [
+            RetiredWebhook(appId: S.appId, name: "old", successor: successor),
+            RetiredWebhook(appId: S.appId, name: "gone", successor: nil),
+        ]
+        #expect(
+            try under.store.retireWebhooks(retired, nowMs: now) == [
+                Deliveries.Retirement(moved: 2, dropped: 2), Deliveries.Retirement(moved: 0, dropped: 1),
+            ])
+        let deliveries = try under.events().filter { $0.webhook != nil }.map {
+            "\($0.id) \($0.webhook ?? "") \($0.deliveryStatus ?? "")"
+        }
+        #expect(Set(deliveries) == ["e1 new pending", "e2 new delivered", "e3 new pending"], "\(deliveries)")
+        #expect(try Self.pending(under, to: "new") == ["e1", "e3"])
+        // The successor never tried e1: due at once, not an hour after the old name's failure.
+        let due = try under.store.read { (rows) throws(StoreError) in
+            do {
+                return try Deliveries.due(
+                    appId: S.appId, webhook: "new", nowMs: now + 60_000, limit: 10, inFlight: [], from: rows)
+            } catch let error as StoreError { throw error } catch { throw StoreError(.corrupt, "\(error)") }
+        }
+        #expect(due.map(\.eventId) == ["e1", "e3"])
+        #expect(due.first?.attempts == 0)
+        #expect(
+            try under.store.retireWebhooks(retired, nowMs: now) == [Deliveries.Retirement(moved: 0, dropped: 0)] + [
+                .init(moved: 0, dropped: 0)
+            ])
     }
 }
