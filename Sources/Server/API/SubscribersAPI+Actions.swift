@@ -29,7 +29,7 @@ extension SubscribersAPI {
             },
             completion: { result in
                 if case .failure(let error) = result { return reply(HTTPResponse.storageFailure(error, access: access)) }
-                DispatchQueue.global().async { reply(answer()) }
+                offWorker { reply(answer()) }
             })
     }
 

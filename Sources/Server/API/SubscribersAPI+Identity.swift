@@ -101,7 +101,7 @@ extension SubscribersAPI {
             },
             completion: { result in
                 if case .failure(let error) = result { return reply(HTTPResponse.storageFailure(error, access: access)) }
-                DispatchQueue.global().async {
+                offWorker {
                     var answer = answerSubscriber(newId, app: app, access: access).response
                     if answer.status == 200, created.value { answer.status = 201 }
                     reply(answer)

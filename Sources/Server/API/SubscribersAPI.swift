@@ -21,6 +21,14 @@ package struct SubscribersAPI: Sendable {
     package var appleLookups: AppleTransactionLookups? = nil
     /// The app's last contact per customer (`last_seen`); nil keeps none.
     package var contacts: CustomerContacts? = nil
+    /// Threads for work that waits on storage, off the HTTP workers and Dispatch's shared pool
+    /// (`WorkerPool`); Dispatch's when nil.
+    package var work: WorkerPool? = nil
+
+    /// Runs `body` where work that waits on storage runs (`work`).
+    func offWorker(_ body: @escaping @Sendable () -> Void) {
+        if let work { work.submit(body) } else { DispatchQueue.global().async(execute: body) }
+    }
 
     /// What this customer has now (found by its id or an alias); an unknown customer is created
     /// first, as RevenueCat creates it: 201 then, 200 after. A request with the public key (the
@@ -168,7 +176,7 @@ package struct SubscribersAPI: Sendable {
             completion: { result in
                 if case .failure(let error) = result { return reply(HTTPResponse.storageFailure(error, access: access)) }
                 if let refused = refusal.value { return reply(refused) }
-                DispatchQueue.global().async { reply(answerSubscriber(appUserId, app: app, access: access).response) }
+                offWorker { reply(answerSubscriber(appUserId, app: app, access: access).response) }
             })
     }
 

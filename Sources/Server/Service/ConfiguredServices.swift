@@ -40,6 +40,8 @@ final class ConfiguredServices: Sendable {
         let firstBackfill: FirstBackfill
         /// The scheduler's failed ticks, across reloads: a streak a reload interrupts is said once.
         let timerTicks: FailureStreak
+        /// Threads for HTTP handlers' storage work, off the HTTP workers (`Routes.offWorker`).
+        let storageWork: WorkerPool
     }
 
     /// Builds everything `config` asks for; starts nothing. Throws when an app's root
@@ -87,13 +89,14 @@ final class ConfiguredServices: Sendable {
         subscribers.appleLookups = AppleTransactionLookups(
             config: config.appleAPI, log: log, rates: rates, onAttempt: metrics.appleAPIAttempted)
         subscribers.contacts = shared.contacts
+        subscribers.work = shared.storageWork
         router = Routes.router(
             ingest: ingest, subscribers: subscribers, events: EventsAPI(keys: keys, store: store),
             commerce: CommerceAPI(keys: keys, store: store, clock: Date.init),
             apple: AppleWorkAPI(keys: keys, store: store, clients: apple, clock: Date.init),
             store: store, metrics: metrics, alarm: shared.alarm,
             webhooks: WebhookKey.configured(in: config),
-            docs: shared.docs)
+            docs: shared.docs, work: shared.storageWork)
     }
 
     /// Starts the background services. Until a first backfill since the server started

@@ -128,7 +128,8 @@ package final class RevenueDotService: Sendable {
             store: store, metrics: metrics, log: log, cache: cache, handOff: handOff, contacts: contacts,
             alarm: StorageAlarm(log: log), refusals: refusals, docs: docs, clock: clock,
             deliveryPollInterval: deliveryPollInterval, node: node, firstBackfill: FirstBackfill(),
-            timerTicks: FailureStreak(task: "timers", log: log, metrics: metrics))
+            timerTicks: FailureStreak(task: "timers", log: log, metrics: metrics),
+            storageWork: WorkerPool(name: "http-storage", threads: max(4, config.http.threads)))
         let first = try ConfiguredServices(config: config, shared: shared)
         services.withLock { $0 = first }
         var http = HTTPServerConfiguration(
@@ -264,6 +265,8 @@ package final class RevenueDotService: Sendable {
     @discardableResult
     package func shutdown(storageTimeout: Duration = storageShutdownTimeout) -> Bool {
         server.shutdown()
+        // Every request is answered or cut off: what handlers queued has no one to answer.
+        shared.storageWork.stop()
         let deadline = ContinuousClock.now + storageTimeout
         let remaining = { max(.zero, ContinuousClock.now.duration(to: deadline)) }
         // A reload in progress finishes first; none starts after this.

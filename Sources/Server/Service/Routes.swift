@@ -13,8 +13,11 @@ package enum Routes {
     package static func router(
         ingest: Ingest, subscribers: SubscribersAPI, events: EventsAPI, commerce: CommerceAPI, apple: AppleWorkAPI,
         store: Store, metrics: Metrics, alarm: StorageAlarm? = nil, webhooks: [WebhookKey] = [],
-        docs: (@Sendable (String) -> HTTPResponse?)? = nil
+        docs: (@Sendable (String) -> HTTPResponse?)? = nil, work: WorkerPool
     ) -> Router {
+        let offWorker: (@escaping @Sendable (HTTPRequest) -> HTTPResponse) -> HTTPDeferredHandler = {
+            Self.offWorker($0, on: work)
+        }
         var router = Router()
         // The notification reference (`revenuedot serve` gives the pages; none in tests that do not).
         if let docs {
@@ -25,9 +28,10 @@ package enum Routes {
         router.addDeferred("POST", "/v1/apple/import") { apple.importRow($0, reply: $1) }
         router.addDeferred("POST", "/v1/apple/reconcile") { apple.reconcile($0, reply: $1) }
         router.addDeferred("POST", "/v1/apple/backfill-mark") { apple.advanceBackfillMark($0, reply: $1) }
-        router.add("POST", "/v1/advanced-commerce/{appId}/requests") { commerce.create($0) }
-        router.add("GET", "/v1/advanced-commerce/{appId}/requests/{requestReferenceId}") { commerce.show($0) }
-        router.add("GET", "/v1/events") { events.events($0) }
+        // Handlers that wait on storage run off the HTTP worker (`offWorker`).
+        router.addDeferred("POST", "/v1/advanced-commerce/{appId}/requests", offWorker(commerce.create))
+        router.addDeferred("GET", "/v1/advanced-commerce/{appId}/requests/{requestReferenceId}", offWorker(commerce.show))
+        router.addDeferred("GET", "/v1/events", offWorker(events.events))
         router.addDeferred("POST", "/v1/events/{event_id}/resend") { events.resend($0, reply: $1) }
         // RevenueCat's paths answer errors in RevenueCat's shape. GET is deferred: an unknown
         // customer is created first (a write), as RevenueCat creates it.
@@ -74,23 +78,70 @@ package enum Routes {
                 }
             }
         }
-        router.add("GET", "/metrics") { _ in
+        // One storage read at a time: scrapes while a disk hangs do not pile up threads on it.
+        let reading = Locked(false)
+        router.addDeferred("GET", "/metrics") { _, reply in
             let nowMs = UnixTime.nowMs
-            // One snapshot (one round trip's wait on PostgreSQL); a read that failed (storage
-            // down, a silent link) is not tried again within the scrape.
-            let read = try? store.read { (rows) throws(StoreError) in
-                (
-                    try Deliveries.status(nowMs: nowMs, from: rows), try NotificationCounts.held(from: rows),
-                    try PendingTimers.overdue(atMs: nowMs, from: rows)
-                )
+            let answer = Once(reply)
+            @Sendable func render(_ read: (OutboxStatus, Int, TimerBacklog)?) -> HTTPResponse {
+                .text(
+                    metrics.render(
+                        outbox: read?.0, webhooks: webhooks, heldBacklog: read?.1, timers: read?.2,
+                        storageRead: read != nil, storageFailing: alarm?.isFailing),
+                    contentType: "text/plain; version=0.0.4; charset=utf-8")
             }
-            return .text(
-                metrics.render(
-                    outbox: read?.0, webhooks: webhooks, heldBacklog: read?.1, timers: read?.2,
-                    storageRead: read != nil, storageFailing: alarm?.isFailing),
-                contentType: "text/plain; version=0.0.4; charset=utf-8")
+            // Storage that does not answer (a hung disk, a silent link) leaves its gauges out
+            // rather than the scrape unanswered.
+            guard
+                !reading.withLock({
+                    let was = $0; $0 = true; return was
+                })
+            else { return answer(render(nil)) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + metricsReadTimeout) { answer(render(nil)) }
+            work.submit {
+                defer { reading.withLock { $0 = false } }
+                // One snapshot (one round trip's wait on PostgreSQL); a read that failed (storage
+                // down, a silent link) is not tried again within the scrape.
+                let read = try? store.read { (rows) throws(StoreError) in
+                    (
+                        try Deliveries.status(nowMs: nowMs, from: rows), try NotificationCounts.held(from: rows),
+                        try PendingTimers.overdue(atMs: nowMs, from: rows)
+                    )
+                }
+                answer(render(read))
+            }
         }
         return router
+    }
+
+    /// How long a scrape of `/metrics` waits for storage before it answers without its gauges.
+    static let metricsReadTimeout: DispatchTimeInterval = .seconds(5)
+
+    /// `handler` run on `work`'s threads, its answer deferred: a handler that waits on storage
+    /// (a read, a commit) must not hold an HTTP worker, whose other connections would wait with
+    /// it, and whose shutdown would wait for a disk that hangs; deferred, the handler deadline
+    /// (`handlerTimeoutSeconds`) answers 503 for it.
+    static func offWorker(_ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse, on work: WorkerPool)
+        -> HTTPDeferredHandler
+    {
+        { request, reply in work.submit { reply(handler(request)) } }
+    }
+
+    /// A reply that answers once: the first answer goes, later ones are dropped.
+    private final class Once: Sendable {
+        private let reply: @Sendable (HTTPResponse) -> Void
+        private let answered = Locked(false)
+
+        init(_ reply: @escaping @Sendable (HTTPResponse) -> Void) { self.reply = reply }
+
+        func callAsFunction(_ response: HTTPResponse) {
+            guard
+                !answered.withLock({
+                    let was = $0; $0 = true; return was
+                })
+            else { return }
+            reply(response)
+        }
     }
 
     /// The answer Apple gets: 200 once stored (duplicates and held ones too), else an error body.
