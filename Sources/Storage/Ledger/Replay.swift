@@ -30,7 +30,7 @@ public enum Replay {
         let count = Locked(0)
         try store.write { transaction in
             let inputs = try transaction.query("SELECT app_id, kind, ref, at FROM applied_inputs ORDER BY seq")
-            let positions = try transaction.query("SELECT id, position, json FROM events")
+            let positions = try transaction.query("SELECT id, position, json, customer, sequence, app_id FROM events")
             for table in derivedTables { try transaction.execute("DELETE FROM \(table)") }
             // A purchase touched by many inputs is decoded once, not once per input.
             let cache = LedgerCache()
@@ -71,6 +71,7 @@ public enum Replay {
             }
             try keepPositions(positions, in: transaction)
             try keepConfiguredFields(positions, in: transaction)
+            try keepSequences(positions, in: transaction)
             // A replay under changed code or config may not make every event again: a delivery
             // left without its event can never be sent, so it becomes a dead letter that says why.
             try transaction.write(
