@@ -207,6 +207,33 @@ import Threads
         #expect(!kept.withLock { $0 }.joined().contains(WebhookDeliveryTests.secret))
     }
 
+    /// A receiver down with a backlog fails every attempt: a line a second per webhook of each
+    /// kind, the next one saying how many were left out; `/metrics` counts every attempt.
+    @Test func failuresOfABacklogAreOneLineASecond() throws {
+        let receiver = try WebhookReceiver { _, _ in 500 }
+        defer { receiver.stop() }
+        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url, retryDelays: "[1, 1]")
+        let (service, kept) = try Self.service(fixture)
+        let connection = try LoopbackConnection(port: service.port)
+        let started = ContinuousClock.now
+        for index in 0..<12 {
+            let purchase = try fixture.signer.notification(
+                type: "SUBSCRIBED", subtype: "INITIAL_BUY", originalTransactionId: "\(7_300_000_000 + index)")
+            #expect(try connection.postNotification(purchase).status == 200)
+        }
+        let allDead = #"revenuedot_webhook_deliveries_total{outcome="dead"} 12"#
+        poll(seconds: 30) { (try? connection.request("GET", "/metrics").text.contains(allDead)) == true }
+        let metrics = try connection.request("GET", "/metrics").text
+        service.shutdown()
+        let seconds = Int((ContinuousClock.now - started).components.seconds) + 1
+        let failed = Self.lines(kept, event: "webhook.failed")
+        let dead = Self.lines(kept, event: "webhook.dead_letter")
+        // 24 failed attempts and 12 dead letters, over two seconds or so, all counted.
+        #expect(metrics.contains(allDead) && metrics.contains(#"revenuedot_webhook_deliveries_total{outcome="retry"} 24"#))
+        #expect(failed.count <= seconds + 1 && dead.count <= seconds + 1, "\(seconds) s: \(failed.count), \(dead.count)")
+        #expect(failed.contains { $0.contains(" left_out=") }, "\(failed)")
+    }
+
     /// A delivered event whose outcome storage cannot commit (the database deleted under the
     /// server) is counted `unrecorded` and logged once, however often the commit is tried again.
     @Test func anOutcomeThatCannotBeCommittedIsCountedOnce() throws {

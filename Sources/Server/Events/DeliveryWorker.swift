@@ -27,6 +27,9 @@ package final class DeliveryWorker: StoppableService {
     private let leaseMs: Int64
     /// Takes a line for every failed attempt and every dead letter.
     private let log: Log?
+    /// `webhook.failed` and `webhook.dead_letter` lines, each at most one a second.
+    private let failureLines = Locked(LineAllowance(perSecond: 1))
+    private let deadLines = Locked(LineAllowance(perSecond: 1))
     /// Reads (or claims) of due deliveries that failed.
     private let picking: FailureStreak
     private let wake = MonotonicSemaphore()
@@ -279,14 +282,21 @@ package final class DeliveryWorker: StoppableService {
     /// A line per failed attempt (warning, retried later) and per dead letter (error: no more
     /// attempts; `revenuedot events resend` sends it again). The webhook is named as its
     /// deliveries are stored (`webhook=""` for the app's unnamed one, as `events list` shows it).
+    ///
+    /// At most one line a second of each kind per webhook: a receiver down with a backlog fails
+    /// every attempt, and the lines would bury the log. The next line written says how many were
+    /// left out (`left_out`); `/metrics` counts every attempt.
     private func logFailure(of delivery: DueDelivery, status: Int?, reason: String, dead: Bool) {
         guard let log else { return }
+        let atMs = UnixTime.milliseconds(clock())
+        guard let leftOut = (dead ? deadLines : failureLines).withLock({ $0.admit(atMs: atMs) }) else { return }
         var fields: [(String, LogValue)] = [
             ("app", .text(appId)), ("webhook", .text(webhook)),
             ("event_id", .text(delivery.eventId)), ("attempt", .integer(Int64(delivery.attempts + 1))),
         ]
         if let status { fields.append(("status", .integer(Int64(status)))) }
         fields.append(("reason", .text(reason)))
+        if leftOut > 0 { fields.append(("left_out", .integer(Int64(leftOut)))) }
         if dead {
             log.error("webhook.dead_letter", "no attempts left: revenuedot events resend sends it again", fields)
         } else {
