@@ -64,6 +64,22 @@ struct ReplayTests {
         let applied = try Replay.run(config: try fixture.config(), store: store)
         #expect(applied == 12)
         #expect(try Self.snapshot(store) == live)
+
+        // A replay that makes an event the database lacks (an earlier build did not make it)
+        // says what it made otherwise; one that makes every event as before says nothing more.
+        let events = try store.read { (rows) throws(StoreError) in
+            try rows.query("SELECT count(*) FROM events", []).first?.first?.integerValue ?? 0
+        }
+        try store.write { transaction in
+            _ = try transaction.execute("DELETE FROM events WHERE position = (SELECT max(position) FROM events)")
+        }
+        store.close()
+        let told = try runCLI(["replay", "--config", fixture.configPath])
+        #expect(
+            told.output == "revenuedot replay: applied 12 input(s) again; events: \(events - 1) as before, 0 changed, "
+                + "1 new (never sent), 0 no longer made\n", "\(told.output)")
+        let again = try runCLI(["replay", "--config", fixture.configPath])
+        #expect(again.output == "revenuedot replay: applied 12 input(s) again\n", "\(again.output)")
     }
 }
 

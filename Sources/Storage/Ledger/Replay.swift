@@ -27,7 +27,30 @@ public enum Replay {
     public static func run(
         apps: [String: LedgerApp], verifiers: [String: SignedDataVerifier], store: Store
     ) throws -> Int {
+        try replay(apps: apps, verifiers: verifiers, store: store).inputs
+    }
+
+    /// What a replay did: the inputs applied again, and how the events compare with those
+    /// before it (a replay under this build's rules of a database an earlier build made may
+    /// make some differently, some new, some no more).
+    public struct Replayed: Sendable, Equatable {
+        public var inputs: Int
+        /// Events made again byte for byte.
+        public var eventsAsBefore = 0
+        /// Events made again with other contents (an event rule CHANGELOG lists as Changed).
+        public var eventsChanged = 0
+        /// Events made now that were not before: added, never sent.
+        public var eventsNew = 0
+        /// Events made before and no more: gone from `/v1/events`.
+        public var eventsGone = 0
+    }
+
+    /// `run`, saying what it did.
+    public static func replay(
+        apps: [String: LedgerApp], verifiers: [String: SignedDataVerifier], store: Store
+    ) throws -> Replayed {
         let count = Locked(0)
+        let compared = Locked(Replayed(inputs: 0))
         try store.write { transaction in
             let inputs = try transaction.query("SELECT app_id, kind, ref, at FROM applied_inputs ORDER BY seq")
             let positions = try transaction.query("SELECT id, position, json, customer, sequence, app_id FROM events")
@@ -72,6 +95,8 @@ public enum Replay {
             try keepPositions(positions, in: transaction)
             try keepConfiguredFields(positions, in: transaction)
             try keepSequences(positions, in: transaction)
+            let events = try compare(positions, with: transaction.query("SELECT id, json FROM events"))
+            compared.withLock { $0 = events }
             // A replay under changed code or config may not make every event again: a delivery
             // left without its event can never be sent, so it becomes a dead letter that says why.
             try transaction.write(
@@ -80,7 +105,26 @@ public enum Replay {
                 WHERE status = 'pending' AND event_id NOT IN (SELECT id FROM events)
                 """)
         }
-        return count.value
+        var replayed = compared.value
+        replayed.inputs = count.value
+        return replayed
+    }
+
+    /// How the events after the replay (`[id, json]` rows) compare with `old` (`[id, _, json, ...]`).
+    private static func compare(_ old: [[SQLValue]], with new: [[SQLValue]]) -> Replayed {
+        var before: [String: String] = [:]
+        for row in old { if let id = row[0].textValue { before[id] = row[2].textValue ?? "" } }
+        var result = Replayed(inputs: 0)
+        for row in new {
+            guard let id = row[0].textValue else { continue }
+            switch before.removeValue(forKey: id) {
+            case nil: result.eventsNew += 1
+            case row[1].textValue ?? "": result.eventsAsBefore += 1
+            default: result.eventsChanged += 1
+            }
+        }
+        result.eventsGone = before.count
+        return result
     }
 
     /// Gives every event made again the `position` it had, so `/v1/events` consumers neither miss

@@ -25,8 +25,15 @@ package struct ReplayCommand {
         // The only writer while it runs: a server would go on writing under the rebuild.
         let (config, store) = try CommandStore.open(configPath: configPath, exclusive: true)
         defer { store.close() }
-        let count = try Replay.run(config: config, store: store)
-        StandardStreams.out("revenuedot replay: applied \(count) input(s) again\n")
+        let replayed = try Replay.replay(config: config, store: store)
+        var line = "revenuedot replay: applied \(replayed.inputs) input(s) again"
+        // Said only when a replay made events otherwise than before (this build's rules).
+        if replayed.eventsChanged + replayed.eventsNew + replayed.eventsGone > 0 {
+            line +=
+                "; events: \(replayed.eventsAsBefore) as before, \(replayed.eventsChanged) changed, "
+                + "\(replayed.eventsNew) new (never sent), \(replayed.eventsGone) no longer made"
+        }
+        StandardStreams.out(line + "\n")
         return 0
     }
 }
@@ -34,8 +41,13 @@ package struct ReplayCommand {
 extension Replay {
     /// Replays every applied input of the apps `config` has (`run(apps:verifiers:store:)`).
     static func run(config: RevenueDotConfig, store: Store) throws -> Int {
+        try replay(config: config, store: store).inputs
+    }
+
+    /// `run(config:store:)`, saying what it did to the events.
+    static func replay(config: RevenueDotConfig, store: Store) throws -> Replayed {
         let verifiers = try AppVerifiers.forApps(of: config).mapValues(\.signatureOnly)
         let apps = Dictionary(uniqueKeysWithValues: config.apps.map { ($0.id, $0.ledger) })
-        return try run(apps: apps, verifiers: verifiers, store: store)
+        return try replay(apps: apps, verifiers: verifiers, store: store)
     }
 }

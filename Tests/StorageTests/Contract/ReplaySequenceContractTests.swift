@@ -70,7 +70,9 @@ import Testing
             try Self.setSequence("EXPIRATION", 1, in: transaction)
         }
         try Self.setLastSequence(1, under)
-        #expect(try Replay.run(apps: [S.appId: S.app], verifiers: [:], store: under.store) == 2)
+        var expected = Replay.Replayed(inputs: 2)
+        (expected.eventsAsBefore, expected.eventsNew) = (1, 1)
+        #expect(try Replay.replay(apps: [S.appId: S.app], verifiers: [:], store: under.store) == expected)
         // In position order: new to the replay, it comes after every old one.
         #expect(try Self.numbers(under) == ["EXPIRATION 1 1", "INITIAL_PURCHASE 2 2"])
         #expect(try Self.lastSequence(under) == 2)
@@ -90,7 +92,9 @@ import Testing
             try transaction.execute("UPDATE events SET sequence = 2 WHERE id = 'gone'")
         }
         try Self.setLastSequence(3, under)
-        #expect(try Replay.run(apps: [S.appId: S.app], verifiers: [:], store: under.store) == 2)
+        var expected = Replay.Replayed(inputs: 2)
+        (expected.eventsAsBefore, expected.eventsGone) = (2, 1)
+        #expect(try Replay.replay(apps: [S.appId: S.app], verifiers: [:], store: under.store) == expected)
         #expect(try Self.numbers(under) == ["INITIAL_PURCHASE 1 1", "EXPIRATION 3 3"])
         #expect(try Self.lastSequence(under) == 3)
     }
