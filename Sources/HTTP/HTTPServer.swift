@@ -92,8 +92,12 @@ public final class HTTPServer: Sendable {
         // longer suspended, so that no connection is left suspended: libmicrohttpd aborts the
         // process if it is stopped with one. The 503s get a moment to be sent.
         if core.stopSuspending() > 0 { waitForResponses(for: .seconds(1)) }
-        daemon.stop()
+        // A request another thread settled is resumed before it leaves the registry: wait for
+        // that (a moment at most), and stop the deadlines' checks, before libmicrohttpd stops.
+        let resumedBy = ContinuousClock.now + .seconds(5)
+        while core.suspendedCount > 0, ContinuousClock.now < resumedBy { usleep(1_000) }
         core.deadlines?.stop()
+        daemon.stop()
     }
 
     /// Waits until no request is being received or answered, or `limit` has passed.

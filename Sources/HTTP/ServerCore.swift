@@ -165,13 +165,20 @@ final class ServerCore: Sendable {
 
     /// Gives a suspended request its answer and resumes its connection, unless it was answered
     /// already (then this answer is dropped and the connection left alone).
+    ///
+    /// Resumed first, and only then out of the registry: a shutdown waits for the registry to
+    /// empty (`suspendedCount`) before it stops libmicrohttpd, which aborts the process when
+    /// stopped with a connection suspended, and a resume after the stop would touch freed memory.
     private func settle(_ waiting: Suspended, with answer: HTTPResponse) {
         guard waiting.reply.settle(answer) else { return }
-        finished(method: waiting.method, route: waiting.route, status: answer.status, started: waiting.started)
-        inFlightRequests.subtract(1, ordering: .relaxed)
         waiting.resume()
         _ = suspended.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(waiting.reply)) }
+        finished(method: waiting.method, route: waiting.route, status: answer.status, started: waiting.started)
+        inFlightRequests.subtract(1, ordering: .relaxed)
     }
+
+    /// Connections suspended and not yet resumed.
+    var suspendedCount: Int { suspended.withLock { $0.waiting.count } }
 
     /// For a shutdown that has waited long enough: from now on a deferred request is answered
     /// 503 at once instead of suspending its connection, and every request still waiting for
@@ -216,9 +223,11 @@ final class ServerCore: Sendable {
         return refusal
     }
 
-    /// libmicrohttpd drops the connection for a status outside 100...999; answer 500 instead.
+    /// A final answer is 200...599: libmicrohttpd drops the connection for a status outside
+    /// 100...999, and sends a 1xx as the final answer, which a client reads as interim and
+    /// waits on; answer 500 instead.
     private func sanitize(_ answer: HTTPResponse, path: String) -> HTTPResponse {
-        guard !(100...999).contains(answer.status) else { return answer }
+        guard !(200...599).contains(answer.status) else { return answer }
         let replaced = HTTPResponse.error(
             status: 500, code: "internal_error", message: "The handler answered with status \(answer.status).")
         return router.shapedRefusal(replaced, path: path)

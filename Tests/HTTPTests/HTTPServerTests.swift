@@ -140,8 +140,9 @@ struct HTTPServerTests {
         #expect(throws: HTTPServerError.self) { try noThreads.start() }
     }
 
-    @Test func outOfRangeStatusBecomes500() throws {
-        let server = try startServer { router in router.add("GET", "/odd") { _ in HTTPResponse(status: 42) } }
+    @Test(arguments: [42, 100, 101, 199, 600, 999])
+    func outOfRangeStatusBecomes500(status: Int) throws {
+        let server = try startServer { router in router.add("GET", "/odd") { _ in HTTPResponse(status: status) } }
         defer { server.shutdown(timeout: 1) }
         let connection = try LoopbackConnection(port: server.port)
         let response = try connection.request("GET", "/odd")
