@@ -48,15 +48,19 @@ final class RequestDeadlines: Sendable {
 
         let descriptor: Int32
         var phase: Phase
-        /// How long the connection's earlier slow answers (`slowAnswer`) took to be taken, in
-        /// all. A reader that takes pipelined answers a few bytes at a time finishes each within
-        /// the limit, but not all of them: the total counts against the limit of the next one.
+        /// How long the connection's slow answers (`slowAnswer`) since its last quick one took to
+        /// be taken, in all. A reader that takes pipelined answers a few bytes at a time finishes
+        /// each within the limit, but not all of them: the total counts against the limit of the
+        /// next one. An answer taken quickly starts the count again: a connection kept open for
+        /// hours (a TLS terminator's) with a slow answer now and then is no trickle.
         var slowTaking = Duration.zero
 
-        /// The request is done at `now`: its answer's time is counted if slow, and the next
-        /// request, headers first, is owed from now.
+        /// The request is done at `now`: its answer's time is counted if slow (else the count
+        /// starts again), and the next request, headers first, is owed from now.
         mutating func answered(at now: ContinuousClock.Instant) {
-            if case .owingAnswerTaken(let since) = phase, now - since > Self.slowAnswer { slowTaking += now - since }
+            if case .owingAnswerTaken(let since) = phase {
+                if now - since > Self.slowAnswer { slowTaking += now - since } else { slowTaking = .zero }
+            }
             if phase != .cut { phase = .owingRequest(since: now, headersIn: false) }
         }
 

@@ -68,5 +68,20 @@ struct RequestDeadlineEntryTests {
         #expect(quick.slowTaking == .zero)
         quick.answered(at: Self.opened + .seconds(3600))
         #expect(quick.phase == .owingRequest(since: Self.opened + .seconds(3600), headersIn: false))
+
+        // A quick answer starts the count again: slow answers now and then, over hours, never
+        // add up to the limit.
+        var kept = RequestDeadlines.Entry(descriptor: 3, phase: .owingAnswerTaken(since: Self.opened))
+        now = Self.opened
+        for _ in 0..<20 {
+            now += .seconds(5)
+            kept.answered(at: now)
+            kept.phase = .owingAnswerTaken(since: now)
+            now += .milliseconds(10)
+            kept.answered(at: now)
+            kept.phase = .owingAnswerTaken(since: now)
+        }
+        #expect(kept.slowTaking == .zero)
+        #expect(!kept.isLate(at: now + .seconds(29), headerLimit: .seconds(10), requestLimit: limit))
     }
 }
