@@ -32,10 +32,30 @@ func logUnsentAnswer(
     logAccess(status: status, bytes: 0, unsent: why, for: context, on: connection, core: core)
 }
 
+/// The access line, status 0, of a request that ended with no answer of the server's and no
+/// line yet: `before_head` when it ended before its head was in, which is libmicrohttpd
+/// refusing it itself (a `Content-Length` of 2^64 or more, or a malformed one; a head larger
+/// than its buffer: it answers 413, 400 or 431 and closes, and does not say which) or the
+/// client leaving first (the two look alike from here); `timed_out`, `shutdown`, or
+/// `connection_lost` (its body cut short, or refused by libmicrohttpd) otherwise.
+func logUnansweredRequest(
+    for context: RequestContext, on connection: OpaquePointer, core: ServerCore, reason: MHD_RequestTerminationCode
+) {
+    guard core.accessLog != nil, !context.accessLogged else { return }
+    let why =
+        switch reason {
+        case .REQUEST_TERMINATED_TIMEOUT_REACHED: "timed_out"
+        case .REQUEST_TERMINATED_DAEMON_SHUTDOWN: "shutdown"
+        default: context.headersSeen ? "connection_lost" : "before_head"
+        }
+    logAccess(status: 0, bytes: 0, unsent: why, for: context, on: connection, core: core)
+}
+
 private func logAccess(
     status: Int, bytes: Int, unsent: String?, for context: RequestContext, on connection: OpaquePointer, core: ServerCore
 ) {
     guard let accessLog = core.accessLog else { return }
+    context.accessLogged = true
     accessLog(
         AccessEntry(
             method: context.method, path: context.path, status: status, bytes: bytes,

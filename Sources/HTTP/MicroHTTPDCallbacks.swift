@@ -132,7 +132,10 @@ func microHTTPDRequestCompleted(
     guard let pointer = requestContext?.pointee else { return }
     requestContext?.pointee = nil
     let context = Unmanaged<RequestContext>.fromOpaque(pointer)
-    if let connection { logUnsentAnswer(for: context.takeUnretainedValue(), on: connection, core: core, reason: reason) }
+    if let connection {
+        logUnsentAnswer(for: context.takeUnretainedValue(), on: connection, core: core, reason: reason)
+        logUnansweredRequest(for: context.takeUnretainedValue(), on: connection, core: core, reason: reason)
+    }
     context.takeUnretainedValue().body.release(to: core.bodyBudget)
     context.release()
     core.openRequests.subtract(1, ordering: .relaxed)

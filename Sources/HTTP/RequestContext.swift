@@ -25,6 +25,10 @@ final class RequestContext {
     var closeAfterAnswer = false
     /// A deferred handler's answer, set on its thread before the connection is resumed.
     let deferredReply = DeferredReply()
+    /// Its access line was handed to the log: a request that ends without one was answered by
+    /// libmicrohttpd itself, or abandoned (`logUnansweredRequest`). Read and written on
+    /// libmicrohttpd's thread for the connection.
+    var accessLogged = false
 
     init(method: String, path: String, started: ContinuousClock.Instant, headersSeen: Bool = true) {
         self.method = method

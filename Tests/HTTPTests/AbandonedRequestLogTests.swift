@@ -39,3 +39,30 @@ struct AbandonedRequestLogTests {
         #expect(entries.withLock { $0.count } == 1)
     }
 }
+
+/// A request libmicrohttpd answers itself, before any handler sees it, still has its access
+/// line: status 0 (which it sent is not reported), `before_head`.
+@Suite("Requests libmicrohttpd answers itself")
+struct LibraryAnsweredLogTests {
+    @Test(arguments: ["length", "head"])
+    func aRequestTheLibraryRefusesHasAnAccessLine(refusal: String) throws {
+        let entries = Mutex<[AccessEntry]>([])
+        var router = Router()
+        router.add("POST", "/x") { _ in .text("ok") }
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 1)
+        configuration.accessLog = { entry in entries.withLock { $0.append(entry) } }
+        let server = HTTPServer(configuration: configuration, router: router)
+        try server.start()
+        defer { server.shutdown() }
+        let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        let headers =
+            refusal == "length"
+            ? ["Content-Length": "99999999999999999999"] : ["X-Padding": String(repeating: "a", count: 40_000)]
+        let response = try? client.request("POST", "/x", headers: headers)
+        #expect(response.map { $0.status >= 400 } ?? true)
+        #expect(eventually { entries.withLock { !$0.isEmpty } }, "no access line for the refused request")
+        let entry = try #require(entries.withLock { $0.first })
+        #expect(entry.path == "/x" && entry.status == 0 && entry.unsent == "before_head", "\(entry)")
+        #expect(entries.withLock { $0.count } == 1)
+    }
+}
