@@ -34,10 +34,14 @@ struct HungStorageTests {
         }
         defer { thaw() }
         // Twice as many reads of the events as the server has workers, each waiting on storage.
-        let waiting = (0..<(2 * (try fixture.config().http.threads))).map { _ in
-            Thread.detachNewThreadWithResult {
-                try? LoopbackConnection(port: service.port, timeoutSeconds: 120).request(
-                    "GET", "/v1/events", headers: ["Authorization": "Bearer sk_test_secret"])
+        // And as many of a customer, the API's hot path.
+        let paths = ["/v1/events", "/v1/subscribers/someone"]
+        let waiting = (0..<(2 * (try fixture.config().http.threads))).flatMap { _ in
+            paths.map { path in
+                Thread.detachNewThreadWithResult {
+                    try? LoopbackConnection(port: service.port, timeoutSeconds: 120).request(
+                        "GET", path, headers: ["Authorization": "Bearer sk_test_secret"])
+                }
             }
         }
         Thread.sleep(forTimeInterval: 0.5)

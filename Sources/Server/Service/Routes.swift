@@ -48,9 +48,11 @@ package enum Routes {
                 subscribers.revokePromotionals
             ),
         ]
+        // Each reads storage before it answers or writes (the customer, its aliases): off the
+        // HTTP worker, as `offWorker`.
         for (method, path, handler) in revenueCat {
             router.addDeferred(method, path) { request, reply in
-                handler(request) { reply(RevenueCatError.translate($0)) }
+                work.submit { handler(request) { reply(RevenueCatError.translate($0)) } }
             }
         }
         // The server's own answers there too (a path that is not UTF-8, a route that is not
