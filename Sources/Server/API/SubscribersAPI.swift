@@ -25,6 +25,9 @@ package struct SubscribersAPI: Sendable {
     /// (`WorkerPool`); Dispatch's when nil.
     package var work: WorkerPool? = nil
 
+    /// Which HTTP workers may read a customer themselves (`subscriber`); all when nil.
+    package var inlineReads: InlineReads? = nil
+
     /// Runs `body` where work that waits on storage runs (`work`).
     func offWorker(_ body: @escaping @Sendable () -> Void) {
         if let work { work.submit(body) } else { DispatchQueue.global().async(execute: body) }
@@ -38,12 +41,21 @@ package struct SubscribersAPI: Sendable {
         let appUserId = request.pathParameters["app_user_id"] ?? ""
         if let refused = AppUserIdRule.refusal(appUserId, access: access, reaching: true) { return reply(refused) }
         let contact = access == .publishable || request.header("X-Platform") != nil
-        let answer = answerSubscriber(appUserId, app: app, access: access, contact: contact)
-        guard case .unknown = answer else { return reply(answer.response) }
-        // A customer is made only under an id the rules take today, whichever the key.
-        if let refused = AppUserIdRule.refusal(appUserId, access: access) { return reply(refused) }
-        let atMs = UnixTime.milliseconds(clock())
-        apply(.seen(appUserId: appUserId), app: app, atMs: atMs, answering: appUserId, access: access, status: 201, reply: reply)
+        let answering: @Sendable () -> Void = { [self] in
+            let answer = answerSubscriber(appUserId, app: app, access: access, contact: contact)
+            guard case .unknown = answer else { return reply(answer.response) }
+            // A customer is made only under an id the rules take today, whichever the key.
+            if let refused = AppUserIdRule.refusal(appUserId, access: access) { return reply(refused) }
+            let atMs = UnixTime.milliseconds(clock())
+            apply(
+                .seen(appUserId: appUserId), app: app, atMs: atMs, answering: appUserId, access: access, status: 201,
+                reply: reply)
+        }
+        // On this worker while others are free (`InlineReads`), else on the storage pool.
+        guard let inlineReads else { return answering() }
+        guard inlineReads.begin() else { return offWorker(answering) }
+        answering()
+        inlineReads.end()
     }
 
     /// What `GET` answers for a customer, or that it is unknown.

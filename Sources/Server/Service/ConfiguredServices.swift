@@ -42,6 +42,8 @@ final class ConfiguredServices: Sendable {
         let timerTicks: FailureStreak
         /// Threads for HTTP handlers' storage work, off the HTTP workers (`Routes.offWorker`).
         let storageWork: WorkerPool
+        /// How many HTTP workers read customers themselves at once (`InlineReads`).
+        let inlineReads: InlineReads
     }
 
     /// Builds everything `config` asks for; starts nothing. Throws when an app's root
@@ -90,6 +92,7 @@ final class ConfiguredServices: Sendable {
             config: config.appleAPI, log: log, rates: rates, onAttempt: metrics.appleAPIAttempted)
         subscribers.contacts = shared.contacts
         subscribers.work = shared.storageWork
+        subscribers.inlineReads = shared.inlineReads
         router = Routes.router(
             ingest: ingest, subscribers: subscribers, events: EventsAPI(keys: keys, store: store),
             commerce: CommerceAPI(keys: keys, store: store, clock: Date.init),

@@ -129,7 +129,8 @@ package final class RevenueDotService: Sendable {
             alarm: StorageAlarm(log: log), refusals: refusals, docs: docs, clock: clock,
             deliveryPollInterval: deliveryPollInterval, node: node, firstBackfill: FirstBackfill(),
             timerTicks: FailureStreak(task: "timers", log: log, metrics: metrics),
-            storageWork: WorkerPool(name: "http-storage", threads: max(4, config.http.threads)))
+            storageWork: WorkerPool(name: "http-storage", threads: max(4, config.http.threads)),
+            inlineReads: InlineReads(workers: config.http.threads))
         let first = try ConfiguredServices(config: config, shared: shared)
         services.withLock { $0 = first }
         var http = HTTPServerConfiguration(

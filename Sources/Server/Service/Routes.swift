@@ -49,10 +49,13 @@ package enum Routes {
             ),
         ]
         // Each reads storage before it answers or writes (the customer, its aliases): off the
-        // HTTP worker, as `offWorker`.
+        // HTTP worker, as `offWorker`; but `GET`, the hot path, which reads on the worker while
+        // others are free (`InlineReads`).
         for (method, path, handler) in revenueCat {
+            let onWorker = method == "GET"
             router.addDeferred(method, path) { request, reply in
-                work.submit { handler(request) { reply(RevenueCatError.translate($0)) } }
+                let answering: @Sendable () -> Void = { handler(request) { reply(RevenueCatError.translate($0)) } }
+                if onWorker { answering() } else { work.submit(answering) }
             }
         }
         // The server's own answers there too (a path that is not UTF-8, a route that is not
