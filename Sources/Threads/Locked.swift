@@ -13,3 +13,13 @@ public final class Locked<Value: Sendable>: Sendable {
     /// The current value (a copy).
     public var value: Value { mutex.withLock { $0 } }
 }
+
+extension Locked where Value == Bool {
+    /// Sets the flag; whether this call set it (false when it was set already).
+    public func claim() -> Bool {
+        withLock { flag in
+            defer { flag = true }
+            return !flag
+        }
+    }
+}

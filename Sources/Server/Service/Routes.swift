@@ -97,11 +97,7 @@ package enum Routes {
             }
             // Storage that does not answer (a hung disk, a silent link) leaves its gauges out
             // rather than the scrape unanswered.
-            guard
-                !reading.withLock({
-                    let was = $0; $0 = true; return was
-                })
-            else { return answer(render(nil)) }
+            guard reading.claim() else { return answer(render(nil)) }
             DispatchQueue.global().asyncAfter(deadline: .now() + metricsReadTimeout) { answer(render(nil)) }
             work.submit {
                 defer { reading.withLock { $0 = false } }
@@ -140,11 +136,7 @@ package enum Routes {
         init(_ reply: @escaping @Sendable (HTTPResponse) -> Void) { self.reply = reply }
 
         func callAsFunction(_ response: HTTPResponse) {
-            guard
-                !answered.withLock({
-                    let was = $0; $0 = true; return was
-                })
-            else { return }
+            guard answered.claim() else { return }
             reply(response)
         }
     }
