@@ -17,3 +17,15 @@ public struct AccessEntry: Sendable, Equatable {
     /// is then the answer that was made (0 if none was), and `bytes` is 0.
     public var unsent: String? = nil
 }
+
+extension AccessEntry {
+    /// The most characters of the method, path or `X-Forwarded-For` an access line keeps: a
+    /// client may send a head as large as libmicrohttpd's 32 KiB buffer, and each request would
+    /// then write that much to the log.
+    public static let keptCharacters = 1024
+
+    /// `text` cut to `keptCharacters`, marked with "…" where it was cut.
+    static func cut(_ text: String) -> String {
+        text.count > keptCharacters ? String(text.prefix(keptCharacters)) + "…" : text
+    }
+}

@@ -58,10 +58,10 @@ private func logAccess(
     context.accessLogged = true
     accessLog(
         AccessEntry(
-            method: context.method, path: context.path, status: status, bytes: bytes,
+            method: AccessEntry.cut(context.method), path: AccessEntry.cut(context.path), status: status, bytes: bytes,
             seconds: (ContinuousClock.now - context.started).inSeconds, remoteAddress: remoteAddress(of: connection),
             forwardedFor: MHD_lookup_connection_value(connection, .HEADER_KIND, "X-Forwarded-For").map {
-                String(cString: $0)
+                AccessEntry.cut(String(cString: $0))
             }, unsent: unsent))
 }
 

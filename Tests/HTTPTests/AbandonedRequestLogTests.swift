@@ -66,3 +66,26 @@ struct LibraryAnsweredLogTests {
         #expect(entries.withLock { $0.count } == 1)
     }
 }
+
+/// An access line keeps at most `AccessEntry.keptCharacters` of a path or `X-Forwarded-For`.
+@Suite("Long request heads in the access log")
+struct LongHeadLogTests {
+    @Test func aLongPathAndForwardedForAreCut() throws {
+        let entries = Mutex<[AccessEntry]>([])
+        var router = Router()
+        router.add("GET", "/x") { _ in .text("ok") }
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 1)
+        configuration.accessLog = { entry in entries.withLock { $0.append(entry) } }
+        let server = HTTPServer(configuration: configuration, router: router)
+        try server.start()
+        defer { server.shutdown() }
+        let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        let long = String(repeating: "a", count: 6_000)
+        let response = try client.request("GET", "/\(long)", headers: ["X-Forwarded-For": long])
+        #expect(response.status == 404)
+        #expect(eventually { entries.withLock { !$0.isEmpty } })
+        let entry = try #require(entries.withLock { $0.first })
+        #expect(entry.path == "/" + String(repeating: "a", count: AccessEntry.keptCharacters - 1) + "…")
+        #expect(entry.forwardedFor == String(repeating: "a", count: AccessEntry.keptCharacters) + "…")
+    }
+}
