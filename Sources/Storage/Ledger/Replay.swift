@@ -49,9 +49,8 @@ public enum Replay {
     public static func replay(
         apps: [String: LedgerApp], verifiers: [String: SignedDataVerifier], store: Store
     ) throws -> Replayed {
-        let count = Locked(0)
-        let compared = Locked(Replayed(inputs: 0))
-        try store.write { transaction in
+        try store.writeReturning { transaction in
+            var applied = 0
             let inputs = try transaction.query("SELECT app_id, kind, ref, at FROM applied_inputs ORDER BY seq")
             let positions = try transaction.query("SELECT id, position, json, customer, sequence, app_id FROM events")
             for table in derivedTables { try transaction.execute("DELETE FROM \(table)") }
@@ -86,17 +85,17 @@ public enum Replay {
                     try TimerFiring.fire(
                         try LedgerRows.decode(ExpirationTimer.self, ref), app: app, atMs: at, deliver: false, cache: cache,
                         in: transaction)
-                    count.withLock { $0 += 1 }
+                    applied += 1
                     continue
                 }
                 try LedgerInputs.apply(input, app: app, atMs: at, deliver: false, cache: cache, in: transaction)
-                count.withLock { $0 += 1 }
+                applied += 1
             }
             try keepPositions(positions, in: transaction)
             try keepConfiguredFields(positions, in: transaction)
             try keepSequences(positions, in: transaction)
-            let events = try compare(positions, with: transaction.query("SELECT id, json FROM events"))
-            compared.withLock { $0 = events }
+            var replayed = try compare(positions, with: transaction.query("SELECT id, json FROM events"))
+            replayed.inputs = applied
             // A replay under changed code or config may not make every event again: a delivery
             // left without its event can never be sent, so it becomes a dead letter that says why.
             try transaction.write(
@@ -104,10 +103,8 @@ public enum Replay {
                 UPDATE deliveries SET status = 'dead', last_error = 'the event no longer exists after revenuedot replay'
                 WHERE status = 'pending' AND event_id NOT IN (SELECT id FROM events)
                 """)
+            return replayed
         }
-        var replayed = compared.value
-        replayed.inputs = count.value
-        return replayed
     }
 
     /// How the events after the replay (`[id, json]` rows) compare with `old` (`[id, _, json, ...]`).

@@ -1,7 +1,6 @@
 import Foundation
 import JSON
 import Subscriptions
-import Threads
 
 /// A webhook name an app's configuration gave up, and what becomes of its deliveries: they go
 /// to the webhook that took its place (renamed: `successor`), or are dropped (removed).
@@ -92,12 +91,9 @@ extension Store {
         -> [Deliveries.Retirement]
     {
         guard !webhooks.isEmpty else { return [] }
-        let outcome = Locked<[Deliveries.Retirement]>([])
-        try write { transaction in
+        return try writeReturning { transaction in
             let atMs = try transaction.claimClockMs(else: nowMs)
-            let done = try webhooks.map { try Deliveries.retire($0, at: atMs, in: transaction) }
-            outcome.withLock { $0 = done }
+            return try webhooks.map { try Deliveries.retire($0, at: atMs, in: transaction) }
         }
-        return outcome.value
     }
 }
