@@ -28,6 +28,9 @@ struct SimulatedSubscription: Codable, Sendable {
     var fixedPeriodMs: Int64?
     /// The `signedDate` of the last step: the next one is signed after it.
     var lastSignedMs: Int64?
+    /// The story clock a 0.1.0 story kept instead, ahead of the wall clock after its `renew`
+    /// (signed when the next period started): read, never written.
+    private(set) var clockMs: Int64?
     var trial = false
     /// How many transactions the subscription has had.
     var transactions = 1
@@ -73,6 +76,10 @@ struct SimulatedSubscription: Codable, Sendable {
         expiresMs = length(of: productId).end(after: nowMs)
         priceMilliunits = trial ? 0 : price(of: productId)
     }
+
+    /// What the next step's `signedDate` must come after: the last step's, or, in a story 0.1.0
+    /// saved, its clock (its last step may have been signed ahead of the wall clock).
+    var signedAfterMs: Int64 { lastSignedMs ?? clockMs ?? 0 }
 
     /// A stable UUID for an `app_user_id` that is not one (Apple's `appAccountToken` must be a UUID).
     static func token(for user: String) -> String { EventID.nameBased(user, in: "revenuedot:simulator") }

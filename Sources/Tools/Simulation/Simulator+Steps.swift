@@ -53,7 +53,7 @@ extension Simulator {
     /// two steps never share one (two notifications tied on `signedDate` are folded in the order
     /// of their UUIDs, not in the order they happened).
     mutating func nextSignedMs() -> Int64 {
-        let signed = max(UnixTime.nowMs, (state?.lastSignedMs ?? 0) + 1)
+        let signed = max(UnixTime.nowMs, (state?.signedAfterMs ?? 0) + 1)
         state?.lastSignedMs = signed
         return signed
     }
