@@ -39,3 +39,15 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: again + ".partial"))
     }
 }
+
+/// What a backup of a stopped database leaves beside it.
+@Suite struct BackupOfStoppedDatabaseTests {
+    @Test func aBackupLeavesNoFilesBesideAStoppedDatabase() throws {
+        let fixture = try BackupRestoreTests.fixture(storing: 2)
+        let beside = { (suffix: String) in FileManager.default.fileExists(atPath: fixture.databasePath + suffix) }
+        let before = DatabaseBackup.sideFileSuffixes.filter(beside)
+        _ = try DatabaseBackup.backup(database: fixture.databasePath, to: fixture.directory.path("copy.sqlite"))
+        #expect(DatabaseBackup.sideFileSuffixes.filter(beside) == before, "\(before)")
+        #expect(try BackupRestoreTests.notificationCount(fixture.databasePath) == 2)
+    }
+}

@@ -54,7 +54,7 @@ public enum DatabaseBackup {
         defer { close(claim) }
         claimed(partial)
         do {
-            try copy(from: database, to: partial, damaged: "damaged")
+            try copy(from: database, reading: readRole(of: database), to: partial, damaged: "damaged")
             let summary = try check(partial, copied: database, damaged: "damaged")
             try sync(partial)
             try publish(partial, as: destination)
@@ -175,7 +175,7 @@ public enum DatabaseBackup {
         removeCopy(staging)
         let summary: Summary
         do {
-            try copy(from: file, to: staging, damaged: "not a usable backup")
+            try copy(from: file, reading: .readOnly, to: staging, damaged: "not a usable backup")
             summary = try check(staging, copied: file, damaged: "not a usable backup")
             // Event positions came with schema 4; an older copy gets them when it migrates.
             if summary.schemaVersion >= 4 { try continuePositions(of: database, in: staging) }
@@ -228,10 +228,21 @@ public enum DatabaseBackup {
         try EventPositions.moveUp(toReach: replaced, in: SQLiteConnection(path: staging, role: .copy))
     }
 
-    /// Copies `source` into `destination`; a source SQLite cannot read whole is `damaged` (said
-    /// so in one line, naming it).
-    private static func copy(from source: String, to destination: String, damaged: String) throws(StoreError) {
-        let from = try SQLiteConnection(path: source, role: .readOnly)
+    /// How a backup reads the database: as one of the server's readers (`query_only`) when this
+    /// user may write it and its folder, so that SQLite, closing the last connection to it (no
+    /// server runs), removes the WAL and shared-memory files the read made, as it does after a
+    /// server; read-only otherwise, which leaves them beside a stopped database, empty.
+    private static func readRole(of database: String) -> SQLiteConnection.Role {
+        let folder = URL(fileURLWithPath: database).deletingLastPathComponent().path
+        return access(database, R_OK | W_OK) == 0 && access(folder, W_OK | X_OK) == 0 ? .reader : .readOnly
+    }
+
+    /// Copies `source`, opened as `role`, into `destination`; a source SQLite cannot read whole
+    /// is `damaged` (said so in one line, naming it).
+    private static func copy(
+        from source: String, reading role: SQLiteConnection.Role, to destination: String, damaged: String
+    ) throws(StoreError) {
+        let from = try SQLiteConnection(path: source, role: role)
         // A copy of a file that is not RevenueDot's, or from a newer build, is refused before it is made.
         do { try Migrator(connection: from).requireKnown() } catch  where error.code == .corrupt {
             throw StoreError(.corrupt, "\(source) is \(damaged): SQLite cannot read its schema")
