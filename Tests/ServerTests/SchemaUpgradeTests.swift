@@ -28,7 +28,9 @@ import Testing
         try makeOlder()
         let replay = try runCLI(["replay", "--config", fixture.configPath])
         #expect(replay.status == 0, "\(replay.output)")
-        #expect(replay.output.contains("migrated the database's schema 25 to 27 (2 migrations) first"), "\(replay.output)")
+        #expect(
+            replay.output.contains("revenuedot replay: migrated the database's schema 25 to 27 (2 migrations) first"),
+            "\(replay.output)")
 
         try makeOlder()
         let server = try ChildServer(configPath: fixture.configPath)

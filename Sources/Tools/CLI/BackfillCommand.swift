@@ -132,7 +132,7 @@ extension Backfill.Target {
                         timeoutSeconds: 30)
                 }, close: { reader.close() })
         }
-        let store = try CommandStore.openApplying(config, to: "backfill")
+        let store = try CommandStore.openApplying(config, to: "backfill", command: "backfill")
         let ingest: Ingest
         do { ingest = Ingest(verifiers: try AppVerifiers.forApps(of: config), store: store, metrics: Metrics()) } catch {
             store.close()

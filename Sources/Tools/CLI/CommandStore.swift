@@ -32,7 +32,8 @@ enum CommandStore {
     /// Opens the configuration's database to apply inputs to it (`import`, `reconcile`,
     /// `backfill`), with the subscription logic's hand-off; on SQLite the only writer, refused
     /// while a server has it. The database must exist and hold the schema, as for `open`.
-    static func openApplying(_ config: RevenueDotConfig, to action: String) throws -> Store {
+    /// `command` names the command in the line saying the schema was brought forward.
+    static func openApplying(_ config: RevenueDotConfig, to action: String, command: String) throws -> Store {
         let handOff = LedgerHandOff(config: config, cache: LedgerCache())
         switch config.database {
         case .sqlite(let path):
@@ -40,16 +41,13 @@ enum CommandStore {
                 throw CommandError("\(path) is in use by a running server: stop it to \(action)")
             }
             try requireDatabase(config)
-            return try opening(config) { () throws(StoreError) in try Store(path: path, handOff: handOff, exclusive: true) }
+            return try opening(config, command: command) { () throws(StoreError) in
+                try Store(path: path, handOff: handOff, exclusive: true)
+            }
         case .postgres(let url):
             try requireDatabase(config)
-            return try opening(config) { () throws(StoreError) in try Store(postgres: url, handOff: handOff) }
+            return try opening(config, command: command) { () throws(StoreError) in try Store(postgres: url, handOff: handOff) }
         }
-    }
-
-    /// Loads `--config` (default `revenuedot.json`) and opens its database; the caller closes it.
-    static func open(_ parsed: ParsedArguments) throws -> (RevenueDotConfig, Store) {
-        try open(configPath: parsed.value("config") ?? "revenuedot.json")
     }
 
     /// Loads `--config` (default `revenuedot.json`) and opens its database for reading only
@@ -74,21 +72,24 @@ enum CommandStore {
     /// Loads the configuration at `configPath` and opens its database, which must exist: a
     /// command pointed at the wrong file, directory or database says so, instead of creating an
     /// empty database and reporting that nothing is stored. `exclusive` is for a command that
-    /// must be the only writer (`replay`): it fails while a server has the database.
-    static func open(configPath: String, exclusive: Bool = false) throws -> (RevenueDotConfig, Store) {
+    /// must be the only writer (`replay`): it fails while a server has the database. `command`
+    /// names the command in the line saying the schema was brought forward.
+    static func open(configPath: String, exclusive: Bool = false, command: String) throws -> (RevenueDotConfig, Store) {
         let config = try ConfigLoader.load(path: configPath)
-        return (config, try open(config, exclusive: exclusive))
+        return (config, try open(config, exclusive: exclusive, command: command))
     }
 
-    /// `open(configPath:exclusive:)` for a configuration already loaded.
-    static func open(_ config: RevenueDotConfig, exclusive: Bool = false) throws -> Store {
+    /// `open(configPath:exclusive:command:)` for a configuration already loaded.
+    static func open(_ config: RevenueDotConfig, exclusive: Bool = false, command: String) throws -> Store {
         switch config.database {
         case .sqlite(let path):
             try requireDatabase(config)
-            return try opening(config) { () throws(StoreError) in try Store(path: path, exclusive: exclusive) }
+            return try opening(config, command: command) { () throws(StoreError) in try Store(path: path, exclusive: exclusive) }
         case .postgres(let url):
             try requireDatabase(config)
-            return try opening(config) { () throws(StoreError) in try Store(postgres: url, exclusive: exclusive) }
+            return try opening(config, command: command) { () throws(StoreError) in
+                try Store(postgres: url, exclusive: exclusive)
+            }
         }
     }
 
@@ -129,14 +130,15 @@ enum CommandStore {
     }
 
     /// `open()`, its failure told as the configuration's database that cannot be opened; a store
-    /// that brought the schema forward says so (README asks for a backup before an upgrade).
+    /// that brought the schema forward says so, as `revenuedot COMMAND:` (README asks for a
+    /// backup before an upgrade).
     private static func opening<T>(
-        _ config: RevenueDotConfig, _ what: String = "cannot open", _ open: () throws(StoreError) -> T
+        _ config: RevenueDotConfig, _ what: String = "cannot open", command: String = "", _ open: () throws(StoreError) -> T
     ) throws -> T {
         do throws(StoreError) {
             let opened = try open()
             if let upgrade = (opened as? Store)?.schemaUpgrade {
-                StandardStreams.error("revenuedot: migrated the database's \(upgrade.description) first\n")
+                StandardStreams.error("revenuedot \(command): migrated the database's \(upgrade.description) first\n")
             }
             return opened
         } catch {

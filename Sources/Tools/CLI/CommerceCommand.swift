@@ -54,7 +54,7 @@ package struct CommerceCommand {
         // Validating only reads, beside running servers or not; signing records the request.
         let outcome: CommerceRequests.Outcome
         if subcommand == "sign" {
-            let store = try CommandStore.openApplying(config, to: "sign")
+            let store = try CommandStore.openApplying(config, to: "sign", command: "commerce")
             defer { store.close() }
             outcome = try CommerceRequests(app: app, reads: store, clock: Date.init)
                 .prepare(json, for: customer, signingInto: store)

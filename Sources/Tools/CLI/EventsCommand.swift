@@ -66,7 +66,7 @@ package struct EventsCommand {
             }
             return try resendThroughServer(id, server: RunningServer(listen: listen, app: app, command: "resend"))
         }
-        let store = try CommandStore.open(config)
+        let store = try CommandStore.open(config, command: "events")
         defer { store.close() }
         return try resend(store, config: config, id: id)
     }

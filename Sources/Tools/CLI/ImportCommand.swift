@@ -132,7 +132,7 @@ package struct ImportCommand {
             StandardStreams.error("import \(app.id): through the running server at \(listen)\n")
             return (importRow, {})
         }
-        let store = try CommandStore.openApplying(config, to: "import")
+        let store = try CommandStore.openApplying(config, to: "import", command: "import")
         let clients = AppleAPIClientPool(config: config.appleAPI)
         let importRow: @Sendable (Import.Row) -> Import.RowOutcome = { row in
             Import.importRow(

@@ -124,7 +124,7 @@ package struct ReconcileCommand {
                 }, {}
             )
         }
-        let store = try CommandStore.openApplying(config, to: "reconcile")
+        let store = try CommandStore.openApplying(config, to: "reconcile", command: "reconcile")
         let clients = AppleAPIClientPool(config: config.appleAPI)
         let nowMs = UnixTime.nowMs
         return (

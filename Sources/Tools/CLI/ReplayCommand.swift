@@ -23,7 +23,7 @@ package struct ReplayCommand {
 
     package func run() throws -> Int32 {
         // The only writer while it runs: a server would go on writing under the rebuild.
-        let (config, store) = try CommandStore.open(configPath: configPath, exclusive: true)
+        let (config, store) = try CommandStore.open(configPath: configPath, exclusive: true, command: "replay")
         defer { store.close() }
         let replayed = try Replay.replay(config: config, store: store)
         var line = "revenuedot replay: applied \(replayed.inputs) input(s) again"
