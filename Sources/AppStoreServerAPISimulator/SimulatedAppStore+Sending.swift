@@ -14,6 +14,7 @@ extension SimulatedAppStore {
         let signed = try sign(Self.notification(type, subtype: subtype, data: data, summary: summary))
         let result = deliver?(app, signed) ?? .noResponse
         try addNotification(signed, bundleId: app.bundleId, delivered: result == .success, result: result)
+        record?(.notification(signedPayload: signed, bundleId: app.bundleId, delivered: result == .success))
     }
 
     /// A notification's members, unsigned: its type and subtype, a new UUID, version 2.0, and
@@ -39,8 +40,13 @@ extension SimulatedAppStore {
         ]
     }
 
-    /// `RENEWAL_EXTENDED` for one subscription: its extended transaction and renewal info.
+    /// `RENEWAL_EXTENDED` for one subscription: its extended transaction and renewal info, both
+    /// recorded first (the extension is made, whether or not its notification is).
     func sendRenewalExtended(app: App, transaction: [String: JSONValue], renewal: [String: JSONValue]?) throws {
+        record?(.transaction(transaction, bundleId: app.bundleId))
+        if let renewal, let original = transaction["originalTransactionId"]?.stringValue {
+            record?(.renewalInfo(renewal, originalTransactionId: original, bundleId: app.bundleId))
+        }
         var data = Self.data(about: app)
         data["status"] = .integer(1)
         data["signedTransactionInfo"] = .string(try sign(transaction))

@@ -73,21 +73,36 @@ public final class SimulatedAppStore: Sendable {
     /// Connect, and says how the attempt went.
     public typealias Delivery = @Sendable (_ app: App, _ signedPayload: String) -> SendAttemptResult
 
+    /// What the store changed itself at a developer's request, told to whatever keeps it beyond
+    /// this process (`simulate apple-api`'s journal, which the stories read too).
+    public enum Change: Sendable, Equatable {
+        /// A transaction the store changed (an extension's new `expiresDate`): its payload.
+        case transaction([String: JSONValue], bundleId: String)
+        /// A subscription's renewal info the store changed.
+        case renewalInfo([String: JSONValue], originalTransactionId: String, bundleId: String)
+        /// A notification the store sent, or tried to.
+        case notification(signedPayload: String, bundleId: String, delivered: Bool)
+    }
+
     public let apps: [App]
     let signer: JWSSigner
     let state = Mutex(State())
     let clock: @Sendable () -> Date
     let deliver: Delivery?
+    let record: (@Sendable (Change) -> Void)?
 
     /// A store of `apps`, signing what it serves with `chain` (as App Store signs with Apple's).
     /// `deliver`: where the notifications it makes itself (TEST) go; nil, nowhere (none is sent).
+    /// `record` is told each change the store makes itself, after it is made.
     public init(
-        apps: [App], chain: TestChain, clock: @escaping @Sendable () -> Date = { Date() }, deliver: Delivery? = nil
+        apps: [App], chain: TestChain, clock: @escaping @Sendable () -> Date = { Date() }, deliver: Delivery? = nil,
+        record: (@Sendable (Change) -> Void)? = nil
     ) throws {
         self.apps = apps
         self.signer = try chain.signer()
         self.clock = clock
         self.deliver = deliver
+        self.record = record
     }
 
     func app(_ bundleId: String) -> App? { apps.first { $0.bundleId == bundleId } }
@@ -97,15 +112,19 @@ public final class SimulatedAppStore: Sendable {
     // MARK: - Filling the store
 
     /// Adds a transaction (its payload members) to the history of `account` (by default the
-    /// transaction's `originalTransactionId`, one purchase per customer); a transaction with an
-    /// id already known replaces it.
+    /// account of the transaction with its id it replaces, else the transaction's
+    /// `originalTransactionId`: one purchase per customer); a transaction with an id already
+    /// known replaces it.
     public func addTransaction(_ payload: [String: JSONValue], bundleId: String, account: String? = nil) {
         state.withLock { state in
+            var list = state.transactions[bundleId, default: []]
+            let id = payload["transactionId"]?.stringValue
+            let replaced = id.flatMap { id in list.last { $0.transactionId == id }?.account }
             var transaction = Transaction(
-                payload: payload, account: account ?? payload["originalTransactionId"]?.stringValue ?? "", order: 0)
+                payload: payload, account: account ?? replaced ?? payload["originalTransactionId"]?.stringValue ?? "",
+                order: 0)
             state.nextOrder += 1
             transaction.order = state.nextOrder
-            var list = state.transactions[bundleId, default: []]
             list.removeAll { $0.transactionId != nil && $0.transactionId == transaction.transactionId }
             list.append(transaction)
             state.transactions[bundleId] = list
@@ -118,7 +137,7 @@ public final class SimulatedAppStore: Sendable {
     }
 
     /// Records a notification the store sent (or tried to, when not `delivered`; `result` says
-    /// how the attempt failed, no response unless given).
+    /// how the attempt failed, no response unless given); one recorded already is kept as it was.
     public func addNotification(
         _ signedPayload: String, bundleId: String, delivered: Bool, result failure: SendAttemptResult = .noResponse
     ) throws {
@@ -137,7 +156,10 @@ public final class SimulatedAppStore: Sendable {
             signedPayload: signedPayload, signedDate: signedDate, type: payload["notificationType"]?.stringValue,
             subtype: payload["subtype"]?.stringValue, transactionIds: ids, delivered: delivered,
             attempts: [SendAttemptItem(attemptDate: signedDate, sendAttemptResult: result)])
-        state.withLock { $0.notifications[bundleId, default: []].append(notification) }
+        state.withLock { state in
+            guard !(state.notifications[bundleId] ?? []).contains(where: { $0.signedPayload == signedPayload }) else { return }
+            state.notifications[bundleId, default: []].append(notification)
+        }
     }
 
     /// Makes an order ID name these transactions.

@@ -25,9 +25,9 @@ extension SimulateCommand {
         }
         let environment = AppStoreEnvironment(rawValue: parsed.value("environment") ?? "Sandbox")
         let ca = try makeCA()
-        let store = try SimulatedAppStore(
-            apps: apps.map { SimulatedAppStore.App(bundleId: $0.bundleId, appAppleId: $0.appAppleId, environment: environment) },
-            chain: ca.chain, deliver: Self.delivery(to: config, apps: apps))
+        let journal = AppleAPIJournal(base: base)
+        let store = try Self.appleAPIStore(
+            config: config, apps: apps, environment: environment, chain: ca.chain, journal: journal)
         var keys: [TokenCheck.Key] = []
         for app in apps {
             guard let key = app.inAppPurchaseKey else { continue }
@@ -37,7 +37,6 @@ extension SimulateCommand {
                     bundleIds: [app.bundleId]))
         }
         let termination = try Termination()
-        let journal = AppleAPIJournal(base: base)
         let simulator = AppStoreServerAPISimulator(
             store: store, tokens: TokenCheck(keys: keys), port: port,
             refresh: journal.follower(into: store, environment: environment))
@@ -58,6 +57,19 @@ extension SimulateCommand {
         termination.wait()
         simulator.shutdown()
         return 0
+    }
+
+    /// The simulated App Store of `apps` in `environment`: what it makes itself goes to the
+    /// configuration's server (`delivery`), and what it changes itself (an extension) into the
+    /// journal the stories write, so that it is served again after a restart and the next step
+    /// of the extended story starts from it.
+    static func appleAPIStore(
+        config: RevenueDotConfig, apps: [AppConfig], environment: AppStoreEnvironment, chain: TestChain,
+        journal: AppleAPIJournal
+    ) throws -> SimulatedAppStore {
+        try SimulatedAppStore(
+            apps: apps.map { SimulatedAppStore.App(bundleId: $0.bundleId, appAppleId: $0.appAppleId, environment: environment) },
+            chain: chain, deliver: delivery(to: config, apps: apps), record: { journal.record($0) })
     }
 
     /// Where the simulated App Store sends what it makes itself (TEST notifications): the

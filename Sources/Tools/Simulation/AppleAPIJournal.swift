@@ -24,9 +24,40 @@ struct AppleAPIJournal {
         ])
     }
 
-    /// Appends the transaction a story's step made (the latest of the purchase replaces it).
-    func recordTransaction(_ payload: JSONValue, bundleId: String, account: String) {
-        append(["kind": .string("transaction"), "bundleId": .string(bundleId), "payload": payload, "account": .string(account)])
+    /// Appends the transaction a story's step made, or the App Store changed (the latest with
+    /// its id replaces it; `account` nil keeps the account of the one it replaces).
+    func recordTransaction(_ payload: JSONValue, bundleId: String, account: String?) {
+        var line: [String: JSONValue] = ["kind": .string("transaction"), "bundleId": .string(bundleId), "payload": payload]
+        line["account"] = account.map(JSONValue.string)
+        append(line)
+    }
+
+    /// Appends what the simulated App Store changed itself (`SimulatedAppStore.Change`): an
+    /// extension's transaction and renewal info and its notifications, so that the store serves
+    /// them after a restart, and a story's next step starts from the extended period.
+    func record(_ change: SimulatedAppStore.Change) {
+        switch change {
+        case .transaction(let payload, let bundleId):
+            recordTransaction(.object(payload), bundleId: bundleId, account: nil)
+        case .renewalInfo(let payload, let original, let bundleId):
+            recordRenewalInfo(.object(payload), bundleId: bundleId, originalTransactionId: original)
+        case .notification(let signed, let bundleId, let delivered):
+            recordNotification(signed, bundleId: bundleId, delivered: delivered)
+        }
+    }
+
+    /// The latest payload recorded of transaction `transactionId`, by a story or by the App Store.
+    func latestTransaction(_ transactionId: String, bundleId: String) -> JSONValue? {
+        guard let data = try? Data(contentsOf: file) else { return nil }
+        let needle = Data("\"\(transactionId)\"".utf8)
+        var latest: JSONValue?
+        for line in data.split(separator: UInt8(ascii: "\n")) where line.range(of: needle) != nil {
+            guard let json = try? JSONValue(parsing: Data(line)), json["kind"] == .string("transaction"),
+                json["bundleId"] == .string(bundleId), json["payload"]?["transactionId"] == .string(transactionId)
+            else { continue }
+            latest = json["payload"]
+        }
+        return latest
     }
 
     /// Appends a subscription's renewal info as of a story's step (the latest replaces it).

@@ -20,6 +20,18 @@ extension Simulator {
         return state
     }
 
+    /// Takes up what the App Store changed itself since the last step: a renewal-date extension
+    /// (`simulate apple-api`, asked by `revenuedot apple extend-renewal-date`) moved the current
+    /// period's end, which the story's next transaction and renewal info must keep.
+    mutating func takeUpStoreChanges() {
+        guard let journal, let current = state,
+            let latest = journal.latestTransaction(current.transactionId, bundleId: current.bundleId),
+            case .integer(let expires) = latest["expiresDate"], expires > current.expiresMs
+        else { return }
+        state?.expiresMs = expires
+        print("   (the App Store extended \(current.transactionId) to \(UnixTime.iso8601(expires)))")
+    }
+
     /// The subscription, for a step (`story`) only a subscription that has not expired takes.
     func live(_ story: String) throws -> SimulatedSubscription {
         let current = try existing()

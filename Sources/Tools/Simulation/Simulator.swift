@@ -81,6 +81,7 @@ struct Simulator {
 
     mutating func play(_ story: Story) throws {
         let now = UnixTime.nowMs
+        takeUpStoreChanges()
         if let periodMs = options.periodMs { state?.fixedPeriodMs = periodMs }
         switch story {
         case .subscribe:
