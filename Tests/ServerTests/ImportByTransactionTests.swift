@@ -33,4 +33,33 @@ struct ImportByTransactionTests {
         #expect(outcomes[1].contains("view s:7000000000 user-0"), "\(outcomes[1])")
         #expect(outcomes[1].contains("answers 1 4"), "\(outcomes[1])")
     }
+
+    /// Two rows naming one subscription, by its original and by its renewal, for two customers:
+    /// the renewal's row never moves the subscription from the original's customer, whichever
+    /// line comes first, and says why; the original's row links it as a link does.
+    @Test func aRenewalsRowNeverMovesASubscriptionAnotherCustomerHas() throws {
+        for (lines, refused) in [
+            (["7000000000,alice", "8000000000,bob"], "8000000000"), (["8000000000,bob", "7000000000,alice"], nil),
+        ] {
+            let world = try AppleAPIWorld()
+            _ = try ImportTests.subscriptions(world, count: 1)
+            try RevenueDotService(config: try world.config(), log: { _ in }).shutdown()
+            let file = try world.directory.write(
+                "subscribers.csv", "original_transaction_id,app_user_id\n" + lines.joined(separator: "\n") + "\n")
+            let run = try runCLI(["import", "--config", world.configPath, "--app", "demo", "--concurrency", "1", file])
+            let outcome = try ImportTests().outcome(world)
+            // The original's row decides, in both orders.
+            #expect(outcome.contains("view s:7000000000 alice"), "\(outcome)")
+            if let refused {
+                #expect(run.status == 1, "\(run.output)")
+                #expect(
+                    run.output.contains(
+                        "\(refused): Apple's answer names original transaction 7000000000, which alice has: a row naming "
+                            + "another of its transactions does not move it (name 7000000000 itself to)"), "\(run.output)")
+                #expect(!outcome.contains { $0.hasPrefix("events TRANSFER") }, "\(outcome)")
+            } else {
+                #expect(run.output.contains("1 imported, 0 already known, 1 linked"), "\(run.output)")
+            }
+        }
+    }
 }

@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import JSON
 import Storage
+import Subscriptions
 import Threads
 
 /// Brings existing subscribers in: for each row of a CSV (`original_transaction_id`, optional
@@ -148,10 +149,13 @@ package enum Import {
 
     /// Imports one row: from the first of `environments` where Apple knows the purchase. A row
     /// naming another of the purchase's transactions than its original imports the purchase
-    /// (unless `followsOriginal` is false: the original's own answer must name itself).
+    /// under its original id (`followed`: the id the row named; the original's own answer must
+    /// name itself), but never moves it from another identified customer: only a row naming the
+    /// original does, as a link does (two rows naming one purchase for two customers would
+    /// otherwise move it silently, to whichever came last).
     package static func importRow(
         _ row: Row, app: AppConfig, environments: [AppStoreEnvironment], clients: AppleAPIClientPool, store: Store,
-        emitEvents: Bool, nowMs: Int64, followsOriginal: Bool = true
+        emitEvents: Bool, nowMs: Int64, followed: String? = nil
     ) -> RowOutcome {
         let id = row.originalTransactionId
         do {
@@ -160,6 +164,9 @@ package enum Import {
             }
             // Stored already: only a customer who does not own it yet needs Apple's answer (to link).
             if stored, row.appUserId == nil || owner == row.appUserId { return .alreadyKnown }
+            if let followed, let taken = Self.takenFrom(owner, by: row.appUserId) {
+                return .failed(Self.ownedByAnother(followed, original: id, owner: taken))
+            }
             for environment in environments {
                 let client = try clients.client(for: app, environment: environment)
                 // Stored: Apple's current answer alone, to link.
@@ -168,25 +175,36 @@ package enum Import {
                 if let original = answers.first?.transaction.originalTransactionId, original != id {
                     // The row names another transaction of the purchase (a renewal's, say): the
                     // purchase is imported whole, under its original id, as that row would.
-                    guard followsOriginal, original.utf8.count <= 20, original.isASCIIDigits else {
+                    guard followed == nil, original.utf8.count <= 20, original.isASCIIDigits else {
                         return .failed("\(id): Apple's answer names another original transaction, \(original)")
                     }
                     return importRow(
                         Row(originalTransactionId: original, appUserId: row.appUserId), app: app,
                         environments: environments, clients: clients, store: store, emitEvents: emitEvents,
-                        nowMs: nowMs, followsOriginal: false)
+                        nowMs: nowMs, followed: id)
                 }
                 let keptWith = Locked<String?>(nil)
+                let ownedBy = Locked<String?>(nil)
                 // A purchase already stored is live state: its events (a TRANSFER from its
                 // owner) go out like any other.
                 let deliver = stored || emitEvents
                 try store.write { rows in
+                    // Looked at again where no other row can write between the look and the link.
+                    if followed != nil,
+                        let taken = Self.takenFrom(
+                            try LedgerRows.storedOwner(purchaseId: id, appId: app.id, from: rows).owner, by: row.appUserId)
+                    {
+                        return ownedBy.withLock { $0 = taken }
+                    }
                     for answer in answers {
                         let applied = try LedgerInputs.keepAndApply(
                             .appleAnswer(answer, appUserId: row.appUserId), app: app.ledger, atMs: nowMs,
                             deliver: deliver, in: rows)
                         if let owner = applied?.linkKeptWith { keptWith.withLock { $0 = owner } }
                     }
+                }
+                if let followed, let owner = ownedBy.value {
+                    return .failed(Self.ownedByAnother(followed, original: id, owner: owner))
                 }
                 if let owner = keptWith.value {
                     return .failed("\(id): kept with \(owner) by the app's restoreBehavior, not linked to \(row.appUserId ?? "")")
@@ -204,6 +222,18 @@ package enum Import {
         } catch {
             return .failed("\(id): \(error)")
         }
+    }
+
+    /// The identified customer other than `user` who owns a purchase now (`owner`), or nil.
+    private static func takenFrom(_ owner: String?, by user: String?) -> String? {
+        guard let owner, owner != user, !Ledger.isAnonymous(owner) else { return nil }
+        return owner
+    }
+
+    /// A row naming another transaction than a purchase's original, refused for its owner.
+    private static func ownedByAnother(_ followed: String, original: String, owner: String) -> String {
+        "\(followed): Apple's answer names original transaction \(original), which \(owner) has: a row naming "
+            + "another of its transactions does not move it (name \(original) itself to)"
     }
 
     /// What Apple says of one purchase, in the order to apply it: a subscription's past
