@@ -61,6 +61,8 @@ package enum Backfill {
     /// than everything the outage missed.
     ///
     /// `fromEarliest`: the window starts as far back as Apple keeps, so nothing older can be read.
+    /// `firstSight`: no mark, nothing stored and no `since`: RevenueDot has never served this
+    /// app in this environment (`requests`).
     package static func window(
         since: Int64?, until: Int64?, readThrough: Int64?, newestStored: Int64?, marginMs: Int64,
         environment: AppStoreEnvironment, nowMs: Int64
@@ -69,7 +71,9 @@ package enum Backfill {
         let wanted = since ?? (readThrough ?? newestStored).map { $0 - marginMs } ?? earliest
         let end = min(until ?? nowMs, nowMs) + 1
         let start = min(max(wanted, earliest), end - 1)
-        return Window(start: start, end: end, fromEarliest: start == earliest)
+        return Window(
+            start: start, end: end, fromEarliest: start == earliest,
+            firstSight: since == nil && readThrough == nil && newestStored == nil)
     }
 
     /// The oldest moment a run asks Apple for: an hour inside Apple's limit, since every page
@@ -84,12 +88,17 @@ package enum Backfill {
     /// notifications that never arrived, older than it, are asked for first (only failures, as
     /// far back as Apple keeps: few pages, where the whole history may be many). Not for a
     /// `since` given, nor a run of only failures.
+    ///
+    /// At first sight (`Window.firstSight`: a new installation, or one that has only imported)
+    /// only the failed deliveries are asked for: a notification Apple delivered, and RevenueDot
+    /// never stored, went to the server before it (RevenueCat, say), whose consumers had its
+    /// events; it is that server's past, whose state `import` brings, not a missed notification.
     package static func requests(
         _ window: Window, readThrough: Int64?, since: Int64?, onlyFailures: Bool, environment: AppStoreEnvironment,
         nowMs: Int64
     ) -> [NotificationHistoryRequest] {
         let asked = NotificationHistoryRequest(
-            startDate: window.start, endDate: window.end, onlyFailures: onlyFailures ? true : nil)
+            startDate: window.start, endDate: window.end, onlyFailures: onlyFailures || window.firstSight ? true : nil)
         let earliest = earliest(environment, nowMs: nowMs)
         guard readThrough == nil, since == nil, !onlyFailures, window.start > earliest else { return [asked] }
         return [NotificationHistoryRequest(startDate: earliest, endDate: window.start, onlyFailures: true), asked]
@@ -101,6 +110,9 @@ package enum Backfill {
         package var end: Int64
         /// Whether it starts at the oldest time Apple still keeps.
         package var fromEarliest = false
+        /// Whether nothing of the app in this environment was stored or read before (no mark,
+        /// no notification) and no start was asked for.
+        package var firstSight = false
     }
 
     /// Where the mark moves once a run over `window` completed: to its end, when the run read

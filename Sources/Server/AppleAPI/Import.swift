@@ -202,6 +202,18 @@ package enum Import {
                             deliver: deliver, in: rows)
                         if let owner = applied?.linkKeptWith { keptWith.withLock { $0 = owner } }
                     }
+                    // A lapse before the import is its past too: its EXPIRATION is made now,
+                    // recorded like the rest, not left to the scheduler to send.
+                    guard !deliver else { return }
+                    let timer = PendingTimers.Due(
+                        appId: app.id, id: ExpirationTimer(originalTransactionId: id, fireAtMs: 0).id)
+                    for _ in 0..<4 {
+                        guard
+                            try LedgerInputs.keepAndApply(
+                                .dueTimer(timer), app: app.ledger, atMs: nowMs, deliver: false, in: rows)
+                                != nil
+                        else { break }
+                    }
                 }
                 if let followed, let owner = ownedBy.value {
                     return .failed(Self.ownedByAnother(followed, original: id, owner: owner))

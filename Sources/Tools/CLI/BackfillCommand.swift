@@ -21,8 +21,10 @@ package struct BackfillCommand {
           --since DATE      from DATE (UNIX ms, 2026-11-01 or ISO 8601); by default from where the
                             last completed backfill read through (the database's mark) less
                             appleApi.backfillMarginMinutes; before any, from the newest notification
-                            stored less the margin (after Apple's failed deliveries before it), or
-                            as far back as Apple keeps history (180 days in Production, 30 in Sandbox)
+                            stored less the margin (after Apple's failed deliveries before it), or,
+                            with nothing stored, Apple's failed deliveries as far back as it keeps
+                            them (180 days in Production, 30 in Sandbox): one Apple delivered went
+                            to the server before RevenueDot (its state comes from import)
           --until DATE      to DATE (default now)
           --only-failures   only the notifications Apple could not deliver
 
@@ -78,7 +80,11 @@ package struct BackfillCommand {
                         StandardStreams.error(
                             "\(label): from \(UnixTime.iso8601(window.start)) to \(UnixTime.iso8601(window.end)), into "
                                 + "\(target.name)\n")
-                        if requests.count > 1, let earlier = requests.first?.startDate {
+                        if window.firstSight {
+                            StandardStreams.error(
+                                "\(label): only Apple's failed deliveries (nothing is stored or recorded yet: what Apple "
+                                    + "delivered went to another server; --since reads it all, and sends its events)\n")
+                        } else if requests.count > 1, let earlier = requests.first?.startDate {
                             StandardStreams.error(
                                 "\(label): first, Apple's failed deliveries from \(UnixTime.iso8601(earlier)) (no completed "
                                     + "backfill is recorded)\n")
