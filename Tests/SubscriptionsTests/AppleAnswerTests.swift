@@ -224,4 +224,23 @@ import Testing
         #expect(Set(states).count == 1)
         #expect(Set(outboxes).count == 1)
     }
+
+    /// An import of a subscription that lapsed: no EXPIRED notification, only Apple's renewal
+    /// info, signed after the end, whose expiration intent says why (a price increase the
+    /// customer did not accept), not only that auto-renew is off.
+    @Test(arguments: [
+        (ExpirationIntent.customerDidNotConsentToPriceIncrease, LapseReason.priceIncrease),
+        (.customerCancelled, .unsubscribe), (.billingError, .billingError), (.productNotAvailable, .unknown),
+    ])
+    func anImportedLapseSaysApplesExpirationIntent(intent: ExpirationIntent, reason: LapseReason) {
+        var shop = Harness(nowMs: day(40), owner: nil)
+        var period = Fixture.p1
+        period.signedDate = day(40)
+        var renewal = Apple.renewal(autoRenew: false, intent: intent)
+        renewal.signedDate = day(40)
+        let events =
+            shop.apply(.appleAnswered(period, renewalInfo: renewal, appUserId: "imported"), atMs: day(40))
+            + shop.advance(to: day(41))
+        #expect(events.first { $0.type == .expiration }?.expirationReason == reason, "\(events.map(\.type))")
+    }
 }

@@ -192,12 +192,19 @@ extension SubscriptionState {
     /// In order: a refund of the period (CUSTOMER_SUPPORT); a Family Sharing revocation
     /// (UNKNOWN: the member did nothing, and Apple does not say why); an `EXPIRED` subtype or Apple's
     /// expiration intent (VOLUNTARY → UNSUBSCRIBE, BILLING_RETRY → BILLING_ERROR, PRICE_INCREASE,
-    /// PRODUCT_NOT_FOR_SALE → UNKNOWN); a billing issue (BILLING_ERROR); auto-renew off
-    /// (UNSUBSCRIBE); a price increase still awaiting consent (PRICE_INCREASE); else UNKNOWN.
+    /// PRODUCT_NOT_FOR_SALE → UNKNOWN), with no `EXPIRED` the intent of renewal info signed once
+    /// the period ended (an answer of Apple's, to an import say); a billing issue (BILLING_ERROR);
+    /// auto-renew off (UNSUBSCRIBE); a price increase still awaiting consent (PRICE_INCREASE);
+    /// else UNKNOWN.
     public var expirationReason: LapseReason {
         if currentRefund != nil { return .customerSupport }
         if revokedAtMs != nil { return .unknown }
         if let notice = expiredNotice, notice.transactionId == transactionId, let reason = Self.reason(of: notice) {
+            return reason
+        }
+        if let renewal = renewalInfo, let signed = renewal.signedDate, let expires = expiresDateMs, signed >= expires,
+            let reason = Self.reason(of: renewal.expirationIntent)
+        {
             return reason
         }
         if currentBillingIssue != nil { return .billingError }
@@ -221,14 +228,18 @@ extension SubscriptionState {
         case .billingRetry?: return .billingError
         case .priceIncrease?: return .priceIncrease
         case .productNotForSale?: return .unknown
-        default:
-            switch notice.expirationIntent {
-            case .customerCancelled?: return .unsubscribe
-            case .billingError?: return .billingError
-            case .customerDidNotConsentToPriceIncrease?: return .priceIncrease
-            case .productNotAvailable?, .other?, .unknown?: return .unknown
-            case nil: return nil
-            }
+        default: return reason(of: notice.expirationIntent)
+        }
+    }
+
+    /// The reason Apple's expiration intent gives; nil for none.
+    static func reason(of intent: ExpirationIntent?) -> LapseReason? {
+        switch intent {
+        case .customerCancelled?: return .unsubscribe
+        case .billingError?: return .billingError
+        case .customerDidNotConsentToPriceIncrease?: return .priceIncrease
+        case .productNotAvailable?, .other?, .unknown?: return .unknown
+        case nil: return nil
         }
     }
 }
