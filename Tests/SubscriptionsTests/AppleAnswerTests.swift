@@ -243,4 +243,28 @@ import Testing
             + shop.advance(to: day(41))
         #expect(events.first { $0.type == .expiration }?.expirationReason == reason, "\(events.map(\.type))")
     }
+
+    /// Asked after the period ended, Apple's answer tells of auto-renew off and of a billing
+    /// retry that began at the period's end at the latest, not when asked (an import days later).
+    @Test func whatAnAnswerTellsLateIsDetectedByThePeriodsEnd() throws {
+        let end = try #require(Fixture.p1.expiresDate)
+        for (autoRenew, retry) in [(false, false), (true, true)] {
+            var shop = Harness(nowMs: end + day(3), owner: nil)
+            var period = Fixture.p1
+            period.signedDate = end + day(3)
+            var renewal = Apple.renewal(autoRenew: autoRenew, retry: retry)
+            renewal.signedDate = end + day(3)
+            shop.apply(.appleAnswered(period, renewalInfo: renewal, appUserId: "imported"))
+            if retry {
+                #expect(shop.subscription.billingIssueDetectedAtMs == end)
+            } else {
+                #expect(shop.subscription.unsubscribeDetectedAtMs == end)
+            }
+        }
+        // Told while the period runs: when told.
+        var shop = Harness()
+        shop.send(Fixture.buy)
+        shop.send(Fixture.disable)
+        #expect(shop.subscription.unsubscribeDetectedAtMs == day(5))
+    }
 }

@@ -174,7 +174,8 @@ extension SubscriptionState: FactFolding {
             setAutoRenew(false, at: fact.signedDateMs)
             billingIssue = nil
         case .billingRetry?:
-            markBillingIssue(transactionId, at: fact.signedDateMs, inRetry: false)
+            // Billing retry ended in an EXPIRED: the issue began at the period's end at the latest.
+            markBillingIssue(transactionId, at: atMostPeriodEnd(fact.signedDateMs), inRetry: false)
         default:
             break
         }
@@ -201,7 +202,10 @@ extension SubscriptionState: FactFolding {
             priceIncrease = PriceIncrease(transactionId: current, status: status)
         }
         if renewal.isInBillingRetryPeriod == true {
-            markBillingIssue(current, at: fact.signedDateMs, inRetry: true)
+            // An answer of Apple's, asked (an import) after the renewal failed: the issue began at
+            // the period's end, not when asked. A notification is the moment Apple told it.
+            let detected = fact.source == .appleAPI ? atMostPeriodEnd(fact.signedDateMs) : fact.signedDateMs
+            markBillingIssue(current, at: detected, inRetry: true)
             if let grace = renewal.gracePeriodExpiresDate { billingIssue?.gracePeriodExpiresDateMs = grace }
         } else if let inRetry = renewal.isInBillingRetryPeriod, billingIssue?.transactionId == current {
             billingIssue?.isInBillingRetry = inRetry
@@ -253,14 +257,20 @@ extension SubscriptionState: FactFolding {
         newestSignedDateMs = max(newestSignedDateMs ?? signedDate, signedDate)
     }
 
+    /// Auto-renew off is detected when the fact saying so was signed, or, told after the
+    /// period ended (an EXPIRED, an answer to an import), at its end: nobody turns auto-renew
+    /// off after the period it would renew.
     private mutating func setAutoRenew(_ enabled: Bool, at signedDate: Int64) {
         if enabled {
             unsubscribeDetectedAtMs = nil
         } else if autoRenewEnabled != false || unsubscribeDetectedAtMs == nil {
-            unsubscribeDetectedAtMs = signedDate
+            unsubscribeDetectedAtMs = atMostPeriodEnd(signedDate)
         }
         autoRenewEnabled = enabled
     }
+
+    /// `ms`, or the current period's end when that came first.
+    private func atMostPeriodEnd(_ ms: Int64) -> Int64 { min(ms, expiresDateMs ?? ms) }
 
     /// Starts a streak for `transactionId`, or keeps the one already running for it.
     private mutating func markBillingIssue(_ transactionId: String?, at signedDate: Int64, inRetry: Bool) {
