@@ -158,6 +158,11 @@ struct SimulateCommandTests {
             (["subscribe", "--config", good, "--period", "1y"], "--period must look like"),
             (["apple-api", "--config", good], "no app has an inAppPurchaseKey"),
             (["ca", "--config", missing], "there is no directory \(fresh.path("missing"))"),
+            (
+                ["subscribe", "--config", good, "--environment", "Production", "--server", "http://127.0.0.1:9"],
+                "app \"demo\" does not accept Production (its environments: Sandbox): its notifications would be held"
+            ),
+            (["subscribe", "--config", good, "--user", "null", "--server", "http://127.0.0.1:9"], "--user"),
         ]
         for (arguments, message) in cases {
             let result = try runCLI(["simulate"] + arguments, in: fresh.path(""))

@@ -177,8 +177,20 @@ package struct SimulateCommand {
                     + "printed, such as --server http://127.0.0.1:PORT")
         }
         let user = parsed.value("user") ?? "demo-user"
+        // What the app posts its purchase for: an id the API refuses would leave the story's
+        // notification to make a customer of its own.
+        if let refused = AppUserIdRule.problem(user, access: app.publicApiKey != nil ? .publishable : .secret, name: "--user") {
+            throw UsageError(refused.message)
+        }
         let directory = base.appendingPathComponent(".revenuedot/simulator")
         let file = directory.appendingPathComponent("\(app.id)/\(Self.fileName(user)).json")
+        // A story goes on in its subscription's environment; a new one starts in --environment.
+        let used = Simulator.load(file)?.environment ?? environment
+        guard app.environments.contains(AppStoreEnvironment(rawValue: used)) else {
+            throw UsageError(
+                "app \"\(app.id)\" does not accept \(used) (its environments: "
+                    + "\(app.environments.map(\.rawValue).joined(separator: ", "))): its notifications would be held")
+        }
         var options = Simulator.Options(
             appId: app.id, user: user, bundleId: parsed.value("bundle-id") ?? app.bundleId, appAppleId: app.appAppleId,
             product: parsed.value("product"), periodMs: periodMs, environment: environment,
