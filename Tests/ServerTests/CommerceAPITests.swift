@@ -339,8 +339,8 @@ extension CommerceAPITests {
             "commerce", "validate", "--app", "demo", "--customer", user, directory.path("none.json"), "--config",
             fixture.configPath,
         ])
-        #expect(missing.status == 2)
-        #expect(missing.output.contains("cannot read the request file"))
+        #expect(missing.status == 1)
+        #expect(missing.output == "revenuedot commerce: cannot read the request file \(directory.path("none.json"))\n")
     }
 }
 

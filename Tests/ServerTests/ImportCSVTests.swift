@@ -71,4 +71,21 @@ struct ImportCSVTests {
             #expect(error.description.contains(line), "\(error)")
         }
     }
+
+    /// What the file holds, or a file that cannot be read, is what the command found wrong:
+    /// one line, exit 1, no pointer to its usage.
+    @Test func theCommandSaysWhatTheFileHoldsWrongInOneLine() throws {
+        let world = try AppleAPIWorld()
+        let bad = try world.directory.write("bad.csv", "original_transaction_id\nxyz\n")
+        let refused = try runCLI(["import", "--config", world.configPath, "--app", "demo", bad])
+        #expect(refused.status == 1)
+        #expect(refused.output == "revenuedot import: CSV line 2: no decimal original_transaction_id\n", "\(refused.output)")
+        let none = world.directory.path("none.csv")
+        let missing = try runCLI(["import", "--config", world.configPath, "--app", "demo", none])
+        #expect(missing.status == 1)
+        #expect(missing.output == "revenuedot import: cannot read \(none)\n", "\(missing.output)")
+        let verify = try runCLI(["verify", none])
+        #expect(verify.status == 1)
+        #expect(verify.output == "revenuedot verify: cannot read \(none)\n", "\(verify.output)")
+    }
 }

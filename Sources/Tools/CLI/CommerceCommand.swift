@@ -83,7 +83,7 @@ package struct CommerceCommand {
         let path = parsed.positionals[0]
         guard path != "-" else { return FileHandle.standardInput.readDataToEndOfFile() }
         guard let read = FileManager.default.contents(atPath: path) else {
-            throw UsageError("cannot read the request file \(path)")
+            throw CommandError("cannot read the request file \(path)")
         }
         return read
     }

@@ -53,8 +53,10 @@ package struct ImportCommand {
         let (config, app) = try AppleCommand.configuredApp(parsed)
         let appId = app.id
         let file = parsed.positionals[0]
-        guard let data = FileManager.default.contents(atPath: file) else { throw UsageError("cannot read \(file)") }
-        let rows = try Import.rows(csv: String(decoding: data, as: UTF8.self))
+        // What the file holds is what the command found wrong (exit 1), not its command line.
+        guard let data = FileManager.default.contents(atPath: file) else { throw CommandError("cannot read \(file)") }
+        let rows: [Import.Row]
+        do { rows = try Import.rows(csv: String(decoding: data, as: UTF8.self)) } catch { throw CommandError(error.description) }
         let environments =
             try AppleCommand.environment(parsed.value("environment")).map { [$0] } ?? Backfill.environments(of: app)
         guard !environments.isEmpty, environments.allSatisfy(app.environments.contains) else {

@@ -147,7 +147,7 @@ package struct VerifyCommand: Sendable {
         if let input, input != "-" {
             guard let contents = try Self.contents(of: input) else {
                 StandardStreams.error("revenuedot verify: cannot read \(input)\n")
-                return 2
+                return 1
             }
             data = contents
         } else {
