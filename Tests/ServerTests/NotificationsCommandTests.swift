@@ -69,9 +69,12 @@ struct NotificationsCommandTests {
                 .string(applied)
             ], "Apple's types are upper case")
         #expect(try lines(try run(["list", "--app", "sandbox-only", "--json"]).output).isEmpty)
+        // An app id nothing configured names, with nothing stored under it: a typo, exit 1.
         let unknown = try run(["list", "--app", "nope"])
-        #expect(unknown.status == 0)
-        #expect(unknown.output.contains(#"no app "nope" is configured"#))
+        #expect(unknown.status == 1)
+        #expect(
+            unknown.output == #"revenuedot notifications: no app "nope" is configured, and no notification stored matches"#
+                + "\n", "\(unknown.output)")
         #expect(try lines(try run(["list", "--limit", "1", "--json"]).output).count == 1)
         // Pages, newest first: the held one came after the applied one.
         let pages = try [0, 1, 2].map { offset in
@@ -79,10 +82,10 @@ struct NotificationsCommandTests {
         }
         #expect(pages == [[.string(held)], [.string(applied)], []])
         #expect(try run(["list", "--offset", "-1"]).status == 2)
-        // A type Apple does not document: listed as asked (none here), with a warning.
+        // A type Apple does not document, with none stored: exit 1.
         let odd = try run(["list", "--type", "nope"])
-        #expect(odd.status == 0)
-        #expect(odd.output.contains(#"warning: "NOPE" is not a notification type Apple documents"#), "\(odd.output)")
+        #expect(odd.status == 1)
+        #expect(odd.output.contains(#""NOPE" is not a notification type Apple documents, and no"#), "\(odd.output)")
         let table = try run(["list"])
         #expect(table.status == 0)
         #expect(table.output.contains(applied) && table.output.contains("DID_RENEW") && table.output.contains("held"))

@@ -49,8 +49,7 @@ package struct EventsCommand {
         guard subcommand == "resend" else {
             let (config, reader) = try CommandStore.openForReading(parsed)
             defer { reader.close() }
-            warnIfUnconfigured(config)
-            return try list(reader)
+            return try list(reader, config: config)
         }
         let id = parsed.positionals[0]
         let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
@@ -90,13 +89,10 @@ package struct EventsCommand {
         }
     }
 
-    private func warnIfUnconfigured(_ config: RevenueDotConfig) {
-        if let app = parsed.value("app"), !config.apps.contains(where: { $0.id == app }) {
-            StandardStreams.error("revenuedot events: warning: no app \"\(app)\" is configured\n")
-        }
-    }
-
-    private func list(_ store: StoreReader) throws -> Int32 {
+    /// Lists the events the options ask for. Those of an app since removed from the
+    /// configuration can still be listed, with a warning; none at all under an app id nothing
+    /// configured names is exit 1 (a typo, most likely).
+    private func list(_ store: StoreReader, config: RevenueDotConfig) throws -> Int32 {
         var filter = EventFilter(
             customer: parsed.value("customer"), appId: parsed.value("app"), deliveryStatus: parsed.value("status"))
         let page = try PageOptions(parsed, maximumLimit: EventFilter.maximumLimit)
@@ -104,6 +100,13 @@ package struct EventsCommand {
         if let offset = page.offset { filter.offset = Int64(offset) }
         let chosen = filter
         let rows = try store.events(chosen)
+        if let app = parsed.value("app"), !config.apps.contains(where: { $0.id == app }) {
+            guard !rows.isEmpty || chosen.offset > 0 else {
+                StandardStreams.error("revenuedot events: no app \"\(app)\" is configured, and no event stored is of it\n")
+                return 1
+            }
+            StandardStreams.error("revenuedot events: warning: no app \"\(app)\" is configured\n")
+        }
         if parsed.flags.contains("json") {
             var output = ""
             for row in rows {

@@ -51,22 +51,25 @@ package struct NotificationsCommand {
         defer { store.close() }
         switch subcommand {
         case "list":
-            // Notifications of an app since removed from the configuration can still be listed.
+            // Notifications of an app since removed from the configuration can still be listed,
+            // and Apple adds types now and then, stored as sent: a warning, not a refusal, unless
+            // nothing stored matches (a typo, most likely).
+            var unknown: [String] = []
             if let app = parsed.value("app"), !config.apps.contains(where: { $0.id == app }) {
-                StandardStreams.error("revenuedot notifications: warning: no app \"\(app)\" is configured\n")
+                unknown.append("no app \"\(app)\" is configured")
             }
-            // Apple adds types now and then, and they are stored as sent: a warning, not a refusal.
             if let type = parsed.value("type")?.uppercased(), !NotificationTypeV2(rawValue: type).isKnown {
-                StandardStreams.error(
-                    "revenuedot notifications: warning: \"\(type)\" is not a notification type Apple documents\n")
+                unknown.append("\"\(type)\" is not a notification type Apple documents")
             }
-            return try list(store)
+            return try list(store, unknown: unknown.joined(separator: ", and "))
         case "show": return try show(store, config: config, uuid: parsed.positionals[0])
         default: return try rejects(store)
         }
     }
 
-    private func list(_ store: StoreReader) throws -> Int32 {
+    /// Lists what the options ask for; `unknown` says which of them names nothing configured or
+    /// documented: a warning beside what is stored under it, exit 1 when nothing is.
+    private func list(_ store: StoreReader, unknown: String) throws -> Int32 {
         var filter = NotificationFilter()
         filter.appId = parsed.value("app")
         // Apple's types are upper case: `--type did_renew` means DID_RENEW.
@@ -76,6 +79,13 @@ package struct NotificationsCommand {
         if let limit = page.limit { filter.limit = limit }
         if let offset = page.offset { filter.offset = offset }
         let records = try store.notifications(filter)
+        if !unknown.isEmpty {
+            guard !records.isEmpty || filter.offset > 0 else {
+                StandardStreams.error("revenuedot notifications: \(unknown), and no notification stored matches\n")
+                return 1
+            }
+            StandardStreams.error("revenuedot notifications: warning: \(unknown)\n")
+        }
         if parsed.flags.contains("json") {
             StandardStreams.out(records.map { Self.summary($0).serialized() + "\n" }.joined())
             return 0
