@@ -73,6 +73,15 @@ import Testing
         ) { before, after, events in
             reason(.unknown)(before, after, events)
             #expect(events.first?.cancelReason == .unknown)
+            #expect(events.first?.expirationAtMs == Fixture.p1.expiresDate)
+        },
+        // Refunded first: access ended at the refund, as the refund's EXPIRATION said.
+        TableCase(
+            "EXPIRED PRODUCT_NOT_FOR_SALE after a refund", setup: [Fixture.buy, Fixture.refund],
+            expired(.productNotForSale, intent: .productNotAvailable), events: [.cancellation]
+        ) { _, _, events in
+            #expect(events.first?.cancelReason == .unknown)
+            #expect(events.first?.expirationAtMs == day(10))
         },
         TableCase("EXPIRED without subtype", expired(nil, intent: .billingError), events: [], check: reason(.billingError)),
         TableCase("PRICE_INCREASE PENDING", Fixture.pricePending, events: []) { _, after, _ in

@@ -227,6 +227,9 @@ extension SubscriptionState {
         var cancellation = event(
             .cancellation, cause: "\(originalTransactionId)/CANCELLATION/EXPIRED/\(period)", transaction, after)
         cancellation.cancelReason = reason
+        // A period refunded before Apple ended it: access ended at the refund, as its EXPIRATION says.
+        let takenBack = [transaction.revocationDate, after.refunds[period]?.atMs].compactMap { $0 }.min()
+        cancellation.expirationAtMs = Self.accessEnd(of: transaction, takenBackAt: takenBack)
         return [cancellation]
     }
 
