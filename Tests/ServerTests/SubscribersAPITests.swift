@@ -48,8 +48,14 @@ struct SubscribersAPITests {
         defer { service.shutdown() }
         #expect(try get("alice", key: nil).status == 401)
         #expect(try get("alice", key: "sk_test_secreT").status == 401)
+        // HEAD (a probe, curl -I) makes nobody: 404 for a customer not known.
+        let head = { (user: String) in
+            try connection.request("HEAD", "/v1/subscribers/\(user)", headers: ["Authorization": "Bearer pk_test_public"])
+        }
+        #expect(try head("alice").status == 404)
         // Get or create, as RevenueCat: 201 the first time, 200 after.
         #expect(try get("alice", key: "pk_test_public").status == 201)
+        #expect(try head("alice").status == 200)
         #expect(try get("alice", key: "pk_test_public").status == 200)
         // The scheme name is case-insensitive.
         let lower = try connection.request("GET", "/v1/subscribers/alice", headers: ["Authorization": "bearer sk_test_secret"])

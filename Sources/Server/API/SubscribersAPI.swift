@@ -35,15 +35,17 @@ package struct SubscribersAPI: Sendable {
 
     /// What this customer has now (found by its id or an alias); an unknown customer is created
     /// first, as RevenueCat creates it: 201 then, 200 after. A request with the public key (the
-    /// app) or with RevenueCat's `X-Platform` header is a contact: `last_seen`.
+    /// app) or with RevenueCat's `X-Platform` header is a contact: `last_seen`. `HEAD` (a probe,
+    /// `curl -I`) changes nothing: no contact, and an unknown customer is 404, not made.
     package func subscriber(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
         guard let (app, access) = keys.authenticate(request) else { return reply(APIKeys.unauthorized) }
         let appUserId = request.pathParameters["app_user_id"] ?? ""
         if let refused = AppUserIdRule.refusal(appUserId, access: access, reaching: true) { return reply(refused) }
-        let contact = access == .publishable || request.header("X-Platform") != nil
+        let looking = request.method == "HEAD"
+        let contact = !looking && (access == .publishable || request.header("X-Platform") != nil)
         let answering: @Sendable () -> Void = { [self] in
             let answer = answerSubscriber(appUserId, app: app, access: access, contact: contact)
-            guard case .unknown = answer else { return reply(answer.response) }
+            guard case .unknown = answer, !looking else { return reply(answer.response) }
             // A customer is made only under an id the rules take today, whichever the key.
             if let refused = AppUserIdRule.refusal(appUserId, access: access) { return reply(refused) }
             let atMs = UnixTime.milliseconds(clock())
