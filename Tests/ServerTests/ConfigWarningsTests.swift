@@ -39,6 +39,11 @@ struct ConfigWarningsTests {
             app("a") + ", " + app("b", environments: #"["Sandbox", "Production"]"#),
             #"apps "a" and "b" both accept com.example.app in Sandbox"#
         ),
+        (
+            #"{"id": "a", "bundleId": "b", "environments": ["Sandbox"], "secretApiKey": "sk_0123456789abcdef0123456789abcdef", "#
+                + #""webhook": {"url": "http://127.0.0.1:9/h", "environments": ["PRODUCTION"]}}"#,
+            #"app "a": webhook takes PRODUCTION events only, and the app accepts Sandbox notifications only: it is sent nothing"#
+        ),
     ])
     func appsThatInviteTroubleAreNamed(apps: String, warning: String) throws {
         let said = try warnings(apps: apps)

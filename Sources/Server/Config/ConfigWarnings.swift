@@ -1,4 +1,5 @@
 import AppStore
+import Subscriptions
 
 /// What a configuration allows but its operator should hear about: settings `serve` runs with
 /// that no production deployment wants. `check-config` prints them; `serve` logs them when it
@@ -18,6 +19,16 @@ package enum ConfigWarnings {
                     "app \"\(app.id)\" takes Production notifications signed under \(extraRoots) root "
                         + "certificate(s) besides Apple's: whoever holds their keys can sign what it takes as Apple's "
                         + "(right for a demo or a test chain, never in production)")
+            }
+            // Events are of the environments the app accepts (Xcode and local testing count as SANDBOX).
+            let eventEnvironments = Set(app.environments.map(EventEnvironment.init))
+            for webhook in app.webhooks {
+                guard let taken = webhook.environments, taken.isDisjoint(with: eventEnvironments) else { continue }
+                let name = webhook.id.isEmpty ? "webhook" : "webhook \"\(webhook.id)\""
+                warnings.append(
+                    "app \"\(app.id)\": \(name) takes \(taken.map(\.rawValue).sorted().joined(separator: ", ")) events "
+                        + "only, and the app accepts \(app.environments.map(\.rawValue).sorted().joined(separator: ", ")) "
+                        + "notifications only: it is sent nothing")
             }
             if let key = app.secretApiKey, key.count < shortestSecretKey || key.contains("...") {
                 warnings.append(
