@@ -269,6 +269,9 @@ struct WebhookDeliveryTests {
         #expect(try page("", key: "pk_test_public").0 == 401)
         #expect(try page("?limit=0").0 == 400)
         #expect(try page("?after=-1").0 == 400)
+        // Two cursors, or two limits: which one was meant is not guessed.
+        #expect(try page("?after=5&after=6").1["error"]?["message"] == .string("after is given more than once"))
+        #expect(try page("?limit=2&limit=3").0 == 400)
         let (status, first) = try page("?limit=2")
         #expect(status == 200)
         #expect(first["events"]?.arrayValue?.count == 2)

@@ -19,6 +19,10 @@ package struct EventsAPI: Sendable {
 
     package func events(_ request: HTTPRequest) -> HTTPResponse {
         guard let (app, access) = keys.authenticate(request), access == .secret else { return APIKeys.secretKeyRequired }
+        // Which of two cursors a client meant is not for the server to guess.
+        for name in ["after", "limit"] where request.queryValues(name).count > 1 {
+            return .error(status: 400, code: "bad_request", message: "\(name) is given more than once")
+        }
         let after = request.query["after"].map { Int64($0) } ?? 0
         let limit = request.query["limit"].map { Int($0) } ?? Self.defaultLimit
         guard let after, after >= 0 else {
