@@ -79,8 +79,8 @@ struct BackfillTests {
         #expect(try stored(world).notifications == 4)
         let events = try stored(world).events
         #expect(events == Self.expectedEvents, "\(events)")
-        // The first run: Apple's failed deliveries before the newest stored, then its window.
-        #expect(world.store.requestCount("notification-history") == 3)
+        // The first run: Apple's failed deliveries (one request), then the run from --since.
+        #expect(world.store.requestCount("notification-history") == 2)
     }
 
     /// Each progress line counts the pages whose notifications are settled, so its numbers add
@@ -131,8 +131,7 @@ struct BackfillTests {
             return .done(outcomes)
         }
         let window = Backfill.window(
-            since: nil, until: nil, readThrough: nil, newestStored: nil, marginMs: 0, environment: .sandbox,
-            nowMs: UnixTime.nowMs)
+            since: nil, until: nil, readThrough: nil, marginMs: 0, environment: .sandbox, nowMs: UnixTime.nowMs)
         var lines: [Backfill.Counts] = []
         #expect {
             _ = try Backfill.run(
@@ -163,13 +162,15 @@ struct BackfillTests {
         let client = try AppleAPIClients.client(
             for: try #require(config.app("demo")), environment: .sandbox, config: config.appleAPI)
         let window = Backfill.window(
-            since: nil, until: nil, readThrough: try target.mark(.sandbox), newestStored: try target.newestStored(.sandbox),
-            marginMs: 3_600_000, environment: .sandbox, nowMs: UnixTime.nowMs)
+            since: nil, until: nil, readThrough: try target.mark(.sandbox), marginMs: 3_600_000, environment: .sandbox,
+            nowMs: UnixTime.nowMs)
         let counts = try Backfill.run(
             client: client, requests: [NotificationHistoryRequest(startDate: window.start, endDate: window.end)],
             deliver: target.deliver)
+        // No mark: the window starts where Apple's history does, so both pushed before the
+        // outage are read too, and found stored.
         #expect(counts.new == 2)
-        #expect(counts.alreadyStored == 1)
+        #expect(counts.alreadyStored == 2)
         // The expiry stays recorded; the renewals that come after bring the subscription back.
         let events = try stored(world).events
         #expect(events == ["INITIAL_PURCHASE 1", "RENEWAL 2", "EXPIRATION 3", "RENEWAL 4", "RENEWAL 5"], "\(events)")
@@ -299,25 +300,25 @@ struct BackfillTests {
 
     @Test(
         arguments: [
-            // since, mark, newest stored, expected start (ms before now)
-            (nil, nil, nil, 30 * 86_400_000 - 3_600_000),
-            (nil, nil, -2 * 3_600_000, 3 * 3_600_000),
-            (-40 * 86_400_000, nil, nil, 30 * 86_400_000 - 3_600_000),
-            (-5 * 3_600_000, nil, -1_000, 5 * 3_600_000),
-            // The mark wins over a newer notification stored (pushed after an outage).
-            (nil, -10 * 3_600_000, -1_000, 11 * 3_600_000),
-            (nil, -40 * 86_400_000, -1_000, 30 * 86_400_000 - 3_600_000),
-            (-2 * 3_600_000, -10 * 3_600_000, -1_000, 2 * 3_600_000),
-        ] as [(Int64?, Int64?, Int64?, Int64)])
+            // since, mark, expected start (ms before now), first sight (only failures asked)
+            (nil, nil, 30 * 86_400_000 - 3_600_000, true),
+            (-40 * 86_400_000, nil, 30 * 86_400_000 - 3_600_000, false),
+            (-5 * 3_600_000, nil, 5 * 3_600_000, false),
+            (nil, -10 * 3_600_000, 11 * 3_600_000, false),
+            (nil, -40 * 86_400_000, 30 * 86_400_000 - 3_600_000, false),
+            (-2 * 3_600_000, -10 * 3_600_000, 2 * 3_600_000, false),
+        ] as [(Int64?, Int64?, Int64, Bool)])
     func theWindowStartsAtTheMarkLessTheMarginWithinApplesLimit(
-        since: Int64?, mark: Int64?, newest: Int64?, startBeforeNow: Int64
+        since: Int64?, mark: Int64?, startBeforeNow: Int64, firstSight: Bool
     ) {
         let now: Int64 = 1_800_000_000_000
         let window = Backfill.window(
-            since: since.map { now + $0 }, until: nil, readThrough: mark.map { now + $0 },
-            newestStored: newest.map { now + $0 }, marginMs: 3_600_000, environment: .sandbox, nowMs: now)
+            since: since.map { now + $0 }, until: nil, readThrough: mark.map { now + $0 }, marginMs: 3_600_000,
+            environment: .sandbox, nowMs: now)
         #expect(window.start == now - startBeforeNow)
         #expect(window.end == now + 1)
+        #expect(window.firstSight == firstSight)
+        #expect(Backfill.requests(window, onlyFailures: false).map(\.onlyFailures) == [firstSight ? true : nil])
     }
 
     /// A completed run moves the mark to its end only when it read everything after the mark
@@ -347,8 +348,8 @@ struct BackfillTests {
     @Test func aMarkOlderThanApplesHistoryIsCaughtUp() {
         let now: Int64 = 1_800_000_000_000
         let window = Backfill.window(
-            since: nil, until: nil, readThrough: now - 40 * 86_400_000, newestStored: nil, marginMs: 3_600_000,
-            environment: .sandbox, nowMs: now)
+            since: nil, until: nil, readThrough: now - 40 * 86_400_000, marginMs: 3_600_000, environment: .sandbox,
+            nowMs: now)
         #expect(window.fromEarliest)
         #expect(Backfill.markAfter(window, readThrough: now - 40 * 86_400_000) == now)
     }
@@ -360,7 +361,10 @@ struct BackfillTests {
         _ = try outage(world)
         // A backfill read everything before the outage.
         let store = try Store(path: world.databasePath)
-        let before = try #require(try store.newestNotificationSignedDate(appId: "demo", environment: "Sandbox"))
+        let before = try #require(
+            try store.read { (rows) throws(StoreError) in
+                try rows.query("SELECT max(signed_date) FROM notifications").first?.first?.integerValue
+            })
         try store.advanceBackfillMark(appId: "demo", environment: "Sandbox", readThroughMs: before, nowMs: UnixTime.nowMs)
         #expect(try store.backfillMark(appId: "demo", environment: "Sandbox") == before)
         // An older mark does not move it back.

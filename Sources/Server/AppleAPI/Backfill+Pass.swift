@@ -11,18 +11,16 @@ extension Backfill {
         /// For people: the database, or the server.
         package var name: String
         package var deliver: Deliver
-        package var newestStored: (AppStoreEnvironment) throws -> Int64?
         /// Where the history was read through.
         package var mark: (AppStoreEnvironment) throws -> Int64?
         package var advanceMark: (AppStoreEnvironment, Int64) throws -> Void
         package var close: () -> Void
 
         package init(
-            name: String, deliver: @escaping Deliver, newestStored: @escaping (AppStoreEnvironment) throws -> Int64?,
-            mark: @escaping (AppStoreEnvironment) throws -> Int64?,
+            name: String, deliver: @escaping Deliver, mark: @escaping (AppStoreEnvironment) throws -> Int64?,
             advanceMark: @escaping (AppStoreEnvironment, Int64) throws -> Void, close: @escaping () -> Void = {}
         ) {
-            (self.name, self.deliver, self.newestStored, self.mark) = (name, deliver, newestStored, mark)
+            (self.name, self.deliver, self.mark) = (name, deliver, mark)
             (self.advanceMark, self.close) = (advanceMark, close)
         }
 
@@ -30,7 +28,6 @@ extension Backfill {
         package static func inProcess(store: Store, ingest: Ingest, appId: String, name: String) -> Target {
             Target(
                 name: name, deliver: BackfillDelivery.inProcess(ingest, appId: appId),
-                newestStored: { try store.newestNotificationSignedDate(appId: appId, environment: $0.rawValue) },
                 mark: { try store.backfillMark(appId: appId, environment: $0.rawValue) },
                 advanceMark: { environment, through in
                     try store.advanceBackfillMark(
@@ -63,11 +60,9 @@ extension Backfill {
         let mark = try target.mark(environment)
         let nowMs = UnixTime.nowMs
         let window = window(
-            since: asked.since, until: asked.until, readThrough: mark, newestStored: try target.newestStored(environment),
-            marginMs: marginMs, environment: environment, nowMs: nowMs)
-        let requests = requests(
-            window, readThrough: mark, since: asked.since, onlyFailures: asked.onlyFailures, environment: environment,
+            since: asked.since, until: asked.until, readThrough: mark, marginMs: marginMs, environment: environment,
             nowMs: nowMs)
+        let requests = requests(window, onlyFailures: asked.onlyFailures)
         planned(window, requests)
         let counts = try run(
             client: client, requests: requests, deliver: target.deliver, isCancelled: isCancelled, progress: progress)

@@ -53,27 +53,26 @@ package enum Backfill {
     package static func historyDays(_ environment: AppStoreEnvironment) -> Int64 { environment == .production ? 180 : 30 }
 
     /// The range a run asks for, in UNIX ms: from `since`; or else from where the last completed
-    /// run read through (`readThrough`, the stored mark) less `marginMs`; before any, from the
-    /// newest notification already stored less `marginMs`, or else as far back as Apple keeps.
-    /// Never further back than Apple keeps (Apple refuses it); to `until` or now.
+    /// run read through (`readThrough`, the stored mark) less `marginMs`; before any, as far back
+    /// as Apple keeps (`firstSight`). Never further back than Apple keeps (Apple refuses it); to
+    /// `until` or now.
     ///
     /// The mark, not the newest notification: a push that arrived after an outage is newer
     /// than everything the outage missed.
     ///
     /// `fromEarliest`: the window starts as far back as Apple keeps, so nothing older can be read.
-    /// `firstSight`: no mark, nothing stored and no `since`: RevenueDot has never served this
-    /// app in this environment (`requests`).
+    /// `firstSight`: no mark and no `since`: no run has completed for this app in this
+    /// environment (`requests`).
     package static func window(
-        since: Int64?, until: Int64?, readThrough: Int64?, newestStored: Int64?, marginMs: Int64,
-        environment: AppStoreEnvironment, nowMs: Int64
+        since: Int64?, until: Int64?, readThrough: Int64?, marginMs: Int64, environment: AppStoreEnvironment,
+        nowMs: Int64
     ) -> Window {
         let earliest = earliest(environment, nowMs: nowMs)
-        let wanted = since ?? (readThrough ?? newestStored).map { $0 - marginMs } ?? earliest
+        let wanted = since ?? readThrough.map { $0 - marginMs } ?? earliest
         let end = min(until ?? nowMs, nowMs) + 1
         let start = min(max(wanted, earliest), end - 1)
         return Window(
-            start: start, end: end, fromEarliest: start == earliest,
-            firstSight: since == nil && readThrough == nil && newestStored == nil)
+            start: start, end: end, fromEarliest: start == earliest, firstSight: since == nil && readThrough == nil)
     }
 
     /// The oldest moment a run asks Apple for: an hour inside Apple's limit, since every page
@@ -83,25 +82,21 @@ package enum Backfill {
         nowMs - historyDays(environment) * 86_400_000 + 3_600_000
     }
 
-    /// What a run over `window` asks Apple, in order. Before any mark, a window that starts at
-    /// the newest notification stored (less the margin) would skip an older outage: Apple's
-    /// notifications that never arrived, older than it, are asked for first (only failures, as
-    /// far back as Apple keeps: few pages, where the whole history may be many). Not for a
-    /// `since` given, nor a run of only failures.
+    /// What a run over `window` asks Apple: its notifications, or only the failed deliveries.
     ///
-    /// At first sight (`Window.firstSight`: a new installation, or one that has only imported)
-    /// only the failed deliveries are asked for: a notification Apple delivered, and RevenueDot
-    /// never stored, went to the server before it (RevenueCat, say), whose consumers had its
-    /// events; it is that server's past, whose state `import` brings, not a missed notification.
-    package static func requests(
-        _ window: Window, readThrough: Int64?, since: Int64?, onlyFailures: Bool, environment: AppStoreEnvironment,
-        nowMs: Int64
-    ) -> [NotificationHistoryRequest] {
-        let asked = NotificationHistoryRequest(
-            startDate: window.start, endDate: window.end, onlyFailures: onlyFailures || window.firstSight ? true : nil)
-        let earliest = earliest(environment, nowMs: nowMs)
-        guard readThrough == nil, since == nil, !onlyFailures, window.start > earliest else { return [asked] }
-        return [NotificationHistoryRequest(startDate: earliest, endDate: window.start, onlyFailures: true), asked]
+    /// Until a run completes (`Window.firstSight`: a new installation, one that has only
+    /// imported, or one whose server took notifications before its key was configured), only
+    /// the failed deliveries, as far back as Apple keeps them: few pages, where the whole
+    /// history may be many. A notification Apple delivered that RevenueDot never stored went to
+    /// the server before it (RevenueCat, say), whose consumers had its events: that server's
+    /// past, whose state `import` brings, not a missed notification. Decided from the mark
+    /// alone, so a first run stopped partway (or two nodes' first runs at once), having stored
+    /// some failures, is followed by another first run, never by all of the history since them.
+    package static func requests(_ window: Window, onlyFailures: Bool) -> [NotificationHistoryRequest] {
+        [
+            NotificationHistoryRequest(
+                startDate: window.start, endDate: window.end, onlyFailures: onlyFailures || window.firstSight ? true : nil)
+        ]
     }
 
     /// A range of Apple's history to read, in UNIX ms, end excluded.

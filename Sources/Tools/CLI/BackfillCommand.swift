@@ -20,11 +20,10 @@ package struct BackfillCommand {
           --environment E   Production or Sandbox; both that the app accepts when not given
           --since DATE      from DATE (UNIX ms, 2026-11-01 or ISO 8601); by default from where the
                             last completed backfill read through (the database's mark) less
-                            appleApi.backfillMarginMinutes; before any, from the newest notification
-                            stored less the margin (after Apple's failed deliveries before it), or,
-                            with nothing stored, Apple's failed deliveries as far back as it keeps
-                            them (180 days in Production, 30 in Sandbox): one Apple delivered went
-                            to the server before RevenueDot (its state comes from import)
+                            appleApi.backfillMarginMinutes; before any, only Apple's failed
+                            deliveries, as far back as it keeps them (180 days in Production, 30 in
+                            Sandbox): one Apple delivered went to the server it reached (the one
+                            before RevenueDot, whose state import brings)
           --until DATE      to DATE (default now)
           --only-failures   only the notifications Apple could not deliver
 
@@ -76,18 +75,15 @@ package struct BackfillCommand {
                     environment, of: target,
                     client: try AppleAPIClients.client(for: app, environment: environment, config: config.appleAPI),
                     asked: asked, marginMs: Int64(config.appleAPI.backfillMarginMinutes) * 60_000,
-                    planned: { window, requests in
+                    planned: { window, _ in
                         StandardStreams.error(
                             "\(label): from \(UnixTime.iso8601(window.start)) to \(UnixTime.iso8601(window.end)), into "
                                 + "\(target.name)\n")
                         if window.firstSight {
                             StandardStreams.error(
-                                "\(label): only Apple's failed deliveries (nothing is stored or recorded yet: what Apple "
-                                    + "delivered went to another server; --since reads it all, and sends its events)\n")
-                        } else if requests.count > 1, let earlier = requests.first?.startDate {
-                            StandardStreams.error(
-                                "\(label): first, Apple's failed deliveries from \(UnixTime.iso8601(earlier)) (no completed "
-                                    + "backfill is recorded)\n")
+                                "\(label): only Apple's failed deliveries, as far back as it keeps them (no backfill has "
+                                    + "completed yet; what Apple delivered went to the server it reached: --since reads it "
+                                    + "all, and sends its events)\n")
                         }
                     },
                     progress: { counts in StandardStreams.error("\(label): page \(counts.pages), \(counts.summary)\n") })
@@ -124,7 +120,6 @@ extension Backfill.Target {
             return Backfill.Target(
                 name: "the running server at \(listen)",
                 deliver: BackfillDelivery.overHTTP(listen: listen, appId: appId),
-                newestStored: { try reader.newestNotificationSignedDate(appId: appId, environment: $0.rawValue) },
                 mark: { try reader.backfillMark(appId: appId, environment: $0.rawValue) },
                 advanceMark: { environment, through in
                     guard let server else {
