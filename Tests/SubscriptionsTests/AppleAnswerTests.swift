@@ -266,5 +266,15 @@ import Testing
         shop.send(Fixture.buy)
         shop.send(Fixture.disable)
         #expect(shop.subscription.unsubscribeDetectedAtMs == day(5))
+        // A cancel in billing retry, after the period's end, is told when it happens.
+        var retrying = Harness()
+        retrying.send(Fixture.buy)
+        retrying.send(Fixture.failNoGrace)
+        retrying.send(
+            Apple.notification(
+                .didChangeRenewalStatus, .autoRenewDisabled, uuid: "n-disable-in-retry", signed: day(33),
+                transaction: Fixture.p1, renewal: Apple.renewal(autoRenew: false, retry: true)))
+        #expect(retrying.subscription.unsubscribeDetectedAtMs == day(33))
+        #expect(retrying.subscription.billingIssueDetectedAtMs == day(30))
     }
 }

@@ -16,6 +16,16 @@ public struct PurchaseFact: Codable, Hashable, Sendable {
         case appleAPI
     }
 
+    /// Whether what it tells may be told after the fact: an answer of Apple's (asked by an import,
+    /// days after a lapse) or an EXPIRED, signed once the period ended.
+    var tellsAfterTheFact: Bool {
+        switch source {
+        case .appleAPI: true
+        case .notification(let type, _): type == .expired
+        case .transactionPosted: false
+        }
+    }
+
     /// The notification's UUID, or `posted:<transactionId>:<signedDate>` for a posted transaction.
     public var id: String
     public var source: Source

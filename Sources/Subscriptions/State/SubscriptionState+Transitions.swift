@@ -171,7 +171,7 @@ extension SubscriptionState: FactFolding {
             expirationIntent: fact.renewalInfo?.expirationIntent, signedDateMs: fact.signedDateMs)
         switch subtype {
         case .voluntary?:
-            setAutoRenew(false, at: fact.signedDateMs)
+            setAutoRenew(false, at: atMostPeriodEnd(fact.signedDateMs))
             billingIssue = nil
         case .billingRetry?:
             // Billing retry ended in an EXPIRED: the issue began at the period's end at the latest.
@@ -189,9 +189,13 @@ extension SubscriptionState: FactFolding {
         merge(fact)
         guard let renewal = fact.renewalInfo else { return }
         renewalInfo = renewal
+        // Told after the period ended (an answer of Apple's, asked by an import; an EXPIRED): what
+        // it tells began by the period's end. A notification during the period (a cancel in
+        // billing retry too) is the moment Apple told it.
+        let told = fact.tellsAfterTheFact ? atMostPeriodEnd(fact.signedDateMs) : fact.signedDateMs
         switch renewal.autoRenewStatus {
         case .on?: setAutoRenew(true, at: fact.signedDateMs)
-        case .off?: setAutoRenew(false, at: fact.signedDateMs)
+        case .off?: setAutoRenew(false, at: told)
         case .unknown?, nil: break
         }
         if let next = renewal.autoRenewProductId { autoRenewProductId = next }
@@ -202,10 +206,7 @@ extension SubscriptionState: FactFolding {
             priceIncrease = PriceIncrease(transactionId: current, status: status)
         }
         if renewal.isInBillingRetryPeriod == true {
-            // An answer of Apple's, asked (an import) after the renewal failed: the issue began at
-            // the period's end, not when asked. A notification is the moment Apple told it.
-            let detected = fact.source == .appleAPI ? atMostPeriodEnd(fact.signedDateMs) : fact.signedDateMs
-            markBillingIssue(current, at: detected, inRetry: true)
+            markBillingIssue(current, at: told, inRetry: true)
             if let grace = renewal.gracePeriodExpiresDate { billingIssue?.gracePeriodExpiresDateMs = grace }
         } else if let inRetry = renewal.isInBillingRetryPeriod, billingIssue?.transactionId == current {
             billingIssue?.isInBillingRetry = inRetry
@@ -257,14 +258,12 @@ extension SubscriptionState: FactFolding {
         newestSignedDateMs = max(newestSignedDateMs ?? signedDate, signedDate)
     }
 
-    /// Auto-renew off is detected when the fact saying so was signed, or, told after the
-    /// period ended (an EXPIRED, an answer to an import), at its end: nobody turns auto-renew
-    /// off after the period it would renew.
+    /// Auto-renew off is detected at `signedDate` (when it was told, or by when it happened).
     private mutating func setAutoRenew(_ enabled: Bool, at signedDate: Int64) {
         if enabled {
             unsubscribeDetectedAtMs = nil
         } else if autoRenewEnabled != false || unsubscribeDetectedAtMs == nil {
-            unsubscribeDetectedAtMs = atMostPeriodEnd(signedDate)
+            unsubscribeDetectedAtMs = signedDate
         }
         autoRenewEnabled = enabled
     }
