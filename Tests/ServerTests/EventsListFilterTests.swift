@@ -24,5 +24,9 @@ import Testing
         #expect(kept.status == 0, "\(kept.output)")
         #expect(kept.output.hasPrefix(#"revenuedot events: warning: no app "demo" is configured"# + "\n"), "\(kept.output)")
         #expect(kept.output.contains(#""app_id":"demo""#), "\(kept.output)")
+        // Its events exist, though none is dead: a warning and an empty list, not an error.
+        let none = try runCLI(["events", "list", "--app", "demo", "--status", "dead", "--config", removed])
+        #expect(none.status == 0, "\(none.output)")
+        #expect(none.output.hasPrefix(#"revenuedot events: warning: no app "demo" is configured"#), "\(none.output)")
     }
 }

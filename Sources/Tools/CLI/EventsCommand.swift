@@ -101,7 +101,10 @@ package struct EventsCommand {
         let chosen = filter
         let rows = try store.events(chosen)
         if let app = parsed.value("app"), !config.apps.contains(where: { $0.id == app }) {
-            guard !rows.isEmpty || chosen.offset > 0 else {
+            // Whether any event is of it, whatever the other filters take.
+            var any = EventFilter(customer: nil, appId: app, deliveryStatus: nil)
+            any.limit = 1
+            guard try !store.events(any).isEmpty else {
                 StandardStreams.error("revenuedot events: no app \"\(app)\" is configured, and no event stored is of it\n")
                 return 1
             }

@@ -80,7 +80,10 @@ package struct NotificationsCommand {
         if let offset = page.offset { filter.offset = offset }
         let records = try store.notifications(filter)
         if !unknown.isEmpty {
-            guard !records.isEmpty || filter.offset > 0 else {
+            // Whether any notification is stored under the app and type, whatever else is asked.
+            var any = NotificationFilter()
+            (any.appId, any.notificationType, any.limit) = (filter.appId, filter.notificationType, 1)
+            guard try !store.notifications(any).isEmpty else {
                 StandardStreams.error("revenuedot notifications: \(unknown), and no notification stored matches\n")
                 return 1
             }
