@@ -42,7 +42,7 @@ struct ConfigWarningsTests {
         (
             #"{"id": "a", "bundleId": "b", "environments": ["Sandbox"], "secretApiKey": "sk_0123456789abcdef0123456789abcdef", "#
                 + #""webhook": {"url": "http://127.0.0.1:9/h", "environments": ["PRODUCTION"]}}"#,
-            #"app "a": webhook takes PRODUCTION events only, and the app accepts Sandbox notifications only: it is sent nothing"#
+            #"app "a": webhook takes PRODUCTION events only, and the app accepts Sandbox notifications only: it is sent none of their events"#
         ),
     ])
     func appsThatInviteTroubleAreNamed(apps: String, warning: String) throws {

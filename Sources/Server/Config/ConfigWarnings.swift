@@ -28,7 +28,7 @@ package enum ConfigWarnings {
                 warnings.append(
                     "app \"\(app.id)\": \(name) takes \(taken.map(\.rawValue).sorted().joined(separator: ", ")) events "
                         + "only, and the app accepts \(app.environments.map(\.rawValue).sorted().joined(separator: ", ")) "
-                        + "notifications only: it is sent nothing")
+                        + "notifications only: it is sent none of their events")
             }
             if let key = app.secretApiKey, key.count < shortestSecretKey || key.contains("...") {
                 warnings.append(
