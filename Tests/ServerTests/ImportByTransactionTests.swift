@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackClient
 import Testing
 
 @testable import Server
@@ -61,5 +62,25 @@ struct ImportByTransactionTests {
                 #expect(run.output.contains("1 imported, 0 already known, 1 linked"), "\(run.output)")
             }
         }
+    }
+
+    /// A renewal's row for the owner under another of its ids (an alias) is the owner's row.
+    @Test func aRenewalsRowForTheOwnersAliasIsTheOwners() throws {
+        let world = try AppleAPIWorld()
+        _ = try ImportTests.subscriptions(world, count: 1)
+        let service = try RevenueDotService(config: try world.config(), log: { _ in })
+        try service.start()
+        let first = try world.directory.write("first.csv", "original_transaction_id,app_user_id\n7000000000,alice\n")
+        #expect(try runCLI(["import", "--config", world.configPath, "--app", "demo", first]).status == 0)
+        let aliased = try LoopbackConnection(port: service.port).request(
+            "POST", "/v1/subscribers/alice/alias", headers: ["Authorization": "Bearer sk_test_secret"],
+            body: Data(#"{"new_app_user_id": "alice@example.com"}"#.utf8))
+        #expect(aliased.status == 200, "\(aliased.text)")
+        service.shutdown()
+        let second = try world.directory.write(
+            "second.csv", "original_transaction_id,app_user_id\n8000000000,alice@example.com\n")
+        let run = try runCLI(["import", "--config", world.configPath, "--app", "demo", second])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("0 imported, 1 already known"), "\(run.output)")
     }
 }
