@@ -184,12 +184,19 @@ package struct SimulateCommand {
         }
         let directory = base.appendingPathComponent(".revenuedot/simulator")
         let file = directory.appendingPathComponent("\(app.id)/\(Self.fileName(user)).json")
-        // A story goes on in its subscription's environment; a new one starts in --environment.
-        let used = Simulator.load(file)?.environment ?? environment
-        guard app.environments.contains(AppStoreEnvironment(rawValue: used)) else {
+        // A story goes on in its live subscription's environment; a new one starts in
+        // --environment. One the app no longer accepts is what the command found (exit 1).
+        let accepted = app.environments.map(\.rawValue).sorted().joined(separator: ", ")
+        if let saved = Simulator.load(file), !saved.expired {
+            guard app.environments.contains(AppStoreEnvironment(rawValue: saved.environment)) else {
+                throw CommandError(
+                    "\(user)'s subscription is in \(saved.environment), which app \"\(app.id)\" no longer accepts (its "
+                        + "environments: \(accepted)): its notifications would be held")
+            }
+        } else if !app.environments.contains(AppStoreEnvironment(rawValue: environment)) {
             throw UsageError(
-                "app \"\(app.id)\" does not accept \(used) (its environments: "
-                    + "\(app.environments.map(\.rawValue).joined(separator: ", "))): its notifications would be held")
+                "app \"\(app.id)\" does not accept \(environment) (its environments: \(accepted)): its notifications would be held"
+            )
         }
         var options = Simulator.Options(
             appId: app.id, user: user, bundleId: parsed.value("bundle-id") ?? app.bundleId, appAppleId: app.appAppleId,

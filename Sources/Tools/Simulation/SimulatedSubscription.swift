@@ -29,7 +29,7 @@ struct SimulatedSubscription: Codable, Sendable {
     /// The `signedDate` of the last step: the next one is signed after it.
     var lastSignedMs: Int64?
     /// The story clock a 0.1.0 story kept instead, ahead of the wall clock after its `renew`
-    /// (signed when the next period started): read, never written.
+    /// (signed when the next period started): kept as it was read, never moved.
     private(set) var clockMs: Int64?
     var trial = false
     /// How many transactions the subscription has had.

@@ -80,8 +80,9 @@ struct Simulator {
     // MARK: - Stories
 
     mutating func play(_ story: Story) throws {
-        let now = UnixTime.nowMs
         takeUpStoreChanges()
+        // Not before the last step: a 0.1.0 story's clock may run ahead of the wall clock.
+        let now = max(UnixTime.nowMs, state?.signedAfterMs ?? 0)
         if let periodMs = options.periodMs { state?.fixedPeriodMs = periodMs }
         switch story {
         case .subscribe:
