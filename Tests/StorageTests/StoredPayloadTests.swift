@@ -79,6 +79,28 @@ import Testing
         #expect(listed.allSatisfy { sent[$0.notificationUUID] == $0.signedPayload })
     }
 
+    /// The window is the database's: a store reopened after every few notifications (a server
+    /// restarted often, several nodes) still trains a dictionary once a window of them is stored.
+    @Test func payloadsStoredBeforeARestartCountTowardTheWindow() throws {
+        let directory = try TemporaryDirectory()
+        var sent: [String: String] = [:]
+        let chain = try TestChain(name: "Restarted")
+        for round in 0..<3 {
+            let store = try Self.store(directory.databasePath)
+            defer { store.close() }
+            store.payloads.waitForTrainings()
+            try Self.storeSigned(3, by: chain, prefix: "r\(round)", in: store, sent: &sent)
+        }
+        let rows = try Self.rows(directory.databasePath)
+        // Three and three without one; the third store's start weighed those six, and the eighth
+        // filled the window: the ninth is compressed with the dictionary trained on them.
+        #expect(rows.count == 9)
+        #expect(rows.prefix(8).allSatisfy { $0.dictionary == nil }, "\(rows)")
+        #expect(rows.last?.dictionary == 1, "\(rows)")
+        #expect(
+            try rawQuery(directory.databasePath, "SELECT id, samples FROM payload_dictionaries") == [[.integer(1), .integer(8)]])
+    }
+
     /// A new signing chain misses the dictionary: a new one is trained, and older rows keep theirs.
     @Test func aNewChainGetsANewDictionary() throws {
         let directory = try TemporaryDirectory()

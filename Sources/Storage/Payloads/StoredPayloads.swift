@@ -35,15 +35,38 @@ final class StoredPayloads: Sendable {
         self.state = Mutex((nil, DictionaryPlan(window: window)))
     }
 
-    /// Makes the newest stored dictionary the one new payloads use.
+    /// Makes the newest stored dictionary the one new payloads use, and weighs the payloads
+    /// stored with it since (`seedPlan`).
     func adoptNewest(in transaction: ReadTransaction) throws(StoreError) {
-        guard let id = try transaction.query("SELECT max(id) FROM payload_dictionaries").first?.first?.integerValue else {
-            return
-        }
-        let newest = try dictionaries.dictionary(id) { (sql, arguments) throws(StoreError) in
-            try transaction.query(sql, arguments)
+        var newest: Zstd.Dictionary?
+        if let id = try transaction.query("SELECT max(id) FROM payload_dictionaries").first?.first?.integerValue {
+            newest = try dictionaries.dictionary(id) { (sql, arguments) throws(StoreError) in
+                try transaction.query(sql, arguments)
+            }
         }
         state.withLock { $0.current = newest }
+        try seedPlan(with: newest, in: transaction)
+    }
+
+    /// Feeds the plan the latest payloads stored with `current` (none: without a dictionary),
+    /// oldest first, as if this process had compressed them: the window is the database's,
+    /// not the process's, so a server restarted more often than a window fills, or several
+    /// nodes sharing the notifications between them, still train a dictionary. A payload that
+    /// does not expand (damaged) is left out.
+    private func seedPlan(with current: Zstd.Dictionary?, in transaction: ReadTransaction) throws(StoreError) {
+        let window = state.withLock { $0.plan.window }
+        // The newest rows only (the primary key's end, never a scan of the table): those stored
+        // with another dictionary are left out.
+        let rows = try transaction.query(
+            "SELECT payload, payload_dictionary FROM notifications ORDER BY id DESC LIMIT ?", [.integer(Int64(window))])
+        for row in rows.reversed() where row[1].integerValue == current?.id {
+            guard case .blob(let frame) = row[0], let raw = try? Zstd.decompress(frame, with: current) else { continue }
+            let decision = state.withLock { $0.plan.compressed(raw, into: frame.count) }
+            if case .train(let samples) = decision {
+                trainings.enter()
+                DispatchQueue.global(qos: .utility).async { self.train(on: samples) }
+            }
+        }
     }
 
     /// `jws` compressed with the current dictionary; may start the training of the next one.
