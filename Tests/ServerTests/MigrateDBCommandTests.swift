@@ -46,10 +46,16 @@ import Testing
             #expect(try LoopbackConnection(port: service.port).postNotification(payload).status == 200)
         }
         try PostgresServeTests.withDatabase { url in
-            let (status, output) = try runCLI([
-                "migrate-db", "--from", "sqlite:\(fixture.databasePath)", "--to",
-                "postgres://\(url.user):\(url.password ?? "")@\(url.host):\(url.port)/\(url.database)",
-            ])
+            let target = "postgres://\(url.user):\(url.password ?? "")@\(url.host):\(url.port)/\(url.database)"
+            // A node already serving the target: refused, nothing copied.
+            do {
+                let node = try Store(postgres: url)
+                defer { node.close() }
+                let (status, output) = try runCLI(["migrate-db", "--from", "sqlite:\(fixture.databasePath)", "--to", target])
+                #expect(status == 1 && output.contains("in use by a running server or command: stop every node first"))
+                #expect(try node.notification(uuid: uuid) == nil)
+            }
+            let (status, output) = try runCLI(["migrate-db", "--from", "sqlite:\(fixture.databasePath)", "--to", target])
             #expect(status == 0, "\(output)")
             #expect(output.contains("notifications: 1 rows"), "\(output)")
             #expect(!output.contains(url.password ?? "-"))

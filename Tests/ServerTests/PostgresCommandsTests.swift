@@ -85,14 +85,16 @@ struct PostgresCommandsTests {
             let refused = try runCLI(["replay", "--config", fixture.configPath])
             #expect(refused.status != 0)
             #expect(
-                refused.output.contains("in use by a running server or command: stop every node to replay"), "\(refused.output)")
+                refused.output.contains("in use by a running server or command: stop every node first"), "\(refused.output)")
             service.shutdown()
 
             let live = try Self.snapshot(url)
             // A node started while a replay holds the database is refused, in one line.
             let replaying = try Store(postgres: url, exclusive: true)
             let blocked = #expect(throws: StoreError.self) { try Store(postgres: url) }
-            #expect(blocked?.message.contains("is being replayed by another process") == true, "\(String(describing: blocked))")
+            #expect(
+                blocked?.message.contains("is being replayed or migrated into by another process") == true,
+                "\(String(describing: blocked))")
             replaying.close()
 
             let replayed = try runCLI(["replay", "--config", fixture.configPath])

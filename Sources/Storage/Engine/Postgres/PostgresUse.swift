@@ -1,7 +1,7 @@
 /// How a process uses a PostgreSQL database, held as a session-level advisory lock by its
 /// writer's connection while it is connected. Servers and the commands that apply inputs beside
 /// them (`import`, `reconcile`, `backfill`) share the database; `replay`, which deletes and
-/// rebuilds every derived row, must have it alone. So a replay is refused while any node runs,
+/// rebuilds every derived row, and `migrate-db`, which fills it, must have it alone. So a replay is refused while any node runs,
 /// and a node is refused (answers 503, or does not start) while a replay runs.
 enum PostgresUse: Sendable {
     case shared
@@ -22,9 +22,10 @@ enum PostgresUse: Sendable {
     func refusal(_ url: PostgresURL) -> String {
         switch self {
         case .shared:
-            "\(url) is being replayed by another process (revenuedot replay): wait for it to finish"
+            "\(url) is being replayed or migrated into by another process (revenuedot replay or migrate-db): "
+                + "wait for it to finish"
         case .exclusive:
-            "\(url) is in use by a running server or command: stop every node to replay"
+            "\(url) is in use by a running server or command: stop every node first"
         }
     }
 }

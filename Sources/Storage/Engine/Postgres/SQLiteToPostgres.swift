@@ -56,7 +56,9 @@ package enum SQLiteToPostgres {
         }
         let source = try SQLiteConnection(path: sqlitePath, role: .readOnly)
         try Migrator(connection: source).requireCurrent()
-        let target = try PostgresConnection(url: url)
+        // The target alone, as a replay has it: a node running on it would serve, and store
+        // into, a database the copy is filling (its rows in among the copied ones).
+        let target = try PostgresConnection(url: url, use: .exclusive)
         let tables = try tableNames(source)
         try source.run("BEGIN")
         defer { _ = try? source.run("COMMIT") }
