@@ -70,4 +70,22 @@ import Testing
         #expect(object["level"]?.stringValue == "error")
         #expect(object["message"]?.stringValue?.contains("Address already in use") == true, "\(result.output)")
     }
+
+    /// A configuration that parses but is refused (a webhook URL of another scheme) is said in
+    /// JSON too, when its log settings ask for it; one that is not JSON stays a plain line.
+    @Test func aRefusedConfigurationIsAJSONLineWhenItsLogSaysSo() throws {
+        let fixture = try ServerFixture(
+            extraHTTP: #", "log": {"format": "json"}"#, demoOptions: #""webhook": {"url": "ftp://127.0.0.1/hooks"}"#)
+        let result = try runCLI(["serve", "--config", fixture.configPath])
+        #expect(result.status == 1)
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.output)")
+        let object = try JSONValue(parsing: Data((lines.first ?? "").utf8))
+        #expect(object["event"]?.stringValue == "start.failed", "\(result.output)")
+        #expect(object["message"]?.stringValue?.contains("webhook.url") == true, "\(result.output)")
+        let broken = try fixture.directory.write("broken.json", #"{"log": {"format": "json"}, "apps": ["#)
+        chmod(broken, 0o600)
+        let plain = try runCLI(["serve", "--config", broken])
+        #expect(plain.status == 1 && plain.output.hasPrefix("revenuedot serve: config "), "\(plain.output)")
+    }
 }

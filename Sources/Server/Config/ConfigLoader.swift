@@ -101,6 +101,17 @@ package enum ConfigLoader {
                 + "Xcode against a server of its own")
     }
 
+    /// The `log` settings of the file at `path`, when it is JSON and they are valid, whatever
+    /// else in it is wrong: how to say why a start with it failed. Nil otherwise.
+    package static func logSettings(ofFileAt path: String) -> LogConfig? {
+        guard case .success(let data) = ConfigFile.read(path) else { return nil }
+        let text = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
+        guard let json = try? JSONValue(parsing: Data(text)), let log = json["log"],
+            let reader = try? ConfigReader(file: path, path: "log", value: log)
+        else { return nil }
+        return try? logConfig(reader)
+    }
+
     /// `log`: `level` (debug, info, warning, error), `format` (text, json), `access` and
     /// `accessProbes` (booleans); defaults from `LogConfig`.
     private static func logConfig(_ log: ConfigReader?) throws(ConfigError) -> LogConfig {

@@ -53,8 +53,8 @@ package struct ServeCommand {
             signals = try Termination()
             config = try ConfigLoader.loadForServing(path: configPath)
         } catch {
-            StandardStreams.error("revenuedot serve: \(error)\n")
-            return 1
+            // A file whose log settings read is said in their format, whatever else is wrong.
+            return Self.startFailed(error, log: ConfigLoader.logSettings(ofFileAt: configPath) ?? LogConfig())
         }
         do {
             service = try RevenueDotService(config: config, docs: ReferenceDocs.serve)
