@@ -42,7 +42,7 @@ package struct MigrateDBCommand {
 
     package func run() throws -> Int32 {
         guard FileManager.default.fileExists(atPath: sqlitePath) else {
-            throw UsageError("--from: \(sqlitePath) does not exist")
+            throw CommandError("--from: \(sqlitePath) does not exist")
         }
         let report = try SQLiteToPostgres.copy(from: sqlitePath, to: url) { table in
             StandardStreams.error("revenuedot migrate-db: copying \(table)\n")
