@@ -113,8 +113,7 @@ public enum InAppRequest: Sendable, Equatable {
                 .malformedPayload, field: path(context.codingPath), detail: "Expected \(kind(type)) here.")
         case .dataCorrupted(let context)?:
             return ValidationError(
-                .malformedPayload, field: path(context.codingPath), detail: "This value does not fit: \(context.debugDescription)"
-            )
+                .malformedPayload, field: path(context.codingPath), detail: "This value is refused: \(context.debugDescription)")
         case .valueNotFound(_, let context)?, .keyNotFound(_, let context)?:
             return ValidationError(.malformedPayload, field: path(context.codingPath), detail: context.debugDescription)
         default:

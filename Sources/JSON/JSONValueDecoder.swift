@@ -111,8 +111,11 @@ package enum Scalar {
         default: throw mismatch(T.self, value, path())
         }
         guard let exact else {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: path(), debugDescription: "Number does not fit in \(T.self)."))
+            // A fraction is no integer at any width: said so, rather than that it does not fit.
+            var fraction = false
+            if case .number(let number) = value, number.isFinite { fraction = number != number.rounded(.towardZero) }
+            let why = fraction ? "Number is not a whole number." : "Number does not fit in \(T.self)."
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: path(), debugDescription: why))
         }
         return exact
     }

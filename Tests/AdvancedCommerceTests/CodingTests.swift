@@ -83,6 +83,19 @@ import Testing
         }
     }
 
+    /// A price in dollars rather than milliunits (a fraction) is said to be no whole number, not
+    /// to be too large for its type.
+    @Test func aFractionWhereMilliunitsGoSaysSo() throws {
+        let request = #"{"operation":"CREATE_ONE_TIME_CHARGE","version":"1","item":{"SKU":"A","price":99.5}}"#
+        do {
+            _ = try InAppRequest(json: Data(request.utf8))
+            Issue.record("a fractional price was accepted")
+        } catch {
+            #expect(error.field == "item.price")
+            #expect(error.message.hasSuffix("This value is refused: Number is not a whole number."), "\(error)")
+        }
+    }
+
     /// A member the request has no place for is refused with its path, wherever it is: decoding
     /// would drop it and sign something else (a resubscription as a new subscription). A null
     /// one carries nothing and is let through.
