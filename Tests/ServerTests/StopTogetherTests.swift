@@ -89,4 +89,21 @@ struct StopTogetherTests {
         group.leave()
         #expect(pass.waitStopped(until: .now() + 1))
     }
+
+    /// A named phase still running after its patience is said once, with the longest it may
+    /// yet take; a phase that stops at once, or has no name, is not.
+    @Test func aPhaseThatMakesTheStopWaitIsSaid() {
+        let log = Locked<[String]>([])
+        let said = Locked<[String]>([])
+        let phases = [
+            StopPhase([FakeService("quick", log: log)], counts: true, name: "quick things"),
+            StopPhase([FakeService("slow", stops: false, log: log)], counts: false, name: "webhook sends in flight"),
+            StopPhase([FakeService("unnamed", stops: false, log: log)], counts: false),
+        ]
+        let stopped = stopInOrder(phases, before: .now + .seconds(10), patience: .milliseconds(10)) { phase, atMost in
+            said.withLock { $0.append("\(phase) \(atMost <= .seconds(10))") }
+        }
+        #expect(stopped)
+        #expect(said.value == ["webhook sends in flight true"])
+    }
 }

@@ -135,7 +135,12 @@ final class ConfiguredServices: Sendable {
     /// nothing about storage, so it does not count. The webhook workers (they finish their sends
     /// in hand) stop together, so apps do not add up their grace periods.
     var stopPhases: [StopPhase] {
-        [StopPhase([scheduler], counts: true), StopPhase([backfill, consumption, reconcile] + workers, counts: false)]
+        [
+            StopPhase([scheduler], counts: true, name: "the scheduler's timers in hand"),
+            StopPhase(
+                [backfill, consumption, reconcile] + workers, counts: false,
+                name: "webhook sends and calls to Apple in flight"),
+        ]
     }
 
     /// Stops the background services before `deadline` (`stopPhases`); the pass over held

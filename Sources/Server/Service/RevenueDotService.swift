@@ -280,8 +280,14 @@ package final class RevenueDotService: Sendable {
         // then the customer contacts; storage closes last.
         let held = GroupedPass(heldPass) { generation.held.stop() }
         let stopped = stopInOrder(
-            [StopPhase([held], counts: true)] + generation.stopPhases + [StopPhase([contacts], counts: false)],
-            before: deadline)
+            [StopPhase([held], counts: true, name: "the held notification in hand")] + generation.stopPhases
+                + [StopPhase([contacts], counts: false)],
+            before: deadline,
+            waiting: { [log] phase, atMost in
+                log.info(
+                    "stop.waiting", "waiting for \(phase)",
+                    [("at_most_seconds", .integer(Int64(atMost.components.seconds)))])
+            })
         // A second at least: a pass or tick that ended just in time leaves storage its close.
         let closed = store.close(waitingAtMost: max(remaining(), .seconds(1)))
         if let profile = WriteProfile.report() { StandardStreams.error("revenuedot: \(profile)\n") }

@@ -34,20 +34,36 @@ package struct StopPhase: Sendable {
     /// Whether one of them still running at the deadline makes the stop a failure (its writes
     /// may still wait for storage); false for services whose late stop says nothing about it.
     package var counts: Bool
+    /// What a stop waits for while the phase runs on, for people ("webhook sends in flight").
+    package var name: String
 
-    package init(_ services: [any StoppableService], counts: Bool) {
+    package init(_ services: [any StoppableService], counts: Bool, name: String = "") {
         self.services = services
         self.counts = counts
+        self.name = name
     }
 }
 
 /// Stops `phases` one after another, all before `deadline`: each phase's services together
 /// (`stopTogether`), and the next phase only once the last one stopped or timed out. True when
 /// every phase that `counts` stopped in time.
+/// A named phase still running `patience` after it was asked to stop is told to `waiting`, with
+/// the longest it may yet take, so that a stop that waits says what on.
 @discardableResult
-package func stopInOrder(_ phases: [StopPhase], before deadline: ContinuousClock.Instant) -> Bool {
+package func stopInOrder(
+    _ phases: [StopPhase], before deadline: ContinuousClock.Instant, patience: Duration = .seconds(2),
+    waiting: (_ phase: String, _ atMost: Duration) -> Void = { _, _ in }
+) -> Bool {
     var stoppedAll = true
     for phase in phases {
+        if !phase.name.isEmpty {
+            for service in phase.services { service.beginStop() }
+            let moment = min(deadline, ContinuousClock.now + patience)
+            let quick = phase.services.allSatisfy {
+                $0.waitStopped(until: .after(max(.zero, ContinuousClock.now.duration(to: moment))))
+            }
+            if !quick { waiting(phase.name, max(.zero, ContinuousClock.now.duration(to: deadline))) }
+        }
         let stopped = stopTogether(phase.services, before: deadline)
         if phase.counts, !stopped { stoppedAll = false }
     }
