@@ -18,4 +18,14 @@ import Testing
     @Test func otherResultsAddNothing() {
         for code: Int32 in [5, 11, 13, 14, 266, 2067] { #expect(StoreError.hint(forSQLite: code).isEmpty, "\(code)") }
     }
+
+    /// A write refused for room says so, whatever SQLite's own words ("database or disk is full",
+    /// "disk I/O error" under a file size limit).
+    @Test func aWriteWithNoRoomSaysSo() {
+        let full = StoreError(sqlite: 13, connection: nil, context: "COMMIT")  // SQLITE_FULL
+        #expect(full.isDiskFull)
+        #expect(full.message.contains("(no room: the disk is full, or a file size limit was reached)"), "\(full.message)")
+        let busy = StoreError(sqlite: 5, connection: nil, context: "COMMIT")
+        #expect(!busy.isDiskFull && !busy.message.contains("no room"))
+    }
 }

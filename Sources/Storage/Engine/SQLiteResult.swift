@@ -13,11 +13,14 @@ extension StoreError {
     init(sqlite result: Int32, connection: OpaquePointer?, context: String) {
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? result
         let detail = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? Self.describe(result)
+        let systemErrno = connection.map { sqlite3_system_errno($0) } ?? 0
+        let full = result & 0xff == SQLITE_FULL || [ENOSPC, EDQUOT, EFBIG].contains(systemErrno)
+        // SQLite says "disk I/O error" of a write a full disk or a file size limit refused.
+        let room = full ? " (no room: the disk is full, or a file size limit was reached)" : ""
         self.init(
             Self.code(forSQLite: result),
-            "\(context): \(detail)\(Self.hint(forSQLite: extended)) [SQLite result code \(extended)]")
-        let systemErrno = connection.map { sqlite3_system_errno($0) } ?? 0
-        isDiskFull = result & 0xff == SQLITE_FULL || [ENOSPC, EDQUOT, EFBIG].contains(systemErrno)
+            "\(context): \(detail)\(room)\(Self.hint(forSQLite: extended)) [SQLite result code \(extended)]")
+        isDiskFull = full
     }
 
     /// What an operator can do about a result whose SQLite text names no file or folder: the
