@@ -61,11 +61,7 @@ final class StoredPayloads: Sendable {
             "SELECT payload, payload_dictionary FROM notifications ORDER BY id DESC LIMIT ?", [.integer(Int64(window))])
         for row in rows.reversed() where row[1].integerValue == current?.id {
             guard case .blob(let frame) = row[0], let raw = try? Zstd.decompress(frame, with: current) else { continue }
-            let decision = state.withLock { $0.plan.compressed(raw, into: frame.count) }
-            if case .train(let samples) = decision {
-                trainings.enter()
-                DispatchQueue.global(qos: .utility).async { self.train(on: samples) }
-            }
+            weigh(raw, compressedInto: frame.count)
         }
     }
 
@@ -74,12 +70,15 @@ final class StoredPayloads: Sendable {
         let raw = Data(jws.utf8)
         let current = state.withLock { $0.current }
         let frame = Zstd.compress(raw, with: current)
-        let decision = state.withLock { $0.plan.compressed(raw, into: frame.count) }
-        if case .train(let samples) = decision {
-            trainings.enter()
-            DispatchQueue.global(qos: .utility).async { self.train(on: samples) }
-        }
+        weigh(raw, compressedInto: frame.count)
         return StoredPayload(frame: frame, dictionary: current?.id)
+    }
+
+    /// Tells the plan of a payload compressed to `size` bytes, and starts the training it asks for.
+    private func weigh(_ raw: Data, compressedInto size: Int) {
+        guard case .train(let samples) = state.withLock({ $0.plan.compressed(raw, into: size) }) else { return }
+        trainings.enter()
+        DispatchQueue.global(qos: .utility).async { self.train(on: samples) }
     }
 
     /// A dictionary of at most `capacity` bytes: some of `samples` (newest first) put end to end,
