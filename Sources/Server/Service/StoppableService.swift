@@ -15,14 +15,30 @@ package protocol StoppableService: Sendable {
 
 /// Stops `services` together; true when every one stopped in time. All are asked first, so
 /// their stops overlap, then each is waited for until `deadline` or its `stopLimit` from now.
+/// When one still runs `patience` after the ask, `waiting` is told, once, the longest the stop
+/// may yet take.
 @discardableResult
-package func stopTogether(_ services: [any StoppableService], before deadline: ContinuousClock.Instant) -> Bool {
+package func stopTogether(
+    _ services: [any StoppableService], before deadline: ContinuousClock.Instant, patience: Duration? = nil,
+    waiting: (_ atMost: Duration) -> Void = { _ in }
+) -> Bool {
     for service in services { service.beginStop() }
     let asked = ContinuousClock.now
+    func until(_ service: any StoppableService) -> ContinuousClock.Instant {
+        service.stopLimit.map { min(deadline, asked + $0) } ?? deadline
+    }
+    func remaining(_ until: ContinuousClock.Instant) -> DispatchTime {
+        .after(max(.zero, ContinuousClock.now.duration(to: until)))
+    }
+    if let patience {
+        let moment = asked + patience
+        if !services.allSatisfy({ $0.waitStopped(until: remaining(min(moment, until($0)))) }) {
+            waiting(max(.zero, ContinuousClock.now.duration(to: deadline)))
+        }
+    }
     var stoppedAll = true
     for service in services {
-        let until = service.stopLimit.map { min(deadline, asked + $0) } ?? deadline
-        let stopped = service.waitStopped(until: .after(max(.zero, ContinuousClock.now.duration(to: until))))
+        let stopped = service.waitStopped(until: remaining(until(service)))
         stoppedAll = stoppedAll && stopped
     }
     return stoppedAll
@@ -56,15 +72,9 @@ package func stopInOrder(
 ) -> Bool {
     var stoppedAll = true
     for phase in phases {
-        if !phase.name.isEmpty {
-            for service in phase.services { service.beginStop() }
-            let moment = min(deadline, ContinuousClock.now + patience)
-            let quick = phase.services.allSatisfy {
-                $0.waitStopped(until: .after(max(.zero, ContinuousClock.now.duration(to: moment))))
-            }
-            if !quick { waiting(phase.name, max(.zero, ContinuousClock.now.duration(to: deadline))) }
-        }
-        let stopped = stopTogether(phase.services, before: deadline)
+        let stopped = stopTogether(
+            phase.services, before: deadline, patience: phase.name.isEmpty ? nil : patience,
+            waiting: { waiting(phase.name, $0) })
         if phase.counts, !stopped { stoppedAll = false }
     }
     return stoppedAll
