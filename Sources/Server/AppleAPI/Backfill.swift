@@ -105,8 +105,8 @@ package enum Backfill {
         package var end: Int64
         /// Whether it starts at the oldest time Apple still keeps.
         package var fromEarliest = false
-        /// Whether nothing of the app in this environment was stored or read before (no mark,
-        /// no notification) and no start was asked for.
+        /// Whether no run has completed for the app in this environment (no mark) and no start
+        /// was asked for: only the failed deliveries are read (`requests`).
         package var firstSight = false
     }
 

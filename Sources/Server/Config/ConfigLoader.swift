@@ -23,8 +23,7 @@ package enum ConfigLoader {
 
     /// Parses configuration text; `file` names it in errors and anchors relative paths.
     package static func parse(_ data: Data, file: String) throws(ConfigError) -> RevenueDotConfig {
-        // Some editors start a UTF-8 file with a byte order mark, which JSON does not allow.
-        let data = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
+        let data = withoutByteOrderMark(data)
         let json: JSONValue
         do { json = try JSONValue(parsingWithoutRepeatedNames: data) } catch let repeated as JSONValue.RepeatedName {
             throw ConfigError(
@@ -101,12 +100,17 @@ package enum ConfigLoader {
                 + "Xcode against a server of its own")
     }
 
+    /// `data` without the UTF-8 byte order mark some editors start a file with, which JSON does
+    /// not allow.
+    private static func withoutByteOrderMark(_ data: Data) -> Data.SubSequence {
+        data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
+    }
+
     /// The `log` settings of the file at `path`, when it is JSON and they are valid, whatever
     /// else in it is wrong: how to say why a start with it failed. Nil otherwise.
     package static func logSettings(ofFileAt path: String) -> LogConfig? {
         guard case .success(let data) = ConfigFile.read(path) else { return nil }
-        let text = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
-        guard let json = try? JSONValue(parsing: Data(text)), let log = json["log"],
+        guard let json = try? JSONValue(parsing: Data(withoutByteOrderMark(data))), let log = json["log"],
             let reader = try? ConfigReader(file: path, path: "log", value: log)
         else { return nil }
         return try? logConfig(reader)
