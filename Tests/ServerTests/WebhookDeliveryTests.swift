@@ -289,6 +289,12 @@ struct WebhookDeliveryTests {
         let (_, empty) = try page("?after=\(last)")
         #expect(empty["events"]?.arrayValue?.isEmpty == true)
         #expect(empty["next_cursor"] == .integer(last))
+        // A cursor past every position given was never handed out: waiting on it would skip events.
+        let (aheadStatus, ahead) = try page("?after=\(last + 1)")
+        #expect(aheadStatus == 400)
+        #expect(
+            ahead["error"]?["message"]
+                == .string("after \(last + 1) is past the newest event position, \(last): it is not a cursor this server gave"))
         let ids = (first["events"]?.arrayValue ?? []) + (second["events"]?.arrayValue ?? [])
         #expect(Set(ids.compactMap { $0["event"]?["id"]?.stringValue }).count == 3)
 

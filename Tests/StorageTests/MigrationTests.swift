@@ -30,7 +30,7 @@ import Testing
                 "apple_answers", "applied_inputs", "backfill_marks", "commerce_requests", "consumption_answers",
                 "customer_actions",
                 "customer_aliases", "customer_contacts", "customers", "deliveries",
-                "events", "held_events",
+                "event_position_floor", "events", "held_events",
                 "notifications", "payload_dictionaries",
                 "posted_transactions", "purchase_facts", "purchase_views", "purchases",
                 "reject_counts", "rejects", "schema_migrations", "timers", "unattached_facts",

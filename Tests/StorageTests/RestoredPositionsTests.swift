@@ -69,6 +69,22 @@ struct RestoredPositionsTests {
         #expect(try Self.positions(database).events["new"] == Int64(max(live, backup) + 1))
     }
 
+    /// A backup with no events, restored over a database that gave positions 1...3: the next
+    /// event still comes after 3 (the floor carries what no event does).
+    @Test func aBackupWithoutEventsContinuesPastTheReplacedDatabase() throws {
+        let directory = try TemporaryDirectory()
+        let copy = directory.path + "/backup.sqlite"
+        try Store(path: copy).close()
+        try Self.database(directory.databasePath, events: 3, prefix: "e")
+        _ = try DatabaseBackup.restore(copy, to: directory.databasePath, at: Date())
+        let store = try Store(path: directory.databasePath)
+        defer { store.close() }
+        try store.write { transaction in
+            try Outbox.insert(Event(type: .renewal, id: "new"), appId: "demo", at: 1, webhooks: [], in: transaction)
+        }
+        #expect(try Self.positions(directory.databasePath).events == ["new": 4])
+    }
+
     /// A replaced database that cannot be read: positions move by more than any database grows.
     @Test func anUnreadableReplacedDatabaseMovesPositionsFarUp() throws {
         let directory = try TemporaryDirectory()

@@ -10,7 +10,8 @@ import Threads
 ///
 /// Events come in commit order as the webhook envelopes (`{"api_version", "event"}`), each with
 /// its `cursor`; `next_cursor` is the cursor to pass as `after` next time (unchanged when there
-/// is nothing new), so a consumer never misses or repeats an event.
+/// is nothing new), so a consumer never misses or repeats an event. A cursor past every position
+/// given is refused (400), not waited on.
 package struct EventsAPI: Sendable {
     package let keys: APIKeys
     package let store: Store
@@ -32,8 +33,15 @@ package struct EventsAPI: Sendable {
             return .error(status: 400, code: "bad_request", message: "limit must be between 1 and \(Self.maxLimit)")
         }
         do {
-            let rows = try store.read { (rows) throws(StoreError) in
-                try EventRows.page(appId: app.id, after: after, limit: limit, from: rows)
+            let (rows, highest) = try store.read { (rows) throws(StoreError) in
+                let page = try EventRows.page(appId: app.id, after: after, limit: limit, from: rows)
+                return (page, page.isEmpty && after > 0 ? try EventRows.highestPosition(from: rows) : after)
+            }
+            // A cursor no answer gave (another server's, a typo) would wait past events to come.
+            guard after <= highest else {
+                return .error(
+                    status: 400, code: "bad_request",
+                    message: "after \(after) is past the newest event position, \(highest): it is not a cursor this server gave")
             }
             var items: [JSONValue] = []
             var next = after

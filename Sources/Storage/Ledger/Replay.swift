@@ -125,16 +125,18 @@ public enum Replay {
     }
 
     /// Gives every event made again the `position` it had, so `/v1/events` consumers neither miss
-    /// nor repeat one; events new to this replay follow after the highest old position, in order.
+    /// nor repeat one; events new to this replay follow after the highest position given before,
+    /// in order, and so do later events when the newest are made no more (the floor).
     private static func keepPositions(_ old: [[SQLValue]], in transaction: WriteTransaction) throws {
         guard !old.isEmpty else { return }
         try transaction.write("UPDATE events SET position = -position")
-        var highest: Int64 = 0
+        var highest = try transaction.query(EventPositions.floorSQL).first?.first?.integerValue ?? 0
         for row in old {
             guard let id = row[0].textValue, let position = row[1].integerValue else { continue }
             highest = max(highest, position)
             try transaction.write("UPDATE events SET position = ? WHERE id = ?", [.integer(position), .text(id)])
         }
+        try transaction.write(EventPositions.raiseFloorSQL, [.integer(highest)])
         let fresh = try transaction.query("SELECT id FROM events WHERE position < 0 ORDER BY position DESC")
         for (offset, row) in fresh.enumerated() {
             let (position, overflow) = highest.addingReportingOverflow(Int64(offset) + 1)

@@ -1,13 +1,42 @@
-/// Event positions across a restore: `/v1/events` consumers hold a position as their cursor,
-/// and a restored database must not give a position they have passed to a new event.
+/// Event positions: `/v1/events` consumers hold one as their cursor, so no new event may take a
+/// position a consumer may have passed: not after a replay that made the newest events no more,
+/// nor across a restore.
 enum EventPositions {
     /// How far a backup's positions move when the database it replaces cannot be read: more
     /// events than any database gained since its backup.
     static let unknownGrowth: Int64 = 1 << 32
 
-    /// The highest event position in the database at `connection`; 0 without events.
+    /// The highest position given so far: the highest event's, or the floor of positions gone
+    /// (`event_position_floor`, migration 28), whichever is higher.
+    static let highestSQL = """
+        SELECT coalesce(max(p), 0) FROM (
+            SELECT max(position) AS p FROM events UNION ALL SELECT position FROM event_position_floor) AS given
+        """
+
+    /// The position of the next event: one past `highestSQL`.
+    static let nextSQL = """
+        SELECT coalesce(max(p), 0) + 1 FROM (
+            SELECT max(position) AS p FROM events UNION ALL SELECT position FROM event_position_floor) AS given
+        """
+
+    /// The floor alone; 0 without one.
+    static let floorSQL = "SELECT coalesce(max(position), 0) FROM event_position_floor"
+
+    /// Raises the floor to the argument; never lowers it.
+    static let raiseFloorSQL = """
+        INSERT INTO event_position_floor (id, position) VALUES (1, ?)
+        ON CONFLICT (id) DO UPDATE SET position = CASE WHEN excluded.position > event_position_floor.position
+            THEN excluded.position ELSE event_position_floor.position END
+        """
+
+    /// The highest position given in the database at `connection`; 0 without events. A database
+    /// from before migration 28 has no floor: its highest event's.
     static func highest(in connection: any StatementRunner) throws(StoreError) -> Int64 {
-        try connection.query("SELECT coalesce(max(position), 0) FROM events", []).first?.first?.integerValue ?? 0
+        let hasFloor = try !connection.query(
+            "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'event_position_floor'", []
+        ).isEmpty
+        let sql = hasFloor ? highestSQL : "SELECT coalesce(max(position), 0) FROM events"
+        return try connection.query(sql, []).first?.first?.integerValue ?? 0
     }
 
     /// Moves the events and deliveries of the database at `connection` (a restore's staging copy)
@@ -30,6 +59,10 @@ enum EventPositions {
                 _ = try connection.run("UPDATE \(table) SET position = -(position + ?) WHERE position > 0", [.integer(shift)])
                 _ = try connection.run("UPDATE \(table) SET position = -position WHERE position < 0", [])
             }
+            // The floor too, made here in a backup an older build took: a backup with no events
+            // (or whose newest are gone) has nothing else to carry the moved highest position.
+            _ = try connection.run(Migration.v28.sql, [])
+            _ = try connection.run(raiseFloorSQL, [.integer(highest + shift)])
             _ = try connection.run("COMMIT", [])
         } catch {
             _ = try? connection.run("ROLLBACK", [])

@@ -57,6 +57,12 @@ public enum EventRows {
         }
     }
 
+    /// The highest position any event was given (an event gone since counts: see
+    /// `EventPositions`); 0 before the first. A cursor past it was never handed out.
+    public static func highestPosition(from rows: some RowReader) throws(StoreError) -> Int64 {
+        try rows.query(EventPositions.highestSQL, []).first?.first?.integerValue ?? 0
+    }
+
     /// The query of `page`: the app's events after the cursor in position order, through
     /// `events_by_app` (migration 27), stopping at the page's end: neither every event of the
     /// app read and sorted, nor other apps' events walked past.

@@ -27,6 +27,15 @@ enum PostgresSchema {
             """
         ),
         (27, Migration.v27.sql),
+        (
+            28,
+            """
+            CREATE TABLE event_position_floor (
+                id BIGINT PRIMARY KEY CHECK (id = 1),
+                position BIGINT NOT NULL
+            );
+            """
+        ),
     ]
 
     /// The newest version this build knows.

@@ -1,4 +1,4 @@
--- RevenueDot's SQLite schema at migration 27: what the migrations in this folder give a new
+-- RevenueDot's SQLite schema at migration 28: what the migrations in this folder give a new
 -- database. Generated; checked by SchemaBaselineTests.
 
 CREATE TABLE apple_answers (
@@ -96,6 +96,11 @@ CREATE TABLE "deliveries" (
     last_status INTEGER,
     last_error TEXT, claimed_by TEXT, claimed_until INTEGER,
     PRIMARY KEY (event_id, webhook)
+) STRICT;
+
+CREATE TABLE event_position_floor (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    position INTEGER NOT NULL
 ) STRICT;
 
 CREATE TABLE events (
