@@ -9,23 +9,26 @@ struct SQLOnlyInStoreTests {
         .deletingLastPathComponent()
 
     /// A name in SQL text: a word, quoted or not, or a Swift interpolation (`\(table)`).
-    static let name = #"("?[a-z_.]+"?|\\\([^)]*\))"#
+    static let name = #"("?[a-z_.][a-z0-9_.]*"?|\\\([^)]*\))"#
 
     /// SQL statements in any case, across lines (`\s+` spans newlines), and calls that run
     /// SQL text. English prose rarely takes these shapes; comments are left out before matching.
     static var patterns: [Regex<AnyRegexOutput>] {
         [
-            #"(?i)\bselect\s+(distinct\s+)?(\*|\d|\?|\$\d|'|[a-z_]+\(|"# + name + #"\s*(,|\s+from\b|\s+as\b))"#,
+            #"(?i)\bselect\s+(distinct\s+)?(\*|\d|\?|\$\d|'|case\s+when\b|[a-z_]+\(|"# + name + #"\s*(,|\s+from\b|\s+as\b))"#,
             #"(?i)\binsert\s+(or\s+[a-z]+\s+)?into\s+"# + name,
             #"(?i)\breplace\s+into\s+"# + name,
             #"(?i)\bdelete\s+from\s+"# + name + #"\s*(where\b|returning\b|using\b|;|"|\\\(|$)"#,
-            #"(?i)\bupdate\s+"# + name + #"\s+set\s+"# + name + #"\s*="#,
-            #"(?i)\b(create|drop|alter)\s+(temp\s+|temporary\s+)?"#
+            #"(?i)\bupdate\s+"# + name + #"(\s+as\s+[a-z_]+)?\s+set\s+("# + name + #"\s*=|\()"#,
+            #"(?i)\bmerge\s+into\s+"# + name + #"\s+(as\s+[a-z_]+\s+)?using\b"#, #"(?i)\battach\s+database\b"#,
+            #"(?i)\bgrant\s+(select|insert|update|delete|all|usage|connect|create|execute|truncate)\b[a-z, ]*\s+on\s+"#,
+            #"(?i)\b(create|drop|alter)\s+(or\s+replace\s+)?(temp\s+|temporary\s+|unlogged\s+|virtual\s+|materialized\s+)?"#
                 + #"(table|index|unique\s+index|trigger|view|database|schema|sequence|extension|function)\b"#,
-            #"(?i)\bpragma\s+[a-z_]+\s*(=|\(|;|")"#, #"(?i)\bwith\s+(recursive\s+)?[a-z_]+\s+as\s*\(\s*select\b"#,
-            ##""\s*(BEGIN(\s+(IMMEDIATE|EXCLUSIVE|DEFERRED|TRANSACTION|ISOLATION)\b|\s*[;"])|"##
+            #"(?i)\bpragma\s+[a-z_]+\s*(=|\(|;|"|')"#, #"(?i)\bwith\s+(recursive\s+)?[a-z_]+\s+as\s*\(\s*select\b"#,
+            ##"["']\s*(BEGIN(\s+(IMMEDIATE|EXCLUSIVE|DEFERRED|TRANSACTION|ISOLATION)\b|\s*[;"'])|"##
                 + #"(COMMIT|ROLLBACK|SAVEPOINT|RELEASE|VACUUM|ANALYZE|TRUNCATE|LISTEN|NOTIFY|CHECKPOINT|COPY|SET|SHOW)\b)"#,
             ##"\.(query|queries|execute|run|sendQuery|exec)\(\s*(script:\s*)?""##, #"\.(query|execute)\(sql"#,
+            #"\.(query|queries)\(\s*[a-z_][A-Za-z0-9_]*\s*[,)]"#,
             #"\b(sqlite3_exec|sqlite3_prepare_v[23]|PQexec[A-Za-z]*|PQprepare|PQsendPrepare|PQsendQuery[A-Za-z]*)\("#,
         ].map { try! Regex($0) }
     }
@@ -50,11 +53,12 @@ struct SQLOnlyInStoreTests {
 
     static func swiftFiles(under path: String) -> [URL] { files(under: path) }
 
-    /// `text` without its comments: Swift's `//` and `/* */`, and `#` lines of scripts.
+    /// `text` without its comments: Swift's `//` (but a URL's `://`) and `/* */`, or the `#`
+    /// lines of a script (whose `/*` is a glob and `//` a path or URL).
     static func withoutComments(_ text: String, script: Bool) -> String {
-        var text = text.replacing(#/(?s)/\*.*?\*/|//[^\n]*/#, with: "")
-        if script { text = text.replacing(#/(?m)^\s*#[^\n]*/#, with: "") }
-        return text
+        script
+            ? text.replacing(#/(?m)^\s*#[^\n]*/#, with: "")
+            : text.replacing(#/(?s)/\*.*?\*/|(?m)(^|[^:])//[^\n]*/#) { String($0.output.1 ?? "") }
     }
 
     /// Where `text` holds SQL: "line: the line" for each match.
@@ -125,9 +129,36 @@ struct SQLOnlyInStoreTests {
         (#"print("select the notifications you want, then delete from the list")"#, false),
         (#"log.info("the commit is durable")"#, false),
         (#"let help = "Update your config, set the key, then run it again""#, false),
+        (#"let s = "SELECT col2 FROM t2""#, true),
+        (#"let s = "SELECT CASE WHEN x THEN 1 END""#, true),
+        (#"let s = "UPDATE t AS x SET a = 1""#, true),
+        (#"let s = "UPDATE t SET (a, b) = (1, 2)""#, true),
+        (#"let s = "CREATE OR REPLACE FUNCTION f() RETURNS int""#, true),
+        (#"let s = "CREATE UNLOGGED TABLE t (a int)""#, true),
+        (#"let s = "CREATE VIRTUAL TABLE t USING fts5(a)""#, true),
+        (#"let s = "GRANT SELECT ON events TO reader""#, true),
+        (#"let s = "ATTACH DATABASE 'x' AS y""#, true),
+        (#"let s = "MERGE INTO events USING x ON true""#, true),
+        (#"let rows = try reader.query(text)"#, true),
+        (#"let u = "postgres://h/db"; let s = "DELETE FROM t WHERE id = 1""#, true),
+        ("/* SELECT id FROM notifications */ let x = 1", false),
+        (#"print("grant the role on the first run")"#, false),
+        (#"print("merge into one list, then attach the file")"#, false),
     ])
     func theCheckTellsSQLFromProse(line: String, isSQL: Bool) {
         #expect(!Self.sql(in: line).isEmpty == isSQL, "\(line)")
+    }
+
+    /// In a script, a URL or a glob is not a comment, and single quotes hold SQL too.
+    @Test(arguments: [
+        (#"psql "postgresql://h/db" -c "DROP TABLE x""#, true),
+        (#"rm -f "$dir"/* && psql -qc 'VACUUM ANALYZE' && echo */"#, true),
+        (#"sqlite3 db 'PRAGMA integrity_check'"#, true),
+        ("# SELECT id FROM notifications: a comment", false),
+        (#"cp "$dir"/*.sql /tmp"#, false),
+    ])
+    func scriptsAreReadAsScripts(line: String, isSQL: Bool) {
+        #expect(!Self.sql(in: line, script: true).isEmpty == isSQL, "\(line)")
     }
 
     /// The raw-SQL calls of the store's transactions (`query`, `execute`, `write`, ...) are
