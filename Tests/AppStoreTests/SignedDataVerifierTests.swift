@@ -91,6 +91,18 @@ struct SignedDataVerifierTests {
         #expect(detail?.contains("alg") == true)
     }
 
+    /// A header naming `alg` twice, signed by a genuine leaf: JSONDecoder would read the first
+    /// value and Apple's Python library the last, so neither is taken.
+    @Test func repeatedHeaderNamesAreRejected() throws {
+        let x5c = try JSONSerialization.data(withJSONObject: Fixtures.chain.x5c)
+        let header = Data(#"{"alg":"ES256","alg":"none","x5c":"#.utf8) + x5c + Data("}".utf8)
+        let payload = try JSONSerialization.data(withJSONObject: try Fixtures.notificationJSON())
+        let input = Base64.encode(header, alphabet: .url) + "." + Base64.encode(payload, alphabet: .url)
+        let signed = input + "." + Base64.encode(try Fixtures.chain.leafKey.signRaw(Array(input.utf8)), alphabet: .url)
+        let detail = expectRejected(.verificationFailure) { _ = try Fixtures.verifier().verifyNotification(signed, now: now) }
+        #expect(detail == "the JWS header names a member more than once")
+    }
+
     @Test func missingAlgorithmIsRejected() throws {
         let signed = try Fixtures.jws(header: ["x5c": Fixtures.chain.x5c], payload: try Fixtures.notificationJSON())
         expectRejected(.verificationFailure) { _ = try Fixtures.verifier().verifyNotification(signed, now: now) }

@@ -224,6 +224,11 @@ public struct SignedDataVerifier: Sendable {
         } catch {
             throw VerificationError(.verificationFailure, "the JWS header is not a JSON object")
         }
+        // JSONDecoder keeps a name's first value, other JSON readers its last: a header that
+        // names `alg` twice would be read one way here and another way elsewhere.
+        guard (try? JSONValue(parsingWithoutRepeatedNames: json)) != nil else {
+            throw VerificationError(.verificationFailure, "the JWS header names a member more than once")
+        }
         guard header.alg == "ES256" else {
             throw VerificationError(
                 .verificationFailure, "alg \(header.alg.map { "\"\($0)\"" } ?? "missing"), expected \"ES256\"")
