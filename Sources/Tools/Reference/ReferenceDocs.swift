@@ -33,39 +33,41 @@ final class ReferenceDocs: Sendable {
         return files
     }
 
-    /// The answer to `GET /docs/NAME` (`""` for `/docs`): the index or a page as HTML, or as
-    /// Markdown (`NAME.md`, `README.md` for the index), a page named by its slug or its type in
-    /// any case (`expired`, `EXPIRED`, `Expired`); nil for a page that does not exist.
-    func answer(_ name: String) -> HTTPResponse? {
-        let lowered = name.lowercased()
-        if lowered.isEmpty || lowered == "index.html" {
-            return .text(PageHTML.index(pages), contentType: "text/html; charset=utf-8")
+    /// The answers to `GET /docs/NAME` (`""` for `/docs`), by lower-cased NAME, rendered at once:
+    /// the index or a page as HTML, or as Markdown (`NAME.md`, `README.md` for the index), a page
+    /// named by its slug or its type in any case (`expired`, `EXPIRED`, `Expired`). The pages
+    /// are served without a key on the notification URL's listener, where rendering per request
+    /// would be work anyone could ask for.
+    var httpAnswers: [String: HTTPResponse] {
+        var answers: [String: HTTPResponse] = [:]
+        let html = "text/html; charset=utf-8"
+        let markdown = "text/markdown; charset=utf-8"
+        let index = HTTPResponse.text(PageHTML.index(pages), contentType: html)
+        let indexMarkdown = HTTPResponse.text(PageMarkdown.index(pages), contentType: markdown)
+        for name in ["", "index.html"] { answers[name] = index }
+        for name in ["readme.md", "index.md"] { answers[name] = indexMarkdown }
+        // In page order, the first page to take a name keeps it, as a search in that order would.
+        for page in pages {
+            let pageHTML = HTTPResponse.text(PageHTML.page(page), contentType: html)
+            let pageMarkdown = HTTPResponse.text(PageMarkdown.page(page), contentType: markdown)
+            for name in [page.slug, page.type.lowercased()] where answers[name] == nil {
+                answers[name] = pageHTML
+                answers[name + ".md"] = pageMarkdown
+            }
         }
-        if lowered == "readme.md" || lowered == "index.md" {
-            return .text(PageMarkdown.index(pages), contentType: "text/markdown; charset=utf-8")
-        }
-        if lowered.hasSuffix(".md") {
-            guard let page = named(String(lowered.dropLast(3))) else { return nil }
-            return .text(PageMarkdown.page(page), contentType: "text/markdown; charset=utf-8")
-        }
-        guard let page = named(lowered) else { return nil }
-        return .text(PageHTML.page(page), contentType: "text/html; charset=utf-8")
+        return answers
     }
 
-    /// The page whose slug or type is `lowered` (a lower-cased name).
-    private func named(_ lowered: String) -> ReferencePage? {
-        pages.first { $0.slug == lowered || $0.type.lowercased() == lowered }
-    }
+    /// The answers for `serve`, made at the first request and kept (a build that failed too:
+    /// it would fail the same way again).
+    static let shared = Locked<[String: HTTPResponse]?>(nil)
 
-    /// The pages for `serve`, built at the first request and kept.
-    static let shared = Locked<ReferenceDocs?>(nil)
-
-    /// What `serve` routes `/docs` to.
+    /// What `serve` routes `/docs` to: nil for a page that does not exist.
     static let serve: @Sendable (String) -> HTTPResponse? = { name in
-        let docs = shared.withLock { docs -> ReferenceDocs? in
-            if docs == nil { docs = try? ReferenceDocs() }
-            return docs
+        let answers = shared.withLock { answers -> [String: HTTPResponse] in
+            if answers == nil { answers = (try? ReferenceDocs())?.httpAnswers ?? [:] }
+            return answers ?? [:]
         }
-        return docs?.answer(name)
+        return answers[name.lowercased()]
     }
 }
