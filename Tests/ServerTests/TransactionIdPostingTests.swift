@@ -64,7 +64,8 @@ struct TransactionIdPostingTests {
         #expect(failing.status == 502)
         #expect(failing.text.contains("app_store_server_api"))
 
-        for bad in ["", "12a", "1 2", "-1", String(repeating: "9", count: 21)] {
+        // A leading zero names no id of Apple's, and would pass the memory of those Apple does not know.
+        for bad in ["", "12a", "1 2", "-1", "0", "02000000001", String(repeating: "9", count: 21)] {
             #expect(try post(.object(["transactionId": .string(bad)]), user: "alice", port: service.port).status == 400)
         }
         #expect(try post(.object(["nothing": .null]), user: "alice", port: service.port).status == 400)
