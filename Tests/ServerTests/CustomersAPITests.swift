@@ -45,8 +45,13 @@ struct CustomersAPITests {
         #expect(byApp["last_seen"] != first["first_seen"])
         let (_, after) = try get(connection, "zoe")
         #expect(after["last_seen"] == byApp["last_seen"])
-        // RevenueCat's X-Platform header makes a request a contact, whatever the key.
         Thread.sleep(forTimeInterval: 1.1)
+        // A HEAD is a probe (curl -I, a monitor), no contact, even the app's with X-Platform.
+        let probe = try connection.request(
+            "HEAD", "/v1/subscribers/zoe", headers: ["Authorization": "Bearer pk_test_public", "X-Platform": "ios"])
+        #expect(probe.status == 200)
+        #expect(try get(connection, "zoe").1["last_seen"] == byApp["last_seen"])
+        // RevenueCat's X-Platform header makes a request a contact, whatever the key.
         let platform = try connection.request(
             "GET", "/v1/subscribers/zoe", headers: ["Authorization": "Bearer sk_test_secret", "X-Platform": "ios"])
         let withPlatform = try JSONValue(parsing: platform.body)["subscriber"]
