@@ -46,12 +46,20 @@ extension SubscribersAPI {
         apply(
             app: app, atMs: UnixTime.milliseconds(now), access: access, reply: reply,
             keeping: { [valid] rows in
-                let stored = try CustomerRows.customer(named: appUserId, appId: app.id, from: rows)?.attributes ?? [:]
+                let customer = try CustomerRows.customer(named: appUserId, appId: app.id, from: rows)
+                let stored = customer?.attributes ?? [:]
                 let over = SubscriberAttribute.newKeysPastCap(valid, stored: stored)
                 pastCap.withLock { $0 = over }
                 let kept = valid.filter { !over.contains($0.key) }
-                // Nothing left to save keeps nothing (an empty request is kept: the customer is seen).
-                return kept.isEmpty && !valid.isEmpty ? nil : .attributesSet(appUserId: appUserId, kept)
+                // Nothing left to save keeps nothing (an empty request is kept: it makes a
+                // customer not known yet).
+                if kept.isEmpty && !valid.isEmpty { return nil }
+                // Nor does a write that changes no attribute of a known customer: the public key
+                // could otherwise grow the database without end by repeating one. Attributes are
+                // made by customer actions alone, which replay applies in the same order under
+                // any configuration: such a write changes nothing there either.
+                if customer != nil, !kept.isEmpty, SubscriberAttribute.merging(kept, into: stored) == stored { return nil }
+                return .attributesSet(appUserId: appUserId, kept)
             },
             answer: { [problems] in
                 let capped = pastCap.value.compactMap {

@@ -24,33 +24,6 @@ public enum LedgerInputs {
         _ input: Ledger.Input, app: LedgerApp, atMs: Int64, deliver: Bool = true, cache: LedgerCache? = nil,
         firstRound: [[[SQLValue]]]? = nil, in transaction: WriteTransaction
     ) throws -> AppliedInput {
-        let reduced = try reduce(input, app: app, atMs: atMs, cache: cache, firstRound: firstRound, in: transaction)
-        return try save(reduced, app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
-    }
-
-    /// `apply`, unless applying `input` would change nothing: no state, no effect. Then nothing
-    /// is written and the answer is nil.
-    static func applyIfItChanges(
-        _ input: Ledger.Input, app: LedgerApp, atMs: Int64, deliver: Bool, cache: LedgerCache?,
-        in transaction: WriteTransaction
-    ) throws -> AppliedInput? {
-        let reduced = try reduce(input, app: app, atMs: atMs, cache: cache, firstRound: nil, in: transaction)
-        guard !reduced.effects.isEmpty || reduced.ledger != reduced.sliced.ledger else { return nil }
-        return try save(reduced, app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
-    }
-
-    /// An input applied to its slice, not written yet.
-    private struct Reduced {
-        let input: Ledger.Input
-        let sliced: (ledger: Ledger, facts: [String: PurchaseFactRows.Loaded])
-        let ledger: Ledger
-        let effects: [Ledger.Effect]
-    }
-
-    private static func reduce(
-        _ input: Ledger.Input, app: LedgerApp, atMs: Int64, cache: LedgerCache?, firstRound: [[[SQLValue]]]?,
-        in transaction: WriteTransaction
-    ) throws -> Reduced {
         let now = Date(timeIntervalSince1970: Double(atMs) / 1000)
         WriteProfile.countInput()
         let sliced = try WriteProfile.measure(.slice) {
@@ -59,14 +32,6 @@ public enum LedgerInputs {
         }
         var ledger = sliced.ledger
         let effects = WriteProfile.measure(.reduce) { ledger.apply(input, at: now) }
-        return Reduced(input: input, sliced: sliced, ledger: ledger, effects: effects)
-    }
-
-    private static func save(
-        _ reduced: Reduced, app: LedgerApp, atMs: Int64, deliver: Bool, cache: LedgerCache?,
-        in transaction: WriteTransaction
-    ) throws -> AppliedInput {
-        let (input, sliced, ledger, effects) = (reduced.input, reduced.sliced, reduced.ledger, reduced.effects)
         let removed = sliced.ledger.customers.keys.filter { ledger.customers[$0] == nil }
         let unpriced = effects.count {
             guard case .emit(let event) = $0 else { return false }

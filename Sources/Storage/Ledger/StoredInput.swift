@@ -21,8 +21,7 @@ extension LedgerInputs {
     /// The one write path of a `StoredInput`, inside `transaction`: keeps its raw form where
     /// replay finds it (a timer needs none), applies it to state (`apply`), and logs it in
     /// `applied_inputs`. Returns what applying it did, or nil when there was nothing to apply: a
-    /// post repeating the transaction's latest one, a customer action that changes nothing, or
-    /// a timer no longer due.
+    /// post repeating the transaction's latest one, or a timer no longer due.
     ///
     /// - Parameter deliver: whether new events get pending deliveries (an import may say no).
     @discardableResult
@@ -45,17 +44,8 @@ extension LedgerInputs {
             let id = try AppleAnswerRows.insert(answer, appUserId: appUserId, appId: app.id, atMs: atMs, in: transaction)
             (kind, ref, applied) = (.appleAnswer, String(id), answer.input(appUserId: appUserId))
         case .customerAction(let action):
-            // One that changes nothing is kept nowhere: the same attributes again, an alias the
-            // customer has, a revoke of nothing. Anyone with the app's public key may send those
-            // without end, and replay, applying the same inputs in the same order, finds each a
-            // no-op again.
-            guard
-                let done = try applyIfItChanges(
-                    .customerAction(action), app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
-            else { return nil }
             let id = try CustomerActionRows.insert(action, appId: app.id, atMs: atMs, in: transaction)
-            try log(kind: .customerAction, ref: String(id), appId: app.id, atMs: atMs, in: transaction)
-            return done
+            (kind, ref, applied) = (.customerAction, String(id), .customerAction(action))
         case .dueTimer(let due):
             guard let timer = try PendingTimers.load(due, atMs: atMs, in: transaction) else { return nil }
             let fired = try TimerFiring.fire(timer, app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
