@@ -85,6 +85,48 @@ struct RestoredPositionsTests {
         #expect(try Self.positions(directory.databasePath).events == ["new": 4])
     }
 
+    /// `path` as a build before migration 28 left it: no floor table.
+    static func makeOlder(_ path: String) throws {
+        try rawExecute(path, "DROP TABLE event_position_floor")
+        try rawExecute(path, "DELETE FROM schema_migrations WHERE version >= 28")
+    }
+
+    /// A backup an older build took, with no events, restored over an older database whose
+    /// newest events a replay made no more (their deliveries hold positions up to 5): the restore
+    /// makes the floor in the copy, migration 28 then takes it as it is, and the next event comes
+    /// after 5.
+    @Test func anOlderBackupOverAnOlderDatabaseContinuesPastItsDeliveries() throws {
+        let directory = try TemporaryDirectory()
+        let copy = directory.path + "/backup.sqlite"
+        try Store(path: copy).close()
+        try Self.makeOlder(copy)
+        try Self.database(directory.databasePath, events: 5, prefix: "e")
+        try rawExecute(directory.databasePath, "DELETE FROM events WHERE position > 3")
+        try Self.makeOlder(directory.databasePath)
+        _ = try DatabaseBackup.restore(copy, to: directory.databasePath, at: Date())
+        let store = try Store(path: directory.databasePath)
+        defer { store.close() }
+        try store.write { transaction in
+            try Outbox.insert(Event(type: .renewal, id: "new"), appId: "demo", at: 1, webhooks: [], in: transaction)
+        }
+        #expect(try Self.positions(directory.databasePath).events == ["new": 6])
+    }
+
+    /// Migration 28 on a database whose newest events a replay made no more: the floor starts at
+    /// the highest position its deliveries hold, so the next event is not given one again.
+    @Test func migration28SeedsTheFloorFromDeliveries() throws {
+        let directory = try TemporaryDirectory()
+        try Self.database(directory.databasePath, events: 5, prefix: "e")
+        try rawExecute(directory.databasePath, "DELETE FROM events WHERE position > 3")
+        try Self.makeOlder(directory.databasePath)
+        let store = try Store(path: directory.databasePath)
+        defer { store.close() }
+        try store.write { transaction in
+            try Outbox.insert(Event(type: .renewal, id: "new"), appId: "demo", at: 1, webhooks: [], in: transaction)
+        }
+        #expect(try Self.positions(directory.databasePath).events["new"] == 6)
+    }
+
     /// A replaced database that cannot be read: positions move by more than any database grows.
     @Test func anUnreadableReplacedDatabaseMovesPositionsFarUp() throws {
         let directory = try TemporaryDirectory()

@@ -37,11 +37,15 @@ package struct EventsAPI: Sendable {
                 let page = try EventRows.page(appId: app.id, after: after, limit: limit, from: rows)
                 return (page, page.isEmpty && after > 0 ? try EventRows.highestPosition(from: rows) : after)
             }
-            // A cursor no answer gave (another server's, a typo) would wait past events to come.
+            // A cursor past every position would wait past events to come: another database's,
+            // or one whose newest events a power loss took back (SQLite's readers see a commit
+            // before it is on disk; a notification answered 200 was on disk, and Apple sends the
+            // others again).
             guard after <= highest else {
                 return .error(
-                    status: 400, code: "bad_request",
-                    message: "after \(after) is past the newest event position, \(highest): it is not a cursor this server gave")
+                    status: 400, code: "cursor_ahead",
+                    message: "after \(after) is past the newest event position, \(highest): go on from \(highest) if this "
+                        + "database gave it (a power loss took back events not yet on disk), else from 0")
             }
             var items: [JSONValue] = []
             var next = after

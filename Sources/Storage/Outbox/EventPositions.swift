@@ -8,16 +8,14 @@ enum EventPositions {
 
     /// The highest position given so far: the highest event's, or the floor of positions gone
     /// (`event_position_floor`, migration 28), whichever is higher.
-    static let highestSQL = """
-        SELECT coalesce(max(p), 0) FROM (
-            SELECT max(position) AS p FROM events UNION ALL SELECT position FROM event_position_floor) AS given
-        """
+    static let highestSQL = "SELECT coalesce(max(p), 0) FROM \(given)"
 
     /// The position of the next event: one past `highestSQL`.
-    static let nextSQL = """
-        SELECT coalesce(max(p), 0) + 1 FROM (
-            SELECT max(position) AS p FROM events UNION ALL SELECT position FROM event_position_floor) AS given
-        """
+    static let nextSQL = "SELECT coalesce(max(p), 0) + 1 FROM \(given)"
+
+    /// The highest event's position and the floor, as rows of `p`.
+    private static let given =
+        "(SELECT max(position) AS p FROM events UNION ALL SELECT position FROM event_position_floor) AS given"
 
     /// The floor alone; 0 without one.
     static let floorSQL = "SELECT coalesce(max(position), 0) FROM event_position_floor"
@@ -29,14 +27,16 @@ enum EventPositions {
             THEN excluded.position ELSE event_position_floor.position END
         """
 
-    /// The highest position given in the database at `connection`; 0 without events. A database
-    /// from before migration 28 has no floor: its highest event's.
-    static func highest(in connection: any StatementRunner) throws(StoreError) -> Int64 {
+    /// The highest position given in the database at `connection`; 0 without events: its
+    /// events', its floor's, and its deliveries' (which hold positions of events a replay made
+    /// no more, in a database from before migration 28, which has no floor).
+    static func highest(in connection: SQLiteConnection) throws(StoreError) -> Int64 {
         let hasFloor = try !connection.query(
             "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'event_position_floor'", []
         ).isEmpty
-        let sql = hasFloor ? highestSQL : "SELECT coalesce(max(position), 0) FROM events"
-        return try connection.query(sql, []).first?.first?.integerValue ?? 0
+        let given = try connection.query(hasFloor ? highestSQL : "SELECT coalesce(max(position), 0) FROM events", [])
+        let delivered = try connection.query("SELECT coalesce(max(position), 0) FROM deliveries", [])
+        return max(given.first?.first?.integerValue ?? 0, delivered.first?.first?.integerValue ?? 0)
     }
 
     /// Moves the events and deliveries of the database at `connection` (a restore's staging copy)
@@ -47,7 +47,7 @@ enum EventPositions {
     /// positions there), and reads again at most the events the move put past its cursor (the
     /// same ids: at least once). Returns how far positions moved.
     @discardableResult
-    static func moveUp(toReach replaced: Int64?, in connection: any StatementRunner) throws(StoreError) -> Int64 {
+    static func moveUp(toReach replaced: Int64?, in connection: SQLiteConnection) throws(StoreError) -> Int64 {
         let highest = try highest(in: connection)
         let shift = replaced.map { max($0 - highest, 0) } ?? unknownGrowth
         guard shift > 0 else { return 0 }
@@ -61,7 +61,7 @@ enum EventPositions {
             }
             // The floor too, made here in a backup an older build took: a backup with no events
             // (or whose newest are gone) has nothing else to carry the moved highest position.
-            _ = try connection.run(Migration.v28.sql, [])
+            try connection.execute(script: Migration.v28.sql)
             _ = try connection.run(raiseFloorSQL, [.integer(highest + shift)])
             _ = try connection.run("COMMIT", [])
         } catch {

@@ -17,11 +17,11 @@ public enum Outbox {
     ///
     /// Nothing here waits for an answer, so on PostgreSQL every statement is sent ahead: the
     /// delivery takes its position from the event row this insert made, found by its id, the
-    /// input's time `nowMs` and the highest position (positions are given as the highest plus
-    /// one, or past the floor of positions gone, under the write lock). An event stored earlier under the same id has a lower
-    /// position or another time, so it gets no delivery from here, as it would not from
-    /// `RETURNING`; unless it is still the newest event and was made at the same `nowMs`: then a
-    /// webhook that has no delivery of it yet gets one. No path is known to reach that: it needs
+    /// input's time `nowMs` and the highest position (positions are given as the highest
+    /// plus one, or past the floor of positions gone, under the write lock). An event stored
+    /// earlier under the same id has a lower position or another time, so it gets no delivery
+    /// from here, as it would not from `RETURNING`; unless it is still the newest event and was
+    /// made at the same `nowMs`: then a webhook that has no delivery of it yet gets one. No path is known to reach that: it needs
     /// the same event id made twice at the same `nowMs`, the first time without that delivery.
     public static func insert(
         _ event: Event, appId: String, at nowMs: Int64, webhooks: [WebhookRoute], in transaction: WriteTransaction

@@ -17,5 +17,16 @@ extension Migration {
                 id INTEGER PRIMARY KEY CHECK (id = 1),
                 position INTEGER NOT NULL
             ) STRICT;
+            \(eventPositionFloorSeed)
             """)
+
+    /// The floor a database from before migration 28 starts with: the highest position its
+    /// deliveries hold. Replay keeps the deliveries of events it made no more, so a position an
+    /// older build's replay took away from the newest events is still there, for an app with a
+    /// webhook.
+    static let eventPositionFloorSeed = """
+        INSERT INTO event_position_floor (id, position)
+        SELECT 1, highest FROM (SELECT max(position) AS highest FROM deliveries) AS given WHERE highest IS NOT NULL
+        ON CONFLICT (id) DO NOTHING;
+        """
 }

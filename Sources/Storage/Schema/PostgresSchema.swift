@@ -34,6 +34,7 @@ enum PostgresSchema {
                 id BIGINT PRIMARY KEY CHECK (id = 1),
                 position BIGINT NOT NULL
             );
+            \(Migration.eventPositionFloorSeed)
             """
         ),
     ]
