@@ -226,8 +226,10 @@ public struct SignedDataVerifier: Sendable {
         }
         // JSONDecoder keeps a name's first value, other JSON readers its last: a header that
         // names `alg` twice would be read one way here and another way elsewhere.
-        guard (try? JSONValue(parsingWithoutRepeatedNames: json)) != nil else {
-            throw VerificationError(.verificationFailure, "the JWS header names a member more than once")
+        do { _ = try JSONValue(parsingWithoutRepeatedNames: json) } catch let repeated as JSONValue.RepeatedName {
+            throw VerificationError(.verificationFailure, "the JWS header names \(repeated.path) more than once")
+        } catch {
+            throw VerificationError(.verificationFailure, "the JWS header is not a JSON object")
         }
         guard header.alg == "ES256" else {
             throw VerificationError(

@@ -58,16 +58,30 @@ final class ReferenceDocs: Sendable {
         return answers
     }
 
-    /// The answers for `serve`, made at the first request and kept (a build that failed too:
-    /// it would fail the same way again).
-    static let shared = Locked<[String: HTTPResponse]?>(nil)
+    /// The answers for `serve`, made at the first request and kept; or why they could not be
+    /// made, kept too (it would fail the same way again).
+    static let shared = Locked<Result<[String: HTTPResponse], Unbuilt>?>(nil)
 
-    /// What `serve` routes `/docs` to: nil for a page that does not exist.
+    struct Unbuilt: Error { let answer: HTTPResponse }
+
+    /// What `serve` routes `/docs` to: nil for a page that does not exist; 503 for every page
+    /// when they could not be built, saying why.
     static let serve: @Sendable (String) -> HTTPResponse? = { name in
-        let answers = shared.withLock { answers -> [String: HTTPResponse] in
-            if answers == nil { answers = (try? ReferenceDocs())?.httpAnswers ?? [:] }
-            return answers ?? [:]
+        let built = shared.withLock { built -> Result<[String: HTTPResponse], Unbuilt> in
+            if let built { return built }
+            let made: Result<[String: HTTPResponse], Unbuilt>
+            do { made = .success(try ReferenceDocs().httpAnswers) } catch {
+                made = .failure(
+                    Unbuilt(
+                        answer: .error(
+                            status: 503, code: "docs_unavailable", message: "the reference pages could not be built: \(error)")))
+            }
+            built = made
+            return made
         }
-        return answers[name.lowercased()]
+        switch built {
+        case .success(let answers): return answers[name.lowercased()]
+        case .failure(let unbuilt): return unbuilt.answer
+        }
     }
 }
