@@ -196,7 +196,7 @@ struct SQLOnlyInStoreTests {
 
     /// Lines of `files` whose SQL names one of `tables`.
     static func linesNaming(_ tables: [String], in files: [URL]) throws -> [String] {
-        let pattern = try Regex(#"\b(FROM|INTO|UPDATE|JOIN|TABLE)\s+("# + tables.joined(separator: "|") + #")\b"#)
+        let pattern = try Regex(#"(?i)\b(FROM|INTO|UPDATE|JOIN|TABLE)\s+("# + tables.joined(separator: "|") + #")\b"#)
         var found: [String] = []
         for file in files {
             let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
