@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func theEventsFeedReadsTheAppsEventsInPositionOrderWithoutSorting() throws {
-        let details = try Self.plan(EventRows.pageSQL, [.text("demo"), .integer(0), .integer(100)])
+        let details = try Self.plan(EventRows.pageSQL, [.text("demo"), .integer(0), .integer(.max), .integer(100)])
         #expect(details.contains { $0.contains("events_by_app") }, "plan: \(details)")
         #expect(!details.contains { $0.contains("TEMP B-TREE") }, "plan: \(details)")
     }

@@ -33,14 +33,16 @@ package struct EventsAPI: Sendable {
             return .error(status: 400, code: "bad_request", message: "limit must be between 1 and \(Self.maxLimit)")
         }
         do {
+            // On SQLite, only events on disk: a reader sees a commit before it is, and a power
+            // loss would take back an event a consumer had read.
+            let onDisk = store.durableEvents?.position ?? .max
             let (rows, highest) = try store.read { (rows) throws(StoreError) in
-                let page = try EventRows.page(appId: app.id, after: after, limit: limit, from: rows)
+                let page = try EventRows.page(appId: app.id, after: after, upTo: onDisk, limit: limit, from: rows)
                 return (page, page.isEmpty && after > 0 ? try EventRows.highestPosition(from: rows) : after)
             }
-            // A cursor past every position would wait past events to come: another database's,
-            // or one whose newest events a power loss took back (SQLite's readers see a commit
-            // before it is on disk; a notification answered 200 was on disk, and Apple sends the
-            // others again).
+            // A cursor past every position would wait past events to come: another database's
+            // (or, from a build that listed events before they were on disk, one whose newest
+            // events a power loss took back: Apple sends those notifications again).
             guard after <= highest else {
                 return .error(
                     status: 400, code: "cursor_ahead",

@@ -28,6 +28,8 @@ public final class Store: Sendable {
     let readers: ReaderPool
     /// How new payloads are compressed (`StoredPayloads`).
     let payloads: StoredPayloads
+    /// The highest event position on disk, on SQLite; nil on PostgreSQL (`DurableEvents`).
+    public let durableEvents: DurableEvents?
     /// Copies SQLite's WAL into the database (none on PostgreSQL).
     private let checkpointer: Checkpointer?
     /// Left by the writer thread when it has drained the queue, checkpointed and closed its connection.
@@ -100,13 +102,15 @@ public final class Store: Sendable {
         self.payloads = StoredPayloads(queue: queue, dictionaries: self.readers.dictionaries, window: dictionaryWindow)
         let checkpointer = Checkpointer()
         self.checkpointer = checkpointer
+        let durableEvents = DurableEvents()
+        self.durableEvents = durableEvents
         do throws(StoreError) {
             let started = try Self.startWriter(queue: queue, finished: writerFinished, maxBatch: maxBatch) {
                 () throws(StoreError) in
                 try Writer.sqlite(
                     path: path, handOff: handOff, onCommit: onCommit, onRejectsFailed: onRejectsFailed,
                     reservesWAL: reservesWAL, truncatesWALOnClose: exclusive, flush: flush, onFlush: onFlush,
-                    checkpointer: checkpointer)
+                    checkpointer: checkpointer, durableEvents: durableEvents)
             }
             warnings = started.warnings
             schemaUpgrade = started.upgrade
@@ -115,7 +119,10 @@ public final class Store: Sendable {
             throw error
         }
         do throws(StoreError) {
-            try self.readers.snapshot { [payloads] (transaction) throws(StoreError) in try payloads.adoptNewest(in: transaction) }
+            try self.readers.snapshot { [payloads] (transaction) throws(StoreError) in
+                try payloads.adoptNewest(in: transaction)
+                try durableEvents.adopt(in: transaction)
+            }
             try checkpointer.start(path: path)
         } catch {
             close()
@@ -153,6 +160,7 @@ public final class Store: Sendable {
         guard maxBatch >= 1 else { throw StoreError(.invalid, "maxBatch must be at least 1, got \(maxBatch)") }
         self.lock = nil
         self.checkpointer = nil
+        self.durableEvents = nil
         self.path = url.description
         self.isShared = true
         self.readers = ReaderPool(size: readers) { () throws(StoreError) in try PostgresConnection(url: url) }
@@ -170,28 +178,6 @@ public final class Store: Sendable {
         } catch {
             close()
             throw error
-        }
-    }
-
-    /// Starts the writer thread with the writer `open` makes (which migrates), and waits until it
-    /// is ready; returns what it said at start.
-    private static func startWriter(
-        queue: WriteQueue, finished: DispatchGroup, maxBatch: Int,
-        open: @escaping @Sendable () throws(StoreError) -> Writer
-    ) throws(StoreError) -> Writer.Started {
-        let ready = Completion<Writer.Started>()
-        finished.enter()
-        NamedThread.start("storage-writer") {
-            Writer.serve(open: open, queue: queue, maxBatch: maxBatch, ready: ready)
-            finished.leave()
-        }
-        switch ready.wait() {
-        case .failure(let error):
-            queue.close()
-            finished.wait()
-            throw error
-        case .success(let started):
-            return started
         }
     }
 

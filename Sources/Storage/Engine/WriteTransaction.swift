@@ -20,6 +20,15 @@ public final class WriteTransaction {
         outboxApps.insert(appId)
     }
 
+    /// Whether this work inserted events (`noteEventsWritten`).
+    private(set) var wroteEvents = false
+
+    /// Says that this work inserted events: after its commit the writer learns the highest
+    /// position, which becomes readable by `/v1/events` once on disk (`DurableEvents`).
+    public func noteEventsWritten() {
+        wroteEvents = true
+    }
+
     /// Ends the loan; called by the writer when `handOff` returns.
     func invalidate() {
         isOpen = false

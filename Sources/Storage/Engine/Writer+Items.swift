@@ -179,6 +179,7 @@ extension Writer {
     /// Ends the loan of `transaction`, keeping what it says for the commit (`outboxApps`).
     private func takeBack(_ transaction: WriteTransaction) {
         outboxApps.formUnion(transaction.outboxApps)
+        eventsWritten = eventsWritten || transaction.wroteEvents
         transaction.invalidate()
     }
 

@@ -11,6 +11,10 @@ final class Writer {
     /// The apps whose outbox work since the last commit changed (`CommittedBatch.outboxApps`);
     /// work rolled back may leave one, which costs its workers one read.
     var outboxApps: Set<String> = []
+    /// Whether work since the last commit inserted events (`WriteTransaction.noteEventsWritten`).
+    var eventsWritten = false
+    /// Where the highest event position on disk is kept, on SQLite (`DurableEvents`).
+    private let durableEvents: DurableEvents?
     /// Told when a write of the reject log failed on its own (the rejects are kept and tried again).
     private let onRejectsFailed: (@Sendable (StoreError) -> Void)?
     /// Answers each commit once it is durable (SQLite's writer commits without waiting for the
@@ -48,9 +52,10 @@ final class Writer {
     init(
         connection: any WriterConnection, durability: any CommitDurability, handOff: any NotificationHandOff,
         onCommit: (@Sendable (CommittedBatch) -> Void)?, onRejectsFailed: (@Sendable (StoreError) -> Void)?,
-        warnings: [String] = [], upgrade: SchemaUpgrade? = nil,
+        warnings: [String] = [], upgrade: SchemaUpgrade? = nil, durableEvents: DurableEvents? = nil,
         closing: @escaping () -> Void = {}
     ) {
+        self.durableEvents = durableEvents
         self.connection = connection
         self.durability = durability
         self.handOff = handOff
@@ -182,8 +187,16 @@ final class Writer {
         let onCommit = onCommit
         let committed = CommittedBatch(items: items.count, outboxApps: outboxApps, retriedAlone: retriedAlone)
         outboxApps = []
+        // The highest position this commit gave, read now, before the next transaction begins; it
+        // becomes readable once the commit is on disk. A read that fails leaves it where it is
+        // (the next commit that writes events reads again).
+        let durable = durableEvents
+        let written =
+            eventsWritten ? durable.flatMap { try? connection.query($0.highestSQL, []).first?.first?.integerValue } : nil
+        eventsWritten = false
         queue.flushStarted()
         durability.afterFlush { failure in
+            if failure == nil, let written { durable?.raise(to: written) }
             if failure == nil { onCommit?(committed) }
             for (item, outcome) in zip(items, outcomes) {
                 Self.resolve(item, failure.map { .failure($0) } ?? outcome)

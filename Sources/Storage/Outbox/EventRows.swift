@@ -48,11 +48,12 @@ public struct EventFilter: Sendable, Equatable {
 /// Reads of the `events` table for people and consumers: the `/v1/events` feed and the listing
 /// of `revenuedot events`. (Writing is the outbox's: `Outbox.insert`.)
 public enum EventRows {
-    /// Up to `limit` events of `appId` after cursor `after`, in cursor order: (position, JSON).
-    public static func page(appId: String, after: Int64, limit: Int, from rows: some RowReader) throws(StoreError)
-        -> [(position: Int64, json: String?)]
-    {
-        try rows.query(pageSQL, [.text(appId), .integer(after), .integer(Int64(limit))]).compactMap { row in
+    /// Up to `limit` events of `appId` after cursor `after`, and at most at position `upTo` (the
+    /// highest on disk: `DurableEvents`), in cursor order: (position, JSON).
+    public static func page(
+        appId: String, after: Int64, upTo: Int64 = .max, limit: Int, from rows: some RowReader
+    ) throws(StoreError) -> [(position: Int64, json: String?)] {
+        try rows.query(pageSQL, [.text(appId), .integer(after), .integer(upTo), .integer(Int64(limit))]).compactMap { row in
             row[0].integerValue.map { ($0, row[1].textValue) }
         }
     }
@@ -66,7 +67,8 @@ public enum EventRows {
     /// The query of `page`: the app's events after the cursor in position order, through
     /// `events_by_app` (migration 27), stopping at the page's end: neither every event of the
     /// app read and sorted, nor other apps' events walked past.
-    static let pageSQL = "SELECT position, json FROM events WHERE app_id = ? AND position > ? ORDER BY position LIMIT ?"
+    static let pageSQL =
+        "SELECT position, json FROM events WHERE app_id = ? AND position > ? AND position <= ? ORDER BY position LIMIT ?"
 
     /// The newest events matching `filter`, one row per delivery, newest first (an event's rows
     /// by webhook name, so pages never split or repeat them). The customer is named by its own

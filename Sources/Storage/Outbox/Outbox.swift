@@ -26,6 +26,7 @@ public enum Outbox {
     public static func insert(
         _ event: Event, appId: String, at nowMs: Int64, webhooks: [WebhookRoute], in transaction: WriteTransaction
     ) throws {
+        transaction.noteEventsWritten()
         try transaction.write(
             """
             INSERT INTO events (id, app_id, customer, sequence, type, json, created_at, position)
