@@ -60,13 +60,7 @@ struct RestoredPositionsTests {
         #expect(events == expected)
         #expect(deliveries == expected)
         // The next event comes after every position the replaced database gave.
-        let store = try Store(path: database)
-        defer { store.close() }
-        try store.write { transaction in
-            try Outbox.insert(
-                Event(type: .renewal, id: "new"), appId: "demo", at: 1, webhooks: [], in: transaction)
-        }
-        #expect(try Self.positions(database).events["new"] == Int64(max(live, backup) + 1))
+        #expect(try Self.nextPosition(database) == Int64(max(live, backup) + 1))
     }
 
     /// A backup with no events, restored over a database that gave positions 1...3: the next
@@ -77,12 +71,17 @@ struct RestoredPositionsTests {
         try Store(path: copy).close()
         try Self.database(directory.databasePath, events: 3, prefix: "e")
         _ = try DatabaseBackup.restore(copy, to: directory.databasePath, at: Date())
-        let store = try Store(path: directory.databasePath)
+        #expect(try Self.nextPosition(directory.databasePath) == 4)
+    }
+
+    /// The position the next event takes in the database at `path` (opened, so migrated).
+    static func nextPosition(_ path: String) throws -> Int64? {
+        let store = try Store(path: path)
         defer { store.close() }
         try store.write { transaction in
             try Outbox.insert(Event(type: .renewal, id: "new"), appId: "demo", at: 1, webhooks: [], in: transaction)
         }
-        #expect(try Self.positions(directory.databasePath).events == ["new": 4])
+        return try positions(path).events["new"]
     }
 
     /// `path` as a build before migration 28 left it: no floor table.
@@ -104,12 +103,7 @@ struct RestoredPositionsTests {
         try rawExecute(directory.databasePath, "DELETE FROM events WHERE position > 3")
         try Self.makeOlder(directory.databasePath)
         _ = try DatabaseBackup.restore(copy, to: directory.databasePath, at: Date())
-        let store = try Store(path: directory.databasePath)
-        defer { store.close() }
-        try store.write { transaction in
-            try Outbox.insert(Event(type: .renewal, id: "new"), appId: "demo", at: 1, webhooks: [], in: transaction)
-        }
-        #expect(try Self.positions(directory.databasePath).events == ["new": 6])
+        #expect(try Self.nextPosition(directory.databasePath) == 6)
     }
 
     /// Migration 28 on a database whose newest events a replay made no more: the floor starts at
@@ -119,12 +113,7 @@ struct RestoredPositionsTests {
         try Self.database(directory.databasePath, events: 5, prefix: "e")
         try rawExecute(directory.databasePath, "DELETE FROM events WHERE position > 3")
         try Self.makeOlder(directory.databasePath)
-        let store = try Store(path: directory.databasePath)
-        defer { store.close() }
-        try store.write { transaction in
-            try Outbox.insert(Event(type: .renewal, id: "new"), appId: "demo", at: 1, webhooks: [], in: transaction)
-        }
-        #expect(try Self.positions(directory.databasePath).events["new"] == 6)
+        #expect(try Self.nextPosition(directory.databasePath) == 6)
     }
 
     /// A replaced database that cannot be read: positions move by more than any database grows.
