@@ -13,9 +13,8 @@ extension SubscribersAPI {
         _ transactionId: String, app: AppConfig, verifier: AppVerifiers, appUserId: String, access: APIKeys.Access,
         reply: @escaping @Sendable (HTTPResponse) -> Void
     ) {
-        // Apple's transaction ids are decimal numbers, without leading zeros: anything else is no
-        // id Apple could know (and "0042" would pass the memory of ids Apple does not know as 42).
-        guard transactionId.utf8.count <= 20, transactionId.isASCIIDigits, transactionId.first != "0" else {
+        // "0042" would also pass the memory of ids Apple does not know as 42.
+        guard transactionId.isAppleTransactionId else {
             return reply(.error(status: 400, code: "bad_request", message: "transactionId must be Apple's decimal id"))
         }
         guard let lookups = appleLookups, app.inAppPurchaseKey != nil else {

@@ -35,7 +35,7 @@ extension Import {
             guard originalColumn < values.count, let id = Optional(values[originalColumn]), id.isASCIIDigits else {
                 throw UsageError("CSV line \(number): no decimal original_transaction_id")
             }
-            guard !id.hasPrefix("0"), id.utf8.count <= 20 else {
+            guard id.isAppleTransactionId else {
                 throw UsageError("CSV line \(number): \(id) is no transaction id Apple gives (a leading zero, or over 20 digits)")
             }
             let user = userColumn.flatMap { $0 < values.count ? values[$0] : nil }.flatMap { $0.isEmpty ? nil : $0 }

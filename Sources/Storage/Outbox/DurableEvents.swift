@@ -18,7 +18,7 @@ public final class DurableEvents: Sendable {
 
     /// The query that finds the highest position given, run on the writer's connection right
     /// after a commit.
-    let highestSQL = EventPositions.highestSQL
+    var highestSQL: String { EventPositions.highestSQL }
 
     /// Raises the position to `position`; never lowers it.
     func raise(to position: Int64) {

@@ -21,8 +21,9 @@ public enum Outbox {
     /// plus one, or past the floor of positions gone, under the write lock). An event stored
     /// earlier under the same id has a lower position or another time, so it gets no delivery
     /// from here, as it would not from `RETURNING`; unless it is still the newest event and was
-    /// made at the same `nowMs`: then a webhook that has no delivery of it yet gets one. No path is known to reach that: it needs
-    /// the same event id made twice at the same `nowMs`, the first time without that delivery.
+    /// made at the same `nowMs`: then a webhook that has no delivery of it yet gets one. No path
+    /// is known to reach that: it needs the same event id made twice at the same `nowMs`, the
+    /// first time without that delivery.
     public static func insert(
         _ event: Event, appId: String, at nowMs: Int64, webhooks: [WebhookRoute], in transaction: WriteTransaction
     ) throws {
