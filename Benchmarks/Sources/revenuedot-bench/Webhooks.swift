@@ -1,7 +1,6 @@
 import AppStore
 import Foundation
 import HTTP
-import JSON
 import Synchronization
 import Threads
 
@@ -27,9 +26,7 @@ func webhooks(_ arguments: [String]) throws {
     var router = Router()
     router.add("POST", "/hooks") { request in
         let now = clock.now
-        if let event = (try? JSONValue(parsing: request.body))?["event"],
-            let original = event["original_transaction_id"]?.stringValue
-        {
+        if let original = originalTransactionId(in: request.body) {
             let repeated = arrivals.withLock { arrivals -> Bool in
                 guard arrivals[original] == nil else { return true }
                 arrivals[original] = now
@@ -127,6 +124,17 @@ func webhooks(_ arguments: [String]) throws {
         "latency_max_ms": ((latencies.last ?? 0) * 100).rounded() / 100,
         "duplicate_webhooks": duplicates.load(ordering: .relaxed),
     ])
+}
+
+/// The event's `original_transaction_id`, found in the body's bytes. A receiver elsewhere
+/// costs this machine nothing; this one shares its cores with the server it measures, so it
+/// reads no more of each webhook than the one field it counts.
+private func originalTransactionId(in body: Data) -> String? {
+    let key = Data(#""original_transaction_id":""#.utf8)
+    guard let start = body.range(of: key)?.upperBound,
+        let end = body[start...].firstIndex(of: UInt8(ascii: "\""))
+    else { return nil }
+    return String(decoding: body[start..<end], as: UTF8.self)
 }
 
 /// The port from `revenuedot serve`'s "listening on http://127.0.0.1:PORT" line.
