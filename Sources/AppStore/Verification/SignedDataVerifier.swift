@@ -5,14 +5,20 @@ import Threads
 
 /// Decides whether App Store signed data is really from Apple, with Apple's semantics.
 ///
-/// In order (as `apple/app-store-server-library-python` `SignedDataVerifier` does, offline):
-/// compact JWS; `alg` exactly ES256; `x5c` of exactly three certificates; leaf and
-/// intermediate base64 DER; leaf → intermediate → a configured root verified by OpenSSL with
-/// strict X.509 checks at the payload's `signedDate` (`x5c[2]` is never trusted); Apple's
+/// The checks of `apple/app-store-server-library-python` `SignedDataVerifier` (offline), with
+/// its statuses: compact JWS; `alg` exactly ES256; `x5c` of exactly three certificates; leaf
+/// and intermediate base64 DER; leaf → intermediate → a configured root verified by OpenSSL
+/// with strict X.509 checks at the payload's `signedDate` (`x5c[2]` is never trusted); Apple's
 /// marker OIDs on leaf and intermediate; the ES256 signature with the leaf key; then the
 /// claims of the payload type against the `VerificationPolicy`. Before any of its numbers is
 /// used (`signedDate` dates the chain check), every date, amount and count in the payload must
 /// be plausible (`PayloadNumber`), which Apple's libraries do not check.
+///
+/// With a chain cache, a chain that passes every check but the dates at some time, and the
+/// signature, are checked before the payload is decoded, and the dates after; Apple's library
+/// decodes the payload first. Every failure after the header has the same status
+/// (`verificationFailure`), so the order changes which reason a payload failing several checks
+/// is refused with, never whether or with which status.
 /// https://developer.apple.com/documentation/appstoreservernotifications/responsebodyv2
 public struct SignedDataVerifier: Sendable {
     /// Marks a certificate App Store uses to sign receipts and transactions.
@@ -28,9 +34,9 @@ public struct SignedDataVerifier: Sendable {
     public let checksPlausibility: Bool
     /// Shared by copies of this verifier; nil verifies every chain in full.
     public let chainCache: ChainCache?
-    private let trustStore: TrustStore
+    let trustStore: TrustStore
     /// SHA-256 over the roots' DER, naming this trust store in the shared chain cache.
-    private let anchors: String
+    let anchors: String
 
     /// A verifier trusting exactly `rootCertificates`.
     ///
@@ -191,15 +197,29 @@ public struct SignedDataVerifier: Sendable {
         }
 
         let checked = try checkedHeader(of: jws, memo: &memo)
+        // A chain good at some time, and the signature, before the payload is read: a forged
+        // payload costs a signature check rather than a parse of up to a whole body.
+        if let chainCache, let leafKey = try anchoredLeafKey(checked, key: chainKey(checked), cache: chainCache) {
+            try checkSignature(of: jws, with: leafKey)
+            let payload: P = try decodePayload(jws.payload)
+            if checksPlausibility { try PayloadNumber.check(payload.numbers) }
+            try checkWindow(checked, at: Self.seconds(payload.effectiveDate, now: now), cache: chainCache)
+            try payload.checkClaims(policy)
+            return VerifiedPayload(payload: payload, json: jws.payload, isSignedByAppStore: true)
+        }
+        // Apple's order: the payload's date dates the chain check, then the signature.
         let payload: P = try decodePayload(jws.payload)
         if checksPlausibility { try PayloadNumber.check(payload.numbers) }
-        let time = Self.seconds(payload.effectiveDate, now: now)
-        let leafKey = try verifiedLeafKey(checked, at: time)
+        let leafKey = try verifiedLeafKey(checked, at: Self.seconds(payload.effectiveDate, now: now))
+        try checkSignature(of: jws, with: leafKey)
+        try payload.checkClaims(policy)
+        return VerifiedPayload(payload: payload, json: jws.payload, isSignedByAppStore: true)
+    }
+
+    private func checkSignature(of jws: CompactJWS, with leafKey: ECPublicKey) throws(VerificationError) {
         guard jws.withSigningInput({ leafKey.verify(rawSignature: jws.signature, message: $0) }) else {
             throw VerificationError(.verificationFailure, "the ES256 signature does not match the leaf certificate's key")
         }
-        try payload.checkClaims(policy)
-        return VerifiedPayload(payload: payload, json: jws.payload, isSignedByAppStore: true)
     }
 
     /// The header checks, skipped for a header byte-identical to one already checked.
@@ -258,86 +278,6 @@ public struct SignedDataVerifier: Sendable {
         } catch {
             throw VerificationError(.invalidCertificate, "x5c[\(index)] is not a DER certificate: \(error.reason)")
         }
-    }
-
-    /// The leaf's public key once the chain is known good at `time`, from the cache or in full.
-    ///
-    /// A chain the cache holds but dated outside its window is refused from the cache, with the
-    /// reason OpenSSL would give. A chain refused in full for its dates alone is checked once
-    /// more inside its certificates' window and, if good there, cached: otherwise a forged
-    /// payload under Apple's public chain, dated out of the window, would cost two P-384
-    /// certificate checks every time instead of a lookup.
-    private func verifiedLeafKey(_ header: CheckedHeader, at time: Int64) throws(VerificationError) -> ECPublicKey {
-        let key = ChainCache.Key(anchors: anchors, leaf: header.leaf.der, intermediate: header.intermediate.der)
-        switch chainCache?.lookup(key, at: time) {
-        case .valid(let leafKey)?: return leafKey
-        case .outsideWindow(let expired)?:
-            throw Self.chainFailure(expired ? TrustStore.expiredReason : TrustStore.notYetValidReason, at: time)
-        case .unknown?, nil: break
-        }
-        let chain: VerifiedChain
-        do {
-            chain = try verifiedChain(header, at: time)
-        } catch {
-            if let chainCache, error.isOutsideValidity,
-                let inside = [header.leaf.notBefore, header.intermediate.notBefore].max(), inside != time,
-                let good = try? verifiedChain(header, at: inside)
-            {
-                chainCache.insert(key, leafKey: good.leafKey, notBefore: good.notBefore, notAfter: good.notAfter)
-            }
-            throw error.failure
-        }
-        chainCache?.insert(key, leafKey: chain.leafKey, notBefore: chain.notBefore, notAfter: chain.notAfter)
-        return chain.leafKey
-    }
-
-    /// A chain that passed every check at some time: its leaf key and the times it is good for.
-    private struct VerifiedChain {
-        var leafKey: ECPublicKey
-        var notBefore: Int64
-        var notAfter: Int64
-    }
-
-    /// Why a chain failed its full check.
-    private struct ChainFailure: Error {
-        var failure: VerificationError
-        /// Refused by OpenSSL for a certificate's dates; other checks may not have run.
-        var isOutsideValidity: Bool
-    }
-
-    /// The full check of a chain at `time`: OpenSSL's, then Apple's marker OIDs and the leaf key.
-    private func verifiedChain(_ header: CheckedHeader, at time: Int64) throws(ChainFailure) -> VerifiedChain {
-        let (leaf, intermediate) = (header.leaf, header.intermediate)
-        func refuse(_ detail: String) -> ChainFailure {
-            ChainFailure(failure: VerificationError(.verificationFailure, detail), isOutsideValidity: false)
-        }
-        let root: Certificate
-        switch trustStore.verify(leaf: leaf, intermediate: intermediate, at: time) {
-        case .trusted(let anchor): root = anchor
-        case .rejected(let reason):
-            throw ChainFailure(
-                failure: Self.chainFailure(reason, at: time),
-                isOutsideValidity: reason == TrustStore.expiredReason || reason == TrustStore.notYetValidReason)
-        }
-        guard leaf.hasExtension(oid: Self.leafMarkerOID) else {
-            throw refuse("the leaf certificate lacks Apple's marker OID \(Self.leafMarkerOID)")
-        }
-        guard intermediate.hasExtension(oid: Self.intermediateMarkerOID) else {
-            throw refuse("the intermediate certificate lacks Apple's marker OID \(Self.intermediateMarkerOID)")
-        }
-        let leafKey: ECPublicKey
-        do { leafKey = try leaf.publicKey() } catch { throw refuse("leaf key: \(error.reason)") }
-        guard leafKey.curve == .p256 else {
-            throw refuse("ES256 needs a P-256 leaf key, found \(leafKey.curve.rawValue)")
-        }
-        let certificates = [leaf, intermediate, root]
-        return VerifiedChain(
-            leafKey: leafKey, notBefore: certificates.map(\.notBefore).max() ?? 0,
-            notAfter: certificates.map(\.notAfter).min() ?? 0)
-    }
-
-    private static func chainFailure(_ reason: String, at time: Int64) -> VerificationError {
-        VerificationError(.verificationFailure, "certificate chain at \(iso8601(time)): \(reason)")
     }
 
     private func decodePayload<P: SignedPayload>(_ json: Data) throws(VerificationError) -> P {
