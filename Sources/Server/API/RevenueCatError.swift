@@ -36,6 +36,7 @@ extension RevenueCatError {
     package static let byCode: [String: RevenueCatError] = [
         "unauthorized": .invalidAPIKey, "bad_request": .badRequest, "not_found": .notFound,
         "storage_unavailable": .internalServerError, "stored_state_invalid": .internalServerError,
+        "storage_damaged": .internalServerError,
         "receipt_already_in_use": .cannotTransferPurchase, "owned_by_another_customer": .purchaseBelongsToOtherUser,
         "bought_for_another_account": .purchaseBelongsToOtherUser, "transaction_not_found": .notFound,
         "app_store_server_api": .storeProblem, "busy": .requestAlreadyInProgress,

@@ -195,7 +195,7 @@ package final class Ingest: Sendable {
             debugLine("notification.stored", "stored", record)
             return .stored(uuid: record.notificationUUID)
         case .failure(let error):
-            alarm?.failed(error.description)
+            alarm?.failed(error.description, damaged: error.isDamagedFile)
             metrics.storageFailures.increment()
             return .unavailable(error.description)
         }

@@ -78,7 +78,7 @@ package enum Routes {
                     alarm?.stored()
                     reply(.json(Data(healthy.utf8)))
                 case .failure(let error):
-                    alarm?.failed(error.description, healthCheck: true)
+                    alarm?.failed(error.description, healthCheck: true, damaged: error.isDamagedFile)
                     reply(.error(status: 503, code: "storage_unavailable", message: Self.storageUnavailable))
                 }
             }

@@ -20,6 +20,8 @@ final class ReaderPool: Sendable {
     private let nextSlot = Atomic<UInt>(0)
     /// The dictionaries of stored payloads, read once for every connection of the pool.
     let dictionaries = PayloadDictionaries()
+    /// Whether a read or a write found the database file damaged (the writer notes its own).
+    let damage = DatabaseDamage()
 
     /// A pool of at most `size` connections, each opened by `open` when first needed.
     init(size: Int, open: @escaping @Sendable () throws(StoreError) -> any ReaderConnection) {
@@ -61,6 +63,7 @@ final class ReaderPool: Sendable {
             do throws(StoreError) {
                 return try body(connection)
             } catch {
+                damage.note(error)
                 // A connection the server dropped (a restart) is found out only when used: a
                 // read is run again once on a new one.
                 guard !connection.isUsable else { throw error }
@@ -69,9 +72,14 @@ final class ReaderPool: Sendable {
                 return try body(fresh)
             }
         case .open, .unopened:
-            let connection = try open()
-            slot = .open(connection)
-            return try body(connection)
+            do throws(StoreError) {
+                let connection = try open()
+                slot = .open(connection)
+                return try body(connection)
+            } catch {
+                damage.note(error)
+                throw error
+            }
         case .closed:
             throw StoreError(.unavailable, "the store is closed")
         }

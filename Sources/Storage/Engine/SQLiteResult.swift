@@ -21,6 +21,7 @@ extension StoreError {
             Self.code(forSQLite: result),
             "\(context): \(detail)\(room)\(Self.hint(forSQLite: extended)) [SQLite result code \(extended)]")
         isDiskFull = full
+        isDamagedFile = [SQLITE_CORRUPT, SQLITE_NOTADB].contains(result & 0xff)
     }
 
     /// What an operator can do about a result whose SQLite text names no file or folder: the

@@ -104,13 +104,14 @@ public final class Store: Sendable {
         self.checkpointer = checkpointer
         let durableEvents = DurableEvents()
         self.durableEvents = durableEvents
+        let damage = self.readers.damage
         do throws(StoreError) {
             let started = try Self.startWriter(queue: queue, finished: writerFinished, maxBatch: maxBatch) {
                 () throws(StoreError) in
                 try Writer.sqlite(
                     path: path, handOff: handOff, onCommit: onCommit, onRejectsFailed: onRejectsFailed,
                     reservesWAL: reservesWAL, truncatesWALOnClose: exclusive, flush: flush, onFlush: onFlush,
-                    checkpointer: checkpointer, durableEvents: durableEvents)
+                    checkpointer: checkpointer, durableEvents: durableEvents, damage: damage)
             }
             warnings = started.warnings
             schemaUpgrade = started.upgrade

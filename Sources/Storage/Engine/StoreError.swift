@@ -22,6 +22,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     /// Whether the disk, or a file size limit, refused a write (SQLite's `SQLITE_FULL`, `ENOSPC`,
     /// `EFBIG`): said so to an operator rather than as the engine's words alone.
     public var isDiskFull = false
+    /// Whether the database file itself is damaged (SQLite's `SQLITE_CORRUPT`, `SQLITE_NOTADB`):
+    /// not a row that does not decode, but pages SQLite cannot read. It does not mend by itself.
+    public var isDamagedFile = false
     /// What happened, including the SQLite result code and message when SQLite reported it.
     public var message: String
 

@@ -10,7 +10,7 @@ extension Writer {
         path: String, handOff: any NotificationHandOff, onCommit: (@Sendable (CommittedBatch) -> Void)?,
         onRejectsFailed: (@Sendable (StoreError) -> Void)?, reservesWAL: Bool, truncatesWALOnClose: Bool,
         flush: @escaping WALFlusher.Flush, onFlush: WALFlusher.Observe?, checkpointer: Checkpointer,
-        durableEvents: DurableEvents
+        durableEvents: DurableEvents, damage: DatabaseDamage
     ) throws(StoreError) -> Writer {
         // Another program's database, or one a newer build migrated, is refused before the
         // writer's first statement turns it to WAL: a refused file is left byte for byte as it was.
@@ -45,6 +45,7 @@ extension Writer {
         return Writer(
             connection: connection, durability: flusher, handOff: handOff, onCommit: onCommit,
             onRejectsFailed: onRejectsFailed, warnings: warnings, upgrade: upgrade, durableEvents: durableEvents,
+            damage: damage,
             closing: {
                 // Best effort: a failed checkpoint leaves the WAL in place, and SQLite replays it on the next open.
                 if truncatesWALOnClose { _ = try? connection.query("PRAGMA wal_checkpoint(TRUNCATE)") }

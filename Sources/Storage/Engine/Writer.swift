@@ -15,6 +15,8 @@ final class Writer {
     var eventsWritten = false
     /// Where the highest event position on disk is kept, on SQLite (`DurableEvents`).
     private let durableEvents: DurableEvents?
+    /// Where a write that found the database file damaged is noted (shared with the readers).
+    private let damage: DatabaseDamage?
     /// Told when a write of the reject log failed on its own (the rejects are kept and tried again).
     private let onRejectsFailed: (@Sendable (StoreError) -> Void)?
     /// Answers each commit once it is durable (SQLite's writer commits without waiting for the
@@ -53,9 +55,11 @@ final class Writer {
         connection: any WriterConnection, durability: any CommitDurability, handOff: any NotificationHandOff,
         onCommit: (@Sendable (CommittedBatch) -> Void)?, onRejectsFailed: (@Sendable (StoreError) -> Void)?,
         warnings: [String] = [], upgrade: SchemaUpgrade? = nil, durableEvents: DurableEvents? = nil,
+        damage: DatabaseDamage? = nil,
         closing: @escaping () -> Void = {}
     ) {
         self.durableEvents = durableEvents
+        self.damage = damage
         self.connection = connection
         self.durability = durability
         self.handOff = handOff
@@ -320,11 +324,13 @@ final class Writer {
     /// Keeps an I/O failure (a full disk among them) for the health check.
     private func noteFailure(_ error: StoreError) {
         if error.code == .io { recentIOFailure = (error, .now) }
+        damage?.note(error)
     }
 
     /// Takes and releases the write lock: the database is reachable, writable and not locked by
     /// others, and no write failed for lack of disk (or an I/O error) lately without a commit since.
     private func checkWriteLock() -> Result<Void, StoreError> {
+        if let damaged = damage?.failure { return .failure(damaged) }
         if let problem = durability.problem { return .failure(problem) }
         if let recent = recentIOFailure, case let age = recent.at.duration(to: .now), age < Self.recentFailureWindow {
             return .failure(
