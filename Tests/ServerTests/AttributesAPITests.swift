@@ -81,23 +81,31 @@ struct AttributesAPITests {
         let shape = try post(connection, "ivy", #"{"attrs": {}}"#).1
         #expect(shape["code"] == .integer(7264))
         #expect(shape["revenuedot_error"] == .string("bad_request"))
-        // At most 50 custom attributes.
+        // At most 50 custom attributes: new keys take the room left in key order; the rest are
+        // named and not saved, while the request's other keys are.
         let many = (0..<51).map { #""k\#($0)": {"value": "v", "updated_at_ms": 300}"# }.joined(separator: ", ")
-        let (tooMany, manyError) = try post(connection, "ivy", #"{"attributes": {\#(many)}}"#)
+        let (tooMany, manyError) = try post(connection, "jan", #"{"attributes": {\#(many)}}"#)
         #expect(tooMany == 400)
-        #expect(manyError["attribute_errors"]?.arrayValue?.count == 51)
-        #expect(try attributes(connection, "ivy")?["k0"] == nil)
-        // Past the limit, the request's new custom keys go unsaved, its other keys are saved.
+        func named(_ error: JSONValue) -> [String] {
+            error["attribute_errors"]?.arrayValue?.compactMap { $0["key_name"]?.stringValue } ?? []
+        }
+        #expect(named(manyError) == ["k9"])
+        #expect(try attributes(connection, "jan")?["k0"]?["value"] == .string("v"))
+        #expect(try attributes(connection, "jan")?["k50"]?["value"] == .string("v"))
+        #expect(try attributes(connection, "jan")?["k9"] == nil)
         let mixed =
-            many + #", "$displayName": {"value": "Ivy", "updated_at_ms": 300}, "ok": {"value": "y", "updated_at_ms": 300}"#
-        let (limited, limitError) = try post(connection, "ivy", #"{"attributes": {\#(mixed)}}"#)
+            #"{"attributes": {"k9": {"value": "v", "updated_at_ms": 300}, "#
+            + #""$displayName": {"value": "Jan", "updated_at_ms": 300}, "k0": {"value": "w", "updated_at_ms": 300}}}"#
+        let (limited, limitError) = try post(connection, "jan", mixed)
         #expect(limited == 400)
-        #expect(limitError["attribute_errors"]?.arrayValue?.count == 51)
-        let named = limitError["attribute_errors"]?.arrayValue?.compactMap { $0["key_name"]?.stringValue } ?? []
-        #expect(named == named.sorted() && named.first == "k0", "\(named)")
-        #expect(try attributes(connection, "ivy")?["$displayName"]?["value"] == .string("Ivy"))
-        #expect(try attributes(connection, "ivy")?["ok"]?["value"] == .string("y"))
-        #expect(try attributes(connection, "ivy")?["k0"] == nil)
+        #expect(named(limitError) == ["k9"])
+        #expect(try attributes(connection, "jan")?["$displayName"]?["value"] == .string("Jan"))
+        #expect(try attributes(connection, "jan")?["k0"]?["value"] == .string("w"))
+        // A deletion in the same request makes room.
+        let swap = #"{"attributes": {"k0": {"value": null, "updated_at_ms": 400}, "k9": {"value": "v", "updated_at_ms": 400}}}"#
+        #expect(try post(connection, "jan", swap).0 == 200)
+        #expect(try attributes(connection, "jan")?["k9"]?["value"] == .string("v"))
+        #expect(try attributes(connection, "jan")?["k0"] == nil)
         #expect(
             try post(
                 connection, "ivy",

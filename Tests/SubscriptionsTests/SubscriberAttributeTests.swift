@@ -77,8 +77,9 @@ import Testing
         #expect(shop.ledger.customers["user"]?.attributes?["$email"]?.value == "o@example.com")
     }
 
-    /// The new custom keys past the cap are named, all of them: deletions in the same request
-    /// make room, reserved keys and keys held already never count as new.
+    /// The new custom keys past the cap are named: those the room left takes (in key order) are
+    /// not; deletions in the same request make room, reserved keys and keys held already never
+    /// count as new.
     @Test func theNewKeysPastTheCapAreNamed() {
         func set(_ keys: [String], _ value: String? = "v") -> [String: SubscriberAttribute] {
             Dictionary(uniqueKeysWithValues: keys.map { ($0, SubscriberAttribute(value: value, updatedAtMs: 10)) })
@@ -90,5 +91,13 @@ import Testing
         #expect(SubscriberAttribute.newKeysPastCap(set(["new"]).merging(set(["k1"], nil)) { $1 }, stored: full).isEmpty)
         #expect(
             SubscriberAttribute.newKeysPastCap(set(["b", "a"]).merging(set(["gone"], nil)) { $1 }, stored: full) == ["a", "b"])
+        // One place left: the first new key in key order takes it.
+        let fortyNine = set((0..<49).map { "k\($0)" })
+        #expect(SubscriberAttribute.newKeysPastCap(set(["b2", "b0", "b1"]), stored: fortyNine) == ["b1", "b2"])
+        #expect(SubscriberAttribute.newKeysPastCap(set((0..<51).map { "n\($0)" }), stored: [:]) == ["n9"])
+        // A deletion of a held key makes room for one more.
+        #expect(
+            SubscriberAttribute.newKeysPastCap(set(["b0", "b1"]).merging(set(["k0"], nil)) { $1 }, stored: fortyNine)
+                == [])
     }
 }

@@ -52,16 +52,19 @@ extension SubscriberAttribute {
         return domain.count >= 2 && domain.allSatisfy { !$0.isEmpty }
     }
 
-    /// The new custom keys of `updates` (given a value, not held by `stored`) when with them a
-    /// customer holding `stored` would keep more than `maximumCustomAttributes`, sorted; none
-    /// when it would not (a request's deletions make room for its new keys).
+    /// The new custom keys of `updates` (given a value, not held by `stored`) that do not fit
+    /// under `maximumCustomAttributes` for a customer holding `stored`, sorted. The request's
+    /// other keys go first (its deletions make room); then its new keys take the room left in
+    /// key order, and those past it are named.
     public static func newKeysPastCap(
         _ updates: [String: SubscriberAttribute], stored: [String: SubscriberAttribute]
     ) -> [String] {
-        guard customCount(merging(updates, into: stored)) > maximumCustomAttributes else { return [] }
-        return updates.filter { key, update in
+        let new = updates.filter { key, update in
             !key.hasPrefix("$") && !(update.value ?? "").isEmpty && stored[key]?.value == nil
-        }.keys.sorted()
+        }
+        let others = updates.filter { new[$0.key] == nil }
+        let room = max(0, maximumCustomAttributes - customCount(merging(others, into: stored)))
+        return Array(new.keys.sorted().dropFirst(room))
     }
 
     /// How many custom attributes with a value `attributes` holds.
