@@ -46,6 +46,8 @@ struct PromotionalGrantRequestTests {
         (#"{"end_time_ms": -5}"#, "start_time_ms and end_time_ms must be UNIX milliseconds"),
         ("{}", "the body must be"),
         ("[]", "the body must be"),
+        (#"{"duration": "weekly", "start_time": \#(now + day)}"#, #"unknown member "start_time""#),
+        (#"{"duration": "daily", "extra": true}"#, #"unknown member "extra""#),
     ])
     func refuses(body: String, message: String) {
         #expect(Self.outcome(body).hasPrefix(message), "\(Self.outcome(body))")

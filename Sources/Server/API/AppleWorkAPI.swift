@@ -32,6 +32,7 @@ package struct AppleWorkAPI: Sendable {
         guard let body = try? JSONValue(parsingWithoutRepeatedNames: request.body),
             let id = Self.originalTransactionId(body)
         else { return reply(Self.badBody(#"{"original_transaction_id": "<decimal id>", "app_user_id": "..."}"#)) }
+        if let stray = Self.strayMember(of: body, allowed: Self.importMembers) { return reply(stray) }
         let user = body["app_user_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         if let user, let refused = AppUserIdRule.refusal(user, access: .secret) { return reply(refused) }
         var environments = Backfill.environments(of: app)
@@ -69,6 +70,7 @@ package struct AppleWorkAPI: Sendable {
         guard let body = try? JSONValue(parsingWithoutRepeatedNames: request.body),
             let id = Self.originalTransactionId(body)
         else { return reply(Self.badBody(#"{"original_transaction_id": "<decimal id>"}"#)) }
+        if let stray = Self.strayMember(of: body, allowed: ["original_transaction_id": Self.anything]) { return reply(stray) }
         guard app.inAppPurchaseKey != nil else { return reply(Self.noKey(app)) }
         let (store, clients, clock) = (store, clients, clock)
         DispatchQueue.global().async {
@@ -102,6 +104,9 @@ package struct AppleWorkAPI: Sendable {
             Backfill.environments(of: app).contains(environment), case .integer(let through) = body["read_through"],
             through > 0, through <= nowMs
         else { return reply(Self.badBody(shape + " of an environment the app accepts")) }
+        if let stray = Self.strayMember(of: body, allowed: ["environment": Self.anything, "read_through": Self.anything]) {
+            return reply(stray)
+        }
         let store = store
         store.advanceBackfillMark(
             appId: app.id, environment: environment.rawValue, readThroughMs: through, nowMs: nowMs
@@ -118,6 +123,41 @@ package struct AppleWorkAPI: Sendable {
             return nil
         }
         return id
+    }
+
+    /// An import's members, each with the types it may have (the others are checked as read).
+    private static let importMembers: [String: @Sendable (JSONValue) -> Bool] = [
+        "original_transaction_id": anything, "app_user_id": isTextOrNull, "environments": isArray,
+        "emit_events": isBoolOrNull,
+    ]
+
+    private static func anything(_: JSONValue) -> Bool { true }
+
+    private static func isTextOrNull(_ value: JSONValue) -> Bool {
+        if case .string = value { return true }
+        return value == .null
+    }
+
+    private static func isBoolOrNull(_ value: JSONValue) -> Bool {
+        if case .bool = value { return true }
+        return value == .null
+    }
+
+    private static func isArray(_ value: JSONValue) -> Bool { value.arrayValue != nil }
+
+    /// The refusal of a body with a member `allowed` does not name, or one its check refuses
+    /// (the wrong type): a misspelt or mistyped member is not read as absent.
+    private static func strayMember(of body: JSONValue, allowed: [String: @Sendable (JSONValue) -> Bool]) -> HTTPResponse? {
+        guard case .object(let members) = body else { return nil }
+        for (name, value) in members.sorted(by: { $0.key < $1.key }) {
+            guard let check = allowed[name] else {
+                return .error(status: 400, code: "bad_request", message: "unknown member \"\(name)\"")
+            }
+            guard check(value) else {
+                return .error(status: 400, code: "bad_request", message: "\(name) has the wrong type")
+            }
+        }
+        return nil
     }
 
     private static func badBody(_ shape: String) -> HTTPResponse {

@@ -61,13 +61,21 @@ extension SubscribersAPI {
         package var message: String
     }
 
+    /// The members a grant's body may have, RevenueCat's.
+    static let grantMembers: Set<String> = ["duration", "start_time_ms", "end_time_ms"]
+
     /// The grant a request body asks for.
     package static func grant(of entitlement: String, in body: Data, nowMs: Int64) -> Result<PromotionalGrant, GrantRefusal> {
         let shape =
             #"the body must be {"duration": "daily|three_day|weekly|two_week|monthly|two_month|three_month|six_month|yearly|lifetime"} or {"end_time_ms": <ms>}"#
         guard let json = try? JSONValue(parsingWithoutRepeatedNames: body.isEmpty ? Data("{}".utf8) : body),
-            case .object = json
+            case .object(let members) = json
         else { return .failure(GrantRefusal(message: shape)) }
+        // A misspelt member (`start_time`) would otherwise grant something else than was asked.
+        if let unknown = members.keys.sorted().first(where: { !Self.grantMembers.contains($0) }) {
+            return .failure(
+                GrantRefusal(message: "unknown member \"\(unknown)\": the body takes duration, start_time_ms and end_time_ms"))
+        }
         func milliseconds(_ key: String) -> Int64?? {
             switch json[key] {
             case nil, .null?: .some(nil)
