@@ -83,7 +83,7 @@ struct CommandsBesideServerTests {
             try String(contentsOfFile: try ImportTests.configBeside(world, port: 0), encoding: .utf8)
                 .replacingOccurrences(of: "sk_test_secret", with: "sk_test_rotated"))
         _ = chmod(stale, 0o600)
-        let imported = try runCLI(["import", "--config", stale, "--app", "demo", file + ".not-found.csv"])
+        let imported = try runCLI(["import", "--config", stale, "--app", "demo", file + ".demo.not-found.csv"])
         #expect(imported.status == 1, "\(imported.output)")
         #expect(imported.output.contains("stopped at row 1: 9999999999: the running server answered 401"), "\(imported.output)")
         #expect(imported.output.contains("0 not found, 0 failed"), "\(imported.output)")

@@ -29,15 +29,15 @@ struct ImportProgressTests {
         service.shutdown()
         let run = try runCLI(["import", "--config", world.configPath, "--app", "demo", file])
         #expect(run.status == 0, "\(run.output)")
-        #expect(run.output.contains("the 1 not found are listed in \(file).not-found.csv"), "\(run.output)")
-        let listed = try String(contentsOfFile: file + ".not-found.csv", encoding: .utf8)
+        #expect(run.output.contains("the 1 not found are listed in \(file).demo.not-found.csv"), "\(run.output)")
+        let listed = try String(contentsOfFile: file + ".demo.not-found.csv", encoding: .utf8)
         #expect(listed == "original_transaction_id,app_user_id\n9999999999,ghost\n")
         #expect(try Import.rows(csv: listed) == [Import.Row(originalTransactionId: "9999999999", appUserId: "ghost")])
         // Everything found: no list left from before.
         let found = try world.directory.write("found.csv", "original_transaction_id\n7000000000\n")
-        _ = try world.directory.write("found.csv.not-found.csv", "stale")
+        _ = try world.directory.write("found.csv.demo.not-found.csv", "stale")
         #expect(try runCLI(["import", "--config", world.configPath, "--app", "demo", found]).status == 0)
-        #expect(!FileManager.default.fileExists(atPath: found + ".not-found.csv"))
+        #expect(!FileManager.default.fileExists(atPath: found + ".demo.not-found.csv"))
     }
 
     /// A run killed after a batch used to lose the rows it had not listed: each batch's rows
@@ -84,22 +84,22 @@ struct ImportProgressTests {
         let checkpoint = Import.checkpointPath(databasePath: world.databasePath, appId: "demo", file: file)
         _ = FileManager.default.createFile(
             atPath: checkpoint, contents: Data("3 \(Import.fingerprint(rows)) \(listed.utf8.count),0\n".utf8))
-        _ = try world.directory.write("subscribers.csv.not-found.csv", listed + "9999999998,ghost2\n9999999997,\n")
+        _ = try world.directory.write("subscribers.csv.demo.not-found.csv", listed + "9999999998,ghost2\n9999999997,\n")
         // Apple refuses the first row it is asked about now: row 4, listed not found before.
         world.store.inject(.status(400, code: 4_000_000, retryAfter: nil), count: 1)
         let run = try runCLI(["import", "--config", world.configPath, "--app", "demo", file, "--concurrency", "1"])
         #expect(run.status == 1, "\(run.output)")
         #expect(run.output.contains("resuming at row 4 of 5"), "\(run.output)")
-        #expect(run.output.contains("the 1 not found are listed in \(file).not-found.csv"), "\(run.output)")
-        #expect(run.output.contains("the 1 failed are listed in \(file).failed.csv"), "\(run.output)")
-        let notFound = try String(contentsOfFile: file + ".not-found.csv", encoding: .utf8)
+        #expect(run.output.contains("the 1 not found are listed in \(file).demo.not-found.csv"), "\(run.output)")
+        #expect(run.output.contains("the 1 failed are listed in \(file).demo.failed.csv"), "\(run.output)")
+        let notFound = try String(contentsOfFile: file + ".demo.not-found.csv", encoding: .utf8)
         #expect(notFound == listed + "9999999997,\n")
-        let failed = try String(contentsOfFile: file + ".failed.csv", encoding: .utf8)
+        let failed = try String(contentsOfFile: file + ".demo.failed.csv", encoding: .utf8)
         #expect(failed.hasPrefix("original_transaction_id,app_user_id,reason\n9999999998,ghost2,9999999998: "), "\(failed)")
         #expect(failed.contains("Apple answered 400"), "\(failed)")
         #expect(try Import.rows(csv: failed) == [Import.Row(originalTransactionId: "9999999998", appUserId: "ghost2")])
         // A new run starts both lists again.
         #expect(try runCLI(["import", "--config", world.configPath, "--app", "demo", file]).status == 0)
-        #expect(!FileManager.default.fileExists(atPath: file + ".failed.csv"))
+        #expect(!FileManager.default.fileExists(atPath: file + ".demo.failed.csv"))
     }
 }

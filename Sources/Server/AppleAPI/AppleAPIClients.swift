@@ -13,6 +13,16 @@ package enum AppleAPIClients {
         app.environments.contains(.production) ? .production : .sandbox
     }
 
+    /// The key `app` signs its App Store Server API requests with; the line every command says
+    /// when it has none (one that asks Apple for each of many rows says it before the first).
+    package static func key(of app: AppConfig) throws(Failure) -> InAppPurchaseKeyConfig {
+        guard let key = app.inAppPurchaseKey else {
+            throw Failure(
+                description: "app \"\(app.id)\" has no inAppPurchaseKey: the App Store Server API needs one (see README)")
+        }
+        return key
+    }
+
     /// The client for `app` in `environment`; a clear one-line failure when the app has no key,
     /// the environment has no API (Xcode, LocalTesting), or the key does not work.
     package static func client(
@@ -21,10 +31,7 @@ package enum AppleAPIClients {
         onRetry: (@Sendable (AppStoreServerAPIError, Double) -> Void)? = nil,
         onAttempt: (@Sendable (String, AppStoreServerAPIClient.AttemptOutcome) -> Void)? = nil
     ) throws(Failure) -> AppStoreServerAPIClient {
-        guard let key = app.inAppPurchaseKey else {
-            throw Failure(
-                description: "app \"\(app.id)\" has no inAppPurchaseKey: the App Store Server API needs one (see README)")
-        }
+        let key = try key(of: app)
         guard let baseURL = config.baseURLs[environment] else {
             throw Failure(description: "the App Store Server API serves Production and Sandbox, not \(environment.rawValue)")
         }

@@ -22,14 +22,16 @@ package struct ImportCommand {
         webhooks: their events are recorded but not delivered unless --emit-events. A purchase
         already stored (pushed or backfilled first) is only linked to app_user_id when the row
         names a customer who does not own it yet, from Apple's current answer (reconcile
-        updates it otherwise).
+        updates it otherwise). An app without an inAppPurchaseKey is refused before anything is
+        read or written.
         Resumable: the run stops at the first row Apple cannot answer now (no answer, 5xx, a rate
         limit past the retries, a refused key) or storage cannot take; after that or an
         interrupt, the same command on the same file goes on from the checkpoint beside the
         database (another file under the same name starts over). Progress goes to standard
         error, a summary to standard output; the rows Apple knows in none of the environments
-        asked go to FILE.not-found.csv, those that failed to FILE.failed.csv (with a reason
-        column), in the same format, batch by batch (a resumed run adds to them); writes the
+        asked go to FILE.APP.not-found.csv, those that failed to FILE.APP.failed.csv (with a
+        reason column; APP is --app, so each app's run keeps its own), in the same format, batch
+        by batch (a resumed run adds to them, a new one starts them again); writes the
         database; with serve running on it, rows go through serve (POST /v1/apple/import, with the
         app's secretApiKey), so its rate limit holds for both and the result is the same.
         """
@@ -52,6 +54,8 @@ package struct ImportCommand {
     package func run() throws -> Int32 {
         let (config, app) = try AppleCommand.configuredApp(parsed)
         let appId = app.id
+        // Every row would stop at Apple for want of a key: refused before anything is read or written.
+        _ = try AppleAPIClients.key(of: app)
         let file = parsed.positionals[0]
         // What the file holds is what the command found wrong (exit 1), not its command line.
         guard let data = FileManager.default.contents(atPath: file) else { throw CommandError("cannot read \(file)") }
@@ -67,7 +71,8 @@ package struct ImportCommand {
         let progress = ProgressLines()
         let checkpoint = Import.checkpointPath(databasePath: CommandStore.checkpointBase(config), appId: appId, file: file)
         let lists = ImportLists(
-            file: file, resumedFrom: Import.resumption(checkpoint: checkpoint, fingerprint: Import.fingerprint(rows))?.note)
+            file: file, appId: appId,
+            resumedFrom: Import.resumption(checkpoint: checkpoint, fingerprint: Import.fingerprint(rows))?.note)
         let summary = Import.run(
             rows, concurrency: Int(parsed.value("concurrency") ?? "4") ?? 4, checkpoint: checkpoint,
             resumed: { done in

@@ -2,9 +2,10 @@ import Foundation
 import Server
 
 /// The rows an import lists beside its CSV, in its format, so import reads them back: those
-/// Apple knows in none of the environments asked in `FILE.not-found.csv` (to try in another
+/// Apple knows in none of the environments asked in `FILE.APP.not-found.csv` (to try in another
 /// environment, or to hand back to whoever exported them), those that failed in
-/// `FILE.failed.csv`, with a `reason` column (to run again once the reason is dealt with).
+/// `FILE.APP.failed.csv`, with a `reason` column (to run again once the reason is dealt with).
+/// They are the app's, as its checkpoint is: a run for another app never cuts or adds to them.
 ///
 /// Each batch's rows are appended before the checkpoint moves past them, and the checkpoint
 /// keeps where both lists ended (`note`): a run that resumes cuts them back to there, so each
@@ -14,12 +15,16 @@ final class ImportLists {
     private var notFound: List
     private var failed: List
 
-    /// The lists of `file`'s run: a new one (`resumedFrom` nil), or the run that resumes from a
-    /// checkpoint whose note is `resumedFrom` (one without, an older build's, leaves them as they are).
-    init(file: String, resumedFrom note: String?) {
+    /// The lists of `file`'s run for app `appId`: a new one (`resumedFrom` nil), or the run that
+    /// resumes from a checkpoint whose note is `resumedFrom` (one without, an older build's,
+    /// leaves them as they are).
+    init(file: String, appId: String, resumedFrom note: String?) {
         let ends = note.map { $0.split(separator: ",").compactMap { off_t($0) } }
-        notFound = List(path: file + ".not-found.csv", header: ["original_transaction_id", "app_user_id"])
-        failed = List(path: file + ".failed.csv", header: ["original_transaction_id", "app_user_id", "reason"])
+        notFound = List(
+            path: Self.path(file: file, appId: appId, list: "not-found"), header: ["original_transaction_id", "app_user_id"])
+        failed = List(
+            path: Self.path(file: file, appId: appId, list: "failed"),
+            header: ["original_transaction_id", "app_user_id", "reason"])
         switch ends {
         case nil:
             notFound.cut(to: 0)
@@ -30,6 +35,10 @@ final class ImportLists {
         default: break
         }
     }
+
+    /// Where app `appId`'s run on `file` keeps `list` (`not-found` or `failed`): beside the file,
+    /// named after both (an app id holds no `/`: the configuration refuses one).
+    static func path(file: String, appId: String, list: String) -> String { "\(file).\(appId).\(list).csv" }
 
     /// Where both lists end now, for the checkpoint (`Import.run`'s `note`).
     var note: String { "\(notFound.size),\(failed.size)" }
