@@ -22,6 +22,7 @@ public struct EventListing: Sendable, Equatable {
 
 /// Which events `EventRows.list` returns; nil fields do not filter.
 public struct EventFilter: Sendable, Equatable {
+    /// Any id of a customer (its own or an alias): the events made under each of its ids.
     public var customer: String?
     public var appId: String?
     /// A delivery status, or `none` for events without a delivery.
@@ -72,16 +73,14 @@ public enum EventRows {
 
     /// The newest events matching `filter`, one row per delivery, newest first (an event's rows
     /// by webhook name, so pages never split or repeat them). The customer is named by its own
-    /// id or an alias, as everywhere; an id that joined another customer also finds the events
-    /// made under it before.
+    /// id or any alias, as everywhere, and has every event made under any of its ids: those made
+    /// before two customers became one are the one customer's, whichever id names it.
     public static func list(_ filter: EventFilter, from rows: some RowReader) throws(StoreError) -> [EventListing] {
         var conditions: [String] = []
         var arguments: [SQLValue] = []
         if let customer = filter.customer {
-            conditions.append(
-                "(e.customer = ? OR e.customer = (SELECT a.app_user_id FROM customer_aliases a WHERE a.app_id = e.app_id AND a.alias = ?))"
-            )
-            arguments += [.text(customer), .text(customer)]
+            conditions.append("(e.customer = ? OR (e.app_id, e.customer) IN (\(customerIdsSQL)))")
+            arguments += Array(repeating: .text(customer), count: 4)
         }
         if let app = filter.appId {
             conditions.append("e.app_id = ?")
@@ -108,6 +107,17 @@ public enum EventRows {
                 lastStatus: row[12].integerValue, lastError: row[13].textValue, webhook: row[14].textValue)
         }
     }
+
+    /// The other ids, by app, of the customer an id names (its three arguments: that id, as `list` binds it), for
+    /// `list`: where it is an alias, the customer's own id and its other aliases; where it is the
+    /// customer's own id, its aliases. (An alias row lives as long as its customer: an id merged
+    /// into another, and every alias it had, point at the customer they joined.)
+    static let customerIdsSQL = """
+        SELECT app_id, app_user_id FROM customer_aliases WHERE alias = ?
+        UNION ALL SELECT a.app_id, a.alias FROM customer_aliases n
+            JOIN customer_aliases a ON a.app_id = n.app_id AND a.app_user_id = n.app_user_id WHERE n.alias = ?
+        UNION ALL SELECT app_id, alias FROM customer_aliases WHERE app_user_id = ?
+        """
 
     /// The app the event `id` belongs to; nil when there is no such event.
     public static func appId(ofEvent id: String, from rows: some RowReader) throws(StoreError) -> String? {

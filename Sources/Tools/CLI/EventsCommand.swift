@@ -14,9 +14,11 @@ package struct EventsCommand {
 
           list     newest first, with each event's delivery: pending (waiting or retrying),
                    delivered, dead (every retry failed), none (the app has no webhook);
-                   --customer takes the customer's id or any of its aliases; --limit rows
-                   (default 100, at most 1000) after skipping --offset newest (the next page:
-                   --offset 100);
+                   --customer takes any id of a customer (its own or an alias) and lists all
+                   of that customer's events, the same whichever id: those made under each of
+                   its ids before they became one customer (an alias, a log-in) included
+                   (CUSTOMER shows the id an event was made for); --limit rows (default 100,
+                   at most 1000) after skipping --offset newest (the next page: --offset 100);
                    --json prints one object per line (the event as sent, plus its delivery)
           resend   makes an event due again at once (a dead letter, or a delivered event sent
                    again on purpose); a running server sends it within a moment
