@@ -89,6 +89,11 @@ struct NotificationsCommandTests {
         let table = try run(["list"])
         #expect(table.status == 0)
         #expect(table.output.contains(applied) && table.output.contains("DID_RENEW") && table.output.contains("held"))
+        #expect(!table.output.contains("REASON"))
+        // Held ones say why they wait.
+        let heldTable = try run(["list", "--held"]).output.split(separator: "\n")
+        #expect(heldTable.first?.hasSuffix("REASON") == true, "\(heldTable)")
+        #expect(heldTable.dropFirst().first?.contains("com.other") == true, "\(heldTable)")
     }
 
     /// Columns fit their widest cell: an app id longer than the header's column is printed whole.

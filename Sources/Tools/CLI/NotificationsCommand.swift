@@ -14,8 +14,8 @@ package struct NotificationsCommand {
 
           list     newest first, 100 unless --limit says otherwise (at most 1000), skipping the
                    --offset newest (the next page: --offset 1000); --held shows
-                   only held ones (validly signed, but for another bundle or environment: each
-                   start of revenuedot serve applies those its configuration now accepts); --json
+                   only held ones and why (validly signed, but for another bundle or environment:
+                   each start of revenuedot serve applies those its configuration now accepts); --json
                    prints one object per line
           show     one notification with its payload decoded (nested JWS decoded too); the UUID
                    is matched as Apple sends it, in lower case, whatever case it is given in
@@ -93,16 +93,18 @@ package struct NotificationsCommand {
             StandardStreams.out(records.map { Self.summary($0).serialized() + "\n" }.joined())
             return 0
         }
-        // Columns as wide as their widest cell: an app id or a type is never cut.
+        // Columns as wide as their widest cell: an app id or a type is never cut. Held ones say
+        // why they wait, last (a sentence).
+        let held = parsed.flags.contains("held")
         let rows =
-            [["RECEIVED", "STATE", "APP", "TYPE / SUBTYPE", "ENVIRONMENT", "UUID"]]
+            [["RECEIVED", "STATE", "APP", "TYPE / SUBTYPE", "ENVIRONMENT", "UUID"] + (held ? ["REASON"] : [])]
             + records.map { record in
                 [
                     // Unsigned (Xcode) notifications are anyone's text: every column is escaped.
                     UnixTime.iso8601(record.receivedAt), record.state.rawValue, record.appId.escapingControls,
                     (record.subtype.map { "\(record.notificationType) / \($0)" } ?? record.notificationType).escapingControls,
                     (record.environment ?? "-").escapingControls, record.notificationUUID.escapingControls,
-                ]
+                ] + (held ? [(record.stateReason ?? "-").escapingControls] : [])
             }
         let columns = TextColumns(fitting: rows)
         var lines = rows.map(columns.line)
