@@ -31,6 +31,22 @@ import Testing
     /// A command's probe (`DatabaseLock.holderProblem`) holds a shared lock for a moment: a
     /// starting server waits it out instead of reporting the database in use; a lock held on
     /// is still refused.
+    /// A second name of the file (a hard link) would have its own lock and its own WAL: a
+    /// database with several names is refused, and opens again once it has one.
+    @Test func aDatabaseWithTwoNamesIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        try Store(path: directory.databasePath, exclusive: true).close()
+        let other = directory.path + "/other.sqlite"
+        #expect(link(directory.databasePath, other) == 0)
+        for name in [directory.databasePath, other] {
+            let refused = try #require(throws: StoreError.self) { try Store(path: name, exclusive: true) }
+            #expect(refused.message.contains("has 2 names (hard links)"), "\(refused)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: other + ".lock"))
+        #expect(unlink(other) == 0)
+        try Store(path: directory.databasePath, exclusive: true).close()
+    }
+
     @Test func aMomentaryProbeDoesNotRefuseAStart() throws {
         let directory = try TemporaryDirectory()
         let lockPath = directory.databasePath + ".lock"
