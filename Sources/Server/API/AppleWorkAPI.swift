@@ -31,7 +31,9 @@ package struct AppleWorkAPI: Sendable {
         }
         guard let body = try? JSONValue(parsingWithoutRepeatedNames: request.body),
             let id = Self.originalTransactionId(body)
-        else { return reply(Self.badBody(#"{"original_transaction_id": "<decimal id>", "app_user_id": "..."}"#)) }
+        else {
+            return reply(Self.badBody(#"{"original_transaction_id": "<decimal id>", "app_user_id": "..."}"#, request.body))
+        }
         if let stray = Self.strayMember(of: body, allowed: Self.importMembers) { return reply(stray) }
         let user = body["app_user_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         if let user, let refused = AppUserIdRule.refusal(user, access: .secret) { return reply(refused) }
@@ -39,7 +41,7 @@ package struct AppleWorkAPI: Sendable {
         if let named = body["environments"]?.arrayValue {
             let asked = named.compactMap(\.stringValue).map(AppStoreEnvironment.init(rawValue:))
             guard asked.count == named.count, !asked.isEmpty, asked.allSatisfy(app.environments.contains) else {
-                return reply(Self.badBody("environments must name the app's environments"))
+                return reply(.error(status: 400, code: "bad_request", message: "environments must name the app's environments"))
             }
             environments = asked
         }
@@ -69,7 +71,7 @@ package struct AppleWorkAPI: Sendable {
         }
         guard let body = try? JSONValue(parsingWithoutRepeatedNames: request.body),
             let id = Self.originalTransactionId(body)
-        else { return reply(Self.badBody(#"{"original_transaction_id": "<decimal id>"}"#)) }
+        else { return reply(Self.badBody(#"{"original_transaction_id": "<decimal id>"}"#, request.body)) }
         if let stray = Self.strayMember(of: body, allowed: ["original_transaction_id": Self.anything]) { return reply(stray) }
         guard app.inAppPurchaseKey != nil else { return reply(Self.noKey(app)) }
         let (store, clients, clock) = (store, clients, clock)
@@ -103,7 +105,7 @@ package struct AppleWorkAPI: Sendable {
             let environment = body["environment"]?.stringValue.map(AppStoreEnvironment.init(rawValue:)),
             Backfill.environments(of: app).contains(environment), case .integer(let through) = body["read_through"],
             through > 0, through <= nowMs
-        else { return reply(Self.badBody(shape + " of an environment the app accepts")) }
+        else { return reply(Self.badBody(shape + " of an environment the app accepts", request.body)) }
         if let stray = Self.strayMember(of: body, allowed: ["environment": Self.anything, "read_through": Self.anything]) {
             return reply(stray)
         }
@@ -160,8 +162,8 @@ package struct AppleWorkAPI: Sendable {
         return nil
     }
 
-    private static func badBody(_ shape: String) -> HTTPResponse {
-        .error(status: 400, code: "bad_request", message: "the body must be \(shape)")
+    private static func badBody(_ shape: String, _ body: Data) -> HTTPResponse {
+        .error(status: 400, code: "bad_request", message: BodyShape.refusal(body, shape: "the body must be \(shape)"))
     }
 
     private static func noKey(_ app: AppConfig) -> HTTPResponse {

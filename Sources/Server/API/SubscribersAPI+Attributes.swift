@@ -102,7 +102,7 @@ extension SubscribersAPI {
         }
         let shape = #"the body must be {"attributes": {"<key>": {"value": "<string or null>", "updated_at_ms": <ms>}}}"#
         guard let json = try? JSONValue(parsingWithoutRepeatedNames: body), case .object(let members)? = json["attributes"]
-        else { return refuse(shape) }
+        else { return refuse(BodyShape.refusal(body, shape: shape)) }
         var attributes: [String: SubscriberAttribute] = [:]
         for (key, attribute) in members {
             guard case .object = attribute else { return refuse("\(key): \(shape)") }

@@ -34,7 +34,9 @@ extension SubscribersAPI {
             let newId = body["new_app_user_id"]?.stringValue, !newId.isEmpty, !appUserId.isEmpty
         else {
             return reply(
-                .error(status: 400, code: "bad_request", message: #"the body must be {"new_app_user_id": "<app user id>"}"#))
+                .error(
+                    status: 400, code: "bad_request",
+                    message: BodyShape.refusal(request.body, shape: #"the body must be {"new_app_user_id": "<app user id>"}"#)))
         }
         if let refused = AppUserIdRule.refusal(appUserId, access: access)
             ?? AppUserIdRule.refusal(newId, access: access, name: "new_app_user_id")
@@ -81,7 +83,10 @@ extension SubscribersAPI {
             return reply(
                 .error(
                     status: 400, code: "bad_request",
-                    message: #"the body must be {"app_user_id": "<current app user id>", "new_app_user_id": "<app user id>"}"#))
+                    message: BodyShape.refusal(
+                        request.body,
+                        shape: #"the body must be {"app_user_id": "<current app user id>", "new_app_user_id": "<app user id>"}"#))
+            )
         }
         if let refused = AppUserIdRule.refusal(appUserId, access: access, name: "app_user_id")
             ?? AppUserIdRule.refusal(newId, access: access, name: "new_app_user_id")

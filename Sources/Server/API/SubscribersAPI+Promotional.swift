@@ -70,7 +70,7 @@ extension SubscribersAPI {
             #"the body must be {"duration": "daily|three_day|weekly|two_week|monthly|two_month|three_month|six_month|yearly|lifetime"} or {"end_time_ms": <ms>}"#
         guard let json = try? JSONValue(parsingWithoutRepeatedNames: body.isEmpty ? Data("{}".utf8) : body),
             case .object(let members) = json
-        else { return .failure(GrantRefusal(message: shape)) }
+        else { return .failure(GrantRefusal(message: BodyShape.refusal(body, shape: shape))) }
         // A misspelt member (`start_time`) would otherwise grant something else than was asked.
         if let unknown = members.keys.sorted().first(where: { !Self.grantMembers.contains($0) }) {
             return .failure(

@@ -129,9 +129,11 @@ package struct SubscribersAPI: Sendable {
         reply(
             .error(
                 status: 400, code: "bad_request",
-                message:
-                    #"the body must be {"signedTransaction": "<jwsRepresentation>"}, {"transactionId": "<id>"} or {"signedAppTransaction": "<AppTransaction jwsRepresentation>"}"#
-            ))
+                message: BodyShape.refusal(
+                    request.body,
+                    shape:
+                        #"the body must be {"signedTransaction": "<jwsRepresentation>"}, {"transactionId": "<id>"} or {"signedAppTransaction": "<AppTransaction jwsRepresentation>"}"#
+                )))
     }
 
     /// Verifies the signed transaction, links it to the customer and applies it.
