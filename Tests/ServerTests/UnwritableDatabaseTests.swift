@@ -37,6 +37,30 @@ struct UnwritableDatabaseTests {
         }
     }
 
+    /// A database this user may read in a folder it may not write (a read-only mount, say),
+    /// with no shared-memory file left beside it: SQLite cannot read a WAL database without
+    /// making one, and the commands say that, not "unable to open database file".
+    @Test func aFolderWhereTheSharedMemoryFileCannotBeMadeIsSaidSo() throws {
+        let fixture = try ServerFixture()
+        try fixture.startService().shutdown()
+        let binary = fixture.directory.path("revenuedot")
+        try FileManager.default.copyItem(atPath: ChildServer.executable.path, toPath: binary)
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: fixture.databasePath + suffix) }
+        for name in try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)
+        where !name.hasPrefix("revenuedot.sqlite") {
+            #expect(chown(fixture.directory.path(name), Self.user, gid_t(Self.user)) == 0)
+        }
+        #expect(chmod(fixture.databasePath, 0o644) == 0 && chmod(fixture.directory.url.path, 0o755) == 0)
+        for arguments in [["events", "list"], ["notifications", "list"]] {
+            let refused = try run(binary, arguments + ["--config", fixture.configPath])
+            #expect(refused.status == 1, "\(arguments): \(refused.output)")
+            #expect(
+                refused.output.contains("does not let this user make \(fixture.databasePath)-shm"),
+                "\(arguments): \(refused.output)")
+            #expect(!refused.output.contains("PRAGMA"), "\(arguments): \(refused.output)")
+        }
+    }
+
     @Test func checkConfigAndServeRefuseFilesThisUserCannotWrite() throws {
         let fixture = try ServerFixture()
         try fixture.startService().shutdown()

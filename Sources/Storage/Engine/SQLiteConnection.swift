@@ -101,9 +101,13 @@ final class SQLiteConnection {
             try configure(role: role)
         } catch {
             // Said of the file, not of the PRAGMA that first read its header.
-            switch sqlite3_errcode(connection) {
+            switch sqlite3_errcode(connection) & 0xff {
             case SQLITE_NOTADB: throw StoreError(.corrupt, "\(path) is not a SQLite database")
             case SQLITE_CORRUPT: throw StoreError(.corrupt, "\(path) is a damaged SQLite database (cut short, or overwritten)")
+            // A reader that cannot make the shared-memory file: "unable to open database file" on
+            // a read-only mount, "attempt to write a readonly database" in a folder it may not write.
+            case SQLITE_CANTOPEN where role != .writer, SQLITE_READONLY where role != .writer:
+                throw SQLiteFiles.unreadable(path).map { StoreError(.unavailable, $0) } ?? error
             default: throw error
             }
         }

@@ -21,4 +21,25 @@ enum SQLiteFiles {
         }
         return nil
     }
+
+    /// Why a reader could not open the database at `path` (SQLite's "unable to open database
+    /// file" at its first statement): a WAL database is read through its shared-memory file,
+    /// which must exist or be made beside it. Nil when that is not why.
+    static func unreadable(_ path: String) -> String? {
+        let shm = path + "-shm"
+        if FileManager.default.fileExists(atPath: shm) {
+            guard access(shm, R_OK | W_OK) == 0 else {
+                return "\(shm) cannot be written by this user (\(String(cString: strerror(errno)))), and SQLite reads "
+                    + "the database through it: check its owner and mode"
+            }
+            return nil
+        }
+        let folder = URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent().path
+        guard access(folder, W_OK | X_OK) == 0 else {
+            return "\(folder), the database's folder, does not let this user make \(shm) (\(String(cString: strerror(errno)))), "
+                + "which SQLite needs to read the database: run this as a user who may write the folder, or on a copy "
+                + "of the database (with its -wal file) in a folder this user may write"
+        }
+        return nil
+    }
 }
