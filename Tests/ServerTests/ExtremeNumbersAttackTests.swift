@@ -65,30 +65,43 @@ struct ExtremeNumbersAttackTests {
 
     @Test func theForgedMinimumSignedDateIsRefusedEverywhere() throws {
         defer { service.shutdown() }
-        let probe = try forged(
+        let payload =
             #"{"notificationType":"DID_RENEW","notificationUUID":"5b1e","signedDate":-9223372036854775808,"#
-                + #""data":{"bundleId":"com.example.app","environment":"Sandbox"}}"#)
-        let ingest = try connection.postNotification(probe)
+            + #""data":{"bundleId":"com.example.app","environment":"Sandbox"}}"#
+        // As the probe sent it, with a zero signature: refused for the signature, its payload unread.
+        let ingest = try connection.postNotification(try forged(payload))
         #expect(ingest.status == 401)
         // Why is the reject log's to keep; the 401 says only that the payload did not verify.
         #expect(!String(decoding: ingest.body, as: UTF8.self).contains("signedDate"))
-        let reasons = try rejectReasons()
-        #expect(reasons.contains { $0.contains("signedDate -9223372036854775808") }, "\(reasons)")
-        let transaction = try forged(
+        // Signed by the chain the app trusts: read, and refused for the number.
+        let signed = try fixture.signer.chain.sign(payload: Data(payload.utf8))
+        #expect(try connection.postNotification(signed).status == 401)
+        let transaction =
             #"{"transactionId":"1","originalTransactionId":"1","bundleId":"com.example.app","environment":"Sandbox","#
-                + #""signedDate":-9223372036854775808}"#)
-        #expect(try connection.postTransaction(transaction, for: "mallory").status == 401)
+            + #""signedDate":-9223372036854775808}"#
+        for posted in [try forged(transaction), try fixture.signer.chain.sign(payload: Data(transaction.utf8))] {
+            #expect(try connection.postTransaction(posted, for: "mallory").status == 401)
+        }
         #expect(try healthIsOK())
         // Apple's next notification is stored as ever.
         #expect(try connection.postNotification(try fixture.signer.notification()).status == 200)
         #expect(try count("notifications") == 1)
         #expect(try count("posted_transactions") == 0)
+        // The reject log writes a second reject within a second of the first a moment later.
+        var reasons = try rejectReasons()
+        for _ in 0..<50 where !reasons.contains(where: { $0.contains("signedDate") }) {
+            Thread.sleep(forTimeInterval: 0.1)
+            reasons = try rejectReasons()
+        }
+        #expect(reasons.contains { $0.contains("the ES256 signature does not match") }, Comment(rawValue: "\(reasons)"))
+        #expect(reasons.contains { $0.contains("signedDate -9223372036854775808") }, Comment(rawValue: "\(reasons)"))
 
         let directory = TestDirectory("revenuedot-verify-probe")
-        let file = try directory.write("probe.txt", probe)
-        let verify = try runCLI(["verify", file])
+        let file = try directory.write("probe.txt", signed)
+        let root = try directory.write("root.pem", fixture.signer.chain.root.pem)
+        let verify = try runCLI(["verify", "--root-cert", root, file])
         #expect(verify.status == 1)
-        #expect(verify.output.contains("signedDate -9223372036854775808 is not a date App Store sends"))
+        #expect(verify.output.contains("signedDate -9223372036854775808 is not a date App Store sends"), "\(verify.output)")
         #expect(verify.output.split(separator: "\n").count == 1)
     }
 
