@@ -61,6 +61,23 @@ struct ImportPerAppTests {
         #expect(missing.status == 1 && missing.output.contains("has no inAppPurchaseKey"), "\(missing.output)")
     }
 
+    /// reconcile and backfill refuse such an app the same way, before they open anything.
+    @Test func reconcileAndBackfillRefuseAnAppWithoutAKeyAtOnce() throws {
+        let world = try AppleAPIWorld()
+        let config = try Self.configWithMoreApps(world)
+        try RevenueDotService(config: try world.config(), log: { _ in }).shutdown()
+        let before = try Self.files(world.directory.url.path)
+        for command in ["reconcile", "backfill"] {
+            let refused = try runCLI([command, "--config", config, "--app", "other"])
+            #expect(refused.status == 1, "\(command): \(refused.output)")
+            #expect(
+                refused.output
+                    == #"revenuedot \#(command): app "other" has no inAppPurchaseKey: the App Store Server API needs one (see README)"#
+                    + "\n")
+        }
+        #expect(try Self.files(world.directory.url.path) == before)
+    }
+
     /// Another app with a key imports the same file: it lists its own rows beside the demo app's,
     /// and a new run of either starts only its own lists again.
     @Test func eachAppsRunKeepsItsOwnLists() throws {

@@ -54,6 +54,8 @@ package struct BackfillCommand {
 
     package func run() throws -> Int32 {
         let (config, app) = try AppleCommand.configuredApp(parsed)
+        // Refused before anything is opened: without a key Apple cannot be asked.
+        _ = try AppleAPIClients.key(of: app)
         let appId = app.id
         let environments =
             try AppleCommand.environment(parsed.value("environment")).map { [$0] } ?? Backfill.environments(of: app)

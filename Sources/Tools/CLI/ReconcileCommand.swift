@@ -35,6 +35,8 @@ package struct ReconcileCommand {
 
     package func run() throws -> Int32 {
         let (config, app) = try AppleCommand.configuredApp(parsed)
+        // Refused before anything is read: without a key no subscription can be asked about.
+        _ = try AppleAPIClients.key(of: app)
         let appId = app.id
         let (reader, reconcileOne, close) = try target(config: config, app: app)
         defer { close() }
