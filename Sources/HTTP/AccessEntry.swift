@@ -13,7 +13,8 @@ public struct AccessEntry: Sendable, Equatable {
     /// The `X-Forwarded-For` header as the client sent it, when it sent one.
     public var forwardedFor: String?
     /// Why the answer was never sent, when it was not: `connection_lost` (the client closed or
-    /// broke its connection), `timed_out`, or `shutdown` (the server stopped first). `status`
+    /// broke its connection), `timed_out` (silent past the idle timeout, or cut off at the
+    /// header or request deadline), or `shutdown` (the server stopped first). `status`
     /// is then the answer that was made (0 if none was), and `bytes` is 0.
     public var unsent: String? = nil
 }

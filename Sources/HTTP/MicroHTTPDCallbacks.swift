@@ -127,6 +127,9 @@ func microHTTPDRequestCompleted(
 ) {
     guard let cls else { return }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    // A connection the deadlines cut off ends as if the client had left: it timed out.
+    var reason = reason
+    if let connection, core.deadlines?.wasCut(connection) == true { reason = .REQUEST_TERMINATED_TIMEOUT_REACHED }
     // The next request on a kept-alive connection is owed from now.
     if let connection { core.deadlines?.answered(connection) }
     guard let pointer = requestContext?.pointee else { return }

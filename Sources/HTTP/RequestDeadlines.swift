@@ -164,6 +164,13 @@ final class RequestDeadlines: Sendable {
         }
     }
 
+    /// Whether the connection was cut off for being late: libmicrohttpd then sees the end of the
+    /// stream and ends its request as if the client had left. Known until it reports the
+    /// connection closed, which comes after it reports the request done.
+    func wasCut(_ connection: OpaquePointer) -> Bool {
+        entries.withLock { $0[Self.key(connection)]?.phase == .cut }
+    }
+
     /// libmicrohttpd closed the connection (it closes the socket after this).
     func closed(_ connection: OpaquePointer) {
         _ = entries.withLock { $0.removeValue(forKey: Self.key(connection)) }

@@ -13,11 +13,16 @@ final class AccessLoggedServer: Sendable {
         let entries = Mutex<[AccessEntry]>([])
     }
 
-    /// Started with `router`; the configuration's idle timeout unless `connectionTimeoutSeconds`.
-    init(_ router: Router, connectionTimeoutSeconds: Int? = nil) throws {
+    /// Started with `router`; the configuration's idle timeout and deadlines unless given.
+    init(
+        _ router: Router, connectionTimeoutSeconds: Int? = nil, headerTimeoutSeconds: Int? = nil,
+        requestTimeoutSeconds: Int? = nil
+    ) throws {
         let kept = Kept()
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 1)
         if let connectionTimeoutSeconds { configuration.connectionTimeoutSeconds = connectionTimeoutSeconds }
+        if let headerTimeoutSeconds { configuration.headerTimeoutSeconds = headerTimeoutSeconds }
+        if let requestTimeoutSeconds { configuration.requestTimeoutSeconds = requestTimeoutSeconds }
         configuration.accessLog = { entry in kept.entries.withLock { $0.append(entry) } }
         self.kept = kept
         server = HTTPServer(configuration: configuration, router: router)
@@ -61,6 +66,33 @@ struct AbandonedRequestLogTests {
         // Lost, or timed out when libmicrohttpd notices the hang-up only later (a loaded machine).
         #expect(["connection_lost", "timed_out"].contains(entry.unsent), "\(entry)")
         #expect(entry.bytes == 0 && entry.remoteAddress == "127.0.0.1")
+        #expect(logged.entries.count == 1)
+    }
+}
+
+/// A request the server cuts off at its deadline (trickled a byte at a time, never silent for
+/// the idle timeout) is logged as timed out, not as the client leaving.
+@Suite("Requests cut off at a deadline")
+struct CutOffRequestLogTests {
+    @Test(arguments: ["body", "head"])
+    func aRequestCutOffAtTheDeadlineIsLoggedAsTimedOut(trickled: String) throws {
+        var router = Router()
+        router.add("POST", "/upload") { request in .text("\(request.body.count)") }
+        let logged = try AccessLoggedServer(
+            router, connectionTimeoutSeconds: 10, headerTimeoutSeconds: 1, requestTimeoutSeconds: 2)
+        defer { logged.server.shutdown() }
+        let client = try LoopbackConnection(port: logged.server.port, timeoutSeconds: 5)
+        let (head, byte) =
+            trickled == "body"
+            ? ("POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 1000\r\n\r\n", "a")
+            : ("POST /upload HTTP/1.1\r\nHost: test\r\n", "X")
+        try client.sendRaw(Data(head.utf8))
+        let started = Date()
+        while client.isOpen, (try? client.sendRaw(Data(byte.utf8))) != nil, Date().timeIntervalSince(started) < 8 {
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        let entry = try logged.firstEntry()
+        #expect(entry.path == "/upload" && entry.status == 0 && entry.unsent == "timed_out", "\(entry)")
         #expect(logged.entries.count == 1)
     }
 }
