@@ -128,10 +128,10 @@ struct FileSafetyTests {
         try chmod(fixture.configPath, mode)
         let (status, line) = try serve(fixture.configPath)
         #expect(status == 1)
-        #expect(line.hasPrefix("revenuedot serve: config \(fixture.configPath): \(fixture.configPath) "), "\(line)")
-        #expect(line.hasSuffix("run chmod 600 \(fixture.configPath)"), "\(line)")
-        #expect(line.contains(mode & 0o004 != 0 ? "is readable by other users" : "can be changed by other users"))
-        #expect(!line.contains("\n"))
+        let message = try #require(startFailedMessage(line), "not one start.failed line: \(line)")
+        #expect(message.hasPrefix("config \(fixture.configPath): \(fixture.configPath) "), "\(line)")
+        #expect(message.hasSuffix("run chmod 600 \(fixture.configPath)"), "\(line)")
+        #expect(message.contains(mode & 0o004 != 0 ? "is readable by other users" : "can be changed by other users"))
     }
 
     @Test func serveAcceptsAConfigForItsGroupToRead() throws {
@@ -182,8 +182,8 @@ struct FileSafetyTests {
         let (status, line) = try serve(config)
         #expect(status == 1)
         #expect(
-            line.hasPrefix(
-                "revenuedot serve: config \(config): apps[0].environments: \(environment) data carries no App Store signature"),
+            startFailedMessage(line)?.hasPrefix(
+                "config \(config): apps[0].environments: \(environment) data carries no App Store signature") == true,
             "\(line)")
         // Without Production it is the developer's choice.
         let sandbox = try fixture.directory.write(

@@ -5,8 +5,8 @@ import Testing
 @testable import Server
 @testable import Tools
 
-/// `revenuedot serve` with a configuration that loads but cannot be served: one line that names
-/// the key to fix, and exit 1.
+/// `revenuedot serve` with a configuration that loads but cannot be served: one `start.failed`
+/// line, in the default text log format too, that names the key to fix, and exit 1.
 @Suite("revenuedot serve start failures")
 struct ServeStartTests {
     let fixture: ServerFixture
@@ -36,9 +36,9 @@ struct ServeStartTests {
         let path = try config(listen: "127.0.0.1:\(service.port)", database: "sqlite:" + fixture.directory.path("other.sqlite"))
         let (status, line) = try serve(path)
         #expect(status == 1)
-        #expect(
-            line.hasPrefix("revenuedot serve: config \(path): listen: Could not listen on 127.0.0.1:\(service.port)"), "\(line)")
-        #expect(!line.contains("\n"))
+        let message = try #require(startFailedMessage(line), "not one start.failed line: \(line)")
+        #expect(message.hasPrefix("config \(path): listen: Could not listen on 127.0.0.1:\(service.port)"), "\(line)")
+        #expect(message.hasSuffix("Address already in use"), "\(line)")
         #expect(!line.contains("HTTPServerError"))
         // Refused before storage opens: no database was created (or, in an upgrade, migrated).
         #expect(!FileManager.default.fileExists(atPath: fixture.directory.path("other.sqlite")))
@@ -49,8 +49,8 @@ struct ServeStartTests {
         let path = try config(listen: "127.0.0.1:0", database: "sqlite:" + missing)
         let (status, line) = try serve(path)
         #expect(status == 1)
-        #expect(line.hasPrefix("revenuedot serve: config \(path): database: cannot open \(missing): "), "\(line)")
-        #expect(!line.contains("\n"))
+        let message = try #require(startFailedMessage(line), "not one start.failed line: \(line)")
+        #expect(message.hasPrefix("config \(path): database: cannot open \(missing): "), "\(line)")
     }
 
     /// A WAL that cannot get its full size at start (a full disk; here a file size limit) is

@@ -29,14 +29,11 @@ package struct ServeCommand {
         configPath = parsed.value("config") ?? "revenuedot.json"
     }
 
-    /// Says why a start with a configuration failed, in the configured log format (a JSON log
-    /// has only JSON lines), and gives the exit status.
+    /// Says why a start failed, as one `start.failed` line in the configured log format (text
+    /// when it is not known): the line an alert on the log waits for, and the one a person at
+    /// the terminal reads. Gives the exit status.
     private static func startFailed(_ error: any Error, log config: LogConfig) -> Int32 {
-        if config.format == .json {
-            Log(config).error("start.failed", "\(error)")
-        } else {
-            StandardStreams.error("revenuedot serve: \(error)\n")
-        }
+        Log(config).error("start.failed", "\(error)")
         return 1
     }
 

@@ -33,3 +33,13 @@ func runProcess(_ executable: String, _ arguments: [String], in directory: Strin
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
+
+/// The message of the one line a failed `serve` writes in the text log format
+/// (`TIME error start.failed MESSAGE`); nil when `output` is anything else.
+func startFailedMessage(_ output: String) -> String? {
+    let line = output.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !line.contains("\n"),
+        let match = line.firstMatch(of: #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z error start\.failed (.+)$/#)
+    else { return nil }
+    return String(match.output.1)
+}
