@@ -28,8 +28,8 @@ package final class DeliveryWorker: StoppableService {
     /// Takes a line for every failed attempt and every dead letter.
     private let log: Log?
     /// `webhook.failed` and `webhook.dead_letter` lines, each at most one a second.
-    private let failureLines = Locked(LineAllowance(perSecond: 1))
-    private let deadLines = Locked(LineAllowance(perSecond: 1))
+    private let failureLines: AllowedLines
+    private let deadLines: AllowedLines
     /// Reads (or claims) of due deliveries that failed.
     private let picking: FailureStreak
     private let wake = MonotonicSemaphore()
@@ -58,6 +58,18 @@ package final class DeliveryWorker: StoppableService {
         self.clock = clock
         self.pollInterval = pollInterval
         state = Locked(DeliveryDispatch(capacity: webhook.concurrency * 2))
+        let fields: [(String, LogValue)] = [("app", .text(app.id)), ("webhook", .text(webhook.id))]
+        failureLines = AllowedLines(perSecond: 1, clock: clock) { leftOut in
+            log?.warning(
+                "webhook.failed", "more failed attempts than one a second: left out of the log",
+                fields + [("left_out", .integer(Int64(leftOut)))])
+        }
+        deadLines = AllowedLines(perSecond: 1, clock: clock) { leftOut in
+            log?.error(
+                "webhook.dead_letter",
+                "more dead letters than one a second: left out of the log; revenuedot events list --status dead lists them",
+                fields + [("left_out", .integer(Int64(leftOut)))])
+        }
     }
 
     /// Starts its threads. After a reload, `predecessor` is the worker of the same app and
@@ -285,11 +297,11 @@ package final class DeliveryWorker: StoppableService {
     ///
     /// At most one line a second of each kind per webhook: a receiver down with a backlog fails
     /// every attempt, and the lines would bury the log. The next line written says how many were
-    /// left out (`left_out`); `/metrics` counts every attempt.
+    /// left out (`left_out`), or, when none comes in the second after, a line of its own with
+    /// no event does (`LineAllowance`); `/metrics` counts every attempt.
     private func logFailure(of delivery: DueDelivery, status: Int?, reason: String, dead: Bool) {
         guard let log else { return }
-        let atMs = UnixTime.milliseconds(clock())
-        guard let leftOut = (dead ? deadLines : failureLines).withLock({ $0.admit(atMs: atMs) }) else { return }
+        guard let leftOut = (dead ? deadLines : failureLines).admit() else { return }
         var fields: [(String, LogValue)] = [
             ("app", .text(appId)), ("webhook", .text(webhook)),
             ("event_id", .text(delivery.eventId)), ("attempt", .integer(Int64(delivery.attempts + 1))),

@@ -1,0 +1,71 @@
+import Foundation
+import LoopbackClient
+import Testing
+import Threads
+
+@testable import Server
+
+/// Lines left out under a `LineAllowance` are counted in the log even when no line follows
+/// them: a summary line (`left_out`, no event of its own) says the count once a second has
+/// passed without a line to say it.
+@Suite struct LeftOutLinesTests {
+    /// `left_out` of a text line, 0 when it has none.
+    static func leftOut(_ line: String) -> Int {
+        line.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("left_out=") }.flatMap { Int($0.dropFirst(9)) } ?? 0
+    }
+
+    /// How many of `lines` stand for one occurrence each (not a summary), plus every count said.
+    static func counted(_ lines: [String]) -> Int {
+        lines.filter { $0.contains(" event_id=") || $0.contains(" status=") }.count + lines.map(leftOut).reduce(0, +)
+    }
+
+    /// Six deliveries fail at once, then die a second later, and nothing comes after: every
+    /// failed attempt and every dead letter is a line or in a count, within two seconds or so.
+    @Test func failuresAndDeadLettersLeftOutAreSummarised() throws {
+        let receiver = try WebhookReceiver { _, _ in 500 }
+        defer { receiver.stop() }
+        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url, retryDelays: "[1]")
+        let (service, kept) = try OperationalLogTests.service(fixture)
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        for index in 0..<6 {
+            let purchase = try fixture.signer.notification(
+                type: "SUBSCRIBED", subtype: "INITIAL_BUY", originalTransactionId: "\(7_400_000_000 + index)")
+            #expect(try connection.postNotification(purchase).status == 200)
+        }
+        let allDead = #"revenuedot_webhook_deliveries_total{outcome="dead"} 6"#
+        #expect(poll(seconds: 30) { (try? connection.request("GET", "/metrics").text.contains(allDead)) == true })
+        let said = poll(seconds: 10) {
+            Self.counted(OperationalLogTests.lines(kept, event: "webhook.failed")) == 6
+                && Self.counted(OperationalLogTests.lines(kept, event: "webhook.dead_letter")) == 6
+        }
+        let failed = OperationalLogTests.lines(kept, event: "webhook.failed")
+        let dead = OperationalLogTests.lines(kept, event: "webhook.dead_letter")
+        #expect(said, "failed: \(failed)\ndead: \(dead)")
+        // No line of a kind comes after the burst: the count is in a summary of its own.
+        let summary = try #require(dead.last { !$0.contains(" event_id=") }, "\(dead)")
+        #expect(summary.contains(" error webhook.dead_letter more dead letters than one a second"), "\(summary)")
+        #expect(summary.hasSuffix(" app=demo webhook=\"\" left_out=\(Self.leftOut(summary))\n"), "\(summary)")
+        #expect(failed.contains { !$0.contains(" event_id=") && $0.contains(" warning webhook.failed ") }, "\(failed)")
+    }
+
+    /// A flood of refused notifications and then none: the refusals left out are said by a
+    /// summary; the next refusal, later, has no count to say.
+    @Test func refusalsLeftOutAreSummarised() throws {
+        let fixture = try ServerFixture()
+        let (service, kept) = try OperationalLogTests.service(fixture, log: #"{"access": false}"#)
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        for _ in 0..<100 { _ = try connection.request("POST", "/v1/apple/notifications/demo", body: Data("{}".utf8)) }
+        let said = poll(seconds: 10) { Self.counted(OperationalLogTests.lines(kept, event: "notification.refused")) == 100 }
+        let flood = OperationalLogTests.lines(kept, event: "notification.refused")
+        #expect(said, "\(flood)")
+        #expect(flood.count < 60, "\(flood.count) lines")
+        let summary = try #require(flood.last { !$0.contains(" status=") }, "no summary: \(flood)")
+        #expect(summary.contains(" warning notification.refused more refusals than 10 a second"), "\(summary)")
+        #expect(!summary.contains(" app=") && Self.leftOut(summary) > 0, "\(summary)")
+        #expect(try connection.request("POST", "/v1/apple/notifications/demo", body: Data("{}".utf8)).status == 400)
+        let next = OperationalLogTests.lines(kept, event: "notification.refused").dropFirst(flood.count)
+        #expect(next.count == 1 && Self.leftOut(next.first ?? "") == 0, "\(next)")
+    }
+}
