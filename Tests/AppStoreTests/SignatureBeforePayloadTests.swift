@@ -56,12 +56,26 @@ struct SignatureBeforePayloadTests {
         #expect(cache.statistics.count == 0)
     }
 
-    @Test func aChainGoodAtNoTimeIsJudgedAtThePayloadsDateAsApplesOrderDoes() throws {
+    @Test func aLeafAndIntermediateThatNeverOverlapAreRefusedUnread() throws {
         // The intermediate expired before the leaf began: no time suits both.
         let base = Int64(now.timeIntervalSince1970)
         let day: Int64 = 86_400
         let chain = try TestChain(
             rootWindow: (base - 400 * day, base + 400 * day), intermediateWindow: (base - 300 * day, base - 100 * day),
+            leafWindow: (base - 50 * day, base + 200 * day))
+        let signed = try jws(Data("not JSON {[".utf8), chain: chain)
+        let detail = expectRejected(.verificationFailure) {
+            _ = try Fixtures.verifier(roots: [chain.root]).verifyNotification(signed, now: now)
+        }
+        #expect(detail == "certificate chain: the leaf's and the intermediate's validity never overlap")
+    }
+
+    @Test func aChainOutsideItsRootsWindowIsJudgedAtThePayloadsDateAsApplesOrderDoes() throws {
+        // Leaf and intermediate overlap, but only after the root expired.
+        let base = Int64(now.timeIntervalSince1970)
+        let day: Int64 = 86_400
+        let chain = try TestChain(
+            rootWindow: (base - 400 * day, base - 200 * day), intermediateWindow: (base - 300 * day, base + 100 * day),
             leafWindow: (base - 50 * day, base + 200 * day))
         let signed = try Fixtures.signedNotification(chain: chain)
         let cache = ChainCache()

@@ -38,5 +38,6 @@ import Testing
         // Members of the right types, null where a member may be left out.
         #expect(try post("/v1/apple/import", #"{"original_transaction_id": "1", "emit_events": false}"#).0 == 200)
         #expect(try post("/v1/apple/import", #"{"original_transaction_id": "1", "app_user_id": null}"#).0 == 200)
+        #expect(try post("/v1/apple/import", #"{"original_transaction_id": "1", "environments": null}"#).0 == 200)
     }
 }

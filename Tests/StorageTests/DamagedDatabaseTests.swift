@@ -60,6 +60,14 @@ import Testing
         #expect(health.isDamagedFile, "\(health)")
     }
 
+    /// A file found damaged as a connection opens is a damaged file too.
+    @Test func aFileThatIsNoDatabaseIsADamagedFile() throws {
+        let directory = try TemporaryDirectory()
+        #expect(FileManager.default.createFile(atPath: directory.databasePath, contents: Data(repeating: 0x5a, count: 8192)))
+        let error = try #require(throws: StoreError.self) { try SQLiteConnection(path: directory.databasePath, role: .reader) }
+        #expect(error.isDamagedFile, "\(error)")
+    }
+
     /// A row that does not decode is `corrupt` too, but says nothing of the file's pages.
     @Test func aRowThatDoesNotDecodeIsNoDamagedFile() throws {
         let error = try #require(throws: StoreError.self) {

@@ -95,6 +95,12 @@ import Testing
         let fortyNine = set((0..<49).map { "k\($0)" })
         #expect(SubscriberAttribute.newKeysPastCap(set(["b2", "b0", "b1"]), stored: fortyNine) == ["b1", "b2"])
         #expect(SubscriberAttribute.newKeysPastCap(set((0..<51).map { "n\($0)" }), stored: [:]) == ["n9"])
+        // A write older than the key's deletion makes no value, and takes no room.
+        let deleted = fortyNine.merging(["aaa": SubscriberAttribute(value: nil, updatedAtMs: 2000)]) { $1 }
+        let stale = [
+            "aaa": SubscriberAttribute(value: "x", updatedAtMs: 1000), "zzz": SubscriberAttribute(value: "y", updatedAtMs: 3000),
+        ]
+        #expect(SubscriberAttribute.newKeysPastCap(stale, stored: deleted) == [])
         // A deletion of a held key makes room for one more.
         #expect(
             SubscriberAttribute.newKeysPastCap(set(["b0", "b1"]).merging(set(["k0"], nil)) { $1 }, stored: fortyNine)

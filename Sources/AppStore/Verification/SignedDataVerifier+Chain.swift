@@ -5,7 +5,8 @@ import Foundation
 extension SignedDataVerifier {
     /// The leaf key of a chain that passes every check at some time, before the payload is read:
     /// from the cache, or checked in full inside its certificates' window and then cached. Nil
-    /// when that check fails for the dates alone: the payload's date then decides, as in the
+    /// when that check fails for the dates alone and some time might suit every certificate
+    /// (the root's window apart from the other two): the payload's date then decides, as in the
     /// full order.
     ///
     /// Every other check of a chain (trust, signatures, marker OIDs, the leaf key) does not
@@ -21,8 +22,14 @@ extension SignedDataVerifier {
             cache.insert(key, leafKey: chain.leafKey, notBefore: chain.notBefore, notAfter: chain.notAfter)
             return chain.leafKey
         } catch {
-            guard !error.isOutsideValidity else { return nil }
-            throw error.undatedFailure
+            guard error.isOutsideValidity else { throw error.undatedFailure }
+            // Windows that never overlap fail at every time (an attacker chooses a leaf's dates).
+            let (leaf, intermediate) = (header.leaf, header.intermediate)
+            guard max(leaf.notBefore, intermediate.notBefore) < min(leaf.notAfter, intermediate.notAfter) else {
+                throw VerificationError(
+                    .verificationFailure, "certificate chain: the leaf's and the intermediate's validity never overlap")
+            }
+            return nil
         }
     }
 

@@ -24,8 +24,8 @@ public struct VerificationError: Error, Equatable, CustomStringConvertible, Send
     /// field), and the reject log keeps it, so an unauthenticated client must not choose its size.
     public var detail: String
     /// Whether the payload failed only because a number in it is outside the range RevenueDot
-    /// believes (`PayloadNumber`), before its signature was checked: Apple's libraries would not
-    /// refuse it for that, and a verifier that skips the ranges may still find it Apple's.
+    /// believes (`PayloadNumber`), whether or not its signature was checked yet: Apple's libraries
+    /// would not refuse it for that, and a verifier that skips the ranges may still find it Apple's.
     public var isImplausibleNumber = false
 
     /// The longest `detail` kept; the rest is replaced by a note of how much was cut.

@@ -129,7 +129,7 @@ package struct AppleWorkAPI: Sendable {
 
     /// An import's members, each with the types it may have (the others are checked as read).
     private static let importMembers: [String: @Sendable (JSONValue) -> Bool] = [
-        "original_transaction_id": anything, "app_user_id": isTextOrNull, "environments": isArray,
+        "original_transaction_id": anything, "app_user_id": isTextOrNull, "environments": isArrayOrNull,
         "emit_events": isBoolOrNull,
     ]
 
@@ -145,7 +145,7 @@ package struct AppleWorkAPI: Sendable {
         return value == .null
     }
 
-    private static func isArray(_ value: JSONValue) -> Bool { value.arrayValue != nil }
+    private static func isArrayOrNull(_ value: JSONValue) -> Bool { value.arrayValue != nil || value == .null }
 
     /// The refusal of a body with a member `allowed` does not name, or one its check refuses
     /// (the wrong type): a misspelt or mistyped member is not read as absent.

@@ -9,8 +9,8 @@ import Synchronization
 /// server would rebuild state beneath it. The lock is on a file of its own, not the database,
 /// whose descriptors belong to SQLite: closing another descriptor of the database would drop the
 /// POSIX locks SQLite holds on it. The kernel releases the lock when the process ends, however it
-/// ends, so a crash leaves nothing to clean up. A database file with more than one name (hard
-/// links) is refused: the lock, and SQLite's WAL, go by name.
+/// ends, so a crash leaves nothing to clean up. The lock, and SQLite's WAL, go by name: a store
+/// that writes refuses a database file with more than one (`secondNameProblem`).
 public final class DatabaseLock: Sendable {
     private let descriptor: Int32
     private let released = Atomic<Bool>(false)
@@ -32,23 +32,17 @@ public final class DatabaseLock: Sendable {
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(descriptor, 0)
         _ = pwrite(descriptor, pid, pid.count, 0)
-        // Another name of the file (a hard link) has a lock file of its own, and SQLite a WAL of
-        // its own: a process opening it by that name would write the file beside this one.
-        if let names = Self.names(of: databasePath), names > 1 {
-            discard()
-            throw StoreError(
-                .unavailable,
-                "\(databasePath) has \(names) names (hard links): a process opening it by another name would write it "
-                    + "beside this one, each with its own WAL, and lose what both answered; keep one name (remove the other links)"
-            )
-        }
     }
 
-    /// How many names (hard links) the file at `databasePath` has; nil when there is none yet.
-    private static func names(of databasePath: String) -> Int? {
+    /// Why a process may not write the database at `databasePath` under this lock, when the file
+    /// has another name (a hard link): that name has a lock file of its own, and SQLite a WAL of
+    /// its own, so a process opening it by that name would write the file beside this one.
+    static func secondNameProblem(_ databasePath: String) -> String? {
         var status = stat()
-        guard stat(databasePath, &status) == 0 else { return nil }
-        return Int(status.st_nlink)
+        guard stat(databasePath, &status) == 0, status.st_nlink > 1 else { return nil }
+        return "\(databasePath) has \(status.st_nlink) names (hard links): a process opening it by another name would "
+            + "write it beside this one, each with its own WAL, and lose what both answered; keep one name (remove the "
+            + "other links)"
     }
 
     /// The descriptor of the lock file at `path`, locked, and whether this call made the file.

@@ -102,8 +102,8 @@ final class SQLiteConnection {
         } catch {
             // Said of the file, not of the PRAGMA that first read its header.
             switch sqlite3_errcode(connection) & 0xff {
-            case SQLITE_NOTADB: throw StoreError(.corrupt, "\(path) is not a SQLite database")
-            case SQLITE_CORRUPT: throw StoreError(.corrupt, "\(path) is a damaged SQLite database (cut short, or overwritten)")
+            case SQLITE_NOTADB: throw StoreError.damagedFile("\(path) is not a SQLite database")
+            case SQLITE_CORRUPT: throw StoreError.damagedFile("\(path) is a damaged SQLite database (cut short, or overwritten)")
             // A reader that cannot make the shared-memory file: "unable to open database file" on
             // a read-only mount, "attempt to write a readonly database" in a folder it may not write.
             case SQLITE_CANTOPEN where role != .writer, SQLITE_READONLY where role != .writer:
@@ -191,10 +191,12 @@ final class SQLiteConnection {
         guard result == SQLITE_OK else {
             let text = message.map { String(cString: $0) } ?? StoreError.describe(result)
             let extended = sqlite3_extended_errcode(handle)
-            throw StoreError(
+            var error = StoreError(
                 StoreError.code(forSQLite: result),
                 "\(StoreError.abbreviate(script)): \(text)\(StoreError.hint(forSQLite: extended)) [SQLite result code \(extended)]"
             )
+            error.isDamagedFile = [SQLITE_CORRUPT, SQLITE_NOTADB].contains(result & 0xff)
+            throw error
         }
     }
 

@@ -24,6 +24,13 @@ extension StoreError {
         isDamagedFile = [SQLITE_CORRUPT, SQLITE_NOTADB].contains(result & 0xff)
     }
 
+    /// A damaged database file, in words of its own (`isDamagedFile`).
+    static func damagedFile(_ message: String) -> StoreError {
+        var error = StoreError(.corrupt, message)
+        error.isDamagedFile = true
+        return error
+    }
+
     /// What an operator can do about a result whose SQLite text names no file or folder: the
     /// read-only family, met when the user running RevenueDot may not write where it must.
     static func hint(forSQLite extended: Int32) -> String {

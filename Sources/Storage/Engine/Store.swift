@@ -95,6 +95,10 @@ public final class Store: Sendable {
     ) throws(StoreError) {
         guard maxBatch >= 1 else { throw StoreError(.invalid, "maxBatch must be at least 1, got \(maxBatch)") }
         let lock = exclusive ? try DatabaseLock(databasePath: path) : nil
+        if let lock, let secondName = DatabaseLock.secondNameProblem(path) {
+            lock.discard()
+            throw StoreError(.unavailable, secondName)
+        }
         self.lock = lock
         self.path = path
         self.isShared = false

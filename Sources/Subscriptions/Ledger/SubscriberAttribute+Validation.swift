@@ -59,8 +59,10 @@ extension SubscriberAttribute {
     public static func newKeysPastCap(
         _ updates: [String: SubscriberAttribute], stored: [String: SubscriberAttribute]
     ) -> [String] {
+        // New: a custom key without a value now that this update gives one (not one older than
+        // the key's deletion, which changes nothing).
         let new = updates.filter { key, update in
-            !key.hasPrefix("$") && !(update.value ?? "").isEmpty && stored[key]?.value == nil
+            !key.hasPrefix("$") && stored[key]?.value == nil && merging([key: update], into: stored)[key]?.value != nil
         }
         let others = updates.filter { new[$0.key] == nil }
         let room = max(0, maximumCustomAttributes - customCount(merging(others, into: stored)))
