@@ -51,6 +51,27 @@ struct StopTogetherTests {
         #expect(abs(waited - expectedSeconds) < 0.5, "waited until \(waited) s from the ask")
     }
 
+    /// The stop says how long it may yet wait: the latest limit among the services still
+    /// running, not the shared deadline; and nothing when all stopped in time.
+    static let waitingCases: [(limits: [Duration?], stops: [Bool], expected: Int64?)] = [
+        ([.seconds(3)], [false], 3), ([.seconds(3), nil], [false, true], 3), ([.seconds(3), nil], [false, false], 20),
+        ([.seconds(3)], [true], nil),
+    ]
+
+    @Test(arguments: waitingCases)
+    func waitingSaysTheLatestLimitOfThoseStillRunning(limits: [Duration?], stops: [Bool], expected: Int64?) {
+        let services = zip(limits, stops).enumerated().map { index, pair in
+            FakeService("s\(index)", stops: pair.1, limit: pair.0, log: Locked([]))
+        }
+        let said = Locked<[Int64]>([])
+        stopTogether(services, before: .now + .seconds(20), patience: .zero) { atMost in
+            said.withLock {
+                $0.append(Int64((Double(atMost.components.seconds) + Double(atMost.components.attoseconds) / 1e18).rounded()))
+            }
+        }
+        #expect(said.value == (expected.map { [$0] } ?? []))
+    }
+
     @Test func oneServiceThatDoesNotStopMakesTheStopFailButOthersAreStillWaitedFor() {
         let log = Locked<[String]>([])
         let services = [FakeService("a", stops: false, log: log), FakeService("b", log: log)]

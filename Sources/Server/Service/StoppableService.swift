@@ -15,8 +15,8 @@ package protocol StoppableService: Sendable {
 
 /// Stops `services` together; true when every one stopped in time. All are asked first, so
 /// their stops overlap, then each is waited for until `deadline` or its `stopLimit` from now.
-/// When one still runs `patience` after the ask, `waiting` is told, once, the longest the stop
-/// may yet take.
+/// When some still run `patience` after the ask, `waiting` is told, once, the longest the stop
+/// may yet take: until the latest of their own limits, or the shared deadline.
 @discardableResult
 package func stopTogether(
     _ services: [any StoppableService], before deadline: ContinuousClock.Instant, patience: Duration? = nil,
@@ -32,8 +32,9 @@ package func stopTogether(
     }
     if let patience {
         let moment = asked + patience
-        if !services.allSatisfy({ $0.waitStopped(until: remaining(min(moment, until($0)))) }) {
-            waiting(max(.zero, ContinuousClock.now.duration(to: deadline)))
+        let running = services.filter { !$0.waitStopped(until: remaining(min(moment, until($0)))) }
+        if let latest = running.map(until).max() {
+            waiting(max(.zero, ContinuousClock.now.duration(to: latest)))
         }
     }
     var stoppedAll = true
