@@ -74,34 +74,30 @@ public final class ChainCache: Sendable {
     /// A lookup counts as a hit or a miss unless `counting` is false (the chain was already
     /// looked up for the same payload, `leafKey(_:)`).
     func lookup(_ key: Key, at time: Int64, counting: Bool = true) -> Answer {
-        state.withLock { state in
-            state.clock += 1
-            guard var entry = state.entries[key] else {
-                if counting { state.misses += 1 }
-                return .unknown
-            }
-            entry.lastUse = state.clock
-            state.entries[key] = entry
-            if counting { state.hits += 1 }
-            if time < entry.notBefore { return .outsideWindow(expired: false) }
-            if time >= entry.notAfter { return .outsideWindow(expired: true) }
-            return .valid(entry.leafKey)
-        }
+        guard let entry = use(key, counting: counting) else { return .unknown }
+        if time < entry.notBefore { return .outsideWindow(expired: false) }
+        if time >= entry.notAfter { return .outsideWindow(expired: true) }
+        return .valid(entry.leafKey)
     }
 
     /// The leaf key of the chain `key` if it passed every check at some time: enough to check a
     /// signature before the payload, whose date the window is judged at, is read.
     func leafKey(_ key: Key) -> ECPublicKey? {
+        use(key, counting: true)?.leafKey
+    }
+
+    /// The entry of `key`, marked as just used; counted as a hit or a miss when `counting`.
+    private func use(_ key: Key, counting: Bool) -> Entry? {
         state.withLock { state in
             state.clock += 1
             guard var entry = state.entries[key] else {
-                state.misses += 1
+                if counting { state.misses += 1 }
                 return nil
             }
             entry.lastUse = state.clock
             state.entries[key] = entry
-            state.hits += 1
-            return entry.leafKey
+            if counting { state.hits += 1 }
+            return entry
         }
     }
 

@@ -16,16 +16,14 @@ extension SignedDataVerifier {
         -> ECPublicKey?
     {
         if let known = cache.leafKey(key) { return known }
-        let inside = [header.leaf.notBefore, header.intermediate.notBefore].max() ?? 0
         do {
-            let chain = try verifiedChain(header, at: inside)
+            let chain = try verifiedChain(header, at: header.inside)
             cache.insert(key, leafKey: chain.leafKey, notBefore: chain.notBefore, notAfter: chain.notAfter)
             return chain.leafKey
         } catch {
             guard error.isOutsideValidity else { throw error.undatedFailure }
             // Windows that never overlap fail at every time (an attacker chooses a leaf's dates).
-            let (leaf, intermediate) = (header.leaf, header.intermediate)
-            guard max(leaf.notBefore, intermediate.notBefore) < min(leaf.notAfter, intermediate.notAfter) else {
+            guard header.inside < min(header.leaf.notAfter, header.intermediate.notAfter) else {
                 throw VerificationError(
                     .verificationFailure, "certificate chain: the leaf's and the intermediate's validity never overlap")
             }
@@ -43,8 +41,7 @@ extension SignedDataVerifier {
     func checkWindow(_ header: CheckedHeader, at time: Int64, cache: ChainCache) throws(VerificationError) {
         switch cache.lookup(chainKey(header), at: time, counting: false) {
         case .valid: return
-        case .outsideWindow(let expired):
-            throw Self.chainFailure(expired ? TrustStore.expiredReason : TrustStore.notYetValidReason, at: time)
+        case .outsideWindow(let expired): throw Self.windowFailure(expired: expired, at: time)
         case .unknown: _ = try verifiedLeafKey(header, at: time)
         }
     }
@@ -60,17 +57,15 @@ extension SignedDataVerifier {
         let key = chainKey(header)
         switch chainCache?.lookup(key, at: time) {
         case .valid(let leafKey)?: return leafKey
-        case .outsideWindow(let expired)?:
-            throw Self.chainFailure(expired ? TrustStore.expiredReason : TrustStore.notYetValidReason, at: time)
+        case .outsideWindow(let expired)?: throw Self.windowFailure(expired: expired, at: time)
         case .unknown?, nil: break
         }
         let chain: VerifiedChain
         do {
             chain = try verifiedChain(header, at: time)
         } catch {
-            if let chainCache, error.isOutsideValidity,
-                let inside = [header.leaf.notBefore, header.intermediate.notBefore].max(), inside != time,
-                let good = try? verifiedChain(header, at: inside)
+            if let chainCache, error.isOutsideValidity, header.inside != time,
+                let good = try? verifiedChain(header, at: header.inside)
             {
                 chainCache.insert(key, leafKey: good.leafKey, notBefore: good.notBefore, notAfter: good.notAfter)
             }
@@ -136,5 +131,10 @@ extension SignedDataVerifier {
 
     static func chainFailure(_ reason: String, at time: Int64) -> VerificationError {
         VerificationError(.verificationFailure, "certificate chain at \(iso8601(time)): \(reason)")
+    }
+
+    /// What a full check would say of a cached chain at `time`, outside its window.
+    static func windowFailure(expired: Bool, at time: Int64) -> VerificationError {
+        chainFailure(expired ? TrustStore.expiredReason : TrustStore.notYetValidReason, at: time)
     }
 }

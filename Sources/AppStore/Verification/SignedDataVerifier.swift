@@ -171,6 +171,10 @@ public struct SignedDataVerifier: Sendable {
         var leaf: Certificate
         var intermediate: Certificate
 
+        /// The first moment both leaf and intermediate are valid, if they ever are together: where
+        /// a chain refused only for its dates is checked again.
+        var inside: Int64 { max(leaf.notBefore, intermediate.notBefore) }
+
         /// Whether `other` is byte-identical to this header's segment.
         func matches(_ other: [UInt8]) -> Bool {
             segment.count == other.count && !segment.isEmpty

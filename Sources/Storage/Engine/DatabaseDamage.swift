@@ -22,12 +22,9 @@ public final class DatabaseDamage: Sendable {
     public var failure: StoreError? {
         first.withLock { found in
             found.map { found in
-                var error = StoreError(
-                    .corrupt,
+                StoreError.damagedFile(
                     "the database file is damaged (\(found.message)): restore it from a backup (revenuedot restore) "
                         + "and restart")
-                error.isDamagedFile = true
-                return error
             }
         }
     }

@@ -195,7 +195,7 @@ final class SQLiteConnection {
                 StoreError.code(forSQLite: result),
                 "\(StoreError.abbreviate(script)): \(text)\(StoreError.hint(forSQLite: extended)) [SQLite result code \(extended)]"
             )
-            error.isDamagedFile = [SQLITE_CORRUPT, SQLITE_NOTADB].contains(result & 0xff)
+            error.isDamagedFile = StoreError.isDamage(forSQLite: result)
             throw error
         }
     }

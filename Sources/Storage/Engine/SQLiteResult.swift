@@ -21,7 +21,12 @@ extension StoreError {
             Self.code(forSQLite: result),
             "\(context): \(detail)\(room)\(Self.hint(forSQLite: extended)) [SQLite result code \(extended)]")
         isDiskFull = full
-        isDamagedFile = [SQLITE_CORRUPT, SQLITE_NOTADB].contains(result & 0xff)
+        isDamagedFile = Self.isDamage(forSQLite: result)
+    }
+
+    /// Whether an SQLite (primary or extended) result code says the database file is damaged.
+    static func isDamage(forSQLite result: Int32) -> Bool {
+        [SQLITE_CORRUPT, SQLITE_NOTADB].contains(result & 0xff)
     }
 
     /// A damaged database file, in words of its own (`isDamagedFile`).
