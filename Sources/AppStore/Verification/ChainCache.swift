@@ -7,10 +7,11 @@ import Synchronization
 ///
 /// Entries are keyed by the exact DER bytes of leaf and intermediate and belong to one trust
 /// set of trusted roots, so one cache may serve several verifiers. An entry accepts only
-/// effective times inside every certificate's validity window (leaf, intermediate and the root
-/// it chained to), judged as OpenSSL judges them, so a hit can never accept what a full check
-/// would reject; at other times it refuses with the reason a full check would give. The cache
-/// is bounded; when full, the least recently used entry goes. Thread-safe.
+/// effective times at which a full check accepted the chain (the spans between the edges of the
+/// certificates' validity windows, judged as OpenSSL judges them), so a hit can never accept
+/// what a full check would reject. Under a single root, it refuses other times with the reason
+/// a full check would give; under several, a full check answers them. The cache is bounded;
+/// when full, the least recently used entry goes. Thread-safe.
 public final class ChainCache: Sendable {
     struct Key: Hashable {
         /// Identifies the set of trusted roots: a chain good for one set is unknown to another.
@@ -31,9 +32,11 @@ public final class ChainCache: Sendable {
     struct Entry {
         /// The leaf's P-256 public key, which verifies the JWS signature.
         var leafKey: ECPublicKey
-        /// The intersection of the three validity windows: `notBefore <= t < notAfter`.
-        var notBefore: Int64
-        var notAfter: Int64
+        /// The times the chain is good at: sorted, apart from each other.
+        var windows: [Range<Int64>]
+        /// Whether a full check outside `windows` would refuse for exactly one certificate's
+        /// dates (a single trusted root and a single window).
+        var refusesOutside: Bool
         var lastUse: UInt64
     }
 
@@ -62,22 +65,26 @@ public final class ChainCache: Sendable {
         /// The chain passed every check at another time; then, a certificate is not valid yet
         /// (`expired` false) or has expired, and that is all a full check would find against it.
         case outsideWindow(expired: Bool)
+        /// The chain passed every check at other times; only a full check can say which of
+        /// several roots' dates it fails at this one, if any.
+        case outsideWindows
         /// Not a chain the cache holds.
         case unknown
     }
 
     /// What is known of the chain `key` at `time`.
     ///
-    /// Outside the window every check but the dates still passes (none of them depends on the
-    /// time), and the window is the intersection of the three: before it no certificate has
-    /// expired yet, after it every one has begun. So OpenSSL would report exactly one reason.
+    /// Outside the windows every check but the dates still passes (none of them depends on the
+    /// time). Under a single root the one window is the intersection of the three certificates'
+    /// windows: before it no certificate has expired yet, after it every one has begun, so
+    /// OpenSSL would report exactly one reason.
     /// A lookup counts as a hit or a miss unless `counting` is false (the chain was already
     /// looked up for the same payload, `leafKey(_:)`).
     func lookup(_ key: Key, at time: Int64, counting: Bool = true) -> Answer {
         guard let entry = use(key, counting: counting) else { return .unknown }
-        if time < entry.notBefore { return .outsideWindow(expired: false) }
-        if time >= entry.notAfter { return .outsideWindow(expired: true) }
-        return .valid(entry.leafKey)
+        if entry.windows.contains(where: { $0.contains(time) }) { return .valid(entry.leafKey) }
+        guard entry.refusesOutside, let window = entry.windows.first else { return .outsideWindows }
+        return .outsideWindow(expired: time >= window.upperBound)
     }
 
     /// The leaf key of the chain `key` if it passed every check at some time: enough to check a
@@ -101,8 +108,8 @@ public final class ChainCache: Sendable {
         }
     }
 
-    /// Records a chain that passed every check, valid inside `[notBefore, notAfter)`.
-    func insert(_ key: Key, leafKey: ECPublicKey, notBefore: Int64, notAfter: Int64) {
+    /// Records a chain that passed every check, valid inside `chain.windows`.
+    func insert(_ key: Key, _ chain: SignedDataVerifier.VerifiedChain) {
         state.withLock { state in
             state.clock += 1
             if state.entries[key] == nil, state.entries.count >= capacity,
@@ -110,7 +117,8 @@ public final class ChainCache: Sendable {
             {
                 state.entries[oldest] = nil
             }
-            state.entries[key] = Entry(leafKey: leafKey, notBefore: notBefore, notAfter: notAfter, lastUse: state.clock)
+            state.entries[key] = Entry(
+                leafKey: chain.leafKey, windows: chain.windows, refusesOutside: chain.refusesOutside, lastUse: state.clock)
         }
     }
 

@@ -18,7 +18,7 @@ extension SignedDataVerifier {
         if let known = cache.leafKey(key) { return known }
         do {
             let chain = try verifiedChain(header, at: header.inside)
-            cache.insert(key, leafKey: chain.leafKey, notBefore: chain.notBefore, notAfter: chain.notAfter)
+            cache.insert(key, chain)
             return chain.leafKey
         } catch {
             guard error.isOutsideValidity else { throw error.undatedFailure }
@@ -42,6 +42,7 @@ extension SignedDataVerifier {
         switch cache.lookup(chainKey(header), at: time, counting: false) {
         case .valid: return
         case .outsideWindow(let expired): throw Self.windowFailure(expired: expired, at: time)
+        case .outsideWindows: _ = try fullyVerifiedLeafKey(header, at: time)
         case .unknown: _ = try verifiedLeafKey(header, at: time)
         }
     }
@@ -58,6 +59,7 @@ extension SignedDataVerifier {
         switch chainCache?.lookup(key, at: time) {
         case .valid(let leafKey)?: return leafKey
         case .outsideWindow(let expired)?: throw Self.windowFailure(expired: expired, at: time)
+        case .outsideWindows?: return try fullyVerifiedLeafKey(header, at: time)
         case .unknown?, nil: break
         }
         let chain: VerifiedChain
@@ -67,19 +69,27 @@ extension SignedDataVerifier {
             if let chainCache, error.isOutsideValidity, header.inside != time,
                 let good = try? verifiedChain(header, at: header.inside)
             {
-                chainCache.insert(key, leafKey: good.leafKey, notBefore: good.notBefore, notAfter: good.notAfter)
+                chainCache.insert(key, good)
             }
             throw error.failure
         }
-        chainCache?.insert(key, leafKey: chain.leafKey, notBefore: chain.notBefore, notAfter: chain.notAfter)
+        chainCache?.insert(key, chain)
         return chain.leafKey
+    }
+
+    /// The full check of a chain the cache holds, at a time outside its windows: nothing to learn.
+    private func fullyVerifiedLeafKey(_ header: CheckedHeader, at time: Int64) throws(VerificationError) -> ECPublicKey {
+        do { return try verifiedChain(header, at: time).leafKey } catch { throw error.failure }
     }
 
     /// A chain that passed every check at some time: its leaf key and the times it is good for.
     struct VerifiedChain {
         var leafKey: ECPublicKey
-        var notBefore: Int64
-        var notAfter: Int64
+        /// Sorted, apart from each other.
+        var windows: [Range<Int64>]
+        /// Whether a full check outside `windows` refuses for one certificate's dates alone, with
+        /// the reason `windowFailure` gives: one trusted root, so one window.
+        var refusesOutside: Bool
     }
 
     /// Why a chain failed its full check.
@@ -123,10 +133,8 @@ extension SignedDataVerifier {
         guard leafKey.curve == .p256 else {
             throw refuse("ES256 needs a P-256 leaf key, found \(leafKey.curve.rawValue)")
         }
-        let certificates = [leaf, intermediate, root]
-        return VerifiedChain(
-            leafKey: leafKey, notBefore: certificates.map(\.notBefore).max() ?? 0,
-            notAfter: certificates.map(\.notAfter).min() ?? 0)
+        let windows = trustedWindows(header, root: root, trustedAt: time)
+        return VerifiedChain(leafKey: leafKey, windows: windows, refusesOutside: trustStore.roots.count == 1)
     }
 
     static func chainFailure(_ reason: String, at time: Int64) -> VerificationError {
