@@ -68,4 +68,37 @@ import Threads
         let next = OperationalLogTests.lines(kept, event: "notification.refused").dropFirst(flood.count)
         #expect(next.count == 1 && Self.leftOut(next.first ?? "") == 0, "\(next)")
     }
+
+    /// A flood of refusals just before the server stops: the count left out is said before the
+    /// log ends, not lost with the summary's timer.
+    @Test func refusalsLeftOutAreSaidAtShutdown() throws {
+        let fixture = try ServerFixture()
+        let (service, kept) = try OperationalLogTests.service(fixture, log: #"{"access": false}"#)
+        let connection = try LoopbackConnection(port: service.port)
+        for _ in 0..<50 { _ = try connection.request("POST", "/v1/apple/notifications/demo", body: Data("{}".utf8)) }
+        connection.close()
+        service.shutdown()
+        let lines = OperationalLogTests.lines(kept, event: "notification.refused")
+        #expect(Self.counted(lines) == 50, "\(lines)")
+    }
+
+    /// Failed attempts left out of the log just before the server stops are said as it stops.
+    @Test func failuresLeftOutAreSaidAtShutdown() throws {
+        let receiver = try WebhookReceiver { _, _ in 500 }
+        defer { receiver.stop() }
+        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url, retryDelays: "[600]")
+        let (service, kept) = try OperationalLogTests.service(fixture)
+        let connection = try LoopbackConnection(port: service.port)
+        for index in 0..<6 {
+            let purchase = try fixture.signer.notification(
+                type: "SUBSCRIBED", subtype: "INITIAL_BUY", originalTransactionId: "\(7_500_000_000 + index)")
+            #expect(try connection.postNotification(purchase).status == 200)
+        }
+        let allFailed = #"revenuedot_webhook_deliveries_total{outcome="retry"} 6"#
+        #expect(poll(seconds: 30) { (try? connection.request("GET", "/metrics").text.contains(allFailed)) == true })
+        connection.close()
+        service.shutdown()
+        let failed = OperationalLogTests.lines(kept, event: "webhook.failed")
+        #expect(Self.counted(failed) == 6, "\(failed)")
+    }
 }

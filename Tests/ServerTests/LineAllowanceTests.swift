@@ -9,10 +9,13 @@ import Testing
     enum Step: Sendable {
         case line(Int64)
         case summary(Int64)
+        /// The log is about to end: whatever was left out is said now.
+        case flush
     }
 
     /// What each step answers, written short: `write N` (a line saying N left out), `out` or
-    /// `out@MS` (left out; a summary to be asked for at MS), `none`, `summary N`, `later@MS`.
+    /// `out@MS` (left out; a summary to be asked for at MS), `none`, `summary N`, `later@MS`,
+    /// `flush N` / `flush none`.
     static func run(_ allowance: inout LineAllowance, _ step: Step) -> String {
         switch step {
         case .line(let ms):
@@ -26,6 +29,11 @@ import Testing
             case .none: "none"
             case .write(let leftOut): "summary \(leftOut)"
             case .later(let at): "later@\(at)"
+            }
+        case .flush:
+            switch allowance.flush() {
+            case .write(let leftOut): "flush \(leftOut)"
+            default: "flush none"
             }
         }
     }
@@ -60,6 +68,17 @@ import Testing
             (
                 1, [.line(0), .line(10), .summary(2_000), .line(2_500), .line(2_600)],
                 ["write 0", "out@2000", "summary 1", "write 0", "out@4000"]
+            ),
+            // At the end, the count not said yet is said at once, and only once; the summary asked
+            // for then has nothing left, and the next line left out asks for one again.
+            (
+                1, [.line(0), .line(10), .line(20), .flush, .flush, .summary(2_000), .line(30), .line(40)] as [Step],
+                ["write 0", "out@2000", "out", "flush 2", "flush none", "none", "out@2000", "out"]
+            ),
+            // Nothing left out, or already said by a line: nothing to flush.
+            (
+                1, [.flush, .line(0), .line(10), .line(1_000), .flush],
+                ["flush none", "write 0", "out@2000", "write 1", "flush none"]
             ),
             // Before 1970 a second still starts at a whole second.
             (1, [.line(-1500), .line(-1001), .line(-999)], ["write 0", "out@0", "write 1"]),

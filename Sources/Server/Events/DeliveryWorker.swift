@@ -113,9 +113,15 @@ package final class DeliveryWorker: StoppableService {
     /// Waits until every send in progress has its answer (at most the webhook timeout) and its
     /// outcome is committed, or `deadline` passes, so that the outcomes reach storage before it
     /// closes. A send still running then stays pending and is sent again after the restart.
+    /// Once stopped, the failures left out of the log and not said yet are written.
     package func waitStopped(until deadline: DispatchTime) -> Bool {
-        finished.wait(timeout: deadline) == .success && unsettled.wait(timeout: deadline) == .success
-            && predecessorStopped(until: deadline)
+        guard
+            finished.wait(timeout: deadline) == .success && unsettled.wait(timeout: deadline) == .success
+                && predecessorStopped(until: deadline)
+        else { return false }
+        failureLines.flush()
+        deadLines.flush()
+        return true
     }
 
     /// Whether the worker this one replaced has stopped, waiting for it until `deadline`.

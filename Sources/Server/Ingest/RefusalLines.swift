@@ -24,4 +24,8 @@ package final class RefusalLines: Sendable {
         guard let leftOut = lines.admit() else { return }
         log.warning("notification.refused", message, leftOut > 0 ? fields + [("left_out", .integer(Int64(leftOut)))] : fields)
     }
+
+    /// Writes the count of refusals left out and not said yet, once no more come (the HTTP
+    /// server stopped).
+    package func flush() { lines.flush() }
 }

@@ -33,6 +33,12 @@ package final class AllowedLines: Sendable {
         }
     }
 
+    /// Writes the summary of the lines left out and not said yet, if any, now: called once no
+    /// more lines of this kind come (their service stopped), before the log ends.
+    package func flush() {
+        if case .write(let leftOut) = allowance.withLock({ $0.flush() }) { summary(leftOut) }
+    }
+
     /// Asks `summaryDue` at `atMs` on `clock`, a timer's wait from `now`. The timer's moment
     /// counts as reached even where `clock` says otherwise (a clock that stands still).
     private func askSummary(at atMs: Int64, now nowMs: Int64) {

@@ -68,6 +68,15 @@ package struct LineAllowance: Sendable, Equatable {
         return .write(leftOut: leftOut)
     }
 
+    /// The lines left out and not said yet, said now whatever the time: the log is about to end
+    /// (the process stops), and no later line or summary would say them.
+    package mutating func flush() -> Summary {
+        summaryAwaited = false
+        guard leftOut > 0 else { return .none }
+        defer { (leftOut, unsaidSince) = (0, nil) }
+        return .write(leftOut: leftOut)
+    }
+
     /// The end of the second after `second`.
     private static func summaryMs(after second: Int64) -> Int64 { (second + 2) * 1000 }
 

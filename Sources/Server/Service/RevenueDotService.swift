@@ -266,6 +266,8 @@ package final class RevenueDotService: Sendable {
     @discardableResult
     package func shutdown(storageTimeout: Duration = storageShutdownTimeout) -> Bool {
         server.shutdown()
+        // No request comes any more: no line would say the refusals left out of the log.
+        shared.refusals.flush()
         // Every request is answered or cut off: what handlers queued has no one to answer.
         shared.storageWork.stop()
         let deadline = ContinuousClock.now + storageTimeout
