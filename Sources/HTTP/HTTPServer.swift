@@ -78,7 +78,14 @@ public final class HTTPServer: Sendable {
     /// not answered by then is answered 503 for it (its own answer is dropped), as is a deferred
     /// request that comes in after that, and the 503s get up to a second to be sent. Blocks the
     /// caller; call it from outside the handlers.
-    public func shutdown(timeout: Double = drainSeconds) {
+    ///
+    /// When requests are still in progress `patience` after the stop began, `waiting` is told
+    /// once how many, and the longest the drain may yet take for them (the rest of `timeout`,
+    /// or a request deadline, whichever is shorter), so that a stop that waits says on what.
+    public func shutdown(
+        timeout: Double = drainSeconds, patience: Duration = .seconds(2),
+        waiting: (_ requests: Int, _ atMost: Duration) -> Void = { _, _ in }
+    ) {
         let daemon = state.withLock { state -> MicroHTTPDDaemon? in
             defer { state = .stopped }
             if case .running(let daemon) = state { return daemon }
@@ -87,7 +94,16 @@ public final class HTTPServer: Sendable {
         guard let daemon else { return }
         core.draining.store(true, ordering: .relaxed)
         daemon.quiesce()
-        waitForResponses(for: .milliseconds(Int(max(timeout, 0) * 1000)))
+        let drain = Duration.milliseconds(Int(max(timeout, 0) * 1000))
+        let drainEnds = ContinuousClock.now + drain
+        waitForResponses(for: min(patience, drain))
+        let open = core.openRequests.load(ordering: .relaxed)
+        if open > 0, ContinuousClock.now < drainEnds {
+            var atMost = ContinuousClock.now.duration(to: drainEnds)
+            if configuration.requestTimeoutSeconds > 0 { atMost = min(atMost, .seconds(configuration.requestTimeoutSeconds)) }
+            waiting(open, atMost)
+            waitForResponses(for: ContinuousClock.now.duration(to: drainEnds))
+        }
         // Requests whose handler never answered get a 503 (Apple retries), and new ones are no
         // longer suspended, so that no connection is left suspended: libmicrohttpd aborts the
         // process if it is stopped with one. The 503s get a moment to be sent.

@@ -53,6 +53,36 @@ struct ShutdownTests {
         #expect(elapsed > 0.15 && elapsed < 2)
     }
 
+    /// A stop still draining after its patience says so once: how many requests it waits for,
+    /// and the longest it may (the request deadline here, shorter than the drain). A stop with
+    /// nothing to wait for says nothing.
+    @Test func aDrainThatWaitsSaysOnWhatOnce() throws {
+        let server = try startServer(threads: 2, headerTimeoutSeconds: 1, requestTimeoutSeconds: 3) { router in
+            router.add("POST", "/upload") { request in .text("\(request.body.count)") }
+        }
+        let told = Mutex<[(Int, Duration)]>([])
+        let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        try client.sendRaw(Data("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 10000\r\n\r\n".utf8) + Data(count: 5000))
+        usleep(50_000)
+        let stop = Background {
+            server.shutdown(timeout: 10, patience: .milliseconds(200)) { requests, atMost in
+                told.withLock { $0.append((requests, atMost)) }
+            }
+        }
+        usleep(600_000)
+        try client.sendRaw(Data(count: 5000))
+        #expect(try client.readResponse().text == "10000")
+        try stop.value()
+        let said = told.withLock { $0 }
+        #expect(said.count == 1 && said.first?.0 == 1, "\(said)")
+        #expect(said.first.map { $0.1 <= .seconds(3) && $0.1 > .seconds(2) } == true, "\(said)")
+
+        let idle = try startServer(threads: 1) { router in router.add("GET", "/health") { _ in .text("ok") } }
+        var idleTold = 0
+        idle.shutdown(timeout: 5, patience: .zero) { _, _ in idleTold += 1 }
+        #expect(idleTold == 0)
+    }
+
     /// Requests libmicrohttpd refuses itself (a head too large, a Content-Length that is not a
     /// number) leave nothing for the stop to wait for.
     @Test func serverStopsAtOnceAfterRequestsLibmicrohttpdRefused() throws {

@@ -265,7 +265,11 @@ package final class RevenueDotService: Sendable {
     /// not answer they would wait for good, before the storage's own close was ever timed.
     @discardableResult
     package func shutdown(storageTimeout: Duration = storageShutdownTimeout) -> Bool {
-        server.shutdown()
+        server.shutdown(waiting: { [log] requests, atMost in
+            log.info(
+                "stop.waiting", "waiting for \(requests) request\(requests == 1 ? "" : "s") in progress to be answered",
+                [("at_most_seconds", .integer(Int64(atMost.components.seconds)))])
+        })
         // No request comes any more: no line would say the refusals left out of the log.
         shared.refusals.flush()
         // Every request is answered or cut off: what handlers queued has no one to answer.
