@@ -77,6 +77,8 @@ struct WebhookDeliveryTests {
         let signature = request.headers["x-revenuedot-signature"] ?? ""
         #expect(signature.hasPrefix("t="))
         #expect(WebhookSignature.verify(header: signature, body: request.body, secret: Self.secret))
+        // Under RevenueCat's header too, for receivers written for its signed webhooks.
+        #expect(request.headers["x-revenuecat-webhook-signature"] == signature)
         var tampered = request.body
         tampered[tampered.count / 2] ^= 0x01
         #expect(!WebhookSignature.verify(header: signature, body: tampered, secret: Self.secret))

@@ -117,12 +117,15 @@ package struct WebhookBodyError: Error, CustomStringConvertible {
     package var description: String
 }
 
-/// `X-RevenueDot-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`.
+/// `X-RevenueDot-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, and the
+/// same value in `X-RevenueCat-Webhook-Signature`, the header RevenueCat's signed webhooks use
+/// with this format, so a receiver written for RevenueCat's checks it unchanged.
 ///
 /// The receiver recomputes the HMAC over the timestamp and the raw body with the shared secret,
 /// compares in constant time, and refuses old timestamps to stop replays.
 package enum WebhookSignature {
     package static let header = "X-RevenueDot-Signature"
+    package static let revenueCatHeader = "X-RevenueCat-Webhook-Signature"
 
     package static func value(body: Data, secret: String, at unixSeconds: Int64) -> String {
         var signed = Data("\(unixSeconds).".utf8)

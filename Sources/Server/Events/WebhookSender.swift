@@ -78,8 +78,9 @@ package final class WebhookSender: Sendable {
         ]
         if let authorization = config.authorization { headers["Authorization"] = authorization }
         if let secret = config.signingSecret {
-            headers[WebhookSignature.header] = WebhookSignature.value(
-                body: body, secret: secret, at: Int64(now.timeIntervalSince1970))
+            let signature = WebhookSignature.value(body: body, secret: secret, at: Int64(now.timeIntervalSince1970))
+            headers[WebhookSignature.header] = signature
+            headers[WebhookSignature.revenueCatHeader] = signature
         }
         return send(body, headers: headers, over: route, by: deadline)
     }
