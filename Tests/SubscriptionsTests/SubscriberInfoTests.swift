@@ -59,6 +59,7 @@ import Threads
                     "pro.monthly": .object([
                         "store": "app_store",
                         "is_sandbox": false,
+                        "management_url": "https://apps.apple.com/account/subscriptions",
                         "purchase_date": "2023-11-14T22:13:20Z",
                         "original_purchase_date": "2023-11-14T22:13:20Z",
                         "expires_date": "2023-12-14T22:13:20Z",

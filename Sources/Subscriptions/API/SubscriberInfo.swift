@@ -173,6 +173,8 @@ public enum SubscriberInfo {
         out.member("grace_period_expires_date", date(subscription.gracePeriodAccessEndsAtMs))
         out.key("is_sandbox")
         out.bool(isSandbox(subscription.environment))
+        // Where the customer manages it: the App Store's page for what it sold, none for a grant.
+        out.member("management_url", subscription.store == nil ? managementURL : nil)
         out.member("original_purchase_date", date(subscription.originalPurchaseDateMs))
         out.member("ownership_type", ownership(subscription.ownershipType))
         out.member("period_type", subscription.periodType.map { $0.rawValue.lowercased() })
