@@ -35,7 +35,8 @@ func logUnsentAnswer(
 /// The access line, status 0, of a request that ended with no answer of the server's and no
 /// line yet: `before_head` when it ended before its head was in, which is libmicrohttpd
 /// refusing it itself (a `Content-Length` of 2^64 or more, or a malformed one; a head larger
-/// than its buffer: it answers 413, 400 or 431 and closes, and does not say which) or the
+/// than its buffer, or a query of more arguments than it holds: it answers 413, 400 or 431, or
+/// nothing, and closes, and does not say which) or the
 /// client leaving first (the two look alike from here); `timed_out`, `shutdown`, or
 /// `connection_lost` (its body cut short, or refused by libmicrohttpd) otherwise.
 func logUnansweredRequest(

@@ -30,6 +30,9 @@ func microHTTPDAccess(
         if seen == nil {
             core.openRequests.add(1, ordering: .relaxed)
             requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
+        } else {
+            // libmicrohttpd owes the completion callback from here on, which releases it.
+            core.awaitingHead.taken(on: connection)
         }
         core.deadlines?.headersReceived(connection)
         func header(_ name: String) -> String? {
@@ -102,14 +105,20 @@ func microHTTPDAccess(
 
 /// Called with each request's target as sent, before libmicrohttpd decodes its escapes: makes
 /// the request's context, which libmicrohttpd hands to the access handler (and, once the request
-/// is done or abandoned, to `microHTTPDRequestCompleted`, which releases it).
+/// is done or abandoned, to `microHTTPDRequestCompleted`, which releases it). Until the access
+/// handler has it, `AwaitingHead` holds it too, for a request libmicrohttpd gives up on first.
 func microHTTPDRequestTarget(
     cls: UnsafeMutableRawPointer?, uri: UnsafePointer<CChar>?, connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
     let target = uri.map { RequestContext.target(raw: UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? "/"
     let context = RequestContext(method: "", path: RequestContext.path(ofTarget: target), started: .now, headersSeen: false)
-    if let cls { Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().openRequests.add(1, ordering: .relaxed) }
-    return Unmanaged.passRetained(context).toOpaque()
+    let pointer = Unmanaged.passRetained(context).toOpaque()
+    if let cls {
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        core.openRequests.add(1, ordering: .relaxed)
+        if let connection { core.awaitingHead.begun(pointer, on: connection) }
+    }
+    return pointer
 }
 
 /// A connection pointer handed to the thread that resumes it. libmicrohttpd keeps a suspended
@@ -134,6 +143,15 @@ func microHTTPDRequestCompleted(
     if let connection { core.deadlines?.answered(connection) }
     guard let pointer = requestContext?.pointee else { return }
     requestContext?.pointee = nil
+    if let connection { core.awaitingHead.taken(on: connection) }
+    settle(pointer, on: connection, core: core, reason: reason)
+}
+
+/// The end of a request's context: its access line if it had none, its body's share of the
+/// budget given back, the context released and the request no longer open.
+private func settle(
+    _ pointer: UnsafeMutableRawPointer, on connection: OpaquePointer?, core: ServerCore, reason: MHD_RequestTerminationCode
+) {
     let context = Unmanaged<RequestContext>.fromOpaque(pointer)
     if let connection {
         logUnsentAnswer(for: context.takeUnretainedValue(), on: connection, core: core, reason: reason)
@@ -159,7 +177,14 @@ func microHTTPDConnectionNotified(
         core.connectionOpened()
         if let connection { core.deadlines?.opened(connection, descriptor: CMicroHTTPD_connectionSocket(connection)) }
     case .CONNECTION_NOTIFY_CLOSED:
-        if let connection { core.deadlines?.closed(connection) }
+        if let connection {
+            // A request libmicrohttpd gave up on before its head was handed over, with no
+            // completion to come (`AwaitingHead`).
+            if let abandoned = core.awaitingHead.abandoned(on: connection) {
+                settle(abandoned, on: connection, core: core, reason: .REQUEST_TERMINATED_WITH_ERROR)
+            }
+            core.deadlines?.closed(connection)
+        }
         core.connectionClosed()
     }
 }

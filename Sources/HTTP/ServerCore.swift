@@ -25,6 +25,8 @@ final class ServerCore: Sendable {
     /// Cuts off connections too slow to send a request's headers or a whole request; nil when
     /// both deadlines are off.
     let deadlines: RequestDeadlines?
+    /// Contexts of requests whose head libmicrohttpd has not handed over yet (`AwaitingHead`).
+    let awaitingHead = AwaitingHead()
     /// The memory request bodies may hold, all connections together (`BodyAdmission`).
     let bodyBudget: BodyBudget
     /// How long a deferred handler may take to answer before its request is answered 503 for it
