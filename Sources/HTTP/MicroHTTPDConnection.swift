@@ -120,6 +120,8 @@ private func collectFramingValue(
         framing.pointee.contentLengths.append(value.map { String(cString: $0) } ?? "")
     } else if strcasecmp(key, "Transfer-Encoding") == 0 {
         framing.pointee.transferEncodings.append(value.map { String(cString: $0) } ?? "")
+    } else if strcasecmp(key, "Host") == 0 {
+        framing.pointee.hostFields += 1
     }
     return .YES
 }

@@ -61,13 +61,20 @@ final class RequestContext {
     static func path(ofTarget target: String) -> String {
         var bytes = Substring(target).utf8
         // The absolute form (`http://host/path`), which a server must accept (RFC 9112, section
-        // 3.2.2): the path is what follows the authority, `/` when nothing does.
+        // 3.2.2): the path is what follows the authority, `/` when nothing does. The authority
+        // ends at the first `/`, `?` or `#` (RFC 3986, section 3.2): in `http://x?/v1/a` the
+        // `/v1/a` is the query's, not a path.
         for scheme in ["http://", "https://"] where target.utf8.count >= scheme.utf8.count {
             let head = target.utf8.prefix(scheme.utf8.count)
             guard head.elementsEqual(scheme.utf8, by: { $0 | 0x20 == $1 }) else { continue }
             let authority = bytes.dropFirst(scheme.utf8.count)
-            guard let slash = authority.firstIndex(of: UInt8(ascii: "/")) else { return "/" }
-            bytes = authority[slash...]
+            guard
+                let end = authority.firstIndex(where: {
+                    $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+                }),
+                authority[end] == UInt8(ascii: "/")
+            else { return "/" }
+            bytes = authority[end...]
             break
         }
         return String(decoding: bytes.prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }, as: UTF8.self)

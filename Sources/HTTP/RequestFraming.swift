@@ -9,6 +9,8 @@ struct RequestFraming {
     /// Every `Transfer-Encoding` header, as sent.
     var transferEncodings: [String] = []
     var host: String?
+    /// How many Host header fields the head has.
+    var hostFields = 0
     var expect: String?
     /// The name, as sent, of the first header field whose name or value is malformed
     /// (`HeaderFieldSyntax`); nil when none is.
@@ -22,6 +24,13 @@ struct RequestFraming {
     /// Whether a body follows the head.
     var hasBody: Bool {
         !transferEncodings.isEmpty || (declaredLength != .none && declaredLength != .bytes(0))
+    }
+
+    /// Whether the request must carry one Host: HTTP/1.1, or a later 1.x, which a server
+    /// answers as 1.1 (RFC 9112, sections 2.3 and 3.2).
+    var needsHost: Bool {
+        guard version.hasPrefix("HTTP/1."), let minor = Int(version.dropFirst("HTTP/1.".count)) else { return false }
+        return minor >= 1
     }
 
     var expectsContinue: Bool { expect.map { $0.trimmingSpaces.lowercased() == "100-continue" } ?? false }
@@ -90,7 +99,8 @@ extension ServerCore {
     ///   so that request would wait, unanswered, for its idle timeout.
     /// - A Content-Length that is not a number: 400 (libmicrohttpd answers the first one itself;
     ///   this covers every one).
-    /// - An HTTP/1.1 request without Host (RFC 9112, section 3.2).
+    /// - An HTTP/1.1 (or later 1.x) request without Host, or any with more than one (RFC 9112,
+    ///   section 3.2).
     /// - An Expect other than 100-continue: 417 (RFC 9110, section 10.1.1).
     /// - A body, or a 100-continue, for a path or method no route takes: its 404 or 405 now,
     ///   instead of reading (or asking for) a body nobody wants.
@@ -116,7 +126,9 @@ extension ServerCore {
                 message: "Transfer-Encoding \(Self.quoted(encoding)) is not supported: send Content-Length, or exactly chunked.")
         } else if framing.declaredLength == .invalid {
             answer = .error(status: 400, code: "bad_request", message: "The Content-Length is not a number.")
-        } else if framing.version == "HTTP/1.1", framing.host == nil {
+        } else if framing.hostFields > 1 {
+            answer = .error(status: 400, code: "bad_request", message: "The request has more than one Host header.")
+        } else if framing.needsHost, framing.host == nil {
             answer = .error(status: 400, code: "bad_request", message: "An HTTP/1.1 request must have a Host header.")
         } else if let expect = framing.expect, !framing.expectsContinue {
             answer = .error(

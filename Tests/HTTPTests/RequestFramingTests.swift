@@ -60,6 +60,9 @@ struct RequestFramingTests {
             head: "POST /nowhere HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 100000\r\n\r\n", status: 404,
             code: "not_found"),
         Case(head: "PUT /health HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n", status: 405, code: "method_not_allowed"),
+        // Two Host fields, and a later HTTP/1.x without one (answered as 1.1).
+        Case(head: "GET /health HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", status: 400, code: "bad_request"),
+        Case(head: "GET /health HTTP/1.2\r\n\r\n", status: 400, code: "bad_request"),
     ])
     func refusedFromTheHeadAlone(_ sent: Case) throws {
         let server = try startServer { router in
@@ -143,8 +146,11 @@ struct RequestFramingTests {
             try absolute.sendRaw(Data("GET \(target) HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
             #expect(try absolute.readResponse().text == "ok", "\(target)")
         }
-        try absolute.sendRaw(Data("GET http://t HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
-        #expect(try absolute.readResponse().status == 404)
+        // The authority ends at `?` or `#` too: what follows is a query or a fragment, not a path.
+        for target in ["http://t", "http://t?/health", "http://t#/health", "https://t:443?x=/health"] {
+            try absolute.sendRaw(Data("GET \(target) HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
+            #expect(try absolute.readResponse().status == 404, "\(target)")
+        }
 
         let client = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
         try client.sendRaw(
