@@ -45,6 +45,21 @@ struct SignatureBeforePayloadTests {
         #expect(full?.hasPrefix("the payload is not a valid") == true)
     }
 
+    /// A header longer than any App Store signer's is refused before it is decoded, with or
+    /// without a cache; one of App Store's size is read as before.
+    @Test func anOversizedHeaderIsRefusedUndecoded() throws {
+        let genuine = try jws(Data("{}".utf8)).split(separator: ".").map(String.init)
+        #expect(genuine[0].utf8.count < 8_192)
+        // A header that would decode (`alg`, x5c) padded with a member far beyond the limit.
+        let padded = Base64.encode(
+            Data(#"{"alg":"ES256","x5c":[],"pad":"\#(String(repeating: "a", count: 1 << 20))"}"#.utf8), alphabet: .url)
+        let oversized = [padded, genuine[1], genuine[2]].joined(separator: ".")
+        for verifier in [try Fixtures.verifier(), try Fixtures.verifier(cache: nil)] {
+            let detail = expectRejected(.verificationFailure) { _ = try verifier.verifyNotification(oversized, now: now) }
+            #expect(detail?.hasPrefix("the JWS header is \(padded.utf8.count) bytes") == true, "\(String(describing: detail))")
+        }
+    }
+
     @Test func anUntrustedChainIsRefusedBeforeItsPayloadIsRead() throws {
         // Signed by its own leaf: only the chain is wrong, and the payload is not JSON.
         let signed = try jws(Data("not JSON {[".utf8), chain: Fixtures.otherChain)

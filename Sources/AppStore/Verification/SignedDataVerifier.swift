@@ -226,12 +226,23 @@ public struct SignedDataVerifier: Sendable {
         }
     }
 
+    /// The longest header segment read. App Store's (`alg` and three certificates in `x5c`)
+    /// is about 5 KB; a longer one is refused before it is decoded, so a stranger's header of
+    /// a megabyte costs no parse.
+    static let maxHeaderSegmentBytes = 32_768
+
     /// The header checks, skipped for a header byte-identical to one already checked.
     private func checkedHeader(of jws: CompactJWS, memo: inout CheckedHeader?) throws(VerificationError) -> CheckedHeader {
         if let known = memo, known.matches(jws.headerSegment) { return known }
         if let known = chainCache?.checkedHeader(jws.headerSegment) {
             memo = known
             return known
+        }
+        guard jws.headerSegment.count <= Self.maxHeaderSegmentBytes else {
+            throw VerificationError(
+                .verificationFailure,
+                "the JWS header is \(jws.headerSegment.count) bytes, more than any App Store signer's "
+                    + "(\(Self.maxHeaderSegmentBytes) at most)")
         }
         let (leaf, intermediate) = try certificates(in: try jws.header())
         let checked = CheckedHeader(segment: jws.headerSegment, leaf: leaf, intermediate: intermediate)
