@@ -41,9 +41,12 @@ func microHTTPDAccess(
         var framing = RequestFraming(
             version: version.map { String(cString: $0) } ?? "HTTP/1.1", host: header("Host"), expect: header("Expect"))
         readFramingHeaders(of: connection, into: &framing)
+        context.bodyLimit = core.bodyLimit(for: context.path)
         let refusal =
             core.refusal(of: framing, method: context.method, path: context.path, started: context.started)
-            ?? core.admit(framing.declaredLength, method: context.method, path: context.path, started: context.started)
+            ?? core.admit(
+                framing.declaredLength, limit: context.bodyLimit, method: context.method, path: context.path,
+                started: context.started)
         guard let refusal else {
             if case .bytes(let declared) = framing.declaredLength { context.body.declaredBytes = declared }
             context.closeAfterAnswer = framing.closesAfterAnswer(method: context.method)
@@ -70,7 +73,7 @@ func microHTTPDAccess(
         uploadDataSize.pointee = 0
         guard !context.answeredEarly else { return .YES }
         let piece = UnsafeRawBufferPointer(start: uploadData, count: uploadData == nil ? 0 : size)
-        switch context.body.append(piece, limit: core.maxBodyBytes, budget: core.bodyBudget) {
+        switch context.body.append(piece, limit: context.bodyLimit, budget: core.bodyBudget) {
         case .kept, .dropped:
             return .YES
         case .cutOff:
@@ -83,7 +86,8 @@ func microHTTPDAccess(
     core.deadlines?.received(connection)
     guard !context.answeredEarly else { return .YES }
     if let refusal = context.body.refusal {
-        let refused = core.refusedBody(refusal, method: context.method, path: context.path, started: context.started)
+        let refused = core.refusedBody(
+            refusal, limit: context.bodyLimit, method: context.method, path: context.path, started: context.started)
         return answer(refused, for: context, on: connection, core: core, close: true)
     }
     let request = HTTPRequest(

@@ -55,8 +55,33 @@ public struct Router: Sendable {
     /// another shape.
     private var refusalShapes: [(prefix: [[UInt8]], shape: @Sendable (HTTPResponse) -> HTTPResponse)] = []
 
+    /// Smaller body limits than the server's for paths under a prefix (its segments' bytes).
+    private var bodyLimits: [(prefix: [[UInt8]], bytes: Int)] = []
+
     /// Creates a router with no routes.
     public init() {}
+
+    /// Takes bodies of at most `bytes` (and never more than the server's `maxBodyBytes`) for
+    /// `prefix` and the paths under it: a route whose bodies are small refuses a large one
+    /// from its head (413), before reading or parsing it. The first prefix added that matches
+    /// wins; segments are compared decoded, as routes are.
+    public mutating func limitBodies(under prefix: String, to bytes: Int) {
+        bodyLimits.append((Self.segments(of: prefix).map { Array($0) }, max(0, bytes)))
+    }
+
+    /// The body limit `limitBodies` gives `path`, if any.
+    public func bodyLimit(for path: String) -> Int? {
+        bodyLimits.first { isUnder($0.prefix, path) }?.bytes
+    }
+
+    /// Whether `path` is `prefix` or a path under it, segments compared decoded.
+    private func isUnder(_ prefix: [[UInt8]], _ path: String) -> Bool {
+        guard path.utf8.first == Self.slash else { return false }
+        let segments = Self.segments(of: path)
+        guard prefix.count <= segments.count else { return false }
+        // A broken escape matches no literal: a literal holds no `%`.
+        return zip(prefix, segments).allSatisfy { literal, raw in Self.decode(raw).segment(raw)?.equals(literal) ?? false }
+    }
 
     /// Gives the server's own answers to requests for `prefix` or a path under it (`prefix/…`)
     /// through `shape`, so that a client of those routes reads every error in their shape; the
@@ -68,16 +93,7 @@ public struct Router: Sendable {
 
     /// `answer` as the server gives it for `path` (a path as sent, or a route's pattern).
     public func shapedRefusal(_ answer: HTTPResponse, path: String) -> HTTPResponse {
-        guard !refusalShapes.isEmpty, path.utf8.first == Self.slash else { return answer }
-        let segments = Self.segments(of: path)
-        for (prefix, shape) in refusalShapes where prefix.count <= segments.count {
-            // A broken escape matches no literal: a literal holds no `%`.
-            let under = zip(prefix, segments).allSatisfy { literal, raw in
-                Self.decode(raw).segment(raw)?.equals(literal) ?? false
-            }
-            if under { return shape(answer) }
-        }
-        return answer
+        refusalShapes.first { isUnder($0.prefix, path) }?.shape(answer) ?? answer
     }
 
     /// Adds a route. `pattern` is a path like `/v1/apple/notifications/{appId}`, where each

@@ -109,4 +109,30 @@ struct BodyLimitTests {
         let over = try connection.request("POST", "/v1/upload", body: Data(count: 4097))
         #expect(over.status == 413)
     }
+
+    /// A route under a prefix with a smaller limit refuses a body over it, declared or chunked,
+    /// with that limit in the message; other paths keep the server's. A prefix limit larger
+    /// than the server's does not raise it.
+    @Test func aPrefixLimitIsSmallerThanTheServers() throws {
+        let server = try startServer(maxBodyBytes: 4096) { router in
+            router.add("POST", "/v1/upload") { request in .text("\(request.body.count)") }
+            router.add("POST", "/v1/small/{id}") { request in .text("\(request.body.count)") }
+            router.add("POST", "/v1/large") { request in .text("\(request.body.count)") }
+            router.limitBodies(under: "/v1/small", to: 100)
+            router.limitBodies(under: "/v1/large", to: 1 << 20)
+        }
+        defer { server.shutdown(timeout: 1) }
+        let connection = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        #expect(try connection.request("POST", "/v1/small/a", body: Data(count: 100)).text == "100")
+        let declared = try connection.request("POST", "/v1/%73mall/a", body: Data(count: 101))
+        #expect(declared.status == 413)
+        #expect(declared.text.contains("larger than 100 bytes"), "\(declared.text)")
+        let chunked = try LoopbackConnection(port: server.port, timeoutSeconds: 5)
+        try chunked.sendRaw(chunkedRequest(Data(count: 300), chunkSize: 50, path: "/v1/small/b"))
+        #expect(try chunked.readResponse().status == 413)
+        let other = try LoopbackConnection(port: server.port)
+        #expect(try other.request("POST", "/v1/upload", body: Data(count: 4096)).text == "4096")
+        #expect(try other.request("POST", "/v1/large", body: Data(count: 4097)).status == 413)
+        #expect(eventually { server.bufferedBodyBytes == 0 })
+    }
 }

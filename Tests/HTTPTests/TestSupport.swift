@@ -23,8 +23,8 @@ func startServer(
 }
 
 /// A chunked `POST /v1/upload` carrying `body` in pieces of `chunkSize` bytes.
-func chunkedRequest(_ body: Data, chunkSize: Int) -> Data {
-    var bytes = Data("POST /v1/upload HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+func chunkedRequest(_ body: Data, chunkSize: Int, path: String = "/v1/upload") -> Data {
+    var bytes = Data("POST \(path) HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
     var offset = 0
     while offset < body.count {
         let piece = body[offset..<min(offset + chunkSize, body.count)]

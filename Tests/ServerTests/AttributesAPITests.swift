@@ -177,4 +177,21 @@ struct AttributesAPITests {
         let (status, body) = try post(connection, "newcomer", #"{"attributes": {}}"#)
         #expect(status == 200 && body["subscriber"]?["original_app_user_id"] == .string("newcomer"), "\(body)")
     }
+
+    /// An API body over 64 KiB is refused from its head, in RevenueCat's shape, before it is
+    /// parsed; Apple's notifications keep the server's limit (1 MiB).
+    @Test func aBodyOverTheAPILimitIsRefusedUnparsed() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let padding = String(repeating: "a", count: Routes.apiMaxBodyBytes)
+        let (status, body) = try post(connection, "ivy", #"{"attributes": {"plan": {"value": "\#(padding)"}}}"#)
+        #expect(status == 413)
+        #expect(body["code"] == .integer(7226), "\(body.serialized())")
+        #expect(body["message"]?.stringValue?.contains("larger than \(Routes.apiMaxBodyBytes) bytes") == true)
+        let notification = try LoopbackConnection(port: service.port).request(
+            "POST", "/v1/apple/notifications/demo", body: Data(#"{"signedPayload": "\#(padding)"}"#.utf8))
+        #expect(notification.status == 401)
+    }
 }

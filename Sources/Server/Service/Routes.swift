@@ -9,6 +9,8 @@ import Threads
 package enum Routes {
     /// Where Apple posts an app's notifications.
     package static let notificationRoute = "/v1/apple/notifications/{appId}"
+    /// The largest request body of the API's routes (all but Apple's notifications).
+    package static let apiMaxBodyBytes = 64 << 10
 
     package static func router(
         ingest: Ingest, subscribers: SubscribersAPI, events: EventsAPI, commerce: CommerceAPI, apple: AppleWorkAPI,
@@ -61,6 +63,15 @@ package enum Routes {
         // The server's own answers there too (a path that is not UTF-8, a route that is not
         // RevenueCat's, a body too large, a shutdown).
         router.shapeRefusals(under: "/v1/subscribers", RevenueCatError.translate)
+        // The API's bodies are small JSON (a signed transaction is a few KB): a larger one is
+        // refused from its head, not parsed into a tree many times its size. Apple's
+        // notifications keep `http.maxBodyBytes`.
+        for prefix in [
+            "/v1/subscribers", "/v1/advanced-commerce", "/v1/events", "/v1/apple/import", "/v1/apple/reconcile",
+            "/v1/apple/backfill-mark",
+        ] {
+            router.limitBodies(under: prefix, to: apiMaxBodyBytes)
+        }
         // Deferred: the worker verifies, then serves other connections while the commit is on its way.
         router.addDeferred("POST", notificationRoute) { request, reply in
             ingest.receive(appId: request.pathParameters["appId"] ?? "", body: request.body) { reply(response(for: $0)) }
