@@ -36,11 +36,13 @@ func logUnsentAnswer(
 /// line yet: `before_head` when it ended before its head was in, which is libmicrohttpd
 /// refusing it itself (a `Content-Length` of 2^64 or more, or a malformed one; a head larger
 /// than its buffer, or a query of more arguments than it holds: it answers 413, 400 or 431, or
-/// nothing, and closes, and does not say which) or the
-/// client leaving first (the two look alike from here); `timed_out`, `shutdown`, or
-/// `connection_lost` (its body cut short, or refused by libmicrohttpd) otherwise.
+/// nothing, and closes, and does not say which) or the client leaving first (the two look
+/// alike from here); `timed_out`, `shutdown`, or `connection_lost` (its body cut short, or
+/// refused by libmicrohttpd) otherwise. `headersReadable` is false once libmicrohttpd has freed
+/// the connection's memory (a connection closing): its headers are not read then.
 func logUnansweredRequest(
-    for context: RequestContext, on connection: OpaquePointer, core: ServerCore, reason: MHD_RequestTerminationCode
+    for context: RequestContext, on connection: OpaquePointer, core: ServerCore, reason: MHD_RequestTerminationCode,
+    headersReadable: Bool = true
 ) {
     guard core.accessLog != nil, !context.accessLogged else { return }
     let why =
@@ -49,21 +51,24 @@ func logUnansweredRequest(
         case .REQUEST_TERMINATED_DAEMON_SHUTDOWN: "shutdown"
         default: context.headersSeen ? "connection_lost" : "before_head"
         }
-    logAccess(status: 0, bytes: 0, unsent: why, for: context, on: connection, core: core)
+    logAccess(status: 0, bytes: 0, unsent: why, for: context, on: connection, core: core, headersReadable: headersReadable)
 }
 
 private func logAccess(
-    status: Int, bytes: Int, unsent: String?, for context: RequestContext, on connection: OpaquePointer, core: ServerCore
+    status: Int, bytes: Int, unsent: String?, for context: RequestContext, on connection: OpaquePointer, core: ServerCore,
+    headersReadable: Bool = true
 ) {
     guard let accessLog = core.accessLog else { return }
     context.accessLogged = true
+    let forwardedFor =
+        headersReadable
+        ? MHD_lookup_connection_value(connection, .HEADER_KIND, "X-Forwarded-For").map { AccessEntry.cut(String(cString: $0)) }
+        : nil
     accessLog(
         AccessEntry(
             method: AccessEntry.cut(context.method), path: AccessEntry.cut(context.path), status: status, bytes: bytes,
             seconds: (ContinuousClock.now - context.started).inSeconds, remoteAddress: remoteAddress(of: connection),
-            forwardedFor: MHD_lookup_connection_value(connection, .HEADER_KIND, "X-Forwarded-For").map {
-                AccessEntry.cut(String(cString: $0))
-            }, unsent: unsent))
+            forwardedFor: forwardedFor, unsent: unsent))
 }
 
 /// The client's numeric address ("192.0.2.1", "2001:db8::1"), or "-".

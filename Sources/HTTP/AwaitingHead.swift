@@ -3,13 +3,13 @@ import Synchronization
 /// Request contexts made from a request line (`microHTTPDRequestTarget`) that the access
 /// handler has not seen yet, by connection.
 ///
-/// libmicrohttpd promises its completion callback, which releases a context, only for a
-/// request the access handler was called for. One it gives up on before that (a head too
-/// large for its buffer, a query of more arguments than it can hold) may just close the
-/// connection, and its context would stay retained and counted in `openRequests` for good: a
-/// stranger's request line would leak memory and make every stop wait out its drain. So a
-/// context stays here until the access handler takes it (completion is then owed) or the
-/// completion takes it; whatever is still here when its connection closes is settled then.
+/// libmicrohttpd calls its completion callback, which releases a context, for a request it
+/// closes the usual way; one it gives up on before its head is handed over (a query of more
+/// arguments than its buffer holds) may be marked closed without that call, and its context
+/// would stay retained and counted in `openRequests` for good: a stranger's request line would
+/// leak memory and make every stop wait out its drain. So a context stays here until the
+/// access handler takes it (completion is then owed) or the completion takes it; whatever is
+/// still here when its connection closes is settled then.
 final class AwaitingHead: Sendable {
     /// Context pointers by connection, both as addresses (pointers are not `Sendable`).
     private let contexts = Mutex<[UInt: UInt]>([:])
@@ -30,7 +30,4 @@ final class AwaitingHead: Sendable {
         let address = contexts.withLock { $0.removeValue(forKey: UInt(bitPattern: connection)) }
         return address.flatMap { UnsafeMutableRawPointer(bitPattern: $0) }
     }
-
-    /// Contexts waiting now.
-    var count: Int { contexts.withLock { $0.count } }
 }

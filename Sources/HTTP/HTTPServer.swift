@@ -80,8 +80,8 @@ public final class HTTPServer: Sendable {
     /// caller; call it from outside the handlers.
     ///
     /// When requests are still in progress `patience` after the stop began, `waiting` is told
-    /// once how many, and the longest the drain may yet take for them (the rest of `timeout`,
-    /// or a request deadline, whichever is shorter), so that a stop that waits says on what.
+    /// once how many, and the longest the drain may yet take for them (the rest of `timeout`),
+    /// so that a stop that waits says on what.
     public func shutdown(
         timeout: Double = drainSeconds, patience: Duration = .seconds(2),
         waiting: (_ requests: Int, _ atMost: Duration) -> Void = { _, _ in }
@@ -99,9 +99,9 @@ public final class HTTPServer: Sendable {
         waitForResponses(for: min(patience, drain))
         let open = core.openRequests.load(ordering: .relaxed)
         if open > 0, ContinuousClock.now < drainEnds {
-            var atMost = ContinuousClock.now.duration(to: drainEnds)
-            if configuration.requestTimeoutSeconds > 0 { atMost = min(atMost, .seconds(configuration.requestTimeoutSeconds)) }
-            waiting(open, atMost)
+            // The drain's end bounds them all: a request deadline does not bound a handler
+            // still at work, nor an answer being sent.
+            waiting(open, ContinuousClock.now.duration(to: drainEnds))
             waitForResponses(for: ContinuousClock.now.duration(to: drainEnds))
         }
         // Requests whose handler never answered get a 503 (Apple retries), and new ones are no

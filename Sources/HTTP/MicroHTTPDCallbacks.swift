@@ -148,18 +148,24 @@ func microHTTPDRequestCompleted(
     guard let pointer = requestContext?.pointee else { return }
     requestContext?.pointee = nil
     if let connection { core.awaitingHead.taken(on: connection) }
-    settle(pointer, on: connection, core: core, reason: reason)
+    settle(pointer, on: connection, core: core, reason: reason, headersReadable: true)
 }
 
 /// The end of a request's context: its access line if it had none, its body's share of the
-/// budget given back, the context released and the request no longer open.
+/// budget given back, the context released and the request no longer open. Once its
+/// connection is closing, libmicrohttpd has freed the connection's memory, headers included
+/// (`headersReadable` false): only the connection's address is read then.
 private func settle(
-    _ pointer: UnsafeMutableRawPointer, on connection: OpaquePointer?, core: ServerCore, reason: MHD_RequestTerminationCode
+    _ pointer: UnsafeMutableRawPointer, on connection: OpaquePointer?, core: ServerCore, reason: MHD_RequestTerminationCode,
+    headersReadable: Bool
 ) {
     let context = Unmanaged<RequestContext>.fromOpaque(pointer)
     if let connection {
-        logUnsentAnswer(for: context.takeUnretainedValue(), on: connection, core: core, reason: reason)
-        logUnansweredRequest(for: context.takeUnretainedValue(), on: connection, core: core, reason: reason)
+        if headersReadable {
+            logUnsentAnswer(for: context.takeUnretainedValue(), on: connection, core: core, reason: reason)
+        }
+        logUnansweredRequest(
+            for: context.takeUnretainedValue(), on: connection, core: core, reason: reason, headersReadable: headersReadable)
     }
     context.takeUnretainedValue().body.release(to: core.bodyBudget)
     context.release()
@@ -185,7 +191,7 @@ func microHTTPDConnectionNotified(
             // A request libmicrohttpd gave up on before its head was handed over, with no
             // completion to come (`AwaitingHead`).
             if let abandoned = core.awaitingHead.abandoned(on: connection) {
-                settle(abandoned, on: connection, core: core, reason: .REQUEST_TERMINATED_WITH_ERROR)
+                settle(abandoned, on: connection, core: core, reason: .REQUEST_TERMINATED_WITH_ERROR, headersReadable: false)
             }
             core.deadlines?.closed(connection)
         }

@@ -62,25 +62,27 @@ public struct Router: Sendable {
     public init() {}
 
     /// Takes bodies of at most `bytes` (and never more than the server's `maxBodyBytes`) for
-    /// `prefix` and the paths under it: a route whose bodies are small refuses a large one
-    /// from its head (413), before reading or parsing it. The first prefix added that matches
-    /// wins; segments are compared decoded, as routes are.
+    /// `prefix` and the paths under it (`/` for every path): a route whose bodies are small
+    /// refuses a larger one, from its head when it declares its length, else as soon as it
+    /// passes the limit, and never parses it. The first prefix added that matches wins;
+    /// segments are compared decoded, as routes are.
     public mutating func limitBodies(under prefix: String, to bytes: Int) {
-        bodyLimits.append((Self.segments(of: prefix).map { Array($0) }, max(0, bytes)))
+        let segments = prefix == "/" ? [] : Self.segments(of: prefix).map { Array($0) }
+        bodyLimits.append((segments, max(0, bytes)))
     }
 
     /// The body limit `limitBodies` gives `path`, if any.
     public func bodyLimit(for path: String) -> Int? {
-        bodyLimits.first { isUnder($0.prefix, path) }?.bytes
+        guard !bodyLimits.isEmpty, path.utf8.first == Self.slash else { return nil }
+        let segments = Self.segments(of: path)
+        return bodyLimits.first { Self.isUnder($0.prefix, segments) }?.bytes
     }
 
-    /// Whether `path` is `prefix` or a path under it, segments compared decoded.
-    private func isUnder(_ prefix: [[UInt8]], _ path: String) -> Bool {
-        guard path.utf8.first == Self.slash else { return false }
-        let segments = Self.segments(of: path)
+    /// Whether a path of `segments` is `prefix` or a path under it, segments compared decoded.
+    private static func isUnder(_ prefix: [[UInt8]], _ segments: [Substring.UTF8View]) -> Bool {
         guard prefix.count <= segments.count else { return false }
         // A broken escape matches no literal: a literal holds no `%`.
-        return zip(prefix, segments).allSatisfy { literal, raw in Self.decode(raw).segment(raw)?.equals(literal) ?? false }
+        return zip(prefix, segments).allSatisfy { literal, raw in decode(raw).segment(raw)?.equals(literal) ?? false }
     }
 
     /// Gives the server's own answers to requests for `prefix` or a path under it (`prefix/…`)
@@ -93,7 +95,9 @@ public struct Router: Sendable {
 
     /// `answer` as the server gives it for `path` (a path as sent, or a route's pattern).
     public func shapedRefusal(_ answer: HTTPResponse, path: String) -> HTTPResponse {
-        refusalShapes.first { isUnder($0.prefix, path) }?.shape(answer) ?? answer
+        guard !refusalShapes.isEmpty, path.utf8.first == Self.slash else { return answer }
+        let segments = Self.segments(of: path)
+        return refusalShapes.first { Self.isUnder($0.prefix, segments) }?.shape(answer) ?? answer
     }
 
     /// Adds a route. `pattern` is a path like `/v1/apple/notifications/{appId}`, where each

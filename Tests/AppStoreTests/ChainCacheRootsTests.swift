@@ -21,6 +21,16 @@ struct ChainCacheRootsTests {
             leafWindow: (base - 50 * Self.day, base + 300 * Self.day))
     }
 
+    /// A chain whose root begins after its leaf and intermediate do: no root is valid when
+    /// both of them first are, so the cache learns the chain at a payload's date instead.
+    func lateRootChain() throws -> TestChain {
+        let base = Int64(now.timeIntervalSince1970)
+        return try TestChain(
+            name: "Reissued Test", rootWindow: (base + 10 * Self.day, base + 100 * Self.day),
+            intermediateWindow: (base - 200 * Self.day, base + 400 * Self.day),
+            leafWindow: (base - 50 * Self.day, base + 300 * Self.day))
+    }
+
     /// `chain`'s root issued again: the same subject and key, valid from `start` to `end` days
     /// after now.
     func reissuedRoot(of chain: TestChain, days start: Int64, _ end: Int64) throws -> Certificate {
@@ -54,7 +64,9 @@ struct ChainCacheRootsTests {
     }
 
     /// Every payload of the sweep, twice, gets the full check's answer from a cached verifier,
-    /// whether the cache first meets the chain at `now` or at the sweep's first payload.
+    /// whether the cache first meets the chain at `now` or at the sweep's first payload (learned
+    /// then inside the leaf's and intermediate's windows, or at the payload's date when no root
+    /// is valid there).
     func expectCacheAgrees(_ chain: TestChain, roots: [Certificate], warm: Bool) throws -> (accepted: Int, rejected: Int) {
         let cache = ChainCache()
         let cached = try Fixtures.verifier(roots: roots, cache: cache)
@@ -104,5 +116,23 @@ struct ChainCacheRootsTests {
         let roots = [Fixtures.otherChain.root, chain.root, Fixtures.chain.root]
         let counts = try expectCacheAgrees(chain, roots: roots, warm: warm)
         #expect(counts.accepted > 0 && counts.rejected > 0)
+    }
+
+    /// No root is valid when the leaf and intermediate begin: the chain is learned at the first
+    /// payload's date a full check accepts, with the spans of both roots, gap and all.
+    @Test func aChainLearnedAtAPayloadsDateHasEveryRootsSpans() throws {
+        let chain = try lateRootChain()
+        let reissued = try reissuedRoot(of: chain, days: 150, 500)
+        let counts = try expectCacheAgrees(chain, roots: [chain.root, reissued], warm: false)
+        #expect(counts.accepted > 0 && counts.rejected > 0)
+        let cache = ChainCache()
+        let verifier = try Fixtures.verifier(roots: [chain.root, reissued], cache: cache)
+        let first = (chain.root.notBefore + Self.day) * 1000
+        #expect(outcome(verifier, try Fixtures.sign(Fixtures.transactionJSON(signedDate: first), with: chain)) == nil)
+        // Under the second root, from the cache.
+        let hits = cache.statistics.hits
+        let later = (reissued.notBefore + Self.day) * 1000
+        #expect(outcome(verifier, try Fixtures.sign(Fixtures.transactionJSON(signedDate: later), with: chain)) == nil)
+        #expect(cache.statistics.hits == hits + 1)
     }
 }

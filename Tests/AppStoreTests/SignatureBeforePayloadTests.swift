@@ -60,6 +60,20 @@ struct SignatureBeforePayloadTests {
         }
     }
 
+    /// The limit is the header segment's length: 32,768 bytes are decoded (and refused for
+    /// what they hold), the next length base64url can have, 32,770, is not.
+    @Test(arguments: [(24_576, false), (24_577, true)])
+    func theHeaderLimitIsExact(jsonBytes: Int, refusedForSize: Bool) throws {
+        let genuine = try jws(Data("{}".utf8)).split(separator: ".").map(String.init)
+        let skeleton = #"{"alg":"ES256","pad":""}"#
+        let json = #"{"alg":"ES256","pad":"\#(String(repeating: "a", count: jsonBytes - skeleton.utf8.count))"}"#
+        let header = Base64.encode(Data(json.utf8), alphabet: .url)
+        #expect(header.utf8.count == (refusedForSize ? 32_770 : 32_768))
+        let signed = [header, genuine[1], genuine[2]].joined(separator: ".")
+        let detail = expectRejected(.verificationFailure) { _ = try Fixtures.verifier().verifyNotification(signed, now: now) }
+        #expect((detail?.hasPrefix("the JWS header is ") ?? false) == refusedForSize, "\(String(describing: detail))")
+    }
+
     @Test func anUntrustedChainIsRefusedBeforeItsPayloadIsRead() throws {
         // Signed by its own leaf: only the chain is wrong, and the payload is not JSON.
         let signed = try jws(Data("not JSON {[".utf8), chain: Fixtures.otherChain)

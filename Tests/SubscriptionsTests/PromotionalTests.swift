@@ -34,8 +34,10 @@ import Threads
         #expect(promo?["store"] == .string("promotional"))
         #expect(promo?["is_sandbox"] == .bool(false))
         #expect(promo?["store_transaction_id"] == .string("a1"))
-        // The App Store manages nothing of a grant.
+        // The App Store manages nothing of a grant: no management URL, the customer's or its own.
         #expect(info?["management_url"] == .null)
+        #expect(promo?["management_url"] == .null)
+        #expect(promo?.objectValue?.keys.contains("management_url") == true)
         // The scheduler ends it with an EXPIRATION, once.
         #expect(shop.advance(to: day(30)).isEmpty)
         let expired = shop.advance(to: day(31))

@@ -109,7 +109,7 @@ public final class ChainCache: Sendable {
     }
 
     /// Records a chain that passed every check, valid inside `chain.windows`.
-    func insert(_ key: Key, _ chain: SignedDataVerifier.VerifiedChain) {
+    func insert(_ key: Key, _ chain: SignedDataVerifier.LearnedChain) {
         state.withLock { state in
             state.clock += 1
             if state.entries[key] == nil, state.entries.count >= capacity,

@@ -18,7 +18,7 @@ extension SignedDataVerifier {
         if let known = cache.leafKey(key) { return known }
         do {
             let chain = try verifiedChain(header, at: header.inside)
-            cache.insert(key, chain)
+            cache.insert(key, learned(chain, header))
             return chain.leafKey
         } catch {
             guard error.isOutsideValidity else { throw error.undatedFailure }
@@ -69,11 +69,11 @@ extension SignedDataVerifier {
             if let chainCache, error.isOutsideValidity, header.inside != time,
                 let good = try? verifiedChain(header, at: header.inside)
             {
-                chainCache.insert(key, good)
+                chainCache.insert(key, learned(good, header))
             }
             throw error.failure
         }
-        chainCache?.insert(key, chain)
+        chainCache?.insert(key, learned(chain, header))
         return chain.leafKey
     }
 
@@ -82,14 +82,29 @@ extension SignedDataVerifier {
         do { return try verifiedChain(header, at: time).leafKey } catch { throw error.failure }
     }
 
-    /// A chain that passed every check at some time: its leaf key and the times it is good for.
+    /// A chain that passed every check at `time`, under `root`: its leaf key.
     struct VerifiedChain {
+        var leafKey: ECPublicKey
+        var root: Certificate
+        var time: Int64
+    }
+
+    /// What the cache keeps of a chain that passed every check: its leaf key and the times it
+    /// is good at. Computed only for a chain the cache learns, since under several roots it
+    /// may take a full check more per root edge.
+    struct LearnedChain {
         var leafKey: ECPublicKey
         /// Sorted, apart from each other.
         var windows: [Range<Int64>]
         /// Whether a full check outside `windows` refuses for one certificate's dates alone, with
         /// the reason `windowFailure` gives: one trusted root, so one window.
         var refusesOutside: Bool
+    }
+
+    func learned(_ chain: VerifiedChain, _ header: CheckedHeader) -> LearnedChain {
+        LearnedChain(
+            leafKey: chain.leafKey, windows: trustedWindows(header, root: chain.root, trustedAt: chain.time),
+            refusesOutside: trustStore.roots.count == 1)
     }
 
     /// Why a chain failed its full check.
@@ -133,8 +148,7 @@ extension SignedDataVerifier {
         guard leafKey.curve == .p256 else {
             throw refuse("ES256 needs a P-256 leaf key, found \(leafKey.curve.rawValue)")
         }
-        let windows = trustedWindows(header, root: root, trustedAt: time)
-        return VerifiedChain(leafKey: leafKey, windows: windows, refusesOutside: trustStore.roots.count == 1)
+        return VerifiedChain(leafKey: leafKey, root: root, time: time)
     }
 
     static func chainFailure(_ reason: String, at time: Int64) -> VerificationError {

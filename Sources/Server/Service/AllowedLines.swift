@@ -34,7 +34,7 @@ package final class AllowedLines: Sendable {
     }
 
     /// Writes the summary of the lines left out and not said yet, if any, now: called once no
-    /// more lines of this kind come (their service stopped), before the log ends.
+    /// more lines of this kind come (what writes them stopped).
     package func flush() {
         if case .write(let leftOut) = allowance.withLock({ $0.flush() }) { summary(leftOut) }
     }

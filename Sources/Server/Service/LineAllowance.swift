@@ -68,8 +68,9 @@ package struct LineAllowance: Sendable, Equatable {
         return .write(leftOut: leftOut)
     }
 
-    /// The lines left out and not said yet, said now whatever the time: the log is about to end
-    /// (the process stops), and no later line or summary would say them.
+    /// The lines left out and not said yet, said now whatever the time: no more lines of this
+    /// kind come (what writes them stopped, at a stop or a reload), and a summary's timer may
+    /// not fire before the process ends.
     package mutating func flush() -> Summary {
         summaryAwaited = false
         guard leftOut > 0 else { return .none }

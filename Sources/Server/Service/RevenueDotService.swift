@@ -270,7 +270,8 @@ package final class RevenueDotService: Sendable {
                 "stop.waiting", "waiting for \(requests) request\(requests == 1 ? "" : "s") in progress to be answered",
                 [("at_most_seconds", .integer(Int64(atMost.components.seconds)))])
         })
-        // No request comes any more: no line would say the refusals left out of the log.
+        // No request comes any more: no line would say the refusals left out of the log (the
+        // backfill's, which go through ingest too, are said once it stopped, below).
         shared.refusals.flush()
         // Every request is answered or cut off: what handlers queued has no one to answer.
         shared.storageWork.stop()
@@ -294,6 +295,7 @@ package final class RevenueDotService: Sendable {
                     "stop.waiting", "waiting for \(phase)",
                     [("at_most_seconds", .integer(Int64(atMost.components.seconds)))])
             })
+        shared.refusals.flush()
         // A second at least: a pass or tick that ended just in time leaves storage its close.
         let closed = store.close(waitingAtMost: max(remaining(), .seconds(1)))
         if let profile = WriteProfile.report() { StandardStreams.error("revenuedot: \(profile)\n") }
