@@ -19,22 +19,31 @@ import Threads
         lines.filter { $0.contains(" event_id=") || $0.contains(" status=") }.count + lines.map(leftOut).reduce(0, +)
     }
 
+    /// A service whose webhook `receiver` fails every attempt, once six purchases' deliveries
+    /// have each reached `outcome` (`retry`, `dead`) in the metrics; its log, and a connection.
+    static func sixFailing(to receiver: WebhookReceiver, retryDelays: String, until outcome: String, firstId: Int) throws
+        -> (RevenueDotService, Locked<[String]>, LoopbackConnection)
+    {
+        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url, retryDelays: retryDelays)
+        let (service, kept) = try OperationalLogTests.service(fixture)
+        let connection = try LoopbackConnection(port: service.port)
+        for index in 0..<6 {
+            let purchase = try fixture.signer.notification(
+                type: "SUBSCRIBED", subtype: "INITIAL_BUY", originalTransactionId: "\(firstId + index)")
+            #expect(try connection.postNotification(purchase).status == 200)
+        }
+        let all = #"revenuedot_webhook_deliveries_total{outcome=""# + outcome + #""} 6"#
+        #expect(poll(seconds: 30) { (try? connection.request("GET", "/metrics").text.contains(all)) == true })
+        return (service, kept, connection)
+    }
+
     /// Six deliveries fail at once, then die a second later, and nothing comes after: every
     /// failed attempt and every dead letter is a line or in a count, within two seconds or so.
     @Test func failuresAndDeadLettersLeftOutAreSummarised() throws {
         let receiver = try WebhookReceiver { _, _ in 500 }
         defer { receiver.stop() }
-        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url, retryDelays: "[1]")
-        let (service, kept) = try OperationalLogTests.service(fixture)
+        let (service, kept, _) = try Self.sixFailing(to: receiver, retryDelays: "[1]", until: "dead", firstId: 7_400_000_000)
         defer { service.shutdown() }
-        let connection = try LoopbackConnection(port: service.port)
-        for index in 0..<6 {
-            let purchase = try fixture.signer.notification(
-                type: "SUBSCRIBED", subtype: "INITIAL_BUY", originalTransactionId: "\(7_400_000_000 + index)")
-            #expect(try connection.postNotification(purchase).status == 200)
-        }
-        let allDead = #"revenuedot_webhook_deliveries_total{outcome="dead"} 6"#
-        #expect(poll(seconds: 30) { (try? connection.request("GET", "/metrics").text.contains(allDead)) == true })
         let said = poll(seconds: 10) {
             Self.counted(OperationalLogTests.lines(kept, event: "webhook.failed")) == 6
                 && Self.counted(OperationalLogTests.lines(kept, event: "webhook.dead_letter")) == 6
@@ -86,16 +95,8 @@ import Threads
     @Test func failuresLeftOutAreSaidAtShutdown() throws {
         let receiver = try WebhookReceiver { _, _ in 500 }
         defer { receiver.stop() }
-        let fixture = try WebhookDeliveryTests.fixture(url: receiver.url, retryDelays: "[600]")
-        let (service, kept) = try OperationalLogTests.service(fixture)
-        let connection = try LoopbackConnection(port: service.port)
-        for index in 0..<6 {
-            let purchase = try fixture.signer.notification(
-                type: "SUBSCRIBED", subtype: "INITIAL_BUY", originalTransactionId: "\(7_500_000_000 + index)")
-            #expect(try connection.postNotification(purchase).status == 200)
-        }
-        let allFailed = #"revenuedot_webhook_deliveries_total{outcome="retry"} 6"#
-        #expect(poll(seconds: 30) { (try? connection.request("GET", "/metrics").text.contains(allFailed)) == true })
+        let (service, kept, connection) = try Self.sixFailing(
+            to: receiver, retryDelays: "[600]", until: "retry", firstId: 7_500_000_000)
         connection.close()
         service.shutdown()
         let failed = OperationalLogTests.lines(kept, event: "webhook.failed")
