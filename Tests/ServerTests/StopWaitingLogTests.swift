@@ -14,12 +14,15 @@ import Threads
         let client = try LoopbackConnection(port: service.port, timeoutSeconds: 10)
         try client.sendRaw(
             Data("POST /v1/apple/notifications/demo HTTP/1.1\r\nHost: t\r\nContent-Length: 20\r\n\r\n{\"signed".utf8))
+        // The server has the request in hand (the first bytes of its body) before the stop begins.
+        #expect(poll(seconds: 10) { service.server.bufferedBodyBytes > 0 })
         let stopped = Locked(false)
-        DispatchQueue.global().async {
+        // A thread of its own: Dispatch's pool may be slow to grow while other tests block theirs.
+        Thread {
             service.shutdown()
             stopped.withLock { $0 = true }
-        }
-        #expect(poll(seconds: 10) { !OperationalLogTests.lines(kept, event: "stop.waiting").isEmpty })
+        }.start()
+        #expect(poll(seconds: 8) { !OperationalLogTests.lines(kept, event: "stop.waiting").isEmpty })
         let waiting = OperationalLogTests.lines(kept, event: "stop.waiting")
         #expect(waiting.first?.contains("waiting for 1 request in progress to be answered") == true, "\(waiting)")
         #expect(waiting.first?.contains(" at_most_seconds=") == true, "\(waiting)")
