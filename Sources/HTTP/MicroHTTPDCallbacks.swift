@@ -41,7 +41,8 @@ func microHTTPDAccess(
         var framing = RequestFraming(
             version: version.map { String(cString: $0) } ?? "HTTP/1.1", host: header("Host"), expect: header("Expect"))
         readFramingHeaders(of: connection, into: &framing)
-        context.bodyLimit = core.bodyLimit(for: context.path)
+        // Looked up only where a body follows: most requests (GET) have none.
+        context.bodyLimit = framing.hasBody ? core.bodyLimit(for: context.path) : 0
         let refusal =
             core.refusal(of: framing, method: context.method, path: context.path, started: context.started)
             ?? core.admit(

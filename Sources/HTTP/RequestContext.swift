@@ -19,7 +19,8 @@ final class RequestContext {
     let started: ContinuousClock.Instant
     /// The body as it arrives, and the share of the body budget it holds until the request ends.
     var body = RequestBody()
-    /// The largest body taken for its path (`ServerCore.bodyLimit`), set with the head.
+    /// The largest body taken for its path (`ServerCore.bodyLimit`), set with the head; 0 for a
+    /// request whose head says no body follows.
     var bodyLimit = 0
     /// The request was answered from its head: any body that still comes is ignored.
     var answeredEarly = false
