@@ -10,6 +10,12 @@ import Testing
         RuleCase("taxCode missing", with(Valid.oneTime) { $0.taxCode = nil }, "NullTaxCodeError", 4000099, at: "taxCode"),
         RuleCase("taxCode empty", with(Valid.oneTime) { $0.taxCode = "" }, "InvalidTaxProductCodeError", 4000127, at: "taxCode"),
         RuleCase(
+            "taxCode not of Apple's form", with(Valid.oneTime) { $0.taxCode = "garbage tax code" },
+            "InvalidTaxProductCodeError", 4000127, at: "taxCode"),
+        RuleCase(
+            "taxCode of a subscription", with(Valid.oneTime) { $0.taxCode = "C003-00-1" }, "InvalidTaxProductCodeError",
+            4000127, at: "taxCode"),
+        RuleCase(
             "storefront alpha-2", with(Valid.oneTime) { $0.storefront = "US" }, "InvalidStorefrontError", 4000028,
             at: "storefront"),
         RuleCase("item missing", with(Valid.oneTime) { $0.item = nil }, "NullItemError", 4000102, at: "item"),
@@ -64,6 +70,9 @@ import Testing
             "descriptors.description 46", with(Valid.create) { $0.descriptors?.description = text(46) },
             "DescriptionLengthExceededError", 4000088, at: "descriptors.description"),
         RuleCase("period missing", with(Valid.create) { $0.period = nil }, "NullPeriodError", 4000104, at: "period"),
+        RuleCase(
+            "taxCode of a one-time charge", with(Valid.create) { $0.taxCode = "C003-00-2" }, "InvalidTaxProductCodeError",
+            4000127, at: "taxCode"),
         RuleCase(
             "period offer-only value", with(Valid.create) { $0.period = .unknown("P3D") }, "InvalidRenewalPeriodError", 4000130,
             at: "period"),
@@ -135,6 +144,13 @@ import Testing
             $0.requestInfo?.consistencyToken = "1.12345.932c6903"
         }
         #expect(AdvancedCommerceValidator.validate(resubscribe) == [])
+    }
+
+    /// Codes of Apple's table not in its examples pass, as does Kosovo's storefront.
+    @Test func anyCodeOfApplesFormAndKosovoPass() {
+        #expect(AdvancedCommerceValidator.validate(with(Valid.create) { $0.taxCode = "S021-08-1" }) == [])
+        #expect(AdvancedCommerceValidator.validate(with(Valid.oneTime) { $0.taxCode = "C025-00-2" }) == [])
+        #expect(AdvancedCommerceValidator.validate(with(Valid.oneTime) { $0.storefront = "XKS" }) == [])
     }
 
     @Test func reactivateWithoutItemsIsValid() {

@@ -81,6 +81,10 @@ import Testing
         #expect(
             try Self.codes(AppleExamples.modifyAddItem, ["ANNES_GOLD_TIER_1M"]) { $0.transactionId = "99999" }
                 == ["TransactionIdNotFoundError 4040010 transactionId"])
+        // A missing or empty id is the request's own error (Null/InvalidTransactionIdError), said once.
+        for missing in [nil, ""] as [String?] {
+            #expect(try Self.codes(AppleExamples.modifyAddItem, ["ANNES_GOLD_TIER_1M"]) { $0.transactionId = missing } == [])
+        }
         #expect(
             try Self.codes(AppleExamples.modifyDowngrade, ["ANNES_PLATINUM_TIER_1M", "ANNES_GOLD_TIER_1M"])
                 == ["ProductAlreadyExistsError 4000114 changeItems[0].SKU"])

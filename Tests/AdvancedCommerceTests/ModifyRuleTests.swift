@@ -15,6 +15,9 @@ import Testing
 
     static let fields: [RuleCase] = [
         RuleCase(
+            "taxCode of a one-time charge", with(Valid.addItem) { $0.taxCode = "C003-00-2" }, "InvalidTaxProductCodeError",
+            4000127, at: "taxCode"),
+        RuleCase(
             "transactionId missing", with(Valid.addItem) { $0.transactionId = nil }, "NullTransactionIdError", 4000085,
             at: "transactionId"),
         RuleCase(

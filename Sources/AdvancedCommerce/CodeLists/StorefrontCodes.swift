@@ -1,10 +1,12 @@
 /// ISO 3166-1 alpha-3 country codes accepted in `storefront`.
 ///
-/// Taken from Debian's iso-codes 4.15.0 (`iso_3166-1.json`), all 249 officially assigned codes.
+/// Taken from Debian's iso-codes 4.15.0 (`iso_3166-1.json`), all 249 officially assigned codes,
+/// and `XKS`, the user-assigned code Apple's `Storefront.countryCode` gives Kosovo's App Store.
 /// Apple's `Storefront.countryCode` is ISO 3166-1 alpha-3, so a storefront outside this set cannot be real.
 public enum StorefrontCodes {
-    /// 249 codes.
+    /// 250 codes.
     public static let all: Set<String> = [
+        "XKS",
         "ABW", "AFG", "AGO", "AIA", "ALA", "ALB", "AND", "ARE", "ARG", "ARM", "ASM", "ATA", "ATF", "ATG", "AUS", "AUT",
         "AZE", "BDI", "BEL", "BEN", "BES", "BFA", "BGD", "BGR", "BHR", "BHS", "BIH", "BLM", "BLR", "BLZ", "BMU", "BOL",
         "BRA", "BRB", "BRN", "BTN", "BVT", "BWA", "CAF", "CAN", "CCK", "CHE", "CHL", "CHN", "CIV", "CMR", "COD", "COG",

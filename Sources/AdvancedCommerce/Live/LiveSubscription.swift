@@ -183,7 +183,9 @@ extension LiveValidator {
         field: String = "transactionId"
     ) -> (LiveSubscription?, [ValidationError]) {
         var errors = repeatedReference(reference, used: used)
-        guard let transactionId, let live = subscriptions.first(where: { $0.transactionIds.contains(transactionId) }) else {
+        // A missing or empty id is the request's own error (Null/InvalidTransactionIdError), said once.
+        guard let transactionId, !transactionId.isEmpty else { return (nil, errors) }
+        guard let live = subscriptions.first(where: { $0.transactionIds.contains(transactionId) }) else {
             errors.append(
                 ValidationError(
                     .transactionIdNotFound, field: field, detail: "It is not a transaction of this customer's subscriptions."))

@@ -4,7 +4,7 @@ extension OneTimeChargeCreateRequest {
         let currency = report.checkCreateFields(
             version: version, operation: operation, expected: Self.expectedOperation, requestInfo: requestInfo,
             currency: currency, taxCode: taxCode, storefront: storefront)
-        if requestInfo?.consistencyToken != nil {
+        if let token = requestInfo?.consistencyToken, !token.isEmpty {  // empty: said by checkRequestInfo
             report.fail(.invalidConsistencyToken, "requestInfo.consistencyToken", "A one-time charge has none: omit it.")
         }
         if let item {

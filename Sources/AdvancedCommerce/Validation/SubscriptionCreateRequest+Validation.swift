@@ -11,7 +11,7 @@ extension SubscriptionCreateRequest {
             report.fail(.nullDescriptors, "descriptors")
         }
         report.checkPeriod(period, field: "period")
-        if previousTransactionId == nil, requestInfo?.consistencyToken != nil {
+        if previousTransactionId == nil, let token = requestInfo?.consistencyToken, !token.isEmpty {
             report.fail(
                 .invalidConsistencyToken, "requestInfo.consistencyToken",
                 "Send it only when resubscribing (with previousTransactionId); omit it for a new subscription.")

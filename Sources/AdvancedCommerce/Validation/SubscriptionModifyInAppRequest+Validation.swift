@@ -11,7 +11,7 @@ extension SubscriptionModifyInAppRequest {
         if retainBillingCycle == nil { report.fail(.nullRetainBillingCycle, "retainBillingCycle") }
         let currency = report.checkCurrency(currency, required: false)
         report.checkStorefront(storefront)
-        report.checkTaxCode(taxCode, required: false)
+        report.checkTaxCode(taxCode, required: false, forSubscription: true)
         if let descriptors {
             report.checkEffective(descriptors.effective, field: "descriptors.effective")
             report.checkDisplayName(descriptors.displayName, field: "descriptors.displayName", required: false)

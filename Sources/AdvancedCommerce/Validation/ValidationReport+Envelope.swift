@@ -26,7 +26,7 @@ extension ValidationReport {
         checkEnvelope(version: version, operation: operation, expected: expected)
         checkRequestInfo(requestInfo)
         let checked = checkCurrency(currency, required: true)
-        checkTaxCode(taxCode, required: true)
+        checkTaxCode(taxCode, required: true, forSubscription: expected != .createOneTimeCharge)
         checkStorefront(storefront)
         return checked
     }
@@ -90,12 +90,22 @@ extension ValidationReport {
         }
     }
 
-    /// Apple's tax-code table is not embedded, so only a missing or empty code is caught here.
-    mutating func checkTaxCode(_ taxCode: String?, required: Bool) {
-        switch taxCode {
-        case nil where required: fail(.nullTaxCode, "taxCode")
-        case ""?: fail(.invalidTaxProductCode, "taxCode")
-        default: break
+    /// A tax code in the form of Apple's table (`C003-00-1`: a letter, three digits, two digits,
+    /// then `1` for a subscription's code or `2` for a one-time purchase's), with the ending
+    /// the request's kind takes. Apple adds codes to the table, so a code of that form is not
+    /// looked up in it.
+    mutating func checkTaxCode(_ taxCode: String?, required: Bool, forSubscription: Bool) {
+        guard let taxCode else {
+            if required { fail(.nullTaxCode, "taxCode") }
+            return
+        }
+        guard taxCode.wholeMatch(of: /[A-Z][0-9]{3}-[0-9]{2}-[12]/) != nil else {
+            return fail(.invalidTaxProductCode, "taxCode", "\"\(taxCode)\" is not a code of Apple's table (as C003-00-1).")
+        }
+        let ending = forSubscription ? "1" : "2"
+        if !taxCode.hasSuffix("-" + ending) {
+            let kind = forSubscription ? "a subscription" : "a one-time charge"
+            fail(.invalidTaxProductCode, "taxCode", "\(kind) takes a code ending in -\(ending), Apple's column for it.")
         }
     }
 }

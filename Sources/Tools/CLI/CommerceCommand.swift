@@ -14,9 +14,11 @@ package struct CommerceCommand {
 
           FILE holds the request JSON (OneTimeChargeCreateRequest, SubscriptionCreateRequest,
           SubscriptionModifyInAppRequest or SubscriptionReactivateInAppRequest, told apart by
-          "operation"). Apple's rules are checked, and a modify request against the customer's
-          live subscription; a missing requestReferenceId is generated and a missing
-          consistencyToken filled from the latest renewal info.
+          "operation"). Apple's rules are checked; a modify, a reactivate and a resubscribe
+          (a create with previousTransactionId) also against the customer's live subscription,
+          and a requestReferenceId used before is refused, so the database must exist (serve
+          makes it). A missing requestReferenceId is generated and a missing consistencyToken
+          filled from the latest renewal info.
           validate  prints the request as it would be signed, or Apple's errors (exit 1)
           sign      also signs it with the app's inAppPurchaseKey, records it as pending, and
                     prints {"token", "requestReferenceId", "advancedCommerceData"}; with serve
