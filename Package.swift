@@ -41,7 +41,7 @@ let package = Package(
             dependencies: ["Crypto", "JSON", "Threads"]),
         .target(
             name: "Subscriptions",
-            dependencies: ["AppStore", "JSON", "Threads"]),
+            dependencies: ["AppStore", "Crypto", "JSON", "Threads"]),
         // Threads that the OS lists under their names, locks, deadlines, and UNIX time as text.
         .target(
             name: "Threads"),

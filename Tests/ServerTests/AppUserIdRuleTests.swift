@@ -17,6 +17,16 @@ struct AppUserIdRuleTests {
         }
     }
 
+    /// Makes the fixture's database one that chose RevenueDot's anonymous ids, as a database
+    /// with history does when a build that knows the choice first starts on it.
+    static func writeAnonymousIdsRevenueDotsWay(_ fixture: ServerFixture) throws {
+        let first = try fixture.startService()
+        try first.store.write { transaction in
+            try transaction.execute("UPDATE database_settings SET value = 'revenuedot' WHERE name = 'anonymous_ids'")
+        }
+        first.shutdown()
+    }
+
     static func request(
         _ connection: LoopbackConnection, _ method: String, _ path: String, key: String, body: String? = nil
     ) throws -> LoopbackResponse {
@@ -25,11 +35,13 @@ struct AppUserIdRuleTests {
             body: body.map { Data($0.utf8) } ?? Data())
     }
 
-    /// A purchase tracked with no customer is held by `$RevenueDotAnonymous:<original id>`, an id
-    /// anyone who saw the transaction id can spell: the public key can neither read it nor alias
-    /// it into another customer; the secret key still can.
+    /// In a database that writes anonymous ids RevenueDot's way (one made before the choice),
+    /// a purchase tracked with no customer is held by `$RevenueDotAnonymous:<original id>`, an
+    /// id anyone who saw the transaction id can spell: the public key can neither read it nor
+    /// alias it into another customer; the secret key still can.
     @Test func theAppsKeyCannotReadOrTakeAPurchaseNobodyClaimed() throws {
         let fixture = try ServerFixture(demoOptions: #""trackNewPurchasesFromServerNotifications": true"#)
+        try Self.writeAnonymousIdsRevenueDotsWay(fixture)
         let service = try fixture.startService()
         defer { service.shutdown() }
         let connection = try LoopbackConnection(port: service.port)

@@ -291,12 +291,15 @@ struct ImportTests {
         return path
     }
 
-    /// What an import left, to compare two imports by.
+    /// What an import left, to compare two imports by. Anonymous owners are named by their form
+    /// alone: each database keys their ids with a secret of its own (`AnonymousIds`).
     func outcome(_ world: AppleAPIWorld) throws -> [String] {
         try StoreReader(path: world.databasePath).read { (rows) throws(StoreError) in
             try rows.query(
                 """
-                SELECT 'view ' || purchase_key || ' ' || coalesce(owner, '-') FROM purchase_views
+                SELECT 'view ' || purchase_key || ' '
+                    || CASE WHEN owner LIKE '$RCAnonymousID:%' THEN 'anonymous' ELSE coalesce(owner, '-') END
+                FROM purchase_views
                 UNION ALL SELECT 'events ' || type || ' ' || count(*) FROM events GROUP BY type
                 UNION ALL SELECT 'answers ' || from_history || ' ' || count(*) FROM apple_answers GROUP BY from_history
                 ORDER BY 1

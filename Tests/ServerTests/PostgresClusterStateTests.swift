@@ -45,7 +45,20 @@ struct PostgresClusterStateTests {
         var sequences: [String: [Int64]]
     }
 
+    /// Anonymous customers under a name two databases share: each database keys their ids
+    /// with a secret of its own (`AnonymousIds`).
+    static func anonymousNames(in store: Store) -> [String: String] {
+        Dictionary(
+            uniqueKeysWithValues: (0..<10).map { index in
+                let original = "\(9_100_000_000 + index)"
+                let id = store.anonymousIds.id(
+                    for: .subscription(originalTransactionId: original), originalTransactionId: original)
+                return (id, "anonymous:\(original)")
+            })
+    }
+
     static func outcome(of store: Store, app: LedgerApp) throws -> Outcome {
+        let names = anonymousNames(in: store)
         let events = try store.read { (rows) throws(StoreError) in
             try EventRows.list(EventFilter(appId: app.id, limit: 1000), from: rows)
         }
@@ -59,10 +72,11 @@ struct PostgresClusterStateTests {
             }
             return purchases
         }
+        func name(_ customer: String?) -> String { customer.map { names[$0] ?? $0 } ?? "-" }
         return Outcome(
-            events: Dictionary(uniqueKeysWithValues: events.map { ($0.id, "\($0.type) \($0.customer ?? "-")") }),
-            purchases: purchases,
-            sequences: Dictionary(grouping: events.filter { $0.customer != nil }, by: { $0.customer ?? "" })
+            events: Dictionary(uniqueKeysWithValues: events.map { ($0.id, "\($0.type) \(name($0.customer))") }),
+            purchases: Dictionary(uniqueKeysWithValues: purchases.map { (name($0.key), $0.value) }),
+            sequences: Dictionary(grouping: events.filter { $0.customer != nil }, by: { name($0.customer) })
                 .mapValues { $0.compactMap(\.sequence).sorted() })
     }
 

@@ -133,6 +133,7 @@ import Testing
             let day = Int64(1_800_000_000_000) + Int64(number) * 86_400_000 * 20
             app.trackNewPurchasesFromServerNotifications = tracking == 0 ? false : tracking == 1 ? true : number > 40
             ledger.configuration = app.ledger.configuration
+            ledger.configuration.anonymousIds = store.anonymousIds
             var input = Self.input(&random, number, nowMs: day)
             if !inputs.isEmpty, random.below(8) == 0 { input = random.pick(inputs) }
             inputs.append(input)

@@ -29,7 +29,7 @@ import Testing
             tables.compactMap { $0[0].textValue } == [
                 "apple_answers", "applied_inputs", "backfill_marks", "commerce_requests", "consumption_answers",
                 "customer_actions",
-                "customer_aliases", "customer_contacts", "customers", "deliveries",
+                "customer_aliases", "customer_contacts", "customers", "database_settings", "deliveries",
                 "event_position_floor", "events", "held_events",
                 "notifications", "payload_dictionaries",
                 "posted_transactions", "purchase_facts", "purchase_views", "purchases",

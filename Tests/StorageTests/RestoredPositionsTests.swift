@@ -84,9 +84,10 @@ struct RestoredPositionsTests {
         return try positions(path).events["new"]
     }
 
-    /// `path` as a build before migration 28 left it: no floor table.
+    /// `path` as a build before migration 28 left it: no floor table (nor the later settings).
     static func makeOlder(_ path: String) throws {
         try rawExecute(path, "DROP TABLE event_position_floor")
+        try rawExecute(path, "DROP TABLE database_settings")
         try rawExecute(path, "DELETE FROM schema_migrations WHERE version >= 28")
     }
 

@@ -40,15 +40,31 @@ import Testing
         #expect(shop.subscription.journal.ownerAppUserId == "bob")
     }
 
-    @Test func trackingOnGivesAnUnclaimedPurchaseToAnAnonymousCustomer() {
-        let tracking = LedgerConfiguration(trackNewPurchasesFromServerNotifications: true)
-        var shop = Harness(ledger: Ledger(configuration: tracking), owner: nil)
+    /// Both ways a database may write anonymous ids: RevenueDot's, and RevenueCat's form keyed
+    /// by the database's secret.
+    static let anonymousIdStyles: [AnonymousIds] = [.revenueDot, .revenueCat(key: "0f1e2d3c4b5a69788796a5b4c3d2e1f0")]
+
+    static func tracking(_ style: AnonymousIds) -> LedgerConfiguration {
+        var tracking = LedgerConfiguration(trackNewPurchasesFromServerNotifications: true)
+        tracking.anonymousIds = style
+        return tracking
+    }
+
+    @Test(arguments: anonymousIdStyles)
+    func trackingOnGivesAnUnclaimedPurchaseToAnAnonymousCustomer(style: AnonymousIds) {
+        var shop = Harness(ledger: Ledger(configuration: Self.tracking(style)), owner: nil)
         var buy = Fixture.buy
         buy.transaction?.appAccountToken = "not-a-customer"
         let events = shop.send(buy)
-        let anonymous = "$RevenueDotAnonymous:\(Apple.original)"
-        #expect(events.first?.appUserId == anonymous)
-        #expect(shop.ledger.customers[anonymous]?.isAnonymous == true)
+        let anonymous = events.first?.appUserId ?? ""
+        switch style {
+        case .revenueDot: #expect(anonymous == "$RevenueDotAnonymous:\(Apple.original)")
+        case .revenueCat:
+            // The form RevenueCat's SDKs match (`IdentityManager`'s `\$RCAnonymousID:([a-z0-9]{32})$`).
+            #expect(anonymous.wholeMatch(of: /\$RCAnonymousID:[0-9a-f]{32}/) != nil)
+            #expect(!anonymous.contains(Apple.original))
+        }
+        #expect(shop.ledger.customers[anonymous] != nil && Ledger.isAnonymous(anonymous))
         // The app posts it for carol: the anonymous customer is merged into carol, as RevenueCat
         // aliases an anonymous owner rather than transfer from it. No TRANSFER.
         let moved = shop.apply(.transactionPosted(posted(Fixture.p1, at: day(1)), appUserId: "carol"), atMs: day(1))
@@ -66,16 +82,17 @@ import Testing
     /// fact (a renewal-status change) does not: whichever arrives first, the purchase ends with
     /// the token's customer. Arriving second, the notice takes it from the anonymous customer
     /// tracking made, which merges into it (no TRANSFER).
-    @Test(arguments: [false, true])
-    func theTokensCustomerGetsThePurchaseInEitherOrder(tokenLast: Bool) {
-        let tracking = LedgerConfiguration(trackNewPurchasesFromServerNotifications: true)
+    @Test(arguments: [false, true], anonymousIdStyles)
+    func theTokensCustomerGetsThePurchaseInEitherOrder(tokenLast: Bool, style: AnonymousIds) {
+        let tracking = Self.tracking(style)
         var shop = Harness(ledger: Ledger(configuration: tracking), owner: nil)
         let token = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"
         var buy = Fixture.buy
         buy.transaction?.appAccountToken = token
         var disable = Fixture.disable
         disable.transaction?.appAccountToken = nil
-        let placeholder = "$RevenueDotAnonymous:\(Apple.original)"
+        let placeholder = style.id(
+            for: .subscription(originalTransactionId: Apple.original), originalTransactionId: Apple.original)
         for facts in tokenLast ? [disable, buy] : [buy, disable] { shop.send(facts) }
         #expect(shop.subscription.journal.ownerAppUserId == token)
         #expect(shop.ledger.customers[token]?.originalTransactionIds == [Apple.original])
@@ -91,6 +108,20 @@ import Testing
         other.send(disable)
         other.send(stranger)
         #expect(other.subscription.journal.ownerAppUserId == placeholder)
+    }
+
+    /// A customer the app's SDK made (`$RCAnonymousID:` too) is not one tracking made: a later
+    /// token does not take a purchase it posted, in either style.
+    @Test(arguments: anonymousIdStyles)
+    func anSDKsAnonymousCustomerKeepsWhatItPosted(style: AnonymousIds) {
+        var shop = Harness(ledger: Ledger(configuration: Self.tracking(style)), owner: nil)
+        let sdk = "$RCAnonymousID:0123456789abcdef0123456789abcdef"
+        shop.apply(.linked(.oneTime(transactionId: "unrelated"), appUserId: "bob"))
+        shop.apply(.transactionPosted(posted(Fixture.p1, at: day(0)), appUserId: sdk), atMs: day(0))
+        var named = Fixture.disable
+        named.transaction?.appAccountToken = "bob"
+        shop.send(named)
+        #expect(shop.subscription.journal.ownerAppUserId == sdk)
     }
 
     /// The rule a shell loads held events by (`Ledger.mayClaimAPurchase(by:)`) is the rule the

@@ -1,6 +1,7 @@
 import AppStore
 import Dispatch
 import Foundation
+import Subscriptions
 import Threads
 
 /// The store: every table behind typed operations, on one of two engines. On SQLite (one file):
@@ -23,6 +24,8 @@ public final class Store: Sendable {
     /// The migrations opening applied to a schema that was there (nil for a new database, or
     /// one already current), for the server to log.
     public let schemaUpgrade: SchemaUpgrade?
+    /// How tracking writes anonymous ids in this database (`DatabaseSettings`).
+    public let anonymousIds: AnonymousIds
     private let queue = WriteQueue()
     private let pendingRejects = PendingRejects()
     let readers: ReaderPool
@@ -119,6 +122,7 @@ public final class Store: Sendable {
             }
             warnings = started.warnings
             schemaUpgrade = started.upgrade
+            anonymousIds = started.anonymousIds
         } catch {
             lock?.discard()
             throw error
@@ -178,6 +182,7 @@ public final class Store: Sendable {
         }
         warnings = started.warnings
         schemaUpgrade = started.upgrade
+        anonymousIds = started.anonymousIds
         do throws(StoreError) {
             try self.readers.snapshot { [payloads] (transaction) throws(StoreError) in try payloads.adoptNewest(in: transaction) }
         } catch {

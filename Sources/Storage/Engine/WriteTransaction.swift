@@ -1,3 +1,5 @@
+import Subscriptions
+
 /// The writer's open transaction, as lent to a `NotificationHandOff`.
 ///
 /// Only valid during the `handOff` call that received it; afterwards every call throws `.invalid`.
@@ -9,8 +11,12 @@ public final class WriteTransaction {
     /// The apps whose outbox work in this transaction changed (`noteOutboxChanged`).
     private(set) var outboxApps: Set<String> = []
 
-    init(connection: any StatementRunner) {
+    /// How tracking writes anonymous ids in this database (`DatabaseSettings`).
+    public let anonymousIds: AnonymousIds
+
+    init(connection: any StatementRunner, anonymousIds: AnonymousIds) {
         self.connection = connection
+        self.anonymousIds = anonymousIds
     }
 
     /// Says that this work made deliveries of app `appId`, or changed one so that it or the

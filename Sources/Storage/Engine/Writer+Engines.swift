@@ -41,10 +41,12 @@ extension Writer {
                 )
             }
         }
+        let anonymousIds = try DatabaseSettings.anonymousIds(on: connection)
         let flusher = try WALFlusher(walPath: walPath, databasePath: databasePath, flush: flush, observe: onFlush)
         return Writer(
             connection: connection, durability: flusher, handOff: handOff, onCommit: onCommit,
-            onRejectsFailed: onRejectsFailed, warnings: warnings, upgrade: upgrade, durableEvents: durableEvents,
+            onRejectsFailed: onRejectsFailed, anonymousIds: anonymousIds, warnings: warnings, upgrade: upgrade,
+            durableEvents: durableEvents,
             damage: damage,
             closing: {
                 // Best effort: a failed checkpoint leaves the WAL in place, and SQLite replays it on the next open.
@@ -63,7 +65,7 @@ extension Writer {
         let migrated = try PostgresMigrator(connection: connection).migrate()
         return Writer(
             connection: connection, durability: DurableOnCommit(), handOff: handOff, onCommit: onCommit,
-            onRejectsFailed: onRejectsFailed,
+            onRejectsFailed: onRejectsFailed, anonymousIds: try DatabaseSettings.anonymousIds(on: connection),
             warnings: migrated.created ? [createdWarning(url.description, mistake: "URL (its host or database)")] : [],
             upgrade: migrated.upgrade)
     }

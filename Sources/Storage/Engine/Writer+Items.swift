@@ -151,7 +151,7 @@ extension Writer {
     /// the hand-off throws in a savepoint, its writes are rolled back (the `item` savepoint stays
     /// open) and the state is `failed`; without one, the error fails the transaction.
     private func runHandOff(_ record: NotificationRecord, inSavepoint: Bool) throws(StoreError) -> (NotificationState, String?) {
-        let transaction = WriteTransaction(connection: connection)
+        let transaction = WriteTransaction(connection: connection, anonymousIds: anonymousIds)
         defer { takeBack(transaction) }
         do {
             let state = try (preparedHandOff ?? handOff).handOff(record, in: transaction)
@@ -185,7 +185,7 @@ extension Writer {
 
     /// Runs caller work with the transaction lent for the call; its error fails only this item.
     private func perform(_ work: WriteWork) throws(StoreError) -> StoreOutcome {
-        let transaction = WriteTransaction(connection: connection)
+        let transaction = WriteTransaction(connection: connection, anonymousIds: anonymousIds)
         defer { takeBack(transaction) }
         do {
             try work.body(transaction)

@@ -1,4 +1,5 @@
 import Dispatch
+import Subscriptions
 import Threads
 
 /// The writer thread's side of the store: owns the one writing connection and group-commits batches.
@@ -26,6 +27,8 @@ final class Writer {
     private let closing: () -> Void
     /// What went wrong at start without stopping it, for the server to print.
     let warnings: [String]
+    /// The database's choice of anonymous ids, lent with every transaction (`WriteTransaction`).
+    let anonymousIds: AnonymousIds
     /// The migrations opening applied to a schema that was there.
     let upgrade: SchemaUpgrade?
     /// False once a savepoint could not be rolled back: the open transaction can no longer be trusted.
@@ -54,10 +57,10 @@ final class Writer {
     init(
         connection: any WriterConnection, durability: any CommitDurability, handOff: any NotificationHandOff,
         onCommit: (@Sendable (CommittedBatch) -> Void)?, onRejectsFailed: (@Sendable (StoreError) -> Void)?,
-        warnings: [String] = [], upgrade: SchemaUpgrade? = nil, durableEvents: DurableEvents? = nil,
-        damage: DatabaseDamage? = nil,
-        closing: @escaping () -> Void = {}
+        anonymousIds: AnonymousIds, warnings: [String] = [], upgrade: SchemaUpgrade? = nil,
+        durableEvents: DurableEvents? = nil, damage: DatabaseDamage? = nil, closing: @escaping () -> Void = {}
     ) {
+        self.anonymousIds = anonymousIds
         self.durableEvents = durableEvents
         self.damage = damage
         self.connection = connection
@@ -70,10 +73,12 @@ final class Writer {
         self.closing = closing
     }
 
-    /// What opening the writer has to say: warnings, and a schema it migrated.
+    /// What opening the writer has to say: warnings, a schema it migrated, and the database's
+    /// choice of anonymous ids.
     struct Started: Sendable {
         var warnings: [String]
         var upgrade: SchemaUpgrade?
+        var anonymousIds: AnonymousIds
     }
 
     /// The writer thread's whole life: open the engine's writer (which migrates), report on
@@ -89,7 +94,7 @@ final class Writer {
             ready.resolve(.failure(error))
             return
         }
-        ready.resolve(.success(Started(warnings: writer.warnings, upgrade: writer.upgrade)))
+        ready.resolve(.success(Started(warnings: writer.warnings, upgrade: writer.upgrade, anonymousIds: writer.anonymousIds)))
         writer.run(queue: queue, maxBatch: maxBatch)
     }
 
@@ -293,7 +298,7 @@ final class Writer {
         var seen = storedUUIDs ?? []
         let records = records.filter { seen.insert($0.notificationUUID).inserted }
         guard records.count > 1 else { return }
-        let transaction = WriteTransaction(connection: connection)
+        let transaction = WriteTransaction(connection: connection, anonymousIds: anonymousIds)
         defer { transaction.invalidate() }
         do {
             preparedHandOff = try handOff.prepared(for: records, in: transaction)

@@ -25,6 +25,8 @@ public enum LedgerInputs {
         firstRound: [[[SQLValue]]]? = nil, in transaction: WriteTransaction
     ) throws -> AppliedInput {
         let now = Date(timeIntervalSince1970: Double(atMs) / 1000)
+        var app = app
+        app.configuration.anonymousIds = transaction.anonymousIds
         WriteProfile.countInput()
         let sliced = try WriteProfile.measure(.slice) {
             try LedgerRows.slice(

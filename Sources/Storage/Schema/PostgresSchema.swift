@@ -37,6 +37,15 @@ enum PostgresSchema {
             \(Migration.eventPositionFloorSeed)
             """
         ),
+        (
+            29,
+            """
+            CREATE TABLE database_settings (
+                name TEXT PRIMARY KEY,
+                value TEXT NOT NULL
+            );
+            """
+        ),
     ]
 
     /// The newest version this build knows.

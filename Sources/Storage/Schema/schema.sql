@@ -1,4 +1,4 @@
--- RevenueDot's SQLite schema at migration 28: what the migrations in this folder give a new
+-- RevenueDot's SQLite schema at migration 29: what the migrations in this folder give a new
 -- database. Generated; checked by SchemaBaselineTests.
 
 CREATE TABLE apple_answers (
@@ -81,6 +81,11 @@ CREATE TABLE customers (
     json TEXT NOT NULL,
     PRIMARY KEY (app_id, app_user_id)
 ) STRICT;
+
+CREATE TABLE database_settings (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
 
 CREATE TABLE "deliveries" (
     event_id TEXT NOT NULL,

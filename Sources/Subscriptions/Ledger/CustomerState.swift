@@ -5,7 +5,8 @@
 /// https://www.revenuecat.com/docs/api-v1
 public struct CustomerState: Codable, Hashable, Sendable {
     /// The prefix of a customer created for a purchase nobody claimed, when
-    /// `trackNewPurchasesFromServerNotifications` is on.
+    /// `trackNewPurchasesFromServerNotifications` is on, in databases that write such ids
+    /// RevenueDot's way (`AnonymousIds.revenueDot`).
     public static let anonymousPrefix = "$RevenueDotAnonymous:"
 
     /// The id the app knows the customer by (RevenueCat's `app_user_id`).
@@ -40,9 +41,6 @@ public struct CustomerState: Codable, Hashable, Sendable {
 
     /// The first id of the customer (RevenueCat's `original_app_user_id`).
     public var firstAppUserId: String { originalAppUserId ?? appUserId }
-
-    /// Whether RevenueDot created the customer for an unclaimed purchase.
-    public var isAnonymous: Bool { appUserId.hasPrefix(Self.anonymousPrefix) }
 
     /// Whether the customer owns this purchase.
     public func owns(_ purchase: PurchaseKey) -> Bool {

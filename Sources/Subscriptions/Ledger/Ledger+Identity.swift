@@ -6,7 +6,7 @@
 extension Ledger {
     /// The prefixes of ids no one identified: RevenueDot's, for a purchase nobody claimed, and
     /// RevenueCat's SDK's, for an app user who has not logged in.
-    public static let anonymousPrefixes = [CustomerState.anonymousPrefix, "$RCAnonymousID:"]
+    public static let anonymousPrefixes = [CustomerState.anonymousPrefix, AnonymousIds.revenueCatPrefix]
 
     /// Whether nobody identified the customer this id names.
     public static func isAnonymous(_ appUserId: String) -> Bool {

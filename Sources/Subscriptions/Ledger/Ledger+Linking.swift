@@ -98,7 +98,7 @@ extension Ledger {
             return moveKeepingIdentity(key, journal: &journal, to: named, nowMs: nowMs)
         }
         guard journal.ownerAppUserId == nil else { return [] }
-        let anonymous = CustomerState.anonymousPrefix + (fact.transaction?.originalTransactionId ?? key.id)
+        let anonymous = configuration.anonymousIds.id(for: key, originalTransactionId: fact.transaction?.originalTransactionId)
         ensureCustomer(anonymous, nowMs: nowMs)
         return move(key, journal: &journal, to: anonymous, environment: nil, nowMs: nowMs)
     }
@@ -118,10 +118,10 @@ extension Ledger {
         return effects
     }
 
-    /// Whether `owner` is an anonymous customer tracking made for `key` alone: RevenueDot's
-    /// prefix, this purchase and nothing else, no other id, no grant or attribute.
+    /// Whether `owner` is an anonymous customer tracking made for `key` alone: the id tracking
+    /// gives it (`AnonymousIds`), this purchase and nothing else, no other id, no grant or attribute.
     func isPlaceholder(_ owner: String?, of key: PurchaseKey) -> Bool {
-        guard let owner, owner.hasPrefix(CustomerState.anonymousPrefix), let customer = customers[owner] else {
+        guard let owner, configuration.anonymousIds.isMade(owner, for: key), let customer = customers[owner] else {
             return false
         }
         let owned =

@@ -21,6 +21,9 @@ public struct LedgerConfiguration: Codable, Hashable, Sendable {
     public var sandboxAccess = SandboxAccess.everyone
     /// Units of each currency per US dollar, for events' `price` (the operator's rates).
     public var usdExchangeRates: [String: Decimal] = [:]
+    /// How tracking writes the ids of the anonymous customers it makes: the database's choice,
+    /// which the store sets.
+    public var anonymousIds = AnonymousIds.revenueDot
 
     /// A configuration; by default no app id, no entitlements, tracking off, transfers.
     public init(

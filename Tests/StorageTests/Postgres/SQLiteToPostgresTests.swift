@@ -112,6 +112,23 @@ import Threads
         #expect(report.tables.first { $0.name == "notifications" }?.rows == 3)
     }
 
+    /// A node started on the empty target made choices of its own (`database_settings`): the
+    /// copy's are the source's, under which its customers were named.
+    @Test func theSourcesChoicesReplaceANodesOnTheEmptyTarget() throws {
+        let source = try Self.source()
+        let chosen = try AnonymousIdContractTests.setting(source.store)
+        source.store.close()
+        let database = try PostgresTestDatabase()
+        let early = try Store(postgres: database.url, handOff: KeepReceived())
+        let own = try AnonymousIdContractTests.setting(early)
+        early.close()
+        #expect(own.count == 1 && own != chosen)
+        _ = try SQLiteToPostgres.copy(from: source.directory.databasePath, to: database.url)
+        let target = try Store(postgres: database.url, handOff: KeepReceived())
+        defer { target.close() }
+        #expect(try AnonymousIdContractTests.setting(target) == chosen)
+    }
+
     @Test func aTargetThatHoldsRowsIsRefusedAndLeftAsItIs() throws {
         let source = try Self.source()
         source.store.close()

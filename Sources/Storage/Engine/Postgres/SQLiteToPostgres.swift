@@ -72,6 +72,8 @@ package enum SQLiteToPostgres {
             // starting on the target meanwhile waits for the commit, and then finds every row,
             // instead of serving the empty schema.
             _ = try PostgresMigrator(connection: target).migrateInTransaction()
+            // A node started on the empty target has made its choices; the copy's come from the source.
+            try DatabaseSettings.forget(on: target)
             for table in tables {
                 if let rows = try target.query("SELECT count(*) FROM \(table)").first?.first?.integerValue, rows > 0 {
                     throw StoreError(
