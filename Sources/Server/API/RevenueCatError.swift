@@ -65,3 +65,12 @@ extension RevenueCatError {
         return translated
     }
 }
+
+extension RevenueCatError {
+    /// Whether `response` is the answer to an attributes write whose valid keys were saved while
+    /// RevenueCat's rules refused others (7263).
+    package static func partlySavedAttributes(_ response: HTTPResponse) -> Bool {
+        response.status == 400
+            && (try? JSONValue(parsing: response.body))?["code"] == .integer(Int64(invalidSubscriberAttributes.rawValue))
+    }
+}

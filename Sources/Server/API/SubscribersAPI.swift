@@ -44,20 +44,29 @@ package struct SubscribersAPI: Sendable {
         let looking = request.method == "HEAD"
         let contact = !looking && (access == .publishable || request.header("X-Platform") != nil)
         let answering: @Sendable () -> Void = { [self] in
-            let answer = answerSubscriber(appUserId, app: app, access: access, contact: contact)
-            guard case .unknown = answer, !looking else { return reply(answer.response) }
-            // A customer is made only under an id the rules take today, whichever the key.
-            if let refused = AppUserIdRule.refusal(appUserId, access: access) { return reply(refused) }
-            let atMs = UnixTime.milliseconds(clock())
-            apply(
-                .seen(appUserId: appUserId), app: app, atMs: atMs, answering: appUserId, access: access, status: 201,
-                reply: reply)
+            answerMakingUnknown(appUserId, app: app, access: access, contact: contact, looking: looking, reply: reply)
         }
         // On this worker while others are free (`InlineReads`), else on the storage pool.
         guard let inlineReads else { return answering() }
         guard inlineReads.begin() else { return offWorker(answering) }
         answering()
         inlineReads.end()
+    }
+
+    /// The customer as `GET` shows it, made first (201) when unknown; `looking` (`HEAD`) makes
+    /// nobody and answers 404.
+    package func answerMakingUnknown(
+        _ appUserId: String, app: AppConfig, access: APIKeys.Access, contact: Bool, looking: Bool = false,
+        reply: @escaping @Sendable (HTTPResponse) -> Void
+    ) {
+        let answer = answerSubscriber(appUserId, app: app, access: access, contact: contact)
+        guard case .unknown = answer, !looking else { return reply(answer.response) }
+        // A customer is made only under an id the rules take today, whichever the key.
+        if let refused = AppUserIdRule.refusal(appUserId, access: access) { return reply(refused) }
+        let atMs = UnixTime.milliseconds(clock())
+        apply(
+            .seen(appUserId: appUserId), app: app, atMs: atMs, answering: appUserId, access: access, status: 201,
+            reply: reply)
     }
 
     /// What `GET` answers for a customer, or that it is unknown.

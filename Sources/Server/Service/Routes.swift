@@ -44,6 +44,7 @@ package enum Routes {
             ("POST", "/v1/subscribers/{app_user_id}/alias", subscribers.alias),
             ("POST", "/v1/subscribers/{app_user_id}/attributes", subscribers.setAttributes),
             ("POST", "/v1/subscribers/{app_user_id}/transactions", subscribers.postTransaction),
+            ("POST", "/v1/receipts", subscribers.postReceipt),
             ("POST", "/v1/subscribers/{app_user_id}/entitlements/{entitlement}/promotional", subscribers.grantPromotional),
             (
                 "POST", "/v1/subscribers/{app_user_id}/entitlements/{entitlement}/revoke_promotionals",
@@ -63,11 +64,12 @@ package enum Routes {
         // The server's own answers there too (a path that is not UTF-8, a route that is not
         // RevenueCat's, a body too large, a shutdown).
         router.shapeRefusals(under: "/v1/subscribers", RevenueCatError.translate)
+        router.shapeRefusals(under: "/v1/receipts", RevenueCatError.translate)
         // The API's bodies are small JSON (a signed transaction is a few KB): a larger one is
         // refused from its head, not parsed into a tree many times its size. Apple's
         // notifications keep `http.maxBodyBytes`.
         for prefix in [
-            "/v1/subscribers", "/v1/advanced-commerce", "/v1/events", "/v1/apple/import", "/v1/apple/reconcile",
+            "/v1/subscribers", "/v1/receipts", "/v1/advanced-commerce", "/v1/events", "/v1/apple/import", "/v1/apple/reconcile",
             "/v1/apple/backfill-mark",
         ] {
             router.limitBodies(under: prefix, to: apiMaxBodyBytes)

@@ -1,0 +1,95 @@
+import Crypto
+import Foundation
+import JSON
+
+/// What RevenueCat's SDK posts to `POST /v1/receipts`, read: the customer, the signed
+/// transactions its `fetch_token` holds, its `AppTransaction` and its attributes. The SDK's other
+/// members (price, offering, `is_restore`, ...) change nothing here and are not read.
+struct PostedReceipt {
+    var appUserId: String
+    /// The signed transactions to post, in order.
+    var transactions: [String]
+    var appTransaction: String?
+    /// RevenueCat's attributes object, its shape checked (`SubscribersAPI.attributes(in:)`).
+    var attributes: [String: JSONValue]?
+
+    static let shape =
+        #"the body must be RevenueCat's receipt: {"app_user_id": "...", "fetch_token": "<StoreKit 2 jwsRepresentation>", "app_transaction": "<AppTransaction jwsRepresentation>", "attributes": {...}}"#
+
+    /// The body read, or the answer refusing it.
+    static func read(_ body: Data, defaultTimeMs: Int64) -> Result<PostedReceipt, SubscribersAPI.Refusal> {
+        func refuse(_ error: RevenueCatError, status: Int = 400, _ message: String) -> Result<
+            PostedReceipt, SubscribersAPI.Refusal
+        > {
+            .failure(SubscribersAPI.Refusal(response: error.response(status: status, message)))
+        }
+        guard let json = try? JSONValue(parsingWithoutRepeatedNames: body), case .object(let members) = json else {
+            return refuse(.badRequest, BodyShape.refusal(body, shape: shape))
+        }
+        guard let appUserId = members["app_user_id"]?.stringValue, !appUserId.isEmpty else {
+            if let given = members["app_user_id"], given.stringValue == nil, given != .null {
+                return refuse(.badRequest, "app_user_id must be a string")
+            }
+            return refuse(.emptyAppUserId, "app_user_id is empty.")
+        }
+        var receipt = PostedReceipt(appUserId: appUserId, transactions: [])
+        switch members["fetch_token"] {
+        case nil, .null?: break
+        case .string(let token)?:
+            switch transactions(in: token) {
+            case .signed(let signed): receipt.transactions = signed
+            case .storeKit1:
+                return refuse(
+                    .invalidReceipt, status: 422,
+                    "a StoreKit 1 receipt: RevenueDot reads StoreKit 2 transactions, so configure RevenueCat's SDK "
+                        + "with storeKitVersion .storeKit2")
+            case .unreadable:
+                return refuse(
+                    .badRequest, "fetch_token is neither a StoreKit 2 jwsRepresentation nor the SDK's StoreKit 2 receipt")
+            }
+        default: return refuse(.badRequest, "fetch_token must be a string")
+        }
+        switch members["app_transaction"] {
+        case nil, .null?: break
+        case .string(let signed)? where isCompactJWS(signed): receipt.appTransaction = signed
+        default: return refuse(.badRequest, "app_transaction must be the AppTransaction's jwsRepresentation")
+        }
+        switch members["attributes"] {
+        case nil, .null?: break
+        case .object(let attributes)?:
+            let wrapped = Data(JSONValue.object(["attributes": .object(attributes)]).serialized().utf8)
+            if case .failure(let refusal) = SubscribersAPI.attributes(in: wrapped, defaultTimeMs: defaultTimeMs) {
+                return .failure(refusal)
+            }
+            receipt.attributes = attributes
+        default: return refuse(.badRequest, "attributes must be an object of RevenueCat's attributes")
+        }
+        return .success(receipt)
+    }
+
+    /// What a `fetch_token` holds.
+    enum Token: Equatable {
+        case signed([String])
+        case storeKit1
+        case unreadable
+    }
+
+    /// A transaction's JWS; the SDK's StoreKit 2 receipt (its JSON in base64, whose
+    /// `transactions` are JWS: StoreKit testing in Xcode); or an App Store receipt (PKCS #7, a
+    /// DER SEQUENCE, in base64).
+    static func transactions(in token: String) -> Token {
+        if isCompactJWS(token) { return .signed([token]) }
+        guard let decoded = Base64.decode(token, alphabet: .standard), let first = decoded.first else { return .unreadable }
+        if first == 0x30 { return .storeKit1 }
+        guard let json = try? JSONValue(parsingWithoutRepeatedNames: decoded), case .array(let listed)? = json["transactions"]
+        else { return .unreadable }
+        let signed = listed.compactMap(\.stringValue).filter(isCompactJWS)
+        return signed.count == listed.count ? .signed(signed) : .unreadable
+    }
+
+    /// Three non-empty base64url segments joined by dots, the form of every JWS StoreKit gives.
+    static func isCompactJWS(_ text: String) -> Bool {
+        let segments = text.split(separator: ".", omittingEmptySubsequences: false)
+        return segments.count == 3 && segments.allSatisfy { !$0.isEmpty && Base64.decode($0, alphabet: .url) != nil }
+    }
+}
