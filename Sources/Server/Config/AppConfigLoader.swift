@@ -8,7 +8,7 @@ package enum AppConfigLoader {
     package static let keys: Set<String> = [
         "id", "bundleId", "appAppleId", "environments", "rootCertificates", "trackNewPurchasesFromServerNotifications",
         "secretApiKey", "publicApiKey", "entitlements", "webhook", "inAppPurchaseKey", "restoreBehavior",
-        "smallBusinessProgram", "sandboxAccess", "webhooks", "removedWebhooks",
+        "smallBusinessProgram", "sandboxAccess", "webhooks", "removedWebhooks", "offerings",
     ]
 
     package static func load(_ app: ConfigReader, directory: URL) throws(ConfigError) -> AppConfig {
@@ -57,6 +57,7 @@ package enum AppConfigLoader {
         config.smallBusinessProgram = try app.bool("smallBusinessProgram") ?? false
         config.sandboxAccess = try sandboxAccess(app)
         config.removedWebhooks = try webhookNames(app, "removedWebhooks")
+        config.offerings = try offerings(app)
         try checkRetiredNames(app, webhooks: config.webhooks, removed: config.removedWebhooks)
         return config
     }

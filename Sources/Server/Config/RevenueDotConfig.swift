@@ -84,6 +84,8 @@ package struct AppConfig: Sendable {
     package var restoreBehavior: RestoreBehavior = .transfer
     /// Which customers non-production purchases give entitlements to (`sandboxAccess`).
     package var sandboxAccess = SandboxAccess.everyone
+    /// What RevenueCat's SDKs fetch as offerings (`offerings`), in order; empty for none.
+    package var offerings: [OfferingConfig] = []
     /// Whether the developer is in Apple's Small Business Program: 15% commission on every sale.
     package var smallBusinessProgram = false
     /// The operator's exchange rates (top-level `exchangeRatesFile`), shared by every app.
