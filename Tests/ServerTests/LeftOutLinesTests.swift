@@ -51,11 +51,18 @@ import Threads
         let failed = OperationalLogTests.lines(kept, event: "webhook.failed")
         let dead = OperationalLogTests.lines(kept, event: "webhook.dead_letter")
         #expect(said, "failed: \(failed)\ndead: \(dead)")
-        // No line of a kind comes after the burst: the count is in a summary of its own.
-        let summary = try #require(dead.last { !$0.contains(" event_id=") }, "\(dead)")
-        #expect(summary.contains(" error webhook.dead_letter more dead letters than one a second"), "\(summary)")
-        #expect(summary.hasSuffix(" app=demo webhook=\"\" left_out=\(Self.leftOut(summary))\n"), "\(summary)")
-        #expect(failed.contains { !$0.contains(" event_id=") && $0.contains(" warning webhook.failed ") }, "\(failed)")
+        // No line of a kind comes after the burst: what was left out is in a summary of its own.
+        // (A host too busy to make the six attempts within a second logs each one instead.)
+        func leftOutAny(_ lines: [String]) -> Bool { lines.filter { $0.contains(" event_id=") }.count < 6 }
+        if leftOutAny(dead) {
+            let summary = try #require(dead.last { !$0.contains(" event_id=") }, "\(dead)")
+            #expect(summary.contains(" error webhook.dead_letter more dead letters than one a second"), "\(summary)")
+            #expect(summary.hasSuffix(" app=demo webhook=\"\" left_out=\(Self.leftOut(summary))\n"), "\(summary)")
+        }
+        if leftOutAny(failed) {
+            #expect(failed.contains { !$0.contains(" event_id=") && $0.contains(" warning webhook.failed ") }, "\(failed)")
+        }
+        #expect(leftOutAny(failed) || leftOutAny(dead), "six at once, none left out: \(failed)\n\(dead)")
     }
 
     /// A flood of refused notifications and then none: the refusals left out are said by a
