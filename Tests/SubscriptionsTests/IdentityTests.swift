@@ -153,6 +153,35 @@ import Testing
         #expect(Ledger.isUUID("not-a-uuid") == false)
     }
 
+    /// The app's post and Apple's notice race. The notice first makes the customer its UUID token
+    /// names; the post for another id then takes the purchase in every restore mode, as it does
+    /// arriving first: a customer only tracking made, holding nothing else, is not one
+    /// `restoreBehavior` keeps purchases with. One the app made itself is.
+    @Test(arguments: [RestoreBehavior.transfer, .keepWithOriginal, .transferIfNoActive], [false, true])
+    func thePostersPurchaseInEitherOrderOverATokensCustomer(restore: RestoreBehavior, madeByApp: Bool) {
+        let token = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"
+        var buy = Fixture.buy
+        buy.transaction?.appAccountToken = token
+        var post = posted(Fixture.p1, at: day(0) + 1)
+        post.appAccountToken = token
+        var owners: [String?] = []
+        for postFirst in [true, false] {
+            var shop = Harness(
+                ledger: Ledger(
+                    configuration: LedgerConfiguration(trackNewPurchasesFromServerNotifications: true, restoreBehavior: restore)),
+                owner: nil)
+            if madeByApp { shop.apply(.customerAction(.seen(appUserId: token)), atMs: day(0)) }
+            if postFirst { shop.apply(.transactionPosted(post, appUserId: "u1"), atMs: day(0) + 1) }
+            shop.send(buy)
+            if !postFirst { shop.apply(.transactionPosted(post, appUserId: "u1"), atMs: day(0) + 2) }
+            owners.append(shop.subscription.journal.ownerAppUserId)
+        }
+        #expect(owners[0] == "u1")
+        // A customer the app made before the notice is the owner restoreBehavior protects.
+        let kept = madeByApp && restore != .transfer
+        #expect(owners[1] == (kept ? token : "u1"))
+    }
+
     @Test func aTokenNamingAnAliasGoesToItsCustomer() {
         var shop = Harness(ledger: Ledger(), owner: nil)
         shop.apply(.customerAction(.seen(appUserId: "bob")))

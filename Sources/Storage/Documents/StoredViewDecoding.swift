@@ -68,6 +68,11 @@ extension CustomerState {
             }
         }
         originalPurchaseDateMs = try fields.date("originalPurchaseDateMs")
+        switch members["madeByTracking"] {
+        case nil, .null?: break
+        case .bool(let made)?: madeByTracking = made
+        case let other?: throw fields.mismatch("madeByTracking", other)
+        }
         if case .object(let stored)? = members["attributes"] {
             var attributes: [String: SubscriberAttribute] = [:]
             for (key, value) in stored {
@@ -174,7 +179,7 @@ private struct StoredFields {
         return value
     }
 
-    private func mismatch(_ key: String, _ value: JSONValue) -> StoredViewError {
+    func mismatch(_ key: String, _ value: JSONValue) -> StoredViewError {
         StoredViewError(description: "\(document) member \(key) has the wrong type: \(value.serialized())")
     }
 }

@@ -31,6 +31,9 @@ public struct CustomerState: Codable, Hashable, Sendable {
     public package(set) var promotionalGrants: [PromotionalGrant]?
     /// Its attributes by key, deleted ones included (`SubscriberAttribute`); nil when none.
     public package(set) var attributes: [String: SubscriberAttribute]?
+    /// True when tracking made it, named by a notification's UUID `appAccountToken`, rather than
+    /// the app; nil otherwise.
+    public package(set) var madeByTracking: Bool?
 
     /// A new customer with no purchases.
     public init(appUserId: String, firstSeenMs: Int64) {

@@ -25,7 +25,7 @@ extension Ledger {
         case .subscription(let id):
             var subscription = subscriptions[id] ?? SubscriptionState(originalTransactionId: id)
             let access = subscription.hasAccess(atMs: nowMs) || Self.givesAccess(evidence, atMs: nowMs)
-            if let kept = keptWith(subscription.journal, from: target, givesAccess: access) {
+            if let kept = keptWith(subscription.journal, of: key, from: target, givesAccess: access) {
                 return [.linkRefused(key, keptWith: kept)]
             }
             let effects = move(
@@ -41,7 +41,7 @@ extension Ledger {
             let active = purchase.journal.ownerAppUserId.map {
                 holdsActiveSubscription($0, environment: purchase.environment, atMs: nowMs)
             }
-            if let kept = keptWith(purchase.journal, from: target, givesAccess: active ?? false) {
+            if let kept = keptWith(purchase.journal, of: key, from: target, givesAccess: active ?? false) {
                 return [.linkRefused(key, keptWith: kept)]
             }
             let effects = move(key, journal: &purchase.journal, to: target, environment: purchase.environment, nowMs: nowMs)
@@ -67,8 +67,16 @@ extension Ledger {
 
     /// The identified customer `restoreBehavior` keeps the purchase with instead of giving it to
     /// `target`; nil when it goes to `target`, or is `target`'s already.
-    private func keptWith(_ journal: PurchaseJournal, from target: String, givesAccess: Bool) -> String? {
-        guard let owner = journal.ownerAppUserId, owner != target, !Self.isAnonymous(owner) else { return nil }
+    ///
+    /// A customer tracking made from the purchase's token and nothing else has touched
+    /// (`isTokenPlaceholder`) is not kept: the app's post and Apple's notification race, and the
+    /// purchase must end with the poster whichever arrives first, as it does when the post does.
+    private func keptWith(_ journal: PurchaseJournal, of key: PurchaseKey, from target: String, givesAccess: Bool)
+        -> String?
+    {
+        guard let owner = journal.ownerAppUserId, owner != target, !Self.isAnonymous(owner),
+            !isTokenPlaceholder(owner, of: key)
+        else { return nil }
         switch configuration.restoreBehavior {
         case .transfer: return nil
         case .keepWithOriginal: return owner
@@ -94,7 +102,10 @@ extension Ledger {
         guard configuration.trackNewPurchasesFromServerNotifications else { return [] }
         if let token, Self.isUUID(token) {
             let named = customerId(token.lowercased())
-            ensureCustomer(named, nowMs: nowMs)
+            if customers[named] == nil {
+                ensureCustomer(named, nowMs: nowMs)
+                customers[named]?.madeByTracking = true
+            }
             return moveKeepingIdentity(key, journal: &journal, to: named, nowMs: nowMs)
         }
         guard journal.ownerAppUserId == nil else { return [] }
@@ -129,6 +140,17 @@ extension Ledger {
             + customer.oneTimeTransactionIds.map { PurchaseKey.oneTime(transactionId: $0) }
         return owned == [key] && customer.aliases == [owner] && customer.promotionalGrants == nil
             && customer.attributes == nil
+    }
+
+    /// Whether `owner` is a customer tracking made for `key`'s UUID token that holds `key` alone:
+    /// no other id, purchase, grant, attribute or AppTransaction.
+    func isTokenPlaceholder(_ owner: String, of key: PurchaseKey) -> Bool {
+        guard let customer = customers[owner], customer.madeByTracking == true else { return false }
+        let owned =
+            customer.originalTransactionIds.map { PurchaseKey.subscription(originalTransactionId: $0) }
+            + customer.oneTimeTransactionIds.map { PurchaseKey.oneTime(transactionId: $0) }
+        return owned == [key] && customer.aliases == [owner] && customer.promotionalGrants == nil
+            && customer.attributes == nil && customer.originalApplicationVersion == nil
     }
 
     /// Makes `appUserId` the owner: releases held events, merges an anonymous owner into it, or
