@@ -58,7 +58,9 @@ import Testing
     @Test func alarmSaysEachChangeOnce() {
         let lines = Mutex<[String]>([])
         let clock = Date(timeIntervalSince1970: 1_800_000_000)
-        let alarm = StorageAlarm(log: Log(clock: { clock }, sink: { line in lines.withLock { $0.append(line) } }))
+        let now = Mutex<Int64>(1_000)
+        let alarm = StorageAlarm(
+            log: Log(clock: { clock }, sink: { line in lines.withLock { $0.append(line) } }), nowMs: { now.withLock { $0 } })
         alarm.stored()
         alarm.failed("disk full")
         alarm.failed("disk full")
@@ -72,6 +74,24 @@ import Testing
         alarm.failed("full")
         alarm.failed("busy", healthCheck: true)
         alarm.failed("full")
+        // Stores while the check fails (a database that writes but cannot be read, all its
+        // connections taken) are not a recovery: only a passing check is.
+        alarm.stored()
+        alarm.failed("busy", healthCheck: true)
+        alarm.stored()
+        alarm.checkPassed()
+        alarm.failed("too many clients", healthCheck: true)
+        for _ in 0..<3 {
+            alarm.stored()
+            alarm.failed("too many clients", healthCheck: true)
+        }
+        alarm.checkPassed()
+        alarm.checkPassed()
+        // With no probe since, a failed check no longer outweighs stores.
+        alarm.failed("busy", healthCheck: true)
+        alarm.stored()
+        now.withLock { $0 += StorageAlarm.checkOutweighsStoresMs }
+        alarm.stored()
         let time = "2027-01-15T08:00:00.000Z"
         let refusing =
             "\(time) error storage.failing notifications are answered 503 until storage works again (Apple retries them)"
@@ -81,7 +101,8 @@ import Testing
             + "(notifications wait for storage, and are answered 503 if it fails them)"
         let expected: [String] = [
             refusing + " error=\"disk full\"\n", recovered, refusing + " error=locked\n", recovered,
-            checkFailed + " error=busy\n", refusing + " error=full\n",
+            checkFailed + " error=busy\n", refusing + " error=full\n", recovered,
+            checkFailed + " error=\"too many clients\"\n", recovered, checkFailed + " error=busy\n", recovered,
         ]
         #expect(lines.withLock { $0 } == expected)
     }

@@ -36,7 +36,7 @@ package final class Ingest: Sendable {
         self.metrics = metrics
         self.clock = clock
         self.log = log
-        self.alarm = alarm ?? log.map(StorageAlarm.init(log:))
+        self.alarm = alarm ?? log.map { StorageAlarm(log: $0) }
         refusalLines = refusals ?? RefusalLines(log: log, clock: clock)
     }
 

@@ -91,7 +91,7 @@ package enum Routes {
             store.healthCheck { result in
                 switch result {
                 case .success:
-                    alarm?.stored()
+                    alarm?.checkPassed()
                     reply(.json(Data(healthy.utf8)))
                 case .failure(let error):
                     alarm?.failed(error.description, healthCheck: true, damaged: error.isDamagedFile)
