@@ -182,10 +182,17 @@ package final class RevenueDotService: Sendable {
     func takeUpHeld(by generation: ConfiguredServices) {
         heldPass.enter()
         NamedThread.start("held-reapply") { [heldOutcome, failedOutcome, heldPass, log] in
-            func pass(_ state: NotificationState, into kept: Locked<HeldNotifications.Outcome?>) {
+            /// False when storage could not be read: nothing was looked at, and the line says so.
+            func pass(_ state: NotificationState, into kept: Locked<HeldNotifications.Outcome?>) -> Bool {
                 let outcome: HeldNotifications.Outcome
                 do { outcome = try generation.held.reapply(state) } catch {
-                    outcome = .init(failures: ["the \(state.rawValue) notifications: \(error)"])
+                    kept.withLock { $0 = HeldNotifications.Outcome() }
+                    log.error(
+                        "notification.apply_failed",
+                        "the held and failed notifications could not be read, so none was taken up "
+                            + "(tried again at the next start or reload): \(error)",
+                        [("state", .text(state.rawValue))])
+                    return false
                 }
                 kept.withLock { $0 = outcome }
                 if outcome.applied + outcome.notApplied > 0 {
@@ -202,10 +209,14 @@ package final class RevenueDotService: Sendable {
                 for failure in outcome.failures {
                     log.error("notification.apply_failed", failure, [("state", .text(state.rawValue))])
                 }
+                return true
             }
-            pass(.held, into: heldOutcome)
             // Then those whose hand-off failed when they arrived: tried again at every start.
-            pass(.failed, into: failedOutcome)
+            if pass(.held, into: heldOutcome) {
+                _ = pass(.failed, into: failedOutcome)
+            } else {
+                failedOutcome.withLock { $0 = HeldNotifications.Outcome() }
+            }
             heldPass.leave()
         }
     }
