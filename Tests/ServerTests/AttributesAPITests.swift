@@ -171,9 +171,12 @@ struct AttributesAPITests {
         let saved = try attributes(try LoopbackConnection(port: service.port), "racer")?.objectValue ?? [:]
         #expect(saved.count == 50)
         #expect(Set(saved.keys.map { $0.prefix { $0 != "k" } }).count == 1, "one request's keys: \(saved.keys.sorted())")
-        // A request with no keys is answered with the customer, one unknown till then included.
+        // A request with no keys is answered with the customer, one unknown till then included;
+        // for a known one it keeps nothing (the public key could otherwise grow the database).
         let connection = try LoopbackConnection(port: service.port)
+        let actions = try AppUserIdRuleTests.count(fixture, "customer_actions")
         #expect(try post(connection, "racer", #"{"attributes": {}}"#).0 == 200)
+        #expect(try AppUserIdRuleTests.count(fixture, "customer_actions") == actions)
         let (status, body) = try post(connection, "newcomer", #"{"attributes": {}}"#)
         #expect(status == 200 && body["subscriber"]?["original_app_user_id"] == .string("newcomer"), "\(body)")
     }

@@ -79,6 +79,47 @@ struct ReceiptsAPITests {
         #expect(try JSONValue(parsing: empty.body)["subscriber"]?["original_app_user_id"] == .string("sam"))
     }
 
+    /// Under keepWithOriginal, a purchase the app's own customer holds is refused to another
+    /// (409, 7102); one held by a customer only tracking made from its token goes to the poster,
+    /// until the app contacts that customer (a GET with the public key).
+    @Test func restoreBehaviorHoldsForTheAppsCustomersOnly() throws {
+        let fixture = try ServerFixture(
+            demoOptions: #""trackNewPurchasesFromServerNotifications": true, "restoreBehavior": "keepWithOriginal""#)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        func notice(_ original: String, token: String) throws {
+            let payload = try fixture.signer.notification(
+                type: "SUBSCRIBED", subtype: "INITIAL_BUY", originalTransactionId: original, appAccountToken: token,
+                transactionId: original)
+            #expect(try connection.postNotification(payload).status == 200)
+        }
+        func receipt(_ user: String, _ original: String) throws -> LoopbackResponse {
+            try Self.post(
+                connection,
+                Self.receipt([
+                    "app_user_id": .string(user),
+                    "fetch_token": .string(try LinkingAPITests.storeKitTransaction(fixture, original: original)),
+                ]))
+        }
+        let contacted = UUID().uuidString.lowercased()
+        try notice("7100000010", token: contacted)
+        let seen = try connection.request(
+            "GET", "/v1/subscribers/\(contacted)", headers: ["Authorization": "Bearer pk_test_public"])
+        #expect(seen.status == 200)
+        let refused = try receipt("mallory", "7100000010")
+        #expect(refused.status == 409, "\(refused.text)")
+        #expect(try JSONValue(parsing: refused.body)["code"] == .integer(7102))
+        #expect(try LinkingAPITests.owner(of: "7100000010", in: service) == contacted)
+
+        try notice("7100000011", token: UUID().uuidString.lowercased())
+        #expect(try receipt("u1", "7100000011").status == 200)
+        #expect(try LinkingAPITests.owner(of: "7100000011", in: service) == "u1")
+        // The public key may not name a customer tracking made under RevenueDot's old form.
+        let legacy = try Self.post(connection, Self.receipt(["app_user_id": .string("$RevenueDotAnonymous:7100000011")]))
+        #expect(legacy.status == 403, "\(legacy.text)")
+    }
+
     /// StoreKit testing in Xcode: the SDK posts its own receipt, base64 JSON whose
     /// `transactions` are each a jwsRepresentation.
     @Test func theSDKsStoreKit2ReceiptPostsEachTransaction() throws {

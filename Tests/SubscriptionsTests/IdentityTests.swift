@@ -182,6 +182,31 @@ import Testing
         #expect(owners[1] == (kept ? token : "u1"))
     }
 
+    /// Once the app acts as the token's customer (a post, a GET's `seen`, attributes, ...), it is
+    /// the app's, and restoreBehavior keeps its purchases from others.
+    @Test(arguments: [
+        Ledger.Input.transactionPosted(Fixture.p1, appUserId: "3f2504e0-4f89-11d3-9a0c-0305e82c3301"),
+        .customerAction(.seen(appUserId: "3f2504e0-4f89-11d3-9a0c-0305e82c3301")),
+        .customerAction(.attributesSet(appUserId: "3f2504e0-4f89-11d3-9a0c-0305e82c3301", [:])),
+    ])
+    func aTokensCustomerTheAppActedAsKeepsItsPurchase(acting: Ledger.Input) {
+        let token = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"
+        var shop = Harness(
+            ledger: Ledger(
+                configuration: LedgerConfiguration(
+                    trackNewPurchasesFromServerNotifications: true, restoreBehavior: .keepWithOriginal)),
+            owner: nil)
+        var buy = Fixture.buy
+        buy.transaction?.appAccountToken = token
+        shop.send(buy)
+        #expect(shop.ledger.customers[token]?.madeByTracking == true)
+        shop.apply(acting, atMs: day(1))
+        #expect(shop.ledger.customers[token]?.madeByTracking == nil)
+        shop.apply(.transactionPosted(posted(Fixture.p1, at: day(2)), appUserId: "mallory"), atMs: day(2))
+        #expect(shop.subscription.journal.ownerAppUserId == token)
+        #expect(shop.refusedLinks == [token])
+    }
+
     @Test func aTokenNamingAnAliasGoesToItsCustomer() {
         var shop = Harness(ledger: Ledger(), owner: nil)
         shop.apply(.customerAction(.seen(appUserId: "bob")))

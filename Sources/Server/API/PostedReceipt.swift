@@ -61,7 +61,7 @@ struct PostedReceipt {
             if case .failure(let refusal) = SubscribersAPI.attributes(in: wrapped, defaultTimeMs: defaultTimeMs) {
                 return .failure(refusal)
             }
-            receipt.attributes = attributes
+            if !attributes.isEmpty { receipt.attributes = attributes }
         default: return refuse(.badRequest, "attributes must be an object of RevenueCat's attributes")
         }
         return .success(receipt)

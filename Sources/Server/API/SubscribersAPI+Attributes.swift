@@ -51,9 +51,9 @@ extension SubscribersAPI {
                 let over = SubscriberAttribute.newKeysPastCap(valid, stored: stored)
                 pastCap.withLock { $0 = over }
                 let kept = valid.filter { !over.contains($0.key) }
-                // Nothing left to save keeps nothing (an empty request is kept: it makes a
-                // customer not known yet).
-                if kept.isEmpty && !valid.isEmpty { return nil }
+                // Nothing left to save keeps nothing (an empty request is kept only when it makes
+                // a customer not known yet).
+                if kept.isEmpty && (!valid.isEmpty || customer != nil) { return nil }
                 // Nor does a write that changes no attribute of a known customer: the public key
                 // could otherwise grow the database without end by repeating one. Attributes are
                 // made by customer actions alone, which replay applies in the same order under

@@ -60,6 +60,13 @@ package struct SubscribersAPI: Sendable {
         reply: @escaping @Sendable (HTTPResponse) -> Void
     ) {
         let answer = answerSubscriber(appUserId, app: app, access: access, contact: contact)
+        if case .found(_, madeByTracking: true) = answer, contact, !looking {
+            // The app's first contact with a customer tracking made from a token: the app's now,
+            // one restoreBehavior keeps purchases with (`CustomerState.madeByTracking`).
+            return apply(
+                .seen(appUserId: appUserId), app: app, atMs: UnixTime.milliseconds(clock()), answering: appUserId,
+                access: access, reply: reply)
+        }
         guard case .unknown = answer, !looking else { return reply(answer.response) }
         // A customer is made only under an id the rules take today, whichever the key.
         if let refused = AppUserIdRule.refusal(appUserId, access: access) { return reply(refused) }
@@ -71,13 +78,14 @@ package struct SubscribersAPI: Sendable {
 
     /// What `GET` answers for a customer, or that it is unknown.
     package enum SubscriberAnswer {
-        case found(HTTPResponse)
+        /// `madeByTracking`: tracking made the customer from a token, and the app has not acted as it yet.
+        case found(HTTPResponse, madeByTracking: Bool = false)
         case unknown
         case failed(HTTPResponse)
 
         package var response: HTTPResponse {
             switch self {
-            case .found(let response), .failed(let response): response
+            case .found(let response, _), .failed(let response): response
             case .unknown: .error(status: 404, code: "not_found", message: "no such customer")
             }
         }
@@ -108,7 +116,7 @@ package struct SubscribersAPI: Sendable {
                 for: id, customer: found.customer, purchases: found.purchases, entitlements: app.entitlements,
                 lastSeenMs: lastSeen, showsAttributes: access == .secret,
                 sandboxGrants: app.sandboxAccess.grants(found.customer, appUserId: id), at: now)
-            return .found(.json(Data(body)))
+            return .found(.json(Data(body)), madeByTracking: found.customer.madeByTracking == true)
         } catch {
             return .failed(HTTPResponse.storageFailure(error, access: access))
         }

@@ -3,20 +3,20 @@ import JSON
 /// One of an app's offerings (`offerings`), as RevenueCat's SDKs fetch them: the products a
 /// paywall shows, in packages, one offering marked current.
 package struct OfferingConfig: Sendable, Equatable {
+    /// A package: its id (RevenueCat's `$rc_monthly`, `$rc_annual`, ... or one of the app's own)
+    /// and the App Store product it sells.
+    package struct Package: Sendable, Equatable {
+        package var id: String
+        package var productId: String
+    }
+
     package var id: String
     package var description: String
-    /// Package id (RevenueCat's `$rc_monthly`, `$rc_annual`, ... or one of the app's own) →
-    /// App Store product id, in the order the paywall shows them.
-    package var packages: [(id: String, productId: String)]
+    /// In the order the paywall shows them.
+    package var packages: [Package]
     /// RevenueCat's offering metadata: any JSON object the app reads.
     package var metadata: [String: JSONValue]
     package var isCurrent: Bool
-
-    package static func == (left: OfferingConfig, right: OfferingConfig) -> Bool {
-        left.id == right.id && left.description == right.description && left.metadata == right.metadata
-            && left.isCurrent == right.isCurrent && left.packages.map(\.id) == right.packages.map(\.id)
-            && left.packages.map(\.productId) == right.packages.map(\.productId)
-    }
 }
 
 extension AppConfigLoader {
@@ -45,11 +45,11 @@ extension AppConfigLoader {
         return offerings
     }
 
-    private static func packages(_ offering: ConfigReader) throws(ConfigError) -> [(id: String, productId: String)] {
+    private static func packages(_ offering: ConfigReader) throws(ConfigError) -> [OfferingConfig.Package] {
         guard let list = try offering.array("packages"), !list.isEmpty else {
             throw offering.fail("packages", "must list at least one package")
         }
-        var packages: [(id: String, productId: String)] = []
+        var packages: [OfferingConfig.Package] = []
         for (index, value) in list.enumerated() {
             let package = try ConfigReader(file: offering.file, path: "\(offering.key("packages"))[\(index)]", value: value)
             try package.rejectUnknownKeys(["id", "productId"])
@@ -61,7 +61,7 @@ extension AppConfigLoader {
             guard !packages.contains(where: { $0.id == id }) else {
                 throw package.fail("id", "\"\(id)\" is given twice in this offering")
             }
-            packages.append((id, productId))
+            packages.append(OfferingConfig.Package(id: id, productId: productId))
         }
         return packages
     }

@@ -186,7 +186,7 @@ package final class RevenueDotService: Sendable {
             func pass(_ state: NotificationState, into kept: Locked<HeldNotifications.Outcome?>) -> Bool {
                 let outcome: HeldNotifications.Outcome
                 do { outcome = try generation.held.reapply(state) } catch {
-                    kept.withLock { $0 = HeldNotifications.Outcome() }
+                    // What an earlier pass found stays: nothing was looked at this time.
                     log.error(
                         "notification.apply_failed",
                         "the held and failed notifications could not be read, so none was taken up "
@@ -212,11 +212,7 @@ package final class RevenueDotService: Sendable {
                 return true
             }
             // Then those whose hand-off failed when they arrived: tried again at every start.
-            if pass(.held, into: heldOutcome) {
-                _ = pass(.failed, into: failedOutcome)
-            } else {
-                failedOutcome.withLock { $0 = HeldNotifications.Outcome() }
-            }
+            if pass(.held, into: heldOutcome) { _ = pass(.failed, into: failedOutcome) }
             heldPass.leave()
         }
     }
@@ -249,7 +245,8 @@ package final class RevenueDotService: Sendable {
     package var schemaUpgrade: SchemaUpgrade? { store.schemaUpgrade }
 
     /// What the start did with held notifications: applied now that the configuration accepts
-    /// them, or still held. Nil until that pass is over.
+    /// them, or still held. Nil until a pass is over; one that could not read them leaves the
+    /// last one's.
     package var heldNotifications: (applied: Int, stillHeld: Int)? {
         heldOutcome.value.map { ($0.applied, $0.notApplied) }
     }

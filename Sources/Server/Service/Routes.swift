@@ -72,7 +72,8 @@ package enum Routes {
         // refused from its head, not parsed into a tree many times its size. Apple's
         // notifications keep `http.maxBodyBytes`.
         for prefix in [
-            "/v1/subscribers", "/v1/receipts", "/v1/advanced-commerce", "/v1/events", "/v1/apple/import", "/v1/apple/reconcile",
+            "/v1/subscribers", "/v1/receipts", "/v1/product_entitlement_mapping", "/v1/advanced-commerce", "/v1/events",
+            "/v1/apple/import", "/v1/apple/reconcile",
             "/v1/apple/backfill-mark",
         ] {
             router.limitBodies(under: prefix, to: apiMaxBodyBytes)

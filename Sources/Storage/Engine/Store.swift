@@ -25,7 +25,7 @@ public final class Store: Sendable {
     /// one already current), for the server to log.
     public let schemaUpgrade: SchemaUpgrade?
     /// How tracking writes anonymous ids in this database (`DatabaseSettings`).
-    public let anonymousIds: AnonymousIds
+    package let anonymousIds: AnonymousIds
     private let queue = WriteQueue()
     private let pendingRejects = PendingRejects()
     let readers: ReaderPool

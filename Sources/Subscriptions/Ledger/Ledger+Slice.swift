@@ -26,6 +26,17 @@ extension Ledger.Input {
         }
     }
 
+    /// The customers the app or its backend acts as in this input (by id or alias), which the
+    /// slice loads (`namedCustomerIds`): a post, a link, an import's or a customer action's.
+    var actingCustomerIds: [String] {
+        switch self {
+        case .transactionPosted(_, let appUserId), .linked(_, let appUserId): [appUserId]
+        case .appleAnswered(_, _, let appUserId), .appleHistory(_, let appUserId): [appUserId].compactMap { $0 }
+        case .customerAction(let action): action.customerIds
+        case .notificationReceived, .timerFired: []
+        }
+    }
+
     /// Customers to load besides the purchase's current owner (each id through the alias it may
     /// be): the one the input names, the one its `appAccountToken` names (if any exists, also in
     /// lower case), and the owner of the subscription an Advanced

@@ -80,6 +80,15 @@ public struct Ledger: Codable, Hashable, Sendable {
 
     /// Applies one input at `now` and returns the effects, in the order they must be executed.
     public mutating func apply(_ input: Input, at now: Date) -> [Effect] {
+        let effects = reduce(input, at: now)
+        // A customer the app (or its backend) acts as is the app's, not tracking's placeholder.
+        for id in input.actingCustomerIds where customers[customerId(id)]?.madeByTracking != nil {
+            customers[customerId(id)]?.madeByTracking = nil
+        }
+        return effects
+    }
+
+    private mutating func reduce(_ input: Input, at now: Date) -> [Effect] {
         let nowMs = Int64((now.timeIntervalSince1970 * 1000).rounded())
         let mayClaim = mayClaimAPurchase(by: input)
         switch input {

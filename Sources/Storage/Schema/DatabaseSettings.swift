@@ -8,9 +8,10 @@ enum DatabaseSettings {
     /// of its own, when nothing has been applied yet; RevenueDot's when inputs were, so that its
     /// customers keep their ids and `replay` gives them again. Several nodes starting on one new
     /// database keep the first one's key.
-    static func anonymousIds(on connection: any StatementRunner) throws(StoreError) -> AnonymousIds {
-        var random = SystemRandomNumberGenerator()
-        let key = Digest.hex((0..<16).map { _ in UInt8.random(in: 0...255, using: &random) })
+    static func anonymousIds(on connection: any StatementRunner, newKey: () -> String = randomKey) throws(StoreError)
+        -> AnonymousIds
+    {
+        let key = newKey()
         try connection.run(
             """
             INSERT INTO database_settings (name, value)
@@ -29,6 +30,12 @@ enum DatabaseSettings {
             return .revenueCat(key: String(value.dropFirst(revenueCatValuePrefix.count)))
         }
         throw StoreError(.corrupt, "database_settings holds no valid anonymous_ids (\(value ?? "none"))")
+    }
+
+    /// 128 random bits in hexadecimal, from the system's cryptographic generator.
+    static func randomKey() -> String {
+        var random = SystemRandomNumberGenerator()
+        return Digest.hex((0..<16).map { _ in UInt8.random(in: 0...255, using: &random) })
     }
 
     /// Forgets every choice: a copy into a database (`migrate-db`) brings the source's.
