@@ -16,7 +16,7 @@ struct AnonymousIdContractTests {
         var transaction = S.transaction(
             original, original: original, purchase: S.t0, expires: S.t0 + 30 * S.day, customer: S.customer(0))
         transaction.appAccountToken = nil
-        try store.store(
+        _ = try store.store(
             S.record(
                 .subscribed, .initialBuy, uuid: "unnamed-\(original)", at: S.t0, transaction: transaction,
                 renewal: S.renewal(original: original, signed: S.t0)))
