@@ -10,6 +10,8 @@ struct PostedReceipt {
     /// The signed transactions to post, in order.
     var transactions: [String]
     var appTransaction: String?
+    /// `is_restore`: a restore (or a sync), which stands for every purchase of the Apple account.
+    var isRestore = false
     /// RevenueCat's attributes object, its shape checked (`SubscribersAPI.attributes(in:)`).
     var attributes: [String: JSONValue]?
 
@@ -33,6 +35,7 @@ struct PostedReceipt {
             return refuse(.emptyAppUserId, "app_user_id is empty.")
         }
         var receipt = PostedReceipt(appUserId: appUserId, transactions: [])
+        receipt.isRestore = members["is_restore"] == .bool(true)
         switch members["fetch_token"] {
         case nil, .null?: break
         case .string(let token)?:

@@ -34,6 +34,13 @@ extension SubscribersAPI {
                 link(signed, app: app, verifier: verifier, appUserId: appUserId, access: access) { next($0) }
             }
         }
+        if receipt.isRestore, !receipt.transactions.isEmpty {
+            steps.append { [self] next in
+                restoreAccount(
+                    of: receipt.transactions, app: app, verifier: verifier, appUserId: appUserId, access: access
+                ) { next(nil) }
+            }
+        }
         if let signed = receipt.appTransaction {
             steps.append { [self] next in
                 postAppTransaction(signed, app: app, verifier: verifier, appUserId: appUserId, access: access) { next($0) }

@@ -29,6 +29,14 @@ package final class AppleTransactionLookups: Sendable {
         self.log = log
     }
 
+    /// Apple's Get Transaction History for the account `transactionId` belongs to, in
+    /// `environment`: every transaction as Apple signed it, verified.
+    package func history(_ app: AppConfig, _ transactionId: String, environment: AppStoreEnvironment) throws
+        -> [(signed: String, verified: VerifiedPayload<JWSTransactionDecodedPayload>)]
+    {
+        try pool.client(for: app, environment: environment).signedTransactionHistory(transactionId)
+    }
+
     /// Takes one of the app's lookup slots; false when all are taken.
     package func begin(app: String) -> Bool {
         inFlight.withLock { counts in

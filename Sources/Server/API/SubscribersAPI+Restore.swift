@@ -1,0 +1,62 @@
+import AppStore
+import AppStoreServerAPI
+import Dispatch
+import Foundation
+import HTTP
+import Subscriptions
+
+extension SubscribersAPI {
+    /// A restore's other purchases: RevenueCat's SDK posts one transaction of the Apple account
+    /// (the first it finds) and RevenueCat asks Apple for the rest. With the app's
+    /// `inAppPurchaseKey`, Apple's transaction history of that account is read and each purchase
+    /// in it not posted is linked to `appUserId` as its posted transaction would be (the device
+    /// holds the account: it posted a transaction Apple signed for it), its latest transaction
+    /// standing for it. Never fails the restore: Apple not answering, or a purchase
+    /// `restoreBehavior` keeps with another customer, leaves the rest as posted; `done` runs once.
+    func restoreAccount(
+        of posted: [String], app: AppConfig, verifier: AppVerifiers, appUserId: String, access: APIKeys.Access,
+        done: @escaping @Sendable () -> Void
+    ) {
+        let now = clock()
+        let verified = posted.compactMap { try? verifier.strict.verifyTransaction($0, now: now).payload }
+        guard let lookups = appleLookups, app.inAppPurchaseKey != nil, let anchor = verified.first,
+            let transactionId = anchor.transactionId, let environment = anchor.environment
+        else { return done() }
+        let postedKeys = Set(verified.compactMap { Ledger.purchaseKey(of: $0, renewalInfo: nil, type: nil) })
+        guard lookups.begin(app: app.id) else { return done() }
+        DispatchQueue.global().async { [self] in
+            defer { lookups.end(app: app.id) }
+            let history: [(signed: String, verified: VerifiedPayload<JWSTransactionDecodedPayload>)]
+            do {
+                history = try lookups.history(app, transactionId, environment: environment)
+            } catch {
+                lookups.log.warning(
+                    "apple.restore_failed", "a restore's other purchases could not be read from Apple; the posted one is linked",
+                    [("app", .text(app.id)), ("transaction", .text(transactionId)), ("error", .text("\(error)"))])
+                return done()
+            }
+            var latest: [PurchaseKey: (signed: String, purchasedMs: Int64)] = [:]
+            for (signed, transaction) in history {
+                guard let key = Ledger.purchaseKey(of: transaction.payload, renewalInfo: nil, type: nil),
+                    !postedKeys.contains(key)
+                else { continue }
+                let purchasedMs = transaction.payload.purchaseDate ?? 0
+                if purchasedMs >= latest[key]?.purchasedMs ?? .min { latest[key] = (signed, purchasedMs) }
+            }
+            let others = latest.sorted { $0.value.purchasedMs < $1.value.purchasedMs }.map(\.value.signed)
+            linkInTurn(others[...], app: app, verifier: verifier, appUserId: appUserId, access: access, done: done)
+        }
+    }
+
+    /// Links each of `signed` in turn, whatever each answers, then runs `done`.
+    private func linkInTurn(
+        _ signed: ArraySlice<String>, app: AppConfig, verifier: AppVerifiers, appUserId: String, access: APIKeys.Access,
+        done: @escaping @Sendable () -> Void
+    ) {
+        guard let first = signed.first else { return done() }
+        let rest = Array(signed.dropFirst())
+        link(first, app: app, verifier: verifier, appUserId: appUserId, access: access) { [self] _ in
+            linkInTurn(rest[...], app: app, verifier: verifier, appUserId: appUserId, access: access, done: done)
+        }
+    }
+}
