@@ -20,7 +20,8 @@ extension SubscribersAPI {
         let now = clock()
         let verified = posted.compactMap { try? verifier.strict.verifyTransaction($0, now: now).payload }
         guard let lookups = appleLookups, app.inAppPurchaseKey != nil, let anchor = verified.first,
-            let transactionId = anchor.transactionId, let environment = anchor.environment
+            let transactionId = anchor.transactionId, let environment = anchor.environment,
+            environment == .production || environment == .sandbox  // Apple's API keeps no other history
         else { return done() }
         let postedKeys = Set(verified.compactMap { Ledger.purchaseKey(of: $0, renewalInfo: nil, type: nil) })
         guard lookups.begin(app: app.id) else { return done() }
