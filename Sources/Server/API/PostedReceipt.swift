@@ -3,8 +3,8 @@ import Foundation
 import JSON
 
 /// What RevenueCat's SDK posts to `POST /v1/receipts`, read: the customer, the signed
-/// transactions its `fetch_token` holds, its `AppTransaction` and its attributes. The SDK's other
-/// members (price, offering, `is_restore`, ...) change nothing here and are not read.
+/// transactions its `fetch_token` holds, its `AppTransaction`, its attributes and whether it is a
+/// restore. The SDK's other members (price, offering, ...) change nothing here and are not read.
 struct PostedReceipt {
     var appUserId: String
     /// The signed transactions to post, in order.

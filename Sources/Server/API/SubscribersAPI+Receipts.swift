@@ -10,8 +10,9 @@ extension SubscribersAPI {
     /// `jwsRepresentation` (or, for StoreKit testing in Xcode, the SDK's base64 JSON whose
     /// `transactions` are such JWS); `app_transaction`, the `AppTransaction`'s JWS; and
     /// `attributes`, the subscriber attributes not synced yet. Each transaction is posted for the
-    /// customer as `POST /v1/subscribers/{id}/transactions` posts it, then the app transaction,
-    /// then the attributes; the answer is the customer as `GET` shows it. A StoreKit 1 receipt,
+    /// customer as `POST /v1/subscribers/{id}/transactions` posts it, then for a restore the
+    /// Apple account's other purchases (`restoreAccount`), then the app transaction, then the
+    /// attributes; the answer is the customer as `GET` shows it. A StoreKit 1 receipt,
     /// which only Apple's retired verifyReceipt can read, is refused (RevenueCat's 7103), as is
     /// any other body (7226), before anything is stored.
     ///
