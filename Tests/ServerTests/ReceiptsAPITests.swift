@@ -112,9 +112,14 @@ struct ReceiptsAPITests {
         #expect(try JSONValue(parsing: refused.body)["code"] == .integer(7102))
         #expect(try LinkingAPITests.owner(of: "7100000010", in: service) == contacted)
 
-        try notice("7100000011", token: UUID().uuidString.lowercased())
+        let uncontacted = UUID().uuidString.lowercased()
+        try notice("7100000011", token: uncontacted)
         #expect(try receipt("u1", "7100000011").status == 200)
         #expect(try LinkingAPITests.owner(of: "7100000011", in: service) == "u1")
+        // Tracking's customer for the token, left with nothing, is gone, as if the post came first.
+        let gone = try connection.request(
+            "HEAD", "/v1/subscribers/\(uncontacted)", headers: ["Authorization": "Bearer sk_test_secret"])
+        #expect(gone.status == 404)
         // The public key may not name a customer tracking made under RevenueDot's old form.
         let legacy = try Self.post(connection, Self.receipt(["app_user_id": .string("$RevenueDotAnonymous:7100000011")]))
         #expect(legacy.status == 403, "\(legacy.text)")

@@ -175,6 +175,8 @@ import Testing
             shop.send(buy)
             if !postFirst { shop.apply(.transactionPosted(post, appUserId: "u1"), atMs: day(0) + 2) }
             owners.append(shop.subscription.journal.ownerAppUserId)
+            // Tracking's customer for the token is left with nothing: gone, in either order.
+            if !madeByApp { #expect(shop.ledger.customers[token] == nil, "post first: \(postFirst)") }
         }
         #expect(owners[0] == "u1")
         // A customer the app made before the notice is the owner restoreBehavior protects.

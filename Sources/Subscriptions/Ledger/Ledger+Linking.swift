@@ -142,14 +142,15 @@ extension Ledger {
             && customer.attributes == nil
     }
 
-    /// Whether `owner` is a customer tracking made for `key`'s UUID token that holds `key` alone:
-    /// no other id, purchase, grant, attribute or AppTransaction.
-    func isTokenPlaceholder(_ owner: String, of key: PurchaseKey) -> Bool {
+    /// Whether `owner` is a customer tracking made from a UUID token that the app has not acted
+    /// as, holding `key` alone (nothing, for nil): no other id, purchase, grant, attribute or
+    /// AppTransaction.
+    func isTokenPlaceholder(_ owner: String, of key: PurchaseKey?) -> Bool {
         guard let customer = customers[owner], customer.madeByTracking == true else { return false }
         let owned =
             customer.originalTransactionIds.map { PurchaseKey.subscription(originalTransactionId: $0) }
             + customer.oneTimeTransactionIds.map { PurchaseKey.oneTime(transactionId: $0) }
-        return owned == [key] && customer.aliases == [owner] && customer.promotionalGrants == nil
+        return owned == (key.map { [$0] } ?? []) && customer.aliases == [owner] && customer.promotionalGrants == nil
             && customer.attributes == nil && customer.originalApplicationVersion == nil
     }
 
@@ -181,6 +182,9 @@ extension Ledger {
         transfer.environment = environment.map(EventEnvironment.init)
         transfer.transferredFrom = [previous]
         transfer.transferredTo = [appUserId]
+        // Tracking's customer for this purchase's token, left with nothing: gone, as if the
+        // post had come before the notification that made it.
+        if isTokenPlaceholder(previous, of: nil) { customers[previous] = nil }
         guard journal.recordEmission(transfer.id) else { return [] }
         return deliver([transfer], journal: &journal, nowMs: nowMs)
     }
