@@ -158,15 +158,14 @@ struct DeferredHandlerTests {
         #expect(recv(slow.fileDescriptor, &first, 1, 0) == 1, "the large answer has begun")
         let stuck = Background { try LoopbackConnection(port: port).request("GET", "/stuck") }
         #expect(eventually { server.inFlightRequests == 1 })
-        let began = Date()
         let stopping = Background { server.shutdown(timeout: 0.3) }
-        Thread.sleep(forTimeInterval: 0.6)  // inside the wait that follows the first 503
+        // The first 503 goes out when the drain ends; the request comes in the wait after it
+        // (a second, held by the large answer), not after a fixed sleep a loaded host outlasts.
+        #expect(try stuck.value().status == 503)
         let late = try kept.request("GET", "/stuck")
         #expect(late.status == 503)
         #expect(errorCode(late) == "shutting_down")
         try stopping.value()
-        #expect(Date().timeIntervalSince(began) > 0.6, "the shutdown was still waiting when the request came")
-        #expect(try stuck.value().status == 503)
         withExtendedLifetime(slow) {}
     }
 }
