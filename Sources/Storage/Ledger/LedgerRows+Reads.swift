@@ -53,10 +53,7 @@ extension LedgerRows {
             guard let key = row[1].textValue, let json = row[2].textValue else { continue }
             stored[key] = try PurchaseView(stored: JSONValue(parsing: Data(json.utf8)))
         }
-        let keys =
-            customer.originalTransactionIds.map { PurchaseKey.subscription(originalTransactionId: $0) }
-            + customer.oneTimeTransactionIds.map { PurchaseKey.oneTime(transactionId: $0) }
-        let purchases = try keys.compactMap { (purchase) throws -> PurchaseView? in
+        let purchases = try customer.purchases.compactMap { (purchase) throws -> PurchaseView? in
             if let view = stored[Self.key(purchase)] { return view }
             return try storedState(purchase, app: app, from: rows)
         }

@@ -45,6 +45,18 @@ public struct CustomerState: Codable, Hashable, Sendable {
     /// The first id of the customer (RevenueCat's `original_app_user_id`).
     public var firstAppUserId: String { originalAppUserId ?? appUserId }
 
+    /// Every purchase it owns: its subscriptions, then its one-time purchases, each sorted.
+    public var purchases: [PurchaseKey] {
+        originalTransactionIds.map { PurchaseKey.subscription(originalTransactionId: $0) }
+            + oneTimeTransactionIds.map { PurchaseKey.oneTime(transactionId: $0) }
+    }
+
+    /// Whether it owns `purchases` and nothing else, and has no other id, grant or attribute: a
+    /// customer tracking made and nothing has touched since.
+    func holdsOnly(_ purchases: [PurchaseKey]) -> Bool {
+        self.purchases == purchases && aliases == [appUserId] && promotionalGrants == nil && attributes == nil
+    }
+
     /// Whether the customer owns this purchase.
     public func owns(_ purchase: PurchaseKey) -> Bool {
         switch purchase {

@@ -135,11 +135,7 @@ extension Ledger {
         guard let owner, configuration.anonymousIds.isMade(owner, for: key), let customer = customers[owner] else {
             return false
         }
-        let owned =
-            customer.originalTransactionIds.map { PurchaseKey.subscription(originalTransactionId: $0) }
-            + customer.oneTimeTransactionIds.map { PurchaseKey.oneTime(transactionId: $0) }
-        return owned == [key] && customer.aliases == [owner] && customer.promotionalGrants == nil
-            && customer.attributes == nil
+        return customer.holdsOnly([key])
     }
 
     /// Whether `owner` is a customer tracking made from a UUID token that the app has not acted
@@ -147,11 +143,7 @@ extension Ledger {
     /// AppTransaction.
     func isTokenPlaceholder(_ owner: String, of key: PurchaseKey?) -> Bool {
         guard let customer = customers[owner], customer.madeByTracking == true else { return false }
-        let owned =
-            customer.originalTransactionIds.map { PurchaseKey.subscription(originalTransactionId: $0) }
-            + customer.oneTimeTransactionIds.map { PurchaseKey.oneTime(transactionId: $0) }
-        return owned == (key.map { [$0] } ?? []) && customer.aliases == [owner] && customer.promotionalGrants == nil
-            && customer.attributes == nil && customer.originalApplicationVersion == nil
+        return customer.holdsOnly(key.map { [$0] } ?? []) && customer.originalApplicationVersion == nil
     }
 
     /// Makes `appUserId` the owner: releases held events, merges an anonymous owner into it, or
