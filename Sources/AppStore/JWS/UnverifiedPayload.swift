@@ -5,6 +5,13 @@ import JSON
 /// whose signature no longer verifies (its root was taken out of the configuration since).
 /// Never a basis for trusting anything.
 public enum UnverifiedPayload {
+    /// Whether `text` has the form of a compact JWS: three non-empty base64url segments. Says
+    /// nothing of who signed it.
+    public static func isCompactJWS(_ text: String) -> Bool {
+        guard let jws = try? CompactJWS(text) else { return false }
+        return (try? jws.header()) != nil
+    }
+
     /// The payload as JSON; a notification's nested signed fields are decoded the same way and
     /// named as `VerifiedSignedData.decodedJSON()` names them (`transactionInfo`, `renewalInfo`,
     /// `appTransactionInfo`). A nested field that is not a readable JWS stays as it is.

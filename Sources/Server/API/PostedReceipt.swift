@@ -1,3 +1,4 @@
+import AppStore
 import Crypto
 import Foundation
 import JSON
@@ -54,14 +55,13 @@ struct PostedReceipt {
         }
         switch members["app_transaction"] {
         case nil, .null?: break
-        case .string(let signed)? where isCompactJWS(signed): receipt.appTransaction = signed
+        case .string(let signed)? where UnverifiedPayload.isCompactJWS(signed): receipt.appTransaction = signed
         default: return refuse(.badRequest, "app_transaction must be the AppTransaction's jwsRepresentation")
         }
         switch members["attributes"] {
         case nil, .null?: break
         case .object(let attributes)?:
-            let wrapped = Data(JSONValue.object(["attributes": .object(attributes)]).serialized().utf8)
-            if case .failure(let refusal) = SubscribersAPI.attributes(in: wrapped, defaultTimeMs: defaultTimeMs) {
+            if case .failure(let refusal) = SubscribersAPI.attributes(attributes, defaultTimeMs: defaultTimeMs) {
                 return .failure(refusal)
             }
             if !attributes.isEmpty { receipt.attributes = attributes }
@@ -81,18 +81,12 @@ struct PostedReceipt {
     /// `transactions` are JWS: StoreKit testing in Xcode); or an App Store receipt (PKCS #7, a
     /// DER SEQUENCE, in base64).
     static func transactions(in token: String) -> Token {
-        if isCompactJWS(token) { return .signed([token]) }
+        if UnverifiedPayload.isCompactJWS(token) { return .signed([token]) }
         guard let decoded = Base64.decode(token, alphabet: .standard), let first = decoded.first else { return .unreadable }
         if first == 0x30 { return .storeKit1 }
         guard let json = try? JSONValue(parsingWithoutRepeatedNames: decoded), case .array(let listed)? = json["transactions"]
         else { return .unreadable }
-        let signed = listed.compactMap(\.stringValue).filter(isCompactJWS)
+        let signed = listed.compactMap(\.stringValue).filter(UnverifiedPayload.isCompactJWS)
         return signed.count == listed.count ? .signed(signed) : .unreadable
-    }
-
-    /// Three non-empty base64url segments joined by dots, the form of every JWS StoreKit gives.
-    static func isCompactJWS(_ text: String) -> Bool {
-        let segments = text.split(separator: ".", omittingEmptySubsequences: false)
-        return segments.count == 3 && segments.allSatisfy { !$0.isEmpty && Base64.decode($0, alphabet: .url) != nil }
     }
 }

@@ -94,23 +94,35 @@ extension SubscribersAPI {
 
     /// The attributes of a request body; a body of another shape is RevenueCat's 7264.
     package static func attributes(in body: Data, defaultTimeMs: Int64) -> Result<[String: SubscriberAttribute], Refusal> {
-        func refuse(_ message: String) -> Result<[String: SubscriberAttribute], Refusal> {
-            .failure(
-                Refusal(
-                    response: RevenueCatError.invalidSubscriberAttributesBody.response(
-                        status: 400, message, extra: ["revenuedot_error": .string("bad_request")])))
-        }
-        let shape = #"the body must be {"attributes": {"<key>": {"value": "<string or null>", "updated_at_ms": <ms>}}}"#
         guard let json = try? JSONValue(parsingWithoutRepeatedNames: body), case .object(let members)? = json["attributes"]
-        else { return refuse(BodyShape.refusal(body, shape: shape)) }
+        else { return attributesBodyRefused(BodyShape.refusal(body, shape: attributesShape)) }
+        return attributes(members, defaultTimeMs: defaultTimeMs)
+    }
+
+    /// RevenueCat's 7264: a body of another shape, saving nothing.
+    private static func attributesBodyRefused(_ message: String) -> Result<[String: SubscriberAttribute], Refusal> {
+        .failure(
+            Refusal(
+                response: RevenueCatError.invalidSubscriberAttributesBody.response(
+                    status: 400, message, extra: ["revenuedot_error": .string("bad_request")])))
+    }
+
+    private static let attributesShape =
+        #"the body must be {"attributes": {"<key>": {"value": "<string or null>", "updated_at_ms": <ms>}}}"#
+
+    /// The attributes of RevenueCat's `attributes` object, already parsed (a receipt's); one of
+    /// another shape is RevenueCat's 7264.
+    package static func attributes(_ members: [String: JSONValue], defaultTimeMs: Int64)
+        -> Result<[String: SubscriberAttribute], Refusal>
+    {
         var attributes: [String: SubscriberAttribute] = [:]
         for (key, attribute) in members {
-            guard case .object = attribute else { return refuse("\(key): \(shape)") }
+            guard case .object = attribute else { return attributesBodyRefused("\(key): \(attributesShape)") }
             let value: String?
             switch attribute["value"] {
             case .string(let text)?: value = text
             case .null?, nil: value = nil
-            default: return refuse("\(key).value must be a string or null")
+            default: return attributesBodyRefused("\(key).value must be a string or null")
             }
             let updated: Int64
             switch attribute["updated_at_ms"] {
@@ -118,7 +130,7 @@ extension SubscribersAPI {
             // client that sends a far future to make its value the last word, writes as of now.
             case .integer(let number)? where number >= 0: updated = min(number, defaultTimeMs)
             case nil, .null?: updated = defaultTimeMs
-            default: return refuse("\(key).updated_at_ms must be UNIX milliseconds")
+            default: return attributesBodyRefused("\(key).updated_at_ms must be UNIX milliseconds")
             }
             attributes[key] = SubscriberAttribute(value: value, updatedAtMs: updated)
         }
