@@ -71,7 +71,7 @@ extension SubscribersAPI {
     typealias Step = @Sendable (_ next: @escaping @Sendable (HTTPResponse?) -> Void) -> Void
 
     /// Runs `steps` in turn; the first that answers an error is the reply, else `finish` runs.
-    private func run(
+    func run(
         _ steps: ArraySlice<Step>, reply: @escaping @Sendable (HTTPResponse) -> Void,
         finish: @escaping @Sendable () -> Void
     ) {

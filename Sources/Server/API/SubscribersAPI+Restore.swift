@@ -44,20 +44,13 @@ extension SubscribersAPI {
                 let purchasedMs = transaction.payload.purchaseDate ?? 0
                 if purchasedMs >= latest[key]?.purchasedMs ?? .min { latest[key] = (signed, purchasedMs) }
             }
-            let others = latest.sorted { $0.value.purchasedMs < $1.value.purchasedMs }.map(\.value.signed)
-            linkInTurn(others[...], app: app, verifier: verifier, appUserId: appUserId, access: access, done: done)
-        }
-    }
-
-    /// Links each of `signed` in turn, whatever each answers, then runs `done`.
-    private func linkInTurn(
-        _ signed: ArraySlice<String>, app: AppConfig, verifier: AppVerifiers, appUserId: String, access: APIKeys.Access,
-        done: @escaping @Sendable () -> Void
-    ) {
-        guard let first = signed.first else { return done() }
-        let rest = Array(signed.dropFirst())
-        link(first, app: app, verifier: verifier, appUserId: appUserId, access: access) { [self] _ in
-            linkInTurn(rest[...], app: app, verifier: verifier, appUserId: appUserId, access: access, done: done)
+            // Each in turn, whatever each answers (a step that answers nil never ends the run).
+            let links: [Step] = latest.sorted { $0.value.purchasedMs < $1.value.purchasedMs }.map { _, other in
+                { [self] next in
+                    link(other.signed, app: app, verifier: verifier, appUserId: appUserId, access: access) { _ in next(nil) }
+                }
+            }
+            run(links[...], reply: { _ in }, finish: done)
         }
     }
 }
