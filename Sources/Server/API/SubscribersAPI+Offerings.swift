@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import JSON
+import Subscriptions
 
 extension SubscribersAPI {
     /// `GET /v1/subscribers/{app_user_id}/offerings` (either key): the app's `offerings` as
@@ -37,15 +38,13 @@ extension SubscribersAPI {
     /// alone while the server cannot be reached.
     package func productEntitlementMapping(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
         guard let (app, _) = keys.authenticate(request) else { return reply(APIKeys.unauthorized) }
-        var granted: [String: [String]] = [:]
-        for (entitlement, products) in app.entitlements {
-            for product in products { granted[product, default: []].append(entitlement) }
-        }
+        // The reducer's own reading of the map, so the SDK grants offline what events grant.
+        let configuration = LedgerConfiguration(entitlements: app.entitlements)
         var products: [String: JSONValue] = [:]
-        for (product, entitlements) in granted {
+        for product in Set(app.entitlements.values.joined()) {
             products[product] = .object([
                 "product_identifier": .string(product), "base_plan_id": .null,
-                "entitlements": .array(entitlements.sorted().map(JSONValue.string)),
+                "entitlements": .array((configuration.entitlementIds(for: product) ?? []).map(JSONValue.string)),
             ])
         }
         reply(.json(Data(JSONValue.object(["product_entitlement_mapping": .object(products)]).serialized().utf8)))
