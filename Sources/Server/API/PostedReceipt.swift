@@ -29,11 +29,10 @@ struct PostedReceipt {
         guard let json = try? JSONValue(parsingWithoutRepeatedNames: body), case .object(let members) = json else {
             return refuse(.badRequest, BodyShape.refusal(body, shape: shape))
         }
-        guard let appUserId = members["app_user_id"]?.stringValue, !appUserId.isEmpty else {
-            if let given = members["app_user_id"], given.stringValue == nil, given != .null {
-                return refuse(.badRequest, "app_user_id must be a string")
-            }
-            return refuse(.emptyAppUserId, "app_user_id is empty.")
+        let appUserId: String
+        switch Self.appUserId(in: members) {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(let id): appUserId = id
         }
         var receipt = PostedReceipt(appUserId: appUserId, transactions: [])
         receipt.isRestore = members["is_restore"] == .bool(true)
@@ -43,13 +42,9 @@ struct PostedReceipt {
             switch transactions(in: token) {
             case .signed(let signed): receipt.transactions = signed
             case .storeKit1:
-                return refuse(
-                    .invalidReceipt, status: 422,
-                    "a StoreKit 1 receipt: RevenueDot reads StoreKit 2 transactions, so configure RevenueCat's SDK "
-                        + "with storeKitVersion .storeKit2")
+                return refuse(.invalidReceipt, status: 422, storeKit1Receipt)
             case .unreadable:
-                return refuse(
-                    .badRequest, "fetch_token is neither a StoreKit 2 jwsRepresentation nor the SDK's StoreKit 2 receipt")
+                return refuse(.badRequest, unreadableToken)
             }
         default: return refuse(.badRequest, "fetch_token must be a string")
         }
@@ -69,6 +64,24 @@ struct PostedReceipt {
         }
         return .success(receipt)
     }
+
+    /// `app_user_id` of a RevenueCat body: a string, not empty (7220 when it is or is left out).
+    static func appUserId(in members: [String: JSONValue]) -> Result<String, SubscribersAPI.Refusal> {
+        if let appUserId = members["app_user_id"]?.stringValue, !appUserId.isEmpty { return .success(appUserId) }
+        if let given = members["app_user_id"], given.stringValue == nil, given != .null {
+            return .failure(
+                SubscribersAPI.Refusal(response: RevenueCatError.badRequest.response(status: 400, "app_user_id must be a string"))
+            )
+        }
+        return .failure(
+            SubscribersAPI.Refusal(response: RevenueCatError.emptyAppUserId.response(status: 400, "app_user_id is empty.")))
+    }
+
+    /// Why a StoreKit 1 receipt is refused (RevenueCat's 7103, 422).
+    static let storeKit1Receipt =
+        "a StoreKit 1 receipt: RevenueDot reads StoreKit 2 transactions, so configure RevenueCat's SDK "
+        + "with storeKitVersion .storeKit2"
+    static let unreadableToken = "fetch_token is neither a StoreKit 2 jwsRepresentation nor the SDK's StoreKit 2 receipt"
 
     /// What a `fetch_token` holds.
     enum Token: Equatable {

@@ -14,6 +14,8 @@ package enum RevenueCatError: Int {
     case emptyAppUserId = 7220
     case invalidAPIKey = 7225
     case badRequest = 7226
+    case userIneligibleForPromoOffer = 7232
+    case invalidAppleSubscriptionKey = 7234
     case invalidAppUserId = 7256
     case notFound = 7259
     case invalidSubscriberAttributes = 7263

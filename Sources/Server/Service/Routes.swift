@@ -45,6 +45,7 @@ package enum Routes {
             ("POST", "/v1/subscribers/{app_user_id}/attributes", subscribers.setAttributes),
             ("POST", "/v1/subscribers/{app_user_id}/transactions", subscribers.postTransaction),
             ("POST", "/v1/receipts", subscribers.postReceipt),
+            ("POST", "/v1/offers", subscribers.signOffers),
             ("GET", "/v1/subscribers/{app_user_id}/offerings", subscribers.offerings),
             ("GET", "/v1/product_entitlement_mapping", subscribers.productEntitlementMapping),
             ("POST", "/v1/subscribers/{app_user_id}/entitlements/{entitlement}/promotional", subscribers.grantPromotional),
@@ -67,12 +68,14 @@ package enum Routes {
         // RevenueCat's, a body too large, a shutdown).
         router.shapeRefusals(under: "/v1/subscribers", RevenueCatError.translate)
         router.shapeRefusals(under: "/v1/receipts", RevenueCatError.translate)
+        router.shapeRefusals(under: "/v1/offers", RevenueCatError.translate)
         router.shapeRefusals(under: "/v1/product_entitlement_mapping", RevenueCatError.translate)
         // The API's bodies are small JSON (a signed transaction is a few KB): a larger one is
         // refused from its head, not parsed into a tree many times its size. Apple's
         // notifications keep `http.maxBodyBytes`.
         for prefix in [
-            "/v1/subscribers", "/v1/receipts", "/v1/product_entitlement_mapping", "/v1/advanced-commerce", "/v1/events",
+            "/v1/subscribers", "/v1/receipts", "/v1/offers", "/v1/product_entitlement_mapping", "/v1/advanced-commerce",
+            "/v1/events",
             "/v1/apple/import", "/v1/apple/reconcile",
             "/v1/apple/backfill-mark",
         ] {
