@@ -46,6 +46,7 @@ package enum Routes {
             ("POST", "/v1/subscribers/{app_user_id}/transactions", subscribers.postTransaction),
             ("POST", "/v1/receipts", subscribers.postReceipt),
             ("POST", "/v1/offers", subscribers.signOffers),
+            ("POST", "/v1/subscribers/{app_user_id}/restore/eligibility", subscribers.restoreEligibility),
             ("GET", "/v1/subscribers/{app_user_id}/offerings", subscribers.offerings),
             ("GET", "/v1/product_entitlement_mapping", subscribers.productEntitlementMapping),
             ("POST", "/v1/subscribers/{app_user_id}/entitlements/{entitlement}/promotional", subscribers.grantPromotional),
