@@ -47,6 +47,8 @@ import Testing
         try FileManager.default.removeItem(atPath: fixture.databasePath)
         let health = try connection.request("GET", "/health")
         #expect(health.status == 503)
+        // RevenueCat's path for the SDK's diagnostics makes the same check.
+        #expect(try connection.request("GET", "/v1/health").status == 503)
         #expect(String(decoding: health.body, as: UTF8.self).contains("storage"), "\(health.text)")
         // Reads of the old file still work; a gauge says storage is failing.
         let metrics = try connection.request("GET", "/metrics").text

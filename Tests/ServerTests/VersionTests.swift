@@ -34,6 +34,9 @@ import Testing
         #expect(health["version"]?.stringValue == RevenueDotVersion.semantic)
         #expect(health["commit"]?.stringValue == RevenueDotVersion.commit)
         #expect(health["node"]?.stringValue == service.node)
+        // RevenueCat's `/v1/health`, which the SDK's diagnostics ask without a key, names none of them.
+        let sdkHealth = try connection.request("GET", "/v1/health")
+        #expect(sdkHealth.status == 200 && sdkHealth.text == #"{"status":"ok"}"#, "\(sdkHealth.text)")
         let metrics = String(decoding: try connection.request("GET", "/metrics").body, as: UTF8.self)
         #expect(
             metrics.contains(

@@ -92,15 +92,19 @@ package enum Routes {
             "status": .string("ok"), "version": .string(RevenueDotVersion.semantic),
             "commit": .string(RevenueDotVersion.commit), "node": .string(metrics.node),
         ]).serialized()
-        router.addDeferred("GET", "/health") { _, reply in
-            store.healthCheck { result in
-                switch result {
-                case .success:
-                    alarm?.checkPassed()
-                    reply(.json(Data(healthy.utf8)))
-                case .failure(let error):
-                    alarm?.failed(error.description, healthCheck: true, damaged: error.isDamagedFile)
-                    reply(.error(status: 503, code: "storage_unavailable", message: Self.storageUnavailable))
+        // RevenueCat's `GET /v1/health` (the SDK's `PurchasesDiagnostics`, unauthenticated): the
+        // same check, answered without the build and node, which strangers need not learn.
+        for (path, body) in [("/health", healthy), ("/v1/health", #"{"status":"ok"}"#)] {
+            router.addDeferred("GET", path) { _, reply in
+                store.healthCheck { result in
+                    switch result {
+                    case .success:
+                        alarm?.checkPassed()
+                        reply(.json(Data(body.utf8)))
+                    case .failure(let error):
+                        alarm?.failed(error.description, healthCheck: true, damaged: error.isDamagedFile)
+                        reply(.error(status: 503, code: "storage_unavailable", message: Self.storageUnavailable))
+                    }
                 }
             }
         }
