@@ -41,7 +41,10 @@ struct PostedTransactionRepostTests {
         return try fixture.signer.sign(.object(payload))
     }
 
-    func rows() throws -> (posted: Int64, inputs: Int64) {
+    func rows() throws -> (posted: Int64, inputs: Int64) { try Self.postedRows(fixture) }
+
+    /// How many posts and applied inputs `fixture`'s database holds.
+    static func postedRows(_ fixture: ServerFixture) throws -> (posted: Int64, inputs: Int64) {
         let store = try Store(path: fixture.databasePath)
         defer { store.close() }
         return try store.read { (rows) throws(StoreError) in

@@ -60,6 +60,41 @@ struct RestoreEligibilityAPITests {
         #expect(try LinkingAPITests.owner(of: "7300000001", in: service) == "rita")
     }
 
+    /// Under `transferIfNoActive` a refused post, repeated, is refused again without being
+    /// stored again; once the owner's period has lapsed the answer turns, and the same post (the
+    /// same content, signed again) moves the purchase.
+    @Test func aRefusedRepostIsAskedAgainOnceTheOwnersPeriodLapses() throws {
+        let fixture = try ServerFixture(demoOptions: #""restoreBehavior": "transferIfNoActive""#)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
+        func transaction(signedMs: Int64) throws -> String {
+            try fixture.signer.sign(
+                .object([
+                    "transactionId": .string("7300000005"), "originalTransactionId": .string("7300000005"),
+                    "bundleId": .string("com.example.app"), "productId": .string("pro.monthly"),
+                    "purchaseDate": .integer(nowMs - 60_000), "originalPurchaseDate": .integer(nowMs - 60_000),
+                    "expiresDate": .integer(nowMs + 2000), "type": .string("Auto-Renewable Subscription"),
+                    "inAppOwnershipType": .string("PURCHASED"), "environment": .string("Sandbox"),
+                    "signedDate": .integer(signedMs), "transactionReason": .string("PURCHASE"),
+                ]))
+        }
+        #expect(try LinkingAPITests.link(connection, "alice", try transaction(signedMs: nowMs - 3000)) == 200)
+        let bobs = try transaction(signedMs: nowMs - 2000)
+        #expect(try Self.allowed(connection, "bob", bobs) == false)
+        #expect(try LinkingAPITests.link(connection, "bob", bobs) == 409)
+        let stored = try PostedTransactionRepostTests.postedRows(fixture)
+        #expect(try LinkingAPITests.link(connection, "bob", try transaction(signedMs: nowMs - 1000)) == 409)
+        #expect(try PostedTransactionRepostTests.postedRows(fixture) == stored, "a refusal repeated stores nothing")
+
+        Thread.sleep(forTimeInterval: Double(nowMs + 2100) / 1000 - Date().timeIntervalSince1970)
+        let again = try transaction(signedMs: Int64(Date().timeIntervalSince1970 * 1000))
+        #expect(try Self.allowed(connection, "bob", again) == true)
+        #expect(try LinkingAPITests.link(connection, "bob", again) == 200)
+        #expect(try LinkingAPITests.owner(of: "7300000005", in: service) == "bob")
+    }
+
     @Test func transferAllowsEveryPurchase() throws {
         let fixture = try ServerFixture()
         let service = try fixture.startService()

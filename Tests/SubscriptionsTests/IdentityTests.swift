@@ -114,6 +114,22 @@ import Testing
         #expect(shop.refusedLinks == ["user"])
     }
 
+    /// A resubscription after the stored period lapsed is the poster's purchase, not the owner's
+    /// access: `transferIfNoActive` gives it to the poster, as the SDK's restore-eligibility
+    /// answer (asked with the account's lapsed transaction) promised.
+    @Test func transferIfNoActiveGivesAResubscriptionToItsBuyer() {
+        var shop = shop(.transferIfNoActive)
+        shop.send(Fixture.buy)
+        shop.send(Fixture.disable)
+        shop.advance(to: day(40))
+        var resubscribed = posted(Apple.transaction("1001", purchase: day(40)), at: day(40))
+        resubscribed.transactionReason = .purchase
+        let moved = shop.apply(.transactionPosted(resubscribed, appUserId: "bob"), atMs: day(40))
+        #expect(moved.types.contains(.transfer))
+        #expect(shop.subscription.journal.ownerAppUserId == "bob")
+        #expect(shop.refusedLinks.isEmpty)
+    }
+
     /// RevenueCat's `logIn` table: whether logging in from `from` to `to` merges the two, after
     /// the customers `known` were seen (`alias` joined to the first of them first).
     @Test(arguments: [

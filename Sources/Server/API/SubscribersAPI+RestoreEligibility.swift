@@ -49,10 +49,7 @@ extension SubscribersAPI {
         } catch {
             return reply(HTTPResponse.storageFailure(error, access: access))
         }
-        let refused = effects.contains {
-            if case .linkRefused = $0 { return true }
-            return false
-        }
+        let refused = effects.contains(where: \.isLinkRefusal)
         let answer = JSONValue.object(["is_purchase_allowed_by_restore_behavior": .bool(!refused)])
         reply(.json(Data(answer.serialized().utf8)))
     }

@@ -7,11 +7,11 @@ import JSON
 ///
 /// An app posts a purchase each time it launches, and anyone holding the public API key can post
 /// one JWS thousands of times: a post whose transaction's latest row names the same customer
-/// and the same content (`contentDigest`), for a purchase someone owns, would change nothing
-/// (the poster owns it, or its owner refused the link, as it will again), and is not stored
-/// again. A post by another customer (a transfer), with new content (a refund Apple signed
-/// since), or for a purchase nobody owns any more (its customer was deleted) is. A link refused
-/// under a restore behaviour changed since is applied again once the content or poster changes.
+/// and the same content (`contentDigest`) changes nothing while the poster owns the purchase,
+/// or while the rules refuse the link again (`LedgerInputs.keepAndApply` asks them), and is not
+/// stored again. A post by another customer (a transfer), with new content (a refund Apple
+/// signed since), for a purchase nobody owns any more (its customer was deleted), or one the
+/// rules now allow (the owner's subscription has lapsed since, the restore behaviour changed) is.
 public enum PostedTransactionRows {
     /// SHA-256 (hex) of the transaction's payload without `signedDate`, members sorted: the same
     /// transaction signed again by App Store gives the same digest.
@@ -21,21 +21,39 @@ public enum PostedTransactionRows {
         return Digest.hex(Digest.sha256(Array(payload.serialized().utf8)))
     }
 
-    /// Stores the post and returns its row id, or nil when it repeats the transaction's latest post
-    /// and `purchaseKey`'s purchase (`LedgerRows.key`) has an owner.
-    public static func insert(
-        app: String, appUserId: String, transactionId: String, purchaseKey: String?, signed: String, digest: String,
-        atMs: Int64, in rows: WriteTransaction
-    ) throws(StoreError) -> Int64? {
+    /// What a post is to the transaction's stored posts.
+    public enum Repetition: Equatable, Sendable {
+        /// Not a repeat: another customer, other content, or a purchase nobody owns.
+        case new
+        /// The transaction's latest post again, and the poster owns the purchase.
+        case ownersAgain
+        /// The transaction's latest post again, and another customer owns the purchase: the
+        /// link was refused, and is refused again unless the rules have changed their answer.
+        case refusedAgain
+    }
+
+    /// Whether the post repeats the transaction's latest post (same customer, same content) and
+    /// who owns `purchaseKey`'s purchase (`LedgerRows.key`) now.
+    public static func repetition(
+        app: String, appUserId: String, transactionId: String, purchaseKey: String?, digest: String, in rows: WriteTransaction
+    ) throws -> Repetition {
         let latest = try rows.query(
             "SELECT app_user_id, content_digest FROM posted_transactions WHERE app_id = ? AND transaction_id = ? ORDER BY id DESC LIMIT 1",
             [.text(app), .text(transactionId)])
-        if let row = latest.first, row[0].textValue == appUserId, row[1].textValue == digest, let purchaseKey {
-            let owned = try rows.query(
-                "SELECT 1 FROM purchases WHERE app_id = ? AND purchase_key = ? AND owner IS NOT NULL",
-                [.text(app), .text(purchaseKey)])
-            if !owned.isEmpty { return nil }
-        }
+        guard let row = latest.first, row[0].textValue == appUserId, row[1].textValue == digest, let purchaseKey,
+            let owner = try rows.query(
+                "SELECT owner FROM purchases WHERE app_id = ? AND purchase_key = ? AND owner IS NOT NULL",
+                [.text(app), .text(purchaseKey)]
+            ).first?.first?.textValue
+        else { return .new }
+        return try CustomerRows.customerId(of: appUserId, appId: app, from: rows) == owner ? .ownersAgain : .refusedAgain
+    }
+
+    /// Stores the post and returns its row id.
+    public static func insert(
+        app: String, appUserId: String, transactionId: String, signed: String, digest: String, atMs: Int64,
+        in rows: WriteTransaction
+    ) throws(StoreError) -> Int64 {
         return try rows.insert(
             returningId: """
                 INSERT INTO posted_transactions (app_id, app_user_id, transaction_id, signed_transaction, received_at, content_digest)

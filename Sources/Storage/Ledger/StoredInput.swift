@@ -33,12 +33,20 @@ extension LedgerInputs {
         switch input {
         case .postedTransaction(let payload, let signed, let appUserId, let digest):
             let posted = Ledger.Input.transactionPosted(payload, appUserId: appUserId)
-            guard
-                let id = try PostedTransactionRows.insert(
-                    app: app.id, appUserId: appUserId, transactionId: payload.transactionId ?? "",
-                    purchaseKey: posted.purchaseKey.map(LedgerRows.key), signed: signed, digest: digest, atMs: atMs,
-                    in: transaction)
-            else { return nil }
+            let transactionId = payload.transactionId ?? ""
+            switch try PostedTransactionRows.repetition(
+                app: app.id, appUserId: appUserId, transactionId: transactionId,
+                purchaseKey: posted.purchaseKey.map(LedgerRows.key), digest: digest, in: transaction)
+            {
+            case .ownersAgain: return nil
+            case .refusedAgain:
+                let effects = try preview(posted, app: app, anonymousIds: transaction.anonymousIds, atMs: atMs, from: transaction)
+                if effects.contains(where: \.isLinkRefusal) { return nil }
+            case .new: break
+            }
+            let id = try PostedTransactionRows.insert(
+                app: app.id, appUserId: appUserId, transactionId: transactionId, signed: signed, digest: digest, atMs: atMs,
+                in: transaction)
             (kind, ref, applied) = (.postedTransaction, String(id), posted)
         case .appleAnswer(let answer, let appUserId):
             let id = try AppleAnswerRows.insert(answer, appUserId: appUserId, appId: app.id, atMs: atMs, in: transaction)

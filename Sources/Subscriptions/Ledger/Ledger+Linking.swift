@@ -59,9 +59,16 @@ extension Ledger {
         }
     }
 
-    /// Whether a subscription's transaction gives access at `nowMs`: not expired, not revoked.
+    /// Whether a subscription's posted transaction shows its owner access at `nowMs` the stored
+    /// state does not know of (a renewal whose notification was missed): not expired, not
+    /// revoked, and not a purchase. A purchase of a subscription whose stored period has lapsed
+    /// is a resubscription by whoever holds the Apple account now, the poster: it is not the
+    /// owner's access, or `transferIfNoActive` would keep what the poster just paid for with the
+    /// customer whose subscription had lapsed.
     static func givesAccess(_ transaction: JWSTransactionDecodedPayload?, atMs nowMs: Int64) -> Bool {
-        guard let transaction, transaction.revocationDate == nil, let expires = transaction.expiresDate else { return false }
+        guard let transaction, transaction.revocationDate == nil, let expires = transaction.expiresDate,
+            transaction.transactionReason != .purchase
+        else { return false }
         return expires > nowMs
     }
 

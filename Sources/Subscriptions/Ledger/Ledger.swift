@@ -44,6 +44,12 @@ public struct Ledger: Codable, Hashable, Sendable {
         /// Nothing to store: the input asked to link the purchase to a customer, and the app's
         /// `restoreBehavior` keeps it with `keptWith`, its owner. The shell tells whoever asked.
         case linkRefused(PurchaseKey, keptWith: String)
+
+        /// Whether this is a `linkRefused`.
+        public var isLinkRefusal: Bool {
+            if case .linkRefused = self { return true }
+            return false
+        }
     }
 
     /// App id, entitlement map, tracking switch.
