@@ -181,6 +181,7 @@ struct OfferSigningAPITests {
                 .object(["app_user_id": .string("ivy"), "generate_offers": .array([offer]), "app_account_token": .string("x")]),
                 400, 7226, "app_account_token"
             ),
+            (Self.request("ivy", token: nil), 400, 7226, "fetch_token is missing"),
             (Self.request("ivy", token: storeKit1), 422, 7103, "storeKit2"),
             (Self.request("ivy", token: "not a token"), 400, 7226, "fetch_token"),
             (Self.request("ivy", token: "eyJhbGciOiJFUzI1NiJ9.eyJ4IjoxfQ.c2ln"), 401, 7103, "x5c"),

@@ -13,9 +13,10 @@ extension SubscribersAPI {
     /// subscription).
     ///
     /// Each signature is for the app account token the StoreKit 2 purchase will carry
-    /// (`appAccountToken`). `fetch_token`, when given, must verify as this app's transactions
-    /// (401 otherwise); one of them must be an auto-renewable subscription, as Apple offers
-    /// promotional offers to subscribers only. Reads and stores nothing.
+    /// (`appAccountToken`). `fetch_token` (required with the public key, which every copy of the
+    /// app holds) must verify as this app's transactions (401 otherwise); one of them must be an
+    /// auto-renewable subscription, as Apple offers promotional offers to subscribers only. Reads
+    /// and stores nothing.
     package func signOffers(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
         guard let (app, access) = keys.authenticate(request), let verifier = verifiers[app.id] else {
             return reply(APIKeys.unauthorized)
@@ -26,6 +27,13 @@ extension SubscribersAPI {
         case .success(let read): asked = read
         }
         if let refused = AppUserIdRule.refusal(asked.appUserId, access: access, reaching: true) { return reply(refused) }
+        // The public key ships in every copy of the app: with it, a signature is for a subscriber only.
+        if access == .publishable, asked.transactions == nil {
+            return reply(
+                RevenueCatError.badRequest.response(
+                    status: 400, "fetch_token is missing: with the public key, an offer is signed for a subscriber's transaction"
+                ))
+        }
         let now = clock()
         var ineligible: String?
         if let transactions = asked.transactions {
@@ -68,7 +76,8 @@ extension SubscribersAPI {
                         "timestamp": .integer(signed.timestampMs),
                     ])
                 } catch {
-                    answer["signature_error"] = failure(.internalServerError, "the offer could not be signed: \(error)")
+                    // OpenSSL's words are for the operator; the key was checked when the configuration loaded.
+                    answer["signature_error"] = failure(.internalServerError, "the offer could not be signed")
                 }
             } else {
                 answer["signature_error"] = failure(
