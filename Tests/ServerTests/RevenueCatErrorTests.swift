@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import HTTP
 import JSON
+import LoopbackClient
 import Testing
 
 @testable import Server
@@ -31,6 +32,27 @@ import Testing
                 == .object([
                     "code": .integer(Int64(expected)), "message": .string("why"), "revenuedot_error": .string(code),
                 ]))
+    }
+
+    /// Under /v1, a path RevenueDot does not serve is answered in RevenueCat's shape (its SDKs
+    /// ask for features RevenueDot has not: the customer center, virtual currencies), but under
+    /// RevenueDot's own prefixes, in RevenueDot's.
+    @Test func unservedPathsAreAnsweredInTheirNamespacesShape() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let key = ["Authorization": "Bearer pk_test_public"]
+        for path in ["/v1/customercenter/rita", "/v1/subscribers/rita/virtual_currencies", "/v1/nothing"] {
+            let answer = try connection.request("GET", path, headers: key)
+            #expect(answer.status == 404, "\(path)")
+            #expect(try JSONValue(parsing: answer.body)["code"] == .integer(7259), "\(path): \(answer.text)")
+        }
+        for path in ["/v1/apple/nothing", "/v1/advanced-commerce/demo/nothing/x", "/v1/events/x/y/z", "/nothing"] {
+            let answer = try connection.request("GET", path, headers: key)
+            #expect(answer.status == 404, "\(path)")
+            #expect(try JSONValue(parsing: answer.body)["error"]?["code"] == .string("not_found"), "\(path): \(answer.text)")
+        }
     }
 
     @Test func answersThatAreNoErrorOfOursStayAsTheyAre() {

@@ -66,11 +66,11 @@ package enum Routes {
             }
         }
         // The server's own answers there too (a path that is not UTF-8, a route that is not
-        // RevenueCat's, a body too large, a shutdown).
-        router.shapeRefusals(under: "/v1/subscribers", RevenueCatError.translate)
-        router.shapeRefusals(under: "/v1/receipts", RevenueCatError.translate)
-        router.shapeRefusals(under: "/v1/offers", RevenueCatError.translate)
-        router.shapeRefusals(under: "/v1/product_entitlement_mapping", RevenueCatError.translate)
+        // served, a body too large, a shutdown): every path under /v1 but RevenueDot's own is
+        // RevenueCat's, so its SDKs read an answer to a path RevenueDot does not serve (customer
+        // center, virtual currencies) as RevenueCat's error. The first prefix that matches wins.
+        for own in ["/v1/apple", "/v1/advanced-commerce", "/v1/events"] { router.shapeRefusals(under: own) { $0 } }
+        router.shapeRefusals(under: "/v1", RevenueCatError.translate)
         // The API's bodies are small JSON (a signed transaction is a few KB): a larger one is
         // refused from its head, not parsed into a tree many times its size. Apple's
         // notifications keep `http.maxBodyBytes`.
