@@ -114,4 +114,65 @@ struct OfferingsAPITests {
         let error = #expect(throws: ConfigError.self) { try ConfigLoader.load(path: fixture.configPath) }
         #expect(error?.description.contains(says) == true, "\(error?.description ?? "")")
     }
+
+    /// RevenueCat's offering override: the backend makes an offering a customer's current one,
+    /// by its id, until it removes the choice; other customers keep the app's.
+    @Test func anOverrideIsTheCustomersCurrentOfferingUntilRemoved() throws {
+        let fixture = try ServerFixture(demoOptions: Self.offerings)
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let secret = ["Authorization": "Bearer sk_test_secret"]
+        func current(_ user: String) throws -> String? {
+            let answer = try connection.request(
+                "GET", "/v1/subscribers/\(user)/offerings", headers: ["Authorization": "Bearer pk_test_public"])
+            #expect(answer.status == 200, "\(answer.text)")
+            return try Self.decoder().decode(SDKOfferings.self, from: answer.body).currentOfferingId
+        }
+        let chosen = try connection.request("POST", "/v1/subscribers/rita/offerings/sale/override", headers: secret)
+        #expect(chosen.status == 200, "\(chosen.text)")
+        #expect(try JSONValue(parsing: chosen.body)["subscriber"]?["original_app_user_id"] == .string("rita"))
+        #expect(try current("rita") == "sale")
+        #expect(try current("sam") == "default")
+        // Through an alias too: the choice is the customer's.
+        let aliased = try connection.request(
+            "POST", "/v1/subscribers/rita/alias", headers: secret.merging(["Content-Type": "application/json"]) { $1 },
+            body: Data(#"{"new_app_user_id": "rita-2"}"#.utf8))
+        #expect(aliased.status == 200, "\(aliased.text)")
+        #expect(try current("rita-2") == "sale")
+
+        let refusals: [(String, String, [String: String], Int, Int64)] = [
+            ("POST", "/v1/subscribers/rita/offerings/nothing/override", secret, 404, 7259),
+            ("POST", "/v1/subscribers/rita/offerings/sale/override", ["Authorization": "Bearer pk_test_public"], 401, 7225),
+            ("DELETE", "/v1/subscribers/nobody/offerings/override", secret, 404, 7259),
+        ]
+        for (method, path, headers, status, code) in refusals {
+            // A DELETE declares no length, so its connection closes after the answer: one each.
+            let answer = try LoopbackConnection(port: service.port).request(method, path, headers: headers)
+            #expect(answer.status == status, "\(method) \(path): \(answer.text)")
+            #expect(try JSONValue(parsing: answer.body)["code"] == .integer(code), "\(answer.text)")
+        }
+        let nobody = try LoopbackConnection(port: service.port).request("HEAD", "/v1/subscribers/nobody", headers: secret)
+        #expect(nobody.status == 404)
+
+        let removed = try LoopbackConnection(port: service.port).request(
+            "DELETE", "/v1/subscribers/rita/offerings/override", headers: secret)
+        #expect(removed.status == 200, "\(removed.text)")
+        // A DELETE declares no length, so its connection closes after the answer.
+        let fresh = try LoopbackConnection(port: service.port)
+        let answer = try fresh.request(
+            "GET", "/v1/subscribers/rita/offerings", headers: ["Authorization": "Bearer pk_test_public"])
+        #expect(try Self.decoder().decode(SDKOfferings.self, from: answer.body).currentOfferingId == "default")
+    }
+
+    /// An override naming an offering the configuration no longer has gives way to the app's current one.
+    @Test func anOverrideOfAnOfferingNoLongerConfiguredIsIgnored() {
+        let offerings = [
+            OfferingConfig(id: "default", description: "", packages: [], metadata: [:], isCurrent: true),
+            OfferingConfig(id: "sale", description: "", packages: [], metadata: [:], isCurrent: false),
+        ]
+        #expect(SubscribersAPI.offeringsJSON(offerings, current: "sale")["current_offering_id"] == .string("sale"))
+        #expect(SubscribersAPI.offeringsJSON(offerings, current: "gone")["current_offering_id"] == .string("default"))
+        #expect(SubscribersAPI.offeringsJSON(offerings)["current_offering_id"] == .string("default"))
+    }
 }

@@ -178,6 +178,9 @@ extension ReplayTests {
         try store.write { transaction in
             try LedgerInputs.keepAndApply(.appleAnswer(answer, appUserId: "carol"), app: app, atMs: now + 1, in: transaction)
             try LedgerInputs.keepAndApply(.customerAction(.seen(appUserId: "dave")), app: app, atMs: now + 2, in: transaction)
+            try LedgerInputs.keepAndApply(
+                .customerAction(.offeringOverridden(appUserId: "bob", offeringId: "sale")), app: app, atMs: now + 3,
+                in: transaction)
             for due in try PendingTimers.due(atMs: later, limit: 100, from: transaction) {
                 try LedgerInputs.keepAndApply(.dueTimer(due), app: app, atMs: later, in: transaction)
             }

@@ -1,23 +1,41 @@
 import Foundation
 import HTTP
 import JSON
+import Storage
 import Subscriptions
+import Threads
 
 extension SubscribersAPI {
     /// `GET /v1/subscribers/{app_user_id}/offerings` (either key): the app's `offerings` as
-    /// RevenueCat's SDKs read them (purchases-ios `OfferingsResponse`), the same for every
-    /// customer (RevenueDot runs no experiments or targeting). Reads nothing stored and makes
-    /// no customer.
+    /// RevenueCat's SDKs read them (purchases-ios `OfferingsResponse`). The current one is the
+    /// customer's override (`overrideOffering`) while it is configured, else the app's
+    /// (RevenueDot runs no experiments or targeting). Makes no customer; when storage cannot be
+    /// read, the app's current offering is answered, so that a paywall still shows.
     package func offerings(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
         guard let (app, access) = keys.authenticate(request) else { return reply(APIKeys.unauthorized) }
         let appUserId = request.pathParameters["app_user_id"] ?? ""
         if let refused = AppUserIdRule.refusal(appUserId, access: access, reaching: true) { return reply(refused) }
-        reply(.json(Data(Self.offeringsJSON(app.offerings).serialized().utf8)))
+        guard !app.offerings.isEmpty else { return reply(.json(Data(Self.offeringsJSON([]).serialized().utf8))) }
+        let answering: @Sendable () -> Void = { [self] in
+            let chosen = try? store.read { (rows) throws(StoreError) in
+                do { return try CustomerRows.customer(named: appUserId, appId: app.id, from: rows)?.offeringOverride } catch {
+                    throw StoreError(.corrupt, "stored state of \(appUserId) does not decode: \(error)")
+                }
+            }
+            reply(.json(Data(Self.offeringsJSON(app.offerings, current: chosen ?? nil).serialized().utf8)))
+        }
+        // On this worker while others are free (`InlineReads`), else on the storage pool.
+        guard let inlineReads else { return answering() }
+        guard inlineReads.begin() else { return offWorker(answering) }
+        answering()
+        inlineReads.end()
     }
 
-    static func offeringsJSON(_ offerings: [OfferingConfig]) -> JSONValue {
-        .object([
-            "current_offering_id": offerings.first(where: \.isCurrent).map { .string($0.id) } ?? .null,
+    /// The offerings answer; `current`, when configured, is the current offering in place of the app's.
+    static func offeringsJSON(_ offerings: [OfferingConfig], current: String? = nil) -> JSONValue {
+        let currentId = current.flatMap { id in offerings.contains { $0.id == id } ? id : nil }
+        return .object([
+            "current_offering_id": (currentId ?? offerings.first(where: \.isCurrent)?.id).map(JSONValue.string) ?? .null,
             "offerings": .array(
                 offerings.map { offering in
                     .object([
@@ -31,6 +49,40 @@ extension SubscribersAPI {
                 }),
             "placements": .null, "targeting": .null,
         ])
+    }
+
+    /// `POST /v1/subscribers/{app_user_id}/offerings/{offering_id}/override` (secret key):
+    /// RevenueCat's offering override, by the offering's `id` (RevenueCat names it by its
+    /// dashboard UUID): the customer's current offering from now on, made first when unknown.
+    /// 200 and the customer; 404 for an offering not configured.
+    package func overrideOffering(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let (app, access) = secretKeyApp(request, reply: reply) else { return }
+        let appUserId = request.pathParameters["app_user_id"] ?? ""
+        if let refused = AppUserIdRule.refusal(appUserId, access: access) { return reply(refused) }
+        let offeringId = request.pathParameters["offering_id"] ?? ""
+        guard app.offerings.contains(where: { $0.id == offeringId }) else {
+            return reply(.error(status: 404, code: "not_found", message: "no offering \"\(offeringId)\" is configured"))
+        }
+        apply(
+            .offeringOverridden(appUserId: appUserId, offeringId: offeringId), app: app,
+            atMs: UnixTime.milliseconds(clock()), answering: appUserId, access: access, reply: reply)
+    }
+
+    /// `DELETE /v1/subscribers/{app_user_id}/offerings/override` (secret key): the customer's
+    /// current offering is the app's again. 200 and the customer; 404, nothing stored, for a
+    /// customer nobody knows.
+    package func removeOfferingOverride(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let (app, access) = secretKeyApp(request, reply: reply) else { return }
+        let appUserId = request.pathParameters["app_user_id"] ?? ""
+        if let refused = AppUserIdRule.refusal(appUserId, access: access, reaching: true) { return reply(refused) }
+        switch answerSubscriber(appUserId, app: app, access: access) {
+        case .found: break
+        case .unknown: return reply(.error(status: 404, code: "not_found", message: "no customer \(appUserId)"))
+        case .failed(let response): return reply(response)
+        }
+        apply(
+            .offeringOverridden(appUserId: appUserId, offeringId: nil), app: app, atMs: UnixTime.milliseconds(clock()),
+            answering: appUserId, access: access, reply: reply)
     }
 
     /// `GET /v1/product_entitlement_mapping` (either key): which entitlements each product

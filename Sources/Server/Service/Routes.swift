@@ -48,6 +48,8 @@ package enum Routes {
             ("POST", "/v1/offers", subscribers.signOffers),
             ("POST", "/v1/subscribers/{app_user_id}/restore/eligibility", subscribers.restoreEligibility),
             ("GET", "/v1/subscribers/{app_user_id}/offerings", subscribers.offerings),
+            ("POST", "/v1/subscribers/{app_user_id}/offerings/{offering_id}/override", subscribers.overrideOffering),
+            ("DELETE", "/v1/subscribers/{app_user_id}/offerings/override", subscribers.removeOfferingOverride),
             ("GET", "/v1/product_entitlement_mapping", subscribers.productEntitlementMapping),
             ("POST", "/v1/subscribers/{app_user_id}/entitlements/{entitlement}/promotional", subscribers.grantPromotional),
             (

@@ -22,12 +22,16 @@ public enum CustomerAction: Codable, Hashable, Sendable {
     /// A data-deletion request (`DELETE /v1/subscribers/{id}`): the customer's identity is
     /// erased and its purchases are left with no owner.
     case deleted(appUserId: String)
+    /// The app's backend chose the customer's current offering
+    /// (`POST /v1/subscribers/{id}/offerings/{offering}/override`), or, nil, removed its choice
+    /// (`DELETE .../offerings/override`).
+    case offeringOverridden(appUserId: String, offeringId: String?)
 
     /// The ids the action names, to load (with the purchases they own).
     public var customerIds: [String] {
         switch self {
         case .seen(let id), .deleted(let id), .attributesSet(let id, _), .appTransactionPosted(let id, _, _),
-            .promotionalGranted(let id, _), .promotionalsRevoked(let id, _):
+            .promotionalGranted(let id, _), .promotionalsRevoked(let id, _), .offeringOverridden(let id, _):
             [id]
         case .aliased(let id, let other), .loggedIn(let id, let other): [id, other]
         }

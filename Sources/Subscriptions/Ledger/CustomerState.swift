@@ -34,6 +34,9 @@ public struct CustomerState: Codable, Hashable, Sendable {
     /// True when tracking made it, named by a notification's UUID `appAccountToken`, rather than
     /// the app; nil otherwise.
     public package(set) var madeByTracking: Bool?
+    /// The offering the app's backend made its current one (RevenueCat's offering override);
+    /// nil for the app's current offering.
+    public package(set) var offeringOverride: String?
 
     /// A new customer with no purchases.
     public init(appUserId: String, firstSeenMs: Int64) {
@@ -51,10 +54,11 @@ public struct CustomerState: Codable, Hashable, Sendable {
             + oneTimeTransactionIds.map { PurchaseKey.oneTime(transactionId: $0) }
     }
 
-    /// Whether it owns `purchases` and nothing else, and has no other id, grant or attribute: a
-    /// customer tracking made and nothing has touched since.
+    /// Whether it owns `purchases` and nothing else, and has no other id, grant, attribute or
+    /// offering override: a customer tracking made and nothing has touched since.
     func holdsOnly(_ purchases: [PurchaseKey]) -> Bool {
         self.purchases == purchases && aliases == [appUserId] && promotionalGrants == nil && attributes == nil
+            && offeringOverride == nil
     }
 
     /// Whether the customer owns this purchase.

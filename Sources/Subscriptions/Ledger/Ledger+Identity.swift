@@ -62,6 +62,10 @@ extension Ledger {
             return grantPromotional(grant, to: customerId(appUserId), nowMs: nowMs)
         case .promotionalsRevoked(let appUserId, let entitlementId):
             return revokePromotionals(entitlementId, of: customerId(appUserId), nowMs: nowMs)
+        case .offeringOverridden(let appUserId, let offeringId):
+            let id = customerId(appUserId)
+            ensureCustomer(id, nowMs: nowMs)
+            customers[id]?.offeringOverride = offeringId
         case .attributesSet(let appUserId, let updates):
             let id = customerId(appUserId)
             ensureCustomer(id, nowMs: nowMs)
@@ -105,6 +109,10 @@ extension Ledger {
             if let grants = merged.promotionalGrants {
                 let kept = customers[target]?.promotionalGrants ?? []
                 customers[target]?.promotionalGrants = kept + grants
+            }
+            // The customer kept keeps its own choice of offering; one it had not made comes along.
+            if customers[target]?.offeringOverride == nil, let chosen = merged.offeringOverride {
+                customers[target]?.offeringOverride = chosen
             }
             if let attributes = merged.attributes {
                 let kept = customers[target]?.attributes ?? [:]
