@@ -136,6 +136,7 @@ import Testing
         customer.originalApplicationVersion = "1.0"
         customer.originalPurchaseDateMs = Apple.t0
         customer.madeByTracking = true
+        customer.offeringOverride = "sale"
         var revoked = PromotionalGrant(id: "g2", entitlementId: "pro", productId: "rc_promo_pro_monthly", startMs: 3, endMs: 9)
         revoked.revokedAtMs = 4
         revoked.expired = true

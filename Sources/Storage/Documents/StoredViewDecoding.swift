@@ -68,6 +68,7 @@ extension CustomerState {
             }
         }
         originalPurchaseDateMs = try fields.date("originalPurchaseDateMs")
+        offeringOverride = try fields.string("offeringOverride")
         switch members["madeByTracking"] {
         case nil, .null?: break
         case .bool(let made)?: madeByTracking = made
