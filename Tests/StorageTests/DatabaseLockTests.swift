@@ -28,9 +28,6 @@ import Testing
         #expect(try String(contentsOfFile: directory.databasePath + ".lock", encoding: .utf8) == "\(getpid())\n")
     }
 
-    /// A command's probe (`DatabaseLock.holderProblem`) holds a shared lock for a moment: a
-    /// starting server waits it out instead of reporting the database in use; a lock held on
-    /// is still refused.
     /// A second name of the file (a hard link) would have its own lock and its own WAL: a
     /// database with several names is refused, and opens again once it has one.
     @Test func aDatabaseWithTwoNamesIsRefused() throws {
@@ -47,6 +44,9 @@ import Testing
         try Store(path: directory.databasePath, exclusive: true).close()
     }
 
+    /// A command's probe (`DatabaseLock.holderProblem`) holds a shared lock for a moment: a
+    /// starting server waits it out instead of reporting the database in use; a lock held on
+    /// is still refused.
     @Test func aMomentaryProbeDoesNotRefuseAStart() throws {
         let directory = try TemporaryDirectory()
         let lockPath = directory.databasePath + ".lock"
@@ -54,12 +54,16 @@ import Testing
         #expect(probe >= 0)
         defer { close(probe) }
         #expect(flock(probe, LOCK_SH | LOCK_NB) == 0)
-        let released = DispatchSemaphore(value: 0)
+        let released = DispatchGroup()
+        released.enter()
         Thread.detachNewThread {
             usleep(20_000)
             _ = flock(probe, LOCK_UN)
-            released.signal()
+            released.leave()
         }
+        // Runs before the close above, however the test ends: the thread's `flock` on a number
+        // closed and reused meanwhile would unlock another test's database.
+        defer { released.wait() }
         let store = try Store(path: directory.databasePath, exclusive: true)
         released.wait()
         store.close()

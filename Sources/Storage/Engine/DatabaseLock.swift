@@ -72,14 +72,15 @@ public final class DatabaseLock: Sendable {
     }
 
     /// Takes the exclusive lock on `descriptor`: 0, or the errno of the last try. A probe
-    /// (`holderProblem`) holds a shared lock for a moment; that is waited out for up to 250 ms,
-    /// while a process that holds the lock for longer keeps it.
+    /// (`holderProblem`) holds a shared lock for a moment; that is waited out for up to a second
+    /// (a probe descheduled on a busy machine), while a process that holds the lock for longer
+    /// keeps it.
     private static func lockExclusively(_ descriptor: Int32) -> Int32 {
         var tries = 0
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             tries += 1
-            guard code == EWOULDBLOCK, tries < 50 else { return code }
+            guard code == EWOULDBLOCK, tries < 200 else { return code }
             usleep(5_000)
         }
         return 0
