@@ -43,6 +43,8 @@ public final class ChainCache: Sendable {
     private struct State {
         var entries: [Key: Entry] = [:]
         var lastHeader: SignedDataVerifier.CheckedHeader?
+        /// Header segments of payloads that verified, newest last (`rememberSigner`).
+        var signers: [[UInt8]] = []
         var clock: UInt64 = 0
         var hits = 0
         var misses = 0
@@ -138,6 +140,25 @@ public final class ChainCache: Sendable {
     func rememberHeader(_ header: SignedDataVerifier.CheckedHeader) {
         state.withLock { $0.lastHeader = header }
     }
+
+    /// Remembers the header segment of a payload that verified in full (chain and signature):
+    /// App Store signs with a handful of chains, each with the same header bytes.
+    func rememberSigner(_ segment: [UInt8]) {
+        state.withLock { state in
+            guard !state.signers.contains(segment) else { return }
+            state.signers.append(segment)
+            if state.signers.count > Self.signersKept { state.signers.removeFirst() }
+        }
+    }
+
+    /// Whether a payload with this header segment verified in full before: checking another
+    /// costs a signature check, not a certificate chain's.
+    func knowsSigner(_ segment: some Collection<UInt8>) -> Bool {
+        state.withLock { state in state.signers.contains { $0.elementsEqual(segment) } }
+    }
+
+    /// How many signers' headers are kept.
+    static let signersKept = 8
 
     /// Forgets every chain.
     public func removeAll() {

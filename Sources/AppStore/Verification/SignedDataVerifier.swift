@@ -208,6 +208,7 @@ public struct SignedDataVerifier: Sendable {
             let payload: P = try decodePayload(jws.payload)
             if checksPlausibility { try PayloadNumber.check(payload.numbers) }
             try checkWindow(checked, at: Self.seconds(payload.effectiveDate, now: now), cache: chainCache)
+            chainCache.rememberSigner(checked.segment)
             try payload.checkClaims(policy)
             return VerifiedPayload(payload: payload, json: jws.payload, isSignedByAppStore: true)
         }
@@ -216,8 +217,17 @@ public struct SignedDataVerifier: Sendable {
         if checksPlausibility { try PayloadNumber.check(payload.numbers) }
         let leafKey = try verifiedLeafKey(checked, at: Self.seconds(payload.effectiveDate, now: now))
         try checkSignature(of: jws, with: leafKey)
+        chainCache?.rememberSigner(checked.segment)
         try payload.checkClaims(policy)
         return VerifiedPayload(payload: payload, json: jws.payload, isSignedByAppStore: true)
+    }
+
+    /// Whether `signed`'s JWS header is byte for byte that of a payload that verified in full
+    /// before (`ChainCache`), read without decoding anything: verifying it costs a signature
+    /// check, not a certificate chain's. False without a chain cache.
+    public func knowsSigner(of signed: String) -> Bool {
+        guard let chainCache else { return false }
+        return chainCache.knowsSigner(signed.utf8.prefix { $0 != UInt8(ascii: ".") })
     }
 
     private func checkSignature(of jws: CompactJWS, with leafKey: ECPublicKey) throws(VerificationError) {

@@ -169,6 +169,9 @@ package enum Backfill {
                 case .rejected, .badRequest: counts.refused += 1
                 case .unavailable(let reason):
                     throw Stopped(description: "storage could not commit: \(reason)", counts: counts)
+                case .busy:
+                    // Not from a batch (`Ingest.submit`), which waits for its turn.
+                    throw Stopped(description: "the server was too busy to verify it", counts: counts)
                 case .unknownApp(let app):
                     throw Stopped(description: "no app \"\(app)\" is configured", counts: counts)
                 }

@@ -17,6 +17,13 @@ package final class Ingest: Sendable {
     private let alarm: StorageAlarm?
     private let log: Log?
     private let refusalLines: RefusalLines
+    /// Where notification POSTs are verified, off the HTTP workers; on the caller's thread when nil.
+    private let lanes: VerifierLanes?
+
+    /// The most notification POSTs waiting in a lane of verifiers (`lanes`): more are answered
+    /// 503 at once, as a server too busy to take them (Apple sends them again).
+    private let maxQueued: Int
+    package static let maxQueuedVerifications = 1024
 
     /// - Parameters:
     ///   - log: takes a line for every notification refused (ten a second at most), and for
@@ -25,11 +32,20 @@ package final class Ingest: Sendable {
     ///     `log` when nil.
     ///   - refusals: where refusals are written, shared with the HTTP server's (one of its own on
     ///     `log` when nil).
+    ///   - lanes: the threads that verify notification POSTs (`receive(appId:body:reply:)`), so
+    ///     that an HTTP worker, whose event loop also accepts new connections, only reads and
+    ///     hands over: a flood of forged payloads, each a certificate check, then keeps Apple's
+    ///     new connections waiting no longer than a lane's queue (`maxQueued`), not for every
+    ///     busy connection's turn, and Apple's own signers have a lane of their own. On the
+    ///     HTTP worker when nil.
     package init(
         verifiers: [String: AppVerifiers], store: Store, metrics: Metrics,
         clock: @escaping @Sendable () -> Date = Date.init,
-        log: Log? = nil, alarm: StorageAlarm? = nil, refusals: RefusalLines? = nil
+        log: Log? = nil, alarm: StorageAlarm? = nil, refusals: RefusalLines? = nil, lanes: VerifierLanes? = nil,
+        maxQueued: Int = maxQueuedVerifications
     ) {
+        self.lanes = lanes
+        self.maxQueued = maxQueued
         self.verifiers = verifiers
         holding = HoldPolicy(apps: verifiers.values.map(\.app))
         self.store = store
@@ -54,14 +70,42 @@ package final class Ingest: Sendable {
     }
 
     /// Handles one request body without holding the thread while the commit is on its way:
-    /// verification runs here, and `reply` runs once the notification is committed and on disk
-    /// (on the store's flusher thread), or at once when there is nothing to store.
+    /// verification runs on `lanes` (here without them), and `reply` runs once the notification
+    /// is committed and on disk (on the store's flusher thread), or once the answer is known
+    /// when there is nothing to store. A payload whose header App Store signed before goes to
+    /// the known signers' lane, any other to the other; with `maxQueued` waiting in its lane
+    /// already, the answer is `busy` at once.
     package func receive(appId: String, body: Data, reply: @escaping @Sendable (IngestOutcome) -> Void) {
-        switch prepare(appId: appId, body: body) {
+        guard let lanes else { return receiveHere(appId: appId, body: body, reply: reply) }
+        switch parse(appId: appId, body: body) {
+        case .answered(let outcome): reply(outcome)
+        case .payload(let app, let signedPayload):
+            let lane = app.strict.knowsSigner(of: signedPayload) ? lanes.knownSigners : lanes.others
+            guard lane.queued < maxQueued else {
+                metrics.notificationsRejected.increment(label: "busy")
+                refused(
+                    "the verifiers' queue is full: answered 503 (Apple sends it again)",
+                    [("app", .text(appId)), ("status", .integer(503)), ("reason", .text("busy"))])
+                return reply(.busy)
+            }
+            lane.submit { [self] in
+                finish(verify(signedPayload, app: app, appId: appId), reply: reply)
+            }
+        }
+    }
+
+    /// `prepared` stored when there is a record, then answered.
+    private func finish(_ prepared: Prepared, reply: @escaping @Sendable (IngestOutcome) -> Void) {
+        switch prepared {
         case .answered(let outcome): reply(outcome)
         case .store(let record):
             store.store(record) { [self] result in reply(outcome(of: record, result)) }
         }
+    }
+
+    /// `receive(appId:body:reply:)` on this thread.
+    private func receiveHere(appId: String, body: Data, reply: @escaping @Sendable (IngestOutcome) -> Void) {
+        finish(prepare(appId: appId, body: body), reply: reply)
     }
 
     /// Handles a batch of bodies as if each were POSTed, in order: verified on every core at
@@ -109,6 +153,21 @@ package final class Ingest: Sendable {
 
     /// Parses and verifies; returns the record to store or the answer when there is none.
     private func prepare(appId: String, body: Data) -> Prepared {
+        switch parse(appId: appId, body: body) {
+        case .answered(let outcome): .answered(outcome)
+        case .payload(let app, let signedPayload): verify(signedPayload, app: app, appId: appId)
+        }
+    }
+
+    private enum Parsed {
+        /// Nothing to verify: the answer is known.
+        case answered(IngestOutcome)
+        /// The app's verifiers and the body's `signedPayload`.
+        case payload(AppVerifiers, String)
+    }
+
+    /// Counts the POST received, finds its app and reads its body.
+    private func parse(appId: String, body: Data) -> Parsed {
         metrics.notificationsReceived.increment()
         guard let app = verifiers[appId] else {
             refused(
@@ -130,6 +189,11 @@ package final class Ingest: Sendable {
                 [("app", .text(appId)), ("status", .integer(400)), ("reason", .text(error.description))])
             return .answered(.badRequest(error.description))
         }
+        return .payload(app, signedPayload)
+    }
+
+    /// Verifies `signedPayload`, posted to app `appId`'s URL.
+    private func verify(_ signedPayload: String, app: AppVerifiers, appId: String) -> Prepared {
         let now = clock()
         let receivedAt = UnixTime.milliseconds(now)
         do {

@@ -14,6 +14,9 @@ package enum IngestOutcome: Equatable, Sendable {
     case unknownApp(String)
     /// Storage could not commit; Apple should retry.
     case unavailable(String)
+    /// Too many notifications wait to be verified (`Ingest.maxQueuedVerifications`); Apple
+    /// should retry.
+    case busy
 
     /// The HTTP status Apple sees: 200–206 counts as delivered, anything else is retried.
     package var httpStatus: Int {
@@ -22,7 +25,7 @@ package enum IngestOutcome: Equatable, Sendable {
         case .badRequest: 400
         case .rejected: 401
         case .unknownApp: 404
-        case .unavailable: 503
+        case .unavailable, .busy: 503
         }
     }
 }

@@ -17,7 +17,8 @@ package final class Metrics: Sendable {
     package let notificationsDuplicate = Counter()
     package let notificationsHeld = Counter()
     package let notificationsRejected = LabeledCounter(
-        labels: Metrics.refusalNames.values.sorted() + ["unknownApp"] + VerificationError.Status.allCases.map(\.rawValue))
+        labels: Metrics.refusalNames.values.sorted() + ["busy", "unknownApp"]
+            + VerificationError.Status.allCases.map(\.rawValue))
     /// Events made with a price in a currency no exchange rate converts: their `price` is null.
     package let eventsWithoutUSDPrice = Counter()
     package let storageFailures = Counter()
@@ -114,7 +115,7 @@ package final class Metrics: Sendable {
         }
         labeled(
             "revenuedot_notifications_rejected_total",
-            "Notification POSTs refused, by status: badRequest (400), unknownApp (404, no app has the URL's id), payloadTooLarge (413), expectationFailed (417), notImplemented (501), serviceUnavailable (503, bodies over the memory budget), or the verification status (401).",
+            "Notification POSTs refused, by status: badRequest (400), unknownApp (404, no app has the URL's id), payloadTooLarge (413), expectationFailed (417), notImplemented (501), serviceUnavailable (503, bodies over the memory budget), busy (503, the verifiers' queue full), or the verification status (401).",
             "status",
             notificationsRejected)
         series("revenuedot_http_requests_total", "Requests answered, by method, route and status code.", httpRequests)

@@ -44,6 +44,8 @@ final class ConfiguredServices: Sendable {
         let storageWork: WorkerPool
         /// How many HTTP workers read customers themselves at once (`InlineReads`).
         let inlineReads: InlineReads
+        /// Threads that verify notification POSTs, off the HTTP workers (`Ingest`).
+        let verifiers: VerifierLanes
     }
 
     /// Builds everything `config` asks for; starts nothing. Throws when an app's root
@@ -75,7 +77,8 @@ final class ConfiguredServices: Sendable {
         // One set of verifiers (and chain caches) serves ingest and the subscriber API.
         let verifiers = try AppVerifiers.forApps(of: config)
         let ingest = Ingest(
-            verifiers: verifiers, store: store, metrics: metrics, log: log, alarm: shared.alarm, refusals: shared.refusals)
+            verifiers: verifiers, store: store, metrics: metrics, log: log, alarm: shared.alarm, refusals: shared.refusals,
+            lanes: shared.verifiers)
         held = HeldNotifications(verifiers: verifiers, store: store, handOff: shared.handOff, clock: shared.clock)
         // One client per app and environment for the server's own calls to Apple, so they share
         // its connections; one set of request rates per app, environment and endpoint for them

@@ -130,7 +130,8 @@ package final class RevenueDotService: Sendable {
             deliveryPollInterval: deliveryPollInterval, node: node, firstBackfill: FirstBackfill(),
             timerTicks: FailureStreak(task: "timers", log: log, metrics: metrics),
             storageWork: WorkerPool(name: "http-storage", threads: max(4, config.http.threads)),
-            inlineReads: InlineReads(workers: config.http.threads))
+            inlineReads: InlineReads(workers: config.http.threads),
+            verifiers: VerifierLanes(cores: ProcessInfo.processInfo.activeProcessorCount))
         let first = try ConfiguredServices(config: config, shared: shared)
         services.withLock { $0 = first }
         var http = HTTPServerConfiguration(
@@ -283,6 +284,7 @@ package final class RevenueDotService: Sendable {
         shared.refusals.flush()
         // Every request is answered or cut off: what handlers queued has no one to answer.
         shared.storageWork.stop()
+        shared.verifiers.stop()
         let deadline = ContinuousClock.now + storageTimeout
         let remaining = { max(.zero, ContinuousClock.now.duration(to: deadline)) }
         // A reload in progress finishes first; none starts after this.

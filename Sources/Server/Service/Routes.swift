@@ -179,6 +179,7 @@ package enum Routes {
         case .unknownApp(let id):
             .error(status: outcome.httpStatus, code: "unknown_app", message: "no app \"\(id)\" is configured")
         case .unavailable: .error(status: outcome.httpStatus, code: "storage_unavailable", message: storageUnavailable)
+        case .busy: busy
         }
     }
 
@@ -186,6 +187,15 @@ package enum Routes {
     /// the server's log), not for whoever posted; it may name the app's bundle id and
     /// environments, which Apple's libraries do not tell either.
     static let rejected = "the signed payload did not verify; the server's reject log says why"
+
+    /// The 503 for a notification the verifiers' queue had no room for (`Ingest.maxQueuedVerifications`).
+    private static var busy: HTTPResponse {
+        var answer = HTTPResponse.error(
+            status: 503, code: "server_busy",
+            message: "the server is verifying as many notifications as it queues: send it again shortly")
+        answer.headers["Retry-After"] = "1"
+        return answer
+    }
 
     /// What a 503 for storage says: the cause (paths, the database's own words) is for the
     /// server's log, which `StorageAlarm` writes, not for whoever asked.
