@@ -11,8 +11,11 @@ extension SubscribersAPI {
     /// `inAppPurchaseKey`, Apple's transaction history of that account is read and each purchase
     /// in it not posted is linked to `appUserId` as its posted transaction would be (the device
     /// holds the account: it posted a transaction Apple signed for it), its latest transaction
-    /// standing for it. Never fails the restore: Apple not answering, or a purchase
-    /// `restoreBehavior` keeps with another customer, leaves the rest as posted; `done` runs once.
+    /// standing for it. Never fails the restore: Apple not answering, every lookup slot of the
+    /// app taken (an `apple.restore_skipped` line), or a purchase `restoreBehavior` keeps with
+    /// another customer, leaves the rest as posted; so does a restore of an account whose history
+    /// a restore read in the last ten minutes (`AppleTransactionLookups.claimRestore`): what that
+    /// one linked is linked. `done` runs once.
     func restoreAccount(
         of posted: [String], app: AppConfig, verifier: AppVerifiers, appUserId: String, access: APIKeys.Access,
         done: @escaping @Sendable () -> Void
@@ -24,13 +27,22 @@ extension SubscribersAPI {
             environment == .production || environment == .sandbox  // Apple's API keeps no other history
         else { return done() }
         let postedKeys = Set(verified.compactMap { Ledger.purchaseKey(of: $0, renewalInfo: nil, type: nil) })
-        guard lookups.begin(app: app.id) else { return done() }
+        let account = anchor.originalTransactionId ?? transactionId
+        guard lookups.claimRestore(app: app.id, environment: environment, originalTransactionId: account) else {
+            return done()
+        }
+        guard lookups.begin(app: app.id) else {
+            lookups.releaseRestore(app: app.id, environment: environment, originalTransactionId: account)
+            lookups.restoreSkipped(app: app.id)
+            return done()
+        }
         DispatchQueue.global().async { [self] in
             defer { lookups.end(app: app.id) }
             let history: [(signed: String, verified: VerifiedPayload<JWSTransactionDecodedPayload>)]
             do {
                 history = try lookups.history(app, transactionId, environment: environment)
             } catch {
+                lookups.releaseRestore(app: app.id, environment: environment, originalTransactionId: account)
                 lookups.log.warning(
                     "apple.restore_failed", "a restore's other purchases could not be read from Apple; the posted one is linked",
                     [("app", .text(app.id)), ("transaction", .text(transactionId)), ("error", .text("\(error)"))])

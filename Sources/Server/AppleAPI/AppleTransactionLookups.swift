@@ -15,7 +15,14 @@ package final class AppleTransactionLookups: Sendable {
     private let pool: AppleAPIClientPool
     package let log: Log
     private let inFlight = Mutex<[String: Int]>([:])
-    private let missing = Mutex<[String: ContinuousClock.Instant]>([:])
+    private let missing = RecentKeys(ttl: missingTTL, capacity: missingCapacity)
+    /// Accounts whose history a restore read lately (`claimRestore`).
+    private let restored = RecentKeys(ttl: restoreTTL, capacity: missingCapacity)
+    /// When a restore last said it found every slot taken (`restoreSkipped`).
+    private let lastBusyLine = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// How long a restore's read of an account's history stands for the next restore's.
+    package static let restoreTTL: Duration = .seconds(600)
 
     /// - Parameter rates: the request rates the server's other clients keep to, so that
     ///   lookups count against the same limits.
@@ -51,24 +58,39 @@ package final class AppleTransactionLookups: Sendable {
     }
 
     package func isKnownMissing(_ transactionId: String, app: String) -> Bool {
-        let key = "\(app)\u{0}\(transactionId)"
-        return missing.withLock { missing in
-            guard let since = missing[key] else { return false }
-            if since.duration(to: .now) < Self.missingTTL { return true }
-            missing[key] = nil
-            return false
-        }
+        missing.contains("\(app)\u{0}\(transactionId)")
     }
 
     package func rememberMissing(_ transactionId: String, app: String) {
-        missing.withLock { missing in
-            if missing.count >= Self.missingCapacity {
-                let now = ContinuousClock.now
-                missing = missing.filter { $0.value.duration(to: now) < Self.missingTTL }
-                if missing.count >= Self.missingCapacity { missing.removeAll() }
-            }
-            missing["\(app)\u{0}\(transactionId)"] = .now
+        missing.insert("\(app)\u{0}\(transactionId)")
+    }
+
+    /// Claims a restore's read of the history of the account `originalTransactionId` belongs
+    /// to: false when one was read in the last `restoreTTL` (what it linked stays linked), so
+    /// that posting one restore again and again, which anyone holding the public key and a
+    /// purchase can, asks Apple once and leaves the app's lookup slots to other customers.
+    package func claimRestore(app: String, environment: AppStoreEnvironment, originalTransactionId: String) -> Bool {
+        restored.insertIfAbsent("\(app)\u{0}\(environment.rawValue)\u{0}\(originalTransactionId)")
+    }
+
+    /// Gives a claim back after a read that failed: the next restore asks again.
+    package func releaseRestore(app: String, environment: AppStoreEnvironment, originalTransactionId: String) {
+        restored.remove("\(app)\u{0}\(environment.rawValue)\u{0}\(originalTransactionId)")
+    }
+
+    /// Says, once a minute at most, that a restore was left as posted because every lookup slot
+    /// of the app was taken.
+    package func restoreSkipped(app: String) {
+        let due = lastBusyLine.withLock { last -> Bool in
+            if let last, last.duration(to: .now) < .seconds(60) { return false }
+            last = .now
+            return true
         }
+        guard due else { return }
+        log.warning(
+            "apple.restore_skipped",
+            "a restore's other purchases were not read from Apple: every lookup slot of the app was taken (lines like this "
+                + "one are said once a minute at most)", [("app", .text(app)), ("slots", .integer(Int64(Self.perApp)))])
     }
 
     /// The JWS Apple signed for the transaction, verified for the app.
