@@ -70,4 +70,20 @@ struct VerifyQueueTests {
         #expect(Routes.response(for: .busy).headers["Retry-After"] == "1")
         #expect(service.metrics.render().contains(#"revenuedot_notifications_rejected_total{status="busy"} 1"#))
     }
+
+    /// After a start, the newest stored notification of each app is verified again, so that
+    /// Apple's next one goes Apple's lane at once.
+    @Test func aStartLearnsTheSignersOfStoredNotifications() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        #expect(try LoopbackConnection(port: service.port).postNotification(try fixture.signer.notification()).status == 200)
+        // Verifiers of their own, as a start makes them: they know no signer yet.
+        let verifiers = try AppVerifiers.forApps(of: service.current)
+        let ingest = Ingest(verifiers: verifiers, store: service.store, metrics: service.metrics)
+        let next = try fixture.signer.notification()
+        #expect(try #require(verifiers["demo"]).strict.knowsSigner(of: next) == false)
+        ingest.learnSigners()
+        #expect(try #require(verifiers["demo"]).strict.knowsSigner(of: next))
+    }
 }

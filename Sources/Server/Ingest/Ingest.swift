@@ -94,6 +94,17 @@ package final class Ingest: Sendable {
         }
     }
 
+    /// Verifies each app's newest stored notification again, so that App Store's signer is
+    /// known (`SignedDataVerifier.knowsSigner`) before Apple's next notification comes: after a
+    /// start, Apple's payloads would otherwise share the others' lane (a flood's) until one of
+    /// them verified. Changes nothing stored.
+    package func learnSigners() {
+        for (appId, app) in verifiers {
+            guard let newest = try? store.notifications(NotificationFilter(appId: appId, limit: 1)).first else { continue }
+            _ = try? app.strict.verifyNotification(newest.signedPayload, now: clock())
+        }
+    }
+
     /// `prepared` stored when there is a record, then answered.
     private func finish(_ prepared: Prepared, reply: @escaping @Sendable (IngestOutcome) -> Void) {
         switch prepared {

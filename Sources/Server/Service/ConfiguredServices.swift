@@ -14,6 +14,8 @@ final class ConfiguredServices: Sendable {
     let scheduler: Scheduler
     let workers: [DeliveryWorker]
     let held: HeldNotifications
+    /// Verifies and stores Apple's notification POSTs.
+    let ingest: Ingest
     let backfill: AutomaticBackfill
     let consumption: ConsumptionAnswering
     let reconcile: ScheduledReconcile
@@ -76,7 +78,7 @@ final class ConfiguredServices: Sendable {
             }, ticks: shared.timerTicks, cache: shared.cache)
         // One set of verifiers (and chain caches) serves ingest and the subscriber API.
         let verifiers = try AppVerifiers.forApps(of: config)
-        let ingest = Ingest(
+        ingest = Ingest(
             verifiers: verifiers, store: store, metrics: metrics, log: log, alarm: shared.alarm, refusals: shared.refusals,
             lanes: shared.verifiers)
         held = HeldNotifications(verifiers: verifiers, store: store, handOff: shared.handOff, clock: shared.clock)
@@ -112,6 +114,7 @@ final class ConfiguredServices: Sendable {
     /// last worker started for the same app and webhook, in any earlier generation) has stopped
     /// with its outcomes committed.
     func start(predecessor: (DeliveryWorker) -> DeliveryWorker? = { _ in nil }) {
+        DispatchQueue.global().async { [ingest] in ingest.learnSigners() }
         if backfill.isActive, let wait = firstBackfill.remainingWait {
             backfill.start(
                 retryFirstFor: wait,
