@@ -34,6 +34,8 @@ package final class RevenueDotService: Sendable {
     /// test shortens it).
     let reloadStopTimeout = Locked<Duration>(.seconds(30))
     private let contacts: CustomerContacts
+    /// The access log's lines (`log.access`).
+    private let accessLines: AccessLines
     private let heldOutcome = Locked<HeldNotifications.Outcome?>(nil)
     private let failedOutcome = Locked<HeldNotifications.Outcome?>(nil)
     /// Left when a pass over held notifications is over (entered by `start()` and `reload`).
@@ -140,7 +142,8 @@ package final class RevenueDotService: Sendable {
             connectionTimeoutSeconds: config.http.timeoutSeconds, headerTimeoutSeconds: config.http.headerTimeoutSeconds,
             requestTimeoutSeconds: config.http.requestTimeoutSeconds, connectionsPerIP: config.http.connectionsPerIP)
         http.errorLog = { log.warning("http.error", $0) }
-        http.accessLog = AccessLines.sink(log)
+        accessLines = AccessLines(log, clock: clock)
+        http.accessLog = accessLines.sink
         server = HTTPServer(
             configuration: http, router: first.router, observer: ServiceObserver(metrics: metrics, refusals: refusals))
     }
@@ -282,6 +285,7 @@ package final class RevenueDotService: Sendable {
         // No request comes any more: no line would say the refusals left out of the log (the
         // backfill's, which go through ingest too, are said once it stopped, below).
         shared.refusals.flush()
+        accessLines.flush()
         // Every request is answered or cut off: what handlers queued has no one to answer.
         shared.storageWork.stop()
         shared.verifiers.stop()
@@ -306,6 +310,7 @@ package final class RevenueDotService: Sendable {
                     [("at_most_seconds", .integer(Int64(atMost.components.seconds)))])
             })
         shared.refusals.flush()
+        accessLines.flush()
         // A second at least: a pass or tick that ended just in time leaves storage its close.
         let closed = store.close(waitingAtMost: max(remaining(), .seconds(1)))
         if let profile = WriteProfile.report() { StandardStreams.error("revenuedot: \(profile)\n") }
