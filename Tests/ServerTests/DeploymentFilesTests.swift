@@ -141,10 +141,12 @@ import Testing
         #expect(limit?.trimmingCharacters(in: .whitespaces) == "client_max_body_size \(megabytes)m;")
         #expect(site.contains("ssl_protocols TLSv1.2 TLSv1.3;"))
         // Ingest is idempotent on notificationUUID: a notification a node could not take goes to the next.
-        #expect(
-            site.contains(
-                "location /v1/apple/notifications/ {\n        proxy_next_upstream error timeout http_502 http_503 non_idempotent;\n        proxy_pass http://revenuedot;"
-            ))
+        let start = try #require(site.range(of: "location /v1/apple/notifications/ {"))
+        let block = site[start.upperBound...].prefix { $0 != "}" }
+        #expect(block.contains("\n        proxy_next_upstream error timeout http_502 http_503 non_idempotent;\n"))
+        #expect(block.contains("\n        proxy_pass http://revenuedot;\n"))
+        // Apple's network alone, when the operator turns it on: off as shipped.
+        #expect(block.contains("\n        # allow 17.0.0.0/8;\n        # deny all;\n"))
         // A notification (10-20 KiB) is buffered in memory: nginx's default spooled each to disk.
         #expect(site.contains("client_body_buffer_size 64k;"))
     }
