@@ -155,6 +155,19 @@ struct OfferSigningAPITests {
             try Self.post(try LoopbackConnection(port: other.port), Self.request("rita", token: consumable)))
         #expect(ineligible.signatureData == nil && ineligible.keyId == "OFFERKEY01")
         #expect(ineligible.signatureError?.code == 7232, "\(ineligible)")
+        // A subscription refunded is no subscriber's proof either.
+        let refunded = try keyed.signer.sign(
+            .object([
+                "transactionId": .string("7200000004"), "originalTransactionId": .string("7200000004"),
+                "bundleId": .string("com.example.app"), "productId": .string("pro.monthly"), "purchaseDate": .integer(now),
+                "originalPurchaseDate": .integer(now), "expiresDate": .integer(now + 86_400_000),
+                "type": .string("Auto-Renewable Subscription"), "inAppOwnershipType": .string("PURCHASED"),
+                "environment": .string("Sandbox"), "signedDate": .integer(now), "revocationDate": .integer(now),
+                "revocationReason": .integer(0),
+            ]))
+        let revoked = try Self.decoded(
+            try Self.post(try LoopbackConnection(port: other.port), Self.request("rita", token: refunded)))
+        #expect(revoked.signatureError?.code == 7232, "\(revoked)")
     }
 
     /// Bodies that are not the SDK's are refused in RevenueCat's shape, one line saying why.

@@ -75,7 +75,7 @@ struct RestoreEligibilityAPITests {
                     "transactionId": .string("7300000005"), "originalTransactionId": .string("7300000005"),
                     "bundleId": .string("com.example.app"), "productId": .string("pro.monthly"),
                     "purchaseDate": .integer(nowMs - 60_000), "originalPurchaseDate": .integer(nowMs - 60_000),
-                    "expiresDate": .integer(nowMs + 2000), "type": .string("Auto-Renewable Subscription"),
+                    "expiresDate": .integer(nowMs + 6000), "type": .string("Auto-Renewable Subscription"),
                     "inAppOwnershipType": .string("PURCHASED"), "environment": .string("Sandbox"),
                     "signedDate": .integer(signedMs), "transactionReason": .string("PURCHASE"),
                 ]))
@@ -88,7 +88,7 @@ struct RestoreEligibilityAPITests {
         #expect(try LinkingAPITests.link(connection, "bob", try transaction(signedMs: nowMs - 1000)) == 409)
         #expect(try PostedTransactionRepostTests.postedRows(fixture) == stored, "a refusal repeated stores nothing")
 
-        Thread.sleep(forTimeInterval: Double(nowMs + 2100) / 1000 - Date().timeIntervalSince1970)
+        Thread.sleep(forTimeInterval: max(0, Double(nowMs + 6100) / 1000 - Date().timeIntervalSince1970))
         let again = try transaction(signedMs: Int64(Date().timeIntervalSince1970 * 1000))
         #expect(try Self.allowed(connection, "bob", again) == true)
         #expect(try LinkingAPITests.link(connection, "bob", again) == 200)

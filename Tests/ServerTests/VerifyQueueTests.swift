@@ -85,5 +85,13 @@ struct VerifyQueueTests {
         #expect(try #require(verifiers["demo"]).strict.knowsSigner(of: next) == false)
         ingest.learnSigners()
         #expect(try #require(verifiers["demo"]).strict.knowsSigner(of: next))
+        // A forger may copy the known header: the payload goes Apple's lane, and its signature fails there.
+        let header = try #require(next.split(separator: ".").first)
+        let forged = "\(header).e30.\(String(repeating: "A", count: 86))"
+        #expect(try #require(verifiers["demo"]).strict.knowsSigner(of: forged))
+        guard case .rejected = ingest.receive(appId: "demo", body: SignedNotifications.body(forged)) else {
+            Issue.record("a payload under a copied header was not rejected")
+            return
+        }
     }
 }

@@ -141,11 +141,15 @@ public final class ChainCache: Sendable {
         state.withLock { $0.lastHeader = header }
     }
 
-    /// Remembers the header segment of a payload that verified in full (chain and signature):
-    /// App Store signs with a handful of chains, each with the same header bytes.
+    /// Remembers the header segment of a payload that verified in full (chain, signature and
+    /// claims): App Store signs with a handful of chains, each with the same header bytes. The
+    /// least recently seen goes past `signersKept`, so the one signing now stays.
     func rememberSigner(_ segment: [UInt8]) {
         state.withLock { state in
-            guard !state.signers.contains(segment) else { return }
+            if let index = state.signers.firstIndex(of: segment) {
+                guard index != state.signers.count - 1 else { return }
+                state.signers.remove(at: index)
+            }
             state.signers.append(segment)
             if state.signers.count > Self.signersKept { state.signers.removeFirst() }
         }

@@ -208,8 +208,8 @@ public struct SignedDataVerifier: Sendable {
             let payload: P = try decodePayload(jws.payload)
             if checksPlausibility { try PayloadNumber.check(payload.numbers) }
             try checkWindow(checked, at: Self.seconds(payload.effectiveDate, now: now), cache: chainCache)
-            chainCache.rememberSigner(checked.segment)
             try payload.checkClaims(policy)
+            chainCache.rememberSigner(checked.segment)
             return VerifiedPayload(payload: payload, json: jws.payload, isSignedByAppStore: true)
         }
         // Apple's order: the payload's date dates the chain check, then the signature.
@@ -217,8 +217,8 @@ public struct SignedDataVerifier: Sendable {
         if checksPlausibility { try PayloadNumber.check(payload.numbers) }
         let leafKey = try verifiedLeafKey(checked, at: Self.seconds(payload.effectiveDate, now: now))
         try checkSignature(of: jws, with: leafKey)
-        chainCache?.rememberSigner(checked.segment)
         try payload.checkClaims(policy)
+        chainCache?.rememberSigner(checked.segment)
         return VerifiedPayload(payload: payload, json: jws.payload, isSignedByAppStore: true)
     }
 

@@ -43,13 +43,13 @@ extension SubscribersAPI {
                 do { transaction = try verifier.strict.verifyTransaction(signed, now: now).payload } catch {
                     return reply(VerificationRefusal.response(error, of: "signed transaction"))
                 }
-                if transaction.type == .autoRenewable {
+                if transaction.type == .autoRenewable, transaction.revocationDate == nil {
                     subscribed = true
                     break
                 }
             }
             if !subscribed {
-                ineligible = "fetch_token holds no auto-renewable subscription: promotional offers are for subscribers"
+                ineligible = "fetch_token holds no unrefunded auto-renewable subscription: promotional offers are for subscribers"
             }
         }
         let signer = app.inAppPurchaseKey.map {

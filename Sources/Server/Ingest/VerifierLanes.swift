@@ -1,9 +1,10 @@
 import Threads
 
 /// The threads that verify notification POSTs (`Ingest`), in two lanes: payloads whose header
-/// App Store signed before (`SignedDataVerifier.knowsSigner`), a signature check each, and all
-/// others, a certificate chain's check each, which is what a forger can send. A flood of forged
-/// payloads fills the others' lane; Apple's next notification waits in its own.
+/// is one that verified before (`SignedDataVerifier.knowsSigner`: App Store's, which a forger
+/// can copy, but then pays a signature check, a twentieth of the other lane's), and all others,
+/// a certificate chain's check each (a forger's own leaf under Apple's intermediate). A flood of
+/// forged chains fills the others' lane; Apple's next notification waits in its own.
 package struct VerifierLanes: Sendable {
     package let knownSigners: WorkerPool
     package let others: WorkerPool
