@@ -70,5 +70,13 @@ struct ReceiptsRestoreTests {
             #expect(try JSONValue(parsing: again.body)["subscriber"]?["non_subscriptions"]?["lifetime"] != nil)
         }
         #expect(world.store.requestCount("transaction-history") == 1)
+        // Another customer restoring the account then links from the same reading.
+        let other = try LoopbackConnection(port: service.port).request(
+            "POST", "/v1/receipts", headers: ["Authorization": "Bearer pk_test_public"],
+            body: Data(
+                JSONValue.object(["app_user_id": .string("sam"), "fetch_token": .string(posted), "is_restore": .bool(true)])
+                    .serialized().utf8))
+        #expect(try JSONValue(parsing: other.body)["subscriber"]?["non_subscriptions"]?["lifetime"] != nil, "\(other.text)")
+        #expect(world.store.requestCount("transaction-history") == 1)
     }
 }

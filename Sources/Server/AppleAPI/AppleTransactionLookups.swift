@@ -16,8 +16,8 @@ package final class AppleTransactionLookups: Sendable {
     package let log: Log
     private let inFlight = Mutex<[String: Int]>([:])
     private let missing = RecentKeys(ttl: missingTTL, capacity: missingCapacity)
-    /// Accounts whose history a restore read lately (`claimRestore`).
-    private let restored = RecentKeys(ttl: restoreTTL, capacity: missingCapacity)
+    /// Accounts' histories restores read lately.
+    package let restored = RestoredHistories(ttl: restoreTTL)
     /// When a restore last said it found every slot taken (`restoreSkipped`).
     private let lastBusyLine = Mutex<ContinuousClock.Instant?>(nil)
 
@@ -63,19 +63,6 @@ package final class AppleTransactionLookups: Sendable {
 
     package func rememberMissing(_ transactionId: String, app: String) {
         missing.insert("\(app)\u{0}\(transactionId)")
-    }
-
-    /// Claims a restore's read of the history of the account `originalTransactionId` belongs
-    /// to: false when one was read in the last `restoreTTL` (what it linked stays linked), so
-    /// that posting one restore again and again, which anyone holding the public key and a
-    /// purchase can, asks Apple once and leaves the app's lookup slots to other customers.
-    package func claimRestore(app: String, environment: AppStoreEnvironment, originalTransactionId: String) -> Bool {
-        restored.insertIfAbsent("\(app)\u{0}\(environment.rawValue)\u{0}\(originalTransactionId)")
-    }
-
-    /// Gives a claim back after a read that failed: the next restore asks again.
-    package func releaseRestore(app: String, environment: AppStoreEnvironment, originalTransactionId: String) {
-        restored.remove("\(app)\u{0}\(environment.rawValue)\u{0}\(originalTransactionId)")
     }
 
     /// Says, once a minute at most, that a restore was left as posted because every lookup slot

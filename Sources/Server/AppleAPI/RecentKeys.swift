@@ -30,20 +30,6 @@ final class RecentKeys: Sendable {
         }
     }
 
-    /// Puts `key` in unless it is there within `ttl`: true when this call put it in.
-    func insertIfAbsent(_ key: String) -> Bool {
-        keys.withLock { keys in
-            if let since = keys[key], since.duration(to: .now) < ttl { return false }
-            makeRoom(&keys)
-            keys[key] = .now
-            return true
-        }
-    }
-
-    func remove(_ key: String) {
-        _ = keys.withLock { $0.removeValue(forKey: key) }
-    }
-
     private func makeRoom(_ keys: inout [String: ContinuousClock.Instant]) {
         guard keys.count >= capacity else { return }
         let now = ContinuousClock.now
