@@ -200,13 +200,7 @@ struct OfferSigningAPITests {
             (Self.request("ivy", token: "eyJhbGciOiJFUzI1NiJ9.eyJ4IjoxfQ.c2ln"), 401, 7103, "x5c"),
             (.array([]), 400, 7226, "offer request"),
         ]
-        for (body, status, code, says) in cases {
-            let answer = try Self.post(connection, body)
-            #expect(answer.status == status, "\(body.serialized()): \(answer.text)")
-            let json = try JSONValue(parsing: answer.body)
-            #expect(json["code"] == .integer(code), "\(answer.text)")
-            #expect(json["message"]?.stringValue?.contains(says) == true, "\(answer.text)")
-        }
+        try expectRevenueCatRefusals(cases) { try Self.post(connection, $0) }
         let unauthorized = try Self.post(connection, Self.request("ivy", token: nil), key: "nope")
         #expect(unauthorized.status == 401)
         #expect(try JSONValue(parsing: unauthorized.body)["code"] == .integer(7225))

@@ -168,13 +168,7 @@ struct ReceiptsAPITests {
             ),
             (.array([]), 400, 7226, "receipt"),
         ]
-        for (body, status, code, says) in cases {
-            let answer = try Self.post(connection, body)
-            #expect(answer.status == status, "\(body.serialized()): \(answer.text)")
-            let json = try JSONValue(parsing: answer.body)
-            #expect(json["code"] == .integer(code), "\(answer.text)")
-            #expect(json["message"]?.stringValue?.contains(says) == true, "\(answer.text)")
-        }
+        try expectRevenueCatRefusals(cases) { try Self.post(connection, $0) }
         #expect(try Self.post(connection, Self.receipt(["app_user_id": .string("ivy")]), key: "nope").status == 401)
         #expect(try LinkingAPITests.events(fixture).isEmpty)
         let ivy = try connection.request("HEAD", "/v1/subscribers/ivy", headers: ["Authorization": "Bearer sk_test_secret"])

@@ -115,13 +115,7 @@ struct RestoreEligibilityAPITests {
             (.object(["fetch_token": .integer(1)]), 400, 7226, "fetch_token"),
             (.object(["fetch_token": .string("eyJhbGciOiJFUzI1NiJ9.eyJ4IjoxfQ.c2ln")]), 401, 7103, "x5c"),
         ]
-        for (body, status, code, says) in cases {
-            let answer = try Self.ask(connection, "rita", body: body)
-            #expect(answer.status == status, "\(body.serialized()): \(answer.text)")
-            let json = try JSONValue(parsing: answer.body)
-            #expect(json["code"] == .integer(code), "\(answer.text)")
-            #expect(json["message"]?.stringValue?.contains(says) == true, "\(answer.text)")
-        }
+        try expectRevenueCatRefusals(cases) { try Self.ask(connection, "rita", body: $0) }
         let unauthorized = try Self.ask(connection, "rita", body: .object([:]), key: "nope")
         #expect(unauthorized.status == 401)
         let blocked = try Self.ask(connection, "null", body: .object([:]))
