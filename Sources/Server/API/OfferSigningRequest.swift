@@ -68,17 +68,9 @@ struct OfferSigningRequest {
             offers.append(Offer(offerId: strings["offer_id"]!, productId: strings["product_id"]!, subscriptionGroup: group))
         }
         var request = OfferSigningRequest(appUserId: appUserId, offers: offers)
-        switch members["fetch_token"] {
-        case nil, .null?: break
-        case .string(let token)?:
-            switch PostedReceipt.transactions(in: token) {
-            case .signed(let signed): request.transactions = signed
-            case .storeKit1:
-                return refuse(.invalidReceipt, status: 422, PostedReceipt.storeKit1Receipt)
-            case .unreadable:
-                return refuse(.badRequest, PostedReceipt.unreadableToken)
-            }
-        default: return refuse(.badRequest, "fetch_token must be a string")
+        switch PostedReceipt.fetchToken(members["fetch_token"]) {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(let signed): request.transactions = signed
         }
         switch members["app_account_token"] {
         case nil, .null?: break

@@ -36,17 +36,9 @@ struct PostedReceipt {
         }
         var receipt = PostedReceipt(appUserId: appUserId, transactions: [])
         receipt.isRestore = members["is_restore"] == .bool(true)
-        switch members["fetch_token"] {
-        case nil, .null?: break
-        case .string(let token)?:
-            switch transactions(in: token) {
-            case .signed(let signed): receipt.transactions = signed
-            case .storeKit1:
-                return refuse(.invalidReceipt, status: 422, storeKit1Receipt)
-            case .unreadable:
-                return refuse(.badRequest, unreadableToken)
-            }
-        default: return refuse(.badRequest, "fetch_token must be a string")
+        switch fetchToken(members["fetch_token"]) {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(let signed): receipt.transactions = signed ?? []
         }
         switch members["app_transaction"] {
         case nil, .null?: break
@@ -75,6 +67,24 @@ struct PostedReceipt {
         }
         return .failure(
             SubscribersAPI.Refusal(response: RevenueCatError.emptyAppUserId.response(status: 400, "app_user_id is empty.")))
+    }
+
+    /// The signed transactions a `fetch_token` member holds (nil when there is none), or the
+    /// answer refusing it: a StoreKit 1 receipt (422, 7103), anything else (400, 7226).
+    static func fetchToken(_ member: JSONValue?) -> Result<[String]?, SubscribersAPI.Refusal> {
+        func refuse(_ error: RevenueCatError, status: Int = 400, _ message: String) -> Result<[String]?, SubscribersAPI.Refusal> {
+            .failure(SubscribersAPI.Refusal(response: error.response(status: status, message)))
+        }
+        switch member {
+        case nil, .null?: return .success(nil)
+        case .string(let token)?:
+            switch transactions(in: token) {
+            case .signed(let signed): return .success(signed)
+            case .storeKit1: return refuse(.invalidReceipt, status: 422, storeKit1Receipt)
+            case .unreadable: return refuse(.badRequest, unreadableToken)
+            }
+        default: return refuse(.badRequest, "fetch_token must be a string")
+        }
     }
 
     /// Why a StoreKit 1 receipt is refused (RevenueCat's 7103, 422).
