@@ -4,6 +4,7 @@ import Foundation
 import JSON
 import LoopbackClient
 import Testing
+import Threads
 
 @testable import Server
 @testable import Tools
@@ -107,6 +108,42 @@ struct TransactionIdPostingTests {
         lookups.rememberMissing("1", app: "demo")
         #expect(lookups.isKnownMissing("1", app: "demo"))
         #expect(!lookups.isKnownMissing("1", app: "other"))
+    }
+
+    /// A restore that finds every slot taken says so, once a minute at most for each app; a
+    /// restore's claim on an account is given back when its read fails, and one read stands.
+    @Test func restoresSayWhenSkippedAndShareWhatWasRead() {
+        let lines = Locked<[String]>([])
+        let lookups = AppleTransactionLookups(
+            config: AppleAPIConfig(), log: Log(sink: { line in lines.withLock { $0.append(line) } }))
+        for app in ["demo", "demo", "other"] { lookups.restoreSkipped(app: app) }
+        #expect(lines.value.count(where: { $0.contains("apple.restore_skipped") }) == 2, "\(lines.value)")
+        let restored = lookups.restored
+        guard case .claimed = restored.claim(app: "demo", environment: .sandbox, originalTransactionId: "1") else {
+            Issue.record("a first restore does not claim the account")
+            return
+        }
+        guard case .reading = restored.claim(app: "demo", environment: .sandbox, originalTransactionId: "1") else {
+            Issue.record("a second restore meanwhile does not wait for the first")
+            return
+        }
+        restored.release(app: "demo", environment: .sandbox, originalTransactionId: "1")
+        guard case .claimed = restored.claim(app: "demo", environment: .sandbox, originalTransactionId: "1") else {
+            Issue.record("a released claim is not given again")
+            return
+        }
+        let lifetime = RestoredHistories.Purchase(key: .oneTime(transactionId: "7"), signed: "jws", purchasedMs: 1)
+        restored.remember([lifetime], app: "demo", environment: .sandbox, originalTransactionIds: ["1", "2"])
+        guard case .known(let purchases) = restored.claim(app: "demo", environment: .sandbox, originalTransactionId: "2"),
+            purchases.map(\.signed) == ["jws"]
+        else {
+            Issue.record("the account's other subscription does not find what was read")
+            return
+        }
+        guard case .claimed = restored.claim(app: "demo", environment: .production, originalTransactionId: "2") else {
+            Issue.record("another environment's account shares the reading")
+            return
+        }
     }
 
     @Test func anAppWithoutAKeyCannotAskApple() throws {

@@ -18,8 +18,8 @@ package final class AppleTransactionLookups: Sendable {
     private let missing = RecentKeys(ttl: missingTTL, capacity: missingCapacity)
     /// Accounts' histories restores read lately.
     package let restored = RestoredHistories(ttl: restoreTTL)
-    /// When a restore last said it found every slot taken (`restoreSkipped`).
-    private let lastBusyLine = Mutex<ContinuousClock.Instant?>(nil)
+    /// When a restore last said it found every slot of an app taken (`restoreSkipped`), by app.
+    private let lastBusyLine = Mutex<[String: ContinuousClock.Instant]>([:])
 
     /// How long a restore's read of an account's history stands for the next restore's.
     package static let restoreTTL: Duration = .seconds(600)
@@ -65,12 +65,12 @@ package final class AppleTransactionLookups: Sendable {
         missing.insert("\(app)\u{0}\(transactionId)")
     }
 
-    /// Says, once a minute at most, that a restore was left as posted because every lookup slot
-    /// of the app was taken.
+    /// Says, once a minute at most for each app, that a restore was left as posted because every
+    /// lookup slot of the app was taken.
     package func restoreSkipped(app: String) {
-        let due = lastBusyLine.withLock { last -> Bool in
-            if let last, last.duration(to: .now) < .seconds(60) { return false }
-            last = .now
+        let due = lastBusyLine.withLock { lines -> Bool in
+            if let last = lines[app], last.duration(to: .now) < .seconds(60) { return false }
+            lines[app] = .now
             return true
         }
         guard due else { return }
