@@ -18,8 +18,8 @@ extension SubscribersAPI {
         guard !app.offerings.isEmpty else { return reply(.json(Data(Self.offeringsJSON([]).serialized().utf8))) }
         let answering: @Sendable () -> Void = { [self] in
             let chosen = try? store.read { (rows) throws(StoreError) in
-                do { return try CustomerRows.customer(named: appUserId, appId: app.id, from: rows)?.offeringOverride } catch {
-                    throw StoreError(.corrupt, "stored state of \(appUserId) does not decode: \(error)")
+                try StoreError.decoding(stateOf: appUserId) {
+                    try CustomerRows.customer(named: appUserId, appId: app.id, from: rows)?.offeringOverride
                 }
             }
             reply(.json(Data(Self.offeringsJSON(app.offerings, current: chosen ?? nil).serialized().utf8)))

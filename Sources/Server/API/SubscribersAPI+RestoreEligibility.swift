@@ -39,11 +39,8 @@ extension SubscribersAPI {
         let effects: [Ledger.Effect]
         do {
             effects = try store.read { [store] (rows) throws(StoreError) in
-                do {
-                    return try LedgerInputs.preview(
-                        input, app: app.ledger, anonymousIds: store.anonymousIds, atMs: atMs, from: rows)
-                } catch let error as StoreError { throw error } catch {
-                    throw StoreError(.corrupt, "stored state for \(appUserId) does not decode: \(error)")
+                try StoreError.decoding(stateOf: appUserId) {
+                    try LedgerInputs.preview(input, app: app.ledger, anonymousIds: store.anonymousIds, atMs: atMs, from: rows)
                 }
             }
         } catch {

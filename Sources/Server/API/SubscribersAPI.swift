@@ -99,10 +99,8 @@ package struct SubscribersAPI: Sendable {
     {
         do {
             let found = try store.read { (rows) throws(StoreError) in
-                do { return try LedgerRows.customerView(appUserId, app: app.ledger, from: rows) } catch let error as StoreError {
-                    throw error
-                } catch {
-                    throw StoreError(.corrupt, "stored state of \(appUserId) does not decode: \(error)")
+                try StoreError.decoding(stateOf: appUserId) {
+                    try LedgerRows.customerView(appUserId, app: app.ledger, from: rows)
                 }
             }
             guard let found else { return .unknown }

@@ -101,11 +101,9 @@ package struct CommerceRequests: Sendable {
         let app = app
         do {
             return try reads.read { (rows) throws(StoreError) -> ([LiveSubscription], StoredCommerceRequest?) in
-                let ledger: Ledger
-                do { ledger = try LedgerRows.customerSlice(appUserId, app: app.ledger, from: rows) } catch let error as StoreError
-                {
-                    throw error
-                } catch { throw StoreError(.corrupt, "stored state of \(appUserId) does not decode: \(error)") }
+                let ledger = try StoreError.decoding(stateOf: appUserId) {
+                    try LedgerRows.customerSlice(appUserId, app: app.ledger, from: rows)
+                }
                 let live = ledger.subscriptions.values.compactMap { state -> LiveSubscription? in
                     guard state.journal.ownerAppUserId == ledger.customerId(appUserId), let info = state.advancedCommerce else {
                         return nil
