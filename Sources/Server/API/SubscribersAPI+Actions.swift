@@ -45,6 +45,19 @@ extension SubscribersAPI {
         }
     }
 
+    /// Whether the customer `appUserId` is stored; false when `reply` was answered: 404 for a
+    /// customer nobody knows (nothing is made), or the storage failure.
+    func isKnown(
+        _ appUserId: String, app: AppConfig, access: APIKeys.Access, reply: @Sendable (HTTPResponse) -> Void
+    ) -> Bool {
+        switch answerSubscriber(appUserId, app: app, access: access) {
+        case .found: return true
+        case .unknown: reply(.error(status: 404, code: "not_found", message: "no customer \(appUserId)"))
+        case .failed(let response): reply(response)
+        }
+        return false
+    }
+
     /// The app of a request made with its secret key, or nil (then `reply` was answered).
     package func secretKeyApp(_ request: HTTPRequest, reply: @Sendable (HTTPResponse) -> Void) -> (AppConfig, APIKeys.Access)? {
         guard let (app, access) = keys.authenticate(request), access == .secret else {

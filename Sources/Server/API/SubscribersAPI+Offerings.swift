@@ -16,7 +16,7 @@ extension SubscribersAPI {
         let appUserId = request.pathParameters["app_user_id"] ?? ""
         if let refused = AppUserIdRule.refusal(appUserId, access: access, reaching: true) { return reply(refused) }
         guard !app.offerings.isEmpty else { return reply(.json(Data(Self.offeringsJSON([]).serialized().utf8))) }
-        let answering: @Sendable () -> Void = { [self] in
+        readInline { [self] in
             let chosen = try? store.read { (rows) throws(StoreError) in
                 try StoreError.decoding(stateOf: appUserId) {
                     try CustomerRows.customer(named: appUserId, appId: app.id, from: rows)?.offeringOverride
@@ -24,11 +24,6 @@ extension SubscribersAPI {
             }
             reply(.json(Data(Self.offeringsJSON(app.offerings, current: chosen ?? nil).serialized().utf8)))
         }
-        // On this worker while others are free (`InlineReads`), else on the storage pool.
-        guard let inlineReads else { return answering() }
-        guard inlineReads.begin() else { return offWorker(answering) }
-        answering()
-        inlineReads.end()
     }
 
     /// The offerings answer; `current`, when configured, is the current offering in place of the app's.
@@ -75,11 +70,7 @@ extension SubscribersAPI {
         guard let (app, access) = secretKeyApp(request, reply: reply) else { return }
         let appUserId = request.pathParameters["app_user_id"] ?? ""
         if let refused = AppUserIdRule.refusal(appUserId, access: access, reaching: true) { return reply(refused) }
-        switch answerSubscriber(appUserId, app: app, access: access) {
-        case .found: break
-        case .unknown: return reply(.error(status: 404, code: "not_found", message: "no customer \(appUserId)"))
-        case .failed(let response): return reply(response)
-        }
+        guard isKnown(appUserId, app: app, access: access, reply: reply) else { return }
         apply(
             .offeringOverridden(appUserId: appUserId, offeringId: nil), app: app, atMs: UnixTime.milliseconds(clock()),
             answering: appUserId, access: access, reply: reply)

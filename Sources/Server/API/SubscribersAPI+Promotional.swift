@@ -27,12 +27,9 @@ extension SubscribersAPI {
     /// every grant of the entitlement still running ends now. 200 and the customer; 404, with
     /// nothing stored, for a customer nobody knows.
     package func revokePromotionals(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
-        guard let (app, access, appUserId, entitlement) = promotionalTarget(request, reply: reply) else { return }
-        switch answerSubscriber(appUserId, app: app, access: .secret) {
-        case .found: break
-        case .unknown: return reply(.error(status: 404, code: "not_found", message: "no customer \(appUserId)"))
-        case .failed(let response): return reply(response)
-        }
+        guard let (app, access, appUserId, entitlement) = promotionalTarget(request, reply: reply),
+            isKnown(appUserId, app: app, access: access, reply: reply)
+        else { return }
         apply(
             .promotionalsRevoked(appUserId: appUserId, entitlementId: entitlement), app: app,
             atMs: UnixTime.milliseconds(clock()), answering: appUserId, access: access, reply: reply)

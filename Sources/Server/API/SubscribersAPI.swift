@@ -43,10 +43,14 @@ package struct SubscribersAPI: Sendable {
         if let refused = AppUserIdRule.refusal(appUserId, access: access, reaching: true) { return reply(refused) }
         let looking = request.method == "HEAD"
         let contact = !looking && (access == .publishable || request.header("X-Platform") != nil)
-        let answering: @Sendable () -> Void = { [self] in
+        readInline { [self] in
             answerMakingUnknown(appUserId, app: app, access: access, contact: contact, looking: looking, reply: reply)
         }
-        // On this worker while others are free (`InlineReads`), else on the storage pool.
+    }
+
+    /// Runs `answering`, a read of storage, on this HTTP worker while others are free
+    /// (`InlineReads`), else on the storage pool (`offWorker`).
+    func readInline(_ answering: @escaping @Sendable () -> Void) {
         guard let inlineReads else { return answering() }
         guard inlineReads.begin() else { return offWorker(answering) }
         answering()
