@@ -28,13 +28,8 @@ struct OfferSigningRequest {
 
     /// The body read, or the answer refusing it.
     static func read(_ body: Data) -> Result<OfferSigningRequest, SubscribersAPI.Refusal> {
-        func refuse(_ error: RevenueCatError, status: Int = 400, _ message: String) -> Result<
-            OfferSigningRequest, SubscribersAPI.Refusal
-        > {
-            .failure(SubscribersAPI.Refusal(response: error.response(status: status, message)))
-        }
         guard let json = try? JSONValue(parsingWithoutRepeatedNames: body), case .object(let members) = json else {
-            return refuse(.badRequest, BodyShape.refusal(body, shape: shape))
+            return .refused(.badRequest, BodyShape.refusal(body, shape: shape))
         }
         let appUserId: String
         switch PostedReceipt.appUserId(in: members) {
@@ -42,20 +37,20 @@ struct OfferSigningRequest {
         case .success(let id): appUserId = id
         }
         guard case .array(let listed)? = members["generate_offers"], !listed.isEmpty else {
-            return refuse(.badRequest, "generate_offers must be a non-empty array: \(shape)")
+            return .refused(.badRequest, "generate_offers must be a non-empty array: \(shape)")
         }
         guard listed.count <= maxOffers else {
-            return refuse(.badRequest, "generate_offers holds \(listed.count) offers; at most \(maxOffers) are signed at once")
+            return .refused(.badRequest, "generate_offers holds \(listed.count) offers; at most \(maxOffers) are signed at once")
         }
         var offers: [Offer] = []
         for (index, entry) in listed.enumerated() {
             guard case .object(let offer) = entry else {
-                return refuse(.badRequest, "generate_offers[\(index)] must be an object")
+                return .refused(.badRequest, "generate_offers[\(index)] must be an object")
             }
             var strings: [String: String] = [:]
             for name in ["offer_id", "product_id"] {
                 guard let value = offer[name]?.stringValue, !value.isEmpty else {
-                    return refuse(.badRequest, "generate_offers[\(index)].\(name) must be a non-empty string")
+                    return .refused(.badRequest, "generate_offers[\(index)].\(name) must be a non-empty string")
                 }
                 strings[name] = value
             }
@@ -63,7 +58,7 @@ struct OfferSigningRequest {
             switch offer["subscription_group"] {
             case nil, .null?: group = nil
             case .string(let value)?: group = value
-            default: return refuse(.badRequest, "generate_offers[\(index)].subscription_group must be a string")
+            default: return .refused(.badRequest, "generate_offers[\(index)].subscription_group must be a string")
             }
             offers.append(Offer(offerId: strings["offer_id"]!, productId: strings["product_id"]!, subscriptionGroup: group))
         }
@@ -76,7 +71,7 @@ struct OfferSigningRequest {
         case nil, .null?: break
         case .string("")?: request.appAccountToken = ""
         case .string(let token)? where UUID(uuidString: token) != nil: request.appAccountToken = token.lowercased()
-        default: return refuse(.badRequest, "app_account_token must be a UUID, or empty for a purchase without one")
+        default: return .refused(.badRequest, "app_account_token must be a UUID, or empty for a purchase without one")
         }
         return .success(request)
     }

@@ -21,13 +21,8 @@ struct PostedReceipt {
 
     /// The body read, or the answer refusing it.
     static func read(_ body: Data, defaultTimeMs: Int64) -> Result<PostedReceipt, SubscribersAPI.Refusal> {
-        func refuse(_ error: RevenueCatError, status: Int = 400, _ message: String) -> Result<
-            PostedReceipt, SubscribersAPI.Refusal
-        > {
-            .failure(SubscribersAPI.Refusal(response: error.response(status: status, message)))
-        }
         guard let json = try? JSONValue(parsingWithoutRepeatedNames: body), case .object(let members) = json else {
-            return refuse(.badRequest, BodyShape.refusal(body, shape: shape))
+            return .refused(.badRequest, BodyShape.refusal(body, shape: shape))
         }
         let appUserId: String
         switch Self.appUserId(in: members) {
@@ -43,7 +38,7 @@ struct PostedReceipt {
         switch members["app_transaction"] {
         case nil, .null?: break
         case .string(let signed)? where UnverifiedPayload.isCompactJWS(signed): receipt.appTransaction = signed
-        default: return refuse(.badRequest, "app_transaction must be the AppTransaction's jwsRepresentation")
+        default: return .refused(.badRequest, "app_transaction must be the AppTransaction's jwsRepresentation")
         }
         switch members["attributes"] {
         case nil, .null?: break
@@ -52,7 +47,7 @@ struct PostedReceipt {
                 return .failure(refusal)
             }
             if !attributes.isEmpty { receipt.attributes = attributes }
-        default: return refuse(.badRequest, "attributes must be an object of RevenueCat's attributes")
+        default: return .refused(.badRequest, "attributes must be an object of RevenueCat's attributes")
         }
         return .success(receipt)
     }
@@ -61,29 +56,23 @@ struct PostedReceipt {
     static func appUserId(in members: [String: JSONValue]) -> Result<String, SubscribersAPI.Refusal> {
         if let appUserId = members["app_user_id"]?.stringValue, !appUserId.isEmpty { return .success(appUserId) }
         if let given = members["app_user_id"], given.stringValue == nil, given != .null {
-            return .failure(
-                SubscribersAPI.Refusal(response: RevenueCatError.badRequest.response(status: 400, "app_user_id must be a string"))
-            )
+            return .refused(.badRequest, "app_user_id must be a string")
         }
-        return .failure(
-            SubscribersAPI.Refusal(response: RevenueCatError.emptyAppUserId.response(status: 400, "app_user_id is empty.")))
+        return .refused(.emptyAppUserId, "app_user_id is empty.")
     }
 
     /// The signed transactions a `fetch_token` member holds (nil when there is none), or the
     /// answer refusing it: a StoreKit 1 receipt (422, 7103), anything else (400, 7226).
     static func fetchToken(_ member: JSONValue?) -> Result<[String]?, SubscribersAPI.Refusal> {
-        func refuse(_ error: RevenueCatError, status: Int = 400, _ message: String) -> Result<[String]?, SubscribersAPI.Refusal> {
-            .failure(SubscribersAPI.Refusal(response: error.response(status: status, message)))
-        }
         switch member {
         case nil, .null?: return .success(nil)
         case .string(let token)?:
             switch transactions(in: token) {
             case .signed(let signed): return .success(signed)
-            case .storeKit1: return refuse(.invalidReceipt, status: 422, storeKit1Receipt)
-            case .unreadable: return refuse(.badRequest, unreadableToken)
+            case .storeKit1: return .refused(.invalidReceipt, status: 422, storeKit1Receipt)
+            case .unreadable: return .refused(.badRequest, unreadableToken)
             }
-        default: return refuse(.badRequest, "fetch_token must be a string")
+        default: return .refused(.badRequest, "fetch_token must be a string")
         }
     }
 
