@@ -15,7 +15,7 @@ package final class AppleTransactionLookups: Sendable {
     private let pool: AppleAPIClientPool
     package let log: Log
     private let inFlight = Mutex<[String: Int]>([:])
-    private let missing = RecentKeys(ttl: missingTTL, capacity: missingCapacity)
+    private let missing = RecentEntries<Bool>(ttl: missingTTL, capacity: missingCapacity)
     /// Accounts' histories restores read lately.
     package let restored = RestoredHistories(ttl: restoreTTL)
     /// When a restore last said it found every slot of an app taken (`restoreSkipped`), by app.
@@ -58,11 +58,11 @@ package final class AppleTransactionLookups: Sendable {
     }
 
     package func isKnownMissing(_ transactionId: String, app: String) -> Bool {
-        missing.contains("\(app)\u{0}\(transactionId)")
+        missing.value(for: "\(app)\u{0}\(transactionId)") != nil
     }
 
     package func rememberMissing(_ transactionId: String, app: String) {
-        missing.insert("\(app)\u{0}\(transactionId)")
+        missing.set(true, for: ["\(app)\u{0}\(transactionId)"])
     }
 
     /// Says, once a minute at most for each app, that a restore was left as posted because every

@@ -1,7 +1,6 @@
 import AppStore
 import Foundation
 import Subscriptions
-import Synchronization
 
 /// What restores read of Apple accounts' histories lately: for ten minutes, any restore of the
 /// account (by any of its subscriptions' original transaction ids) links from it without asking
@@ -25,14 +24,17 @@ package final class RestoredHistories: Sendable {
         case claimed
     }
 
-    private let ttl: Duration
-    private let capacity: Int
-    /// By account id (`id(app:environment:originalTransactionId:)`): when, and what (nil while read).
-    private let entries = Mutex<[String: (at: ContinuousClock.Instant, purchases: [Purchase]?)]>([:])
+    /// What is known of an account: being read, or read.
+    private enum Entry: Sendable {
+        case reading
+        case read([Purchase])
+    }
+
+    /// By account id (`id(app:environment:originalTransactionId:)`).
+    private let entries: RecentEntries<Entry>
 
     package init(ttl: Duration = .seconds(600), capacity: Int = 10_000) {
-        self.ttl = ttl
-        self.capacity = capacity
+        entries = RecentEntries(ttl: ttl, capacity: capacity)
     }
 
     static func id(app: String, environment: AppStoreEnvironment, originalTransactionId: String) -> String {
@@ -41,38 +43,23 @@ package final class RestoredHistories: Sendable {
 
     package func claim(app: String, environment: AppStoreEnvironment, originalTransactionId: String) -> Claim {
         let id = Self.id(app: app, environment: environment, originalTransactionId: originalTransactionId)
-        return entries.withLock { entries in
-            if let entry = entries[id], entry.at.duration(to: .now) < ttl {
-                return entry.purchases.map(Claim.known) ?? .reading
-            }
-            makeRoom(&entries)
-            entries[id] = (.now, nil)
-            return .claimed
+        switch entries.valueOrSet(.reading, for: id) {
+        case .read(let purchases)?: return .known(purchases)
+        case .reading?: return .reading
+        case nil: return .claimed
         }
     }
 
     /// Gives a claim back: the read failed, or was not made.
     package func release(app: String, environment: AppStoreEnvironment, originalTransactionId: String) {
-        let id = Self.id(app: app, environment: environment, originalTransactionId: originalTransactionId)
-        _ = entries.withLock { $0.removeValue(forKey: id) }
+        entries.remove(Self.id(app: app, environment: environment, originalTransactionId: originalTransactionId))
     }
 
     /// Keeps what a read found, under every original transaction id of the account.
     package func remember(
         _ purchases: [Purchase], app: String, environment: AppStoreEnvironment, originalTransactionIds: Set<String>
     ) {
-        entries.withLock { entries in
-            makeRoom(&entries)
-            for original in originalTransactionIds {
-                entries[Self.id(app: app, environment: environment, originalTransactionId: original)] = (.now, purchases)
-            }
-        }
-    }
-
-    private func makeRoom(_ entries: inout [String: (at: ContinuousClock.Instant, purchases: [Purchase]?)]) {
-        guard entries.count >= capacity else { return }
-        let now = ContinuousClock.now
-        entries = entries.filter { $0.value.at.duration(to: now) < ttl }
-        if entries.count >= capacity { entries.removeAll() }
+        let ids = originalTransactionIds.map { Self.id(app: app, environment: environment, originalTransactionId: $0) }
+        entries.set(.read(purchases), for: ids)
     }
 }
