@@ -267,7 +267,16 @@ struct IngestAnswerTests {
         #expect(try connection.request("GET", "/health").status == 200)
         _ = try connection.postNotification(try fixture.signer.notification())
         _ = try connection.postNotification(try SignedNotifications(chain: try TestChain(name: "F")).notification())
-        let metrics = try connection.request("GET", "/metrics")
+        // A request is counted when libmicrohttpd completes it, which can come just after the
+        // client has read its answer: the scrape is taken once both posts are counted.
+        var metrics = try connection.request("GET", "/metrics")
+        let counted = #"revenuedot_http_requests_total{method="POST",route="/v1/apple/notifications/{appId}",code="401"} 1"#
+        #expect(
+            poll(seconds: 10) {
+                if String(decoding: metrics.body, as: UTF8.self).contains(counted) { return true }
+                metrics = (try? connection.request("GET", "/metrics")) ?? metrics
+                return false
+            })
         #expect(metrics.status == 200)
         let text = String(decoding: metrics.body, as: UTF8.self)
         #expect(text.contains("revenuedot_notifications_received_total 2"))
