@@ -82,6 +82,7 @@ import Testing
         /// writer as one batch; `orphan` is the one whose commit fails.
         func storeWhileLocked(_ prefix: String, orphan: Int?) throws -> [(Int, Result<StoreOutcome, StoreError>)] {
             try blocker.run("BEGIN IMMEDIATE")
+            let queuedBefore = store.writesQueued
             let results = Collected<(Int, Result<StoreOutcome, StoreError>)>()
             let group = DispatchGroup()
             DispatchQueue.global().async(group: group) {
@@ -90,7 +91,8 @@ import Testing
                     results.append((index, Result { () throws(StoreError) in try store.store(record) }))
                 }
             }
-            Thread.sleep(forTimeInterval: 0.2)
+            // The writer took the first and waits for the lock: the others queue behind it.
+            try waitFor("the 20 stores to be queued") { store.writesQueued - queuedBefore == 20 }
             try blocker.run("ROLLBACK")
             group.wait()
             return results.all

@@ -286,6 +286,9 @@ public final class Store: Sendable {
     /// Items (stores, rejects, health checks) waiting for the writer, for metrics.
     public var queueDepth: Int { queue.depth }
 
+    /// How many writes were queued since the store opened (the writer may have taken them).
+    var writesQueued: Int { queue.accepted }
+
     /// Whether `close` was called: every write fails from then on.
     public var isClosed: Bool { queue.isClosed }
 

@@ -38,6 +38,8 @@ final class WriteQueue: Sendable {
         var writerAsleep = false
         /// Commits handed to the flusher and not yet answered.
         var flushing = 0
+        /// Items accepted since the queue was made.
+        var accepted = 0
     }
 
     private let state = Mutex(State())
@@ -48,6 +50,7 @@ final class WriteQueue: Sendable {
         let outcome: (accepted: Bool, wakeWriter: Bool) = state.withLock { state in
             guard state.accepting else { return (false, false) }
             state.items.append(item)
+            state.accepted += 1
             let asleep = state.writerAsleep
             state.writerAsleep = false
             return (true, asleep)
@@ -58,6 +61,9 @@ final class WriteQueue: Sendable {
 
     /// How many items wait for the writer.
     var depth: Int { state.withLock { $0.items.count } }
+
+    /// How many items were accepted since the queue was made, taken or not.
+    var accepted: Int { state.withLock { $0.accepted } }
 
     /// Whether `close` was called: nothing is queued any more.
     var isClosed: Bool { state.withLock { !$0.accepting } }
