@@ -157,8 +157,13 @@ public final class ChainCache: Sendable {
 
     /// Whether a payload with this header segment verified in full before: checking another
     /// costs a signature check, not a certificate chain's.
-    func knowsSigner(_ segment: some Collection<UInt8>) -> Bool {
-        state.withLock { state in state.signers.contains { $0.elementsEqual(segment) } }
+    func knowsSigner(_ segment: UnsafeRawBufferPointer) -> Bool {
+        state.withLock { state in
+            state.signers.contains { signer in
+                signer.count == segment.count
+                    && signer.withUnsafeBytes { memcmp($0.baseAddress!, segment.baseAddress!, segment.count) == 0 }
+            }
+        }
     }
 
     /// How many signers' headers are kept.

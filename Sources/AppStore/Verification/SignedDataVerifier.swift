@@ -227,7 +227,11 @@ public struct SignedDataVerifier: Sendable {
     /// check, not a certificate chain's. False without a chain cache.
     public func knowsSigner(of signed: String) -> Bool {
         guard let chainCache else { return false }
-        return chainCache.knowsSigner(signed.utf8.prefix { $0 != UInt8(ascii: ".") })
+        var signed = signed
+        return signed.withUTF8 { bytes in
+            let end = bytes.firstIndex(of: UInt8(ascii: ".")) ?? bytes.count
+            return end > 0 && chainCache.knowsSigner(UnsafeRawBufferPointer(start: bytes.baseAddress, count: end))
+        }
     }
 
     private func checkSignature(of jws: CompactJWS, with leafKey: ECPublicKey) throws(VerificationError) {
