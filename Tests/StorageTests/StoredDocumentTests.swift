@@ -56,6 +56,7 @@ import Testing
         state.accessRestorations = ["é": "1", "e": "2", "Z": "3"]
         state.redeemedOffer = .init(type: .promotional, identifier: "spring", discountType: .payUpFront, period: "P1M")
         state.newestSignedDateMs = 17
+        state.lastGracePeriodEndMs = 9
         return state
     }
 
@@ -172,7 +173,7 @@ import Testing
                     priceMilliunits: 4990, currency: "EUR", refundedAtMs: t - 1),
                 EarlierProduct(
                     productId: "a\"é", transactionId: nil, purchaseDateMs: nil, expiresDateMs: nil, periodType: .normal),
-            ], store: "promotional")
+            ], store: "promotional", lastGracePeriodAccessEndsAtMs: t + 9)
         #expect(CodableParity.unset(dated).isEmpty)
         var views = [dated, SubscriptionState(originalTransactionId: "bare").view] + dated.withEarlierProducts
         var purchase = OneTimePurchase(transactionId: "9")

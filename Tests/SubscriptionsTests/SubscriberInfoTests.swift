@@ -116,8 +116,32 @@ import Threads
             transaction: Apple.transaction("1001", purchase: day(41)), renewal: Apple.renewal(retry: false))
         let after = render(shop(Fixture.buy, Fixture.failWithGrace, recovered), atMs: day(42))
         #expect(after["subscriber"]?["subscriptions"]?["pro.monthly"]?["billing_issues_detected_at"] == .null)
-        #expect(after["subscriber"]?["subscriptions"]?["pro.monthly"]?["grace_period_expires_date"] == .null)
+        // As RevenueCat: once a grace period was had, its end stays, null only for never. The
+        // recovery ended it, so it is never shown ahead while no grace period runs.
+        #expect(after["subscriber"]?["subscriptions"]?["pro.monthly"]?["grace_period_expires_date"] == iso(day(41)))
+        #expect(after["subscriber"]?["subscriptions"]?["pro.monthly"]?["expires_date"] == iso(day(71)))
+        #expect(after["subscriber"]?["entitlements"]?["pro"]?["grace_period_expires_date"] == iso(day(41)))
         #expect(after["subscriber"]?["entitlements"]?["pro"]?["expires_date"] == iso(day(71)))
+        // Delivered the other way round, the same.
+        let reordered = render(shop(Fixture.buy, recovered, Fixture.failWithGrace), atMs: day(42))
+        #expect(reordered == after)
+    }
+
+    /// A grace period cut short by GRACE_PERIOD_EXPIRED keeps that end once a later period starts.
+    @Test func lastGracePeriodEndIsWhereItWasCut() {
+        let cut = Apple.notification(
+            .gracePeriodExpired, uuid: "n-grace-over", signed: day(40),
+            transaction: Fixture.p1, renewal: Apple.renewal(retry: true))
+        let recovered = Apple.notification(
+            .didRenew, .billingRecovery, uuid: "n-recover", signed: day(43),
+            transaction: Apple.transaction("1001", purchase: day(43)), renewal: Apple.renewal(retry: false))
+        let during = render(shop(Fixture.buy, Fixture.failWithGrace, cut), atMs: day(41))["subscriber"]
+        #expect(during?["subscriptions"]?["pro.monthly"]?["grace_period_expires_date"] == iso(day(40)))
+        let after = render(shop(Fixture.buy, Fixture.failWithGrace, cut, recovered), atMs: day(44))["subscriber"]
+        #expect(after?["subscriptions"]?["pro.monthly"]?["grace_period_expires_date"] == iso(day(40)))
+        #expect(after?["subscriptions"]?["pro.monthly"]?["billing_issues_detected_at"] == .null)
+        let never = render(shop(Fixture.buy), atMs: day(5))["subscriber"]
+        #expect(never?["subscriptions"]?["pro.monthly"]?["grace_period_expires_date"] == .null)
     }
 
     @Test func refundEndsTheEntitlementAtTheRevocation() {

@@ -18,6 +18,7 @@ extension PurchaseView: SortedJSONWritable {
         writer.optional("gracePeriodAccessEndsAtMs", gracePeriodAccessEndsAtMs)
         writer.member("id", id)
         writer.member("kind", kind.rawValue)
+        writer.optional("lastGracePeriodAccessEndsAtMs", lastGracePeriodAccessEndsAtMs)
         writer.optional("originalPurchaseDateMs", originalPurchaseDateMs)
         writer.optional("ownershipType", ownershipType?.rawValue)
         writer.optional("periodType", periodType?.rawValue)

@@ -34,7 +34,8 @@ extension PurchaseView {
             billingIssueDetectedAtMs: try fields.date("billingIssueDetectedAtMs"),
             refundedAtMs: try fields.date("refundedAtMs"), priceMilliunits: try fields.amount("priceMilliunits"),
             currency: try fields.string("currency"), advancedCommerce: members["advancedCommerce"],
-            earlierProducts: try fields.earlierProducts("earlierProducts"), store: try fields.string("store"))
+            earlierProducts: try fields.earlierProducts("earlierProducts"), store: try fields.string("store"),
+            lastGracePeriodAccessEndsAtMs: try fields.date("lastGracePeriodAccessEndsAtMs"))
     }
 }
 

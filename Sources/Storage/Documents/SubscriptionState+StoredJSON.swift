@@ -18,6 +18,7 @@ extension SubscriptionState: SortedJSONWritable {
         try writer.encoded("expiredNotice", expiredNotice)
         writer.key("journal")
         try journal.writeSortedJSON(into: &writer)
+        writer.optional("lastGracePeriodEndMs", lastGracePeriodEndMs)
         writer.optional("newestSignedDateMs", newestSignedDateMs)
         writer.member("originalTransactionId", originalTransactionId)
         try writer.encoded("priceIncrease", priceIncrease)
@@ -48,6 +49,7 @@ extension SubscriptionState: JSONValueReadable {
         unsubscribeDetectedAtMs = try fields.optionalInt64("unsubscribeDetectedAtMs")
         billingIssue = try fields.optionalDecoded("billingIssue", BillingIssue.self)
         expiredNotice = try fields.optionalDecoded("expiredNotice", ExpiredNotice.self)
+        lastGracePeriodEndMs = try fields.optionalInt64("lastGracePeriodEndMs")
         priceIncrease = try fields.optionalDecoded("priceIncrease", PriceIncrease.self)
         refunds = try fields.object("refunds") { try JSONValueDecoder().decode(Revocation.self, from: $0) }
         revocation = try fields.optionalDecoded("revocation", Revocation.self)

@@ -31,6 +31,8 @@ public struct PurchaseView: Codable, Hashable, Sendable {
     /// purchase, when a refund or revocation ended it, nil while in force.
     public var accessEndsAtMs: Int64?
     public var gracePeriodAccessEndsAtMs: Int64?
+    /// RevenueCat's `grace_period_expires_date` (`SubscriptionState.lastGracePeriodAccessEndsAtMs`).
+    public var lastGracePeriodAccessEndsAtMs: Int64? = nil
     public var periodType: PeriodType?
     public var unsubscribeDetectedAtMs: Int64?
     public var billingIssueDetectedAtMs: Int64?
@@ -50,7 +52,8 @@ public struct PurchaseView: Codable, Hashable, Sendable {
         transactionId: String?, purchaseDateMs: Int64?, originalPurchaseDateMs: Int64?, expiresDateMs: Int64?,
         accessEndsAtMs: Int64?, gracePeriodAccessEndsAtMs: Int64?, periodType: PeriodType?, unsubscribeDetectedAtMs: Int64?,
         billingIssueDetectedAtMs: Int64?, refundedAtMs: Int64?, priceMilliunits: Int64?, currency: String?,
-        advancedCommerce: JSONValue?, earlierProducts: [EarlierProduct]? = nil, store: String? = nil
+        advancedCommerce: JSONValue?, earlierProducts: [EarlierProduct]? = nil, store: String? = nil,
+        lastGracePeriodAccessEndsAtMs: Int64? = nil
     ) {
         self.kind = kind
         self.id = id
@@ -72,6 +75,7 @@ public struct PurchaseView: Codable, Hashable, Sendable {
         self.advancedCommerce = advancedCommerce
         self.earlierProducts = earlierProducts
         self.store = store
+        self.lastGracePeriodAccessEndsAtMs = lastGracePeriodAccessEndsAtMs
     }
 
     /// Whether the purchase gives access at `nowMs`: a subscription until `accessEndsAtMs`
@@ -96,7 +100,8 @@ extension SubscriptionState {
             unsubscribeDetectedAtMs: unsubscribeDetectedAtMs, billingIssueDetectedAtMs: billingIssueDetectedAtMs,
             refundedAtMs: refundedAtMs ?? revokedAtMs, priceMilliunits: priceMilliunits, currency: currency,
             advancedCommerce: SubscriberInfo.advancedCommerce(self),
-            earlierProducts: earlierProducts.isEmpty ? nil : earlierProducts)
+            earlierProducts: earlierProducts.isEmpty ? nil : earlierProducts,
+            lastGracePeriodAccessEndsAtMs: lastGracePeriodAccessEndsAtMs)
     }
 }
 

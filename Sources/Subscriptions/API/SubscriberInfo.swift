@@ -170,7 +170,7 @@ public enum SubscriberInfo {
             subscription.gracePeriodAccessEndsAtMs
             ?? [subscription.expiresDateMs, subscription.refundedAtMs].compactMap { $0 }.min()
         out.member("expires_date", date(expires))
-        out.member("grace_period_expires_date", date(subscription.gracePeriodAccessEndsAtMs))
+        out.member("grace_period_expires_date", date(subscription.lastGracePeriodAccessEndsAtMs))
         out.key("is_sandbox")
         out.bool(isSandbox(subscription.environment))
         // Where the customer manages it: the App Store's page for what it sold, none for a grant.

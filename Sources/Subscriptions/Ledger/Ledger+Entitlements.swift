@@ -13,7 +13,8 @@ extension Ledger {
         /// purchase nil (lifetime) unless a refund or revocation ended it. A refund or revocation
         /// of a subscription ends it too.
         public var expiresDateMs: Int64?
-        /// The end of a grace period of the current period (see `gracePeriodAccessEndsAtMs`).
+        /// RevenueCat's `grace_period_expires_date`: the end of the granting purchase's current
+        /// grace period, else of its last one (`lastGracePeriodAccessEndsAtMs`).
         public var gracePeriodExpiresDateMs: Int64?
         /// When the granting period (or purchase) started.
         public var purchaseDateMs: Int64?
@@ -43,7 +44,7 @@ extension Ledger {
                 // An entitlement ends with its purchase's access, grace included; a one-time
                 // purchase's only when a refund or revocation ended it.
                 expiresDateMs: purchase.accessEndsAtMs,
-                gracePeriodExpiresDateMs: purchase.gracePeriodAccessEndsAtMs,
+                gracePeriodExpiresDateMs: purchase.lastGracePeriodAccessEndsAtMs,
                 purchaseDateMs: purchase.purchaseDateMs, isActive: purchase.hasAccess(atMs: nowMs))
         }
         return configured.keys.sorted().compactMap { entitlementId in
@@ -65,8 +66,9 @@ extension Ledger {
     /// Active before inactive; then the later end, lifetime (nil) last of all.
     private static func grantsLess(_ lhs: Entitlement, _ rhs: Entitlement) -> Bool {
         if lhs.isActive != rhs.isActive { return !lhs.isActive }
-        let lhsEnd = lhs.gracePeriodExpiresDateMs ?? lhs.expiresDateMs ?? .max
-        let rhsEnd = rhs.gracePeriodExpiresDateMs ?? rhs.expiresDateMs ?? .max
+        // `expiresDateMs` holds the access end, grace included.
+        let lhsEnd = lhs.expiresDateMs ?? .max
+        let rhsEnd = rhs.expiresDateMs ?? .max
         return (lhsEnd, lhs.productId ?? "") < (rhsEnd, rhs.productId ?? "")
     }
 }

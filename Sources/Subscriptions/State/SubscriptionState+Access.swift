@@ -41,13 +41,7 @@ extension SubscriptionState {
             let expires = current.expiresDate
         else { return nil }
         var end = expires
-        if let issue = currentBillingIssue, var graceEnd = issue.gracePeriodExpiresDateMs {
-            if let cut = issue.gracePeriodEndedAtMs { graceEnd = min(graceEnd, cut) }
-            if let notice = expiredNotice, notice.transactionId == transactionId {
-                graceEnd = min(graceEnd, notice.signedDateMs)
-            }
-            end = max(end, graceEnd)
-        }
+        if let graceEnd = currentBillingIssue?.graceEndMs(expired: expiredNotice) { end = max(end, graceEnd) }
         if let refund = refunds[transactionId] { end = min(end, refund.atMs) }
         if let revokedAtMs { end = min(end, revokedAtMs) }
         return end
@@ -62,6 +56,11 @@ extension SubscriptionState {
     public var gracePeriodAccessEndsAtMs: Int64? {
         gracePeriodExpiresDateMs == nil ? nil : accessEndsAtMs
     }
+
+    /// RevenueCat's `grace_period_expires_date`: the current period's grace end
+    /// (`gracePeriodAccessEndsAtMs`), else that of the last earlier period that had a grace
+    /// period; nil when none ever had one.
+    public var lastGracePeriodAccessEndsAtMs: Int64? { gracePeriodAccessEndsAtMs ?? lastGracePeriodEndMs }
 
     /// Whether the subscription gives access at `nowMs`.
     public func hasAccess(atMs nowMs: Int64) -> Bool {

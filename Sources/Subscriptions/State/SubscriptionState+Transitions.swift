@@ -160,7 +160,9 @@ extension SubscriptionState: FactFolding {
 
     /// A new period ends the previous one's billing issue and any redeemed offer.
     private mutating func endStreaks(for fact: PurchaseFact) {
-        if billingIssue?.transactionId != fact.transactionId { billingIssue = nil }
+        if billingIssue?.transactionId != fact.transactionId {
+            endBillingIssue(at: fact.transaction?.purchaseDate ?? fact.signedDateMs)
+        }
         redeemedOffer = nil
     }
 
@@ -172,7 +174,7 @@ extension SubscriptionState: FactFolding {
         switch subtype {
         case .voluntary?:
             setAutoRenew(false, at: atMostPeriodEnd(fact.signedDateMs))
-            billingIssue = nil
+            endBillingIssue(at: fact.signedDateMs)
         case .billingRetry?:
             // Billing retry ended in an EXPIRED: the issue began at the period's end at the latest.
             markBillingIssue(transactionId, at: atMostPeriodEnd(fact.signedDateMs), inRetry: false)
@@ -277,7 +279,16 @@ extension SubscriptionState: FactFolding {
         if billingIssue?.transactionId == transactionId {
             billingIssue?.isInBillingRetry = inRetry
         } else {
+            endBillingIssue(at: signedDate)
             billingIssue = BillingIssue(transactionId: transactionId, detectedAtMs: signedDate, isInBillingRetry: inRetry)
         }
+    }
+
+    /// Ends the billing issue at `endMs` (a recovery, a new period), keeping where its grace
+    /// period ended (`lastGracePeriodEndMs`): never after `endMs`, so it is never shown ahead
+    /// when no grace period runs.
+    private mutating func endBillingIssue(at endMs: Int64) {
+        if let graceEnd = billingIssue?.graceEndMs(expired: expiredNotice) { lastGracePeriodEndMs = min(graceEnd, endMs) }
+        billingIssue = nil
     }
 }

@@ -35,6 +35,9 @@ public struct SubscriptionState: Codable, Hashable, Sendable {
     public package(set) var unsubscribeDetectedAtMs: Int64?
     /// The current failure streak, if a renewal failed; tied to the period that failed to renew.
     public package(set) var billingIssue: BillingIssue?
+    /// When the grace period of the last earlier streak that had one ended: as `accessEndsAtMs`
+    /// cuts it short, or at the renewal that ended the streak. RevenueCat keeps showing it.
+    public package(set) var lastGracePeriodEndMs: Int64?
     /// The last `EXPIRED` notification: its subtype and Apple's expiration intent.
     public package(set) var expiredNotice: ExpiredNotice?
     /// The last price-increase status Apple reported, tied to the period it was reported in.
@@ -78,6 +81,15 @@ extension SubscriptionState {
         public var gracePeriodExpiresDateMs: Int64?
         /// When `GRACE_PERIOD_EXPIRED` said the grace period was over.
         public var gracePeriodEndedAtMs: Int64?
+
+        /// Where the grace period ends: Apple's `gracePeriodExpiresDate`, cut short by
+        /// `GRACE_PERIOD_EXPIRED` or by `expired` when it is of the same period; nil without one.
+        public func graceEndMs(expired: ExpiredNotice?) -> Int64? {
+            guard var end = gracePeriodExpiresDateMs else { return nil }
+            if let gracePeriodEndedAtMs { end = min(end, gracePeriodEndedAtMs) }
+            if let expired, expired.transactionId == transactionId { end = min(end, expired.signedDateMs) }
+            return end
+        }
 
         package init(
             transactionId: String, detectedAtMs: Int64, isInBillingRetry: Bool, gracePeriodExpiresDateMs: Int64? = nil,
