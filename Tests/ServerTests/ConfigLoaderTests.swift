@@ -40,7 +40,7 @@ struct ConfigLoaderTests {
 
     @Test func designExampleLoadsWithEveryKey() throws {
         let rootPath = directory.appendingPathComponent("root.pem").path
-        try TestChain().root.pem.write(toFile: rootPath, atomically: true, encoding: .utf8)
+        try writeTrusted(TestChain().root.pem, to: rootPath)
         let keyPath = directory.appendingPathComponent("SubscriptionKey_ABC123.p8").path
         try ECPrivateKey(generating: .p256).pkcs8PEM().write(toFile: keyPath, atomically: true, encoding: .utf8)
         let config = try parse(
@@ -231,13 +231,13 @@ struct ConfigLoaderTests {
     func onlyARootCAIsARootCertificate(which: String) throws {
         let chain = try TestChain()
         let path = directory.appendingPathComponent("\(which).pem").path
-        try (which == "leaf" ? chain.leaf : chain.intermediate).pem.write(toFile: path, atomically: true, encoding: .utf8)
+        try writeTrusted((which == "leaf" ? chain.leaf : chain.intermediate).pem, to: path)
         let line = failure(#"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "rootCertificates": ["\#(which).pem"]}]}"#)
         #expect(line.contains("apps[0].rootCertificates[0]: \(path) holds "), "\(line)")
         #expect(line.contains("which is not a root CA certificate (self-signed, CA:TRUE): give the root of the chain"), "\(line)")
         #expect(!line.contains("\n"))
         let rootPath = directory.appendingPathComponent("root.pem").path
-        try chain.root.pem.write(toFile: rootPath, atomically: true, encoding: .utf8)
+        try writeTrusted(chain.root.pem, to: rootPath)
         let rooted = #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "rootCertificates": ["root.pem"]}]}"#
         #expect(failure(rooted) == "loaded")
     }
@@ -246,8 +246,8 @@ struct ConfigLoaderTests {
     /// `webhook.caFile` is resolved against the configuration's directory and must hold PEM
     /// certificates.
     @Test func webhookCAFileIsResolvedAndChecked() throws {
-        try TestChain().root.pem.write(to: directory.appendingPathComponent("ca.pem"), atomically: true, encoding: .utf8)
-        try Data("not a certificate".utf8).write(to: directory.appendingPathComponent("junk.pem"))
+        try writeTrusted(TestChain().root.pem, to: directory.appendingPathComponent("ca.pem").path)
+        try writeTrusted("not a certificate", to: directory.appendingPathComponent("junk.pem").path)
         func app(_ caFile: String) -> String {
             #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "https://h/", "caFile": "\#(caFile)"}}]}"#
         }
@@ -256,6 +256,37 @@ struct ConfigLoaderTests {
         #expect(
             failure(app("junk.pem")).contains(
                 "apps[0].webhook.caFile: \(directory.appendingPathComponent("junk.pem").path) holds no PEM certificate"))
+    }
+
+    /// A root or CA certificate that its group or other users can change is refused, with the
+    /// `chmod` that fixes it: whoever can change it can make RevenueDot trust what they sign.
+    @Test(arguments: [0o664, 0o646, 0o666])
+    func trustAnchorsOthersCanChangeAreRefused(mode: Int) throws {
+        let chain = try TestChain()
+        let root = directory.appendingPathComponent("shared-root-\(mode).pem").path
+        let ca = directory.appendingPathComponent("shared-ca-\(mode).pem").path
+        try writeTrusted(chain.root.pem, to: root)
+        try writeTrusted(chain.root.pem, to: ca)
+        let rooted = #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "rootCertificates": ["\#(root)"]}]}"#
+        let hooked =
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "webhook": {"url": "https://h/", "caFile": "\#(ca)"}}]}"#
+        let apple = #"{"apps": [\#(Self.minimalApp)], "appleApi": {"caFile": "\#(ca)"}}"#
+        for text in [rooted, hooked, apple] { #expect(failure(text) == "loaded") }
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: root)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: ca)
+        let modeText = String(mode, radix: 8)
+        #expect(
+            failure(rooted).hasSuffix(
+                "apps[0].rootCertificates[0]: \(root) can be changed by other users (mode \(modeText)) and decides what "
+                    + "is trusted: run chmod go-w \(root)"), "\(failure(rooted))")
+        #expect(failure(hooked).contains("apps[0].webhook.caFile: \(ca) can be changed by other users"), "\(failure(hooked))")
+        #expect(failure(apple).contains("appleApi.caFile: \(ca) can be changed by other users"), "\(failure(apple))")
+    }
+
+    /// `text` at `path`, which only its owner can change (whatever the umask).
+    func writeTrusted(_ text: String, to path: String) throws {
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
     }
 
     @Test func requestDeadlineDefaultsToTwiceTheIdleTimeout() throws {

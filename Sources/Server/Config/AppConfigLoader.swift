@@ -102,7 +102,7 @@ package enum AppConfigLoader {
         }
         for (index, path) in (try app.strings("rootCertificates") ?? []).enumerated() {
             let resolved = ConfigLoader.resolve(path, in: directory)
-            let data = try app.contents(ofFile: resolved, for: "rootCertificates[\(index)]")
+            let data = try app.trustedContents(ofFile: resolved, for: "rootCertificates[\(index)]")
             // OpenSSL's reason (a d2i_X509 error code) would not help: the file is not a certificate.
             guard let parsed = try? Certificate.parse(pemOrDER: data), !parsed.isEmpty else {
                 throw app.fail("rootCertificates[\(index)]", "\(resolved) is not a PEM or DER certificate")
@@ -230,7 +230,7 @@ package enum AppConfigLoader {
         guard let path = try hook.string("caFile") else { return nil }
         guard isHTTPS else { throw hook.fail("caFile", "applies to https URLs only") }
         let resolved = ConfigLoader.resolve(path, in: directory)
-        let data = try hook.contents(ofFile: resolved, for: "caFile")
+        let data = try hook.trustedContents(ofFile: resolved, for: "caFile")
         guard String(decoding: data, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----"),
             let certificates = try? Certificate.parse(pemOrDER: data), !certificates.isEmpty
         else { throw hook.fail("caFile", "\(resolved) holds no PEM certificate") }

@@ -90,7 +90,7 @@ package enum AppleAPIConfigLoader {
         config.timeoutSeconds = Int(try reader.integer("timeoutSeconds", in: 1...600) ?? 30)
         if let path = try reader.string("caFile") {
             let resolved = ConfigLoader.resolve(path, in: directory)
-            let data = try reader.contents(ofFile: resolved, for: "caFile")
+            let data = try reader.trustedContents(ofFile: resolved, for: "caFile")
             guard (try? Certificate.parse(pemOrDER: data))?.isEmpty == false else {
                 throw reader.fail("caFile", "\(resolved) holds no PEM certificate")
             }

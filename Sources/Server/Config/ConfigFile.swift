@@ -60,4 +60,12 @@ extension ConfigReader {
         case .failure(let problem): throw fail(name, "cannot read \(path): \(problem.reason)")
         }
     }
+
+    /// The contents of a file that decides whom RevenueDot trusts (a root or CA certificate),
+    /// refused when its group or other users can change it (`SecretFileModes.trustProblem`).
+    package func trustedContents(ofFile path: String, for name: String) throws(ConfigError) -> Data {
+        let data = try contents(ofFile: path, for: name)
+        if let problem = SecretFileModes.trustProblem(path) { throw fail(name, problem) }
+        return data
+    }
 }

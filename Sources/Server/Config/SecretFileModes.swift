@@ -51,6 +51,18 @@ package enum SecretFileModes {
         return "\(path) \(who) (mode \(String(mode, radix: 8))) and holds \(what): run chmod 600 \(quoted(path))"
     }
 
+    /// What is wrong with the mode of the trust anchor at `path` (anyone who can change it can
+    /// make RevenueDot accept what they sign), with the `chmod` that fixes it; nil when only its
+    /// owner can change it, or when it cannot be read (its reader says so). Others may read it.
+    package static func trustProblem(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        let mode = status.st_mode & 0o7777
+        guard mode & (S_IWGRP | S_IWOTH) != 0 else { return nil }
+        return "\(path) can be changed by other users (mode \(String(mode, radix: 8))) and decides what is trusted: "
+            + "run chmod go-w \(quoted(path))"
+    }
+
     /// `path` as one shell word.
     private static func quoted(_ path: String) -> String {
         let plain = path.unicodeScalars.allSatisfy {

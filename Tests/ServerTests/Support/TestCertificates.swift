@@ -29,6 +29,8 @@ struct TestCertificates: Sendable {
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", caKey,
             "-out", caFile, "-days", "2", "-subj", "/CN=RevenueDot Test CA",
             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+        // Whatever the umask: a trust anchor others can change is refused.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: caFile)
         localhost = try Self.server("localhost", altNames: "DNS:localhost,IP:127.0.0.1", in: directory)
         otherHost = try Self.server("other.invalid", altNames: "DNS:other.invalid", in: directory)
     }
