@@ -94,6 +94,22 @@ import Testing
         #expect(newer.output.contains("database: sqlite:"), "\(newer.output)")
     }
 
+    /// A database file with a second name (a hard link) is refused by both, with serve's line.
+    @Test func aDatabaseWithASecondNameIsRefusedByBoth() throws {
+        let fixture = try ServerFixture()
+        try fixture.startService().shutdown()
+        let second = fixture.databasePath + "-second"
+        try FileManager.default.linkItem(atPath: fixture.databasePath, toPath: second)
+        defer { try? FileManager.default.removeItem(atPath: second) }
+        let checked = try runCLI(["check-config", "--config", fixture.configPath])
+        #expect(checked.status == 1, "\(checked.output)")
+        #expect(checked.output.contains("has 2 names (hard links)"), "\(checked.output)")
+        let served = try runCLI(["serve", "--config", fixture.configPath])
+        #expect(served.status == 1 && served.output.contains("has 2 names (hard links)"), "\(served.output)")
+        try FileManager.default.removeItem(atPath: second)
+        #expect(try runCLI(["check-config", "--config", fixture.configPath]).status == 0)
+    }
+
     /// An empty file made ahead (with the service's owner, say) is a new database to both
     /// commands; a file with another program's tables is refused by both and left as it was.
     @Test func anEmptyFileIsNewAndAForeignDatabaseIsRefusedByBoth() throws {

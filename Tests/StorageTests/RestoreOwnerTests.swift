@@ -36,4 +36,18 @@ import Testing
         let lock = Self.owner(DatabaseLock.lockPath(directory.databasePath))
         #expect(lock.uid == 4242 && lock.gid == 4343)
     }
+
+    /// Any command run as root (`import`, `replay`, `backfill`) leaves the lock file to the
+    /// database's owner: one left to root, as earlier builds left it, is given back too.
+    @Test func aLockTakenAsRootIsTheDatabaseOwners() throws {
+        let directory = try TemporaryDirectory()
+        try RestoredPositionsTests.database(directory.databasePath, events: 1, prefix: "e")
+        #expect(chown(directory.databasePath, 4242, 4343) == 0)
+        let lockPath = DatabaseLock.lockPath(directory.databasePath)
+        try DatabaseLock(databasePath: directory.databasePath).release()
+        #expect(Self.owner(lockPath).uid == 4242 && Self.owner(lockPath).gid == 4343)
+        #expect(chown(lockPath, 0, 0) == 0)
+        try DatabaseLock(databasePath: directory.databasePath).release()
+        #expect(Self.owner(lockPath).uid == 4242 && Self.owner(lockPath).gid == 4343)
+    }
 }

@@ -65,10 +65,29 @@ public final class DatabaseLock: Sendable {
                 }
                 throw StoreError(.unavailable, Self.inUse(databasePath, by: holder))
             }
-            if Self.isNamed(descriptor, by: path) { return (descriptor, created) }
+            if Self.isNamed(descriptor, by: path) {
+                giveToDatabaseOwner(descriptor, of: databasePath)
+                return (descriptor, created)
+            }
             close(descriptor)
         }
         throw StoreError(.unavailable, "lock \(path): the file was replaced each time it was locked")
+    }
+
+    /// Run as root (`import`, `replay`, `backfill` by an operator), gives the lock file the owner
+    /// and group of the database, else of its folder, as SQLite gives its WAL and shared-memory
+    /// files: a lock file left to root is one the service's user cannot open. A failure leaves it
+    /// as it is (the service's start then says why).
+    private static func giveToDatabaseOwner(_ descriptor: Int32, of databasePath: String) {
+        guard geteuid() == 0 else { return }
+        var owner = stat()
+        let folder = (databasePath as NSString).deletingLastPathComponent
+        guard stat(databasePath, &owner) == 0 || stat(folder.isEmpty ? "." : folder, &owner) == 0 else { return }
+        var current = stat()
+        guard fstat(descriptor, &current) == 0, current.st_uid != owner.st_uid || current.st_gid != owner.st_gid else {
+            return
+        }
+        _ = fchown(descriptor, owner.st_uid, owner.st_gid)
     }
 
     /// Takes the exclusive lock on `descriptor`: 0, or the errno of the last try. A probe

@@ -20,6 +20,8 @@ public enum DatabaseProbe {
         // `serve` creates or writes the file, its WAL and shared-memory files and its lock file.
         if let unwritable = SQLiteFiles.unwritable(path) { throw StoreError(.unavailable, unwritable) }
         guard FileManager.default.fileExists(atPath: path) else { return .absent }
+        // `serve` refuses a file with a second name (its lock would not cover the other).
+        if let secondName = DatabaseLock.secondNameProblem(path) { throw StoreError(.unavailable, secondName) }
         // With no server on it and no WAL beside it, the file is read as it stands: a read-only
         // connection would leave WAL and shared-memory files behind, and check-config changes nothing.
         let quiet =
