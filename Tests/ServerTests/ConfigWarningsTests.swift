@@ -9,10 +9,11 @@ import Testing
 struct ConfigWarningsTests {
     let directory = TestDirectory("config-warnings")
 
-    func warnings(apps: String, appleApi: String = "{}") throws -> [String] {
+    func warnings(apps: String, appleApi: String = "{}", http: String = "{}") throws -> [String] {
         let path = try directory.write(
             "revenuedot.json",
-            #"{"listen": "127.0.0.1:0", "database": "sqlite:r.sqlite", "appleApi": \#(appleApi), "apps": [\#(apps)]}"#)
+            #"{"listen": "127.0.0.1:0", "database": "sqlite:r.sqlite", "appleApi": \#(appleApi), "http": \#(http), "#
+                + #""apps": [\#(apps)]}"#)
         return ConfigWarnings.of(try ConfigLoader.load(path: path))
     }
 
@@ -58,5 +59,12 @@ struct ConfigWarningsTests {
         #expect(
             try warnings(apps: Self.app("a"), appleApi: #"{"consumption": {"enabled": true, "customerConsented": true}}"#)
                 == [])
+    }
+
+    /// A body limit that may refuse Apple's notifications (about 14 KB) is named; 64 KiB is not.
+    @Test func aBodyLimitBelowAppleNotificationsIsNamed() throws {
+        let small = try warnings(apps: Self.app("a"), http: #"{"maxBodyBytes": 4096}"#)
+        #expect(small.count == 1 && small[0].hasPrefix("http.maxBodyBytes is 4096: App Store notifications"), "\(small)")
+        #expect(try warnings(apps: Self.app("a"), http: #"{"maxBodyBytes": 65536}"#) == [])
     }
 }

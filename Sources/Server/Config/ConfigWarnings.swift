@@ -7,6 +7,8 @@ import Subscriptions
 package enum ConfigWarnings {
     /// A secret API key shorter than this is one a caller may guess (`init` makes 35 characters).
     static let shortestSecretKey = 20
+    /// A body limit below this may refuse one of Apple's notifications (about 14 KB now).
+    static let smallestNotificationBodyLimit = 64 << 10
 
     package static func of(_ config: RevenueDotConfig) -> [String] {
         var warnings: [String] = []
@@ -48,6 +50,12 @@ package enum ConfigWarnings {
                         + "\(shared.joined(separator: ", ")): one held under another app's URL is not taken up at "
                         + "a start, as either could take it (only a copy posted to one of them takes it up)")
             }
+        }
+        if config.http.maxBodyBytes < smallestNotificationBodyLimit {
+            warnings.append(
+                "http.maxBodyBytes is \(config.http.maxBodyBytes): App Store notifications are about 14 KB and grow "
+                    + "with what Apple adds, and one over the limit is answered 413 until Apple gives up on it (keep "
+                    + "at least \(smallestNotificationBodyLimit); the default is \(1 << 20))")
         }
         let apple = config.appleAPI
         if apple.backfillMarginMinutes == 0 {
