@@ -48,3 +48,30 @@ extension ArgumentParserTests {
         #expect(try String(contentsOfFile: directory.path("README.md"), encoding: .utf8) == "mine\n")
     }
 }
+
+extension ArgumentParserTests {
+    /// An option given twice is refused unless the command takes several: `restore --config a
+    /// --config b` restored into b, the one the user may not have meant.
+    @Test func anOptionGivenTwiceIsRefusedUnlessItRepeats() throws {
+        let error = #expect(throws: UsageError.self) {
+            try ParsedArguments(["--config", "a.json", "--config=b.json"], valueOptions: ["config"], flagOptions: [])
+        }
+        #expect(error?.description == "--config is given twice (a.json and b.json): give it once")
+        let repeated = try ParsedArguments(
+            ["--root-cert", "a.pem", "--root-cert", "b.pem"], valueOptions: ["root-cert"], flagOptions: [],
+            repeatable: ["root-cert"])
+        #expect(repeated.values("root-cert") == ["a.pem", "b.pem"])
+    }
+
+    /// Through the binary: a restore naming two configurations changes nothing.
+    @Test func restoreWithTwoConfigurationsChangesNothing() throws {
+        let directory = TestDirectory("restore-two-configs")
+        let result = try runCLI(
+            ["restore", "backup.sqlite", "--config", "a.json", "--config", "b.json"], in: directory.path(""))
+        #expect(result.status == 2, "\(result.output)")
+        #expect(
+            result.output.hasPrefix("revenuedot restore: --config is given twice (a.json and b.json): give it once\n"),
+            "\(result.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("")).isEmpty)
+    }
+}

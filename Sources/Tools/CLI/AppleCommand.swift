@@ -55,7 +55,8 @@ package struct AppleCommand {
         guard let first = arguments.first, !first.hasPrefix("-") else { throw UsageError("name an ENDPOINT") }
         endpointName = first
         parsed = try ParsedArguments(
-            Array(arguments.dropFirst()), valueOptions: Self.valueOptions, flagOptions: ["all", "only-failures"])
+            Array(arguments.dropFirst()), valueOptions: Self.valueOptions, flagOptions: ["all", "only-failures"],
+            repeatable: ["product-type", "product-id", "subscription-group", "status", "storefront"])
         guard parsed.value("app") != nil else { throw UsageError("\(first) needs --app ID") }
         _ = try endpoint(now: Date())
     }

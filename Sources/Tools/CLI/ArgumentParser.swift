@@ -2,16 +2,21 @@ import Server
 
 /// Splits a command line into options and positional arguments.
 ///
-/// Options are `--name value`, `--name=value`, or flags (`--lines`); each option may repeat. A
-/// value that starts with `--` is given as `--name=value`.
+/// Options are `--name value`, `--name=value`, or flags (`--lines`). Only the options a command
+/// names `repeatable` may be given more than once: another given twice is refused, as the user
+/// meant one of them and the command would use the other. A value that starts with `--` is given
+/// as `--name=value`.
 /// `-` alone is positional (standard input); `--` ends option parsing. An option's value is never empty.
 package struct ParsedArguments: Sendable {
     package private(set) var options: [String: [String]] = [:]
     package private(set) var flags: Set<String> = []
     package private(set) var positionals: [String] = []
 
-    /// Parses `arguments` knowing which names take a value and which are flags.
-    package init(_ arguments: [String], valueOptions: Set<String>, flagOptions: Set<String>) throws(UsageError) {
+    /// Parses `arguments` knowing which names take a value, which of those may repeat, and which
+    /// are flags.
+    package init(
+        _ arguments: [String], valueOptions: Set<String>, flagOptions: Set<String>, repeatable: Set<String> = []
+    ) throws(UsageError) {
         var index = 0
         var optionsEnded = false
         while index < arguments.count {
@@ -46,6 +51,9 @@ package struct ParsedArguments: Sendable {
                 // An empty value (`--out ""`, an unset shell variable) names nothing: no option
                 // reads one as "here" or "none".
                 guard let value, !value.isEmpty else { throw UsageError("--\(name) needs a value, not an empty one") }
+                if let earlier = options[name]?.first, !repeatable.contains(name) {
+                    throw UsageError("--\(name) is given twice (\(earlier) and \(value)): give it once")
+                }
                 options[name, default: []].append(value)
             } else {
                 throw UsageError("unknown option --\(name)")
@@ -64,7 +72,7 @@ package struct ParsedArguments: Sendable {
         }
     }
 
-    /// The last value given for `name`.
+    /// The value given for `name` (the last, for a repeatable option).
     package func value(_ name: String) -> String? { options[name]?.last }
 
     /// Every value given for `name`, in order.

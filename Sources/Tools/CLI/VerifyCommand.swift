@@ -49,7 +49,7 @@ package struct VerifyCommand: Sendable {
     package init(arguments: [String]) throws {
         let parsed = try ParsedArguments(
             arguments, valueOptions: ["root-cert", "bundle-id", "app-apple-id", "environment", "config", "type"],
-            flagOptions: ["lines", "help"])
+            flagOptions: ["lines", "help"], repeatable: ["root-cert", "environment"])
         guard parsed.positionals.count <= 1 else { throw UsageError("give at most one input file") }
         input = parsed.positionals.first
         lines = parsed.flags.contains("lines")
