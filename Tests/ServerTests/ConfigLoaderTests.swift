@@ -132,9 +132,15 @@ struct ConfigLoaderTests {
         (#"{"apps": [\#(minimalApp)], "node": {"name": "web-1"}}"#, "node.name: unknown key"),
         (#"{"apps": [\#(minimalApp)], "node": {"id": 1}}"#, "node.id: must be a string"),
         ("{not json", "not valid JSON"),
+        // Where an editor shows it, not a byte offset.
+        ("{\n  \"apps\": [\(minimalApp),\n  ]\n}", "not valid JSON at line 3, column 3: "),
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 123456789012345678901234567890}]}"#,
+            "apps[0].appAppleId: must be between 1 and 9223372036854775807"
+        ),
         (
             #"{"listen": "127.0.0.1:8095", "listen": "127.0.0.1:8096", "apps": [\#(minimalApp)]}"#,
-            "listen: given twice (the second at byte 29); give each key once"
+            "listen: given twice (the second at line 1, column 30); give each key once"
         ),
         (
             #"{"apps": [\#(minimalApp), {"id": "b", "bundleId": "x", "bundleId": "y", "appAppleId": 1}]}"#,

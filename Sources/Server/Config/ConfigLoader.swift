@@ -21,13 +21,27 @@ package enum ConfigLoader {
         }
     }
 
+    /// Where byte `offset` of `data` is, as an editor shows it: "line 3, column 7" (both from 1;
+    /// columns count characters).
+    static func position(ofByte offset: Int, in data: Data) -> String {
+        let before = data.prefix(max(0, offset))
+        let line = before.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+        let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? before.startIndex
+        let column = String(decoding: before[lineStart...], as: UTF8.self).count + 1
+        return "line \(line), column \(column)"
+    }
+
     /// Parses configuration text; `file` names it in errors and anchors relative paths.
     package static func parse(_ data: Data, file: String) throws(ConfigError) -> RevenueDotConfig {
         let data = withoutByteOrderMark(data)
         let json: JSONValue
         do { json = try JSONValue(parsingWithoutRepeatedNames: data) } catch let repeated as JSONValue.RepeatedName {
             throw ConfigError(
-                file: file, key: repeated.path, problem: "given twice (the second at byte \(repeated.offset)); give each key once"
+                file: file, key: repeated.path,
+                problem: "given twice (the second at \(position(ofByte: repeated.offset, in: data))); give each key once")
+        } catch let failure as JSONParser.Failure {
+            throw ConfigError(
+                file: file, key: "", problem: "not valid JSON at \(position(ofByte: failure.offset, in: data)): \(failure.reason)"
             )
         } catch {
             throw ConfigError(file: file, key: "", problem: "not valid JSON (\(error))")

@@ -62,13 +62,25 @@ package struct ConfigReader {
 
     package func integer(_ name: String) throws(ConfigError) -> Int64? {
         guard let value = members[name], value != .null else { return nil }
-        guard case .integer(let number) = value else { throw fail(name, "must be an integer") }
+        guard case .integer(let number) = value else {
+            if case .number(let number) = value, Self.isPastInt64(number) {
+                throw fail(name, "is out of range: an integer from \(Int64.min) to \(Int64.max)")
+            }
+            throw fail(name, "must be an integer")
+        }
         return number
     }
 
+    /// Whether `number` is a whole number too large for `Int64` (the parser reads one as a double).
+    private static func isPastInt64(_ number: Double) -> Bool {
+        number.rounded() == number && abs(number) >= 9.223_372_036_854_775_807e18
+    }
+
     package func integer(_ name: String, in range: ClosedRange<Int64>) throws(ConfigError) -> Int64? {
+        let mustBe = "must be between \(range.lowerBound) and \(range.upperBound)"
+        if case .number(let number)? = members[name], Self.isPastInt64(number) { throw fail(name, mustBe) }
         guard let number = try integer(name) else { return nil }
-        guard range.contains(number) else { throw fail(name, "must be between \(range.lowerBound) and \(range.upperBound)") }
+        guard range.contains(number) else { throw fail(name, mustBe) }
         return number
     }
 
