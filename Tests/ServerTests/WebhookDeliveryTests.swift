@@ -147,6 +147,9 @@ struct WebhookDeliveryTests {
         service.shutdown()
         #expect(try Self.deliveries(fixture)[id]?.status == "delivered")
         #expect(try runCLI(["events", "resend", "no-such-event", "--config", fixture.configPath]).status == 1)
+        // With the server stopped, the store itself: an id in upper case names the same event.
+        let upper = try runCLI(["events", "resend", id.uppercased(), "--config", fixture.configPath])
+        #expect(upper.status == 0 && upper.output.contains("event \(id) is due"), "\(upper.output)")
     }
 
     /// `events resend` beside the server goes through it: the route makes one of the key's app's
@@ -175,6 +178,10 @@ struct WebhookDeliveryTests {
         let (status, body) = try resend(id)
         #expect(status == 200 && body == .object(["event_id": .string(id), "status": .string("due")]), "\(body)")
         #expect(receiver.wait { $0.count >= 2 }.last?.id == id)
+        // An id pasted in upper case names the same event; the answer gives it as stored.
+        let (again, named) = try resend(id.uppercased())
+        #expect(again == 200 && named["event_id"] == .string(id), "\(named)")
+        #expect(receiver.wait { $0.count >= 3 }.last?.id == id)
     }
 
     @Test func aReceiverDownAcrossARestartGetsTheEventAfterwards() throws {

@@ -75,10 +75,11 @@ package struct EventsAPI: Sendable {
     /// to finish); 404 for an event the app does not have; 409 when the app has no webhook.
     package func resend(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
         guard let (app, access) = keys.authenticate(request), access == .secret else { return reply(APIKeys.secretKeyRequired) }
-        let id = request.pathParameters["event_id"] ?? ""
-        let owner: String?
-        do { owner = try store.appId(ofEvent: id) } catch { return reply(.storageFailure(error, access: access)) }
-        guard owner == app.id else {
+        let typed = request.pathParameters["event_id"] ?? ""
+        let event: (id: String, appId: String)?
+        do { event = try store.event(named: typed) } catch { return reply(.storageFailure(error, access: access)) }
+        let id = event?.id ?? typed
+        guard event?.appId == app.id else {
             return reply(.error(status: 404, code: "not_found", message: "app \"\(app.id)\" has no event \(id)"))
         }
         // Only an app with a webhook has a worker to send it: anything else would wait forever.

@@ -4,8 +4,14 @@ extension ReadsStore {
         try read { (rows) throws(StoreError) in try EventRows.list(filter, from: rows) }
     }
 
-    /// The app event `id` belongs to; nil when no event has that id.
-    public func appId(ofEvent id: String) throws(StoreError) -> String? {
-        try read { (rows) throws(StoreError) in try EventRows.appId(ofEvent: id, from: rows) }
+    /// The event a person named `typed`, as stored: its id and its app; nil when none has it.
+    /// Event ids are written in lower case, so one typed or pasted in upper case names the same.
+    public func event(named typed: String) throws(StoreError) -> (id: String, appId: String)? {
+        try read { (rows) throws(StoreError) in
+            for id in Set([typed, typed.lowercased()]).sorted() {
+                if let appId = try EventRows.appId(ofEvent: id, from: rows) { return (id, appId) }
+            }
+            return nil
+        }
     }
 }

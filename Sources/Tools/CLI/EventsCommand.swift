@@ -53,23 +53,23 @@ package struct EventsCommand {
             defer { reader.close() }
             return try list(reader, config: config)
         }
-        let id = parsed.positionals[0]
+        let typed = parsed.positionals[0]
         let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
         // Beside the server that has the SQLite database, it makes the event due (and wakes its
         // webhook worker); a second writer would only wait for its turn and wake nobody.
         if let listen = try CommandStore.servingAddress(config, for: "resend") {
             let reader = try CommandStore.reader(config)
-            let appId = try reader.appId(ofEvent: id)
+            let event = try reader.event(named: typed)
             reader.close()
-            guard let app = appId.flatMap({ config.app($0) }) else {
-                StandardStreams.error("revenuedot events resend: no event \(id)\n")
+            guard let event, let app = config.app(event.appId) else {
+                StandardStreams.error("revenuedot events resend: no event \(typed)\n")
                 return 1
             }
-            return try resendThroughServer(id, server: RunningServer(listen: listen, app: app, command: "resend"))
+            return try resendThroughServer(event.id, server: RunningServer(listen: listen, app: app, command: "resend"))
         }
         let store = try CommandStore.open(config, command: "events")
         defer { store.close() }
-        return try resend(store, config: config, id: id)
+        return try resend(store, config: config, typed: typed)
     }
 
     /// `resend` through the running server (`POST /v1/events/{event_id}/resend`), said as without one.
@@ -156,10 +156,11 @@ package struct EventsCommand {
         return 0
     }
 
-    private func resend(_ store: Store, config: RevenueDotConfig, id: String) throws -> Int32 {
+    private func resend(_ store: Store, config: RevenueDotConfig, typed: String) throws -> Int32 {
         let nowMs = UnixTime.nowMs
         // Only an app with a webhook has a worker to send it: anything else would wait forever.
-        let appId = try store.appId(ofEvent: id)
+        let event = try store.event(named: typed)
+        let (id, appId) = (event?.id ?? typed, event?.appId)
         let webhooks = appId.flatMap { config.app($0) }?.webhooks ?? []
         if let appId, webhooks.isEmpty {
             StandardStreams.error("revenuedot events resend: app \"\(appId)\" has no webhook configured to send \(id) to\n")
