@@ -137,6 +137,7 @@ struct VerifyCommandTests {
         let directory = TestDirectory("revenuedot-verify").url
         let der = directory.appendingPathComponent("root.der").path
         try Self.chain.root.der.write(to: URL(fileURLWithPath: der))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: der)
         let input = Data(try Self.notification().utf8)
         #expect(try VerifyCommand(arguments: ["--root-cert", der]).execute(input: input).status == 0)
         let config = directory.appendingPathComponent("revenuedot.json").path
@@ -144,6 +145,14 @@ struct VerifyCommandTests {
             .write(toFile: config, atomically: true, encoding: .utf8)
         #expect(try VerifyCommand(arguments: ["--config", config]).execute(input: input).status == 0)
         #expect(try VerifyCommand(arguments: []).execute(input: input).status == 1, "Apple's root alone does not verify it")
+    }
+
+    /// A root certificate that cannot be read is a file's problem (exit 1), as the input's is,
+    /// not the command line's (exit 2).
+    @Test func anUnreadableRootIsAFileProblem() throws {
+        let missing = try runCLI(["verify", "--root-cert", "/nonexistent/root.pem", Self.rootPath])
+        #expect(missing.status == 1, "\(missing.output)")
+        #expect(missing.output == "revenuedot verify: --root-cert cannot read /nonexistent/root.pem: no such file\n")
     }
 
     /// The input may be a pipe or a FIFO (`verify <(cat payload)`), not only a regular file.
@@ -174,13 +183,13 @@ struct VerifyCommandTests {
     /// An endless input (`/dev/zero`) is read only up to the limit, then refused in one line.
     @Test func anEndlessInputIsRefusedAtTheLimit() throws {
         let result = try runCLI(["verify", "--root-cert", Self.rootPath, "--lines", "/dev/zero"])
-        #expect(result.status == 2, "\(result.output)")
+        #expect(result.status == 1, "\(result.output)")
         #expect(result.output.hasPrefix("revenuedot verify: /dev/zero holds more than 256 MiB: split it\n"), "\(result.output)")
     }
 
     @Test(arguments: [
         ["--environment", "Staging"], ["--app-apple-id", "abc"], ["--app-apple-id", "-1"], ["--app-apple-id", "0"], ["--bogus"],
-        ["a", "b"], ["--root-cert", "/nonexistent.pem"],
+        ["a", "b"],
         ["--environment", "Production", "--bundle-id", "com.example.app"], ["--type", "renewalInfo"], ["--type"],
     ])
     func badArgumentsAreUsageErrors(arguments: [String]) {

@@ -68,11 +68,11 @@ package struct VerifyCommand: Sendable {
             let data: Data
             switch ConfigFile.read(path) {
             case .success(let contents): data = contents
-            case .failure(let problem): throw UsageError("--root-cert cannot read \(path): \(problem.reason)")
+            case .failure(let problem): throw FileProblem(description: "--root-cert cannot read \(path): \(problem.reason)")
             }
             // OpenSSL's reason (a d2i_X509 error code) would not help: the file is not a certificate.
             guard let parsed = try? Certificate.parse(pemOrDER: data), !parsed.isEmpty else {
-                throw UsageError("--root-cert \(path): not a PEM or DER certificate")
+                throw FileProblem(description: "--root-cert \(path): not a PEM or DER certificate")
             }
             roots += parsed
         }
@@ -116,7 +116,7 @@ package struct VerifyCommand: Sendable {
 
     /// A file's bytes, read to its end: a pipe or a FIFO too (`verify <(...)`), which
     /// `FileManager.contents(atPath:)` cannot read. Nil when it cannot be opened or read.
-    static func contents(of path: String) throws(UsageError) -> Data? {
+    static func contents(of path: String) throws(FileProblem) -> Data? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         return try bounded(handle, name: path)
@@ -125,11 +125,11 @@ package struct VerifyCommand: Sendable {
     /// The most `verify` reads: far more than any batch of payloads, and not all of `/dev/zero`.
     static let maxInputBytes = 256 * 1_048_576
 
-    /// `handle`'s bytes up to `maxInputBytes`; more is a usage error naming `name`.
-    static func bounded(_ handle: FileHandle, name: String) throws(UsageError) -> Data? {
+    /// `handle`'s bytes up to `maxInputBytes`; more is a problem of the file named `name`.
+    static func bounded(_ handle: FileHandle, name: String) throws(FileProblem) -> Data? {
         guard let data = try? handle.read(upToCount: maxInputBytes + 1) ?? Data() else { return nil }
         guard data.count <= maxInputBytes else {
-            throw UsageError("\(name) holds more than \(maxInputBytes / 1_048_576) MiB: split it")
+            throw FileProblem(description: "\(name) holds more than \(maxInputBytes / 1_048_576) MiB: split it")
         }
         return data
     }
@@ -251,4 +251,10 @@ package struct VerifyCommand: Sendable {
         ])
         return object.serialized()
     }
+}
+
+/// A file the command line names that cannot be used: exit 1, as for any file (the command line
+/// itself was right).
+struct FileProblem: Error, CustomStringConvertible {
+    let description: String
 }
