@@ -65,6 +65,8 @@ public final class AppStoreServerAPIClient: Sendable {
     private let onRetry: (@Sendable (AppStoreServerAPIError, Double) -> Void)?
     /// Told of each attempt: the endpoint's name and what came of it (a server counts them).
     private let onAttempt: (@Sendable (String, AttemptOutcome) -> Void)?
+    /// Ends the waits between attempts, and the attempts, when the owner stops.
+    private let cancellation: CallCancellation
 
     /// What one attempt at a call came to.
     public enum AttemptOutcome: Sendable, Equatable {
@@ -83,8 +85,9 @@ public final class AppStoreServerAPIClient: Sendable {
         _ configuration: Configuration, rateLimits: EndpointRateLimits? = nil, clock: @escaping @Sendable () -> Date = { Date() },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         onRetry: (@Sendable (AppStoreServerAPIError, Double) -> Void)? = nil,
-        onAttempt: (@Sendable (String, AttemptOutcome) -> Void)? = nil
+        onAttempt: (@Sendable (String, AttemptOutcome) -> Void)? = nil, cancellation: CallCancellation = CallCancellation()
     ) throws(AppStoreServerAPIError) {
+        self.cancellation = cancellation
         self.configuration = configuration
         self.clock = clock
         self.random = random
@@ -125,6 +128,7 @@ public final class AppStoreServerAPIClient: Sendable {
         while true {
             attempt += 1
             try waitForTurn(endpoint, attemptsMade: attempt - 1)
+            guard !cancellation.isCancelled else { throw stopped(endpoint, attemptsMade: attempt - 1) }
             let outcome: RetryPolicy.Attempt
             let failure: AppStoreServerAPIError
             switch exchange(endpoint, body: body) {
@@ -158,9 +162,15 @@ public final class AppStoreServerAPIClient: Sendable {
             case .giveUp: throw failure
             case .retry(let seconds):
                 onRetry?(failure, seconds)
-                Thread.sleep(forTimeInterval: seconds)
+                guard cancellation.wait(seconds) else { throw stopped(endpoint, attemptsMade: attempt) }
             }
         }
+    }
+
+    /// The failure of a call its owner's stop cut short (`CallCancellation`).
+    private func stopped(_ endpoint: Endpoint, attemptsMade: Int) -> AppStoreServerAPIError {
+        AppStoreServerAPIError(
+            .noAnswer("not tried again: the caller is stopping"), endpoint: endpoint.name, attempts: attemptsMade)
     }
 
     /// The longest a 429 holds an endpoint back: Apple counts its limits over an hour, and a
@@ -184,7 +194,7 @@ public final class AppStoreServerAPIClient: Sendable {
             throw refusal(rateLimits.heldBack(endpoint, now: now))
         }
         while wait > 0 {
-            Thread.sleep(forTimeInterval: wait)
+            guard cancellation.wait(wait) else { throw stopped(endpoint, attemptsMade: attemptsMade) }
             wait = rateLimits.heldBack(endpoint, now: Self.monotonicSeconds())
             if wait > longest {
                 onAttempt?(endpoint.name, .heldBack)

@@ -38,6 +38,27 @@ struct ClientBehaviourTests {
         }
     }
 
+    /// A stop (`CallCancellation`) ends the wait before the next attempt at once, and no call
+    /// makes an attempt after it: a server stopping does not wait out retries.
+    @Test func aCancelledCallEndsItsWaitAndTriesNoMore() throws {
+        let cancellation = CallCancellation()
+        let fixture = try APIFixture(
+            retry: RetryPolicy(maxAttempts: 5, baseDelaySeconds: 10, maximumDelaySeconds: 30), cancellation: cancellation)
+        fixture.store.inject(.status(503, code: nil, retryAfter: nil), count: 10)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { cancellation.cancel() }
+        let started = Date()
+        do {
+            _ = try fixture.client.transactionInfo("1")
+            Issue.record("a cancelled call answered")
+        } catch {
+            #expect(error.description.contains("not tried again: the caller is stopping"), "\(error)")
+            #expect(error.attempts == 1)
+        }
+        #expect(Date().timeIntervalSince(started) < 3, "the wait of 5 s or more went on after the stop")
+        #expect(throws: AppStoreServerAPIError.self) { _ = try fixture.client.transactionInfo("1") }
+        #expect(fixture.store.requestCount("transaction-info") == 1)
+    }
+
     @Test func errorsAppleCallsFinalAreNotRetriedAndRetryableOnesAre() throws {
         let fixture = try APIFixture()
         #expect(throws: AppStoreServerAPIError.self) { _ = try fixture.client.transactionInfo("404") }

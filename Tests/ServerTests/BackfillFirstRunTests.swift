@@ -40,4 +40,25 @@ struct BackfillFirstRunTests {
         #expect(try BackfillCommand(arguments: ["--config", world.configPath, "--app", "demo"]).run() == 0)
         #expect(world.store.requestCount("notification-history") == before + 1)
     }
+
+    /// A stop while the first backfill retries against an Apple that answers 503 does not wait
+    /// out the retries (seconds apart, and the first backfill is tried again for two minutes):
+    /// the wait before the next attempt ends at once, and no attempt follows.
+    @Test func aStopDoesNotWaitOutRetriesAgainstApple() throws {
+        let world = try AppleAPIWorld()
+        world.store.inject(.status(503, code: nil, retryAfter: nil), count: 1000, endpoint: "notification-history")
+        var config = try world.config()
+        config.appleAPI.backfillIntervalMinutes = 60
+        let service = try RevenueDotService(config: config, log: { _ in })
+        try service.start()
+        let deadline = Date().addingTimeInterval(10)
+        while world.store.requestCount("notification-history") < 2, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(world.store.requestCount("notification-history") >= 2, "the backfill did not retry")
+        let started = Date()
+        #expect(service.shutdown())
+        #expect(Date().timeIntervalSince(started) < 2, "the stop took \(Date().timeIntervalSince(started)) s")
+        let asked = world.store.requestCount("notification-history")
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(world.store.requestCount("notification-history") == asked, "an attempt after the stop")
+    }
 }

@@ -12,6 +12,8 @@ package final class AppleAPIClientPool: Sendable {
     private let rates: AppleAPIRates
     private let onAttempt: (@Sendable (String, AppStoreServerAPIClient.AttemptOutcome) -> Void)?
     private let clients = Mutex<[String: AppStoreServerAPIClient]>([:])
+    /// Shared by every client of the pool (`stop`).
+    private let cancellation = CallCancellation()
 
     /// Clients retrying as `retry` says, each attempt within `timeoutSeconds` (the config's
     /// when nil), keeping to the request rates `rates` holds (shared with other pools), telling
@@ -30,6 +32,10 @@ package final class AppleAPIClientPool: Sendable {
 
     /// The longest one call can take, all its attempts and the waits between them included
     /// (waits past `maximumDelaySeconds` are not waited for).
+    /// Ends the waits between attempts of every call the pool's clients make, now and later: a
+    /// server stopping does not wait out retries against an Apple that does not answer.
+    package func stop() { cancellation.cancel() }
+
     package var longestCallSeconds: Double {
         Double(retry.maxAttempts) * ((timeoutSeconds ?? Double(config.timeoutSeconds)) + retry.maximumDelaySeconds)
     }
@@ -41,7 +47,7 @@ package final class AppleAPIClientPool: Sendable {
         if let known = clients.withLock({ $0[key] }) { return known }
         let made = try AppleAPIClients.client(
             for: app, environment: environment, config: config, retry: retry, timeoutSeconds: timeoutSeconds, rates: rates,
-            onAttempt: onAttempt)
+            onAttempt: onAttempt, cancellation: cancellation)
         return clients.withLock { clients in
             if let raced = clients[key] { return raced }
             clients[key] = made

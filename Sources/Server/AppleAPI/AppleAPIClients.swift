@@ -29,7 +29,8 @@ package enum AppleAPIClients {
         for app: AppConfig, environment: AppStoreEnvironment, config: AppleAPIConfig, retry: RetryPolicy = RetryPolicy(),
         timeoutSeconds: Double? = nil, rates: AppleAPIRates? = nil, clock: @escaping @Sendable () -> Date = { Date() },
         onRetry: (@Sendable (AppStoreServerAPIError, Double) -> Void)? = nil,
-        onAttempt: (@Sendable (String, AppStoreServerAPIClient.AttemptOutcome) -> Void)? = nil
+        onAttempt: (@Sendable (String, AppStoreServerAPIClient.AttemptOutcome) -> Void)? = nil,
+        cancellation: CallCancellation = CallCancellation()
     ) throws(Failure) -> AppStoreServerAPIClient {
         let key = try key(of: app)
         guard let baseURL = config.baseURLs[environment] else {
@@ -47,7 +48,7 @@ package enum AppleAPIClients {
                     requestsPerSecond: config.requestsPerSecond,
                     caFile: config.caFile),
                 rateLimits: rates?.limits(app: app.id, environment: environment, cap: config.requestsPerSecond), clock: clock,
-                onRetry: onRetry, onAttempt: onAttempt)
+                onRetry: onRetry, onAttempt: onAttempt, cancellation: cancellation)
         } catch {
             throw Failure(description: "app \"\(app.id)\": \(error)")
         }

@@ -19,6 +19,8 @@ final class ConfiguredServices: Sendable {
     let backfill: AutomaticBackfill
     let consumption: ConsumptionAnswering
     let reconcile: ScheduledReconcile
+    /// The clients of the background services' (and the Apple work API's) calls to Apple.
+    private let apple: AppleAPIClientPool
     private let firstBackfill: FirstBackfill
 
     /// What every generation shares: storage and what lives as long as the process.
@@ -87,6 +89,7 @@ final class ConfiguredServices: Sendable {
         // and the API's transaction lookups (Apple's limits, or appleApi.requestsPerSecond).
         let rates = AppleAPIRates()
         let apple = AppleAPIClientPool(config: config.appleAPI, rates: rates, onAttempt: metrics.appleAPIAttempted)
+        self.apple = apple
         backfill = AutomaticBackfill(config: config, ingest: ingest, store: store, clients: apple, metrics: metrics, log: log)
         consumption = ConsumptionAnswering(
             config: config, store: store, clients: apple, metrics: metrics, clock: shared.clock, log: log)
@@ -148,6 +151,12 @@ final class ConfiguredServices: Sendable {
                 name: "webhook sends and calls to Apple in flight"),
         ]
     }
+
+    /// Ends the waits between attempts of the calls to Apple in progress, and makes no further
+    /// attempt, for a shutdown: its deadline is not spent on retries against an Apple that does
+    /// not answer. A reload does not (the Apple work API's calls in flight go on with this
+    /// generation's clients).
+    func stopCallsToApple() { apple.stop() }
 
     /// Stops the background services before `deadline` (`stopPhases`); the pass over held
     /// notifications stops after the one in hand. False when the scheduler did not stop in time.

@@ -299,6 +299,7 @@ package final class RevenueDotService: Sendable {
         // The pass over held notifications stops after the one in hand (what it applied is
         // committed; the rest is taken up at the next start), then the generation's services,
         // then the customer contacts; storage closes last.
+        generation.stopCallsToApple()
         let held = GroupedPass(heldPass) { generation.held.stop() }
         let stopped = stopInOrder(
             [StopPhase([held], counts: true, name: "the held notification in hand")] + generation.stopPhases

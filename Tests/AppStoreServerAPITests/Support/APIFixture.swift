@@ -22,7 +22,8 @@ final class APIFixture: @unchecked Sendable {
     init(
         environment: AppStoreEnvironment = .sandbox, retry: RetryPolicy = RetryPolicy(maxAttempts: 4, baseDelaySeconds: 0.01),
         timeoutSeconds: Double = 5, clientKey: ECPrivateKey = APIFixture.key, keyId: String = APIFixture.keyId,
-        trustedRoot: Certificate = APIFixture.chain.root, clock: @escaping @Sendable () -> Date = { Date() }
+        trustedRoot: Certificate = APIFixture.chain.root, clock: @escaping @Sendable () -> Date = { Date() },
+        cancellation: CallCancellation = CallCancellation()
     ) throws {
         store = try SimulatedAppStore(
             apps: [SimulatedAppStore.App(bundleId: Self.bundleId, appAppleId: Self.appAppleId, environment: environment)],
@@ -42,7 +43,7 @@ final class APIFixture: @unchecked Sendable {
                 baseURL: APIBaseURL(host: "127.0.0.1", port: port, usesTLS: false, pathPrefix: ""),
                 token: try APIToken(p8: try clientKey.pkcs8PEM(), keyId: keyId, issuerId: Self.issuerId, bundleId: Self.bundleId),
                 verifier: verifier, timeoutSeconds: timeoutSeconds, retry: retry, requestsPerSecond: 0),
-            clock: clock)
+            clock: clock, cancellation: cancellation)
     }
 
     deinit { simulator.shutdown() }
