@@ -132,6 +132,10 @@ struct ConfigLoaderTests {
         (#"{"apps": [\#(minimalApp)], "node": {"name": "web-1"}}"#, "node.name: unknown key"),
         (#"{"apps": [\#(minimalApp)], "node": {"id": 1}}"#, "node.id: must be a string"),
         ("{not json", "not valid JSON"),
+        (
+            #"{"apps": [{"id": "a", "bundleId": "b", "appAppleId": 1, "productDisplayNames": {"pro.monthly": ""}}]}"#,
+            "apps[0].productDisplayNames.pro.monthly: must not be empty"
+        ),
         // Where an editor shows it, not a byte offset.
         ("{\n  \"apps\": [\(minimalApp),\n  ]\n}", "not valid JSON at line 3, column 3: "),
         (

@@ -89,6 +89,20 @@ struct SubscribersAPITests {
         #expect(after["subscriber"]?["subscriptions"]?["pro.monthly"] != nil)
     }
 
+    /// `productDisplayNames` names products as RevenueCat's dashboard does: `display_name`.
+    @Test func aConfiguredDisplayNameIsServed() throws {
+        service.shutdown()
+        let named = try ServerFixture(demoOptions: #""productDisplayNames": {"pro.monthly": "Pro Monthly"}"#)
+        let server = try named.startService()
+        defer { server.shutdown() }
+        let connection = try LoopbackConnection(port: server.port)
+        let posted = try connection.postTransaction(try transaction(original: "5000000007"), for: "dana", key: "pk_test_public")
+        #expect(posted.status == 200)
+        let answer = try connection.request("GET", "/v1/subscribers/dana", headers: ["Authorization": "Bearer sk_test_secret"])
+        let body = try JSONValue(parsing: answer.body)
+        #expect(body["subscriber"]?["subscriptions"]?["pro.monthly"]?["display_name"] == .string("Pro Monthly"), "\(body)")
+    }
+
     /// An `app_user_id` is one path segment whatever it holds: percent-encoded, a colon or a
     /// space stays part of it, and an escaped slash is decoded after routing, to be refused as
     /// RevenueCat refuses it (it used to be decoded before routing, so `team%2Fbob` was a 404).

@@ -203,6 +203,26 @@ import Threads
         }
     }
 
+    /// RevenueCat's `display_name`: the name configured for the product, null for one not named.
+    @Test func displayNamesAreTheConfiguredOnes() throws {
+        let lifetime = Apple.transaction(
+            "7000", original: "7000", product: "forever", purchase: day(2), type: .nonConsumable, token: "user")
+        let charge = Apple.notification(.oneTimeCharge, uuid: "n-life", signed: day(2), transaction: lifetime)
+        let shop = shop(Fixture.buy, charge)
+        let bytes = SubscriberInfo.body(
+            for: "user", customer: shop.ledger.customers["user"], purchases: shop.ledger.views(of: "user"),
+            entitlements: configuration.entitlements, displayNames: ["pro.monthly": "Pro, monthly", "unused": "x"],
+            at: Date(milliseconds: day(5)))
+        let subscriber = try JSONValue(parsing: Data(bytes))["subscriber"]
+        #expect(subscriber?["subscriptions"]?["pro.monthly"]?["display_name"] == "Pro, monthly")
+        #expect(subscriber?["non_subscriptions"]?["forever"]?.arrayValue?.first?["display_name"] == .null)
+        let named = SubscriberInfo.body(
+            for: "user", customer: shop.ledger.customers["user"], purchases: shop.ledger.views(of: "user"),
+            entitlements: configuration.entitlements, displayNames: ["forever": "Forever"], at: Date(milliseconds: day(5)))
+        let forever = try JSONValue(parsing: Data(named))["subscriber"]?["non_subscriptions"]?["forever"]?.arrayValue?.first
+        #expect(forever?["display_name"] == "Forever")
+    }
+
     // MARK: - Non-subscriptions
 
     @Test func nonConsumableIsListedWithALifetimeEntitlement() {

@@ -116,7 +116,7 @@ package struct SubscribersAPI: Sendable {
             let lastSeen = [contacts?.unwritten(appId: app.id, appUserId: id), found.lastSeenMs].compactMap { $0 }.max()
             let body = SubscriberInfo.body(
                 for: id, customer: found.customer, purchases: found.purchases, entitlements: app.entitlements,
-                lastSeenMs: lastSeen, showsAttributes: access == .secret,
+                displayNames: app.productDisplayNames, lastSeenMs: lastSeen, showsAttributes: access == .secret,
                 sandboxGrants: app.sandboxAccess.grants(found.customer, appUserId: id), at: now)
             return .found(.json(Data(body)), madeByTracking: found.customer.madeByTracking == true)
         } catch {

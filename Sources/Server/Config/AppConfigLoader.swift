@@ -7,7 +7,7 @@ import Subscriptions
 package enum AppConfigLoader {
     package static let keys: Set<String> = [
         "id", "bundleId", "appAppleId", "environments", "rootCertificates", "trackNewPurchasesFromServerNotifications",
-        "secretApiKey", "publicApiKey", "entitlements", "webhook", "inAppPurchaseKey", "restoreBehavior",
+        "secretApiKey", "publicApiKey", "entitlements", "productDisplayNames", "webhook", "inAppPurchaseKey", "restoreBehavior",
         "smallBusinessProgram", "sandboxAccess", "webhooks", "removedWebhooks", "offerings",
     ]
 
@@ -58,6 +58,7 @@ package enum AppConfigLoader {
         config.sandboxAccess = try sandboxAccess(app)
         config.removedWebhooks = try webhookNames(app, "removedWebhooks")
         config.offerings = try offerings(app)
+        config.productDisplayNames = try productDisplayNames(app)
         try checkRetiredNames(app, webhooks: config.webhooks, removed: config.removedWebhooks)
         return config
     }
@@ -130,6 +131,18 @@ package enum AppConfigLoader {
             result[name] = products
         }
         return result
+    }
+
+    /// `productDisplayNames`: `{"<product ID>": "<name>"}`, each name a non-empty string.
+    private static func productDisplayNames(_ app: ConfigReader) throws(ConfigError) -> [String: String] {
+        guard let map = try app.object("productDisplayNames") else { return [:] }
+        var names: [String: String] = [:]
+        for productId in map.rawMembers.keys.sorted() {
+            guard !productId.isEmpty else { throw map.fail(productId, "a display name needs a product ID") }
+            guard let name = try map.string(productId) else { throw map.fail(productId, "must be the product's name") }
+            names[productId] = name
+        }
+        return names
     }
 
     /// `webhooks` (a list) or `webhook` (one), not both; ids (`name`) unique.

@@ -86,6 +86,9 @@ package struct AppConfig: Sendable {
     package var sandboxAccess = SandboxAccess.everyone
     /// What RevenueCat's SDKs fetch as offerings (`offerings`), in order; empty for none.
     package var offerings: [OfferingConfig] = []
+    /// Product ID → the name RevenueCat's `display_name` gives it (`productDisplayNames`, what
+    /// RevenueCat's dashboard sets per product); a product not named shows null.
+    package var productDisplayNames: [String: String] = [:]
     /// Whether the developer is in Apple's Small Business Program: 15% commission on every sale.
     package var smallBusinessProgram = false
     /// The operator's exchange rates (top-level `exchangeRatesFile`), shared by every app.

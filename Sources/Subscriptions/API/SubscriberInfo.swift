@@ -50,7 +50,8 @@ public enum SubscriberInfo {
     /// key: RevenueCat leaves the member out of other answers).
     public static func body(
         for appUserId: String, customer: CustomerState?, purchases: [PurchaseView], entitlements: [String: [String]],
-        lastSeenMs: Int64? = nil, showsAttributes: Bool = false, sandboxGrants: Bool = true, at now: Date
+        displayNames: [String: String] = [:], lastSeenMs: Int64? = nil, showsAttributes: Bool = false,
+        sandboxGrants: Bool = true, at now: Date
     ) -> [UInt8] {
         let nowMs = Int64((now.timeIntervalSince1970 * 1000).rounded())
         var out = JSONWriter(capacity: 512 + 768 * purchases.count)
@@ -60,7 +61,7 @@ public enum SubscriberInfo {
         out.integer(nowMs)
         out.key("subscriber")
         subscriber(
-            appUserId, customer: customer, purchases: purchases, entitlements: entitlements,
+            appUserId, customer: customer, purchases: purchases, entitlements: entitlements, displayNames: displayNames,
             lastSeenMs: lastSeenMs ?? customer?.firstSeenMs ?? nowMs,
             attributes: showsAttributes ? SubscriberAttribute.shown(customer?.attributes) : nil, sandboxGrants: sandboxGrants,
             nowMs: nowMs, into: &out)
@@ -72,7 +73,8 @@ public enum SubscriberInfo {
 
     static func subscriber(
         _ appUserId: String, customer: CustomerState?, purchases: [PurchaseView], entitlements: [String: [String]],
-        lastSeenMs: Int64, attributes: [String: SubscriberAttribute]?, sandboxGrants: Bool, nowMs: Int64,
+        displayNames: [String: String], lastSeenMs: Int64, attributes: [String: SubscriberAttribute]?, sandboxGrants: Bool,
+        nowMs: Int64,
         into out: inout JSONWriter
     ) {
         // Promotional grants: subscriptions of store `promotional` granting their entitlement.
@@ -99,7 +101,7 @@ public enum SubscriberInfo {
         out.member("last_seen", date(lastSeenMs))
         out.member("management_url", hasActiveSubscription ? managementURL : nil)
         out.key("non_subscriptions")
-        writeNonSubscriptions(purchases.filter { $0.kind == .oneTime }, into: &out)
+        writeNonSubscriptions(purchases.filter { $0.kind == .oneTime }, displayNames: displayNames, into: &out)
         out.member("original_app_user_id", customer?.firstAppUserId ?? appUserId)
         // The app's first version and download date: from an AppTransaction the app posted.
         out.member("original_application_version", customer?.originalApplicationVersion)
@@ -116,7 +118,7 @@ public enum SubscriberInfo {
         let listed = latestPerProduct(everyProduct.filter { $0.kind == .subscription })
         for (productId, subscription) in listed.sorted(by: { JSONValue.precedesInUTF8($0.key, $1.key) }) {
             out.key(text: productId)
-            write(subscription: subscription, into: &out)
+            write(subscription: subscription, displayName: displayNames[productId], into: &out)
         }
         out.endObject()
         out.endObject()
@@ -157,7 +159,7 @@ public enum SubscriberInfo {
     /// Sharing revocation when earlier (RevenueCat's `subscriptions[]`), with `refunded_at`.
     /// While Apple grants a grace period it is the grace period's end, as RevenueCat serves it:
     /// its SDKs count a product as active (`activeSubscriptions`) by this date alone.
-    static func write(subscription: PurchaseView, into out: inout JSONWriter) {
+    static func write(subscription: PurchaseView, displayName: String?, into out: inout JSONWriter) {
         out.beginObject()
         if let advancedCommerce = subscription.advancedCommerce {
             out.key("advanced_commerce")
@@ -165,7 +167,7 @@ public enum SubscriberInfo {
         }
         out.member("auto_resume_date", nil)
         out.member("billing_issues_detected_at", date(subscription.billingIssueDetectedAtMs))
-        out.member("display_name", nil)
+        out.member("display_name", displayName)
         let expires =
             subscription.gracePeriodAccessEndsAtMs
             ?? [subscription.expiresDateMs, subscription.refundedAtMs].compactMap { $0 }.min()
@@ -191,7 +193,9 @@ public enum SubscriberInfo {
     // MARK: - Non-subscriptions
 
     /// Product id → its one-time purchases, oldest first.
-    static func writeNonSubscriptions(_ purchases: [PurchaseView], into out: inout JSONWriter) {
+    static func writeNonSubscriptions(
+        _ purchases: [PurchaseView], displayNames: [String: String], into out: inout JSONWriter
+    ) {
         let ordered = purchases.sorted { ($0.purchaseDateMs ?? .min, $0.id) < ($1.purchaseDateMs ?? .min, $1.id) }
         var byProduct: [String: [PurchaseView]] = [:]
         for purchase in ordered {
@@ -200,15 +204,17 @@ public enum SubscriberInfo {
         }
         out.beginObject()
         for (productId, bought) in byProduct.sorted(by: { JSONValue.precedesInUTF8($0.key, $1.key) }) {
-            out.array(text: productId, bought) { out, purchase in write(oneTime: purchase, into: &out) }
+            out.array(text: productId, bought) { out, purchase in
+                write(oneTime: purchase, displayName: displayNames[productId], into: &out)
+            }
         }
         out.endObject()
     }
 
     /// `id` is the `transactionId`: stable, and unique among the customer's purchases.
-    static func write(oneTime purchase: PurchaseView, into out: inout JSONWriter) {
+    static func write(oneTime purchase: PurchaseView, displayName: String?, into out: inout JSONWriter) {
         out.beginObject()
-        out.member("display_name", nil)
+        out.member("display_name", displayName)
         out.member("id", purchase.id)
         out.key("is_sandbox")
         out.bool(isSandbox(purchase.environment))
