@@ -56,7 +56,7 @@ import Testing
         state.accessRestorations = ["é": "1", "e": "2", "Z": "3"]
         state.redeemedOffer = .init(type: .promotional, identifier: "spring", discountType: .payUpFront, period: "P1M")
         state.newestSignedDateMs = 17
-        state.lastGracePeriodEndMs = 9
+        state.endedGracePeriods = ["pro.monthly": 9, "": 8]
         return state
     }
 
@@ -110,7 +110,7 @@ import Testing
         view.earlierProducts = [
             EarlierProduct(
                 productId: "b", transactionId: "7", purchaseDateMs: 5, expiresDateMs: 6, periodType: .trial,
-                priceMilliunits: 4990, currency: "EUR", refundedAtMs: 7),
+                priceMilliunits: 4990, currency: "EUR", refundedAtMs: 7, gracePeriodEndedMs: 4),
             EarlierProduct(productId: "a\"é", transactionId: nil, purchaseDateMs: nil, expiresDateMs: nil, periodType: .normal),
         ]
         return view
@@ -170,7 +170,7 @@ import Testing
             earlierProducts: [
                 EarlierProduct(
                     productId: "b", transactionId: "7", purchaseDateMs: t - 2, expiresDateMs: t - 1, periodType: .trial,
-                    priceMilliunits: 4990, currency: "EUR", refundedAtMs: t - 1),
+                    priceMilliunits: 4990, currency: "EUR", refundedAtMs: t - 1, gracePeriodEndedMs: t - 3),
                 EarlierProduct(
                     productId: "a\"é", transactionId: nil, purchaseDateMs: nil, expiresDateMs: nil, periodType: .normal),
             ], store: "promotional", lastGracePeriodAccessEndsAtMs: t + 9)

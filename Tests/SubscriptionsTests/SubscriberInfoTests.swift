@@ -203,6 +203,46 @@ import Threads
         }
     }
 
+    /// A refund during the grace period ends it there, and a recovery afterwards moves it no later.
+    @Test func aRefundInGraceIsWhereTheGracePeriodEnded() {
+        let refunded = Apple.notification(
+            .refund, uuid: "n-refund", signed: day(35),
+            transaction: Apple.transaction("1000", purchase: Apple.t0, revokedAt: day(35)))
+        let recovered = Apple.notification(
+            .didRenew, .billingRecovery, uuid: "n-recover", signed: day(38),
+            transaction: Apple.transaction("1001", purchase: day(38)), renewal: Apple.renewal(retry: false))
+        let during = render(shop(Fixture.buy, Fixture.failWithGrace, refunded), atMs: day(36))["subscriber"]
+        #expect(during?["subscriptions"]?["pro.monthly"]?["grace_period_expires_date"] == iso(day(35)))
+        let after = render(shop(Fixture.buy, Fixture.failWithGrace, refunded, recovered), atMs: day(39))["subscriber"]
+        #expect(after?["subscriptions"]?["pro.monthly"]?["grace_period_expires_date"] == iso(day(35)))
+    }
+
+    /// A renewal notice missed: a later notice carrying the next period still shows the grace
+    /// period the customer had, ended where that period started.
+    @Test func aMissedRecoveryStillShowsTheGracePeriodHad() {
+        let disabled = Apple.notification(
+            .didChangeRenewalStatus, .autoRenewDisabled, uuid: "n-off", signed: day(40),
+            transaction: Apple.transaction("1001", purchase: day(33)), renewal: Apple.renewal(autoRenew: false))
+        let subscriber = render(shop(Fixture.buy, Fixture.failWithGrace, disabled), atMs: day(41))["subscriber"]
+        #expect(subscriber?["subscriptions"]?["pro.monthly"]?["store_transaction_id"] == "1001")
+        #expect(subscriber?["subscriptions"]?["pro.monthly"]?["grace_period_expires_date"] == iso(day(33)))
+    }
+
+    /// The grace period belongs to the product that had it: after an upgrade the earlier
+    /// product shows it, and the new one (never in grace) shows null.
+    @Test func theGracePeriodStaysWithItsProduct() {
+        let recovered = Apple.notification(
+            .didRenew, .billingRecovery, uuid: "n-recover", signed: day(41),
+            transaction: Apple.transaction("1001", purchase: day(41)), renewal: Apple.renewal(retry: false))
+        let yearly = Apple.transaction("1002", product: Apple.yearly, purchase: day(50), expires: day(415))
+        let upgrade = Apple.notification(
+            .didChangeRenewalPref, .upgrade, uuid: "n-upgrade", signed: day(50), transaction: yearly,
+            renewal: Apple.renewal(product: Apple.yearly))
+        let subscriber = render(shop(Fixture.buy, Fixture.failWithGrace, recovered, upgrade), atMs: day(51))["subscriber"]
+        #expect(subscriber?["subscriptions"]?[Apple.yearly]?["grace_period_expires_date"] == .null)
+        #expect(subscriber?["subscriptions"]?[Apple.monthly]?["grace_period_expires_date"] == iso(day(41)))
+    }
+
     /// RevenueCat's `display_name`: the name configured for the product, null for one not named.
     @Test func displayNamesAreTheConfiguredOnes() throws {
         let lifetime = Apple.transaction(

@@ -33,6 +33,7 @@ extension EarlierProduct: SortedJSONWritable {
         writer.beginObject()
         writer.optional("currency", currency)
         writer.optional("expiresDateMs", expiresDateMs)
+        writer.optional("gracePeriodEndedMs", gracePeriodEndedMs)
         writer.member("periodType", periodType.rawValue)
         writer.optional("priceMilliunits", priceMilliunits)
         writer.member("productId", productId)

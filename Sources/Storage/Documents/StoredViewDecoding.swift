@@ -169,7 +169,8 @@ private struct StoredFields {
                         expiresDateMs: try fields.date("expiresDateMs"),
                         periodType: try fields.required(fields.periodType("periodType"), "periodType"),
                         priceMilliunits: try fields.amount("priceMilliunits"), currency: try fields.string("currency"),
-                        refundedAtMs: try fields.date("refundedAtMs")))
+                        refundedAtMs: try fields.date("refundedAtMs"),
+                        gracePeriodEndedMs: try fields.date("gracePeriodEndedMs")))
             }
             return products
         case let other?: throw mismatch(key, other)

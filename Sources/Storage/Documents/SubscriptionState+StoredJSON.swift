@@ -15,10 +15,12 @@ extension SubscriptionState: SortedJSONWritable {
         if let earlierPeriods {
             try writer.object("earlierPeriods", earlierPeriods) { writer, value in try value.writeSortedJSON(into: &writer) }
         }
+        if let endedGracePeriods {
+            writer.object("endedGracePeriods", endedGracePeriods) { writer, value in writer.integer(value) }
+        }
         try writer.encoded("expiredNotice", expiredNotice)
         writer.key("journal")
         try journal.writeSortedJSON(into: &writer)
-        writer.optional("lastGracePeriodEndMs", lastGracePeriodEndMs)
         writer.optional("newestSignedDateMs", newestSignedDateMs)
         writer.member("originalTransactionId", originalTransactionId)
         try writer.encoded("priceIncrease", priceIncrease)
@@ -49,7 +51,9 @@ extension SubscriptionState: JSONValueReadable {
         unsubscribeDetectedAtMs = try fields.optionalInt64("unsubscribeDetectedAtMs")
         billingIssue = try fields.optionalDecoded("billingIssue", BillingIssue.self)
         expiredNotice = try fields.optionalDecoded("expiredNotice", ExpiredNotice.self)
-        lastGracePeriodEndMs = try fields.optionalInt64("lastGracePeriodEndMs")
+        if fields.present("endedGracePeriods") != nil {
+            endedGracePeriods = try fields.object("endedGracePeriods") { try JSONValueDecoder().decode(Int64.self, from: $0) }
+        }
         priceIncrease = try fields.optionalDecoded("priceIncrease", PriceIncrease.self)
         refunds = try fields.object("refunds") { try JSONValueDecoder().decode(Revocation.self, from: $0) }
         revocation = try fields.optionalDecoded("revocation", Revocation.self)

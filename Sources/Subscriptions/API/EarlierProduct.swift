@@ -18,11 +18,13 @@ public struct EarlierProduct: Codable, Hashable, Sendable {
     public var currency: String? = nil
     /// When its latest period was refunded or revoked.
     public var refundedAtMs: Int64? = nil
+    /// Where its last grace period ended (`SubscriptionState.endedGracePeriodEndMs(ofProduct:)`).
+    public var gracePeriodEndedMs: Int64? = nil
 
     /// Every member, for the store's reader of stored views.
     package init(
         productId: String, transactionId: String?, purchaseDateMs: Int64?, expiresDateMs: Int64?, periodType: PeriodType,
-        priceMilliunits: Int64? = nil, currency: String? = nil, refundedAtMs: Int64? = nil
+        priceMilliunits: Int64? = nil, currency: String? = nil, refundedAtMs: Int64? = nil, gracePeriodEndedMs: Int64? = nil
     ) {
         self.productId = productId
         self.transactionId = transactionId
@@ -32,6 +34,7 @@ public struct EarlierProduct: Codable, Hashable, Sendable {
         self.priceMilliunits = priceMilliunits
         self.currency = currency
         self.refundedAtMs = refundedAtMs
+        self.gracePeriodEndedMs = gracePeriodEndedMs
     }
 }
 
@@ -68,6 +71,7 @@ extension SubscriptionState {
                 period.productId, period.transactionId, period.purchaseDate, period.expiresDate, period.periodType,
                 price: period.price, currency: period.currency)
         }
+        for product in latest.keys { latest[product]?.gracePeriodEndedMs = endedGracePeriodEndMs(ofProduct: product) }
         return latest.values.sorted { JSONValue.precedesInUTF8($0.productId, $1.productId) }
     }
 }
@@ -81,7 +85,8 @@ extension PurchaseView {
             originalPurchaseDateMs: originalPurchaseDateMs, expiresDateMs: earlier.expiresDateMs,
             accessEndsAtMs: earlier.expiresDateMs, gracePeriodAccessEndsAtMs: nil, periodType: earlier.periodType,
             unsubscribeDetectedAtMs: nil, billingIssueDetectedAtMs: nil, refundedAtMs: earlier.refundedAtMs,
-            priceMilliunits: earlier.priceMilliunits, currency: earlier.currency, advancedCommerce: nil)
+            priceMilliunits: earlier.priceMilliunits, currency: earlier.currency, advancedCommerce: nil,
+            lastGracePeriodAccessEndsAtMs: earlier.gracePeriodEndedMs)
     }
 
     /// This view and the views of its earlier products.

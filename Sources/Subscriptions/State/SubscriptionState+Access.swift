@@ -57,10 +57,42 @@ extension SubscriptionState {
         gracePeriodExpiresDateMs == nil ? nil : accessEndsAtMs
     }
 
-    /// RevenueCat's `grace_period_expires_date`: the current period's grace end
-    /// (`gracePeriodAccessEndsAtMs`), else that of the last earlier period that had a grace
-    /// period; nil when none ever had one.
-    public var lastGracePeriodAccessEndsAtMs: Int64? { gracePeriodAccessEndsAtMs ?? lastGracePeriodEndMs }
+    /// RevenueCat's `grace_period_expires_date` of the current product: the current period's grace
+    /// end (`gracePeriodAccessEndsAtMs`), else where the product's last grace period that is over
+    /// ended; nil when it never had one.
+    public var lastGracePeriodAccessEndsAtMs: Int64? {
+        gracePeriodAccessEndsAtMs ?? endedGracePeriodEndMs(ofProduct: productId)
+    }
+
+    /// Where the last grace period of `product` that is over ended: one a later period ended
+    /// (`endedGracePeriods`), or that of a streak still recorded for an earlier period (a
+    /// renewal notice missed, so no period start ended it), which the current period ended.
+    public func endedGracePeriodEndMs(ofProduct product: String?) -> Int64? {
+        if let issue = billingIssue, issue.transactionId != transactionId,
+            let ended = endedGrace(of: issue, endedAtMs: purchaseDateMs ?? .max), ended.productId == product
+        {
+            return ended.endMs
+        }
+        return endedGracePeriods?[product ?? ""]
+    }
+
+    /// Where `issue`'s grace period ends as `accessEndsAtMs` cuts it: Apple's end, cut by
+    /// `GRACE_PERIOD_EXPIRED`, an `EXPIRED`, a refund or a revocation of its period; nil without one.
+    func graceEnd(of issue: BillingIssue) -> Int64? {
+        guard var end = issue.graceEndMs(expired: expiredNotice) else { return nil }
+        if let refund = refunds[issue.transactionId] { end = min(end, refund.atMs) }
+        if let revocation, revocation.transactionId == issue.transactionId { end = min(end, revocation.atMs) }
+        return end
+    }
+
+    /// `issue`'s grace period as a later period (or a voluntary expiry) ended it at `endedAtMs`:
+    /// never after that, so no grace end is shown ahead once none runs; with the product of the
+    /// period that failed to renew. Nil without a grace period.
+    func endedGrace(of issue: BillingIssue, endedAtMs: Int64) -> (productId: String?, endMs: Int64)? {
+        guard let end = graceEnd(of: issue) else { return nil }
+        let product = transactions[issue.transactionId]?.productId ?? earlierPeriods?[issue.transactionId]?.productId
+        return (product, min(end, endedAtMs))
+    }
 
     /// Whether the subscription gives access at `nowMs`.
     public func hasAccess(atMs nowMs: Int64) -> Bool {

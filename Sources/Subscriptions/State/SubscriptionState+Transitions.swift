@@ -160,9 +160,7 @@ extension SubscriptionState: FactFolding {
 
     /// A new period ends the previous one's billing issue and any redeemed offer.
     private mutating func endStreaks(for fact: PurchaseFact) {
-        if billingIssue?.transactionId != fact.transactionId {
-            endBillingIssue(at: fact.transaction?.purchaseDate ?? fact.signedDateMs)
-        }
+        if billingIssue?.transactionId != fact.transactionId { endBillingIssue(at: fact.signedDateMs) }
         redeemedOffer = nil
     }
 
@@ -284,11 +282,14 @@ extension SubscriptionState: FactFolding {
         }
     }
 
-    /// Ends the billing issue at `endMs` (a recovery, a new period), keeping where its grace
-    /// period ended (`lastGracePeriodEndMs`): never after `endMs`, so it is never shown ahead
-    /// when no grace period runs.
+    /// Ends the billing issue, keeping where its grace period ended (`endedGracePeriods`): at
+    /// the start of the current period when that is a later one, else at `endMs`.
     private mutating func endBillingIssue(at endMs: Int64) {
-        if let graceEnd = billingIssue?.graceEndMs(expired: expiredNotice) { lastGracePeriodEndMs = min(graceEnd, endMs) }
+        guard let issue = billingIssue else { return }
+        let endedAt = issue.transactionId != transactionId ? purchaseDateMs ?? endMs : endMs
+        if let ended = endedGrace(of: issue, endedAtMs: endedAt) {
+            endedGracePeriods = (endedGracePeriods ?? [:]).merging([ended.productId ?? "": ended.endMs]) { $1 }
+        }
         billingIssue = nil
     }
 }

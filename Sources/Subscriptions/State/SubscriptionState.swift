@@ -35,9 +35,9 @@ public struct SubscriptionState: Codable, Hashable, Sendable {
     public package(set) var unsubscribeDetectedAtMs: Int64?
     /// The current failure streak, if a renewal failed; tied to the period that failed to renew.
     public package(set) var billingIssue: BillingIssue?
-    /// When the grace period of the last earlier streak that had one ended: as `accessEndsAtMs`
-    /// cuts it short, or at the renewal that ended the streak. RevenueCat keeps showing it.
-    public package(set) var lastGracePeriodEndMs: Int64?
+    /// Per product, where the grace period of its last billing-issue streak that had one and is
+    /// over ended (`endedGrace(of:endedAtMs:)`): RevenueCat keeps showing it. Nil for none.
+    public package(set) var endedGracePeriods: [String: Int64]?
     /// The last `EXPIRED` notification: its subtype and Apple's expiration intent.
     public package(set) var expiredNotice: ExpiredNotice?
     /// The last price-increase status Apple reported, tied to the period it was reported in.
