@@ -30,12 +30,12 @@ package final class AppleAPIClientPool: Sendable {
         self.onAttempt = onAttempt
     }
 
-    /// The longest one call can take, all its attempts and the waits between them included
-    /// (waits past `maximumDelaySeconds` are not waited for).
     /// Ends the waits between attempts of every call the pool's clients make, now and later: a
     /// server stopping does not wait out retries against an Apple that does not answer.
     package func stop() { cancellation.cancel() }
 
+    /// The longest one call can take, all its attempts and the waits between them included
+    /// (waits past `maximumDelaySeconds` are not waited for).
     package var longestCallSeconds: Double {
         Double(retry.maxAttempts) * ((timeoutSeconds ?? Double(config.timeoutSeconds)) + retry.maximumDelaySeconds)
     }

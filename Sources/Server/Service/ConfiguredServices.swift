@@ -19,8 +19,9 @@ final class ConfiguredServices: Sendable {
     let backfill: AutomaticBackfill
     let consumption: ConsumptionAnswering
     let reconcile: ScheduledReconcile
-    /// The clients of the background services' (and the Apple work API's) calls to Apple.
-    private let apple: AppleAPIClientPool
+    /// The clients of the background services' calls to Apple (the Apple work API has its own,
+    /// for calls in flight across a reload).
+    private let background: AppleAPIClientPool
     private let firstBackfill: FirstBackfill
 
     /// What every generation shares: storage and what lives as long as the process.
@@ -89,11 +90,12 @@ final class ConfiguredServices: Sendable {
         // and the API's transaction lookups (Apple's limits, or appleApi.requestsPerSecond).
         let rates = AppleAPIRates()
         let apple = AppleAPIClientPool(config: config.appleAPI, rates: rates, onAttempt: metrics.appleAPIAttempted)
-        self.apple = apple
-        backfill = AutomaticBackfill(config: config, ingest: ingest, store: store, clients: apple, metrics: metrics, log: log)
+        background = AppleAPIClientPool(config: config.appleAPI, rates: rates, onAttempt: metrics.appleAPIAttempted)
+        backfill = AutomaticBackfill(
+            config: config, ingest: ingest, store: store, clients: background, metrics: metrics, log: log)
         consumption = ConsumptionAnswering(
-            config: config, store: store, clients: apple, metrics: metrics, clock: shared.clock, log: log)
-        reconcile = ScheduledReconcile(config: config, store: store, clients: apple, metrics: metrics, log: log)
+            config: config, store: store, clients: background, metrics: metrics, clock: shared.clock, log: log)
+        reconcile = ScheduledReconcile(config: config, store: store, clients: background, metrics: metrics, log: log)
         let keys = APIKeys(apps: config.apps)
         var subscribers = SubscribersAPI(keys: keys, verifiers: verifiers, store: store, cache: shared.cache, clock: Date.init)
         subscribers.appleLookups = AppleTransactionLookups(
@@ -152,17 +154,18 @@ final class ConfiguredServices: Sendable {
         ]
     }
 
-    /// Ends the waits between attempts of the calls to Apple in progress, and makes no further
-    /// attempt, for a shutdown: its deadline is not spent on retries against an Apple that does
-    /// not answer. A reload does not (the Apple work API's calls in flight go on with this
-    /// generation's clients).
-    func stopCallsToApple() { apple.stop() }
+    /// Ends the waits between attempts of the background services' calls to Apple, and makes
+    /// no further attempt: a stop (or a reload) is not spent on retries against an Apple that
+    /// does not answer. The Apple work API's calls, answers to requests, are left to the HTTP
+    /// server's drain.
+    func stopCallsToApple() { background.stop() }
 
     /// Stops the background services before `deadline` (`stopPhases`); the pass over held
     /// notifications stops after the one in hand. False when the scheduler did not stop in time.
     @discardableResult
     func stop(before deadline: ContinuousClock.Instant) -> Bool {
         held.stop()
+        stopCallsToApple()
         return stopInOrder(stopPhases, before: deadline)
     }
 }

@@ -8,7 +8,7 @@ extension ReadsStore {
     /// Event ids are written in lower case, so one typed or pasted in upper case names the same.
     public func event(named typed: String) throws(StoreError) -> (id: String, appId: String)? {
         try read { (rows) throws(StoreError) in
-            for id in Set([typed, typed.lowercased()]).sorted() {
+            for id in [typed] + (typed == typed.lowercased() ? [] : [typed.lowercased()]) {
                 if let appId = try EventRows.appId(ofEvent: id, from: rows) { return (id, appId) }
             }
             return nil
