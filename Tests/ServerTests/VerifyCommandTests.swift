@@ -11,6 +11,8 @@ struct VerifyCommandTests {
     static let rootPath: String = {
         let path = TestDirectory("revenuedot-test-root").path("root.pem")
         try! chain.root.pem.write(toFile: path, atomically: true, encoding: .utf8)
+        // Whatever the umask: a root others can change is refused.
+        try! FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
         return path
     }()
     static let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
@@ -153,6 +155,18 @@ struct VerifyCommandTests {
         let missing = try runCLI(["verify", "--root-cert", "/nonexistent/root.pem", Self.rootPath])
         #expect(missing.status == 1, "\(missing.output)")
         #expect(missing.output == "revenuedot verify: --root-cert cannot read /nonexistent/root.pem: no such file\n")
+    }
+
+    /// A root certificate others can change is refused here too, as in a configuration.
+    @Test func aRootOthersCanChangeIsRefused() throws {
+        let path = TestDirectory("revenuedot-verify-shared").path("shared-root.pem")
+        try Self.chain.root.pem.write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: path)
+        let refused = try runCLI(["verify", "--root-cert", path, Self.rootPath])
+        #expect(refused.status == 1, "\(refused.output)")
+        #expect(
+            refused.output.hasPrefix("revenuedot verify: --root-cert \(path) can be changed by other users (mode 666)"),
+            "\(refused.output)")
     }
 
     /// The input may be a pipe or a FIFO (`verify <(cat payload)`), not only a regular file.

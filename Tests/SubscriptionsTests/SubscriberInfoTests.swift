@@ -111,9 +111,7 @@ import Threads
         let pro = subscriber?["entitlements"]?["pro"]
         #expect(pro?["expires_date"] == iso(day(46)))
         #expect(pro?["grace_period_expires_date"] == iso(day(46)))
-        let recovered = Apple.notification(
-            .didRenew, .billingRecovery, uuid: "n-recover", signed: day(41),
-            transaction: Apple.transaction("1001", purchase: day(41)), renewal: Apple.renewal(retry: false))
+        let recovered = recovery(atDay: 41)
         let after = render(shop(Fixture.buy, Fixture.failWithGrace, recovered), atMs: day(42))
         #expect(after["subscriber"]?["subscriptions"]?["pro.monthly"]?["billing_issues_detected_at"] == .null)
         // As RevenueCat: once a grace period was had, its end stays, null only for never. The
@@ -127,14 +125,19 @@ import Threads
         #expect(reordered == after)
     }
 
+    /// Apple's DID_RENEW (BILLING_RECOVERY) of the second period, starting on `atDay`.
+    func recovery(atDay: Int64) -> VerifiedNotificationFacts {
+        Apple.notification(
+            .didRenew, .billingRecovery, uuid: "n-recover", signed: day(atDay),
+            transaction: Apple.transaction("1001", purchase: day(atDay)), renewal: Apple.renewal(retry: false))
+    }
+
     /// A grace period cut short by GRACE_PERIOD_EXPIRED keeps that end once a later period starts.
     @Test func lastGracePeriodEndIsWhereItWasCut() {
         let cut = Apple.notification(
             .gracePeriodExpired, uuid: "n-grace-over", signed: day(40),
             transaction: Fixture.p1, renewal: Apple.renewal(retry: true))
-        let recovered = Apple.notification(
-            .didRenew, .billingRecovery, uuid: "n-recover", signed: day(43),
-            transaction: Apple.transaction("1001", purchase: day(43)), renewal: Apple.renewal(retry: false))
+        let recovered = recovery(atDay: 43)
         let during = render(shop(Fixture.buy, Fixture.failWithGrace, cut), atMs: day(41))["subscriber"]
         #expect(during?["subscriptions"]?["pro.monthly"]?["grace_period_expires_date"] == iso(day(40)))
         let after = render(shop(Fixture.buy, Fixture.failWithGrace, cut, recovered), atMs: day(44))["subscriber"]
@@ -208,9 +211,7 @@ import Threads
         let refunded = Apple.notification(
             .refund, uuid: "n-refund", signed: day(35),
             transaction: Apple.transaction("1000", purchase: Apple.t0, revokedAt: day(35)))
-        let recovered = Apple.notification(
-            .didRenew, .billingRecovery, uuid: "n-recover", signed: day(38),
-            transaction: Apple.transaction("1001", purchase: day(38)), renewal: Apple.renewal(retry: false))
+        let recovered = recovery(atDay: 38)
         let during = render(shop(Fixture.buy, Fixture.failWithGrace, refunded), atMs: day(36))["subscriber"]
         #expect(during?["subscriptions"]?["pro.monthly"]?["grace_period_expires_date"] == iso(day(35)))
         let after = render(shop(Fixture.buy, Fixture.failWithGrace, refunded, recovered), atMs: day(39))["subscriber"]
@@ -231,9 +232,7 @@ import Threads
     /// The grace period belongs to the product that had it: after an upgrade the earlier
     /// product shows it, and the new one (never in grace) shows null.
     @Test func theGracePeriodStaysWithItsProduct() {
-        let recovered = Apple.notification(
-            .didRenew, .billingRecovery, uuid: "n-recover", signed: day(41),
-            transaction: Apple.transaction("1001", purchase: day(41)), renewal: Apple.renewal(retry: false))
+        let recovered = recovery(atDay: 41)
         let yearly = Apple.transaction("1002", product: Apple.yearly, purchase: day(50), expires: day(415))
         let upgrade = Apple.notification(
             .didChangeRenewalPref, .upgrade, uuid: "n-upgrade", signed: day(50), transaction: yearly,

@@ -13,6 +13,8 @@ func importBench(_ arguments: [String]) throws {
     let count = Int(argument("count", arguments) ?? "2000") ?? 2000
     let chain = try TestChain()
     try chain.root.pem.write(toFile: "\(directory)/import-root.pem", atomically: true, encoding: .utf8)
+    // A root others can change is refused, whatever the umask.
+    try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: "\(directory)/import-root.pem")
     let store = try SimulatedAppStore(
         apps: [SimulatedAppStore.App(bundleId: bundleId, appAppleId: appAppleId, environment: .sandbox)], chain: chain)
     let now = Int64(Date().timeIntervalSince1970 * 1000)

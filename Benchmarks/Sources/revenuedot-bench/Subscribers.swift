@@ -9,6 +9,8 @@ func customers(_ arguments: [String]) throws {
     let chain = try TestChain()
     try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
     try chain.root.pem.write(toFile: "\(out)/root.pem", atomically: true, encoding: .utf8)
+    // A root others can change is refused, whatever the umask.
+    try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: "\(out)/root.pem")
     let now = Int64(Date().timeIntervalSince1970 * 1000)
     var output = Data()
     for index in 0..<count {

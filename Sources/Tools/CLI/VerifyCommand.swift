@@ -70,6 +70,7 @@ package struct VerifyCommand: Sendable {
             case .success(let contents): data = contents
             case .failure(let problem): throw FileProblem(description: "--root-cert cannot read \(path): \(problem.reason)")
             }
+            if let problem = SecretFileModes.trustProblem(path) { throw FileProblem(description: "--root-cert \(problem)") }
             // OpenSSL's reason (a d2i_X509 error code) would not help: the file is not a certificate.
             guard let parsed = try? Certificate.parse(pemOrDER: data), !parsed.isEmpty else {
                 throw FileProblem(description: "--root-cert \(path): not a PEM or DER certificate")
