@@ -10,6 +10,29 @@ import Testing
 
 /// RevenueDot's errors on RevenueCat's paths, in RevenueCat's shape with the codes its SDKs know.
 @Suite struct RevenueCatErrorTests {
+    /// A refusal made in RevenueCat's terms carries RevenueDot's code too, the one `translate`
+    /// would turn back into the same RevenueCat error.
+    @Test func refusalsMadeInRevenueCatsTermsCarryOurCode() throws {
+        let all: [RevenueCatError] = [
+            .storeProblem, .cannotTransferPurchase, .invalidReceipt, .internalServerError, .emptyAppUserId,
+            .invalidAPIKey, .badRequest, .userIneligibleForPromoOffer, .invalidAppleSubscriptionKey, .invalidAppUserId,
+            .notFound, .invalidSubscriberAttributes, .invalidSubscriberAttributesBody, .couldNotCreateAlias,
+            .requestAlreadyInProgress, .purchaseBelongsToOtherUser,
+        ]
+        for error in all {
+            let body = try JSONValue(parsing: error.response(status: 400, "why").body)
+            #expect(body["revenuedot_error"] == .string(error.revenueDotCode))
+            if let back = RevenueCatError.byCode[error.revenueDotCode], error != .invalidSubscriberAttributesBody {
+                #expect(back == error, "\(error.revenueDotCode)")
+            }
+        }
+        let given = try JSONValue(
+            parsing: RevenueCatError.badRequest.response(
+                status: 400, "why", extra: ["revenuedot_error": .string("invalid_attributes")]
+            ).body)
+        #expect(given["revenuedot_error"] == .string("invalid_attributes"))
+    }
+
     @Test(arguments: [
         (401, "unauthorized", 7225),
         (400, "bad_request", 7226),

@@ -24,12 +24,35 @@ package enum RevenueCatError: Int {
     case requestAlreadyInProgress = 7638
     case purchaseBelongsToOtherUser = 7852
 
-    /// The answer: `status`, `{"code", "message"}` and any `extra` members.
+    /// The answer: `status`, `{"code", "message"}`, any `extra` members, and RevenueDot's own
+    /// code as `revenuedot_error` (`revenueDotCode` unless `extra` gives one).
     package func response(status: Int, _ message: String, extra: [String: JSONValue] = [:]) -> HTTPResponse {
         var body = extra
         body["code"] = .integer(Int64(rawValue))
         body["message"] = .string(message)
+        body["revenuedot_error"] = body["revenuedot_error"] ?? .string(revenueDotCode)
         return .json(Data(JSONValue.object(body).serialized().utf8), status: status)
+    }
+
+    /// RevenueDot's code for a refusal made in RevenueCat's terms (`byCode` the other way).
+    package var revenueDotCode: String {
+        switch self {
+        case .storeProblem: "app_store_server_api"
+        case .cannotTransferPurchase: "receipt_already_in_use"
+        case .invalidReceipt: "invalid_transaction"
+        case .internalServerError: "server_error"
+        case .emptyAppUserId: "empty_app_user_id"
+        case .invalidAPIKey: "unauthorized"
+        case .badRequest, .invalidSubscriberAttributesBody: "bad_request"
+        case .userIneligibleForPromoOffer: "ineligible_for_offer"
+        case .invalidAppleSubscriptionKey: "no_in_app_purchase_key"
+        case .invalidAppUserId: "invalid_app_user_id"
+        case .notFound: "not_found"
+        case .invalidSubscriberAttributes: "invalid_attributes"
+        case .couldNotCreateAlias: "cannot_alias"
+        case .requestAlreadyInProgress: "busy"
+        case .purchaseBelongsToOtherUser: "owned_by_another_customer"
+        }
     }
 }
 

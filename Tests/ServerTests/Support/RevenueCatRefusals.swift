@@ -13,5 +13,6 @@ func expectRevenueCatRefusals(
         let json = try JSONValue(parsing: answer.body)
         #expect(json["code"] == .integer(code), "\(answer.text)")
         #expect(json["message"]?.stringValue?.contains(says) == true, "\(answer.text)")
+        #expect(json["revenuedot_error"]?.stringValue != nil, "RevenueDot's code beside RevenueCat's: \(answer.text)")
     }
 }
