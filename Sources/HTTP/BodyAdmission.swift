@@ -37,7 +37,7 @@ extension ServerCore {
             answer = .error(
                 status: 413, code: "payload_too_large", message: "The request body is larger than \(limit) bytes.")
         case .overBudget:
-            answer = Self.retryLater(
+            answer = .retryLater(
                 "server_busy", "The server is receiving as many request bodies as it holds at once: send it again shortly.")
         }
         return refused(answer, method: method, path: path, started: started)

@@ -44,6 +44,13 @@ public struct HTTPResponse: Sendable {
         return .json(Data(text.utf8), status: status)
     }
 
+    /// A 503 with RevenueDot's error body, asking for the request again in a second.
+    public static func retryLater(_ code: String, _ message: String) -> HTTPResponse {
+        var refusal = error(status: 503, code: code, message: message)
+        refusal.headers["Retry-After"] = "1"
+        return refusal
+    }
+
     /// Appends `value` as a JSON string literal (RFC 8259, section 7).
     static func appendJSONString(_ value: String, to text: inout String) {
         text.append("\"")

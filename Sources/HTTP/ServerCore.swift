@@ -210,19 +210,12 @@ final class ServerCore: Sendable {
 
     /// The answer to a request whose handler took longer than `limit`: Apple retries a 503.
     private static func handlerTimedOut(_ limit: Duration) -> HTTPResponse {
-        retryLater("timed_out", "No answer within \(limit.components.seconds) s: the request may be sent again.")
+        .retryLater("timed_out", "No answer within \(limit.components.seconds) s: the request may be sent again.")
     }
 
     /// The answer to a request the server stopped before answering: Apple retries a 503.
     private static var shuttingDown: HTTPResponse {
-        retryLater("shutting_down", "The server stopped before this request was answered.")
-    }
-
-    /// A 503 asking for the request again in a second.
-    static func retryLater(_ code: String, _ message: String) -> HTTPResponse {
-        var refusal = HTTPResponse.error(status: 503, code: code, message: message)
-        refusal.headers["Retry-After"] = "1"
-        return refusal
+        .retryLater("shutting_down", "The server stopped before this request was answered.")
     }
 
     /// A final answer is 200...599: libmicrohttpd drops the connection for a status outside

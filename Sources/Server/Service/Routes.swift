@@ -190,11 +190,7 @@ package enum Routes {
 
     /// The 503 for a notification the verifiers' queue had no room for (`Ingest.maxQueuedVerifications`).
     private static var busy: HTTPResponse {
-        var answer = HTTPResponse.error(
-            status: 503, code: "server_busy",
-            message: "the server is verifying as many notifications as it queues: send it again shortly")
-        answer.headers["Retry-After"] = "1"
-        return answer
+        .retryLater("server_busy", "the server is verifying as many notifications as it queues: send it again shortly")
     }
 
     /// What a 503 for storage says: the cause (paths, the database's own words) is for the
