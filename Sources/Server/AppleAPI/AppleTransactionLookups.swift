@@ -18,8 +18,8 @@ package final class AppleTransactionLookups: Sendable {
     private let missing = RecentEntries<Bool>(ttl: missingTTL, capacity: missingCapacity)
     /// Accounts' histories restores read lately.
     package let restored = RestoredHistories(ttl: restoreTTL)
-    /// When a restore last said it found every slot of an app taken (`restoreSkipped`), by app.
-    private let lastBusyLine = Mutex<[String: ContinuousClock.Instant]>([:])
+    /// The apps a restore said, within the last minute, it found every slot of taken (`restoreSkipped`).
+    private let busyLines = RecentEntries<Bool>(ttl: .seconds(60), capacity: 10_000)
 
     /// How long a restore's read of an account's history stands for the next restore's.
     package static let restoreTTL: Duration = .seconds(600)
@@ -68,12 +68,7 @@ package final class AppleTransactionLookups: Sendable {
     /// Says, once a minute at most for each app, that a restore was left as posted because every
     /// lookup slot of the app was taken.
     package func restoreSkipped(app: String) {
-        let due = lastBusyLine.withLock { lines -> Bool in
-            if let last = lines[app], last.duration(to: .now) < .seconds(60) { return false }
-            lines[app] = .now
-            return true
-        }
-        guard due else { return }
+        guard busyLines.valueOrSet(true, for: app) == nil else { return }
         log.warning(
             "apple.restore_skipped",
             "a restore's other purchases were not read from Apple: every lookup slot of the app was taken (lines like this "
