@@ -136,7 +136,7 @@ extension ReplayTests {
         // A second one stays unclaimed: its held events stay rows.
         try Self.post(Array(Self.lifecycle.prefix(3)), about: "7000000002", signer: signer, over: connection)
         let posted = try Self.signedYearly("7000000001-claim", original: "7000000001", signer: signer)
-        #expect(try connection.postTransaction(posted, for: "bob").status == 200)
+        #expect(try connection.postTransaction(posted, for: "bob", presentedOfferingId: "spring").status == 200)
         service.shutdown()
 
         let store = try Store(path: fixture.databasePath)
@@ -144,7 +144,11 @@ extension ReplayTests {
         let live = try Self.snapshot(store)
         #expect(live["held_events"]?.isEmpty == false)
         #expect(live["held_events"]?.allSatisfy { $0.contains("7000000002") } == true)
-        #expect(live["events"]?.filter { $0.contains("bob") }.count ?? 0 >= 5)
+        // The events the post released carry the offering it named; replay reads it back.
+        let bobs = live["events"]?.filter { $0.contains("bob") } ?? []
+        #expect(bobs.count >= 5)
+        // (Rows are shown as `SQLValue`s: the JSON's quotes escaped.)
+        #expect(bobs.allSatisfy { $0.contains(#"\"presented_offering_id\":\"spring\""#) }, "\(bobs)")
         #expect(try Replay.run(config: try fixture.config(), store: store) == 9)
         #expect(try Self.snapshot(store) == live)
     }

@@ -88,6 +88,7 @@ struct RestoredPositionsTests {
     static func makeOlder(_ path: String) throws {
         try rawExecute(path, "DROP TABLE event_position_floor")
         try rawExecute(path, "DROP TABLE database_settings")
+        try rawExecute(path, "ALTER TABLE posted_transactions DROP COLUMN presented_offering_id")
         try rawExecute(path, "DELETE FROM schema_migrations WHERE version >= 28")
     }
 

@@ -27,6 +27,7 @@ import Testing
         journal.heldEvents = [event, Event(type: .cancellation, id: "f")]
         journal.storedHeldEventCount = 3
         journal.transferCount = 2
+        journal.presentedOfferingId = "spring"
         return journal
     }
 

@@ -34,6 +34,7 @@ import Testing
         event.priceInPurchasedCurrency = Decimal(string: "-1.234")
         event.price = Decimal(string: "9.99")
         event.offerCode = "SPRING"
+        event.presentedOfferingId = "default"
         event.countryCode = "FR"
         event.renewalNumber = 12
         event.transferredFrom = ["x"]

@@ -4,8 +4,9 @@ import Foundation
 import JSON
 
 /// What RevenueCat's SDK posts to `POST /v1/receipts`, read: the customer, the signed
-/// transactions its `fetch_token` holds, its `AppTransaction`, its attributes and whether it is a
-/// restore. The SDK's other members (price, offering, ...) change nothing here and are not read.
+/// transactions its `fetch_token` holds, its `AppTransaction`, its attributes, the offering the
+/// purchase was made from and whether it is a restore. The SDK's other members (price, currency,
+/// paywall, ...) change nothing here and are not read.
 struct PostedReceipt {
     var appUserId: String
     /// The signed transactions to post, in order.
@@ -15,6 +16,9 @@ struct PostedReceipt {
     var isRestore = false
     /// RevenueCat's attributes object, its shape checked (`SubscribersAPI.attributes(in:)`).
     var attributes: [String: JSONValue]?
+    /// `presented_offering_identifier`, for the transactions of `product_id` (every one when the
+    /// body names no product and the token holds one transaction; none when it holds several).
+    var offering: PresentedOffering?
 
     static let shape =
         #"the body must be RevenueCat's receipt: {"app_user_id": "...", "fetch_token": "<StoreKit 2 jwsRepresentation>", "app_transaction": "<AppTransaction jwsRepresentation>", "attributes": {...}}"#
@@ -34,6 +38,15 @@ struct PostedReceipt {
         switch fetchToken(members["fetch_token"]) {
         case .failure(let refusal): return .failure(refusal)
         case .success(let signed): receipt.transactions = signed ?? []
+        }
+        switch PresentedOffering.read(members["presented_offering_identifier"], name: "presented_offering_identifier") {
+        case .none: break
+        case .refused(let problem): return .refused(.badRequest, problem)
+        case .offering(let id):
+            let productId = members["product_id"]?.stringValue
+            if productId != nil || receipt.transactions.count == 1 {
+                receipt.offering = PresentedOffering(id: id, productId: productId)
+            }
         }
         switch members["app_transaction"] {
         case nil, .null?: break

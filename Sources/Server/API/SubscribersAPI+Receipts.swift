@@ -9,7 +9,8 @@ extension SubscribersAPI {
     /// sync in StoreKit 2 mode: `app_user_id`; `fetch_token`, the transaction's
     /// `jwsRepresentation` (or, for StoreKit testing in Xcode, the SDK's base64 JSON whose
     /// `transactions` are such JWS); `app_transaction`, the `AppTransaction`'s JWS; and
-    /// `attributes`, the subscriber attributes not synced yet. Each transaction is posted for the
+    /// `attributes`, the subscriber attributes not synced yet; `presented_offering_identifier`,
+    /// the offering a purchase was made from (for `product_id`'s transactions). Each transaction is posted for the
     /// customer as `POST /v1/subscribers/{id}/transactions` posts it, then for a restore the
     /// Apple account's other purchases (`restoreAccount`), then the app transaction, then the
     /// attributes; the answer is the customer as `GET` shows it. A StoreKit 1 receipt,
@@ -32,7 +33,9 @@ extension SubscribersAPI {
         if let refused = AppUserIdRule.refusal(appUserId, access: access) { return reply(refused) }
         var steps: [Step] = receipt.transactions.map { signed in
             { [self] next in
-                link(signed, app: app, verifier: verifier, appUserId: appUserId, access: access) { next($0) }
+                link(
+                    signed, app: app, verifier: verifier, appUserId: appUserId, access: access, offering: receipt.offering
+                ) { next($0) }
             }
         }
         if receipt.isRestore, !receipt.transactions.isEmpty {

@@ -137,7 +137,14 @@ package struct SubscribersAPI: Sendable {
         // A name given twice is refused with every other body that is not one of the three.
         let body = try? JSONValue(parsingWithoutRepeatedNames: request.body)
         if let signed = body?["signedTransaction"]?.stringValue {
-            return link(signed, app: app, verifier: verifier, appUserId: appUserId, access: access, reply: reply)
+            var offering: PresentedOffering?
+            switch PresentedOffering.read(body?["presentedOfferingId"], name: "presentedOfferingId") {
+            case .none: break
+            case .offering(let id): offering = PresentedOffering(id: id)
+            case .refused(let problem): return reply(.error(status: 400, code: "bad_request", message: problem))
+            }
+            return link(
+                signed, app: app, verifier: verifier, appUserId: appUserId, access: access, offering: offering, reply: reply)
         }
         if let signed = body?["signedAppTransaction"]?.stringValue {
             return postAppTransaction(signed, app: app, verifier: verifier, appUserId: appUserId, access: access, reply: reply)
@@ -160,10 +167,11 @@ package struct SubscribersAPI: Sendable {
     /// `allowTransfer` false refuses (409) a purchase another customer owns: a transaction id
     /// proves nothing about who holds the purchase, a signed transaction from the device does.
     /// A purchase the app's `restoreBehavior` keeps with another customer is applied but not
-    /// linked: 409, as RevenueCat answers.
+    /// linked: 409, as RevenueCat answers. `offering`: the offering the app says it sold the
+    /// purchase from, kept with it when it is this transaction's.
     package func link(
         _ signed: String, app: AppConfig, verifier: AppVerifiers, appUserId: String, access: APIKeys.Access,
-        allowTransfer: Bool = true, reply: @escaping @Sendable (HTTPResponse) -> Void
+        allowTransfer: Bool = true, offering: PresentedOffering? = nil, reply: @escaping @Sendable (HTTPResponse) -> Void
     ) {
         let now = clock()
         let verified: VerifiedPayload<JWSTransactionDecodedPayload>
@@ -195,7 +203,9 @@ package struct SubscribersAPI: Sendable {
                     return
                 }
                 let applied = try LedgerInputs.keepAndApply(
-                    .postedTransaction(transaction, signed: signed, appUserId: appUserId, digest: digest),
+                    .postedTransaction(
+                        transaction, signed: signed, appUserId: appUserId, digest: digest,
+                        presentedOfferingId: offering?.id(for: transaction)),
                     app: app.ledger, atMs: atMs, cache: cache, in: transactionRows)
                 if let applied {
                     if applied.linkKeptWith != nil { refusal.withLock { $0 = Self.keptWithOriginal } }

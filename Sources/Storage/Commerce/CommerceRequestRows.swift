@@ -74,7 +74,7 @@ public enum CommerceRequestRows {
         let (signed, renewal): (JWSTransactionDecodedPayload?, JWSRenewalInfoDecodedPayload?) =
             switch input {
             case .notificationReceived(let facts): (facts.transaction, facts.renewalInfo)
-            case .transactionPosted(let posted, _): (posted, nil)
+            case .transactionPosted(let posted, _, _): (posted, nil)
             case .appleAnswered(let answered, let renewalInfo, _): (answered, renewalInfo)
             case .appleHistory(let answered, _): (answered, nil)
             case .linked, .timerFired, .customerAction: (nil, nil)

@@ -10,6 +10,7 @@ extension PurchaseJournal: SortedJSONWritable {
         try writer.array("facts", facts) { writer, fact in try fact.writeSortedJSON(into: &writer) }
         try writer.array("heldEvents", heldEvents) { writer, event in try event.writeSortedJSON(into: &writer) }
         writer.optional("ownerAppUserId", ownerAppUserId)
+        writer.optional("presentedOfferingId", presentedOfferingId)
         writer.optional("storedHeldEventCount", storedHeldEventCount.map(Int64.init))
         writer.member("transferCount", Int64(transferCount))
         writer.endObject()
@@ -58,6 +59,7 @@ extension PurchaseJournal: JSONValueReadable {
         heldEvents = try fields.array("heldEvents", Event.init(json:))
         storedHeldEventCount = try fields.optionalInt("storedHeldEventCount")
         transferCount = try fields.int("transferCount")
+        presentedOfferingId = try fields.optionalString("presentedOfferingId")
     }
 }
 

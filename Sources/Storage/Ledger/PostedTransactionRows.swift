@@ -51,13 +51,18 @@ public enum PostedTransactionRows {
 
     /// Stores the post and returns its row id.
     public static func insert(
-        app: String, appUserId: String, transactionId: String, signed: String, digest: String, atMs: Int64,
-        in rows: WriteTransaction
+        app: String, appUserId: String, transactionId: String, signed: String, digest: String,
+        presentedOfferingId: String?, atMs: Int64, in rows: WriteTransaction
     ) throws(StoreError) -> Int64 {
         return try rows.insert(
             returningId: """
-                INSERT INTO posted_transactions (app_id, app_user_id, transaction_id, signed_transaction, received_at, content_digest)
-                VALUES (?, ?, ?, ?, ?, ?) RETURNING id
-                """, [.text(app), .text(appUserId), .text(transactionId), .text(signed), .integer(atMs), .text(digest)])
+                INSERT INTO posted_transactions
+                    (app_id, app_user_id, transaction_id, signed_transaction, received_at, content_digest, presented_offering_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """,
+            [
+                .text(app), .text(appUserId), .text(transactionId), .text(signed), .integer(atMs), .text(digest),
+                SQLValue(presentedOfferingId),
+            ])
     }
 }

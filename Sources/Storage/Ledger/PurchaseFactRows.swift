@@ -30,7 +30,7 @@ public enum PurchaseFactRows {
         guard let key = input.purchaseKey else { return nil }
         switch input {
         case .notificationReceived(let facts): return (key, PurchaseFact(facts))
-        case .transactionPosted(let transaction, _): return (key, PurchaseFact(posted: transaction))
+        case .transactionPosted(let transaction, _, _): return (key, PurchaseFact(posted: transaction))
         case .appleAnswered(let transaction, let renewalInfo, _):
             return (key, PurchaseFact(appleAPI: transaction, renewalInfo: renewalInfo))
         case .appleHistory(let transaction, _): return (key, PurchaseFact(appleHistory: transaction))

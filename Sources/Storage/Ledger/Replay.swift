@@ -196,13 +196,14 @@ public enum Replay {
     {
         guard let number = Int64(id),
             let row = try transaction.query(
-                "SELECT app_user_id, signed_transaction, received_at FROM posted_transactions WHERE id = ?", [.integer(number)]
+                "SELECT app_user_id, signed_transaction, received_at, presented_offering_id FROM posted_transactions WHERE id = ?",
+                [.integer(number)]
             ).first,
             let user = row[0].textValue, let signed = row[1].textValue
         else { throw ReplayError("applied posted transaction \(id) is not stored") }
         let at = Date(timeIntervalSince1970: Double(row[2].integerValue ?? 0) / 1000)
         let payload = try verifier.verifyTransaction(signed, now: at).payload
-        return .transactionPosted(payload, appUserId: user)
+        return .transactionPosted(payload, appUserId: user, presentedOfferingId: row[3].textValue)
     }
 }
 

@@ -5,9 +5,10 @@ import Subscriptions
 /// An input the store keeps in its raw form and applies to state: every input but a
 /// notification, which arrives through `Store.store(_:)` and its hand-off.
 public enum StoredInput: Sendable {
-    /// A StoreKit transaction an app posted for a customer, verified, with its JWS and its
-    /// content digest (`PostedTransactionRows.contentDigest`).
-    case postedTransaction(JWSTransactionDecodedPayload, signed: String, appUserId: String, digest: String)
+    /// A StoreKit transaction an app posted for a customer, verified, with its JWS, its content
+    /// digest (`PostedTransactionRows.contentDigest`) and the offering the app says it was sold from.
+    case postedTransaction(
+        JWSTransactionDecodedPayload, signed: String, appUserId: String, digest: String, presentedOfferingId: String? = nil)
     /// One of Apple's answers about a purchase, for a customer when the caller knows one.
     case appleAnswer(AppleAnswerRows.Answer, appUserId: String?)
     /// What the API did to a customer.
@@ -31,8 +32,8 @@ extension LedgerInputs {
     ) throws -> AppliedInput? {
         let (kind, ref, applied): (AppliedInputKind, String, Ledger.Input)
         switch input {
-        case .postedTransaction(let payload, let signed, let appUserId, let digest):
-            let posted = Ledger.Input.transactionPosted(payload, appUserId: appUserId)
+        case .postedTransaction(let payload, let signed, let appUserId, let digest, let offering):
+            let posted = Ledger.Input.transactionPosted(payload, appUserId: appUserId, presentedOfferingId: offering)
             let transactionId = payload.transactionId ?? ""
             switch try PostedTransactionRows.repetition(
                 app: app.id, appUserId: appUserId, transactionId: transactionId,
@@ -45,8 +46,8 @@ extension LedgerInputs {
             case .new: break
             }
             let id = try PostedTransactionRows.insert(
-                app: app.id, appUserId: appUserId, transactionId: transactionId, signed: signed, digest: digest, atMs: atMs,
-                in: transaction)
+                app: app.id, appUserId: appUserId, transactionId: transactionId, signed: signed, digest: digest,
+                presentedOfferingId: offering, atMs: atMs, in: transaction)
             (kind, ref, applied) = (.postedTransaction, String(id), posted)
         case .appleAnswer(let answer, let appUserId):
             let id = try AppleAnswerRows.insert(answer, appUserId: appUserId, appId: app.id, atMs: atMs, in: transaction)

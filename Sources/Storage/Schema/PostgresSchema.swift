@@ -46,6 +46,7 @@ enum PostgresSchema {
             );
             """
         ),
+        (30, Migration.v30.sql),
     ]
 
     /// The newest version this build knows.

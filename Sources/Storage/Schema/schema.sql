@@ -1,4 +1,4 @@
--- RevenueDot's SQLite schema at migration 29: what the migrations in this folder give a new
+-- RevenueDot's SQLite schema at migration 30: what the migrations in this folder give a new
 -- database. Generated; checked by SchemaBaselineTests.
 
 CREATE TABLE apple_answers (
@@ -166,7 +166,7 @@ CREATE TABLE posted_transactions (
     transaction_id TEXT,
     signed_transaction TEXT NOT NULL,
     received_at INTEGER NOT NULL
-, content_digest TEXT) STRICT;
+, content_digest TEXT, presented_offering_id TEXT) STRICT;
 
 CREATE TABLE purchase_facts (
     app_id TEXT NOT NULL,

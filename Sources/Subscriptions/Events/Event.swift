@@ -48,6 +48,8 @@ public struct Event: Codable, Hashable, Sendable {
     public var price: Decimal?
     /// Apple's `offerIdentifier`.
     public var offerCode: String?
+    /// The offering the purchase was sold from, as the app said when it posted the purchase.
+    public var presentedOfferingId: String?
     /// ISO 3166-1 alpha-2 from the transaction's storefront (alpha-3 kept if unmapped).
     public var countryCode: String?
     /// 1 for the first period; counts the periods known for the subscription.
@@ -105,6 +107,7 @@ public struct Event: Codable, Hashable, Sendable {
         case priceInPurchasedCurrency = "price_in_purchased_currency"
         case price
         case offerCode = "offer_code"
+        case presentedOfferingId = "presented_offering_id"
         case countryCode = "country_code"
         case renewalNumber = "renewal_number"
         case transferredFrom = "transferred_from"

@@ -16,8 +16,11 @@ extension Ledger {
     ///
     /// `evidence`: the transaction the input brings (a post, an answer of Apple's), which may show
     /// access the stored state does not know of yet (a renewal whose notification was missed).
+    /// `offering`: the offering the poster says the purchase was sold from, kept with it once
+    /// linked (not when refused), so that the events released or made from then on carry it.
     mutating func link(
-        _ key: PurchaseKey, to appUserId: String, evidence: JWSTransactionDecodedPayload? = nil, nowMs: Int64
+        _ key: PurchaseKey, to appUserId: String, evidence: JWSTransactionDecodedPayload? = nil, offering: String? = nil,
+        nowMs: Int64
     ) -> [Effect] {
         let target = customerId(appUserId)
         ensureCustomer(target, nowMs: nowMs)
@@ -28,6 +31,7 @@ extension Ledger {
             if let kept = keptWith(subscription.journal, of: key, from: target, givesAccess: access) {
                 return [.linkRefused(key, keptWith: kept)]
             }
+            if let offering { subscription.journal.presentedOfferingId = offering }
             let effects = move(
                 key, journal: &subscription.journal, to: target, environment: subscription.environment, nowMs: nowMs)
             subscriptions[id] = subscription
@@ -44,6 +48,7 @@ extension Ledger {
             if let kept = keptWith(purchase.journal, of: key, from: target, givesAccess: active ?? false) {
                 return [.linkRefused(key, keptWith: kept)]
             }
+            if let offering { purchase.journal.presentedOfferingId = offering }
             let effects = move(key, journal: &purchase.journal, to: target, environment: purchase.environment, nowMs: nowMs)
             oneTimePurchases[id] = purchase
             return effects
@@ -188,14 +193,20 @@ extension Ledger {
         return deliver([transfer], journal: &journal, nowMs: nowMs)
     }
 
-    /// Stamps events for the purchase's owner and returns them as effects, or holds them.
+    /// Stamps events for the purchase's owner and returns them as effects, or holds them. Events
+    /// about the purchase (a TRANSFER is not) carry the offering it was sold from, when known by
+    /// now: held events made before the app posted it included.
     mutating func deliver(_ events: [Event], journal: inout PurchaseJournal, nowMs: Int64) -> [Effect] {
         guard let owner = journal.ownerAppUserId else {
             journal.heldEvents += events
             return []
         }
         ensureCustomer(owner, nowMs: nowMs)
-        return events.map { .emit(stamp($0, for: owner, nowMs: nowMs)) }
+        return events.map { event in
+            var event = event
+            if event.type != .transfer { event.presentedOfferingId = event.presentedOfferingId ?? journal.presentedOfferingId }
+            return .emit(stamp(event, for: owner, nowMs: nowMs))
+        }
     }
 
     /// `event` made for `owner` now: app, time, the customer's next sequence, its ids and

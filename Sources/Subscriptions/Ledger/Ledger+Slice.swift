@@ -11,7 +11,7 @@ extension Ledger.Input {
         switch self {
         case .notificationReceived(let facts):
             Ledger.purchaseKey(of: facts.transaction, renewalInfo: facts.renewalInfo, type: facts.notificationType)
-        case .transactionPosted(let transaction, _):
+        case .transactionPosted(let transaction, _, _):
             Ledger.purchaseKey(of: transaction, renewalInfo: nil, type: nil)
         case .appleAnswered(let transaction, let renewalInfo, _):
             Ledger.purchaseKey(of: transaction, renewalInfo: renewalInfo, type: nil)
@@ -30,7 +30,7 @@ extension Ledger.Input {
     /// slice loads (`namedCustomerIds`): a post, a link, an import's or a customer action's.
     var actingCustomerIds: [String] {
         switch self {
-        case .transactionPosted(_, let appUserId), .linked(_, let appUserId): [appUserId]
+        case .transactionPosted(_, let appUserId, _), .linked(_, let appUserId): [appUserId]
         case .appleAnswered(_, _, let appUserId), .appleHistory(_, let appUserId): [appUserId].compactMap { $0 }
         case .customerAction(let action): action.customerIds
         case .notificationReceived, .timerFired: []
@@ -45,7 +45,7 @@ extension Ledger.Input {
         switch self {
         case .notificationReceived(let facts):
             Ledger.tokenCustomerIds(facts.transaction?.appAccountToken ?? facts.renewalInfo?.appAccountToken)
-        case .transactionPosted(_, let appUserId), .linked(_, let appUserId):
+        case .transactionPosted(_, let appUserId, _), .linked(_, let appUserId):
             [appUserId]
         case .appleAnswered(let transaction, let renewalInfo, let appUserId):
             [appUserId].compactMap { $0 } + Ledger.tokenCustomerIds(transaction.appAccountToken ?? renewalInfo?.appAccountToken)
@@ -76,7 +76,7 @@ extension Ledger.Input {
     /// The customer the input links its purchase to, when it names one.
     public var linkedAppUserId: String? {
         switch self {
-        case .transactionPosted(_, let appUserId), .linked(_, let appUserId): appUserId
+        case .transactionPosted(_, let appUserId, _), .linked(_, let appUserId): appUserId
         case .appleAnswered(_, _, let appUserId), .appleHistory(_, let appUserId): appUserId
         case .notificationReceived, .timerFired, .customerAction: nil
         }

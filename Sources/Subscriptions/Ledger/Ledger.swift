@@ -18,7 +18,9 @@ public struct Ledger: Codable, Hashable, Sendable {
         case notificationReceived(VerifiedNotificationFacts)
         /// The app posted a verified StoreKit transaction for a customer: link its purchase to
         /// `appUserId` (a transfer if someone else owned it) and apply the transaction.
-        case transactionPosted(JWSTransactionDecodedPayload, appUserId: String)
+        /// `presentedOfferingId`: the offering the app says it sold the purchase from (RevenueCat's
+        /// `presented_offering_id`), kept with the purchase when the link is made.
+        case transactionPosted(JWSTransactionDecodedPayload, appUserId: String, presentedOfferingId: String? = nil)
         /// Link a purchase to `appUserId` without a transaction (a transfer if owned by another).
         case linked(PurchaseKey, appUserId: String)
         /// A stored timer came due.
@@ -102,9 +104,9 @@ public struct Ledger: Codable, Hashable, Sendable {
             return receive(facts, mayClaim: mayClaim, nowMs: nowMs)
         case .customerAction(let action):
             return act(action, nowMs: nowMs)
-        case .transactionPosted(let transaction, let appUserId):
+        case .transactionPosted(let transaction, let appUserId, let offering):
             guard let key = Self.purchaseKey(of: transaction, renewalInfo: nil, type: nil) else { return [] }
-            var effects = link(key, to: appUserId, evidence: transaction, nowMs: nowMs)
+            var effects = link(key, to: appUserId, evidence: transaction, offering: offering, nowMs: nowMs)
             effects += receive(PurchaseFact(posted: transaction), about: key, token: nil, mayClaim: mayClaim, nowMs: nowMs)
             return effects
         case .linked(let key, let appUserId):

@@ -24,6 +24,9 @@ public struct PurchaseJournal: Codable, Hashable, Sendable {
     public package(set) var storedHeldEventCount: Int?
     /// How many times the purchase changed owner (numbers `TRANSFER` causes).
     public package(set) var transferCount = 0
+    /// The offering the app last said it sold the purchase from, posting one of its transactions
+    /// (RevenueCat's `presented_offering_id`); nil while none was said.
+    public package(set) var presentedOfferingId: String?
 
     /// An empty journal, optionally already owned.
     public init(ownerAppUserId: String? = nil) {

@@ -63,10 +63,14 @@ extension LoopbackConnection {
     }
 
     /// POSTs a StoreKit 2 transaction as the app would, to link it to `user` (public key by default).
-    func postTransaction(_ signed: String, for user: String, key: String = "pk_test_public") throws -> LoopbackResponse {
-        try request(
+    func postTransaction(
+        _ signed: String, for user: String, key: String = "pk_test_public", presentedOfferingId: String? = nil
+    ) throws -> LoopbackResponse {
+        var body: [String: JSONValue] = ["signedTransaction": .string(signed)]
+        body["presentedOfferingId"] = presentedOfferingId.map(JSONValue.string)
+        return try request(
             "POST", "/v1/subscribers/\(user)/transactions", headers: ["Authorization": "Bearer \(key)"],
-            body: Data(JSONValue.object(["signedTransaction": .string(signed)]).serialized().utf8))
+            body: Data(JSONValue.object(body).serialized().utf8))
     }
 }
 

@@ -1,0 +1,112 @@
+import Crypto
+import Foundation
+import JSON
+import LoopbackClient
+import Testing
+
+@testable import Server
+
+/// `presented_offering_identifier` of RevenueCat's receipt (and `presentedOfferingId` of
+/// `POST /v1/subscribers/{id}/transactions`): kept with the purchase, on its events as
+/// `presented_offering_id`; a malformed one refused before anything is stored.
+@Suite("Presented offerings")
+struct PresentedOfferingAPITests {
+    static func offerings(_ fixture: ServerFixture, of original: String) throws -> [JSONValue?] {
+        try LinkingAPITests.events(fixture)
+            .filter { $0.json["original_transaction_id"] == .string(original) }
+            .map { $0.json["presented_offering_id"] }
+    }
+
+    @Test func theReceiptsOfferingIsOnThePurchasesEvents() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let signed = try LinkingAPITests.storeKitTransaction(fixture, original: "7200000001")
+        let answer = try ReceiptsAPITests.post(
+            connection,
+            ReceiptsAPITests.receipt([
+                "app_user_id": .string("olga"), "fetch_token": .string(signed),
+                "presented_offering_identifier": .string("spring"),
+            ]))
+        #expect(answer.status == 200, "\(answer.text)")
+        #expect(try Self.offerings(fixture, of: "7200000001") == [.string("spring")])
+        // Apple's later notice of the purchase (auto-renew off) carries it too.
+        let notice = try fixture.signer.notification(
+            type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", originalTransactionId: "7200000001")
+        #expect(try connection.postNotification(notice).status == 200)
+        #expect(try Self.offerings(fixture, of: "7200000001") == [.string("spring"), .string("spring")])
+
+        // A receipt without one (a restore at the next launch) makes events without.
+        let other = try LinkingAPITests.storeKitTransaction(fixture, original: "7200000002")
+        let plain = try ReceiptsAPITests.post(
+            connection,
+            ReceiptsAPITests.receipt([
+                "app_user_id": .string("olga"), "fetch_token": .string(other), "presented_offering_identifier": .null,
+            ]))
+        #expect(plain.status == 200, "\(plain.text)")
+        #expect(try Self.offerings(fixture, of: "7200000002") == [nil])
+    }
+
+    /// StoreKit testing's receipt holds every transaction: the offering is `product_id`'s.
+    @Test func aReceiptOfSeveralTransactionsGivesItToTheNamedProductOnly() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let monthly = try LinkingAPITests.storeKitTransaction(fixture, original: "7200000003")
+        let yearly = try LinkingAPITests.storeKitTransaction(fixture, original: "7200000004", product: "pro.yearly")
+        let receipt = JSONValue.object(["transactions": .array([.string(monthly), .string(yearly)])])
+        let token = Base64.encode(Array(receipt.serialized().utf8), alphabet: .standard)
+        let answer = try ReceiptsAPITests.post(
+            connection,
+            ReceiptsAPITests.receipt([
+                "app_user_id": .string("pia"), "fetch_token": .string(token), "product_id": .string("pro.yearly"),
+                "presented_offering_identifier": .string("annual"),
+            ]))
+        #expect(answer.status == 200, "\(answer.text)")
+        #expect(try Self.offerings(fixture, of: "7200000003") == [nil])
+        #expect(try Self.offerings(fixture, of: "7200000004") == [.string("annual")])
+    }
+
+    @Test func theTransactionsEndpointTakesOneToo() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let signed = try LinkingAPITests.storeKitTransaction(fixture, original: "7200000005")
+        let posted = try connection.postTransaction(signed, for: "quinn", presentedOfferingId: "spring")
+        #expect(posted.status == 200, "\(posted.text)")
+        #expect(try Self.offerings(fixture, of: "7200000005") == [.string("spring")])
+    }
+
+    @Test func aMalformedOfferingIsRefusedAndNothingStored() throws {
+        let fixture = try ServerFixture()
+        let service = try fixture.startService()
+        defer { service.shutdown() }
+        let connection = try LoopbackConnection(port: service.port)
+        let signed = try LinkingAPITests.storeKitTransaction(fixture, original: "7200000006")
+        func receipt(_ offering: JSONValue) -> JSONValue {
+            ReceiptsAPITests.receipt([
+                "app_user_id": .string("rui"), "fetch_token": .string(signed), "presented_offering_identifier": offering,
+            ])
+        }
+        let long = String(repeating: "o", count: PresentedOffering.maxBytes + 1)
+        try expectRevenueCatRefusals(
+            [
+                (receipt(.integer(3)), 400, 7226, "presented_offering_identifier must be a string"),
+                (receipt(.string(long)), 400, 7226, "longer than 256 bytes"),
+                (receipt(.string("a\u{7}b")), 400, 7226, "control character"),
+            ]
+        ) { try ReceiptsAPITests.post(connection, $0) }
+        let own = try connection.request(
+            "POST", "/v1/subscribers/rui/transactions", headers: ["Authorization": "Bearer pk_test_public"],
+            body: Data(
+                JSONValue.object(["signedTransaction": .string(signed), "presentedOfferingId": .array([])]).serialized().utf8))
+        #expect(own.status == 400, "\(own.text)")
+        #expect(own.text.contains("presentedOfferingId must be a string"), "\(own.text)")
+        #expect(try LinkingAPITests.events(fixture).isEmpty)
+        let rui = try connection.request("HEAD", "/v1/subscribers/rui", headers: ["Authorization": "Bearer sk_test_secret"])
+        #expect(rui.status == 404)
+    }
+}
