@@ -110,3 +110,27 @@ import Threads
         #expect(Self.counted(failed) == 6, "\(failed)")
     }
 }
+
+extension LeftOutLinesTests {
+    /// Connections a stranger opens, sends a request line the server cannot take, and drops:
+    /// libmicrohttpd says something of each, ten lines a second at most, the rest counted.
+    @Test func httpErrorsAreLimitedAndCounted() throws {
+        let fixture = try ServerFixture()
+        let (service, kept) = try OperationalLogTests.service(fixture, log: #"{"access": false}"#)
+        for _ in 0..<100 {
+            let connection = try LoopbackConnection(port: service.port)
+            try connection.sendRaw(Data("GET / HTTP/2.0\r\nHost: x\r\n\r\n".utf8))
+            _ = try? connection.readResponse()
+            connection.close()
+        }
+        let said = poll(seconds: 10) {
+            let lines = OperationalLogTests.lines(kept, event: "http.error")
+            return lines.count + lines.map(Self.leftOut).reduce(0, +) >= 100
+        }
+        service.shutdown()
+        let lines = OperationalLogTests.lines(kept, event: "http.error")
+        #expect(said, "\(lines.count) lines: \(lines.prefix(3))")
+        #expect(lines.count < 100, "\(lines.count) lines")
+        #expect(lines.contains { Self.leftOut($0) > 0 }, "\(lines.suffix(3))")
+    }
+}

@@ -16,7 +16,7 @@ package final class Ingest: Sendable {
     private let clock: @Sendable () -> Date
     private let alarm: StorageAlarm?
     private let log: Log?
-    private let refusalLines: RefusalLines
+    private let refusalLines: LimitedLines
     /// Where notification POSTs are verified, off the HTTP workers; on the caller's thread when nil.
     private let lanes: VerifierLanes?
 
@@ -41,7 +41,7 @@ package final class Ingest: Sendable {
     package init(
         verifiers: [String: AppVerifiers], store: Store, metrics: Metrics,
         clock: @escaping @Sendable () -> Date = Date.init,
-        log: Log? = nil, alarm: StorageAlarm? = nil, refusals: RefusalLines? = nil, lanes: VerifierLanes? = nil,
+        log: Log? = nil, alarm: StorageAlarm? = nil, refusals: LimitedLines? = nil, lanes: VerifierLanes? = nil,
         maxQueued: Int = maxQueuedVerifications
     ) {
         self.lanes = lanes
@@ -53,7 +53,7 @@ package final class Ingest: Sendable {
         self.clock = clock
         self.log = log
         self.alarm = alarm ?? log.map { StorageAlarm(log: $0) }
-        refusalLines = refusals ?? RefusalLines(log: log, clock: clock)
+        refusalLines = refusals ?? LimitedLines.refusals(log: log, clock: clock)
     }
 
     /// Handles one request body for the app `appId`, blocking until the answer is known.
@@ -157,7 +157,7 @@ package final class Ingest: Sendable {
         case store(NotificationRecord)
     }
 
-    /// Writes a `notification.refused` warning (`RefusalLines`: ten a second at most).
+    /// Writes a `notification.refused` warning (`LimitedLines.refusals`: ten a second at most).
     private func refused(_ message: String, _ fields: [(String, LogValue)]) {
         refusalLines.write(message, fields)
     }

@@ -35,7 +35,7 @@ final class ConfiguredServices: Sendable {
         /// Shared by ingest and the health check, across reloads.
         let alarm: StorageAlarm
         /// The `notification.refused` lines of ingest and of the HTTP server, across reloads.
-        let refusals: RefusalLines
+        let refusals: LimitedLines
         /// The notification reference at `/docs` (`RevenueDotService.init`'s `docs`).
         let docs: (@Sendable (String) -> HTTPResponse?)?
         let clock: @Sendable () -> Date

@@ -36,6 +36,7 @@ package final class RevenueDotService: Sendable {
     private let contacts: CustomerContacts
     /// The access log's lines (`log.access`).
     private let accessLines: AccessLines
+    private let httpErrors: LimitedLines
     private let heldOutcome = Locked<HeldNotifications.Outcome?>(nil)
     private let failedOutcome = Locked<HeldNotifications.Outcome?>(nil)
     /// Left when a pass over held notifications is over (entered by `start()` and `reload`).
@@ -125,7 +126,7 @@ package final class RevenueDotService: Sendable {
         }
         self.store = store
         contacts = CustomerContacts(store: store, flushes: FailureStreak(task: "contacts", log: log, metrics: metrics))
-        let refusals = RefusalLines(log: log, clock: clock)
+        let refusals = LimitedLines.refusals(log: log, clock: clock)
         shared = ConfiguredServices.Shared(
             store: store, metrics: metrics, log: log, cache: cache, handOff: handOff, contacts: contacts,
             alarm: StorageAlarm(log: log), refusals: refusals, docs: docs, clock: clock,
@@ -141,7 +142,9 @@ package final class RevenueDotService: Sendable {
             maxBodyBytes: config.http.maxBodyBytes, maxBufferedBodyBytes: config.http.maxBufferedBodyBytes,
             connectionTimeoutSeconds: config.http.timeoutSeconds, headerTimeoutSeconds: config.http.headerTimeoutSeconds,
             requestTimeoutSeconds: config.http.requestTimeoutSeconds, connectionsPerIP: config.http.connectionsPerIP)
-        http.errorLog = { log.warning("http.error", $0) }
+        let httpErrors = LimitedLines.httpErrors(log: log, clock: clock)
+        self.httpErrors = httpErrors
+        http.errorLog = { httpErrors.write($0) }
         accessLines = AccessLines(log, clock: clock)
         http.accessLog = accessLines.sink
         server = HTTPServer(
@@ -286,6 +289,7 @@ package final class RevenueDotService: Sendable {
         // backfill's, which go through ingest too, are said once it stopped, below).
         shared.refusals.flush()
         accessLines.flush()
+        httpErrors.flush()
         // Every request is answered or cut off: what handlers queued has no one to answer.
         shared.storageWork.stop()
         shared.verifiers.stop()
@@ -312,6 +316,7 @@ package final class RevenueDotService: Sendable {
             })
         shared.refusals.flush()
         accessLines.flush()
+        httpErrors.flush()
         // A second at least: a pass or tick that ended just in time leaves storage its close.
         let closed = store.close(waitingAtMost: max(remaining(), .seconds(1)))
         if let profile = WriteProfile.report() { StandardStreams.error("revenuedot: \(profile)\n") }

@@ -6,7 +6,7 @@ import JSON
 /// also takes a `notification.refused` line, as ingest's own refusals do.
 struct ServiceObserver: HTTPServerObserver {
     let metrics: Metrics
-    let refusals: RefusalLines
+    let refusals: LimitedLines
 
     func requestFinished(method: String, route: String, status: Int, seconds: Double) {
         metrics.requestFinished(method: method, route: route, status: status, seconds: seconds)
