@@ -13,9 +13,9 @@ import Threads
 /// only the id links the purchase; RevenueDot fetches it from Apple and verifies it first.
 @Suite("Posting a transaction by its id")
 struct TransactionIdPostingTests {
-    func post(_ body: JSONValue, user: String, port: UInt16) throws -> LoopbackResponse {
+    func post(_ body: JSONValue, user: String, port: UInt16, key: String = "pk_test_public") throws -> LoopbackResponse {
         try LoopbackConnection(port: port).request(
-            "POST", "/v1/subscribers/\(user)/transactions", headers: ["Authorization": "Bearer pk_test_public"],
+            "POST", "/v1/subscribers/\(user)/transactions", headers: ["Authorization": "Bearer \(key)"],
             body: Data(body.serialized().utf8))
     }
 
@@ -35,12 +35,18 @@ struct TransactionIdPostingTests {
         try service.start()
         defer { service.shutdown() }
 
-        let linked = try post(.object(["transactionId": .string("2000000001")]), user: "alice", port: service.port)
+        // An id is no secret: the public key, which every copy of the app holds, links by id
+        // alone no purchase that nobody owns and no appAccountToken names; the app's backend may.
+        let guessed = try post(.object(["transactionId": .string("2000000001")]), user: "alice", port: service.port)
+        #expect(guessed.status == 403, "\(guessed.text)")
+        #expect(guessed.text.contains("signed_transaction_required"), "\(guessed.text)")
+        let linked = try post(
+            .object(["transactionId": .string("2000000001")]), user: "alice", port: service.port, key: "sk_test_secret")
         #expect(linked.status == 200, "\(linked.text)")
         let body = try JSONValue(parsing: linked.body)
         #expect(body["subscriber"]?["subscriptions"]?["pro.monthly"]?["store_transaction_id"] == .string("2000000001"))
         #expect(body["subscriber"]?["entitlements"]?["pro"] != nil)
-        #expect(world.store.requestCount("transaction-info") == 1)
+        #expect(world.store.requestCount("transaction-info") == 2)
 
         let unknown = try post(.object(["transactionId": .string("9999999999")]), user: "alice", port: service.port)
         #expect(unknown.status == 404)
@@ -57,7 +63,7 @@ struct TransactionIdPostingTests {
         let stillAlice = try LoopbackConnection(port: service.port).request(
             "GET", "/v1/subscribers/alice", headers: ["Authorization": "Bearer sk_test_secret"])
         #expect((try JSONValue(parsing: stillAlice.body))["subscriber"]?["entitlements"]?["pro"] != nil)
-        // Asking again for alice is fine.
+        // Asking again for alice is fine, with either key: she owns it.
         #expect(try post(.object(["transactionId": .string("2000000001")]), user: "alice", port: service.port).status == 200)
 
         world.store.inject(.status(500, code: 5_000_000, retryAfter: nil), count: 10)

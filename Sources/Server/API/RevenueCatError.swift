@@ -67,7 +67,7 @@ extension RevenueCatError {
         "app_store_server_api": .storeProblem, "busy": .requestAlreadyInProgress,
         "no_app_store_server_api": .badRequest, "invalid_transaction": .invalidReceipt,
         "cannot_alias": .couldNotCreateAlias, "empty_app_user_id": .emptyAppUserId,
-        "invalid_app_user_id": .invalidAppUserId,
+        "invalid_app_user_id": .invalidAppUserId, "signed_transaction_required": .badRequest,
     ]
 
     /// `response` in RevenueCat's shape when it is one of RevenueDot's errors (same status,

@@ -197,7 +197,8 @@ package struct SubscribersAPI: Sendable {
         store.write(
             { transactionRows in
                 if !allowTransfer,
-                    let refused = try Self.refusalByIdOnly(transaction, app: app, appUserId: appUserId, rows: transactionRows)
+                    let refused = try Self.refusalByIdOnly(
+                        transaction, app: app, appUserId: appUserId, access: access, rows: transactionRows)
                 {
                     refusal.withLock { $0 = refused }
                     return
@@ -228,8 +229,15 @@ package struct SubscribersAPI: Sendable {
     /// Why a purchase named by its id alone may not be linked to `appUserId`: another customer
     /// owns it, or it was bought for another account (its `appAccountToken`, which the app set
     /// at purchase, names someone else). Nil when it may.
+    ///
+    /// An id is no secret (Apple's are near one another): with the public key, which every copy
+    /// of the app holds, it links only a purchase the customer owns already or one whose token
+    /// names it; a purchase nobody owns and no token names, only with the secret key (the app's
+    /// backend, which knows its user). Else anyone could claim the purchases RevenueDot has not
+    /// linked yet, and `restoreBehavior` would then keep them from their buyers.
     package static func refusalByIdOnly(
-        _ transaction: JWSTransactionDecodedPayload, app: AppConfig, appUserId: String, rows: some RowReader
+        _ transaction: JWSTransactionDecodedPayload, app: AppConfig, appUserId: String, access: APIKeys.Access,
+        rows: some RowReader
     ) throws -> HTTPResponse? {
         if let owner = try owner(of: transaction, app: app, from: rows) {
             guard owner != (try CustomerRows.customerId(of: appUserId, appId: app.id, from: rows)) else { return nil }
@@ -239,10 +247,21 @@ package struct SubscribersAPI: Sendable {
                     "this purchase belongs to another customer: post the signed transaction (jwsRepresentation) from the device to move it"
             )
         }
-        if let token = transaction.appAccountToken, !token.isEmpty, token.lowercased() != appUserId.lowercased() {
+        if let token = transaction.appAccountToken, !token.isEmpty {
+            guard token.lowercased() == appUserId.lowercased() else {
+                return .error(
+                    status: 409, code: "bought_for_another_account",
+                    message:
+                        "this purchase carries another appAccountToken: post the signed transaction from the device to link it")
+            }
+            return nil
+        }
+        guard access == .secret else {
             return .error(
-                status: 409, code: "bought_for_another_account",
-                message: "this purchase carries another appAccountToken: post the signed transaction from the device to link it")
+                status: 403, code: "signed_transaction_required",
+                message:
+                    "a purchase nobody owns is linked by its id alone with the secret key only: post the signed transaction (jwsRepresentation) from the device"
+            )
         }
         return nil
     }
