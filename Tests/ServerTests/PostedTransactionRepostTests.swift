@@ -24,8 +24,9 @@ struct PostedTransactionRepostTests {
 
     static let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
 
-    /// The same transaction, signed at `signedMs` (App Store signs it anew on each fetch).
-    func transaction(signedMs: Int64, revoked: Bool = false) throws -> String {
+    /// The same transaction, signed at `signedMs` (App Store signs it anew on each fetch), as
+    /// `device` holds it (StoreKit adds the device's verification) or as the server's copy (nil).
+    func transaction(signedMs: Int64, revoked: Bool = false, device: String? = nil) throws -> String {
         let purchase = Self.nowMs - 86_400_000
         var payload: [String: JSONValue] = [
             "transactionId": .string("7001"), "originalTransactionId": .string("7001"), "bundleId": .string("com.example.app"),
@@ -34,6 +35,10 @@ struct PostedTransactionRepostTests {
             "inAppOwnershipType": .string("PURCHASED"), "environment": .string("Sandbox"), "signedDate": .integer(signedMs),
             "price": .integer(9990), "currency": .string("USD"),
         ]
+        if let device {
+            payload["deviceVerification"] = .string("verification-\(device)")
+            payload["deviceVerificationNonce"] = .string("nonce-\(device)")
+        }
         if revoked {
             payload["revocationDate"] = .integer(purchase + 86_400_000)
             payload["revocationReason"] = .integer(0)
@@ -90,6 +95,19 @@ struct PostedTransactionRepostTests {
             try transaction(signedMs: Self.nowMs - 1000, revoked: true), for: "alice")
         #expect(try subscriptions(refunded)?["pro.monthly"]?["refunded_at"]?.stringValue != nil)
         #expect(try connection.request("GET", "/health").status == 200)
+    }
+
+    /// The customer's devices each post their own copy (its `deviceVerification` theirs), by
+    /// turns, at every launch: the same content, stored once.
+    @Test func eachDevicesCopyIsTheSameContent() throws {
+        defer { service.shutdown() }
+        for round in 0..<5 {
+            for device in ["phone", "tablet", nil] {
+                let copy = try transaction(signedMs: Self.nowMs - 5000 + Int64(round), device: device)
+                #expect(try connection.postTransaction(copy, for: "carl").status == 200)
+            }
+        }
+        #expect(try rows() == (1, 1))
     }
 
     /// A body naming `signedTransaction` twice is ambiguous: refused, nothing stored.

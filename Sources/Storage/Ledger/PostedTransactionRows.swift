@@ -13,11 +13,12 @@ import JSON
 /// signed since), for a purchase nobody owns any more (its customer was deleted), or one the
 /// rules now allow (the owner's subscription has lapsed since, the restore behaviour changed) is.
 public enum PostedTransactionRows {
-    /// SHA-256 (hex) of the transaction's payload without `signedDate`, members sorted: the same
-    /// transaction signed again by App Store gives the same digest.
+    /// SHA-256 (hex) of the transaction's payload without `signedDate` and the device's
+    /// `deviceVerification` and `deviceVerificationNonce`, members sorted: the same transaction
+    /// signed again by App Store, for any of the customer's devices, gives the same digest.
     public static func contentDigest(_ payloadJSON: Data) throws -> String {
         var payload = try JSONValue(parsing: payloadJSON)
-        payload["signedDate"] = nil
+        for member in ["signedDate", "deviceVerification", "deviceVerificationNonce"] { payload[member] = nil }
         return Digest.hex(Digest.sha256(Array(payload.serialized().utf8)))
     }
 

@@ -22,7 +22,8 @@ extension LedgerInputs {
     /// The one write path of a `StoredInput`, inside `transaction`: keeps its raw form where
     /// replay finds it (a timer needs none), applies it to state (`apply`), and logs it in
     /// `applied_inputs`. Returns what applying it did, or nil when there was nothing to apply: a
-    /// post repeating the transaction's latest one, or a timer no longer due.
+    /// post repeating the transaction's latest one, a customer action that changes nothing, or a
+    /// timer no longer due.
     ///
     /// - Parameter deliver: whether new events get pending deliveries (an import may say no).
     @discardableResult
@@ -53,6 +54,10 @@ extension LedgerInputs {
             let id = try AppleAnswerRows.insert(answer, appUserId: appUserId, appId: app.id, atMs: atMs, in: transaction)
             (kind, ref, applied) = (.appleAnswer, String(id), answer.input(appUserId: appUserId))
         case .customerAction(let action):
+            // Clients repeat actions that change nothing (a log-in or alias of ids already one
+            // customer, the AppTransaction the SDK posts at every launch): not kept, or each would
+            // be a row for good, and applied again by every replay.
+            guard try changesAnything(.customerAction(action), app: app, atMs: atMs, in: transaction) else { return nil }
             let id = try CustomerActionRows.insert(action, appId: app.id, atMs: atMs, in: transaction)
             (kind, ref, applied) = (.customerAction, String(id), .customerAction(action))
         case .dueTimer(let due):
