@@ -20,7 +20,8 @@ import Testing
         process.executableURL = ChildServer.executable
         process.arguments = ["backup", "--out", backup, "--config", fixture.configPath]
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let said = Pipe()
+        process.standardError = said
         try process.run()
         let deadline = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: backup + ".partial"), Date() < deadline {
@@ -32,6 +33,11 @@ import Testing
         process.terminate()
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
+        // It says why in one line.
+        let line = String(decoding: said.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(
+            line == "revenuedot backup: stopped by a signal before the copy was finished; \(backup).partial was removed\n",
+            "\(line)")
         let left = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)
         #expect(!left.contains { $0.hasPrefix("b.sqlite") }, "\(left)")
         try holder?.execute(script: "COMMIT; PRAGMA locking_mode = NORMAL")

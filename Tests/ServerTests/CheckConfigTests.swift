@@ -41,7 +41,7 @@ import Testing
             (
                 text.replacingOccurrences(
                     of: "\"sqlite:\(fixture.databasePath)\"", with: "\"sqlite:/proc/no-such-dir/revenuedot.sqlite\""),
-                "database"
+                "the folder /proc/no-such-dir does not exist"
             ),
         ]
         for (bad, key) in cases {
@@ -52,6 +52,10 @@ import Testing
             #expect(result.output.contains(key), "\(result.output)")
             #expect(result.output.split(separator: "\n").count == 1, "\(result.output)")
         }
+        // serve says the same of a folder that is not there (its lock file is the first it makes).
+        let missing = #expect(throws: StoreError.self) { try Store(path: "/proc/no-such-dir/revenuedot.sqlite") }
+        #expect(
+            missing?.message.hasPrefix("the folder /proc/no-such-dir does not exist") == true, "\(String(describing: missing))")
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: fixture.configPath)
         let open = try runCLI(["check-config", "--config", fixture.configPath])
         #expect(open.status == 1 && open.output.contains("chmod"), "\(open.output)")

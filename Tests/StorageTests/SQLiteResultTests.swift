@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 
 @testable import Storage
@@ -27,5 +28,25 @@ import Testing
         #expect(full.message.contains("(no room: the disk is full, or a file size limit was reached)"), "\(full.message)")
         let busy = StoreError(sqlite: 5, connection: nil, context: "COMMIT")
         #expect(!busy.isDiskFull && !busy.message.contains("no room"))
+    }
+
+    /// SQLite's error number may be a later call's: a failed write under a file size limit
+    /// (`ulimit -f`) names the limit, and says nothing of one the process does not have.
+    @Test func aFailedWriteNamesTheFileSizeLimit() throws {
+        var limit = rlimit()
+        try #require(getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0)
+        let before = limit
+        #expect(limit.rlim_cur == rlim_t.max, "the test process has a file size limit")
+        let unlimited = StoreError(sqlite: StoreError.ioErrorWrite, connection: nil, context: "COMMIT")
+        #expect(!unlimited.message.contains("ulimit"), "\(unlimited.message)")
+        // A terabyte: no test writes that much while it is in force.
+        limit.rlim_cur = 1 << 40
+        try #require(setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0)
+        let limited = StoreError(sqlite: StoreError.ioErrorWrite, connection: nil, context: "COMMIT")
+        var restore = before
+        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &restore)
+        #expect(limited.message.contains("at most 1099511627776 bytes, its file size limit (ulimit -f)"), "\(limited.message)")
+        let other = StoreError(sqlite: 10, connection: nil, context: "COMMIT")  // SQLITE_IOERR
+        #expect(!other.message.contains("ulimit"))
     }
 }

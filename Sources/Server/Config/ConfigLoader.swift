@@ -266,9 +266,10 @@ package enum ConfigLoader {
             let resolved = resolve(path, in: directory)
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), isDirectory.boolValue {
+                let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
                 throw root.fail(
-                    "database", "\(resolved) is a directory: name the database file in it, as in sqlite:\(path)/revenuedot.sqlite"
-                )
+                    "database",
+                    "\(resolved) is a directory: name the database file in it, as in sqlite:\(folder)/revenuedot.sqlite")
             }
             return .sqlite(path: resolved)
         }

@@ -15,11 +15,21 @@ enum SQLiteFiles {
             }
         }
         let folder = URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent().path
+        if let missing = missingFolder(folder) { return missing }
         guard access(folder, W_OK | X_OK) == 0 else {
             return "\(folder), the database's folder, does not let this user make the database or its WAL files "
                 + "there (\(String(cString: strerror(errno))))"
         }
         return nil
+    }
+
+    /// What to say of `folder` when it does not exist (or is no folder), nil when it is one.
+    static func missingFolder(_ folder: String) -> String? {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else {
+            return "the folder \(folder) does not exist: make it (owned by the user RevenueDot runs as), or give another path"
+        }
+        return isFolder.boolValue ? nil : "\(folder), where the database would be, is not a folder"
     }
 
     /// Why a reader could not open the database at `path` (SQLite's "unable to open database

@@ -15,8 +15,13 @@ extension StoreError {
         let detail = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? Self.describe(result)
         let systemErrno = connection.map { sqlite3_system_errno($0) } ?? 0
         let full = result & 0xff == SQLITE_FULL || [ENOSPC, EDQUOT, EFBIG].contains(systemErrno)
-        // SQLite says "disk I/O error" of a write a full disk or a file size limit refused.
-        let room = full ? " (no room: the disk is full, or a file size limit was reached)" : ""
+        // SQLite says "disk I/O error" of a write a full disk or a file size limit refused; the
+        // error number it keeps may be a later call's, so a failed write under a file size limit
+        // names the limit.
+        let room =
+            full
+            ? " (no room: the disk is full, or a file size limit was reached)"
+            : extended == Self.ioErrorWrite ? Self.fileSizeLimitNote() : ""
         self.init(
             Self.code(forSQLite: result),
             "\(context): \(detail)\(room)\(Self.hint(forSQLite: extended)) [SQLite result code \(extended)]")
@@ -46,6 +51,18 @@ extension StoreError {
         case 4: return " (the database file was moved or deleted while open)"
         default: return " (this user cannot write the database file, or its -wal and -shm files beside it)"
         }
+    }
+
+    /// SQLITE_IOERR_WRITE: SQLITE_IOERR | (3 << 8), a macro Swift does not import.
+    static let ioErrorWrite = SQLITE_IOERR | (3 << 8)
+
+    /// A note naming the process's file size limit (`ulimit -f`) when it has one, which a write
+    /// past it fails with; empty when it has none.
+    static func fileSizeLimitNote() -> String {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return "" }
+        return " (this process may write files of at most \(limit.rlim_cur) bytes, its file size limit (ulimit -f): "
+            + "a write past it fails)"
     }
 
     /// The English text SQLite gives for a result code, for when no connection holds a message.

@@ -16,11 +16,16 @@ enum InterruptedCopy {
         return paths
     }()
     nonisolated(unsafe) private static var previous: [Int32: sigaction] = [:]
+    /// The line the handler writes to standard error (with `write`, which a handler may call).
+    nonisolated(unsafe) private static var said: (text: UnsafeMutablePointer<CChar>?, count: Int) = (nil, 0)
 
-    /// Removes `partial` and its side files when one of the signals comes, until `stop`.
+    /// Removes `partial` and its side files when one of the signals comes, until `stop`, and
+    /// says so in one line.
     static func removeOnSignal(_ partial: String) {
         let files = [partial] + DatabaseBackup.sideFileSuffixes.map { partial + $0 }
         for (index, file) in files.prefix(7).enumerated() { paths[index] = strdup(file) }
+        let line = "revenuedot backup: stopped by a signal before the copy was finished; \(partial) was removed\n"
+        said = (strdup(line), line.utf8.count)
         for number in Termination.signals where !Termination.isIgnored(number) {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
@@ -29,6 +34,7 @@ enum InterruptedCopy {
                     unlink(path)
                     index += 1
                 }
+                if let text = InterruptedCopy.said.text { _ = write(2, text, InterruptedCopy.said.count) }
                 signal(number, SIG_DFL)
                 raise(number)
             }

@@ -17,6 +17,9 @@ package struct MigrateDBCommand {
 
     let sqlitePath: String
     let url: PostgresURL
+    /// `--to` as given, read again with the password file once its modes are checked.
+    let to: String
+    let passwordFile: String?
 
     package init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, valueOptions: ["from", "to", "password-file"], flagOptions: [])
@@ -27,20 +30,27 @@ package struct MigrateDBCommand {
         }
         guard let to = parsed.value("to") else { throw UsageError("migrate-db needs --to postgres://USER@HOST:PORT/DB") }
         sqlitePath = String(from.dropFirst("sqlite:".count))
-        // Refused as serve refuses the configuration's passwordFile.
-        if let passwordFile = parsed.value("password-file"),
-            let problem = SecretFileModes.problem(passwordFile, holding: "the database's password")
-        {
-            throw UsageError("--password-file \(problem)")
-        }
+        passwordFile = parsed.value("password-file")
+        self.to = to
         do {
-            url = try PostgresURL(to, passwordFile: parsed.value("password-file"))
+            url = try PostgresURL(to, passwordFile: nil)
         } catch {
             throw UsageError("--to: \(error.message)")
         }
     }
 
     package func run() throws -> Int32 {
+        var url = url
+        if let passwordFile {
+            // Refused as serve refuses the configuration's passwordFile: a file's problem, not the
+            // command line's.
+            if let problem = SecretFileModes.problem(passwordFile, holding: "the database's password") {
+                throw CommandError("--password-file \(problem)")
+            }
+            do { url = try PostgresURL(to, passwordFile: passwordFile) } catch {
+                throw CommandError("--password-file: \(error.message)")
+            }
+        }
         guard FileManager.default.fileExists(atPath: sqlitePath) else {
             throw CommandError("--from: \(sqlitePath) does not exist")
         }

@@ -15,8 +15,8 @@ package struct NotificationsCommand {
           list     newest first, 100 unless --limit says otherwise (at most 1000), skipping the
                    --offset newest (the next page: --offset 1000); --held shows
                    only held ones and why (validly signed, but for another bundle or environment:
-                   each start of revenuedot serve applies those its configuration now accepts); --json
-                   prints one object per line
+                   each start or reload of revenuedot serve applies those its configuration now
+                   accepts); --json prints one object per line
           show     one notification with its payload decoded (nested JWS decoded too); the UUID
                    is matched as Apple sends it, in lower case, whatever case it is given in
           rejects  counts of refused payloads by status, and the last 100 reasons

@@ -102,6 +102,12 @@ package enum RevenueDotCLI {
                 try NotificationsCommand(arguments: rest).run()
             }
         default:
+            if command.hasPrefix("-") {
+                StandardStreams.error(
+                    "revenuedot: \(command) comes after the command it is for, as in revenuedot serve --config FILE\n"
+                        + "(revenuedot --help lists the commands)\n")
+                return 2
+            }
             StandardStreams.error("revenuedot: unknown command \"\(command)\"\n(revenuedot --help lists the commands)\n")
             return 2
         }

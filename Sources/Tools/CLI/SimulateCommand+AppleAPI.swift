@@ -49,9 +49,9 @@ extension SimulateCommand {
             App Store Server API (\(environment.rawValue)) of the simulated App Store at http://127.0.0.1:\(bound)
             for \(apps.map { "\($0.id) (\($0.bundleId))" }.joined(separator: ", ")), serving what simulate stories
             sent in \(environment.rawValue) (\(journal.file.path)). Point RevenueDot at it in revenuedot.json:
-              "appleApi": {"baseURLs": {"\(environment.rawValue)": "http://127.0.0.1:\(bound)"}}
+              "appleApi": {"baseURLs": {"\(environment.rawValue)": "http://127.0.0.1:\(bound)"}, "backfillIntervalMinutes": 60}
             Stop RevenueDot, run a story (Apple keeps what it could not deliver), start RevenueDot:
-            its backfill recovers it. Ctrl-C stops this.
+            its backfill recovers it (or run revenuedot backfill). Ctrl-C stops this.
 
             """)
         termination.wait()

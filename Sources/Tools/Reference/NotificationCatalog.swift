@@ -31,7 +31,9 @@ enum NotificationCatalog {
         let wanted = Array(name.uppercased())
         let scored = names.map { candidate -> (String, Int) in (candidate, distance(wanted, Array(candidate.uppercased()))) }
         let threshold = max(3, wanted.count / 2)
-        return scored.filter { $0.1 <= threshold }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.prefix(limit).map(\.0)
+        // A name nearly all of which must change (either's length) is no near miss: "foo" is not "ca".
+        return scored.filter { $0.1 <= threshold && $0.1 < min(wanted.count, $0.0.count) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
+            .prefix(limit).map(\.0)
     }
 
     /// Levenshtein distance.

@@ -117,8 +117,8 @@ extension Simulator {
             journal?.recordNotification(signed, bundleId: options.bundleId, delivered: false)
             try? save()
             throw Failure(
-                description: "\(error); the App Store keeps this notification in its history: revenuedot backfill (or serve, "
-                    + "with appleApi configured) recovers it")
+                description: "\(error); the App Store keeps this notification in its history: revenuedot backfill recovers it "
+                    + "(so does serve, at start, with appleApi configured and backfillIntervalMinutes above 0)")
         }
         // The step is the App Store's now: kept before anything can stop the story (an interrupted
         // lifecycle, a reader of its output that went away) so the next story continues from it.
