@@ -16,6 +16,14 @@ struct NoOpAttributesTests {
         [try R.count(fixture, "customer_actions"), try R.count(fixture, "applied_inputs")]
     }
 
+    /// Stops `service`, replays its database and serves it again.
+    static func replayed(_ fixture: ServerFixture, stopping service: RevenueDotService) throws -> RevenueDotService {
+        service.shutdown()
+        let replay = try runCLI(["replay", "--config", fixture.configPath])
+        #expect(replay.status == 0, "\(replay.output)")
+        return try fixture.startService()
+    }
+
     @Test func repeatedAndStaleWritesKeepNothing() throws {
         let fixture = try ServerFixture()
         var service = try fixture.startService()
@@ -49,10 +57,7 @@ struct NoOpAttributesTests {
 
         // Replay rebuilds the same attributes from what was kept.
         let answered = try attributes()
-        service.shutdown()
-        let replay = try runCLI(["replay", "--config", fixture.configPath])
-        #expect(replay.status == 0, "\(replay.output)")
-        service = try fixture.startService()
+        service = try Self.replayed(fixture, stopping: service)
         defer { service.shutdown() }
         connection = try LoopbackConnection(port: service.port)
         #expect(try attributes() == answered)

@@ -42,10 +42,7 @@ struct NoOpCustomerActionsTests {
         #expect(try send("/v1/subscribers/identify", #"{"app_user_id": "lena", "new_app_user_id": "lena-2"}"#) == 201)
         #expect(try NoOpAttributesTests.rows(fixture) == kept.map { $0 + 1 })
 
-        service.shutdown()
-        let replay = try runCLI(["replay", "--config", fixture.configPath])
-        #expect(replay.status == 0, "\(replay.output)")
-        service = try fixture.startService()
+        service = try NoOpAttributesTests.replayed(fixture, stopping: service)
         defer { service.shutdown() }
         connection = try LoopbackConnection(port: service.port)
         let replayed = try LinkingAPITests.subscriber(connection, "lena")

@@ -9,12 +9,6 @@ import Testing
 @Suite struct IdentityTests {
     let day = Fixture.day
 
-    func posted(_ transaction: JWSTransactionDecodedPayload, at signed: Int64) -> JWSTransactionDecodedPayload {
-        var copy = transaction
-        copy.signedDate = signed
-        return copy
-    }
-
     func shop(_ restore: RestoreBehavior = .transfer, tracking: Bool = false) -> Harness {
         Harness(
             ledger: Ledger(

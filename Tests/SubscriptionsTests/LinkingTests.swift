@@ -10,12 +10,6 @@ import Testing
     let day = Fixture.day
     let configuration = LedgerConfiguration(appId: "app1", entitlements: ["pro": [Apple.monthly, Apple.yearly]])
 
-    func posted(_ transaction: JWSTransactionDecodedPayload, at signed: Int64) -> JWSTransactionDecodedPayload {
-        var copy = transaction
-        copy.signedDate = signed
-        return copy
-    }
-
     @Test func postingATransactionLinksAndApplies() {
         var shop = Harness(ledger: Ledger(configuration: configuration), owner: nil)
         let events = shop.apply(.transactionPosted(posted(Fixture.p1, at: Apple.t0 + 1), appUserId: "alice"))

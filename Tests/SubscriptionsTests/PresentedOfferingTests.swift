@@ -9,12 +9,6 @@ import Testing
 @Suite struct PresentedOfferingTests {
     let day = Fixture.day
 
-    func posted(_ transaction: JWSTransactionDecodedPayload, at signed: Int64) -> JWSTransactionDecodedPayload {
-        var copy = transaction
-        copy.signedDate = signed
-        return copy
-    }
-
     func renewal(at signed: Int64) -> VerifiedNotificationFacts {
         Apple.notification(
             .didRenew, uuid: "n-renew", signed: signed, transaction: Apple.transaction("1001", purchase: day(30)),

@@ -69,3 +69,10 @@ extension Array where Element == Event {
     /// The event types, in order.
     var types: [EventType] { map(\.type) }
 }
+
+/// `transaction` as the app posts it, signed by App Store at `signed`.
+func posted(_ transaction: JWSTransactionDecodedPayload, at signed: Int64) -> JWSTransactionDecodedPayload {
+    var copy = transaction
+    copy.signedDate = signed
+    return copy
+}
