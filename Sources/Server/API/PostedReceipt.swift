@@ -17,7 +17,8 @@ struct PostedReceipt {
     /// RevenueCat's attributes object, its shape checked (`SubscribersAPI.attributes(in:)`).
     var attributes: [String: JSONValue]?
     /// `presented_offering_identifier`, for the transactions of `product_id` (every one when the
-    /// body names no product and the token holds one transaction; none when it holds several).
+    /// body names no product and the token holds one transaction; none when it holds several);
+    /// nil for one `PresentedOffering.read` refuses.
     var offering: PresentedOffering?
 
     static let shape =
@@ -39,9 +40,10 @@ struct PostedReceipt {
         case .failure(let refusal): return .failure(refusal)
         case .success(let signed): receipt.transactions = signed ?? []
         }
+        // A malformed offering is left out rather than refused: RevenueCat's SDK takes a 4xx as
+        // final and finishes the transaction, which RevenueDot would then never have stored.
         switch PresentedOffering.read(members["presented_offering_identifier"], name: "presented_offering_identifier") {
-        case .none: break
-        case .refused(let problem): return .refused(.badRequest, problem)
+        case .none, .refused: break
         case .offering(let id):
             let productId = members["product_id"]?.stringValue
             if productId != nil || receipt.transactions.count == 1 {
