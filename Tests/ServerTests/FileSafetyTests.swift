@@ -65,7 +65,7 @@ struct FileSafetyTests {
             let app = try #require(config.app("demo"))
             let secret = try #require(app.secretApiKey)
             let publishable = try #require(app.publicApiKey)
-            #expect(secret.hasPrefix("sk_") && secret.count == 35 && publishable.hasPrefix("pk_") && publishable.count == 35)
+            #expect(secret.hasPrefix("sk_") && secret.count == 35 && publishable.hasPrefix("appl_") && publishable.count == 37)
             keys += [secret, publishable]
         }
         #expect(Set(keys).count == 4)

@@ -65,7 +65,7 @@ struct NginxSiteTests {
         #expect(challenge.status == 200 && challenge.text == "token-1.thumbprint", "\(challenge.status) \(challenge.text)")
 
         // One address asking the API faster than its limit (here one a minute, bursts of 5) is
-        // answered 503, which the SDKs retry; Apple's notifications are not limited.
+        // answered 503, which the SDK takes as the server down (a 4xx as final); Apple's notifications are not limited.
         let burst = try LoopbackConnection(port: tlsPort, timeoutSeconds: 10, tls: tls)
         var statuses: [Int: Int] = [:]
         for _ in 0..<10 { statuses[try burst.request("GET", "/v1/subscribers/olga").status, default: 0] += 1 }

@@ -64,7 +64,7 @@ package struct InitCommand {
                 Data(
                     Self.demoConfig(
                         rootPath: ".revenuedot/dev-ca/root.pem", secretApiKey: Self.randomKey("sk_"),
-                        publicApiKey: Self.randomKey("pk_"), inAppPurchaseKeyPath: keyPath,
+                        publicApiKey: Self.randomKey("appl_"), inAppPurchaseKeyPath: keyPath,
                         issuerId: UUID().uuidString.lowercased()
                     ).utf8), to: configURL.path, exclusive: true)
             StandardStreams.out("revenuedot init: wrote \(configPath) (app \"demo\", database sqlite:revenuedot.sqlite)\n")
