@@ -78,6 +78,20 @@ struct PresentedOfferingAPITests {
         let posted = try connection.postTransaction(signed, for: "quinn", presentedOfferingId: "spring")
         #expect(posted.status == 200, "\(posted.text)")
         #expect(try Self.offerings(fixture, of: "7200000005") == [.string("spring")])
+
+        // Posted first without one (a transaction listener), then with it (the purchase flow):
+        // the offering is news, kept though the content is the same; said again, it is not.
+        let other = try LinkingAPITests.storeKitTransaction(fixture, original: "7200000006")
+        #expect(try connection.postTransaction(other, for: "quinn").status == 200)
+        let before = try PostedTransactionRepostTests.postedRows(fixture).posted
+        #expect(try connection.postTransaction(other, for: "quinn", presentedOfferingId: "late").status == 200)
+        #expect(try connection.postTransaction(other, for: "quinn", presentedOfferingId: "late").status == 200)
+        #expect(try connection.postTransaction(other, for: "quinn").status == 200)
+        #expect(try PostedTransactionRepostTests.postedRows(fixture).posted == before + 1)
+        let notice = try fixture.signer.notification(
+            type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", originalTransactionId: "7200000006")
+        #expect(try connection.postNotification(notice).status == 200)
+        #expect(try Self.offerings(fixture, of: "7200000006") == [nil, .string("late")])
     }
 
     /// A malformed offering in RevenueCat's receipt is left out and the purchase goes through

@@ -10,8 +10,9 @@ import JSON
 /// and the same content (`contentDigest`) changes nothing while the poster owns the purchase,
 /// or while the rules refuse the link again (`LedgerInputs.keepAndApply` asks them), and is not
 /// stored again. A post by another customer (a transfer), with new content (a refund Apple
-/// signed since), for a purchase nobody owns any more (its customer was deleted), or one the
-/// rules now allow (the owner's subscription has lapsed since, the restore behaviour changed) is.
+/// signed since), naming an offering no post of the transaction named, for a purchase nobody
+/// owns any more (its customer was deleted), or one the rules now allow (the owner's
+/// subscription has lapsed since, the restore behaviour changed) is.
 public enum PostedTransactionRows {
     /// SHA-256 (hex) of the transaction's payload without `signedDate` and the device's
     /// `deviceVerification` and `deviceVerificationNonce`, members sorted: the same transaction
@@ -33,14 +34,26 @@ public enum PostedTransactionRows {
         case refusedAgain
     }
 
-    /// Whether the post repeats the transaction's latest post (same customer, same content) and
-    /// who owns `purchaseKey`'s purchase (`LedgerRows.key`) now.
+    /// Whether the post repeats the transaction's latest post (same customer, same content, no
+    /// offering that no post of the transaction named before) and who owns `purchaseKey`'s
+    /// purchase (`LedgerRows.key`) now.
     public static func repetition(
-        app: String, appUserId: String, transactionId: String, purchaseKey: String?, digest: String, in rows: WriteTransaction
+        app: String, appUserId: String, transactionId: String, purchaseKey: String?, digest: String,
+        presentedOfferingId: String? = nil, in rows: WriteTransaction
     ) throws -> Repetition {
         let latest = try rows.query(
             "SELECT app_user_id, content_digest FROM posted_transactions WHERE app_id = ? AND transaction_id = ? ORDER BY id DESC LIMIT 1",
             [.text(app), .text(transactionId)])
+        // The app may post a purchase before it says its offering (a transaction listener, then
+        // the purchase flow), or from another device: the offering is news.
+        if let presentedOfferingId,
+            try rows.query(
+                "SELECT 1 FROM posted_transactions WHERE app_id = ? AND transaction_id = ? AND presented_offering_id = ? LIMIT 1",
+                [.text(app), .text(transactionId), .text(presentedOfferingId)]
+            ).isEmpty
+        {
+            return .new
+        }
         guard let row = latest.first, row[0].textValue == appUserId, row[1].textValue == digest, let purchaseKey,
             let owner = try rows.query(
                 "SELECT owner FROM purchases WHERE app_id = ? AND purchase_key = ? AND owner IS NOT NULL",

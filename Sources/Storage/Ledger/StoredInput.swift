@@ -38,7 +38,8 @@ extension LedgerInputs {
             let transactionId = payload.transactionId ?? ""
             switch try PostedTransactionRows.repetition(
                 app: app.id, appUserId: appUserId, transactionId: transactionId,
-                purchaseKey: posted.purchaseKey.map(LedgerRows.key), digest: digest, in: transaction)
+                purchaseKey: posted.purchaseKey.map(LedgerRows.key), digest: digest, presentedOfferingId: offering,
+                in: transaction)
             {
             case .ownersAgain: return nil
             case .refusedAgain:
