@@ -24,7 +24,29 @@ public enum LedgerInputs {
         _ input: Ledger.Input, app: LedgerApp, atMs: Int64, deliver: Bool = true, cache: LedgerCache? = nil,
         firstRound: [[[SQLValue]]]? = nil, in transaction: WriteTransaction
     ) throws -> AppliedInput {
-        let now = Date(timeIntervalSince1970: Double(atMs) / 1000)
+        let reduced = try reduce(input, app: app, atMs: atMs, cache: cache, firstRound: firstRound, in: transaction)
+        return try write(reduced, deliver: deliver, cache: cache, in: transaction)
+    }
+
+    /// An input applied to its slice in memory, not written yet (`write`).
+    struct Reduction {
+        var input: Ledger.Input
+        var app: LedgerApp
+        var atMs: Int64
+        var before: Ledger
+        var facts: [String: PurchaseFactRows.Loaded]
+        var after: Ledger
+        var effects: [Ledger.Effect]
+
+        /// Whether writing it would change anything: the state, or an effect to carry out.
+        var changesAnything: Bool { !effects.isEmpty || after != before }
+    }
+
+    /// Loads the slice `input` touches and applies it at `atMs`, in memory.
+    static func reduce(
+        _ input: Ledger.Input, app: LedgerApp, atMs: Int64, cache: LedgerCache? = nil, firstRound: [[[SQLValue]]]? = nil,
+        in transaction: WriteTransaction
+    ) throws -> Reduction {
         var app = app
         app.configuration.anonymousIds = transaction.anonymousIds
         WriteProfile.countInput()
@@ -33,20 +55,32 @@ public enum LedgerInputs {
                 for: input, app: app, restoringHeldEvents: true, cache: cache, firstRound: firstRound, from: transaction)
         }
         var ledger = sliced.ledger
+        let now = Date(timeIntervalSince1970: Double(atMs) / 1000)
         let effects = WriteProfile.measure(.reduce) { ledger.apply(input, at: now) }
-        let removed = sliced.ledger.customers.keys.filter { ledger.customers[$0] == nil }
+        return Reduction(
+            input: input, app: app, atMs: atMs, before: sliced.ledger, facts: sliced.facts, after: ledger, effects: effects)
+    }
+
+    /// Writes a reduced input's state and effects back.
+    static func write(_ reduced: Reduction, deliver: Bool, cache: LedgerCache?, in transaction: WriteTransaction) throws
+        -> AppliedInput
+    {
+        let (app, atMs, effects) = (reduced.app, reduced.atMs, reduced.effects)
+        let removed = reduced.before.customers.keys.filter { reduced.after.customers[$0] == nil }
         let unpriced = effects.count {
             guard case .emit(let event) = $0 else { return false }
             return event.price == nil && event.currency != nil && event.priceInPurchasedCurrency != nil
         }
         try LedgerRows.save(
-            ledger, facts: sliced.facts, effects: effects, appId: app.id, at: atMs, webhooks: deliver ? app.webhooks : [],
-            removedCustomers: removed, storedCustomers: sliced.ledger.customers, cache: cache, in: transaction)
+            reduced.after, facts: reduced.facts, effects: effects, appId: app.id, at: atMs,
+            webhooks: deliver ? app.webhooks : [], removedCustomers: removed, storedCustomers: reduced.before.customers,
+            cache: cache, in: transaction)
         try WriteProfile.measure(.other) {
-            try CommerceRequestRows.complete(after: input, appId: app.id, atMs: atMs, in: transaction)
+            try CommerceRequestRows.complete(after: reduced.input, appId: app.id, atMs: atMs, in: transaction)
         }
         if deliver, unpriced > 0 { app.countUnpricedEvents?(unpriced) }
-        return AppliedInput(effects: effects, touch: LedgerTouch(input: input, before: sliced.ledger, after: ledger))
+        return AppliedInput(
+            effects: effects, touch: LedgerTouch(input: reduced.input, before: reduced.before, after: reduced.after))
     }
 
     /// Records that an input was applied, in order, so `revenuedot replay` can apply it again.

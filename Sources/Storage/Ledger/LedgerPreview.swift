@@ -18,17 +18,4 @@ extension LedgerInputs {
         return ledger.apply(input, at: Date(timeIntervalSince1970: Double(atMs) / 1000))
     }
 
-    /// Whether applying `input` at `atMs` would change the stored state or do anything: false for
-    /// an input that finds everything as it would leave it. Read from `transaction`, changing
-    /// nothing.
-    public static func changesAnything(_ input: Ledger.Input, app: LedgerApp, atMs: Int64, in transaction: WriteTransaction)
-        throws -> Bool
-    {
-        var app = app
-        app.configuration.anonymousIds = transaction.anonymousIds
-        let before = try LedgerRows.slice(for: input, app: app, from: transaction).ledger
-        var after = before
-        let effects = after.apply(input, at: Date(timeIntervalSince1970: Double(atMs) / 1000))
-        return !effects.isEmpty || after != before
-    }
 }

@@ -58,9 +58,12 @@ extension LedgerInputs {
             // Clients repeat actions that change nothing (a log-in or alias of ids already one
             // customer, the AppTransaction the SDK posts at every launch): not kept, or each would
             // be a row for good, and applied again by every replay.
-            guard try changesAnything(.customerAction(action), app: app, atMs: atMs, in: transaction) else { return nil }
+            let reduced = try reduce(.customerAction(action), app: app, atMs: atMs, cache: cache, in: transaction)
+            guard reduced.changesAnything else { return nil }
             let id = try CustomerActionRows.insert(action, appId: app.id, atMs: atMs, in: transaction)
-            (kind, ref, applied) = (.customerAction, String(id), .customerAction(action))
+            let done = try write(reduced, deliver: deliver, cache: cache, in: transaction)
+            try log(kind: .customerAction, ref: String(id), appId: app.id, atMs: atMs, in: transaction)
+            return done
         case .dueTimer(let due):
             guard let timer = try PendingTimers.load(due, atMs: atMs, in: transaction) else { return nil }
             let fired = try TimerFiring.fire(timer, app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
