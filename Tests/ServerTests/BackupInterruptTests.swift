@@ -36,7 +36,7 @@ import Testing
         // It says why in one line.
         let line = String(decoding: said.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(
-            line == "revenuedot backup: stopped by a signal before the copy was finished; \(backup).partial was removed\n",
+            line == "revenuedot backup: stopped by a signal; \(backup).partial, its unfinished copy, is removed\n",
             "\(line)")
         let left = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)
         #expect(!left.contains { $0.hasPrefix("b.sqlite") }, "\(left)")

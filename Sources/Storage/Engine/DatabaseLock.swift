@@ -54,13 +54,13 @@ public final class DatabaseLock: Sendable {
             let created = descriptor >= 0
             if descriptor < 0, errno == EEXIST { descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
             guard descriptor >= 0 else {
-                let reason = String(cString: strerror(errno))
-                if errno == ENOENT,
+                let failure = errno
+                if failure == ENOENT,
                     let missing = SQLiteFiles.missingFolder(URL(fileURLWithPath: path).deletingLastPathComponent().path)
                 {
                     throw StoreError(.unavailable, missing)
                 }
-                throw StoreError(.unavailable, "open \(path) to lock the database: \(reason)")
+                throw StoreError(.unavailable, "open \(path) to lock the database: \(String(cString: strerror(failure)))")
             }
             let code = lockExclusively(descriptor)
             guard code == 0 else {

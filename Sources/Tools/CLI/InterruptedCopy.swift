@@ -9,23 +9,30 @@ import Storage
 enum InterruptedCopy {
     /// The paths to remove, as C strings, nil-terminated: allocated once and filled before the
     /// handlers are installed, then only read by them. A `let` of plain memory, so the handler
-    /// calls nothing but `unlink`, `signal` and `raise`, which a signal handler may.
+    /// calls nothing but `unlink`, `write`, `strlen`, `signal` and `raise`, which a signal
+    /// handler may.
     nonisolated(unsafe) private static let paths: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
         let paths = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: 8)
         paths.initialize(repeating: nil, count: 8)
         return paths
     }()
     nonisolated(unsafe) private static var previous: [Int32: sigaction] = [:]
-    /// The line the handler writes to standard error (with `write`, which a handler may call).
-    nonisolated(unsafe) private static var said: (text: UnsafeMutablePointer<CChar>?, count: Int) = (nil, 0)
+    /// The line the handler writes to standard error (with `write`, which a handler may call),
+    /// NUL-terminated: plain memory, filled before the handlers are installed, as `paths`.
+    nonisolated(unsafe) private static let said: UnsafeMutablePointer<CChar> = {
+        let said = UnsafeMutablePointer<CChar>.allocate(capacity: saidCapacity)
+        said.initialize(repeating: 0, count: saidCapacity)
+        return said
+    }()
+    private static let saidCapacity = 8192
 
     /// Removes `partial` and its side files when one of the signals comes, until `stop`, and
     /// says so in one line.
     static func removeOnSignal(_ partial: String) {
         let files = [partial] + DatabaseBackup.sideFileSuffixes.map { partial + $0 }
         for (index, file) in files.prefix(7).enumerated() { paths[index] = strdup(file) }
-        let line = "revenuedot backup: stopped by a signal before the copy was finished; \(partial) was removed\n"
-        said = (strdup(line), line.utf8.count)
+        let line = Array("revenuedot backup: stopped by a signal; \(partial), its unfinished copy, is removed\n".utf8)
+        for (index, byte) in line.prefix(saidCapacity - 1).enumerated() { said[index] = CChar(bitPattern: byte) }
         for number in Termination.signals where !Termination.isIgnored(number) {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
@@ -34,7 +41,7 @@ enum InterruptedCopy {
                     unlink(path)
                     index += 1
                 }
-                if let text = InterruptedCopy.said.text { _ = write(2, text, InterruptedCopy.said.count) }
+                _ = write(2, InterruptedCopy.said, strlen(InterruptedCopy.said))
                 signal(number, SIG_DFL)
                 raise(number)
             }

@@ -16,8 +16,7 @@ package struct MigrateDBCommand {
         """
 
     let sqlitePath: String
-    let url: PostgresURL
-    /// `--to` as given, read again with the password file once its modes are checked.
+    /// `--to` as given, read with the password file once its modes are checked (`run`).
     let to: String
     let passwordFile: String?
 
@@ -32,24 +31,21 @@ package struct MigrateDBCommand {
         sqlitePath = String(from.dropFirst("sqlite:".count))
         passwordFile = parsed.value("password-file")
         self.to = to
-        do {
-            url = try PostgresURL(to, passwordFile: nil)
-        } catch {
+        // A URL that does not read is the command line's problem: said before any file is read.
+        do { _ = try PostgresURL(to, passwordFile: nil, environment: [:]) } catch {
             throw UsageError("--to: \(error.message)")
         }
     }
 
     package func run() throws -> Int32 {
-        var url = url
-        if let passwordFile {
-            // Refused as serve refuses the configuration's passwordFile: a file's problem, not the
-            // command line's.
-            if let problem = SecretFileModes.problem(passwordFile, holding: "the database's password") {
-                throw CommandError("--password-file \(problem)")
-            }
-            do { url = try PostgresURL(to, passwordFile: passwordFile) } catch {
-                throw CommandError("--password-file: \(error.message)")
-            }
+        // Refused as serve refuses the configuration's passwordFile: a file's problem, not the
+        // command line's.
+        if let passwordFile, let problem = SecretFileModes.problem(passwordFile, holding: "the database's password") {
+            throw CommandError("--password-file \(problem)")
+        }
+        let url: PostgresURL
+        do { url = try PostgresURL(to, passwordFile: passwordFile) } catch {
+            throw CommandError("--password-file: \(error.message)")
         }
         guard FileManager.default.fileExists(atPath: sqlitePath) else {
             throw CommandError("--from: \(sqlitePath) does not exist")
