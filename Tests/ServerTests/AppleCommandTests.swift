@@ -100,6 +100,7 @@ struct AppleCommandTests {
             ["notification-history", "--start-date", "2026-01-01", "--transaction-id", "abc"],
             "--transaction-id \"abc\" is not a transaction id (Apple's are decimal numbers)"
         ),
+        (["notification-history", "--start-date", "2026-01-01", "--subtype", "SUMMARY"], "--subtype needs --notification-type"),
         (
             ["mass-extend-renewal-date", "--product-id", "p", "--days", "1", "--reason", "1", "--storefront", "XX"],
             "--storefront \"XX\" is not a storefront (three capital letters, such as USA)"

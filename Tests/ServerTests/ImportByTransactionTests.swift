@@ -56,7 +56,8 @@ struct ImportByTransactionTests {
                 #expect(
                     run.output.contains(
                         "\(refused): Apple's answer names original transaction 7000000000, which alice has: a row naming "
-                            + "another of its transactions does not move it (name 7000000000 itself to)"), "\(run.output)")
+                            + "another of its transactions does not move it (name 7000000000 itself to move it)"), "\(run.output)"
+                )
                 #expect(!outcome.contains { $0.hasPrefix("events TRANSFER") }, "\(outcome)")
             } else {
                 #expect(run.output.contains("1 imported, 0 already known, 1 linked"), "\(run.output)")

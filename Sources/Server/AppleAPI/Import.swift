@@ -155,7 +155,7 @@ package enum Import {
     /// A row naming another transaction than a purchase's original, refused for its owner.
     private static func ownedByAnother(_ followed: String, original: String, owner: String) -> String {
         "\(followed): Apple's answer names original transaction \(original), which \(owner) has: a row naming "
-            + "another of its transactions does not move it (name \(original) itself to)"
+            + "another of its transactions does not move it (name \(original) itself to move it)"
     }
 
     /// What Apple says of one purchase, in the order to apply it: a subscription's past

@@ -180,7 +180,8 @@ public final class DatabaseLock: Sendable {
     private static func inUse(_ databasePath: String, by holder: Int32?) -> String {
         let who =
             holder == getpid() ? "this process already" : "another RevenueDot process\(holder.map { " (pid \($0))" } ?? "")"
-        return "\(databasePath) is in use by \(who), running serve or replay: one process writes a database at a time"
+        return "\(databasePath) is in use by \(who) (serve, replay, or a command such as import or backfill): "
+            + "one process writes a database at a time"
     }
 
     /// Holds a shared lock on the lock file of `databasePath`, opened for reading (one another

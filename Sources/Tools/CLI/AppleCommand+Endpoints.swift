@@ -92,6 +92,8 @@ extension AppleCommand {
             }
             let type = parsed.value("notification-type").map { NotificationTypeV2(rawValue: $0) }
             let subtype = parsed.value("subtype").map { Subtype(rawValue: $0) }
+            // Apple filters by a subtype only within a type (its InvalidNotificationTypeError).
+            if subtype != nil, type == nil { throw UsageError("--subtype needs --notification-type") }
             let request = NotificationHistoryRequest(
                 startDate: start, endDate: try date("end-date") ?? Int64(now.timeIntervalSince1970 * 1000),
                 notificationType: type, notificationSubtype: subtype, transactionId: parsed.value("transaction-id"),

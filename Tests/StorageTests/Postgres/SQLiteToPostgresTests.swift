@@ -153,8 +153,9 @@ import Threads
         let error = #expect(throws: StoreError.self) { try SQLiteToPostgres.copy(from: path, to: database.url) }
         #expect(
             error?.message
-                == "\(path) is in use by this process already, running serve or replay: one process writes a "
-                + "database at a time; stop it first, so that nothing it stores is left behind", "\(error?.message ?? "")")
+                == "\(path) is in use by this process already (serve, replay, or a command such as import or backfill): "
+                + "one process writes a database at a time; stop it first, so that nothing it stores is left behind",
+            "\(error?.message ?? "")")
         holder.close()
         // While the copy runs, no server can have the source.
         var refusedMeanwhile: [String] = []
