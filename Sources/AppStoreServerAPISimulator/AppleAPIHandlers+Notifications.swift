@@ -196,6 +196,12 @@ extension AppleAPIHandlers {
         }
         switch outcome {
         case .success(let extended):
+            if extended.notice != nil {
+                store.record?(
+                    .extensionMade(
+                        originalTransactionId: original, requestIdentifier: identifier, atMs: now, answer: extended.answer,
+                        bundleId: app.bundleId, environment: app.environment))
+            }
             return signed {
                 // Apple tells the app's server too, as for an extension made any other way.
                 // The extension is made: a notification that could not be signed does not undo it.
@@ -251,6 +257,12 @@ extension AppleAPIHandlers {
             state.transactions[app.bundleId] = list
             state.massExtensions[identifier] = (product, Int64(extended.count), now)
             return extended
+        }
+        if let extended {
+            store.record?(
+                .massExtensionMade(
+                    requestIdentifier: identifier, productId: product, count: Int64(extended.count), atMs: now,
+                    bundleId: app.bundleId, environment: app.environment))
         }
         return signed {
             // Apple's RENEWAL_EXTENDED for each subscription, then the RENEWAL_EXTENSION summary.

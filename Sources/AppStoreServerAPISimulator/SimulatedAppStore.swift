@@ -82,6 +82,15 @@ public final class SimulatedAppStore: Sendable {
         case renewalInfo([String: JSONValue], originalTransactionId: String, bundleId: String)
         /// A notification the store sent, or tried to.
         case notification(signedPayload: String, bundleId: String, delivered: Bool)
+        /// A renewal-date extension made (not a repeat of one): its request identifier, when, and
+        /// Apple's answer, so that a repeat after a restart gets that answer and the yearly cap holds.
+        case extensionMade(
+            originalTransactionId: String, requestIdentifier: String, atMs: Int64, answer: [String: JSONValue],
+            bundleId: String, environment: AppStoreEnvironment)
+        /// A mass extension made: its request identifier, product, how many it extended, when.
+        case massExtensionMade(
+            requestIdentifier: String, productId: String, count: Int64, atMs: Int64, bundleId: String,
+            environment: AppStoreEnvironment)
     }
 
     public let apps: [App]
@@ -128,6 +137,26 @@ public final class SimulatedAppStore: Sendable {
             list.removeAll { $0.transactionId != nil && $0.transactionId == transaction.transactionId }
             list.append(transaction)
             state.transactions[bundleId] = list
+        }
+    }
+
+    /// Records a renewal-date extension made before (`Change.extensionMade`), once.
+    public func addExtension(
+        originalTransactionId: String, requestIdentifier: String, atMs: Int64, answer: [String: JSONValue]
+    ) {
+        state.withLock { state in
+            guard !(state.extensions[originalTransactionId] ?? []).contains(where: { $0.requestIdentifier == requestIdentifier })
+            else { return }
+            state.extensions[originalTransactionId, default: []].append((requestIdentifier, atMs, answer))
+        }
+    }
+
+    /// Records a mass extension made before (`Change.massExtensionMade`); the first one kept.
+    public func addMassExtension(requestIdentifier: String, productId: String, count: Int64, atMs: Int64) {
+        state.withLock { state in
+            if state.massExtensions[requestIdentifier] == nil {
+                state.massExtensions[requestIdentifier] = (productId, count, atMs)
+            }
         }
     }
 

@@ -79,9 +79,17 @@ struct SimulatedExtensionTests {
         let before = try #require(try expires())
 
         let extended = try runCLI(
-            ["apple", "extend-renewal-date", original, "--days", "30", "--reason", "1", "--app", "demo", "--config", configPath],
-            in: directory.path(""))
+            [
+                "apple", "extend-renewal-date", original, "--days", "30", "--reason", "1", "--request-identifier", "ext-1",
+                "--app", "demo", "--config", configPath,
+            ], in: directory.path(""))
         #expect(extended.status == 0, "\(extended.output)")
+        let mass = try runCLI(
+            [
+                "apple", "mass-extend-renewal-date", "--product-id", "basic.monthly", "--days", "1", "--reason", "1",
+                "--request-identifier", "mass-1", "--app", "demo", "--config", configPath,
+            ], in: directory.path(""))
+        #expect(mass.status == 0, "\(mass.output)")
         let after = try #require(try expires())
         #expect(after > before, "RENEWAL_EXTENDED reached the server: \(before) → \(after)")
 
@@ -103,6 +111,11 @@ struct SimulatedExtensionTests {
         let served = restarted.expiresDate(originalTransactionId: original, bundleId: "com.example.app")
         #expect(served.map { $0 / 1000 } == afterSeconds)
         #expect(journalled(restarted) == 1)
+        // It knows the extensions it made: a repeated request identifier extends nothing more
+        // (and counts toward no yearly cap), and a mass extension's status is still there.
+        let known = restarted.state.withLock { ($0.extensions[original]?.map(\.requestIdentifier), $0.massExtensions["mass-1"]) }
+        #expect(known.0 == ["ext-1"])
+        #expect(known.1?.productId == "basic.monthly")
         journal.follower(into: store, environment: .sandbox)()
         #expect(journalled(store) == 1)
         #expect(

@@ -7,7 +7,7 @@ import Synchronization
 
 /// What the simulated App Store sent and sold, one JSON object a line
 /// (`.revenuedot/simulator/apple-api.jsonl`): every notification a story signed, and whether
-/// RevenueDot took it, and every transaction. `revenuedot simulate apple-api` serves it as
+/// RevenueDot took it, every transaction, and the renewal-date extensions the store made. `revenuedot simulate apple-api` serves it as
 /// Apple's App Store Server API, so a backfill after a rehearsed outage finds what was missed.
 struct AppleAPIJournal {
     let file: URL
@@ -43,6 +43,18 @@ struct AppleAPIJournal {
             recordRenewalInfo(.object(payload), bundleId: bundleId, originalTransactionId: original)
         case .notification(let signed, let bundleId, let delivered):
             recordNotification(signed, bundleId: bundleId, delivered: delivered)
+        case .extensionMade(let original, let identifier, let atMs, let answer, let bundleId, let environment):
+            append([
+                "kind": .string("extension"), "bundleId": .string(bundleId), "environment": .string(environment.rawValue),
+                "originalTransactionId": .string(original),
+                "requestIdentifier": .string(identifier), "at": .integer(atMs), "answer": .object(answer),
+            ])
+        case .massExtensionMade(let identifier, let product, let count, let atMs, let bundleId, let environment):
+            append([
+                "kind": .string("massExtension"), "bundleId": .string(bundleId), "environment": .string(environment.rawValue),
+                "requestIdentifier": .string(identifier),
+                "productId": .string(product), "count": .integer(count), "at": .integer(atMs),
+            ])
         }
     }
 
@@ -109,6 +121,17 @@ struct AppleAPIJournal {
             case "transaction":
                 guard let payload = json["payload"]?.objectValue else { continue }
                 store.addTransaction(payload, bundleId: bundleId, account: json["account"]?.stringValue)
+            case "extension":
+                guard let original = json["originalTransactionId"]?.stringValue,
+                    let identifier = json["requestIdentifier"]?.stringValue, case .integer(let at)? = json["at"],
+                    let answer = json["answer"]?.objectValue
+                else { continue }
+                store.addExtension(originalTransactionId: original, requestIdentifier: identifier, atMs: at, answer: answer)
+            case "massExtension":
+                guard let identifier = json["requestIdentifier"]?.stringValue, let product = json["productId"]?.stringValue,
+                    case .integer(let count)? = json["count"], case .integer(let at)? = json["at"]
+                else { continue }
+                store.addMassExtension(requestIdentifier: identifier, productId: product, count: count, atMs: at)
             default:
                 continue
             }
@@ -118,6 +141,7 @@ struct AppleAPIJournal {
 
     /// The environment a journal line is of: its payload's, or its signed notification's.
     static func environment(of line: JSONValue) -> String? {
+        if let environment = line["environment"]?.stringValue { return environment }
         if let payload = line["payload"], let environment = payload["environment"]?.stringValue { return environment }
         guard let signed = line["signedPayload"]?.stringValue, let payload = try? UnverifiedPayload.json(of: signed) else {
             return nil
