@@ -77,9 +77,13 @@ import Threads
         let flood = OperationalLogTests.lines(kept, event: "notification.refused")
         #expect(said, "\(flood)")
         #expect(flood.count < 60, "\(flood.count) lines")
-        let summary = try #require(flood.last { !$0.contains(" status=") }, "no summary: \(flood)")
-        #expect(summary.contains(" warning notification.refused more refusals than 10 a second"), "\(summary)")
-        #expect(!summary.contains(" app=") && Self.leftOut(summary) > 0, "\(summary)")
+        // Every refusal is a line or in a count (`said`); a summary says those left out after the
+        // last line written. (A host too busy to refuse more than ten in the flood's last second
+        // leaves none to summarise.)
+        if let summary = flood.last(where: { !$0.contains(" status=") }) {
+            #expect(summary.contains(" warning notification.refused more refusals than 10 a second"), "\(summary)")
+            #expect(!summary.contains(" app=") && Self.leftOut(summary) > 0, "\(summary)")
+        }
         #expect(try connection.request("POST", "/v1/apple/notifications/demo", body: Data("{}".utf8)).status == 400)
         let next = OperationalLogTests.lines(kept, event: "notification.refused").dropFirst(flood.count)
         #expect(next.count == 1 && Self.leftOut(next.first ?? "") == 0, "\(next)")
