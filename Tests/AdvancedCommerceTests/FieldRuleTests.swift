@@ -149,6 +149,12 @@ import Testing
     /// Codes of Apple's table not in its examples pass, as does Kosovo's storefront.
     @Test func anyCodeOfApplesFormAndKosovoPass() {
         #expect(AdvancedCommerceValidator.validate(with(Valid.create) { $0.taxCode = "S021-08-1" }) == [])
+        // An attribute's codes have a longer middle part (Apple's table: live TV, audiobooks, books).
+        for code in ["S021-0308-1", "S001-03050614-1"] {
+            #expect(AdvancedCommerceValidator.validate(with(Valid.create) { $0.taxCode = code }) == [], "\(code)")
+        }
+        #expect(AdvancedCommerceValidator.validate(with(Valid.oneTime) { $0.taxCode = "S007-010409-2" }) == [])
+        #expect(AdvancedCommerceValidator.validate(with(Valid.create) { $0.taxCode = "S021-030-1" }) != [])
         #expect(AdvancedCommerceValidator.validate(with(Valid.oneTime) { $0.taxCode = "C025-00-2" }) == [])
         #expect(AdvancedCommerceValidator.validate(with(Valid.oneTime) { $0.storefront = "XKS" }) == [])
     }

@@ -111,6 +111,13 @@ import Testing
         #expect(try codes { ($0.sku, $0.price) = ("ANNES_PLATINUM_TIER_1M", 9_990) } == [])
         // In the customer's new currency (they moved country) the price is not comparable.
         #expect(try codes(currency: "EUR") { ($0.sku, $0.price) = ("ANNES_PLATINUM_TIER_1M", 8_990) } == [])
+        // Nor in a new period: the item's yearly price is no change of its monthly one.
+        var yearly = try Self.modify(AppleExamples.modifyDowngrade)
+        yearly.currency = "USD"
+        yearly.periodChange = SubscriptionModifyPeriodChange(effective: .nextBillCycle, period: .oneYear)
+        (yearly.changeItems![0].sku, yearly.changeItems![0].price) = ("ANNES_PLATINUM_TIER_1M", 99_990)
+        let priced = LiveValidator.validate(yearly, subscriptions: [live], usedRequestReferenceIds: []).errors.map(\.name)
+        #expect(!priced.contains("PriceChangeNotSupportedThroughModifyItemsError"), "\(priced)")
         #expect(
             try codes { $0.effective = .immediately }
                 == ["OfferPreventsItemMidCycleChangeError 4000177 changeItems[0].currentSKU"])

@@ -91,9 +91,9 @@ public enum LiveValidator {
             }
             // The same item at another price is a price change, which Apple's Change Subscription
             // Price does; prices compare only in one currency (a customer who moved country pays
-            // in another).
+            // in another) and one period (a price is per period: a period change prices it anew).
             if let sku = item.sku, sku == item.currentSKU, let price = item.price, let now = live.prices[sku], price != now,
-                request.currency == nil || request.currency == live.currency
+                request.currency == nil || request.currency == live.currency, request.periodChange == nil
             {
                 errors.append(
                     ValidationError(

@@ -90,16 +90,16 @@ extension ValidationReport {
         }
     }
 
-    /// A tax code in the form of Apple's table (`C003-00-1`: a letter, three digits, two digits,
-    /// then `1` for a subscription's code or `2` for a one-time purchase's), with the ending
-    /// the request's kind takes. Apple adds codes to the table, so a code of that form is not
-    /// looked up in it.
+    /// A tax code in the form of Apple's table (`C003-00-1`, `S021-0308-1`: a letter, three
+    /// digits, then one to four pairs of digits (an attribute's further pairs), then `1` for a
+    /// subscription's code or `2` for a one-time purchase's), with the ending the request's kind
+    /// takes. Apple adds codes to the table, so a code of that form is not looked up in it.
     mutating func checkTaxCode(_ taxCode: String?, required: Bool, forSubscription: Bool) {
         guard let taxCode else {
             if required { fail(.nullTaxCode, "taxCode") }
             return
         }
-        guard taxCode.wholeMatch(of: /[A-Z][0-9]{3}-[0-9]{2}-[12]/) != nil else {
+        guard taxCode.wholeMatch(of: /[A-Z][0-9]{3}-(?:[0-9]{2}){1,4}-[12]/) != nil else {
             return fail(.invalidTaxProductCode, "taxCode", "\"\(taxCode)\" is not a code of Apple's table (as C003-00-1).")
         }
         let ending = forSubscription ? "1" : "2"

@@ -37,8 +37,9 @@ package struct CommerceRequests: Sendable {
     }
 
     /// Validates `json` for `appUserId`; with a store to sign into, signs it and records it there
-    /// as `pending`. A missing `requestInfo.requestReferenceId` is generated; a given one is kept
-    /// in lower case (a UUID in either case names one request, so no case can use it twice).
+    /// as `pending`. A missing `requestInfo.requestReferenceId` is generated; a given one is
+    /// signed as given (Apple echoes it in the transaction) and kept under its lower case (a UUID
+    /// in either case names one request, so no case can use it twice).
     package func prepare(_ json: Data, for appUserId: String, signingInto store: Store?) throws -> Outcome {
         var request: InAppRequest
         do throws(ValidationError) {
@@ -46,10 +47,10 @@ package struct CommerceRequests: Sendable {
         } catch {
             return .invalid([error])
         }
-        request.requestReferenceId = request.requestReferenceId?.lowercased() ?? UUID().uuidString.lowercased()
+        request.requestReferenceId = request.requestReferenceId ?? UUID().uuidString.lowercased()
         var errors = request.validationErrors()
         let nowMs = UnixTime.milliseconds(clock())
-        let (live, earlier) = try liveState(of: appUserId, atMs: nowMs, reference: request.requestReferenceId)
+        let (live, earlier) = try liveState(of: appUserId, atMs: nowMs, reference: request.requestReferenceId?.lowercased())
         let used: Set<String> = earlier == nil ? [] : [request.requestReferenceId ?? ""]
         switch request {
         case .modifySubscription(let modify):
@@ -146,7 +147,7 @@ package struct CommerceRequests: Sendable {
         let json = String(decoding: try request.json(), as: UTF8.self)
         let stored = StoredCommerceRequest(
             appUserId: appUserId, operation: request.operation.rawValue, requestJSON: json, token: token, createdAtMs: nowMs)
-        let (appId, reference) = (app.id, request.requestReferenceId ?? "")
+        let (appId, reference) = (app.id, request.requestReferenceId?.lowercased() ?? "")
         let answered = Locked(false)
         do {
             try store.write { transaction in
