@@ -6,8 +6,9 @@ import Testing
     @Test(
         arguments: [
             ("JPY", 310_950, false), ("JPY", 311_000, true), ("USD", 9990, true), ("USD", 9995, false),
-            ("BHD", 9995, true), ("KWD", 1, true), ("HUF", 1500, false), ("INR", 99_000, true), ("EUR", 1990, true),
-            ("EUR", 1999, false), ("CLF", 1, true), ("ISK", 100, false),
+            ("BHD", 9995, false), ("BHD", 9990, true), ("KWD", 1, false), ("HUF", 1500, false), ("INR", 99_000, true),
+            ("EUR", 1990, true),
+            ("EUR", 1999, false), ("CLF", 1, false), ("CLF", 10, true), ("ISK", 100, false),
         ] as [(String, Int64, Bool)])
     func decimalsFollowTheCurrency(currency: String, milliunits: Int64, allowed: Bool) {
         #expect(CurrencyDecimals.allows(milliunits: milliunits, in: currency) == allowed)

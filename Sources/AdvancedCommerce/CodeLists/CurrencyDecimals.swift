@@ -2,8 +2,10 @@
 ///
 /// Apple's table (https://developer.apple.com/documentation/advancedcommerceapi/prices) wins where it
 /// disagrees with ISO 4217: Apple prices DKK, HKD, HUF, INR, MXN, NOK, SEK, TWD and others in whole units
-/// although ISO gives them 2 minor digits. Currencies Apple does not list fall back to their ISO 4217
-/// minor unit, so the 3-decimal currencies (BHD, KWD, ...) accept any milliunit amount.
+/// although ISO gives them 2 minor digits. Currencies Apple does not list (it adds currencies) fall
+/// back to their ISO 4217 minor unit, at most 2: the App Store prices with zero or two decimal
+/// places, and shows no payment sheet for a price with more, so a 3-decimal currency's (BHD,
+/// KWD, ...) takes whole cents.
 public enum CurrencyDecimals {
     /// Apple: "Currencies with 0 decimals".
     public static let appleWholeUnits: Set<String> = [
@@ -19,15 +21,15 @@ public enum CurrencyDecimals {
         "CLF": 4, "UYW": 4,
     ]
 
-    /// The decimal places allowed for a currency in `CurrencyCodes.all`.
+    /// The decimal places allowed for a currency in `CurrencyCodes.all`: 0 or 2.
     public static func places(for currency: String) -> Int {
         if appleWholeUnits.contains(currency) { return 0 }
-        return isoMinorUnitExceptions[currency] ?? 2
+        return min(isoMinorUnitExceptions[currency] ?? 2, 2)
     }
 
     /// Whether a milliunit amount has no more decimals than the currency allows.
     ///
-    /// JPY 310950 (310.95) fails, USD 9990 (9.99) passes, USD 9995 (9.995) fails, BHD 9995 passes.
+    /// JPY 310950 (310.95) fails, USD 9990 (9.99) passes, USD 9995 (9.995) fails, BHD 9995 fails.
     public static func allows(milliunits: Int64, in currency: String) -> Bool {
         let places = places(for: currency)
         guard places < 3 else { return true }
