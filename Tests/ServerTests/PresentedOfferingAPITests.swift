@@ -92,6 +92,15 @@ struct PresentedOfferingAPITests {
             type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", originalTransactionId: "7200000006")
         #expect(try connection.postNotification(notice).status == 200)
         #expect(try Self.offerings(fixture, of: "7200000006") == [nil, .string("late")])
+        // Another offering, then the first again: each is the purchase's from then on.
+        for offering in ["later", "late"] {
+            #expect(try connection.postTransaction(other, for: "quinn", presentedOfferingId: offering).status == 200)
+        }
+        #expect(try PostedTransactionRepostTests.postedRows(fixture).posted == before + 3)
+        let enabled = try fixture.signer.notification(
+            type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_ENABLED", originalTransactionId: "7200000006")
+        #expect(try connection.postNotification(enabled).status == 200)
+        #expect(try Self.offerings(fixture, of: "7200000006").last == .string("late"))
     }
 
     /// A malformed offering in RevenueCat's receipt is left out and the purchase goes through

@@ -10,7 +10,7 @@ import JSON
 /// and the same content (`contentDigest`) changes nothing while the poster owns the purchase,
 /// or while the rules refuse the link again (`LedgerInputs.keepAndApply` asks them), and is not
 /// stored again. A post by another customer (a transfer), with new content (a refund Apple
-/// signed since), naming an offering no post of the transaction named, for a purchase nobody
+/// signed since), by the owner naming another offering than its last, for a purchase nobody
 /// owns any more (its customer was deleted), or one the rules now allow (the owner's
 /// subscription has lapsed since, the restore behaviour changed) is.
 public enum PostedTransactionRows {
@@ -34,9 +34,11 @@ public enum PostedTransactionRows {
         case refusedAgain
     }
 
-    /// Whether the post repeats the transaction's latest post (same customer, same content, no
-    /// offering that no post of the transaction named before) and who owns `purchaseKey`'s
-    /// purchase (`LedgerRows.key`) now.
+    /// Whether the post repeats the transaction's latest post (same customer, same content) and
+    /// who owns `purchaseKey`'s purchase (`LedgerRows.key`) now. The owner's repost naming an
+    /// offering other than the last one its posts of the transaction named is news: the app may
+    /// post a purchase before it says its offering (a transaction listener, then the purchase
+    /// flow), or from another device.
     public static func repetition(
         app: String, appUserId: String, transactionId: String, purchaseKey: String?, digest: String,
         presentedOfferingId: String? = nil, in rows: WriteTransaction
@@ -44,23 +46,22 @@ public enum PostedTransactionRows {
         let latest = try rows.query(
             "SELECT app_user_id, content_digest FROM posted_transactions WHERE app_id = ? AND transaction_id = ? ORDER BY id DESC LIMIT 1",
             [.text(app), .text(transactionId)])
-        // The app may post a purchase before it says its offering (a transaction listener, then
-        // the purchase flow), or from another device: the offering is news.
-        if let presentedOfferingId,
-            try rows.query(
-                "SELECT 1 FROM posted_transactions WHERE app_id = ? AND transaction_id = ? AND presented_offering_id = ? LIMIT 1",
-                [.text(app), .text(transactionId), .text(presentedOfferingId)]
-            ).isEmpty
-        {
-            return .new
-        }
         guard let row = latest.first, row[0].textValue == appUserId, row[1].textValue == digest, let purchaseKey,
             let owner = try rows.query(
                 "SELECT owner FROM purchases WHERE app_id = ? AND purchase_key = ? AND owner IS NOT NULL",
                 [.text(app), .text(purchaseKey)]
             ).first?.first?.textValue
         else { return .new }
-        return try CustomerRows.customerId(of: appUserId, appId: app, from: rows) == owner ? .ownersAgain : .refusedAgain
+        guard try CustomerRows.customerId(of: appUserId, appId: app, from: rows) == owner else { return .refusedAgain }
+        guard let presentedOfferingId else { return .ownersAgain }
+        let said = try rows.query(
+            """
+            SELECT presented_offering_id FROM posted_transactions
+            WHERE app_id = ? AND transaction_id = ? AND app_user_id = ? AND presented_offering_id IS NOT NULL
+            ORDER BY id DESC LIMIT 1
+            """, [.text(app), .text(transactionId), .text(appUserId)]
+        ).first?.first?.textValue
+        return said == presentedOfferingId ? .ownersAgain : .new
     }
 
     /// Stores the post and returns its row id.
