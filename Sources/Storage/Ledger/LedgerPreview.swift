@@ -17,5 +17,4 @@ extension LedgerInputs {
         var ledger = try LedgerRows.slice(for: input, app: app, from: rows).ledger
         return ledger.apply(input, at: Date(timeIntervalSince1970: Double(atMs) / 1000))
     }
-
 }

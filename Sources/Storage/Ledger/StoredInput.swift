@@ -32,6 +32,8 @@ extension LedgerInputs {
         in transaction: WriteTransaction
     ) throws -> AppliedInput? {
         let (kind, ref, applied): (AppliedInputKind, String, Ledger.Input)
+        // Reduced already where keeping it depended on what it does.
+        var reduced: Reduction?
         switch input {
         case .postedTransaction(let payload, let signed, let appUserId, let digest, let offering):
             let posted = Ledger.Input.transactionPosted(payload, appUserId: appUserId, presentedOfferingId: offering)
@@ -58,19 +60,20 @@ extension LedgerInputs {
             // Clients repeat actions that change nothing (a log-in or alias of ids already one
             // customer, the AppTransaction the SDK posts at every launch): not kept, or each would
             // be a row for good, and applied again by every replay.
-            let reduced = try reduce(.customerAction(action), app: app, atMs: atMs, cache: cache, in: transaction)
-            guard reduced.changesAnything else { return nil }
+            let made = try reduce(.customerAction(action), app: app, atMs: atMs, cache: cache, in: transaction)
+            guard made.changesAnything else { return nil }
             let id = try CustomerActionRows.insert(action, appId: app.id, atMs: atMs, in: transaction)
-            let done = try write(reduced, deliver: deliver, cache: cache, in: transaction)
-            try log(kind: .customerAction, ref: String(id), appId: app.id, atMs: atMs, in: transaction)
-            return done
+            (kind, ref, applied) = (.customerAction, String(id), .customerAction(action))
+            reduced = made
         case .dueTimer(let due):
             guard let timer = try PendingTimers.load(due, atMs: atMs, in: transaction) else { return nil }
             let fired = try TimerFiring.fire(timer, app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
             try log(kind: .timer, ref: try LedgerRows.encode(timer), appId: app.id, atMs: atMs, in: transaction)
             return fired
         }
-        let done = try apply(applied, app: app, atMs: atMs, deliver: deliver, cache: cache, in: transaction)
+        let done = try write(
+            reduced ?? reduce(applied, app: app, atMs: atMs, cache: cache, in: transaction), deliver: deliver, cache: cache,
+            in: transaction)
         try log(kind: kind, ref: ref, appId: app.id, atMs: atMs, in: transaction)
         return done
     }
