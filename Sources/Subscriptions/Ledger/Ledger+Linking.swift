@@ -204,7 +204,7 @@ extension Ledger {
         ensureCustomer(owner, nowMs: nowMs)
         return events.map { event in
             var event = event
-            if event.type != .transfer { event.presentedOfferingId = event.presentedOfferingId ?? journal.presentedOfferingId }
+            if event.type != .transfer { event.presentedOfferingId = journal.presentedOfferingId }
             return .emit(stamp(event, for: owner, nowMs: nowMs))
         }
     }
