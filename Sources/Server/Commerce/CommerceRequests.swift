@@ -47,10 +47,13 @@ package struct CommerceRequests: Sendable {
         } catch {
             return .invalid([error])
         }
-        request.requestReferenceId = request.requestReferenceId ?? UUID().uuidString.lowercased()
+        let given = request.requestReferenceId ?? UUID().uuidString.lowercased()
+        request.requestReferenceId = given
+        // The key it is stored and found under.
+        let reference = given.lowercased()
         var errors = request.validationErrors()
         let nowMs = UnixTime.milliseconds(clock())
-        let (live, earlier) = try liveState(of: appUserId, atMs: nowMs, reference: request.requestReferenceId?.lowercased())
+        let (live, earlier) = try liveState(of: appUserId, atMs: nowMs, reference: reference)
         let used: Set<String> = earlier == nil ? [] : [request.requestReferenceId ?? ""]
         switch request {
         case .modifySubscription(let modify):
@@ -80,7 +83,7 @@ package struct CommerceRequests: Sendable {
         guard errors.isEmpty else { return .invalid(errors) }
         guard let store else { return .valid(request, token: nil) }
         let token = try signed(request)
-        guard try record(request, token: token, for: appUserId, atMs: nowMs, into: store) else {
+        guard try record(request, under: reference, token: token, for: appUserId, atMs: nowMs, into: store) else {
             return .invalid([ValidationError(.repeatedRequestReferenceId, field: "requestInfo.requestReferenceId")])
         }
         return .valid(request, token: token)
@@ -139,15 +142,16 @@ package struct CommerceRequests: Sendable {
     }
 
     /// Stores a signed request as pending; whether `token` may be answered: true also when the
-    /// same request for the same customer was stored meanwhile under its requestReferenceId (a
-    /// retry sent at once, to this node or another), false when another request took it.
+    /// same request for the same customer was stored meanwhile under `reference` (a retry sent at
+    /// once, to this node or another), false when another request took it.
     private func record(
-        _ request: InAppRequest, token: String, for appUserId: String, atMs nowMs: Int64, into store: Store
+        _ request: InAppRequest, under reference: String, token: String, for appUserId: String, atMs nowMs: Int64,
+        into store: Store
     ) throws -> Bool {
         let json = String(decoding: try request.json(), as: UTF8.self)
         let stored = StoredCommerceRequest(
             appUserId: appUserId, operation: request.operation.rawValue, requestJSON: json, token: token, createdAtMs: nowMs)
-        let (appId, reference) = (app.id, request.requestReferenceId?.lowercased() ?? "")
+        let appId = app.id
         let answered = Locked(false)
         do {
             try store.write { transaction in
