@@ -11,6 +11,16 @@ import Testing
 /// `presented_offering_id`; a malformed one refused before anything is stored.
 @Suite("Presented offerings")
 struct PresentedOfferingAPITests {
+    let fixture: ServerFixture
+    let service: RevenueDotService
+    let connection: LoopbackConnection
+
+    init() throws {
+        fixture = try ServerFixture()
+        service = try fixture.startService()
+        connection = try LoopbackConnection(port: service.port)
+    }
+
     static func offerings(_ fixture: ServerFixture, of original: String) throws -> [JSONValue?] {
         try LinkingAPITests.events(fixture)
             .filter { $0.json["original_transaction_id"] == .string(original) }
@@ -18,10 +28,7 @@ struct PresentedOfferingAPITests {
     }
 
     @Test func theReceiptsOfferingIsOnThePurchasesEvents() throws {
-        let fixture = try ServerFixture()
-        let service = try fixture.startService()
         defer { service.shutdown() }
-        let connection = try LoopbackConnection(port: service.port)
         let signed = try LinkingAPITests.storeKitTransaction(fixture, original: "7200000001")
         let answer = try ReceiptsAPITests.post(
             connection,
@@ -50,10 +57,7 @@ struct PresentedOfferingAPITests {
 
     /// StoreKit testing's receipt holds every transaction: the offering is `product_id`'s.
     @Test func aReceiptOfSeveralTransactionsGivesItToTheNamedProductOnly() throws {
-        let fixture = try ServerFixture()
-        let service = try fixture.startService()
         defer { service.shutdown() }
-        let connection = try LoopbackConnection(port: service.port)
         let monthly = try LinkingAPITests.storeKitTransaction(fixture, original: "7200000003")
         let yearly = try LinkingAPITests.storeKitTransaction(fixture, original: "7200000004", product: "pro.yearly")
         let receipt = JSONValue.object(["transactions": .array([.string(monthly), .string(yearly)])])
@@ -70,10 +74,7 @@ struct PresentedOfferingAPITests {
     }
 
     @Test func theTransactionsEndpointTakesOneToo() throws {
-        let fixture = try ServerFixture()
-        let service = try fixture.startService()
         defer { service.shutdown() }
-        let connection = try LoopbackConnection(port: service.port)
         let signed = try LinkingAPITests.storeKitTransaction(fixture, original: "7200000005")
         let posted = try connection.postTransaction(signed, for: "quinn", presentedOfferingId: "spring")
         #expect(posted.status == 200, "\(posted.text)")
@@ -107,10 +108,7 @@ struct PresentedOfferingAPITests {
     /// (the SDK finishes a transaction a 4xx answers, so refusing would lose the purchase); the
     /// app's own post of one is refused, nothing stored.
     @Test func aMalformedOfferingIsLeftOutOrRefused() throws {
-        let fixture = try ServerFixture()
-        let service = try fixture.startService()
         defer { service.shutdown() }
-        let connection = try LoopbackConnection(port: service.port)
         let long = String(repeating: "o", count: PresentedOffering.maxBytes + 1)
         for (index, offering) in [JSONValue.integer(3), .string(long), .string("a\u{7}b")].enumerated() {
             let original = "720000001\(index)"
