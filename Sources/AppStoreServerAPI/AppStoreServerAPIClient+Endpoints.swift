@@ -180,6 +180,13 @@ extension AppStoreServerAPIClient {
         _ = try send(.sendConsumptionInformation(transactionId: transactionId, request))
     }
 
+    /// Send Consumption Information V1, which Apple takes for Advanced Commerce purchases only.
+    public func sendConsumptionInformationV1(_ request: ConsumptionRequestV1, transactionId: String)
+        throws(AppStoreServerAPIError)
+    {
+        _ = try send(.sendConsumptionInformationV1(transactionId: transactionId, request))
+    }
+
     /// Extend a Subscription Renewal Date.
     public func extendRenewalDate(_ request: ExtendRenewalDateRequest, originalTransactionId: String)
         throws(AppStoreServerAPIError) -> ExtendRenewalDateResponse

@@ -20,6 +20,8 @@ public enum Endpoint: Sendable {
     case testNotificationStatus(token: String)
     /// PUT /inApps/v2/transactions/consumption/{transactionId}
     case sendConsumptionInformation(transactionId: String, ConsumptionRequest)
+    /// PUT /inApps/v1/transactions/consumption/{transactionId}: for Advanced Commerce purchases only.
+    case sendConsumptionInformationV1(transactionId: String, ConsumptionRequestV1)
     /// PUT /inApps/v1/subscriptions/extend/{originalTransactionId}
     case extendRenewalDate(originalTransactionId: String, ExtendRenewalDateRequest)
     /// POST /inApps/v1/subscriptions/extend/mass
@@ -43,6 +45,7 @@ public enum Endpoint: Sendable {
         case .requestTestNotification: "request-test-notification"
         case .testNotificationStatus: "test-notification-status"
         case .sendConsumptionInformation: "send-consumption"
+        case .sendConsumptionInformationV1: "send-consumption-v1"
         case .extendRenewalDate: "extend-renewal-date"
         case .extendRenewalDatesForAllActiveSubscribers: "mass-extend-renewal-date"
         case .renewalDateExtensionStatus: "mass-extend-status"
@@ -55,7 +58,7 @@ public enum Endpoint: Sendable {
     public var method: String {
         switch self {
         case .notificationHistory, .requestTestNotification, .extendRenewalDatesForAllActiveSubscribers: "POST"
-        case .sendConsumptionInformation, .extendRenewalDate, .setAppAccountToken: "PUT"
+        case .sendConsumptionInformation, .sendConsumptionInformationV1, .extendRenewalDate, .setAppAccountToken: "PUT"
         default: "GET"
         }
     }
@@ -70,6 +73,7 @@ public enum Endpoint: Sendable {
         case .requestTestNotification: "/inApps/v1/notifications/test"
         case .testNotificationStatus(let token): "/inApps/v1/notifications/test/\(Self.segment(token))"
         case .sendConsumptionInformation(let id, _): "/inApps/v2/transactions/consumption/\(Self.segment(id))"
+        case .sendConsumptionInformationV1(let id, _): "/inApps/v1/transactions/consumption/\(Self.segment(id))"
         case .extendRenewalDate(let id, _): "/inApps/v1/subscriptions/extend/\(Self.segment(id))"
         case .extendRenewalDatesForAllActiveSubscribers: "/inApps/v1/subscriptions/extend/mass"
         case .renewalDateExtensionStatus(let product, let request):
@@ -103,6 +107,7 @@ public enum Endpoint: Sendable {
         switch self {
         case .notificationHistory(let request, _): try Self.encode(request)
         case .sendConsumptionInformation(_, let request): try Self.encode(request)
+        case .sendConsumptionInformationV1(_, let request): try Self.encode(request)
         case .extendRenewalDate(_, let request): try Self.encode(request)
         case .extendRenewalDatesForAllActiveSubscribers(let request): try Self.encode(request)
         case .setAppAccountToken(_, let request): try Self.encode(request)

@@ -10,7 +10,7 @@ extension Endpoint {
         let production: Double =
             switch self {
             case .transactionInfo, .transactionHistory, .allSubscriptionStatuses, .notificationHistory,
-                .sendConsumptionInformation:
+                .sendConsumptionInformation, .sendConsumptionInformationV1:
                 50
             case .extendRenewalDate, .setAppAccountToken: 20
             case .lookUpOrderId, .refundHistory: 10

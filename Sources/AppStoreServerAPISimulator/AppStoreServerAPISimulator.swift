@@ -39,6 +39,7 @@ public final class AppStoreServerAPISimulator: Sendable {
                     AppleAPIHandlers.testNotificationStatus
                 ),
                 ("PUT", "/inApps/v2/transactions/consumption/{id}", "send-consumption", AppleAPIHandlers.sendConsumption),
+                ("PUT", "/inApps/v1/transactions/consumption/{id}", "send-consumption-v1", AppleAPIHandlers.sendConsumptionV1),
                 ("PUT", "/inApps/v1/subscriptions/extend/{id}", "extend-renewal-date", AppleAPIHandlers.extendRenewalDate),
                 ("POST", "/inApps/v1/subscriptions/extend/mass", "mass-extend-renewal-date", AppleAPIHandlers.massExtend),
                 (

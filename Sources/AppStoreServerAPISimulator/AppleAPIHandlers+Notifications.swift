@@ -111,48 +111,6 @@ extension AppleAPIHandlers {
 
     // MARK: - Changes
 
-    static func sendConsumption(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {
-        let id = request.pathParameters["id"] ?? ""
-        guard let body = try? JSONValue(parsing: request.body), case .object = body else {
-            return error(400, 4_000_000, "Bad request.")
-        }
-        guard body["customerConsented"] == .bool(true) else {
-            return error(400, 4_000_035, "Invalid request. The customer consented field is invalid.")
-        }
-        guard case .bool = body["sampleContentProvided"] else {
-            return error(400, 4_000_041, "Invalid request. The sample content provided field is invalid.")
-        }
-        guard case .string(let delivery) = body["deliveryStatus"], DeliveryStatus(rawValue: delivery).isKnown else {
-            return error(400, 4_000_036, "Invalid request. The delivery status field is invalid.")
-        }
-        var share: Int64?
-        if let given = body["consumptionPercentage"] {
-            guard case .integer(let value) = given, (0...100_000).contains(value), delivery == "DELIVERED" || value == 0
-            else { return error(400, 4_000_000, "Invalid request. The consumption percentage is invalid.") }
-            share = value
-        }
-        let preference = body["refundPreference"]?.stringValue
-        if let preference, !RefundPreference(rawValue: preference).isKnown {
-            return error(400, 4_000_000, "Invalid request. The refund preference is invalid.")
-        }
-        let found = store.state.withLock { state -> Transaction? in find(id, in: state.transactions[app.bundleId] ?? []) }
-        guard let found else { return error(404, 4_040_010, "Transaction id not found.") }
-        // Apple computes a subscription's consumption itself (ConsumptionPercentageAutoRenewableSubscriptionError);
-        // a prorated refund of anything else needs a share above 0.
-        if found.payload["type"]?.stringValue == "Auto-Renewable Subscription" {
-            if share != nil {
-                return error(
-                    400, 4_000_000,
-                    "Invalid request. The consumption percentage field is unsupported for auto-renewable subscription transactions."
-                )
-            }
-        } else if preference == RefundPreference.grantProrated.rawValue, (share ?? 0) <= 0 {
-            return error(400, 4_000_000, "Invalid request. GRANT_PRORATED needs a consumption percentage greater than 0.")
-        }
-        store.state.withLock { $0.consumption.append((id, body)) }
-        return HTTPResponse(status: 202)
-    }
-
     /// Extends one subscription's current period: once per request identifier (a repeat gets
     /// the first answer), twice a year at most, an active subscription bought, not shared.
     static func extendRenewalDate(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {

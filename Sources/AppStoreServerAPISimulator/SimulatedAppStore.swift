@@ -60,6 +60,7 @@ public final class SimulatedAppStore: Sendable {
         var notifications: [String: [SentNotification]] = [:]
         var orders: [String: [String]] = [:]
         var consumption: [(transactionId: String, request: JSONValue)] = []
+        var consumptionV1: [(transactionId: String, request: JSONValue)] = []
         var massExtensions: [String: (productId: String, count: Int64, at: Int64)] = [:]
         /// Each subscription's renewal-date extensions: Apple's answer by request identifier.
         var extensions: [String: [(requestIdentifier: String, at: Int64, answer: [String: JSONValue])]] = [:]
@@ -211,6 +212,10 @@ public final class SimulatedAppStore: Sendable {
 
     /// The consumption information sent, in order: the transaction and the request body.
     public var consumptionRequests: [(transactionId: String, request: JSONValue)] { state.withLock { $0.consumption } }
+    /// The consumption information taken in version 1's form (Advanced Commerce purchases).
+    public var consumptionRequestsV1: [(transactionId: String, request: JSONValue)] {
+        state.withLock { $0.consumptionV1 }
+    }
 
     /// The app account token a purchase now carries.
     public func appAccountToken(originalTransactionId: String, bundleId: String) -> String? {

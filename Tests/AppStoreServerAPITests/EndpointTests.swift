@@ -188,6 +188,39 @@ struct EndpointTests {
         }
     }
 
+    /// Version 2 refuses an Advanced Commerce purchase, and a prorated share of all of one;
+    /// version 1 takes the Advanced Commerce one with every member it requires.
+    @Test func advancedCommercePurchasesTakeVersionOne() throws {
+        var commerce = APIFixture.transaction("6200")
+        commerce["type"] = .string("Consumable")
+        commerce["advancedCommerceInfo"] = .object(["requestReferenceId": .string("ref")])
+        store.addTransaction(commerce, bundleId: APIFixture.bundleId)
+        let request = ConsumptionRequest(
+            customerConsented: true, sampleContentProvided: false, deliveryStatus: .delivered, consumptionPercentage: 25_000)
+        #expect(throws: AppStoreServerAPIError.self) { try client.sendConsumptionInformation(request, transactionId: "6200") }
+        var all = request
+        (all.consumptionPercentage, all.refundPreference) = (100_000, .grantProrated)
+        var consumable = APIFixture.transaction("6300")
+        consumable["type"] = .string("Consumable")
+        store.addTransaction(consumable, bundleId: APIFixture.bundleId)
+        #expect(throws: AppStoreServerAPIError.self) { try client.sendConsumptionInformation(all, transactionId: "6300") }
+        #expect(store.consumptionRequests.isEmpty)
+
+        try client.sendConsumptionInformationV1(ConsumptionRequestV1(request, appAccountToken: nil), transactionId: "6200")
+        let sent = try #require(store.consumptionRequestsV1.first)
+        #expect(sent.request["consumptionStatus"] == .integer(2))
+        #expect(sent.request["appAccountToken"] == .string(""))
+        // Version 1 names the member it misses.
+        var refused = ConsumptionRequestV1(request, appAccountToken: "not a uuid")
+        refused.userStatus = 9
+        do {
+            try client.sendConsumptionInformationV1(refused, transactionId: "6200")
+            Issue.record("an out-of-range userStatus was accepted")
+        } catch {
+            #expect(error.code == APIErrorCode(4_000_042))
+        }
+    }
+
     @Test func renewalDatesAreExtendedOneAndMass() throws {
         let now = APIFixture.nowMs
         store.addTransaction(APIFixture.transaction("7000", expires: now + 86_400_000), bundleId: APIFixture.bundleId)

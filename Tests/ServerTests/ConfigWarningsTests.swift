@@ -59,6 +59,20 @@ struct ConfigWarningsTests {
         #expect(
             try warnings(apps: Self.app("a"), appleApi: #"{"consumption": {"enabled": true, "customerConsented": true}}"#)
                 == [])
+        // A prorated refund Apple refuses for every one-time purchase.
+        for consumption in [
+            #"{"enabled": true, "customerConsented": true, "refundPreference": "GRANT_PRORATED"}"#,
+            #"{"enabled": true, "customerConsented": true, "refundPreference": "GRANT_PRORATED", "oneTimeConsumptionPercentage": 5000, "deliveryStatus": "UNDELIVERED_OTHER"}"#,
+        ] {
+            let prorated = try warnings(apps: Self.app("a"), appleApi: #"{"consumption": \#(consumption)}"#)
+            #expect(prorated.count == 1 && prorated[0].contains("GRANT_PRORATED without a oneTimeConsumptionPercentage"))
+        }
+        #expect(
+            try warnings(
+                apps: Self.app("a"),
+                appleApi:
+                    #"{"consumption": {"enabled": true, "customerConsented": true, "refundPreference": "GRANT_PRORATED", "oneTimeConsumptionPercentage": 5000}}"#
+            ) == [])
     }
 
     /// A body limit that may refuse Apple's notifications (about 14 KB) is named; 64 KiB is not.

@@ -8,7 +8,8 @@ import Threads
 
 /// `serve`'s answers to Apple's consumption requests: every `interval`, each CONSUMPTION_REQUEST
 /// of an app with a key and `appleApi.consumption.enabled` gets a row, and each due row is sent
-/// (Send Consumption Information, version 2), retried until Apple takes it or its 12 hours end.
+/// (Send Consumption Information: version 2, or version 1 for an Advanced Commerce purchase),
+/// retried until Apple takes it or its 12 hours end.
 package final class ConsumptionAnswering: StoppableService {
     package static let interval: Double = 15
     /// Answers sent by one pass at most; the rest wait for the next.
@@ -105,21 +106,27 @@ package final class ConsumptionAnswering: StoppableService {
             return settled(answer, .failed, "the app is no longer configured", nowMs: nowMs)
         }
         let transaction: JWSTransactionDecodedPayload?
+        let customerPreference: String?
         do {
             transaction = try storedTransaction(of: answer.notificationUUID)
+            customerPreference = try transaction.flatMap { (transaction) throws(StoreError) in
+                try store.ownerAttribute(ConsumptionDecision.preferenceAttribute, of: transaction, app: app.ledger)
+            }
         } catch  where error.code == .corrupt {
             return settled(answer, .failed, error.message, nowMs: nowMs)
         }
-        let request: ConsumptionRequest
-        switch ConsumptionDecision.decide(transaction: transaction, config: config.appleAPI.consumption) {
+        let endpoint: Endpoint
+        switch ConsumptionDecision.decide(
+            transaction: transaction, config: config.appleAPI.consumption, customerPreference: customerPreference)
+        {
         case .skip(let reason): return settled(answer, .skipped, reason, nowMs: nowMs)
-        case .send(let decided): request = decided
+        case .send(let request): endpoint = .sendConsumptionInformation(transactionId: answer.transactionId, request)
+        case .sendV1(let request): endpoint = .sendConsumptionInformationV1(transactionId: answer.transactionId, request)
         }
-        answer.requestJSON = (try? JSONEncoder().encode(request)).map { String(decoding: $0, as: UTF8.self) }
+        answer.requestJSON = (try? endpoint.body()).map { String(decoding: $0, as: UTF8.self) }
         answer.attempts += 1
         do {
-            try clients.client(for: app, environment: AppStoreEnvironment(rawValue: answer.environment))
-                .sendConsumptionInformation(request, transactionId: answer.transactionId)
+            _ = try clients.client(for: app, environment: AppStoreEnvironment(rawValue: answer.environment)).send(endpoint)
             return settled(answer, .sent, nil, nowMs: nowMs)
         } catch let failure as AppStoreServerAPIError where Self.mayPass(failure) {
             guard

@@ -124,6 +124,14 @@ package enum AppleAPIConfigLoader {
             config.consumption.oneTimeConsumptionPercentage = try consumption.integer(
                 "oneTimeConsumptionPercentage", in: 0...100_000
             ).map { Int32($0) }
+            if let share = config.consumption.oneTimeConsumptionPercentage,
+                !ConsumptionRequest.allows(share: share, with: config.consumption.refundPreference)
+            {
+                throw consumption.fail(
+                    "oneTimeConsumptionPercentage",
+                    "must be between 1 and 99999 with refundPreference GRANT_PRORATED (Apple refuses none or all of a purchase prorated)"
+                )
+            }
         }
         return config
     }

@@ -68,6 +68,15 @@ package enum ConfigWarnings {
                 "appleApi.consumption is enabled without customerConsented: Apple takes no answer without "
                     + "consent, so none is sent")
         }
+        let consumption = apple.consumption
+        if consumption.enabled, consumption.refundPreference == .grantProrated,
+            consumption.oneTimeConsumptionPercentage == nil || consumption.deliveryStatus != .delivered
+        {
+            warnings.append(
+                "appleApi.consumption.refundPreference is GRANT_PRORATED without a oneTimeConsumptionPercentage "
+                    + "for a delivered purchase: Apple refuses it for a one-time purchase, so none is sent for one "
+                    + "(subscriptions are answered)")
+        }
         return warnings
     }
 }

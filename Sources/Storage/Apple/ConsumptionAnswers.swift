@@ -1,3 +1,5 @@
+import AppStore
+import Subscriptions
 import Synchronization
 
 /// An answer to one of Apple's consumption requests (a CONSUMPTION_REQUEST notification): what
@@ -52,7 +54,8 @@ enum ConsumptionAnswerSQL {
 
 extension Store {
     /// Adds a pending answer, due at `nowMs`, for every CONSUMPTION_REQUEST of `appIds` signed at
-    /// or after `sinceMs` that has none yet; returns how many.
+    /// or after `sinceMs` that has none yet; returns how many. One whose application to state
+    /// failed is answered too: the answer reads the transaction it carried, not the state.
     public func enqueueConsumptionRequests(appIds: [String], sinceMs: Int64, nowMs: Int64) throws(StoreError) -> Int {
         guard !appIds.isEmpty else { return 0 }
         let added = Mutex(0)
@@ -74,7 +77,7 @@ extension Store {
             status, next_attempt_at)
         SELECT n.notification_uuid, n.app_id, n.transaction_id, n.environment, n.signed_date, 'pending', ?
         FROM notifications n
-        WHERE n.notification_type = 'CONSUMPTION_REQUEST' AND n.signed_date >= ? AND n.state = 'applied'
+        WHERE n.notification_type = 'CONSUMPTION_REQUEST' AND n.signed_date >= ? AND n.state IN ('applied', 'failed')
             AND n.transaction_id IS NOT NULL AND n.environment IS NOT NULL
             AND n.app_id || '' IN (\(Array(repeating: "?", count: apps).joined(separator: ", ")))
             AND NOT EXISTS (SELECT 1 FROM consumption_answers c WHERE c.notification_uuid = n.notification_uuid)
@@ -132,6 +135,31 @@ extension Store {
             saved.withLock { $0 = !rows.isEmpty }
         }
         return saved.withLock { $0 }
+    }
+
+    /// The value of the subscriber attribute `name` of the customer who owns the purchase of
+    /// `transaction` now; nil when nobody owns it or the attribute is not set.
+    public func ownerAttribute(_ name: String, of transaction: JWSTransactionDecodedPayload, app: LedgerApp)
+        throws(StoreError) -> String?
+    {
+        try read { (rows) throws(StoreError) in
+            let input = Ledger.Input.transactionPosted(transaction, appUserId: "")
+            do {
+                let ledger = try LedgerRows.slice(for: input, app: app, from: rows).ledger
+                let owner: String? =
+                    switch input.purchaseKey {
+                    case .subscription(let id)?: ledger.subscriptions[id]?.journal.ownerAppUserId
+                    case .oneTime(let id)?: ledger.oneTimePurchases[id]?.journal.ownerAppUserId
+                    case nil: nil
+                    }
+                return owner.flatMap { ledger.customers[$0]?.attributes?[name]?.value }
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw StoreError(
+                    .corrupt, "the owner of transaction \(transaction.transactionId ?? "?") could not be read: \(error)")
+            }
+        }
     }
 
     /// The JSON of the transaction a notification carried (`data.signedTransactionInfo`).
