@@ -188,7 +188,8 @@ public enum LedgerRows {
     /// - Parameters:
     ///   - webhooks: where new events are delivered: each gets a pending delivery per webhook
     ///     that takes it (none for replay).
-    ///   - removedCustomers: customers the input merged into another or deleted: their rows go.
+    ///   - removedCustomers: customers the input merged into another or deleted: their rows go,
+    ///     and the pending deliveries of one merged move to the customer it joined.
     ///   - cache: what the store keeps decoded, which keeps each purchase and fact written.
     public static func save(
         _ ledger: Ledger, facts: [String: PurchaseFactRows.Loaded], effects: [Ledger.Effect], appId: String,
@@ -211,7 +212,13 @@ public enum LedgerRows {
                 cache: cache, transaction)
         }
         try WriteProfile.measure(.customers) {
-            for id in removedCustomers { try CustomerRows.remove(id, appId: appId, in: transaction) }
+            for id in removedCustomers {
+                try CustomerRows.remove(id, appId: appId, in: transaction)
+                // Merged into another: its deliveries still waiting queue behind that customer's.
+                if let target = ledger.customers.values.first(where: { $0.aliases.contains(id) }) {
+                    try Outbox.movePending(of: id, to: target.appUserId, appId: appId, in: transaction)
+                }
+            }
             for (id, customer) in ledger.customers {
                 // A customer as it was read is stored as it is (its row, its aliases).
                 let stored = storedCustomers[id]

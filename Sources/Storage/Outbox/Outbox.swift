@@ -51,6 +51,17 @@ public enum Outbox {
                 [.text(webhook.id), .integer(nowMs), .integer(nowMs), .text(event.id), .integer(nowMs)])
         }
     }
+
+    /// Moves the pending deliveries of customer `from` to customer `to`, which `from` was merged
+    /// into: a customer's deliveries go one after another in event order (`due`), so the events
+    /// made before the merge hold back those made after it. Events keep the id they were made for.
+    public static func movePending(of from: String, to: String, appId: String, in transaction: WriteTransaction) throws {
+        // `app_id || ''`: read through the few pending rows (`deliveries_by_status`), not every
+        // delivery the app ever had.
+        try transaction.write(
+            "UPDATE deliveries SET customer = ? WHERE status = 'pending' AND app_id || '' = ? AND customer = ?",
+            [.text(to), .text(appId), .text(from)])
+    }
 }
 
 /// One event on its way to a webhook.
