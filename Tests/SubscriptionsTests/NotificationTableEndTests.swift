@@ -35,6 +35,18 @@ import Testing
             #expect(after.subscriptions[Apple.original]?.isInBillingRetry == true)
             #expect(after.subscriptions[Apple.original]?.accessEndsAtMs == day(46))
         },
+        // The grace notice missed: GRACE_PERIOD_EXPIRED reports the issue, under the ids it has.
+        TableCase(
+            "GRACE_PERIOD_EXPIRED alone",
+            Apple.notification(
+                .gracePeriodExpired, uuid: "n-grace-over", signed: day(46), transaction: Fixture.p1,
+                renewal: Apple.renewal(retry: true, grace: day(46))),
+            events: [.billingIssue, .cancellation]
+        ) { _, after, events in
+            #expect(events.first?.gracePeriodExpirationAtMs == day(46))
+            #expect(events.last?.cancelReason == .billingError)
+            #expect(after.subscriptions[Apple.original]?.accessEndsAtMs == day(46))
+        },
         TableCase(
             "EXPIRED VOLUNTARY", setup: [Fixture.buy, Fixture.failWithGrace],
             expired(.voluntary, intent: .customerCancelled, signed: day(31)),

@@ -83,10 +83,32 @@ import Testing
             #expect(events.first?.priceInPurchasedCurrency == 1.99)
             #expect(events.first?.expirationAtMs == nil)
         },
+        // A family member's copy taken back: access ends then, as a revoked subscription's does.
+        TableCase(
+            "REVOKE of a one-time purchase", setup: [Self.sharedCoins(revokedAt: nil)],
+            Apple.notification(
+                .revoke, uuid: "n-coins-revoked", signed: day(5), transaction: Self.sharedCoins(revokedAt: day(5)).transaction),
+            events: [.expiration]
+        ) { _, after, events in
+            #expect(events.first?.expirationAtMs == day(5))
+            #expect(events.first?.expirationReason == .unknown)
+            #expect(events.first?.isFamilyShare == true)
+            #expect(after.oneTimePurchases["2100"]?.revocation?.atMs == day(5))
+        },
         advancedCommerce(.metadataUpdate),
         advancedCommerce(.migration),
         advancedCommerce(.priceChange),
     ]
+
+    /// Coins a family member got through Family Sharing, in Apple's ONE_TIME_CHARGE.
+    static func sharedCoins(revokedAt: Int64?) -> VerifiedNotificationFacts {
+        let transaction = Apple.transaction(
+            "2100", original: "2100", product: "coins.100", purchase: day(3), price: 1_990, ownership: .familyShared,
+            type: .nonConsumable, token: "user", revokedAt: revokedAt, revocationType: .familyRevoke)
+        return Apple.notification(
+            .oneTimeCharge, uuid: "n-coins-shared", signed: revokedAt ?? day(3),
+            transaction: transaction)
+    }
 
     @Test(arguments: rows)
     func row(_ row: TableCase) {

@@ -109,6 +109,23 @@ import Testing
         #expect(shop.apply(.notificationReceived(notice), atMs: day(5)).isEmpty)
     }
 
+    /// A family member's one-time purchase posted revoked: its access's EXPIRATION comes with
+    /// it, and the REVOKE notification after it gives no second one.
+    @Test func aFamilyRevokedOneTimePurchasePostedExpiresOnce() {
+        var shop = Harness(ledger: Ledger(configuration: configuration), owner: nil)
+        let shared = signed(
+            Apple.transaction(
+                "7100", original: "7100", product: "forever", purchase: day(2), ownership: .familyShared,
+                type: .nonConsumable, revokedAt: day(5), revocationType: .familyRevoke),
+            at: day(6))
+        let reported = shop.apply(.transactionPosted(shared, appUserId: "carol"), atMs: day(6))
+        #expect(reported.types == [.nonRenewingPurchase, .expiration])
+        #expect(reported.last?.expirationAtMs == day(5))
+        #expect(shop.ledger.oneTimePurchases["7100"]?.refundedAtMs == nil)
+        let notice = Apple.notification(.revoke, uuid: "n-forever-revoked", signed: day(5), transaction: shared)
+        #expect(shop.apply(.notificationReceived(notice), atMs: day(7)).isEmpty)
+    }
+
     /// A Family Sharing revocation reported by the transaction ends access, with no refund.
     @Test func aFamilyRevocationPostedEndsAccessWithoutARefund() {
         var shop = Harness(ledger: Ledger(configuration: configuration), owner: nil)

@@ -103,7 +103,7 @@ extension OneTimePurchase: FactFolding {
         case .transactionPosted, .appleAPI, .notification(.oneTimeCharge, nil):
             var purchase = Event(.nonRenewingPurchase, cause: "\(transactionId)/NON_RENEWING_PURCHASE", transaction: transaction)
             purchase.setPrice(milliunits: transaction.price)
-            return [purchase] + [reportedRefund(fact, transaction)].compactMap { $0 }
+            return [purchase] + [reportedRefund(fact, transaction), revokedAccess(transaction, after)].compactMap { $0 }
         case .notification(.refund, nil):
             // Reported once: the app or Apple's API may have shown the refunded transaction first.
             if let at = transaction.revocationDate, journal.hasReportedRefund(of: transactionId, at: at) { return [] }
@@ -114,9 +114,22 @@ extension OneTimePurchase: FactFolding {
             var reversed = Event(.refundReversed, cause: "\(cause)/REFUND_REVERSED", transaction: transaction)
             reversed.setPrice(milliunits: transaction.price)
             return [reversed]
+        case .notification(.revoke, nil):
+            return [revokedAccess(transaction, after)].compactMap { $0 }
         default:
             return []
         }
+    }
+
+    /// The EXPIRATION of a family member's access, which Family Sharing took back (a REVOKE, or
+    /// the revoked copy posted or answered first): one, under one id, whichever report comes
+    /// first, as a revoked subscription's EXPIRATION. Nothing was cancelled or refunded.
+    private func revokedAccess(_ transaction: JWSTransactionDecodedPayload, _ after: OneTimePurchase) -> Event? {
+        guard let revoked = after.revocation else { return nil }
+        var expiration = Event(.expiration, cause: "\(transactionId)/EXPIRATION/REVOKE", transaction: transaction)
+        expiration.expirationReason = .unknown
+        expiration.expirationAtMs = revoked.atMs
+        return expiration
     }
 
     /// The refund CANCELLATION of a refunded transaction the app posted or Apple's API answered

@@ -58,6 +58,10 @@ extension SubscriptionState {
             return [event(.uncancellation, cause: "\(cause)/UNCANCELLATION", transaction, after)]
         case (.didFailToRenew, nil), (.didFailToRenew, .gracePeriod?):
             return billingIssueEvents(transaction, fact: fact, after)
+        case (.gracePeriodExpired, nil):
+            // The pair its DID_FAIL_TO_RENEW gave, under the same ids: a missed notice is still
+            // reported, a delivered one not twice (as EXPIRED BILLING_RETRY does).
+            return billingIssueEvents(transaction, fact: fact, after)
         case (.refund, nil):
             guard Self.refundsLatestPeriod(fact, transaction) else { return [] }
             // Reported once: the app or Apple's API may have shown the refunded transaction first.
@@ -192,7 +196,9 @@ extension SubscriptionState {
     ) -> [Event] {
         let streak = "\(originalTransactionId)/BILLING_ISSUE/\(transaction.transactionId ?? "")"
         var issue = event(.billingIssue, cause: streak, transaction, after)
-        if fact.source == .notification(type: .didFailToRenew, subtype: .gracePeriod) {
+        if fact.source == .notification(type: .didFailToRenew, subtype: .gracePeriod)
+            || fact.source == .notification(type: .gracePeriodExpired, subtype: nil)
+        {
             issue.gracePeriodExpirationAtMs = Self.gracePeriodEnd(of: fact)
         }
         var cancellation = event(
