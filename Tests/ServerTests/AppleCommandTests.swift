@@ -2,6 +2,7 @@ import AppStore
 import AppStoreServerAPI
 import AppStoreServerAPISimulator
 import Foundation
+import JSON
 import Testing
 import Threads
 
@@ -84,6 +85,23 @@ struct AppleCommandTests {
         #expect(throws: UsageError.self) { _ = try AppleCommand(arguments: arguments + ["--app", "demo"]) }
     }
 
+    /// Version 1 takes the same options in its own numbers, and the purchase's token.
+    @Test func consumptionInVersionOneIsBuiltFromTheSameOptions() throws {
+        let command = try AppleCommand(
+            arguments: [
+                "send-consumption-v1", "42", "--delivery-status", "UNDELIVERED_SERVER_OUTAGE", "--sample-content-provided",
+                "false", "--refund-preference", "GRANT_FULL", "--consumption-percentage", "0", "--app-account-token",
+                "6B1F4A52-0C4E-4A53-9D27-1C8A3B6B0F11", "--app", "demo",
+            ])
+        let endpoint = try command.endpoint(now: Date())
+        #expect(endpoint.target == "/inApps/v1/transactions/consumption/42")
+        let body = try JSONValue(parsing: try endpoint.body() ?? Data())
+        #expect(body["deliveryStatus"] == .integer(3))
+        #expect(body["refundPreference"] == .integer(1))
+        #expect(body["consumptionStatus"] == .integer(1))
+        #expect(body["appAccountToken"] == .string("6B1F4A52-0C4E-4A53-9D27-1C8A3B6B0F11"))
+    }
+
     /// Arguments an endpoint would ignore, or values Apple would only refuse after the call
     /// (or, for mass-extend-renewal-date, act on), are refused before any call.
     @Test(arguments: [
@@ -104,6 +122,27 @@ struct AppleCommandTests {
         (
             ["mass-extend-renewal-date", "--product-id", "p", "--days", "1", "--reason", "1", "--storefront", "XX"],
             "--storefront \"XX\" is not a storefront (three capital letters, such as USA)"
+        ),
+        (
+            [
+                "send-consumption", "1", "--delivery-status", "DELIVERED", "--sample-content-provided", "true",
+                "--refund-preference", "GRANT_PRORATED", "--consumption-percentage", "100000",
+            ],
+            "--refund-preference GRANT_PRORATED needs --consumption-percentage between 1 and 99999"
+        ),
+        (
+            [
+                "send-consumption-v1", "1", "--delivery-status", "DELIVERED", "--sample-content-provided", "true",
+                "--app-account-token", "x",
+            ],
+            "--app-account-token \"x\" is not a UUID"
+        ),
+        (
+            [
+                "send-consumption", "1", "--delivery-status", "DELIVERED", "--sample-content-provided", "true",
+                "--app-account-token", "x",
+            ],
+            "send-consumption does not use --app-account-token"
         ),
     ])
     func argumentsAnEndpointWouldIgnoreAreRefused(arguments: [String], message: String) {

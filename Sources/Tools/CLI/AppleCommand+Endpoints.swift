@@ -26,6 +26,10 @@ extension AppleCommand {
         "send-consumption": (
             1, ["delivery-status", "sample-content-provided", "consumption-percentage", "refund-preference"]
         ),
+        "send-consumption-v1": (
+            1,
+            ["delivery-status", "sample-content-provided", "consumption-percentage", "refund-preference", "app-account-token"]
+        ),
         "extend-renewal-date": (1, ["days", "reason", "request-identifier"]),
         "mass-extend-renewal-date": (0, ["product-id", "days", "reason", "request-identifier", "storefront"]),
         "mass-extend-status": (2, []),
@@ -51,7 +55,8 @@ extension AppleCommand {
         try checkShape()
         // Apple's transaction ids are decimal: anything else would only be refused by Apple.
         if [
-            "transaction-info", "transaction-history", "subscription-statuses", "send-consumption", "extend-renewal-date",
+            "transaction-info", "transaction-history", "subscription-statuses", "send-consumption", "send-consumption-v1",
+            "extend-renewal-date",
             "refund-history", "set-app-account-token",
         ].contains(endpointName),
             let id = parsed.positionals.first, !id.isEmpty, !id.isASCIIDigits
@@ -103,17 +108,27 @@ extension AppleCommand {
             return .requestTestNotification
         case "test-notification-status":
             return .testNotificationStatus(token: try positional(0, "a TOKEN"))
-        case "send-consumption":
+        case "send-consumption", "send-consumption-v1":
             let delivery = try known("delivery-status", DeliveryStatus.self)
-            guard let delivery else { throw UsageError("send-consumption needs --delivery-status") }
+            guard let delivery else { throw UsageError("\(endpointName) needs --delivery-status") }
             guard let sample = try bool("sample-content-provided") else {
-                throw UsageError("send-consumption needs --sample-content-provided true|false")
+                throw UsageError("\(endpointName) needs --sample-content-provided true|false")
             }
             let request = ConsumptionRequest(
                 customerConsented: true, sampleContentProvided: sample, deliveryStatus: delivery,
                 consumptionPercentage: try integer("consumption-percentage", in: 0...100_000).map { Int32($0) },
                 refundPreference: try known("refund-preference", RefundPreference.self))
-            return .sendConsumptionInformation(transactionId: try positional(0, "a TRANSACTION_ID"), request)
+            if let share = request.consumptionPercentage, !ConsumptionRequest.allows(share: share, with: request.refundPreference)
+            {
+                throw UsageError("--refund-preference GRANT_PRORATED needs --consumption-percentage between 1 and 99999")
+            }
+            let id = try positional(0, "a TRANSACTION_ID")
+            guard endpointName == "send-consumption-v1" else { return .sendConsumptionInformation(transactionId: id, request) }
+            let token = parsed.value("app-account-token")
+            if let token, UUID(uuidString: token) == nil {
+                throw UsageError("--app-account-token \"\(token)\" is not a UUID")
+            }
+            return .sendConsumptionInformationV1(transactionId: id, ConsumptionRequestV1(request, appAccountToken: token))
         case "extend-renewal-date":
             let request = ExtendRenewalDateRequest(
                 extendByDays: Int32(try requiredInteger("days", in: 1...90)),

@@ -29,6 +29,8 @@ package struct AppleCommand {
           send-consumption TRANSACTION_ID --delivery-status STATUS --sample-content-provided true|false
                   [--consumption-percentage 0-100000] [--refund-preference DECLINE|GRANT_FULL|GRANT_PRORATED]
                   (sends customerConsented: true; send it only with the customer's consent)
+          send-consumption-v1 TRANSACTION_ID (the same options) [--app-account-token UUID]
+                  (version 1, which Apple takes for Advanced Commerce purchases only)
           extend-renewal-date ORIGINAL_TRANSACTION_ID --days 1-90 --reason 0-3 [--request-identifier ID]
           mass-extend-renewal-date --product-id ID --days 1-90 --reason 0-3 [--request-identifier ID]
                   [--storefront ISO3]...
@@ -45,6 +47,7 @@ package struct AppleCommand {
         "config", "app", "environment", "revision", "start-date", "end-date", "product-id", "product-type", "sort",
         "subscription-group", "ownership", "revoked", "status", "notification-type", "subtype", "transaction-id",
         "pagination-token", "delivery-status", "sample-content-provided", "consumption-percentage", "refund-preference",
+        "app-account-token",
         "days", "reason", "request-identifier", "storefront",
     ]
 
