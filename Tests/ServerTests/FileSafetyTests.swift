@@ -134,6 +134,35 @@ struct FileSafetyTests {
         #expect(message.contains(mode & 0o004 != 0 ? "is readable by other users" : "can be changed by other users"))
     }
 
+    /// A folder on the way that others can change lets them put another configuration in its
+    /// place: refused, naming the folder; with the sticky bit (`/tmp`) they cannot.
+    @Test func serveRefusesAConfigInAFolderOthersCanChange() throws {
+        let folder = (fixture.configPath as NSString).deletingLastPathComponent
+        try chmod(folder, 0o777)
+        defer { try? chmod(folder, 0o755) }
+        let (status, line) = try serve(fixture.configPath)
+        #expect(status == 1)
+        let message = try #require(startFailedMessage(line), "not one start.failed line: \(line)")
+        #expect(message.hasSuffix("run chmod go-w \(folder)"), "\(line)")
+        try chmod(folder, 0o1777)
+        #expect(SecretFileModes.problem(fixture.configPath, holding: "keys") == nil)
+        #expect(SecretFileModes.trustProblem(fixture.configPath) == nil)
+    }
+
+    /// A trust root another user owns is theirs to change: refused, naming its owner.
+    @Test(.enabled(if: geteuid() == 0, "only root can give a file to another user"))
+    func aTrustRootAnotherUserOwnsIsRefused() throws {
+        let root = try fixture.directory.write("root.pem", "not read")
+        try chmod(root, 0o644)
+        #expect(chown(root, 65_534, 65_534) == 0)
+        let problem = try #require(SecretFileModes.trustProblem(root))
+        #expect(problem.contains("is owned by") && problem.contains("run chown root"), "\(problem)")
+        #expect(chown(fixture.directory.path(""), 65_534, 65_534) == 0)
+        #expect(chown(root, 0, 0) == 0)
+        let folder = try #require(SecretFileModes.trustProblem(root))
+        #expect(folder.contains("who could put another file in its place"), "\(folder)")
+    }
+
     @Test func serveAcceptsAConfigForItsGroupToRead() throws {
         try chmod(fixture.configPath, 0o640)
         let server = try ChildServer(configPath: fixture.configPath)

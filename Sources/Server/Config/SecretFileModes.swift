@@ -40,31 +40,33 @@ package enum SecretFileModes {
     }
 
     /// What is wrong with the mode of the secret file at `path`, with the `chmod` that fixes it;
-    /// nil when only its owner (and group, to read) can get at it, or when it cannot be read
-    /// (its reader says so).
+    /// nil when only its owner (and group, to read) can get at it, and nobody else can change it
+    /// by owning it or a folder on its way (`FileControl`), or when it cannot be read (its
+    /// reader says so).
     package static func problem(_ path: String, holding what: String) -> String? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         let mode = status.st_mode & 0o7777
-        guard mode & forbidden != 0 else { return nil }
+        guard mode & forbidden != 0 else { return FileControl.problem(path) }
         let who = mode & S_IROTH != 0 ? "is readable by other users" : "can be changed by other users"
         return "\(path) \(who) (mode \(String(mode, radix: 8))) and holds \(what): run chmod 600 \(quoted(path))"
     }
 
     /// What is wrong with the mode of the trust anchor at `path` (anyone who can change it can
     /// make RevenueDot accept what they sign), with the `chmod` that fixes it; nil when only its
-    /// owner can change it, or when it cannot be read (its reader says so). Others may read it.
+    /// owner can change it, by its mode, its owner and its folders (`FileControl`), or when it
+    /// cannot be read (its reader says so). Others may read it.
     package static func trustProblem(_ path: String) -> String? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         let mode = status.st_mode & 0o7777
-        guard mode & (S_IWGRP | S_IWOTH) != 0 else { return nil }
+        guard mode & (S_IWGRP | S_IWOTH) != 0 else { return FileControl.problem(path) }
         return "\(path) can be changed by other users (mode \(String(mode, radix: 8))) and decides what is trusted: "
             + "run chmod go-w \(quoted(path))"
     }
 
     /// `path` as one shell word.
-    private static func quoted(_ path: String) -> String {
+    static func quoted(_ path: String) -> String {
         let plain = path.unicodeScalars.allSatisfy {
             CharacterSet.alphanumerics.contains($0) || "/._-+,:@".unicodeScalars.contains($0)
         }
