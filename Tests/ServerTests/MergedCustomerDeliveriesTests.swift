@@ -42,5 +42,16 @@ struct MergedCustomerDeliveriesTests {
         let made = try SQLiteConnection(path: fixture.databasePath, role: .reader).query(
             "SELECT customer FROM events WHERE type = 'INITIAL_PURCHASE'")
         #expect(made.first?.first?.textValue == anonymous)
+
+        // alice's next event waits behind the one made before the merge, still failing: the
+        // worker never tries it while the first holds (orderHoldSeconds, 300 by default).
+        let second = try LinkingAPITests.storeKitTransaction(fixture, original: "6520000002", product: "pro.yearly")
+        #expect(try LinkingAPITests.link(connection, "alice", second) == 200)
+        Thread.sleep(forTimeInterval: 1)
+        let attempts = try SQLiteConnection(path: fixture.databasePath, role: .reader).query(
+            "SELECT e.customer, d.attempts FROM deliveries d JOIN events e ON e.id = d.event_id ORDER BY d.position")
+        #expect(attempts.map { $0[0].textValue ?? "" } == [anonymous, "alice"])
+        #expect((attempts.first?[1].integerValue ?? 0) >= 1)
+        #expect(attempts.last?[1].integerValue == 0, "the later event went before the earlier one")
     }
 }

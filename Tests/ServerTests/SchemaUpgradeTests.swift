@@ -22,6 +22,7 @@ import Testing
                         + "c.execute('DROP TABLE backfill_marks'); c.execute('DROP INDEX events_by_app'); "
                         + "c.execute('DROP TABLE event_position_floor'); c.execute('DROP TABLE database_settings'); "
                         + "c.execute('ALTER TABLE posted_transactions DROP COLUMN presented_offering_id'); "
+                        + "c.execute('DROP INDEX deliveries_pending_by_customer'); "
                         + "c.execute('DELETE FROM schema_migrations WHERE version >= 26'); c.commit()",
                     fixture.databasePath,
                 ])
@@ -31,14 +32,14 @@ import Testing
         let replay = try runCLI(["replay", "--config", fixture.configPath])
         #expect(replay.status == 0, "\(replay.output)")
         #expect(
-            replay.output.contains("revenuedot replay: migrated the database's schema 25 to 30 (5 migrations) first"),
+            replay.output.contains("revenuedot replay: migrated the database's schema 25 to 31 (6 migrations) first"),
             "\(replay.output)")
 
         try makeOlder()
         let server = try ChildServer(configPath: fixture.configPath)
         let log = server.output(containing: "storage.migrated")
         #expect(log.contains("info storage.migrated"), "\(log)")
-        #expect(log.contains("from=25 to=30 migrations=5"), "\(log)")
+        #expect(log.contains("from=25 to=31 migrations=6"), "\(log)")
         server.kill(SIGTERM)
         #expect(server.wait(timeout: 30) == 0)
         // Started again on the current schema, it has nothing to say.

@@ -89,6 +89,7 @@ struct RestoredPositionsTests {
         try rawExecute(path, "DROP TABLE event_position_floor")
         try rawExecute(path, "DROP TABLE database_settings")
         try rawExecute(path, "ALTER TABLE posted_transactions DROP COLUMN presented_offering_id")
+        try rawExecute(path, "DROP INDEX deliveries_pending_by_customer")
         try rawExecute(path, "DELETE FROM schema_migrations WHERE version >= 28")
     }
 

@@ -56,10 +56,9 @@ public enum Outbox {
     /// into: a customer's deliveries go one after another in event order (`due`), so the events
     /// made before the merge hold back those made after it. Events keep the id they were made for.
     public static func movePending(of from: String, to: String, appId: String, in transaction: WriteTransaction) throws {
-        // `app_id || ''`: read through the few pending rows (`deliveries_by_status`), not every
-        // delivery the app ever had.
+        // Read through `deliveries_pending_by_customer`: that customer's pending rows alone.
         try transaction.write(
-            "UPDATE deliveries SET customer = ? WHERE status = 'pending' AND app_id || '' = ? AND customer = ?",
+            "UPDATE deliveries SET customer = ? WHERE app_id = ? AND customer = ? AND status = 'pending'",
             [.text(to), .text(appId), .text(from)])
     }
 }

@@ -18,10 +18,10 @@ struct Migration: Sendable {
     /// 24 in Migration+ZstdPayloads.swift, 25 in Migration+DeliveryLeases.swift, 26 in
     /// Migration+BackfillMarks.swift, 27 in Migration+EventsByApp.swift, 28 in
     /// Migration+EventPositionFloor.swift, 29 in Migration+DatabaseSettings.swift, 30 in
-    /// Migration+PresentedOfferings.swift).
+    /// Migration+PresentedOfferings.swift, 31 in Migration+PendingByCustomer.swift).
     static let all: [Migration] = [
         .v1, .v2, .v3, .v4, .v5, .v6, .v7, .v8, .v9, .v10, .v11, .v12, .v13, .v14, .v15, .v16, .v17, .v18,
-        .v19, .v20, .v21, .v22, .v23, .v24, .v25, .v26, .v27, .v28, .v29, .v30,
+        .v19, .v20, .v21, .v22, .v23, .v24, .v25, .v26, .v27, .v28, .v29, .v30, .v31,
     ]
 }
 

@@ -47,6 +47,7 @@ enum PostgresSchema {
             """
         ),
         (30, Migration.v30.sql),
+        (31, Migration.v31.sql),
     ]
 
     /// The newest version this build knows.

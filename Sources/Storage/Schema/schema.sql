@@ -1,4 +1,4 @@
--- RevenueDot's SQLite schema at migration 30: what the migrations in this folder give a new
+-- RevenueDot's SQLite schema at migration 31: what the migrations in this folder give a new
 -- database. Generated; checked by SchemaBaselineTests.
 
 CREATE TABLE apple_answers (
@@ -232,6 +232,8 @@ CREATE INDEX customer_aliases_by_customer ON customer_aliases (app_id, app_user_
 CREATE INDEX deliveries_by_status ON deliveries (status, created_at);
 
 CREATE INDEX deliveries_pending ON deliveries (app_id, webhook, status, position);
+
+CREATE INDEX deliveries_pending_by_customer ON deliveries (app_id, customer) WHERE status = 'pending';
 
 CREATE INDEX events_by_app ON events (app_id, position);
 
