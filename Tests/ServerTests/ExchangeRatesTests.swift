@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import Threads
 
 @testable import Server
+@testable import Storage
 @testable import Tools
 
 /// The operator's exchange rates: checked at load, read again when the file changes.
@@ -10,14 +12,45 @@ import Testing
         let directory = TestDirectory("revenuedot-rates")
         let path = try directory.write("rates.json", #"{"base": "USD", "rates": {"EUR": 0.92, "JPY": 150}}"#)
         let rates = try ExchangeRates(path: path, checkInterval: .zero)
+        let reported = Locked<[String]>([])
+        rates.reportUnreadable { line in reported.withLock { $0.append(line) } }
         #expect(rates.current() == ["EUR": Decimal(string: "0.92")!, "JPY": 150, "USD": 1])
         try #"{"rates": {"EUR": 0.9}}"#.write(toFile: path, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: path)
         #expect(rates.current()["EUR"] == Decimal(string: "0.9"))
-        // A file that no longer reads keeps the last good rates.
+        #expect(reported.withLock { $0 }.isEmpty)
+        // A file that no longer reads keeps the last good rates, and is said once.
         try "not json".write(toFile: path, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(10)], ofItemAtPath: path)
         #expect(rates.current()["EUR"] == Decimal(string: "0.9"))
+        #expect(rates.current()["EUR"] == Decimal(string: "0.9"))
+        #expect(reported.withLock { $0 } == [#"\#(path): not {"base": "USD", "rates": {"EUR": 0.92, ...}}"#])
+        // Fixed: read again.
+        try #"{"rates": {"EUR": 0.8}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(15)], ofItemAtPath: path)
+        #expect(rates.current()["EUR"] == Decimal(string: "0.8"))
+        #expect(reported.withLock { $0 }.count == 1)
+    }
+
+    /// Commands that make no events read no rates: a rates file being rewritten stops
+    /// `serve` and `check-config` (and what makes events), not a backup or a listing.
+    @Test func onlyWhatMakesEventsNeedsTheRates() throws {
+        let fixture = try ServerFixture()
+        let config = try String(contentsOfFile: fixture.configPath, encoding: .utf8)
+        let rates = try fixture.directory.write("rates.json", #"{"rates": {"EUR": 0}}"#)
+        try config.replacingOccurrences(
+            of: "{", with: #"{"exchangeRatesFile": "\#(rates)", "#, options: [], range: config.range(of: "{")
+        )
+        .write(toFile: fixture.configPath, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: fixture.configPath)
+        #expect(try runCLI(["check-config", "--config", fixture.configPath]).status == 1)
+        _ = try Store(path: fixture.databasePath).close()
+        for command in [
+            ["notifications", "list"], ["events", "list"], ["backup", "--out", fixture.directory.path("b.sqlite")],
+        ] {
+            let result = try runCLI(command + ["--config", fixture.configPath])
+            #expect(result.status == 0, "\(command): \(result.output)")
+        }
     }
 
     @Test(arguments: [

@@ -6,8 +6,10 @@ import Storage
 /// Reads and validates `revenuedot.json`; the first problem found stops it with one line.
 package enum ConfigLoader {
     /// Loads the file at `path`. Relative paths inside it are relative to its directory.
-    package static func load(path: String) throws(ConfigError) -> RevenueDotConfig {
-        try parse(try contents(of: path), file: path)
+    /// `readingExchangeRates` false leaves `exchangeRatesFile` unread (no rates): for commands
+    /// that make no events, which a rates file being rewritten should not stop.
+    package static func load(path: String, readingExchangeRates: Bool = true) throws(ConfigError) -> RevenueDotConfig {
+        try parse(try contents(of: path), file: path, readingExchangeRates: readingExchangeRates)
     }
 
     /// The bytes of the file at `path`, or why they cannot be read: no such file (with the way
@@ -32,7 +34,9 @@ package enum ConfigLoader {
     }
 
     /// Parses configuration text; `file` names it in errors and anchors relative paths.
-    package static func parse(_ data: Data, file: String) throws(ConfigError) -> RevenueDotConfig {
+    package static func parse(_ data: Data, file: String, readingExchangeRates: Bool = true) throws(ConfigError)
+        -> RevenueDotConfig
+    {
         let data = withoutByteOrderMark(data)
         let json: JSONValue
         do { json = try JSONValue(parsingWithoutRepeatedNames: data) } catch let repeated as JSONValue.RepeatedName {
@@ -79,7 +83,7 @@ package enum ConfigLoader {
         try refuseUnsignedBesideProduction(apps, file: file)
         let ratesPath = try root.string("exchangeRatesFile").map { resolve($0, in: directory) }
         let rates: ExchangeRates
-        do { rates = try ExchangeRates(path: ratesPath) } catch {
+        do { rates = try ExchangeRates(path: readingExchangeRates ? ratesPath : nil) } catch {
             throw root.fail("exchangeRatesFile", "\(error.file): \(error.problem)")
         }
         for index in apps.indices { apps[index].exchangeRates = rates }

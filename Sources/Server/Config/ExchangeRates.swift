@@ -12,6 +12,7 @@ package final class ExchangeRates: Sendable {
     private let state: Mutex<(rates: [String: Decimal], modified: Date?, checked: ContinuousClock.Instant?)>
     /// How often the file's modification time is looked at.
     private let checkInterval: Duration
+    private let reporter = Mutex<(@Sendable (String) -> Void)?>(nil)
 
     /// Rates from `path` (none when nil), looked at again every `checkInterval`; a one-line
     /// error when the file cannot be used.
@@ -28,18 +29,33 @@ package final class ExchangeRates: Sendable {
         state = Mutex((rates, modified, ContinuousClock.now))
     }
 
-    /// The current rates, read again first if the file changed.
+    /// The current rates, read again first if the file changed. A changed file that does not
+    /// read keeps the last good rates, and is said once (`reportUnreadable`), until it changes again.
     package func current() -> [String: Decimal] {
         guard let path else { return [:] }
-        return state.withLock { state in
+        var problem: String?
+        let rates = state.withLock { state in
             if let checked = state.checked, checked.duration(to: .now) < checkInterval { return state.rates }
             state.checked = .now
             let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
-            guard modified != state.modified, let (rates, when) = try? Self.read(path) else { return state.rates }
-            state.rates = rates
-            state.modified = when
-            return rates
+            guard modified != state.modified else { return state.rates }
+            do {
+                let (rates, when) = try Self.read(path)
+                state.rates = rates
+                state.modified = when
+            } catch {
+                state.modified = modified
+                problem = "\(error)"
+            }
+            return state.rates
         }
+        if let problem, let report = reporter.withLock({ $0 }) { report("\(path): \(problem)") }
+        return rates
+    }
+
+    /// Where a changed file that does not read is said (`serve`'s log).
+    package func reportUnreadable(to report: @escaping @Sendable (String) -> Void) {
+        reporter.withLock { $0 = report }
     }
 
     package struct FileError: Error, CustomStringConvertible {

@@ -57,6 +57,12 @@ final class ConfiguredServices: Sendable {
     /// certificates cannot make a verifier.
     init(config configured: RevenueDotConfig, shared: Shared) throws {
         let (store, metrics, log) = (shared.store, shared.metrics, shared.log)
+        // One file for every app (`ConfigLoader`).
+        configured.apps.first?.exchangeRates?.reportUnreadable { problem in
+            log.warning(
+                "exchange_rates.unreadable", "exchangeRatesFile changed and does not read: the last good rates stay in use",
+                [("problem", .text(problem))])
+        }
         firstBackfill = shared.firstBackfill
         // Every generation counts into the one metric: a reload does not reset it.
         var config = configured

@@ -66,8 +66,12 @@ package struct AppleCommand {
 
     /// What the commands that call Apple for `--app` start with: the configuration (`--config`,
     /// by default revenuedot.json), with its key files private, and the app.
-    static func configuredApp(_ parsed: ParsedArguments) throws -> (RevenueDotConfig, AppConfig) {
-        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
+    /// `readingExchangeRates` false for a command that makes no events (`apple` itself).
+    static func configuredApp(_ parsed: ParsedArguments, readingExchangeRates: Bool = true) throws -> (
+        RevenueDotConfig, AppConfig
+    ) {
+        let config = try ConfigLoader.load(
+            path: parsed.value("config") ?? "revenuedot.json", readingExchangeRates: readingExchangeRates)
         let appId = parsed.value("app") ?? ""
         guard let app = config.app(appId) else { throw UsageError("no app \"\(appId)\" is configured") }
         try SecretFileModes.check(config)
@@ -75,7 +79,7 @@ package struct AppleCommand {
     }
 
     package func run() throws -> Int32 {
-        let (config, app) = try Self.configuredApp(parsed)
+        let (config, app) = try Self.configuredApp(parsed, readingExchangeRates: false)
         let appId = app.id
         let environment = try Self.environment(parsed.value("environment")) ?? AppleAPIClients.defaultEnvironment(of: app)
         guard app.environments.contains(environment) else {

@@ -47,7 +47,7 @@ package struct BackupCommand {
     /// The SQLite database the configuration at `configPath` names; a PostgreSQL one is refused
     /// with the tools to use instead.
     static func sqlitePath(configPath: String, command: String) throws -> String {
-        let config = try ConfigLoader.load(path: configPath)
+        let config = try ConfigLoader.load(path: configPath, readingExchangeRates: false)
         switch config.database {
         case .sqlite(let path): return path
         case .postgres(let url):

@@ -53,7 +53,7 @@ enum CommandStore {
     /// Loads `--config` (default `revenuedot.json`) and opens its database for reading only
     /// (`StoreReader`): for commands that only look, beside running servers or not.
     static func openForReading(_ parsed: ParsedArguments) throws -> (RevenueDotConfig, StoreReader) {
-        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
+        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json", readingExchangeRates: false)
         return (config, try reader(config))
     }
 

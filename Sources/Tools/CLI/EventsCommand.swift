@@ -54,7 +54,7 @@ package struct EventsCommand {
             return try list(reader, config: config)
         }
         let typed = parsed.positionals[0]
-        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json")
+        let config = try ConfigLoader.load(path: parsed.value("config") ?? "revenuedot.json", readingExchangeRates: false)
         // Beside the server that has the SQLite database, it makes the event due (and wakes its
         // webhook worker); a second writer would only wait for its turn and wake nobody.
         if let listen = try CommandStore.servingAddress(config, for: "resend") {

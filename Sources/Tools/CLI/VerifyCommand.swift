@@ -78,7 +78,7 @@ package struct VerifyCommand: Sendable {
             roots += parsed
         }
         if let path = parsed.value("config") {
-            for app in try ConfigLoader.load(path: path).apps {
+            for app in try ConfigLoader.load(path: path, readingExchangeRates: false).apps {
                 roots += app.rootCertificates.filter { !roots.contains($0) }
             }
         }
