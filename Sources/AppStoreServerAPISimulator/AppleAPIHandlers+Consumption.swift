@@ -5,8 +5,8 @@ import HTTP
 import JSON
 
 /// Send Consumption Information in both of Apple's versions, checked as Apple documents: version
-/// 2 for every purchase but Advanced Commerce ones, version 1 for those. Apple publishes no
-/// numbers for version 2's newer errors: they are answered 4000000 with the error's name.
+/// 2 for every purchase but Advanced Commerce ones, version 1 for those. Version 2's newer
+/// errors are answered 4000000 with the error's name, which is what clients tell apart.
 extension AppleAPIHandlers {
     static func sendConsumption(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {
         let id = request.pathParameters["id"] ?? ""

@@ -62,6 +62,38 @@ struct ConsumptionAnswerRulesTests {
         #expect(request.platform == .undeclared && request.accountTenure == 0 && request.userStatus == 0)
     }
 
+    /// Version 1 has no prorated refund, so an Advanced Commerce purchase is answered whatever
+    /// the share; "let Apple decide" is version 1's "no preference"; a purchase shared through
+    /// Family Sharing is not Apple's to ask about (FamilyTransactionNotSupportedError).
+    @Test func versionOneAndFamilySharingRules() {
+        let consumable = JWSTransactionDecodedPayload(type: .consumable, advancedCommerceInfo: Self.commerce)
+        guard
+            case .sendV1(let prorated) = ConsumptionDecision.decide(
+                transaction: consumable, config: Self.config(.grantProrated, share: nil))
+        else {
+            Issue.record("a prorated Advanced Commerce answer was not sent")
+            return
+        }
+        #expect(prorated.refundPreference == .noPreference)
+        guard
+            case .sendV1(let undecided) = ConsumptionDecision.decide(
+                transaction: consumable, config: Self.config(), customerPreference: "LET_APPLE_DECIDE")
+        else {
+            Issue.record("not version 1")
+            return
+        }
+        #expect(undecided.refundPreference == .noPreference)
+        guard
+            case .skip(let reason) = ConsumptionDecision.decide(
+                transaction: JWSTransactionDecodedPayload(type: .consumable, inAppOwnershipType: .familyShared),
+                config: Self.config())
+        else {
+            Issue.record("a family-shared purchase was answered")
+            return
+        }
+        #expect(reason.contains("Family Sharing"))
+    }
+
     /// Version 1's numbers for version 2's values.
     @Test func versionTwoValuesMapToVersionOne() {
         let mapped:

@@ -2,6 +2,7 @@ import Foundation
 import JSON
 import LoopbackClient
 import Testing
+import Threads
 
 @testable import Server
 @_spi(StoreSQL) @testable import Storage
@@ -53,5 +54,19 @@ struct MergedCustomerDeliveriesTests {
         #expect(attempts.map { $0[0].textValue ?? "" } == [anonymous, "alice"])
         #expect((attempts.first?[1].integerValue ?? 0) >= 1)
         #expect(attempts.last?[1].integerValue == 0, "the later event went before the earlier one")
+
+        // A dead letter of the merged id, sent again, queues with the customer it joined.
+        service.shutdown()
+        let store = try Store(path: fixture.databasePath)
+        defer { store.close() }
+        try store.write { transaction in
+            try transaction.execute(
+                "UPDATE deliveries SET status = 'dead', customer = ? WHERE customer = 'alice' AND attempts > 0",
+                [.text(anonymous)])
+            let first = try #require(try transaction.query("SELECT event_id FROM deliveries WHERE status = 'dead'").first)
+            let routes = try fixture.config().app("demo")?.ledger.webhooks ?? []
+            _ = try Deliveries.resend(eventId: first[0].textValue ?? "", webhooks: routes, at: UnixTime.nowMs, in: transaction)
+        }
+        #expect(try customers(of: fixture)["INITIAL_PURCHASE"] == "alice")
     }
 }

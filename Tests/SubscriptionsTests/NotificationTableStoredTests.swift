@@ -95,6 +95,12 @@ import Testing
             #expect(events.first?.isFamilyShare == true)
             #expect(after.oneTimePurchases["2100"]?.revocation?.atMs == day(5))
         },
+        // The REVOKE the first report of the purchase: the purchase, then its end.
+        TableCase(
+            "REVOKE of a one-time purchase not known yet", setup: [],
+            Apple.notification(
+                .revoke, uuid: "n-coins-revoked", signed: day(5), transaction: Self.sharedCoins(revokedAt: day(5)).transaction),
+            events: [.nonRenewingPurchase, .expiration]),
         advancedCommerce(.metadataUpdate),
         advancedCommerce(.migration),
         advancedCommerce(.priceChange),

@@ -106,14 +106,22 @@ package final class ConsumptionAnswering: StoppableService {
             return settled(answer, .failed, "the app is no longer configured", nowMs: nowMs)
         }
         let transaction: JWSTransactionDecodedPayload?
-        let customerPreference: String?
         do {
             transaction = try storedTransaction(of: answer.notificationUUID)
+        } catch  where error.code == .corrupt {
+            return settled(answer, .failed, error.message, nowMs: nowMs)
+        }
+        let customerPreference: String?
+        do {
             customerPreference = try transaction.flatMap { (transaction) throws(StoreError) in
                 try store.ownerAttribute(ConsumptionDecision.preferenceAttribute, of: transaction, app: app.ledger)
             }
         } catch  where error.code == .corrupt {
-            return settled(answer, .failed, error.message, nowMs: nowMs)
+            // The owner may have asked for no answer: none is sent without knowing.
+            return settled(
+                answer, .skipped,
+                "the purchase's owner, whose \(ConsumptionDecision.preferenceAttribute) may ask for no answer, cannot be read: \(error.message)",
+                nowMs: nowMs)
         }
         let endpoint: Endpoint
         switch ConsumptionDecision.decide(

@@ -35,17 +35,22 @@ package enum ConsumptionDecision {
             return .skip("appleApi.consumption.customerConsented is not true: Apple takes no answer without consent")
         }
         var preference = config.refundPreference
+        // RevenueCat's "let Apple decide": no preference, which version 1 says outright.
+        var noPreference = false
         switch customerPreference {
         case "DO_NOT_HANDLE"?:
             return .skip("the customer's \(preferenceAttribute) is DO_NOT_HANDLE")
         case "GRANT_REFUND"?: preference = .grantFull
         case "DECLINE_REFUND"?: preference = .decline
-        case "LET_APPLE_DECIDE"?: preference = nil
+        case "LET_APPLE_DECIDE"?: (preference, noPreference) = (nil, true)
         default: break
         }
         // What may be sent depends on the product's type (a share for a subscription is refused).
         guard let transaction, transaction.type?.isKnown == true, let type = transaction.type else {
             return .skip("the request's transaction, and so its product type, is not stored")
+        }
+        if transaction.inAppOwnershipType == .familyShared {
+            return .skip("Apple takes no consumption information about a purchase shared through Family Sharing")
         }
         var request = ConsumptionRequest(
             customerConsented: true, sampleContentProvided: config.sampleContentProvided,
@@ -59,6 +64,18 @@ package enum ConsumptionDecision {
         } else {
             request.consumptionPercentage = config.oneTimeConsumptionPercentage
         }
+        if transaction.advancedCommerceInfo != nil {
+            // Version 1 takes consumables and auto-renewable subscriptions (InvalidTransactionTypeNotSupportedError);
+            // it has no prorated refund (no preference instead), so any share goes.
+            guard type == .consumable || type == .autoRenewable else {
+                return .skip(
+                    "Apple takes consumption information about an Advanced Commerce purchase (version 1) only for a "
+                        + "consumable or an auto-renewable subscription, not a \(type.rawValue)")
+            }
+            var answer = ConsumptionRequestV1(request, appAccountToken: transaction.appAccountToken)
+            if noPreference { answer.refundPreference = .noPreference }
+            return .sendV1(answer)
+        }
         if type != .autoRenewable, preference == .grantProrated,
             !ConsumptionRequest.allows(share: request.consumptionPercentage ?? 0, with: .grantProrated)
         {
@@ -66,15 +83,6 @@ package enum ConsumptionDecision {
                 "refundPreference GRANT_PRORATED needs a consumptionPercentage between 1 and 99999 for a one-time purchase"
                     + " (appleApi.consumption.oneTimeConsumptionPercentage, with deliveryStatus DELIVERED): Apple refuses it without one"
             )
-        }
-        if transaction.advancedCommerceInfo != nil {
-            // Version 1 takes consumables and auto-renewable subscriptions (InvalidTransactionTypeNotSupportedError).
-            guard type == .consumable || type == .autoRenewable else {
-                return .skip(
-                    "Apple takes consumption information about an Advanced Commerce purchase (version 1) only for a "
-                        + "consumable or an auto-renewable subscription, not a \(type.rawValue)")
-            }
-            return .sendV1(ConsumptionRequestV1(request, appAccountToken: transaction.appAccountToken))
         }
         return .send(request)
     }

@@ -266,7 +266,12 @@ public enum Deliveries {
     {
         guard
             let row = try transaction.query(
-                "SELECT app_id, customer, position, json FROM events WHERE id = ?", [.text(eventId)]
+                // Queued with the customer its customer's id names now: one merged since joined another.
+                """
+                SELECT e.app_id, COALESCE(a.app_user_id, e.customer), e.position, e.json FROM events e
+                LEFT JOIN customer_aliases a ON a.app_id = e.app_id AND a.alias = e.customer
+                WHERE e.id = ?
+                """, [.text(eventId)]
             ).first,
             let appId = row[0].textValue
         else { return .noEvent }
@@ -279,7 +284,7 @@ public enum Deliveries {
                 """
                 INSERT INTO deliveries (event_id, webhook, app_id, customer, position, status, next_attempt_at, created_at)
                 VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)
-                ON CONFLICT (event_id, webhook) DO UPDATE SET status = 'pending', attempts = 0,
+                ON CONFLICT (event_id, webhook) DO UPDATE SET status = 'pending', attempts = 0, customer = excluded.customer,
                     next_attempt_at = excluded.next_attempt_at, last_error = NULL, claimed_by = NULL, claimed_until = NULL
                 WHERE deliveries.claimed_until IS NULL OR deliveries.claimed_until <= ?
                 """,

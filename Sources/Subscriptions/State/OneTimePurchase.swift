@@ -101,9 +101,8 @@ extension OneTimePurchase: FactFolding {
         let cause = "notification/\(fact.id)"
         switch fact.source {
         case .transactionPosted, .appleAPI, .notification(.oneTimeCharge, nil):
-            var purchase = Event(.nonRenewingPurchase, cause: "\(transactionId)/NON_RENEWING_PURCHASE", transaction: transaction)
-            purchase.setPrice(milliunits: transaction.price)
-            return [purchase] + [reportedRefund(fact, transaction), revokedAccess(transaction, after)].compactMap { $0 }
+            return [purchase(transaction)]
+                + [reportedRefund(fact, transaction), revokedAccess(transaction, after)].compactMap { $0 }
         case .notification(.refund, nil):
             // Reported once: the app or Apple's API may have shown the refunded transaction first.
             if let at = transaction.revocationDate, journal.hasReportedRefund(of: transactionId, at: at) { return [] }
@@ -115,10 +114,19 @@ extension OneTimePurchase: FactFolding {
             reversed.setPrice(milliunits: transaction.price)
             return [reversed]
         case .notification(.revoke, nil):
-            return [revokedAccess(transaction, after)].compactMap { $0 }
+            // The purchase first, when this is the first report of it (its ONE_TIME_CHARGE late,
+            // the app's post not made): the consumer's last word on it is that it ended.
+            return [purchase(transaction)] + [revokedAccess(transaction, after)].compactMap { $0 }
         default:
             return []
         }
+    }
+
+    /// The purchase's NON_RENEWING_PURCHASE: one, whichever report comes first.
+    private func purchase(_ transaction: JWSTransactionDecodedPayload) -> Event {
+        var purchase = Event(.nonRenewingPurchase, cause: "\(transactionId)/NON_RENEWING_PURCHASE", transaction: transaction)
+        purchase.setPrice(milliunits: transaction.price)
+        return purchase
     }
 
     /// The EXPIRATION of a family member's access, which Family Sharing took back (a REVOKE, or

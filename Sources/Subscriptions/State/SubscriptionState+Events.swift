@@ -196,10 +196,11 @@ extension SubscriptionState {
     ) -> [Event] {
         let streak = "\(originalTransactionId)/BILLING_ISSUE/\(transaction.transactionId ?? "")"
         var issue = event(.billingIssue, cause: streak, transaction, after)
-        if fact.source == .notification(type: .didFailToRenew, subtype: .gracePeriod)
-            || fact.source == .notification(type: .gracePeriodExpired, subtype: nil)
-        {
+        if fact.source == .notification(type: .didFailToRenew, subtype: .gracePeriod) {
             issue.gracePeriodExpirationAtMs = Self.gracePeriodEnd(of: fact)
+        } else if fact.source == .notification(type: .gracePeriodExpired, subtype: nil) {
+            // Over when Apple said so, as the state takes it (`gracePeriodEndedAtMs`).
+            issue.gracePeriodExpirationAtMs = fact.signedDateMs
         }
         var cancellation = event(
             .cancellation, cause: "\(originalTransactionId)/CANCELLATION/BILLING_ERROR/\(transaction.transactionId ?? "")",

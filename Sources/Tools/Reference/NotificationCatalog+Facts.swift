@@ -131,8 +131,10 @@ extension NotificationCatalog {
                 "Apple decides without your answer unless it gets one within 12 hours of the request, and takes "
                     + "none unless the customer consented to sharing the data. With appleApi.consumption enabled "
                     + "(and customerConsented true once your customers agreed), `revenuedot serve` answers each "
-                    + "request itself within seconds (Send Consumption Information, version 2), tries again until "
-                    + "the 12 hours end, and `revenuedot notifications show UUID` shows what it sent."
+                    + "request itself within seconds (Send Consumption Information, version 2; version 1 for an "
+                    + "Advanced Commerce purchase, which version 2 refuses), following the owner's "
+                    + "$appleRefundHandlingPreference attribute when set, tries again until a last try 10 minutes "
+                    + "before the 12 hours end, and `revenuedot notifications show UUID` shows what it sent."
             ], definedIn: refunds),
         "REVOKE": CatalogFacts(
             appleSays: "A family member is no longer entitled to a purchase shared through Family Sharing: the "
