@@ -85,6 +85,35 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == zeros)
     }
 
+    /// A replay stopped by SIGTERM says in one line that its rebuild, one transaction, is rolled
+    /// back, and ends as the signal ends a process; the database is as it was.
+    @Test func aStoppedReplaySaysItChangedNothing() throws {
+        let fixture = try BackupRestoreTests.fixture(storing: 3)
+        let before = try BackupRestoreTests.notificationCount(fixture.databasePath)
+        // Held exclusively, the database keeps the replay waiting (SQLite's busy timeout).
+        var holder: SQLiteConnection? = try SQLiteConnection(path: fixture.databasePath, role: .writer)
+        try holder?.execute(script: "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE")
+        let process = Process()
+        process.executableURL = ChildServer.executable
+        process.arguments = ["replay", "--config", fixture.configPath]
+        process.standardOutput = FileHandle.nullDevice
+        let said = Pipe()
+        process.standardError = said
+        try process.run()
+        #expect(poll(seconds: 4) { Self.catches(SIGTERM, pid: process.processIdentifier) })
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
+        let line = String(decoding: said.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(
+            line
+                == "revenuedot replay: stopped by a signal; the rebuild is rolled back: state, events and timers are as they were\n",
+            "\(line)")
+        try holder?.execute(script: "COMMIT; PRAGMA locking_mode = NORMAL")
+        holder = nil
+        #expect(try BackupRestoreTests.notificationCount(fixture.databasePath) == before)
+    }
+
     /// Whether process `pid` has a handler for `signal` (`SigCgt` in its `/proc` status).
     static func catches(_ signal: Int32, pid: Int32) -> Bool {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),

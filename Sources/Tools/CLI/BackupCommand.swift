@@ -36,8 +36,8 @@ package struct BackupCommand {
         // Said as the command's own words, before the store's (which would read as storage failing).
         if let problem = DatabaseBackup.destinationProblem(out) { throw DestinationError(description: problem) }
         let started = ContinuousClock.now
-        defer { InterruptedCopy.stop() }
-        let summary = try DatabaseBackup.backup(database: path, to: out, claimed: InterruptedCopy.removeOnSignal)
+        defer { InterruptedCommand.stop() }
+        let summary = try DatabaseBackup.backup(database: path, to: out, claimed: InterruptedCommand.removeOnSignal)
         let seconds = started.duration(to: .now).inSeconds
         StandardStreams.out(
             "revenuedot backup: \(path) copied to \(out) (\(summary.describe), in \(String(format: "%.1f", seconds)) s)\n")

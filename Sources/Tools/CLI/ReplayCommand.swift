@@ -22,6 +22,10 @@ package struct ReplayCommand {
     }
 
     package func run() throws -> Int32 {
+        // The rebuild is one transaction: stopped, it is rolled back.
+        InterruptedCommand.sayOnSignal(
+            "revenuedot replay: stopped by a signal; the rebuild is rolled back: state, events and timers are as they were")
+        defer { InterruptedCommand.stop() }
         // The only writer while it runs: a server would go on writing under the rebuild.
         let (config, store) = try CommandStore.open(configPath: configPath, exclusive: true, command: "replay")
         defer { store.close() }
