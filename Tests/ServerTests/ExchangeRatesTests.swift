@@ -25,9 +25,10 @@ import Threads
         #expect(rates.current()["EUR"] == Decimal(string: "0.9"))
         #expect(rates.current()["EUR"] == Decimal(string: "0.9"))
         #expect(reported.withLock { $0 } == [#"\#(path): not {"base": "USD", "rates": {"EUR": 0.92, ...}}"#])
-        // Fixed: read again.
+        // Fixed: read again, even within the same tick of the file's clock.
+        let unreadableAt = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate]
         try #"{"rates": {"EUR": 0.8}}"#.write(toFile: path, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(15)], ofItemAtPath: path)
+        try FileManager.default.setAttributes([.modificationDate: unreadableAt as Any], ofItemAtPath: path)
         #expect(rates.current()["EUR"] == Decimal(string: "0.8"))
         #expect(reported.withLock { $0 }.count == 1)
     }

@@ -156,11 +156,49 @@ struct FileSafetyTests {
         try chmod(root, 0o644)
         #expect(chown(root, 65_534, 65_534) == 0)
         let problem = try #require(SecretFileModes.trustProblem(root))
-        #expect(problem.contains("is owned by") && problem.contains("run chown root"), "\(problem)")
+        #expect(problem.contains("is owned by nobody, who could change it"), "\(problem)")
         #expect(chown(fixture.directory.path(""), 65_534, 65_534) == 0)
         #expect(chown(root, 0, 0) == 0)
         let folder = try #require(SecretFileModes.trustProblem(root))
         #expect(folder.contains("who could put another file in its place"), "\(folder)")
+    }
+
+    /// Every link on the way is followed as the system does: a folder holding a link in the
+    /// middle of a chain counts as much as the last one's, and a link must be root's or ours.
+    @Test func aFolderOnTheWayThroughLinksIsChecked() throws {
+        let base = fixture.directory.path("links")
+        let fileManager = FileManager.default
+        for folder in ["etc", "opt/shared", "releases/v3"] {
+            try fileManager.createDirectory(atPath: base + "/" + folder, withIntermediateDirectories: true)
+        }
+        let root = try fixture.directory.write("links/releases/v3/root.pem", "not read")
+        try chmod(root, 0o644)
+        try fileManager.createSymbolicLink(atPath: base + "/opt/shared/current", withDestinationPath: "../../releases/v3")
+        try fileManager.createSymbolicLink(atPath: base + "/etc/root.pem", withDestinationPath: "../opt/shared/current/root.pem")
+        #expect(SecretFileModes.trustProblem(base + "/etc/root.pem") == nil)
+        try chmod(base + "/opt/shared", 0o777)
+        let problem = try #require(SecretFileModes.trustProblem(base + "/etc/root.pem"))
+        #expect(problem.contains("is in \(base)/opt/shared, which other users can change"), "\(problem)")
+        try chmod(base + "/opt/shared", 0o755)
+        if geteuid() == 0 {
+            #expect(lchown(base + "/etc/root.pem", 65_534, 65_534) == 0)
+            let link = try #require(SecretFileModes.trustProblem(base + "/etc/root.pem"))
+            #expect(link.contains("is reached through the link \(base)/etc/root.pem"), "\(link)")
+        }
+    }
+
+    /// A user's private group (a umask of 002 makes folders group-writable) lets no one else in;
+    /// a group named otherwise, or root's, is not taken for one.
+    @Test func aUsersPrivateGroupIsTheirOwn() {
+        if let daemon = getpwuid(1), String(cString: daemon.pointee.pw_name) == "daemon", daemon.pointee.pw_gid == 1,
+            let group = getgrgid(1), String(cString: group.pointee.gr_name) == "daemon", group.pointee.gr_mem.pointee == nil
+        {
+            #expect(FileControl.isOwnersOwnGroup(1, owner: 1))
+        }
+        #expect(!FileControl.isOwnersOwnGroup(0, owner: 0))
+        #expect(
+            !FileControl.isOwnersOwnGroup(65_534, owner: 65_534)
+                || getgrgid(65_534).map { String(cString: $0.pointee.gr_name) } == "nobody")
     }
 
     @Test func serveAcceptsAConfigForItsGroupToRead() throws {

@@ -72,7 +72,13 @@ struct ReceiptsAPITests {
         let again = try Self.post(
             connection, Self.receipt(["app_user_id": .string("rita"), "fetch_token": .string(signed), "is_restore": .bool(true)]))
         #expect(again.status == 200)
-        #expect(try LinkingAPITests.subscriber(connection, "rita") == subscriber)
+        // `last_seen` is the post's time (a contact), in whole seconds: the rest stays.
+        func withoutContact(_ value: JSONValue) -> JSONValue {
+            guard case .object(var members) = value else { return value }
+            members["last_seen"] = nil
+            return .object(members)
+        }
+        #expect(withoutContact(try LinkingAPITests.subscriber(connection, "rita")) == withoutContact(subscriber))
         // A sync with nothing to post answers (and makes) the customer.
         let empty = try Self.post(connection, Self.receipt(["app_user_id": .string("sam")]))
         #expect(empty.status == 200, "\(empty.text)")

@@ -9,7 +9,7 @@ import Synchronization
 /// without a restart. A file that no longer reads keeps the last good rates.
 package final class ExchangeRates: Sendable {
     package let path: String?
-    private let state: Mutex<(rates: [String: Decimal], modified: Date?, checked: ContinuousClock.Instant?)>
+    private let state: Mutex<(rates: [String: Decimal], modified: Date?, checked: ContinuousClock.Instant?, reported: Date?)>
     /// How often the file's modification time is looked at.
     private let checkInterval: Duration
     private let reporter = Mutex<(@Sendable (String) -> Void)?>(nil)
@@ -26,7 +26,7 @@ package final class ExchangeRates: Sendable {
                 throw ConfigError(file: path, key: "", problem: "\(error)")
             }
         }
-        state = Mutex((rates, modified, ContinuousClock.now))
+        state = Mutex((rates, modified, ContinuousClock.now, nil))
     }
 
     /// The current rates, read again first if the file changed. A changed file that does not
@@ -44,8 +44,12 @@ package final class ExchangeRates: Sendable {
                 state.rates = rates
                 state.modified = when
             } catch {
-                state.modified = modified
-                problem = "\(error)"
+                // Read again at the next look (a rewrite may end within the same tick of the
+                // clock), said once for this version of the file.
+                if state.reported != modified {
+                    state.reported = modified
+                    problem = "\(error)"
+                }
             }
             return state.rates
         }

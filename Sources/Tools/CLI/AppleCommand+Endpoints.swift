@@ -118,7 +118,9 @@ extension AppleCommand {
                 customerConsented: true, sampleContentProvided: sample, deliveryStatus: delivery,
                 consumptionPercentage: try integer("consumption-percentage", in: 0...100_000).map { Int32($0) },
                 refundPreference: try known("refund-preference", RefundPreference.self))
-            if let share = request.consumptionPercentage, !ConsumptionRequest.allows(share: share, with: request.refundPreference)
+            // Version 1 has no prorated refund (no preference instead): any share goes.
+            if endpointName == "send-consumption", let share = request.consumptionPercentage,
+                !ConsumptionRequest.allows(share: share, with: request.refundPreference)
             {
                 throw UsageError("--refund-preference GRANT_PRORATED needs --consumption-percentage between 1 and 99999")
             }

@@ -37,6 +37,8 @@ enum InterruptedCommand {
 
     /// Says `line` when one of the signals comes, until `stop` (after removing any `paths`).
     static func sayOnSignal(_ line: String) {
+        // Made now, not on first use inside the handler, which may not allocate.
+        _ = paths
         let bytes = Array((line + "\n").utf8)
         for (index, byte) in bytes.prefix(saidCapacity - 1).enumerated() { said[index] = CChar(bitPattern: byte) }
         for number in Termination.signals where !Termination.isIgnored(number) {

@@ -30,6 +30,8 @@ package struct ReplayCommand {
         let (config, store) = try CommandStore.open(configPath: configPath, exclusive: true, command: "replay")
         defer { store.close() }
         let replayed = try Replay.replay(config: config, store: store)
+        // Committed: a signal from here on ends the command as it would any other.
+        InterruptedCommand.stop()
         var line = "revenuedot replay: applied \(replayed.inputs) input(s) again"
         // Said only when a replay made events otherwise than before (this build's rules).
         if replayed.eventsChanged + replayed.eventsNew + replayed.eventsGone > 0 {
