@@ -10,14 +10,10 @@ import JSON
 extension AppleAPIHandlers {
     static func sendConsumption(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {
         let id = request.pathParameters["id"] ?? ""
-        guard let body = try? JSONValue(parsing: request.body), case .object = body else {
-            return error(400, 4_000_000, "Bad request.")
-        }
-        guard body["customerConsented"] == .bool(true) else {
-            return error(400, 4_000_035, "Invalid request. The customer consented field is invalid.")
-        }
-        guard case .bool = body["sampleContentProvided"] else {
-            return error(400, 4_000_041, "Invalid request. The sample content provided field is invalid.")
+        let body: JSONValue
+        switch consentedBody(request) {
+        case .success(let checked): body = checked
+        case .failure(let refusal): return refusal.response
         }
         guard case .string(let delivery) = body["deliveryStatus"], DeliveryStatus(rawValue: delivery).isKnown else {
             return error(400, 4_000_036, "Invalid request. The delivery status field is invalid.")
@@ -73,14 +69,10 @@ extension AppleAPIHandlers {
     /// Version 1: every member but `refundPreference` required, each number in Apple's range.
     static func sendConsumptionV1(_ store: SimulatedAppStore, _ request: HTTPRequest, _ app: App) -> HTTPResponse {
         let id = request.pathParameters["id"] ?? ""
-        guard let body = try? JSONValue(parsing: request.body), case .object = body else {
-            return error(400, 4_000_000, "Bad request.")
-        }
-        guard body["customerConsented"] == .bool(true) else {
-            return error(400, 4_000_035, "Invalid request. The customer consented field is invalid.")
-        }
-        guard case .bool = body["sampleContentProvided"] else {
-            return error(400, 4_000_041, "Invalid request. The sample content provided field is invalid.")
+        let body: JSONValue
+        switch consentedBody(request) {
+        case .success(let checked): body = checked
+        case .failure(let refusal): return refusal.response
         }
         let ranges: [(String, ClosedRange<Int64>, Int64)] = [
             ("consumptionStatus", 0...3, 4_000_034), ("platform", 0...2, 4_000_039), ("deliveryStatus", 0...5, 4_000_036),
@@ -108,6 +100,28 @@ extension AppleAPIHandlers {
         }
         store.state.withLock { $0.consumptionV1.append((id, body)) }
         return HTTPResponse(status: 202)
+    }
+
+    /// A refusal as Apple answers it.
+    struct Refused: Error {
+        let response: HTTPResponse
+    }
+
+    /// The body both versions start with: a JSON object with the customer's consent and
+    /// `sampleContentProvided`; else Apple's answer.
+    private static func consentedBody(_ request: HTTPRequest) -> Result<JSONValue, Refused> {
+        guard let body = try? JSONValue(parsing: request.body), case .object = body else {
+            return .failure(Refused(response: error(400, 4_000_000, "Bad request.")))
+        }
+        guard body["customerConsented"] == .bool(true) else {
+            return .failure(
+                Refused(response: error(400, 4_000_035, "Invalid request. The customer consented field is invalid.")))
+        }
+        guard case .bool = body["sampleContentProvided"] else {
+            return .failure(
+                Refused(response: error(400, 4_000_041, "Invalid request. The sample content provided field is invalid.")))
+        }
+        return .success(body)
     }
 
     /// The transaction whose `transactionId` is `id`: Apple's consumption paths take that, not

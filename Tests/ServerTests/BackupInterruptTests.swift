@@ -16,25 +16,14 @@ import Testing
         // its copy claimed.
         var holder: SQLiteConnection? = try SQLiteConnection(path: fixture.databasePath, role: .writer)
         try holder?.execute(script: "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE")
-        let process = Process()
-        process.executableURL = ChildServer.executable
-        process.arguments = ["backup", "--out", backup, "--config", fixture.configPath]
-        process.standardOutput = FileHandle.nullDevice
-        let said = Pipe()
-        process.standardError = said
-        try process.run()
+        let (process, said) = try Self.start(["backup", "--out", backup, "--config", fixture.configPath])
         let deadline = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: backup + ".partial"), Date() < deadline {
             Thread.sleep(forTimeInterval: 0.01)
         }
         #expect(FileManager.default.fileExists(atPath: backup + ".partial"))
-        // Its handler is in place once the process says it catches SIGTERM.
-        #expect(poll(seconds: 4) { Self.catches(SIGTERM, pid: process.processIdentifier) })
-        process.terminate()
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
         // It says why in one line.
-        let line = String(decoding: said.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let line = try Self.stop(process, said)
         #expect(
             line == "revenuedot backup: stopped by a signal; \(backup).partial, its unfinished copy, is removed\n",
             "\(line)")
@@ -93,18 +82,8 @@ import Testing
         // Held exclusively, the database keeps the replay waiting (SQLite's busy timeout).
         var holder: SQLiteConnection? = try SQLiteConnection(path: fixture.databasePath, role: .writer)
         try holder?.execute(script: "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE")
-        let process = Process()
-        process.executableURL = ChildServer.executable
-        process.arguments = ["replay", "--config", fixture.configPath]
-        process.standardOutput = FileHandle.nullDevice
-        let said = Pipe()
-        process.standardError = said
-        try process.run()
-        #expect(poll(seconds: 4) { Self.catches(SIGTERM, pid: process.processIdentifier) })
-        process.terminate()
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
-        let line = String(decoding: said.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let (process, said) = try Self.start(["replay", "--config", fixture.configPath])
+        let line = try Self.stop(process, said)
         #expect(
             line
                 == "revenuedot replay: stopped by a signal; the rebuild is rolled back: state, events and timers are as they were\n",
@@ -112,6 +91,28 @@ import Testing
         try holder?.execute(script: "COMMIT; PRAGMA locking_mode = NORMAL")
         holder = nil
         #expect(try BackupRestoreTests.notificationCount(fixture.databasePath) == before)
+    }
+
+    /// `revenuedot ARGUMENTS` started, its standard error piped.
+    static func start(_ arguments: [String]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = ChildServer.executable
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        let said = Pipe()
+        process.standardError = said
+        try process.run()
+        return (process, said)
+    }
+
+    /// Sends SIGTERM once the process's handler is in place (it says it catches the signal),
+    /// expects it to end by that signal, and returns what it said.
+    static func stop(_ process: Process, _ said: Pipe) throws -> String {
+        #expect(poll(seconds: 4) { Self.catches(SIGTERM, pid: process.processIdentifier) })
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
+        return String(decoding: said.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
     /// Whether process `pid` has a handler for `signal` (`SigCgt` in its `/proc` status).
