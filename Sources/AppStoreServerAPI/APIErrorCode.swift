@@ -21,6 +21,8 @@ public struct APIErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let transactionIdNotFound = APIErrorCode(4_040_010)
     public static let invalidTransactionId = APIErrorCode(4_000_006)
     public static let originalTransactionIdNotFound = APIErrorCode(4_040_005)
+    public static let accountNotFound = APIErrorCode(4_040_001)
+    public static let accountNotFoundRetryable = APIErrorCode(4_040_002)
     public static let invalidPaginationToken = APIErrorCode(4_000_014)
     public static let paginationTokenExpired = APIErrorCode(4_000_017)
     public static let startDateTooFarInPast = APIErrorCode(4_000_012)

@@ -37,11 +37,17 @@ public struct AppStoreServerAPIError: Error, CustomStringConvertible, Sendable {
         return nil
     }
 
-    /// Whether Apple said it knows no such transaction (or that the id is not one): the answer
-    /// to "not found", as opposed to a failure to ask.
+    /// Whether Apple said it knows no such transaction (or that the id is not one, or no account
+    /// it belongs to, in the environment asked): the answer to "not found", as opposed to a
+    /// failure to ask.
     public var isUnknownTransaction: Bool {
         code == .transactionIdNotFound || code == .originalTransactionIdNotFound || code == .invalidTransactionId
+            || code == .accountNotFound
     }
+
+    /// Whether Apple did not find the account for now, and says to ask again later
+    /// (AccountNotFoundRetryableError): another environment may still know it.
+    public var isAccountNotFoundForNow: Bool { code == .accountNotFoundRetryable }
 
     /// The HTTP status, when Apple answered.
     public var status: Int? {

@@ -70,10 +70,19 @@ package enum Import {
             if let followed, let taken = Self.takenFrom(owner, by: user) {
                 return .failed(Self.ownedByAnother(followed, original: id, owner: taken))
             }
+            // Apple's "not found for now, ask again later" in an environment that knew nothing.
+            var missedForNow: AppStoreServerAPIError?
             for environment in environments {
                 let client = try clients.client(for: app, environment: environment)
                 // Stored: Apple's current answer alone, to link.
-                let answers = try fetch(id, from: client, history: !stored)
+                let answers: [AppleAnswerRows.Answer]
+                switch Self.fetchOrMissed(id, from: client, history: !stored) {
+                case .success(let fetched): answers = fetched
+                case .failure(let failure) where failure.isAccountNotFoundForNow:
+                    missedForNow = failure
+                    continue
+                case .failure(let failure): throw failure
+                }
                 guard !answers.isEmpty else { continue }
                 if let original = answers.first?.transaction.originalTransactionId, original != id {
                     // The row names another transaction of the purchase (a renewal's, say): the
@@ -127,6 +136,9 @@ package enum Import {
                 }
                 return stored ? .linked : .imported
             }
+            if let missedForNow {
+                return .failed("\(id): Apple did not find its account for now (\(missedForNow)): import the row again later")
+            }
             if stored {
                 return .failed("\(id): stored, but Apple knows it in none of the environments asked, so it was not linked")
             }
@@ -162,6 +174,13 @@ package enum Import {
     /// transactions (Transaction History, by purchase date, unless `history` is false), then its
     /// status with renewal info; a one-time purchase's transaction. Empty when Apple does not
     /// know it in this environment.
+    /// `fetch`, its failure as a value.
+    private static func fetchOrMissed(_ id: String, from client: AppStoreServerAPIClient, history: Bool)
+        -> Result<[AppleAnswerRows.Answer], AppStoreServerAPIError>
+    {
+        do { return .success(try fetch(id, from: client, history: history)) } catch { return .failure(error) }
+    }
+
     package static func fetch(_ id: String, from client: AppStoreServerAPIClient, history: Bool = true)
         throws(AppStoreServerAPIError) -> [AppleAnswerRows.Answer]
     {
