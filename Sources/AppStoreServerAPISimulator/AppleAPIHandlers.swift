@@ -42,11 +42,14 @@ enum AppleAPIHandlers {
             history = history.filter { $0.payload["inAppOwnershipType"]?.stringValue == ownership }
         }
         if let revoked = request.queryValues("revoked").first {
-            history = history.filter { ($0.payload["revocationDate"] != nil) == (revoked == "true") }
+            history = history.filter { ($0.payload["revocationDate"] != nil) == (revoked.lowercased() == "true") }
         }
-        history.sort { $0.order < $1.order }
-        if request.queryValues("sort").first == "DESCENDING" { history.reverse() }
-        return page(history, revision: request.queryValues("revision").first, store: store) { rows, revision, hasMore in
+        let descending = request.queryValues("sort").first == "DESCENDING"
+        // By when each was last changed, as Apple sorts: a transaction changed while the pages
+        // are read (a refund, an upgrade) comes again, later, and none is skipped.
+        history.sort { descending ? $0.order > $1.order : $0.order < $1.order }
+        return pageByChange(history, revision: request.queryValues("revision").first, descending: descending) {
+            rows, revision, hasMore in
             [
                 "revision": .string(revision), "hasMore": .bool(hasMore), "bundleId": .string(app.bundleId),
                 "appAppleId": app.appAppleId.map(JSONValue.integer) ?? .null,
@@ -60,7 +63,9 @@ enum AppleAPIHandlers {
         let id = request.pathParameters["id"] ?? ""
         let all = store.state.withLock { state in state.transactions[app.bundleId] ?? [] }
         guard let anchor = find(id, in: all) else { return error(404, 4_040_010, "Transaction id not found.") }
+        // Ascending by revocation date, as Apple sorts it.
         let refunded = all.filter { $0.account == anchor.account && $0.payload["revocationDate"] != nil }
+            .sorted { ($0.int("revocationDate") ?? 0, $0.order) < ($1.int("revocationDate") ?? 0, $1.order) }
         return page(refunded, revision: request.queryValues("revision").first, store: store) { rows, revision, hasMore in
             [
                 "revision": .string(revision), "hasMore": .bool(hasMore),
@@ -73,7 +78,11 @@ enum AppleAPIHandlers {
         let id = request.pathParameters["id"] ?? ""
         let (all, renewals) = store.state.withLock { state in (state.transactions[app.bundleId] ?? [], state.renewalInfo) }
         guard let anchor = find(id, in: all) else { return error(404, 4_040_010, "Transaction id not found.") }
-        let wanted = Set(request.queryValues("status").compactMap(Int64.init))
+        let given = request.queryValues("status")
+        let wanted = Set(given.compactMap(Int64.init))
+        guard wanted.count == Set(given).count, wanted.allSatisfy({ (1...5).contains($0) }) else {
+            return error(400, 4_000_031, "Invalid request. The status parameter is invalid.")
+        }
         let subscriptions = all.filter { $0.account == anchor.account && $0.payload["expiresDate"] != nil }
         var latest: [String: Transaction] = [:]
         for transaction in subscriptions {
@@ -134,17 +143,25 @@ enum AppleAPIHandlers {
         guard let body = try? JSONValue(parsing: request.body), case .string(let token) = body["appAccountToken"],
             UUID(uuidString: token) != nil
         else { return error(400, 4_000_183, "Invalid request. The app account token field must be a valid UUID.") }
-        let found = store.state.withLock { state -> Bool in
-            guard var list = state.transactions[app.bundleId] else { return false }
-            var found = false
-            for index in list.indices where list[index].originalTransactionId == original {
-                list[index].payload["appAccountToken"] = .string(token.lowercased())
-                found = true
+        let outcome = store.state.withLock { state -> HTTPResponse in
+            guard var list = state.transactions[app.bundleId] else {
+                return error(404, 4_040_005, "Original transaction id not found.")
             }
+            let purchase = list.indices.filter { list[$0].originalTransactionId == original }
+            guard !purchase.isEmpty else {
+                // A later transaction's id names the purchase, but not as Apple asks.
+                return list.contains { $0.transactionId == original }
+                    ? error(400, 4_000_187, "Invalid request. The transaction id is not an original transaction id.")
+                    : error(404, 4_040_005, "Original transaction id not found.")
+            }
+            if purchase.contains(where: { list[$0].payload["inAppOwnershipType"]?.stringValue == "FAMILY_SHARED" }) {
+                return error(400, 4_000_185, "Invalid request. Family Sharing transactions aren't supported by this endpoint.")
+            }
+            for index in purchase { list[index].payload["appAccountToken"] = .string(token.lowercased()) }
             state.transactions[app.bundleId] = list
-            return found
+            return HTTPResponse(status: 200)
         }
-        return found ? HTTPResponse(status: 200) : error(404, 4_040_005, "Original transaction id not found.")
+        return outcome
     }
 
     // MARK: - Helpers
@@ -174,6 +191,25 @@ enum AppleAPIHandlers {
         }
         let end = min(rows.count, offset + AppStoreServerAPISimulator.pageSize)
         return signed { try body(Array(rows[offset..<end]), "r\(end)", end < rows.count) }
+    }
+
+    /// A page of transactions sorted by change (`order`), from after the one `revision` names
+    /// (`o` and its order; "" or nil for the first): a cursor, not an offset, so that a row
+    /// changed between pages moves to the end instead of shifting the others past a page.
+    static func pageByChange(
+        _ rows: [Transaction], revision: String?, descending: Bool,
+        _ body: ([Transaction], String, Bool) throws -> [String: JSONValue]
+    ) -> HTTPResponse {
+        var rest = rows
+        if let revision, !revision.isEmpty {
+            guard revision.first == "o", let after = Int(revision.dropFirst()) else {
+                return error(400, 4_000_005, "Invalid request revision.")
+            }
+            rest = rows.filter { descending ? $0.order < after : $0.order > after }
+        }
+        let rows = Array(rest.prefix(AppStoreServerAPISimulator.pageSize))
+        let next = rows.last.map { "o\($0.order)" } ?? revision ?? "o0"
+        return signed { try body(rows, next, rest.count > rows.count) }
     }
 
     /// The row a paging token (`r20`, `p40`: `prefix` and an offset) stands for: 0 for none, nil

@@ -55,6 +55,24 @@ struct EndpointTests {
         #expect(!refunds.hasMore)
     }
 
+    /// Apple sorts by when each transaction last changed: one changed between two pages comes
+    /// again on a later one, with its change, and none is skipped.
+    @Test func aTransactionChangedBetweenPagesComesAgainAndNoneIsSkipped() throws {
+        for index in 0..<25 {
+            store.addTransaction(APIFixture.transaction("\(5000 + index)", original: "5000"), bundleId: APIFixture.bundleId)
+        }
+        let first = try client.transactionHistoryPage("5000")
+        #expect(first.transactions.count == 20 && first.hasMore)
+        store.addTransaction(
+            APIFixture.transaction("5003", original: "5000", revoked: true), bundleId: APIFixture.bundleId)
+        let second = try client.transactionHistoryPage("5000", revision: first.revision)
+        #expect(second.transactions.map(\.payload.transactionId) == (20..<25).map { "\(5000 + $0)" } + ["5003"])
+        #expect(second.transactions.last?.payload.revocationDate != nil)
+        #expect(!second.hasMore)
+        // Apple's statuses take 1 to 5 alone.
+        #expect(throws: AppStoreServerAPIError.self) { _ = try client.subscriptionStatuses("5000", statuses: [.resolve(9)]) }
+    }
+
     @Test func statusesFollowTheSubscriptionsAndTheirFilter() throws {
         let now = APIFixture.nowMs
         store.addTransaction(
@@ -291,6 +309,14 @@ struct EndpointTests {
             Issue.record("a token that is no UUID was accepted")
         } catch {
             #expect(error.code == APIErrorCode(4_000_183))
+        }
+        // A renewal's id names the purchase, but Apple wants the original one.
+        store.addTransaction(APIFixture.transaction("8001", original: "8000"), bundleId: APIFixture.bundleId)
+        do {
+            try client.setAppAccountToken(token, originalTransactionId: "8001")
+            Issue.record("a renewal's id was taken for the original")
+        } catch {
+            #expect(error.code == APIErrorCode(4_000_187))
         }
     }
 
