@@ -51,7 +51,18 @@ extension AppleAPIHandlers {
                 && (transactionId == nil || !notification.transactionIds.isDisjoint(with: customer))
         }
         sent.sort { $0.signedDate < $1.signedDate }
-        guard let offset = offset(of: request.queryValues("paginationToken").first, prefix: "p", count: sent.count) else {
+        // A token goes with the body it was given for: another body is refused, as Apple does.
+        let bodyMark = String(fnv1a(request.body), radix: 36)
+        var token = request.queryValues("paginationToken").first
+        if let given = token, let dash = given.lastIndex(of: "-") {
+            guard given[given.index(after: dash)...] == bodyMark else {
+                return error(
+                    400, 4_000_017,
+                    "Invalid request. The pagination token is expired: send it with the body it was given for.")
+            }
+            token = String(given[..<dash])
+        }
+        guard let offset = offset(of: token, prefix: "p", count: sent.count) else {
             return error(400, 4_000_014, "Invalid pagination token.")
         }
         let pageEnd = min(sent.count, offset + AppStoreServerAPISimulator.pageSize)
@@ -66,8 +77,13 @@ extension AppleAPIHandlers {
                     ])
                 }),
         ]
-        if hasMore { answer["paginationToken"] = .string("p\(pageEnd)") }
+        if hasMore { answer["paginationToken"] = .string("p\(pageEnd)-\(bodyMark)") }
         return signed { answer }
+    }
+
+    /// FNV-1a of `bytes`: a mark of a request body, the same in every run.
+    static func fnv1a(_ bytes: Data) -> UInt64 {
+        bytes.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
     }
 
     static func attemptJSON(_ attempt: SendAttemptItem) -> JSONValue {

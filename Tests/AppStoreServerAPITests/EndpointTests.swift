@@ -109,6 +109,12 @@ struct EndpointTests {
         let first = try client.notificationHistoryPage(range)
         #expect(first.notificationHistory?.count == 20)
         #expect(first.hasMore == true)
+        // The token goes with the body it was given for.
+        var other = range
+        other.onlyFailures = true
+        #expect(throws: AppStoreServerAPIError.self) {
+            _ = try client.notificationHistoryPage(other, paginationToken: first.paginationToken)
+        }
         let second = try client.notificationHistoryPage(range, paginationToken: first.paginationToken)
         #expect(second.notificationHistory?.count == 5)
         #expect(second.hasMore == false)
