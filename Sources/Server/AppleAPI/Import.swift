@@ -316,13 +316,20 @@ package enum Import {
             done += finished
             handled += finished
             // Readable by its owner only, as the database beside it.
-            _ = FileManager.default.createFile(
+            let saved = FileManager.default.createFile(
                 atPath: checkpoint,
                 contents: Data("\(([String(done), fingerprint, note()]).filter { !$0.isEmpty }.joined(separator: " "))\n".utf8),
                 attributes: [.posixPermissions: 0o600])
             progress(done, rows.count, Double(handled) / max(Date().timeIntervalSince(began), 0.001))
             if let stop {
-                summary.stopped = Stop(reason: stop.reason, resumeAt: done + 1)
+                // Not written (its folder is not this user's to write): the next run starts again.
+                summary.stopped =
+                    saved
+                    ? Stop(reason: stop.reason, resumeAt: done + 1)
+                    : Stop(
+                        reason: stop.reason + "; the checkpoint could not be written at \(checkpoint), so the same "
+                            + "command starts at row 1 again (the rows done are then already known)",
+                        resumeAt: 1)
                 return summary
             }
         }

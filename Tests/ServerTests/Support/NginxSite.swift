@@ -44,11 +44,13 @@ struct NginxSite {
     /// The shipped site with its nodes at `upstreamPort` and its two servers on loopback ports
     /// (TLS on `tlsPort`, the redirect on `plainPort`), IPv4 only.
     static func onLoopback(_ site: String, upstreamPort: UInt16, tlsPort: UInt16, plainPort: UInt16) -> String {
-        site.replacingOccurrences(of: "server 127.0.0.1:8080;", with: "server 127.0.0.1:\(upstreamPort);")
-            .replacingOccurrences(of: "listen 443 ssl http2;", with: "listen 127.0.0.1:\(tlsPort) ssl http2;")
-            .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(plainPort);")
-            .replacingOccurrences(of: "    listen [::]:443 ssl http2;\n", with: "")
-            .replacingOccurrences(of: "    listen [::]:80;\n", with: "")
+        site.replacingOccurrences(
+            of: "server 127.0.0.1:8080 max_fails=0;", with: "server 127.0.0.1:\(upstreamPort) max_fails=0;"
+        )
+        .replacingOccurrences(of: "listen 443 ssl http2;", with: "listen 127.0.0.1:\(tlsPort) ssl http2;")
+        .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(plainPort);")
+        .replacingOccurrences(of: "    listen [::]:443 ssl http2;\n", with: "")
+        .replacingOccurrences(of: "    listen [::]:80;\n", with: "")
     }
 
     /// `nginx -t`: its status and what it printed.
