@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreServerAPI
+import Crypto
 import Foundation
 import HTTP
 import JSON
@@ -52,7 +53,7 @@ extension AppleAPIHandlers {
         }
         sent.sort { $0.signedDate < $1.signedDate }
         // A token goes with the body it was given for: another body is refused, as Apple does.
-        let bodyMark = String(fnv1a(request.body), radix: 36)
+        let bodyMark = Digest.hex(Digest.sha256(request.body).prefix(8))
         var token = request.queryValues("paginationToken").first
         if let given = token, let dash = given.lastIndex(of: "-") {
             guard given[given.index(after: dash)...] == bodyMark else {
@@ -79,11 +80,6 @@ extension AppleAPIHandlers {
         ]
         if hasMore { answer["paginationToken"] = .string("p\(pageEnd)-\(bodyMark)") }
         return signed { answer }
-    }
-
-    /// FNV-1a of `bytes`: a mark of a request body, the same in every run.
-    static func fnv1a(_ bytes: Data) -> UInt64 {
-        bytes.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
     }
 
     static func attemptJSON(_ attempt: SendAttemptItem) -> JSONValue {

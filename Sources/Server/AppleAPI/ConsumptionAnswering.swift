@@ -114,7 +114,7 @@ package final class ConsumptionAnswering: StoppableService {
         let customerPreference: String?
         do {
             customerPreference = try transaction.flatMap { (transaction) throws(StoreError) in
-                try store.ownerAttribute(ConsumptionDecision.preferenceAttribute, of: transaction, app: app.ledger)
+                try store.ownerAttribute(ConsumptionDecision.preferenceAttribute, of: transaction, appId: app.id)
             }
         } catch  where error.code == .corrupt {
             // The owner may have asked for no answer: none is sent without knowing.

@@ -139,25 +139,26 @@ extension Store {
 
     /// The value of the subscriber attribute `name` of the customer who owns the purchase of
     /// `transaction` now; nil when nobody owns it or the attribute is not set.
-    public func ownerAttribute(_ name: String, of transaction: JWSTransactionDecodedPayload, app: LedgerApp)
+    public func ownerAttribute(_ name: String, of transaction: JWSTransactionDecodedPayload, appId: String)
         throws(StoreError) -> String?
     {
-        try read { (rows) throws(StoreError) in
-            let input = Ledger.Input.transactionPosted(transaction, appUserId: "")
+        let purchaseId: String? =
+            switch Ledger.Input.transactionPosted(transaction, appUserId: "").purchaseKey {
+            case .subscription(let original)?: original
+            case .oneTime(let transactionId)?: transactionId
+            case nil: nil
+            }
+        guard let purchaseId else { return nil }
+        return try read { (rows) throws(StoreError) in
+            guard let owner = try LedgerRows.storedOwner(purchaseId: purchaseId, appId: appId, from: rows).owner else {
+                return nil
+            }
             do {
-                let ledger = try LedgerRows.slice(for: input, app: app, from: rows).ledger
-                let owner: String? =
-                    switch input.purchaseKey {
-                    case .subscription(let id)?: ledger.subscriptions[id]?.journal.ownerAppUserId
-                    case .oneTime(let id)?: ledger.oneTimePurchases[id]?.journal.ownerAppUserId
-                    case nil: nil
-                    }
-                return owner.flatMap { ledger.customers[$0]?.attributes?[name]?.value }
+                return try CustomerRows.customer(named: owner, appId: appId, from: rows)?.attributes?[name]?.value
             } catch let error as StoreError {
                 throw error
             } catch {
-                throw StoreError(
-                    .corrupt, "the owner of transaction \(transaction.transactionId ?? "?") could not be read: \(error)")
+                throw StoreError(.corrupt, "customer \(owner), the owner of purchase \(purchaseId), does not decode: \(error)")
             }
         }
     }
